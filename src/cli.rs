@@ -1,0 +1,150 @@
+//! Command line: the live inspector's options and the `parse`, `resolve`, `snapshot` commands.
+
+use crate::error::{Error, Result};
+use crate::parsers::Kind;
+use clap::{Args, Parser, Subcommand};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "ifxtop",
+    version,
+    about = "A top-like live inspector for IBM/HCL Informix servers",
+    long_about = "Watches onstat -u, -X, -g con, the sockets and NUMA memory of an Informix \
+                  instance and shows who waits, on what, and why. `ifxtop --demo` runs a \
+                  simulated instance that needs nothing but this binary."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub live: LiveArgs,
+}
+
+/// Options of the live inspector (no subcommand).
+#[derive(Debug, Clone, Args, Default)]
+pub struct LiveArgs {
+    /// Watch a simulated instance that prints real onstat formats and plays the seeds' incidents.
+    #[arg(long, conflicts_with = "replay")]
+    pub demo: bool,
+    /// Fix the demo's randomness (same seed, same incident timeline).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub seed: u64,
+    /// The instance to watch (sets INFORMIXSERVER for every onstat/oncheck run).
+    #[arg(long, value_name = "NAME", env = "INFORMIXSERVER")]
+    pub server: Option<String>,
+    /// Informix listener port(s) whose sockets to show; default: from the sqlhosts file.
+    #[arg(long = "port", value_name = "PORT")]
+    pub ports: Vec<u16>,
+    /// A captured `oncheck -pe` to resolve chunk:page with, instead of running oncheck.
+    #[arg(long, value_name = "FILE")]
+    pub extents: Option<PathBuf>,
+    /// Base page size in KB that onstat page numbers count in (2 on Linux, 4 on AIX/Windows).
+    #[arg(long, value_name = "KB")]
+    pub base_page_kb: Option<u32>,
+    /// Refresh interval in seconds for the 1 s sources (others scale with it).
+    #[arg(long, value_name = "SECS")]
+    pub interval: Option<f64>,
+    /// Record every collected output to FILE (JSON Lines; zstd when FILE ends in .zst).
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+    /// Stop recording when the file reaches this size.
+    #[arg(long, value_name = "MB", default_value_t = 512)]
+    pub record_max: u64,
+    /// Play a recording made with --record.
+    #[arg(long, value_name = "FILE")]
+    pub replay: Option<PathBuf>,
+    /// Configuration file (TOML); default: the user's config directory, ifxtop/config.toml.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Write a debug log to FILE (nothing is logged otherwise).
+    #[arg(long, value_name = "FILE")]
+    pub log: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Parse one captured output and print what ifxtop understood, as JSON.
+    Parse(ParseArgs),
+    /// Append the object and dbspace to each line holding a chunk:page (the chunkpg successor).
+    Resolve(crate::resolve::ResolveArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ParseArgs {
+    /// What the input is: onstat-u, onstat-x, onstat-g-con, oncheck-pe, netstat, ss,
+    /// proc-net-tcp, numactl-h, node-meminfo, numa-maps, onstat-g-ath, onstat-g-ntt, onstat-k,
+    /// onstat-g-ses, onstat-g-sql, onstat-b, onstat-d, onstat-t, onstat-g-ckp.
+    #[arg(value_name = "KIND", value_parser = parse_kind)]
+    pub kind: Kind,
+    /// The captured output; standard input when absent.
+    #[arg(value_name = "FILE")]
+    pub file: Option<PathBuf>,
+}
+
+fn parse_kind(s: &str) -> std::result::Result<Kind, String> {
+    Kind::from_name(s).ok_or_else(|| {
+        let names: Vec<_> = Kind::ALL.iter().map(|k| k.name()).collect();
+        format!("unknown kind '{s}'; one of: {}", names.join(", "))
+    })
+}
+
+/// Reads a whole file (or stdin for `None`) as text. Bytes that are not UTF-8 (user names and SQL
+/// in a legacy code set) become U+FFFD rather than failing the whole input.
+pub fn read_text(path: Option<&Path>) -> Result<String> {
+    let mut buf = Vec::new();
+    match path {
+        Some(p) => {
+            buf = std::fs::read(p).map_err(|source| Error::File {
+                path: p.display().to_string(),
+                source,
+            })?;
+        }
+        None => {
+            std::io::stdin().lock().read_to_end(&mut buf)?;
+        }
+    }
+    Ok(match String::from_utf8(buf) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    })
+}
+
+/// `ifxtop parse KIND [FILE]`: exit 0 with JSON when parsed, 2 with one line on stderr when the
+/// input is not that kind, 1 when it cannot be read.
+pub fn run_parse(args: &ParseArgs) -> ExitCode {
+    let text = match read_text(args.file.as_deref()) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("ifxtop parse: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    match args.kind.parse_to_json(&text) {
+        Ok(v) => {
+            let mut out = std::io::stdout().lock();
+            let written = serde_json::to_writer_pretty(&mut out, &v)
+                .map_err(std::io::Error::from)
+                .and_then(|_| writeln!(out));
+            match written {
+                Ok(()) => ExitCode::SUCCESS,
+                // A closed pipe (`| head`) is not worth a message.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("ifxtop parse: {e}");
+                    ExitCode::from(1)
+                }
+            }
+        }
+        Err(e) => {
+            let source = args
+                .file
+                .as_ref()
+                .map_or_else(|| "<stdin>".to_string(), |p| p.display().to_string());
+            eprintln!("ifxtop parse: {source} is not {} output: {e}", args.kind.name());
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,119 @@
+//! Typed errors of the library: parse errors (where and what), source errors (why a poll failed).
+
+use serde::Serialize;
+use std::time::Duration;
+
+/// Input that is not the output of the command it was given as.
+///
+/// `line` and `column` are 1-based; `snippet` is the offending text (at most 60 characters, control
+/// characters replaced) so the message can be shown on one line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize)]
+#[error("line {line}, column {column}: expected {expected}, found {snippet:?}")]
+pub struct ParseError {
+    pub line: usize,
+    pub column: usize,
+    pub expected: String,
+    pub snippet: String,
+}
+
+impl ParseError {
+    /// An error at byte offset `col0` (0-based) of `text`, which is line `line` (1-based).
+    pub fn at(line: usize, text: &str, col0: usize, expected: impl Into<String>) -> Self {
+        let col0 = col0.min(text.len());
+        // Column counts characters, not bytes, so it matches what an editor shows.
+        let column = text
+            .char_indices()
+            .take_while(|(i, _)| *i < col0)
+            .count()
+            + 1;
+        let rest = text.get(col0..).unwrap_or("");
+        let snippet: String = if rest.is_empty() {
+            "end of line".to_string()
+        } else {
+            rest.chars()
+                .take(60)
+                .map(|c| if c.is_control() { '?' } else { c })
+                .collect()
+        };
+        ParseError {
+            line,
+            column,
+            expected: expected.into(),
+            snippet,
+        }
+    }
+
+    /// The input ended before anything of the expected kind was found.
+    pub fn empty(expected: impl Into<String>) -> Self {
+        ParseError {
+            line: 1,
+            column: 1,
+            expected: expected.into(),
+            snippet: "end of input".to_string(),
+        }
+    }
+}
+
+/// Why one poll of a source gave no usable data. The last good data stays on screen beside it.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SourceError {
+    #[error("{program}: not found on PATH")]
+    NotFound { program: String },
+    #[error("{program}: could not start: {reason}")]
+    Spawn { program: String, reason: String },
+    #[error("timed out after {}s (killed)", .after.as_secs_f32())]
+    Timeout { after: Duration },
+    #[error("server off-line: {message}")]
+    Offline { message: String },
+    #[error("exit code {code}: {stderr}")]
+    Failed { code: i32, stderr: String },
+    #[error("killed by signal")]
+    Killed,
+    #[error("cannot read {path}: {reason}")]
+    Io { path: String, reason: String },
+    #[error("could not parse: {0}")]
+    Parse(#[from] ParseError),
+    #[error("{0}")]
+    Other(String),
+}
+
+/// Errors of the library's commands (`parse`, `resolve`, `snapshot`, recording files).
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Parse(#[from] ParseError),
+    #[error("{path}: {source}")]
+    File {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    #[error("{0}")]
+    Usage(String),
+    #[error("{0}")]
+    Other(String),
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_error_points_at_the_column_and_quotes_the_text() {
+        let e = ParseError::at(3, "abc\tdef", 3, "a hex address");
+        assert_eq!(e.line, 3);
+        assert_eq!(e.column, 4);
+        assert_eq!(e.snippet, "?def");
+        assert_eq!(
+            e.to_string(),
+            "line 3, column 4: expected a hex address, found \"?def\""
+        );
+        let e = ParseError::at(1, "abc", 10, "x");
+        assert_eq!(e.snippet, "end of line");
+        assert_eq!(e.column, 4);
+    }
+}

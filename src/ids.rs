@@ -1,0 +1,100 @@
+//! Typed identifiers shared by parsers, joins and views.
+//!
+//! Every address onstat prints (rstcb, wait address, lock, condition, buffer) lives in the one
+//! shared-memory address space, so one `Addr` type lets them be compared with each other: a
+//! thread's wait address *is* a lock address or a condition address.
+
+use serde::{Serialize, Serializer};
+use std::fmt;
+
+/// A shared-memory address as onstat prints it (lowercase hex, 6 to 16 digits).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Addr(pub u64);
+
+impl Addr {
+    /// Parses hex digits (no `0x`), case-insensitive. `None` for empty, non-hex or > 16 digits.
+    pub fn from_hex(s: &str) -> Option<Addr> {
+        if s.is_empty() || s.len() > 16 {
+            return None;
+        }
+        u64::from_str_radix(s, 16).ok().map(Addr)
+    }
+
+    /// onstat prints 0 for "none" in owner, wait and waiter columns.
+    pub fn non_zero(self) -> Option<Addr> {
+        (self.0 != 0).then_some(self)
+    }
+}
+
+impl fmt::Display for Addr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:x}", self.0)
+    }
+}
+
+impl fmt::Debug for Addr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Addr({:x})", self.0)
+    }
+}
+
+impl Serialize for Addr {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// A session id (`sessid` in `onstat -u`, `sid` in `onstat -g ntt`). 0 = daemon thread.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize)]
+#[serde(transparent)]
+pub struct Sid(pub u64);
+
+impl fmt::Display for Sid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl fmt::Debug for Sid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Sid({})", self.0)
+    }
+}
+
+/// A thread id (`tid` in `onstat -g ath`, `waiter` in `onstat -g con`).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize)]
+#[serde(transparent)]
+pub struct Tid(pub u64);
+
+impl fmt::Display for Tid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl fmt::Debug for Tid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Tid({})", self.0)
+    }
+}
+
+/// serde `serialize_with` helper: a flag word printed in hex by onstat (`80`, `890`) stays hex.
+pub fn hex_u32<S: Serializer>(v: &u32, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(&format_args!("{v:x}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addr_round_trips_hex() {
+        assert_eq!(Addr::from_hex("14a58b98"), Some(Addr(0x14a5_8b98)));
+        assert_eq!(Addr::from_hex("ffffffffffffffff"), Some(Addr(u64::MAX)));
+        assert_eq!(Addr::from_hex("1ffffffffffffffff"), None);
+        assert_eq!(Addr::from_hex(""), None);
+        assert_eq!(Addr::from_hex("xyz"), None);
+        assert_eq!(Addr(0x80eb8c).to_string(), "80eb8c");
+        assert_eq!(Addr(0).non_zero(), None);
+    }
+}

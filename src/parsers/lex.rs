@@ -1,0 +1,264 @@
+//! Shared lexing pieces for every parser: numbered lines, blanks, hex and decimal tokens, and
+//! turning "the parser stopped here" into a `ParseError` with line and column.
+
+use crate::error::ParseError;
+use crate::ids::Addr;
+use nom::bytes::complete::{take_till1, take_while, take_while1, take_while_m_n};
+use nom::combinator::map_res;
+use nom::{IResult, Parser};
+
+/// nom's result type over `&str` with its default error, used by every small parser here.
+pub type PResult<'a, T> = IResult<&'a str, T>;
+
+/// One input line: 1-based number and text without the line ending or trailing blanks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Line<'a> {
+    pub no: usize,
+    pub text: &'a str,
+}
+
+impl<'a> Line<'a> {
+    /// An error at the position where `rest` (a suffix of this line's text) begins.
+    pub fn error_at(&self, rest: &str, expected: impl Into<String>) -> ParseError {
+        ParseError::at(self.no, self.text, offset_in(self.text, rest), expected)
+    }
+
+    pub fn is_blank(&self) -> bool {
+        self.text.is_empty()
+    }
+}
+
+/// Byte offset of `rest` inside `whole`, where `rest` is a suffix (or sub-slice) of `whole`.
+pub fn offset_in(whole: &str, rest: &str) -> usize {
+    let w = whole.as_ptr() as usize;
+    let r = rest.as_ptr() as usize;
+    if r >= w && r <= w + whole.len() {
+        r - w
+    } else {
+        whole.len()
+    }
+}
+
+/// Iterator over numbered lines. Splits on `\n` with memchr, drops a `\r` before it and trailing
+/// blanks (onstat pads rows to 80 columns on some platforms; the padding means nothing).
+#[derive(Debug, Clone)]
+pub struct Lines<'a> {
+    rest: &'a str,
+    no: usize,
+    done: bool,
+}
+
+pub fn lines(input: &str) -> Lines<'_> {
+    Lines {
+        rest: input,
+        no: 0,
+        done: input.is_empty(),
+    }
+}
+
+impl<'a> Lines<'a> {
+    /// The next line without consuming it.
+    pub fn peek(&self) -> Option<Line<'a>> {
+        self.clone().next()
+    }
+
+    /// Skips blank lines; returns the next non-blank one without consuming it.
+    pub fn peek_non_blank(&mut self) -> Option<Line<'a>> {
+        while let Some(l) = self.peek() {
+            if l.is_blank() {
+                self.next();
+            } else {
+                return Some(l);
+            }
+        }
+        None
+    }
+}
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = Line<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Line<'a>> {
+        if self.done {
+            return None;
+        }
+        let (raw, rest) = match memchr::memchr(b'\n', self.rest.as_bytes()) {
+            Some(i) => (&self.rest[..i], &self.rest[i + 1..]),
+            None => {
+                self.done = true;
+                (self.rest, "")
+            }
+        };
+        if rest.is_empty() {
+            self.done = true;
+        }
+        self.rest = rest;
+        self.no += 1;
+        Some(Line {
+            no: self.no,
+            text: raw.trim_end_matches([' ', '\t', '\r']),
+        })
+    }
+}
+
+#[inline]
+pub fn is_blank(c: char) -> bool {
+    c == ' ' || c == '\t'
+}
+
+/// Zero or more blanks.
+#[inline]
+pub fn sp0(i: &str) -> PResult<'_, &str> {
+    take_while(is_blank)(i)
+}
+
+/// One or more blanks.
+#[inline]
+pub fn sp1(i: &str) -> PResult<'_, &str> {
+    take_while1(is_blank)(i)
+}
+
+/// A run of non-blank characters.
+#[inline]
+pub fn word(i: &str) -> PResult<'_, &str> {
+    take_till1(is_blank)(i)
+}
+
+#[inline]
+pub fn is_hex(c: char) -> bool {
+    c.is_ascii_hexdigit()
+}
+
+#[inline]
+pub fn is_lower_hex(c: char) -> bool {
+    c.is_ascii_digit() || ('a'..='f').contains(&c)
+}
+
+/// A hex address of 1 to 16 digits, either case.
+#[inline]
+pub fn hex_addr(i: &str) -> PResult<'_, Addr> {
+    map_res(take_while_m_n(1, 16, is_hex), |s: &str| {
+        u64::from_str_radix(s, 16).map(Addr)
+    })
+    .parse(i)
+}
+
+/// A hex address in lowercase only: onstat prints addresses in lowercase, so an uppercase letter
+/// after the digits is the next column (flags) run into this one (`40074140Y-BP---`).
+#[inline]
+pub fn lower_hex_addr(i: &str) -> PResult<'_, Addr> {
+    map_res(take_while_m_n(1, 16, is_lower_hex), |s: &str| {
+        u64::from_str_radix(s, 16).map(Addr)
+    })
+    .parse(i)
+}
+
+/// A hex number that fits in 32 bits (flag words).
+#[inline]
+pub fn hex_u32(i: &str) -> PResult<'_, u32> {
+    map_res(take_while_m_n(1, 8, is_hex), |s: &str| {
+        u32::from_str_radix(s, 16)
+    })
+    .parse(i)
+}
+
+/// An unsigned decimal number.
+#[inline]
+pub fn dec_u64(i: &str) -> PResult<'_, u64> {
+    map_res(take_while1(|c: char| c.is_ascii_digit()), |s: &str| {
+        s.parse::<u64>()
+    })
+    .parse(i)
+}
+
+/// An unsigned decimal number that fits in 32 bits.
+#[inline]
+pub fn dec_u32(i: &str) -> PResult<'_, u32> {
+    map_res(take_while1(|c: char| c.is_ascii_digit()), |s: &str| {
+        s.parse::<u32>()
+    })
+    .parse(i)
+}
+
+/// A signed decimal number (`-1` appears in some timeout columns).
+#[inline]
+pub fn dec_i64(i: &str) -> PResult<'_, i64> {
+    let (rest, neg) = nom::combinator::opt(nom::character::complete::char('-')).parse(i)?;
+    let (rest, v) = dec_u64(rest)?;
+    let v = i64::try_from(v).map_err(|_| {
+        nom::Err::Error(nom::error::Error::new(i, nom::error::ErrorKind::TooLarge))
+    })?;
+    Ok((rest, if neg.is_some() { -v } else { v }))
+}
+
+/// True when the whole line consists of `-` runs and blanks (a table rule).
+pub fn is_rule(text: &str) -> bool {
+    text.contains('-') && text.chars().all(|c| c == '-' || is_blank(c))
+}
+
+/// The blank-separated words of a column header line, used to recognise a header by its words
+/// whatever the padding (`address  flags   sessid ...`).
+pub fn header_words(text: &str) -> impl Iterator<Item = &str> {
+    text.split([' ', '\t']).filter(|w| !w.is_empty())
+}
+
+/// True when `text`'s words start with `expected` (case-sensitive).
+pub fn starts_with_words(text: &str, expected: &[&str]) -> bool {
+    let mut w = header_words(text);
+    expected.iter().all(|e| w.next() == Some(*e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_numbered_and_trimmed() {
+        let v: Vec<_> = lines("a  \r\n\nb\t\nc").collect();
+        assert_eq!(
+            v,
+            vec![
+                Line { no: 1, text: "a" },
+                Line { no: 2, text: "" },
+                Line { no: 3, text: "b" },
+                Line { no: 4, text: "c" },
+            ]
+        );
+        assert_eq!(lines("x\n").count(), 1);
+        assert_eq!(lines("").count(), 0);
+    }
+
+    #[test]
+    fn hex_tokens() {
+        assert_eq!(hex_addr("14a58b98 rest"), Ok((" rest", Addr(0x14a58b98))));
+        assert_eq!(
+            lower_hex_addr("40074140Y-BP---81"),
+            Ok(("Y-BP---81", Addr(0x40074140)))
+        );
+        assert!(hex_addr("zz").is_err());
+        assert_eq!(dec_i64("-1 x"), Ok((" x", -1)));
+        assert!(dec_u64("99999999999999999999999").is_err());
+    }
+
+    #[test]
+    fn rules_and_header_words() {
+        assert!(is_rule(" ------ ----"));
+        assert!(!is_rule("   "));
+        assert!(starts_with_words(
+            "address  flags   sessid",
+            &["address", "flags"]
+        ));
+        assert!(!starts_with_words("address", &["address", "flags"]));
+    }
+
+    #[test]
+    fn error_positions_come_from_the_rest_slice() {
+        let l = Line {
+            no: 7,
+            text: "abc def",
+        };
+        let e = l.error_at(&l.text[4..], "a number");
+        assert_eq!((e.line, e.column), (7, 5));
+    }
+}

@@ -1,0 +1,7 @@
+//! Tests of the `ifxtop` binary's commands, run as a user would run them.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod parse;
+mod resolve;

@@ -1,0 +1,1 @@
+//! CLI tests of `ifxtop resolve`.

@@ -1,0 +1,64 @@
+//! Shared test helpers: fixture loading and insta snapshots in the top-level `snapshots/`.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+pub fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+/// The text of `tests/fixtures/<rel>`.
+pub fn fixture(rel: &str) -> String {
+    let p = fixtures_dir().join(rel);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("fixture {}: {e}", p.display()))
+}
+
+/// Every `.txt` fixture in `tests/fixtures/<dir>/`, sorted, as (file stem, text).
+pub fn fixtures_in(dir: &str) -> Vec<(String, String)> {
+    let d = fixtures_dir().join(dir);
+    let mut v: Vec<_> = std::fs::read_dir(&d)
+        .unwrap_or_else(|e| panic!("fixture dir {}: {e}", d.display()))
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "txt"))
+        .map(|p| {
+            let stem = p
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let text = std::fs::read_to_string(&p)
+                .unwrap_or_else(|e| panic!("fixture {}: {e}", p.display()));
+            (stem, text)
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// Snapshot a serializable value as JSON into the top-level `snapshots/` directory.
+#[macro_export]
+macro_rules! snap_json {
+    ($name:expr, $value:expr) => {
+        insta::with_settings!({
+            snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"),
+            prepend_module_to_snapshot => false,
+            omit_expression => true,
+        }, {
+            insta::assert_json_snapshot!($name, $value);
+        })
+    };
+}
+
+/// Snapshot a string (a rendered screen, CLI output) into the top-level `snapshots/` directory.
+#[macro_export]
+macro_rules! snap_text {
+    ($name:expr, $value:expr) => {
+        insta::with_settings!({
+            snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"),
+            prepend_module_to_snapshot => false,
+            omit_expression => true,
+        }, {
+            insta::assert_snapshot!($name, $value);
+        })
+    };
+}

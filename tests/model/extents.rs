@@ -1,0 +1,1 @@
+//! Extent map tests: written with the extent map.

@@ -1,0 +1,6 @@
+//! Tests of the pure model: extent map, joins, accumulators.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod extents;

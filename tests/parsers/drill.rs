@@ -1,0 +1,1 @@
+//! Tests for the drill parser(s): written with the parser.

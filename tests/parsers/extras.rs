@@ -1,0 +1,1 @@
+//! Tests for the extras parser(s): written with the parser.

@@ -1,0 +1,14 @@
+//! Parser tests: real fixtures (snapshotted as JSON), hand-made edge cases, property tests.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod drill;
+mod extras;
+mod fixtures_all;
+mod numa;
+mod oncheck_pe;
+mod onstat_g_con;
+mod onstat_u;
+mod onstat_x;
+mod sockets;

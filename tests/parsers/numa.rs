@@ -1,0 +1,1 @@
+//! Tests for the numa parser(s): written with the parser.

@@ -1,0 +1,1 @@
+//! Tests for the oncheck_pe parser(s): written with the parser.

@@ -1,0 +1,1 @@
+//! Tests for the onstat_g_con parser(s): written with the parser.

@@ -1,0 +1,1 @@
+//! Tests for the onstat_u parser(s): written with the parser.

@@ -1,0 +1,1 @@
+//! Tests for the sockets parser(s): written with the parser.
