@@ -9,3 +9,4 @@ pub mod ids;
 pub mod model;
 pub mod parsers;
 pub mod resolve;
+pub mod extent_cache;
