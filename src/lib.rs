@@ -10,3 +10,5 @@ pub mod model;
 pub mod parsers;
 pub mod resolve;
 pub mod extent_cache;
+pub mod source;
+pub mod demo;

@@ -1,0 +1,1 @@
+//! The simulated Informix instance behind `--demo`: prints real onstat/oncheck/procfs formats.

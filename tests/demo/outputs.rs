@@ -1,0 +1,1 @@
+//! Demo output tests: written with the demo.
