@@ -32,6 +32,9 @@ pub struct LiveArgs {
     /// Fix the demo's randomness (same seed, same incident timeline).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub seed: u64,
+    /// Sessions of the simulated instance (to measure ifxtop's own cost on a big instance).
+    #[arg(long, value_name = "N", default_value_t = 300, requires = "demo")]
+    pub demo_sessions: usize,
     /// The instance to watch (sets INFORMIXSERVER for every onstat/oncheck run).
     #[arg(long, value_name = "NAME", env = "INFORMIXSERVER")]
     pub server: Option<String>,
@@ -143,7 +146,10 @@ pub fn run_parse(args: &ParseArgs) -> ExitCode {
                 .file
                 .as_ref()
                 .map_or_else(|| "<stdin>".to_string(), |p| p.display().to_string());
-            eprintln!("ifxtop parse: {source} is not {} output: {e}", args.kind.name());
+            eprintln!(
+                "ifxtop parse: {source} is not {} output: {e}",
+                args.kind.name()
+            );
             ExitCode::from(2)
         }
     }

@@ -21,11 +21,7 @@ impl ParseError {
     pub fn at(line: usize, text: &str, col0: usize, expected: impl Into<String>) -> Self {
         let col0 = col0.min(text.len());
         // Column counts characters, not bytes, so it matches what an editor shows.
-        let column = text
-            .char_indices()
-            .take_while(|(i, _)| *i < col0)
-            .count()
-            + 1;
+        let column = text.char_indices().take_while(|(i, _)| *i < col0).count() + 1;
         let rest = text.get(col0..).unwrap_or("");
         let snippet: String = if rest.is_empty() {
             "end of line".to_string()

@@ -9,9 +9,13 @@ fn main() -> ExitCode {
     match &cli.command {
         Some(Command::Parse(args)) => ifxtop::cli::run_parse(args),
         Some(Command::Resolve(args)) => ifxtop::resolve::run_cli(args),
-        None => {
-            eprintln!("ifxtop: the live inspector is not built yet; try `ifxtop parse --help`");
-            ExitCode::from(1)
-        }
+        None => match ifxtop::live::run(&cli.live) {
+            Ok(code) => code,
+            Err(e) => {
+                // The terminal is already restored here (the guard dropped on the way out).
+                eprintln!("ifxtop: {e}");
+                ExitCode::from(1)
+            }
+        },
     }
 }

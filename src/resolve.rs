@@ -12,6 +12,9 @@ pub struct ResolveArgs {
 }
 
 pub fn run_cli(args: &ResolveArgs) -> ExitCode {
-    eprintln!("ifxtop resolve: not written yet ({})", args.extents.display());
+    eprintln!(
+        "ifxtop resolve: not written yet ({})",
+        args.extents.display()
+    );
     ExitCode::from(1)
 }

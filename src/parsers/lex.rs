@@ -186,9 +186,8 @@ pub fn dec_u32(i: &str) -> PResult<'_, u32> {
 pub fn dec_i64(i: &str) -> PResult<'_, i64> {
     let (rest, neg) = nom::combinator::opt(nom::character::complete::char('-')).parse(i)?;
     let (rest, v) = dec_u64(rest)?;
-    let v = i64::try_from(v).map_err(|_| {
-        nom::Err::Error(nom::error::Error::new(i, nom::error::ErrorKind::TooLarge))
-    })?;
+    let v = i64::try_from(v)
+        .map_err(|_| nom::Err::Error(nom::error::Error::new(i, nom::error::ErrorKind::TooLarge)))?;
     Ok((rest, if neg.is_some() { -v } else { v }))
 }
 

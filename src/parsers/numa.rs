@@ -62,7 +62,9 @@ pub struct NumaMapping {
 
 pub fn parse_numactl_h(text: &str) -> Result<NumactlH, ParseError> {
     let _ = text;
-    Err(ParseError::empty("numactl -H output (parser not written yet)"))
+    Err(ParseError::empty(
+        "numactl -H output (parser not written yet)",
+    ))
 }
 
 pub fn parse_node_meminfo(text: &str) -> Result<NodeMeminfo, ParseError> {
@@ -84,7 +86,9 @@ pub fn parse_cpulist(text: &str) -> Result<Vec<u32>, ParseError> {
 /// `/proc/sys/vm/zone_reclaim_mode`: one number (a bit mask; 0 = off).
 pub fn parse_zone_reclaim_mode(text: &str) -> Result<u32, ParseError> {
     let _ = text;
-    Err(ParseError::empty("zone_reclaim_mode (parser not written yet)"))
+    Err(ParseError::empty(
+        "zone_reclaim_mode (parser not written yet)",
+    ))
 }
 
 /// `/proc/vmstat`: `key value` lines.

@@ -65,5 +65,7 @@ pub enum ExtentKind {
 /// built without these allocations).
 pub fn parse(text: &str) -> Result<OncheckPe, ParseError> {
     let _ = text;
-    Err(ParseError::empty("oncheck -pe output (parser not written yet)"))
+    Err(ParseError::empty(
+        "oncheck -pe output (parser not written yet)",
+    ))
 }

@@ -31,5 +31,7 @@ pub struct Condition {
 /// Parses the output of `onstat -g con`.
 pub fn parse(text: &str) -> Result<OnstatGCon, ParseError> {
     let _ = text;
-    Err(ParseError::empty("onstat -g con output (parser not written yet)"))
+    Err(ParseError::empty(
+        "onstat -g con output (parser not written yet)",
+    ))
 }

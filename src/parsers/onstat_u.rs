@@ -189,5 +189,7 @@ impl Serialize for Flags {
 /// Parses the output of `onstat -u`.
 pub fn parse(text: &str) -> Result<OnstatU, ParseError> {
     let _ = (text, Preamble::None);
-    Err(ParseError::empty("onstat -u output (parser not written yet)"))
+    Err(ParseError::empty(
+        "onstat -u output (parser not written yet)",
+    ))
 }

@@ -51,5 +51,7 @@ pub struct Buffer {
 /// Parses the output of `onstat -X`.
 pub fn parse(text: &str) -> Result<OnstatX, ParseError> {
     let _ = text;
-    Err(ParseError::empty("onstat -X output (parser not written yet)"))
+    Err(ParseError::empty(
+        "onstat -X output (parser not written yet)",
+    ))
 }

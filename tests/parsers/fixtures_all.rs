@@ -93,7 +93,9 @@ fn every_fixture_parses_with_only_the_expected_unparsed_lines() {
                     if got != want {
                         failures.push(format!(
                             "{dir}/{file}: unparsed lines {got:?}, expected {want:?} ({})",
-                            json.get("unparsed").map(|u| u.to_string()).unwrap_or_default()
+                            json.get("unparsed")
+                                .map(|u| u.to_string())
+                                .unwrap_or_default()
                         ));
                     }
                 }

@@ -1,0 +1,346 @@
+//! Collectors: one tokio task per source, each with its own period and timeout, one run in
+//! flight, results parsed off the UI path and sent as typed, timestamped updates.
+
+use crate::error::SourceError;
+use crate::sample::{parse_output, Parsed, RawSample, Update};
+use crate::source::{CommandRunner, Output, Request, Source};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::{mpsc, watch};
+use tokio::task::JoinHandle;
+
+pub const ONSTAT_TIMEOUT: Duration = Duration::from_secs(10);
+pub const FILE_TIMEOUT: Duration = Duration::from_secs(2);
+pub const ONCHECK_TIMEOUT: Duration = Duration::from_secs(1800);
+
+/// Base periods (DESIGN.md §1) at an interval of 1 s; `+`/`-` scale them together.
+pub const PERIOD_FAST: Duration = Duration::from_secs(1);
+pub const PERIOD_BUFFERS: Duration = Duration::from_secs(2);
+pub const PERIOD_JOINS: Duration = Duration::from_secs(5);
+pub const PERIOD_NUMA: Duration = Duration::from_secs(5);
+pub const PERIOD_NUMA_MAPS: Duration = Duration::from_secs(30);
+pub const PERIOD_DISCOVERY: Duration = Duration::from_secs(120);
+
+/// The refresh intervals `+` and `-` step through.
+pub const INTERVALS: [f64; 7] = [0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 30.0];
+
+/// Time since the session started: the `t` of every sample and recording line.
+#[derive(Debug, Clone, Copy)]
+pub struct SessionClock {
+    start: Instant,
+}
+
+impl SessionClock {
+    pub fn start() -> Self {
+        SessionClock {
+            start: Instant::now(),
+        }
+    }
+
+    pub fn now(&self) -> Duration {
+        self.start.elapsed()
+    }
+}
+
+/// Where collected outputs go: the app (typed) and, when recording, the recorder (raw).
+#[derive(Clone)]
+pub struct Sinks {
+    pub updates: mpsc::Sender<Update>,
+    /// A plain channel: the recorder writes files on its own thread, never on the async loop.
+    pub raw: Option<std::sync::mpsc::SyncSender<RawSample>>,
+}
+
+/// What every collector shares.
+#[derive(Clone)]
+pub struct Ctx {
+    pub runner: Arc<dyn CommandRunner>,
+    pub clock: SessionClock,
+    pub sinks: Sinks,
+    /// Interval in seconds for the 1 s sources; the others scale with it.
+    pub interval: watch::Receiver<f64>,
+}
+
+impl Ctx {
+    fn scaled(&self, base: Duration) -> Duration {
+        let interval = *self.interval.borrow();
+        base.mul_f64(interval.clamp(0.1, 3600.0))
+    }
+
+    /// Runs one request for `source`, records it, parses it, and sends the update. Returns what
+    /// was parsed or why not, or `None` when the app has gone.
+    pub async fn collect(
+        &self,
+        source: &Source,
+        timeout: Duration,
+    ) -> Option<Result<Parsed, SourceError>> {
+        self.collect_with(source, &source.request(), timeout).await
+    }
+
+    /// `collect` with another request standing in for the source's own (a captured
+    /// `oncheck -pe` file read instead of running oncheck).
+    pub async fn collect_with(
+        &self,
+        source: &Source,
+        request: &Request,
+        timeout: Duration,
+    ) -> Option<Result<Parsed, SourceError>> {
+        let out = self.run_raw(source, request, timeout).await;
+        let t = out.t;
+        let took = out.took;
+        let result = match out.result {
+            Ok(o) => {
+                if *source == Source::OncheckPe {
+                    // A big map takes a while to index: keep it off the async workers.
+                    let s = source.clone();
+                    tokio::task::spawn_blocking(move || parse_output(&s, o))
+                        .await
+                        .unwrap_or_else(|e| Err(SourceError::Other(format!("parser: {e}"))))
+                } else {
+                    parse_output(source, o)
+                }
+            }
+            Err(e) => Err(e),
+        };
+        let ret = result.clone();
+        let update = Update {
+            source: source.clone(),
+            t,
+            took,
+            result,
+        };
+        self.sinks.updates.send(update).await.ok()?;
+        Some(ret)
+    }
+
+    /// Runs a request and records its raw output (when recording), without parsing.
+    pub async fn run_raw(&self, source: &Source, request: &Request, timeout: Duration) -> RawRun {
+        let started = Instant::now();
+        let t = self.clock.now();
+        let result = self.runner.run(request, timeout).await;
+        let took = started.elapsed();
+        if let Some(raw) = &self.sinks.raw {
+            let sample = match &result {
+                Ok(o) => RawSample {
+                    t: t.as_secs_f64(),
+                    source: source.label(),
+                    argv: request.argv(),
+                    exit: o.exit,
+                    stdout: o.stdout.clone(),
+                    stderr: o.stderr.clone(),
+                },
+                Err(e) => RawSample {
+                    t: t.as_secs_f64(),
+                    source: source.label(),
+                    argv: request.argv(),
+                    exit: None,
+                    stdout: String::new(),
+                    stderr: e.to_string(),
+                },
+            };
+            // A full recorder queue drops the sample rather than stall collection; the recorder
+            // counts what it missed.
+            let _ = raw.try_send(sample);
+        }
+        RawRun { t, took, result }
+    }
+}
+
+pub struct RawRun {
+    pub t: Duration,
+    pub took: Duration,
+    pub result: Result<Output, SourceError>,
+}
+
+/// A source polled on its own period.
+#[derive(Debug, Clone)]
+pub struct Schedule {
+    pub source: Source,
+    pub period: Duration,
+    pub timeout: Duration,
+}
+
+/// The onstat sources of the live screens.
+pub fn onstat_schedules() -> Vec<Schedule> {
+    let s = |source, period| Schedule {
+        source,
+        period,
+        timeout: ONSTAT_TIMEOUT,
+    };
+    vec![
+        s(Source::OnstatU, PERIOD_FAST),
+        s(Source::OnstatGCon, PERIOD_FAST),
+        s(Source::OnstatX, PERIOD_BUFFERS),
+    ]
+}
+
+/// Waits out the rest of a period, or returns early when the interval changes.
+async fn pause(ctx: &mut Ctx, base: Duration, spent: Duration) {
+    let wait = ctx.scaled(base).saturating_sub(spent);
+    tokio::select! {
+        _ = tokio::time::sleep(wait) => {}
+        _ = ctx.interval.changed() => {}
+    }
+}
+
+/// Spawns one collector per schedule.
+pub fn spawn_polling(ctx: &Ctx, schedules: Vec<Schedule>) -> Vec<JoinHandle<()>> {
+    schedules
+        .into_iter()
+        .map(|sched| {
+            let mut ctx = ctx.clone();
+            tokio::spawn(async move {
+                loop {
+                    let started = Instant::now();
+                    if ctx.collect(&sched.source, sched.timeout).await.is_none() {
+                        break;
+                    }
+                    pause(&mut ctx, sched.period, started.elapsed()).await;
+                }
+            })
+        })
+        .collect()
+}
+
+/// Sockets: `/proc/net/tcp` and `tcp6` where they exist, else `netstat -an`.
+pub fn spawn_sockets(ctx: &Ctx) -> JoinHandle<()> {
+    let mut ctx = ctx.clone();
+    tokio::spawn(async move {
+        let mut use_netstat = false;
+        let mut proc_ever_ok = false;
+        loop {
+            let started = Instant::now();
+            if use_netstat {
+                if ctx
+                    .collect(&Source::Netstat, ONSTAT_TIMEOUT)
+                    .await
+                    .is_none()
+                {
+                    break;
+                }
+            } else {
+                // tcp6 first, so the tcp sample that follows joins the fresh tcp6 table.
+                if ctx
+                    .collect(&Source::ProcNetTcp6, FILE_TIMEOUT)
+                    .await
+                    .is_none()
+                {
+                    break;
+                }
+                match ctx.collect(&Source::ProcNetTcp, FILE_TIMEOUT).await {
+                    None => break,
+                    Some(Ok(_)) => proc_ever_ok = true,
+                    Some(Err(_)) if !proc_ever_ok => use_netstat = true,
+                    Some(Err(_)) => {}
+                }
+            }
+            pause(&mut ctx, PERIOD_FAST, started.elapsed()).await;
+        }
+    })
+}
+
+/// Finds the oninit processes: numeric entries of /proc whose `comm` is `oninit`. Lowest pids
+/// first (the first oninit is the master; all attach the same shared memory).
+pub async fn find_oninit_pids(ctx: &Ctx, max: usize) -> Vec<u32> {
+    let list = ctx
+        .runner
+        .run(&Request::ListDir("/proc".into()), FILE_TIMEOUT)
+        .await;
+    let Ok(list) = list else {
+        return Vec::new();
+    };
+    let mut pids: Vec<u32> = list
+        .stdout
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .collect();
+    pids.sort_unstable();
+    let mut found = Vec::new();
+    for pid in pids {
+        let comm = ctx
+            .runner
+            .run(
+                &Request::ReadFile(format!("/proc/{pid}/comm").into()),
+                FILE_TIMEOUT,
+            )
+            .await;
+        if comm.is_ok_and(|c| c.stdout.trim() == "oninit") {
+            found.push(pid);
+            if found.len() >= max {
+                break;
+            }
+        }
+    }
+    found
+}
+
+/// How many oninit processes' numa_maps are read: reading numa_maps walks the page tables of the
+/// (huge) shared segment in the kernel, so a few processes are enough — shared memory is the
+/// same in all of them.
+pub const MAX_ONINIT_MAPS: usize = 4;
+
+/// NUMA: node list, per-node meminfo and cpulist, zone_reclaim_mode, vmstat, oninit numa_maps.
+pub fn spawn_numa(ctx: &Ctx) -> JoinHandle<()> {
+    let mut ctx = ctx.clone();
+    tokio::spawn(async move {
+        let mut last_cpulist: Option<Instant> = None;
+        let mut last_maps: Option<Instant> = None;
+        let mut last_discovery: Option<Instant> = None;
+        let mut pids: Vec<u32> = Vec::new();
+        loop {
+            let started = Instant::now();
+            let nodes: Vec<u32> = match ctx.collect(&Source::NodesOnline, FILE_TIMEOUT).await {
+                None => break,
+                Some(Ok(Parsed::NodeList(n))) => n.to_vec(),
+                Some(_) => Vec::new(),
+            };
+            let due =
+                |last: Option<Instant>, every: Duration| last.is_none_or(|l| l.elapsed() >= every);
+            let cpulist_due = due(last_cpulist, PERIOD_DISCOVERY);
+            for &n in &nodes {
+                if ctx
+                    .collect(&Source::NodeMeminfo(n), FILE_TIMEOUT)
+                    .await
+                    .is_none()
+                {
+                    return;
+                }
+                if cpulist_due
+                    && ctx
+                        .collect(&Source::NodeCpulist(n), FILE_TIMEOUT)
+                        .await
+                        .is_none()
+                {
+                    return;
+                }
+            }
+            if cpulist_due {
+                last_cpulist = Some(Instant::now());
+            }
+            if ctx
+                .collect(&Source::ZoneReclaimMode, FILE_TIMEOUT)
+                .await
+                .is_none()
+                || ctx.collect(&Source::Vmstat, FILE_TIMEOUT).await.is_none()
+            {
+                break;
+            }
+            if due(last_discovery, PERIOD_DISCOVERY) {
+                pids = find_oninit_pids(&ctx, MAX_ONINIT_MAPS).await;
+                last_discovery = Some(Instant::now());
+            }
+            if due(last_maps, ctx.scaled(PERIOD_NUMA_MAPS)) {
+                for &pid in &pids {
+                    if ctx
+                        .collect(&Source::NumaMaps(pid), FILE_TIMEOUT)
+                        .await
+                        .is_none()
+                    {
+                        return;
+                    }
+                }
+                last_maps = Some(Instant::now());
+            }
+            pause(&mut ctx, PERIOD_NUMA, started.elapsed()).await;
+        }
+    })
+}

@@ -1,0 +1,85 @@
+//! The configuration file (TOML, kebab-case keys, unknown keys rejected): defaults for the
+//! command-line options and the key bindings.
+
+use crate::error::Error;
+use crate::keymap::Action;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Config {
+    /// Refresh interval in seconds for the 1 s sources.
+    pub interval: Option<f64>,
+    /// Base page size in KB of onstat page numbers (2 on Linux, 4 on AIX and Windows).
+    pub base_page_kb: Option<u32>,
+    /// Informix listener ports.
+    pub ports: Option<Vec<u16>>,
+    /// Buffer hot spot window in seconds.
+    pub hotspot_window: Option<u64>,
+    /// Send-Q history window in seconds.
+    pub socket_window: Option<u64>,
+    /// Action → keys, replacing that action's default keys: `quit = ["q", "ctrl-c"]`.
+    #[serde(default)]
+    pub keys: BTreeMap<Action, Vec<String>>,
+}
+
+/// `<config dir>/ifxtop/config.toml` (`~/.config/ifxtop/config.toml` on Linux).
+pub fn default_path() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "ifxtop").map(|d| d.config_dir().join("config.toml"))
+}
+
+impl Config {
+    pub fn parse(text: &str) -> Result<Config, Error> {
+        toml::from_str(text).map_err(|e| Error::Usage(format!("config: {e}")))
+    }
+
+    /// Loads `path`, or the default path when it exists. A missing default file is no error; a
+    /// missing explicit file is.
+    pub fn load(path: Option<&Path>) -> Result<Config, Error> {
+        let (path, explicit) = match path {
+            Some(p) => (p.to_path_buf(), true),
+            None => match default_path() {
+                Some(p) => (p, false),
+                None => return Ok(Config::default()),
+            },
+        };
+        match std::fs::read_to_string(&path) {
+            Ok(text) => {
+                Config::parse(&text).map_err(|e| Error::Usage(format!("{}: {e}", path.display())))
+            }
+            Err(e) if !explicit && e.kind() == std::io::ErrorKind::NotFound => {
+                Ok(Config::default())
+            }
+            Err(source) => Err(Error::File {
+                path: path.display().to_string(),
+                source,
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kebab_case_keys_and_key_bindings() {
+        let c = Config::parse(
+            "interval = 2.0\nbase-page-kb = 4\nports = [9088, 9089]\n[keys]\nquit = [\"x\"]\n",
+        )
+        .expect("valid config");
+        assert_eq!(c.interval, Some(2.0));
+        assert_eq!(c.base_page_kb, Some(4));
+        assert_eq!(c.ports, Some(vec![9088, 9089]));
+        assert_eq!(c.keys.get(&Action::Quit), Some(&vec!["x".to_string()]));
+    }
+
+    #[test]
+    fn unknown_keys_are_rejected() {
+        let e = Config::parse("intervall = 2").expect_err("typo must fail");
+        assert!(e.to_string().contains("intervall"), "{e}");
+        assert!(Config::parse("[keys]\nfly = [\"f\"]").is_err());
+    }
+}

@@ -1,0 +1,355 @@
+//! The one `Action` enum and the one keymap from keys to actions (configurable from TOML).
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+/// Everything a key can ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Action {
+    Quit,
+    Help,
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    Home,
+    End,
+    NextPane,
+    PrevPane,
+    PaneWaiters,
+    PaneBuffers,
+    PaneSockets,
+    PaneNuma,
+    DrillDown,
+    Back,
+    Filter,
+    SortNext,
+    SortReverse,
+    ToggleFreeze,
+    IntervalLonger,
+    IntervalShorter,
+    ToggleIdle,
+    RebuildExtents,
+    ToggleTree,
+    Copy,
+    Export,
+    ReplayPause,
+    ReplayStepForward,
+    ReplayStepBack,
+    ReplayFaster,
+    ReplaySlower,
+    ReplaySeekForward,
+    ReplaySeekBack,
+    ReplaySeek,
+}
+
+impl Action {
+    /// What the help screen says it does.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Action::Quit => "quit",
+            Action::Help => "this help",
+            Action::Up => "move up",
+            Action::Down => "move down",
+            Action::PageUp => "page up",
+            Action::PageDown => "page down",
+            Action::Home => "first row",
+            Action::End => "last row",
+            Action::NextPane => "next pane",
+            Action::PrevPane => "previous pane",
+            Action::PaneWaiters => "Waiters pane",
+            Action::PaneBuffers => "Buffer hot spots pane",
+            Action::PaneSockets => "Sockets pane",
+            Action::PaneNuma => "NUMA pane",
+            Action::DrillDown => "drill into the selected session",
+            Action::Back => "back / clear filter",
+            Action::Filter => "filter rows (Enter keeps, Esc clears)",
+            Action::SortNext => "sort by next column",
+            Action::SortReverse => "reverse sort order",
+            Action::ToggleFreeze => "freeze / unfreeze the screen (collection goes on)",
+            Action::IntervalLonger => "refresh interval longer",
+            Action::IntervalShorter => "refresh interval shorter",
+            Action::ToggleIdle => "show / hide idle client waits",
+            Action::RebuildExtents => "rebuild the extent map (oncheck -pe)",
+            Action::ToggleTree => "Waiters: list / blocker tree",
+            Action::Copy => "copy selection as text (OSC 52 clipboard)",
+            Action::Export => "export screen (text) and snapshot (JSON) to files",
+            Action::ReplayPause => "replay: pause / play",
+            Action::ReplayStepForward => "replay: one sample forward",
+            Action::ReplayStepBack => "replay: one sample back",
+            Action::ReplayFaster => "replay: faster",
+            Action::ReplaySlower => "replay: slower",
+            Action::ReplaySeekForward => "replay: seek forward 10%",
+            Action::ReplaySeekBack => "replay: seek back 10%",
+            Action::ReplaySeek => "replay: seek to a time or percent",
+        }
+    }
+}
+
+/// A key as written in the config: `q`, `ctrl-c`, `enter`, `shift-tab`, `f1`, `space`, `pgdn`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Key {
+    pub code: KeyCodeName,
+    pub ctrl: bool,
+}
+
+/// The subset of key codes a binding can name (ordered, unlike crossterm's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum KeyCodeName {
+    Char(char),
+    Enter,
+    Esc,
+    Tab,
+    BackTab,
+    Up,
+    Down,
+    Left,
+    Right,
+    PageUp,
+    PageDown,
+    Home,
+    End,
+    F(u8),
+}
+
+impl Key {
+    pub fn parse(s: &str) -> Option<Key> {
+        let lower = s.trim().to_ascii_lowercase();
+        let (ctrl, rest) = match lower.strip_prefix("ctrl-").or(lower.strip_prefix("c-")) {
+            Some(r) => (true, r.to_string()),
+            None => (false, lower.clone()),
+        };
+        let code = match rest.as_str() {
+            "enter" | "return" => KeyCodeName::Enter,
+            "esc" | "escape" => KeyCodeName::Esc,
+            "tab" => KeyCodeName::Tab,
+            "shift-tab" | "backtab" => KeyCodeName::BackTab,
+            "up" => KeyCodeName::Up,
+            "down" => KeyCodeName::Down,
+            "left" => KeyCodeName::Left,
+            "right" => KeyCodeName::Right,
+            "pgup" | "pageup" => KeyCodeName::PageUp,
+            "pgdn" | "pagedown" => KeyCodeName::PageDown,
+            "home" => KeyCodeName::Home,
+            "end" => KeyCodeName::End,
+            "space" => KeyCodeName::Char(' '),
+            f if f.len() >= 2 && f.starts_with('f') && f[1..].parse::<u8>().is_ok() => {
+                KeyCodeName::F(f[1..].parse().ok()?)
+            }
+            _ => {
+                // A single character keeps its case from the original text (`R` ≠ `r`).
+                let original = s.trim();
+                let ch_src = if ctrl {
+                    original.get(original.len().saturating_sub(1)..)?
+                } else {
+                    original
+                };
+                let mut chars = ch_src.chars();
+                let c = chars.next()?;
+                if chars.next().is_some() {
+                    return None;
+                }
+                KeyCodeName::Char(if ctrl { c.to_ascii_lowercase() } else { c })
+            }
+        };
+        Some(Key { code, ctrl })
+    }
+
+    pub fn from_event(ev: &KeyEvent) -> Option<Key> {
+        let ctrl = ev.modifiers.contains(KeyModifiers::CONTROL);
+        let code = match ev.code {
+            KeyCode::Char(c) => KeyCodeName::Char(if ctrl { c.to_ascii_lowercase() } else { c }),
+            KeyCode::Enter => KeyCodeName::Enter,
+            KeyCode::Esc => KeyCodeName::Esc,
+            KeyCode::Tab => KeyCodeName::Tab,
+            KeyCode::BackTab => KeyCodeName::BackTab,
+            KeyCode::Up => KeyCodeName::Up,
+            KeyCode::Down => KeyCodeName::Down,
+            KeyCode::Left => KeyCodeName::Left,
+            KeyCode::Right => KeyCodeName::Right,
+            KeyCode::PageUp => KeyCodeName::PageUp,
+            KeyCode::PageDown => KeyCodeName::PageDown,
+            KeyCode::Home => KeyCodeName::Home,
+            KeyCode::End => KeyCodeName::End,
+            KeyCode::F(n) => KeyCodeName::F(n),
+            _ => return None,
+        };
+        Some(Key { code, ctrl })
+    }
+
+    /// How the help screen shows it.
+    pub fn label(&self) -> String {
+        let base = match self.code {
+            KeyCodeName::Char(' ') => "space".to_string(),
+            KeyCodeName::Char(c) => c.to_string(),
+            KeyCodeName::Enter => "Enter".into(),
+            KeyCodeName::Esc => "Esc".into(),
+            KeyCodeName::Tab => "Tab".into(),
+            KeyCodeName::BackTab => "Shift-Tab".into(),
+            KeyCodeName::Up => "↑".into(),
+            KeyCodeName::Down => "↓".into(),
+            KeyCodeName::Left => "←".into(),
+            KeyCodeName::Right => "→".into(),
+            KeyCodeName::PageUp => "PgUp".into(),
+            KeyCodeName::PageDown => "PgDn".into(),
+            KeyCodeName::Home => "Home".into(),
+            KeyCodeName::End => "End".into(),
+            KeyCodeName::F(n) => format!("F{n}"),
+        };
+        if self.ctrl {
+            format!("Ctrl-{base}")
+        } else {
+            base
+        }
+    }
+}
+
+/// Keys to actions. Several keys may do the same thing.
+#[derive(Debug, Clone)]
+pub struct Keymap {
+    map: BTreeMap<Key, Action>,
+}
+
+const DEFAULTS: &[(&str, Action)] = &[
+    ("q", Action::Quit),
+    ("ctrl-c", Action::Quit),
+    ("?", Action::Help),
+    ("f1", Action::Help),
+    ("up", Action::Up),
+    ("k", Action::Up),
+    ("down", Action::Down),
+    ("j", Action::Down),
+    ("pgup", Action::PageUp),
+    ("ctrl-b", Action::PageUp),
+    ("pgdn", Action::PageDown),
+    ("ctrl-f", Action::PageDown),
+    ("home", Action::Home),
+    ("g", Action::Home),
+    ("end", Action::End),
+    ("G", Action::End),
+    ("tab", Action::NextPane),
+    ("shift-tab", Action::PrevPane),
+    ("1", Action::PaneWaiters),
+    ("2", Action::PaneBuffers),
+    ("3", Action::PaneSockets),
+    ("4", Action::PaneNuma),
+    ("enter", Action::DrillDown),
+    ("esc", Action::Back),
+    ("/", Action::Filter),
+    ("s", Action::SortNext),
+    ("S", Action::SortReverse),
+    ("space", Action::ToggleFreeze),
+    ("+", Action::IntervalLonger),
+    ("=", Action::IntervalLonger),
+    ("-", Action::IntervalShorter),
+    ("i", Action::ToggleIdle),
+    ("R", Action::RebuildExtents),
+    ("t", Action::ToggleTree),
+    ("y", Action::Copy),
+    ("e", Action::Export),
+    ("p", Action::ReplayPause),
+    (".", Action::ReplayStepForward),
+    (",", Action::ReplayStepBack),
+    ("]", Action::ReplayFaster),
+    ("[", Action::ReplaySlower),
+    ("right", Action::ReplaySeekForward),
+    ("left", Action::ReplaySeekBack),
+    (":", Action::ReplaySeek),
+];
+
+impl Default for Keymap {
+    fn default() -> Self {
+        let map = DEFAULTS
+            .iter()
+            .filter_map(|(k, a)| Key::parse(k).map(|k| (k, *a)))
+            .collect();
+        Keymap { map }
+    }
+}
+
+impl Keymap {
+    /// The defaults, with the config's `[keys]` table (action → keys) replacing the keys of the
+    /// actions it names.
+    pub fn with_overrides(overrides: &BTreeMap<Action, Vec<String>>) -> Result<Keymap, String> {
+        let mut km = Keymap::default();
+        for (action, keys) in overrides {
+            km.map.retain(|_, a| a != action);
+            for k in keys {
+                let key = Key::parse(k).ok_or_else(|| format!("unknown key '{k}'"))?;
+                km.map.insert(key, *action);
+            }
+        }
+        Ok(km)
+    }
+
+    pub fn action(&self, ev: &KeyEvent) -> Option<Action> {
+        let key = Key::from_event(ev)?;
+        self.map.get(&key).copied()
+    }
+
+    /// Keys bound to each action, in the order of the help screen.
+    pub fn bindings(&self) -> BTreeMap<Action, Vec<String>> {
+        let mut out: BTreeMap<Action, Vec<String>> = BTreeMap::new();
+        for (k, a) in &self.map {
+            out.entry(*a).or_default().push(k.label());
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crossterm::event::KeyEventKind;
+
+    fn ev(code: KeyCode, mods: KeyModifiers) -> KeyEvent {
+        KeyEvent {
+            code,
+            modifiers: mods,
+            kind: KeyEventKind::Press,
+            state: crossterm::event::KeyEventState::NONE,
+        }
+    }
+
+    #[test]
+    fn defaults_cover_the_top_like_keys() {
+        let km = Keymap::default();
+        let none = KeyModifiers::NONE;
+        assert_eq!(km.action(&ev(KeyCode::Char('q'), none)), Some(Action::Quit));
+        assert_eq!(
+            km.action(&ev(KeyCode::Char('c'), KeyModifiers::CONTROL)),
+            Some(Action::Quit)
+        );
+        assert_eq!(km.action(&ev(KeyCode::Char('j'), none)), Some(Action::Down));
+        assert_eq!(
+            km.action(&ev(KeyCode::Char('R'), KeyModifiers::SHIFT)),
+            Some(Action::RebuildExtents)
+        );
+        assert_eq!(km.action(&ev(KeyCode::Char('r'), none)), None);
+        assert_eq!(
+            km.action(&ev(KeyCode::Char(' '), none)),
+            Some(Action::ToggleFreeze)
+        );
+        assert_eq!(km.action(&ev(KeyCode::Tab, none)), Some(Action::NextPane));
+        assert_eq!(
+            km.action(&ev(KeyCode::Char('3'), none)),
+            Some(Action::PaneSockets)
+        );
+    }
+
+    #[test]
+    fn overrides_replace_an_actions_keys() {
+        let mut o = BTreeMap::new();
+        o.insert(Action::Quit, vec!["x".to_string()]);
+        let km = Keymap::with_overrides(&o).expect("valid keys");
+        assert_eq!(
+            km.action(&ev(KeyCode::Char('x'), KeyModifiers::NONE)),
+            Some(Action::Quit)
+        );
+        assert_eq!(km.action(&ev(KeyCode::Char('q'), KeyModifiers::NONE)), None);
+        o.insert(Action::Help, vec!["nonsense-key".to_string()]);
+        assert!(Keymap::with_overrides(&o).is_err());
+    }
+}

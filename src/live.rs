@@ -1,0 +1,414 @@
+//! The live inspector: wires a runner, the collectors, the store, the app and the terminal
+//! together, and draws only when something changed (data, a key, a resize, the 1 s age clock).
+
+use crate::app::{App, Effect, ExtentStatus, Mode};
+use crate::cli::LiveArgs;
+use crate::collect::{self, Ctx, SessionClock, Sinks};
+use crate::config::Config;
+use crate::error::Error;
+use crate::keymap::Keymap;
+use crate::model::snapshot;
+use crate::sample::{Parsed, RawSample, Update};
+use crate::source::{local::LocalRunner, CommandRunner, Request, Source};
+use crate::store::{Store, StoreSettings};
+use crate::views::{self, theme::Theme};
+use crossterm::event::Event as TermEvent;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::{mpsc, watch};
+
+/// Data-driven redraws wait this long for the other sources of the same tick.
+const SETTLE: Duration = Duration::from_millis(60);
+/// Rebuilding the extent map on its own because pages stop resolving: at most this often.
+const AUTO_REBUILD_EVERY: Duration = Duration::from_secs(1800);
+
+/// Describes what plays at a runner's own clock time (the demo's incident).
+pub type NoteFn = fn(Duration) -> String;
+
+/// Everything the loop needs, decided from the command line and the config.
+pub struct Setup {
+    pub mode: Mode,
+    pub runner: Arc<dyn CommandRunner>,
+    pub settings: StoreSettings,
+    pub interval: f64,
+    pub server: Option<String>,
+    pub extents_file: Option<PathBuf>,
+    pub keymap: Keymap,
+    pub theme: Theme,
+    pub record: Option<(PathBuf, u64)>,
+    /// Describes the demo's current incident at a demo time.
+    pub note: Option<NoteFn>,
+}
+
+/// Builds the setup of `ifxtop [--demo]` from its arguments.
+pub fn setup(args: &LiveArgs) -> Result<Setup, Error> {
+    let config = Config::load(args.config.as_deref())?;
+    let keymap = Keymap::with_overrides(&config.keys)
+        .map_err(|e| Error::Usage(format!("config [keys]: {e}")))?;
+    let interval = args.interval.or(config.interval).unwrap_or(1.0);
+    if !(0.1..=3600.0).contains(&interval) {
+        return Err(Error::Usage(format!(
+            "--interval {interval}: between 0.1 and 3600 seconds"
+        )));
+    }
+    let base_page_kb = args.base_page_kb.or(config.base_page_kb).unwrap_or(2);
+    if ![1, 2, 4, 8, 16].contains(&base_page_kb) {
+        return Err(Error::Usage(format!(
+            "--base-page-kb {base_page_kb}: one of 2, 4 (or 1, 8, 16)"
+        )));
+    }
+    let mut settings = StoreSettings {
+        base_page_kb,
+        ..StoreSettings::default()
+    };
+    if let Some(w) = config.hotspot_window {
+        settings.hotspot_window = Duration::from_secs(w.max(1));
+    }
+    if let Some(w) = config.socket_window {
+        settings.socket_window = Duration::from_secs(w.max(1));
+    }
+    let ports: Vec<u16> = if !args.ports.is_empty() {
+        args.ports.clone()
+    } else if let Some(p) = &config.ports {
+        p.clone()
+    } else {
+        Vec::new()
+    };
+    type Chosen = (Mode, Arc<dyn CommandRunner>, Option<String>, Option<NoteFn>);
+    let (mode, runner, server, note): Chosen = if args.demo {
+        let demo = crate::demo::DemoRunner::wall(args.seed, args.demo_sessions);
+        settings.ports = if ports.is_empty() {
+            vec![crate::demo::LISTENER_PORT]
+        } else {
+            ports
+        };
+        (
+            Mode::Demo { seed: args.seed },
+            Arc::new(demo),
+            Some("ol_demo".to_string()),
+            Some(crate::demo::describe_phase),
+        )
+    } else {
+        let server = args.server.clone();
+        settings.ports = if ports.is_empty() {
+            sqlhosts_ports(server.as_deref())
+        } else {
+            ports
+        };
+        (
+            Mode::Live,
+            Arc::new(LocalRunner::new(server.clone())),
+            server,
+            None,
+        )
+    };
+    Ok(Setup {
+        mode,
+        runner,
+        settings,
+        interval,
+        server,
+        extents_file: args.extents.clone(),
+        keymap,
+        theme: Theme::from_env(),
+        record: args.record.clone().map(|p| (p, args.record_max)),
+        note,
+    })
+}
+
+/// Listener ports of INFORMIXSERVER from `$INFORMIXSQLHOSTS` or `$INFORMIXDIR/etc/sqlhosts`.
+fn sqlhosts_ports(server: Option<&str>) -> Vec<u16> {
+    let Some(server) = server else {
+        return Vec::new();
+    };
+    let path = std::env::var_os("INFORMIXSQLHOSTS")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("INFORMIXDIR").map(|d| PathBuf::from(d).join("etc/sqlhosts")));
+    let Some(text) = path.and_then(|p| std::fs::read_to_string(p).ok()) else {
+        return Vec::new();
+    };
+    let services = std::fs::read_to_string("/etc/services")
+        .map(|t| crate::sqlhosts::parse_services(&t))
+        .unwrap_or_default();
+    let entries = crate::sqlhosts::parse_sqlhosts(&text);
+    crate::sqlhosts::listener_ports(&entries, &[server], &services)
+}
+
+/// Runs the TUI until the user quits or a signal arrives.
+pub fn run(args: &LiveArgs) -> Result<ExitCode, Error> {
+    let setup = setup(args)?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(run_async(setup))
+}
+
+async fn run_async(setup: Setup) -> Result<ExitCode, Error> {
+    let clock = SessionClock::start();
+    let (upd_tx, mut upd_rx) = mpsc::channel::<Update>(4096);
+    let (interval_tx, interval_rx) = watch::channel(setup.interval);
+    let (raw_tx, recorder) = match &setup.record {
+        Some((path, max_mb)) => {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<RawSample>(4096);
+            let rec = crate::record::Recorder::start(path, *max_mb, setup.server.as_deref(), rx)?;
+            (Some(tx), Some(rec))
+        }
+        None => (None, None),
+    };
+    let ctx = Ctx {
+        runner: setup.runner.clone(),
+        clock,
+        sinks: Sinks {
+            updates: upd_tx,
+            raw: raw_tx,
+        },
+        interval: interval_rx,
+    };
+    let mut tasks = collect::spawn_polling(&ctx, collect::onstat_schedules());
+    tasks.push(collect::spawn_sockets(&ctx));
+    tasks.push(collect::spawn_numa(&ctx));
+    let (rebuild_tx, rebuild_rx) = mpsc::channel::<()>(2);
+    let (ext_tx, mut ext_rx) = mpsc::channel::<ExtentStatus>(16);
+    tasks.push(tokio::spawn(extent_job(
+        ctx.clone(),
+        setup.extents_file.clone(),
+        rebuild_rx,
+        ext_tx,
+    )));
+
+    let (term_tx, mut term_rx) = mpsc::channel::<TermEvent>(256);
+    std::thread::spawn(move || {
+        // Blocking reads on their own thread: the async loop never waits on the terminal.
+        while let Ok(ev) = crossterm::event::read() {
+            if term_tx.blocking_send(ev).is_err() {
+                break;
+            }
+        }
+    });
+
+    let mut sigterm = signal(tokio::signal::unix::SignalKind::terminate())?;
+    let mut sighup = signal(tokio::signal::unix::SignalKind::hangup())?;
+    let mut sigint = signal(tokio::signal::unix::SignalKind::interrupt())?;
+
+    let (mut terminal, guard) = crate::terminal::enter()?;
+    let mut store = Store::new(setup.settings.clone());
+    let mut app = App::new(
+        setup.keymap.clone(),
+        setup.theme,
+        setup.mode.clone(),
+        setup.interval,
+    );
+    app.server = setup.server.clone();
+    if let Ok(size) = terminal.size() {
+        app.size = (size.width, size.height);
+    }
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let mut built_generation = u64::MAX;
+    let mut settle: Option<tokio::time::Instant> = None;
+    let mut redraw = true;
+    let mut last_rebuild: Option<Instant> = None;
+    let mut exit = ExitCode::SUCCESS;
+
+    loop {
+        let now = clock.now();
+        if redraw {
+            if store.generation != built_generation {
+                let snap = snapshot::build(&store, now, setup.server.as_deref());
+                maybe_auto_rebuild(&snap, &app, &mut last_rebuild, &rebuild_tx);
+                app.set_snapshot(Arc::new(snap));
+                built_generation = store.generation;
+            }
+            if let (Some(note), Some(t)) = (setup.note, setup.runner.clock()) {
+                app.note = Some(note(t));
+            }
+            terminal.draw(|f| views::draw(f, &app, now))?;
+            redraw = false;
+        }
+        tokio::select! {
+            Some(u) = upd_rx.recv() => {
+                store.apply(u);
+                while let Ok(u) = upd_rx.try_recv() {
+                    store.apply(u);
+                }
+                if settle.is_none() {
+                    settle = Some(tokio::time::Instant::now() + SETTLE);
+                }
+            }
+            _ = async { if let Some(d) = settle { tokio::time::sleep_until(d).await } else { std::future::pending::<()>().await } } => {
+                settle = None;
+                redraw = true;
+            }
+            Some(ev) = term_rx.recv() => {
+                match ev {
+                    TermEvent::Key(k) => {
+                        let effects = app.on_key(k, now);
+                        for e in effects {
+                            apply_effect(e, &mut app, &store, &interval_tx, &rebuild_tx, &mut terminal, now);
+                        }
+                    }
+                    TermEvent::Resize(w, h) => {
+                        app.size = (w, h);
+                        app.refresh_orders();
+                        let _ = terminal.autoresize();
+                    }
+                    _ => {}
+                }
+                redraw = true;
+            }
+            Some(st) = ext_rx.recv() => {
+                app.extents = st;
+                redraw = true;
+            }
+            _ = tick.tick() => redraw = true,
+            _ = sigterm.recv() => { exit = ExitCode::from(143); break; }
+            _ = sighup.recv() => { exit = ExitCode::from(129); break; }
+            _ = sigint.recv() => { exit = ExitCode::from(130); break; }
+        }
+        if app.quit {
+            break;
+        }
+    }
+    drop(guard);
+    for t in tasks {
+        t.abort();
+    }
+    if let Some(rec) = recorder {
+        // Let the recorder write what it has; a dropped ssh session must not lose it.
+        drop(ctx);
+        match rec.finish() {
+            Ok(note) if !note.is_empty() => eprintln!("{note}"),
+            Ok(_) => {}
+            Err(e) => eprintln!("ifxtop: recording: {e}"),
+        }
+    }
+    Ok(exit)
+}
+
+fn signal(kind: tokio::signal::unix::SignalKind) -> Result<tokio::signal::unix::Signal, Error> {
+    tokio::signal::unix::signal(kind).map_err(Error::Io)
+}
+
+/// Pages stop resolving (new extents since the map was built): rebuild, rate-limited.
+fn maybe_auto_rebuild(
+    snap: &snapshot::Snapshot,
+    app: &App,
+    last: &mut Option<Instant>,
+    rebuild: &mpsc::Sender<()>,
+) {
+    if !matches!(app.extents, ExtentStatus::Ready { .. }) {
+        return;
+    }
+    let unresolved = snap.unresolved_share.unwrap_or(0.0);
+    let enough = snap.hotspots.iter().filter(|h| !h.resolved).count() >= 3;
+    if unresolved > 0.2 && enough && last.is_none_or(|l| l.elapsed() > AUTO_REBUILD_EVERY) {
+        *last = Some(Instant::now());
+        let _ = rebuild.try_send(());
+    }
+}
+
+fn apply_effect(
+    effect: Effect,
+    app: &mut App,
+    store: &Store,
+    interval: &watch::Sender<f64>,
+    rebuild: &mpsc::Sender<()>,
+    terminal: &mut crate::terminal::Term,
+    now: Duration,
+) {
+    match effect {
+        Effect::SetInterval(v) => {
+            let _ = interval.send(v);
+        }
+        Effect::RebuildExtents => {
+            if matches!(app.extents, ExtentStatus::Building { .. }) {
+                app.say("the extent map is being built already", now);
+            } else if rebuild.try_send(()).is_ok() {
+                app.say(
+                    "rebuilding the extent map (oncheck -pe) in the background",
+                    now,
+                );
+            }
+        }
+        Effect::Copy(text) => {
+            use std::io::Write;
+            let seq = crate::share::osc52(&text);
+            let mut out = std::io::stdout();
+            let ok = out
+                .write_all(seq.as_bytes())
+                .and_then(|_| out.flush())
+                .is_ok();
+            if ok {
+                let tmux = std::env::var_os("TMUX").is_some();
+                app.say(crate::share::copy_note(text.len(), tmux), now);
+            } else {
+                app.say("could not write to the terminal", now);
+            }
+        }
+        Effect::Export => {
+            let size = terminal.size().unwrap_or_default();
+            let area = ratatui::layout::Rect::new(0, 0, size.width, size.height);
+            let mut buf = ratatui::buffer::Buffer::empty(area);
+            views::render(app, now, area, &mut buf);
+            let text = views::buffer_text(&buf);
+            let json = serde_json::to_string_pretty(app.shown().as_ref()).unwrap_or_default();
+            let stem = crate::share::export_stem(time::OffsetDateTime::now_utc());
+            let dir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+            match crate::share::export(&dir, &stem, &text, &json) {
+                Ok((a, b)) => app.say(format!("exported {} and {}", a.display(), b.display()), now),
+                Err(e) => app.say(format!("export failed: {e}"), now),
+            }
+        }
+        Effect::Replay(_) => {}
+    }
+    let _ = store;
+}
+
+/// Builds the extent map in the background: from `--extents FILE`, else by running
+/// `oncheck -pe`; again on every rebuild request. Never on the UI path.
+async fn extent_job(
+    ctx: Ctx,
+    file: Option<PathBuf>,
+    mut rebuild: mpsc::Receiver<()>,
+    status: mpsc::Sender<ExtentStatus>,
+) {
+    let mut next_from_file = file;
+    loop {
+        let since = ctx.clock.now();
+        let (what, request) = match next_from_file.take() {
+            Some(path) => (path.display().to_string(), Request::ReadFile(path)),
+            None => ("oncheck -pe".to_string(), Source::OncheckPe.request()),
+        };
+        let _ = status
+            .send(ExtentStatus::Building {
+                what: what.clone(),
+                since,
+            })
+            .await;
+        let result = ctx
+            .collect_with(&Source::OncheckPe, &request, collect::ONCHECK_TIMEOUT)
+            .await;
+        let st = match result {
+            None => return,
+            Some(Ok(Parsed::Extents(map))) => ExtentStatus::Ready {
+                what,
+                extents: map.extent_count(),
+                built_at: ctx.clock.now(),
+                age_at_load: Duration::ZERO,
+            },
+            Some(Ok(_)) => ExtentStatus::Failed {
+                error: format!("{what} gave no extent map"),
+                at: ctx.clock.now(),
+            },
+            Some(Err(e)) => ExtentStatus::Failed {
+                error: e.to_string(),
+                at: ctx.clock.now(),
+            },
+        };
+        if status.send(st).await.is_err() || rebuild.recv().await.is_none() {
+            return;
+        }
+    }
+}

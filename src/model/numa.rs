@@ -1,0 +1,177 @@
+//! NUMA: per node size/free/used and CPUs, zone_reclaim_mode, page-scan rates, and how much of
+//! the oninit processes' memory sits on each node.
+
+use crate::parsers::numa::{NodeMeminfo, NumaMaps};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+/// One node's row.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NodeRow {
+    pub node: u32,
+    pub cpus: Option<Vec<u32>>,
+    pub total_kb: Option<u64>,
+    pub free_kb: Option<u64>,
+    pub used_kb: Option<u64>,
+    /// The oninit processes' resident memory on this node (shared segments counted once).
+    pub oninit_kb: Option<u64>,
+}
+
+/// The NUMA pane's content.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct NumaView {
+    pub nodes: Vec<NodeRow>,
+    pub zone_reclaim_mode: Option<u32>,
+    /// Pages scanned per second (kswapd + direct), from /proc/vmstat deltas.
+    pub pgscan_per_s: Option<f64>,
+    /// Direct-reclaim pages scanned per second: processes stalled reclaiming memory themselves.
+    pub pgscan_direct_per_s: Option<f64>,
+    pub oninit_processes: usize,
+    /// One line explaining what the numbers mean (or why there are none).
+    pub note: Option<String>,
+}
+
+impl NumaView {
+    pub fn is_numa(&self) -> bool {
+        self.nodes.len() > 1
+    }
+
+    /// The warning the seed argues for: zone_reclaim_mode other than 0 on a NUMA machine makes
+    /// the kernel evict page cache on the local node instead of using a remote one, which has
+    /// caused long checkpoints (threads waiting in critical sections while reclaim runs).
+    pub fn zone_reclaim_warning(&self) -> Option<String> {
+        match self.zone_reclaim_mode {
+            Some(m) if m != 0 => Some(format!(
+                "zone_reclaim_mode = {m}: the kernel reclaims memory on the local node instead of \
+                 using another node's; on database servers this stalls I/O and checkpoints \
+                 (set vm.zone_reclaim_mode = 0)"
+            )),
+            _ => None,
+        }
+    }
+}
+
+/// Turns the running totals of /proc/vmstat into rates.
+#[derive(Debug, Default, Clone)]
+pub struct ScanRate {
+    prev: Option<(Duration, u64, u64)>,
+    pub per_s: Option<f64>,
+    pub direct_per_s: Option<f64>,
+}
+
+/// Sums the page-scan counters: `pgscan_kswapd`/`pgscan_direct` on modern kernels, the per-zone
+/// `pgscan_kswapd_normal`... on old ones. Returns (all, direct).
+pub fn pgscan_totals(vmstat: &BTreeMap<String, u64>) -> (u64, u64) {
+    let mut all = 0u64;
+    let mut direct = 0u64;
+    for (k, v) in vmstat {
+        // pgscan_khugepaged and pgscan_anon/file (6.x) would double count: take kswapd/direct.
+        if k.starts_with("pgscan_kswapd") || k.starts_with("pgscan_direct") {
+            if k.starts_with("pgscan_direct_throttle") {
+                continue;
+            }
+            all = all.saturating_add(*v);
+            if k.starts_with("pgscan_direct") {
+                direct = direct.saturating_add(*v);
+            }
+        }
+    }
+    (all, direct)
+}
+
+impl ScanRate {
+    pub fn observe(&mut self, vmstat: &BTreeMap<String, u64>, t: Duration) {
+        let (all, direct) = pgscan_totals(vmstat);
+        if let Some((pt, pall, pdirect)) = self.prev {
+            let dt = t.saturating_sub(pt).as_secs_f64();
+            if dt > 0.0 && all >= pall && direct >= pdirect {
+                self.per_s = Some((all - pall) as f64 / dt);
+                self.direct_per_s = Some((direct - pdirect) as f64 / dt);
+            }
+        }
+        self.prev = Some((t, all, direct));
+    }
+}
+
+/// KB per node of a set of processes' memory. Shared segments (SysV shm, files mapped shared)
+/// appear in every attached process at the same address: they are counted once.
+pub fn oninit_kb_per_node<'a>(maps: impl IntoIterator<Item = &'a NumaMaps>) -> BTreeMap<u32, u64> {
+    let mut seen_shared: BTreeSet<(u64, &str)> = BTreeSet::new();
+    let mut per_node: BTreeMap<u32, u64> = BTreeMap::new();
+    for m in maps {
+        for map in &m.mappings {
+            if let Some(file) = map.file.as_deref() {
+                // A file (incl. /SYSV shm) mapped in several processes: count it once.
+                if !seen_shared.insert((map.address.0, file)) {
+                    continue;
+                }
+            }
+            let page_kb = map.kernel_page_kb.unwrap_or_else(|| {
+                if map.tags.iter().any(|t| t == "huge") {
+                    2048
+                } else {
+                    4
+                }
+            });
+            for (node, pages) in &map.pages_per_node {
+                *per_node.entry(*node).or_default() += pages.saturating_mul(page_kb);
+            }
+        }
+    }
+    per_node
+}
+
+/// The inputs of the pane, as the store holds them.
+pub struct NumaInputs<'a> {
+    pub online: Option<&'a [u32]>,
+    pub meminfo: &'a BTreeMap<u32, NodeMeminfo>,
+    pub cpulists: &'a BTreeMap<u32, Vec<u32>>,
+    pub zone_reclaim_mode: Option<u32>,
+    pub scan: &'a ScanRate,
+    pub numa_maps: Vec<&'a NumaMaps>,
+}
+
+pub fn build(inp: &NumaInputs<'_>) -> NumaView {
+    let mut nodes: BTreeSet<u32> = inp.meminfo.keys().copied().collect();
+    if let Some(online) = inp.online {
+        nodes.extend(online.iter().copied());
+    }
+    let oninit =
+        (!inp.numa_maps.is_empty()).then(|| oninit_kb_per_node(inp.numa_maps.iter().copied()));
+    let rows: Vec<NodeRow> = nodes
+        .iter()
+        .map(|&node| {
+            let mi = inp.meminfo.get(&node);
+            let get = |k: &str| mi.and_then(|m| m.values.get(k).copied());
+            let total = get("MemTotal");
+            let free = get("MemFree");
+            let used = get("MemUsed").or_else(|| Some(total?.saturating_sub(free?)));
+            NodeRow {
+                node,
+                cpus: inp.cpulists.get(&node).cloned(),
+                total_kb: total,
+                free_kb: free,
+                used_kb: used,
+                oninit_kb: oninit.as_ref().map(|o| o.get(&node).copied().unwrap_or(0)),
+            }
+        })
+        .collect();
+    let note = if rows.is_empty() {
+        Some("no NUMA information (no /sys/devices/system/node on this system)".to_string())
+    } else if rows.len() == 1 {
+        Some("one memory node: not a NUMA machine".to_string())
+    } else if inp.numa_maps.is_empty() {
+        Some("no oninit process found: instance memory per node unknown".to_string())
+    } else {
+        None
+    };
+    NumaView {
+        nodes: rows,
+        zone_reclaim_mode: inp.zone_reclaim_mode,
+        pgscan_per_s: inp.scan.per_s,
+        pgscan_direct_per_s: inp.scan.direct_per_s,
+        oninit_processes: inp.numa_maps.len(),
+        note,
+    }
+}

@@ -1,0 +1,314 @@
+//! The snapshot: every pane's rows derived from the store at one moment. Views draw it, freeze
+//! keeps it, `ifxtop snapshot` prints it. Rebuilt when data changes, never per frame.
+
+use crate::ids::{Addr, Sid};
+use crate::model::hotspots::HotspotRow;
+use crate::model::numa::{self, NumaView};
+use crate::model::sockets::SocketRow;
+use crate::model::waiters::{WaitIndex, WaitTarget};
+use crate::parsers::numa::NodeMeminfo;
+use crate::parsers::onstat_u::{OnstatU, WaitReason};
+use crate::parsers::sockets::Endpoint;
+use crate::sample::Parsed;
+use crate::source::Source;
+use crate::store::Store;
+use compact_str::CompactString;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// What the banner of the latest onstat said.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct ServerInfo {
+    pub name: Option<String>,
+    pub version: Option<String>,
+    pub mode: Option<String>,
+    pub mode_flags: Vec<String>,
+    pub uptime_s: Option<u64>,
+    pub blocked: Option<String>,
+    /// The off-line message when the last onstat -u found the server down.
+    pub offline: Option<String>,
+}
+
+/// A client socket joined to a session.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SocketRef {
+    pub local: Endpoint,
+    pub remote: Endpoint,
+    pub send_q: u64,
+    pub recv_q: u64,
+    pub max_send_q: u64,
+}
+
+/// One waiting thread, joined.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WaiterRow {
+    pub rstcb: Addr,
+    pub sessid: Sid,
+    pub user: CompactString,
+    pub flags: String,
+    pub reason: WaitReason,
+    pub waiting_on: WaitTarget,
+    /// How long it has been in this wait, tracked across samples (seconds).
+    pub in_wait_s: f64,
+    pub locks: u64,
+    pub reads_per_s: Option<f64>,
+    pub writes_per_s: Option<f64>,
+    /// A client session waiting for its client with nothing queued: not a problem.
+    pub idle: bool,
+    pub socket: Option<SocketRef>,
+    /// The chain of blocking sessions, nearest first, up to the head blocker.
+    pub blockers: Vec<Sid>,
+    pub head_blocker: Option<Sid>,
+    /// The chain loops back: a deadlock.
+    pub deadlock: bool,
+    /// One sentence saying why it waits.
+    pub verdict: String,
+}
+
+/// Counts for the Waiters pane's summary line.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct WaitSummary {
+    /// Per reason letter (B C G L S T Y X D): number of threads waiting.
+    pub by_reason: BTreeMap<char, usize>,
+    pub threads: usize,
+    pub sessions: usize,
+    pub idle: usize,
+}
+
+/// Health of one source, for the header and the status line.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SourceStatus {
+    pub source: String,
+    pub age_s: Option<f64>,
+    pub error: Option<String>,
+    pub took_ms: u64,
+    pub runs: u64,
+    pub failures: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct Snapshot {
+    /// Session time the snapshot was built at (seconds).
+    pub at_s: f64,
+    pub server: ServerInfo,
+    pub summary: WaitSummary,
+    pub waiters: Vec<WaiterRow>,
+    pub hotspots: Vec<HotspotRow>,
+    pub sockets: Vec<SocketRow>,
+    pub numa: NumaView,
+    pub sources: Vec<SourceStatus>,
+    /// Share of buffer pages with waiters that did not resolve through the extent map.
+    pub unresolved_share: Option<f64>,
+    pub extents_loaded: bool,
+}
+
+fn onstat_u(store: &Store) -> Option<&OnstatU> {
+    match store.parsed(&Source::OnstatU) {
+        Some(Parsed::OnstatU(u)) => Some(u),
+        _ => None,
+    }
+}
+
+/// The condition a client session waits on when it waits for its client.
+const CLIENT_WAIT: &str = "netnorm";
+
+fn verdict(row: &WaiterRow) -> String {
+    match &row.waiting_on {
+        WaitTarget::Condition { name, .. } if name.as_deref() == Some(CLIENT_WAIT) => {
+            match &row.socket {
+                Some(s) if s.send_q > 0 => format!(
+                    "waiting for its client to read: {} queued on {} (see FET_BUF_SIZE)",
+                    human_bytes(s.send_q),
+                    s.remote
+                ),
+                Some(_) => "idle: waiting for the client".to_string(),
+                None => "waiting for the client (its socket is not known)".to_string(),
+            }
+        }
+        WaitTarget::Condition { name: Some(n), .. } => format!("waiting on condition {n}"),
+        WaitTarget::Condition { address, .. } => format!("waiting on condition {address}"),
+        WaitTarget::Buffer {
+            object,
+            chunk,
+            page,
+            ..
+        } => match object {
+            Some(o) => format!("waiting for a buffer of {o} (page {chunk}:{page})"),
+            None => format!("waiting for buffer page {chunk}:{page} (not in the extent map)"),
+        },
+        WaitTarget::Lock { .. } => "waiting for a lock".to_string(),
+        WaitTarget::Latch { address } => format!("waiting for mutex {address}"),
+        WaitTarget::Other { .. } => match row.reason {
+            WaitReason::Checkpoint => "waiting for a checkpoint to finish".to_string(),
+            WaitReason::LogBuffer => "waiting for a logical-log buffer write".to_string(),
+            WaitReason::Transaction => "waiting for a transaction".to_string(),
+            WaitReason::Rollback => "waiting for rollback cleanup".to_string(),
+            WaitReason::Buffer => "waiting for a buffer (not in onstat -X)".to_string(),
+            r => format!("waiting: {}", r.words()),
+        },
+    }
+}
+
+/// `245 KB`, `1.2 MB`, `812 B`.
+pub fn human_bytes(n: u64) -> String {
+    const K: f64 = 1024.0;
+    let f = n as f64;
+    if f < K {
+        format!("{n} B")
+    } else if f < K * K {
+        format!("{:.0} KB", f / K)
+    } else if f < K * K * K {
+        format!("{:.1} MB", f / K / K)
+    } else {
+        format!("{:.1} GB", f / K / K / K)
+    }
+}
+
+/// Builds every pane's rows from the store at `now`.
+pub fn build(store: &Store, now: Duration, server_name: Option<&str>) -> Snapshot {
+    let base = store.settings.base_page_kb;
+    let extents = store.extents().map(|m| m.as_ref());
+    let con = match store.parsed(&Source::OnstatGCon) {
+        Some(Parsed::OnstatGCon(c)) => Some(c.as_ref()),
+        _ => None,
+    };
+    let x = match store.parsed(&Source::OnstatX) {
+        Some(Parsed::OnstatX(x)) => Some(x.as_ref()),
+        _ => None,
+    };
+    let index = WaitIndex::new(con, x);
+    let sockets = store.sockets.rows();
+
+    let mut server = ServerInfo {
+        name: server_name.map(String::from),
+        ..ServerInfo::default()
+    };
+    if let Some(st) = store.source(&Source::OnstatU) {
+        if let Some(crate::error::SourceError::Offline { message }) = st.failing() {
+            server.offline = Some(message.clone());
+        }
+    }
+    let mut summary = WaitSummary::default();
+    let mut waiters = Vec::new();
+    if let Some(u) = onstat_u(store) {
+        if let Some(h) = &u.header {
+            server.version = Some(h.version.clone());
+            server.mode = Some(h.mode.clone());
+            server.mode_flags = h.mode_flags.clone();
+            server.uptime_s = h.uptime_s;
+            server.blocked = h.blocked.clone();
+        }
+        summary.threads = u.threads.len();
+        let mut sessions: Vec<Sid> = u.threads.iter().map(|t| t.sessid).collect();
+        sessions.sort_unstable();
+        sessions.dedup();
+        summary.sessions = sessions.len();
+        for th in &u.threads {
+            let Some(reason) = th.wait_reason else {
+                continue;
+            };
+            *summary.by_reason.entry(reason.letter()).or_default() += 1;
+            let target = index.target(th, reason, extents, base);
+            let since = store.tracker.since(th.address).unwrap_or(now);
+            let rates = store.rates.get(th.address);
+            let mut row = WaiterRow {
+                rstcb: th.address,
+                sessid: th.sessid,
+                user: th.user.clone(),
+                flags: th.flags.to_string(),
+                reason,
+                waiting_on: target,
+                in_wait_s: now.saturating_sub(since).as_secs_f64(),
+                locks: th.locks,
+                reads_per_s: rates.map(|r| r.0),
+                writes_per_s: rates.map(|r| r.1),
+                idle: false,
+                socket: None,
+                blockers: Vec::new(),
+                head_blocker: None,
+                deadlock: false,
+                verdict: String::new(),
+            };
+            row.idle = matches!(&row.waiting_on,
+                WaitTarget::Condition { name, .. } if name.as_deref() == Some(CLIENT_WAIT))
+                && row.socket.as_ref().is_none_or(|s| s.send_q == 0);
+            if row.idle {
+                summary.idle += 1;
+            }
+            row.verdict = verdict(&row);
+            waiters.push(row);
+        }
+    }
+
+    let meminfo: BTreeMap<u32, NodeMeminfo> = store
+        .sources()
+        .filter_map(|(s, st)| match (s, st.last_ok.as_ref()) {
+            (Source::NodeMeminfo(n), Some((_, Parsed::NodeMeminfo(m)))) => {
+                Some((*n, m.as_ref().clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    let cpulists: BTreeMap<u32, Vec<u32>> = store
+        .sources()
+        .filter_map(|(s, st)| match (s, st.last_ok.as_ref()) {
+            (Source::NodeCpulist(n), Some((_, Parsed::CpuList(c)))) => Some((*n, c.to_vec())),
+            _ => None,
+        })
+        .collect();
+    let online = match store.parsed(&Source::NodesOnline) {
+        Some(Parsed::NodeList(n)) => Some(n.as_slice()),
+        _ => None,
+    };
+    let zone = match store.parsed(&Source::ZoneReclaimMode) {
+        Some(Parsed::ZoneReclaimMode(z)) => Some(*z),
+        _ => None,
+    };
+    let maps = store
+        .sources()
+        .filter_map(|(s, st)| match (s, st.last_ok.as_ref()) {
+            (Source::NumaMaps(_), Some((_, Parsed::NumaMaps(m)))) => Some(m.as_ref()),
+            _ => None,
+        })
+        .collect();
+    let numa = numa::build(&numa::NumaInputs {
+        online,
+        meminfo: &meminfo,
+        cpulists: &cpulists,
+        zone_reclaim_mode: zone,
+        scan: &store.scan,
+        numa_maps: maps,
+    });
+
+    let sources = store
+        .sources()
+        .filter(|(s, _)| {
+            !matches!(
+                s,
+                Source::NodeMeminfo(_) | Source::NodeCpulist(_) | Source::NumaMaps(_)
+            )
+        })
+        .map(|(s, st)| SourceStatus {
+            source: s.label(),
+            age_s: st.age(now).map(|a| a.as_secs_f64()),
+            error: st.failing().map(|e| e.to_string()),
+            took_ms: u64::try_from(st.last_took.as_millis()).unwrap_or(u64::MAX),
+            runs: st.runs,
+            failures: st.failures,
+        })
+        .collect();
+
+    Snapshot {
+        at_s: now.as_secs_f64(),
+        server,
+        summary,
+        waiters,
+        hotspots: store.hotspots.rows(),
+        sockets,
+        numa,
+        sources,
+        unresolved_share: store.hotspots.unresolved_share(),
+        extents_loaded: extents.is_some(),
+    }
+}

@@ -1,0 +1,124 @@
+//! Client connections on the Informix listener ports: Send-Q/Recv-Q now, its maximum over the
+//! window and its trend, per connection.
+
+use crate::parsers::sockets::{Endpoint, Socket, TcpState};
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+use std::collections::VecDeque;
+use std::time::Duration;
+
+type ConnKey = (Endpoint, Endpoint);
+
+#[derive(Debug, Clone)]
+struct ConnHistory {
+    send_q: VecDeque<(Duration, u64)>,
+    last: Socket,
+    last_seen: Duration,
+}
+
+/// Send-Q history per connection. Feed it every socket sample.
+#[derive(Debug, Clone)]
+pub struct SocketHistory {
+    window: Duration,
+    conns: FxHashMap<ConnKey, ConnHistory>,
+    latest: Option<Duration>,
+}
+
+/// One row of the Sockets pane.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SocketRow {
+    pub local: Endpoint,
+    pub remote: Endpoint,
+    pub state: Option<TcpState>,
+    pub send_q: u64,
+    pub recv_q: u64,
+    pub max_send_q: u64,
+    /// Send-Q per sample over the window, oldest first.
+    pub trend: Vec<u64>,
+    /// The session on this connection (joined through `onstat -g ntt`), when known.
+    pub sessid: Option<crate::ids::Sid>,
+    pub user: Option<compact_str::CompactString>,
+}
+
+/// Which sockets belong to the instance: those whose local port is a listener port (the server
+/// end of a client connection). With no known port, every TCP connection is shown.
+pub fn is_client_connection(s: &Socket, ports: &[u16]) -> bool {
+    if s.state == Some(TcpState::Listen) || !s.proto.starts_with("tcp") {
+        return false;
+    }
+    ports.is_empty() || s.local.port_num().is_some_and(|p| ports.contains(&p))
+}
+
+impl SocketHistory {
+    pub fn new(window: Duration) -> Self {
+        SocketHistory {
+            window,
+            conns: FxHashMap::default(),
+            latest: None,
+        }
+    }
+
+    /// Takes one sample of the socket table(s) at `t`; only the instance's connections are kept.
+    pub fn observe<'a>(
+        &mut self,
+        sockets: impl IntoIterator<Item = &'a Socket>,
+        t: Duration,
+        ports: &[u16],
+    ) {
+        for s in sockets {
+            if !is_client_connection(s, ports) {
+                continue;
+            }
+            let key = (s.local.clone(), s.remote.clone());
+            let h = self.conns.entry(key).or_insert_with(|| ConnHistory {
+                send_q: VecDeque::new(),
+                last: s.clone(),
+                last_seen: t,
+            });
+            if h.send_q.back().is_some_and(|(bt, _)| *bt == t) {
+                continue;
+            }
+            h.send_q.push_back((t, s.send_q));
+            h.last = s.clone();
+            h.last_seen = t;
+        }
+        let horizon = t.saturating_sub(self.window);
+        self.conns.retain(|_, h| {
+            while h.send_q.front().is_some_and(|(ft, _)| *ft < horizon) {
+                h.send_q.pop_front();
+            }
+            h.last_seen >= horizon
+        });
+        self.latest = Some(t);
+    }
+
+    /// Connections present in the latest sample, largest Send-Q first.
+    pub fn rows(&self) -> Vec<SocketRow> {
+        let Some(latest) = self.latest else {
+            return Vec::new();
+        };
+        let mut rows: Vec<SocketRow> = self
+            .conns
+            .values()
+            .filter(|h| h.last_seen == latest)
+            .map(|h| SocketRow {
+                local: h.last.local.clone(),
+                remote: h.last.remote.clone(),
+                state: h.last.state,
+                send_q: h.last.send_q,
+                recv_q: h.last.recv_q,
+                max_send_q: h.send_q.iter().map(|(_, q)| *q).max().unwrap_or(0),
+                trend: h.send_q.iter().map(|(_, q)| *q).collect(),
+                sessid: None,
+                user: None,
+            })
+            .collect();
+        rows.sort_by(|a, b| {
+            b.send_q
+                .cmp(&a.send_q)
+                .then(b.max_send_q.cmp(&a.max_send_q))
+                .then_with(|| a.remote.to_string().cmp(&b.remote.to_string()))
+        });
+        rows
+    }
+}

@@ -1,0 +1,332 @@
+//! Recordings: every collected output as it was collected, JSON Lines (zstd when the file name
+//! ends in `.zst`), versioned, flushed every second so a crash or a dropped ssh connection loses
+//! at most the last second. Raw outputs, not parsed values: a newer ifxtop replays an old
+//! recording with its better parsers.
+
+use crate::error::Error;
+use crate::sample::RawSample;
+use crate::source::Source;
+use serde::{Deserialize, Serialize};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+pub const FORMAT_VERSION: u64 = 1;
+const FLUSH_EVERY: Duration = Duration::from_secs(1);
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
+/// The first line of a recording.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecordingHeader {
+    pub ifxtop_recording: u64,
+    pub server: Option<String>,
+    /// RFC 3339.
+    pub started: String,
+    pub host: Option<String>,
+}
+
+impl RecordingHeader {
+    pub fn now(server: Option<&str>) -> Self {
+        let started = time::OffsetDateTime::now_utc()
+            .format(&time::format_description::well_known::Rfc3339)
+            .unwrap_or_default();
+        RecordingHeader {
+            ifxtop_recording: FORMAT_VERSION,
+            server: server.map(String::from),
+            started,
+            host: hostname(),
+        }
+    }
+}
+
+fn hostname() -> Option<String> {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+}
+
+/// Counts bytes that reach the file (after compression), for the size cap.
+struct Counting<W> {
+    inner: W,
+    written: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl<W: Write> Write for Counting<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.written
+            .fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+enum Sink {
+    Plain(std::io::BufWriter<Counting<std::fs::File>>),
+    Zstd(zstd::stream::write::Encoder<'static, Counting<std::fs::File>>),
+}
+
+impl Sink {
+    fn writer(&mut self) -> &mut dyn Write {
+        match self {
+            Sink::Plain(w) => w,
+            Sink::Zstd(w) => w,
+        }
+    }
+
+    /// Makes everything written so far readable from the file (a zstd flush ends a block).
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.writer().flush()
+    }
+
+    fn finish(self) -> std::io::Result<()> {
+        match self {
+            Sink::Plain(mut w) => w.flush(),
+            Sink::Zstd(w) => w.finish().and_then(|mut c| c.flush()),
+        }
+    }
+}
+
+/// A recording being written on its own thread.
+pub struct Recorder {
+    thread: std::thread::JoinHandle<Result<String, Error>>,
+    status: Arc<Mutex<Option<String>>>,
+}
+
+impl Recorder {
+    /// Creates the file (so a bad path fails before the screen opens), writes the header, and
+    /// starts writing what arrives on `rx` until every sender is gone.
+    pub fn start(
+        path: &Path,
+        max_mb: u64,
+        server: Option<&str>,
+        rx: Receiver<RawSample>,
+    ) -> Result<Recorder, Error> {
+        let file = std::fs::File::create(path).map_err(|source| Error::File {
+            path: path.display().to_string(),
+            source,
+        })?;
+        let written = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let counting = Counting {
+            inner: file,
+            written: written.clone(),
+        };
+        let zst = path.extension().is_some_and(|e| e == "zst");
+        let mut sink = if zst {
+            Sink::Zstd(zstd::stream::write::Encoder::new(counting, 3)?)
+        } else {
+            Sink::Plain(std::io::BufWriter::new(counting))
+        };
+        let header = serde_json::to_string(&RecordingHeader::now(server))
+            .map_err(|e| Error::Other(e.to_string()))?;
+        writeln!(sink.writer(), "{header}")?;
+        sink.flush()?;
+        let status = Arc::new(Mutex::new(None));
+        let st = status.clone();
+        let cap = max_mb.saturating_mul(1024 * 1024);
+        let path_text = path.display().to_string();
+        let thread =
+            std::thread::spawn(move || write_loop(sink, rx, &written, cap, &st, &path_text));
+        Ok(Recorder { thread, status })
+    }
+
+    /// A message for the status line when recording stopped early (size cap, disk full).
+    pub fn status(&self) -> Option<String> {
+        self.status.lock().ok().and_then(|s| s.clone())
+    }
+
+    /// Waits for the writer to finish (all senders dropped) and returns its summary.
+    pub fn finish(self) -> Result<String, Error> {
+        self.thread
+            .join()
+            .map_err(|_| Error::Other("recorder thread panicked".into()))?
+    }
+}
+
+fn write_loop(
+    mut sink: Sink,
+    rx: Receiver<RawSample>,
+    written: &std::sync::atomic::AtomicU64,
+    cap: u64,
+    status: &Mutex<Option<String>>,
+    path: &str,
+) -> Result<String, Error> {
+    let mut last_flush = Instant::now();
+    let mut samples = 0u64;
+    let mut stopped: Option<String> = None;
+    loop {
+        let msg = rx.recv_timeout(FLUSH_EVERY);
+        match msg {
+            Ok(sample) if stopped.is_none() => {
+                let line =
+                    serde_json::to_string(&sample).map_err(|e| Error::Other(e.to_string()))?;
+                if let Err(e) = writeln!(sink.writer(), "{line}") {
+                    stopped = Some(format!("recording stopped: {path}: {e}"));
+                } else {
+                    samples += 1;
+                }
+            }
+            Ok(_) => {} // stopped: drain without writing
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => break,
+        }
+        if last_flush.elapsed() >= FLUSH_EVERY {
+            if let Err(e) = sink.flush() {
+                stopped.get_or_insert(format!("recording stopped: {path}: {e}"));
+            }
+            last_flush = Instant::now();
+        }
+        let size = written.load(std::sync::atomic::Ordering::Relaxed);
+        if stopped.is_none() && size >= cap {
+            stopped = Some(format!(
+                "recording stopped at {} MB (--record-max): {path} holds what came before",
+                size / (1024 * 1024)
+            ));
+        }
+        if let Some(s) = &stopped {
+            if let Ok(mut st) = status.lock() {
+                if st.is_none() {
+                    *st = Some(s.clone());
+                }
+            }
+        }
+    }
+    sink.finish()?;
+    Ok(match stopped {
+        Some(s) => s,
+        None => format!("recorded {samples} outputs to {path}"),
+    })
+}
+
+/// A recording read back: the samples that can be replayed, in time order, and what was not.
+#[derive(Debug, Clone, Default)]
+pub struct Recording {
+    pub header: Option<RecordingHeader>,
+    pub samples: Vec<(Source, RawSample)>,
+    /// What was skipped and why, one line each, for the screen.
+    pub skipped: Vec<String>,
+}
+
+impl Recording {
+    pub fn length(&self) -> Duration {
+        self.samples.last().map(|(_, s)| s.at()).unwrap_or_default()
+    }
+}
+
+/// Reads a recording (plain or zstd, by content). Damage is reported in `skipped`, never fatal:
+/// only an unreadable file is an error.
+pub fn read_recording(path: &Path) -> Result<Recording, Error> {
+    let bytes = std::fs::read(path).map_err(|source| Error::File {
+        path: path.display().to_string(),
+        source,
+    })?;
+    Ok(parse_recording(&bytes))
+}
+
+/// `read_recording` on bytes already in memory.
+pub fn parse_recording(bytes: &[u8]) -> Recording {
+    let mut rec = Recording::default();
+    let text = if bytes.starts_with(&ZSTD_MAGIC) {
+        let mut out = Vec::new();
+        match zstd::stream::read::Decoder::new(bytes) {
+            Ok(mut d) => {
+                if let Err(e) = d.read_to_end(&mut out) {
+                    // A recording cut off mid-write: keep every complete block before the cut.
+                    rec.skipped.push(format!(
+                        "compressed stream ends early ({e}): replaying what came before"
+                    ));
+                }
+            }
+            Err(e) => rec.skipped.push(format!("cannot decompress: {e}")),
+        }
+        out
+    } else {
+        bytes.to_vec()
+    };
+    let ends_with_newline = text.last() == Some(&b'\n');
+    let reader = BufReader::new(text.as_slice());
+    let lines: Vec<Vec<u8>> = reader.split(b'\n').map_while(Result::ok).collect();
+    let count = lines.len();
+    for (i, raw) in lines.into_iter().enumerate() {
+        let no = i + 1;
+        let line = String::from_utf8_lossy(&raw);
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let value: serde_json::Value = match serde_json::from_str(line) {
+            Ok(v) => v,
+            Err(e) => {
+                let last = no == count && !ends_with_newline;
+                rec.skipped.push(if last {
+                    format!("line {no}: cut off (the recording ended mid-line)")
+                } else {
+                    format!("line {no}: not JSON ({e})")
+                });
+                continue;
+            }
+        };
+        if value.get("ifxtop_recording").is_some() {
+            match serde_json::from_value::<RecordingHeader>(value) {
+                Ok(h) => {
+                    if h.ifxtop_recording != FORMAT_VERSION {
+                        rec.skipped.push(format!(
+                            "format version {} (this ifxtop writes {FORMAT_VERSION}): replaying what it understands",
+                            h.ifxtop_recording
+                        ));
+                    }
+                    rec.header = Some(h);
+                }
+                Err(e) => rec.skipped.push(format!("line {no}: bad header ({e})")),
+            }
+            continue;
+        }
+        let sample: RawSample = match serde_json::from_value(value) {
+            Ok(s) => s,
+            Err(e) => {
+                rec.skipped.push(format!("line {no}: not a sample ({e})"));
+                continue;
+            }
+        };
+        if !sample.t.is_finite() || sample.t < 0.0 {
+            rec.skipped
+                .push(format!("line {no}: bad time {}", sample.t));
+            continue;
+        }
+        match Source::from_label(&sample.source) {
+            Some(src) => rec.samples.push((src, sample)),
+            None => rec
+                .skipped
+                .push(format!("line {no}: unknown source '{}'", sample.source)),
+        }
+    }
+    if rec.header.is_none() && !rec.samples.is_empty() {
+        rec.skipped
+            .push("no header line: a hand-written recording, replayed as it is".to_string());
+    }
+    rec.samples.sort_by(|a, b| a.1.t.total_cmp(&b.1.t));
+    for needed in [Source::OnstatU, Source::OnstatX] {
+        if !rec.samples.iter().any(|(s, _)| *s == needed) {
+            rec.skipped.push(format!(
+                "no {} samples: that part stays empty",
+                needed.label()
+            ));
+        }
+    }
+    rec
+}
+
+/// Where `--record` writes when given a directory instead of a file.
+pub fn default_file_name(dir: &Path) -> PathBuf {
+    dir.join(format!(
+        "{}.jsonl.zst",
+        crate::share::export_stem(time::OffsetDateTime::now_utc())
+    ))
+}

@@ -1,0 +1,63 @@
+//! Sharing what is on screen: the clipboard through OSC 52 (works over ssh and through tmux),
+//! and exports of the screen (text) and the snapshot (JSON) to files.
+
+use base64::Engine;
+use std::path::{Path, PathBuf};
+
+/// The OSC 52 sequence that asks the terminal to put `text` on the system clipboard.
+pub fn osc52(text: &str) -> String {
+    let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
+    format!("\x1b]52;c;{b64}\x07")
+}
+
+/// What to tell the user after a copy: OSC 52 is one-way, success cannot be confirmed.
+pub fn copy_note(bytes: usize, in_tmux: bool) -> String {
+    let mut s = format!("copied {bytes} bytes via OSC 52");
+    if in_tmux {
+        s.push_str(" (tmux needs `set -g set-clipboard on`)");
+    } else {
+        s.push_str(" (if nothing arrives, your terminal does not allow OSC 52)");
+    }
+    s
+}
+
+/// `ifxtop-20261122T133502Z` from a UTC time: sortable, no characters shells dislike.
+pub fn export_stem(now: time::OffsetDateTime) -> String {
+    let fmt = time::macros::format_description!("[year][month][day]T[hour][minute][second]Z");
+    let stamp = now
+        .to_offset(time::UtcOffset::UTC)
+        .format(&fmt)
+        .unwrap_or_else(|_| "now".to_string());
+    format!("ifxtop-{stamp}")
+}
+
+/// Writes the screen text and the snapshot JSON next to each other in `dir`; returns the paths.
+pub fn export(
+    dir: &Path,
+    stem: &str,
+    screen: &str,
+    snapshot_json: &str,
+) -> std::io::Result<(PathBuf, PathBuf)> {
+    let txt = dir.join(format!("{stem}.txt"));
+    let json = dir.join(format!("{stem}.json"));
+    std::fs::write(&txt, screen)?;
+    std::fs::write(&json, snapshot_json)?;
+    Ok((txt, json))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn osc52_bytes() {
+        assert_eq!(osc52("hi"), "\x1b]52;c;aGk=\x07");
+        assert_eq!(osc52(""), "\x1b]52;c;\x07");
+    }
+
+    #[test]
+    fn export_names_sort_by_time() {
+        let t = time::macros::datetime!(2026-11-22 13:35:02 UTC);
+        assert_eq!(export_stem(t), "ifxtop-20261122T133502Z");
+    }
+}

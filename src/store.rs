@@ -1,0 +1,174 @@
+//! The store: per source the last good value, the last error and their times; and the
+//! accumulators fed by every sample (wait tracking, rates, hot spots, Send-Q history, scan rates).
+
+use crate::error::SourceError;
+use crate::model::extents::ExtentMap;
+use crate::model::hotspots::Hotspots;
+use crate::model::numa::ScanRate;
+use crate::model::sockets::SocketHistory;
+use crate::model::waiters::{Rates, WaitTracker};
+use crate::sample::{Parsed, Update};
+use crate::source::Source;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Settings the joins need.
+#[derive(Debug, Clone)]
+pub struct StoreSettings {
+    /// Base page size in KB that onstat page numbers count in.
+    pub base_page_kb: u32,
+    /// Informix listener ports (empty: unknown, every TCP connection is shown).
+    pub ports: Vec<u16>,
+    pub hotspot_window: Duration,
+    pub socket_window: Duration,
+}
+
+impl Default for StoreSettings {
+    fn default() -> Self {
+        StoreSettings {
+            base_page_kb: 2,
+            ports: Vec::new(),
+            hotspot_window: Duration::from_secs(120),
+            socket_window: Duration::from_secs(60),
+        }
+    }
+}
+
+/// What is known of one source.
+#[derive(Debug, Clone, Default)]
+pub struct SourceState {
+    pub last_ok: Option<(Duration, Parsed)>,
+    pub last_error: Option<(Duration, SourceError)>,
+    pub runs: u64,
+    pub failures: u64,
+    pub last_took: Duration,
+}
+
+impl SourceState {
+    /// The last run failed: the data shown (if any) is older than the last attempt.
+    pub fn failing(&self) -> Option<&SourceError> {
+        match (&self.last_ok, &self.last_error) {
+            (Some((ok_t, _)), Some((err_t, e))) if err_t > ok_t => Some(e),
+            (None, Some((_, e))) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// Age of the data shown, at `now`.
+    pub fn age(&self, now: Duration) -> Option<Duration> {
+        self.last_ok.as_ref().map(|(t, _)| now.saturating_sub(*t))
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Store {
+    pub settings: StoreSettings,
+    sources: BTreeMap<Source, SourceState>,
+    pub tracker: WaitTracker,
+    pub rates: Rates,
+    pub hotspots: Hotspots,
+    pub sockets: SocketHistory,
+    pub scan: ScanRate,
+    extents: Option<(Duration, Arc<ExtentMap>)>,
+    /// Bumped by every applied update: derived views are rebuilt when it moves.
+    pub generation: u64,
+    /// Time of the newest sample applied.
+    pub latest: Duration,
+}
+
+impl Store {
+    pub fn new(settings: StoreSettings) -> Self {
+        Store {
+            hotspots: Hotspots::new(settings.hotspot_window),
+            sockets: SocketHistory::new(settings.socket_window),
+            settings,
+            sources: BTreeMap::new(),
+            tracker: WaitTracker::default(),
+            rates: Rates::default(),
+            scan: ScanRate::default(),
+            extents: None,
+            generation: 0,
+            latest: Duration::ZERO,
+        }
+    }
+
+    pub fn source(&self, s: &Source) -> Option<&SourceState> {
+        self.sources.get(s)
+    }
+
+    pub fn sources(&self) -> impl Iterator<Item = (&Source, &SourceState)> {
+        self.sources.iter()
+    }
+
+    /// The last good value of a source.
+    pub fn parsed(&self, s: &Source) -> Option<&Parsed> {
+        self.sources
+            .get(s)
+            .and_then(|st| st.last_ok.as_ref())
+            .map(|(_, p)| p)
+    }
+
+    pub fn extents(&self) -> Option<&Arc<ExtentMap>> {
+        self.extents.as_ref().map(|(_, m)| m)
+    }
+
+    pub fn extents_loaded_at(&self) -> Option<Duration> {
+        self.extents.as_ref().map(|(t, _)| *t)
+    }
+
+    /// Installs an extent map that did not come through a source (a `--extents FILE` or the
+    /// on-disk cache). Pages seen so far are re-resolved.
+    pub fn set_extents(&mut self, map: Arc<ExtentMap>, t: Duration) {
+        self.hotspots.rekey(&map, self.settings.base_page_kb);
+        self.extents = Some((t, map));
+        self.generation += 1;
+    }
+
+    /// Applies one sample: the source's state, then the accumulators it feeds.
+    pub fn apply(&mut self, u: Update) {
+        self.latest = self.latest.max(u.t);
+        self.generation += 1;
+        let st = self.sources.entry(u.source.clone()).or_default();
+        st.runs += 1;
+        st.last_took = u.took;
+        let parsed = match u.result {
+            Err(e) => {
+                st.failures += 1;
+                st.last_error = Some((u.t, e));
+                return;
+            }
+            Ok(p) => p,
+        };
+        st.last_ok = Some((u.t, parsed.clone()));
+        let base = self.settings.base_page_kb;
+        match (&u.source, &parsed) {
+            (Source::OnstatU, Parsed::OnstatU(v)) => {
+                self.tracker.observe(v, u.t);
+                self.rates.observe(v, u.t);
+            }
+            (Source::OnstatX, Parsed::OnstatX(v)) => {
+                let map = self.extents.as_ref().map(|(_, m)| m.clone());
+                self.hotspots.observe(v, u.t, map.as_deref(), base);
+            }
+            (Source::ProcNetTcp | Source::Netstat, Parsed::Sockets(v)) => {
+                // tcp6 arrives on its own; the latest one joins each tcp sample.
+                let v6 = match self.parsed(&Source::ProcNetTcp6) {
+                    Some(Parsed::Sockets(s6)) => Some(s6.clone()),
+                    _ => None,
+                };
+                let all = v
+                    .sockets
+                    .iter()
+                    .chain(v6.iter().flat_map(|s| s.sockets.iter()));
+                self.sockets.observe(all, u.t, &self.settings.ports);
+            }
+            (Source::Vmstat, Parsed::Vmstat(v)) => self.scan.observe(v, u.t),
+            (Source::OncheckPe, Parsed::Extents(m)) => {
+                self.hotspots.rekey(m, base);
+                self.extents = Some((u.t, m.clone()));
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,65 @@
+//! The terminal: raw mode and the alternate screen on the way in; restored from ONE place on the
+//! way out — normal exit, error, panic, SIGTERM, SIGHUP, SIGINT — and safe to call twice.
+
+use crossterm::cursor::{Hide, Show};
+use crossterm::execute;
+use crossterm::terminal::{
+    disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen,
+};
+use ratatui::backend::CrosstermBackend;
+use ratatui::Terminal;
+use std::io::{self, Stdout, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Once;
+
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+static HOOK: Once = Once::new();
+
+pub type Term = Terminal<CrosstermBackend<Stdout>>;
+
+/// Puts the terminal in raw mode on the alternate screen. The returned guard restores it when
+/// dropped; a panic restores it before the panic message is printed.
+pub fn enter() -> io::Result<(Term, Guard)> {
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            restore();
+            previous(info);
+        }));
+    });
+    enable_raw_mode()?;
+    ACTIVE.store(true, Ordering::SeqCst);
+    let mut out = io::stdout();
+    if let Err(e) = execute!(out, EnterAlternateScreen, Hide) {
+        restore();
+        return Err(e);
+    }
+    match Terminal::new(CrosstermBackend::new(io::stdout())) {
+        Ok(t) => Ok((t, Guard)),
+        Err(e) => {
+            restore();
+            Err(e)
+        }
+    }
+}
+
+/// Leaves the alternate screen and raw mode. Does nothing if already restored; ignores errors
+/// (after SIGHUP the terminal is gone and writes fail — there is nothing left to restore).
+pub fn restore() {
+    if ACTIVE.swap(false, Ordering::SeqCst) {
+        let mut out = io::stdout();
+        let _ = execute!(out, LeaveAlternateScreen, Show);
+        let _ = disable_raw_mode();
+        let _ = out.flush();
+    }
+}
+
+/// Restores the terminal when dropped (the normal and the error path).
+#[derive(Debug)]
+pub struct Guard;
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        restore();
+    }
+}

@@ -1,0 +1,174 @@
+//! The list panes (Waiters, Buffers, Sockets): a summary line, then the generic table; an error
+//! panel or "waiting for first data" when there is nothing to show yet.
+
+use super::panes::{Pane, PaneRows};
+use super::table::TableView;
+use crate::app::{App, ExtentStatus};
+use crate::model::snapshot::{human_bytes, Snapshot};
+use crate::parsers::onstat_u::WaitReason;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use std::time::Duration;
+
+/// The sources a pane is drawn from, to explain an empty pane.
+fn pane_sources(pane: Pane) -> &'static [&'static str] {
+    match pane {
+        Pane::Waiters => &["onstat -u", "onstat -g con"],
+        Pane::Buffers => &["onstat -X"],
+        Pane::Sockets => &["/proc/net/tcp", "netstat -an"],
+        Pane::Numa => &["/proc/vmstat"],
+    }
+}
+
+pub fn render(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
+    let snap = app.shown();
+    let theme = &app.theme;
+    if area.height < 2 {
+        return;
+    }
+    let summary = summary_line(app, snap, now);
+    buf.set_line(area.x, area.y, &summary, area.width);
+    let table_area = Rect {
+        y: area.y + 1,
+        height: area.height - 1,
+        ..area
+    };
+    let t = app.table();
+    if t.order.is_empty() {
+        let msg = empty_message(app, snap);
+        buf.set_line(
+            table_area.x,
+            table_area.y + 1,
+            &Line::from(Span::styled(msg, theme.dim)),
+            table_area.width,
+        );
+        return;
+    }
+    let rows = PaneRows {
+        pane: app.pane,
+        snap,
+    };
+    TableView {
+        cols: app.pane.columns(),
+        order: &t.order,
+        rows: &rows,
+        selected: Some(t.selected),
+        offset: t.offset,
+        sort: Some((t.sort_col, t.sort_desc)),
+        theme,
+    }
+    .render(table_area, buf);
+}
+
+fn empty_message(app: &App, snap: &Snapshot) -> String {
+    let sources = pane_sources(app.pane);
+    for s in sources {
+        if let Some(st) = snap.sources.iter().find(|x| x.source == *s) {
+            if let Some(e) = &st.error {
+                if st.age_s.is_none() {
+                    return format!("{s} failed: {e}");
+                }
+            }
+        }
+    }
+    let seen = snap
+        .sources
+        .iter()
+        .any(|x| sources.contains(&x.source.as_str()));
+    if !app.table().filter.is_empty() {
+        return format!(
+            "no row matches the filter '{}' (Esc clears it)",
+            app.table().filter
+        );
+    }
+    match app.pane {
+        _ if !seen => format!("waiting for first data ({})", sources.join(", ")),
+        Pane::Waiters if app.hide_idle && snap.summary.idle > 0 => {
+            format!(
+                "no waiters but {} idle client waits (i shows them)",
+                snap.summary.idle
+            )
+        }
+        Pane::Waiters => "no thread is waiting".to_string(),
+        Pane::Buffers => "no buffer has had waiters yet (onstat -X shows none)".to_string(),
+        Pane::Sockets => "no client connection on the listener ports".to_string(),
+        Pane::Numa => String::new(),
+    }
+}
+
+fn summary_line<'a>(app: &'a App, snap: &'a Snapshot, _now: Duration) -> Line<'a> {
+    let theme = &app.theme;
+    let mut spans: Vec<Span> = Vec::new();
+    match app.pane {
+        Pane::Waiters => {
+            for r in WaitReason::ALL
+                .iter()
+                .filter(|r| **r != WaitReason::Defunct)
+            {
+                let n = snap
+                    .summary
+                    .by_reason
+                    .get(&r.letter())
+                    .copied()
+                    .unwrap_or(0);
+                let style = if n > 0 && *r != WaitReason::Condition {
+                    theme.hot
+                } else if n > 0 {
+                    theme.title
+                } else {
+                    theme.dim
+                };
+                spans.push(Span::styled(format!("{} {n}  ", r.letter()), style));
+            }
+            spans.push(Span::raw(format!(
+                "{} threads {} sessions",
+                snap.summary.threads, snap.summary.sessions
+            )));
+            if snap.summary.idle > 0 {
+                let verb = if app.hide_idle { "hidden" } else { "shown" };
+                spans.push(Span::styled(
+                    format!(" · {} idle {verb} (i)", snap.summary.idle),
+                    theme.dim,
+                ));
+            }
+        }
+        Pane::Buffers => {
+            let window = snap.hotspots.first().map_or(0, |h| h.window_samples);
+            spans.push(Span::raw(format!(
+                "buffer waits · window {window} samples · "
+            )));
+            spans.push(match &app.extents {
+                ExtentStatus::Ready { extents, what, .. } => {
+                    let mut s = format!("map {extents} extents from {what}");
+                    if let Some(u) = snap.unresolved_share.filter(|u| *u > 0.0) {
+                        s.push_str(&format!(" · {:.0}% pages unresolved", u * 100.0));
+                    }
+                    Span::raw(s)
+                }
+                ExtentStatus::Building { what, .. } => Span::styled(
+                    format!("building extent map ({what}); pages shown as chunk:page"),
+                    theme.warn,
+                ),
+                ExtentStatus::Failed { error, .. } => {
+                    Span::styled(format!("no extent map ({error}); R retries"), theme.error)
+                }
+                ExtentStatus::None => Span::styled(
+                    "no extent map: pages shown as chunk:page (--extents FILE or R)",
+                    theme.dim,
+                ),
+            });
+        }
+        Pane::Sockets => {
+            let total: u64 = snap.sockets.iter().map(|s| s.send_q).sum();
+            let queued = snap.sockets.iter().filter(|s| s.send_q > 0).count();
+            spans.push(Span::raw(format!(
+                "{} client connections · {queued} with Send-Q · {} queued",
+                snap.sockets.len(),
+                human_bytes(total)
+            )));
+        }
+        Pane::Numa => {}
+    }
+    Line::from(spans)
+}

@@ -1,0 +1,195 @@
+//! Views: pure functions from app state (and `now`) to a frame. They never run anything.
+
+pub mod header;
+pub mod help;
+pub mod lists;
+pub mod numa;
+pub mod panes;
+pub mod table;
+pub mod theme;
+
+use crate::app::{App, Prompt};
+use panes::{Pane, PaneRows};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::Frame;
+use std::time::Duration;
+use table::TableRows;
+
+/// The smallest terminal the layout is made for.
+pub const MIN_WIDTH: u16 = 60;
+pub const MIN_HEIGHT: u16 = 12;
+
+/// Draws the whole screen.
+pub fn draw(frame: &mut Frame, app: &App, now: Duration) {
+    let area = frame.area();
+    render(app, now, area, frame.buffer_mut());
+}
+
+/// Renders the whole screen into a buffer (the terminal, a test backend, an export).
+pub fn render(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        too_small(area, buf);
+        return;
+    }
+    header::render(app, now, Rect { height: 2, ..area }, buf);
+    tabs(
+        app,
+        Rect {
+            y: area.y + 2,
+            height: 1,
+            ..area
+        },
+        buf,
+    );
+    let body = Rect {
+        y: area.y + 3,
+        height: area.height.saturating_sub(4),
+        ..area
+    };
+    match app.pane {
+        Pane::Numa => numa::render(app, body, buf),
+        _ => lists::render(app, now, body, buf),
+    }
+    status_line(
+        app,
+        now,
+        Rect {
+            y: area.y + area.height - 1,
+            height: 1,
+            ..area
+        },
+        buf,
+    );
+    if app.help {
+        help::render(app, area, buf);
+    }
+}
+
+fn too_small(area: Rect, buf: &mut Buffer) {
+    let msg = format!(
+        "ifxtop needs a terminal of at least {MIN_WIDTH}x{MIN_HEIGHT}; this one is {}x{}. \
+         Enlarge it, or press q to quit.",
+        area.width, area.height
+    );
+    let w = usize::from(area.width.max(1));
+    let chars: Vec<char> = msg.chars().collect();
+    for (y, chunk) in (area.y..area.y + area.height).zip(chars.chunks(w)) {
+        let s: String = chunk.iter().collect();
+        buf.set_stringn(area.x, y, s, w, ratatui::style::Style::new());
+    }
+}
+
+fn tabs(app: &App, area: Rect, buf: &mut Buffer) {
+    let theme = &app.theme;
+    let mut spans = Vec::new();
+    for (i, p) in Pane::ALL.iter().enumerate() {
+        let label = format!(" {} {} ", i + 1, p.title());
+        let style = if *p == app.pane && app.drill.is_empty() {
+            theme.tab_active
+        } else {
+            theme.tab
+        };
+        spans.push(Span::styled(label, style));
+        spans.push(Span::raw(" "));
+    }
+    if let Some(sid) = app.drill.last() {
+        spans.push(Span::styled(format!(" session {sid} "), theme.tab_active));
+        spans.push(Span::raw(" "));
+    }
+    if let Some(note) = &app.note {
+        spans.push(Span::styled(note.clone(), theme.warn));
+    }
+    buf.set_line(area.x, area.y, &Line::from(spans), area.width);
+}
+
+fn status_line(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
+    let theme = &app.theme;
+    let line = match &app.prompt {
+        Some(Prompt::Filter(text)) => Line::from(vec![
+            Span::styled("filter: ", theme.key),
+            Span::raw(text.clone()),
+            Span::styled("█  (Enter keeps, Esc clears)", theme.dim),
+        ]),
+        Some(Prompt::Seek(text)) => Line::from(vec![
+            Span::styled("seek to: ", theme.key),
+            Span::raw(text.clone()),
+            Span::styled("█  (90, 1:30, 2m or 40%; Esc cancels)", theme.dim),
+        ]),
+        None => match app.current_message(now) {
+            Some(m) => Line::from(Span::styled(m.to_string(), theme.warn)),
+            None => {
+                let hints: &[(&str, &str)] = if app.replay.is_some() {
+                    &[
+                        ("q", "quit"),
+                        ("?", "help"),
+                        ("p", "pause"),
+                        (",/.", "step"),
+                        ("←/→", "seek"),
+                        ("[/]", "speed"),
+                        ("Enter", "drill"),
+                    ]
+                } else {
+                    &[
+                        ("q", "quit"),
+                        ("?", "help"),
+                        ("1-4", "panes"),
+                        ("Enter", "drill"),
+                        ("/", "filter"),
+                        ("s", "sort"),
+                        ("space", "freeze"),
+                        ("+/-", "interval"),
+                    ]
+                };
+                let mut spans = Vec::new();
+                for (k, what) in hints {
+                    spans.push(Span::styled(format!(" {k}"), theme.key));
+                    spans.push(Span::raw(format!(" {what} ")));
+                }
+                let t = app.table();
+                if !t.filter.is_empty() {
+                    spans.push(Span::styled(format!(" filter: {}", t.filter), theme.warn));
+                }
+                Line::from(spans)
+            }
+        },
+    };
+    buf.set_line(area.x, area.y, &line, area.width);
+}
+
+/// Plain text of a rendered buffer, trailing blanks trimmed (exports, copies, snapshots).
+pub fn buffer_text(buf: &Buffer) -> String {
+    let area = buf.area;
+    let mut out = String::with_capacity(usize::from(area.width + 1) * usize::from(area.height));
+    for y in 0..area.height {
+        let mut line = String::new();
+        for x in 0..area.width {
+            if let Some(cell) = buf.cell((area.x + x, area.y + y)) {
+                line.push_str(cell.symbol());
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// The selected row as plain text with its column titles, for the clipboard.
+pub fn copy_text(app: &App) -> Option<String> {
+    let snap = app.shown();
+    let t = app.table();
+    if app.pane == Pane::Numa {
+        return Some(numa::report_text(snap));
+    }
+    let row = *t.order.get(t.selected)?;
+    let rows = PaneRows {
+        pane: app.pane,
+        snap,
+    };
+    let mut out = String::new();
+    for (i, c) in app.pane.columns().iter().enumerate() {
+        out.push_str(&format!("{}: {}\n", c.title, rows.cell(row, i)));
+    }
+    Some(out)
+}

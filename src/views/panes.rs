@@ -1,0 +1,359 @@
+//! What each list pane shows: its columns, each cell's text, each column's sort key. The app
+//! sorts and filters with these; the views draw with them.
+
+use super::table::{sparkline, Col, SortKey, TableRows};
+use super::theme::Theme;
+use crate::model::hotspots::HotspotRow;
+use crate::model::snapshot::{human_bytes, Snapshot, WaiterRow};
+use crate::model::sockets::SocketRow;
+use crate::parsers::onstat_u::WaitReason;
+use ratatui::style::Style;
+use std::borrow::Cow;
+
+/// The list panes. NUMA is drawn as a report, not a list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Pane {
+    Waiters,
+    Buffers,
+    Sockets,
+    Numa,
+}
+
+impl Pane {
+    pub const ALL: [Pane; 4] = [Pane::Waiters, Pane::Buffers, Pane::Sockets, Pane::Numa];
+
+    pub fn index(self) -> usize {
+        match self {
+            Pane::Waiters => 0,
+            Pane::Buffers => 1,
+            Pane::Sockets => 2,
+            Pane::Numa => 3,
+        }
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Pane::Waiters => "Waiters",
+            Pane::Buffers => "Buffers",
+            Pane::Sockets => "Sockets",
+            Pane::Numa => "NUMA",
+        }
+    }
+
+    pub fn columns(self) -> &'static [Col] {
+        match self {
+            Pane::Waiters => WAITER_COLS,
+            Pane::Buffers => HOTSPOT_COLS,
+            Pane::Sockets => SOCKET_COLS,
+            Pane::Numa => &[],
+        }
+    }
+
+    /// The column sorted by until the user picks another, and its direction (descending?).
+    pub fn default_sort(self) -> (usize, bool) {
+        match self {
+            Pane::Waiters => (4, true),
+            Pane::Buffers => (2, true),
+            Pane::Sockets => (3, true),
+            Pane::Numa => (0, false),
+        }
+    }
+
+    pub fn len(self, snap: &Snapshot) -> usize {
+        match self {
+            Pane::Waiters => snap.waiters.len(),
+            Pane::Buffers => snap.hotspots.len(),
+            Pane::Sockets => snap.sockets.len(),
+            Pane::Numa => snap.numa.nodes.len(),
+        }
+    }
+
+    pub fn sort_key(self, snap: &Snapshot, row: usize, col: usize) -> SortKey {
+        match self {
+            Pane::Waiters => snap
+                .waiters
+                .get(row)
+                .map_or(SortKey::None, |r| waiter_key(r, col)),
+            Pane::Buffers => snap
+                .hotspots
+                .get(row)
+                .map_or(SortKey::None, |r| hotspot_key(r, col)),
+            Pane::Sockets => snap
+                .sockets
+                .get(row)
+                .map_or(SortKey::None, |r| socket_key(r, col)),
+            Pane::Numa => SortKey::Num(row as f64),
+        }
+    }
+
+    /// What identifies a row across snapshots, to keep it selected when rows move.
+    pub fn row_id(self, snap: &Snapshot, row: usize) -> Option<String> {
+        match self {
+            Pane::Waiters => snap.waiters.get(row).map(|w| w.rstcb.to_string()),
+            Pane::Buffers => snap.hotspots.get(row).map(|h| h.object.clone()),
+            Pane::Sockets => snap
+                .sockets
+                .get(row)
+                .map(|s| format!("{} {}", s.local, s.remote)),
+            Pane::Numa => snap.numa.nodes.get(row).map(|n| n.node.to_string()),
+        }
+    }
+
+    /// The row's text for `/` filtering: every column, lowercase.
+    pub fn row_text(self, snap: &Snapshot, row: usize) -> String {
+        let cols = self.columns().len();
+        let rows = PaneRows { pane: self, snap };
+        let mut s = String::new();
+        for c in 0..cols {
+            s.push_str(&rows.cell(row, c));
+            s.push(' ');
+        }
+        if let (Pane::Waiters, Some(w)) = (self, snap.waiters.get(row)) {
+            s.push_str(&w.verdict);
+        }
+        s.to_lowercase()
+    }
+}
+
+pub const WAITER_COLS: &[Col] = &[
+    Col::new("SID", 6).right(),
+    Col::new("USER", 9),
+    Col::new("WAIT", 10),
+    Col::new("WAITING ON", 16).flex(),
+    Col::new("IN WAIT", 7).right(),
+    Col::new("LOCKS", 5).right(),
+    Col::new("RD/s", 6).right(),
+    Col::new("WR/s", 6).right(),
+    Col::new("FLAGS", 7).wide(110),
+    Col::new("SEND-Q", 8).right().wide(120),
+    Col::new("VERDICT", 20).flex().wide(140),
+];
+
+pub const HOTSPOT_COLS: &[Col] = &[
+    Col::new("OBJECT", 24).flex(),
+    Col::new("NOW", 4).right(),
+    Col::new("WIN", 5).right(),
+    Col::new("SAMPLES", 7).right(),
+    Col::new("TOTAL", 6).right(),
+    Col::new("PAGES", 5).right(),
+    Col::new("STREAK", 6).right(),
+    Col::new("TREND", 16),
+    Col::new("DBSPACE", 12).wide(110),
+    Col::new("OWNER", 16).wide(130),
+];
+
+pub const SOCKET_COLS: &[Col] = &[
+    Col::new("REMOTE", 21),
+    Col::new("SID", 6).right(),
+    Col::new("STATE", 11),
+    Col::new("SEND-Q", 8).right(),
+    Col::new("RECV-Q", 7).right(),
+    Col::new("MAX SQ", 8).right(),
+    Col::new("TREND", 8).flex(),
+    Col::new("USER", 9).wide(100),
+    Col::new("LOCAL", 21).wide(120),
+];
+
+/// Short wait words for the WAIT column.
+pub fn reason_short(r: WaitReason) -> &'static str {
+    match r {
+        WaitReason::Buffer => "buffer",
+        WaitReason::Checkpoint => "checkpoint",
+        WaitReason::LogBuffer => "log buffer",
+        WaitReason::Lock => "lock",
+        WaitReason::Mutex => "mutex",
+        WaitReason::Transaction => "transact",
+        WaitReason::Condition => "condition",
+        WaitReason::Rollback => "rollback",
+        WaitReason::Defunct => "defunct",
+    }
+}
+
+/// `42s`, `3m05s`, `2h10m`.
+pub fn human_duration(secs: f64) -> String {
+    let s = secs.max(0.0).round() as u64;
+    if s < 60 {
+        format!("{s}s")
+    } else if s < 3600 {
+        format!("{}m{:02}s", s / 60, s % 60)
+    } else if s < 86_400 {
+        format!("{}h{:02}m", s / 3600, (s % 3600) / 60)
+    } else {
+        format!("{}d{:02}h", s / 86_400, (s % 86_400) / 3600)
+    }
+}
+
+fn rate(r: Option<f64>) -> String {
+    match r {
+        None => "-".into(),
+        Some(v) if v >= 100.0 => format!("{v:.0}"),
+        Some(v) => format!("{v:.1}"),
+    }
+}
+
+fn waiter_key(r: &WaiterRow, col: usize) -> SortKey {
+    match col {
+        0 => SortKey::Num(r.sessid.0 as f64),
+        1 => SortKey::Text(r.user.to_string()),
+        2 => SortKey::Text(reason_short(r.reason).into()),
+        3 => SortKey::Text(r.waiting_on.describe()),
+        // Idle client waits sort below everything that matters, whatever their age.
+        4 => SortKey::Num(if r.idle {
+            -1.0 / (1.0 + r.in_wait_s)
+        } else {
+            r.in_wait_s
+        }),
+        5 => SortKey::Num(r.locks as f64),
+        6 => r.reads_per_s.map_or(SortKey::None, SortKey::Num),
+        7 => r.writes_per_s.map_or(SortKey::None, SortKey::Num),
+        8 => SortKey::Text(r.flags.clone()),
+        9 => r
+            .socket
+            .as_ref()
+            .map_or(SortKey::None, |s| SortKey::Num(s.send_q as f64)),
+        _ => SortKey::Text(r.verdict.clone()),
+    }
+}
+
+fn hotspot_key(r: &HotspotRow, col: usize) -> SortKey {
+    match col {
+        0 => SortKey::Text(r.object.clone()),
+        1 => SortKey::Num(r.current_waiters as f64),
+        2 => SortKey::Num(r.waiters_window as f64 + r.waiters_total as f64 * 1e-9),
+        3 => SortKey::Num(r.samples_window as f64),
+        4 => SortKey::Num(r.waiters_total as f64),
+        5 => SortKey::Num(r.distinct_pages as f64),
+        6 => SortKey::Num(f64::from(r.longest_streak)),
+        7 => SortKey::Num(r.trend.iter().sum::<u64>() as f64),
+        8 => SortKey::Text(r.dbspace.clone().unwrap_or_default()),
+        _ => SortKey::Num(r.owner.map_or(0.0, |o| o.0 as f64)),
+    }
+}
+
+fn socket_key(r: &SocketRow, col: usize) -> SortKey {
+    match col {
+        0 => SortKey::Text(r.remote.to_string()),
+        1 => r.sessid.map_or(SortKey::None, |s| SortKey::Num(s.0 as f64)),
+        2 => SortKey::Text(r.state.map(|s| s.as_str()).unwrap_or("").into()),
+        3 => SortKey::Num(r.send_q as f64),
+        4 => SortKey::Num(r.recv_q as f64),
+        5 => SortKey::Num(r.max_send_q as f64),
+        6 => SortKey::Num(r.trend.iter().sum::<u64>() as f64),
+        7 => r
+            .user
+            .as_ref()
+            .map_or(SortKey::None, |u| SortKey::Text(u.to_string())),
+        _ => SortKey::Text(r.local.to_string()),
+    }
+}
+
+/// Adapts a pane of a snapshot to the generic table.
+pub struct PaneRows<'a> {
+    pub pane: Pane,
+    pub snap: &'a Snapshot,
+}
+
+impl TableRows for PaneRows<'_> {
+    fn cell(&self, row: usize, col: usize) -> Cow<'_, str> {
+        match self.pane {
+            Pane::Waiters => {
+                let Some(r) = self.snap.waiters.get(row) else {
+                    return Cow::Borrowed("");
+                };
+                match col {
+                    0 => r.sessid.to_string().into(),
+                    1 => Cow::Borrowed(r.user.as_str()),
+                    2 => Cow::Borrowed(reason_short(r.reason)),
+                    3 => {
+                        let mut d = r.waiting_on.describe();
+                        if r.idle {
+                            d.push_str(" (idle)");
+                        }
+                        d.into()
+                    }
+                    4 => human_duration(r.in_wait_s).into(),
+                    5 => r.locks.to_string().into(),
+                    6 => rate(r.reads_per_s).into(),
+                    7 => rate(r.writes_per_s).into(),
+                    8 => Cow::Borrowed(r.flags.as_str()),
+                    9 => r
+                        .socket
+                        .as_ref()
+                        .map_or(Cow::Borrowed("-"), |s| human_bytes(s.send_q).into()),
+                    _ => Cow::Borrowed(r.verdict.as_str()),
+                }
+            }
+            Pane::Buffers => {
+                let Some(r) = self.snap.hotspots.get(row) else {
+                    return Cow::Borrowed("");
+                };
+                match col {
+                    0 => Cow::Borrowed(r.object.as_str()),
+                    1 => r.current_waiters.to_string().into(),
+                    2 => r.waiters_window.to_string().into(),
+                    3 => format!("{}/{}", r.samples_window, r.window_samples).into(),
+                    4 => r.waiters_total.to_string().into(),
+                    5 => r.distinct_pages.to_string().into(),
+                    6 => r.longest_streak.to_string().into(),
+                    7 => sparkline(&r.trend, 16).into(),
+                    8 => r.dbspace.as_deref().unwrap_or("?").into(),
+                    _ => r.owner.map_or(Cow::Borrowed("-"), |o| o.to_string().into()),
+                }
+            }
+            Pane::Sockets => {
+                let Some(r) = self.snap.sockets.get(row) else {
+                    return Cow::Borrowed("");
+                };
+                match col {
+                    0 => r.remote.to_string().into(),
+                    1 => r
+                        .sessid
+                        .map_or(Cow::Borrowed("-"), |s| s.to_string().into()),
+                    2 => Cow::Borrowed(r.state.map(|s| s.as_str()).unwrap_or("")),
+                    3 => r.send_q.to_string().into(),
+                    4 => r.recv_q.to_string().into(),
+                    5 => r.max_send_q.to_string().into(),
+                    6 => sparkline(&r.trend, 30).into(),
+                    7 => r.user.as_deref().unwrap_or("-").to_string().into(),
+                    _ => r.local.to_string().into(),
+                }
+            }
+            Pane::Numa => Cow::Borrowed(""),
+        }
+    }
+
+    fn style(&self, row: usize, theme: &Theme) -> Style {
+        match self.pane {
+            Pane::Waiters => match self.snap.waiters.get(row) {
+                Some(r) if r.idle => theme.dim,
+                Some(r) if r.head_blocker.is_some() || r.reason != WaitReason::Condition => {
+                    theme.warn
+                }
+                Some(r) if r.socket.as_ref().is_some_and(|s| s.send_q > 0) => theme.hot,
+                _ => Style::new(),
+            },
+            Pane::Buffers => match self.snap.hotspots.get(row) {
+                Some(r) if r.current_waiters > 0 => theme.hot,
+                _ => Style::new(),
+            },
+            Pane::Sockets => match self.snap.sockets.get(row) {
+                Some(r) if r.send_q > 0 => theme.hot,
+                _ => Style::new(),
+            },
+            Pane::Numa => Style::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_like_top() {
+        assert_eq!(human_duration(0.4), "0s");
+        assert_eq!(human_duration(72.0), "1m12s");
+        assert_eq!(human_duration(7260.0), "2h01m");
+        assert_eq!(human_duration(90_000.0), "1d01h");
+    }
+}

@@ -1,0 +1,276 @@
+//! The one generic data table every list uses: column layout by terminal width, only the visible
+//! rows formatted, selection, sort marker.
+
+use super::theme::Theme;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use std::borrow::Cow;
+use std::cmp::Ordering;
+
+/// A column of a pane's table.
+#[derive(Debug, Clone, Copy)]
+pub struct Col {
+    pub title: &'static str,
+    /// Width in cells (the flexible column's minimum).
+    pub width: u16,
+    /// Takes the width left over.
+    pub flex: bool,
+    pub right: bool,
+    /// Dropped when the table is narrower than this.
+    pub min_table_width: u16,
+}
+
+impl Col {
+    pub const fn new(title: &'static str, width: u16) -> Col {
+        Col {
+            title,
+            width,
+            flex: false,
+            right: false,
+            min_table_width: 0,
+        }
+    }
+
+    pub const fn right(mut self) -> Col {
+        self.right = true;
+        self
+    }
+
+    pub const fn flex(mut self) -> Col {
+        self.flex = true;
+        self
+    }
+
+    /// Shown only when the table is at least `w` cells wide.
+    pub const fn wide(mut self, w: u16) -> Col {
+        self.min_table_width = w;
+        self
+    }
+}
+
+/// A sortable value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SortKey {
+    Num(f64),
+    Text(String),
+    None,
+}
+
+impl SortKey {
+    pub fn compare(&self, other: &SortKey) -> Ordering {
+        match (self, other) {
+            (SortKey::Num(a), SortKey::Num(b)) => a.total_cmp(b),
+            (SortKey::Text(a), SortKey::Text(b)) => a.cmp(b),
+            (SortKey::None, SortKey::None) => Ordering::Equal,
+            // Missing values sort last in ascending order.
+            (SortKey::None, _) => Ordering::Greater,
+            (_, SortKey::None) => Ordering::Less,
+            (SortKey::Num(_), SortKey::Text(_)) => Ordering::Less,
+            (SortKey::Text(_), SortKey::Num(_)) => Ordering::Greater,
+        }
+    }
+}
+
+/// Which columns fit in `width`, and the width each gets.
+pub fn layout(cols: &[Col], width: u16) -> Vec<(usize, u16)> {
+    let mut shown: Vec<usize> = (0..cols.len())
+        .filter(|&i| cols[i].min_table_width <= width)
+        .collect();
+    // Drop trailing fixed columns until the minimum widths fit (1 cell gap between columns).
+    loop {
+        let need: u16 = shown
+            .iter()
+            .map(|&i| cols[i].width)
+            .sum::<u16>()
+            .saturating_add(u16::try_from(shown.len().saturating_sub(1)).unwrap_or(u16::MAX));
+        if need <= width || shown.len() <= 1 {
+            break;
+        }
+        match shown.iter().rposition(|&i| !cols[i].flex) {
+            Some(p) if p > 0 => {
+                shown.remove(p);
+            }
+            _ => break,
+        }
+    }
+    let gaps = u16::try_from(shown.len().saturating_sub(1)).unwrap_or(0);
+    let fixed: u16 = shown.iter().map(|&i| cols[i].width).sum::<u16>() + gaps;
+    let spare = width.saturating_sub(fixed);
+    let flex_count = shown.iter().filter(|&&i| cols[i].flex).count() as u16;
+    shown
+        .into_iter()
+        .map(|i| {
+            let extra = if cols[i].flex && flex_count > 0 {
+                spare / flex_count
+            } else {
+                0
+            };
+            (i, cols[i].width + extra)
+        })
+        .collect()
+}
+
+/// Fits text into `width` cells: cut with `…` when too long, padded left or right.
+pub fn fit(text: &str, width: u16, right: bool) -> String {
+    let w = usize::from(width);
+    let count = text.chars().count();
+    if count > w {
+        if w == 0 {
+            return String::new();
+        }
+        let mut s: String = text.chars().take(w - 1).collect();
+        s.push('…');
+        s
+    } else if right {
+        format!("{text:>w$}")
+    } else {
+        format!("{text:<w$}")
+    }
+}
+
+/// What a table needs from its rows: only the visible ones are asked for.
+pub trait TableRows {
+    fn cell(&self, row: usize, col: usize) -> Cow<'_, str>;
+    fn style(&self, row: usize, theme: &Theme) -> Style;
+}
+
+/// The first visible position so that `selected` is on screen, given the previous offset.
+pub fn scroll_offset(selected: usize, offset: usize, height: usize, len: usize) -> usize {
+    if height == 0 || len == 0 {
+        return 0;
+    }
+    let max_offset = len.saturating_sub(height);
+    let off = if selected < offset {
+        selected
+    } else if selected >= offset + height {
+        selected + 1 - height
+    } else {
+        offset
+    };
+    off.min(max_offset)
+}
+
+pub struct TableView<'a> {
+    pub cols: &'a [Col],
+    /// Row indices in display order (sorted, filtered).
+    pub order: &'a [usize],
+    pub rows: &'a dyn TableRows,
+    pub selected: Option<usize>,
+    pub offset: usize,
+    pub sort: Option<(usize, bool)>,
+    pub theme: &'a Theme,
+}
+
+impl TableView<'_> {
+    /// Draws the header and the visible rows into `area`.
+    pub fn render(&self, area: Rect, buf: &mut Buffer) {
+        if area.height == 0 || area.width == 0 {
+            return;
+        }
+        let cols = layout(self.cols, area.width);
+        let mut header = Vec::with_capacity(cols.len() * 2);
+        for (n, (i, w)) in cols.iter().enumerate() {
+            if n > 0 {
+                header.push(Span::raw(" "));
+            }
+            let c = &self.cols[*i];
+            let title = match self.sort {
+                Some((s, desc)) if s == *i => {
+                    format!("{}{}", c.title, if desc { "▼" } else { "▲" })
+                }
+                _ => c.title.to_string(),
+            };
+            header.push(Span::styled(
+                fit(&title, *w, c.right),
+                self.theme.column_header,
+            ));
+        }
+        buf.set_line(area.x, area.y, &Line::from(header), area.width);
+        let body = usize::from(area.height - 1);
+        let end = (self.offset + body).min(self.order.len());
+        for (line_no, pos) in (self.offset..end).enumerate() {
+            let Some(&row) = self.order.get(pos) else {
+                break;
+            };
+            let mut style = self.rows.style(row, self.theme);
+            if self.selected == Some(pos) {
+                style = style.patch(self.theme.selected);
+            }
+            let mut text = String::with_capacity(usize::from(area.width));
+            for (n, (i, w)) in cols.iter().enumerate() {
+                if n > 0 {
+                    text.push(' ');
+                }
+                let cell = self.rows.cell(row, *i);
+                text.push_str(&fit(&cell, *w, self.cols[*i].right));
+            }
+            let y = area.y + 1 + u16::try_from(line_no).unwrap_or(u16::MAX);
+            let padded = fit(&text, area.width, false);
+            buf.set_stringn(area.x, y, padded, usize::from(area.width), style);
+        }
+    }
+}
+
+/// Unicode block sparkline of the last `width` values, scaled to their maximum.
+pub fn sparkline(values: &[u64], width: usize) -> String {
+    const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+    let start = values.len().saturating_sub(width);
+    let vals = &values[start..];
+    let max = vals.iter().copied().max().unwrap_or(0);
+    vals.iter()
+        .map(|&v| {
+            if max == 0 || v == 0 {
+                ' '
+            } else {
+                let i = ((v as f64 / max as f64) * 7.0).round() as usize;
+                BARS[i.min(7)]
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fit_cuts_and_pads() {
+        assert_eq!(fit("abcdef", 4, false), "abc…");
+        assert_eq!(fit("ab", 4, true), "  ab");
+        assert_eq!(fit("ab", 4, false), "ab  ");
+        assert_eq!(fit("ab", 0, false), "");
+    }
+
+    #[test]
+    fn layout_drops_columns_that_do_not_fit() {
+        let cols = [
+            Col::new("A", 10),
+            Col::new("B", 20).flex(),
+            Col::new("C", 10),
+            Col::new("D", 10).wide(100),
+        ];
+        let l = layout(&cols, 80);
+        assert_eq!(l.iter().map(|(i, _)| *i).collect::<Vec<_>>(), vec![0, 1, 2]);
+        assert_eq!(l.iter().map(|(_, w)| *w).sum::<u16>() + 2, 80);
+        let l = layout(&cols, 35);
+        assert_eq!(l.iter().map(|(i, _)| *i).collect::<Vec<_>>(), vec![0, 1]);
+    }
+
+    #[test]
+    fn scroll_keeps_selection_visible() {
+        assert_eq!(scroll_offset(0, 0, 10, 100), 0);
+        assert_eq!(scroll_offset(15, 0, 10, 100), 6);
+        assert_eq!(scroll_offset(12, 6, 10, 100), 6);
+        assert_eq!(scroll_offset(3, 6, 10, 100), 3);
+        assert_eq!(scroll_offset(99, 95, 10, 100), 90);
+    }
+
+    #[test]
+    fn sparkline_scales_to_max() {
+        assert_eq!(sparkline(&[0, 1, 2, 4, 8], 5), " ▂▃▅█");
+        assert_eq!(sparkline(&[5, 5], 1), "█");
+        assert_eq!(sparkline(&[], 3), "");
+    }
+}
