@@ -1,5 +1,5 @@
-//! The help screen: every key binding (from the keymap, so it matches the config) and what
-//! each pane shows.
+//! The help screen: every key binding (read from the keymap, so it matches the config) grouped
+//! so that it fits 80x24, and what each pane shows.
 
 use crate::app::App;
 use crate::keymap::Action;
@@ -8,46 +8,51 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Widget};
 
-const ORDER: &[Action] = &[
-    Action::Quit,
-    Action::Help,
-    Action::Up,
-    Action::Down,
-    Action::PageUp,
-    Action::PageDown,
-    Action::Home,
-    Action::End,
-    Action::NextPane,
-    Action::PaneWaiters,
-    Action::PaneBuffers,
-    Action::PaneSockets,
-    Action::PaneNuma,
-    Action::DrillDown,
-    Action::Back,
-    Action::Filter,
-    Action::SortNext,
-    Action::SortReverse,
-    Action::ToggleFreeze,
-    Action::IntervalLonger,
-    Action::IntervalShorter,
-    Action::ToggleIdle,
-    Action::ToggleTree,
-    Action::RebuildExtents,
-    Action::Copy,
-    Action::Export,
-    Action::ReplayPause,
-    Action::ReplayStepBack,
-    Action::ReplayStepForward,
-    Action::ReplaySeekBack,
-    Action::ReplaySeekForward,
-    Action::ReplaySeek,
-    Action::ReplaySlower,
-    Action::ReplayFaster,
+/// Lines of the help: actions that share a line, and what the line says.
+const GROUPS: &[(&[Action], &str)] = &[
+    (&[Action::Quit], "quit"),
+    (&[Action::Help], "help"),
+    (&[Action::Up, Action::Down], "move"),
+    (&[Action::PageUp, Action::PageDown], "page"),
+    (&[Action::Home, Action::End], "first / last row"),
+    (&[Action::NextPane, Action::PrevPane], "next / previous pane"),
+    (
+        &[
+            Action::PaneWaiters,
+            Action::PaneBuffers,
+            Action::PaneSockets,
+            Action::PaneNuma,
+        ],
+        "the four panes (below)",
+    ),
+    (&[Action::DrillDown], "drill into the session"),
+    (&[Action::Back], "back / clear filter"),
+    (&[Action::Filter], "filter rows"),
+    (&[Action::SortNext, Action::SortReverse], "sort column / reverse"),
+    (&[Action::ToggleFreeze], "freeze / resume"),
+    (&[Action::IntervalLonger, Action::IntervalShorter], "interval longer/shorter"),
+    (&[Action::ToggleIdle], "hide / show idle waits"),
+    (&[Action::ToggleTree], "blocker tree / list"),
+    (&[Action::RebuildExtents], "rebuild extent map"),
+    (&[Action::Copy], "copy selection (OSC 52)"),
+    (&[Action::Export], "export screen + JSON"),
+    (&[Action::ReplayPause], "replay: pause / play"),
+    (&[Action::ReplayStepBack, Action::ReplayStepForward], "replay: step back/fwd"),
+    (&[Action::ReplaySeekBack, Action::ReplaySeekForward], "replay: seek -/+10%"),
+    (&[Action::ReplaySeek], "replay: seek to time/%"),
+    (&[Action::ReplaySlower, Action::ReplayFaster], "replay: slower / faster"),
+];
+
+const PANES: &[&str] = &[
+    "1 Waiters  who waits (onstat -u), on what, for how long; Enter explains",
+    "2 Buffers  objects with buffer waits (onstat -X), window and since start",
+    "3 Sockets  client connections by Send-Q: growing = slow network/client",
+    "4 NUMA     node memory, zone_reclaim_mode, page scans, oninit per node",
 ];
 
 pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
-    let w = area.width.saturating_sub(4).min(76);
-    let h = area.height.saturating_sub(2);
+    let w = area.width.saturating_sub(2).min(84);
+    let h = area.height.saturating_sub(1);
     let r = Rect {
         x: area.x + (area.width - w) / 2,
         y: area.y + 1,
@@ -61,47 +66,55 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let inner = block.inner(r);
     block.render(r, buf);
     let bindings = app.keymap.bindings();
-    let mut lines: Vec<Line> = Vec::new();
-    for a in ORDER {
-        let Some(keys) = bindings.get(a) else {
-            continue;
-        };
-        lines.push(Line::from(vec![
-            Span::styled(format!("{:<14}", keys.join(" ")), app.theme.key),
-            Span::raw(a.describe()),
-        ]));
-    }
-    lines.push(Line::from(""));
-    lines.push(Line::from(
-        "Waiters: threads waiting (onstat -u flag 1) joined to what they wait on.",
-    ));
-    lines.push(Line::from(
-        "Buffers: objects with buffer waits (onstat -X), over a window and since start.",
-    ));
-    lines.push(Line::from(
-        "Sockets: client connections by Send-Q: a growing Send-Q = slow network/client.",
-    ));
-    lines.push(Line::from(
-        "NUMA: node memory, zone_reclaim_mode, page scans, where oninit memory lives.",
-    ));
-    // Two columns of bindings when the screen is short.
-    let rows = usize::from(inner.height);
-    if lines.len() > rows && inner.width >= 70 {
-        let half = usize::from(inner.width / 2);
-        for (i, l) in lines.iter().enumerate() {
-            let col = i / rows;
-            let row = i % rows;
-            if col > 1 {
-                break;
-            }
-            let x = inner.x + u16::try_from(col * half).unwrap_or(0);
-            let y = inner.y + u16::try_from(row).unwrap_or(0);
-            buf.set_line(x, y, l, u16::try_from(half).unwrap_or(0));
-        }
+    let entries: Vec<(String, &str)> = GROUPS
+        .iter()
+        .filter_map(|(actions, what)| {
+            let mut keys: Vec<String> = actions
+                .iter()
+                .filter_map(|a| bindings.get(a))
+                .flatten()
+                .cloned()
+                .collect();
+            // Plain keys first: Ctrl- variants are alternatives.
+            keys.sort_by_key(|k| k.starts_with("Ctrl-"));
+            (!keys.is_empty()).then(|| (keys.join(" "), *what))
+        })
+        .collect();
+    let two_columns = inner.width >= 70;
+    let col_w = if two_columns { inner.width / 2 } else { inner.width };
+    let per_col = if two_columns {
+        entries.len().div_ceil(2)
     } else {
-        for (i, l) in lines.iter().take(rows).enumerate() {
-            let y = inner.y + u16::try_from(i).unwrap_or(0);
-            buf.set_line(inner.x, y, l, inner.width);
+        entries.len()
+    };
+    let key_w = 14usize;
+    for (i, (keys, what)) in entries.iter().enumerate() {
+        let (col, row) = (i / per_col, i % per_col);
+        let Ok(row) = u16::try_from(row) else { break };
+        if row >= inner.height {
+            continue;
         }
+        let x = inner.x + u16::try_from(col).unwrap_or(0) * col_w;
+        let line = Line::from(vec![
+            Span::styled(format!("{:<key_w$}", cut(keys, key_w - 1)), app.theme.key),
+            Span::raw(what.to_string()),
+        ]);
+        buf.set_line(x, inner.y + row, &line, col_w.saturating_sub(1));
+    }
+    let mut y = inner.y + u16::try_from(per_col).unwrap_or(inner.height) + 1;
+    for p in PANES {
+        if y >= inner.y + inner.height {
+            break;
+        }
+        buf.set_line(inner.x, y, &Line::from(*p), inner.width);
+        y += 1;
+    }
+}
+
+fn cut(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        s.chars().take(n).collect()
     }
 }
