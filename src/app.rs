@@ -186,7 +186,8 @@ impl App {
 
     /// Rows of table body that fit on screen.
     pub fn page_rows(&self) -> usize {
-        usize::from(self.size.1.saturating_sub(CHROME_ROWS)).max(1)
+        let chrome = CHROME_ROWS + u16::from(self.replay.is_some());
+        usize::from(self.size.1.saturating_sub(chrome)).max(1)
     }
 
     pub fn say(&mut self, text: impl Into<String>, now: Duration) {

@@ -16,6 +16,7 @@ pub mod live;
 pub mod model;
 pub mod parsers;
 pub mod record;
+pub mod replay;
 pub mod resolve;
 pub mod sample;
 pub mod share;

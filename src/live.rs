@@ -40,6 +40,8 @@ pub struct Setup {
     pub record: Option<(PathBuf, u64)>,
     /// Describes the demo's current incident at a demo time.
     pub note: Option<NoteFn>,
+    /// `--replay FILE`: the recording, read up front (damage is listed, never fatal).
+    pub replay: Option<Arc<crate::record::Recording>>,
 }
 
 /// Builds the setup of `ifxtop [--demo]` from its arguments.
@@ -76,8 +78,39 @@ pub fn setup(args: &LiveArgs) -> Result<Setup, Error> {
     } else {
         Vec::new()
     };
+    let mut replay = None;
     type Chosen = (Mode, Arc<dyn CommandRunner>, Option<String>, Option<NoteFn>);
-    let (mode, runner, server, note): Chosen = if args.demo {
+    let (mode, runner, server, note): Chosen = if let Some(path) = &args.replay {
+        let rec = crate::record::read_recording(path)?;
+        if rec.samples.is_empty() {
+            return Err(Error::Usage(format!(
+                "{}: nothing to replay ({})",
+                path.display(),
+                rec.skipped.join("; ")
+            )));
+        }
+        let header = rec.header.clone();
+        settings.ports = if ports.is_empty() {
+            header.as_ref().map(|h| h.ports.clone()).unwrap_or_default()
+        } else {
+            ports
+        };
+        if args.base_page_kb.is_none() {
+            if let Some(kb) = header.as_ref().and_then(|h| h.base_page_kb) {
+                settings.base_page_kb = kb;
+            }
+        }
+        replay = Some(Arc::new(rec));
+        (
+            Mode::Replay {
+                file: path.display().to_string(),
+            },
+            // Nothing runs during a replay; the runner is never asked.
+            Arc::new(LocalRunner::new(None)),
+            header.and_then(|h| h.server),
+            None,
+        )
+    } else if args.demo {
         let demo = crate::demo::DemoRunner::wall(args.seed, args.demo_sessions);
         settings.ports = if ports.is_empty() {
             vec![crate::demo::LISTENER_PORT]
@@ -115,6 +148,7 @@ pub fn setup(args: &LiveArgs) -> Result<Setup, Error> {
         theme: Theme::from_env(),
         record: args.record.clone().map(|p| (p, args.record_max)),
         note,
+        replay,
     })
 }
 
@@ -145,14 +179,51 @@ pub fn run(args: &LiveArgs) -> Result<ExitCode, Error> {
     rt.block_on(run_async(setup))
 }
 
-async fn run_async(setup: Setup) -> Result<ExitCode, Error> {
+/// Where the store's updates come from: collectors (live, demo) or a recording.
+enum Feed {
+    Collect {
+        clock: SessionClock,
+        interval: watch::Sender<f64>,
+        rebuild: mpsc::Sender<()>,
+        tasks: Vec<tokio::task::JoinHandle<()>>,
+        ctx: Ctx,
+        recorder: Option<crate::record::Recorder>,
+    },
+    Replay {
+        player: crate::replay::Player,
+        last: Instant,
+    },
+}
+
+/// How often a playing replay moves on.
+const REPLAY_STEP: Duration = Duration::from_millis(100);
+
+/// The receiving ends of a collecting feed, kept apart so `select!` can borrow them separately.
+struct Inbox {
+    updates: mpsc::Receiver<Update>,
+    extents: mpsc::Receiver<ExtentStatus>,
+}
+
+async fn recv_opt<T>(rx: &mut Option<mpsc::Receiver<T>>) -> Option<T> {
+    match rx {
+        Some(r) => r.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+fn start_collectors(setup: &Setup) -> Result<(Feed, Inbox), Error> {
     let clock = SessionClock::start();
-    let (upd_tx, mut upd_rx) = mpsc::channel::<Update>(4096);
-    let (interval_tx, interval_rx) = watch::channel(setup.interval);
+    let (upd_tx, updates) = mpsc::channel::<Update>(4096);
+    let (interval, interval_rx) = watch::channel(setup.interval);
     let (raw_tx, recorder) = match &setup.record {
         Some((path, max_mb)) => {
             let (tx, rx) = std::sync::mpsc::sync_channel::<RawSample>(4096);
-            let rec = crate::record::Recorder::start(path, *max_mb, setup.server.as_deref(), rx)?;
+            let header = crate::record::RecordingHeader::now(
+                setup.server.as_deref(),
+                &setup.settings.ports,
+                setup.settings.base_page_kb,
+            );
+            let rec = crate::record::Recorder::start(path, *max_mb, &header, rx)?;
             (Some(tx), Some(rec))
         }
         None => (None, None),
@@ -169,14 +240,46 @@ async fn run_async(setup: Setup) -> Result<ExitCode, Error> {
     let mut tasks = collect::spawn_polling(&ctx, collect::onstat_schedules());
     tasks.push(collect::spawn_sockets(&ctx));
     tasks.push(collect::spawn_numa(&ctx));
-    let (rebuild_tx, rebuild_rx) = mpsc::channel::<()>(2);
-    let (ext_tx, mut ext_rx) = mpsc::channel::<ExtentStatus>(16);
+    let (rebuild, rebuild_rx) = mpsc::channel::<()>(2);
+    let (ext_tx, extents) = mpsc::channel::<ExtentStatus>(16);
     tasks.push(tokio::spawn(extent_job(
         ctx.clone(),
         setup.extents_file.clone(),
         rebuild_rx,
         ext_tx,
     )));
+    Ok((
+        Feed::Collect {
+            clock,
+            interval,
+            rebuild,
+            tasks,
+            ctx,
+            recorder,
+        },
+        Inbox { updates, extents },
+    ))
+}
+
+async fn run_async(setup: Setup) -> Result<ExitCode, Error> {
+    let mut store = Store::new(setup.settings.clone());
+    let (mut feed, inbox) = match &setup.replay {
+        Some(rec) => (
+            Feed::Replay {
+                player: crate::replay::Player::new(rec.clone(), setup.settings.clone()),
+                last: Instant::now(),
+            },
+            None,
+        ),
+        None => {
+            let (f, i) = start_collectors(&setup)?;
+            (f, Some(i))
+        }
+    };
+    let (mut updates_rx, mut extents_rx) = match inbox {
+        Some(i) => (Some(i.updates), Some(i.extents)),
+        None => (None, None),
+    };
 
     let (term_tx, mut term_rx) = mpsc::channel::<TermEvent>(256);
     std::thread::spawn(move || {
@@ -187,13 +290,11 @@ async fn run_async(setup: Setup) -> Result<ExitCode, Error> {
             }
         }
     });
-
     let mut sigterm = signal(tokio::signal::unix::SignalKind::terminate())?;
     let mut sighup = signal(tokio::signal::unix::SignalKind::hangup())?;
     let mut sigint = signal(tokio::signal::unix::SignalKind::interrupt())?;
 
     let (mut terminal, guard) = crate::terminal::enter()?;
-    let mut store = Store::new(setup.settings.clone());
     let mut app = App::new(
         setup.keymap.clone(),
         setup.theme,
@@ -204,8 +305,17 @@ async fn run_async(setup: Setup) -> Result<ExitCode, Error> {
     if let Ok(size) = terminal.size() {
         app.size = (size.width, size.height);
     }
+    if let Feed::Replay { player, .. } = &feed {
+        app.replay = Some(player.ui());
+        let skipped = &player.ui().skipped;
+        if !skipped.is_empty() {
+            app.say(format!("recording: {}", skipped.join("; ")), Duration::ZERO);
+        }
+    }
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let mut replay_tick = tokio::time::interval(REPLAY_STEP);
+    replay_tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut built_generation = u64::MAX;
     let mut settle: Option<tokio::time::Instant> = None;
     let mut redraw = true;
@@ -213,40 +323,79 @@ async fn run_async(setup: Setup) -> Result<ExitCode, Error> {
     let mut exit = ExitCode::SUCCESS;
 
     loop {
-        let now = clock.now();
+        let now = match &feed {
+            Feed::Collect { clock, .. } => clock.now(),
+            Feed::Replay { player, .. } => player.position(),
+        };
         if redraw {
             if store.generation != built_generation {
                 let snap = snapshot::build(&store, now, setup.server.as_deref());
-                maybe_auto_rebuild(&snap, &app, &mut last_rebuild, &rebuild_tx);
+                if let Feed::Collect { rebuild, .. } = &feed {
+                    maybe_auto_rebuild(&snap, &app, &mut last_rebuild, rebuild);
+                }
+                if let Feed::Replay { .. } = &feed {
+                    app.extents = replay_extent_status(&store);
+                }
                 app.set_snapshot(Arc::new(snap));
                 built_generation = store.generation;
             }
             if let (Some(note), Some(t)) = (setup.note, setup.runner.clock()) {
                 app.note = Some(note(t));
             }
+            if let Feed::Collect {
+                recorder: Some(rec),
+                ..
+            } = &feed
+            {
+                if let Some(msg) = rec.status() {
+                    if app.message.as_ref().map(|(m, _)| m) != Some(&msg) {
+                        app.say(msg, now);
+                    }
+                }
+            }
             terminal.draw(|f| views::draw(f, &app, now))?;
             redraw = false;
         }
+        let replaying = matches!(&feed, Feed::Replay { player, .. } if !player.is_paused());
         tokio::select! {
-            Some(u) = upd_rx.recv() => {
+            Some(u) = recv_opt(&mut updates_rx) => {
                 store.apply(u);
-                while let Ok(u) = upd_rx.try_recv() {
-                    store.apply(u);
+                if let Some(rx) = &mut updates_rx {
+                    while let Ok(u) = rx.try_recv() {
+                        store.apply(u);
+                    }
                 }
                 if settle.is_none() {
                     settle = Some(tokio::time::Instant::now() + SETTLE);
                 }
             }
-            _ = async { if let Some(d) = settle { tokio::time::sleep_until(d).await } else { std::future::pending::<()>().await } } => {
+            Some(st) = recv_opt(&mut extents_rx) => {
+                app.extents = st;
+                redraw = true;
+            }
+            _ = async {
+                match settle {
+                    Some(d) => tokio::time::sleep_until(d).await,
+                    None => std::future::pending().await,
+                }
+            } => {
                 settle = None;
                 redraw = true;
+            }
+            _ = replay_tick.tick(), if replaying => {
+                if let Feed::Replay { player, last } = &mut feed {
+                    let wall = last.elapsed();
+                    *last = Instant::now();
+                    player.advance(wall, &mut store);
+                    app.replay = Some(player.ui());
+                    redraw = true;
+                }
             }
             Some(ev) = term_rx.recv() => {
                 match ev {
                     TermEvent::Key(k) => {
-                        let effects = app.on_key(k, now);
-                        for e in effects {
-                            apply_effect(e, &mut app, &store, &interval_tx, &rebuild_tx, &mut terminal, now);
+                        for e in app.on_key(k, now) {
+                            apply_effect(e, &mut app, &mut feed, &mut store, &mut terminal, now);
                         }
                     }
                     TermEvent::Resize(w, h) => {
@@ -256,10 +405,6 @@ async fn run_async(setup: Setup) -> Result<ExitCode, Error> {
                     }
                     _ => {}
                 }
-                redraw = true;
-            }
-            Some(st) = ext_rx.recv() => {
-                app.extents = st;
                 redraw = true;
             }
             _ = tick.tick() => redraw = true,
@@ -272,19 +417,41 @@ async fn run_async(setup: Setup) -> Result<ExitCode, Error> {
         }
     }
     drop(guard);
-    for t in tasks {
-        t.abort();
-    }
-    if let Some(rec) = recorder {
-        // Let the recorder write what it has; a dropped ssh session must not lose it.
+    if let Feed::Collect {
+        tasks,
+        ctx,
+        recorder,
+        ..
+    } = feed
+    {
+        for t in tasks {
+            t.abort();
+        }
         drop(ctx);
-        match rec.finish() {
-            Ok(note) if !note.is_empty() => eprintln!("{note}"),
-            Ok(_) => {}
-            Err(e) => eprintln!("ifxtop: recording: {e}"),
+        if let Some(rec) = recorder {
+            // Aborted collectors drop their senders; the recorder then writes what it has.
+            tokio::task::yield_now().await;
+            match rec.finish() {
+                Ok(note) if !note.is_empty() => eprintln!("ifxtop: {note}"),
+                Ok(_) => {}
+                Err(e) => eprintln!("ifxtop: recording: {e}"),
+            }
         }
     }
     Ok(exit)
+}
+
+/// In a replay the map comes from the recording's `oncheck -pe` sample, if it has one.
+fn replay_extent_status(store: &Store) -> ExtentStatus {
+    match store.extents() {
+        Some(m) => ExtentStatus::Ready {
+            what: "the recording".into(),
+            extents: m.extent_count(),
+            built_at: store.extents_loaded_at().unwrap_or_default(),
+            age_at_load: Duration::ZERO,
+        },
+        None => ExtentStatus::None,
+    }
 }
 
 fn signal(kind: tokio::signal::unix::SignalKind) -> Result<tokio::signal::unix::Signal, Error> {
@@ -312,24 +479,27 @@ fn maybe_auto_rebuild(
 fn apply_effect(
     effect: Effect,
     app: &mut App,
-    store: &Store,
-    interval: &watch::Sender<f64>,
-    rebuild: &mpsc::Sender<()>,
+    feed: &mut Feed,
+    store: &mut Store,
     terminal: &mut crate::terminal::Term,
     now: Duration,
 ) {
     match effect {
         Effect::SetInterval(v) => {
-            let _ = interval.send(v);
+            if let Feed::Collect { interval, .. } = feed {
+                let _ = interval.send(v);
+            }
         }
         Effect::RebuildExtents => {
-            if matches!(app.extents, ExtentStatus::Building { .. }) {
-                app.say("the extent map is being built already", now);
-            } else if rebuild.try_send(()).is_ok() {
-                app.say(
-                    "rebuilding the extent map (oncheck -pe) in the background",
-                    now,
-                );
+            if let Feed::Collect { rebuild, .. } = feed {
+                if matches!(app.extents, ExtentStatus::Building { .. }) {
+                    app.say("the extent map is being built already", now);
+                } else if rebuild.try_send(()).is_ok() {
+                    app.say(
+                        "rebuilding the extent map (oncheck -pe) in the background",
+                        now,
+                    );
+                }
             }
         }
         Effect::Copy(text) => {
@@ -361,9 +531,14 @@ fn apply_effect(
                 Err(e) => app.say(format!("export failed: {e}"), now),
             }
         }
-        Effect::Replay(_) => {}
+        Effect::Replay(cmd) => {
+            if let Feed::Replay { player, last } = feed {
+                player.command(cmd, store);
+                *last = Instant::now();
+                app.replay = Some(player.ui());
+            }
+        }
     }
-    let _ = store;
 }
 
 /// Builds the extent map in the background: from `--extents FILE`, else by running

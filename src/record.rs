@@ -25,10 +25,16 @@ pub struct RecordingHeader {
     /// RFC 3339.
     pub started: String,
     pub host: Option<String>,
+    /// The listener ports the recording session used (so replay picks the same sockets).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ports: Vec<u16>,
+    /// The base page size in KB the recording session used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_page_kb: Option<u32>,
 }
 
 impl RecordingHeader {
-    pub fn now(server: Option<&str>) -> Self {
+    pub fn now(server: Option<&str>, ports: &[u16], base_page_kb: u32) -> Self {
         let started = time::OffsetDateTime::now_utc()
             .format(&time::format_description::well_known::Rfc3339)
             .unwrap_or_default();
@@ -37,6 +43,8 @@ impl RecordingHeader {
             server: server.map(String::from),
             started,
             host: hostname(),
+            ports: ports.to_vec(),
+            base_page_kb: Some(base_page_kb),
         }
     }
 }
@@ -106,7 +114,7 @@ impl Recorder {
     pub fn start(
         path: &Path,
         max_mb: u64,
-        server: Option<&str>,
+        header: &RecordingHeader,
         rx: Receiver<RawSample>,
     ) -> Result<Recorder, Error> {
         let file = std::fs::File::create(path).map_err(|source| Error::File {
@@ -124,8 +132,7 @@ impl Recorder {
         } else {
             Sink::Plain(std::io::BufWriter::new(counting))
         };
-        let header = serde_json::to_string(&RecordingHeader::now(server))
-            .map_err(|e| Error::Other(e.to_string()))?;
+        let header = serde_json::to_string(header).map_err(|e| Error::Other(e.to_string()))?;
         writeln!(sink.writer(), "{header}")?;
         sink.flush()?;
         let status = Arc::new(Mutex::new(None));

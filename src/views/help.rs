@@ -15,7 +15,10 @@ const GROUPS: &[(&[Action], &str)] = &[
     (&[Action::Up, Action::Down], "move"),
     (&[Action::PageUp, Action::PageDown], "page"),
     (&[Action::Home, Action::End], "first / last row"),
-    (&[Action::NextPane, Action::PrevPane], "next / previous pane"),
+    (
+        &[Action::NextPane, Action::PrevPane],
+        "next / previous pane",
+    ),
     (
         &[
             Action::PaneWaiters,
@@ -28,19 +31,34 @@ const GROUPS: &[(&[Action], &str)] = &[
     (&[Action::DrillDown], "drill into the session"),
     (&[Action::Back], "back / clear filter"),
     (&[Action::Filter], "filter rows"),
-    (&[Action::SortNext, Action::SortReverse], "sort column / reverse"),
+    (
+        &[Action::SortNext, Action::SortReverse],
+        "sort column / reverse",
+    ),
     (&[Action::ToggleFreeze], "freeze / resume"),
-    (&[Action::IntervalLonger, Action::IntervalShorter], "interval longer/shorter"),
+    (
+        &[Action::IntervalLonger, Action::IntervalShorter],
+        "interval longer/shorter",
+    ),
     (&[Action::ToggleIdle], "hide / show idle waits"),
     (&[Action::ToggleTree], "blocker tree / list"),
     (&[Action::RebuildExtents], "rebuild extent map"),
     (&[Action::Copy], "copy selection (OSC 52)"),
     (&[Action::Export], "export screen + JSON"),
     (&[Action::ReplayPause], "replay: pause / play"),
-    (&[Action::ReplayStepBack, Action::ReplayStepForward], "replay: step back/fwd"),
-    (&[Action::ReplaySeekBack, Action::ReplaySeekForward], "replay: seek -/+10%"),
+    (
+        &[Action::ReplayStepBack, Action::ReplayStepForward],
+        "replay: step back/fwd",
+    ),
+    (
+        &[Action::ReplaySeekBack, Action::ReplaySeekForward],
+        "replay: seek -/+10%",
+    ),
     (&[Action::ReplaySeek], "replay: seek to time/%"),
-    (&[Action::ReplaySlower, Action::ReplayFaster], "replay: slower / faster"),
+    (
+        &[Action::ReplaySlower, Action::ReplayFaster],
+        "replay: slower / faster",
+    ),
 ];
 
 const PANES: &[&str] = &[
@@ -81,7 +99,11 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         })
         .collect();
     let two_columns = inner.width >= 70;
-    let col_w = if two_columns { inner.width / 2 } else { inner.width };
+    let col_w = if two_columns {
+        inner.width / 2
+    } else {
+        inner.width
+    };
     let per_col = if two_columns {
         entries.len().div_ceil(2)
     } else {
@@ -101,13 +123,9 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         ]);
         buf.set_line(x, inner.y + row, &line, col_w.saturating_sub(1));
     }
-    let mut y = inner.y + u16::try_from(per_col).unwrap_or(inner.height) + 1;
-    for p in PANES {
-        if y >= inner.y + inner.height {
-            break;
-        }
+    let first = inner.y + u16::try_from(per_col).unwrap_or(inner.height) + 1;
+    for (y, p) in (first..inner.y + inner.height).zip(PANES) {
         buf.set_line(inner.x, y, &Line::from(*p), inner.width);
-        y += 1;
     }
 }
 

@@ -43,11 +43,24 @@ pub fn render(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
         },
         buf,
     );
+    let timeline_rows = u16::from(app.replay.is_some());
     let body = Rect {
         y: area.y + 3,
-        height: area.height.saturating_sub(4),
+        height: area.height.saturating_sub(4 + timeline_rows),
         ..area
     };
+    if let Some(r) = &app.replay {
+        timeline(
+            r,
+            &app.theme,
+            Rect {
+                y: area.y + area.height - 2,
+                height: 1,
+                ..area
+            },
+            buf,
+        );
+    }
     match app.pane {
         Pane::Numa => numa::render(app, body, buf),
         _ => lists::render(app, now, body, buf),
@@ -79,6 +92,49 @@ fn too_small(area: Rect, buf: &mut Buffer) {
         let s: String = chunk.iter().collect();
         buf.set_stringn(area.x, y, s, w, ratatui::style::Style::new());
     }
+}
+
+/// The replay timeline: non-condition waiters over the whole recording, the position marked.
+fn timeline(r: &crate::app::ReplayUi, theme: &theme::Theme, area: Rect, buf: &mut Buffer) {
+    let label = format!(
+        " {} / {} ",
+        header::clock(r.position),
+        header::clock(r.length)
+    );
+    let width = usize::from(area.width).saturating_sub(label.chars().count() + 1);
+    if width == 0 {
+        return;
+    }
+    // Resample the spikes to the width, keeping each cell's maximum.
+    let n = r.spikes.len().max(1);
+    let cells: Vec<u64> = (0..width)
+        .map(|i| {
+            let a = i * n / width;
+            let b = ((i + 1) * n / width).max(a + 1).min(n);
+            r.spikes
+                .get(a..b)
+                .and_then(|s| s.iter().max().copied())
+                .unwrap_or(0)
+        })
+        .collect();
+    let bars: Vec<char> = table::sparkline(&cells, width)
+        .chars()
+        .map(|c| if c == ' ' { '·' } else { c })
+        .collect();
+    let len = r.length.as_secs_f64();
+    let pos = if len > 0.0 {
+        ((r.position.as_secs_f64() / len) * (width as f64 - 1.0)).round() as usize
+    } else {
+        0
+    };
+    let mut spans = vec![Span::styled(label, theme.key)];
+    let before: String = bars.iter().take(pos).collect();
+    let at: String = bars.get(pos).map(|c| c.to_string()).unwrap_or_default();
+    let after: String = bars.iter().skip(pos + 1).collect();
+    spans.push(Span::styled(before, theme.warn));
+    spans.push(Span::styled(at, theme.selected));
+    spans.push(Span::styled(after, theme.dim));
+    buf.set_line(area.x, area.y, &Line::from(spans), area.width);
 }
 
 fn tabs(app: &App, area: Rect, buf: &mut Buffer) {
