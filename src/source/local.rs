@@ -9,11 +9,23 @@ use std::time::Duration;
 #[derive(Debug, Clone, Default)]
 pub struct LocalRunner {
     pub informixserver: Option<String>,
+    /// A PATH for the commands (tests put fake onstat executables first); the process's own
+    /// PATH when `None`.
+    pub path: Option<std::ffi::OsString>,
 }
 
 impl LocalRunner {
     pub fn new(informixserver: Option<String>) -> Self {
-        LocalRunner { informixserver }
+        LocalRunner {
+            informixserver,
+            path: None,
+        }
+    }
+
+    /// Runs commands with this PATH (the program is looked up in it too).
+    pub fn with_path(mut self, path: impl Into<std::ffi::OsString>) -> Self {
+        self.path = Some(path.into());
+        self
     }
 
     async fn run_command(&self, argv: &[String], timeout: Duration) -> Result<Output, SourceError> {
@@ -29,6 +41,10 @@ impl LocalRunner {
             .kill_on_drop(true);
         if let Some(server) = &self.informixserver {
             cmd.env("INFORMIXSERVER", server);
+        }
+        if let Some(path) = &self.path {
+            // std looks the program up in the child's PATH when it is set here.
+            cmd.env("PATH", path);
         }
         let child = cmd.spawn().map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {

@@ -241,9 +241,9 @@ impl ExitPolicy {
                         .unwrap_or("onstat exit code 255")
                         .to_string();
                     Err(SourceError::Offline { message })
-                } else if onstat_mode(code).is_some() || !out.stdout.trim().is_empty() {
-                    // Any mode is a successful run; unknown codes with output are kept too
-                    // (newer versions add modes) and the parser decides.
+                } else if !out.stdout.trim().is_empty() {
+                    // Any exit code is a mode (newer versions add modes): what onstat printed
+                    // decides, through the parser.
                     Ok(out)
                 } else {
                     Err(SourceError::Failed {
@@ -334,6 +334,26 @@ mod tests {
             stderr: String::new(),
         };
         assert!(ExitPolicy::Onstat.check(on).is_ok());
+        // Exit code 1 is Quiescent mode, not a failure...
+        let quiescent = Output {
+            exit: Some(1),
+            stdout: "x".into(),
+            stderr: String::new(),
+        };
+        assert!(ExitPolicy::Onstat.check(quiescent).is_ok());
+        // ...but a run that printed nothing and complained on stderr is.
+        let failed = Output {
+            exit: Some(1),
+            stdout: String::new(),
+            stderr: "onstat: permission denied\n".into(),
+        };
+        assert_eq!(
+            ExitPolicy::Onstat.check(failed),
+            Err(SourceError::Failed {
+                code: 1,
+                stderr: "onstat: permission denied".into()
+            })
+        );
         let off = Output {
             exit: Some(255),
             stdout: "\nshared memory not initialized for INFORMIXSERVER 'x'\n".into(),
