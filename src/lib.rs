@@ -25,3 +25,4 @@ pub mod sqlhosts;
 pub mod store;
 pub mod terminal;
 pub mod views;
+pub mod report;

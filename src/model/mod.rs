@@ -6,3 +6,4 @@ pub mod numa;
 pub mod snapshot;
 pub mod sockets;
 pub mod waiters;
+pub mod chains;

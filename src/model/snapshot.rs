@@ -2,6 +2,7 @@
 //! keeps it, `ifxtop snapshot` prints it. Rebuilt when data changes, never per frame.
 
 use crate::ids::{Addr, Sid};
+use crate::model::chains;
 use crate::model::hotspots::HotspotRow;
 use crate::model::numa::{self, NumaView};
 use crate::model::sockets::SocketRow;
@@ -113,7 +114,86 @@ fn onstat_u(store: &Store) -> Option<&OnstatU> {
 /// The condition a client session waits on when it waits for its client.
 const CLIENT_WAIT: &str = "netnorm";
 
-fn verdict(row: &WaiterRow) -> String {
+/// Fills each waiter's blocker chain from the owners of what they wait on.
+fn join_chains(u: &OnstatU, waiters: &mut [WaiterRow]) {
+    let owner_of: rustc_hash::FxHashMap<Addr, Addr> = waiters
+        .iter()
+        .filter_map(|w| w.waiting_on.owner().map(|o| (w.rstcb, o)))
+        .collect();
+    if owner_of.is_empty() {
+        return;
+    }
+    let sid_of: rustc_hash::FxHashMap<Addr, Sid> =
+        u.threads.iter().map(|t| (t.address, t.sessid)).collect();
+    for w in waiters.iter_mut() {
+        let c = chains::follow(w.rstcb, &owner_of);
+        w.blockers = c
+            .blockers
+            .iter()
+            .filter_map(|a| sid_of.get(a).copied())
+            .collect();
+        w.head_blocker = c.head.and_then(|a| sid_of.get(&a).copied());
+        w.deadlock = c.cycle;
+    }
+}
+
+/// "blocked by sid 812 (head blocker, holding 3 locks, in a read)".
+fn blocker_words(row: &WaiterRow, u: &OnstatU) -> Option<String> {
+    if row.deadlock {
+        let sids: Vec<String> = row.blockers.iter().map(|s| s.to_string()).collect();
+        return Some(format!("DEADLOCK with sid {}", sids.join(", ")));
+    }
+    let first = *row.blockers.first()?;
+    let head = row.head_blocker?;
+    let head_th = u
+        .threads
+        .iter()
+        .find(|t| t.sessid == head && (t.flags.is_primary() || t.wait_reason.is_none()));
+    let mut what = Vec::new();
+    if first == head {
+        what.push("head blocker".to_string());
+    }
+    if let Some(t) = head_th {
+        what.push(format!(
+            "holding {} lock{}",
+            t.locks,
+            if t.locks == 1 { "" } else { "s" }
+        ));
+        if t.flags.in_read() {
+            what.push("in a read".into());
+        } else if t.flags.in_critical_section() {
+            what.push("in a critical section".into());
+        } else if let Some(r) = t.wait_reason {
+            what.push(format!("itself waiting: {}", r.words()));
+        } else {
+            what.push("running".into());
+        }
+    }
+    let mut s = format!("blocked by sid {first}");
+    if first != head {
+        s.push_str(&format!(", head blocker sid {head}"));
+    }
+    if !what.is_empty() {
+        s.push_str(&format!(" ({})", what.join(", ")));
+    }
+    Some(s)
+}
+
+fn verdict(row: &WaiterRow, u: &OnstatU) -> String {
+    if let Some(b) = blocker_words(row, u) {
+        let on = match &row.waiting_on {
+            WaitTarget::Lock { object: Some(o), .. } => format!("waiting for a lock on {o}: "),
+            WaitTarget::Lock { .. } => "waiting for a lock: ".to_string(),
+            WaitTarget::Buffer { object: Some(o), .. } => {
+                format!("waiting for a buffer of {o}: ")
+            }
+            WaitTarget::Buffer { chunk, page, .. } => {
+                format!("waiting for buffer {chunk}:{page}: ")
+            }
+            _ => String::new(),
+        };
+        return format!("{on}{b}");
+    }
     match &row.waiting_on {
         WaitTarget::Condition { name, .. } if name.as_deref() == Some(CLIENT_WAIT) => {
             match &row.socket {
@@ -236,8 +316,11 @@ pub fn build(store: &Store, now: Duration, server_name: Option<&str>) -> Snapsho
             if row.idle {
                 summary.idle += 1;
             }
-            row.verdict = verdict(&row);
             waiters.push(row);
+        }
+        join_chains(u, &mut waiters);
+        for row in &mut waiters {
+            row.verdict = verdict(row, u);
         }
     }
 
