@@ -39,6 +39,14 @@ impl TableUi {
     }
 }
 
+/// One session screen on the drill stack.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DrillUi {
+    pub sid: Sid,
+    /// The selected link of its blocker chain (Enter drills into it).
+    pub selected: usize,
+}
+
 /// Where the data comes from, for the header.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Mode {
@@ -127,7 +135,7 @@ pub struct App {
     pub hide_idle: bool,
     pub tree: bool,
     /// Sessions drilled into, innermost last.
-    pub drill: Vec<Sid>,
+    pub drill: Vec<DrillUi>,
     pub message: Option<(String, Duration)>,
     pub quit: bool,
     pub extents: ExtentStatus,
@@ -267,7 +275,26 @@ impl App {
         }
     }
 
+    /// The session screen on top of the drill stack, and its content when built.
+    pub fn session(&self) -> Option<(&DrillUi, Option<&crate::model::session::SessionView>)> {
+        let d = self.drill.last()?;
+        Some((d, self.shown().sessions.iter().find(|s| s.sid == d.sid)))
+    }
+
     fn move_selection(&mut self, delta: isize) {
+        if let Some(d) = self.drill.last().copied() {
+            let links = self
+                .shown()
+                .sessions
+                .iter()
+                .find(|s| s.sid == d.sid)
+                .map_or(0, |s| s.chain.len());
+            if let Some(top) = self.drill.last_mut() {
+                let target = top.selected as isize + delta;
+                top.selected = target.clamp(0, links.saturating_sub(1) as isize) as usize;
+            }
+            return;
+        }
         let page = self.page_rows();
         let t = self.table_mut();
         let len = t.order.len();
@@ -389,8 +416,27 @@ impl App {
             Action::PaneBuffers => self.set_pane(Pane::Buffers),
             Action::PaneSockets => self.set_pane(Pane::Sockets),
             Action::PaneNuma => self.set_pane(Pane::Numa),
+            Action::DrillDown if !self.drill.is_empty() => match self.session() {
+                Some((d, Some(view))) => match view.chain.get(d.selected) {
+                    Some(link) => {
+                        let sid = link.sid;
+                        self.drill.push(DrillUi { sid, selected: 0 });
+                    }
+                    None => self.say("nothing blocks this session: no one to drill into", now),
+                },
+                _ => self.say("this session's details are not collected yet", now),
+            },
             Action::DrillDown => match self.selected_sid() {
-                Some(sid) if sid.0 != 0 => self.drill.push(sid),
+                Some(sid) if sid.0 != 0 => {
+                    if self.frozen.is_some() && !self.shown().sessions.iter().any(|s| s.sid == sid)
+                    {
+                        self.say(
+                            "frozen: the session screen shows live data (space resumes)",
+                            now,
+                        );
+                    }
+                    self.drill.push(DrillUi { sid, selected: 0 });
+                }
                 Some(_) => self.say("a daemon thread (session 0) has no session to show", now),
                 None => self.say(
                     "select a waiter or a socket with a session to drill in",

@@ -317,6 +317,7 @@ async fn run_async(setup: Setup) -> Result<ExitCode, Error> {
     let mut replay_tick = tokio::time::interval(REPLAY_STEP);
     replay_tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut built_generation = u64::MAX;
+    let mut built_focus: Vec<crate::ids::Sid> = Vec::new();
     let mut settle: Option<tokio::time::Instant> = None;
     let mut redraw = true;
     let mut last_rebuild: Option<Instant> = None;
@@ -328,8 +329,10 @@ async fn run_async(setup: Setup) -> Result<ExitCode, Error> {
             Feed::Replay { player, .. } => player.position(),
         };
         if redraw {
-            if store.generation != built_generation {
-                let snap = snapshot::build(&store, now, setup.server.as_deref());
+            let focus: Vec<_> = app.drill.iter().map(|d| d.sid).collect();
+            if store.generation != built_generation || focus != built_focus {
+                let snap = snapshot::build(&store, now, setup.server.as_deref(), &focus);
+                built_focus = focus;
                 if let Feed::Collect { rebuild, .. } = &feed {
                     maybe_auto_rebuild(&snap, &app, &mut last_rebuild, rebuild);
                 }

@@ -138,8 +138,8 @@ pub fn text(snap: &Snapshot) -> String {
     );
     let _ = writeln!(
         s,
-        "{:>6} {:<10} {:<10} {:>7}  {}",
-        "SID", "USER", "WAIT", "IN WAIT", "WHY"
+        "{:>6} {:<10} {:<10} {:>7}  WHY",
+        "SID", "USER", "WAIT", "IN WAIT"
     );
     let mut waiters: Vec<_> = snap.waiters.iter().filter(|w| !w.idle).collect();
     waiters.sort_by(|a, b| b.in_wait_s.total_cmp(&a.in_wait_s));
@@ -178,7 +178,12 @@ pub fn text(snap: &Snapshot) -> String {
         "{:<22} {:>6} {:<12} {:>9} {:>8} {:>9}",
         "REMOTE", "SID", "STATE", "SEND-Q", "RECV-Q", "MAX SQ"
     );
-    for k in snap.sockets.iter().filter(|k| k.send_q > 0 || k.max_send_q > 0).take(20) {
+    for k in snap
+        .sockets
+        .iter()
+        .filter(|k| k.send_q > 0 || k.max_send_q > 0)
+        .take(20)
+    {
         let _ = writeln!(
             s,
             "{:<22} {:>6} {:<12} {:>9} {:>8} {:>9}",
@@ -190,7 +195,11 @@ pub fn text(snap: &Snapshot) -> String {
             human_bytes(k.max_send_q)
         );
     }
-    let quiet = snap.sockets.iter().filter(|k| k.send_q == 0 && k.max_send_q == 0).count();
+    let quiet = snap
+        .sockets
+        .iter()
+        .filter(|k| k.send_q == 0 && k.max_send_q == 0)
+        .count();
     let _ = writeln!(s, "({quiet} connections with nothing queued not listed)");
     let _ = writeln!(s, "\nNUMA");
     s.push_str(&crate::views::numa::report_text(snap));

@@ -50,7 +50,10 @@ pub fn trees(owner_of: &FxHashMap<Addr, Addr>) -> Vec<(Addr, Vec<(Addr, usize)>)
     for &waiter in owner_of.keys() {
         let c = follow(waiter, owner_of);
         if let Some(h) = c.head {
-            by_head.entry(h).or_default().push((waiter, c.blockers.len()));
+            by_head
+                .entry(h)
+                .or_default()
+                .push((waiter, c.blockers.len()));
         }
     }
     let mut out: Vec<_> = by_head.into_iter().collect();
@@ -95,10 +98,7 @@ mod tests {
         let t = trees(&m);
         assert_eq!(t.len(), 2);
         assert_eq!(t[0].0, Addr(901));
-        assert_eq!(
-            t[0].1,
-            vec![(Addr(902), 1), (Addr(903), 2), (Addr(904), 2)]
-        );
+        assert_eq!(t[0].1, vec![(Addr(902), 1), (Addr(903), 2), (Addr(904), 2)]);
         assert_eq!(t[1], (Addr(8), vec![(Addr(7), 1)]));
     }
 }

@@ -102,6 +102,9 @@ pub struct Snapshot {
     /// Share of buffer pages with waiters that did not resolve through the extent map.
     pub unresolved_share: Option<f64>,
     pub extents_loaded: bool,
+    /// The sessions drilled into, built with the rest so a frozen screen keeps them too.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sessions: Vec<crate::model::session::SessionView>,
 }
 
 fn onstat_u(store: &Store) -> Option<&OnstatU> {
@@ -182,9 +185,13 @@ fn blocker_words(row: &WaiterRow, u: &OnstatU) -> Option<String> {
 fn verdict(row: &WaiterRow, u: &OnstatU) -> String {
     if let Some(b) = blocker_words(row, u) {
         let on = match &row.waiting_on {
-            WaitTarget::Lock { object: Some(o), .. } => format!("waiting for a lock on {o}: "),
+            WaitTarget::Lock {
+                object: Some(o), ..
+            } => format!("waiting for a lock on {o}: "),
             WaitTarget::Lock { .. } => "waiting for a lock: ".to_string(),
-            WaitTarget::Buffer { object: Some(o), .. } => {
+            WaitTarget::Buffer {
+                object: Some(o), ..
+            } => {
                 format!("waiting for a buffer of {o}: ")
             }
             WaitTarget::Buffer { chunk, page, .. } => {
@@ -246,7 +253,7 @@ pub fn human_bytes(n: u64) -> String {
 }
 
 /// Builds every pane's rows from the store at `now`.
-pub fn build(store: &Store, now: Duration, server_name: Option<&str>) -> Snapshot {
+pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[Sid]) -> Snapshot {
     let base = store.settings.base_page_kb;
     let extents = store.extents().map(|m| m.as_ref());
     let con = match store.parsed(&Source::OnstatGCon) {
@@ -382,7 +389,12 @@ pub fn build(store: &Store, now: Duration, server_name: Option<&str>) -> Snapsho
         })
         .collect();
 
+    let sessions = focus
+        .iter()
+        .map(|sid| crate::model::session::build(store, &waiters, *sid))
+        .collect();
     Snapshot {
+        sessions,
         at_s: now.as_secs_f64(),
         server,
         summary,

@@ -5,6 +5,7 @@ pub mod help;
 pub mod lists;
 pub mod numa;
 pub mod panes;
+pub mod session;
 pub mod table;
 pub mod theme;
 
@@ -61,9 +62,13 @@ pub fn render(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
             buf,
         );
     }
-    match app.pane {
-        Pane::Numa => numa::render(app, body, buf),
-        _ => lists::render(app, now, body, buf),
+    if !app.drill.is_empty() {
+        session::render(app, body, buf);
+    } else {
+        match app.pane {
+            Pane::Numa => numa::render(app, body, buf),
+            _ => lists::render(app, now, body, buf),
+        }
     }
     status_line(
         app,
@@ -150,7 +155,7 @@ fn tabs(app: &App, area: Rect, buf: &mut Buffer) {
         spans.push(Span::styled(label, style));
         spans.push(Span::raw(" "));
     }
-    if let Some(sid) = app.drill.last() {
+    if let Some(sid) = app.drill.last().map(|d| d.sid) {
         spans.push(Span::styled(format!(" session {sid} "), theme.tab_active));
         spans.push(Span::raw(" "));
     }
@@ -233,6 +238,9 @@ pub fn buffer_text(buf: &Buffer) -> String {
 
 /// The selected row as plain text with its column titles, for the clipboard.
 pub fn copy_text(app: &App) -> Option<String> {
+    if let Some((d, view)) = app.session() {
+        return view.map(|v| session::text(v, d));
+    }
     let snap = app.shown();
     let t = app.table();
     if app.pane == Pane::Numa {

@@ -1,0 +1,257 @@
+//! The session screen: one waiting session explained — identity, flags in words, what it waits
+//! on and for how long, the blocker chain (selectable), locks, SQL, socket, wait history.
+
+use super::panes::{human_duration, reason_short};
+use super::table::sparkline;
+use super::theme::Theme;
+use crate::app::{App, DrillUi};
+use crate::model::session::SessionView;
+use crate::model::snapshot::human_bytes;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+/// Label column width.
+const L: usize = 10;
+
+fn label(text: &str, theme: &Theme) -> Span<'static> {
+    Span::styled(format!("{text:<L$}"), theme.column_header)
+}
+
+/// The screen's lines; `selected` marks the chosen blocker.
+pub fn lines(view: &SessionView, d: &DrillUi, theme: &Theme, width: u16) -> Vec<Line<'static>> {
+    let mut out: Vec<Line<'static>> = Vec::new();
+    let who = format!(
+        "session {}  {}{}{}",
+        view.sid,
+        view.user.as_deref().unwrap_or("?"),
+        view.client_host
+            .as_deref()
+            .map(|h| format!("@{h}"))
+            .unwrap_or_default(),
+        view.client_pid
+            .map(|p| format!(" (pid {p})"))
+            .unwrap_or_default()
+    );
+    let threads = format!(
+        "  {} thread{}",
+        view.threads.len(),
+        if view.threads.len() == 1 { "" } else { "s" }
+    );
+    out.push(Line::from(vec![
+        Span::styled(who, theme.title),
+        Span::raw(threads),
+        Span::styled(
+            if view.gone {
+                "  (gone)".to_string()
+            } else {
+                String::new()
+            },
+            theme.error,
+        ),
+    ]));
+    let verdict_style = if view.waiter.as_ref().is_some_and(|w| !w.idle) {
+        theme.hot
+    } else {
+        theme.ok
+    };
+    out.push(Line::from(vec![
+        label("VERDICT", theme),
+        Span::styled(view.verdict.clone(), verdict_style),
+    ]));
+    if let Some(t) = view.threads.first() {
+        out.push(Line::from(vec![
+            label("FLAGS", theme),
+            Span::raw(format!("{}  {}", t.flags, t.in_words.join(", "))),
+        ]));
+    }
+    match &view.waiter {
+        Some(w) => {
+            let mut s = format!(
+                "{} — {} for {}",
+                reason_short(w.reason),
+                w.waiting_on.describe(),
+                human_duration(w.in_wait_s)
+            );
+            if let crate::model::waiters::WaitTarget::Condition {
+                waittime: Some(wt), ..
+            } = &w.waiting_on
+            {
+                s.push_str(&format!(" (onstat -g con: {wt}s)"));
+            }
+            out.push(Line::from(vec![label("WAITS ON", theme), Span::raw(s)]));
+        }
+        None => out.push(Line::from(vec![
+            label("WAITS ON", theme),
+            Span::styled("nothing", theme.dim),
+        ])),
+    }
+    if view.chain.is_empty() {
+        out.push(Line::from(vec![
+            label("BLOCKERS", theme),
+            Span::styled("none", theme.dim),
+        ]));
+    } else {
+        for (i, link) in view.chain.iter().enumerate() {
+            let text = format!(
+                "{}sid {} {}  {}, {} lock{}{}",
+                if i == 0 { "" } else { "→ " },
+                link.sid,
+                link.user,
+                link.state,
+                link.locks,
+                if link.locks == 1 { "" } else { "s" },
+                if link.head { "  HEAD BLOCKER" } else { "" }
+            );
+            let style = if i == d.selected {
+                theme.selected
+            } else if link.head {
+                theme.hot
+            } else {
+                Style::new()
+            };
+            out.push(Line::from(vec![
+                label(if i == 0 { "BLOCKERS" } else { "" }, theme),
+                Span::styled(text, style),
+            ]));
+        }
+    }
+    match &view.socket {
+        Some(s) => out.push(Line::from(vec![
+            label("SOCKET", theme),
+            Span::raw(format!(
+                "{} → {}  Send-Q {}  Recv-Q {}  max {}  ",
+                s.remote,
+                s.local,
+                human_bytes(s.send_q),
+                human_bytes(s.recv_q),
+                human_bytes(s.max_send_q)
+            )),
+            Span::styled(sparkline(&view.send_q_trend, 20), theme.hot),
+        ])),
+        None => out.push(Line::from(vec![
+            label("SOCKET", theme),
+            Span::styled(
+                "not known (needs onstat -g ntt and the socket table)",
+                theme.dim,
+            ),
+        ])),
+    }
+    if view.locks.is_empty() {
+        out.push(Line::from(vec![
+            label("LOCKS", theme),
+            Span::styled("none seen in onstat -k", theme.dim),
+        ]));
+    } else {
+        for (i, l) in view.locks.iter().take(4).enumerate() {
+            out.push(Line::from(vec![
+                label(if i == 0 { "LOCKS" } else { "" }, theme),
+                Span::raw(format!(
+                    "{} {} rowid {}{}",
+                    l.lock_type,
+                    l.table,
+                    l.rowid,
+                    if l.contended { "  (waited for)" } else { "" }
+                )),
+            ]));
+        }
+        if view.locks.len() > 4 {
+            out.push(Line::from(vec![
+                label("", theme),
+                Span::styled(format!("… {} more", view.locks.len() - 4), theme.dim),
+            ]));
+        }
+    }
+    match &view.sql {
+        Some(sql) => {
+            let w = usize::from(width).saturating_sub(L).max(20);
+            let flat: String = sql.split_whitespace().collect::<Vec<_>>().join(" ");
+            let chars: Vec<char> = flat.chars().collect();
+            for (i, chunk) in chars.chunks(w).take(3).enumerate() {
+                out.push(Line::from(vec![
+                    label(if i == 0 { "SQL" } else { "" }, theme),
+                    Span::raw(chunk.iter().collect::<String>()),
+                ]));
+            }
+        }
+        None => out.push(Line::from(vec![
+            label("SQL", theme),
+            Span::styled("not collected (onstat -g sql)", theme.dim),
+        ])),
+    }
+    if !view.history.is_empty() {
+        let parts: Vec<String> = view
+            .history
+            .iter()
+            .rev()
+            .take(6)
+            .map(|s| {
+                let what = s.reason.map_or("running", reason_short);
+                format!("{} since {}", what, human_duration(s.from.as_secs_f64()))
+            })
+            .collect();
+        out.push(Line::from(vec![
+            label("HISTORY", theme),
+            Span::raw(parts.join(" ← ")),
+        ]));
+    }
+    if !view.threads.is_empty() {
+        out.push(Line::from(Span::styled(
+            format!(
+                "{:<L$}{:<16} {:>6} {:<14} {:<7} {:>5} {:>9} {:>9}",
+                "THREADS", "rstcb", "tid", "name", "flags", "locks", "nreads", "nwrites"
+            ),
+            theme.column_header,
+        )));
+        for t in &view.threads {
+            out.push(Line::from(format!(
+                "{:<L$}{:<16} {:>6} {:<14} {:<7} {:>5} {:>9} {:>9}",
+                "",
+                t.rstcb.to_string(),
+                t.tid.map_or("-".into(), |x| x.to_string()),
+                t.name.as_deref().unwrap_or("-"),
+                t.flags,
+                t.locks,
+                t.nreads,
+                t.nwrites
+            )));
+        }
+    }
+    for n in &view.notes {
+        out.push(Line::from(Span::styled(n.clone(), theme.dim)));
+    }
+    out
+}
+
+pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
+    let Some((d, view)) = app.session() else {
+        return;
+    };
+    let lines = match view {
+        Some(v) => lines(v, d, &app.theme, area.width),
+        None => vec![Line::from(Span::styled(
+            if app.frozen.is_some() {
+                format!("frozen: press space to load session {}", d.sid)
+            } else {
+                format!("collecting session {}…", d.sid)
+            },
+            app.theme.dim,
+        ))],
+    };
+    for (y, line) in (area.y..area.y + area.height).zip(lines.iter()) {
+        buf.set_line(area.x, y, line, area.width);
+    }
+}
+
+/// The screen as plain text, for the clipboard.
+pub fn text(view: &SessionView, d: &DrillUi) -> String {
+    let mut s = String::new();
+    for l in lines(view, d, &Theme::plain(), 100) {
+        for span in &l.spans {
+            s.push_str(&span.content);
+        }
+        s.push('\n');
+    }
+    s
+}
