@@ -233,6 +233,21 @@ impl App {
         let prev_row = t.order.get(t.selected).copied();
         let prev_id = prev_row.and_then(|r| pane.row_id(&snap, r));
         let needle = t.filter.to_lowercase();
+        if pane == Pane::Waiters && self.tree {
+            // Tree order: each head's waiters, nearest first; rows outside every tree left out.
+            let mut order = Vec::new();
+            for h in &snap.heads {
+                let mut rows: Vec<usize> = (0..snap.waiters.len())
+                    .filter(|&i| snap.waiters[i].head_blocker == Some(h.sid))
+                    .filter(|&i| needle.is_empty() || pane.row_text(&snap, i).contains(&needle))
+                    .collect();
+                rows.sort_by_key(|&i| (snap.waiters[i].blockers.len(), snap.waiters[i].sessid));
+                order.extend(rows);
+            }
+            t.order = order;
+            t.selected = t.selected.min(t.order.len().saturating_sub(1));
+            return;
+        }
         let mut order: Vec<usize> = (0..pane.len(&snap))
             .filter(|&i| {
                 !(hide_idle && pane == Pane::Waiters && snap.waiters.get(i).is_some_and(|w| w.idle))
@@ -523,6 +538,10 @@ impl App {
             Action::ToggleTree => {
                 if self.pane == Pane::Waiters {
                     self.tree = !self.tree;
+                    self.tables[Pane::Waiters.index()].selected = 0;
+                    self.refresh_order(Pane::Waiters);
+                } else {
+                    self.say("the blocker tree is a view of the Waiters pane (1)", now);
                 }
             }
             Action::Copy => {

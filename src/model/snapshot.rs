@@ -67,6 +67,18 @@ pub struct WaiterRow {
     pub verdict: String,
 }
 
+/// A head blocker: the root of a blocker tree.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HeadBlocker {
+    pub sid: Sid,
+    pub user: String,
+    /// `running`, `in a read`, `waiting: condition`...
+    pub state: String,
+    pub locks: u64,
+    /// Waiters whose chain ends at this session.
+    pub blocked: usize,
+}
+
 /// Counts for the Waiters pane's summary line.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct WaitSummary {
@@ -102,6 +114,8 @@ pub struct Snapshot {
     /// Share of buffer pages with waiters that did not resolve through the extent map.
     pub unresolved_share: Option<f64>,
     pub extents_loaded: bool,
+    /// Sessions that block others without being blocked themselves, most waiters first.
+    pub heads: Vec<HeadBlocker>,
     /// The sessions drilled into, built with the rest so a frozen screen keeps them too.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub sessions: Vec<crate::model::session::SessionView>,
@@ -278,6 +292,7 @@ pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[S
     }
     let mut summary = WaitSummary::default();
     let mut waiters = Vec::new();
+    let mut heads = Vec::new();
     if let Some(u) = onstat_u(store) {
         if let Some(h) = &u.header {
             server.version = Some(h.version.clone());
@@ -329,6 +344,26 @@ pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[S
         for row in &mut waiters {
             row.verdict = verdict(row, u);
         }
+        let mut counts: BTreeMap<Sid, usize> = BTreeMap::new();
+        for w in &waiters {
+            if let Some(h) = w.head_blocker {
+                *counts.entry(h).or_default() += 1;
+            }
+        }
+        heads = counts
+            .into_iter()
+            .map(|(sid, blocked)| {
+                let (state, locks, user) = crate::model::session::state_words(u, sid);
+                HeadBlocker {
+                    sid,
+                    user,
+                    state,
+                    locks,
+                    blocked,
+                }
+            })
+            .collect();
+        heads.sort_by(|a, b| b.blocked.cmp(&a.blocked).then(a.sid.cmp(&b.sid)));
     }
 
     let meminfo: BTreeMap<u32, NodeMeminfo> = store
@@ -394,6 +429,7 @@ pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[S
         .map(|sid| crate::model::session::build(store, &waiters, *sid))
         .collect();
     Snapshot {
+        heads,
         sessions,
         at_s: now.as_secs_f64(),
         server,

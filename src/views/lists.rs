@@ -35,6 +35,10 @@ pub fn render(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
         ..area
     };
     let t = app.table();
+    if app.pane == Pane::Waiters && app.tree {
+        tree(app, snap, table_area, buf);
+        return;
+    }
     if t.order.is_empty() {
         let msg = empty_message(app, snap);
         buf.set_line(
@@ -171,4 +175,76 @@ fn summary_line<'a>(app: &'a App, snap: &'a Snapshot, _now: Duration) -> Line<'a
         Pane::Numa => {}
     }
     Line::from(spans)
+}
+
+/// The Waiters pane as blocker trees: each head blocker, then the sessions its chain holds up.
+fn tree(app: &App, snap: &Snapshot, area: Rect, buf: &mut Buffer) {
+    let theme = &app.theme;
+    let t = app.table();
+    if snap.heads.is_empty() {
+        buf.set_line(
+            area.x,
+            area.y + 1,
+            &Line::from(Span::styled(
+                "no session blocks another (no lock or buffer owner holds up a waiter); t: list",
+                theme.dim,
+            )),
+            area.width,
+        );
+        return;
+    }
+    // Lines: (text, style, position in `order` when it is a waiter line).
+    let mut lines: Vec<(String, ratatui::style::Style, Option<usize>)> = Vec::new();
+    let mut pos = 0usize;
+    for h in &snap.heads {
+        lines.push((
+            format!(
+                "HEAD sid {} {}  {}, {} lock{}  — blocks {}",
+                h.sid,
+                h.user,
+                h.state,
+                h.locks,
+                if h.locks == 1 { "" } else { "s" },
+                h.blocked
+            ),
+            theme.hot,
+            None,
+        ));
+        while let Some(&row) = t.order.get(pos) {
+            let Some(w) = snap.waiters.get(row) else { break };
+            if w.head_blocker != Some(h.sid) {
+                break;
+            }
+            let depth = w.blockers.len();
+            let indent = "  ".repeat(depth.saturating_sub(1));
+            lines.push((
+                format!(
+                    "{indent}└ sid {} {}  {}  {}  {}",
+                    w.sessid,
+                    w.user,
+                    crate::views::panes::reason_short(w.reason),
+                    w.waiting_on.describe(),
+                    crate::views::panes::human_duration(w.in_wait_s)
+                ),
+                ratatui::style::Style::new(),
+                Some(pos),
+            ));
+            pos += 1;
+        }
+    }
+    let height = usize::from(area.height);
+    let sel_line = lines
+        .iter()
+        .position(|(_, _, p)| *p == Some(t.selected))
+        .unwrap_or(0);
+    let offset = sel_line.saturating_sub(height.saturating_sub(1));
+    for (y, (text, style, p)) in (area.y..area.y + area.height).zip(lines.iter().skip(offset)) {
+        let style = if *p == Some(t.selected) {
+            style.patch(theme.selected)
+        } else {
+            *style
+        };
+        let padded = crate::views::table::fit(text, area.width, false);
+        buf.set_stringn(area.x, y, padded, usize::from(area.width), style);
+    }
 }
