@@ -73,6 +73,48 @@ pub enum Command {
     Parse(ParseArgs),
     /// Append the object and dbspace to each line holding a chunk:page (the chunkpg successor).
     Resolve(crate::resolve::ResolveArgs),
+    /// Print every pane once (text or JSON) and exit, for tickets and chat.
+    Snapshot(SnapshotArgs),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct SnapshotArgs {
+    /// From the simulated instance.
+    #[arg(long, conflicts_with = "replay")]
+    pub demo: bool,
+    /// From a recording made with --record.
+    #[arg(long, value_name = "FILE")]
+    pub replay: Option<PathBuf>,
+    /// The moment: seconds into the demo's timeline or the recording (default: the demo at 0 +
+    /// its warm-up; the end of a recording).
+    #[arg(long, value_name = "SECONDS")]
+    pub at: Option<f64>,
+    /// The demo's seed.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub seed: u64,
+    /// Sessions of the simulated instance.
+    #[arg(long, value_name = "N", default_value_t = 300)]
+    pub demo_sessions: usize,
+    /// Also write every output collected for this snapshot as a recording (demo and live).
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Base page size in KB of onstat page numbers.
+    #[arg(long, value_name = "KB", default_value_t = 2)]
+    pub base_page_kb: u32,
+    /// Informix listener ports (live and replay; the demo listens on 9088).
+    #[arg(long = "port", value_name = "PORT")]
+    pub ports: Vec<u16>,
+    /// The instance (live).
+    #[arg(long, value_name = "NAME", env = "INFORMIXSERVER")]
+    pub server: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -9,6 +9,7 @@ fn main() -> ExitCode {
     match &cli.command {
         Some(Command::Parse(args)) => ifxtop::cli::run_parse(args),
         Some(Command::Resolve(args)) => ifxtop::resolve::run_cli(args),
+        Some(Command::Snapshot(args)) => ifxtop::report::run_cli(args),
         None => match ifxtop::live::run(&cli.live) {
             Ok(code) => code,
             Err(e) => {

@@ -217,3 +217,134 @@ pub fn text(snap: &Snapshot) -> String {
 pub fn json(snap: &Snapshot) -> Result<String, Error> {
     serde_json::to_string_pretty(snap).map_err(|e| Error::Other(e.to_string()))
 }
+
+/// How far before `--at` the demo simulation starts, so windows and rates are filled.
+pub const DEMO_WARMUP: Duration = Duration::from_secs(120);
+
+/// `ifxtop snapshot`.
+pub fn run_cli(args: &crate::cli::SnapshotArgs) -> std::process::ExitCode {
+    match snapshot_for(args) {
+        Ok(snap) => {
+            let out = match args.format {
+                crate::cli::Format::Text => Ok(text(&snap)),
+                crate::cli::Format::Json => json(&snap),
+            };
+            match out {
+                Ok(s) => {
+                    use std::io::Write;
+                    let mut o = std::io::stdout().lock();
+                    let _ = o.write_all(s.as_bytes());
+                    if !s.ends_with('\n') {
+                        let _ = writeln!(o);
+                    }
+                    std::process::ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("ifxtop snapshot: {e}");
+                    std::process::ExitCode::from(1)
+                }
+            }
+        }
+        Err(e) => {
+            eprintln!("ifxtop snapshot: {e}");
+            std::process::ExitCode::from(match e {
+                Error::Usage(_) => 2,
+                _ => 1,
+            })
+        }
+    }
+}
+
+fn at_arg(at: Option<f64>) -> Result<Option<Duration>, Error> {
+    at.map(|s| {
+        Duration::try_from_secs_f64(s)
+            .map_err(|_| Error::Usage(format!("--at {s}: a number of seconds, 0 or more")))
+    })
+    .transpose()
+}
+
+/// The snapshot `ifxtop snapshot` prints, from the demo, a recording, or the live instance.
+pub fn snapshot_for(args: &crate::cli::SnapshotArgs) -> Result<Snapshot, Error> {
+    use crate::store::StoreSettings;
+    let at = at_arg(args.at)?;
+    let mut settings = StoreSettings {
+        base_page_kb: args.base_page_kb,
+        ports: args.ports.clone(),
+        ..StoreSettings::default()
+    };
+    if let Some(path) = &args.replay {
+        let rec = crate::record::read_recording(path)?;
+        for s in &rec.skipped {
+            eprintln!("ifxtop snapshot: {}: {s}", path.display());
+        }
+        if settings.ports.is_empty() {
+            settings.ports = rec
+                .header
+                .as_ref()
+                .map(|h| h.ports.clone())
+                .unwrap_or_default();
+        }
+        let server = rec.header.as_ref().and_then(|h| h.server.clone());
+        let rec = std::sync::Arc::new(rec);
+        let end = rec.length();
+        let t = at.unwrap_or(end);
+        let store = crate::replay::store_at(rec, settings, Some(t));
+        return Ok(crate::model::snapshot::build(
+            &store,
+            t,
+            server.as_deref(),
+            &[],
+        ));
+    }
+    if args.demo {
+        if settings.ports.is_empty() {
+            settings.ports = vec![crate::demo::LISTENER_PORT];
+        }
+        let demo = crate::demo::DemoInstance::new(args.seed).with_sessions(args.demo_sessions);
+        let to = at.unwrap_or(DEMO_WARMUP);
+        let from = to.saturating_sub(DEMO_WARMUP);
+        let mut store = Store::new(settings.clone());
+        let mut samples: Vec<RawSample> = Vec::new();
+        simulate(
+            &|req, t| demo.respond(req, t),
+            &[],
+            from,
+            to,
+            &mut store,
+            &mut |s| samples.push(s),
+        );
+        if let Some(path) = &args.record {
+            write_recording(path, Some("ol_demo"), &settings, &samples)?;
+        }
+        return Ok(crate::model::snapshot::build(
+            &store,
+            to,
+            Some("ol_demo"),
+            &[],
+        ));
+    }
+    Err(Error::Usage(
+        "snapshot of a live instance: run `ifxtop` on the server and press e to export, \
+         or use --demo / --replay FILE"
+            .into(),
+    ))
+}
+
+/// Writes samples as a recording file (the same format `--record` writes).
+pub fn write_recording(
+    path: &std::path::Path,
+    server: Option<&str>,
+    settings: &crate::store::StoreSettings,
+    samples: &[RawSample],
+) -> Result<(), Error> {
+    let (tx, rx) = std::sync::mpsc::sync_channel::<RawSample>(samples.len().max(1));
+    let header =
+        crate::record::RecordingHeader::now(server, &settings.ports, settings.base_page_kb);
+    let rec = crate::record::Recorder::start(path, u64::MAX / (1024 * 1024), &header, rx)?;
+    for s in samples {
+        tx.send(s.clone())
+            .map_err(|_| Error::Other("recorder stopped".into()))?;
+    }
+    drop(tx);
+    rec.finish().map(|_| ())
+}

@@ -19,6 +19,27 @@ impl DemoRunner {
     }
 }
 
+pub struct DemoInstance;
+
+impl DemoInstance {
+    pub fn new(seed: u64) -> Self {
+        let _ = seed;
+        DemoInstance
+    }
+
+    pub fn with_sessions(self, n: usize) -> Self {
+        let _ = n;
+        self
+    }
+
+    pub fn respond(&self, request: &Request, t: Duration) -> Result<Output, SourceError> {
+        let _ = t;
+        Err(SourceError::NotFound {
+            program: request.program(),
+        })
+    }
+}
+
 pub fn describe_phase(t: Duration) -> String {
     format!("demo t={}s", t.as_secs())
 }

@@ -211,7 +211,9 @@ fn tree(app: &App, snap: &Snapshot, area: Rect, buf: &mut Buffer) {
             None,
         ));
         while let Some(&row) = t.order.get(pos) {
-            let Some(w) = snap.waiters.get(row) else { break };
+            let Some(w) = snap.waiters.get(row) else {
+                break;
+            };
             if w.head_blocker != Some(h.sid) {
                 break;
             }
