@@ -22,14 +22,21 @@ const ROWS: usize = 10_000;
 fn snapshot() -> Snapshot {
     let mut snap = Snapshot::default();
     for i in 0..ROWS {
-        let remote = Endpoint::new(&format!("10.1.{}.{}", i / 250, i % 250), &format!("{}", 40_000 + i));
+        let remote = Endpoint::new(
+            &format!("10.1.{}.{}", i / 250, i % 250),
+            &format!("{}", 40_000 + i),
+        );
         let local = Endpoint::new("10.0.0.5", "9088");
         snap.waiters.push(WaiterRow {
             rstcb: Addr(0x4400_0000 + i as u64 * 0x5b0),
             sessid: Sid(1000 + i as u64),
             user: format!("user{}", i % 37).into(),
             flags: "Y--P---".into(),
-            reason: if i % 10 == 0 { WaitReason::Buffer } else { WaitReason::Condition },
+            reason: if i % 10 == 0 {
+                WaitReason::Buffer
+            } else {
+                WaitReason::Condition
+            },
             waiting_on: WaitTarget::Condition {
                 address: Addr(0x4480_0000 + i as u64),
                 name: Some("netnorm".into()),
@@ -83,7 +90,12 @@ fn snapshot() -> Snapshot {
 }
 
 fn bench(c: &mut Criterion) {
-    let mut app = App::new(Keymap::default(), Theme::colored(), Mode::Demo { seed: 1 }, 1.0);
+    let mut app = App::new(
+        Keymap::default(),
+        Theme::colored(),
+        Mode::Demo { seed: 1 },
+        1.0,
+    );
     app.size = (200, 50);
     app.set_snapshot(Arc::new(snapshot()));
     let area = Rect::new(0, 0, 200, 50);

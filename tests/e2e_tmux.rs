@@ -1,0 +1,194 @@
+//! End to end: `ifxtop --demo` in a detached tmux session at 80x24, as a DBA sees it: visit every
+//! pane, open the help, read the screen with `capture-pane`, quit with `q`, and check the shell
+//! got its terminal back. Needs tmux (`.ci/run` installs it); outside CI a missing tmux skips
+//! with a message, in CI it fails.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+struct Tmux {
+    name: String,
+}
+
+impl Tmux {
+    fn start(cmd: &str, w: u16, h: u16) -> Option<Tmux> {
+        if Command::new("tmux").arg("-V").output().is_err() {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "tmux is not installed: .ci/run must install it"
+            );
+            eprintln!("SKIPPED: tmux is not installed here (CI installs it)");
+            return None;
+        }
+        let name = format!("ifxtop-e2e-{}-{w}x{h}", std::process::id());
+        let status = Command::new("tmux")
+            .args([
+                "new-session",
+                "-d",
+                "-s",
+                &name,
+                "-x",
+                &w.to_string(),
+                "-y",
+                &h.to_string(),
+            ])
+            .arg(cmd)
+            .env("NO_COLOR", "1")
+            .status()
+            .expect("tmux new-session");
+        assert!(status.success(), "tmux new-session failed");
+        Some(Tmux { name })
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let status = Command::new("tmux")
+            .args(["send-keys", "-t", &self.name])
+            .args(keys)
+            .status()
+            .expect("tmux send-keys");
+        assert!(status.success());
+    }
+
+    fn screen(&self) -> String {
+        let out = Command::new("tmux")
+            .args(["capture-pane", "-p", "-t", &self.name])
+            .output()
+            .expect("tmux capture-pane");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Waits until the screen shows `needle` (the TUI draws asynchronously).
+    fn wait_for(&self, needle: &str, within: Duration) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if s.contains(needle) {
+                return s;
+            }
+            assert!(
+                start.elapsed() < within,
+                "screen never showed {needle:?}; last screen:\n{s}"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["kill-session", "-t", &self.name])
+            .status();
+    }
+}
+
+#[test]
+fn demo_at_80x24_every_pane_help_and_quit() {
+    let bin = env!("CARGO_BIN_EXE_ifxtop");
+    let cmd = format!("{bin} --demo; echo IFXTOP-EXIT=$?; sleep 30");
+    let Some(t) = Tmux::start(&cmd, 80, 24) else {
+        return;
+    };
+    let wait = Duration::from_secs(20);
+    // Waiters: the summary line of wait letters and a table of waiting sessions.
+    let s = t.wait_for("SID", wait);
+    assert!(s.contains("1 Waiters"), "{s}");
+    assert!(s.contains("On-Line"), "banner parsed: {s}");
+    assert!(s.contains("WAITING ON"), "{s}");
+    let lines: Vec<&str> = s.lines().collect();
+    assert!(
+        lines.len() <= 24 && lines.iter().all(|l| l.chars().count() <= 80),
+        "{s}"
+    );
+
+    t.keys(&["2"]);
+    let s = t.wait_for("OBJECT", wait);
+    assert!(s.contains("buffer waits"), "{s}");
+
+    t.keys(&["3"]);
+    let s = t.wait_for("SEND-Q", wait);
+    assert!(s.contains("client connections"), "{s}");
+
+    t.keys(&["4"]);
+    let s = t.wait_for("zone_reclaim_mode", wait);
+    assert!(s.contains("NODE"), "{s}");
+
+    t.keys(&["Tab"]);
+    t.wait_for("WAITING ON", wait);
+
+    t.keys(&["?"]);
+    let s = t.wait_for("ifxtop help", wait);
+    assert!(s.contains("freeze"), "{s}");
+    t.keys(&["Escape"]);
+
+    t.keys(&["Space"]);
+    t.wait_for("FROZEN", wait);
+    t.keys(&["Space"]);
+    t.wait_for("RUNNING", wait);
+
+    t.keys(&["q"]);
+    let s = t.wait_for("IFXTOP-EXIT=0", wait);
+    // The alternate screen is gone: the shell's own output is what remains.
+    assert!(
+        !s.contains("WAITING ON"),
+        "TUI left on screen after quit:\n{s}"
+    );
+}
+
+#[test]
+fn tiny_terminal_gets_a_readable_message() {
+    let bin = env!("CARGO_BIN_EXE_ifxtop");
+    let cmd = format!("{bin} --demo; echo IFXTOP-EXIT=$?; sleep 30");
+    let Some(t) = Tmux::start(&cmd, 40, 10) else {
+        return;
+    };
+    let s = t.wait_for("needs a terminal", Duration::from_secs(20));
+    assert!(s.contains("40x10"), "{s}");
+    t.keys(&["q"]);
+    t.wait_for("IFXTOP-EXIT=0", Duration::from_secs(20));
+}
+
+/// The ifxtop process running in the session's pane (a child of the pane's shell).
+fn ifxtop_pid(t: &Tmux) -> Option<String> {
+    let out = Command::new("tmux")
+        .args(["list-panes", "-t", &t.name, "-F", "#{pane_pid}"])
+        .output()
+        .ok()?;
+    let shell = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let children = std::fs::read_to_string(format!("/proc/{shell}/task/{shell}/children")).ok()?;
+    children
+        .split_whitespace()
+        .find(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == "ifxtop")
+        })
+        .map(String::from)
+}
+
+#[test]
+fn sigterm_and_sighup_restore_the_terminal() {
+    let bin = env!("CARGO_BIN_EXE_ifxtop");
+    for (signal, code) in [("TERM", 143), ("HUP", 129)] {
+        let cmd = format!("{bin} --demo; echo IFXTOP-EXIT=$?; stty -a | grep -o -- '-icanon' ; echo STTY-DONE; sleep 30");
+        let Some(t) = Tmux::start(&cmd, 80, 24) else {
+            return;
+        };
+        t.wait_for("1 Waiters", Duration::from_secs(20));
+        let pid = ifxtop_pid(&t).expect("ifxtop runs in the pane");
+        let status = Command::new("kill")
+            .args([&format!("-{signal}"), &pid])
+            .status()
+            .expect("kill");
+        assert!(status.success());
+        let s = t.wait_for("STTY-DONE", Duration::from_secs(20));
+        assert!(s.contains(&format!("IFXTOP-EXIT={code}")), "{signal}: {s}");
+        // Raw mode is off again: the terminal is back in canonical mode.
+        assert!(
+            !s.contains("-icanon"),
+            "{signal}: terminal left in raw mode:\n{s}"
+        );
+        assert!(
+            !s.contains("WAITING ON"),
+            "{signal}: TUI left on screen:\n{s}"
+        );
+    }
+}
