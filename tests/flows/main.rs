@@ -1,0 +1,360 @@
+//! App flows: keys in, state and effects out, against snapshots built by hand (the data path is
+//! covered by the store and view tests; here the subject is what each key does).
+
+#[path = "../common/mod.rs"]
+mod common;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyEventState, KeyModifiers};
+use ifxtop::app::{App, Effect, Mode, Prompt, ReplayCommand, ReplayUi};
+use ifxtop::ids::{Addr, Sid};
+use ifxtop::keymap::Keymap;
+use ifxtop::model::session::{ChainLink, SessionView};
+use ifxtop::model::snapshot::{Snapshot, WaiterRow};
+use ifxtop::model::waiters::WaitTarget;
+use ifxtop::parsers::onstat_u::WaitReason;
+use ifxtop::views::panes::Pane;
+use ifxtop::views::theme::Theme;
+use std::sync::Arc;
+use std::time::Duration;
+
+const NOW: Duration = Duration::from_secs(100);
+
+fn key(c: char) -> KeyEvent {
+    KeyEvent {
+        code: KeyCode::Char(c),
+        modifiers: if c.is_ascii_uppercase() {
+            KeyModifiers::SHIFT
+        } else {
+            KeyModifiers::NONE
+        },
+        kind: KeyEventKind::Press,
+        state: KeyEventState::NONE,
+    }
+}
+
+fn code(code: KeyCode) -> KeyEvent {
+    KeyEvent {
+        code,
+        modifiers: KeyModifiers::NONE,
+        kind: KeyEventKind::Press,
+        state: KeyEventState::NONE,
+    }
+}
+
+fn waiter(sid: u64, user: &str, reason: WaitReason, in_wait: f64, idle: bool) -> WaiterRow {
+    WaiterRow {
+        rstcb: Addr(0x4400_0000 + sid),
+        sessid: Sid(sid),
+        user: user.into(),
+        flags: format!("{}--P---", reason.letter()),
+        reason,
+        waiting_on: WaitTarget::Condition {
+            address: Addr(0x4480_0000 + sid),
+            name: Some("netnorm".into()),
+            waittime: Some(in_wait as u64),
+        },
+        in_wait_s: in_wait,
+        locks: 1,
+        reads_per_s: Some(0.0),
+        writes_per_s: Some(0.0),
+        idle,
+        socket: None,
+        blockers: Vec::new(),
+        head_blocker: None,
+        deadlock: false,
+        verdict: if idle {
+            "idle: waiting for the client".into()
+        } else {
+            "waiting".into()
+        },
+    }
+}
+
+fn snapshot() -> Snapshot {
+    let mut s = Snapshot::default();
+    s.waiters = vec![
+        waiter(10, "app_web", WaitReason::Condition, 300.0, true),
+        waiter(812, "report", WaitReason::Condition, 72.0, false),
+        waiter(902, "batch", WaitReason::Lock, 40.0, false),
+        waiter(903, "batch", WaitReason::Lock, 35.0, false),
+        waiter(55, "app_web", WaitReason::Buffer, 3.0, false),
+    ];
+    s.waiters[2].blockers = vec![Sid(901)];
+    s.waiters[2].head_blocker = Some(Sid(901));
+    s.waiters[3].blockers = vec![Sid(902), Sid(901)];
+    s.waiters[3].head_blocker = Some(Sid(901));
+    s.summary.idle = 1;
+    s
+}
+
+fn app() -> App {
+    let mut a = App::new(
+        Keymap::default(),
+        Theme::plain(),
+        Mode::Demo { seed: 1 },
+        1.0,
+    );
+    a.size = (80, 24);
+    a.set_snapshot(Arc::new(snapshot()));
+    a
+}
+
+fn selected_sid(a: &App) -> Option<Sid> {
+    a.selected_sid()
+}
+
+#[test]
+fn pane_keys_switch_panes() {
+    let mut a = app();
+    assert_eq!(a.pane, Pane::Waiters);
+    a.on_key(key('3'), NOW);
+    assert_eq!(a.pane, Pane::Sockets);
+    a.on_key(code(KeyCode::Tab), NOW);
+    assert_eq!(a.pane, Pane::Numa);
+    a.on_key(code(KeyCode::Tab), NOW);
+    assert_eq!(a.pane, Pane::Waiters);
+    a.on_key(code(KeyCode::BackTab), NOW);
+    assert_eq!(a.pane, Pane::Numa);
+    a.on_key(key('2'), NOW);
+    assert_eq!(a.pane, Pane::Buffers);
+}
+
+#[test]
+fn waiters_default_to_longest_wait_with_idle_last() {
+    let a = app();
+    let order: Vec<u64> = a
+        .table()
+        .order
+        .iter()
+        .map(|&i| a.shown().waiters[i].sessid.0)
+        .collect();
+    // Longest real wait first; the idle session (300 s) sinks to the bottom.
+    assert_eq!(order, vec![812, 902, 903, 55, 10]);
+}
+
+#[test]
+fn moving_clamps_at_both_ends() {
+    let mut a = app();
+    assert_eq!(selected_sid(&a), Some(Sid(812)));
+    a.on_key(key('j'), NOW);
+    assert_eq!(selected_sid(&a), Some(Sid(902)));
+    a.on_key(code(KeyCode::End), NOW);
+    assert_eq!(selected_sid(&a), Some(Sid(10)));
+    a.on_key(key('j'), NOW);
+    assert_eq!(selected_sid(&a), Some(Sid(10)));
+    a.on_key(key('g'), NOW);
+    assert_eq!(selected_sid(&a), Some(Sid(812)));
+    a.on_key(key('k'), NOW);
+    assert_eq!(selected_sid(&a), Some(Sid(812)));
+}
+
+#[test]
+fn selection_follows_its_row_when_data_moves() {
+    let mut a = app();
+    a.on_key(key('j'), NOW);
+    assert_eq!(selected_sid(&a), Some(Sid(902)));
+    let mut s = snapshot();
+    s.waiters[2].in_wait_s = 500.0; // 902 now waits longest: it moves to the top
+    a.set_snapshot(Arc::new(s));
+    assert_eq!(selected_sid(&a), Some(Sid(902)));
+    assert_eq!(a.table().selected, 0);
+}
+
+#[test]
+fn filter_narrows_rows_and_esc_clears_it() {
+    let mut a = app();
+    a.on_key(key('/'), NOW);
+    for c in "batch".chars() {
+        a.on_key(key(c), NOW);
+    }
+    assert_eq!(a.prompt, Some(Prompt::Filter("batch".into())));
+    assert_eq!(a.table().order.len(), 2);
+    a.on_key(code(KeyCode::Enter), NOW);
+    assert_eq!(a.prompt, None);
+    assert_eq!(a.table().filter, "batch");
+    assert_eq!(a.table().order.len(), 2);
+    a.on_key(code(KeyCode::Esc), NOW);
+    assert_eq!(a.table().filter, "");
+    assert_eq!(a.table().order.len(), 5);
+}
+
+#[test]
+fn sort_keys_cycle_columns_and_reverse() {
+    let mut a = app();
+    let (col, desc) = (a.table().sort_col, a.table().sort_desc);
+    a.on_key(key('s'), NOW);
+    assert_eq!(
+        a.table().sort_col,
+        (col + 1) % Pane::Waiters.columns().len()
+    );
+    a.on_key(key('S'), NOW);
+    assert_eq!(a.table().sort_desc, !desc);
+    assert!(a
+        .current_message(NOW)
+        .is_some_and(|m| m.starts_with("sorted by")));
+}
+
+#[test]
+fn freeze_keeps_the_screen_while_data_arrives() {
+    let mut a = app();
+    a.on_key(key(' '), NOW);
+    assert!(a.frozen.is_some());
+    let mut s = snapshot();
+    s.waiters.truncate(1);
+    a.set_snapshot(Arc::new(s));
+    assert_eq!(a.shown().waiters.len(), 5, "frozen screen changed");
+    assert_eq!(a.live.waiters.len(), 1, "collection stopped while frozen");
+    a.on_key(key(' '), NOW);
+    assert!(a.frozen.is_none());
+    assert_eq!(a.shown().waiters.len(), 1);
+    assert_eq!(a.table().order.len(), 1);
+}
+
+#[test]
+fn interval_keys_step_through_the_intervals() {
+    let mut a = app();
+    assert_eq!(a.on_key(key('+'), NOW), vec![Effect::SetInterval(2.0)]);
+    assert_eq!(a.on_key(key('-'), NOW), vec![Effect::SetInterval(1.0)]);
+    assert_eq!(a.on_key(key('-'), NOW), vec![Effect::SetInterval(0.5)]);
+    assert_eq!(a.on_key(key('-'), NOW), vec![], "0.5 s is the shortest");
+    assert_eq!(a.interval, 0.5);
+}
+
+#[test]
+fn idle_toggle_hides_idle_client_waits() {
+    let mut a = app();
+    a.on_key(key('i'), NOW);
+    assert!(a.hide_idle);
+    assert_eq!(a.table().order.len(), 4);
+    assert!(!a.table().order.iter().any(|&i| a.shown().waiters[i].idle));
+    a.on_key(key('i'), NOW);
+    assert_eq!(a.table().order.len(), 5);
+}
+
+#[test]
+fn enter_drills_in_esc_backs_out_and_chains_drill_further() {
+    let mut a = app();
+    a.on_key(key('j'), NOW); // 902
+    a.on_key(code(KeyCode::Enter), NOW);
+    assert_eq!(a.drill.last().map(|d| d.sid), Some(Sid(902)));
+    // The session screen's content arrives with the next snapshot.
+    let mut s = snapshot();
+    s.sessions = vec![SessionView {
+        sid: Sid(902),
+        chain: vec![ChainLink {
+            sid: Sid(901),
+            user: "batch".into(),
+            state: "in a read".into(),
+            locks: 3,
+            head: true,
+        }],
+        ..SessionView::default()
+    }];
+    a.set_snapshot(Arc::new(s));
+    a.on_key(code(KeyCode::Enter), NOW);
+    assert_eq!(
+        a.drill.iter().map(|d| d.sid).collect::<Vec<_>>(),
+        vec![Sid(902), Sid(901)]
+    );
+    a.on_key(code(KeyCode::Esc), NOW);
+    a.on_key(code(KeyCode::Esc), NOW);
+    assert!(a.drill.is_empty());
+    assert_eq!(a.pane, Pane::Waiters);
+}
+
+#[test]
+fn copy_gives_the_selected_row_as_text() {
+    let mut a = app();
+    let effects = a.on_key(key('y'), NOW);
+    let [Effect::Copy(text)] = effects.as_slice() else {
+        panic!("expected one copy effect, got {effects:?}")
+    };
+    assert!(text.contains("SID: 812"), "{text}");
+    assert!(text.contains("USER: report"), "{text}");
+}
+
+#[test]
+fn export_and_rebuild_are_effects_for_the_loop() {
+    let mut a = app();
+    assert_eq!(a.on_key(key('e'), NOW), vec![Effect::Export]);
+    assert_eq!(a.on_key(key('R'), NOW), vec![Effect::RebuildExtents]);
+}
+
+#[test]
+fn help_opens_and_any_key_closes_it() {
+    let mut a = app();
+    a.on_key(key('?'), NOW);
+    assert!(a.help);
+    a.on_key(key('3'), NOW);
+    assert!(!a.help);
+    assert_eq!(a.pane, Pane::Waiters, "the closing key does nothing else");
+    a.on_key(key('?'), NOW);
+    a.on_key(key('q'), NOW);
+    assert!(a.quit, "q quits even from the help");
+}
+
+#[test]
+fn replay_keys_only_act_in_a_replay() {
+    let mut a = app();
+    assert_eq!(a.on_key(key('.'), NOW), vec![]);
+    a.replay = Some(ReplayUi::default());
+    assert_eq!(
+        a.on_key(key('.'), NOW),
+        vec![Effect::Replay(ReplayCommand::Step(1))]
+    );
+    assert_eq!(
+        a.on_key(key('p'), NOW),
+        vec![Effect::Replay(ReplayCommand::TogglePause)]
+    );
+    a.on_key(key(':'), NOW);
+    for c in "1:30".chars() {
+        a.on_key(key(c), NOW);
+    }
+    assert_eq!(
+        a.on_key(code(KeyCode::Enter), NOW),
+        vec![Effect::Replay(ReplayCommand::SeekTo(Duration::from_secs(
+            90
+        )))]
+    );
+}
+
+#[test]
+fn tree_toggle_orders_waiters_by_head_blocker() {
+    let mut a = app();
+    let mut s = snapshot();
+    s.heads = vec![ifxtop::model::snapshot::HeadBlocker {
+        sid: Sid(901),
+        user: "batch".into(),
+        state: "in a read".into(),
+        locks: 3,
+        blocked: 2,
+    }];
+    a.set_snapshot(Arc::new(s));
+    a.on_key(key('t'), NOW);
+    assert!(a.tree);
+    let order: Vec<u64> = a
+        .table()
+        .order
+        .iter()
+        .map(|&i| a.shown().waiters[i].sessid.0)
+        .collect();
+    assert_eq!(order, vec![902, 903]);
+    a.on_key(key('t'), NOW);
+    assert_eq!(a.table().order.len(), 5);
+}
+
+#[test]
+fn ctrl_c_quits_even_while_typing_a_filter() {
+    let mut a = app();
+    a.on_key(key('/'), NOW);
+    a.on_key(
+        KeyEvent {
+            code: KeyCode::Char('c'),
+            modifiers: KeyModifiers::CONTROL,
+            kind: KeyEventKind::Press,
+            state: KeyEventState::NONE,
+        },
+        NOW,
+    );
+    assert!(a.quit);
+}
