@@ -197,7 +197,8 @@ mod tests {
         assert!(h.mode_flags.is_empty());
         assert_eq!(h.uptime_s, Some(3 * 86_400 + 4 * 3_600 + 5 * 60 + 6));
         assert_eq!(h.shm_kb, Some(2_457_600));
-        assert_eq!(next, Some(2));
+        // Blank lines after the banner are consumed looking for a `Blocked:` line.
+        assert_eq!(next, Some(3));
     }
 
     #[test]
@@ -232,7 +233,7 @@ mod tests {
         assert_eq!(h.mode_flags, vec!["Sec"]);
         assert_eq!(h.uptime_s, Some(2 * 86_400 + 3_600));
         assert_eq!(h.shm_kb, Some(2_457_600));
-        assert_eq!(next, Some(3));
+        assert_eq!(next, Some(4));
     }
 
     #[test]

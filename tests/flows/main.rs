@@ -71,14 +71,16 @@ fn waiter(sid: u64, user: &str, reason: WaitReason, in_wait: f64, idle: bool) ->
 }
 
 fn snapshot() -> Snapshot {
-    let mut s = Snapshot::default();
-    s.waiters = vec![
-        waiter(10, "app_web", WaitReason::Condition, 300.0, true),
-        waiter(812, "report", WaitReason::Condition, 72.0, false),
-        waiter(902, "batch", WaitReason::Lock, 40.0, false),
-        waiter(903, "batch", WaitReason::Lock, 35.0, false),
-        waiter(55, "app_web", WaitReason::Buffer, 3.0, false),
-    ];
+    let mut s = Snapshot {
+        waiters: vec![
+            waiter(10, "app_web", WaitReason::Condition, 300.0, true),
+            waiter(812, "report", WaitReason::Condition, 72.0, false),
+            waiter(902, "batch", WaitReason::Lock, 40.0, false),
+            waiter(903, "batch", WaitReason::Lock, 35.0, false),
+            waiter(55, "app_web", WaitReason::Buffer, 3.0, false),
+        ],
+        ..Snapshot::default()
+    };
     s.waiters[2].blockers = vec![Sid(901)];
     s.waiters[2].head_blocker = Some(Sid(901));
     s.waiters[3].blockers = vec![Sid(902), Sid(901)];
