@@ -242,9 +242,21 @@ fn start_collectors(setup: &Setup) -> Result<(Feed, Inbox), Error> {
     tasks.push(collect::spawn_numa(&ctx));
     let (rebuild, rebuild_rx) = mpsc::channel::<()>(2);
     let (ext_tx, extents) = mpsc::channel::<ExtentStatus>(16);
+    let cache = match (
+        &setup.mode,
+        &setup.server,
+        crate::extent_cache::default_dir(),
+    ) {
+        (Mode::Live, Some(server), Some(dir)) => Some(CacheSpot {
+            dir,
+            server: server.clone(),
+        }),
+        _ => None,
+    };
     tasks.push(tokio::spawn(extent_job(
         ctx.clone(),
         setup.extents_file.clone(),
+        cache,
         rebuild_rx,
         ext_tx,
     )));
@@ -544,49 +556,156 @@ fn apply_effect(
     }
 }
 
-/// Builds the extent map in the background: from `--extents FILE`, else by running
-/// `oncheck -pe`; again on every rebuild request. Never on the UI path.
+/// Where the extent job may keep and find the map between runs (live mode only: the demo and
+/// tests never write to the user's cache).
+#[derive(Debug, Clone)]
+pub struct CacheSpot {
+    pub dir: PathBuf,
+    pub server: String,
+}
+
+/// Builds the extent map in the background: from `--extents FILE`, else from the on-disk cache,
+/// else by running `oncheck -pe` (then saved to the cache); again on every rebuild request.
+/// Never on the UI path.
 async fn extent_job(
     ctx: Ctx,
     file: Option<PathBuf>,
+    cache: Option<CacheSpot>,
     mut rebuild: mpsc::Receiver<()>,
     status: mpsc::Sender<ExtentStatus>,
 ) {
-    let mut next_from_file = file;
+    let mut first = true;
     loop {
         let since = ctx.clock.now();
-        let (what, request) = match next_from_file.take() {
-            Some(path) => (path.display().to_string(), Request::ReadFile(path)),
-            None => ("oncheck -pe".to_string(), Source::OncheckPe.request()),
+        let from_file = if first { file.clone() } else { None };
+        let from_cache = if first && from_file.is_none() {
+            match &cache {
+                Some(c) => load_cache(c.clone()).await,
+                None => None,
+            }
+        } else {
+            None
         };
-        let _ = status
-            .send(ExtentStatus::Building {
-                what: what.clone(),
-                since,
-            })
-            .await;
-        let result = ctx
-            .collect_with(&Source::OncheckPe, &request, collect::ONCHECK_TIMEOUT)
-            .await;
-        let st = match result {
-            None => return,
-            Some(Ok(Parsed::Extents(map))) => ExtentStatus::Ready {
-                what,
-                extents: map.extent_count(),
-                built_at: ctx.clock.now(),
-                age_at_load: Duration::ZERO,
-            },
-            Some(Ok(_)) => ExtentStatus::Failed {
-                error: format!("{what} gave no extent map"),
-                at: ctx.clock.now(),
-            },
-            Some(Err(e)) => ExtentStatus::Failed {
-                error: e.to_string(),
-                at: ctx.clock.now(),
-            },
+        first = false;
+        let st = if let Some(cached) = from_cache {
+            deliver_cached(&ctx, cached).await
+        } else {
+            let (what, request) = match from_file {
+                Some(path) => (path.display().to_string(), Request::ReadFile(path)),
+                None => ("oncheck -pe".to_string(), Source::OncheckPe.request()),
+            };
+            let _ = status
+                .send(ExtentStatus::Building {
+                    what: what.clone(),
+                    since,
+                })
+                .await;
+            build_map(&ctx, &what, &request, cache.as_ref()).await
         };
+        let Some(st) = st else { return };
         if status.send(st).await.is_err() || rebuild.recv().await.is_none() {
             return;
         }
     }
+}
+
+async fn load_cache(spot: CacheSpot) -> Option<crate::extent_cache::Cached> {
+    tokio::task::spawn_blocking(move || crate::extent_cache::load(&spot.dir, &spot.server))
+        .await
+        .ok()
+        .and_then(|r| r.ok())
+        .flatten()
+}
+
+/// Hands a cached map to the store as the `oncheck -pe` sample it came from (recorded too, so a
+/// replay resolves pages the same way).
+async fn deliver_cached(ctx: &Ctx, cached: crate::extent_cache::Cached) -> Option<ExtentStatus> {
+    let t = ctx.clock.now();
+    if let Some(raw) = &ctx.sinks.raw {
+        let _ = raw.try_send(RawSample {
+            t: t.as_secs_f64(),
+            source: Source::OncheckPe.label(),
+            argv: vec!["cat".into(), cached.path.display().to_string()],
+            exit: Some(0),
+            stdout: cached.text.clone(),
+            stderr: String::new(),
+        });
+    }
+    let extents = cached.map.extent_count();
+    let update = Update {
+        source: Source::OncheckPe,
+        t,
+        took: Duration::ZERO,
+        result: Ok(Parsed::Extents(Arc::new(cached.map))),
+    };
+    ctx.sinks.updates.send(update).await.ok()?;
+    Some(ExtentStatus::Ready {
+        what: "the cache".into(),
+        extents,
+        built_at: t,
+        age_at_load: cached.age,
+    })
+}
+
+/// Runs (or reads) one `oncheck -pe`, indexes it off the async workers, and saves it to the
+/// cache when it came from oncheck.
+async fn build_map(
+    ctx: &Ctx,
+    what: &str,
+    request: &Request,
+    cache: Option<&CacheSpot>,
+) -> Option<ExtentStatus> {
+    let run = ctx
+        .run_raw(&Source::OncheckPe, request, collect::ONCHECK_TIMEOUT)
+        .await;
+    let t = run.t;
+    let took = run.took;
+    let (result, text) = match run.result {
+        Err(e) => (Err(e), None),
+        Ok(out) => {
+            let text = out.stdout.clone();
+            let parsed = tokio::task::spawn_blocking(move || {
+                crate::sample::parse_output(&Source::OncheckPe, out)
+            })
+            .await
+            .unwrap_or_else(|e| Err(crate::error::SourceError::Other(format!("indexer: {e}"))));
+            (parsed, Some(text))
+        }
+    };
+    let st = match &result {
+        Ok(Parsed::Extents(map)) => ExtentStatus::Ready {
+            what: what.to_string(),
+            extents: map.extent_count(),
+            built_at: ctx.clock.now(),
+            age_at_load: Duration::ZERO,
+        },
+        Ok(_) => ExtentStatus::Failed {
+            error: format!("{what} gave no extent map"),
+            at: ctx.clock.now(),
+        },
+        Err(e) => ExtentStatus::Failed {
+            error: e.to_string(),
+            at: ctx.clock.now(),
+        },
+    };
+    let ok = result.is_ok();
+    ctx.sinks
+        .updates
+        .send(Update {
+            source: Source::OncheckPe,
+            t,
+            took,
+            result,
+        })
+        .await
+        .ok()?;
+    if let (true, Some(spot), Some(text), Request::Command(_)) = (ok, cache, text, request) {
+        let spot = spot.clone();
+        // A failed save only costs the next start a rebuild; it is not worth a message.
+        let _ = tokio::task::spawn_blocking(move || {
+            crate::extent_cache::save(&spot.dir, &spot.server, &text)
+        })
+        .await;
+    }
+    Some(st)
 }

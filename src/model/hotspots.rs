@@ -33,13 +33,10 @@ impl HotKey {
 
     fn resolve(map: Option<&ExtentMap>, chunk: u32, page: u64, base_page_kb: u32) -> HotKey {
         if let Some(m) = map {
-            if let Lookup::Resolved {
-                object, dbspace, ..
-            } = m.lookup(chunk, page, base_page_kb)
-            {
+            if let Lookup::Resolved(hit) = m.lookup(chunk, page, base_page_kb) {
                 return HotKey::Object {
-                    object: object.into(),
-                    dbspace: dbspace.into(),
+                    object: hit.object.description.clone(),
+                    dbspace: hit.dbspace.unwrap_or("?").into(),
                 };
             }
         }

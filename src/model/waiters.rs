@@ -335,7 +335,7 @@ impl<'a> WaitIndex<'a> {
                     chunk: b.chunk,
                     page: b.page,
                     object: extents.and_then(|m| match m.lookup(b.chunk, b.page, base_page_kb) {
-                        Lookup::Resolved { object, .. } => Some(object.to_string()),
+                        Lookup::Resolved(hit) => Some(hit.object.description.to_string()),
                         _ => None,
                     }),
                     owner: b.owner,

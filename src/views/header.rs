@@ -169,7 +169,18 @@ fn extent_span(app: &App, now: Duration, theme: &Theme) -> Span<'static> {
             ),
             theme.warn,
         ),
-        ExtentStatus::Ready { extents, .. } => Span::raw(format!(" map: {extents} extents")),
+        ExtentStatus::Ready {
+            extents,
+            built_at,
+            age_at_load,
+            ..
+        } => {
+            let age = *age_at_load + now.saturating_sub(*built_at);
+            Span::raw(format!(
+                " map: {extents} extents, {} old",
+                human_duration(age.as_secs_f64())
+            ))
+        }
         ExtentStatus::Failed { error, .. } => {
             Span::styled(format!(" map: failed: {error}"), theme.error)
         }
