@@ -53,6 +53,7 @@ pub enum Parsed {
     Vmstat(Arc<BTreeMap<String, u64>>),
     NumaMaps(Arc<numa::NumaMaps>),
     Extents(Arc<ExtentMap>),
+    Systabnames(Arc<crate::parsers::systabnames::Systabnames>),
     /// A source whose typed form the live screens do not use yet: kept as text.
     Text(Arc<str>),
 }
@@ -92,6 +93,9 @@ pub fn parse_output(source: &Source, out: Output) -> Result<Parsed, SourceError>
         Source::Vmstat => Parsed::Vmstat(Arc::new(numa::parse_vmstat(text)?)),
         Source::NumaMaps(_) => Parsed::NumaMaps(Arc::new(numa::parse_numa_maps(text)?)),
         Source::OncheckPe => Parsed::Extents(Arc::new(ExtentMap::from_oncheck_pe(text)?)),
+        Source::Systabnames => {
+            Parsed::Systabnames(Arc::new(crate::parsers::systabnames::parse(text)?))
+        }
         Source::OnstatGAth
         | Source::OnstatGNtt
         | Source::OnstatK

@@ -22,6 +22,7 @@ pub mod onstat_t;
 pub mod onstat_u;
 pub mod onstat_x;
 pub mod sockets;
+pub mod systabnames;
 
 use crate::error::ParseError;
 use serde::Serialize;

@@ -28,13 +28,22 @@ impl LocalRunner {
         self
     }
 
-    async fn run_command(&self, argv: &[String], timeout: Duration) -> Result<Output, SourceError> {
+    async fn run_command(
+        &self,
+        argv: &[String],
+        stdin: Option<&str>,
+        timeout: Duration,
+    ) -> Result<Output, SourceError> {
         let Some((program, args)) = argv.split_first() else {
             return Err(SourceError::Other("empty command".into()));
         };
         let mut cmd = tokio::process::Command::new(program);
         cmd.args(args)
-            .stdin(Stdio::null())
+            .stdin(if stdin.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             // Dropping the future (timeout, quit) kills the child: never leave onstat behind.
@@ -46,7 +55,7 @@ impl LocalRunner {
             // std looks the program up in the child's PATH when it is set here.
             cmd.env("PATH", path);
         }
-        let child = cmd.spawn().map_err(|e| {
+        let mut child = cmd.spawn().map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {
                 SourceError::NotFound {
                     program: program.clone(),
@@ -58,6 +67,13 @@ impl LocalRunner {
                 }
             }
         })?;
+        if let (Some(text), Some(mut pipe)) = (stdin, child.stdin.take()) {
+            use tokio::io::AsyncWriteExt;
+            // A program that exits without reading its input is not an error here: its exit
+            // code and output tell what happened.
+            let _ = tokio::time::timeout(timeout, pipe.write_all(text.as_bytes())).await;
+            drop(pipe);
+        }
         match tokio::time::timeout(timeout, child.wait_with_output()).await {
             Err(_) => Err(SourceError::Timeout { after: timeout }),
             Ok(Err(e)) => Err(SourceError::Spawn {
@@ -89,7 +105,10 @@ impl CommandRunner for LocalRunner {
     ) -> BoxFuture<'a, Result<Output, SourceError>> {
         Box::pin(async move {
             match request {
-                Request::Command(argv) => self.run_command(argv, timeout).await,
+                Request::Command(argv) => self.run_command(argv, None, timeout).await,
+                Request::CommandInput { argv, stdin } => {
+                    self.run_command(argv, Some(stdin), timeout).await
+                }
                 Request::ReadFile(path) => {
                     let read = tokio::time::timeout(timeout, tokio::fs::read(path)).await;
                     match read {

@@ -36,6 +36,8 @@ pub enum Source {
     ZoneReclaimMode,
     Vmstat,
     NumaMaps(u32),
+    /// `sysmaster:systabnames` through dbaccess: partnum → table name.
+    Systabnames,
 }
 
 const NODE_DIR: &str = "/sys/devices/system/node";
@@ -63,6 +65,7 @@ impl Source {
             Source::ZoneReclaimMode => "/proc/sys/vm/zone_reclaim_mode".into(),
             Source::Vmstat => "/proc/vmstat".into(),
             Source::NumaMaps(pid) => format!("/proc/{pid}/numa_maps"),
+            Source::Systabnames => "dbaccess sysmaster -".into(),
         }
     }
 
@@ -80,6 +83,7 @@ impl Source {
             ["onstat", "-g", "ses", sid] => sid.parse().ok().map(|s| Source::OnstatGSes(Sid(s))),
             ["onstat", "-g", "sql", sid] => sid.parse().ok().map(|s| Source::OnstatGSql(Sid(s))),
             ["oncheck", "-pe"] => Some(Source::OncheckPe),
+            ["dbaccess", "sysmaster", "-"] => Some(Source::Systabnames),
             ["netstat", ..] => Some(Source::Netstat),
             _ => None,
         };
@@ -132,6 +136,10 @@ impl Source {
             | Source::Netstat => {
                 Request::Command(self.label().split(' ').map(String::from).collect())
             }
+            Source::Systabnames => Request::CommandInput {
+                argv: self.label().split(' ').map(String::from).collect(),
+                stdin: crate::parsers::systabnames::QUERY.to_string(),
+            },
             _ => Request::ReadFile(PathBuf::from(self.label())),
         }
     }
@@ -158,6 +166,8 @@ impl Source {
 pub enum Request {
     /// A program and its arguments (run with the instance's INFORMIXSERVER).
     Command(Vec<String>),
+    /// A program fed `stdin` (dbaccess reading its SQL).
+    CommandInput { argv: Vec<String>, stdin: String },
     /// A file read directly (/proc, /sys, a captured output).
     ReadFile(PathBuf),
     /// The names in a directory, one per line (finding NUMA nodes and oninit processes).
@@ -168,7 +178,9 @@ impl Request {
     /// The program for a command, the path for a file or directory.
     pub fn program(&self) -> String {
         match self {
-            Request::Command(argv) => argv.first().cloned().unwrap_or_default(),
+            Request::Command(argv) | Request::CommandInput { argv, .. } => {
+                argv.first().cloned().unwrap_or_default()
+            }
             Request::ReadFile(p) | Request::ListDir(p) => p.display().to_string(),
         }
     }
@@ -176,7 +188,7 @@ impl Request {
     /// The argv a recording stores: the command line, or `["cat", path]` for a file read.
     pub fn argv(&self) -> Vec<String> {
         match self {
-            Request::Command(argv) => argv.clone(),
+            Request::Command(argv) | Request::CommandInput { argv, .. } => argv.clone(),
             Request::ReadFile(p) => vec!["cat".into(), p.display().to_string()],
             Request::ListDir(p) => vec!["ls".into(), p.display().to_string()],
         }
@@ -317,6 +329,7 @@ mod tests {
             Source::ZoneReclaimMode,
             Source::Vmstat,
             Source::NumaMaps(1234),
+            Source::Systabnames,
         ];
         for s in all {
             assert_eq!(Source::from_label(&s.label()), Some(s.clone()), "{s:?}");
