@@ -1,9 +1,15 @@
 //! NUMA: `numactl -H`, `/sys/devices/system/node/nodeN/meminfo`, `/proc/<pid>/numa_maps`, and the
 //! small sysfs/procfs files around them (cpulist, online, zone_reclaim_mode, /proc/vmstat).
 
+use super::lex::{dec_u32, dec_u64, lines, sp0, sp1, Line, PResult};
 use super::Unparsed;
 use crate::error::ParseError;
 use crate::ids::Addr;
+use nom::branch::alt;
+use nom::bytes::complete::{tag, take_till1};
+use nom::character::complete::char;
+use nom::combinator::opt;
+use nom::Parser;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -60,39 +66,360 @@ pub struct NumaMapping {
     pub mapped: Option<u64>,
 }
 
+/// `node 3 cpus: 27 28 ...`, `node 3 size: 32251 MB`, `node 3 free: 32012 MB`.
+fn node_line(i: &str) -> PResult<'_, (u32, &str, &str)> {
+    let (i, (_, _, n, _, key, _, _)) = (
+        tag("node"),
+        sp1,
+        dec_u32,
+        sp1,
+        alt((tag("cpus"), tag("size"), tag("free"))),
+        char(':'),
+        sp0,
+    )
+        .parse(i)?;
+    Ok(("", (n, key, i)))
+}
+
+fn numbers(text: &str) -> Option<Vec<u32>> {
+    text.split_whitespace().map(|w| w.parse().ok()).collect()
+}
+
+/// `1234 MB` → 1234.
+fn megabytes(text: &str) -> Option<u64> {
+    let t = text.trim();
+    let num = t.strip_suffix("MB").unwrap_or(t).trim();
+    num.parse().ok()
+}
+
 pub fn parse_numactl_h(text: &str) -> Result<NumactlH, ParseError> {
-    let _ = text;
-    Err(ParseError::empty(
-        "numactl -H output (parser not written yet)",
-    ))
+    let mut out = NumactlH::default();
+    let mut recognised = false;
+    let mut in_distances = false;
+    let mut distance_cols: Vec<u32> = Vec::new();
+    let mut distances: Vec<Vec<u32>> = Vec::new();
+    let mut first_line: Option<Line<'_>> = None;
+    for line in lines(text) {
+        if line.is_blank() {
+            continue;
+        }
+        first_line.get_or_insert(line);
+        let t = line.text.trim();
+        if t.starts_with("No NUMA available") {
+            recognised = true;
+            continue;
+        }
+        if let Some(rest) = t.strip_prefix("available:") {
+            recognised = true;
+            out.available = rest.split_whitespace().next().and_then(|n| n.parse().ok());
+            continue;
+        }
+        if t == "node distances:" {
+            recognised = true;
+            in_distances = true;
+            continue;
+        }
+        if in_distances {
+            if let Some(cols) = t.strip_prefix("node").and_then(numbers) {
+                distance_cols = cols;
+                continue;
+            }
+            if let Some((row, vals)) = t.split_once(':') {
+                if let (Ok(_), Some(v)) = (row.trim().parse::<u32>(), numbers(vals)) {
+                    if distance_cols.is_empty() || v.len() == distance_cols.len() {
+                        distances.push(v);
+                        continue;
+                    }
+                }
+            }
+            out.unparsed.push(Unparsed::new(line));
+            continue;
+        }
+        if let Ok((_, (n, key, value))) = node_line(t) {
+            let idx = match out.nodes.iter().position(|x| x.node == n) {
+                Some(i) => i,
+                None => {
+                    out.nodes.push(NumaNode {
+                        node: n,
+                        cpus: Vec::new(),
+                        size_mb: None,
+                        free_mb: None,
+                    });
+                    out.nodes.len() - 1
+                }
+            };
+            let node = &mut out.nodes[idx];
+            let ok = match key {
+                "cpus" => numbers(value).map(|c| node.cpus = c).is_some(),
+                "size" => megabytes(value).map(|v| node.size_mb = Some(v)).is_some(),
+                _ => megabytes(value).map(|v| node.free_mb = Some(v)).is_some(),
+            };
+            if ok {
+                recognised = true;
+            } else {
+                out.unparsed.push(Unparsed::new(line));
+            }
+            continue;
+        }
+        out.unparsed.push(Unparsed::new(line));
+    }
+    if !recognised {
+        return Err(match first_line {
+            Some(l) => l.error_at(
+                l.text.trim_start(),
+                "numactl -H output (`available: N nodes`, `node N cpus: ...`)",
+            ),
+            None => ParseError::empty("numactl -H output"),
+        });
+    }
+    if !distances.is_empty() {
+        out.distances = Some(distances);
+    }
+    Ok(out)
+}
+
+/// `Node 0 MemTotal:       134182340 kB` → (0, MemTotal, 134182340).
+fn meminfo_line(i: &str) -> PResult<'_, (u32, &str, u64)> {
+    let (i, (_, _, n, _, key, _, _, v, _)) = (
+        tag("Node"),
+        sp1,
+        dec_u32,
+        sp1,
+        take_till1(|c: char| c == ':' || c == ' '),
+        char(':'),
+        sp0,
+        dec_u64,
+        sp0,
+    )
+        .parse(i)?;
+    let (i, _) = opt(tag("kB")).parse(i)?;
+    Ok((i, (n, key, v)))
 }
 
 pub fn parse_node_meminfo(text: &str) -> Result<NodeMeminfo, ParseError> {
-    let _ = text;
-    Err(ParseError::empty("node meminfo (parser not written yet)"))
+    let mut out = NodeMeminfo::default();
+    let mut node: Option<u32> = None;
+    let mut first_line: Option<Line<'_>> = None;
+    for line in lines(text) {
+        if line.is_blank() {
+            continue;
+        }
+        first_line.get_or_insert(line);
+        match meminfo_line(line.text.trim()) {
+            Ok(("", (n, key, v))) if node.is_none_or(|x| x == n) => {
+                node = Some(n);
+                out.values.insert(key.to_string(), v);
+            }
+            _ => out.unparsed.push(Unparsed::new(line)),
+        }
+    }
+    match node {
+        Some(n) => {
+            out.node = n;
+            Ok(out)
+        }
+        None => Err(match first_line {
+            Some(l) => l.error_at(
+                l.text.trim_start(),
+                "node meminfo lines (`Node N MemTotal:  123 kB`)",
+            ),
+            None => ParseError::empty("node meminfo"),
+        }),
+    }
+}
+
+/// Old kernels print no `kernelpagesize_kB`: pages are 4 KB then, 2 MB for `huge` mappings.
+pub const DEFAULT_PAGE_KB: u64 = 4;
+pub const DEFAULT_HUGE_PAGE_KB: u64 = 2048;
+
+fn numa_maps_line(text: &str) -> Option<NumaMapping> {
+    let mut words = text.split_whitespace();
+    let address = Addr::from_hex(words.next()?)?;
+    let policy = words.next()?;
+    if policy.contains('=') {
+        return None;
+    }
+    let mut m = NumaMapping {
+        address,
+        policy: policy.to_string(),
+        file: None,
+        tags: Vec::new(),
+        pages_per_node: BTreeMap::new(),
+        kernel_page_kb: None,
+        anon: None,
+        dirty: None,
+        mapped: None,
+    };
+    for w in words {
+        match w.split_once('=') {
+            None => m.tags.push(w.to_string()),
+            Some(("file", f)) => m.file = Some(f.replace("\\040", " ")),
+            Some((k, v)) => {
+                let n: u64 = v.parse().ok()?;
+                if let Some(node) = k.strip_prefix('N').and_then(|x| x.parse::<u32>().ok()) {
+                    m.pages_per_node.insert(node, n);
+                } else {
+                    match k {
+                        "kernelpagesize_kB" => m.kernel_page_kb = Some(n),
+                        "anon" => m.anon = Some(n),
+                        "dirty" => m.dirty = Some(n),
+                        "mapped" => m.mapped = Some(n),
+                        // mapmax, active, writeback, swapcache, unevictable...: not used.
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+    Some(m)
 }
 
 pub fn parse_numa_maps(text: &str) -> Result<NumaMaps, ParseError> {
-    let _ = text;
-    Err(ParseError::empty("numa_maps (parser not written yet)"))
+    let mut out = NumaMaps::default();
+    let mut first_line: Option<Line<'_>> = None;
+    for line in lines(text) {
+        if line.is_blank() {
+            continue;
+        }
+        first_line.get_or_insert(line);
+        match numa_maps_line(line.text) {
+            Some(m) => out.mappings.push(m),
+            None => out.unparsed.push(Unparsed::new(line)),
+        }
+    }
+    if out.mappings.is_empty() && !out.unparsed.is_empty() {
+        return Err(match first_line {
+            Some(l) => l.error_at(
+                l.text.trim_start(),
+                "numa_maps lines (`7f25e80bf000 default anon=3 N0=3`)",
+            ),
+            None => ParseError::empty("numa_maps"),
+        });
+    }
+    Ok(out)
+}
+
+/// KB per node of one process's mappings (pages × page size). Shared segments appear in every
+/// attached process: summing several processes counts them several times (see
+/// `model::numa::oninit_kb_per_node`, which counts them once).
+pub fn bytes_per_node(maps: &NumaMaps) -> BTreeMap<u32, u64> {
+    let mut out: BTreeMap<u32, u64> = BTreeMap::new();
+    for m in &maps.mappings {
+        let kb = m
+            .kernel_page_kb
+            .unwrap_or(if m.tags.iter().any(|t| t == "huge") {
+                DEFAULT_HUGE_PAGE_KB
+            } else {
+                DEFAULT_PAGE_KB
+            });
+        for (n, pages) in &m.pages_per_node {
+            *out.entry(*n).or_default() += pages.saturating_mul(kb).saturating_mul(1024);
+        }
+    }
+    out
 }
 
 /// A kernel cpu/node list: `0-15,32-47` → [0..=15, 32..=47]. Empty text → empty list.
 pub fn parse_cpulist(text: &str) -> Result<Vec<u32>, ParseError> {
-    let _ = text;
-    Err(ParseError::empty("cpu list (parser not written yet)"))
+    let t = text.trim();
+    let mut out = Vec::new();
+    if t.is_empty() {
+        return Ok(out);
+    }
+    let err = |part: &str| {
+        let col = t.find(part).unwrap_or(0);
+        ParseError::at(1, t, col, "a cpu list like `0-15,32-47`")
+    };
+    for part in t.split(',') {
+        let part = part.trim();
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let a: u32 = a.trim().parse().map_err(|_| err(part))?;
+                let b: u32 = b.trim().parse().map_err(|_| err(part))?;
+                // Real lists are short; a huge range is garbage, not 4 billion CPUs.
+                if b < a || b - a > 65_536 {
+                    return Err(err(part));
+                }
+                out.extend(a..=b);
+            }
+            None => out.push(part.parse().map_err(|_| err(part))?),
+        }
+    }
+    Ok(out)
 }
 
 /// `/proc/sys/vm/zone_reclaim_mode`: one number (a bit mask; 0 = off).
 pub fn parse_zone_reclaim_mode(text: &str) -> Result<u32, ParseError> {
-    let _ = text;
-    Err(ParseError::empty(
-        "zone_reclaim_mode (parser not written yet)",
-    ))
+    let t = text.trim();
+    t.parse()
+        .map_err(|_| ParseError::at(1, t, 0, "a number (zone_reclaim_mode)"))
 }
 
 /// `/proc/vmstat`: `key value` lines.
 pub fn parse_vmstat(text: &str) -> Result<BTreeMap<String, u64>, ParseError> {
-    let _ = text;
-    Err(ParseError::empty("/proc/vmstat (parser not written yet)"))
+    let mut out = BTreeMap::new();
+    for line in lines(text) {
+        if line.is_blank() {
+            continue;
+        }
+        let mut w = line.text.split_whitespace();
+        match (
+            w.next(),
+            w.next().and_then(|v| v.parse::<u64>().ok()),
+            w.next(),
+        ) {
+            (Some(k), Some(v), None) => {
+                out.insert(k.to_string(), v);
+            }
+            _ => {
+                return Err(line.error_at(line.text, "/proc/vmstat lines (`key value`)"));
+            }
+        }
+    }
+    if out.is_empty() {
+        return Err(ParseError::empty("/proc/vmstat lines (`key value`)"));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpulists() {
+        assert_eq!(
+            parse_cpulist("0-3,8,10-11\n").expect("ok"),
+            vec![0, 1, 2, 3, 8, 10, 11]
+        );
+        assert_eq!(parse_cpulist("").expect("ok"), Vec::<u32>::new());
+        assert!(parse_cpulist("3-1").is_err());
+        assert!(parse_cpulist("0-4000000000").is_err());
+        assert!(parse_cpulist("a").is_err());
+    }
+
+    #[test]
+    fn zone_reclaim_and_vmstat() {
+        assert_eq!(parse_zone_reclaim_mode("1\n").expect("ok"), 1);
+        assert!(parse_zone_reclaim_mode("on").is_err());
+        let v = parse_vmstat("pgscan_kswapd 12\npgscan_direct 3\n").expect("ok");
+        assert_eq!(v.get("pgscan_direct"), Some(&3));
+        assert!(parse_vmstat("garbage here now\n").is_err());
+    }
+
+    #[test]
+    fn numa_maps_kinds_of_line() {
+        let m = parse_numa_maps(
+            "7f00 default file=/SYSV00000000\\040(deleted) dirty=2 N0=10 N1=2 kernelpagesize_kB=4\n38a933f000 default file=/lib64/libc-2.4.so\n2aaa00 interleave:0-1 huge anon=4 N0=2 N1=2\n",
+        )
+        .expect("ok");
+        assert_eq!(m.mappings.len(), 3);
+        assert_eq!(
+            m.mappings[0].file.as_deref(),
+            Some("/SYSV00000000 (deleted)")
+        );
+        assert_eq!(m.mappings[2].tags, vec!["huge"]);
+        let b = bytes_per_node(&m);
+        assert_eq!(b.get(&0), Some(&(10 * 4096 + 2 * 2048 * 1024)));
+    }
 }

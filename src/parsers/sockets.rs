@@ -1,10 +1,15 @@
 //! Socket tables: `/proc/net/tcp{,6}`, Linux and AIX `netstat`, `ss`. One shape for all of them.
 
+use super::lex::{dec_u64, header_words, lines, sp0, sp1, starts_with_words, Line, PResult};
 use super::Unparsed;
 use crate::error::ParseError;
 use compact_str::CompactString;
+use nom::bytes::complete::take_while_m_n;
+use nom::character::complete::char;
+use nom::Parser;
 use serde::{Serialize, Serializer};
 use std::fmt;
+use std::net::{Ipv4Addr, Ipv6Addr};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
 pub struct Sockets {
@@ -113,20 +118,425 @@ impl TcpState {
     }
 }
 
+impl TcpState {
+    /// The kernel's `st` code in /proc/net/tcp.
+    pub fn from_kernel(code: u8) -> TcpState {
+        match code {
+            0x01 => TcpState::Established,
+            0x02 => TcpState::SynSent,
+            0x03 => TcpState::SynRecv,
+            0x04 => TcpState::FinWait1,
+            0x05 => TcpState::FinWait2,
+            0x06 => TcpState::TimeWait,
+            0x07 => TcpState::Close,
+            0x08 => TcpState::CloseWait,
+            0x09 => TcpState::LastAck,
+            0x0A => TcpState::Listen,
+            0x0B => TcpState::Closing,
+            0x0C => TcpState::NewSynRecv,
+            _ => TcpState::Unknown,
+        }
+    }
+
+    /// netstat's (`ESTABLISHED`, `TIME_WAIT`) and ss's (`ESTAB`, `TIME-WAIT`) spellings.
+    pub fn from_name(name: &str) -> Option<TcpState> {
+        let n = name
+            .trim_matches(|c| c == '(' || c == ')')
+            .replace('-', "_");
+        Some(match n.to_ascii_uppercase().as_str() {
+            "ESTABLISHED" | "ESTAB" => TcpState::Established,
+            "SYN_SENT" => TcpState::SynSent,
+            "SYN_RECV" | "SYN_RCVD" | "SYN_RECEIVED" => TcpState::SynRecv,
+            "FIN_WAIT1" | "FIN_WAIT_1" => TcpState::FinWait1,
+            "FIN_WAIT2" | "FIN_WAIT_2" => TcpState::FinWait2,
+            "TIME_WAIT" => TcpState::TimeWait,
+            "CLOSE" | "CLOSED" => TcpState::Close,
+            "CLOSE_WAIT" => TcpState::CloseWait,
+            "LAST_ACK" => TcpState::LastAck,
+            "LISTEN" => TcpState::Listen,
+            "CLOSING" => TcpState::Closing,
+            "NEW_SYN_RECV" => TcpState::NewSynRecv,
+            "UNCONN" => TcpState::Unconn,
+            "UNKNOWN" => TcpState::Unknown,
+            _ => return None,
+        })
+    }
+}
+
+/// An IPv4 address as /proc/net/tcp prints it: 8 hex digits, the 32-bit value in host order.
+fn proc_ipv4(hex: &str) -> Option<Ipv4Addr> {
+    let v = u32::from_str_radix(hex, 16).ok()?;
+    Some(Ipv4Addr::from(host_order_bytes(v)))
+}
+
+fn host_order_bytes(v: u32) -> [u8; 4] {
+    if cfg!(target_endian = "little") {
+        v.to_le_bytes()
+    } else {
+        v.to_be_bytes()
+    }
+}
+
+/// An IPv6 address as /proc/net/tcp6 prints it: four 32-bit words, each in host order.
+fn proc_ipv6(hex: &str) -> Option<Ipv6Addr> {
+    let mut bytes = [0u8; 16];
+    for (i, chunk) in bytes.chunks_mut(4).enumerate() {
+        let word = hex.get(i * 8..i * 8 + 8)?;
+        let v = u32::from_str_radix(word, 16).ok()?;
+        chunk.copy_from_slice(&host_order_bytes(v));
+    }
+    Some(Ipv6Addr::from(bytes))
+}
+
+/// `0100007F:2328` → 127.0.0.1:9000 (on a little-endian machine).
+fn proc_endpoint(i: &str) -> PResult<'_, Endpoint> {
+    let (rest, (ip, _, port)) = (
+        take_while_m_n(8, 32, |c: char| c.is_ascii_hexdigit()),
+        char(':'),
+        take_while_m_n(4, 4, |c: char| c.is_ascii_hexdigit()),
+    )
+        .parse(i)?;
+    let host = match ip.len() {
+        8 => proc_ipv4(ip).map(|a| CompactString::from(a.to_string())),
+        32 => proc_ipv6(ip).map(|a| CompactString::from(a.to_string())),
+        _ => None,
+    };
+    let port = u16::from_str_radix(port, 16).ok();
+    match (host, port) {
+        (Some(host), Some(port)) => Ok((
+            rest,
+            Endpoint {
+                host,
+                port: CompactString::from(port.to_string()),
+            },
+        )),
+        _ => Err(nom::Err::Error(nom::error::Error::new(
+            i,
+            nom::error::ErrorKind::Verify,
+        ))),
+    }
+}
+
+fn hex_u64(i: &str) -> PResult<'_, u64> {
+    nom::combinator::map_res(
+        take_while_m_n(1, 16, |c: char| c.is_ascii_hexdigit()),
+        |s| u64::from_str_radix(s, 16),
+    )
+    .parse(i)
+}
+
+/// One /proc/net/tcp row: `  1: 0F02000A:0016 0202000A:8B6B 01 00000015:00000001 ...`.
+fn proc_row(i: &str) -> PResult<'_, Socket> {
+    let (i, _) = (sp0, dec_u64, char(':'), sp1).parse(i)?;
+    let (i, (local, _, remote, _, st, _, tx, _, rx)) = (
+        proc_endpoint,
+        sp1,
+        proc_endpoint,
+        sp1,
+        take_while_m_n(2, 2, |c: char| c.is_ascii_hexdigit()),
+        sp1,
+        hex_u64,
+        char(':'),
+        hex_u64,
+    )
+        .parse(i)?;
+    let state = u8::from_str_radix(st, 16).map_or(TcpState::Unknown, TcpState::from_kernel);
+    let proto = if local.is_ipv6() { "tcp6" } else { "tcp" };
+    Ok((
+        i,
+        Socket {
+            proto: proto.into(),
+            recv_q: rx,
+            send_q: tx,
+            local,
+            remote,
+            state: Some(state),
+            process: None,
+        },
+    ))
+}
+
 /// `/proc/net/tcp` or `/proc/net/tcp6` (told apart by the address width).
 pub fn parse_proc_net_tcp(text: &str) -> Result<Sockets, ParseError> {
-    let _ = text;
-    Err(ParseError::empty("/proc/net/tcp (parser not written yet)"))
+    let mut out = Sockets::default();
+    let mut recognised = false;
+    let mut first_bad: Option<ParseError> = None;
+    for line in lines(text) {
+        if line.is_blank() {
+            continue;
+        }
+        if starts_with_words(line.text, &["sl", "local_address", "rem_address", "st"]) {
+            recognised = true;
+            continue;
+        }
+        match proc_row(line.text) {
+            Ok((_, s)) => {
+                recognised = true;
+                out.sockets.push(s);
+            }
+            Err(_) => {
+                if first_bad.is_none() {
+                    first_bad = Some(line.error_at(
+                        line.text.trim_start(),
+                        "a /proc/net/tcp row (`sl: local_address rem_address st tx_queue:rx_queue ...`)",
+                    ));
+                }
+                out.unparsed.push(Unparsed::new(line));
+            }
+        }
+    }
+    if !recognised {
+        return Err(first_bad.unwrap_or_else(|| {
+            ParseError::empty("/proc/net/tcp (header `sl local_address rem_address st ...`)")
+        }));
+    }
+    Ok(out)
+}
+
+/// Splits `host:port` (Linux netstat, ss) or `host.port` (AIX, BSD) into an endpoint. Brackets
+/// around IPv6 hosts (`[::1]:22`) are removed; Display puts them back.
+pub fn split_endpoint(text: &str) -> Option<Endpoint> {
+    let t = text.trim();
+    if t.is_empty() {
+        return None;
+    }
+    if let Some(rest) = t.strip_prefix('[') {
+        let (host, port) = rest.split_once("]:")?;
+        return Some(Endpoint::new(host, port));
+    }
+    // Linux: the last ':' separates the port, which never holds a '.'.
+    if let Some((host, port)) = t.rsplit_once(':') {
+        if !port.contains('.') && !host.is_empty() {
+            return Some(Endpoint::new(host, port));
+        }
+        if host.is_empty() && !port.contains('.') {
+            return None;
+        }
+    }
+    // AIX/BSD: `10.1.2.3.9088`, `*.*`, `*.9088`, `::1.32768`.
+    let (host, port) = t.rsplit_once('.')?;
+    if host.is_empty() || port.is_empty() {
+        return None;
+    }
+    Some(Endpoint::new(host, port))
+}
+
+fn is_proto(w: &str) -> bool {
+    let w = w.to_ascii_lowercase();
+    [
+        "tcp", "tcp4", "tcp6", "tcp46", "udp", "udp4", "udp6", "udp46", "raw", "raw6", "sctp",
+    ]
+    .contains(&w.as_str())
+}
+
+/// One netstat row: `[PCB] proto recv-q send-q local foreign [state] [pid/program]`.
+fn netstat_row(text: &str, has_pcb: bool) -> Option<Socket> {
+    let mut words = text.split_whitespace();
+    if has_pcb {
+        let pcb = words.next()?;
+        if !pcb.chars().all(|c| c.is_ascii_hexdigit()) {
+            return None;
+        }
+    }
+    let proto = words.next()?;
+    if !is_proto(proto) {
+        return None;
+    }
+    let recv_q = words.next()?.parse().ok()?;
+    let send_q = words.next()?.parse().ok()?;
+    let local = split_endpoint(words.next()?)?;
+    let remote = split_endpoint(words.next()?)?;
+    let mut state = None;
+    let mut process = None;
+    if let Some(w) = words.next() {
+        match TcpState::from_name(w) {
+            Some(s) => {
+                state = Some(s);
+                process = words.next().map(String::from);
+            }
+            // udp rows have no state; what follows is the program.
+            None => process = Some(w.to_string()),
+        }
+    }
+    if words.next().is_some() {
+        return None;
+    }
+    Some(Socket {
+        proto: proto.into(),
+        recv_q,
+        send_q,
+        local,
+        remote,
+        state,
+        process: process.filter(|p| p != "-"),
+    })
 }
 
 /// `netstat -an`, `-tn`, `-antp` (Linux) and `netstat -an`, `-Aan` (AIX, `host.port`).
 pub fn parse_netstat(text: &str) -> Result<Sockets, ParseError> {
-    let _ = text;
-    Err(ParseError::empty("netstat output (parser not written yet)"))
+    let mut out = Sockets::default();
+    let mut recognised = false;
+    let mut has_pcb = false;
+    let mut in_unix = false;
+    let mut first_line: Option<Line<'_>> = None;
+    for line in lines(text) {
+        if line.is_blank() {
+            continue;
+        }
+        first_line.get_or_insert(line);
+        let t = line.text.trim();
+        if t.starts_with("Active Internet connections") || t.starts_with("Active IPv") {
+            recognised = true;
+            in_unix = false;
+            continue;
+        }
+        if t.starts_with("Active UNIX domain sockets") || t.starts_with("Active unix domain") {
+            // Not TCP/IP: its rows are not ours to read.
+            in_unix = true;
+            recognised = true;
+            continue;
+        }
+        if in_unix {
+            continue;
+        }
+        let words: Vec<&str> = header_words(t).collect();
+        if words.contains(&"Proto") && words.contains(&"Recv-Q") && words.contains(&"Send-Q") {
+            recognised = true;
+            has_pcb = words.first().is_some_and(|w| w.starts_with("PCB"));
+            continue;
+        }
+        match netstat_row(t, has_pcb) {
+            Some(s) => {
+                recognised = true;
+                out.sockets.push(s);
+            }
+            None => out.unparsed.push(Unparsed::new(line)),
+        }
+    }
+    if !recognised {
+        return Err(match first_line {
+            Some(l) => l.error_at(
+                l.text.trim_start(),
+                "netstat output (`Proto Recv-Q Send-Q Local Address Foreign Address State`)",
+            ),
+            None => ParseError::empty("netstat output"),
+        });
+    }
+    Ok(out)
 }
 
 /// `ss -tn`, `ss -tan`, `ss -an` (with or without the Netid column).
 pub fn parse_ss(text: &str) -> Result<Sockets, ParseError> {
-    let _ = text;
-    Err(ParseError::empty("ss output (parser not written yet)"))
+    let mut out = Sockets::default();
+    let mut recognised = false;
+    let mut has_netid = false;
+    let mut first_line: Option<Line<'_>> = None;
+    for line in lines(text) {
+        if line.is_blank() {
+            continue;
+        }
+        first_line.get_or_insert(line);
+        let words: Vec<&str> = header_words(line.text).collect();
+        if words.contains(&"Recv-Q") && words.contains(&"Send-Q") && !recognised_row(&words) {
+            recognised = true;
+            has_netid = words.first() == Some(&"Netid");
+            continue;
+        }
+        let row = ss_row(&words, has_netid);
+        match row {
+            Some(s) => {
+                recognised = true;
+                out.sockets.push(s);
+            }
+            None => out.unparsed.push(Unparsed::new(line)),
+        }
+    }
+    if !recognised {
+        return Err(match first_line {
+            Some(l) => l.error_at(
+                l.text.trim_start(),
+                "ss output (`State Recv-Q Send-Q Local Address:Port Peer Address:Port`)",
+            ),
+            None => ParseError::empty("ss output"),
+        });
+    }
+    Ok(out)
+}
+
+/// A header line has no numbers where the queues go.
+fn recognised_row(words: &[&str]) -> bool {
+    words.iter().any(|w| w.parse::<u64>().is_ok())
+}
+
+fn ss_row(words: &[&str], has_netid: bool) -> Option<Socket> {
+    let mut w = words.iter().copied();
+    let proto = if has_netid {
+        let n = w.next()?;
+        if !is_proto(n) {
+            return None;
+        }
+        n
+    } else {
+        "tcp"
+    };
+    let state = TcpState::from_name(w.next()?)?;
+    let recv_q = w.next()?.parse().ok()?;
+    let send_q = w.next()?.parse().ok()?;
+    let local = split_endpoint(w.next()?)?;
+    let remote = split_endpoint(w.next()?)?;
+    let rest: Vec<&str> = w.collect();
+    let proto = if !has_netid && local.is_ipv6() && !local.host.starts_with("::ffff:") {
+        "tcp6"
+    } else {
+        proto
+    };
+    Some(Socket {
+        proto: proto.into(),
+        recv_q,
+        send_q,
+        local,
+        remote,
+        state: Some(state),
+        process: (!rest.is_empty()).then(|| rest.join(" ")),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn proc_addresses_in_host_order() {
+        let s = parse_proc_net_tcp(
+            "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n   0: 0100007F:2328 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1 1 0 100 0 0 10 0\n",
+        )
+        .expect("parses");
+        let s0 = &s.sockets[0];
+        if cfg!(target_endian = "little") {
+            assert_eq!(s0.local.to_string(), "127.0.0.1:9000");
+        }
+        assert_eq!(s0.state, Some(TcpState::Listen));
+    }
+
+    #[test]
+    fn endpoints_of_every_flavour() {
+        let e = |s| split_endpoint(s).map(|e| e.to_string());
+        assert_eq!(e("192.168.1.2:48342").as_deref(), Some("192.168.1.2:48342"));
+        assert_eq!(e(":::22").as_deref(), Some("[::]:22"));
+        assert_eq!(
+            e("::ffff:10.1.2.3:9088").as_deref(),
+            Some("[::ffff:10.1.2.3]:9088")
+        );
+        assert_eq!(
+            e("[::ffff:10.1.2.3]:9088").as_deref(),
+            Some("[::ffff:10.1.2.3]:9088")
+        );
+        assert_eq!(e("0.0.0.0:*").as_deref(), Some("0.0.0.0:*"));
+        assert_eq!(e("localhost:ipp").as_deref(), Some("localhost:ipp"));
+        assert_eq!(e("10.1.2.3.9088").as_deref(), Some("10.1.2.3:9088"));
+        assert_eq!(e("*.*").as_deref(), Some("*:*"));
+        assert_eq!(e("*:22").as_deref(), Some("*:22"));
+        assert_eq!(e(""), None);
+        assert_eq!(e(":"), None);
+    }
 }
