@@ -1,10 +1,13 @@
 //! `onstat -g con`: conditions with waiters (`netnorm`, `sm_read`, ...), waiter tid and wait time.
 
-use super::header::Header;
+use super::header::{self, Header, Preamble};
+use super::lex::{self, dec_u64, hex_addr, sp1, PResult};
+use super::onstat_u::{last_word, nothing_found, Miss};
 use super::Unparsed;
 use crate::error::ParseError;
 use crate::ids::{Addr, Tid};
 use compact_str::CompactString;
+use nom::Parser;
 use serde::Serialize;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
@@ -28,10 +31,79 @@ pub struct Condition {
     pub waittime: u64,
 }
 
+/// What a caller is told when the input is not `onstat -g con` output at all.
+const EXPECTED: &str = "onstat -g con output: the title `Conditions with waiters:`, the column \
+     header `cid addr name waiter waittime` or a condition row (`2370 14480848 netnorm 349 3682`)";
+
 /// Parses the output of `onstat -g con`.
 pub fn parse(text: &str) -> Result<OnstatGCon, ParseError> {
-    let _ = text;
-    Err(ParseError::empty(
-        "onstat -g con output (parser not written yet)",
-    ))
+    let mut lines = lex::lines(text);
+    let mut out = OnstatGCon::default();
+    let mut recognised = false;
+    match header::parse_preamble(&mut lines) {
+        Preamble::Header(h) => out.header = Some(h),
+        Preamble::Offline(m) => {
+            out.offline = Some(m);
+            recognised = true;
+        }
+        Preamble::None => {}
+    }
+    let mut first_miss: Option<ParseError> = None;
+    for line in lines {
+        if line.is_blank() {
+            continue;
+        }
+        match condition(line.text) {
+            Ok(c) => {
+                out.conditions.push(c);
+                recognised = true;
+            }
+            Err(_) if line.text.trim() == "Conditions with waiters:" => recognised = true,
+            Err(_) if lex::starts_with_words(line.text, &["cid", "addr", "name"]) => {
+                recognised = true
+            }
+            Err(miss) => {
+                if first_miss.is_none() {
+                    first_miss = Some(miss.error(line, EXPECTED));
+                }
+                out.unparsed.push(Unparsed::new(line));
+            }
+        }
+    }
+    if !recognised {
+        return Err(first_miss.unwrap_or_else(|| nothing_found(text, EXPECTED)));
+    }
+    Ok(out)
+}
+
+/// Pops the last word of `rest` as a decimal number.
+fn number_from_right<'a>(rest: &'a str, needs: &'static str) -> Result<(&'a str, u64), Miss<'a>> {
+    let (before, w) = last_word(rest).ok_or(Miss::new(rest, needs))?;
+    match dec_u64(w) {
+        Ok(("", v)) => Ok((before, v)),
+        _ => Err(Miss::new(w, needs)),
+    }
+}
+
+/// One row: cid and addr from the left, waittime and waiter from the right, the name between.
+fn condition(text: &str) -> Result<Condition, Miss<'_>> {
+    let i = text.trim_start_matches([' ', '\t']);
+    // Each column must end at a blank: `14aa0588x` is no address, `address` no cid.
+    let parsed: PResult<'_, _> = (dec_u64, sp1).parse(i);
+    let (j, (cid, _)) = parsed.map_err(|_| Miss::new(i, "a condition id (a number)"))?;
+    let parsed: PResult<'_, _> = (hex_addr, sp1).parse(j);
+    let (i, (addr, _)) = parsed.map_err(|_| Miss::new(j, "a condition address (hex)"))?;
+    let (rest, waittime) = number_from_right(i, "a wait time (seconds) at the end of the row")?;
+    let (rest, waiter) = number_from_right(rest, "a waiter thread id (a number)")?;
+    let name = rest.trim_matches([' ', '\t']);
+    if name.is_empty() {
+        return Err(Miss::new(rest, "a condition name"));
+    }
+    Ok(Condition {
+        cid,
+        addr,
+        name: CompactString::new(name),
+        waiter: Tid(waiter),
+        waittime,
+    })
 }

@@ -1,10 +1,14 @@
 //! `onstat -u`: user threads, their 7 flag characters and what they wait for.
 
-use super::header::{Header, Preamble};
+use super::header::{self, Header, Preamble};
+use super::lex::{self, dec_i64, dec_u64, hex_addr, lower_hex_addr, sp0, sp1, Line, PResult};
 use super::Unparsed;
 use crate::error::ParseError;
 use crate::ids::{Addr, Sid};
 use compact_str::CompactString;
+use nom::bytes::complete::{tag, take_while_m_n};
+use nom::combinator::{all_consuming, opt};
+use nom::Parser;
 use serde::{Serialize, Serializer};
 
 /// The whole output of one `onstat -u`.
@@ -186,10 +190,284 @@ impl Serialize for Flags {
     }
 }
 
-/// Parses the output of `onstat -u`.
+/// What a caller is told when the input is not `onstat -u` output at all.
+const EXPECTED: &str = "onstat -u output: the title `Userthreads`, the column header \
+     `address flags sessid user tty wait tout locks nreads nwrites`, a thread row \
+     (`a4d9e68  Y--P--- 21 niraj - a65e5a8 0 1 0 0`) or the footer \
+     `N active, M total, K maximum concurrent`";
+
+/// Parses the output of `onstat -u` (whole, or rows picked out by `grep`).
+///
+/// Rows are read by structure: address, flags and sessid from the left (they may run into each
+/// other: `40074140Y-BP---81`), the four counters and the wait address from the right, and what
+/// lies between is the user and the tty.
 pub fn parse(text: &str) -> Result<OnstatU, ParseError> {
-    let _ = (text, Preamble::None);
-    Err(ParseError::empty(
-        "onstat -u output (parser not written yet)",
+    let mut lines = lex::lines(text);
+    let mut out = OnstatU::default();
+    let mut recognised = false;
+    match header::parse_preamble(&mut lines) {
+        Preamble::Header(h) => out.header = Some(h),
+        Preamble::Offline(m) => {
+            out.offline = Some(m);
+            recognised = true;
+        }
+        Preamble::None => {}
+    }
+    let mut first_miss: Option<ParseError> = None;
+    for line in lines {
+        if line.is_blank() {
+            continue;
+        }
+        let miss = match user_thread(line.text) {
+            Ok(t) => {
+                out.threads.push(t);
+                recognised = true;
+                continue;
+            }
+            Err(miss) => miss,
+        };
+        if is_title(line.text) || is_column_header(line.text) {
+            recognised = true;
+        } else if let Some((active, total, max)) = footer(line.text) {
+            out.active = Some(active);
+            out.total = Some(total);
+            out.max_concurrent = max;
+            recognised = true;
+        } else {
+            if first_miss.is_none() {
+                first_miss = Some(miss.error(line, EXPECTED));
+            }
+            out.unparsed.push(Unparsed::new(line));
+        }
+    }
+    if !recognised {
+        return Err(first_miss.unwrap_or_else(|| nothing_found(text, EXPECTED)));
+    }
+    Ok(out)
+}
+
+/// Where a row stopped making sense, and what it needed there. (This and the two helpers below
+/// are shared with the `onstat_x` and `onstat_g_con` parsers.)
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Miss<'a> {
+    pub at: &'a str,
+    pub needs: &'static str,
+}
+
+impl<'a> Miss<'a> {
+    pub fn new(at: &'a str, needs: &'static str) -> Self {
+        Miss { at, needs }
+    }
+
+    /// The error for a whole input none of whose lines was recognised: this first line is what
+    /// the caller sees, pointing at the column where it stopped looking like a row.
+    pub fn error(self, line: Line<'_>, expected: &str) -> ParseError {
+        line.error_at(
+            self.at,
+            format!("{expected}; a row needs {} here", self.needs),
+        )
+    }
+}
+
+/// The error for input with no line at all past the banner (empty, blank, or a banner alone).
+pub(super) fn nothing_found(text: &str, expected: &str) -> ParseError {
+    if text.trim().is_empty() {
+        ParseError::empty(expected)
+    } else {
+        ParseError {
+            // The line after the last one (the banner and blank lines after it).
+            line: text.lines().count() + 1,
+            column: 1,
+            expected: expected.to_string(),
+            snippet: "end of input".to_string(),
+        }
+    }
+}
+
+/// Splits the last blank-separated word off `text`: (`text` before it, the word). `None` when
+/// `text` holds nothing but blanks.
+#[inline]
+pub(super) fn last_word(text: &str) -> Option<(&str, &str)> {
+    let t = text.trim_end_matches([' ', '\t']);
+    if t.is_empty() {
+        return None;
+    }
+    // Blanks are ASCII, so the byte after one is a char boundary.
+    match t.bytes().rposition(|b| b == b' ' || b == b'\t') {
+        Some(i) => Some((&t[..i], &t[i + 1..])),
+        None => Some(("", t)),
+    }
+}
+
+/// `Userthreads`
+fn is_title(text: &str) -> bool {
+    text.trim() == "Userthreads"
+}
+
+/// `address  flags   sessid   user     tty      wait     tout locks nreads   nwrites`
+fn is_column_header(text: &str) -> bool {
+    lex::starts_with_words(text, &["address", "flags", "sessid", "user"])
+}
+
+/// ` 6 active, 128 total, 7 maximum concurrent` (the last part is missing in some old builds).
+fn footer(text: &str) -> Option<(u64, u64, Option<u64>)> {
+    let parsed: PResult<'_, _> = all_consuming((
+        sp0,
+        dec_u64,
+        sp1,
+        tag("active,"),
+        sp1,
+        dec_u64,
+        sp1,
+        tag("total"),
+        opt((tag(","), sp1, dec_u64, sp1, tag("maximum concurrent"))),
+        sp0,
     ))
+    .parse(text);
+    let (_, (_, active, _, _, _, total, _, _, max, _)) = parsed.ok()?;
+    Some((active, total, max.map(|(_, _, m, _, _)| m)))
+}
+
+#[inline]
+fn skip_blanks(i: &str) -> &str {
+    i.trim_start_matches([' ', '\t'])
+}
+
+/// A flag character: a letter, `-` for "not set", `*` (position 2: transaction active during an
+/// I/O failure).
+#[inline]
+fn is_flag_char(c: char) -> bool {
+    c.is_ascii_uppercase() || c == '-' || c == '*'
+}
+
+/// Exactly 7 flag characters (`Y--P--D`, `DEFUNCT`), not followed by another flag character.
+#[inline]
+fn flags(i: &str) -> PResult<'_, Flags> {
+    let (rest, f) = take_while_m_n(7, 7, is_flag_char)(i)?;
+    if rest.starts_with(is_flag_char) {
+        return Err(nom::Err::Error(nom::error::Error::new(
+            i,
+            nom::error::ErrorKind::TooLarge,
+        )));
+    }
+    let bytes: [u8; 7] = f.as_bytes().try_into().map_err(|_| {
+        nom::Err::Error(nom::error::Error::new(
+            i,
+            nom::error::ErrorKind::LengthValue,
+        ))
+    })?;
+    Ok((rest, Flags(bytes)))
+}
+
+/// A whole blank-separated word parsed by `p`, or the word itself as the miss.
+#[inline]
+fn whole<'a, T>(
+    word: &'a str,
+    p: impl Fn(&'a str) -> PResult<'a, T>,
+    needs: &'static str,
+) -> Result<T, Miss<'a>> {
+    match p(word) {
+        Ok(("", v)) => Ok(v),
+        _ => Err(Miss::new(word, needs)),
+    }
+}
+
+/// Pops the last word of `rest` and parses it with `p`.
+#[inline]
+fn from_right<'a, T>(
+    rest: &'a str,
+    p: impl Fn(&'a str) -> PResult<'a, T>,
+    needs: &'static str,
+) -> Result<(&'a str, T), Miss<'a>> {
+    let (before, w) = last_word(rest).ok_or(Miss::new(rest, needs))?;
+    Ok((before, whole(w, p, needs)?))
+}
+
+/// One thread row.
+fn user_thread(text: &str) -> Result<UserThread, Miss<'_>> {
+    let i = skip_blanks(text);
+    const ADDRESS: &str = "a hex rstcb address";
+    let (after, address) = lower_hex_addr(i).map_err(|_| Miss::new(i, ADDRESS))?;
+    // No blank needed: a wide address runs into the flags, the flags into the sessid. Anything
+    // else right after the digits means this word was no address (`address`, `0x1f`).
+    if !(after.is_empty() || after.starts_with([' ', '\t']) || after.starts_with(is_flag_char)) {
+        return Err(Miss::new(i, ADDRESS));
+    }
+    let i = skip_blanks(after);
+    let (i, flags) =
+        flags(i).map_err(|_| Miss::new(i, "7 flag characters (`Y--P---`) or `DEFUNCT`"))?;
+    let i = skip_blanks(i);
+    let (i, sessid) = dec_u64(i).map_err(|_| Miss::new(i, "a session id"))?;
+
+    let (rest, nwrites) = from_right(i, dec_u64, "nwrites (a number) at the end of the row")?;
+    let (rest, nreads) = from_right(rest, dec_u64, "nreads (a number)")?;
+    let (rest, locks) = from_right(rest, dec_u64, "locks (a number)")?;
+    let (rest, tout) = from_right(rest, dec_i64, "tout (a number)")?;
+    let (rest, wait) = from_right(rest, hex_addr, "a wait address (hex, 0 when not waiting)")?;
+
+    let middle = rest.trim_matches([' ', '\t']);
+    let (user, tty) = match middle.find([' ', '\t']) {
+        Some(b) => (
+            &middle[..b],
+            Some(middle[b..].trim_start_matches([' ', '\t'])),
+        ),
+        None => (middle, None),
+    };
+    if user.is_empty() {
+        return Err(Miss::new(rest, "a user name"));
+    }
+    Ok(UserThread {
+        address,
+        flags,
+        wait_reason: flags.wait_reason(),
+        sessid: Sid(sessid),
+        user: CompactString::new(user),
+        tty: tty.filter(|t| *t != "-").map(CompactString::new),
+        wait: wait.non_zero(),
+        tout,
+        locks,
+        nreads,
+        nwrites,
+    })
+}
+
+#[cfg(test)]
+#[allow(clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_together_columns() {
+        let t = user_thread("40074140Y-BP---81 informix - 0 0 0 12 5").expect("row");
+        assert_eq!(t.address, Addr(0x4007_4140));
+        assert_eq!(t.flags.as_str(), "Y-BP---");
+        assert_eq!(t.sessid, Sid(81));
+        assert_eq!(t.user, "informix");
+        assert_eq!(t.tty, None);
+        assert_eq!(t.wait, None);
+        assert_eq!((t.tout, t.locks, t.nreads, t.nwrites), (0, 0, 12, 5));
+    }
+
+    #[test]
+    fn eight_flag_characters_are_not_a_row() {
+        assert!(user_thread("40074140 Y-BP---- 81 informix - 0 0 0 12 5").is_err());
+        assert!(user_thread("40074140 Y-BP-- 81 informix - 0 0 0 12 5").is_err());
+    }
+
+    #[test]
+    fn last_word_splits_on_the_last_blank() {
+        assert_eq!(last_word("a b\tc  "), Some(("a b", "c")));
+        assert_eq!(last_word("abc"), Some(("", "abc")));
+        assert_eq!(last_word("   "), None);
+    }
+
+    #[test]
+    fn footer_variants() {
+        assert_eq!(
+            footer(" 6 active, 128 total, 7 maximum concurrent"),
+            Some((6, 128, Some(7)))
+        );
+        assert_eq!(footer("6 active, 128 total"), Some((6, 128, None)));
+        assert_eq!(footer("6 active"), None);
+    }
 }
