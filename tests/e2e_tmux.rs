@@ -20,7 +20,9 @@ impl Tmux {
             eprintln!("SKIPPED: tmux is not installed here (CI installs it)");
             return None;
         }
-        let name = format!("ifxtop-e2e-{}-{w}x{h}", std::process::id());
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let name = format!("ifxtop-e2e-{}-{n}", std::process::id());
         let status = Command::new("tmux")
             .args([
                 "new-session",
