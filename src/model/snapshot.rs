@@ -114,6 +114,8 @@ pub struct Snapshot {
     /// Share of buffer pages with waiters that did not resolve through the extent map.
     pub unresolved_share: Option<f64>,
     pub extents_loaded: bool,
+    /// The listener ports the Sockets pane filters on (empty: unknown, all connections).
+    pub ports: Vec<u16>,
     /// Sessions that block others without being blocked themselves, most waiters first.
     pub heads: Vec<HeadBlocker>,
     /// The sessions drilled into, built with the rest so a frozen screen keeps them too.
@@ -313,15 +315,23 @@ pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[S
             *summary.by_reason.entry(reason.letter()).or_default() += 1;
             let target = index.target(th, reason, extents, base);
             let since = store.tracker.since(th.address).unwrap_or(now);
+            let tracked = now.saturating_sub(since).as_secs_f64();
+            // onstat -g con knows how long a condition wait has lasted, from before ifxtop ran.
+            let reported = match &target {
+                WaitTarget::Condition {
+                    waittime: Some(w), ..
+                } => *w as f64,
+                _ => 0.0,
+            };
             let rates = store.rates.get(th.address);
-            let mut row = WaiterRow {
+            let row = WaiterRow {
                 rstcb: th.address,
                 sessid: th.sessid,
                 user: th.user.clone(),
                 flags: th.flags.to_string(),
                 reason,
                 waiting_on: target,
-                in_wait_s: now.saturating_sub(since).as_secs_f64(),
+                in_wait_s: tracked.max(reported),
                 locks: th.locks,
                 reads_per_s: rates.map(|r| r.0),
                 writes_per_s: rates.map(|r| r.1),
@@ -332,15 +342,19 @@ pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[S
                 deadlock: false,
                 verdict: String::new(),
             };
-            row.idle = matches!(&row.waiting_on,
-                WaitTarget::Condition { name, .. } if name.as_deref() == Some(CLIENT_WAIT))
-                && row.socket.as_ref().is_none_or(|s| s.send_q == 0);
-            if row.idle {
-                summary.idle += 1;
-            }
             waiters.push(row);
         }
         join_chains(u, &mut waiters);
+        for row in &mut waiters {
+            // Idle only when its socket is known to hold nothing: a netnorm wait with an
+            // unknown socket may be the FET_BUF_SIZE case.
+            row.idle = matches!(&row.waiting_on,
+                WaitTarget::Condition { name, .. } if name.as_deref() == Some(CLIENT_WAIT))
+                && row.socket.as_ref().is_some_and(|s| s.send_q == 0);
+            if row.idle {
+                summary.idle += 1;
+            }
+        }
         for row in &mut waiters {
             row.verdict = verdict(row, u);
         }
@@ -440,6 +454,28 @@ pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[S
         numa,
         sources,
         unresolved_share: store.hotspots.unresolved_share(),
+        ports: store.settings.ports.clone(),
         extents_loaded: extents.is_some(),
+    }
+}
+
+impl WaiterRow {
+    /// How much this wait deserves a look, for the default order: waits on a session or a
+    /// resource first, then client waits with data queued, other conditions, client waits whose
+    /// socket is unknown, and idle client waits last.
+    pub fn concern(&self) -> u8 {
+        if self.idle {
+            return 0;
+        }
+        match &self.waiting_on {
+            WaitTarget::Condition { name, .. } if name.as_deref() == Some(CLIENT_WAIT) => {
+                match &self.socket {
+                    Some(s) if s.send_q > 0 => 3,
+                    _ => 1,
+                }
+            }
+            WaitTarget::Condition { .. } => 2,
+            _ => 4,
+        }
     }
 }

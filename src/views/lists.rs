@@ -166,8 +166,17 @@ fn summary_line<'a>(app: &'a App, snap: &'a Snapshot, _now: Duration) -> Line<'a
         Pane::Sockets => {
             let total: u64 = snap.sockets.iter().map(|s| s.send_q).sum();
             let queued = snap.sockets.iter().filter(|s| s.send_q > 0).count();
+            if snap.ports.is_empty() {
+                spans.push(Span::styled(
+                    "listener port unknown: every TCP connection shown (--port N) · ",
+                    theme.warn,
+                ));
+            } else {
+                let ports: Vec<String> = snap.ports.iter().map(|p| p.to_string()).collect();
+                spans.push(Span::raw(format!("port {} · ", ports.join(","))));
+            }
             spans.push(Span::raw(format!(
-                "{} client connections · {queued} with Send-Q · {} queued",
+                "{} connections · {queued} with Send-Q · {} queued",
                 snap.sockets.len(),
                 human_bytes(total)
             )));

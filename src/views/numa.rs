@@ -70,7 +70,7 @@ fn lines(view: &NumaView, width: u16, app: Option<&App>) -> Vec<Line<'static>> {
     };
     out.push(Line::from(scan));
     out.push(Line::from(""));
-    let bar_w = usize::from(width.saturating_sub(60)).clamp(10, 40);
+    let bar_w = usize::from(width.saturating_sub(62)).clamp(10, 40);
     out.push(Line::from(Span::styled(
         format!(
             "{:>4}  {:<16} {:>9} {:>9}  {:<w$} {:>5}  {:>9}",

@@ -120,7 +120,7 @@ pub const WAITER_COLS: &[Col] = &[
     Col::new("USER", 9),
     Col::new("WAIT", 10),
     Col::new("WAITING ON", 16).flex(),
-    Col::new("IN WAIT", 7).right(),
+    Col::new("IN WAIT", 8).right(),
     Col::new("LOCKS", 5).right(),
     Col::new("RD/s", 6).right(),
     Col::new("WR/s", 6).right(),
