@@ -43,14 +43,16 @@ pub struct SourceState {
     pub runs: u64,
     pub failures: u64,
     pub last_took: Duration,
+    /// The latest run applied failed. Order of arrival decides, not timestamps: an error and
+    /// a good sample can carry the same time.
+    pub latest_failed: bool,
 }
 
 impl SourceState {
     /// The last run failed: the data shown (if any) is older than the last attempt.
     pub fn failing(&self) -> Option<&SourceError> {
-        match (&self.last_ok, &self.last_error) {
-            (Some((ok_t, _)), Some((err_t, e))) if err_t > ok_t => Some(e),
-            (None, Some((_, e))) => Some(e),
+        match &self.last_error {
+            Some((_, e)) if self.latest_failed => Some(e),
             _ => None,
         }
     }
@@ -135,11 +137,13 @@ impl Store {
         let parsed = match u.result {
             Err(e) => {
                 st.failures += 1;
+                st.latest_failed = true;
                 st.last_error = Some((u.t, e));
                 return;
             }
             Ok(p) => p,
         };
+        st.latest_failed = false;
         st.last_ok = Some((u.t, parsed.clone()));
         let base = self.settings.base_page_kb;
         match (&u.source, &parsed) {

@@ -1,0 +1,188 @@
+//! Screens as text: every pane, the help and the session screen at 80x24 and 160x48, drawn from
+//! real captured outputs fed through the real parse → store → snapshot path, with a fixed clock.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+use common::fixture;
+use ifxtop::app::{App, DrillUi, ExtentStatus, Mode};
+use ifxtop::ids::Sid;
+use ifxtop::keymap::{Action, Keymap};
+use ifxtop::model::snapshot;
+use ifxtop::sample::{parse_output, Update};
+use ifxtop::source::{Output, Source};
+use ifxtop::store::{Store, StoreSettings};
+use ifxtop::views::theme::Theme;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use std::sync::Arc;
+use std::time::Duration;
+
+const BANNER: &str =
+    "IBM Informix Dynamic Server Version 11.70.FC8 -- On-Line -- Up 3 days 04:05:06 -- 2457600 Kbytes\n\n";
+
+fn apply(store: &mut Store, source: Source, t: u64, text: &str, exit: i32) {
+    let out = Output {
+        exit: Some(exit),
+        stdout: text.to_string(),
+        stderr: String::new(),
+    };
+    let result = parse_output(&source, out);
+    assert!(result.is_ok(), "{}: {:?}", source.label(), result.err());
+    store.apply(Update {
+        source,
+        t: Duration::from_secs(t),
+        took: Duration::from_millis(12),
+        result,
+    });
+}
+
+/// A store holding real captures: the oninit instance's onstat -u / -g con, the seed's onstat -X
+/// against a matching oncheck -pe, a tcp6 table, and a two-node machine's NUMA files.
+pub fn store() -> Store {
+    let mut s = Store::new(StoreSettings {
+        ports: vec![9088],
+        ..StoreSettings::default()
+    });
+    apply(
+        &mut s,
+        Source::OncheckPe,
+        0,
+        &fixture("oncheck-pe/ifxtop-chunks-of-seed-onstat-X.txt"),
+        0,
+    );
+    let u = format!("{BANNER}{}", fixture("onstat-u/oninit-onstat-u.txt"));
+    let con = format!("{BANNER}{}", fixture("onstat-g-con/oninit-onstat-g-con.txt"));
+    let x = format!("{BANNER}{}", fixture("onstat-X/ifxtop-seed-buffer-waits-4-pools.txt"));
+    let tcp = fixture("proc-net-tcp/node_exporter-fixture-tcpstat.txt");
+    let tcp6 = fixture("proc-net-tcp/ifxtop-tcp6-v4-mapped.txt");
+    for t in 0..=30u64 {
+        apply(&mut s, Source::OnstatU, t, &u, 5);
+        apply(&mut s, Source::OnstatGCon, t, &con, 5);
+        if t % 2 == 0 {
+            apply(&mut s, Source::OnstatX, t, &x, 5);
+        }
+        apply(&mut s, Source::ProcNetTcp6, t, &tcp6, 0);
+        apply(&mut s, Source::ProcNetTcp, t, &tcp, 0);
+    }
+    apply(&mut s, Source::NodesOnline, 25, "0-1\n", 0);
+    for n in 0..2u32 {
+        apply(
+            &mut s,
+            Source::NodeMeminfo(n),
+            25,
+            &fixture(&format!("node-meminfo/node_exporter-fixture-node{n}.txt")),
+            0,
+        );
+    }
+    apply(&mut s, Source::NodeCpulist(0), 25, "0-15,32-47\n", 0);
+    apply(&mut s, Source::NodeCpulist(1), 25, "16-31,48-63\n", 0);
+    apply(&mut s, Source::ZoneReclaimMode, 25, "1\n", 0);
+    apply(&mut s, Source::Vmstat, 25, "pgscan_kswapd 1000\npgscan_direct 10\n", 0);
+    apply(&mut s, Source::Vmstat, 30, "pgscan_kswapd 61000\npgscan_direct 5010\n", 0);
+    apply(
+        &mut s,
+        Source::NumaMaps(4242),
+        28,
+        &fixture("numa_maps/drepper-2007-what-every-programmer-fig5.2-4node.txt"),
+        0,
+    );
+    s
+}
+
+const NOW: Duration = Duration::from_secs(30);
+
+fn app(w: u16, h: u16, focus: &[Sid]) -> App {
+    let st = store();
+    let mut a = App::new(Keymap::default(), Theme::plain(), Mode::Live, 1.0);
+    a.server = Some("ol_oninit".into());
+    a.size = (w, h);
+    a.extents = ExtentStatus::Ready {
+        what: "oncheck -pe".into(),
+        extents: st.extents().map_or(0, |m| m.extent_count()),
+        built_at: Duration::ZERO,
+        age_at_load: Duration::ZERO,
+    };
+    a.set_snapshot(Arc::new(snapshot::build(&st, NOW, Some("ol_oninit"), focus)));
+    a
+}
+
+fn screen(a: &App, w: u16, h: u16) -> String {
+    let area = Rect::new(0, 0, w, h);
+    let mut buf = Buffer::empty(area);
+    ifxtop::views::render(a, NOW, area, &mut buf);
+    ifxtop::views::buffer_text(&buf)
+}
+
+const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
+
+#[test]
+fn panes() {
+    for (w, h) in SIZES {
+        for (name, action) in [
+            ("waiters", Action::PaneWaiters),
+            ("buffers", Action::PaneBuffers),
+            ("sockets", Action::PaneSockets),
+            ("numa", Action::PaneNuma),
+        ] {
+            let mut a = app(w, h, &[]);
+            a.handle(action, NOW);
+            let text = screen(&a, w, h);
+            assert_eq!(text.lines().count(), usize::from(h));
+            crate::snap_text!(format!("view__{name}__{w}x{h}"), text);
+        }
+    }
+}
+
+#[test]
+fn help_screen() {
+    for (w, h) in SIZES {
+        let mut a = app(w, h, &[]);
+        a.handle(Action::Help, NOW);
+        crate::snap_text!(format!("view__help__{w}x{h}"), screen(&a, w, h));
+    }
+}
+
+#[test]
+fn session_screen() {
+    for (w, h) in SIZES {
+        // sessid 54 waits on sm_read in the oninit capture.
+        let mut a = app(w, h, &[Sid(54)]);
+        a.drill.push(DrillUi {
+            sid: Sid(54),
+            selected: 0,
+        });
+        let text = screen(&a, w, h);
+        assert!(text.contains("session 54"), "{text}");
+        crate::snap_text!(format!("view__session_54__{w}x{h}"), text);
+    }
+}
+
+#[test]
+fn frozen_badge_and_filter_prompt() {
+    let mut a = app(80, 24, &[]);
+    a.handle(Action::ToggleFreeze, NOW - Duration::from_secs(12));
+    a.handle(Action::Filter, NOW);
+    let text = screen(&a, 80, 24);
+    assert!(text.contains("FROZEN 12s"), "{text}");
+    assert!(text.contains("filter:"), "{text}");
+}
+
+#[test]
+fn a_failed_source_keeps_its_data_and_says_why() {
+    let mut st = store();
+    st.apply(Update {
+        source: Source::OnstatU,
+        t: NOW,
+        took: Duration::from_secs(10),
+        result: Err(ifxtop::error::SourceError::Timeout {
+            after: Duration::from_secs(10),
+        }),
+    });
+    let mut a = App::new(Keymap::default(), Theme::plain(), Mode::Live, 1.0);
+    a.set_snapshot(Arc::new(snapshot::build(&st, NOW, Some("ol_oninit"), &[])));
+    let text = screen(&a, 80, 24);
+    assert!(text.contains("-u 0s!") || text.contains("-u 1s!"), "{text}");
+    assert!(text.contains("timed out after 10s"), "{text}");
+    assert!(text.contains("sm_read"), "last good data gone:\n{text}");
+}
