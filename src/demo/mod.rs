@@ -1,47 +1,181 @@
-//! The simulated Informix instance behind `--demo` (lead's placeholder until the demo lands).
+//! The simulated Informix instance behind `--demo`: a 2-socket Linux host running Informix 12.10
+//! with a few hundred client sessions, printing real onstat/oncheck/netstat formats and the
+//! kernel's /proc and /sys files, and playing the seeds' incidents on a repeating timeline
+//! (`timeline::TIMELINE`).
+//!
+//! Everything is a pure function of (seed, sessions, request, t): `respond` can be asked about
+//! any moment in any order, which is how `ifxtop snapshot --demo --at T` and the tests use it.
+
+mod instance;
+mod noise;
+mod oncheck;
+mod onstat;
+mod os;
+pub mod schema;
+pub mod timeline;
 
 use crate::error::SourceError;
 use crate::source::{BoxFuture, CommandRunner, Output, Request};
+use instance::{Population, World};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
+pub use instance::{DEFAULT_SESSIONS, MAX_SESSIONS, SERVER_IP};
+pub use onstat::ONLINE;
+
+/// The port the demo's Informix listens on.
 pub const LISTENER_PORT: u16 = 9088;
 
+/// The demo instance: a population built once, then asked about any moment.
+#[derive(Debug, Clone)]
+pub struct DemoInstance {
+    pop: Population,
+}
+
+impl DemoInstance {
+    /// An instance of `DEFAULT_SESSIONS` client sessions.
+    pub fn new(seed: u64) -> Self {
+        DemoInstance {
+            pop: Population::new(seed, DEFAULT_SESSIONS),
+        }
+    }
+
+    /// The same seed with `n` client sessions (clamped to 1..=`MAX_SESSIONS`).
+    pub fn with_sessions(self, n: usize) -> Self {
+        DemoInstance {
+            pop: Population::new(self.pop.seed, n),
+        }
+    }
+
+    pub fn sessions(&self) -> usize {
+        self.pop.sessions.len()
+    }
+
+    /// The client session ids, in order.
+    pub fn sids(&self) -> Vec<u64> {
+        self.pop.sessions.iter().map(|s| s.sid).collect()
+    }
+
+    /// Pure and deterministic: the same (seed, sessions, request, t) gives the same output.
+    pub fn respond(&self, request: &Request, t: Duration) -> Result<Output, SourceError> {
+        let secs = t.as_secs();
+        let world = || World::at(&self.pop, secs);
+        let onstat = |text: String| Output {
+            exit: Some(onstat::ONLINE),
+            stdout: text,
+            stderr: String::new(),
+        };
+        match request {
+            Request::Command(argv) => {
+                let args: Vec<&str> = argv.iter().map(String::as_str).collect();
+                match args.as_slice() {
+                    ["onstat", "-u"] => Ok(onstat(onstat::onstat_u(&world()))),
+                    ["onstat", "-X"] => Ok(onstat(onstat::onstat_x(&world()))),
+                    ["onstat", "-k"] => Ok(onstat(onstat::onstat_k(&world()))),
+                    ["onstat", "-d"] => Ok(onstat(onstat::onstat_d(&world()))),
+                    ["onstat", "-g", "con"] => Ok(onstat(onstat::onstat_g_con(&world()))),
+                    ["onstat", "-g", "ath"] => Ok(onstat(onstat::onstat_g_ath(&world()))),
+                    ["onstat", "-g", "ntt"] => Ok(onstat(onstat::onstat_g_ntt(&world()))),
+                    ["onstat", "-g", "ses", sid] => match sid.parse::<u64>() {
+                        Ok(sid) => Ok(onstat(onstat::onstat_g_ses(&world(), sid))),
+                        Err(_) => Err(not_found(request)),
+                    },
+                    ["onstat", "-g", "sql", sid] => match sid.parse::<u64>() {
+                        Ok(sid) => Ok(onstat(onstat::onstat_g_sql(&world(), sid))),
+                        Err(_) => Err(not_found(request)),
+                    },
+                    ["oncheck", "-pe"] => Ok(Output::ok(oncheck::oncheck_pe())),
+                    ["netstat", "-an"] => Ok(Output::ok(os::netstat_an(&world()))),
+                    _ => Err(not_found(request)),
+                }
+            }
+            Request::CommandInput { argv, stdin } => {
+                let args: Vec<&str> = argv.iter().map(String::as_str).collect();
+                match args.as_slice() {
+                    ["dbaccess", "sysmaster", "-"] => {
+                        if stdin.trim() == crate::parsers::systabnames::QUERY.trim() {
+                            Ok(oncheck::systabnames())
+                        } else {
+                            Ok(oncheck::dbaccess_error())
+                        }
+                    }
+                    _ => Err(not_found(request)),
+                }
+            }
+            Request::ReadFile(path) => self
+                .read_file(path, secs)
+                .map(Output::ok)
+                .ok_or_else(|| no_such_file(path)),
+            Request::ListDir(path) if path == Path::new("/proc") => Ok(Output::ok(os::proc_list())),
+            Request::ListDir(path) if path == Path::new("/sys/devices/system/node") => Ok(
+                Output::ok("node0\nnode1\npossible\nonline\nhas_cpu\nhas_normal_memory\n"),
+            ),
+            Request::ListDir(path) => Err(no_such_file(path)),
+        }
+    }
+
+    fn read_file(&self, path: &Path, secs: u64) -> Option<String> {
+        let p = path.to_str()?;
+        match p {
+            "/proc/net/tcp" => return Some(os::proc_net_tcp(&World::at(&self.pop, secs))),
+            "/proc/net/tcp6" => return Some(os::proc_net_tcp6(&World::at(&self.pop, secs))),
+            "/proc/sys/vm/zone_reclaim_mode" => return Some(os::ZONE_RECLAIM_MODE.into()),
+            "/proc/vmstat" => return Some(os::vmstat(&World::at(&self.pop, secs))),
+            "/sys/devices/system/node/online" => return Some(os::NODES_ONLINE.into()),
+            _ => {}
+        }
+        if let Some(rest) = p.strip_prefix("/sys/devices/system/node/node") {
+            let (n, file) = rest.split_once('/')?;
+            let n: u32 = n.parse().ok()?;
+            return match file {
+                "meminfo" => os::node_meminfo(&World::at(&self.pop, secs), n),
+                "cpulist" => os::node_cpulist(n),
+                "distance" => os::node_distance(n),
+                _ => None,
+            };
+        }
+        let (pid, file) = p.strip_prefix("/proc/")?.split_once('/')?;
+        let pid: u32 = pid.parse().ok()?;
+        match file {
+            "comm" => os::comm(pid),
+            "numa_maps" => os::numa_maps(&World::at(&self.pop, secs), pid),
+            _ => None,
+        }
+    }
+}
+
+fn not_found(request: &Request) -> SourceError {
+    SourceError::NotFound {
+        program: request.program(),
+    }
+}
+
+fn no_such_file(path: &Path) -> SourceError {
+    SourceError::Io {
+        path: path.display().to_string(),
+        reason: "No such file or directory (os error 2)".into(),
+    }
+}
+
+/// The line under the tabs: `demo t=143s · netnorm waits: client not reading, Send-Q filling
+/// (FET_BUF_SIZE)`.
+pub fn describe_phase(t: Duration) -> String {
+    timeline::describe(t)
+}
+
+/// The demo as a command runner, its clock starting when it is created.
 pub struct DemoRunner {
+    instance: DemoInstance,
     start: Instant,
 }
 
 impl DemoRunner {
     pub fn wall(seed: u64, sessions: usize) -> Self {
-        let _ = (seed, sessions);
         DemoRunner {
+            instance: DemoInstance::new(seed).with_sessions(sessions),
             start: Instant::now(),
         }
     }
-}
-
-pub struct DemoInstance;
-
-impl DemoInstance {
-    pub fn new(seed: u64) -> Self {
-        let _ = seed;
-        DemoInstance
-    }
-
-    pub fn with_sessions(self, n: usize) -> Self {
-        let _ = n;
-        self
-    }
-
-    pub fn respond(&self, request: &Request, t: Duration) -> Result<Output, SourceError> {
-        let _ = t;
-        Err(SourceError::NotFound {
-            program: request.program(),
-        })
-    }
-}
-
-pub fn describe_phase(t: Duration) -> String {
-    format!("demo t={}s", t.as_secs())
 }
 
 impl CommandRunner for DemoRunner {
@@ -50,11 +184,8 @@ impl CommandRunner for DemoRunner {
         request: &'a Request,
         _timeout: Duration,
     ) -> BoxFuture<'a, Result<Output, SourceError>> {
-        Box::pin(async move {
-            Err(SourceError::NotFound {
-                program: request.program(),
-            })
-        })
+        let t = self.start.elapsed();
+        Box::pin(async move { self.instance.respond(request, t) })
     }
 
     fn clock(&self) -> Option<Duration> {

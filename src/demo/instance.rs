@@ -1,0 +1,1309 @@
+//! The simulated instance's population (client sessions with their roles and addresses, daemon
+//! threads) and its state at any moment: `World::at` gives every thread's flags and wait, the
+//! conditions, locks and buffers, and each connection's Send-Q. The printers only read a
+//! `World`, so `onstat -u`, `-g con`, `-g ath`, `-k`, `-X` and the socket tables agree.
+
+use super::noise::{below, unit, Salt};
+use super::schema::{self, Placed};
+use super::timeline::{self, Incident, Now};
+
+/// Client sessions when not told otherwise.
+pub const DEFAULT_SESSIONS: usize = 300;
+pub const MAX_SESSIONS: usize = 20_000;
+
+/// The server's address and name.
+pub const SERVER_IP: [u8; 4] = [10, 20, 0, 5];
+pub const SERVER_HOST: &str = "dbprod01";
+/// Informix's uid, which owns its sockets.
+pub const INFORMIX_UID: u32 = 200;
+
+/// The first sid of the client sessions: the lock chain's sessions are 812..=815.
+const FIRST_SID: u64 = 800;
+
+// Which client sessions (by index) play which part. Sessions past `n` do not exist: a small
+// population plays smaller incidents.
+const CHAIN: std::ops::Range<usize> = 12..16;
+const INSERTERS: std::ops::Range<usize> = 16..32;
+const UPDATERS: std::ops::Range<usize> = 32..42;
+const SLOW: std::ops::Range<usize> = 42..48;
+const CRITICAL: usize = 48;
+const CKPT: std::ops::Range<usize> = 49..89;
+/// Local batch jobs connected through shared memory: they wait on `sm_read`, with no socket.
+const LOCAL: [usize; 2] = [3, 9];
+
+/// What a session does when its incident plays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Plain,
+    /// A local shared-memory connection.
+    Local,
+    /// 0 = sid 812 (head blocker), 1 = 813, 2 = 814, 3 = 815.
+    Chain(u8),
+    Inserter(u8),
+    Updater(u8),
+    Slow(u8),
+    Critical,
+    CkptWaiter(u8),
+}
+
+/// How busy a session is outside its incidents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Connected and waiting for its client the whole time (the common case).
+    Sleepy,
+    /// Alternates between waiting for its client, running and reading.
+    Active,
+}
+
+/// How the client is connected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Link {
+    Tcp {
+        ip: [u8; 4],
+        port: u16,
+    },
+    /// Through the IPv6 listener: `/proc/net/tcp6` shows it as `::ffff:a.b.c.d`.
+    Tcp6Mapped {
+        ip: [u8; 4],
+        port: u16,
+    },
+    Shm,
+}
+
+/// One client session: everything about it that does not change with time.
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub idx: usize,
+    pub sid: u64,
+    pub user: &'static str,
+    pub program: &'static str,
+    pub hostname: String,
+    pub link: Link,
+    pub pid: u32,
+    pub kind: Kind,
+    pub role: Role,
+    /// Runs parallel queries: two helper threads while it runs.
+    pub pdq: bool,
+    pub tid: u64,
+    pub rstcb: u64,
+    /// Its condition (netnorm, or sm_read for a local connection): address and id.
+    pub cond: u64,
+    pub cid: u64,
+    pub netscb: u64,
+    /// When it connected, in seconds before the demo's time 0.
+    pub opened_ago: u64,
+    /// How long a sleepy session has already waited at time 0.
+    pub idle_base: u64,
+    /// Reads and writes per 100 s, and their values at time 0.
+    pub reads_rate: u64,
+    pub writes_rate: u64,
+    pub base_reads: u64,
+    pub base_writes: u64,
+    /// State changes every `period` s, shifted by `offset`.
+    pub period: u64,
+    pub offset: u64,
+    pub vp: u32,
+    pub inode: u64,
+    /// Which of its role's statements it runs.
+    pub sql: u64,
+}
+
+/// A daemon thread (sessid 0 or a low sid, user informix).
+#[derive(Debug, Clone, Copy)]
+pub struct Daemon {
+    pub sid: u64,
+    pub flags: &'static [u8; 7],
+    pub name: &'static str,
+    pub vp: &'static str,
+    pub prty: u8,
+    /// Sleeps this many seconds between rounds (0: sleeps until woken).
+    pub sleeps: u64,
+    pub base_reads: u64,
+    pub base_writes: u64,
+    pub writes_rate: u64,
+}
+
+const DAEMONS: [Daemon; 16] = [
+    dm(1, b"---P--D", "main_loop()", "1cpu", 4, 1, 1204, 88013, 40),
+    dm(0, b"---P--F", "flush_sub(0)", "1cpu", 2, 0, 0, 512_044, 900),
+    dm(0, b"---P--F", "flush_sub(1)", "1cpu", 2, 0, 0, 498_120, 880),
+    dm(0, b"---P--F", "flush_sub(2)", "1cpu", 2, 0, 0, 476_511, 860),
+    dm(0, b"---P--F", "flush_sub(3)", "1cpu", 2, 0, 0, 455_012, 840),
+    dm(0, b"---P--F", "flush_sub(4)", "1cpu", 2, 0, 0, 431_870, 820),
+    dm(0, b"---P--F", "flush_sub(5)", "1cpu", 2, 0, 0, 410_233, 800),
+    dm(0, b"---P--F", "flush_sub(6)", "1cpu", 2, 0, 0, 389_904, 780),
+    dm(0, b"---P--F", "flush_sub(7)", "1cpu", 2, 0, 0, 366_118, 760),
+    dm(7, b"---P--D", "aslogflush", "1cpu", 3, 1, 0, 0, 0),
+    dm(8, b"---P--B", "btscanner_0", "1cpu", 2, 30, 311, 0, 0),
+    dm(9, b"---P--B", "btclean", "1cpu", 2, 44, 40, 0, 0),
+    dm(10, b"---P--M", "onmode_mon", "1cpu", 4, 1, 0, 0, 0),
+    dm(23, b"---P--D", "dbScheduler", "1cpu", 2, 60, 5120, 212, 1),
+    dm(24, b"---P--D", "dbWorker1", "1cpu", 2, 0, 2210, 77, 0),
+    dm(25, b"---P--D", "dbWorker2", "1cpu", 2, 0, 1988, 64, 0),
+];
+
+#[allow(clippy::too_many_arguments)]
+const fn dm(
+    sid: u64,
+    flags: &'static [u8; 7],
+    name: &'static str,
+    vp: &'static str,
+    prty: u8,
+    sleeps: u64,
+    base_reads: u64,
+    base_writes: u64,
+    writes_rate: u64,
+) -> Daemon {
+    Daemon {
+        sid,
+        flags,
+        name,
+        vp,
+        prty,
+        sleeps,
+        base_reads,
+        base_writes,
+        writes_rate,
+    }
+}
+
+/// Threads with no rstcb (VPs' own threads, pollers, listeners): `onstat -g ath` only.
+pub const SYSTEM_THREADS: [(&str, &str, &str); 16] = [
+    ("IO Idle", "17lio", "lio vp 0"),
+    ("IO Idle", "18pio", "pio vp 0"),
+    ("IO Idle", "19aio", "aio vp 0"),
+    ("IO Idle", "20aio", "aio vp 1"),
+    ("IO Idle", "21aio", "aio vp 2"),
+    ("IO Idle", "22aio", "aio vp 3"),
+    ("IO Idle", "23msc", "msc vp 0"),
+    ("IO Idle", "24fifo", "fifo vp 0"),
+    ("running", "1cpu", "sm_poll"),
+    ("running", "25soc", "soctcppoll"),
+    ("sleeping forever", "1cpu", "sm_listen"),
+    ("sleeping secs: 1", "1cpu", "sm_discon"),
+    ("sleeping forever", "25soc", "soctcplst"),
+    ("sleeping forever", "26soc", "soctcplst"),
+    ("sleeping forever", "1cpu", "kaio"),
+    ("sleeping forever", "2cpu", "kaio"),
+];
+
+/// Where the instance's structures sit in shared memory (seed-dependent, like a real attach).
+#[derive(Debug, Clone, Copy)]
+pub struct Layout {
+    pub rstcb: u64,
+    pub tcb: u64,
+    pub cond: u64,
+    pub netscb: u64,
+    pub lock: u64,
+    pub buf2k: u64,
+    pub mem2k: u64,
+    pub buf8k: u64,
+    pub mem8k: u64,
+    pub mutex: u64,
+    pub ckpt_cond: u64,
+    pub pools: u64,
+}
+
+pub const RSTCB_SIZE: u64 = 0x848;
+pub const LOCK_SIZE: u64 = 0x50;
+/// Lock slots kept per session (the most any session holds is 12).
+pub const LOCKS_PER_SESSION: u64 = 16;
+pub const BUF_HDR_SIZE: u64 = 0xb8;
+pub const POOL_2K_BUFFERS: u64 = 1_000_000;
+pub const POOL_8K_BUFFERS: u64 = 150_000;
+
+impl Layout {
+    fn new(seed: u64) -> Self {
+        // 64-bit Linux shared memory: 10-digit addresses as in the seed's outputs. Regions do
+        // not overlap, so an address means one thing.
+        let base = 0x26_0000_0000 + below(seed, Salt::Addr, 0, 0, 16) * 0x1000_0000;
+        Layout {
+            mutex: base + 0x0550_1a40,
+            cond: base + 0x067c_d298,
+            ckpt_cond: base + 0x08a0_f2a0,
+            rstcb: base + 0x0a00_1028,
+            tcb: base + 0x1400_9028,
+            netscb: base + 0x1c0a_8c28,
+            pools: base + 0x1e87_f040,
+            lock: base + 0x2a0b_0028,
+            mem2k: base + 0x1_0000_0000,
+            mem8k: base + 0x1_8000_0000,
+            buf2k: base + 0x2_0000_07e8,
+            buf8k: base + 0x2_0c00_0188,
+        }
+    }
+}
+
+/// Slots of the rstcb table: the daemons first, then three per session (primary and two PDQ
+/// helpers; unused slots are free rstcbs).
+fn rstcb_of_slot(l: &Layout, slot: u64) -> u64 {
+    l.rstcb + slot * RSTCB_SIZE
+}
+
+const PLAIN_USERS: [&str; 7] = [
+    "appuser", "appuser", "appuser", "webapp", "webapp", "svc_api", "batch",
+];
+
+fn program_of(user: &str) -> &'static str {
+    match user {
+        "webapp" => "/opt/web/bin/storefront",
+        "svc_api" => "/opt/api/bin/api_server",
+        "batch" => "/opt/etl/bin/eod_report",
+        "ordsvc" => "/opt/app/bin/order_events",
+        "shipsvc" => "/opt/app/bin/ship_planner",
+        "report" => "/opt/bi/bin/sales_export",
+        "loader" => "/opt/etl/bin/nightly_load",
+        _ => "/opt/app/bin/order_entry",
+    }
+}
+
+/// An application server's name and address: `app03` is 10.20.1.13.
+fn app_host(user: &str, n: u64) -> (String, [u8; 4]) {
+    let (prefix, net) = match user {
+        "webapp" => ("web", 2),
+        "svc_api" => ("api", 3),
+        "report" => ("rpt", 200),
+        _ => ("app", 1),
+    };
+    let n = n as u8;
+    (format!("{prefix}{n:02}"), [10, 20, net, 10 + n])
+}
+
+/// The population: built once per (seed, sessions), then read at any time.
+#[derive(Debug, Clone)]
+pub struct Population {
+    pub seed: u64,
+    pub layout: Layout,
+    pub sessions: Vec<Session>,
+    pub daemons: &'static [Daemon],
+}
+
+impl Population {
+    pub fn new(seed: u64, n: usize) -> Self {
+        let n = n.clamp(1, MAX_SESSIONS);
+        let layout = Layout::new(seed);
+        let mut sessions = Vec::with_capacity(n);
+        let mut sid = FIRST_SID;
+        for idx in 0..n {
+            if idx >= CHAIN.end {
+                // sids of sessions that came and went leave gaps.
+                sid += [1, 1, 1, 2, 4][below(seed, Salt::Gap, idx as u64, 0, 5) as usize];
+            } else if idx > 0 {
+                sid += 1;
+            }
+            sessions.push(Self::session(seed, &layout, idx, sid));
+        }
+        Population {
+            seed,
+            layout,
+            sessions,
+            daemons: &DAEMONS,
+        }
+    }
+
+    fn session(seed: u64, l: &Layout, idx: usize, sid: u64) -> Session {
+        let i = idx as u64;
+        let h = |salt, n| below(seed, salt, i, 0, n);
+        let role = if CHAIN.contains(&idx) {
+            Role::Chain((idx - CHAIN.start) as u8)
+        } else if INSERTERS.contains(&idx) {
+            Role::Inserter((idx - INSERTERS.start) as u8)
+        } else if UPDATERS.contains(&idx) {
+            Role::Updater((idx - UPDATERS.start) as u8)
+        } else if SLOW.contains(&idx) {
+            Role::Slow((idx - SLOW.start) as u8)
+        } else if idx == CRITICAL {
+            Role::Critical
+        } else if CKPT.contains(&idx) {
+            Role::CkptWaiter((idx - CKPT.start) as u8)
+        } else if LOCAL.contains(&idx) {
+            Role::Local
+        } else {
+            Role::Plain
+        };
+        let user = match role {
+            Role::Plain | Role::CkptWaiter(_) => PLAIN_USERS[h(Salt::User, 7) as usize],
+            Role::Local => "batch",
+            Role::Chain(3) => "batch",
+            Role::Chain(_) => "appuser",
+            Role::Inserter(_) => "ordsvc",
+            Role::Updater(_) => "shipsvc",
+            Role::Slow(_) => "report",
+            Role::Critical => "loader",
+        };
+        let host_n = match role {
+            Role::Slow(k) => 1 + u64::from(k) % 3,
+            _ => 1 + h(Salt::Host, 8),
+        };
+        // A bijection on 0..28000 keeps every client port distinct.
+        let port = 32_768 + ((i * 7_919 + below(seed, Salt::Link, 0, 0, 28_000)) % 28_000) as u16;
+        let (hostname, link) = match role {
+            Role::Local | Role::Critical => (SERVER_HOST.to_string(), Link::Shm),
+            _ => {
+                let (name, ip) = app_host(user, host_n);
+                let mapped = role == Role::Plain && h(Salt::Link, 25) == 0;
+                let link = if mapped {
+                    Link::Tcp6Mapped { ip, port }
+                } else {
+                    Link::Tcp { ip, port }
+                };
+                (name, link)
+            }
+        };
+        let kind = match role {
+            Role::Plain | Role::Local if h(Salt::Kind, 100) < 65 => Kind::Sleepy,
+            _ => Kind::Active,
+        };
+        let (reads_rate, writes_rate) = match (kind, role) {
+            (Kind::Sleepy, _) => (h(Salt::Rates, 6), 0),
+            (_, Role::Inserter(_)) => (200 + h(Salt::Rates, 200), 900 + h(Salt::Rates, 600)),
+            (_, Role::Critical) => (400, 6_000),
+            (_, Role::Slow(_)) => (800 + h(Salt::Rates, 400), 0),
+            _ => (50 + h(Salt::Rates, 3_000), h(Salt::Rates, 300)),
+        };
+        let pdq = role == Role::Plain && kind == Kind::Active && h(Salt::Pdq, 12) == 0;
+        let tid = 400 + 4 * i + h(Salt::Pdq, 2);
+        Session {
+            idx,
+            sid,
+            user,
+            program: program_of(user),
+            hostname,
+            link,
+            pid: 1_000 + h(Salt::Pid, 60_000) as u32,
+            kind,
+            role,
+            pdq,
+            tid,
+            rstcb: rstcb_of_slot(l, DAEMONS.len() as u64 + 3 * i),
+            cond: l.cond + i * 0x2d0,
+            cid: 900 + 3 * i + h(Salt::Count, 3),
+            netscb: l.netscb + i * 0x6a0,
+            opened_ago: 600 + h(Salt::Opened, 3 * 86_400),
+            idle_base: 30 + h(Salt::Opened, 4_000),
+            reads_rate,
+            writes_rate,
+            base_reads: h(Salt::Rates, 400_000),
+            base_writes: h(Salt::Rates, 40_000),
+            period: 4 + h(Salt::Period, 6),
+            offset: h(Salt::Period, 97),
+            vp: 1 + h(Salt::Vp, 16) as u32,
+            inode: 3_100_000 + i * 13 + h(Salt::Link, 13),
+            sql: h(Salt::Sql, 1_000),
+        }
+    }
+
+    pub fn by_sid(&self, sid: u64) -> Option<&Session> {
+        self.sessions
+            .binary_search_by_key(&sid, |s| s.sid)
+            .ok()
+            .and_then(|i| self.sessions.get(i))
+    }
+
+    /// The rstcb of a daemon thread.
+    pub fn daemon_rstcb(&self, i: usize) -> u64 {
+        rstcb_of_slot(&self.layout, i as u64)
+    }
+
+    /// Thread id of the `i`-th daemon (after the system threads, from tid 2).
+    pub fn daemon_tid(i: usize) -> u64 {
+        2 + SYSTEM_THREADS.len() as u64 + i as u64
+    }
+
+    /// Size of the rstcb table (what the `onstat -u` footer calls total).
+    pub fn rstcb_total(&self) -> u64 {
+        let used = (DAEMONS.len() + 3 * self.sessions.len()) as u64;
+        used.next_power_of_two().max(2048)
+    }
+}
+
+/// What a thread is doing, as `onstat -g ath` says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Running,
+    Ready,
+    IoWait,
+    Sleeping(u64),
+    SleepingForever,
+    Cond {
+        name: &'static str,
+        cid: u64,
+        waited: u64,
+    },
+    Lock,
+    Buffer,
+    Checkpoint,
+    Mutex(&'static str),
+}
+
+impl Status {
+    /// As `onstat -g ath` prints it.
+    pub fn text(&self) -> String {
+        match self {
+            Status::Running => "running".into(),
+            Status::Ready => "ready".into(),
+            Status::IoWait => "IO Wait".into(),
+            Status::Sleeping(n) => format!("sleeping secs: {n}"),
+            Status::SleepingForever => "sleeping forever".into(),
+            Status::Cond { name, .. } => format!("cond wait  {name}"),
+            Status::Lock => "lock wait".into(),
+            Status::Buffer => "buffer wait".into(),
+            Status::Checkpoint => "checkpoint wait".into(),
+            Status::Mutex(m) => format!("mutex wait {m}"),
+        }
+    }
+}
+
+/// What a session is doing at a moment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Activity {
+    /// Waiting for its client (netnorm, or sm_read when local) for `waited` seconds.
+    Idle {
+        waited: u64,
+    },
+    Running,
+    Reading,
+    Mutex {
+        which: u64,
+    },
+    /// Waiting for the buffer at this address.
+    Buffer {
+        buf: u64,
+    },
+    Checkpoint,
+    /// Waiting for the lock at this address.
+    Lock {
+        lock: u64,
+    },
+    /// Sending a big result to a client that does not read it fast enough.
+    SlowFetch {
+        waited: u64,
+    },
+    /// In a critical section (a log write crawling through zone reclaim).
+    Critical,
+}
+
+const MUTEXES: [&str; 6] = [
+    "lockhash[212]",
+    "bhash[4012]",
+    "tblsp_hash[3]",
+    "ddh_mutex",
+    "plog",
+    "llog",
+];
+
+/// A session at a moment.
+#[derive(Debug, Clone, Copy)]
+pub struct SessionNow {
+    pub activity: Activity,
+    /// In a transaction (flag position 3 `B`).
+    pub txn: bool,
+    pub send_q: u64,
+}
+
+/// One thread at a moment: a row of `onstat -u` and of `onstat -g ath`.
+#[derive(Debug, Clone)]
+pub struct Thread {
+    pub rstcb: u64,
+    pub tid: u64,
+    pub sid: u64,
+    /// The session's index, for client threads.
+    pub session: Option<usize>,
+    pub flags: [u8; 7],
+    pub wait: u64,
+    pub locks: u32,
+    pub nreads: u64,
+    pub nwrites: u64,
+    pub user: &'static str,
+    pub name: &'static str,
+    pub vp: String,
+    pub prty: u8,
+    pub status: Status,
+}
+
+/// One row of `onstat -k`.
+#[derive(Debug, Clone, Copy)]
+pub struct LockRow {
+    pub address: u64,
+    pub wtlist: u64,
+    pub owner: u64,
+    pub lklist: u64,
+    pub kind: &'static str,
+    pub partnum: u32,
+    pub rowid: u64,
+}
+
+/// One row of `onstat -X`.
+#[derive(Debug, Clone)]
+pub struct BufRow {
+    pub address: u64,
+    /// 0 none, `u64::MAX` shared.
+    pub owner: u64,
+    pub flags: u32,
+    pub chunk: u32,
+    /// In base pages.
+    pub page: u64,
+    pub memaddr: u64,
+    pub nslots: u32,
+    pub pgflgs: u32,
+    pub scount: u32,
+    pub waiters: Vec<u64>,
+}
+
+/// The instance at one moment.
+pub struct World<'a> {
+    pub pop: &'a Population,
+    pub now: Now,
+    pub sessions: Vec<SessionNow>,
+    pub threads: Vec<Thread>,
+    pub locks: Vec<LockRow>,
+    /// The 2 KB pool's buffers, then the 8 KB pool's.
+    pub pool2k: Vec<BufRow>,
+    pub pool8k: Vec<BufRow>,
+}
+
+/// A lock a session holds: (partnum, rowid, type), and who waits for it first.
+#[derive(Debug, Clone, Copy)]
+struct Held {
+    partnum: u32,
+    rowid: u64,
+    kind: &'static str,
+    waiter: u64,
+}
+
+/// The incidents' buffers: which page, owned by whom, waited on by whom.
+struct HotBuffer {
+    pool8k: bool,
+    chunk: u32,
+    page: u64,
+    owner: usize,
+    waiters: Vec<usize>,
+}
+
+fn buffer_slot(seed: u64, chunk: u32, page: u64, total: u64) -> u64 {
+    below(seed, Salt::Page, u64::from(chunk) << 40 | page, 0, total)
+}
+
+impl Population {
+    /// Address of the buffer holding (chunk, page).
+    pub fn buffer_address(&self, pool8k: bool, chunk: u32, page: u64) -> (u64, u64) {
+        let l = &self.layout;
+        if pool8k {
+            let slot = buffer_slot(self.seed, chunk, page, POOL_8K_BUFFERS);
+            (l.buf8k + slot * BUF_HDR_SIZE, l.mem8k + slot * 8192)
+        } else {
+            let slot = buffer_slot(self.seed, chunk, page, POOL_2K_BUFFERS);
+            (l.buf2k + slot * BUF_HDR_SIZE, l.mem2k + slot * 2048)
+        }
+    }
+
+    /// The last data page of `order_log` at `now` (base pages): it moves on every few seconds
+    /// as the table grows, within its last extent.
+    pub fn order_log_last_page(&self, now: &Now) -> (u32, u64) {
+        let ext = last_extent(schema::ORDER_LOG);
+        let per_cycle = timeline::first(Incident::InsertHotSpot).map_or(1, |p| p.len() / 4);
+        let step = now.cycle * per_cycle + now.into / 4;
+        let room = ext.size.saturating_sub(ext.size / 4 + 1).max(1);
+        (ext.chunk, ext.base_page(ext.size / 4 + step % room))
+    }
+
+    /// The leaf of `ix_orders_ship_date` holding every NULL key (base pages).
+    pub fn null_leaf_page(&self) -> (u32, u64) {
+        let ext = last_extent(schema::IX_SHIP_DATE);
+        let nth = 1_000 + below(self.seed, Salt::Leaf, 0, 0, ext.size / 2);
+        (ext.chunk, ext.base_page(nth))
+    }
+}
+
+fn last_extent(name: &str) -> Placed {
+    schema::extents_of(name).last().copied().unwrap_or(Placed {
+        chunk: 0,
+        description: "",
+        offset: 0,
+        size: 1,
+        page_kb: schema::BASE_PAGE_KB,
+    })
+}
+
+/// Members of a role group present in this population.
+fn group(pop: &Population, range: std::ops::Range<usize>) -> Vec<usize> {
+    range.filter(|&i| i < pop.sessions.len()).collect()
+}
+
+/// An owner and waiters taken from `members`, changing every 2 s.
+fn hot_group(
+    seed: u64,
+    members: &[usize],
+    into: u64,
+    min: u64,
+    spread: u64,
+) -> (usize, Vec<usize>) {
+    let b = into / 2;
+    let g = members.len();
+    let owner_at = (b as usize) % g.max(1);
+    let want = (min + below(seed, Salt::Waiters, g as u64, b, spread)) as usize;
+    let n = want.min(g.saturating_sub(1));
+    let owner = members.get(owner_at).copied().unwrap_or(0);
+    let waiters = (1..=n)
+        .filter_map(|k| members.get((owner_at + k) % g).copied())
+        .collect();
+    (owner, waiters)
+}
+
+impl<'a> World<'a> {
+    /// The instance at `t` seconds.
+    pub fn at(pop: &'a Population, t: u64) -> World<'a> {
+        let now = timeline::now(t);
+        let seed = pop.seed;
+        let n = pop.sessions.len();
+        let mut sessions: Vec<SessionNow> = pop
+            .sessions
+            .iter()
+            .map(|s| background(seed, s, t))
+            .collect();
+        let mut held: Vec<Vec<Held>> = vec![Vec::new(); n];
+        let mut hot: Option<HotBuffer> = None;
+        match now.incident() {
+            Incident::InsertHotSpot => {
+                let members = group(pop, INSERTERS);
+                if !members.is_empty() {
+                    let (owner, waiters) = hot_group(seed, &members, now.into, 8, 8);
+                    let (chunk, page) = pop.order_log_last_page(&now);
+                    for &m in &members {
+                        sessions[m] = SessionNow {
+                            activity: Activity::Running,
+                            txn: true,
+                            send_q: 0,
+                        };
+                    }
+                    hot = Some(HotBuffer {
+                        pool8k: false,
+                        chunk,
+                        page,
+                        owner,
+                        waiters,
+                    });
+                }
+            }
+            Incident::NullIndexLeaf => {
+                let members = group(pop, UPDATERS);
+                if !members.is_empty() {
+                    let (owner, waiters) = hot_group(seed, &members, now.into, 4, 5);
+                    let (chunk, page) = pop.null_leaf_page();
+                    for &m in &members {
+                        sessions[m] = SessionNow {
+                            activity: Activity::Running,
+                            txn: true,
+                            send_q: 0,
+                        };
+                    }
+                    hot = Some(HotBuffer {
+                        pool8k: true,
+                        chunk,
+                        page,
+                        owner,
+                        waiters,
+                    });
+                }
+            }
+            Incident::SendQFill | Incident::SendQDrain => {
+                let count = 4 + below(seed, Salt::Count, 3, 0, 3) as usize;
+                let waited = t - timeline_start_of_fill(&now);
+                for (k, m) in group(pop, SLOW).into_iter().take(count).enumerate() {
+                    sessions[m] = SessionNow {
+                        activity: Activity::SlowFetch { waited },
+                        txn: false,
+                        send_q: send_q_of_slow(seed, k as u64, &now),
+                    };
+                }
+            }
+            Incident::CheckpointRequested | Incident::CheckpointInProgress => {
+                let req = timeline::first(Incident::CheckpointRequested)
+                    .map_or(1, |p| p.len())
+                    .max(1);
+                let count = if now.incident() == Incident::CheckpointRequested {
+                    20 + (20 * now.into / req) as usize
+                } else {
+                    40
+                };
+                for m in group(pop, CKPT).into_iter().take(count) {
+                    let txn = sessions[m].txn;
+                    sessions[m] = SessionNow {
+                        activity: Activity::Checkpoint,
+                        txn,
+                        send_q: 0,
+                    };
+                }
+                if CRITICAL < n && now.incident() == Incident::CheckpointRequested {
+                    sessions[CRITICAL] = SessionNow {
+                        activity: Activity::Critical,
+                        txn: true,
+                        send_q: 0,
+                    };
+                    let log = schema::partnum(schema::ORDER_LOG);
+                    held[CRITICAL].push(Held {
+                        partnum: log,
+                        rowid: 0,
+                        kind: "HDR+IX",
+                        waiter: 0,
+                    });
+                    for r in 0..10 {
+                        held[CRITICAL].push(Held {
+                            partnum: log,
+                            rowid: 0x4_0000 + (now.cycle * 0x100 + r) * 0x101,
+                            kind: "HDR+X",
+                            waiter: 0,
+                        });
+                    }
+                }
+            }
+            Incident::LockChain if CHAIN.end <= n => {
+                // 812 runs a long transaction holding row locks on customer and orders; 813
+                // (holding an items row) and 815 wait on 812; 814 waits on 813.
+                let [s812, s813, s814, s815] = [CHAIN.start, 13, 14, 15];
+                let reading = below(seed, Salt::State, 812, now.into / 3, 3) == 0;
+                sessions[s812] = SessionNow {
+                    activity: if reading {
+                        Activity::Reading
+                    } else {
+                        Activity::Running
+                    },
+                    txn: true,
+                    send_q: 0,
+                };
+                let lock = |owner: usize, j: u64| lock_address(pop, owner, j);
+                let customer = schema::partnum(schema::CUSTOMER);
+                let orders = schema::partnum(schema::ORDERS);
+                let items = schema::partnum(schema::ITEMS);
+                let rstcb = |i: usize| pop.sessions[i].rstcb;
+                held[s812].push(Held {
+                    partnum: customer,
+                    rowid: 0x104,
+                    kind: "HDR+X",
+                    waiter: rstcb(s813),
+                });
+                held[s812].push(Held {
+                    partnum: orders,
+                    rowid: 0x2a07,
+                    kind: "HDR+X",
+                    waiter: rstcb(s815),
+                });
+                held[s813].push(Held {
+                    partnum: items,
+                    rowid: 0x1f03,
+                    kind: "HDR+X",
+                    waiter: rstcb(s814),
+                });
+                // Lock slot 0 is the database lock; the row locks follow.
+                sessions[s813] = waiting(Activity::Lock {
+                    lock: lock(s812, 1),
+                });
+                sessions[s815] = waiting(Activity::Lock {
+                    lock: lock(s812, 2),
+                });
+                sessions[s814] = waiting(Activity::Lock {
+                    lock: lock(s813, 1),
+                });
+            }
+            _ => {}
+        }
+        if let Some(h) = &hot {
+            let (buf, _) = pop.buffer_address(h.pool8k, h.chunk, h.page);
+            for &w in &h.waiters {
+                sessions[w] = SessionNow {
+                    activity: Activity::Buffer { buf },
+                    txn: true,
+                    send_q: 0,
+                };
+            }
+            let (tbl, rowbase) = if h.pool8k {
+                (schema::partnum(schema::ORDERS), 0x3000)
+            } else {
+                (schema::partnum(schema::ORDER_LOG), h.page << 8)
+            };
+            for (k, &m) in std::iter::once(&h.owner).chain(&h.waiters).enumerate() {
+                held[m].push(Held {
+                    partnum: tbl,
+                    rowid: 0,
+                    kind: "HDR+IX",
+                    waiter: 0,
+                });
+                held[m].push(Held {
+                    partnum: tbl,
+                    rowid: rowbase + 1 + k as u64 + below(seed, Salt::Noise, m as u64, t, 7),
+                    kind: "HDR+X",
+                    waiter: 0,
+                });
+            }
+        }
+        // Ordinary transactions in the background hold a table and a row lock.
+        for (i, sn) in sessions.iter().enumerate() {
+            if sn.txn && held[i].is_empty() && !matches!(sn.activity, Activity::Lock { .. }) {
+                let s = &pop.sessions[i];
+                let table = [
+                    schema::ORDERS,
+                    schema::ITEMS,
+                    schema::CUSTOMER,
+                    schema::STOCK,
+                ][(s.sql % 4) as usize];
+                let p = schema::partnum(table);
+                held[i].push(Held {
+                    partnum: p,
+                    rowid: 0,
+                    kind: "HDR+IX",
+                    waiter: 0,
+                });
+                held[i].push(Held {
+                    partnum: p,
+                    rowid: 0x100 + below(seed, Salt::Noise, i as u64, t / s.period, 0x8000),
+                    kind: "HDR+X",
+                    waiter: 0,
+                });
+            }
+        }
+        let locks = lock_rows(pop, &held);
+        let threads = threads(pop, &now, &sessions, &held);
+        let (pool2k, pool8k) = buffers(pop, &now, &sessions, hot.as_ref());
+        World {
+            pop,
+            now,
+            sessions,
+            threads,
+            locks,
+            pool2k,
+            pool8k,
+        }
+    }
+
+    /// The banner's mode qualifiers and the `Blocked:` text.
+    pub fn checkpoint(&self) -> Option<&'static str> {
+        match self.now.incident() {
+            Incident::CheckpointRequested => Some("CKPT REQ"),
+            Incident::CheckpointInProgress => Some("CKPT INP"),
+            _ => None,
+        }
+    }
+}
+
+fn waiting(activity: Activity) -> SessionNow {
+    SessionNow {
+        activity,
+        txn: true,
+        send_q: 0,
+    }
+}
+
+/// When the current Send-Q episode began (the fill phase's start).
+fn timeline_start_of_fill(now: &Now) -> u64 {
+    let fill = timeline::first(Incident::SendQFill).map_or(0, |p| p.start);
+    now.cycle * timeline::CYCLE + fill
+}
+
+/// Send-Q of the `k`-th slow client: from a few KB to several hundred KB over the fill phase
+/// (growing every second), then draining to nothing.
+fn send_q_of_slow(seed: u64, k: u64, now: &Now) -> u64 {
+    let start = 2_048.0 + 4_096.0 * unit(seed, Salt::SendQ, k, 0);
+    let top = 250_000.0 + 300_000.0 * unit(seed, Salt::SendQ, k, 1);
+    let fill = timeline::first(Incident::SendQFill).map_or(50, |p| p.len()) as f64;
+    let jitter = 1.0 + 0.02 * (unit(seed, Salt::SendQ, k, now.t) - 0.5);
+    let q = match now.incident() {
+        Incident::SendQFill => {
+            let x = (now.into as f64 / (fill - 1.0).max(1.0)).min(1.0);
+            start * (top / start).powf(x) * jitter
+        }
+        _ => {
+            let drain = timeline::first(Incident::SendQDrain).map_or(15, |p| p.len()) as f64;
+            let left = 1.0 - (now.into as f64 + 1.0) / (drain - 2.0).max(1.0);
+            if left <= 0.0 {
+                0.0
+            } else {
+                top * left * left * jitter
+            }
+        }
+    };
+    q as u64
+}
+
+/// The incident a role plays in, whose end a later wait cannot predate.
+fn incident_of(role: Role) -> Option<Incident> {
+    Some(match role {
+        Role::Chain(_) => Incident::LockChain,
+        Role::Inserter(_) => Incident::InsertHotSpot,
+        Role::Updater(_) => Incident::NullIndexLeaf,
+        Role::Slow(_) => Incident::SendQDrain,
+        Role::Critical | Role::CkptWaiter(_) => Incident::CheckpointInProgress,
+        Role::Plain | Role::Local => return None,
+    })
+}
+
+/// When the last phase of `incident` before `t` ended (0 if none has yet).
+fn last_end(incident: Incident, t: u64) -> u64 {
+    let Some(p) = timeline::first(incident) else {
+        return 0;
+    };
+    let at = t % timeline::CYCLE;
+    let cycle = t / timeline::CYCLE;
+    if at >= p.end {
+        cycle * timeline::CYCLE + p.end
+    } else if cycle > 0 {
+        (cycle - 1) * timeline::CYCLE + p.end
+    } else {
+        0
+    }
+}
+
+/// Every this many buckets an active session does some work, so a wait's start is always found
+/// within that many buckets back (and waittime never jumps back within one wait).
+const MAX_IDLE_BUCKETS: u64 = 10;
+
+/// What a session does when no incident involves it.
+fn background(seed: u64, s: &Session, t: u64) -> SessionNow {
+    let idle = |waited| SessionNow {
+        activity: Activity::Idle { waited },
+        txn: false,
+        send_q: 0,
+    };
+    if s.kind == Kind::Sleepy {
+        return idle(s.idle_base + t);
+    }
+    let state = |b: u64| {
+        if b % MAX_IDLE_BUCKETS == s.offset % MAX_IDLE_BUCKETS {
+            60
+        } else {
+            below(seed, Salt::State, s.idx as u64, b, 100)
+        }
+    };
+    let b = (t + s.offset) / s.period;
+    let st = state(b);
+    let is_idle = |v: u64| !(55..97).contains(&v);
+    if is_idle(st) {
+        // A wait that started in an earlier bucket goes on: look back for its start.
+        let mut first = b;
+        while first > 0 && is_idle(state(first - 1)) {
+            first -= 1;
+        }
+        let mut start = (first * s.period).saturating_sub(s.offset);
+        // Before its incident ended, the session was busy with it.
+        if let Some(i) = incident_of(s.role) {
+            start = start.max(last_end(i, t));
+        }
+        return idle(t - start.min(t));
+    }
+    let txn = (88..97).contains(&st);
+    let activity = if below(seed, Salt::Mutex, s.idx as u64, t, 100) < 3 {
+        Activity::Mutex {
+            which: below(seed, Salt::Mutex, s.idx as u64, t + 1, MUTEXES.len() as u64),
+        }
+    } else if (75..88).contains(&st) {
+        Activity::Reading
+    } else {
+        Activity::Running
+    };
+    // A running query streams rows: a little data sits in the send queue now and then.
+    let send_q =
+        if activity == Activity::Running && below(seed, Salt::SendQ, s.idx as u64, t, 3) == 0 {
+            200 + below(seed, Salt::SendQ, s.idx as u64, t + 7, 1_248)
+        } else {
+            0
+        };
+    SessionNow {
+        activity,
+        txn,
+        send_q,
+    }
+}
+
+/// The address of lock slot `j` of session `idx` (slot 0: its database lock).
+pub fn lock_address(pop: &Population, idx: usize, j: u64) -> u64 {
+    pop.layout.lock + ((idx as u64) * LOCKS_PER_SESSION + j) * LOCK_SIZE
+}
+
+/// `onstat -k`: each session's database lock, then the locks it holds, chained through lklist.
+fn lock_rows(pop: &Population, held: &[Vec<Held>]) -> Vec<LockRow> {
+    let mut rows = Vec::with_capacity(pop.sessions.len() + 64);
+    for s in &pop.sessions {
+        let mut prev = 0;
+        let db = Held {
+            partnum: schema::DATABASE_TBLSPACE,
+            rowid: schema::STORES_DB_ROWID,
+            kind: "HDR+S",
+            waiter: 0,
+        };
+        let mine = held.get(s.idx).map(Vec::as_slice).unwrap_or(&[]);
+        for (j, h) in std::iter::once(&db).chain(mine).enumerate() {
+            let address = lock_address(pop, s.idx, j as u64);
+            rows.push(LockRow {
+                address,
+                wtlist: h.waiter,
+                owner: s.rstcb,
+                lklist: prev,
+                kind: h.kind,
+                partnum: h.partnum,
+                rowid: h.rowid,
+            });
+            prev = address;
+        }
+    }
+    rows
+}
+
+fn flags_of(sn: &SessionNow, primary: bool) -> [u8; 7] {
+    let mut f = *b"-------";
+    f[0] = match sn.activity {
+        Activity::Idle { .. } | Activity::SlowFetch { .. } => b'Y',
+        Activity::Mutex { .. } => b'S',
+        Activity::Buffer { .. } => b'B',
+        Activity::Checkpoint => b'C',
+        Activity::Lock { .. } => b'L',
+        _ => b'-',
+    };
+    if sn.txn {
+        f[2] = b'B';
+    }
+    if primary {
+        f[3] = b'P';
+    }
+    match sn.activity {
+        Activity::Reading => f[4] = b'R',
+        Activity::Critical => f[4] = b'X',
+        _ => {}
+    }
+    f
+}
+
+fn threads(
+    pop: &Population,
+    now: &Now,
+    sessions: &[SessionNow],
+    held: &[Vec<Held>],
+) -> Vec<Thread> {
+    let t = now.t;
+    let seed = pop.seed;
+    let mut out = Vec::with_capacity(pop.daemons.len() + sessions.len() + 16);
+    let ckpt_inp = now.incident() == Incident::CheckpointInProgress;
+    let ckpt_secs = timeline::seconds_in(Incident::CheckpointInProgress, t);
+    for (i, d) in pop.daemons.iter().enumerate() {
+        let status = if d.sleeps == 0 {
+            if d.flags[6] == b'F' && ckpt_inp {
+                Status::Running
+            } else {
+                Status::SleepingForever
+            }
+        } else {
+            Status::Sleeping(1 + (d.sleeps - 1).saturating_sub(t % d.sleeps))
+        };
+        let mut nwrites = d.base_writes + d.writes_rate * t / 10;
+        if d.flags[6] == b'F' {
+            nwrites += 4_000 * ckpt_secs;
+        }
+        out.push(Thread {
+            rstcb: pop.daemon_rstcb(i),
+            tid: Population::daemon_tid(i),
+            sid: d.sid,
+            session: None,
+            flags: *d.flags,
+            wait: 0,
+            locks: 0,
+            nreads: d.base_reads + t / 50,
+            nwrites,
+            user: "informix",
+            name: d.name,
+            vp: d.vp.to_string(),
+            prty: d.prty,
+            status,
+        });
+    }
+    for (s, sn) in pop.sessions.iter().zip(sessions) {
+        let (wait, status) = match sn.activity {
+            Activity::Idle { waited } => (
+                s.cond,
+                Status::Cond {
+                    name: if s.link == Link::Shm {
+                        "sm_read"
+                    } else {
+                        "netnorm"
+                    },
+                    cid: s.cid,
+                    waited,
+                },
+            ),
+            Activity::SlowFetch { waited } => (
+                s.cond,
+                Status::Cond {
+                    name: "netnorm",
+                    cid: s.cid,
+                    waited,
+                },
+            ),
+            Activity::Running | Activity::Critical => {
+                let ready = below(seed, Salt::State, s.idx as u64, t + 3, 5) == 0;
+                (
+                    0,
+                    if ready {
+                        Status::Ready
+                    } else {
+                        Status::Running
+                    },
+                )
+            }
+            Activity::Reading => (0, Status::IoWait),
+            Activity::Mutex { which } => (
+                pop.layout.mutex + which * 0x1a8,
+                Status::Mutex(MUTEXES[which as usize % MUTEXES.len()]),
+            ),
+            Activity::Buffer { buf } => (buf, Status::Buffer),
+            Activity::Checkpoint => (pop.layout.ckpt_cond, Status::Checkpoint),
+            Activity::Lock { lock } => (lock, Status::Lock),
+        };
+        let locks = 1 + held.get(s.idx).map_or(0, Vec::len) as u32;
+        out.push(Thread {
+            rstcb: s.rstcb,
+            tid: s.tid,
+            sid: s.sid,
+            session: Some(s.idx),
+            flags: flags_of(sn, true),
+            wait,
+            locks,
+            nreads: s.base_reads + s.reads_rate * t / 100,
+            nwrites: s.base_writes + s.writes_rate * t / 100,
+            user: s.user,
+            name: "sqlexec",
+            vp: format!("{}cpu", s.vp),
+            prty: 2,
+            status,
+        });
+        // A parallel query runs with helper threads sharing the sessid.
+        if s.pdq && matches!(sn.activity, Activity::Running | Activity::Reading) {
+            for (k, (flags, name, status)) in [
+                (*b"-------", "scan_1.0", Status::Running),
+                (*b"----R--", "scan_1.1", Status::IoWait),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                out.push(Thread {
+                    rstcb: s.rstcb + (k as u64 + 1) * RSTCB_SIZE,
+                    tid: s.tid + k as u64 + 1,
+                    sid: s.sid,
+                    session: Some(s.idx),
+                    flags,
+                    wait: 0,
+                    locks: 0,
+                    nreads: s.reads_rate * t / 200,
+                    nwrites: 0,
+                    user: s.user,
+                    name,
+                    vp: format!("{}cpu", 1 + (s.vp + k as u32) % 16),
+                    prty: 2,
+                    status,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// `onstat -X`: the incident's hot buffer with its owner and waiters, plus a few buffers held
+/// without waiters (noise, as in any busy instance).
+fn buffers(
+    pop: &Population,
+    now: &Now,
+    sessions: &[SessionNow],
+    hot: Option<&HotBuffer>,
+) -> (Vec<BufRow>, Vec<BufRow>) {
+    let seed = pop.seed;
+    let t = now.t;
+    let mut p2 = Vec::new();
+    let mut p8 = Vec::new();
+    let row = |pool8k: bool, chunk: u32, page: u64, owner: u64, waiters: Vec<u64>, k: u64| {
+        let (address, memaddr) = pop.buffer_address(pool8k, chunk, page);
+        let shared = owner == u64::MAX;
+        BufRow {
+            address,
+            owner,
+            flags: if owner == 0 { 0x10 } else { 0x80 },
+            chunk,
+            page,
+            memaddr,
+            nslots: 40 + below(seed, Salt::Page, page, k, 200) as u32,
+            pgflgs: if pool8k { 0x890 } else { 0x2801 },
+            scount: if shared || owner == 0 { 1 } else { 0 },
+            waiters,
+        }
+    };
+    if let Some(h) = hot {
+        let owner = pop.sessions[h.owner].rstcb;
+        let waiters = h.waiters.iter().map(|&w| pop.sessions[w].rstcb).collect();
+        let r = row(h.pool8k, h.chunk, h.page, owner, waiters, 0);
+        if h.pool8k {
+            p8.push(r);
+        } else {
+            // The page filled just before is still being written out.
+            p2.push(row(
+                false,
+                h.chunk,
+                h.page.saturating_sub(1),
+                u64::MAX,
+                Vec::new(),
+                1,
+            ));
+            p2.push(r);
+        }
+    }
+    // Noise: running sessions hold a page of a table or an index for a moment.
+    let running: Vec<usize> = sessions
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| matches!(s.activity, Activity::Running | Activity::Reading))
+        .map(|(i, _)| i)
+        .collect();
+    let tables = [
+        schema::CUSTOMER,
+        schema::ORDERS,
+        schema::ITEMS,
+        schema::STOCK,
+    ];
+    let indexes = [
+        schema::IX_ORDERS_NUM,
+        schema::IX_ITEMS_ORDER,
+        schema::IX_CUSTOMER_ZIP,
+    ];
+    let noise = 2 + below(seed, Salt::Noise, 0, t, 3);
+    for k in 0..noise {
+        let pick = below(seed, Salt::Noise, 1 + k, t, 1_000);
+        let name = if k % 3 == 2 {
+            indexes[(pick % 3) as usize]
+        } else {
+            tables[(pick % 4) as usize]
+        };
+        let exts = schema::extents_of(name);
+        let Some(ext) = exts.get((pick as usize / 7) % exts.len().max(1)).copied() else {
+            continue;
+        };
+        let nth = below(seed, Salt::Page, 2 + k, t, ext.size);
+        let owner =
+            match running.get(below(seed, Salt::Owner, k, t, running.len() as u64 + 2) as usize) {
+                Some(&i) => pop.sessions[i].rstcb,
+                None if pick % 2 == 0 => u64::MAX,
+                None => 0,
+            };
+        let r = row(
+            ext.page_kb == 8,
+            ext.chunk,
+            ext.base_page(nth),
+            owner,
+            Vec::new(),
+            2 + k,
+        );
+        if ext.page_kb == 8 {
+            p8.push(r);
+        } else {
+            p2.push(r);
+        }
+    }
+    p2.sort_by_key(|b| b.address);
+    p2.dedup_by_key(|b| b.address);
+    p8.sort_by_key(|b| b.address);
+    p8.dedup_by_key(|b| b.address);
+    (p2, p8)
+}

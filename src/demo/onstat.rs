@@ -1,0 +1,706 @@
+//! The onstat outputs of the demo instance, printed in the real layouts (column widths, titles,
+//! footers as in `tests/fixtures/`): `-u`, `-X`, `-g con`, `-g ath`, `-g ntt`, `-k`, `-d`,
+//! `-g ses <sid>`, `-g sql <sid>`.
+
+use super::instance::{
+    Activity, Link, Population, Role, Session, Status, Thread, World, POOL_2K_BUFFERS,
+    POOL_8K_BUFFERS, SERVER_HOST, SYSTEM_THREADS,
+};
+use super::noise::{below, Salt};
+use super::schema;
+use super::timeline::{self, Incident};
+use std::fmt::Write as _;
+
+/// The server's uptime at the demo's time 0: `Up 12 days 03:04:05`.
+pub const UPTIME_AT_ZERO: u64 = 12 * 86_400 + 3 * 3_600 + 4 * 60 + 5;
+/// Shared memory in the banner.
+pub const SHM_KB: u64 = 4_194_304;
+pub const VERSION: &str = "12.10.FC8";
+/// The exit code of onstat: the server mode, 5 = On-Line.
+pub const ONLINE: i32 = 5;
+
+/// Wall-clock time at the demo's time 0 (seconds since the Unix epoch): 2024-03-11 09:00:00.
+pub const CLOCK_AT_ZERO: i64 = 1_710_147_600;
+
+fn flags_str(f: &[u8; 7]) -> &str {
+    std::str::from_utf8(f).unwrap_or("-------")
+}
+
+/// The banner, the `Blocked:` line during a blocking checkpoint, and the blank line after.
+pub fn banner(w: &World<'_>) -> String {
+    let up = UPTIME_AT_ZERO + w.now.t;
+    let days = up / 86_400;
+    let (h, m, s) = (up / 3_600 % 24, up / 60 % 60, up % 60);
+    let day_word = if days == 1 { "day" } else { "days" };
+    let mode = match w.checkpoint() {
+        Some(q) => format!("On-Line ({q})"),
+        None => "On-Line".to_string(),
+    };
+    let mut out = format!(
+        "IBM Informix Dynamic Server Version {VERSION} -- {mode} -- Up {days} {day_word} \
+         {h:02}:{m:02}:{s:02} -- {SHM_KB} Kbytes\n"
+    );
+    if w.checkpoint().is_some() {
+        out.push_str("Blocked:CKPT\n");
+    }
+    out.push('\n');
+    out
+}
+
+/// `onstat -u`.
+pub fn onstat_u(w: &World<'_>) -> String {
+    let mut o = banner(w);
+    o.reserve(100 * (w.threads.len() + 4));
+    o.push_str("Userthreads\n");
+    o.push_str(
+        "address          flags   sessid   user     tty      wait             tout locks nreads   nwrites\n",
+    );
+    for th in &w.threads {
+        let _ = writeln!(
+            o,
+            "{:<16x} {:<7} {:<8} {:<8} {:<8} {:<16x} {:<4} {:<5} {:<8} {}",
+            th.rstcb,
+            flags_str(&th.flags),
+            th.sid,
+            th.user,
+            "-",
+            th.wait,
+            0,
+            th.locks,
+            th.nreads,
+            th.nwrites
+        );
+    }
+    let active = w.threads.len();
+    let n = w.pop.sessions.len();
+    let peak = (w.pop.daemons.len() + n + n / 10 + 7).max(active);
+    let _ = writeln!(
+        o,
+        " {active} active, {} total, {peak} maximum concurrent",
+        w.pop.rstcb_total()
+    );
+    o
+}
+
+/// `onstat -g con`: one condition per thread waiting on one.
+pub fn onstat_g_con(w: &World<'_>) -> String {
+    let mut o = banner(w);
+    o.push_str("Conditions with waiters:\n");
+    o.push_str("cid      addr             name               waiter   waittime\n");
+    for th in &w.threads {
+        if let Status::Cond { name, cid, waited } = th.status {
+            let _ = writeln!(
+                o,
+                "{cid:<8} {:<16x} {name:<18} {:<8} {waited}",
+                th.wait, th.tid
+            );
+        }
+    }
+    o
+}
+
+fn tcb(pop: &Population, tid: u64) -> u64 {
+    pop.layout.tcb + tid * 0x5a8
+}
+
+/// One `onstat -g ath` row; `ids` is (tid, tcb, rstcb, prty).
+fn ath_row(o: &mut String, ids: (u64, u64, u64, u8), status: &str, vp: &str, name: &str) {
+    let (tid, tcb, rstcb, prty) = ids;
+    let _ = writeln!(
+        o,
+        " {tid:<7} {tcb:<16x} {rstcb:<16x} {prty:<4} {status:<23} {vp:<12}{name}"
+    );
+}
+
+/// `onstat -g ath`: every thread; user threads carry their `onstat -u` address as rstcb.
+pub fn onstat_g_ath(w: &World<'_>) -> String {
+    let mut o = banner(w);
+    o.reserve(110 * (w.threads.len() + SYSTEM_THREADS.len() + 4));
+    o.push_str("Threads:\n");
+    o.push_str(
+        " tid     tcb              rstcb            prty status                vp-class      name\n",
+    );
+    for (i, (status, vp, name)) in SYSTEM_THREADS.iter().enumerate() {
+        let tid = 2 + i as u64;
+        ath_row(&mut o, (tid, tcb(w.pop, tid), 0, 2), status, vp, name);
+    }
+    for th in &w.threads {
+        ath_row(
+            &mut o,
+            (th.tid, tcb(w.pop, th.tid), th.rstcb, th.prty),
+            &th.status.text(),
+            &th.vp,
+            th.name,
+        );
+    }
+    o
+}
+
+/// Civil date and time of a moment of the demo clock: (MM/DD/YYYY, HH:MM:SS).
+fn clock(t: i64) -> (String, String) {
+    let secs = CLOCK_AT_ZERO + t;
+    let days = secs.div_euclid(86_400);
+    let tod = secs.rem_euclid(86_400);
+    // Howard Hinnant's days-to-civil.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (
+        format!("{m:02}/{d:02}/{y:04}"),
+        format!("{:02}:{:02}:{:02}", tod / 3_600, tod / 60 % 60, tod % 60),
+    )
+}
+
+/// The client end of a session's connection as `onstat -g ntt` prints it.
+pub fn ntt_address(s: &Session) -> String {
+    match s.link {
+        Link::Tcp { ip, port } => {
+            format!("{}.{}.{}.{}|{port}|soctcp", ip[0], ip[1], ip[2], ip[3])
+        }
+        Link::Tcp6Mapped { ip, port } => {
+            format!(
+                "::ffff:{}.{}.{}.{}|{port}|soctcp",
+                ip[0], ip[1], ip[2], ip[3]
+            )
+        }
+        Link::Shm => String::new(),
+    }
+}
+
+/// `onstat -g ntt`: a network thread per session; the address column is the client's end of
+/// the socket (`host|port|proto`), the join from a session to its Send-Q.
+pub fn onstat_g_ntt(w: &World<'_>) -> String {
+    let t = w.now.t as i64;
+    let n = w.pop.sessions.len() as u64;
+    let mut o = banner(w);
+    o.reserve(90 * (w.pop.sessions.len() + 8));
+    o.push_str("global network information:\n");
+    o.push_str(
+        "  #netscb connects     read    write    q-free  q-limits  q-exceed  alloc/max   slow_DNS\n",
+    );
+    let _ = writeln!(
+        o,
+        "{:>4}/{:>4} {:>8} {:>8} {:>8} {:>4}/{:>4} {:>4}/{:>4} {:>4}/{:>4} {:>5} / {:<4} {:>8}",
+        n + 4,
+        n + 12,
+        40_212 + n + w.now.t / 7,
+        9_045_650 + 41 * n * w.now.t / 10,
+        8_967_070 + 40 * n * w.now.t / 10,
+        12,
+        12,
+        240,
+        10,
+        0,
+        0,
+        n + 4,
+        n + 64,
+        0
+    );
+    o.push('\n');
+    o.push_str("Individual thread network information (times):\n");
+    o.push_str("  netscb thread name    sid       open       read      write address\n");
+    o.push('\n');
+    let (today, now_hms) = clock(t);
+    for (s, sn) in w.pop.sessions.iter().zip(&w.sessions) {
+        let (open_date, open) = clock(-(s.opened_ago as i64));
+        let last = match sn.activity {
+            Activity::Idle { waited } | Activity::SlowFetch { waited } => {
+                clock(t - waited as i64).1
+            }
+            _ => now_hms.clone(),
+        };
+        let _ = writeln!(
+            o,
+            "{:<10x} {:<12}{:>6}{:>11}{:>11}{:>11} {}",
+            s.netscb,
+            "sqlexec",
+            s.sid,
+            open,
+            last,
+            last,
+            ntt_address(s)
+        );
+        if open_date != today {
+            let _ = writeln!(o, "{:24}{open_date}", "");
+        }
+    }
+    let boot = -(UPTIME_AT_ZERO as i64);
+    let (boot_date, boot_hms) = clock(boot);
+    let listeners: [(u64, &str, u64, String); 4] = [
+        (0x28, "soctcplst", 2, format!("{SERVER_HOST}|9088|soctcp")),
+        (0x6c8, "soctcplst", 3, format!("{SERVER_HOST}|9088|soctcp")),
+        (0xd68, "sm_discon", 4, String::new()),
+        (0x1408, "sm_listen", 5, String::new()),
+    ];
+    for (off, name, sid, addr) in listeners {
+        let _ = writeln!(
+            o,
+            "{:<10x} {:<12}{:>6}{:>11}{:>11}{:>11} {}",
+            w.pop.layout.netscb - 0x10_0000 + off,
+            name,
+            sid,
+            boot_hms,
+            if addr.is_empty() {
+                ""
+            } else {
+                now_hms.as_str()
+            },
+            "",
+            addr
+        );
+        let _ = writeln!(o, "{:24}{boot_date}", "");
+    }
+    o
+}
+
+/// `onstat -k`.
+pub fn onstat_k(w: &World<'_>) -> String {
+    let mut o = banner(w);
+    o.reserve(110 * (w.locks.len() + 4));
+    o.push_str("Locks\n");
+    o.push_str(
+        "address          wtlist           owner            lklist           type     tblsnum  rowid    key#/bsiz\n",
+    );
+    for l in &w.locks {
+        let _ = writeln!(
+            o,
+            "{:<16x} {:<16x} {:<16x} {:<16x} {:<8} {:<8x} {:<8x} {:>4}",
+            l.address, l.wtlist, l.owner, l.lklist, l.kind, l.partnum, l.rowid, 0
+        );
+    }
+    let total = (w.pop.sessions.len() as u64 * 8)
+        .next_power_of_two()
+        .max(20_000);
+    let _ = writeln!(
+        o,
+        " {} active, {total} total, {} hash buckets, 0 lock table overflows",
+        w.locks.len(),
+        (total / 2).next_power_of_two()
+    );
+    o
+}
+
+/// `onstat -X`: one section per buffer pool (2 KB and 8 KB), rows only for buffers being
+/// accessed. Several waiters go on the row, more on lines holding only addresses under the
+/// waiter column (the layout of `tests/fixtures/onstat-X/ifxtop-several-waiters-...`).
+pub fn onstat_x(w: &World<'_>) -> String {
+    let mut o = banner(w);
+    o.push_str("Buffers (Access)\n");
+    o.push_str(
+        "address          owner            flags pagenum          memaddr          nslots pgflgs scount   waiter\n",
+    );
+    // Modified buffers pile up between checkpoints.
+    let since_ckpt = w.now.t % timeline::CYCLE;
+    let ckpt_end = timeline::first(Incident::CheckpointInProgress).map_or(0, |p| p.end);
+    let dirty = if since_ckpt >= ckpt_end {
+        since_ckpt - ckpt_end
+    } else {
+        since_ckpt + timeline::CYCLE - ckpt_end
+    };
+    let pools: [(u64, &[super::instance::BufRow], u64, u64, u64); 2] = [
+        (
+            2048,
+            &w.pool2k,
+            POOL_2K_BUFFERS,
+            1_048_576,
+            4_000 + 37 * dirty,
+        ),
+        (8192, &w.pool8k, POOL_8K_BUFFERS, 262_144, 900 + 9 * dirty),
+    ];
+    for (size, rows, total, hash, modified) in pools {
+        let _ = writeln!(o, "\nBuffer pool page size: {size}");
+        for b in rows {
+            let waiters = if b.waiters.is_empty() {
+                vec!["0".to_string()]
+            } else {
+                b.waiters.iter().map(|a| format!("{a:x}")).collect()
+            };
+            let owner = if b.owner == u64::MAX {
+                "ffffffffffffffff".to_string()
+            } else {
+                format!("{:x}", b.owner)
+            };
+            let pagenum = format!("{}:{}", b.chunk, b.page);
+            let mut lines = waiters.chunks(3);
+            let first = lines.next().map(|c| c.join(" ")).unwrap_or_default();
+            let _ = writeln!(
+                o,
+                "{:<16x} {:<16} {:<5x} {:<16} {:<16x} {:<6} {:<6x} {:<8} {first}",
+                b.address, owner, b.flags, pagenum, b.memaddr, b.nslots, b.pgflgs, b.scount
+            );
+            for more in lines {
+                let _ = writeln!(o, "{:97}{}", "", more.join(" "));
+            }
+        }
+        let _ = writeln!(
+            o,
+            " {modified} modified, {total} total, {hash} hash buckets, {size} buffer size"
+        );
+    }
+    o
+}
+
+/// `onstat -d`: dbspaces and chunks (sizes in each dbspace's page size).
+pub fn onstat_d(w: &World<'_>) -> String {
+    let mut o = banner(w);
+    let base = w.pop.layout.pools - 0x40_0000;
+    o.push_str("Dbspaces\n");
+    o.push_str(
+        "address          number   flags      fchunk   nchunks  pgsize   flags    owner    name\n",
+    );
+    for d in &schema::DBSPACES {
+        let chunks: Vec<_> = schema::CHUNKS
+            .iter()
+            .filter(|c| c.dbspace == d.number)
+            .collect();
+        let fchunk = chunks.first().map_or(0, |c| c.number);
+        let _ = writeln!(
+            o,
+            "{:<16x} {:<8} {:<10} {:<8} {:<8} {:<8} {:<8} {:<8} {}",
+            base + u64::from(d.number) * 0x1b08,
+            d.number,
+            format!("{:#x}", d.flags),
+            fchunk,
+            chunks.len(),
+            d.page_kb * 1024,
+            d.letters,
+            "informix",
+            d.name
+        );
+    }
+    let _ = writeln!(o, " {} active, 2047 maximum", schema::DBSPACES.len());
+    o.push_str("\nChunks\n");
+    o.push_str(
+        "address          chunk/dbs     offset     size       free       bpages     flags pathname\n",
+    );
+    for c in &schema::CHUNKS {
+        let (_, free) = schema::chunk_usage(c);
+        let _ = writeln!(
+            o,
+            // The bpages column is empty for chunks of the default page size pools.
+            "{:<16x} {:<6} {:<6} {:<10} {:<10} {:<10} {:<10} PO-B-- {}",
+            base + 0x40_0000 + u64::from(c.number) * 0x2240,
+            c.number,
+            c.dbspace,
+            0,
+            c.size,
+            free,
+            "",
+            c.path
+        );
+    }
+    let _ = writeln!(o, " {} active, 32766 maximum", schema::CHUNKS.len());
+    o.push_str("\nNOTE: The values in the \"size\" and \"free\" columns for DBspace chunks are\n");
+    o.push_str("      displayed in terms of \"pgsize\" of the DBspace to which they belong.\n");
+    o.push_str("\n\nExpanded chunk capacity mode: always\n");
+    o
+}
+
+/// What a session's SQL looks like in `onstat -g ses` / `-g sql`.
+struct Sql {
+    stmt_type: &'static str,
+    isolation: &'static str,
+    lock_mode: &'static str,
+    cursor: &'static str,
+    id: u64,
+    text: String,
+    fe: &'static str,
+}
+
+fn sql_of(s: &Session) -> Sql {
+    let n = 1_001 + s.sql % 900;
+    let fe = match s.user {
+        "webapp" | "svc_api" => "4.50",
+        _ => "9.24",
+    };
+    let sql = |stmt_type, isolation, lock_mode, cursor, text: String| Sql {
+        stmt_type,
+        isolation,
+        lock_mode,
+        cursor,
+        id: 2 + s.sql % 40,
+        text,
+        fe,
+    };
+    match s.role {
+        Role::Chain(0) => sql(
+            "UPDATE",
+            "CR",
+            "Wait 30",
+            "slctcur",
+            "update customer set balance = balance + 10.00\n  where customer_num = 104".into(),
+        ),
+        Role::Chain(1) => sql(
+            "UPDATE",
+            "CR",
+            "Wait 300",
+            "updcur",
+            "update customer set last_order = today\n  where customer_num = 104".into(),
+        ),
+        Role::Chain(2) => sql(
+            "UPDATE",
+            "CR",
+            "Wait 300",
+            "updcur",
+            "update items set quantity = quantity + 1\n  where order_num = 1007 and item_num = 2"
+                .into(),
+        ),
+        Role::Chain(_) => sql(
+            "UPDATE",
+            "CR",
+            "Wait 300",
+            "updcur",
+            "update orders set paid_date = today\n  where order_num = 1002".into(),
+        ),
+        Role::Inserter(_) => sql(
+            "INSERT",
+            "CR",
+            "Wait 10",
+            "inscur",
+            format!(
+                "insert into order_log (order_num, event, logged_at)\n  values ({n}, 'PICKED', current)"
+            ),
+        ),
+        Role::Updater(_) => sql(
+            "UPDATE",
+            "CR",
+            "Wait 10",
+            "updcur",
+            format!(
+                "update orders set ship_date = null, ship_instruct = 'hold'\n  where order_num = {n}"
+            ),
+        ),
+        Role::Slow(_) => sql(
+            "SELECT",
+            "DR",
+            "Not Wait",
+            "exp_cur",
+            "select o.order_num, o.order_date, i.*, s.description\n  from orders o, items i, stock s\n  where o.order_num = i.order_num and i.stock_num = s.stock_num\n    and o.order_date >= '01/01/2020'".into(),
+        ),
+        Role::Critical => sql(
+            "INSERT",
+            "CR",
+            "Wait 60",
+            "ldcur",
+            "insert into order_log select * from order_log_stage".into(),
+        ),
+        Role::Plain | Role::Local | Role::CkptWaiter(_) => match s.sql % 5 {
+            0 => sql(
+                "SELECT",
+                "CR",
+                "Wait 30",
+                "slctcur",
+                format!("select * from orders where order_num = {n}"),
+            ),
+            1 => sql(
+                "SELECT",
+                "CR",
+                "Wait 30",
+                "slctcur",
+                format!(
+                    "select customer_num, fname, lname, company\n  from customer where zipcode = '{}'",
+                    94_000 + s.sql % 900
+                ),
+            ),
+            2 => sql(
+                "UPDATE",
+                "CR",
+                "Wait 30",
+                "updcur",
+                format!("update orders set paid_date = today\n  where order_num = {n}"),
+            ),
+            3 => sql(
+                "INSERT",
+                "CR",
+                "Wait 30",
+                "inscur",
+                format!(
+                    "insert into items (item_num, order_num, stock_num, manu_code, quantity, total_price)\n  values (1, {n}, 6, 'SMT', 1, 36.00)"
+                ),
+            ),
+            _ => sql(
+                "SELECT",
+                "DR",
+                "Not Wait",
+                "slctcur",
+                format!("select sum(total_price) from items\n  where order_num = {n}"),
+            ),
+        },
+    }
+}
+
+fn session_memory(s: &Session) -> (u64, u64) {
+    let total = 8_192 * (12 + s.sql % 40);
+    let used = total * (40 + s.sql % 30) / 100;
+    (total, used)
+}
+
+/// The `Sess SQL ...` table and the statements: the part `onstat -g sql <sid>` prints.
+fn sql_part(o: &mut String, s: &Session) {
+    let q = sql_of(s);
+    o.push_str("Sess       SQL            Current            Iso Lock       SQL  ISAM F.E.\n");
+    o.push_str(
+        "Id         Stmt type      Database           Lvl Mode       ERR  ERR  Vers  Explain\n",
+    );
+    let _ = writeln!(
+        o,
+        "{:<10} {:<14} {:<18} {:<3} {:<10} {:<4} {:<4} {:<5} Off",
+        s.sid, q.stmt_type, "stores", q.isolation, q.lock_mode, 0, 0, q.fe
+    );
+    let _ = writeln!(o, "\nCurrent statement name : {}", q.cursor);
+    let _ = writeln!(o, "\nCurrent SQL statement ({}) :", q.id);
+    for line in q.text.lines() {
+        let _ = writeln!(o, "  {line}");
+    }
+    o.push_str("\nLast parsed SQL statement :\n");
+    for line in q.text.lines() {
+        let _ = writeln!(o, "  {line}");
+    }
+}
+
+fn ses_thread_row(o: &mut String, th: &Thread, curstk: u64) {
+    let _ = writeln!(
+        o,
+        "{:<8} {:<8} {:<16x} {:<8} {:<8} {} -",
+        th.tid,
+        th.name,
+        th.rstcb,
+        flags_str(&th.flags),
+        curstk,
+        th.status.text()
+    );
+}
+
+/// `onstat -g ses <sid>`: the session row, its program, threads, memory, and its SQL. Unknown
+/// sids print the banner alone, as onstat does.
+pub fn onstat_g_ses(w: &World<'_>, sid: u64) -> String {
+    let mut o = banner(w);
+    let threads: Vec<&Thread> = w.threads.iter().filter(|t| t.sid == sid).collect();
+    let Some(first) = threads.first() else {
+        return o;
+    };
+    let session = first.session.and_then(|i| w.pop.sessions.get(i));
+    let (total, used) = session.map_or((12_288, 7_936), session_memory);
+    o.push_str(
+        "session           effective                            #RSAM    total      used       dynamic\n",
+    );
+    o.push_str(
+        "id       user     user      tty      pid      hostname threads  memory     memory     explain\n",
+    );
+    let (pid, host) = match session {
+        Some(s) => (s.pid.to_string(), s.hostname.as_str()),
+        None => ("0".to_string(), "-"),
+    };
+    let _ = writeln!(
+        o,
+        "{:<8} {:<8} {:<9} {:<8} {:<8} {:<8} {:<8} {:<10} {:<10} off",
+        sid,
+        first.user,
+        "-",
+        "-",
+        pid,
+        host,
+        threads.len(),
+        total,
+        used
+    );
+    if let Some(s) = session {
+        let _ = writeln!(o, "\nProgram :\n{}", s.program);
+    }
+    o.push_str("\ntid      name     rstcb            flags    curstk   status\n");
+    for th in &threads {
+        let curstk = 4_000 + below(w.pop.seed, Salt::Memory, th.tid, 0, 3_000);
+        ses_thread_row(&mut o, th, curstk);
+    }
+    let pools = w.pop.layout.pools + first.tid * 0x3000;
+    let _ = writeln!(o, "\nMemory pools    count 2");
+    o.push_str("name         class addr              totalsize  freesize   #allocfrag #freefrag\n");
+    let free = total - used;
+    let _ = writeln!(
+        o,
+        "{:<12} {:<5} {:<16x} {:<10} {:<10} {:<10} {}",
+        sid,
+        "V",
+        pools,
+        total - 8_192,
+        free.saturating_sub(2_488),
+        120 + total / 2_048,
+        12 + total / 16_384
+    );
+    let _ = writeln!(
+        o,
+        "{:<12} {:<5} {:<16x} {:<10} {:<10} {:<10} {}",
+        format!("{sid}*O0"),
+        "V",
+        pools + 0x19_5000,
+        8_192,
+        2_488.min(free),
+        1,
+        1
+    );
+    o.push_str("\nname           free       used           name           free       used\n");
+    let pairs = [
+        ("overhead", 0, 6_576, "scb", 0, 144),
+        ("opentable", 0, 6_744 + used / 64, "filetable", 0, 1_200),
+        ("log", 0, 16_536, "temprec", 0, 21_664),
+        ("ralloc", 0, 55_264 + used / 8, "gentcb", 0, 1_592),
+        ("ostcb", 0, 2_952, "sqscb", 0, 20_136),
+        ("sql", 0, 72, "hashfiletab", 0, 552),
+        ("osenv", 0, 2_800, "sqtcb", 0, 9_248),
+        ("fragman", 0, 1_240, "", 0, 0),
+    ];
+    for (a, af, au, b, bf, bu) in pairs {
+        if b.is_empty() {
+            let _ = writeln!(o, "{a:<14} {af:<10} {au}");
+        } else {
+            let _ = writeln!(o, "{a:<14} {af:<10} {au:<14} {b:<14} {bf:<10} {bu}");
+        }
+    }
+    let Some(s) = session else {
+        return o;
+    };
+    o.push_str("\nsqscb info\n");
+    o.push_str("scb              sqscb            optofc   pdqpriority optcompind  directives\n");
+    let _ = writeln!(
+        o,
+        "{:<16x} {:<16x} {:<8} {:<11} {:<11} {}",
+        pools + 0x4_71d8,
+        pools + 0x3_bfe8,
+        0,
+        if s.pdq { 50 } else { 0 },
+        2,
+        1
+    );
+    o.push('\n');
+    sql_part(&mut o, s);
+    o
+}
+
+/// `onstat -g sql <sid>`: the banner and the SQL part of `-g ses <sid>`; the banner alone for a
+/// sid with no SQL session.
+pub fn onstat_g_sql(w: &World<'_>, sid: u64) -> String {
+    let mut o = banner(w);
+    if let Some(s) = w.pop.by_sid(sid) {
+        sql_part(&mut o, s);
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clock_is_a_civil_date() {
+        assert_eq!(clock(0), ("03/11/2024".to_string(), "09:00:00".to_string()));
+        assert_eq!(clock(-9 * 3_600 - 1).0, "03/10/2024");
+        let boot = clock(-(UPTIME_AT_ZERO as i64));
+        assert_eq!(boot, ("02/28/2024".to_string(), "05:55:55".to_string()));
+    }
+}

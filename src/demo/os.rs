@@ -1,0 +1,537 @@
+//! What the demo host's kernel shows: `/proc/net/tcp{,6}`, `netstat -an`, the NUMA node files
+//! under `/sys/devices/system/node`, `/proc/sys/vm/zone_reclaim_mode`, `/proc/vmstat`, the
+//! process list with `comm` and `numa_maps`. A 2-socket box (2 NUMA nodes, 2x16 cores) with
+//! zone_reclaim_mode = 1, the seed's misconfiguration.
+
+use super::instance::{Link, World, INFORMIX_UID, SERVER_IP};
+use super::noise::{below, Salt};
+use super::timeline::{self, Incident};
+use crate::demo::LISTENER_PORT;
+use std::fmt::Write as _;
+
+/// Width the kernel pads `/proc/net/tcp` lines to (`TMPSZ - 1`).
+const TCP_LINE: usize = 149;
+
+/// The DBA's own ssh connection and the host's other sockets.
+const SSH_CLIENT: ([u8; 4], u16) = ([10, 30, 4, 17], 51_514);
+
+/// An IPv4 address as `/proc/net/tcp` prints it: the 32-bit value in host byte order.
+fn hex4(ip: [u8; 4]) -> String {
+    format!("{:08X}", u32::from_ne_bytes(ip))
+}
+
+/// An IPv4 address mapped into IPv6 (`::ffff:a.b.c.d`) as `/proc/net/tcp6` prints it.
+fn hex6_mapped(ip: [u8; 4]) -> String {
+    format!(
+        "0000000000000000{:08X}{:08X}",
+        u32::from_ne_bytes([0, 0, 0xff, 0xff]),
+        u32::from_ne_bytes(ip)
+    )
+}
+
+const ANY6: &str = "00000000000000000000000000000000";
+
+/// One socket row as the kernel prints it (`get_tcp4_sock` / `get_tcp6_sock`).
+#[allow(clippy::too_many_arguments)]
+fn tcp_row(
+    o: &mut String,
+    sl: usize,
+    local: &str,
+    lport: u16,
+    remote: &str,
+    rport: u16,
+    st: u8,
+    tx: u64,
+    uid: u32,
+    inode: u64,
+    pad: bool,
+) {
+    let start = o.len();
+    // A connection whose client does not read runs the zero-window probe timer (4); data in
+    // flight, the retransmit timer (1).
+    let (tr, when) = match (st, tx) {
+        (0x01, q) if q > 65_536 => (4, 0x1f4),
+        (0x01, q) if q > 0 => (1, 0x14),
+        _ => (0, 0),
+    };
+    let tail = if st == 0x0A {
+        "100 0 0 10 0"
+    } else {
+        "20 4 30 10 -1"
+    };
+    let _ = write!(
+        o,
+        "{sl:4}: {local}:{lport:04X} {remote}:{rport:04X} {st:02X} {tx:08X}:{:08X} {tr:02X}:{when:08X} {:08X} {uid:5} {:8} {inode} 1 0000000000000000 {tail}",
+        0, 0, 0
+    );
+    if pad {
+        let len = o.len() - start;
+        if len < TCP_LINE {
+            o.extend(std::iter::repeat_n(' ', TCP_LINE - len));
+        }
+    }
+    o.push('\n');
+}
+
+/// `/proc/net/tcp`: the listeners, the DBA's ssh connection, and one ESTABLISHED connection per
+/// client session to the Informix port, its `tx_queue` being the session's Send-Q.
+pub fn proc_net_tcp(w: &World<'_>) -> String {
+    let mut o = String::with_capacity(150 * (w.pop.sessions.len() + 8));
+    let header = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode";
+    let _ = writeln!(o, "{header:<TCP_LINE$}");
+    let any = hex4([0, 0, 0, 0]);
+    let me = hex4(SERVER_IP);
+    let mut sl = 0;
+    let mut row = |o: &mut String, local: &str, lp, remote: &str, rp, st, tx, uid, inode| {
+        tcp_row(o, sl, local, lp, remote, rp, st, tx, uid, inode, true);
+        sl += 1;
+    };
+    row(
+        &mut o,
+        &any,
+        LISTENER_PORT,
+        &any,
+        0,
+        0x0A,
+        0,
+        INFORMIX_UID,
+        31_337,
+    );
+    row(&mut o, &any, 22, &any, 0, 0x0A, 0, 0, 20_114);
+    row(
+        &mut o,
+        &hex4([127, 0, 0, 1]),
+        25,
+        &any,
+        0,
+        0x0A,
+        0,
+        0,
+        21_907,
+    );
+    row(
+        &mut o,
+        &me,
+        22,
+        &hex4(SSH_CLIENT.0),
+        SSH_CLIENT.1,
+        0x01,
+        0,
+        0,
+        2_771_004,
+    );
+    for (s, sn) in w.pop.sessions.iter().zip(&w.sessions) {
+        if let Link::Tcp { ip, port } = s.link {
+            row(
+                &mut o,
+                &me,
+                LISTENER_PORT,
+                &hex4(ip),
+                port,
+                0x01,
+                sn.send_q,
+                INFORMIX_UID,
+                s.inode,
+            );
+        }
+    }
+    o
+}
+
+/// `/proc/net/tcp6`: the IPv6 listeners and the sessions that came in through them as
+/// v4-mapped addresses.
+pub fn proc_net_tcp6(w: &World<'_>) -> String {
+    let mut o = String::new();
+    o.push_str("  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n");
+    let me = hex6_mapped(SERVER_IP);
+    let mut sl = 0;
+    tcp_row(
+        &mut o,
+        sl,
+        ANY6,
+        LISTENER_PORT,
+        ANY6,
+        0,
+        0x0A,
+        0,
+        INFORMIX_UID,
+        31_338,
+        false,
+    );
+    sl += 1;
+    tcp_row(&mut o, sl, ANY6, 22, ANY6, 0, 0x0A, 0, 0, 20_116, false);
+    sl += 1;
+    for (s, sn) in w.pop.sessions.iter().zip(&w.sessions) {
+        if let Link::Tcp6Mapped { ip, port } = s.link {
+            tcp_row(
+                &mut o,
+                sl,
+                &me,
+                LISTENER_PORT,
+                &hex6_mapped(ip),
+                port,
+                0x01,
+                sn.send_q,
+                INFORMIX_UID,
+                s.inode,
+                false,
+            );
+            sl += 1;
+        }
+    }
+    o
+}
+
+fn dotted(ip: [u8; 4]) -> String {
+    format!("{}.{}.{}.{}", ip[0], ip[1], ip[2], ip[3])
+}
+
+fn netstat_row(o: &mut String, proto: &str, send_q: u64, local: &str, foreign: &str, state: &str) {
+    let _ = writeln!(
+        o,
+        "{proto:<5} {:>6} {send_q:>6} {local:<23} {foreign:<23} {state:<11}",
+        0
+    );
+}
+
+/// `netstat -an` (Linux net-tools), for hosts without `/proc/net/tcp`.
+pub fn netstat_an(w: &World<'_>) -> String {
+    let mut o = String::with_capacity(90 * (w.pop.sessions.len() + 16));
+    o.push_str("Active Internet connections (servers and established)\n");
+    o.push_str("Proto Recv-Q Send-Q Local Address           Foreign Address         State      \n");
+    let me = dotted(SERVER_IP);
+    netstat_row(
+        &mut o,
+        "tcp",
+        0,
+        &format!("0.0.0.0:{LISTENER_PORT}"),
+        "0.0.0.0:*",
+        "LISTEN",
+    );
+    netstat_row(&mut o, "tcp", 0, "0.0.0.0:22", "0.0.0.0:*", "LISTEN");
+    netstat_row(&mut o, "tcp", 0, "127.0.0.1:25", "0.0.0.0:*", "LISTEN");
+    netstat_row(
+        &mut o,
+        "tcp",
+        0,
+        &format!("{me}:22"),
+        &format!("{}:{}", dotted(SSH_CLIENT.0), SSH_CLIENT.1),
+        "ESTABLISHED",
+    );
+    for (s, sn) in w.pop.sessions.iter().zip(&w.sessions) {
+        if let Link::Tcp { ip, port } = s.link {
+            netstat_row(
+                &mut o,
+                "tcp",
+                sn.send_q,
+                &format!("{me}:{LISTENER_PORT}"),
+                &format!("{}:{port}", dotted(ip)),
+                "ESTABLISHED",
+            );
+        }
+    }
+    netstat_row(
+        &mut o,
+        "tcp6",
+        0,
+        &format!(":::{LISTENER_PORT}"),
+        ":::*",
+        "LISTEN",
+    );
+    netstat_row(&mut o, "tcp6", 0, ":::22", ":::*", "LISTEN");
+    for (s, sn) in w.pop.sessions.iter().zip(&w.sessions) {
+        if let Link::Tcp6Mapped { ip, port } = s.link {
+            netstat_row(
+                &mut o,
+                "tcp6",
+                sn.send_q,
+                &format!("::ffff:{me}:{LISTENER_PORT}"),
+                &format!("::ffff:{}:{port}", dotted(ip)),
+                "ESTABLISHED",
+            );
+        }
+    }
+    netstat_row(&mut o, "udp", 0, "0.0.0.0:68", "0.0.0.0:*", "");
+    netstat_row(&mut o, "udp", 0, "127.0.0.1:323", "0.0.0.0:*", "");
+    o.push_str("Active UNIX domain sockets (servers and established)\n");
+    o.push_str("Proto RefCnt Flags       Type       State         I-Node   Path\n");
+    o.push_str("unix  2      [ ACC ]     STREAM     LISTENING     17310    /run/systemd/private\n");
+    o.push_str(
+        "unix  2      [ ACC ]     STREAM     LISTENING     20977    /var/run/rpcbind.sock\n",
+    );
+    o.push_str("unix  3      [ ]         STREAM     CONNECTED     21455    \n");
+    o
+}
+
+pub const NODES_ONLINE: &str = "0-1\n";
+
+/// `cpulist` of a node: 16 cores each.
+pub fn node_cpulist(n: u32) -> Option<String> {
+    match n {
+        0 => Some("0-15\n".into()),
+        1 => Some("16-31\n".into()),
+        _ => None,
+    }
+}
+
+pub fn node_distance(n: u32) -> Option<String> {
+    match n {
+        0 => Some("10 21\n".into()),
+        1 => Some("21 10\n".into()),
+        _ => None,
+    }
+}
+
+/// Node 0's free memory (kB): low all along (its page cache fills it and zone reclaim keeps it
+/// local), very low while the checkpoint stalls, recovering after.
+fn node0_free_kb(w: &World<'_>) -> u64 {
+    let jitter = below(w.pop.seed, Salt::Mem, 0, w.now.t, 120_000);
+    match w.now.incident() {
+        Incident::CheckpointRequested => {
+            let fall = 1_450_000u64.saturating_sub(w.now.into * 180_000);
+            fall.max(70_000) + jitter / 4
+        }
+        Incident::CheckpointInProgress => 80_000 + w.now.into * 120_000 + jitter / 4,
+        _ => 1_390_000 + jitter,
+    }
+}
+
+/// `/sys/devices/system/node/nodeN/meminfo`.
+pub fn node_meminfo(w: &World<'_>, n: u32) -> Option<String> {
+    let (total, free, hp_total, file) = match n {
+        0 => {
+            let free = node0_free_kb(w);
+            (65_857_628u64, free, 1_100u64, 43_210_556u64)
+        }
+        1 => (
+            66_058_564,
+            21_480_112 + below(w.pop.seed, Salt::Mem, 1, w.now.t, 300_000),
+            948,
+            18_802_340,
+        ),
+        _ => return None,
+    };
+    let used = total - free;
+    let huge_kb = hp_total * 2_048;
+    let anon = used.saturating_sub(file + huge_kb + 3_100_000);
+    let rows: [(&str, u64); 26] = [
+        ("MemTotal", total),
+        ("MemFree", free),
+        ("MemUsed", used),
+        ("Active", file / 3 + anon / 2),
+        ("Inactive", file - file / 3 + anon / 2),
+        ("Active(anon)", anon / 2),
+        ("Inactive(anon)", anon - anon / 2),
+        ("Active(file)", file / 3),
+        ("Inactive(file)", file - file / 3),
+        ("Unevictable", 0),
+        ("Mlocked", 0),
+        (
+            "Dirty",
+            1_204 + below(w.pop.seed, Salt::Mem, 2 + u64::from(n), w.now.t, 900),
+        ),
+        ("Writeback", 0),
+        ("FilePages", file + 210_000),
+        ("Mapped", 894_240),
+        ("AnonPages", anon),
+        ("Shmem", 47_860),
+        ("KernelStack", 17_008),
+        ("PageTables", 143_304),
+        ("NFS_Unstable", 0),
+        ("Bounce", 0),
+        ("WritebackTmp", 0),
+        ("Slab", 3_654_304),
+        ("SReclaimable", 2_473_124),
+        ("SUnreclaim", 1_181_180),
+        ("AnonHugePages", 147_456),
+    ];
+    let mut o = String::new();
+    for (k, v) in rows {
+        let key = format!("{k}:");
+        let _ = writeln!(o, "Node {n} {key:<16}{v:>8} kB");
+    }
+    for (k, v) in [
+        ("HugePages_Total", hp_total),
+        ("HugePages_Free", 0),
+        ("HugePages_Surp", 0),
+    ] {
+        let key = format!("{k}:");
+        let _ = writeln!(o, "Node {n} {key:<17}{v:>5}");
+    }
+    Some(o)
+}
+
+/// The seed's misconfiguration, on for the whole demo.
+pub const ZONE_RECLAIM_MODE: &str = "1\n";
+
+/// `/proc/vmstat`: counters are functions of t (monotonic); the reclaim counters climb fast
+/// while the checkpoint stalls.
+pub fn vmstat(w: &World<'_>) -> String {
+    let t = w.now.t;
+    let stall = timeline::seconds_in(Incident::CheckpointRequested, t);
+    let inp = timeline::seconds_in(Incident::CheckpointInProgress, t);
+    let free_pages = (node0_free_kb(w) + 21_600_000) / 4;
+    // (key, value at 0, per second, extra per second of stall, extra per second of CKPT INP)
+    let counters: [(&str, u64, u64, u64, u64); 40] = [
+        ("nr_free_pages", free_pages, 0, 0, 0),
+        ("nr_zone_inactive_anon", 1_204_330, 0, 0, 0),
+        ("nr_zone_active_anon", 1_180_002, 0, 0, 0),
+        ("nr_zone_inactive_file", 15_503_224, 0, 0, 0),
+        ("nr_zone_active_file", 5_001_118, 0, 0, 0),
+        ("nr_dirty", 611, 0, 0, 0),
+        ("nr_writeback", 0, 0, 0, 0),
+        ("nr_shmem", 23_930, 0, 0, 0),
+        ("nr_anon_transparent_hugepages", 72, 0, 0, 0),
+        ("numa_hit", 91_200_330_112, 52_000, 0, 0),
+        ("numa_miss", 310_228_004, 40, 0, 0),
+        ("numa_foreign", 310_228_004, 40, 0, 0),
+        ("numa_interleave", 112_904, 0, 0, 0),
+        ("numa_local", 91_190_110_420, 51_900, 0, 0),
+        ("numa_other", 320_448_000, 140, 0, 0),
+        ("pgpgin", 8_812_330_440, 9_500, 0, 0),
+        ("pgpgout", 20_145_990_112, 21_000, 0, 78_000),
+        ("pswpin", 0, 0, 0, 0),
+        ("pswpout", 0, 0, 0, 0),
+        ("pgalloc_dma", 0, 0, 0, 0),
+        ("pgalloc_dma32", 12_120_441, 3, 0, 0),
+        ("pgalloc_normal", 99_312_004_581, 54_000, 0, 0),
+        ("pgfree", 99_850_114_907, 54_100, 1_200, 0),
+        ("pgactivate", 4_120_558_310, 2_100, 0, 0),
+        ("pgdeactivate", 2_210_773_019, 1_900, 0, 0),
+        ("pgfault", 310_552_902_114, 9_000, 0, 0),
+        ("pgmajfault", 2_210_447, 1, 3, 0),
+        ("pgrefill", 3_302_118_009, 1_700, 2_000, 0),
+        ("pgsteal_kswapd", 6_221_880_330, 1_150, 0, 0),
+        ("pgsteal_direct", 35_100_228, 2, 4_500, 600),
+        ("pgscan_kswapd", 6_950_004_118, 1_300, 30_000, 0),
+        ("pgscan_direct", 210_330_114, 3, 250_000, 20_000),
+        ("pgscan_direct_throttle", 0, 0, 0, 0),
+        ("zone_reclaim_failed", 18_204_330, 1, 150, 10),
+        ("pginodesteal", 401_223, 0, 0, 0),
+        ("slabs_scanned", 1_330_228_110, 400, 9_000, 0),
+        ("kswapd_inodesteal", 2_100_441, 0, 0, 0),
+        ("pageoutrun", 15_120_330, 3, 20, 0),
+        ("allocstall_normal", 520_117, 0, 310, 20),
+        ("compact_stall", 40_221, 0, 12, 0),
+    ];
+    let mut o = String::with_capacity(40 * counters.len());
+    for (k, base, rate, stall_rate, inp_rate) in counters {
+        let v = base + rate * t + stall_rate * stall + inp_rate * inp;
+        let _ = writeln!(o, "{k} {v}");
+    }
+    o
+}
+
+/// The host's processes: (pid, comm). The oninit processes are the instance's.
+pub const PROCESSES: [(u32, &str); 30] = [
+    (1, "systemd"),
+    (2, "kthreadd"),
+    (3, "rcu_gp"),
+    (9, "ksoftirqd/0"),
+    (11, "migration/0"),
+    (412, "systemd-journal"),
+    (610, "sshd"),
+    (702, "rpcbind"),
+    (988, "crond"),
+    (1022, "rsyslogd"),
+    (1301, "chronyd"),
+    (2210, "sshd"),
+    (2215, "bash"),
+    (20210, "oninit"),
+    (20211, "oninit"),
+    (20212, "oninit"),
+    (20213, "oninit"),
+    (20214, "oninit"),
+    (20215, "oninit"),
+    (20216, "oninit"),
+    (20217, "oninit"),
+    (20218, "oninit"),
+    (20219, "oninit"),
+    (20220, "oninit"),
+    (20221, "oninit"),
+    (20222, "oninit"),
+    (20223, "oninit"),
+    (20224, "oninit"),
+    (20225, "oninit"),
+    (31001, "ifxtop"),
+];
+
+/// `ls /proc`: the pids and the kernel's other entries.
+pub fn proc_list() -> String {
+    let mut o = String::new();
+    for (pid, _) in PROCESSES {
+        let _ = writeln!(o, "{pid}");
+    }
+    for name in [
+        "acpi",
+        "buddyinfo",
+        "cpuinfo",
+        "meminfo",
+        "net",
+        "self",
+        "sys",
+        "vmstat",
+        "zoneinfo",
+    ] {
+        let _ = writeln!(o, "{name}");
+    }
+    o
+}
+
+pub fn comm(pid: u32) -> Option<String> {
+    PROCESSES
+        .iter()
+        .find(|(p, _)| *p == pid)
+        .map(|(_, c)| format!("{c}\n"))
+}
+
+/// `/proc/<pid>/numa_maps`. The oninit processes attach the same shared segments (the
+/// resident segment in huge pages, mostly on node 0 where the instance started) and have
+/// their own heaps and stacks.
+pub fn numa_maps(w: &World<'_>, pid: u32) -> Option<String> {
+    let (_, name) = PROCESSES.iter().find(|(p, _)| *p == pid)?;
+    let seed = w.pop.seed;
+    let p = u64::from(pid);
+    let mut o = String::new();
+    if *name == "oninit" {
+        let base = w.pop.layout.mem2k & !0xffff_ffff;
+        let _ = writeln!(o, "00400000 default file=/opt/informix/bin/oninit mapped=2890 mapmax=18 N0=2890 kernelpagesize_kB=4");
+        let _ = writeln!(o, "01c5b000 default file=/opt/informix/bin/oninit anon=310 dirty=310 mapped=400 mapmax=18 N0=400 kernelpagesize_kB=4");
+        let heap = 800 + below(seed, Salt::Mem, p, 0, 900);
+        let _ = writeln!(
+            o,
+            "02a3e000 default heap anon={heap} dirty={heap} N0={} N1={} kernelpagesize_kB=4",
+            heap - heap / 8,
+            heap / 8
+        );
+        let _ = writeln!(o, "{:x} default file=/SYSV52564801\\040(deleted) huge dirty=1024 mapmax=18 N0=900 N1=124 kernelpagesize_kB=2048", base);
+        let _ = writeln!(o, "{:x} default file=/SYSV52564802\\040(deleted) dirty=412000 mapmax=18 N0=301000 N1=111000 kernelpagesize_kB=4", base + 0x8000_0000);
+        let _ = writeln!(o, "{:x} default file=/SYSV52564803\\040(deleted) dirty=130 mapmax=18 N0=130 kernelpagesize_kB=4", base + 0x1_2000_0000);
+        let _ = writeln!(o, "7f25e7d03000 default file=/usr/lib64/libc-2.17.so mapped=83 mapmax=60 N0=83 kernelpagesize_kB=4");
+        let _ = writeln!(
+            o,
+            "7f25e80bf000 default anon=3 dirty=3 N0=3 kernelpagesize_kB=4"
+        );
+        let stack = 9 + below(seed, Salt::Mem, p, 1, 20);
+        let _ = writeln!(
+            o,
+            "7ffd1c4a1000 default stack anon={stack} dirty={stack} N{}={stack} kernelpagesize_kB=4",
+            p % 2
+        );
+    } else {
+        let _ = writeln!(
+            o,
+            "00400000 default file=/usr/bin/{name} mapped=7 N0=7 kernelpagesize_kB=4"
+        );
+        let _ = writeln!(
+            o,
+            "0145f000 default heap anon=3 dirty=3 N0=3 kernelpagesize_kB=4"
+        );
+        let _ = writeln!(o, "7f25e7d03000 default file=/usr/lib64/libc-2.17.so mapped=83 mapmax=60 N0=83 kernelpagesize_kB=4");
+        let _ = writeln!(
+            o,
+            "7ffd1c4a1000 default stack anon=2 dirty=2 N0=2 kernelpagesize_kB=4"
+        );
+    }
+    Some(o)
+}

@@ -1,0 +1,220 @@
+//! The demo's incident timeline: one table of phases that repeats every `CYCLE` seconds. The
+//! phase line under the tabs and every printer read this table, so what the screen says and what
+//! the outputs show cannot drift apart.
+
+use std::time::Duration;
+
+/// Length of one pass through the timeline, in seconds.
+pub const CYCLE: u64 = 360;
+
+/// What plays during a phase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Incident {
+    /// Only idle netnorm waits, a couple of `sm_read` waits, short mutex waits.
+    Calm,
+    /// Inserts into `order_log` queue (B) on the buffer of its last data page.
+    InsertHotSpot,
+    /// Updates that set `ship_date` to NULL all hit one leaf of `ix_orders_ship_date` (B).
+    NullIndexLeaf,
+    /// A few slow WAN clients stop reading a big fetch: netnorm waits, Send-Q filling.
+    SendQFill,
+    /// The same clients catch up: Send-Q draining.
+    SendQDrain,
+    /// `(CKPT REQ)`, `Blocked:CKPT`: threads wait C while one thread's critical section crawls
+    /// through zone reclaim.
+    CheckpointRequested,
+    /// `(CKPT INP)`, still blocked: the checkpoint itself, quick once it starts.
+    CheckpointInProgress,
+    /// 814 waits on 813, which waits (with 815) on 812, the head blocker.
+    LockChain,
+}
+
+/// One row of the timeline: seconds `[start, end)` of each cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Phase {
+    pub start: u64,
+    pub end: u64,
+    pub incident: Incident,
+}
+
+impl Phase {
+    pub fn len(&self) -> u64 {
+        self.end - self.start
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.end <= self.start
+    }
+
+    /// The middle of the phase in the first cycle, for tests and `snapshot --at`.
+    pub fn middle(&self) -> u64 {
+        self.start + self.len() / 2
+    }
+}
+
+const fn p(start: u64, end: u64, incident: Incident) -> Phase {
+    Phase {
+        start,
+        end,
+        incident,
+    }
+}
+
+/// The timeline. Contiguous, from 0 to `CYCLE`, calm stretches between the incidents.
+pub const TIMELINE: [Phase; 12] = [
+    p(0, 15, Incident::Calm),
+    p(15, 75, Incident::InsertHotSpot),
+    p(75, 95, Incident::Calm),
+    p(95, 130, Incident::NullIndexLeaf),
+    p(130, 135, Incident::Calm),
+    p(135, 185, Incident::SendQFill),
+    p(185, 200, Incident::SendQDrain),
+    p(200, 215, Incident::Calm),
+    p(215, 250, Incident::CheckpointRequested),
+    p(250, 260, Incident::CheckpointInProgress),
+    p(260, 275, Incident::Calm),
+    p(275, 345, Incident::LockChain),
+];
+
+/// The last calm stretch runs from the end of the table to the end of the cycle.
+const TAIL: Phase = p(345, CYCLE, Incident::Calm);
+
+/// Where a moment falls in the timeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Now {
+    /// Seconds since the demo started.
+    pub t: u64,
+    /// Which pass through the timeline (0 for the first).
+    pub cycle: u64,
+    pub phase: Phase,
+    /// Seconds since the phase began.
+    pub into: u64,
+}
+
+impl Now {
+    pub fn incident(&self) -> Incident {
+        self.phase.incident
+    }
+
+    /// Absolute time (seconds since the demo started) at which this phase began.
+    pub fn phase_start(&self) -> u64 {
+        self.cycle * CYCLE + self.phase.start
+    }
+}
+
+/// The phase at `t` seconds.
+pub fn now(t: u64) -> Now {
+    let cycle = t / CYCLE;
+    let at = t % CYCLE;
+    let phase = TIMELINE
+        .iter()
+        .copied()
+        .find(|ph| (ph.start..ph.end).contains(&at))
+        .unwrap_or(TAIL);
+    Now {
+        t,
+        cycle,
+        phase,
+        into: at - phase.start,
+    }
+}
+
+/// The first phase of an incident in the table.
+pub fn first(incident: Incident) -> Option<Phase> {
+    TIMELINE.iter().copied().find(|p| p.incident == incident)
+}
+
+/// Seconds spent in `incident` from 0 up to `t`: what cumulative counters (vmstat) integrate.
+pub fn seconds_in(incident: Incident, t: u64) -> u64 {
+    let per_cycle: u64 = TIMELINE
+        .iter()
+        .filter(|p| p.incident == incident)
+        .map(Phase::len)
+        .sum();
+    let at = t % CYCLE;
+    let partial: u64 = TIMELINE
+        .iter()
+        .filter(|p| p.incident == incident)
+        .map(|p| at.clamp(p.start, p.end) - p.start)
+        .sum();
+    (t / CYCLE) * per_cycle + partial
+}
+
+/// What the phase is about, in words.
+pub fn words(incident: Incident) -> &'static str {
+    match incident {
+        Incident::Calm => "calm: idle sessions wait for their clients (netnorm, Send-Q 0)",
+        Incident::InsertHotSpot => {
+            "buffer waits: inserts queue on the last page of stores:'informix'.order_log"
+        }
+        Incident::NullIndexLeaf => {
+            "buffer waits: updates setting ship_date to NULL share one leaf of ix_orders_ship_date"
+        }
+        Incident::SendQFill => "netnorm waits: client not reading, Send-Q filling (FET_BUF_SIZE)",
+        Incident::SendQDrain => "netnorm waits: clients catching up, Send-Q draining",
+        Incident::CheckpointRequested => {
+            "checkpoint stall (CKPT REQ): threads wait C, zone reclaim slows a critical section"
+        }
+        Incident::CheckpointInProgress => {
+            "checkpoint in progress (CKPT INP): still blocked, flushing quickly now"
+        }
+        Incident::LockChain => "lock chain: 814 -> 813 -> 812 (head blocker, row locks held)",
+    }
+}
+
+/// The line under the tabs: `demo t=143s · netnorm waits: ...`.
+pub fn describe(t: Duration) -> String {
+    let s = t.as_secs();
+    format!("demo t={s}s · {}", words(now(s).incident()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn contiguous_from_zero_to_the_cycle() {
+        let mut at = 0;
+        for p in TIMELINE.iter().chain(std::iter::once(&TAIL)) {
+            assert_eq!(p.start, at, "{p:?}");
+            assert!(p.end > p.start, "{p:?}");
+            at = p.end;
+        }
+        assert_eq!(at, CYCLE);
+    }
+
+    #[test]
+    fn phases_repeat_and_counters_integrate() {
+        let fill = first(Incident::SendQFill).expect("in the table");
+        assert_eq!(now(fill.start).incident(), Incident::SendQFill);
+        assert_eq!(now(CYCLE + fill.start + 3).into, 3);
+        assert_eq!(now(CYCLE + fill.start).cycle, 1);
+        assert_eq!(now(CYCLE - 1).incident(), Incident::Calm);
+        let ck = first(Incident::CheckpointRequested).expect("in the table");
+        assert_eq!(seconds_in(Incident::CheckpointRequested, ck.start), 0);
+        assert_eq!(seconds_in(Incident::CheckpointRequested, ck.start + 5), 5);
+        assert_eq!(
+            seconds_in(Incident::CheckpointRequested, CYCLE + ck.start + 5),
+            ck.len() + 5
+        );
+        let mut prev = 0;
+        for t in 0..3 * CYCLE {
+            let v = seconds_in(Incident::CheckpointRequested, t);
+            assert!(v >= prev);
+            prev = v;
+        }
+    }
+
+    #[test]
+    fn description_names_the_phase() {
+        let fill = first(Incident::SendQFill).expect("in the table");
+        let d = describe(Duration::from_secs(fill.start + 8));
+        assert_eq!(
+            d,
+            format!(
+                "demo t={}s · netnorm waits: client not reading, Send-Q filling (FET_BUF_SIZE)",
+                fill.start + 8
+            )
+        );
+    }
+}
