@@ -207,7 +207,9 @@ fn is_vp_class(word: &str) -> bool {
     let w = word.strip_prefix('*').unwrap_or(word);
     let digits = w.bytes().take_while(u8::is_ascii_digit).count();
     let class = &w[digits..];
+    // VPs are numbered from 1.
     digits > 0
+        && !w.starts_with('0')
         && !class.is_empty()
         && class
             .bytes()
