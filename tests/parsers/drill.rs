@@ -338,7 +338,10 @@ fn ntt_client_addresses_of_sessions() {
     );
     assert_eq!(t.date.as_deref(), Some("05/14/2024"));
     let t = sid(&n, 820);
-    assert_eq!((t.read.as_deref(), t.write.as_deref()), (Some("10:02:55"), None));
+    assert_eq!(
+        (t.read.as_deref(), t.write.as_deref()),
+        (Some("10:02:55"), None)
+    );
     assert_eq!(
         t.client.as_ref().map(|c| c.host.as_str()),
         Some("10.20.7.118")
