@@ -168,23 +168,23 @@ const fn dm(
 }
 
 /// Threads with no rstcb (VPs' own threads, pollers, listeners): `onstat -g ath` only.
-pub const SYSTEM_THREADS: [(&str, &str, &str); 16] = [
-    ("IO Idle", "17lio", "lio vp 0"),
-    ("IO Idle", "18pio", "pio vp 0"),
-    ("IO Idle", "19aio", "aio vp 0"),
-    ("IO Idle", "20aio", "aio vp 1"),
-    ("IO Idle", "21aio", "aio vp 2"),
-    ("IO Idle", "22aio", "aio vp 3"),
-    ("IO Idle", "23msc", "msc vp 0"),
-    ("IO Idle", "24fifo", "fifo vp 0"),
-    ("running", "1cpu", "sm_poll"),
-    ("running", "25soc", "soctcppoll"),
-    ("sleeping forever", "1cpu", "sm_listen"),
-    ("sleeping secs: 1", "1cpu", "sm_discon"),
-    ("sleeping forever", "25soc", "soctcplst"),
-    ("sleeping forever", "26soc", "soctcplst"),
-    ("sleeping forever", "1cpu", "kaio"),
-    ("sleeping forever", "2cpu", "kaio"),
+pub const SYSTEM_THREADS: [(Status, &str, &str); 16] = [
+    (Status::IoIdle, "17lio", "lio vp 0"),
+    (Status::IoIdle, "18pio", "pio vp 0"),
+    (Status::IoIdle, "19aio", "aio vp 0"),
+    (Status::IoIdle, "20aio", "aio vp 1"),
+    (Status::IoIdle, "21aio", "aio vp 2"),
+    (Status::IoIdle, "22aio", "aio vp 3"),
+    (Status::IoIdle, "23msc", "msc vp 0"),
+    (Status::IoIdle, "24fifo", "fifo vp 0"),
+    (Status::Running, "1cpu", "sm_poll"),
+    (Status::Running, "25soc", "soctcppoll"),
+    (Status::SleepingForever, "1cpu", "sm_listen"),
+    (Status::Sleeping(1), "1cpu", "sm_discon"),
+    (Status::SleepingForever, "25soc", "soctcplst"),
+    (Status::SleepingForever, "26soc", "soctcplst"),
+    (Status::SleepingForever, "1cpu", "kaio"),
+    (Status::SleepingForever, "2cpu", "kaio"),
 ];
 
 /// Where the instance's structures sit in shared memory (seed-dependent, like a real attach).
@@ -421,6 +421,7 @@ impl Population {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Status {
     Running,
+    IoIdle,
     Ready,
     IoWait,
     Sleeping(u64),
@@ -437,20 +438,37 @@ pub enum Status {
 }
 
 impl Status {
+    /// As `onstat -g ath` prints it, appended to `o`.
+    pub fn write(&self, o: &mut String) {
+        match self {
+            Status::Running => o.push_str("running"),
+            Status::Ready => o.push_str("ready"),
+            Status::IoWait => o.push_str("IO Wait"),
+            Status::IoIdle => o.push_str("IO Idle"),
+            Status::Sleeping(n) => {
+                o.push_str("sleeping secs: ");
+                super::text::ldec(o, *n, 0);
+            }
+            Status::SleepingForever => o.push_str("sleeping forever"),
+            Status::Cond { name, .. } => {
+                o.push_str("cond wait  ");
+                o.push_str(name);
+            }
+            Status::Lock => o.push_str("lock wait"),
+            Status::Buffer => o.push_str("buffer wait"),
+            Status::Checkpoint => o.push_str("checkpoint wait"),
+            Status::Mutex(m) => {
+                o.push_str("mutex wait ");
+                o.push_str(m);
+            }
+        }
+    }
+
     /// As `onstat -g ath` prints it.
     pub fn text(&self) -> String {
-        match self {
-            Status::Running => "running".into(),
-            Status::Ready => "ready".into(),
-            Status::IoWait => "IO Wait".into(),
-            Status::Sleeping(n) => format!("sleeping secs: {n}"),
-            Status::SleepingForever => "sleeping forever".into(),
-            Status::Cond { name, .. } => format!("cond wait  {name}"),
-            Status::Lock => "lock wait".into(),
-            Status::Buffer => "buffer wait".into(),
-            Status::Checkpoint => "checkpoint wait".into(),
-            Status::Mutex(m) => format!("mutex wait {m}"),
-        }
+        let mut o = String::new();
+        self.write(&mut o);
+        o
     }
 }
 
@@ -501,6 +519,22 @@ pub struct SessionNow {
     pub send_q: u64,
 }
 
+/// The virtual processor a thread runs on, as `onstat -g ath` names it (`3cpu`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Vp {
+    Cpu(u32),
+    Named(&'static str),
+}
+
+impl std::fmt::Display for Vp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Vp::Cpu(n) => write!(f, "{n}cpu"),
+            Vp::Named(s) => f.write_str(s),
+        }
+    }
+}
+
 /// One thread at a moment: a row of `onstat -u` and of `onstat -g ath`.
 #[derive(Debug, Clone)]
 pub struct Thread {
@@ -516,7 +550,7 @@ pub struct Thread {
     pub nwrites: u64,
     pub user: &'static str,
     pub name: &'static str,
-    pub vp: String,
+    pub vp: Vp,
     pub prty: u8,
     pub status: Status,
 }
@@ -551,15 +585,16 @@ pub struct BufRow {
 }
 
 /// The instance at one moment.
+///
+/// What every output needs (each session's activity, the locks held, the incident's hot
+/// buffer) is computed up front; threads, lock rows and buffer rows only by the printers that
+/// print them.
 pub struct World<'a> {
     pub pop: &'a Population,
     pub now: Now,
     pub sessions: Vec<SessionNow>,
-    pub threads: Vec<Thread>,
-    pub locks: Vec<LockRow>,
-    /// The 2 KB pool's buffers, then the 8 KB pool's.
-    pub pool2k: Vec<BufRow>,
-    pub pool8k: Vec<BufRow>,
+    held: Vec<Vec<Held>>,
+    hot: Option<HotBuffer>,
 }
 
 /// A lock a session holds: (partnum, rowid, type), and who waits for it first.
@@ -861,18 +896,28 @@ impl<'a> World<'a> {
                 });
             }
         }
-        let locks = lock_rows(pop, &held);
-        let threads = threads(pop, &now, &sessions, &held);
-        let (pool2k, pool8k) = buffers(pop, &now, &sessions, hot.as_ref());
         World {
             pop,
             now,
             sessions,
-            threads,
-            locks,
-            pool2k,
-            pool8k,
+            held,
+            hot,
         }
+    }
+
+    /// Every thread with an rstcb, in rstcb order: `onstat -u`'s rows.
+    pub fn threads(&self) -> Vec<Thread> {
+        threads(self.pop, &self.now, &self.sessions, &self.held)
+    }
+
+    /// `onstat -k`'s rows.
+    pub fn locks(&self) -> Vec<LockRow> {
+        lock_rows(self.pop, &self.held)
+    }
+
+    /// `onstat -X`'s rows: the 2 KB pool's, then the 8 KB pool's.
+    pub fn buffers(&self) -> (Vec<BufRow>, Vec<BufRow>) {
+        buffers(self.pop, &self.now, &self.sessions, self.hot.as_ref())
     }
 
     /// The banner's mode qualifiers and the `Blocked:` text.
@@ -1108,7 +1153,7 @@ fn threads(
             nwrites,
             user: "informix",
             name: d.name,
-            vp: d.vp.to_string(),
+            vp: Vp::Named(d.vp),
             prty: d.prty,
             status,
         });
@@ -1168,7 +1213,7 @@ fn threads(
             nwrites: s.base_writes + s.writes_rate * t / 100,
             user: s.user,
             name: "sqlexec",
-            vp: format!("{}cpu", s.vp),
+            vp: Vp::Cpu(s.vp),
             prty: 2,
             status,
         });
@@ -1193,7 +1238,7 @@ fn threads(
                     nwrites: 0,
                     user: s.user,
                     name,
-                    vp: format!("{}cpu", 1 + (s.vp + k as u32) % 16),
+                    vp: Vp::Cpu(1 + (s.vp + k as u32) % 16),
                     prty: 2,
                     status,
                 });

@@ -12,6 +12,7 @@ mod oncheck;
 mod onstat;
 mod os;
 pub mod schema;
+mod text;
 pub mod timeline;
 
 use crate::error::SourceError;
@@ -120,7 +121,7 @@ impl DemoInstance {
             "/proc/net/tcp" => return Some(os::proc_net_tcp(&World::at(&self.pop, secs))),
             "/proc/net/tcp6" => return Some(os::proc_net_tcp6(&World::at(&self.pop, secs))),
             "/proc/sys/vm/zone_reclaim_mode" => return Some(os::ZONE_RECLAIM_MODE.into()),
-            "/proc/vmstat" => return Some(os::vmstat(&World::at(&self.pop, secs))),
+            "/proc/vmstat" => return Some(os::vmstat(&self.pop, &timeline::now(secs))),
             "/sys/devices/system/node/online" => return Some(os::NODES_ONLINE.into()),
             _ => {}
         }
@@ -128,7 +129,7 @@ impl DemoInstance {
             let (n, file) = rest.split_once('/')?;
             let n: u32 = n.parse().ok()?;
             return match file {
-                "meminfo" => os::node_meminfo(&World::at(&self.pop, secs), n),
+                "meminfo" => os::node_meminfo(&self.pop, &timeline::now(secs), n),
                 "cpulist" => os::node_cpulist(n),
                 "distance" => os::node_distance(n),
                 _ => None,
@@ -138,7 +139,7 @@ impl DemoInstance {
         let pid: u32 = pid.parse().ok()?;
         match file {
             "comm" => os::comm(pid),
-            "numa_maps" => os::numa_maps(&World::at(&self.pop, secs), pid),
+            "numa_maps" => os::numa_maps(&self.pop, pid),
             _ => None,
         }
     }

@@ -3,11 +3,12 @@
 //! `-g ses <sid>`, `-g sql <sid>`.
 
 use super::instance::{
-    Activity, Link, Population, Role, Session, Status, Thread, World, POOL_2K_BUFFERS,
+    Activity, Link, Population, Role, Session, Status, Thread, Vp, World, POOL_2K_BUFFERS,
     POOL_8K_BUFFERS, SERVER_HOST, SYSTEM_THREADS,
 };
 use super::noise::{below, Salt};
 use super::schema;
+use super::text;
 use super::timeline::{self, Incident};
 use std::fmt::Write as _;
 
@@ -49,29 +50,27 @@ pub fn banner(w: &World<'_>) -> String {
 
 /// `onstat -u`.
 pub fn onstat_u(w: &World<'_>) -> String {
+    let threads = w.threads();
     let mut o = banner(w);
-    o.reserve(100 * (w.threads.len() + 4));
+    o.reserve(100 * (threads.len() + 4));
     o.push_str("Userthreads\n");
     o.push_str(
         "address          flags   sessid   user     tty      wait             tout locks nreads   nwrites\n",
     );
-    for th in &w.threads {
-        let _ = writeln!(
-            o,
-            "{:<16x} {:<7} {:<8} {:<8} {:<8} {:<16x} {:<4} {:<5} {:<8} {}",
-            th.rstcb,
-            flags_str(&th.flags),
-            th.sid,
-            th.user,
-            "-",
-            th.wait,
-            0,
-            th.locks,
-            th.nreads,
-            th.nwrites
-        );
+    for th in &threads {
+        text::lhex(&mut o, th.rstcb, 17);
+        text::left(&mut o, flags_str(&th.flags), 8);
+        text::ldec(&mut o, th.sid, 9);
+        text::left(&mut o, th.user, 9);
+        o.push_str("-        ");
+        text::lhex(&mut o, th.wait, 17);
+        o.push_str("0    ");
+        text::ldec(&mut o, u64::from(th.locks), 6);
+        text::ldec(&mut o, th.nreads, 9);
+        text::ldec(&mut o, th.nwrites, 0);
+        o.push('\n');
     }
-    let active = w.threads.len();
+    let active = threads.len();
     let n = w.pop.sessions.len();
     let peak = (w.pop.daemons.len() + n + n / 10 + 7).max(active);
     let _ = writeln!(
@@ -84,16 +83,19 @@ pub fn onstat_u(w: &World<'_>) -> String {
 
 /// `onstat -g con`: one condition per thread waiting on one.
 pub fn onstat_g_con(w: &World<'_>) -> String {
+    let threads = w.threads();
     let mut o = banner(w);
+    o.reserve(64 * threads.len());
     o.push_str("Conditions with waiters:\n");
     o.push_str("cid      addr             name               waiter   waittime\n");
-    for th in &w.threads {
+    for th in &threads {
         if let Status::Cond { name, cid, waited } = th.status {
-            let _ = writeln!(
-                o,
-                "{cid:<8} {:<16x} {name:<18} {:<8} {waited}",
-                th.wait, th.tid
-            );
+            text::ldec(&mut o, cid, 9);
+            text::lhex(&mut o, th.wait, 17);
+            text::left(&mut o, name, 19);
+            text::ldec(&mut o, th.tid, 9);
+            text::ldec(&mut o, waited, 0);
+            o.push('\n');
         }
     }
     o
@@ -104,32 +106,54 @@ fn tcb(pop: &Population, tid: u64) -> u64 {
 }
 
 /// One `onstat -g ath` row; `ids` is (tid, tcb, rstcb, prty).
-fn ath_row(o: &mut String, ids: (u64, u64, u64, u8), status: &str, vp: &str, name: &str) {
+fn ath_row(o: &mut String, ids: (u64, u64, u64, u8), status: &Status, vp: Vp, name: &str) {
     let (tid, tcb, rstcb, prty) = ids;
-    let _ = writeln!(
-        o,
-        " {tid:<7} {tcb:<16x} {rstcb:<16x} {prty:<4} {status:<23} {vp:<12}{name}"
-    );
+    o.push(' ');
+    text::ldec(o, tid, 8);
+    text::lhex(o, tcb, 17);
+    text::lhex(o, rstcb, 17);
+    text::ldec(o, u64::from(prty), 5);
+    let at = o.len();
+    status.write(o);
+    text::pad(o, 24usize.saturating_sub(o.len() - at).max(1));
+    let at = o.len();
+    match vp {
+        Vp::Cpu(n) => {
+            text::ldec(o, u64::from(n), 0);
+            o.push_str("cpu");
+        }
+        Vp::Named(s) => o.push_str(s),
+    }
+    text::pad(o, 12usize.saturating_sub(o.len() - at));
+    o.push_str(name);
+    o.push('\n');
 }
 
 /// `onstat -g ath`: every thread; user threads carry their `onstat -u` address as rstcb.
 pub fn onstat_g_ath(w: &World<'_>) -> String {
+    let threads = w.threads();
     let mut o = banner(w);
-    o.reserve(110 * (w.threads.len() + SYSTEM_THREADS.len() + 4));
+    o.reserve(110 * (threads.len() + SYSTEM_THREADS.len() + 4));
     o.push_str("Threads:\n");
     o.push_str(
         " tid     tcb              rstcb            prty status                vp-class      name\n",
     );
     for (i, (status, vp, name)) in SYSTEM_THREADS.iter().enumerate() {
         let tid = 2 + i as u64;
-        ath_row(&mut o, (tid, tcb(w.pop, tid), 0, 2), status, vp, name);
+        ath_row(
+            &mut o,
+            (tid, tcb(w.pop, tid), 0, 2),
+            status,
+            Vp::Named(vp),
+            name,
+        );
     }
-    for th in &w.threads {
+    for th in &threads {
         ath_row(
             &mut o,
             (th.tid, tcb(w.pop, th.tid), th.rstcb, th.prty),
-            &th.status.text(),
-            &th.vp,
+            &th.status,
+            th.vp,
             th.name,
         );
     }
@@ -157,20 +181,26 @@ fn clock(t: i64) -> (String, String) {
     )
 }
 
-/// The client end of a session's connection as `onstat -g ntt` prints it.
-pub fn ntt_address(s: &Session) -> String {
-    match s.link {
-        Link::Tcp { ip, port } => {
-            format!("{}.{}.{}.{}|{port}|soctcp", ip[0], ip[1], ip[2], ip[3])
-        }
-        Link::Tcp6Mapped { ip, port } => {
-            format!(
-                "::ffff:{}.{}.{}.{}|{port}|soctcp",
-                ip[0], ip[1], ip[2], ip[3]
-            )
-        }
-        Link::Shm => String::new(),
+/// The client end of a session's connection as `onstat -g ntt` prints it
+/// (`10.20.1.13|51234|soctcp`; nothing for a shared-memory connection).
+pub fn ntt_address_into(o: &mut String, s: &Session) {
+    let (ip, port, mapped) = match s.link {
+        Link::Tcp { ip, port } => (ip, port, false),
+        Link::Tcp6Mapped { ip, port } => (ip, port, true),
+        Link::Shm => return,
+    };
+    if mapped {
+        o.push_str("::ffff:");
     }
+    for (i, b) in ip.iter().enumerate() {
+        if i > 0 {
+            o.push('.');
+        }
+        text::ldec(o, u64::from(*b), 0);
+    }
+    o.push('|');
+    text::ldec(o, u64::from(port), 0);
+    o.push_str("|soctcp");
 }
 
 /// `onstat -g ntt`: a network thread per session; the address column is the client's end of
@@ -206,28 +236,29 @@ pub fn onstat_g_ntt(w: &World<'_>) -> String {
     o.push_str("Individual thread network information (times):\n");
     o.push_str("  netscb thread name    sid       open       read      write address\n");
     o.push('\n');
-    let (today, now_hms) = clock(t);
+    let now_hms = clock(t).1;
+    let day = |t: i64| (CLOCK_AT_ZERO + t).div_euclid(86_400);
+    let tod = |t: i64| (CLOCK_AT_ZERO + t).rem_euclid(86_400) as u64;
     for (s, sn) in w.pop.sessions.iter().zip(&w.sessions) {
-        let (open_date, open) = clock(-(s.opened_ago as i64));
+        let opened = -(s.opened_ago as i64);
         let last = match sn.activity {
-            Activity::Idle { waited } | Activity::SlowFetch { waited } => {
-                clock(t - waited as i64).1
-            }
-            _ => now_hms.clone(),
+            Activity::Idle { waited } | Activity::SlowFetch { waited } => t - waited as i64,
+            _ => t,
         };
-        let _ = writeln!(
-            o,
-            "{:<10x} {:<12}{:>6}{:>11}{:>11}{:>11} {}",
-            s.netscb,
-            "sqlexec",
-            s.sid,
-            open,
-            last,
-            last,
-            ntt_address(s)
-        );
-        if open_date != today {
-            let _ = writeln!(o, "{:24}{open_date}", "");
+        text::lhex(&mut o, s.netscb, 11);
+        text::left(&mut o, "sqlexec", 12);
+        text::rdec(&mut o, s.sid, 6);
+        for at in [opened, last, last] {
+            o.push_str("   ");
+            text::hms(&mut o, tod(at));
+        }
+        o.push(' ');
+        ntt_address_into(&mut o, s);
+        o.push('\n');
+        if day(opened) != day(t) {
+            text::pad(&mut o, 24);
+            o.push_str(&clock(opened).0);
+            o.push('\n');
         }
     }
     let boot = -(UPTIME_AT_ZERO as i64);
@@ -261,18 +292,22 @@ pub fn onstat_g_ntt(w: &World<'_>) -> String {
 
 /// `onstat -k`.
 pub fn onstat_k(w: &World<'_>) -> String {
+    let locks = w.locks();
     let mut o = banner(w);
-    o.reserve(110 * (w.locks.len() + 4));
+    o.reserve(110 * (locks.len() + 4));
     o.push_str("Locks\n");
     o.push_str(
         "address          wtlist           owner            lklist           type     tblsnum  rowid    key#/bsiz\n",
     );
-    for l in &w.locks {
-        let _ = writeln!(
-            o,
-            "{:<16x} {:<16x} {:<16x} {:<16x} {:<8} {:<8x} {:<8x} {:>4}",
-            l.address, l.wtlist, l.owner, l.lklist, l.kind, l.partnum, l.rowid, 0
-        );
+    for l in &locks {
+        text::lhex(&mut o, l.address, 17);
+        text::lhex(&mut o, l.wtlist, 17);
+        text::lhex(&mut o, l.owner, 17);
+        text::lhex(&mut o, l.lklist, 17);
+        text::left(&mut o, l.kind, 9);
+        text::lhex(&mut o, u64::from(l.partnum), 9);
+        text::lhex(&mut o, l.rowid, 9);
+        o.push_str("   0\n");
     }
     let total = (w.pop.sessions.len() as u64 * 8)
         .next_power_of_two()
@@ -280,7 +315,7 @@ pub fn onstat_k(w: &World<'_>) -> String {
     let _ = writeln!(
         o,
         " {} active, {total} total, {} hash buckets, 0 lock table overflows",
-        w.locks.len(),
+        locks.len(),
         (total / 2).next_power_of_two()
     );
     o
@@ -303,15 +338,16 @@ pub fn onstat_x(w: &World<'_>) -> String {
     } else {
         since_ckpt + timeline::CYCLE - ckpt_end
     };
+    let (pool2k, pool8k) = w.buffers();
     let pools: [(u64, &[super::instance::BufRow], u64, u64, u64); 2] = [
         (
             2048,
-            &w.pool2k,
+            &pool2k,
             POOL_2K_BUFFERS,
             1_048_576,
             4_000 + 37 * dirty,
         ),
-        (8192, &w.pool8k, POOL_8K_BUFFERS, 262_144, 900 + 9 * dirty),
+        (8192, &pool8k, POOL_8K_BUFFERS, 262_144, 900 + 9 * dirty),
     ];
     for (size, rows, total, hash, modified) in pools {
         let _ = writeln!(o, "\nBuffer pool page size: {size}");
@@ -581,7 +617,8 @@ fn ses_thread_row(o: &mut String, th: &Thread, curstk: u64) {
 /// sids print the banner alone, as onstat does.
 pub fn onstat_g_ses(w: &World<'_>, sid: u64) -> String {
     let mut o = banner(w);
-    let threads: Vec<&Thread> = w.threads.iter().filter(|t| t.sid == sid).collect();
+    let all = w.threads();
+    let threads: Vec<&Thread> = all.iter().filter(|t| t.sid == sid).collect();
     let Some(first) = threads.first() else {
         return o;
     };

@@ -3,8 +3,10 @@
 //! process list with `comm` and `numa_maps`. A 2-socket box (2 NUMA nodes, 2x16 cores) with
 //! zone_reclaim_mode = 1, the seed's misconfiguration.
 
-use super::instance::{Link, World, INFORMIX_UID, SERVER_IP};
+use super::instance::{Link, Population, World, INFORMIX_UID, SERVER_IP};
 use super::noise::{below, Salt};
+use super::text;
+use super::timeline::Now;
 use super::timeline::{self, Incident};
 use crate::demo::LISTENER_PORT;
 use std::fmt::Write as _;
@@ -16,30 +18,40 @@ const TCP_LINE: usize = 149;
 const SSH_CLIENT: ([u8; 4], u16) = ([10, 30, 4, 17], 51_514);
 
 /// An IPv4 address as `/proc/net/tcp` prints it: the 32-bit value in host byte order.
-fn hex4(ip: [u8; 4]) -> String {
-    format!("{:08X}", u32::from_ne_bytes(ip))
+fn word(ip: [u8; 4]) -> u64 {
+    u64::from(u32::from_ne_bytes(ip))
 }
 
-/// An IPv4 address mapped into IPv6 (`::ffff:a.b.c.d`) as `/proc/net/tcp6` prints it.
-fn hex6_mapped(ip: [u8; 4]) -> String {
-    format!(
-        "0000000000000000{:08X}{:08X}",
-        u32::from_ne_bytes([0, 0, 0xff, 0xff]),
-        u32::from_ne_bytes(ip)
-    )
+/// An address column of `/proc/net/tcp{,6}`.
+#[derive(Clone, Copy)]
+enum Ip {
+    V4([u8; 4]),
+    /// `::` (the IPv6 wildcard).
+    Any6,
+    /// `::ffff:a.b.c.d`.
+    Mapped([u8; 4]),
 }
 
-const ANY6: &str = "00000000000000000000000000000000";
+fn write_ip(o: &mut String, ip: Ip) {
+    match ip {
+        Ip::V4(a) => text::zhex(o, word(a), 8),
+        Ip::Any6 => text::zhex(o, 0, 32),
+        Ip::Mapped(a) => {
+            text::zhex(o, 0, 16);
+            text::zhex(o, word([0, 0, 0xff, 0xff]), 8);
+            text::zhex(o, word(a), 8);
+        }
+    }
+}
 
-/// One socket row as the kernel prints it (`get_tcp4_sock` / `get_tcp6_sock`).
+/// One socket row as the kernel prints it (`get_tcp4_sock` / `get_tcp6_sock`), padded like
+/// tcp4's when `pad`.
 #[allow(clippy::too_many_arguments)]
 fn tcp_row(
     o: &mut String,
     sl: usize,
-    local: &str,
-    lport: u16,
-    remote: &str,
-    rport: u16,
+    (local, lport): (Ip, u16),
+    (remote, rport): (Ip, u16),
     st: u8,
     tx: u64,
     uid: u32,
@@ -54,21 +66,35 @@ fn tcp_row(
         (0x01, q) if q > 0 => (1, 0x14),
         _ => (0, 0),
     };
-    let tail = if st == 0x0A {
+    text::rdec(o, sl as u64, 4);
+    o.push_str(": ");
+    write_ip(o, local);
+    o.push(':');
+    text::zhex(o, u64::from(lport), 4);
+    o.push(' ');
+    write_ip(o, remote);
+    o.push(':');
+    text::zhex(o, u64::from(rport), 4);
+    o.push(' ');
+    text::zhex(o, u64::from(st), 2);
+    o.push(' ');
+    text::zhex(o, tx, 8);
+    o.push_str(":00000000 ");
+    text::zhex(o, tr, 2);
+    o.push(':');
+    text::zhex(o, when, 8);
+    o.push_str(" 00000000 ");
+    text::rdec(o, u64::from(uid), 5);
+    o.push_str("        0 ");
+    text::ldec(o, inode, 0);
+    o.push_str(" 1 0000000000000000 ");
+    o.push_str(if st == 0x0A {
         "100 0 0 10 0"
     } else {
         "20 4 30 10 -1"
-    };
-    let _ = write!(
-        o,
-        "{sl:4}: {local}:{lport:04X} {remote}:{rport:04X} {st:02X} {tx:08X}:{:08X} {tr:02X}:{when:08X} {:08X} {uid:5} {:8} {inode} 1 0000000000000000 {tail}",
-        0, 0, 0
-    );
+    });
     if pad {
-        let len = o.len() - start;
-        if len < TCP_LINE {
-            o.extend(std::iter::repeat_n(' ', TCP_LINE - len));
-        }
+        text::pad(o, TCP_LINE.saturating_sub(o.len() - start));
     }
     o.push('\n');
 }
@@ -78,61 +104,42 @@ fn tcp_row(
 pub fn proc_net_tcp(w: &World<'_>) -> String {
     let mut o = String::with_capacity(150 * (w.pop.sessions.len() + 8));
     let header = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode";
-    let _ = writeln!(o, "{header:<TCP_LINE$}");
-    let any = hex4([0, 0, 0, 0]);
-    let me = hex4(SERVER_IP);
+    text::left(&mut o, header, TCP_LINE);
+    o.push('\n');
+    let any = Ip::V4([0, 0, 0, 0]);
+    let me = Ip::V4(SERVER_IP);
+    let fixed = [
+        ((any, LISTENER_PORT), (any, 0), 0x0A, INFORMIX_UID, 31_337),
+        ((any, 22), (any, 0), 0x0A, 0, 20_114),
+        ((Ip::V4([127, 0, 0, 1]), 25), (any, 0), 0x0A, 0, 21_907),
+        (
+            (me, 22),
+            (Ip::V4(SSH_CLIENT.0), SSH_CLIENT.1),
+            0x01,
+            0,
+            2_771_004,
+        ),
+    ];
     let mut sl = 0;
-    let mut row = |o: &mut String, local: &str, lp, remote: &str, rp, st, tx, uid, inode| {
-        tcp_row(o, sl, local, lp, remote, rp, st, tx, uid, inode, true);
+    for (local, remote, st, uid, inode) in fixed {
+        tcp_row(&mut o, sl, local, remote, st, 0, uid, inode, true);
         sl += 1;
-    };
-    row(
-        &mut o,
-        &any,
-        LISTENER_PORT,
-        &any,
-        0,
-        0x0A,
-        0,
-        INFORMIX_UID,
-        31_337,
-    );
-    row(&mut o, &any, 22, &any, 0, 0x0A, 0, 0, 20_114);
-    row(
-        &mut o,
-        &hex4([127, 0, 0, 1]),
-        25,
-        &any,
-        0,
-        0x0A,
-        0,
-        0,
-        21_907,
-    );
-    row(
-        &mut o,
-        &me,
-        22,
-        &hex4(SSH_CLIENT.0),
-        SSH_CLIENT.1,
-        0x01,
-        0,
-        0,
-        2_771_004,
-    );
+    }
     for (s, sn) in w.pop.sessions.iter().zip(&w.sessions) {
         if let Link::Tcp { ip, port } = s.link {
-            row(
+            let (local, remote) = ((me, LISTENER_PORT), (Ip::V4(ip), port));
+            tcp_row(
                 &mut o,
-                &me,
-                LISTENER_PORT,
-                &hex4(ip),
-                port,
+                sl,
+                local,
+                remote,
                 0x01,
                 sn.send_q,
                 INFORMIX_UID,
                 s.inode,
+                true,
             );
+            sl += 1;
         }
     }
     o
@@ -143,33 +150,29 @@ pub fn proc_net_tcp(w: &World<'_>) -> String {
 pub fn proc_net_tcp6(w: &World<'_>) -> String {
     let mut o = String::new();
     o.push_str("  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n");
-    let me = hex6_mapped(SERVER_IP);
-    let mut sl = 0;
+    let me = Ip::Mapped(SERVER_IP);
+    let any = Ip::Any6;
     tcp_row(
         &mut o,
-        sl,
-        ANY6,
-        LISTENER_PORT,
-        ANY6,
         0,
+        (any, LISTENER_PORT),
+        (any, 0),
         0x0A,
         0,
         INFORMIX_UID,
         31_338,
         false,
     );
-    sl += 1;
-    tcp_row(&mut o, sl, ANY6, 22, ANY6, 0, 0x0A, 0, 0, 20_116, false);
-    sl += 1;
+    tcp_row(&mut o, 1, (any, 22), (any, 0), 0x0A, 0, 0, 20_116, false);
+    let mut sl = 2;
     for (s, sn) in w.pop.sessions.iter().zip(&w.sessions) {
         if let Link::Tcp6Mapped { ip, port } = s.link {
+            let (local, remote) = ((me, LISTENER_PORT), (Ip::Mapped(ip), port));
             tcp_row(
                 &mut o,
                 sl,
-                &me,
-                LISTENER_PORT,
-                &hex6_mapped(ip),
-                port,
+                local,
+                remote,
                 0x01,
                 sn.send_q,
                 INFORMIX_UID,
@@ -187,11 +190,14 @@ fn dotted(ip: [u8; 4]) -> String {
 }
 
 fn netstat_row(o: &mut String, proto: &str, send_q: u64, local: &str, foreign: &str, state: &str) {
-    let _ = writeln!(
-        o,
-        "{proto:<5} {:>6} {send_q:>6} {local:<23} {foreign:<23} {state:<11}",
-        0
-    );
+    text::left(o, proto, 6);
+    o.push_str("     0 ");
+    text::rdec(o, send_q, 6);
+    o.push(' ');
+    text::left(o, local, 24);
+    text::left(o, foreign, 24);
+    text::left(o, state, 11);
+    o.push('\n');
 }
 
 /// `netstat -an` (Linux net-tools), for hosts without `/proc/net/tcp`.
@@ -284,28 +290,29 @@ pub fn node_distance(n: u32) -> Option<String> {
 
 /// Node 0's free memory (kB): low all along (its page cache fills it and zone reclaim keeps it
 /// local), very low while the checkpoint stalls, recovering after.
-fn node0_free_kb(w: &World<'_>) -> u64 {
-    let jitter = below(w.pop.seed, Salt::Mem, 0, w.now.t, 120_000);
-    match w.now.incident() {
+fn node0_free_kb(seed: u64, now: &Now) -> u64 {
+    let jitter = below(seed, Salt::Mem, 0, now.t, 120_000);
+    match now.incident() {
         Incident::CheckpointRequested => {
-            let fall = 1_450_000u64.saturating_sub(w.now.into * 180_000);
+            let fall = 1_450_000u64.saturating_sub(now.into * 180_000);
             fall.max(70_000) + jitter / 4
         }
-        Incident::CheckpointInProgress => 80_000 + w.now.into * 120_000 + jitter / 4,
+        Incident::CheckpointInProgress => 80_000 + now.into * 120_000 + jitter / 4,
         _ => 1_390_000 + jitter,
     }
 }
 
 /// `/sys/devices/system/node/nodeN/meminfo`.
-pub fn node_meminfo(w: &World<'_>, n: u32) -> Option<String> {
+pub fn node_meminfo(pop: &Population, now: &Now, n: u32) -> Option<String> {
+    let seed = pop.seed;
     let (total, free, hp_total, file) = match n {
         0 => {
-            let free = node0_free_kb(w);
+            let free = node0_free_kb(seed, now);
             (65_857_628u64, free, 1_100u64, 43_210_556u64)
         }
         1 => (
             66_058_564,
-            21_480_112 + below(w.pop.seed, Salt::Mem, 1, w.now.t, 300_000),
+            21_480_112 + below(seed, Salt::Mem, 1, now.t, 300_000),
             948,
             18_802_340,
         ),
@@ -328,7 +335,7 @@ pub fn node_meminfo(w: &World<'_>, n: u32) -> Option<String> {
         ("Mlocked", 0),
         (
             "Dirty",
-            1_204 + below(w.pop.seed, Salt::Mem, 2 + u64::from(n), w.now.t, 900),
+            1_204 + below(seed, Salt::Mem, 2 + u64::from(n), now.t, 900),
         ),
         ("Writeback", 0),
         ("FilePages", file + 210_000),
@@ -366,11 +373,11 @@ pub const ZONE_RECLAIM_MODE: &str = "1\n";
 
 /// `/proc/vmstat`: counters are functions of t (monotonic); the reclaim counters climb fast
 /// while the checkpoint stalls.
-pub fn vmstat(w: &World<'_>) -> String {
-    let t = w.now.t;
+pub fn vmstat(pop: &Population, now: &Now) -> String {
+    let t = now.t;
     let stall = timeline::seconds_in(Incident::CheckpointRequested, t);
     let inp = timeline::seconds_in(Incident::CheckpointInProgress, t);
-    let free_pages = (node0_free_kb(w) + 21_600_000) / 4;
+    let free_pages = (node0_free_kb(pop.seed, now) + 21_600_000) / 4;
     // (key, value at 0, per second, extra per second of stall, extra per second of CKPT INP)
     let counters: [(&str, u64, u64, u64, u64); 40] = [
         ("nr_free_pages", free_pages, 0, 0, 0),
@@ -488,13 +495,13 @@ pub fn comm(pid: u32) -> Option<String> {
 /// `/proc/<pid>/numa_maps`. The oninit processes attach the same shared segments (the
 /// resident segment in huge pages, mostly on node 0 where the instance started) and have
 /// their own heaps and stacks.
-pub fn numa_maps(w: &World<'_>, pid: u32) -> Option<String> {
+pub fn numa_maps(pop: &Population, pid: u32) -> Option<String> {
     let (_, name) = PROCESSES.iter().find(|(p, _)| *p == pid)?;
-    let seed = w.pop.seed;
+    let seed = pop.seed;
     let p = u64::from(pid);
     let mut o = String::new();
     if *name == "oninit" {
-        let base = w.pop.layout.mem2k & !0xffff_ffff;
+        let base = pop.layout.mem2k & !0xffff_ffff;
         let _ = writeln!(o, "00400000 default file=/opt/informix/bin/oninit mapped=2890 mapmax=18 N0=2890 kernelpagesize_kB=4");
         let _ = writeln!(o, "01c5b000 default file=/opt/informix/bin/oninit anon=310 dirty=310 mapped=400 mapmax=18 N0=400 kernelpagesize_kB=4");
         let heap = 800 + below(seed, Salt::Mem, p, 0, 900);
