@@ -185,6 +185,8 @@ enum Feed {
         clock: SessionClock,
         interval: watch::Sender<f64>,
         rebuild: mpsc::Sender<()>,
+        /// The sessions drilled into, for the ses/sql collector.
+        focus: watch::Sender<Vec<crate::ids::Sid>>,
         tasks: Vec<tokio::task::JoinHandle<()>>,
         ctx: Ctx,
         recorder: Option<crate::record::Recorder>,
@@ -238,6 +240,8 @@ fn start_collectors(setup: &Setup) -> Result<(Feed, Inbox), Error> {
         interval: interval_rx,
     };
     let mut tasks = collect::spawn_polling(&ctx, collect::onstat_schedules());
+    let (focus, focus_rx) = watch::channel::<Vec<crate::ids::Sid>>(Vec::new());
+    tasks.push(collect::spawn_focus(&ctx, focus_rx));
     tasks.push(collect::spawn_sockets(&ctx));
     tasks.push(collect::spawn_numa(&ctx));
     let (rebuild, rebuild_rx) = mpsc::channel::<()>(2);
@@ -265,6 +269,7 @@ fn start_collectors(setup: &Setup) -> Result<(Feed, Inbox), Error> {
             clock,
             interval,
             rebuild,
+            focus,
             tasks,
             ctx,
             recorder,
@@ -342,6 +347,14 @@ async fn run_async(setup: Setup) -> Result<ExitCode, Error> {
         };
         if redraw {
             let focus: Vec<_> = app.drill.iter().map(|d| d.sid).collect();
+            if focus != built_focus {
+                if let Feed::Collect { focus: tx, .. } = &feed {
+                    let mut sids = focus.clone();
+                    sids.sort_unstable();
+                    sids.dedup();
+                    let _ = tx.send(sids);
+                }
+            }
             if store.generation != built_generation || focus != built_focus {
                 let snap = snapshot::build(&store, now, setup.server.as_deref(), &focus);
                 built_focus = focus;

@@ -35,9 +35,13 @@ pub fn lines(view: &SessionView, d: &DrillUi, theme: &Theme, width: u16) -> Vec<
             .unwrap_or_default()
     );
     let threads = format!(
-        "  {} thread{}",
+        "  {} thread{}{}",
         view.threads.len(),
-        if view.threads.len() == 1 { "" } else { "s" }
+        if view.threads.len() == 1 { "" } else { "s" },
+        view.program
+            .as_deref()
+            .map(|p| format!("  {p}"))
+            .unwrap_or_default()
     );
     out.push(Line::from(vec![
         Span::styled(who, theme.title),
@@ -138,46 +142,73 @@ pub fn lines(view: &SessionView, d: &DrillUi, theme: &Theme, width: u16) -> Vec<
             ),
         ])),
     }
-    if view.locks.is_empty() {
+    if !view.locks_known {
         out.push(Line::from(vec![
             label("LOCKS", theme),
-            Span::styled("none seen in onstat -k", theme.dim),
+            Span::styled("not collected (onstat -k)", theme.dim),
+        ]));
+    } else if view.locks.is_empty() {
+        out.push(Line::from(vec![
+            label("LOCKS", theme),
+            Span::styled("none held (onstat -k)", theme.dim),
         ]));
     } else {
-        for (i, l) in view.locks.iter().take(4).enumerate() {
-            out.push(Line::from(vec![
-                label(if i == 0 { "LOCKS" } else { "" }, theme),
-                Span::raw(format!(
-                    "{} {} rowid {}{}",
+        const SHOWN: usize = 4;
+        for (i, l) in view.locks.iter().take(SHOWN).enumerate() {
+            let text = if l.held {
+                format!(
+                    "holds {} on {} rowid {}{}",
                     l.lock_type,
                     l.table,
                     l.rowid,
-                    if l.contended { "  (waited for)" } else { "" }
-                )),
+                    if l.contended { "  ← others wait" } else { "" }
+                )
+            } else {
+                format!(
+                    "waits for {} on {} rowid {} (lock {})",
+                    l.lock_type, l.table, l.rowid, l.address
+                )
+            };
+            let style = if l.held && l.contended || !l.held {
+                theme.hot
+            } else {
+                Style::new()
+            };
+            out.push(Line::from(vec![
+                label(if i == 0 { "LOCKS" } else { "" }, theme),
+                Span::styled(text, style),
             ]));
         }
-        if view.locks.len() > 4 {
+        if view.locks.len() > SHOWN {
             out.push(Line::from(vec![
                 label("", theme),
-                Span::styled(format!("… {} more", view.locks.len() - 4), theme.dim),
+                Span::styled(format!("… {} more", view.locks.len() - SHOWN), theme.dim),
             ]));
         }
     }
     match &view.sql {
         Some(sql) => {
             let w = usize::from(width).saturating_sub(L).max(20);
-            let flat: String = sql.split_whitespace().collect::<Vec<_>>().join(" ");
+            let mut flat: String = sql.split_whitespace().collect::<Vec<_>>().join(" ");
+            if let Some(db) = &view.database {
+                flat = format!("[{db}] {flat}");
+            }
             let chars: Vec<char> = flat.chars().collect();
+            let first = if view.sql_is_last_parsed {
+                "LAST SQL"
+            } else {
+                "SQL"
+            };
             for (i, chunk) in chars.chunks(w).take(3).enumerate() {
                 out.push(Line::from(vec![
-                    label(if i == 0 { "SQL" } else { "" }, theme),
+                    label(if i == 0 { first } else { "" }, theme),
                     Span::raw(chunk.iter().collect::<String>()),
                 ]));
             }
         }
         None => out.push(Line::from(vec![
             label("SQL", theme),
-            Span::styled("not collected (onstat -g sql)", theme.dim),
+            Span::styled("not known yet (onstat -g sql / -g ses)", theme.dim),
         ])),
     }
     if !view.history.is_empty() {
@@ -199,14 +230,14 @@ pub fn lines(view: &SessionView, d: &DrillUi, theme: &Theme, width: u16) -> Vec<
     if !view.threads.is_empty() {
         out.push(Line::from(Span::styled(
             format!(
-                "{:<L$}{:<16} {:>6} {:<14} {:<7} {:>5} {:>9} {:>9}",
-                "THREADS", "rstcb", "tid", "name", "flags", "locks", "nreads", "nwrites"
+                "{:<L$}{:<16} {:>6} {:<12} {:<7} {:>5} {:>9} {:>9}  {}",
+                "THREADS", "rstcb", "tid", "name", "flags", "locks", "nreads", "nwrites", "status"
             ),
             theme.column_header,
         )));
         for t in &view.threads {
             out.push(Line::from(format!(
-                "{:<L$}{:<16} {:>6} {:<14} {:<7} {:>5} {:>9} {:>9}",
+                "{:<L$}{:<16} {:>6} {:<12} {:<7} {:>5} {:>9} {:>9}  {}",
                 "",
                 t.rstcb.to_string(),
                 t.tid.map_or("-".into(), |x| x.to_string()),
@@ -214,7 +245,8 @@ pub fn lines(view: &SessionView, d: &DrillUi, theme: &Theme, width: u16) -> Vec<
                 t.flags,
                 t.locks,
                 t.nreads,
-                t.nwrites
+                t.nwrites,
+                t.status.as_deref().unwrap_or("")
             )));
         }
     }
