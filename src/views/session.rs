@@ -169,7 +169,7 @@ pub fn lines(view: &SessionView, d: &DrillUi, theme: &Theme, width: u16) -> Vec<
                     l.lock_type, l.table, l.rowid, l.address
                 )
             };
-            let style = if l.held && l.contended || !l.held {
+            let style = if l.contended || !l.held {
                 theme.hot
             } else {
                 Style::new()
