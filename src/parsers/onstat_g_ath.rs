@@ -41,22 +41,32 @@ pub enum ThreadState {
     Running,
     Ready,
     /// `sleeping forever` (secs None) or `sleeping secs: N`.
-    Sleeping { secs: Option<u64> },
+    Sleeping {
+        secs: Option<u64>,
+    },
     /// `cond wait NAME` (NAME is the `onstat -g con` condition name).
-    CondWait { name: CompactString },
+    CondWait {
+        name: CompactString,
+    },
     /// `mutex wait NAME`.
-    MutexWait { name: CompactString },
+    MutexWait {
+        name: CompactString,
+    },
     /// `lock wait` / `lockwait`.
     LockWait,
     /// `IO Wait`, `IO Idle`.
     Io,
     /// `join wait`, `yield ...`, `buffer wait`, `checkpoint wait`, `log buffer wait`, `terminated`,
     /// and anything newer: the words as printed.
-    Other { words: String },
+    Other {
+        words: String,
+    },
 }
 
 /// Parses the output of `onstat -g ath` (whole, or rows picked out by `grep`).
 pub fn parse(text: &str) -> Result<OnstatGAth, ParseError> {
     let _ = text;
-    Err(ParseError::empty("onstat -g ath output (parser being written)"))
+    Err(ParseError::empty(
+        "onstat -g ath output (parser being written)",
+    ))
 }

@@ -55,5 +55,7 @@ impl ClientAddr {
 /// Parses the output of `onstat -g ntt`.
 pub fn parse(text: &str) -> Result<OnstatGNtt, ParseError> {
     let _ = text;
-    Err(ParseError::empty("onstat -g ntt output (parser being written)"))
+    Err(ParseError::empty(
+        "onstat -g ntt output (parser being written)",
+    ))
 }

@@ -104,5 +104,7 @@ pub struct SqlState {
 /// Parses the output of `onstat -g ses` or `onstat -g ses <sid>`.
 pub fn parse(text: &str) -> Result<OnstatGSes, ParseError> {
     let _ = text;
-    Err(ParseError::empty("onstat -g ses output (parser being written)"))
+    Err(ParseError::empty(
+        "onstat -g ses output (parser being written)",
+    ))
 }

@@ -25,5 +25,7 @@ pub struct OnstatGSql {
 /// Parses the output of `onstat -g sql` or `onstat -g sql <sid>`.
 pub fn parse(text: &str) -> Result<OnstatGSql, ParseError> {
     let _ = text;
-    Err(ParseError::empty("onstat -g sql output (parser being written)"))
+    Err(ParseError::empty(
+        "onstat -g sql output (parser being written)",
+    ))
 }

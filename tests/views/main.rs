@@ -52,8 +52,14 @@ pub fn store() -> Store {
         0,
     );
     let u = format!("{BANNER}{}", fixture("onstat-u/oninit-onstat-u.txt"));
-    let con = format!("{BANNER}{}", fixture("onstat-g-con/oninit-onstat-g-con.txt"));
-    let x = format!("{BANNER}{}", fixture("onstat-X/ifxtop-seed-buffer-waits-4-pools.txt"));
+    let con = format!(
+        "{BANNER}{}",
+        fixture("onstat-g-con/oninit-onstat-g-con.txt")
+    );
+    let x = format!(
+        "{BANNER}{}",
+        fixture("onstat-X/ifxtop-seed-buffer-waits-4-pools.txt")
+    );
     let tcp = fixture("proc-net-tcp/node_exporter-fixture-tcpstat.txt");
     let tcp6 = fixture("proc-net-tcp/ifxtop-tcp6-v4-mapped.txt");
     for t in 0..=30u64 {
@@ -78,8 +84,20 @@ pub fn store() -> Store {
     apply(&mut s, Source::NodeCpulist(0), 25, "0-15,32-47\n", 0);
     apply(&mut s, Source::NodeCpulist(1), 25, "16-31,48-63\n", 0);
     apply(&mut s, Source::ZoneReclaimMode, 25, "1\n", 0);
-    apply(&mut s, Source::Vmstat, 25, "pgscan_kswapd 1000\npgscan_direct 10\n", 0);
-    apply(&mut s, Source::Vmstat, 30, "pgscan_kswapd 61000\npgscan_direct 5010\n", 0);
+    apply(
+        &mut s,
+        Source::Vmstat,
+        25,
+        "pgscan_kswapd 1000\npgscan_direct 10\n",
+        0,
+    );
+    apply(
+        &mut s,
+        Source::Vmstat,
+        30,
+        "pgscan_kswapd 61000\npgscan_direct 5010\n",
+        0,
+    );
     apply(
         &mut s,
         Source::NumaMaps(4242),
@@ -103,7 +121,12 @@ fn app(w: u16, h: u16, focus: &[Sid]) -> App {
         built_at: Duration::ZERO,
         age_at_load: Duration::ZERO,
     };
-    a.set_snapshot(Arc::new(snapshot::build(&st, NOW, Some("ol_oninit"), focus)));
+    a.set_snapshot(Arc::new(snapshot::build(
+        &st,
+        NOW,
+        Some("ol_oninit"),
+        focus,
+    )));
     a
 }
 
