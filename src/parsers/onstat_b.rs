@@ -195,8 +195,9 @@ pub(super) fn is_elision(text: &str) -> bool {
 }
 
 /// Runs `p` on the column at `i` and then requires blanks (the next column follows). A token
-/// that does not end at a blank is not this column at all: the miss points at its start.
-/// (Shared with the `onstat_d` and `onstat_t` parsers.)
+/// that does not end at a blank is not this column at all: the miss points at its start; a row
+/// that ends right after this column misses the columns after it: the miss points at its end.
+/// (Shared with the `onstat_d`, `onstat_t` and `onstat_g_ckp` parsers.)
 #[inline]
 pub(super) fn column<'a, T>(
     i: &'a str,
@@ -204,6 +205,9 @@ pub(super) fn column<'a, T>(
     needs: &'static str,
 ) -> Result<(&'a str, T), Miss<'a>> {
     let (rest, v) = p(i).map_err(|_| Miss::new(i, needs))?;
+    if rest.is_empty() {
+        return Err(Miss::new(rest, "more columns (the row ends too early)"));
+    }
     let (rest, _) = sp1(rest).map_err(|_| Miss::new(i, needs))?;
     Ok((rest, v))
 }

@@ -198,7 +198,7 @@ fn settings(text: &str) -> Option<(bool, Option<u64>, Option<u64>)> {
 
 /// `18:42:44`
 fn clock(i: &str) -> PResult<'_, &str> {
-    let two = || take_while_m_n(1, 2, |c: char| c.is_ascii_digit());
+    let two = || take_while_m_n(2, 2, |c: char| c.is_ascii_digit());
     recognize((two(), char(':'), two(), char(':'), two())).parse(i)
 }
 
