@@ -220,11 +220,8 @@ fn known_line(
     } else if lex::starts_with_words(line.text, &["address", "chunk/dbs"]) {
         *section = Some(Section::Chunks);
     } else if let Some((active, maximum)) = footer(line.text) {
-        let to_chunks = match *section {
-            Some(Section::Chunks) => true,
-            Some(Section::Dbspaces) => out.dbspaces_active.is_some(),
-            None => out.dbspaces_active.is_some(),
-        };
+        // In the Chunks section, or after the Dbspaces footer was seen (rows without titles).
+        let to_chunks = *section == Some(Section::Chunks) || out.dbspaces_active.is_some();
         if to_chunks {
             out.chunks_active = Some(active);
             out.chunks_maximum = Some(maximum);

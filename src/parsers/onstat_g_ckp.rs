@@ -183,11 +183,7 @@ fn settings(text: &str) -> Option<(bool, Option<u64>, Option<u64>)> {
     let seconds = |i| (dec_u64, sp1, tag("seconds")).map(|(n, _, _)| n).parse(i);
     let parsed: PResult<'_, _> = all_consuming((
         (sp0, tag("Auto Checkpoints="), on_off),
-        opt((
-            sp1,
-            tag("RTO_SERVER_RESTART="),
-            alt((seconds, tag("Off").map(|_| 0))),
-        )),
+        opt((sp1, tag("RTO_SERVER_RESTART="), seconds)),
         opt((sp1, tag("Estimated recovery time"), sp1, seconds)),
         sp0,
     ))
@@ -223,7 +219,7 @@ fn lsn(i: &str) -> PResult<'_, Lsn> {
 
 /// The trigger name: letters, digits and `_` (`CKPTINTVL`, `Llog`).
 fn trigger(i: &str) -> PResult<'_, &str> {
-    take_while1(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '/').parse(i)
+    take_while1(|c: char| c.is_ascii_alphanumeric() || c == '_').parse(i)
 }
 
 /// One checkpoint row: `interval clock [*]trigger lsn total flush block waits ckpt wait long
