@@ -3,5 +3,6 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod extras;
 mod parse;
 mod resolve;
