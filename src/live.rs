@@ -42,6 +42,8 @@ pub struct Setup {
     pub note: Option<NoteFn>,
     /// `--replay FILE`: the recording, read up front (damage is listed, never fatal).
     pub replay: Option<Arc<crate::record::Recording>>,
+    /// `--log FILE`.
+    pub log: Option<PathBuf>,
 }
 
 /// Builds the setup of `ifxtop [--demo]` from its arguments.
@@ -149,6 +151,7 @@ pub fn setup(args: &LiveArgs) -> Result<Setup, Error> {
         record: args.record.clone().map(|p| (p, args.record_max)),
         note,
         replay,
+        log: args.log.clone(),
     })
 }
 
@@ -279,6 +282,28 @@ fn start_collectors(setup: &Setup) -> Result<(Feed, Inbox), Error> {
 }
 
 async fn run_async(setup: Setup) -> Result<ExitCode, Error> {
+    let mut log = match &setup.log {
+        Some(p) => Some(
+            crate::debug_log::DebugLog::open(p).map_err(|source| Error::File {
+                path: p.display().to_string(),
+                source,
+            })?,
+        ),
+        None => None,
+    };
+    if let Some(l) = &mut log {
+        l.line(
+            Duration::ZERO,
+            &format!(
+                "start: {:?} server {} ports {:?} base page {} KB interval {}s",
+                setup.mode,
+                setup.server.as_deref().unwrap_or("-"),
+                setup.settings.ports,
+                setup.settings.base_page_kb,
+                setup.interval
+            ),
+        );
+    }
     let mut store = Store::new(setup.settings.clone());
     let (mut feed, inbox) = match &setup.replay {
         Some(rec) => (
@@ -387,9 +412,15 @@ async fn run_async(setup: Setup) -> Result<ExitCode, Error> {
         let replaying = matches!(&feed, Feed::Replay { player, .. } if !player.is_paused());
         tokio::select! {
             Some(u) = recv_opt(&mut updates_rx) => {
+                if let Some(l) = &mut log {
+                    l.update(&u);
+                }
                 store.apply(u);
                 if let Some(rx) = &mut updates_rx {
                     while let Ok(u) = rx.try_recv() {
+                        if let Some(l) = &mut log {
+                            l.update(&u);
+                        }
                         store.apply(u);
                     }
                 }
@@ -398,6 +429,9 @@ async fn run_async(setup: Setup) -> Result<ExitCode, Error> {
                 }
             }
             Some(st) = recv_opt(&mut extents_rx) => {
+                if let Some(l) = &mut log {
+                    l.line(now, &format!("extent map: {st:?}"));
+                }
                 app.extents = st;
                 redraw = true;
             }
@@ -445,6 +479,9 @@ async fn run_async(setup: Setup) -> Result<ExitCode, Error> {
         }
     }
     drop(guard);
+    if let Some(l) = &mut log {
+        l.line(now_of(&feed), &format!("exit ({exit:?})"));
+    }
     if let Feed::Collect {
         tasks,
         ctx,
@@ -467,6 +504,13 @@ async fn run_async(setup: Setup) -> Result<ExitCode, Error> {
         }
     }
     Ok(exit)
+}
+
+fn now_of(feed: &Feed) -> Duration {
+    match feed {
+        Feed::Collect { clock, .. } => clock.now(),
+        Feed::Replay { player, .. } => player.position(),
+    }
 }
 
 /// In a replay the map comes from the recording's `oncheck -pe` sample, if it has one.
