@@ -1,11 +1,14 @@
 //! `onstat -g ath`: every thread with its tid, tcb, rstcb (the `onstat -u` address), priority,
 //! status (old and new spellings), VP class and name.
 
-use super::header::Header;
+use super::header::{self, Header, Preamble};
+use super::lex::{self, dec_u32, dec_u64, hex_addr, sp1, PResult};
+use super::onstat_u::{nothing_found, Miss};
 use super::Unparsed;
 use crate::error::ParseError;
 use crate::ids::{Addr, Tid};
 use compact_str::CompactString;
+use nom::Parser;
 use serde::Serialize;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
@@ -13,7 +16,17 @@ pub struct OnstatGAth {
     pub header: Option<Header>,
     pub offline: Option<String>,
     pub threads: Vec<AthThread>,
+    /// Line numbers of lines made only of dots (`.....`): a publisher's or a pager's cut, so the
+    /// list is known to be incomplete there.
+    pub elisions: Vec<usize>,
     pub unparsed: Vec<Unparsed>,
+}
+
+impl OnstatGAth {
+    /// The thread with this tid (what `onstat -g con` names as a condition's waiter).
+    pub fn thread(&self, tid: Tid) -> Option<&AthThread> {
+        self.threads.iter().find(|t| t.tid == tid)
+    }
 }
 
 /// One row: `213  14c91ec0 14a58b98 2  cond wait  sm_read  1cpu  sqlexec`.
@@ -63,10 +76,294 @@ pub enum ThreadState {
     },
 }
 
-/// Parses the output of `onstat -g ath` (whole, or rows picked out by `grep`).
+impl ThreadState {
+    /// Decodes a status whose blanks are already collapsed (`cond wait sm_read`). The old
+    /// spelling `cond wait(netnorm)` is understood too.
+    pub fn from_status(status: &str) -> ThreadState {
+        match status {
+            "running" => return ThreadState::Running,
+            "ready" => return ThreadState::Ready,
+            "sleeping forever" => return ThreadState::Sleeping { secs: None },
+            "lock wait" | "lockwait" => return ThreadState::LockWait,
+            s if s.eq_ignore_ascii_case("IO Wait") || s.eq_ignore_ascii_case("IO Idle") => {
+                return ThreadState::Io
+            }
+            _ => {}
+        }
+        if let Some(rest) = status.strip_prefix("sleeping secs:") {
+            if let Ok(secs) = rest.trim().parse::<u64>() {
+                return ThreadState::Sleeping { secs: Some(secs) };
+            }
+        }
+        if let Some(name) = waited_name(status, "cond wait") {
+            return ThreadState::CondWait {
+                name: CompactString::new(name),
+            };
+        }
+        if let Some(name) = waited_name(status, "mutex wait") {
+            return ThreadState::MutexWait {
+                name: CompactString::new(name),
+            };
+        }
+        ThreadState::Other {
+            words: status.to_string(),
+        }
+    }
+}
+
+/// `cond wait sm_read` or `cond wait(sm_read)` → `sm_read`; `None` when `status` is not `what`
+/// followed by a name. The name is the rest of the status (a mutex name may hold a blank).
+fn waited_name<'a>(status: &'a str, what: &str) -> Option<&'a str> {
+    let rest = status.strip_prefix(what)?;
+    let name = if let Some(paren) = rest.strip_prefix('(') {
+        paren.strip_suffix(')')?
+    } else {
+        rest.strip_prefix(' ')?
+    };
+    let name = name.trim();
+    (!name.is_empty()).then_some(name)
+}
+
+/// What a caller is told when the input is not `onstat -g ath` output at all.
+const EXPECTED: &str = "onstat -g ath output: the title `Threads:`, the column header \
+     `tid tcb rstcb prty status vp-class name` or a thread row \
+     (`213 14c91ec0 14a58b98 2 cond wait sm_read 1cpu sqlexec`)";
+
+/// Parses the output of `onstat -g ath` (whole, or rows picked out by `grep`). The same layout
+/// is printed by `onstat -g act` (`Running threads:`) and `onstat -g rea` (`Ready threads:`).
 pub fn parse(text: &str) -> Result<OnstatGAth, ParseError> {
-    let _ = text;
-    Err(ParseError::empty(
-        "onstat -g ath output (parser being written)",
-    ))
+    let mut lines = lex::lines(text);
+    let mut out = OnstatGAth::default();
+    let mut recognised = false;
+    match header::parse_preamble(&mut lines) {
+        Preamble::Header(h) => out.header = Some(h),
+        Preamble::Offline(m) => {
+            out.offline = Some(m);
+            recognised = true;
+        }
+        Preamble::None => {}
+    }
+    let mut first_miss: Option<ParseError> = None;
+    for line in lines {
+        if line.is_blank() {
+            continue;
+        }
+        match thread_row(line.text) {
+            Ok(t) => {
+                out.threads.push(t);
+                recognised = true;
+            }
+            Err(_) if is_title(line.text) || is_column_header(line.text) => recognised = true,
+            Err(_) if is_elision(line.text) => out.elisions.push(line.no),
+            Err(miss) => {
+                if first_miss.is_none() {
+                    first_miss = Some(miss.error(line, EXPECTED));
+                }
+                out.unparsed.push(Unparsed::new(line));
+            }
+        }
+    }
+    if !recognised {
+        return Err(first_miss.unwrap_or_else(|| nothing_found(text, EXPECTED)));
+    }
+    Ok(out)
+}
+
+/// A line of dots only (`.....`, `....`): where a publisher or a pager cut rows out.
+pub(super) fn is_elision(text: &str) -> bool {
+    let t = text.trim_matches([' ', '\t']);
+    !t.is_empty() && t.bytes().all(|b| b == b'.')
+}
+
+/// `text` with every run of blanks made one blank, ends trimmed: how a free-text column
+/// (`cond wait  sm_read`) is kept.
+pub(super) fn collapse_blanks(text: &str) -> String {
+    let mut s = String::with_capacity(text.len());
+    for w in lex::header_words(text) {
+        if !s.is_empty() {
+            s.push(' ');
+        }
+        s.push_str(w);
+    }
+    s
+}
+
+/// `Threads:` (and the same table's titles in `onstat -g act` / `onstat -g rea`).
+fn is_title(text: &str) -> bool {
+    matches!(
+        text.trim(),
+        "Threads:" | "Running threads:" | "Ready threads:"
+    )
+}
+
+/// ` tid     tcb      rstcb    prty status                vp-class      name`
+fn is_column_header(text: &str) -> bool {
+    lex::starts_with_words(text, &["tid", "tcb", "rstcb", "prty", "status"])
+}
+
+/// A VP class as printed: its number and class name (`1cpu`, `10aio`, `11soc`), with the `*`
+/// that `onstat -g act` puts before it (`*1cpu`).
+fn is_vp_class(word: &str) -> bool {
+    let w = word.strip_prefix('*').unwrap_or(word);
+    let digits = w.bytes().take_while(u8::is_ascii_digit).count();
+    let class = &w[digits..];
+    // VPs are numbered from 1.
+    digits > 0
+        && !w.starts_with('0')
+        && !class.is_empty()
+        && class
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+        && class.as_bytes()[0].is_ascii_lowercase()
+}
+
+/// Splits `status... vp-class name...` at the first word after the status's first word that
+/// looks like a VP class: (status, vp class, name).
+fn split_at_vp_class(i: &str) -> Option<(&str, &str, &str)> {
+    let mut rest = i.trim_start_matches([' ', '\t']);
+    let mut first = true;
+    loop {
+        let end = rest.find([' ', '\t']).unwrap_or(rest.len());
+        let word = &rest[..end];
+        if word.is_empty() {
+            return None;
+        }
+        if !first && is_vp_class(word) {
+            let status_end = lex::offset_in(i, rest);
+            let status = i[..status_end].trim_matches([' ', '\t']);
+            let name = rest[end..].trim_matches([' ', '\t']);
+            return Some((status, word, name));
+        }
+        first = false;
+        rest = rest[end..].trim_start_matches([' ', '\t']);
+    }
+}
+
+/// One thread row: tid, tcb, rstcb and prty from the left, then the status up to the VP class,
+/// then the name (which may hold blanks: `lio vp 0`).
+fn thread_row(text: &str) -> Result<AthThread, Miss<'_>> {
+    let i = text.trim_start_matches([' ', '\t']);
+    // Each column must end at a blank: `tid` is no number, `14c91ec0x` no address.
+    let parsed: PResult<'_, _> = (dec_u64, sp1).parse(i);
+    let (j, (tid, _)) = parsed.map_err(|_| Miss::new(i, "a thread id (a number)"))?;
+    let parsed: PResult<'_, _> = (hex_addr, sp1).parse(j);
+    let (k, (tcb, _)) = parsed.map_err(|_| Miss::new(j, "a tcb address (hex)"))?;
+    let parsed: PResult<'_, _> = (hex_addr, sp1).parse(k);
+    let (j, (rstcb, _)) = parsed.map_err(|_| Miss::new(k, "an rstcb address (hex, 0 for none)"))?;
+    let parsed: PResult<'_, _> = (dec_u32, sp1).parse(j);
+    let (k, (prty, _)) = parsed.map_err(|_| Miss::new(j, "a priority (a number)"))?;
+    let (status, vp_class, name) = split_at_vp_class(k).ok_or(Miss::new(
+        k,
+        "a status then a VP class (`1cpu`, `4lio`) and a thread name",
+    ))?;
+    if name.is_empty() {
+        return Err(Miss::new(
+            &k[lex::offset_in(k, vp_class) + vp_class.len()..],
+            "a thread name after the VP class",
+        ));
+    }
+    let status = collapse_blanks(status);
+    Ok(AthThread {
+        tid: Tid(tid),
+        tcb,
+        rstcb: rstcb.non_zero(),
+        prty,
+        state: ThreadState::from_status(&status),
+        status,
+        vp_class: CompactString::new(vp_class),
+        name: CompactString::new(name),
+    })
+}
+
+#[cfg(test)]
+#[allow(clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_decode() {
+        let s = ThreadState::from_status;
+        assert_eq!(s("running"), ThreadState::Running);
+        assert_eq!(s("ready"), ThreadState::Ready);
+        assert_eq!(s("sleeping forever"), ThreadState::Sleeping { secs: None });
+        assert_eq!(
+            s("sleeping secs: 44"),
+            ThreadState::Sleeping { secs: Some(44) }
+        );
+        assert_eq!(
+            s("cond wait sm_read"),
+            ThreadState::CondWait {
+                name: "sm_read".into()
+            }
+        );
+        assert_eq!(
+            s("cond wait(netnorm)"),
+            ThreadState::CondWait {
+                name: "netnorm".into()
+            }
+        );
+        assert_eq!(
+            s("mutex wait ddh chain"),
+            ThreadState::MutexWait {
+                name: "ddh chain".into()
+            }
+        );
+        assert_eq!(
+            s("mutex wait lockhash[12]"),
+            ThreadState::MutexWait {
+                name: "lockhash[12]".into()
+            }
+        );
+        assert_eq!(s("lock wait"), ThreadState::LockWait);
+        assert_eq!(s("IO Idle"), ThreadState::Io);
+        assert_eq!(s("IO Wait"), ThreadState::Io);
+        assert_eq!(
+            s("cond waiting"),
+            ThreadState::Other {
+                words: "cond waiting".into()
+            }
+        );
+        assert_eq!(
+            s("sleeping secs: x"),
+            ThreadState::Other {
+                words: "sleeping secs: x".into()
+            }
+        );
+    }
+
+    #[test]
+    fn vp_classes() {
+        for w in ["1cpu", "10aio", "*2adm", "11soc", "3lio"] {
+            assert!(is_vp_class(w), "{w}");
+        }
+        for w in ["cpu", "1", "44", "1CPU", "secs:", "*", "0x1"] {
+            assert!(!is_vp_class(w), "{w}");
+        }
+    }
+
+    #[test]
+    fn names_with_blanks_and_digits() {
+        let t = thread_row(
+            " 2       141c9270 0        2    sleeping forever        4lio        lio vp 0",
+        )
+        .expect("row");
+        assert_eq!(t.name, "lio vp 0");
+        assert_eq!(t.vp_class, "4lio");
+        assert_eq!(t.status, "sleeping forever");
+        assert_eq!(t.rstcb, None);
+        let t = thread_row("11 1424ad58 0 2 sleeping secs: 2 1cpu sm_discon").expect("row");
+        assert_eq!(t.state, ThreadState::Sleeping { secs: Some(2) });
+    }
+
+    #[test]
+    fn elisions_and_blanks() {
+        assert!(is_elision("....."));
+        assert!(is_elision("  .  "));
+        assert!(!is_elision(""));
+        assert!(!is_elision("... more"));
+        assert_eq!(
+            collapse_blanks("  cond wait  sm_read \t x"),
+            "cond wait sm_read x"
+        );
+    }
 }

@@ -1,12 +1,17 @@
 //! `onstat -k`: the lock table: address, owner and waiter list (rstcb addresses), lock type,
 //! tblsnum (partnum), rowid and key.
 
-use super::header::Header;
+use super::header::{self, Header, Preamble};
+use super::lex::{self, dec_u64, hex_addr, sp0, sp1, PResult};
+use super::onstat_u::{nothing_found, Miss};
 use super::Unparsed;
 use crate::error::ParseError;
 use crate::ids::Addr;
 use compact_str::CompactString;
-use serde::Serialize;
+use nom::bytes::complete::{tag, take_while1, take_while_m_n};
+use nom::combinator::{all_consuming, map_res, opt};
+use nom::Parser;
+use serde::{Serialize, Serializer};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
 pub struct OnstatK {
@@ -20,6 +25,13 @@ pub struct OnstatK {
     /// Only newer versions print it.
     pub overflows: Option<u64>,
     pub unparsed: Vec<Unparsed>,
+}
+
+impl OnstatK {
+    /// The lock at this address (what a lock waiter's `onstat -u` wait column holds).
+    pub fn lock(&self, address: Addr) -> Option<&Lock> {
+        self.locks.iter().find(|l| l.address == address)
+    }
 }
 
 /// One row: `a095f78  0  a4d9e68  0  HDR+S  100002  203  0`.
@@ -37,15 +49,223 @@ pub struct Lock {
     #[serde(rename = "type")]
     pub lock_type: CompactString,
     /// The partnum (hex as printed): which table or index.
+    #[serde(serialize_with = "crate::ids::hex_u32")]
     pub tblsnum: u32,
     /// Hex as printed; 0 for a table lock.
+    #[serde(serialize_with = "hex_u64")]
     pub rowid: u64,
     /// `key#/bsiz` as printed (`0`, `K- 1`).
     pub key: CompactString,
 }
 
-/// Parses the output of `onstat -k`.
+impl Lock {
+    /// The lock mode without the `HDR+` prefix (`HDR+IX` → `IX`).
+    pub fn mode(&self) -> &str {
+        self.lock_type
+            .strip_prefix("HDR+")
+            .unwrap_or(&self.lock_type)
+    }
+
+    /// A lock on a whole table (rowid 0), as opposed to a row, key or byte lock.
+    pub fn is_table_lock(&self) -> bool {
+        self.rowid == 0
+    }
+}
+
+/// A rowid stays hex in JSON, as onstat prints it.
+fn hex_u64<S: Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(&format_args!("{v:x}"))
+}
+
+/// What a caller is told when the input is not `onstat -k` output at all.
+const EXPECTED: &str = "onstat -k output: the title `Locks`, the column header \
+     `address wtlist owner lklist type tblsnum rowid key#/bsiz`, a lock row \
+     (`a095f78 0 a4d9e68 0 HDR+S 100002 203 0`) or the footer \
+     `N active, M total, H hash buckets`";
+
+/// Parses the output of `onstat -k` (whole, or rows picked out by `grep`).
 pub fn parse(text: &str) -> Result<OnstatK, ParseError> {
-    let _ = text;
-    Err(ParseError::empty("onstat -k output (parser being written)"))
+    let mut lines = lex::lines(text);
+    let mut out = OnstatK::default();
+    let mut recognised = false;
+    match header::parse_preamble(&mut lines) {
+        Preamble::Header(h) => out.header = Some(h),
+        Preamble::Offline(m) => {
+            out.offline = Some(m);
+            recognised = true;
+        }
+        Preamble::None => {}
+    }
+    let mut first_miss: Option<ParseError> = None;
+    for line in lines {
+        if line.is_blank() {
+            continue;
+        }
+        let miss = match lock_row(line.text) {
+            Ok(l) => {
+                out.locks.push(l);
+                recognised = true;
+                continue;
+            }
+            Err(miss) => miss,
+        };
+        if line.text.trim() == "Locks" || is_column_header(line.text) {
+            recognised = true;
+        } else if let Some(f) = footer(line.text) {
+            out.active = Some(f.active);
+            out.total = Some(f.total);
+            out.hash_buckets = Some(f.hash_buckets);
+            out.overflows = f.overflows;
+            recognised = true;
+        } else {
+            if first_miss.is_none() {
+                first_miss = Some(miss.error(line, EXPECTED));
+            }
+            out.unparsed.push(Unparsed::new(line));
+        }
+    }
+    if !recognised {
+        return Err(first_miss.unwrap_or_else(|| nothing_found(text, EXPECTED)));
+    }
+    Ok(out)
+}
+
+/// `address  wtlist   owner    lklist   type     tblsnum  rowid    key#/bsiz`
+fn is_column_header(text: &str) -> bool {
+    lex::starts_with_words(text, &["address", "wtlist", "owner", "lklist", "type"])
+}
+
+struct Footer {
+    active: u64,
+    total: u64,
+    hash_buckets: u64,
+    overflows: Option<u64>,
+}
+
+/// ` 1 active, 2000 total, 2048 hash buckets, 0 lock table overflows` (the last part only in
+/// newer versions).
+fn footer(text: &str) -> Option<Footer> {
+    let parsed: PResult<'_, _> = all_consuming((
+        sp0,
+        (dec_u64, sp1, tag("active,"), sp1),
+        (dec_u64, sp1, tag("total,"), sp1),
+        (dec_u64, sp1, tag("hash"), sp1, tag("buckets")),
+        opt((
+            tag(","),
+            sp1,
+            dec_u64,
+            sp1,
+            tag("lock"),
+            sp1,
+            tag("table"),
+            sp1,
+            tag("overflows"),
+        )),
+        sp0,
+    ))
+    .parse(text);
+    let (_, (_, (active, ..), (total, ..), (hash_buckets, ..), overflows, _)) = parsed.ok()?;
+    Some(Footer {
+        active,
+        total,
+        hash_buckets,
+        overflows: overflows.map(|(_, _, o, ..)| o),
+    })
+}
+
+/// A lock type as printed: upper-case letters joined by `+` (`S`, `HDR+IX`, `SIX`).
+#[inline]
+fn is_type_char(c: char) -> bool {
+    c.is_ascii_uppercase() || c == '+'
+}
+
+/// A hex word ending at a blank, then the blanks.
+#[inline]
+fn hex_column(i: &str) -> PResult<'_, Addr> {
+    let (i, (a, _)) = (hex_addr, sp1).parse(i)?;
+    Ok((i, a))
+}
+
+/// One lock row: four addresses, the type, the tblsnum and rowid (hex), and the key column
+/// (which may hold a blank: `K- 1`).
+fn lock_row(text: &str) -> Result<Lock, Miss<'_>> {
+    let i = text.trim_start_matches([' ', '\t']);
+    let (j, address) = hex_column(i).map_err(|_| Miss::new(i, "a lock address (hex)"))?;
+    let (k, wtlist) =
+        hex_column(j).map_err(|_| Miss::new(j, "a wtlist address (hex, 0 for none)"))?;
+    let (j, owner) = hex_column(k).map_err(|_| Miss::new(k, "an owner address (hex)"))?;
+    let (k, lklist) =
+        hex_column(j).map_err(|_| Miss::new(j, "an lklist address (hex, 0 for none)"))?;
+    let parsed: PResult<'_, _> = (take_while1(is_type_char), sp1).parse(k);
+    let (j, (lock_type, _)) =
+        parsed.map_err(|_| Miss::new(k, "a lock type (`S`, `X`, `HDR+S`, `IX`, ...)"))?;
+    let parsed: PResult<'_, _> = (
+        map_res(take_while_m_n(1, 8, lex::is_hex), |s: &str| {
+            u32::from_str_radix(s, 16)
+        }),
+        sp1,
+    )
+        .parse(j);
+    let (k, (tblsnum, _)) = parsed.map_err(|_| Miss::new(j, "a tblsnum (hex partnum)"))?;
+    let parsed: PResult<'_, _> = (
+        map_res(take_while_m_n(1, 16, lex::is_hex), |s: &str| {
+            u64::from_str_radix(s, 16)
+        }),
+        sp1,
+    )
+        .parse(k);
+    let (key, (rowid, _)) = parsed.map_err(|_| Miss::new(k, "a rowid (hex) and a key"))?;
+    Ok(Lock {
+        address,
+        wtlist: wtlist.non_zero(),
+        owner,
+        lklist: lklist.non_zero(),
+        lock_type: CompactString::new(lock_type),
+        tblsnum,
+        rowid,
+        key: CompactString::new(key.trim_end_matches([' ', '\t'])),
+    })
+}
+
+#[cfg(test)]
+#[allow(clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn right_aligned_type_and_key_with_a_blank() {
+        let l =
+            lock_row("a1993e8  0         5c2f03d0 a19be30     S         2   1c05a            0")
+                .expect("row");
+        assert_eq!(l.lock_type, "S");
+        assert_eq!(l.tblsnum, 2);
+        assert_eq!(l.rowid, 0x1c05a);
+        assert_eq!(l.lklist, Some(Addr(0xa19_be30)));
+        assert_eq!(l.key, "0");
+        let l = lock_row("a095f78 0 a4d9e68 0 HDR+IX 100002 0 K- 1").expect("row");
+        assert_eq!(l.mode(), "IX");
+        assert!(l.is_table_lock());
+        assert_eq!(l.key, "K- 1");
+    }
+
+    #[test]
+    fn not_rows() {
+        assert!(lock_row("address wtlist owner lklist type tblsnum rowid key#/bsiz").is_err());
+        assert!(lock_row("a095f78 0 a4d9e68 0 hdr+s 100002 203 0").is_err());
+        assert!(lock_row("a095f78 0 a4d9e68 0 HDR+S 100002 203").is_err());
+        assert!(lock_row("a095f78 0 a4d9e68 0 HDR+S 1000020000 203 0").is_err());
+    }
+
+    #[test]
+    fn footers() {
+        let f = footer(" 1 active, 2000 total, 2048 hash buckets, 0 lock table overflows")
+            .expect("new footer");
+        assert_eq!(
+            (f.active, f.total, f.hash_buckets, f.overflows),
+            (1, 2000, 2048, Some(0))
+        );
+        let f = footer("7 active, 2000 total, 2048 hash buckets").expect("old footer");
+        assert_eq!(f.overflows, None);
+        assert!(footer("7 active, 2000 total").is_none());
+    }
 }
