@@ -77,6 +77,8 @@ pub struct SessionView {
     pub socket: Option<SocketRef>,
     pub send_q_trend: Vec<u64>,
     pub history: Vec<WaitSpan>,
+    /// When the history ends (the snapshot's time, seconds): the last span lasts until then.
+    pub history_end_s: f64,
     pub verdict: String,
     /// What could not be known, and why (a source not collected, not in the recording...).
     pub notes: Vec<String>,
@@ -159,9 +161,16 @@ fn lock_lines(
 
 /// Builds the session screen's content from the store, the snapshot's waiter rows and its
 /// socket rows (already joined to sessions).
-pub fn build(store: &Store, waiters: &[WaiterRow], sockets: &[SocketRow], sid: Sid) -> SessionView {
+pub fn build(
+    store: &Store,
+    waiters: &[WaiterRow],
+    sockets: &[SocketRow],
+    sid: Sid,
+    now: std::time::Duration,
+) -> SessionView {
     let mut v = SessionView {
         sid,
+        history_end_s: now.as_secs_f64(),
         ..SessionView::default()
     };
     let Some(u) = onstat_u(store) else {

@@ -476,7 +476,7 @@ pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[S
 
     let sessions = focus
         .iter()
-        .map(|sid| crate::model::session::build(store, &waiters, &sockets, *sid))
+        .map(|sid| crate::model::session::build(store, &waiters, &sockets, *sid, now))
         .collect();
     Snapshot {
         heads,

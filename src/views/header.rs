@@ -155,7 +155,8 @@ fn sources_line<'a>(app: &'a App, snap: &'a Snapshot, now: Duration, theme: &The
             .iter()
             .map(|i| i.name.len() + age(i.age).len() + 2 + usize::from(i.error.is_some()))
             .sum::<usize>()
-        + map.content.chars().count();
+        + map.content.chars().count()
+        + first_error.as_ref().map_or(0, |e| e.chars().count());
     let mut spans = vec![Span::raw(" ")];
     if snap.sources.is_empty() {
         spans.push(Span::styled("waiting for first data", theme.dim));

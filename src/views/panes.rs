@@ -120,39 +120,39 @@ pub const WAITER_COLS: &[Col] = &[
     Col::new("USER", 8),
     Col::new("WAIT", 9),
     Col::new("WAITING ON", 16).flex(),
-    Col::new("IN WAIT", 7).right(),
-    Col::new("BLOCKER", 7).right(),
+    Col::new("IN WAIT", 8).right(),
+    Col::new("BLOCKER", 8).right(),
     Col::new("SEND-Q", 7).right(),
-    Col::new("LOCKS", 5).right().wide(100),
+    Col::new("LOCKS", 6).right().wide(100),
     Col::new("RD/s", 6).right().wide(100),
     Col::new("WR/s", 6).right().wide(110),
     Col::new("FLAGS", 7).wide(120),
-    Col::new("VERDICT", 20).flex().wide(140),
+    Col::new("VERDICT", 20).flex_by(3).wide(140),
 ];
 
 pub const HOTSPOT_COLS: &[Col] = &[
     Col::new("OBJECT", 24).flex(),
     Col::new("NOW", 4).right(),
     Col::new("WIN", 5).right(),
-    Col::new("SAMPLES", 7).right(),
+    Col::new("SAMPLES", 8).right(),
     Col::new("TOTAL", 6).right(),
-    Col::new("PAGES", 5).right(),
+    Col::new("PAGES", 6).right(),
     Col::new("OWNER", 6).right(),
     Col::new("TREND", 8),
-    Col::new("STREAK", 6).right().wide(110),
+    Col::new("STREAK", 7).right().wide(110),
     Col::new("DBSPACE", 12).wide(120),
 ];
 
 pub const SOCKET_COLS: &[Col] = &[
-    Col::new("REMOTE", 21),
+    Col::new("REMOTE", 22),
     Col::new("SID", 6).right(),
     Col::new("STATE", 11),
     Col::new("SEND-Q", 8).right(),
     Col::new("RECV-Q", 7).right(),
     Col::new("MAX SQ", 8).right(),
-    Col::new("TREND", 8).flex(),
+    Col::new("TREND", 12),
     Col::new("USER", 9).wide(100),
-    Col::new("LOCAL", 21).wide(120),
+    Col::new("LOCAL", 22).flex().wide(120),
 ];
 
 /// Short wait words for the WAIT column.
@@ -334,9 +334,9 @@ impl TableRows for PaneRows<'_> {
                     3 => human_bytes(r.send_q).into(),
                     4 => human_bytes(r.recv_q).into(),
                     5 => human_bytes(r.max_send_q).into(),
-                    6 => sparkline(&r.trend, 30).into(),
+                    6 => sparkline(&r.trend, 12).into(),
                     7 => r.user.as_deref().unwrap_or("-").to_string().into(),
-                    _ => r.local.to_string().into(),
+                    _ => plain_endpoint(&r.local).into(),
                 }
             }
             Pane::Numa => Cow::Borrowed(""),
@@ -369,6 +369,16 @@ impl TableRows for PaneRows<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_title_has_room_for_the_sort_marker() {
+        for pane in Pane::ALL {
+            for c in pane.columns() {
+                let need = c.title.chars().count() + 1;
+                assert!(usize::from(c.width) >= need, "{pane:?} {}", c.title);
+            }
+        }
+    }
 
     #[test]
     fn durations_read_like_top() {

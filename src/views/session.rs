@@ -7,10 +7,32 @@ use super::theme::Theme;
 use crate::app::{App, DrillUi};
 use crate::model::session::SessionView;
 use crate::model::snapshot::human_bytes;
+use crate::parsers::onstat_u::WaitReason;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
+
+/// Splits `text` into lines of at most `width` characters at blanks (a longer word gets a line
+/// of its own).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for word in text.split_whitespace() {
+        let len = cur.chars().count();
+        if len > 0 && len + 1 + word.chars().count() > width {
+            out.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(word);
+    }
+    if !cur.is_empty() || out.is_empty() {
+        out.push(cur);
+    }
+    out
+}
 
 /// Label column width.
 const L: usize = 10;
@@ -60,10 +82,13 @@ pub fn lines(view: &SessionView, d: &DrillUi, theme: &Theme, width: u16) -> Vec<
     } else {
         theme.ok
     };
-    out.push(Line::from(vec![
-        label("VERDICT", theme),
-        Span::styled(view.verdict.clone(), verdict_style),
-    ]));
+    let w = usize::from(width).saturating_sub(L).max(20);
+    for (i, part) in wrap(&view.verdict, w).into_iter().take(3).enumerate() {
+        out.push(Line::from(vec![
+            label(if i == 0 { "VERDICT" } else { "" }, theme),
+            Span::styled(part, verdict_style),
+        ]));
+    }
     if let Some(t) = view.threads.first() {
         out.push(Line::from(vec![
             label("FLAGS", theme),
@@ -72,12 +97,17 @@ pub fn lines(view: &SessionView, d: &DrillUi, theme: &Theme, width: u16) -> Vec<
     }
     match &view.waiter {
         Some(w) => {
-            let mut s = format!(
-                "{} — {} for {}",
-                reason_short(w.reason),
-                w.waiting_on.describe(),
-                human_duration(w.in_wait_s)
-            );
+            // `lock 44a1b2c8 HDR+X on ...`, `condition sm_read`, `buffer stores:... (1:234)`.
+            let what = w.waiting_on.describe();
+            let word = reason_short(w.reason);
+            let what = if what.is_empty() {
+                word.to_string()
+            } else if what.starts_with(word) || w.reason == WaitReason::Mutex {
+                what
+            } else {
+                format!("{word} {what}")
+            };
+            let mut s = format!("{what} for {}", human_duration(w.in_wait_s));
             if let crate::model::waiters::WaitTarget::Condition {
                 waittime: Some(wt), ..
             } = &w.waiting_on
@@ -212,16 +242,15 @@ pub fn lines(view: &SessionView, d: &DrillUi, theme: &Theme, width: u16) -> Vec<
         ])),
     }
     if !view.history.is_empty() {
-        let parts: Vec<String> = view
-            .history
-            .iter()
-            .rev()
-            .take(6)
-            .map(|s| {
-                let what = s.reason.map_or("running", reason_short);
-                format!("{} since {}", what, human_duration(s.from.as_secs_f64()))
-            })
-            .collect();
+        // Newest first, each with how long it lasted: `lock 30s ← running 2m05s`.
+        let mut parts: Vec<String> = Vec::new();
+        let mut until = view.history_end_s;
+        for s in view.history.iter().rev().take(6) {
+            let from = s.from.as_secs_f64();
+            let what = s.reason.map_or("running", reason_short);
+            parts.push(format!("{what} {}", human_duration(until - from)));
+            until = from;
+        }
         out.push(Line::from(vec![
             label("HISTORY", theme),
             Span::raw(parts.join(" ← ")),
