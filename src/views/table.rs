@@ -108,11 +108,9 @@ pub fn layout(cols: &[Col], width: u16) -> Vec<(usize, u16)> {
     shown
         .into_iter()
         .map(|i| {
-            let extra = if weights > 0 {
-                u32::from(spare) * u32::from(cols[i].flex) / weights
-            } else {
-                0
-            };
+            let extra = (u32::from(spare) * u32::from(cols[i].flex))
+                .checked_div(weights)
+                .unwrap_or(0);
             (i, cols[i].width + u16::try_from(extra).unwrap_or(0))
         })
         .collect()
