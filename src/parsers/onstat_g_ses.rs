@@ -705,6 +705,16 @@ pub(super) fn push_sql_text(target: &mut Option<String>, line: &str) {
     }
 }
 
+/// Words as printed with blanks collapsed (`Not Wait`, `SELECT INTO`); no copy made when there
+/// is nothing to collapse.
+fn collapsed(s: &str) -> CompactString {
+    if s.contains("  ") || s.contains('\t') {
+        CompactString::from(collapse_blanks(s))
+    } else {
+        CompactString::new(s)
+    }
+}
+
 /// At most this many words in an SQL-state row (a row has 9 to 12).
 const MAX_SQL_WORDS: usize = 24;
 
@@ -793,13 +803,7 @@ pub(super) fn sql_state(t: &str) -> Result<SqlState, Miss<'_>> {
     let stmt_start = lex::offset_in(body, stmt_first);
     let stmt_end = lex::offset_in(body, stmt_last) + stmt_last.len();
     let stmt = &body[stmt_start..stmt_end];
-    let stmt_type = if stmt == "-" {
-        None
-    } else if stmt.contains("  ") || stmt.contains('\t') {
-        Some(CompactString::from(collapse_blanks(stmt)))
-    } else {
-        Some(CompactString::new(stmt))
-    };
+    let stmt_type = (stmt != "-").then(|| collapsed(stmt));
     let mode = &body[lex::offset_in(body, words[mode_start])
         ..lex::offset_in(body, words[mode_end - 1]) + words[mode_end - 1].len()];
     Ok(SqlState {
@@ -807,11 +811,100 @@ pub(super) fn sql_state(t: &str) -> Result<SqlState, Miss<'_>> {
         stmt_type,
         database: dash_none(words[mode_start - 2]),
         isolation: dash_none(words[mode_start - 1]),
-        lock_mode: Some(CompactString::from(collapse_blanks(mode))),
+        lock_mode: Some(collapsed(mode)),
         sql_error: Some(sql_error),
         isam_error: Some(isam_error),
         fe_version,
         explain,
         role,
     })
+}
+
+#[cfg(test)]
+#[allow(clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sql_state_rows() {
+        let s = sql_state(
+            "812        UPDATE         stores             CR  Wait 30    0    0    9.24  Off",
+        )
+        .expect("row");
+        assert_eq!(s.lock_mode.as_deref(), Some("Wait 30"));
+        assert_eq!(s.explain.as_deref(), Some("Off"));
+        let s = sql_state("1.5 SELECT x CR Not Wait 0 0 9.24")
+            .err()
+            .map(|m| m.needs);
+        assert_eq!(s, Some("a session id (a number)"));
+        // Too few words before the lock mode: no database or no isolation level.
+        assert!(sql_state("7 stores CR Not Wait 0 0 9.24").is_err());
+        let s = sql_state("7 SELECT   INTO db CR Not   Wait 0 0 9.24").expect("padded");
+        assert_eq!(
+            (s.stmt_type.as_deref(), s.lock_mode.as_deref()),
+            (Some("SELECT INTO"), Some("Not Wait"))
+        );
+    }
+
+    #[test]
+    fn session_rows_by_layout() {
+        let r =
+            session_row("16 sitaramv 1 18523 carson 1 81920 71720 off", Some(false)).expect("row");
+        assert_eq!((r.tty.as_deref(), r.effective_user), (Some("1"), None));
+        let r = session_row(
+            "58 uccxuser dba pts/1 -1 sakkumar 1 126976 107496 off",
+            None,
+        )
+        .expect("row");
+        assert_eq!(
+            (r.effective_user.as_deref(), r.tty.as_deref(), r.pid),
+            (Some("dba"), Some("pts/1"), None)
+        );
+        // The header said there is an effective-user column: one word there is not enough.
+        assert!(session_row("16 sitaramv 1 18523 carson 1 81920 71720 off", Some(true)).is_err());
+        assert!(session_row("16 sitaramv a b c 18523 carson 1 81920 71720", None).is_err());
+    }
+
+    #[test]
+    fn unmodelled_rows_are_known_by_shape() {
+        assert!(is_pool_row(
+            "812*O0       V     4ca14040         8192       2488       1          1"
+        ));
+        assert!(!is_pool_row("812 v 4ca14040 8192 2488 1 1"));
+        assert!(is_pairs_row(
+            "overhead       0          6576           scb            0          144"
+        ));
+        assert!(is_pairs_row("xatm           0          2072"));
+        assert!(!is_pairs_row("12 0 2072"));
+        assert!(is_sqscb_row(
+            "4d1f9218         4d1bb028         0        0           2           1"
+        ));
+        assert!(!is_sqscb_row("4d1f9218 4d1bb028 0"));
+    }
+
+    #[test]
+    fn sql_lines() {
+        assert_eq!(
+            sql_line("Current SQL statement (5) :"),
+            Some(SqlLine::CurrentSql(Some(5)))
+        );
+        assert_eq!(
+            sql_line("Current SQL statement :"),
+            Some(SqlLine::CurrentSql(None))
+        );
+        assert_eq!(
+            sql_line("Current statement name : unlcur"),
+            Some(SqlLine::StatementName("unlcur"))
+        );
+        assert_eq!(sql_line("Current statement name :"), None);
+        assert_eq!(
+            sql_line("Last parsed SQL statement :"),
+            Some(SqlLine::LastParsed)
+        );
+        assert_eq!(
+            sql_line("11600 byte(s) of memory is allocated from the sscpool"),
+            Some(SqlLine::Sscpool(11_600))
+        );
+        assert_eq!(sql_line("  select 1"), None);
+    }
 }

@@ -3,6 +3,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod drill;
 mod extras;
 mod parse;
 mod resolve;
