@@ -148,7 +148,15 @@ pub fn setup(args: &LiveArgs) -> Result<Setup, Error> {
         extents_file: args.extents.clone(),
         keymap,
         theme: Theme::from_env(),
-        record: args.record.clone().map(|p| (p, args.record_max)),
+        record: args.record.clone().map(|p| {
+            // A directory gets a timestamped file name of its own.
+            let file = if p.is_dir() {
+                crate::record::default_file_name(&p)
+            } else {
+                p
+            };
+            (file, args.record_max)
+        }),
         note,
         replay,
         log: args.log.clone(),
