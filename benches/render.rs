@@ -73,6 +73,7 @@ fn snapshot() -> Snapshot {
             longest_streak: (i % 30) as u32,
             trend: (0..60).map(|k| ((k * i) % 9) as u64).collect(),
             owner: Some(Addr(0x4400_0000)),
+            owner_sid: Some(Sid(i as u64)),
         });
         snap.sockets.push(SocketRow {
             local,

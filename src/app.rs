@@ -278,7 +278,7 @@ impl App {
         t.offset = scroll_offset(t.selected, t.offset, page, t.order.len());
     }
 
-    /// The selected waiter's session, on the Waiters pane.
+    /// The session of the selected row: a waiter, a socket's session, a hot spot's owner.
     pub fn selected_sid(&self) -> Option<Sid> {
         let snap = self.shown();
         let t = self.table();
@@ -286,7 +286,8 @@ impl App {
         match self.pane {
             Pane::Waiters => snap.waiters.get(row).map(|w| w.sessid),
             Pane::Sockets => snap.sockets.get(row).and_then(|s| s.sessid),
-            Pane::Buffers | Pane::Numa => None,
+            Pane::Buffers => snap.hotspots.get(row).and_then(|h| h.owner_sid),
+            Pane::Numa => None,
         }
     }
 
@@ -454,7 +455,7 @@ impl App {
                 }
                 Some(_) => self.say("a daemon thread (session 0) has no session to show", now),
                 None => self.say(
-                    "select a waiter or a socket with a session to drill in",
+                    "select a waiter, a hot spot with an owner or a socket with a session",
                     now,
                 ),
             },

@@ -2,6 +2,7 @@
 //! flight, results parsed off the UI path and sent as typed, timestamped updates.
 
 use crate::error::SourceError;
+use crate::ids::Sid;
 use crate::sample::{parse_output, Parsed, RawSample, Update};
 use crate::source::{CommandRunner, Output, Request, Source};
 use std::sync::Arc;
@@ -20,6 +21,9 @@ pub const PERIOD_JOINS: Duration = Duration::from_secs(5);
 pub const PERIOD_NUMA: Duration = Duration::from_secs(5);
 pub const PERIOD_NUMA_MAPS: Duration = Duration::from_secs(30);
 pub const PERIOD_DISCOVERY: Duration = Duration::from_secs(120);
+/// `sysmaster:systabnames` changes only when tables are created or dropped.
+pub const PERIOD_TABLES: Duration = Duration::from_secs(600);
+pub const DBACCESS_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The refresh intervals `+` and `-` step through.
 pub const INTERVALS: [f64; 7] = [0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 30.0];
@@ -170,7 +174,44 @@ pub fn onstat_schedules() -> Vec<Schedule> {
         s(Source::OnstatU, PERIOD_FAST),
         s(Source::OnstatGCon, PERIOD_FAST),
         s(Source::OnstatX, PERIOD_BUFFERS),
+        // The joins: thread names, client addresses, locks.
+        s(Source::OnstatGAth, PERIOD_JOINS),
+        s(Source::OnstatGNtt, PERIOD_JOINS),
+        s(Source::OnstatK, PERIOD_JOINS),
+        Schedule {
+            source: Source::Systabnames,
+            period: PERIOD_TABLES,
+            timeout: DBACCESS_TIMEOUT,
+        },
     ]
+}
+
+/// The sessions drilled into: `onstat -g ses <sid>` and `onstat -g sql <sid>` for each, on the
+/// joins' period, at once when the set changes. Nothing runs while the set is empty.
+pub fn spawn_focus(ctx: &Ctx, mut focus: watch::Receiver<Vec<Sid>>) -> JoinHandle<()> {
+    let ctx = ctx.clone();
+    tokio::spawn(async move {
+        loop {
+            let started = Instant::now();
+            let sids: Vec<Sid> = focus.borrow_and_update().clone();
+            for sid in &sids {
+                for source in [Source::OnstatGSes(*sid), Source::OnstatGSql(*sid)] {
+                    if ctx.collect(&source, ONSTAT_TIMEOUT).await.is_none() {
+                        return;
+                    }
+                }
+            }
+            let wait = if sids.is_empty() {
+                Duration::from_secs(3600)
+            } else {
+                ctx.scaled(PERIOD_JOINS).saturating_sub(started.elapsed())
+            };
+            tokio::select! {
+                _ = tokio::time::sleep(wait) => {}
+                changed = focus.changed() => if changed.is_err() { return },
+            }
+        }
+    })
 }
 
 /// Waits out the rest of a period, or returns early when the interval changes.

@@ -7,6 +7,7 @@ pub mod app;
 pub mod cli;
 pub mod collect;
 pub mod config;
+pub mod debug_log;
 pub mod demo;
 pub mod error;
 pub mod extent_cache;

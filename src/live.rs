@@ -42,6 +42,8 @@ pub struct Setup {
     pub note: Option<NoteFn>,
     /// `--replay FILE`: the recording, read up front (damage is listed, never fatal).
     pub replay: Option<Arc<crate::record::Recording>>,
+    /// `--log FILE`.
+    pub log: Option<PathBuf>,
 }
 
 /// Builds the setup of `ifxtop [--demo]` from its arguments.
@@ -146,9 +148,18 @@ pub fn setup(args: &LiveArgs) -> Result<Setup, Error> {
         extents_file: args.extents.clone(),
         keymap,
         theme: Theme::from_env(),
-        record: args.record.clone().map(|p| (p, args.record_max)),
+        record: args.record.clone().map(|p| {
+            // A directory gets a timestamped file name of its own.
+            let file = if p.is_dir() {
+                crate::record::default_file_name(&p)
+            } else {
+                p
+            };
+            (file, args.record_max)
+        }),
         note,
         replay,
+        log: args.log.clone(),
     })
 }
 
@@ -185,6 +196,8 @@ enum Feed {
         clock: SessionClock,
         interval: watch::Sender<f64>,
         rebuild: mpsc::Sender<()>,
+        /// The sessions drilled into, for the ses/sql collector.
+        focus: watch::Sender<Vec<crate::ids::Sid>>,
         tasks: Vec<tokio::task::JoinHandle<()>>,
         ctx: Ctx,
         recorder: Option<crate::record::Recorder>,
@@ -238,6 +251,8 @@ fn start_collectors(setup: &Setup) -> Result<(Feed, Inbox), Error> {
         interval: interval_rx,
     };
     let mut tasks = collect::spawn_polling(&ctx, collect::onstat_schedules());
+    let (focus, focus_rx) = watch::channel::<Vec<crate::ids::Sid>>(Vec::new());
+    tasks.push(collect::spawn_focus(&ctx, focus_rx));
     tasks.push(collect::spawn_sockets(&ctx));
     tasks.push(collect::spawn_numa(&ctx));
     let (rebuild, rebuild_rx) = mpsc::channel::<()>(2);
@@ -265,6 +280,7 @@ fn start_collectors(setup: &Setup) -> Result<(Feed, Inbox), Error> {
             clock,
             interval,
             rebuild,
+            focus,
             tasks,
             ctx,
             recorder,
@@ -274,6 +290,28 @@ fn start_collectors(setup: &Setup) -> Result<(Feed, Inbox), Error> {
 }
 
 async fn run_async(setup: Setup) -> Result<ExitCode, Error> {
+    let mut log = match &setup.log {
+        Some(p) => Some(
+            crate::debug_log::DebugLog::open(p).map_err(|source| Error::File {
+                path: p.display().to_string(),
+                source,
+            })?,
+        ),
+        None => None,
+    };
+    if let Some(l) = &mut log {
+        l.line(
+            Duration::ZERO,
+            &format!(
+                "start: {:?} server {} ports {:?} base page {} KB interval {}s",
+                setup.mode,
+                setup.server.as_deref().unwrap_or("-"),
+                setup.settings.ports,
+                setup.settings.base_page_kb,
+                setup.interval
+            ),
+        );
+    }
     let mut store = Store::new(setup.settings.clone());
     let (mut feed, inbox) = match &setup.replay {
         Some(rec) => (
@@ -342,6 +380,14 @@ async fn run_async(setup: Setup) -> Result<ExitCode, Error> {
         };
         if redraw {
             let focus: Vec<_> = app.drill.iter().map(|d| d.sid).collect();
+            if focus != built_focus {
+                if let Feed::Collect { focus: tx, .. } = &feed {
+                    let mut sids = focus.clone();
+                    sids.sort_unstable();
+                    sids.dedup();
+                    let _ = tx.send(sids);
+                }
+            }
             if store.generation != built_generation || focus != built_focus {
                 let snap = snapshot::build(&store, now, setup.server.as_deref(), &focus);
                 built_focus = focus;
@@ -374,9 +420,15 @@ async fn run_async(setup: Setup) -> Result<ExitCode, Error> {
         let replaying = matches!(&feed, Feed::Replay { player, .. } if !player.is_paused());
         tokio::select! {
             Some(u) = recv_opt(&mut updates_rx) => {
+                if let Some(l) = &mut log {
+                    l.update(&u);
+                }
                 store.apply(u);
                 if let Some(rx) = &mut updates_rx {
                     while let Ok(u) = rx.try_recv() {
+                        if let Some(l) = &mut log {
+                            l.update(&u);
+                        }
                         store.apply(u);
                     }
                 }
@@ -385,6 +437,9 @@ async fn run_async(setup: Setup) -> Result<ExitCode, Error> {
                 }
             }
             Some(st) = recv_opt(&mut extents_rx) => {
+                if let Some(l) = &mut log {
+                    l.line(now, &format!("extent map: {st:?}"));
+                }
                 app.extents = st;
                 redraw = true;
             }
@@ -432,6 +487,9 @@ async fn run_async(setup: Setup) -> Result<ExitCode, Error> {
         }
     }
     drop(guard);
+    if let Some(l) = &mut log {
+        l.line(now_of(&feed), &format!("exit ({exit:?})"));
+    }
     if let Feed::Collect {
         tasks,
         ctx,
@@ -454,6 +512,13 @@ async fn run_async(setup: Setup) -> Result<ExitCode, Error> {
         }
     }
     Ok(exit)
+}
+
+fn now_of(feed: &Feed) -> Duration {
+    match feed {
+        Feed::Collect { clock, .. } => clock.now(),
+        Feed::Replay { player, .. } => player.position(),
+    }
 }
 
 /// In a replay the map comes from the recording's `oncheck -pe` sample, if it has one.

@@ -40,7 +40,7 @@ pub fn simulate(
     record: &mut dyn FnMut(RawSample),
 ) {
     let sched = schedule();
-    let mut once: Vec<Source> = vec![Source::OncheckPe];
+    let mut once: Vec<Source> = vec![Source::OncheckPe, Source::Systabnames];
     once.extend(extra.iter().cloned());
     let mut collect = |source: &Source, t: Duration, store: &mut Store| {
         let request = source.request();

@@ -3,7 +3,10 @@
 
 use crate::error::SourceError;
 use crate::model::extents::ExtentMap;
-use crate::parsers::{numa, onstat_g_con, onstat_u, onstat_x, sockets};
+use crate::parsers::{
+    numa, onstat_g_ath, onstat_g_con, onstat_g_ntt, onstat_g_ses, onstat_g_sql, onstat_k, onstat_u,
+    onstat_x, sockets,
+};
 use crate::source::{Output, Source};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -45,6 +48,11 @@ pub enum Parsed {
     OnstatU(Arc<onstat_u::OnstatU>),
     OnstatX(Arc<onstat_x::OnstatX>),
     OnstatGCon(Arc<onstat_g_con::OnstatGCon>),
+    OnstatGAth(Arc<onstat_g_ath::OnstatGAth>),
+    OnstatGNtt(Arc<onstat_g_ntt::OnstatGNtt>),
+    OnstatK(Arc<onstat_k::OnstatK>),
+    OnstatGSes(Arc<onstat_g_ses::OnstatGSes>),
+    OnstatGSql(Arc<onstat_g_sql::OnstatGSql>),
     Sockets(Arc<sockets::Sockets>),
     NodeList(Arc<Vec<u32>>),
     NodeMeminfo(Arc<numa::NodeMeminfo>),
@@ -65,6 +73,11 @@ impl Parsed {
             Parsed::OnstatU(v) => v.unparsed.len(),
             Parsed::OnstatX(v) => v.unparsed.len(),
             Parsed::OnstatGCon(v) => v.unparsed.len(),
+            Parsed::OnstatGAth(v) => v.unparsed.len(),
+            Parsed::OnstatGNtt(v) => v.unparsed.len(),
+            Parsed::OnstatK(v) => v.unparsed.len(),
+            Parsed::OnstatGSes(v) => v.unparsed.len(),
+            Parsed::OnstatGSql(v) => v.unparsed.len(),
             Parsed::Sockets(v) => v.unparsed.len(),
             Parsed::NodeMeminfo(v) => v.unparsed.len(),
             Parsed::NumaMaps(v) => v.unparsed.len(),
@@ -96,12 +109,12 @@ pub fn parse_output(source: &Source, out: Output) -> Result<Parsed, SourceError>
         Source::Systabnames => {
             Parsed::Systabnames(Arc::new(crate::parsers::systabnames::parse(text)?))
         }
-        Source::OnstatGAth
-        | Source::OnstatGNtt
-        | Source::OnstatK
-        | Source::OnstatD
-        | Source::OnstatGSes(_)
-        | Source::OnstatGSql(_) => Parsed::Text(Arc::from(text)),
+        Source::OnstatGAth => Parsed::OnstatGAth(Arc::new(onstat_g_ath::parse(text)?)),
+        Source::OnstatGNtt => Parsed::OnstatGNtt(Arc::new(onstat_g_ntt::parse(text)?)),
+        Source::OnstatK => Parsed::OnstatK(Arc::new(onstat_k::parse(text)?)),
+        Source::OnstatGSes(_) => Parsed::OnstatGSes(Arc::new(onstat_g_ses::parse(text)?)),
+        Source::OnstatGSql(_) => Parsed::OnstatGSql(Arc::new(onstat_g_sql::parse(text)?)),
+        Source::OnstatD => Parsed::Text(Arc::from(text)),
     })
 }
 

@@ -102,7 +102,10 @@ pub struct HotspotRow {
     pub longest_streak: u32,
     /// Waiters per sample over the window, oldest first (the sparkline).
     pub trend: Vec<u64>,
+    /// The thread (rstcb) holding its most-waited buffer in the latest sample.
     pub owner: Option<Addr>,
+    /// That thread's session (joined through `onstat -u` when the snapshot is built).
+    pub owner_sid: Option<crate::ids::Sid>,
 }
 
 impl Hotspots {
@@ -280,6 +283,7 @@ impl Hotspots {
                     longest_streak: tot.longest,
                     trend,
                     owner,
+                    owner_sid: None,
                 }
             })
             .collect();

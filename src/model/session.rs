@@ -3,11 +3,16 @@
 
 use crate::ids::{Addr, Sid};
 use crate::model::snapshot::{SocketRef, WaiterRow};
-use crate::model::waiters::{flags_in_words, WaitSpan};
+use crate::model::sockets::SocketRow;
+use crate::model::waiters::{flags_in_words, WaitSpan, WaitTarget};
+use crate::parsers::onstat_g_ath::AthThread;
+use crate::parsers::onstat_k::OnstatK;
 use crate::parsers::onstat_u::OnstatU;
+use crate::parsers::systabnames::Systabnames;
 use crate::sample::Parsed;
 use crate::source::Source;
 use crate::store::Store;
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 /// One thread of the session.
@@ -16,6 +21,8 @@ pub struct SessionThread {
     pub rstcb: Addr,
     pub tid: Option<u64>,
     pub name: Option<String>,
+    /// The `onstat -g ath` status (`cond wait netnorm`, `running`...).
+    pub status: Option<String>,
     pub flags: String,
     pub in_words: Vec<&'static str>,
     pub locks: u64,
@@ -43,6 +50,8 @@ pub struct LockLine {
     pub rowid: String,
     /// Another thread waits for it.
     pub contended: bool,
+    /// Held by the session (false: the lock it waits for).
+    pub held: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
@@ -58,9 +67,18 @@ pub struct SessionView {
     pub chain: Vec<ChainLink>,
     pub locks: Vec<LockLine>,
     pub sql: Option<String>,
+    /// `sql` is the last statement parsed, not one running now.
+    pub sql_is_last_parsed: bool,
+    pub database: Option<String>,
+    /// The client program (`onstat -g ses <sid>`).
+    pub program: Option<String>,
+    /// `onstat -k` was collected, so an empty `locks` means none.
+    pub locks_known: bool,
     pub socket: Option<SocketRef>,
     pub send_q_trend: Vec<u64>,
     pub history: Vec<WaitSpan>,
+    /// When the history ends (the snapshot's time, seconds): the last span lasts until then.
+    pub history_end_s: f64,
     pub verdict: String,
     /// What could not be known, and why (a source not collected, not in the recording...).
     pub notes: Vec<String>,
@@ -99,25 +117,89 @@ pub fn state_words(u: &OnstatU, sid: Sid) -> (String, u64, String) {
     (state, locks, user)
 }
 
-/// Builds the session screen's content from the store and the current snapshot's waiter rows.
-pub fn build(store: &Store, waiters: &[WaiterRow], sid: Sid) -> SessionView {
+/// The session's lock lines from `onstat -k`: those its threads hold, then the one it waits for.
+fn lock_lines(
+    k: &OnstatK,
+    rstcbs: &[Addr],
+    waiting_for: Option<Addr>,
+    tables: Option<&Systabnames>,
+) -> Vec<LockLine> {
+    let name = |partnum: u32| -> String {
+        tables
+            .and_then(|t| t.table(partnum))
+            .map_or_else(|| format!("partnum {partnum:x}"), String::from)
+    };
+    let mut out: Vec<LockLine> = k
+        .locks
+        .iter()
+        .filter(|l| rstcbs.contains(&l.owner))
+        .map(|l| LockLine {
+            address: l.address,
+            lock_type: l.lock_type.to_string(),
+            table: name(l.tblsnum),
+            rowid: format!("{:x}", l.rowid),
+            contended: l.wtlist.is_some(),
+            held: true,
+        })
+        .collect();
+    // Those others wait for first: they are why this session matters.
+    out.sort_by_key(|l| !l.contended);
+    if let Some(w) = waiting_for {
+        if let Some(l) = k.locks.iter().find(|l| l.address == w) {
+            out.push(LockLine {
+                address: l.address,
+                lock_type: l.lock_type.to_string(),
+                table: name(l.tblsnum),
+                rowid: format!("{:x}", l.rowid),
+                contended: true,
+                held: false,
+            });
+        }
+    }
+    out
+}
+
+/// Builds the session screen's content from the store, the snapshot's waiter rows and its
+/// socket rows (already joined to sessions).
+pub fn build(
+    store: &Store,
+    waiters: &[WaiterRow],
+    sockets: &[SocketRow],
+    sid: Sid,
+    now: std::time::Duration,
+) -> SessionView {
     let mut v = SessionView {
         sid,
+        history_end_s: now.as_secs_f64(),
         ..SessionView::default()
     };
     let Some(u) = onstat_u(store) else {
         v.notes.push("no onstat -u data yet".into());
         return v;
     };
+    let ath = match store.parsed(&Source::OnstatGAth) {
+        Some(Parsed::OnstatGAth(a)) => Some(a.as_ref()),
+        _ => None,
+    };
+    let by_rstcb: FxHashMap<Addr, &AthThread> = ath
+        .map(|a| {
+            a.threads
+                .iter()
+                .filter_map(|t| t.rstcb.map(|r| (r, t)))
+                .collect()
+        })
+        .unwrap_or_default();
     for t in u.threads.iter().filter(|t| t.sessid == sid) {
         if v.user.is_none() {
             v.user = Some(t.user.to_string());
             v.tty = t.tty.as_ref().map(|s| s.to_string());
         }
+        let a = by_rstcb.get(&t.address);
         v.threads.push(SessionThread {
             rstcb: t.address,
-            tid: None,
-            name: None,
+            tid: a.map(|a| a.tid.0),
+            name: a.map(|a| a.name.to_string()),
+            status: a.map(|a| a.status.clone()),
             flags: t.flags.to_string(),
             in_words: flags_in_words(&t.flags),
             locks: t.locks,
@@ -131,10 +213,13 @@ pub fn build(store: &Store, waiters: &[WaiterRow], sid: Sid) -> SessionView {
             "session {sid} is not in the latest onstat -u (it ended?)"
         ));
     }
+    if ath.is_none() && !v.gone {
+        v.notes
+            .push("thread names: no onstat -g ath data (not collected yet)".into());
+    }
     v.waiter = waiters.iter().find(|w| w.sessid == sid).cloned();
     if let Some(w) = &v.waiter {
         v.verdict = w.verdict.clone();
-        v.socket = w.socket.clone();
         for (i, b) in w.blockers.iter().enumerate() {
             let (state, locks, user) = state_words(u, *b);
             v.chain.push(ChainLink {
@@ -149,14 +234,78 @@ pub fn build(store: &Store, waiters: &[WaiterRow], sid: Sid) -> SessionView {
         let (state, ..) = state_words(u, sid);
         v.verdict = format!("not waiting ({state})");
     }
-    if let Some(s) = &v.socket {
-        v.send_q_trend = store
-            .sockets
-            .rows()
-            .into_iter()
-            .find(|r| r.remote == s.remote && r.local == s.local)
-            .map(|r| r.trend)
-            .unwrap_or_default();
+    if let Some(r) = sockets.iter().find(|r| r.sessid == Some(sid)) {
+        v.socket = Some(SocketRef {
+            local: r.local.clone(),
+            remote: r.remote.clone(),
+            send_q: r.send_q,
+            recv_q: r.recv_q,
+            max_send_q: r.max_send_q,
+        });
+        v.send_q_trend = r.trend.clone();
+    }
+    // Client host and pid: onstat -g ses <sid>, else the host onstat -g ntt printed.
+    if let Some(Parsed::OnstatGSes(ses)) = store.parsed(&Source::OnstatGSes(sid)) {
+        if let Some(row) = ses.sessions.iter().find(|r| r.sid == sid) {
+            v.client_host = row.hostname.as_ref().map(|h| h.to_string());
+            v.client_pid = row.pid;
+        }
+        if let Some(d) = &ses.detail {
+            v.program = d.program.clone();
+            if v.sql.is_none() {
+                v.sql = d.current_sql.clone();
+                v.sql_is_last_parsed = false;
+            }
+            if v.sql.is_none() {
+                v.sql = d.last_parsed_sql.clone();
+                v.sql_is_last_parsed = v.sql.is_some();
+            }
+            v.database = d
+                .sql
+                .as_ref()
+                .and_then(|q| q.database.as_ref().map(|d| d.to_string()));
+        }
+    }
+    if v.client_host.is_none() {
+        if let Some(Parsed::OnstatGNtt(n)) = store.parsed(&Source::OnstatGNtt) {
+            v.client_host = n
+                .threads
+                .iter()
+                .find(|t| t.sid == sid)
+                .and_then(|t| t.client.as_ref())
+                .map(|c| c.host.to_string());
+        }
+    }
+    // The current statement: onstat -g sql <sid> is fresher than the ses detail.
+    if let Some(Parsed::OnstatGSql(q)) = store.parsed(&Source::OnstatGSql(sid)) {
+        if let Some(cur) = &q.current_sql {
+            v.sql = Some(cur.clone());
+            v.sql_is_last_parsed = false;
+        } else if v.sql.is_none() {
+            v.sql = q.last_parsed_sql.clone();
+            v.sql_is_last_parsed = v.sql.is_some();
+        }
+        if let Some(st) = q.sessions.iter().find(|r| r.sid == sid) {
+            if let Some(db) = &st.database {
+                v.database = Some(db.to_string());
+            }
+        }
+    }
+    match store.parsed(&Source::OnstatK) {
+        Some(Parsed::OnstatK(k)) => {
+            let tables = match store.parsed(&Source::Systabnames) {
+                Some(Parsed::Systabnames(t)) => Some(t.as_ref()),
+                _ => None,
+            };
+            let rstcbs: Vec<Addr> = v.threads.iter().map(|t| t.rstcb).collect();
+            let waiting_for = v.waiter.as_ref().and_then(|w| match &w.waiting_on {
+                WaitTarget::Lock { address, .. } => Some(*address),
+                _ => None,
+            });
+            v.locks = lock_lines(k, &rstcbs, waiting_for, tables);
+            v.locks_known = true;
+        }
+        _ => v.locks_known = false,
     }
     v.history = store.tracker.history(sid);
     v

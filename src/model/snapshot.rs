@@ -280,8 +280,30 @@ pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[S
         Some(Parsed::OnstatX(x)) => Some(x.as_ref()),
         _ => None,
     };
-    let index = WaitIndex::new(con, x);
-    let sockets = store.sockets.rows();
+    let k = match store.parsed(&Source::OnstatK) {
+        Some(Parsed::OnstatK(k)) => Some(k.as_ref()),
+        _ => None,
+    };
+    let tables = match store.parsed(&Source::Systabnames) {
+        Some(Parsed::Systabnames(t)) => Some(t.as_ref()),
+        _ => None,
+    };
+    let index = WaitIndex::new(con, x).with_locks(k, tables);
+    let mut sockets = store.sockets.rows();
+    let client_row = match store.parsed(&Source::OnstatGNtt) {
+        Some(Parsed::OnstatGNtt(n)) => crate::model::sockets::join_sessions(&mut sockets, n),
+        _ => Default::default(),
+    };
+    let socket_of = |sid: Sid| -> Option<SocketRef> {
+        let r = sockets.get(*client_row.get(&sid)?)?;
+        Some(SocketRef {
+            local: r.local.clone(),
+            remote: r.remote.clone(),
+            send_q: r.send_q,
+            recv_q: r.recv_q,
+            max_send_q: r.max_send_q,
+        })
+    };
 
     let mut server = ServerInfo {
         name: server_name.map(String::from),
@@ -336,7 +358,7 @@ pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[S
                 reads_per_s: rates.map(|r| r.0),
                 writes_per_s: rates.map(|r| r.1),
                 idle: false,
-                socket: None,
+                socket: socket_of(th.sessid),
                 blockers: Vec::new(),
                 head_blocker: None,
                 deadlock: false,
@@ -378,6 +400,20 @@ pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[S
             })
             .collect();
         heads.sort_by(|a, b| b.blocked.cmp(&a.blocked).then(a.sid.cmp(&b.sid)));
+    }
+
+    let mut hotspots = store.hotspots.rows();
+    if let Some(u) = onstat_u(store) {
+        let users: rustc_hash::FxHashMap<Sid, &CompactString> =
+            u.threads.iter().map(|t| (t.sessid, &t.user)).collect();
+        for r in &mut sockets {
+            r.user = r.sessid.and_then(|s| users.get(&s)).map(|u| (*u).clone());
+        }
+        let sid_of: rustc_hash::FxHashMap<Addr, Sid> =
+            u.threads.iter().map(|t| (t.address, t.sessid)).collect();
+        for h in &mut hotspots {
+            h.owner_sid = h.owner.and_then(|o| sid_of.get(&o).copied());
+        }
     }
 
     let meminfo: BTreeMap<u32, NodeMeminfo> = store
@@ -440,7 +476,7 @@ pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[S
 
     let sessions = focus
         .iter()
-        .map(|sid| crate::model::session::build(store, &waiters, *sid))
+        .map(|sid| crate::model::session::build(store, &waiters, &sockets, *sid, now))
         .collect();
     Snapshot {
         heads,
@@ -449,7 +485,7 @@ pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[S
         server,
         summary,
         waiters,
-        hotspots: store.hotspots.rows(),
+        hotspots,
         sockets,
         numa,
         sources,

@@ -4,8 +4,10 @@
 use crate::ids::{Addr, Sid};
 use crate::model::extents::{ExtentMap, Lookup};
 use crate::parsers::onstat_g_con::OnstatGCon;
+use crate::parsers::onstat_k::{Lock, OnstatK};
 use crate::parsers::onstat_u::{Flags, OnstatU, UserThread, WaitReason};
 use crate::parsers::onstat_x::OnstatX;
+use crate::parsers::systabnames::Systabnames;
 use compact_str::CompactString;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -273,6 +275,8 @@ impl WaitTarget {
 pub struct WaitIndex<'a> {
     conditions: FxHashMap<Addr, (&'a str, u64)>,
     buffers: FxHashMap<Addr, BufferRef>,
+    locks: FxHashMap<Addr, &'a Lock>,
+    tables: Option<&'a Systabnames>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -311,6 +315,21 @@ impl<'a> WaitIndex<'a> {
         idx
     }
 
+    /// Adds `onstat -k` (a lock waiter's wait address is a lock address) and the partnum → table
+    /// names from `sysmaster:systabnames`, when collected.
+    pub fn with_locks(mut self, k: Option<&'a OnstatK>, tables: Option<&'a Systabnames>) -> Self {
+        if let Some(k) = k {
+            self.locks = k.locks.iter().map(|l| (l.address, l)).collect();
+        }
+        self.tables = tables;
+        self
+    }
+
+    /// The table a partnum names, when systabnames was read.
+    pub fn table(&self, partnum: u32) -> Option<&'a str> {
+        self.tables.and_then(|t| t.table(partnum))
+    }
+
     /// Joins one waiting thread to what it waits on.
     pub fn target(
         &self,
@@ -342,13 +361,25 @@ impl<'a> WaitIndex<'a> {
                 },
                 None => WaitTarget::Other { address: th.wait },
             },
-            WaitReason::Lock => WaitTarget::Lock {
-                address: th.wait.unwrap_or_default(),
-                lock_type: None,
-                partnum: None,
-                object: None,
-                owner: None,
-            },
+            WaitReason::Lock => {
+                let address = th.wait.unwrap_or_default();
+                match self.locks.get(&address) {
+                    Some(l) => WaitTarget::Lock {
+                        address,
+                        lock_type: Some(l.lock_type.clone()),
+                        partnum: Some(l.tblsnum),
+                        object: self.table(l.tblsnum).map(String::from),
+                        owner: l.owner.non_zero(),
+                    },
+                    None => WaitTarget::Lock {
+                        address,
+                        lock_type: None,
+                        partnum: None,
+                        object: None,
+                        owner: None,
+                    },
+                }
+            }
             WaitReason::Mutex => WaitTarget::Latch {
                 address: th.wait.unwrap_or_default(),
             },

@@ -251,8 +251,9 @@ fn waiter_continuation(text: &str) -> Option<Vec<Addr>> {
 }
 
 /// `chunk:page` in decimal (`25:1523486`) or packed hex (`100955`), as (chunk, page, packed).
+/// (Shared with `onstat_b` and `onstat_t`, whose pagenum and physaddr columns print the same.)
 #[inline]
-fn pagenum(i: &str) -> PResult<'_, (u32, u64, bool)> {
+pub(super) fn pagenum(i: &str) -> PResult<'_, (u32, u64, bool)> {
     if let Ok((rest, (chunk, _, page))) = (dec_u32, char(':'), dec_u64).parse(i) {
         return Ok((rest, (chunk, page, false)));
     }

@@ -265,7 +265,7 @@ pub fn parse_proc_net_tcp(text: &str) -> Result<Sockets, ParseError> {
         if line.is_blank() {
             continue;
         }
-        // tcp6 spells the column `remote_address`.
+        // /proc/net/tcp says `rem_address`, /proc/net/tcp6 `remote_address`.
         if starts_with_words(line.text, &["sl", "local_address", "rem_address", "st"])
             || starts_with_words(line.text, &["sl", "local_address", "remote_address", "st"])
         {

@@ -126,37 +126,94 @@ fn short(source: &str) -> Option<&'static str> {
 }
 
 fn sources_line<'a>(app: &'a App, snap: &'a Snapshot, now: Duration, theme: &Theme) -> Line<'a> {
-    let mut spans = vec![Span::raw(" ")];
-    let mut errors: Vec<Span> = Vec::new();
-    for s in &snap.sources {
-        let Some(name) = short(&s.source) else {
-            continue;
-        };
-        let age = s.age_s.map_or("-".to_string(), human_duration);
-        match &s.error {
-            Some(e) => {
-                spans.push(Span::styled(format!("{name} {age}! "), theme.error));
-                errors.push(Span::styled(format!(" {}: {e}", s.source), theme.error));
-            }
-            None => {
-                let st = if s
-                    .age_s
-                    .is_some_and(|a| a > 3.0 * app.interval.max(1.0) + 2.0)
-                {
-                    theme.warn
-                } else {
-                    Style::new()
-                };
-                spans.push(Span::styled(format!("{name} {age} "), st));
-            }
-        }
+    struct Item {
+        name: &'static str,
+        age: Option<f64>,
+        error: Option<String>,
+        stale: bool,
     }
+    let items: Vec<Item> = snap
+        .sources
+        .iter()
+        .filter_map(|s| {
+            let name = short(&s.source)?;
+            Some(Item {
+                name,
+                age: s.age_s,
+                stale: s.error.is_none()
+                    && s.age_s
+                        .is_some_and(|a| a > 3.0 * stale_after(name) * app.interval.max(1.0) + 2.0),
+                error: s.error.as_ref().map(|e| format!(" {}: {e}", s.source)),
+            })
+        })
+        .collect();
+    let map = extent_span(app, now, theme);
+    let first_error = items.iter().find_map(|i| i.error.clone());
+    let age = |a: Option<f64>| a.map_or("-".to_string(), human_duration);
+    let full: usize = 1
+        + items
+            .iter()
+            .map(|i| i.name.len() + age(i.age).len() + 2 + usize::from(i.error.is_some()))
+            .sum::<usize>()
+        + map.content.chars().count()
+        + first_error.as_ref().map_or(0, |e| e.chars().count());
+    let mut spans = vec![Span::raw(" ")];
     if snap.sources.is_empty() {
         spans.push(Span::styled("waiting for first data", theme.dim));
+    } else if full <= usize::from(app.size.0) {
+        // Room for every source's age.
+        for i in &items {
+            let st = if i.error.is_some() {
+                theme.error
+            } else if i.stale {
+                theme.warn
+            } else {
+                Style::new()
+            };
+            let bang = if i.error.is_some() { "!" } else { "" };
+            spans.push(Span::styled(
+                format!("{} {}{bang} ", i.name, age(i.age)),
+                st,
+            ));
+        }
+    } else {
+        // Narrow: the oldest healthy data, then only the sources that need a look.
+        let oldest = items
+            .iter()
+            .filter(|i| i.error.is_none() && !i.stale)
+            .filter_map(|i| i.age)
+            .fold(None::<f64>, |m, a| Some(m.map_or(a, |m| m.max(a))));
+        let healthy = items
+            .iter()
+            .filter(|i| i.error.is_none() && !i.stale)
+            .count();
+        spans.push(Span::raw(format!("data ≤{} ({healthy} ok) ", age(oldest))));
+        for i in items.iter().filter(|i| i.error.is_some() || i.stale) {
+            let (st, bang) = if i.error.is_some() {
+                (theme.error, "!")
+            } else {
+                (theme.warn, "")
+            };
+            spans.push(Span::styled(
+                format!("{} {}{bang} ", i.name, age(i.age)),
+                st,
+            ));
+        }
     }
-    spans.push(extent_span(app, now, theme));
-    spans.extend(errors.into_iter().take(1));
+    spans.push(map);
+    if let Some(e) = first_error {
+        spans.push(Span::styled(e, theme.error));
+    }
     Line::from(spans)
+}
+
+/// Sources polled less often than every interval go stale later (onstat -X every 2, joins 5).
+fn stale_after(name: &str) -> f64 {
+    match name {
+        "-X" => 2.0,
+        "ath" | "ntt" | "-k" | "numa" => 5.0,
+        _ => 1.0,
+    }
 }
 
 fn extent_span(app: &App, now: Duration, theme: &Theme) -> Span<'static> {

@@ -77,7 +77,15 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         width: w,
         height: h,
     };
-    Clear.render(r, buf);
+    // The whole screen below the title bar, so nothing of the pane shows at the sides.
+    Clear.render(
+        Rect {
+            y: area.y + 1,
+            height: area.height.saturating_sub(1),
+            ..area
+        },
+        buf,
+    );
     let block = Block::default()
         .borders(Borders::ALL)
         .title(" ifxtop help — any key closes ");
@@ -129,10 +137,18 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     }
 }
 
+/// The keys that fit in `n` characters, whole keys only (`PgUp PgDn` rather than `PgUp PgDn Ctr`).
 fn cut(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        s.chars().take(n).collect()
+    let mut out = String::new();
+    for k in s.split(' ') {
+        let need = if out.is_empty() { k.len() } else { k.len() + 1 };
+        if out.chars().count() + need > n {
+            break;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(k);
     }
+    out
 }

@@ -176,8 +176,9 @@ fn summary_line<'a>(app: &'a App, snap: &'a Snapshot, _now: Duration) -> Line<'a
                 spans.push(Span::raw(format!("port {} · ", ports.join(","))));
             }
             spans.push(Span::raw(format!(
-                "{} connections · {queued} with Send-Q · {} queued",
+                "{} connection{} · {queued} with Send-Q · {} queued",
                 snap.sockets.len(),
+                if snap.sockets.len() == 1 { "" } else { "s" },
                 human_bytes(total)
             )));
         }

@@ -83,6 +83,18 @@ pub fn render(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
     if app.help {
         help::render(app, area, buf);
     }
+    strip_control(buf);
+}
+
+/// What commands print (user names, SQL, host names) reaches the screen: a control character
+/// in it (an escape sequence) would drive the terminal. Every cell is checked after drawing, so
+/// no view can forget it.
+pub fn strip_control(buf: &mut Buffer) {
+    for cell in buf.content.iter_mut() {
+        if cell.symbol().chars().any(char::is_control) {
+            cell.set_symbol("?");
+        }
+    }
 }
 
 fn too_small(area: Rect, buf: &mut Buffer) {

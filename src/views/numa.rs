@@ -38,6 +38,26 @@ fn cpus(list: &[u32]) -> String {
     }
 }
 
+/// Splits `text` into lines of at most `width` characters at blanks.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for word in text.split_whitespace() {
+        let len = cur.chars().count();
+        if len > 0 && len + 1 + word.chars().count() > width {
+            out.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(word);
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
 fn bar(used: u64, total: u64, width: usize) -> String {
     if total == 0 {
         return " ".repeat(width);
@@ -59,7 +79,14 @@ fn lines(view: &NumaView, width: u16, app: Option<&App>) -> Vec<Line<'static>> {
         )),
         Some(_) => {
             if let Some(w) = view.zone_reclaim_warning() {
-                out.push(Line::from(Span::styled(format!("⚠ {w}"), warn)));
+                // The whole warning, wrapped: the fix is at its end.
+                for (i, l) in wrap(&w, usize::from(width).saturating_sub(2).max(20))
+                    .into_iter()
+                    .enumerate()
+                {
+                    let lead = if i == 0 { "⚠ " } else { "  " };
+                    out.push(Line::from(Span::styled(format!("{lead}{l}"), warn)));
+                }
             }
         }
         None => out.push(Line::from(Span::styled("zone_reclaim_mode: unknown", dim))),
@@ -155,6 +182,13 @@ mod tests {
     fn cpu_lists_are_compressed_like_the_kernel() {
         assert_eq!(cpus(&[0, 1, 2, 3, 8, 9, 12]), "0-3,8-9,12");
         assert_eq!(cpus(&[]), "(memory only)");
+    }
+
+    #[test]
+    fn warnings_wrap_at_blanks() {
+        assert_eq!(wrap("aa bb cc dd", 5), vec!["aa bb", "cc dd"]);
+        assert_eq!(wrap("abcdefgh ij", 4), vec!["abcdefgh", "ij"]);
+        assert!(wrap("", 4).is_empty());
     }
 
     #[test]

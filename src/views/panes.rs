@@ -117,41 +117,42 @@ impl Pane {
 
 pub const WAITER_COLS: &[Col] = &[
     Col::new("SID", 6).right(),
-    Col::new("USER", 9),
-    Col::new("WAIT", 10),
+    Col::new("USER", 8),
+    Col::new("WAIT", 9),
     Col::new("WAITING ON", 16).flex(),
     Col::new("IN WAIT", 8).right(),
-    Col::new("LOCKS", 5).right(),
-    Col::new("RD/s", 6).right(),
-    Col::new("WR/s", 6).right(),
-    Col::new("FLAGS", 7).wide(110),
-    Col::new("SEND-Q", 8).right().wide(120),
-    Col::new("VERDICT", 20).flex().wide(140),
+    Col::new("BLOCKER", 8).right(),
+    Col::new("SEND-Q", 7).right(),
+    Col::new("LOCKS", 6).right().wide(100),
+    Col::new("RD/s", 6).right().wide(100),
+    Col::new("WR/s", 6).right().wide(110),
+    Col::new("FLAGS", 7).wide(120),
+    Col::new("VERDICT", 20).flex_by(3).wide(140),
 ];
 
 pub const HOTSPOT_COLS: &[Col] = &[
     Col::new("OBJECT", 24).flex(),
     Col::new("NOW", 4).right(),
     Col::new("WIN", 5).right(),
-    Col::new("SAMPLES", 7).right(),
+    Col::new("SAMPLES", 8).right(),
     Col::new("TOTAL", 6).right(),
-    Col::new("PAGES", 5).right(),
-    Col::new("STREAK", 6).right(),
-    Col::new("TREND", 16),
-    Col::new("DBSPACE", 12).wide(110),
-    Col::new("OWNER", 16).wide(130),
+    Col::new("PAGES", 6).right(),
+    Col::new("OWNER", 6).right(),
+    Col::new("TREND", 8),
+    Col::new("STREAK", 7).right().wide(110),
+    Col::new("DBSPACE", 12).wide(120),
 ];
 
 pub const SOCKET_COLS: &[Col] = &[
-    Col::new("REMOTE", 21),
+    Col::new("REMOTE", 22),
     Col::new("SID", 6).right(),
     Col::new("STATE", 11),
     Col::new("SEND-Q", 8).right(),
     Col::new("RECV-Q", 7).right(),
     Col::new("MAX SQ", 8).right(),
-    Col::new("TREND", 8).flex(),
+    Col::new("TREND", 12),
     Col::new("USER", 9).wide(100),
-    Col::new("LOCAL", 21).wide(120),
+    Col::new("LOCAL", 22).flex().wide(120),
 ];
 
 /// Short wait words for the WAIT column.
@@ -183,6 +184,14 @@ pub fn human_duration(secs: f64) -> String {
     }
 }
 
+/// An endpoint as a DBA reads it: an IPv4-mapped address of `/proc/net/tcp6` as plain IPv4.
+pub fn plain_endpoint(e: &crate::parsers::sockets::Endpoint) -> String {
+    match e.host.strip_prefix("::ffff:") {
+        Some(v4) if v4.contains('.') => format!("{v4}:{}", e.port),
+        _ => e.to_string(),
+    }
+}
+
 fn rate(r: Option<f64>) -> String {
     match r {
         None => "-".into(),
@@ -203,14 +212,17 @@ fn waiter_key(r: &WaiterRow, col: usize) -> SortKey {
         } else {
             r.in_wait_s
         }),
-        5 => SortKey::Num(r.locks as f64),
-        6 => r.reads_per_s.map_or(SortKey::None, SortKey::Num),
-        7 => r.writes_per_s.map_or(SortKey::None, SortKey::Num),
-        8 => SortKey::Text(r.flags.clone()),
-        9 => r
+        5 => r
+            .head_blocker
+            .map_or(SortKey::None, |s| SortKey::Num(s.0 as f64)),
+        6 => r
             .socket
             .as_ref()
             .map_or(SortKey::None, |s| SortKey::Num(s.send_q as f64)),
+        7 => SortKey::Num(r.locks as f64),
+        8 => r.reads_per_s.map_or(SortKey::None, SortKey::Num),
+        9 => r.writes_per_s.map_or(SortKey::None, SortKey::Num),
+        10 => SortKey::Text(r.flags.clone()),
         _ => SortKey::Text(r.verdict.clone()),
     }
 }
@@ -223,10 +235,12 @@ fn hotspot_key(r: &HotspotRow, col: usize) -> SortKey {
         3 => SortKey::Num(r.samples_window as f64),
         4 => SortKey::Num(r.waiters_total as f64),
         5 => SortKey::Num(r.distinct_pages as f64),
-        6 => SortKey::Num(f64::from(r.longest_streak)),
+        6 => r
+            .owner_sid
+            .map_or(SortKey::None, |s| SortKey::Num(s.0 as f64)),
         7 => SortKey::Num(r.trend.iter().sum::<u64>() as f64),
-        8 => SortKey::Text(r.dbspace.clone().unwrap_or_default()),
-        _ => SortKey::Num(r.owner.map_or(0.0, |o| o.0 as f64)),
+        8 => SortKey::Num(f64::from(r.longest_streak)),
+        _ => SortKey::Text(r.dbspace.clone().unwrap_or_default()),
     }
 }
 
@@ -272,14 +286,19 @@ impl TableRows for PaneRows<'_> {
                         d.into()
                     }
                     4 => human_duration(r.in_wait_s).into(),
-                    5 => r.locks.to_string().into(),
-                    6 => rate(r.reads_per_s).into(),
-                    7 => rate(r.writes_per_s).into(),
-                    8 => Cow::Borrowed(r.flags.as_str()),
-                    9 => r
+                    5 => match (r.deadlock, r.head_blocker) {
+                        (true, _) => Cow::Borrowed("DEADLK"),
+                        (false, Some(h)) => h.to_string().into(),
+                        (false, None) => Cow::Borrowed("-"),
+                    },
+                    6 => r
                         .socket
                         .as_ref()
                         .map_or(Cow::Borrowed("-"), |s| human_bytes(s.send_q).into()),
+                    7 => r.locks.to_string().into(),
+                    8 => rate(r.reads_per_s).into(),
+                    9 => rate(r.writes_per_s).into(),
+                    10 => Cow::Borrowed(r.flags.as_str()),
                     _ => Cow::Borrowed(r.verdict.as_str()),
                 }
             }
@@ -294,10 +313,12 @@ impl TableRows for PaneRows<'_> {
                     3 => format!("{}/{}", r.samples_window, r.window_samples).into(),
                     4 => r.waiters_total.to_string().into(),
                     5 => r.distinct_pages.to_string().into(),
-                    6 => r.longest_streak.to_string().into(),
-                    7 => sparkline(&r.trend, 16).into(),
-                    8 => r.dbspace.as_deref().unwrap_or("?").into(),
-                    _ => r.owner.map_or(Cow::Borrowed("-"), |o| o.to_string().into()),
+                    6 => r
+                        .owner_sid
+                        .map_or(Cow::Borrowed("-"), |s| s.to_string().into()),
+                    7 => sparkline(&r.trend, 8).into(),
+                    8 => r.longest_streak.to_string().into(),
+                    _ => r.dbspace.as_deref().unwrap_or("?").into(),
                 }
             }
             Pane::Sockets => {
@@ -305,17 +326,17 @@ impl TableRows for PaneRows<'_> {
                     return Cow::Borrowed("");
                 };
                 match col {
-                    0 => r.remote.to_string().into(),
+                    0 => plain_endpoint(&r.remote).into(),
                     1 => r
                         .sessid
                         .map_or(Cow::Borrowed("-"), |s| s.to_string().into()),
                     2 => Cow::Borrowed(r.state.map(|s| s.as_str()).unwrap_or("")),
-                    3 => r.send_q.to_string().into(),
-                    4 => r.recv_q.to_string().into(),
-                    5 => r.max_send_q.to_string().into(),
-                    6 => sparkline(&r.trend, 30).into(),
+                    3 => human_bytes(r.send_q).into(),
+                    4 => human_bytes(r.recv_q).into(),
+                    5 => human_bytes(r.max_send_q).into(),
+                    6 => sparkline(&r.trend, 12).into(),
                     7 => r.user.as_deref().unwrap_or("-").to_string().into(),
-                    _ => r.local.to_string().into(),
+                    _ => plain_endpoint(&r.local).into(),
                 }
             }
             Pane::Numa => Cow::Borrowed(""),
@@ -348,6 +369,16 @@ impl TableRows for PaneRows<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_title_has_room_for_the_sort_marker() {
+        for pane in Pane::ALL {
+            for c in pane.columns() {
+                let need = c.title.chars().count() + 1;
+                assert!(usize::from(c.width) >= need, "{pane:?} {}", c.title);
+            }
+        }
+    }
 
     #[test]
     fn durations_read_like_top() {

@@ -7,10 +7,32 @@ use super::theme::Theme;
 use crate::app::{App, DrillUi};
 use crate::model::session::SessionView;
 use crate::model::snapshot::human_bytes;
+use crate::parsers::onstat_u::WaitReason;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
+
+/// Splits `text` into lines of at most `width` characters at blanks (a longer word gets a line
+/// of its own).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for word in text.split_whitespace() {
+        let len = cur.chars().count();
+        if len > 0 && len + 1 + word.chars().count() > width {
+            out.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(word);
+    }
+    if !cur.is_empty() || out.is_empty() {
+        out.push(cur);
+    }
+    out
+}
 
 /// Label column width.
 const L: usize = 10;
@@ -35,9 +57,13 @@ pub fn lines(view: &SessionView, d: &DrillUi, theme: &Theme, width: u16) -> Vec<
             .unwrap_or_default()
     );
     let threads = format!(
-        "  {} thread{}",
+        "  {} thread{}{}",
         view.threads.len(),
-        if view.threads.len() == 1 { "" } else { "s" }
+        if view.threads.len() == 1 { "" } else { "s" },
+        view.program
+            .as_deref()
+            .map(|p| format!("  {p}"))
+            .unwrap_or_default()
     );
     out.push(Line::from(vec![
         Span::styled(who, theme.title),
@@ -56,10 +82,13 @@ pub fn lines(view: &SessionView, d: &DrillUi, theme: &Theme, width: u16) -> Vec<
     } else {
         theme.ok
     };
-    out.push(Line::from(vec![
-        label("VERDICT", theme),
-        Span::styled(view.verdict.clone(), verdict_style),
-    ]));
+    let w = usize::from(width).saturating_sub(L).max(20);
+    for (i, part) in wrap(&view.verdict, w).into_iter().take(3).enumerate() {
+        out.push(Line::from(vec![
+            label(if i == 0 { "VERDICT" } else { "" }, theme),
+            Span::styled(part, verdict_style),
+        ]));
+    }
     if let Some(t) = view.threads.first() {
         out.push(Line::from(vec![
             label("FLAGS", theme),
@@ -68,12 +97,17 @@ pub fn lines(view: &SessionView, d: &DrillUi, theme: &Theme, width: u16) -> Vec<
     }
     match &view.waiter {
         Some(w) => {
-            let mut s = format!(
-                "{} — {} for {}",
-                reason_short(w.reason),
-                w.waiting_on.describe(),
-                human_duration(w.in_wait_s)
-            );
+            // `lock 44a1b2c8 HDR+X on ...`, `condition sm_read`, `buffer stores:... (1:234)`.
+            let what = w.waiting_on.describe();
+            let word = reason_short(w.reason);
+            let what = if what.is_empty() {
+                word.to_string()
+            } else if what.starts_with(word) || w.reason == WaitReason::Mutex {
+                what
+            } else {
+                format!("{word} {what}")
+            };
+            let mut s = format!("{what} for {}", human_duration(w.in_wait_s));
             if let crate::model::waiters::WaitTarget::Condition {
                 waittime: Some(wt), ..
             } = &w.waiting_on
@@ -138,59 +172,85 @@ pub fn lines(view: &SessionView, d: &DrillUi, theme: &Theme, width: u16) -> Vec<
             ),
         ])),
     }
-    if view.locks.is_empty() {
+    if !view.locks_known {
         out.push(Line::from(vec![
             label("LOCKS", theme),
-            Span::styled("none seen in onstat -k", theme.dim),
+            Span::styled("not collected (onstat -k)", theme.dim),
+        ]));
+    } else if view.locks.is_empty() {
+        out.push(Line::from(vec![
+            label("LOCKS", theme),
+            Span::styled("none held (onstat -k)", theme.dim),
         ]));
     } else {
-        for (i, l) in view.locks.iter().take(4).enumerate() {
-            out.push(Line::from(vec![
-                label(if i == 0 { "LOCKS" } else { "" }, theme),
-                Span::raw(format!(
-                    "{} {} rowid {}{}",
+        const SHOWN: usize = 4;
+        for (i, l) in view.locks.iter().take(SHOWN).enumerate() {
+            let text = if l.held {
+                format!(
+                    "holds {} on {} rowid {}{}",
                     l.lock_type,
                     l.table,
                     l.rowid,
-                    if l.contended { "  (waited for)" } else { "" }
-                )),
+                    if l.contended { "  ← others wait" } else { "" }
+                )
+            } else {
+                format!(
+                    "waits for {} on {} rowid {} (lock {})",
+                    l.lock_type, l.table, l.rowid, l.address
+                )
+            };
+            let style = if l.contended || !l.held {
+                theme.hot
+            } else {
+                Style::new()
+            };
+            out.push(Line::from(vec![
+                label(if i == 0 { "LOCKS" } else { "" }, theme),
+                Span::styled(text, style),
             ]));
         }
-        if view.locks.len() > 4 {
+        if view.locks.len() > SHOWN {
             out.push(Line::from(vec![
                 label("", theme),
-                Span::styled(format!("… {} more", view.locks.len() - 4), theme.dim),
+                Span::styled(format!("… {} more", view.locks.len() - SHOWN), theme.dim),
             ]));
         }
     }
     match &view.sql {
         Some(sql) => {
             let w = usize::from(width).saturating_sub(L).max(20);
-            let flat: String = sql.split_whitespace().collect::<Vec<_>>().join(" ");
+            let mut flat: String = sql.split_whitespace().collect::<Vec<_>>().join(" ");
+            if let Some(db) = &view.database {
+                flat = format!("[{db}] {flat}");
+            }
             let chars: Vec<char> = flat.chars().collect();
+            let first = if view.sql_is_last_parsed {
+                "LAST SQL"
+            } else {
+                "SQL"
+            };
             for (i, chunk) in chars.chunks(w).take(3).enumerate() {
                 out.push(Line::from(vec![
-                    label(if i == 0 { "SQL" } else { "" }, theme),
+                    label(if i == 0 { first } else { "" }, theme),
                     Span::raw(chunk.iter().collect::<String>()),
                 ]));
             }
         }
         None => out.push(Line::from(vec![
             label("SQL", theme),
-            Span::styled("not collected (onstat -g sql)", theme.dim),
+            Span::styled("not known yet (onstat -g sql / -g ses)", theme.dim),
         ])),
     }
     if !view.history.is_empty() {
-        let parts: Vec<String> = view
-            .history
-            .iter()
-            .rev()
-            .take(6)
-            .map(|s| {
-                let what = s.reason.map_or("running", reason_short);
-                format!("{} since {}", what, human_duration(s.from.as_secs_f64()))
-            })
-            .collect();
+        // Newest first, each with how long it lasted: `lock 30s ← running 2m05s`.
+        let mut parts: Vec<String> = Vec::new();
+        let mut until = view.history_end_s;
+        for s in view.history.iter().rev().take(6) {
+            let from = s.from.as_secs_f64();
+            let what = s.reason.map_or("running", reason_short);
+            parts.push(format!("{what} {}", human_duration(until - from)));
+            until = from;
+        }
         out.push(Line::from(vec![
             label("HISTORY", theme),
             Span::raw(parts.join(" ← ")),
@@ -199,14 +259,14 @@ pub fn lines(view: &SessionView, d: &DrillUi, theme: &Theme, width: u16) -> Vec<
     if !view.threads.is_empty() {
         out.push(Line::from(Span::styled(
             format!(
-                "{:<L$}{:<16} {:>6} {:<14} {:<7} {:>5} {:>9} {:>9}",
-                "THREADS", "rstcb", "tid", "name", "flags", "locks", "nreads", "nwrites"
+                "{:<L$}{:<16} {:>6} {:<12} {:<7} {:>5} {:>9} {:>9}  {}",
+                "THREADS", "rstcb", "tid", "name", "flags", "locks", "nreads", "nwrites", "status"
             ),
             theme.column_header,
         )));
         for t in &view.threads {
             out.push(Line::from(format!(
-                "{:<L$}{:<16} {:>6} {:<14} {:<7} {:>5} {:>9} {:>9}",
+                "{:<L$}{:<16} {:>6} {:<12} {:<7} {:>5} {:>9} {:>9}  {}",
                 "",
                 t.rstcb.to_string(),
                 t.tid.map_or("-".into(), |x| x.to_string()),
@@ -214,7 +274,8 @@ pub fn lines(view: &SessionView, d: &DrillUi, theme: &Theme, width: u16) -> Vec<
                 t.flags,
                 t.locks,
                 t.nreads,
-                t.nwrites
+                t.nwrites,
+                t.status.as_deref().unwrap_or("")
             )));
         }
     }

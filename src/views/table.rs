@@ -15,8 +15,8 @@ pub struct Col {
     pub title: &'static str,
     /// Width in cells (the flexible column's minimum).
     pub width: u16,
-    /// Takes the width left over.
-    pub flex: bool,
+    /// Takes a share of the width left over, in proportion to this weight (0: fixed width).
+    pub flex: u16,
     pub right: bool,
     /// Dropped when the table is narrower than this.
     pub min_table_width: u16,
@@ -27,7 +27,7 @@ impl Col {
         Col {
             title,
             width,
-            flex: false,
+            flex: 0,
             right: false,
             min_table_width: 0,
         }
@@ -39,7 +39,13 @@ impl Col {
     }
 
     pub const fn flex(mut self) -> Col {
-        self.flex = true;
+        self.flex = 1;
+        self
+    }
+
+    /// A flexible column taking `weight` shares of the spare width.
+    pub const fn flex_by(mut self, weight: u16) -> Col {
+        self.flex = weight;
         self
     }
 
@@ -88,7 +94,7 @@ pub fn layout(cols: &[Col], width: u16) -> Vec<(usize, u16)> {
         if need <= width || shown.len() <= 1 {
             break;
         }
-        match shown.iter().rposition(|&i| !cols[i].flex) {
+        match shown.iter().rposition(|&i| cols[i].flex == 0) {
             Some(p) if p > 0 => {
                 shown.remove(p);
             }
@@ -98,16 +104,14 @@ pub fn layout(cols: &[Col], width: u16) -> Vec<(usize, u16)> {
     let gaps = u16::try_from(shown.len().saturating_sub(1)).unwrap_or(0);
     let fixed: u16 = shown.iter().map(|&i| cols[i].width).sum::<u16>() + gaps;
     let spare = width.saturating_sub(fixed);
-    let flex_count = shown.iter().filter(|&&i| cols[i].flex).count() as u16;
+    let weights: u32 = shown.iter().map(|&i| u32::from(cols[i].flex)).sum();
     shown
         .into_iter()
         .map(|i| {
-            let extra = if cols[i].flex && flex_count > 0 {
-                spare / flex_count
-            } else {
-                0
-            };
-            (i, cols[i].width + extra)
+            let extra = (u32::from(spare) * u32::from(cols[i].flex))
+                .checked_div(weights)
+                .unwrap_or(0);
+            (i, cols[i].width + u16::try_from(extra).unwrap_or(0))
         })
         .collect()
 }

@@ -4,5 +4,6 @@
 mod common;
 
 mod drill;
+mod extras;
 mod parse;
 mod resolve;

@@ -52,8 +52,19 @@ pub fn store() -> Store {
         0,
     );
     let u = format!("{BANNER}{}", fixture("onstat-u/oninit-onstat-u.txt"));
-    let con = format!("{BANNER}{}", fixture("onstat-g-con/oninit-onstat-g-con.txt"));
-    let x = format!("{BANNER}{}", fixture("onstat-X/ifxtop-seed-buffer-waits-4-pools.txt"));
+    let con = format!(
+        "{BANNER}{}",
+        fixture("onstat-g-con/oninit-onstat-g-con.txt")
+    );
+    let x = format!(
+        "{BANNER}{}",
+        fixture("onstat-X/ifxtop-seed-buffer-waits-4-pools.txt")
+    );
+    let ath = format!(
+        "{BANNER}{}",
+        fixture("onstat-g-ath/oninit-onstat-g-ath-truncated.txt")
+    );
+    apply(&mut s, Source::OnstatGAth, 0, &ath, 5);
     let tcp = fixture("proc-net-tcp/node_exporter-fixture-tcpstat.txt");
     let tcp6 = fixture("proc-net-tcp/ifxtop-tcp6-v4-mapped.txt");
     for t in 0..=30u64 {
@@ -78,8 +89,20 @@ pub fn store() -> Store {
     apply(&mut s, Source::NodeCpulist(0), 25, "0-15,32-47\n", 0);
     apply(&mut s, Source::NodeCpulist(1), 25, "16-31,48-63\n", 0);
     apply(&mut s, Source::ZoneReclaimMode, 25, "1\n", 0);
-    apply(&mut s, Source::Vmstat, 25, "pgscan_kswapd 1000\npgscan_direct 10\n", 0);
-    apply(&mut s, Source::Vmstat, 30, "pgscan_kswapd 61000\npgscan_direct 5010\n", 0);
+    apply(
+        &mut s,
+        Source::Vmstat,
+        25,
+        "pgscan_kswapd 1000\npgscan_direct 10\n",
+        0,
+    );
+    apply(
+        &mut s,
+        Source::Vmstat,
+        30,
+        "pgscan_kswapd 61000\npgscan_direct 5010\n",
+        0,
+    );
     apply(
         &mut s,
         Source::NumaMaps(4242),
@@ -103,7 +126,12 @@ fn app(w: u16, h: u16, focus: &[Sid]) -> App {
         built_at: Duration::ZERO,
         age_at_load: Duration::ZERO,
     };
-    a.set_snapshot(Arc::new(snapshot::build(&st, NOW, Some("ol_oninit"), focus)));
+    a.set_snapshot(Arc::new(snapshot::build(
+        &st,
+        NOW,
+        Some("ol_oninit"),
+        focus,
+    )));
     a
 }
 
@@ -185,4 +213,110 @@ fn a_failed_source_keeps_its_data_and_says_why() {
     assert!(text.contains("-u 0s!") || text.contains("-u 1s!"), "{text}");
     assert!(text.contains("timed out after 10s"), "{text}");
     assert!(text.contains("sm_read"), "last good data gone:\n{text}");
+}
+
+/// A lock chain in the real layouts (onstat -u, -k, systabnames): 812 holds, 813 and 815 wait
+/// for it, 814 waits for 813.
+fn lock_chain_store() -> Store {
+    let u = format!(
+        "{BANNER}Userthreads
+address          flags   sessid   user     tty      wait             tout locks nreads   nwrites
+4b4ad628         --BP--- 812      appuser  -        0                0    3     120      45
+4b4adc40         L-BP--- 813      appuser  -        44a1b000         0    1     10       2
+4b4ae258         L--P--- 814      batch    -        44a1b2c8         0    0     5        0
+4b4ae870         L--P--- 815      report   -        44a1b000         0    0     7        0
+4b4aee88         Y--P--- 816      appuser  -        4c000100         0    0     7        0
+ 5 active, 128 total, 12 maximum concurrent
+"
+    );
+    let k = format!(
+        "{BANNER}Locks
+address          wtlist           owner            lklist           type     tblsnum  rowid    key#/bsiz
+44a1a000         0                4b4ad628         0                HDR+IX   100105   0            0
+44a1b000         4b4adc40         4b4ad628         44a1a000         HDR+X    100105   68           0
+44a1b100         0                4b4ad628         44a1b000         HDR+X    100105   69           0
+44a1b2c8         4b4ae258         4b4adc40         0                HDR+X    100106   12           0
+ 4 active, 20000 total, 16384 hash buckets, 0 lock table overflows
+"
+    );
+    let tables = "1048837|stores:'informix'.customer\n1048838|stores:'informix'.orders\n";
+    let mut s = Store::new(StoreSettings {
+        ports: vec![9088],
+        ..StoreSettings::default()
+    });
+    apply(&mut s, Source::Systabnames, 0, tables, 0);
+    for t in 0..=30u64 {
+        if t % 5 == 0 {
+            apply(&mut s, Source::OnstatK, t, &k, 5);
+        }
+        apply(&mut s, Source::OnstatU, t, &u, 5);
+    }
+    apply(
+        &mut s,
+        Source::OnstatGSql(Sid(814)),
+        29,
+        &fixture("onstat-g-sql/ifxtop-sql-812.txt").replace("812  ", "814  "),
+        5,
+    );
+    s
+}
+
+fn chain_app(w: u16, h: u16, focus: &[Sid]) -> App {
+    let st = lock_chain_store();
+    let mut a = App::new(Keymap::default(), Theme::plain(), Mode::Live, 1.0);
+    a.server = Some("ol_prod".into());
+    a.size = (w, h);
+    a.set_snapshot(Arc::new(snapshot::build(&st, NOW, Some("ol_prod"), focus)));
+    a
+}
+
+#[test]
+fn blocker_tree() {
+    for (w, h) in SIZES {
+        let mut a = chain_app(w, h, &[]);
+        a.handle(Action::ToggleTree, NOW);
+        let text = screen(&a, w, h);
+        assert!(text.contains("HEAD sid 812"), "{text}");
+        crate::snap_text!(format!("view__tree__{w}x{h}"), text);
+    }
+}
+
+#[test]
+fn session_screen_of_a_lock_waiter() {
+    for (w, h) in SIZES {
+        let mut a = chain_app(w, h, &[Sid(814)]);
+        a.drill.push(DrillUi {
+            sid: Sid(814),
+            selected: 0,
+        });
+        let text = screen(&a, w, h);
+        assert!(text.contains("HEAD BLOCKER"), "{text}");
+        crate::snap_text!(format!("view__session_814__{w}x{h}"), text);
+    }
+}
+
+#[test]
+fn control_characters_from_onstat_never_reach_the_screen() {
+    // A user name with an escape sequence (clear screen) and a bell.
+    let u = format!(
+        "{BANNER}address  flags   sessid   user     tty      wait     tout locks nreads   nwrites
+14a58b98 L--P--- 54       ev\x1b[2Jil\x07 -        44a1b000 0    1     1376     0
+"
+    );
+    let mut st = Store::new(StoreSettings::default());
+    apply(&mut st, Source::OnstatU, 30, &u, 5);
+    let mut a = App::new(Keymap::default(), Theme::plain(), Mode::Live, 1.0);
+    a.set_snapshot(Arc::new(snapshot::build(&st, NOW, None, &[])));
+    assert!(a.shown().waiters[0].user.contains('\x1b'));
+    let area = Rect::new(0, 0, 80, 24);
+    let mut buf = Buffer::empty(area);
+    ifxtop::views::render(&a, NOW, area, &mut buf);
+    for cell in buf.content.iter() {
+        assert!(
+            !cell.symbol().chars().any(char::is_control),
+            "control character drawn: {:?}",
+            cell.symbol()
+        );
+    }
+    assert!(ifxtop::views::buffer_text(&buf).contains("[2J"));
 }

@@ -1,0 +1,93 @@
+//! Budget (DESIGN.md §6): the running TUI costs under 2 % of one core with a 5,000-session
+//! instance at 1 s polling (onstat processes not counted). Per second the live loop parses what
+//! the collectors brought, applies it to the store and rebuilds the snapshot (the joins) once;
+//! drawing a frame is measured by `benches/render.rs`. This bench measures that work for a
+//! 5,000-session instance from the demo (real onstat formats), in its heaviest second: every
+//! source due at once (onstat -u, -g con, -X, -g ath, -g ntt, -k, /proc/net/tcp{,6}).
+//! 2 % of a core is 20 ms per second.
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use ifxtop::demo::DemoInstance;
+use ifxtop::model::snapshot;
+use ifxtop::sample::{parse_output, Update};
+use ifxtop::source::Source;
+use ifxtop::store::{Store, StoreSettings};
+use std::hint::black_box;
+use std::time::Duration;
+
+const SOURCES: [Source; 8] = [
+    Source::OnstatU,
+    Source::OnstatGCon,
+    Source::OnstatX,
+    Source::OnstatGAth,
+    Source::OnstatGNtt,
+    Source::OnstatK,
+    Source::ProcNetTcp6,
+    Source::ProcNetTcp,
+];
+
+fn cycle(c: &mut Criterion) {
+    // `cargo test --all-targets` runs this once without `--bench`: keep that cheap.
+    let full = std::env::args().any(|a| a == "--bench");
+    let sessions = if full { 5_000 } else { 200 };
+    let demo = DemoInstance::new(1).with_sessions(sessions);
+    let settings = StoreSettings {
+        ports: vec![ifxtop::demo::LISTENER_PORT],
+        ..StoreSettings::default()
+    };
+    let mut store = Store::new(settings);
+    // A minute of history first, so trackers, rates and windows hold what they hold live.
+    let outputs_at = |t: u64| {
+        SOURCES
+            .iter()
+            .map(|s| {
+                let out = demo
+                    .respond(&s.request(), Duration::from_secs(t))
+                    .expect("the demo answers every live source");
+                (s.clone(), out)
+            })
+            .collect::<Vec<_>>()
+    };
+    let apply = |store: &mut Store, t: u64, outs: Vec<(Source, ifxtop::source::Output)>| {
+        for (source, out) in outs {
+            let result = parse_output(&source, out);
+            assert!(result.is_ok(), "{}: {:?}", source.label(), result.err());
+            store.apply(Update {
+                source,
+                t: Duration::from_secs(t),
+                took: Duration::ZERO,
+                result,
+            });
+        }
+    };
+    let map = demo
+        .respond(&Source::OncheckPe.request(), Duration::ZERO)
+        .expect("oncheck -pe");
+    apply(&mut store, 0, vec![(Source::OncheckPe, map)]);
+    // 150 s into the demo's timeline: client waits with a filling Send-Q.
+    for t in 90..150 {
+        apply(&mut store, t, outputs_at(t));
+    }
+    let t = 150;
+    let outs = outputs_at(t);
+    let bytes: usize = outs.iter().map(|(_, o)| o.stdout.len()).sum();
+    let snap = snapshot::build(&store, Duration::from_secs(t), Some("ol_demo"), &[]);
+    assert!(snap.summary.threads >= sessions, "{}", snap.summary.threads);
+
+    let mut g = c.benchmark_group(format!("poll_cycle_{sessions}_sessions"));
+    g.throughput(Throughput::Bytes(bytes as u64));
+    g.bench_function("parse_apply_join", |b| {
+        b.iter_batched(
+            || (store.clone(), outs.clone()),
+            |(mut st, outs)| {
+                apply(&mut st, t, outs);
+                black_box(snapshot::build(&st, Duration::from_secs(t), Some("ol_demo"), &[]))
+            },
+            criterion::BatchSize::LargeInput,
+        )
+    });
+    g.finish();
+}
+
+criterion_group!(benches, cycle);
+criterion_main!(benches);
