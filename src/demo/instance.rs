@@ -752,6 +752,17 @@ impl<'a> World<'a> {
                     };
                 }
             }
+            // The slow clients' query runs (reads) just before it starts sending rows, so their
+            // netnorm wait is a new one, not the idle wait before it.
+            _ if timeline::now(t + QUERY_RUNS).incident() == Incident::SendQFill => {
+                for m in group(pop, SLOW) {
+                    sessions[m] = SessionNow {
+                        activity: Activity::Reading,
+                        txn: false,
+                        send_q: 0,
+                    };
+                }
+            }
             Incident::CheckpointRequested | Incident::CheckpointInProgress => {
                 let req = timeline::first(Incident::CheckpointRequested)
                     .map_or(1, |p| p.len())
@@ -937,6 +948,9 @@ fn waiting(activity: Activity) -> SessionNow {
         send_q: 0,
     }
 }
+
+/// Seconds the slow clients' query reads before it sends rows.
+const QUERY_RUNS: u64 = 4;
 
 /// When the current Send-Q episode began (the fill phase's start).
 fn timeline_start_of_fill(now: &Now) -> u64 {

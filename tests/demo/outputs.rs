@@ -691,6 +691,84 @@ fn netnorm_waiters_have_growing_send_q() {
     }
 }
 
+/// netnorm waiters (client sessions) in a snapshot: sid → (Send-Q of its socket, seconds in
+/// the wait, idle, verdict).
+fn netnorm_rows(s: &Snapshot) -> BTreeMap<Sid, (Option<u64>, f64, bool, String)> {
+    s.waiters
+        .iter()
+        .filter(|w| {
+            matches!(&w.waiting_on,
+                ifxtop::model::waiters::WaitTarget::Condition { name: Some(n), .. } if n == "netnorm")
+        })
+        .map(|w| {
+            let q = w.socket.as_ref().map(|k| k.send_q);
+            (w.sessid, (q, w.in_wait_s, w.idle, w.verdict.clone()))
+        })
+        .collect()
+}
+
+#[test]
+fn snapshot_joins_netnorm_waiters_to_their_growing_send_q() {
+    let d = DemoInstance::new(1);
+    let fill = phase(Incident::SendQFill);
+    let (t1, t2) = (fill.start + 10, fill.start + 40);
+    // From before the fetch, so a wait merged with the idle wait before it would show.
+    let r1 = netnorm_rows(&snap(&d, fill.start - 20, t1));
+    let s2 = snap(&d, fill.start - 20, t2);
+    let r2 = netnorm_rows(&s2);
+    let filling: Vec<_> = r2
+        .iter()
+        .filter(|(_, (q, ..))| q.is_some_and(|q| q > 0))
+        .collect();
+    assert!((4..=6).contains(&filling.len()), "{filling:?}");
+    for (sid, (q2, wait2, idle, verdict)) in &filling {
+        let (q1, wait1, ..) = r1.get(sid).unwrap_or_else(|| panic!("{sid} waited at t1"));
+        let (q1, q2) = (q1.expect("socket known"), q2.expect("socket known"));
+        assert!(q1 > 0 && q2 > 10 * q1, "{sid}: Send-Q {q1} then {q2}");
+        assert!(
+            wait2 - wait1 >= (t2 - t1) as f64 - 1.0,
+            "{sid}: {wait1} then {wait2}"
+        );
+        // The wait began with the fetch (the query ran before it, not an idle wait).
+        assert!(
+            (wait2 - (t2 - fill.start) as f64).abs() <= 1.0,
+            "{sid}: in the wait for {wait2} s"
+        );
+        assert!(!idle);
+        assert!(verdict.contains("FET_BUF_SIZE"), "{verdict}");
+    }
+    // Everyone else waiting on netnorm is idle: their socket is known and empty.
+    let idle = r2
+        .values()
+        .filter(|(q, _, idle, _)| *q == Some(0) && *idle)
+        .count();
+    assert_eq!(idle + filling.len(), r2.len());
+    assert_eq!(s2.summary.idle, idle);
+    // The Sockets pane names the sessions on those connections.
+    let top = s2.sockets.first().expect("a socket");
+    assert!(
+        top.sessid.is_some_and(|sid| r2.contains_key(&sid)),
+        "{top:?}"
+    );
+}
+
+#[test]
+fn calm_netnorm_waiters_are_idle_with_known_sockets() {
+    for seed in [1, 7] {
+        let d = DemoInstance::new(seed);
+        let calm = phase(Incident::Calm);
+        let s = snap(&d, calm.start, calm.end - 1);
+        let rows = netnorm_rows(&s);
+        assert!(rows.len() > 100, "{}", rows.len());
+        for (sid, (q, _, idle, verdict)) in &rows {
+            assert_eq!(*q, Some(0), "{sid}");
+            assert!(idle, "{sid}: {verdict}");
+        }
+        // Local batch jobs wait on sm_read: no socket, not client-idle.
+        assert!(s.waiters.iter().any(|w| w.verdict.contains("sm_read")));
+    }
+}
+
 #[test]
 fn checkpoint_stall_blocks_threads_and_reclaim_climbs() {
     let d = DemoInstance::new(1);
@@ -955,4 +1033,53 @@ fn numa_files_describe_two_nodes_and_where_oninit_lives() {
         parsers::numa::parse_numa_maps(&text(&d, &Source::NumaMaps(oninit[0]), 0)).expect("parses");
     let per_node = parsers::numa::bytes_per_node(&maps);
     assert!(per_node[&0] > 3 * per_node[&1], "{per_node:?}");
+}
+
+/// `ifxtop snapshot --demo --at T` prints the phase of the timeline at T, as text and as JSON.
+#[test]
+fn snapshot_cli_shows_the_phase() {
+    let bin = env!("CARGO_BIN_EXE_ifxtop");
+    let fill = phase(Incident::SendQFill);
+    let at = (fill.start + 15).to_string();
+    let out = std::process::Command::new(bin)
+        .args(["snapshot", "--demo", "--at", &at])
+        .output()
+        .expect("ifxtop runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("ifxtop snapshot at "), "{text}");
+    assert!(text.contains("12.10.FC8 On-Line"), "{text}");
+    let fet = text.lines().filter(|l| l.contains("FET_BUF_SIZE")).count();
+    assert!((4..=6).contains(&fet), "{text}");
+    for section in [
+        "WAITERS",
+        "BUFFER HOT SPOTS",
+        "SOCKETS",
+        "NUMA",
+        "zone_reclaim_mode = 1",
+    ] {
+        assert!(text.contains(section), "{section}: {text}");
+    }
+    let ckpt = phase(Incident::CheckpointRequested);
+    let at = (ckpt.start + 20).to_string();
+    let out = std::process::Command::new(bin)
+        .args(["snapshot", "--demo", "--at", &at, "--format", "json"])
+        .output()
+        .expect("ifxtop runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["server"]["mode"], "On-Line");
+    assert_eq!(v["server"]["mode_flags"], serde_json::json!(["CKPT REQ"]));
+    assert_eq!(v["server"]["blocked"], "CKPT");
+    let c = v["summary"]["by_reason"]["C"].as_u64().expect("C waiters");
+    assert!((20..=40).contains(&c), "{c}");
+    assert_eq!(v["numa"]["zone_reclaim_mode"], 1);
 }
