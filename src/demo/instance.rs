@@ -636,8 +636,8 @@ impl Population {
     /// as the table grows, within its last extent.
     pub fn order_log_last_page(&self, now: &Now) -> (u32, u64) {
         let ext = last_extent(schema::ORDER_LOG);
-        let per_cycle = timeline::first(Incident::InsertHotSpot).map_or(1, |p| p.len() / 4);
-        let step = now.cycle * per_cycle + now.into / 4;
+        let per_cycle = timeline::first(Incident::InsertHotSpot).map_or(1, |p| p.len() / HOT_TURN);
+        let step = now.cycle * per_cycle + now.into / HOT_TURN;
         let room = ext.size.saturating_sub(ext.size / 4 + 1).max(1);
         (ext.chunk, ext.base_page(ext.size / 4 + step % room))
     }
@@ -665,7 +665,12 @@ fn group(pop: &Population, range: std::ops::Range<usize>) -> Vec<usize> {
     range.filter(|&i| i < pop.sessions.len()).collect()
 }
 
-/// An owner and waiters taken from `members`, changing every 2 s.
+/// Seconds one owner holds the hot page (an order_log page fills in that time too). One owner
+/// and one set of waiters per page keeps `onstat -u` (every 1 s) and `onstat -X` (every 2 s)
+/// telling the same story.
+const HOT_TURN: u64 = 4;
+
+/// An owner and waiters taken from `members`, changing every `HOT_TURN` s.
 fn hot_group(
     seed: u64,
     members: &[usize],
@@ -673,7 +678,7 @@ fn hot_group(
     min: u64,
     spread: u64,
 ) -> (usize, Vec<usize>) {
-    let b = into / 2;
+    let b = into / HOT_TURN;
     let g = members.len();
     let owner_at = (b as usize) % g.max(1);
     let want = (min + below(seed, Salt::Waiters, g as u64, b, spread)) as usize;

@@ -142,23 +142,18 @@ pub fn seconds_in(incident: Incident, t: u64) -> u64 {
 
 /// What the phase is about, in words.
 pub fn words(incident: Incident) -> &'static str {
+    // The line is cut at the terminal's edge: what matters comes first.
     match incident {
-        Incident::Calm => "calm: idle sessions wait for their clients (netnorm, Send-Q 0)",
-        Incident::InsertHotSpot => {
-            "buffer waits: inserts queue on the last page of stores:'informix'.order_log"
-        }
-        Incident::NullIndexLeaf => {
-            "buffer waits: updates setting ship_date to NULL share one leaf of ix_orders_ship_date"
-        }
+        Incident::Calm => "calm: clients idle (netnorm waits, Send-Q 0)",
+        Incident::InsertHotSpot => "buffer waits: inserts on the last page of order_log",
+        Incident::NullIndexLeaf => "buffer waits: one all-NULL leaf of ix_orders_ship_date",
         Incident::SendQFill => "netnorm waits: client not reading, Send-Q filling (FET_BUF_SIZE)",
-        Incident::SendQDrain => "netnorm waits: clients catching up, Send-Q draining",
+        Incident::SendQDrain => "netnorm waits: clients reading again, Send-Q draining",
         Incident::CheckpointRequested => {
-            "checkpoint stall (CKPT REQ): threads wait C, zone reclaim slows a critical section"
+            "checkpoint stall (CKPT REQ): C waits, zone reclaim slows a critical section"
         }
-        Incident::CheckpointInProgress => {
-            "checkpoint in progress (CKPT INP): still blocked, flushing quickly now"
-        }
-        Incident::LockChain => "lock chain: 814 -> 813 -> 812 (head blocker, row locks held)",
+        Incident::CheckpointInProgress => "checkpoint (CKPT INP): still blocked, flushing",
+        Incident::LockChain => "lock chain: 814 -> 813 -> 812 (head blocker holds row locks)",
     }
 }
 
