@@ -109,7 +109,8 @@ fn demo_at_80x24_every_pane_help_and_quit() {
 
     t.keys(&["3"]);
     let s = t.wait_for("SEND-Q", wait);
-    assert!(s.contains("client connections"), "{s}");
+    // The summary line: `port 9088 · 297 connections · 5 with Send-Q · 336 KB queued`.
+    assert!(s.contains(" connections · "), "{s}");
 
     t.keys(&["4"]);
     let s = t.wait_for("zone_reclaim_mode", wait);
