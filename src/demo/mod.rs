@@ -7,6 +7,7 @@
 //! any moment in any order, which is how `ifxtop snapshot --demo --at T` and the tests use it.
 
 mod instance;
+mod moment;
 mod noise;
 mod oncheck;
 mod onstat;
@@ -17,7 +18,8 @@ pub mod timeline;
 
 use crate::error::SourceError;
 use crate::source::{BoxFuture, CommandRunner, Output, Request};
-use instance::{Population, World};
+use instance::Population;
+use moment::World;
 use std::path::Path;
 use std::time::{Duration, Instant};
 

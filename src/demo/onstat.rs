@@ -3,9 +3,9 @@
 //! `-g ses <sid>`, `-g sql <sid>`.
 
 use super::instance::{
-    Activity, Link, Population, Role, Session, Status, Thread, Vp, World, POOL_2K_BUFFERS,
-    POOL_8K_BUFFERS, SERVER_HOST, SYSTEM_THREADS,
+    Link, Population, Role, Session, POOL_2K_BUFFERS, POOL_8K_BUFFERS, SERVER_HOST, SYSTEM_THREADS,
 };
+use super::moment::{Activity, BufRow, Status, Thread, Vp, World};
 use super::noise::{below, Salt};
 use super::schema;
 use super::text;
@@ -339,7 +339,7 @@ pub fn onstat_x(w: &World<'_>) -> String {
         since_ckpt + timeline::CYCLE - ckpt_end
     };
     let (pool2k, pool8k) = w.buffers();
-    let pools: [(u64, &[super::instance::BufRow], u64, u64, u64); 2] = [
+    let pools: [(u64, &[BufRow], u64, u64, u64); 2] = [
         (
             2048,
             &pool2k,

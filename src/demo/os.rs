@@ -3,7 +3,8 @@
 //! process list with `comm` and `numa_maps`. A 2-socket box (2 NUMA nodes, 2x16 cores) with
 //! zone_reclaim_mode = 1, the seed's misconfiguration.
 
-use super::instance::{Link, Population, World, INFORMIX_UID, SERVER_IP};
+use super::instance::{Link, Population, INFORMIX_UID, SERVER_IP};
+use super::moment::World;
 use super::noise::{below, Salt};
 use super::text;
 use super::timeline::Now;

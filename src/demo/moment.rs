@@ -1,0 +1,967 @@
+//! The demo instance at one moment: each session's activity as the timeline's incident and
+//! its own rhythm make it, and from that every thread's flags and wait, the conditions, the
+//! locks, the buffers being accessed and each connection's Send-Q. The printers only read a
+//! `World`, so `onstat -u`, `-g con`, `-g ath`, `-k`, `-X` and the socket tables agree.
+
+use super::instance::{
+    Kind, Link, Population, Role, Session, BUF_HDR_SIZE, CHAIN, CKPT, CRITICAL, INSERTERS,
+    LOCKS_PER_SESSION, LOCK_SIZE, POOL_2K_BUFFERS, POOL_8K_BUFFERS, RSTCB_SIZE, SLOW, UPDATERS,
+};
+use super::noise::{below, unit, Salt};
+use super::schema::{self, Placed};
+use super::timeline::{self, Incident, Now};
+
+/// What a thread is doing, as `onstat -g ath` says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Running,
+    IoIdle,
+    Ready,
+    IoWait,
+    Sleeping(u64),
+    SleepingForever,
+    Cond {
+        name: &'static str,
+        cid: u64,
+        waited: u64,
+    },
+    Lock,
+    Buffer,
+    Checkpoint,
+    Mutex(&'static str),
+}
+
+impl Status {
+    /// As `onstat -g ath` prints it, appended to `o`.
+    pub fn write(&self, o: &mut String) {
+        match self {
+            Status::Running => o.push_str("running"),
+            Status::Ready => o.push_str("ready"),
+            Status::IoWait => o.push_str("IO Wait"),
+            Status::IoIdle => o.push_str("IO Idle"),
+            Status::Sleeping(n) => {
+                o.push_str("sleeping secs: ");
+                super::text::ldec(o, *n, 0);
+            }
+            Status::SleepingForever => o.push_str("sleeping forever"),
+            Status::Cond { name, .. } => {
+                o.push_str("cond wait  ");
+                o.push_str(name);
+            }
+            Status::Lock => o.push_str("lock wait"),
+            Status::Buffer => o.push_str("buffer wait"),
+            Status::Checkpoint => o.push_str("checkpoint wait"),
+            Status::Mutex(m) => {
+                o.push_str("mutex wait ");
+                o.push_str(m);
+            }
+        }
+    }
+
+    /// As `onstat -g ath` prints it.
+    pub fn text(&self) -> String {
+        let mut o = String::new();
+        self.write(&mut o);
+        o
+    }
+}
+
+/// What a session is doing at a moment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Activity {
+    /// Waiting for its client (netnorm, or sm_read when local) for `waited` seconds.
+    Idle {
+        waited: u64,
+    },
+    Running,
+    Reading,
+    Mutex {
+        which: u64,
+    },
+    /// Waiting for the buffer at this address.
+    Buffer {
+        buf: u64,
+    },
+    Checkpoint,
+    /// Waiting for the lock at this address.
+    Lock {
+        lock: u64,
+    },
+    /// Sending a big result to a client that does not read it fast enough.
+    SlowFetch {
+        waited: u64,
+    },
+    /// In a critical section (a log write crawling through zone reclaim).
+    Critical,
+}
+
+const MUTEXES: [&str; 6] = [
+    "lockhash[212]",
+    "bhash[4012]",
+    "tblsp_hash[3]",
+    "ddh_mutex",
+    "plog",
+    "llog",
+];
+
+/// A session at a moment.
+#[derive(Debug, Clone, Copy)]
+pub struct SessionNow {
+    pub activity: Activity,
+    /// In a transaction (flag position 3 `B`).
+    pub txn: bool,
+    pub send_q: u64,
+}
+
+/// The virtual processor a thread runs on, as `onstat -g ath` names it (`3cpu`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Vp {
+    Cpu(u32),
+    Named(&'static str),
+}
+
+impl std::fmt::Display for Vp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Vp::Cpu(n) => write!(f, "{n}cpu"),
+            Vp::Named(s) => f.write_str(s),
+        }
+    }
+}
+
+/// One thread at a moment: a row of `onstat -u` and of `onstat -g ath`.
+#[derive(Debug, Clone)]
+pub struct Thread {
+    pub rstcb: u64,
+    pub tid: u64,
+    pub sid: u64,
+    /// The session's index, for client threads.
+    pub session: Option<usize>,
+    pub flags: [u8; 7],
+    pub wait: u64,
+    pub locks: u32,
+    pub nreads: u64,
+    pub nwrites: u64,
+    pub user: &'static str,
+    pub name: &'static str,
+    pub vp: Vp,
+    pub prty: u8,
+    pub status: Status,
+}
+
+/// One row of `onstat -k`.
+#[derive(Debug, Clone, Copy)]
+pub struct LockRow {
+    pub address: u64,
+    pub wtlist: u64,
+    pub owner: u64,
+    pub lklist: u64,
+    pub kind: &'static str,
+    pub partnum: u32,
+    pub rowid: u64,
+}
+
+/// One row of `onstat -X`.
+#[derive(Debug, Clone)]
+pub struct BufRow {
+    pub address: u64,
+    /// 0 none, `u64::MAX` shared.
+    pub owner: u64,
+    pub flags: u32,
+    pub chunk: u32,
+    /// In base pages.
+    pub page: u64,
+    pub memaddr: u64,
+    pub nslots: u32,
+    pub pgflgs: u32,
+    pub scount: u32,
+    pub waiters: Vec<u64>,
+}
+
+/// The instance at one moment.
+///
+/// What every output needs (each session's activity, the locks held, the incident's hot
+/// buffer) is computed up front; threads, lock rows and buffer rows only by the printers that
+/// print them.
+pub struct World<'a> {
+    pub pop: &'a Population,
+    pub now: Now,
+    pub sessions: Vec<SessionNow>,
+    held: Vec<Vec<Held>>,
+    hot: Option<HotBuffer>,
+}
+
+/// A lock a session holds: (partnum, rowid, type), and who waits for it first.
+#[derive(Debug, Clone, Copy)]
+struct Held {
+    partnum: u32,
+    rowid: u64,
+    kind: &'static str,
+    waiter: u64,
+}
+
+/// The incidents' buffers: which page, owned by whom, waited on by whom.
+struct HotBuffer {
+    pool8k: bool,
+    chunk: u32,
+    page: u64,
+    owner: usize,
+    waiters: Vec<usize>,
+}
+
+fn buffer_slot(seed: u64, chunk: u32, page: u64, total: u64) -> u64 {
+    below(seed, Salt::Page, u64::from(chunk) << 40 | page, 0, total)
+}
+
+impl Population {
+    /// Address of the buffer holding (chunk, page).
+    pub fn buffer_address(&self, pool8k: bool, chunk: u32, page: u64) -> (u64, u64) {
+        let l = &self.layout;
+        if pool8k {
+            let slot = buffer_slot(self.seed, chunk, page, POOL_8K_BUFFERS);
+            (l.buf8k + slot * BUF_HDR_SIZE, l.mem8k + slot * 8192)
+        } else {
+            let slot = buffer_slot(self.seed, chunk, page, POOL_2K_BUFFERS);
+            (l.buf2k + slot * BUF_HDR_SIZE, l.mem2k + slot * 2048)
+        }
+    }
+
+    /// The last data page of `order_log` at `now` (base pages): it moves on every few seconds
+    /// as the table grows, within its last extent.
+    pub fn order_log_last_page(&self, now: &Now) -> (u32, u64) {
+        let ext = last_extent(schema::ORDER_LOG);
+        let per_cycle = timeline::first(Incident::InsertHotSpot).map_or(1, |p| p.len() / HOT_TURN);
+        let step = now.cycle * per_cycle + now.into / HOT_TURN;
+        let room = ext.size.saturating_sub(ext.size / 4 + 1).max(1);
+        (ext.chunk, ext.base_page(ext.size / 4 + step % room))
+    }
+
+    /// The leaf of `ix_orders_ship_date` holding every NULL key (base pages).
+    pub fn null_leaf_page(&self) -> (u32, u64) {
+        let ext = last_extent(schema::IX_SHIP_DATE);
+        let nth = 1_000 + below(self.seed, Salt::Leaf, 0, 0, ext.size / 2);
+        (ext.chunk, ext.base_page(nth))
+    }
+}
+
+fn last_extent(name: &str) -> Placed {
+    schema::extents_of(name).last().copied().unwrap_or(Placed {
+        chunk: 0,
+        description: "",
+        offset: 0,
+        size: 1,
+        page_kb: schema::BASE_PAGE_KB,
+    })
+}
+
+/// Members of a role group present in this population.
+fn group(pop: &Population, range: std::ops::Range<usize>) -> Vec<usize> {
+    range.filter(|&i| i < pop.sessions.len()).collect()
+}
+
+/// Seconds one owner holds the hot page (an order_log page fills in that time too). One owner
+/// and one set of waiters per page keeps `onstat -u` (every 1 s) and `onstat -X` (every 2 s)
+/// telling the same story.
+const HOT_TURN: u64 = 4;
+
+/// An owner and waiters taken from `members`, changing every `HOT_TURN` s.
+fn hot_group(
+    seed: u64,
+    members: &[usize],
+    into: u64,
+    min: u64,
+    spread: u64,
+) -> (usize, Vec<usize>) {
+    let b = into / HOT_TURN;
+    let g = members.len();
+    let owner_at = (b as usize) % g.max(1);
+    let want = (min + below(seed, Salt::Waiters, g as u64, b, spread)) as usize;
+    let n = want.min(g.saturating_sub(1));
+    let owner = members.get(owner_at).copied().unwrap_or(0);
+    let waiters = (1..=n)
+        .filter_map(|k| members.get((owner_at + k) % g).copied())
+        .collect();
+    (owner, waiters)
+}
+
+impl<'a> World<'a> {
+    /// The instance at `t` seconds.
+    pub fn at(pop: &'a Population, t: u64) -> World<'a> {
+        let now = timeline::now(t);
+        let seed = pop.seed;
+        let n = pop.sessions.len();
+        let mut sessions: Vec<SessionNow> = pop
+            .sessions
+            .iter()
+            .map(|s| background(seed, s, t))
+            .collect();
+        let mut held: Vec<Vec<Held>> = vec![Vec::new(); n];
+        let mut hot: Option<HotBuffer> = None;
+        match now.incident() {
+            Incident::InsertHotSpot => {
+                let members = group(pop, INSERTERS);
+                if !members.is_empty() {
+                    let (owner, waiters) = hot_group(seed, &members, now.into, 8, 8);
+                    let (chunk, page) = pop.order_log_last_page(&now);
+                    for &m in &members {
+                        sessions[m] = SessionNow {
+                            activity: Activity::Running,
+                            txn: true,
+                            send_q: 0,
+                        };
+                    }
+                    hot = Some(HotBuffer {
+                        pool8k: false,
+                        chunk,
+                        page,
+                        owner,
+                        waiters,
+                    });
+                }
+            }
+            Incident::NullIndexLeaf => {
+                let members = group(pop, UPDATERS);
+                if !members.is_empty() {
+                    let (owner, waiters) = hot_group(seed, &members, now.into, 4, 5);
+                    let (chunk, page) = pop.null_leaf_page();
+                    for &m in &members {
+                        sessions[m] = SessionNow {
+                            activity: Activity::Running,
+                            txn: true,
+                            send_q: 0,
+                        };
+                    }
+                    hot = Some(HotBuffer {
+                        pool8k: true,
+                        chunk,
+                        page,
+                        owner,
+                        waiters,
+                    });
+                }
+            }
+            Incident::SendQFill | Incident::SendQDrain => {
+                let count = 4 + below(seed, Salt::Count, 3, 0, 3) as usize;
+                let waited = t - timeline_start_of_fill(&now);
+                for (k, m) in group(pop, SLOW).into_iter().take(count).enumerate() {
+                    sessions[m] = SessionNow {
+                        activity: Activity::SlowFetch { waited },
+                        txn: false,
+                        send_q: send_q_of_slow(seed, k as u64, &now),
+                    };
+                }
+            }
+            // The slow clients' query runs (reads) just before it starts sending rows, so their
+            // netnorm wait is a new one, not the idle wait before it.
+            _ if timeline::now(t + QUERY_RUNS).incident() == Incident::SendQFill => {
+                for m in group(pop, SLOW) {
+                    sessions[m] = SessionNow {
+                        activity: Activity::Reading,
+                        txn: false,
+                        send_q: 0,
+                    };
+                }
+            }
+            Incident::CheckpointRequested | Incident::CheckpointInProgress => {
+                let req = timeline::first(Incident::CheckpointRequested)
+                    .map_or(1, |p| p.len())
+                    .max(1);
+                let count = if now.incident() == Incident::CheckpointRequested {
+                    20 + (20 * now.into / req) as usize
+                } else {
+                    40
+                };
+                for m in group(pop, CKPT).into_iter().take(count) {
+                    let txn = sessions[m].txn;
+                    sessions[m] = SessionNow {
+                        activity: Activity::Checkpoint,
+                        txn,
+                        send_q: 0,
+                    };
+                }
+                if CRITICAL < n && now.incident() == Incident::CheckpointRequested {
+                    sessions[CRITICAL] = SessionNow {
+                        activity: Activity::Critical,
+                        txn: true,
+                        send_q: 0,
+                    };
+                    let log = schema::partnum(schema::ORDER_LOG);
+                    held[CRITICAL].push(Held {
+                        partnum: log,
+                        rowid: 0,
+                        kind: "HDR+IX",
+                        waiter: 0,
+                    });
+                    for r in 0..10 {
+                        held[CRITICAL].push(Held {
+                            partnum: log,
+                            rowid: 0x4_0000 + (now.cycle * 0x100 + r) * 0x101,
+                            kind: "HDR+X",
+                            waiter: 0,
+                        });
+                    }
+                }
+            }
+            Incident::LockChain if CHAIN.end <= n => {
+                // 812 runs a long transaction holding row locks on customer and orders; 813
+                // (holding an items row) and 815 wait on 812; 814 waits on 813.
+                let [s812, s813, s814, s815] = [CHAIN.start, 13, 14, 15];
+                let reading = below(seed, Salt::State, 812, now.into / 3, 3) == 0;
+                sessions[s812] = SessionNow {
+                    activity: if reading {
+                        Activity::Reading
+                    } else {
+                        Activity::Running
+                    },
+                    txn: true,
+                    send_q: 0,
+                };
+                let lock = |owner: usize, j: u64| lock_address(pop, owner, j);
+                let customer = schema::partnum(schema::CUSTOMER);
+                let orders = schema::partnum(schema::ORDERS);
+                let items = schema::partnum(schema::ITEMS);
+                let rstcb = |i: usize| pop.sessions[i].rstcb;
+                held[s812].push(Held {
+                    partnum: customer,
+                    rowid: 0x104,
+                    kind: "HDR+X",
+                    waiter: rstcb(s813),
+                });
+                held[s812].push(Held {
+                    partnum: orders,
+                    rowid: 0x2a07,
+                    kind: "HDR+X",
+                    waiter: rstcb(s815),
+                });
+                held[s813].push(Held {
+                    partnum: items,
+                    rowid: 0x1f03,
+                    kind: "HDR+X",
+                    waiter: rstcb(s814),
+                });
+                // Lock slot 0 is the database lock; the row locks follow.
+                sessions[s813] = waiting(Activity::Lock {
+                    lock: lock(s812, 1),
+                });
+                sessions[s815] = waiting(Activity::Lock {
+                    lock: lock(s812, 2),
+                });
+                sessions[s814] = waiting(Activity::Lock {
+                    lock: lock(s813, 1),
+                });
+            }
+            _ => {}
+        }
+        if let Some(h) = &hot {
+            let (buf, _) = pop.buffer_address(h.pool8k, h.chunk, h.page);
+            for &w in &h.waiters {
+                sessions[w] = SessionNow {
+                    activity: Activity::Buffer { buf },
+                    txn: true,
+                    send_q: 0,
+                };
+            }
+            let (tbl, rowbase) = if h.pool8k {
+                (schema::partnum(schema::ORDERS), 0x3000)
+            } else {
+                (schema::partnum(schema::ORDER_LOG), h.page << 8)
+            };
+            for (k, &m) in std::iter::once(&h.owner).chain(&h.waiters).enumerate() {
+                held[m].push(Held {
+                    partnum: tbl,
+                    rowid: 0,
+                    kind: "HDR+IX",
+                    waiter: 0,
+                });
+                held[m].push(Held {
+                    partnum: tbl,
+                    rowid: rowbase + 1 + k as u64 + below(seed, Salt::Noise, m as u64, t, 7),
+                    kind: "HDR+X",
+                    waiter: 0,
+                });
+            }
+        }
+        // Ordinary transactions in the background hold a table and a row lock.
+        for (i, sn) in sessions.iter().enumerate() {
+            if sn.txn && held[i].is_empty() && !matches!(sn.activity, Activity::Lock { .. }) {
+                let s = &pop.sessions[i];
+                let table = [
+                    schema::ORDERS,
+                    schema::ITEMS,
+                    schema::CUSTOMER,
+                    schema::STOCK,
+                ][(s.sql % 4) as usize];
+                let p = schema::partnum(table);
+                held[i].push(Held {
+                    partnum: p,
+                    rowid: 0,
+                    kind: "HDR+IX",
+                    waiter: 0,
+                });
+                held[i].push(Held {
+                    partnum: p,
+                    rowid: 0x100 + below(seed, Salt::Noise, i as u64, t / s.period, 0x8000),
+                    kind: "HDR+X",
+                    waiter: 0,
+                });
+            }
+        }
+        World {
+            pop,
+            now,
+            sessions,
+            held,
+            hot,
+        }
+    }
+
+    /// Every thread with an rstcb, in rstcb order: `onstat -u`'s rows.
+    pub fn threads(&self) -> Vec<Thread> {
+        threads(self.pop, &self.now, &self.sessions, &self.held)
+    }
+
+    /// `onstat -k`'s rows.
+    pub fn locks(&self) -> Vec<LockRow> {
+        lock_rows(self.pop, &self.held)
+    }
+
+    /// `onstat -X`'s rows: the 2 KB pool's, then the 8 KB pool's.
+    pub fn buffers(&self) -> (Vec<BufRow>, Vec<BufRow>) {
+        buffers(self.pop, &self.now, &self.sessions, self.hot.as_ref())
+    }
+
+    /// The banner's mode qualifiers and the `Blocked:` text.
+    pub fn checkpoint(&self) -> Option<&'static str> {
+        match self.now.incident() {
+            Incident::CheckpointRequested => Some("CKPT REQ"),
+            Incident::CheckpointInProgress => Some("CKPT INP"),
+            _ => None,
+        }
+    }
+}
+
+fn waiting(activity: Activity) -> SessionNow {
+    SessionNow {
+        activity,
+        txn: true,
+        send_q: 0,
+    }
+}
+
+/// Seconds the slow clients' query reads before it sends rows.
+const QUERY_RUNS: u64 = 4;
+
+/// When the current Send-Q episode began (the fill phase's start).
+fn timeline_start_of_fill(now: &Now) -> u64 {
+    let fill = timeline::first(Incident::SendQFill).map_or(0, |p| p.start);
+    now.cycle * timeline::CYCLE + fill
+}
+
+/// Send-Q of the `k`-th slow client: from a few KB to several hundred KB over the fill phase
+/// (growing every second), then draining to nothing.
+fn send_q_of_slow(seed: u64, k: u64, now: &Now) -> u64 {
+    let start = 2_048.0 + 4_096.0 * unit(seed, Salt::SendQ, k, 0);
+    let top = 250_000.0 + 300_000.0 * unit(seed, Salt::SendQ, k, 1);
+    let fill = timeline::first(Incident::SendQFill).map_or(50, |p| p.len()) as f64;
+    let jitter = 1.0 + 0.02 * (unit(seed, Salt::SendQ, k, now.t) - 0.5);
+    let q = match now.incident() {
+        Incident::SendQFill => {
+            let x = (now.into as f64 / (fill - 1.0).max(1.0)).min(1.0);
+            start * (top / start).powf(x) * jitter
+        }
+        _ => {
+            let drain = timeline::first(Incident::SendQDrain).map_or(15, |p| p.len()) as f64;
+            let left = 1.0 - (now.into as f64 + 1.0) / (drain - 2.0).max(1.0);
+            if left <= 0.0 {
+                0.0
+            } else {
+                top * left * left * jitter
+            }
+        }
+    };
+    q as u64
+}
+
+/// The incident a role plays in, whose end a later wait cannot predate.
+fn incident_of(role: Role) -> Option<Incident> {
+    Some(match role {
+        Role::Chain(_) => Incident::LockChain,
+        Role::Inserter(_) => Incident::InsertHotSpot,
+        Role::Updater(_) => Incident::NullIndexLeaf,
+        Role::Slow(_) => Incident::SendQDrain,
+        Role::Critical | Role::CkptWaiter(_) => Incident::CheckpointInProgress,
+        Role::Plain | Role::Local => return None,
+    })
+}
+
+/// When the last phase of `incident` before `t` ended (0 if none has yet).
+fn last_end(incident: Incident, t: u64) -> u64 {
+    let Some(p) = timeline::first(incident) else {
+        return 0;
+    };
+    let at = t % timeline::CYCLE;
+    let cycle = t / timeline::CYCLE;
+    if at >= p.end {
+        cycle * timeline::CYCLE + p.end
+    } else if cycle > 0 {
+        (cycle - 1) * timeline::CYCLE + p.end
+    } else {
+        0
+    }
+}
+
+/// Every this many buckets an active session does some work, so a wait's start is always found
+/// within that many buckets back (and waittime never jumps back within one wait).
+const MAX_IDLE_BUCKETS: u64 = 10;
+
+/// What a session does when no incident involves it.
+fn background(seed: u64, s: &Session, t: u64) -> SessionNow {
+    let idle = |waited| SessionNow {
+        activity: Activity::Idle { waited },
+        txn: false,
+        send_q: 0,
+    };
+    if s.kind == Kind::Sleepy {
+        return idle(s.idle_base + t);
+    }
+    let state = |b: u64| {
+        if b % MAX_IDLE_BUCKETS == s.offset % MAX_IDLE_BUCKETS {
+            60
+        } else {
+            below(seed, Salt::State, s.idx as u64, b, 100)
+        }
+    };
+    let b = (t + s.offset) / s.period;
+    let st = state(b);
+    let is_idle = |v: u64| !(55..97).contains(&v);
+    if is_idle(st) {
+        // A wait that started in an earlier bucket goes on: look back for its start.
+        let mut first = b;
+        while first > 0 && is_idle(state(first - 1)) {
+            first -= 1;
+        }
+        let mut start = (first * s.period).saturating_sub(s.offset);
+        // Before its incident ended, the session was busy with it.
+        if let Some(i) = incident_of(s.role) {
+            start = start.max(last_end(i, t));
+        }
+        return idle(t - start.min(t));
+    }
+    let txn = (88..97).contains(&st);
+    let activity = if below(seed, Salt::Mutex, s.idx as u64, t, 100) < 3 {
+        Activity::Mutex {
+            which: below(seed, Salt::Mutex, s.idx as u64, t + 1, MUTEXES.len() as u64),
+        }
+    } else if (75..88).contains(&st) {
+        Activity::Reading
+    } else {
+        Activity::Running
+    };
+    // A running query streams rows: a little data sits in the send queue now and then.
+    let send_q =
+        if activity == Activity::Running && below(seed, Salt::SendQ, s.idx as u64, t, 3) == 0 {
+            200 + below(seed, Salt::SendQ, s.idx as u64, t + 7, 1_248)
+        } else {
+            0
+        };
+    SessionNow {
+        activity,
+        txn,
+        send_q,
+    }
+}
+
+/// The address of lock slot `j` of session `idx` (slot 0: its database lock).
+pub fn lock_address(pop: &Population, idx: usize, j: u64) -> u64 {
+    pop.layout.lock + ((idx as u64) * LOCKS_PER_SESSION + j) * LOCK_SIZE
+}
+
+/// `onstat -k`: each session's database lock, then the locks it holds, chained through lklist.
+fn lock_rows(pop: &Population, held: &[Vec<Held>]) -> Vec<LockRow> {
+    let mut rows = Vec::with_capacity(pop.sessions.len() + 64);
+    for s in &pop.sessions {
+        let mut prev = 0;
+        let db = Held {
+            partnum: schema::DATABASE_TBLSPACE,
+            rowid: schema::STORES_DB_ROWID,
+            kind: "HDR+S",
+            waiter: 0,
+        };
+        let mine = held.get(s.idx).map(Vec::as_slice).unwrap_or(&[]);
+        for (j, h) in std::iter::once(&db).chain(mine).enumerate() {
+            let address = lock_address(pop, s.idx, j as u64);
+            rows.push(LockRow {
+                address,
+                wtlist: h.waiter,
+                owner: s.rstcb,
+                lklist: prev,
+                kind: h.kind,
+                partnum: h.partnum,
+                rowid: h.rowid,
+            });
+            prev = address;
+        }
+    }
+    rows
+}
+
+fn flags_of(sn: &SessionNow, primary: bool) -> [u8; 7] {
+    let mut f = *b"-------";
+    f[0] = match sn.activity {
+        Activity::Idle { .. } | Activity::SlowFetch { .. } => b'Y',
+        Activity::Mutex { .. } => b'S',
+        Activity::Buffer { .. } => b'B',
+        Activity::Checkpoint => b'C',
+        Activity::Lock { .. } => b'L',
+        _ => b'-',
+    };
+    if sn.txn {
+        f[2] = b'B';
+    }
+    if primary {
+        f[3] = b'P';
+    }
+    match sn.activity {
+        Activity::Reading => f[4] = b'R',
+        Activity::Critical => f[4] = b'X',
+        _ => {}
+    }
+    f
+}
+
+fn threads(
+    pop: &Population,
+    now: &Now,
+    sessions: &[SessionNow],
+    held: &[Vec<Held>],
+) -> Vec<Thread> {
+    let t = now.t;
+    let seed = pop.seed;
+    let mut out = Vec::with_capacity(pop.daemons.len() + sessions.len() + 16);
+    let ckpt_inp = now.incident() == Incident::CheckpointInProgress;
+    let ckpt_secs = timeline::seconds_in(Incident::CheckpointInProgress, t);
+    for (i, d) in pop.daemons.iter().enumerate() {
+        let status = if d.sleeps == 0 {
+            if d.flags[6] == b'F' && ckpt_inp {
+                Status::Running
+            } else {
+                Status::SleepingForever
+            }
+        } else {
+            Status::Sleeping(1 + (d.sleeps - 1).saturating_sub(t % d.sleeps))
+        };
+        let mut nwrites = d.base_writes + d.writes_rate * t / 10;
+        if d.flags[6] == b'F' {
+            nwrites += 4_000 * ckpt_secs;
+        }
+        out.push(Thread {
+            rstcb: pop.daemon_rstcb(i),
+            tid: Population::daemon_tid(i),
+            sid: d.sid,
+            session: None,
+            flags: *d.flags,
+            wait: 0,
+            locks: 0,
+            nreads: d.base_reads + t / 50,
+            nwrites,
+            user: "informix",
+            name: d.name,
+            vp: Vp::Named(d.vp),
+            prty: d.prty,
+            status,
+        });
+    }
+    for (s, sn) in pop.sessions.iter().zip(sessions) {
+        let (wait, status) = match sn.activity {
+            Activity::Idle { waited } => (
+                s.cond,
+                Status::Cond {
+                    name: if s.link == Link::Shm {
+                        "sm_read"
+                    } else {
+                        "netnorm"
+                    },
+                    cid: s.cid,
+                    waited,
+                },
+            ),
+            Activity::SlowFetch { waited } => (
+                s.cond,
+                Status::Cond {
+                    name: "netnorm",
+                    cid: s.cid,
+                    waited,
+                },
+            ),
+            Activity::Running | Activity::Critical => {
+                let ready = below(seed, Salt::State, s.idx as u64, t + 3, 5) == 0;
+                (
+                    0,
+                    if ready {
+                        Status::Ready
+                    } else {
+                        Status::Running
+                    },
+                )
+            }
+            Activity::Reading => (0, Status::IoWait),
+            Activity::Mutex { which } => (
+                pop.layout.mutex + which * 0x1a8,
+                Status::Mutex(MUTEXES[which as usize % MUTEXES.len()]),
+            ),
+            Activity::Buffer { buf } => (buf, Status::Buffer),
+            Activity::Checkpoint => (pop.layout.ckpt_cond, Status::Checkpoint),
+            Activity::Lock { lock } => (lock, Status::Lock),
+        };
+        let locks = 1 + held.get(s.idx).map_or(0, Vec::len) as u32;
+        out.push(Thread {
+            rstcb: s.rstcb,
+            tid: s.tid,
+            sid: s.sid,
+            session: Some(s.idx),
+            flags: flags_of(sn, true),
+            wait,
+            locks,
+            nreads: s.base_reads + s.reads_rate * t / 100,
+            nwrites: s.base_writes + s.writes_rate * t / 100,
+            user: s.user,
+            name: "sqlexec",
+            vp: Vp::Cpu(s.vp),
+            prty: 2,
+            status,
+        });
+        // A parallel query runs with helper threads sharing the sessid.
+        if s.pdq && matches!(sn.activity, Activity::Running | Activity::Reading) {
+            for (k, (flags, name, status)) in [
+                (*b"-------", "scan_1.0", Status::Running),
+                (*b"----R--", "scan_1.1", Status::IoWait),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                out.push(Thread {
+                    rstcb: s.rstcb + (k as u64 + 1) * RSTCB_SIZE,
+                    tid: s.tid + k as u64 + 1,
+                    sid: s.sid,
+                    session: Some(s.idx),
+                    flags,
+                    wait: 0,
+                    locks: 0,
+                    nreads: s.reads_rate * t / 200,
+                    nwrites: 0,
+                    user: s.user,
+                    name,
+                    vp: Vp::Cpu(1 + (s.vp + k as u32) % 16),
+                    prty: 2,
+                    status,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// `onstat -X`: the incident's hot buffer with its owner and waiters, plus a few buffers held
+/// without waiters (noise, as in any busy instance).
+fn buffers(
+    pop: &Population,
+    now: &Now,
+    sessions: &[SessionNow],
+    hot: Option<&HotBuffer>,
+) -> (Vec<BufRow>, Vec<BufRow>) {
+    let seed = pop.seed;
+    let t = now.t;
+    let mut p2 = Vec::new();
+    let mut p8 = Vec::new();
+    let row = |pool8k: bool, chunk: u32, page: u64, owner: u64, waiters: Vec<u64>, k: u64| {
+        let (address, memaddr) = pop.buffer_address(pool8k, chunk, page);
+        let shared = owner == u64::MAX;
+        BufRow {
+            address,
+            owner,
+            flags: if owner == 0 { 0x10 } else { 0x80 },
+            chunk,
+            page,
+            memaddr,
+            nslots: 40 + below(seed, Salt::Page, page, k, 200) as u32,
+            pgflgs: if pool8k { 0x890 } else { 0x2801 },
+            scount: if shared || owner == 0 { 1 } else { 0 },
+            waiters,
+        }
+    };
+    if let Some(h) = hot {
+        let owner = pop.sessions[h.owner].rstcb;
+        let waiters = h.waiters.iter().map(|&w| pop.sessions[w].rstcb).collect();
+        let r = row(h.pool8k, h.chunk, h.page, owner, waiters, 0);
+        if h.pool8k {
+            p8.push(r);
+        } else {
+            // The page filled just before is still being written out.
+            p2.push(row(
+                false,
+                h.chunk,
+                h.page.saturating_sub(1),
+                u64::MAX,
+                Vec::new(),
+                1,
+            ));
+            p2.push(r);
+        }
+    }
+    // Noise: running sessions hold a page of a table or an index for a moment.
+    let running: Vec<usize> = sessions
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| matches!(s.activity, Activity::Running | Activity::Reading))
+        .map(|(i, _)| i)
+        .collect();
+    let tables = [
+        schema::CUSTOMER,
+        schema::ORDERS,
+        schema::ITEMS,
+        schema::STOCK,
+    ];
+    let indexes = [
+        schema::IX_ORDERS_NUM,
+        schema::IX_ITEMS_ORDER,
+        schema::IX_CUSTOMER_ZIP,
+    ];
+    let noise = 2 + below(seed, Salt::Noise, 0, t, 3);
+    for k in 0..noise {
+        let pick = below(seed, Salt::Noise, 1 + k, t, 1_000);
+        let name = if k % 3 == 2 {
+            indexes[(pick % 3) as usize]
+        } else {
+            tables[(pick % 4) as usize]
+        };
+        let exts = schema::extents_of(name);
+        let Some(ext) = exts.get((pick as usize / 7) % exts.len().max(1)).copied() else {
+            continue;
+        };
+        let nth = below(seed, Salt::Page, 2 + k, t, ext.size);
+        let owner =
+            match running.get(below(seed, Salt::Owner, k, t, running.len() as u64 + 2) as usize) {
+                Some(&i) => pop.sessions[i].rstcb,
+                None if pick % 2 == 0 => u64::MAX,
+                None => 0,
+            };
+        let r = row(
+            ext.page_kb == 8,
+            ext.chunk,
+            ext.base_page(nth),
+            owner,
+            Vec::new(),
+            2 + k,
+        );
+        if ext.page_kb == 8 {
+            p8.push(r);
+        } else {
+            p2.push(r);
+        }
+    }
+    p2.sort_by_key(|b| b.address);
+    p2.dedup_by_key(|b| b.address);
+    p8.sort_by_key(|b| b.address);
+    p8.dedup_by_key(|b| b.address);
+    (p2, p8)
+}
