@@ -1083,3 +1083,31 @@ fn snapshot_cli_shows_the_phase() {
     assert!((20..=40).contains(&c), "{c}");
     assert_eq!(v["numa"]["zone_reclaim_mode"], 1);
 }
+
+/// The hot buffer's waiters: several on its row, more on lines holding only addresses.
+#[test]
+fn onstat_x_lists_many_waiters_on_continuation_lines() {
+    let d = DemoInstance::new(1);
+    let p = phase(Incident::InsertHotSpot);
+    let mut seen = 0;
+    for t in p.start..p.end {
+        let out = text(&d, &Source::OnstatX, t);
+        let x = parsers::onstat_x::parse(&out).expect("parses");
+        let most = x
+            .pools
+            .iter()
+            .flat_map(|p| &p.buffers)
+            .map(|b| b.waiters.len())
+            .max()
+            .unwrap_or(0);
+        let address_only = out
+            .lines()
+            .filter(|l| l.starts_with(' ') && !l.trim().is_empty())
+            .filter(|l| l.split_whitespace().all(|w| Addr::from_hex(w).is_some()))
+            .count();
+        assert!(most >= 8, "t={t}: {most} waiters");
+        assert_eq!(address_only, (most - 1) / 3, "t={t}:\n{out}");
+        seen += 1;
+    }
+    assert_eq!(seen, p.len());
+}
