@@ -81,7 +81,12 @@ fn cycle(c: &mut Criterion) {
             || (store.clone(), outs.clone()),
             |(mut st, outs)| {
                 apply(&mut st, t, outs);
-                black_box(snapshot::build(&st, Duration::from_secs(t), Some("ol_demo"), &[]))
+                black_box(snapshot::build(
+                    &st,
+                    Duration::from_secs(t),
+                    Some("ol_demo"),
+                    &[],
+                ))
             },
             criterion::BatchSize::LargeInput,
         )
