@@ -35,6 +35,10 @@ pub struct LiveArgs {
     /// Sessions of the simulated instance (to measure ifxtop's own cost on a big instance).
     #[arg(long, value_name = "N", default_value_t = 300, requires = "demo")]
     pub demo_sessions: usize,
+    /// Start the demo's timeline this many seconds in (the incidents repeat every 360 s: 15 insert
+    /// hot spot, 95 all-NULL index leaf, 135 Send-Q filling, 215 checkpoint stall, 275 lock chain).
+    #[arg(long, value_name = "SECONDS", default_value_t = 0, requires = "demo")]
+    pub demo_at: u64,
     /// The instance to watch (sets INFORMIXSERVER for every onstat/oncheck run).
     #[arg(long, value_name = "NAME", env = "INFORMIXSERVER")]
     pub server: Option<String>,

@@ -28,7 +28,8 @@ impl Addr {
 
 impl fmt::Display for Addr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:x}", self.0)
+        // Through LowerHex so width and alignment (`{:>16}`) apply.
+        fmt::LowerHex::fmt(&self.0, f)
     }
 }
 
@@ -51,7 +52,7 @@ pub struct Sid(pub u64);
 
 impl fmt::Display for Sid {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)
+        fmt::Display::fmt(&self.0, f)
     }
 }
 
@@ -68,7 +69,7 @@ pub struct Tid(pub u64);
 
 impl fmt::Display for Tid {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)
+        fmt::Display::fmt(&self.0, f)
     }
 }
 
@@ -96,5 +97,9 @@ mod tests {
         assert_eq!(Addr::from_hex("xyz"), None);
         assert_eq!(Addr(0x80eb8c).to_string(), "80eb8c");
         assert_eq!(Addr(0).non_zero(), None);
+        assert_eq!(
+            format!("{:>8}|{:<4}|", Addr(0xab), Sid(7)),
+            "      ab|7   |"
+        );
     }
 }

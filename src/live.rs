@@ -113,7 +113,8 @@ pub fn setup(args: &LiveArgs) -> Result<Setup, Error> {
             None,
         )
     } else if args.demo {
-        let demo = crate::demo::DemoRunner::wall(args.seed, args.demo_sessions);
+        let demo = crate::demo::DemoRunner::wall(args.seed, args.demo_sessions)
+            .starting_at(Duration::from_secs(args.demo_at));
         settings.ports = if ports.is_empty() {
             vec![crate::demo::LISTENER_PORT]
         } else {

@@ -142,7 +142,12 @@ pub fn text(snap: &Snapshot) -> String {
         "SID", "USER", "WAIT", "IN WAIT"
     );
     let mut waiters: Vec<_> = snap.waiters.iter().filter(|w| !w.idle).collect();
-    waiters.sort_by(|a, b| b.in_wait_s.total_cmp(&a.in_wait_s));
+    // The TUI's default order: what deserves a look first, then the longest wait.
+    waiters.sort_by(|a, b| {
+        b.concern()
+            .cmp(&a.concern())
+            .then(b.in_wait_s.total_cmp(&a.in_wait_s))
+    });
     for w in waiters {
         let _ = writeln!(
             s,

@@ -160,8 +160,7 @@ fn no_such_file(path: &Path) -> SourceError {
     }
 }
 
-/// The line under the tabs: `demo t=143s · netnorm waits: client not reading, Send-Q filling
-/// (FET_BUF_SIZE)`.
+/// The line under the tabs: `t=143s Send-Q filling: clients not reading (FET_BUF_SIZE)`.
 pub fn describe_phase(t: Duration) -> String {
     timeline::describe(t)
 }
@@ -170,6 +169,8 @@ pub fn describe_phase(t: Duration) -> String {
 pub struct DemoRunner {
     instance: DemoInstance,
     start: Instant,
+    /// Where on the timeline the clock starts (`--demo-at`).
+    offset: Duration,
 }
 
 impl DemoRunner {
@@ -177,7 +178,18 @@ impl DemoRunner {
         DemoRunner {
             instance: DemoInstance::new(seed).with_sessions(sessions),
             start: Instant::now(),
+            offset: Duration::ZERO,
         }
+    }
+
+    /// Starts the timeline at `at` instead of 0 (straight to an incident).
+    pub fn starting_at(mut self, at: Duration) -> Self {
+        self.offset = at;
+        self
+    }
+
+    fn now(&self) -> Duration {
+        self.offset + self.start.elapsed()
     }
 }
 
@@ -187,11 +199,11 @@ impl CommandRunner for DemoRunner {
         request: &'a Request,
         _timeout: Duration,
     ) -> BoxFuture<'a, Result<Output, SourceError>> {
-        let t = self.start.elapsed();
+        let t = self.now();
         Box::pin(async move { self.instance.respond(request, t) })
     }
 
     fn clock(&self) -> Option<Duration> {
-        Some(self.start.elapsed())
+        Some(self.now())
     }
 }

@@ -144,23 +144,21 @@ pub fn seconds_in(incident: Incident, t: u64) -> u64 {
 pub fn words(incident: Incident) -> &'static str {
     // The line is cut at the terminal's edge: what matters comes first.
     match incident {
-        Incident::Calm => "calm: clients idle (netnorm waits, Send-Q 0)",
-        Incident::InsertHotSpot => "buffer waits: inserts on the last page of order_log",
-        Incident::NullIndexLeaf => "buffer waits: one all-NULL leaf of ix_orders_ship_date",
-        Incident::SendQFill => "netnorm waits: client not reading, Send-Q filling (FET_BUF_SIZE)",
-        Incident::SendQDrain => "netnorm waits: clients reading again, Send-Q draining",
-        Incident::CheckpointRequested => {
-            "checkpoint stall (CKPT REQ): C waits, zone reclaim slows a critical section"
-        }
-        Incident::CheckpointInProgress => "checkpoint (CKPT INP): still blocked, flushing",
-        Incident::LockChain => "lock chain: 814 -> 813 -> 812 (head blocker holds row locks)",
+        Incident::Calm => "calm: idle clients (netnorm, Send-Q 0)",
+        Incident::InsertHotSpot => "buffer waits: last page of order_log",
+        Incident::NullIndexLeaf => "buffer waits: all-NULL leaf of ix_orders_ship_date",
+        Incident::SendQFill => "Send-Q filling: clients not reading (FET_BUF_SIZE)",
+        Incident::SendQDrain => "Send-Q draining: clients reading again",
+        Incident::CheckpointRequested => "checkpoint stall (CKPT REQ), zone reclaim on",
+        Incident::CheckpointInProgress => "checkpoint (CKPT INP), still blocked",
+        Incident::LockChain => "lock chain: 814 -> 813 -> 812",
     }
 }
 
-/// The line under the tabs: `demo t=143s · netnorm waits: ...`.
+/// The line under the tabs: `t=143s Send-Q filling: ...` (the header already says demo).
 pub fn describe(t: Duration) -> String {
     let s = t.as_secs();
-    format!("demo t={s}s · {}", words(now(s).incident()))
+    format!("t={s}s {}", words(now(s).incident()))
 }
 
 #[cfg(test)]
@@ -207,7 +205,7 @@ mod tests {
         assert_eq!(
             d,
             format!(
-                "demo t={}s · netnorm waits: client not reading, Send-Q filling (FET_BUF_SIZE)",
+                "t={}s Send-Q filling: clients not reading (FET_BUF_SIZE)",
                 fill.start + 8
             )
         );

@@ -14,7 +14,20 @@ struct ConnHistory {
     send_q: VecDeque<(Duration, u64)>,
     last: Socket,
     last_seen: Duration,
+    /// Order of first appearance: a stable, cheap tie-break for the pane's order.
+    seq: u64,
+    /// The largest Send-Q in `send_q`, kept up to date so building rows reads no history.
+    max: u64,
 }
+
+impl ConnHistory {
+    fn recompute_max(&mut self) {
+        self.max = self.send_q.iter().map(|(_, q)| *q).max().unwrap_or(0);
+    }
+}
+
+/// Send-Q samples a row carries for its sparkline (the widest sparkline drawn is 20 cells).
+pub const TREND_SAMPLES: usize = 24;
 
 /// Send-Q history per connection. Feed it every socket sample.
 #[derive(Debug, Clone)]
@@ -22,6 +35,7 @@ pub struct SocketHistory {
     window: Duration,
     conns: FxHashMap<ConnKey, ConnHistory>,
     latest: Option<Duration>,
+    next_seq: u64,
 }
 
 /// One row of the Sockets pane.
@@ -55,6 +69,7 @@ impl SocketHistory {
             window,
             conns: FxHashMap::default(),
             latest: None,
+            next_seq: 0,
         }
     }
 
@@ -70,22 +85,38 @@ impl SocketHistory {
                 continue;
             }
             let key = (s.local.clone(), s.remote.clone());
-            let h = self.conns.entry(key).or_insert_with(|| ConnHistory {
-                send_q: VecDeque::new(),
-                last: s.clone(),
-                last_seen: t,
+            let seq = &mut self.next_seq;
+            let h = self.conns.entry(key).or_insert_with(|| {
+                *seq += 1;
+                ConnHistory {
+                    send_q: VecDeque::new(),
+                    last: s.clone(),
+                    last_seen: t,
+                    seq: *seq,
+                    max: 0,
+                }
             });
             if h.send_q.back().is_some_and(|(bt, _)| *bt == t) {
                 continue;
             }
             h.send_q.push_back((t, s.send_q));
-            h.last = s.clone();
+            h.max = h.max.max(s.send_q);
+            // Only what changes between samples (the endpoints are the key).
+            h.last.send_q = s.send_q;
+            h.last.recv_q = s.recv_q;
+            h.last.state = s.state;
             h.last_seen = t;
         }
         let horizon = t.saturating_sub(self.window);
         self.conns.retain(|_, h| {
+            let mut max_left = false;
             while h.send_q.front().is_some_and(|(ft, _)| *ft < horizon) {
-                h.send_q.pop_front();
+                if let Some((_, q)) = h.send_q.pop_front() {
+                    max_left |= q == h.max && q > 0;
+                }
+            }
+            if max_left {
+                h.recompute_max();
             }
             h.last_seen >= horizon
         });
@@ -97,29 +128,39 @@ impl SocketHistory {
         let Some(latest) = self.latest else {
             return Vec::new();
         };
-        let mut rows: Vec<SocketRow> = self
+        // Sort references with the keys computed once (thousands of connections on a big
+        // instance, rebuilt every second), then build the rows in order.
+        let mut live: Vec<(&ConnHistory, u64)> = self
             .conns
             .values()
             .filter(|h| h.last_seen == latest)
-            .map(|h| SocketRow {
+            .map(|h| (h, h.max))
+            .collect();
+        live.sort_unstable_by(|(a, amax), (b, bmax)| {
+            b.last
+                .send_q
+                .cmp(&a.last.send_q)
+                .then(bmax.cmp(amax))
+                .then(a.seq.cmp(&b.seq))
+        });
+        live.into_iter()
+            .map(|(h, max)| SocketRow {
                 local: h.last.local.clone(),
                 remote: h.last.remote.clone(),
                 state: h.last.state,
                 send_q: h.last.send_q,
                 recv_q: h.last.recv_q,
-                max_send_q: h.send_q.iter().map(|(_, q)| *q).max().unwrap_or(0),
-                trend: h.send_q.iter().map(|(_, q)| *q).collect(),
+                max_send_q: max,
+                trend: h
+                    .send_q
+                    .iter()
+                    .skip(h.send_q.len().saturating_sub(TREND_SAMPLES))
+                    .map(|(_, q)| *q)
+                    .collect(),
                 sessid: None,
                 user: None,
             })
-            .collect();
-        rows.sort_by(|a, b| {
-            b.send_q
-                .cmp(&a.send_q)
-                .then(b.max_send_q.cmp(&a.max_send_q))
-                .then_with(|| a.remote.to_string().cmp(&b.remote.to_string()))
-        });
-        rows
+            .collect()
     }
 }
 

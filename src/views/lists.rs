@@ -125,16 +125,23 @@ fn summary_line<'a>(app: &'a App, snap: &'a Snapshot, _now: Duration) -> Line<'a
                 };
                 spans.push(Span::styled(format!("{} {n}  ", r.letter()), style));
             }
-            spans.push(Span::raw(format!(
-                "{} threads {} sessions",
-                snap.summary.threads, snap.summary.sessions
-            )));
+            let narrow = app.size.0 < 100;
+            spans.push(Span::raw(if narrow {
+                format!("{} thr {} ses", snap.summary.threads, snap.summary.sessions)
+            } else {
+                format!(
+                    "{} threads {} sessions",
+                    snap.summary.threads, snap.summary.sessions
+                )
+            }));
             if snap.summary.idle > 0 {
                 let verb = if app.hide_idle { "hidden" } else { "shown" };
-                spans.push(Span::styled(
-                    format!(" · {} idle {verb} (i)", snap.summary.idle),
-                    theme.dim,
-                ));
+                let text = if narrow {
+                    format!(" · {} idle (i)", snap.summary.idle)
+                } else {
+                    format!(" · {} idle {verb} (i)", snap.summary.idle)
+                };
+                spans.push(Span::styled(text, theme.dim));
             }
         }
         Pane::Buffers => {

@@ -157,6 +157,8 @@ fn timeline(r: &crate::app::ReplayUi, theme: &theme::Theme, area: Rect, buf: &mu
 fn tabs(app: &App, area: Rect, buf: &mut Buffer) {
     let theme = &app.theme;
     let mut spans = Vec::new();
+    // Narrow terminals keep room for the demo's note after the tabs.
+    let gap = if area.width < 120 { "" } else { " " };
     for (i, p) in Pane::ALL.iter().enumerate() {
         let label = format!(" {} {} ", i + 1, p.title());
         let style = if *p == app.pane && app.drill.is_empty() {
@@ -165,8 +167,9 @@ fn tabs(app: &App, area: Rect, buf: &mut Buffer) {
             theme.tab
         };
         spans.push(Span::styled(label, style));
-        spans.push(Span::raw(" "));
+        spans.push(Span::raw(gap));
     }
+    spans.push(Span::raw(" "));
     if let Some(sid) = app.drill.last().map(|d| d.sid) {
         spans.push(Span::styled(format!(" session {sid} "), theme.tab_active));
         spans.push(Span::raw(" "));

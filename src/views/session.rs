@@ -194,10 +194,7 @@ pub fn lines(view: &SessionView, d: &DrillUi, theme: &Theme, width: u16) -> Vec<
                     if l.contended { "  ← others wait" } else { "" }
                 )
             } else {
-                format!(
-                    "waits for {} on {} rowid {} (lock {})",
-                    l.lock_type, l.table, l.rowid, l.address
-                )
+                format!("waits for {} on {} rowid {}", l.lock_type, l.table, l.rowid)
             };
             let style = if l.contended || !l.held {
                 theme.hot

@@ -135,6 +135,33 @@ fn waiters_default_to_longest_wait_with_idle_last() {
 }
 
 #[test]
+fn waits_on_sessions_come_before_long_condition_waits() {
+    let mut snap = snapshot();
+    // 812 waits 72 s on sm_read; 902 has waited 40 s for a lock 901 holds.
+    snap.waiters[1].waiting_on = WaitTarget::Condition {
+        address: Addr(0x4480_0812),
+        name: Some("sm_read".into()),
+        waittime: Some(72),
+    };
+    snap.waiters[2].waiting_on = WaitTarget::Lock {
+        address: Addr(0x44a1_b000),
+        lock_type: Some("HDR+X".into()),
+        partnum: Some(0x100105),
+        object: None,
+        owner: Some(Addr(0x4400_0901)),
+    };
+    let mut a = app();
+    a.set_snapshot(Arc::new(snap));
+    let order: Vec<u64> = a
+        .table()
+        .order
+        .iter()
+        .map(|&i| a.shown().waiters[i].sessid.0)
+        .collect();
+    assert_eq!(order, vec![902, 812, 903, 55, 10]);
+}
+
+#[test]
 fn moving_clamps_at_both_ends() {
     let mut a = app();
     assert_eq!(selected_sid(&a), Some(Sid(812)));
