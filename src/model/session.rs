@@ -69,6 +69,8 @@ pub struct SessionView {
     pub sql: Option<String>,
     /// `sql` is the last statement parsed, not one running now.
     pub sql_is_last_parsed: bool,
+    /// `onstat -g sql <sid>` or `-g ses <sid>` answered, so no `sql` means it has none.
+    pub sql_collected: bool,
     pub database: Option<String>,
     /// The client program (`onstat -g ses <sid>`).
     pub program: Option<String>,
@@ -246,6 +248,7 @@ pub fn build(
     }
     // Client host and pid: onstat -g ses <sid>, else the host onstat -g ntt printed.
     if let Some(Parsed::OnstatGSes(ses)) = store.parsed(&Source::OnstatGSes(sid)) {
+        v.sql_collected = true;
         if let Some(row) = ses.sessions.iter().find(|r| r.sid == sid) {
             v.client_host = row.hostname.as_ref().map(|h| h.to_string());
             v.client_pid = row.pid;
@@ -278,6 +281,7 @@ pub fn build(
     }
     // The current statement: onstat -g sql <sid> is fresher than the ses detail.
     if let Some(Parsed::OnstatGSql(q)) = store.parsed(&Source::OnstatGSql(sid)) {
+        v.sql_collected = true;
         if let Some(cur) = &q.current_sql {
             v.sql = Some(cur.clone());
             v.sql_is_last_parsed = false;

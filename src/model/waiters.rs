@@ -274,7 +274,11 @@ impl WaitTarget {
 #[derive(Debug, Default)]
 pub struct WaitIndex<'a> {
     conditions: FxHashMap<Addr, (&'a str, u64)>,
+    /// Waiting thread (rstcb) → the buffer whose waiter list holds it.
     buffers: FxHashMap<Addr, BufferRef>,
+    /// Buffer header address → buffer, for a `B` waiter whose `onstat -u` wait column names the
+    /// buffer but whom the (less often polled) `onstat -X` does not list as a waiter yet.
+    buffers_by_address: FxHashMap<Addr, BufferRef>,
     locks: FxHashMap<Addr, &'a Lock>,
     tables: Option<&'a Systabnames>,
 }
@@ -299,16 +303,15 @@ impl<'a> WaitIndex<'a> {
         }
         if let Some(x) = x {
             for b in x.pools.iter().flat_map(|p| &p.buffers) {
+                let r = BufferRef {
+                    address: b.address,
+                    chunk: b.chunk,
+                    page: b.page,
+                    owner: b.owner,
+                };
+                idx.buffers_by_address.insert(b.address, r);
                 for w in &b.waiters {
-                    idx.buffers.insert(
-                        *w,
-                        BufferRef {
-                            address: b.address,
-                            chunk: b.chunk,
-                            page: b.page,
-                            owner: b.owner,
-                        },
-                    );
+                    idx.buffers.insert(*w, r);
                 }
             }
         }
@@ -348,7 +351,12 @@ impl<'a> WaitIndex<'a> {
                     waittime: hit.map(|(_, w)| *w),
                 }
             }
-            WaitReason::Buffer => match self.buffers.get(&th.address) {
+            WaitReason::Buffer => match self.buffers.get(&th.address).or_else(|| {
+                th.wait
+                    .and_then(|a| self.buffers_by_address.get(&a))
+                    // Its own buffer is no wait on itself.
+                    .filter(|b| b.owner != Some(th.address))
+            }) {
                 Some(b) => WaitTarget::Buffer {
                     address: b.address,
                     chunk: b.chunk,

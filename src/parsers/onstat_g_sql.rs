@@ -40,7 +40,12 @@ pub fn parse(text: &str) -> Result<OnstatGSql, ParseError> {
     let mut out = OnstatGSql::default();
     let mut recognised = false;
     match header::parse_preamble(&mut lines) {
-        Preamble::Header(h) => out.header = Some(h),
+        // `onstat -g sql <sid>` for a session that does not exist (or has no SQL) prints the
+        // banner alone: an answer, not garbage.
+        Preamble::Header(h) => {
+            out.header = Some(h);
+            recognised = true;
+        }
         Preamble::Offline(m) => {
             out.offline = Some(m);
             recognised = true;

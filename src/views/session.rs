@@ -235,7 +235,14 @@ pub fn lines(view: &SessionView, d: &DrillUi, theme: &Theme, width: u16) -> Vec<
         }
         None => out.push(Line::from(vec![
             label("SQL", theme),
-            Span::styled("not known yet (onstat -g sql / -g ses)", theme.dim),
+            Span::styled(
+                if view.sql_collected {
+                    "none (onstat -g sql shows no statement)"
+                } else {
+                    "not known yet (onstat -g sql / -g ses)"
+                },
+                theme.dim,
+            ),
         ])),
     }
     if !view.history.is_empty() {

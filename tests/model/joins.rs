@@ -29,7 +29,15 @@ fn apply(store: &mut Store, source: Source, t: u64, text: &str) {
             stderr: String::new(),
         },
     );
-    assert!(result.is_ok(), "{}: {:?}", source.label(), result.err());
+    match &result {
+        Ok(p) => assert_eq!(
+            p.unparsed_count(),
+            0,
+            "{}: lines left unparsed",
+            source.label()
+        ),
+        Err(e) => panic!("{}: {e}", source.label()),
+    }
     store.apply(Update {
         source,
         t: Duration::from_secs(t),
@@ -360,4 +368,49 @@ fn a_drilled_session_shows_its_sql_and_client_from_ses_and_sql() {
     let sql = v.sql.as_deref().expect("sql");
     assert!(sql.starts_with("update customer set balance"), "{sql}");
     assert!(sql.contains("where customer_num = 104"), "{sql}");
+}
+
+#[test]
+fn a_buffer_waiter_not_yet_listed_by_onstat_x_joins_through_its_wait_address() {
+    // onstat -X (polled every 2 s) lists 501 as the waiter of buffer 4600a000, owned by 500; 502
+    // began waiting since: its onstat -u wait column names the same buffer.
+    let u = format!(
+        "{BANNER}address          flags   sessid   user     tty      wait             tout locks nreads   nwrites
+4b4ad000         ---P--- 500      loader   -        0                0    2     1        900
+4b4ad628         B--P--- 501      loader   -        4600a000         0    1     1        10
+4b4adc40         B--P--- 502      loader   -        4600a000         0    1     1        10
+"
+    );
+    let x = format!(
+        "{BANNER}Buffers (Access)
+address          owner            flags pagenum          memaddr          nslots pgflgs scount   waiter
+
+Buffer pool page size: 2048
+4600a000         4b4ad000         c23   3:280014         4700000000       38     801    1        4b4ad628
+ 1 modified, 200000 total, 262144 hash buckets, 2048 buffer size
+"
+    );
+    let parsed = ifxtop::parsers::onstat_x::parse(&x).expect("onstat -X");
+    assert!(parsed.unparsed.is_empty(), "{:?}", parsed.unparsed);
+    let mut s = store();
+    apply(&mut s, Source::OnstatX, 0, &x);
+    apply(&mut s, Source::OnstatU, 1, &u);
+    let snap = build(&s, &[]);
+    for sid in [501, 502] {
+        let w = snap
+            .waiters
+            .iter()
+            .find(|w| w.sessid == Sid(sid))
+            .unwrap_or_else(|| panic!("{sid}"));
+        match &w.waiting_on {
+            WaitTarget::Buffer {
+                chunk, page, owner, ..
+            } => {
+                assert_eq!((*chunk, *page), (3, 280_014));
+                assert_eq!(owner.map(|o| o.to_string()).as_deref(), Some("4b4ad000"));
+            }
+            other => panic!("{sid}: {other:?}"),
+        }
+        assert_eq!(w.head_blocker, Some(Sid(500)), "{sid}");
+    }
 }

@@ -28,7 +28,15 @@ fn apply(store: &mut Store, source: Source, t: u64, text: &str, exit: i32) {
         stderr: String::new(),
     };
     let result = parse_output(&source, out);
-    assert!(result.is_ok(), "{}: {:?}", source.label(), result.err());
+    match &result {
+        Ok(p) => assert_eq!(
+            p.unparsed_count(),
+            0,
+            "{}: lines left unparsed",
+            source.label()
+        ),
+        Err(e) => panic!("{}: {e}", source.label()),
+    }
     store.apply(Update {
         source,
         t: Duration::from_secs(t),
