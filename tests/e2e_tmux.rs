@@ -195,3 +195,108 @@ fn sigterm_and_sighup_restore_the_terminal() {
         );
     }
 }
+
+/// The lock chain of the demo's timeline (275 s in): the tree view shows the head blocker, Enter
+/// drills into a waiter whose session screen names its blocker and SQL, Enter on the blocker
+/// drills further, Esc comes back.
+#[test]
+fn demo_lock_chain_tree_and_drill_down() {
+    let bin = env!("CARGO_BIN_EXE_ifxtop");
+    let cmd = format!("{bin} --demo --demo-at 280; echo IFXTOP-EXIT=$?; sleep 30");
+    let Some(t) = Tmux::start(&cmd, 80, 24) else {
+        return;
+    };
+    let wait = Duration::from_secs(20);
+    t.wait_for("lock chain", wait);
+    t.wait_for("HDR+X", wait);
+    t.keys(&["t"]);
+    let s = t.wait_for("HEAD sid 812", wait);
+    assert!(s.contains("└ sid 813"), "{s}");
+    // The first waiter under the head: 813.
+    t.keys(&["Enter"]);
+    let s = t.wait_for("session 813", wait);
+    assert!(s.contains("VERDICT"), "{s}");
+    assert!(s.contains("blocked by sid 812"), "{s}");
+    assert!(s.contains("HEAD BLOCKER"), "{s}");
+    // The SQL comes from onstat -g sql 813, collected once the session is drilled into.
+    let s = t.wait_for("SQL       [stores]", wait);
+    assert!(s.contains("THREADS"), "{s}");
+    // Enter on the selected blocker drills into 812; Esc goes back to 813, then to the tree.
+    t.keys(&["Enter"]);
+    let s = t.wait_for("session 812", wait);
+    assert!(s.contains("not waiting"), "{s}");
+    t.keys(&["Escape"]);
+    t.wait_for("session 813", wait);
+    t.keys(&["Escape"]);
+    t.wait_for("HEAD sid 812", wait);
+    t.keys(&["q"]);
+    t.wait_for("IFXTOP-EXIT=0", wait);
+}
+
+/// `--record` on the demo, then `--replay` of that file: the same screens come back, and
+/// `snapshot --replay` reads it too.
+#[test]
+fn record_then_replay() {
+    let bin = env!("CARGO_BIN_EXE_ifxtop");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("incident.jsonl.zst");
+    let file = file.display().to_string();
+    let cmd = format!("{bin} --demo --demo-at 280 --record {file}; echo IFXTOP-EXIT=$?; sleep 30");
+    let Some(t) = Tmux::start(&cmd, 80, 24) else {
+        return;
+    };
+    let wait = Duration::from_secs(20);
+    t.wait_for("HDR+X", wait);
+    // A few seconds of samples.
+    std::thread::sleep(Duration::from_secs(3));
+    t.keys(&["q"]);
+    let s = t.wait_for("IFXTOP-EXIT=0", wait);
+    assert!(!s.contains("WAITING ON"), "{s}");
+    let rec = ifxtop::record::read_recording(std::path::Path::new(&file)).expect("recording");
+    assert!(rec.skipped.is_empty(), "{:?}", rec.skipped);
+    assert_eq!(
+        rec.header.as_ref().and_then(|h| h.server.as_deref()),
+        Some("ol_demo")
+    );
+    for source in ["onstat -u", "onstat -X", "onstat -g con", "/proc/net/tcp"] {
+        assert!(
+            rec.samples.iter().any(|(_, s)| s.source == source),
+            "no {source} in the recording"
+        );
+    }
+
+    let cmd = format!("{bin} --replay {file}; echo IFXTOP-EXIT=$?; sleep 30");
+    let Some(r) = Tmux::start(&cmd, 80, 24) else {
+        return;
+    };
+    let s = r.wait_for("REPLAY", wait);
+    assert!(s.contains("replay"), "{s}");
+    let s = r.wait_for("HDR+X", wait);
+    assert!(s.contains("BLOCKER"), "{s}");
+    // Pause, then step back and forward one sample.
+    r.keys(&["p"]);
+    r.wait_for("paused", wait);
+    r.keys(&[","]);
+    r.keys(&["."]);
+    r.keys(&["q"]);
+    r.wait_for("IFXTOP-EXIT=0", wait);
+
+    let out = std::process::Command::new(bin)
+        .args(["snapshot", "--replay", &file, "--format", "json"])
+        .output()
+        .expect("snapshot runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let w814 = v["waiters"]
+        .as_array()
+        .expect("waiters")
+        .iter()
+        .find(|w| w["sessid"] == 814)
+        .expect("814 waits in the recording");
+    assert_eq!(w814["head_blocker"], 812);
+    assert_eq!(w814["blockers"], serde_json::json!([813, 812]));
+}

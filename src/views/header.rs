@@ -25,25 +25,34 @@ pub fn render(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
 
 fn title_line<'a>(app: &'a App, snap: &'a Snapshot, now: Duration, theme: &Theme) -> Line<'a> {
     let bar = theme.header_bar;
-    let mut spans = vec![Span::styled(" ifxtop ", bar.patch(theme.title))];
+    // (span, priority): when the line is too wide the lowest priorities go first, so the badge,
+    // the server and its mode are always there.
+    let mut spans: Vec<(Span<'a>, u8)> =
+        vec![(Span::styled(" ifxtop ", bar.patch(theme.title)), 9)];
     let name = match &app.mode {
         Mode::Live => app
             .server
             .clone()
             .unwrap_or_else(|| "(no INFORMIXSERVER)".into()),
         Mode::Demo { seed } => format!("demo (seed {seed})"),
-        Mode::Replay { file } => format!("replay {file}"),
+        // The file's name only: the path is in the shell's history.
+        Mode::Replay { file } => format!(
+            "replay {}",
+            std::path::Path::new(file)
+                .file_name()
+                .map_or(file.as_str().into(), |f| f.to_string_lossy())
+        ),
     };
-    spans.push(Span::styled(format!("{name}  "), bar));
+    spans.push((Span::styled(format!("{name}  "), bar), 8));
     let s = &snap.server;
     if let Some(off) = &s.offline {
-        spans.push(Span::styled(
-            format!("OFF-LINE: {off}  "),
-            bar.patch(theme.error),
+        spans.push((
+            Span::styled(format!("OFF-LINE: {off}  "), bar.patch(theme.error)),
+            7,
         ));
     } else {
         if let Some(v) = &s.version {
-            spans.push(Span::styled(format!("{v}  "), bar));
+            spans.push((Span::styled(format!("{v}  "), bar), 1));
         }
         if let Some(m) = &s.mode {
             let mut mode = m.clone();
@@ -55,22 +64,25 @@ fn title_line<'a>(app: &'a App, snap: &'a Snapshot, now: Duration, theme: &Theme
             } else {
                 bar
             };
-            spans.push(Span::styled(format!("{mode}  "), st));
+            spans.push((Span::styled(format!("{mode}  "), st), 7));
         }
         if let Some(b) = &s.blocked {
-            spans.push(Span::styled(
-                format!("Blocked:{b}  "),
-                bar.patch(theme.error),
+            spans.push((
+                Span::styled(format!("Blocked:{b}  "), bar.patch(theme.error)),
+                7,
             ));
         }
         if let Some(up) = s.uptime_s {
-            spans.push(Span::styled(
-                format!("up {}  ", human_duration(up as f64)),
-                bar,
+            spans.push((
+                Span::styled(format!("up {}  ", human_duration(up as f64)), bar),
+                2,
             ));
         }
     }
-    spans.push(Span::styled(format!("every {}s  ", app.interval), bar));
+    if app.replay.is_none() {
+        // A replay plays at its own speed; the interval means nothing there.
+        spans.push((Span::styled(format!("every {}s  ", app.interval), bar), 3));
+    }
     let badge = match (&app.frozen, &app.replay) {
         (Some((_, at)), _) => Span::styled(
             format!(
@@ -95,8 +107,23 @@ fn title_line<'a>(app: &'a App, snap: &'a Snapshot, now: Duration, theme: &Theme
         ),
         (None, None) => Span::styled(" RUNNING ", bar.patch(theme.badge_running)),
     };
-    spans.push(badge);
-    Line::from(spans)
+    spans.push((badge, 9));
+    let width = usize::from(app.size.0);
+    let len =
+        |v: &[(Span, u8)]| -> usize { v.iter().map(|(s, _)| s.content.chars().count()).sum() };
+    while len(&spans) > width {
+        let Some(lowest) = spans
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, p))| *p < 7)
+            .min_by_key(|(_, (_, p))| *p)
+            .map(|(i, _)| i)
+        else {
+            break;
+        };
+        spans.remove(lowest);
+    }
+    Line::from(spans.into_iter().map(|(s, _)| s).collect::<Vec<_>>())
 }
 
 /// `mm:ss` or `h:mm:ss`.
