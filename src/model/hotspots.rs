@@ -80,8 +80,6 @@ pub struct Hotspots {
     ring: VecDeque<Sample>,
     totals: FxHashMap<HotKey, Totals>,
     samples_seen: u64,
-    unresolved_pages: u64,
-    resolved_pages: u64,
 }
 
 /// One row of the Buffer hot spots pane.
@@ -115,8 +113,6 @@ impl Hotspots {
             ring: VecDeque::new(),
             totals: FxHashMap::default(),
             samples_seen: 0,
-            unresolved_pages: 0,
-            resolved_pages: 0,
         }
     }
 
@@ -137,10 +133,6 @@ impl Hotspots {
                 continue;
             }
             let key = HotKey::resolve(map, b.chunk, b.page, base_page_kb);
-            match key {
-                HotKey::Object { .. } => self.resolved_pages += 1,
-                HotKey::Page { .. } => self.unresolved_pages += 1,
-            }
             let n = b.waiters.len();
             let ks = by_key.entry(key.clone()).or_insert_with(|| KeySample {
                 key: key.clone(),
@@ -182,10 +174,20 @@ impl Hotspots {
         }
     }
 
-    /// Of the buffer pages with waiters seen so far, how many did not resolve to an object.
+    /// Of the buffer pages with waiters in the window, how many did not resolve to an object.
+    /// Over the window, after re-keying: pages seen before the map arrived do not count against
+    /// it (that would rebuild a fresh map at start).
     pub fn unresolved_share(&self) -> Option<f64> {
-        let all = self.resolved_pages + self.unresolved_pages;
-        (all > 0).then(|| self.unresolved_pages as f64 / all as f64)
+        let (mut resolved, mut unresolved) = (0u64, 0u64);
+        for ks in self.ring.iter().flat_map(|s| &s.keys) {
+            let n = ks.pages.len() as u64;
+            match ks.key {
+                HotKey::Object { .. } => resolved += n,
+                HotKey::Page { .. } => unresolved += n,
+            }
+        }
+        let all = resolved + unresolved;
+        (all > 0).then(|| unresolved as f64 / all as f64)
     }
 
     /// A new extent map arrived: pages that now resolve join their object's row.

@@ -15,7 +15,7 @@ use std::time::Duration;
 fn apply(store: &mut Store, source: Source, t: u64, text: &str) {
     let exit = if matches!(
         source,
-        Source::ProcNetTcp | Source::ProcNetTcp6 | Source::Systabnames
+        Source::ProcNetTcp | Source::ProcNetTcp6 | Source::Systabnames | Source::OncheckPe
     ) {
         0
     } else {
@@ -413,4 +413,29 @@ Buffer pool page size: 2048
         }
         assert_eq!(w.head_blocker, Some(Sid(500)), "{sid}");
     }
+}
+
+#[test]
+fn pages_seen_before_the_extent_map_arrived_do_not_count_as_unresolved() {
+    // At start onstat -X arrives before the (slow) oncheck -pe: its pages cannot resolve yet.
+    // Once the map is in, they are re-keyed; the share that triggers an automatic rebuild of
+    // the map must not count them.
+    let x = fixture("onstat-X/ifxtop-seed-buffer-waits-4-pools.txt");
+    let mut s = store();
+    for t in 0..4 {
+        apply(&mut s, Source::OnstatX, t, &x);
+    }
+    assert_eq!(build(&s, &[]).unresolved_share, Some(1.0));
+    assert!(build(&s, &[]).hotspots.iter().all(|h| !h.resolved));
+    apply(
+        &mut s,
+        Source::OncheckPe,
+        4,
+        &fixture("oncheck-pe/ifxtop-chunks-of-seed-onstat-X.txt"),
+    );
+    let snap = build(&s, &[]);
+    assert_eq!(snap.unresolved_share, Some(0.0));
+    let top = &snap.hotspots[0];
+    assert!(top.resolved, "{top:?}");
+    assert_eq!(top.samples_total, 4);
 }
