@@ -23,6 +23,9 @@ pub struct TableUi {
     pub filter: String,
     /// Row indices of the shown snapshot, sorted and filtered.
     pub order: Vec<usize>,
+    /// The snapshot `order` indexes into: the selected row's identity is read from it when the
+    /// next snapshot arrives (its row indices mean other rows).
+    basis: Option<Arc<Snapshot>>,
 }
 
 impl TableUi {
@@ -35,6 +38,7 @@ impl TableUi {
             sort_desc,
             filter: String::new(),
             order: Vec::new(),
+            basis: None,
         }
     }
 }
@@ -231,7 +235,11 @@ impl App {
         let page = self.page_rows();
         let t = &mut self.tables[pane.index()];
         let prev_row = t.order.get(t.selected).copied();
-        let prev_id = prev_row.and_then(|r| pane.row_id(&snap, r));
+        let prev_id = match (&t.basis, prev_row) {
+            (Some(basis), Some(r)) => pane.row_id(basis, r),
+            _ => None,
+        };
+        t.basis = Some(snap.clone());
         let needle = t.filter.to_lowercase();
         if pane == Pane::Waiters && self.tree {
             // Tree order: each head's waiters, nearest first; rows outside every tree left out.

@@ -190,6 +190,26 @@ fn selection_follows_its_row_when_data_moves() {
 }
 
 #[test]
+fn selection_follows_its_row_when_rows_come_and_go() {
+    let mut a = app();
+    a.on_key(key('j'), NOW);
+    assert_eq!(selected_sid(&a), Some(Sid(902)));
+    // The next snapshot lists its waiters in another order, with a newcomer first: row indices
+    // now mean other sessions. The selection stays on 902, and the list is not scrolled.
+    let mut s = snapshot();
+    s.waiters.reverse();
+    s.waiters
+        .insert(0, waiter(77, "newcomer", WaitReason::Condition, 1.0, false));
+    a.set_snapshot(Arc::new(s));
+    assert_eq!(selected_sid(&a), Some(Sid(902)));
+    assert_eq!(a.table().offset, 0);
+    // And once more, unchanged: still 902.
+    let s = a.shown().as_ref().clone();
+    a.set_snapshot(Arc::new(s));
+    assert_eq!(selected_sid(&a), Some(Sid(902)));
+}
+
+#[test]
 fn filter_narrows_rows_and_esc_clears_it() {
     let mut a = app();
     a.on_key(key('/'), NOW);
