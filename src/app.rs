@@ -26,6 +26,9 @@ pub struct TableUi {
     /// The snapshot `order` indexes into: the selected row's identity is read from it when the
     /// next snapshot arrives (its row indices mean other rows).
     basis: Option<Arc<Snapshot>>,
+    /// The user moved the selection off the top row: it then follows its row as data moves.
+    /// Left on the top row, it stays there, so what matters most stays in view, as in `top`.
+    pub follow: bool,
 }
 
 impl TableUi {
@@ -39,6 +42,7 @@ impl TableUi {
             filter: String::new(),
             order: Vec::new(),
             basis: None,
+            follow: false,
         }
     }
 }
@@ -234,7 +238,7 @@ impl App {
         let hide_idle = self.hide_idle;
         let page = self.page_rows();
         let t = &mut self.tables[pane.index()];
-        let prev_row = t.order.get(t.selected).copied();
+        let prev_row = t.order.get(t.selected).copied().filter(|_| t.follow);
         let prev_id = match (&t.basis, prev_row) {
             (Some(basis), Some(r)) => pane.row_id(basis, r),
             _ => None,
@@ -328,6 +332,7 @@ impl App {
         }
         let target = t.selected as isize + delta;
         t.selected = target.clamp(0, len as isize - 1) as usize;
+        t.follow = t.selected != 0;
         t.offset = scroll_offset(t.selected, t.offset, page, len);
     }
 
@@ -382,6 +387,7 @@ impl App {
                 }
                 self.table_mut().filter = text.clone();
                 self.table_mut().selected = 0;
+                self.table_mut().follow = false;
                 self.refresh_order(self.pane);
                 self.prompt = Some(Prompt::Filter(text));
                 Vec::new()
@@ -548,6 +554,7 @@ impl App {
                 if self.pane == Pane::Waiters {
                     self.tree = !self.tree;
                     self.tables[Pane::Waiters.index()].selected = 0;
+                    self.tables[Pane::Waiters.index()].follow = false;
                     self.refresh_order(Pane::Waiters);
                 } else {
                     self.say("the blocker tree is a view of the Waiters pane (1)", now);

@@ -210,6 +210,24 @@ fn selection_follows_its_row_when_rows_come_and_go() {
 }
 
 #[test]
+fn an_untouched_selection_stays_on_the_top_row() {
+    // Nobody moved the selection: when a new waiter comes first, it is the one selected and in
+    // view (as in top), rather than the list scrolling after the old first row.
+    let mut a = app();
+    assert_eq!(selected_sid(&a), Some(Sid(812)));
+    let mut s = snapshot();
+    s.waiters
+        .push(waiter(77, "newcomer", WaitReason::Condition, 900.0, false));
+    a.set_snapshot(Arc::new(s));
+    assert_eq!(selected_sid(&a), Some(Sid(77)));
+    assert_eq!((a.table().selected, a.table().offset), (0, 0));
+    // Moving down and back up to the top returns to that behaviour.
+    a.on_key(key('j'), NOW);
+    a.on_key(key('k'), NOW);
+    assert!(!a.table().follow);
+}
+
+#[test]
 fn filter_narrows_rows_and_esc_clears_it() {
     let mut a = app();
     a.on_key(key('/'), NOW);
