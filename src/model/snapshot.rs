@@ -497,8 +497,9 @@ pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[S
 
 impl WaiterRow {
     /// How much this wait deserves a look, for the default order: waits on a session or a
-    /// resource first, then client waits with data queued, other conditions, client waits whose
-    /// socket is unknown, and idle client waits last.
+    /// resource (lock, buffer, checkpoint, log buffer, transaction) first, then client waits with
+    /// data queued, other conditions and mutexes, client waits whose socket is unknown, and idle
+    /// client waits last.
     pub fn concern(&self) -> u8 {
         if self.idle {
             return 0;
@@ -510,7 +511,8 @@ impl WaiterRow {
                     _ => 1,
                 }
             }
-            WaitTarget::Condition { .. } => 2,
+            // Mutex waits come and go within a sample: a long one still sorts by its time.
+            WaitTarget::Condition { .. } | WaitTarget::Latch { .. } => 2,
             _ => 4,
         }
     }
