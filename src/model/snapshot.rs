@@ -377,8 +377,17 @@ pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[S
                 summary.idle += 1;
             }
         }
+        let ckpt = u.header.as_ref().and_then(|h| {
+            h.blocked
+                .as_ref()
+                .map(|b| format!("Blocked:{b}"))
+                .or_else(|| h.checkpoint_flag().map(String::from))
+        });
         for row in &mut waiters {
             row.verdict = verdict(row, u);
+            if let (WaitReason::Checkpoint, Some(c)) = (row.reason, &ckpt) {
+                row.verdict.push_str(&format!(" (server {c})"));
+            }
         }
         let mut counts: BTreeMap<Sid, usize> = BTreeMap::new();
         for w in &waiters {

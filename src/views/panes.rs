@@ -6,6 +6,7 @@ use super::theme::Theme;
 use crate::model::hotspots::HotspotRow;
 use crate::model::snapshot::{human_bytes, Snapshot, WaiterRow};
 use crate::model::sockets::SocketRow;
+use crate::model::waiters::WaitTarget;
 use crate::parsers::onstat_u::WaitReason;
 use ratatui::style::Style;
 use std::borrow::Cow;
@@ -118,7 +119,7 @@ impl Pane {
 pub const WAITER_COLS: &[Col] = &[
     Col::new("SID", 6).right(),
     Col::new("USER", 8),
-    Col::new("WAIT", 9),
+    Col::new("WAIT", 10),
     Col::new("WAITING ON", 16).flex(),
     Col::new("IN WAIT", 8).right(),
     Col::new("BLOCKER", 8).right(),
@@ -280,13 +281,18 @@ impl TableRows for PaneRows<'_> {
                     0 => r.sessid.to_string().into(),
                     1 => Cow::Borrowed(r.user.as_str()),
                     2 => Cow::Borrowed(reason_short(r.reason)),
-                    3 => {
-                        let mut d = r.waiting_on.describe();
-                        if r.idle {
-                            d.push_str(" (idle)");
+                    3 => match &r.waiting_on {
+                        // A bare address says nothing: the sentence does (checkpoint, log
+                        // buffer, transaction...).
+                        WaitTarget::Other { .. } => Cow::Borrowed(r.verdict.as_str()),
+                        target => {
+                            let mut d = target.describe();
+                            if r.idle {
+                                d.push_str(" (idle)");
+                            }
+                            d.into()
                         }
-                        d.into()
-                    }
+                    },
                     4 => human_duration(r.in_wait_s).into(),
                     5 => match (r.deadlock, r.head_blocker) {
                         (true, _) => Cow::Borrowed("DEADLK"),
