@@ -383,10 +383,33 @@ pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[S
                 .map(|b| format!("Blocked:{b}"))
                 .or_else(|| h.checkpoint_flag().map(String::from))
         });
+        // A checkpoint cannot start while threads are inside critical sections: name them, they
+        // are what the checkpoint (and so every C waiter) waits for.
+        let mut critical: Vec<String> = u
+            .threads
+            .iter()
+            .filter(|t| t.flags.in_critical_section())
+            .map(|t| t.sessid.to_string())
+            .collect();
+        critical.sort_unstable();
+        critical.dedup();
         for row in &mut waiters {
             row.verdict = verdict(row, u);
-            if let (WaitReason::Checkpoint, Some(c)) = (row.reason, &ckpt) {
-                row.verdict.push_str(&format!(" (server {c})"));
+            if row.reason != WaitReason::Checkpoint {
+                continue;
+            }
+            let mut why = Vec::new();
+            if let Some(c) = &ckpt {
+                why.push(format!("server {c}"));
+            }
+            if !critical.is_empty() {
+                why.push(format!(
+                    "in a critical section: sid {}",
+                    critical.join(", ")
+                ));
+            }
+            if !why.is_empty() {
+                row.verdict.push_str(&format!(" ({})", why.join("; ")));
             }
         }
         let mut counts: BTreeMap<Sid, usize> = BTreeMap::new();
