@@ -29,6 +29,9 @@ pub struct TableUi {
     /// The user moved the selection off the top row: it then follows its row as data moves.
     /// Left on the top row, it stays there, so what matters most stays in view, as in `top`.
     pub follow: bool,
+    /// `order` is of an older snapshot: sorted again when the pane is shown (only the pane on
+    /// screen is sorted with every snapshot; thousands of rows each).
+    stale: bool,
 }
 
 impl TableUi {
@@ -43,6 +46,7 @@ impl TableUi {
             order: Vec::new(),
             basis: None,
             follow: false,
+            stale: false,
         }
     }
 }
@@ -226,10 +230,15 @@ impl App {
         }
     }
 
-    /// Recomputes every pane's sorted, filtered row order, keeping the selected row selected.
+    /// Recomputes the shown pane's sorted, filtered row order, keeping the selected row
+    /// selected; the other panes' orders are recomputed when they are shown.
     pub fn refresh_orders(&mut self) {
         for pane in Pane::ALL {
-            self.refresh_order(pane);
+            if pane == self.pane {
+                self.refresh_order(pane);
+            } else {
+                self.tables[pane.index()].stale = true;
+            }
         }
     }
 
@@ -238,6 +247,7 @@ impl App {
         let hide_idle = self.hide_idle;
         let page = self.page_rows();
         let t = &mut self.tables[pane.index()];
+        t.stale = false;
         let prev_row = t.order.get(t.selected).copied().filter(|_| t.follow);
         let prev_id = match (&t.basis, prev_row) {
             (Some(basis), Some(r)) => pane.row_id(basis, r),
@@ -339,6 +349,9 @@ impl App {
     fn set_pane(&mut self, pane: Pane) {
         self.pane = pane;
         self.drill.clear();
+        if self.tables[pane.index()].stale {
+            self.refresh_order(pane);
+        }
     }
 
     /// Handles a key: typed text while a prompt is open, else the keymap's action.

@@ -215,8 +215,20 @@ pub fn spawn_focus(ctx: &Ctx, mut focus: watch::Receiver<Vec<Sid>>) -> JoinHandl
 }
 
 /// Waits out the rest of a period, or returns early when the interval changes.
+///
+/// Waits end on multiples of the period on the session clock, so sources with the same period
+/// run together and their results reach the screen in one redraw (one snapshot to build, not one
+/// per source). A run that used most of its period waits for the next multiple but one: a slow
+/// onstat is not run back to back.
 async fn pause(ctx: &mut Ctx, base: Duration, spent: Duration) {
-    let wait = ctx.scaled(base).saturating_sub(spent);
+    let _ = spent;
+    let period = ctx.scaled(base).as_nanos().max(1);
+    let now = ctx.clock.now().as_nanos();
+    let mut next = (now / period + 1) * period;
+    if next - now < period / 2 {
+        next += period;
+    }
+    let wait = Duration::from_nanos(u64::try_from(next - now).unwrap_or(u64::MAX));
     tokio::select! {
         _ = tokio::time::sleep(wait) => {}
         _ = ctx.interval.changed() => {}

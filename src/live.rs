@@ -372,6 +372,10 @@ async fn run_async(setup: Setup) -> Result<ExitCode, Error> {
     let mut settle: Option<tokio::time::Instant> = None;
     let mut redraw = true;
     let mut last_rebuild: Option<Instant> = None;
+    // When the snapshot was last built; data alone rebuilds it at most every half interval (the
+    // build joins thousands of rows), what the user does at once.
+    let mut last_build: Option<Instant> = None;
+    let mut force_build = true;
     let mut exit = ExitCode::SUCCESS;
 
     loop {
@@ -389,7 +393,19 @@ async fn run_async(setup: Setup) -> Result<ExitCode, Error> {
                     let _ = tx.send(sids);
                 }
             }
-            if store.generation != built_generation || focus != built_focus {
+            let min_gap = Duration::from_secs_f64(app.interval.clamp(0.1, 3600.0) * 0.5);
+            let data_due = store.generation != built_generation
+                && (force_build || last_build.is_none_or(|b| b.elapsed() >= min_gap));
+            if store.generation != built_generation && !data_due {
+                // Too soon after the last build: come back when the gap is over.
+                if let Some(b) = last_build {
+                    let at = tokio::time::Instant::from_std(b + min_gap);
+                    settle = Some(settle.map_or(at, |s| s.min(at)));
+                }
+            }
+            if data_due || focus != built_focus {
+                last_build = Some(Instant::now());
+                force_build = false;
                 let snap = snapshot::build(&store, now, setup.server.as_deref(), &focus);
                 built_focus = focus;
                 if let Feed::Collect { rebuild, .. } = &feed {
@@ -457,12 +473,20 @@ async fn run_async(setup: Setup) -> Result<ExitCode, Error> {
                 if let Feed::Replay { player, last } = &mut feed {
                     let wall = last.elapsed();
                     *last = Instant::now();
+                    let before = (store.generation, player.position().as_secs(), player.is_paused());
                     player.advance(wall, &mut store);
-                    app.replay = Some(player.ui());
-                    redraw = true;
+                    let after = (store.generation, player.position().as_secs(), player.is_paused());
+                    // Draw when a sample was applied or the clock on screen moved, not 10 times
+                    // a second.
+                    if after != before {
+                        app.replay = Some(player.ui());
+                        redraw = true;
+                    }
                 }
             }
             Some(ev) = term_rx.recv() => {
+                // What a key changes (a replay seek, a drill) shows at once.
+                force_build = true;
                 match ev {
                     TermEvent::Key(k) => {
                         for e in app.on_key(k, now) {

@@ -221,7 +221,7 @@ pub fn build(
     }
     v.waiter = waiters.iter().find(|w| w.sessid == sid).cloned();
     if let Some(w) = &v.waiter {
-        v.verdict = w.verdict.clone();
+        v.verdict = w.verdict.to_string();
         for (i, b) in w.blockers.iter().enumerate() {
             let (state, locks, user) = state_words(u, *b);
             v.chain.push(ChainLink {

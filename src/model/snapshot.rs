@@ -15,6 +15,7 @@ use crate::source::Source;
 use crate::store::Store;
 use compact_str::CompactString;
 use serde::Serialize;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -47,7 +48,7 @@ pub struct WaiterRow {
     pub rstcb: Addr,
     pub sessid: Sid,
     pub user: CompactString,
-    pub flags: String,
+    pub flags: CompactString,
     pub reason: WaitReason,
     pub waiting_on: WaitTarget,
     /// How long it has been in this wait, tracked across samples (seconds).
@@ -63,8 +64,9 @@ pub struct WaiterRow {
     pub head_blocker: Option<Sid>,
     /// The chain loops back: a deadlock.
     pub deadlock: bool,
-    /// One sentence saying why it waits.
-    pub verdict: String,
+    /// One sentence saying why it waits (the common ones are static: thousands of idle
+    /// sessions need no allocation each).
+    pub verdict: Cow<'static, str>,
 }
 
 /// A head blocker: the root of a blocker tree.
@@ -198,7 +200,7 @@ fn blocker_words(row: &WaiterRow, u: &OnstatU) -> Option<String> {
     Some(s)
 }
 
-fn verdict(row: &WaiterRow, u: &OnstatU) -> String {
+fn verdict(row: &WaiterRow, u: &OnstatU) -> Cow<'static, str> {
     if let Some(b) = blocker_words(row, u) {
         let on = match &row.waiting_on {
             WaitTarget::Lock {
@@ -215,40 +217,44 @@ fn verdict(row: &WaiterRow, u: &OnstatU) -> String {
             }
             _ => String::new(),
         };
-        return format!("{on}{b}");
+        return Cow::Owned(format!("{on}{b}"));
     }
     match &row.waiting_on {
         WaitTarget::Condition { name, .. } if name.as_deref() == Some(CLIENT_WAIT) => {
             match &row.socket {
-                Some(s) if s.send_q > 0 => format!(
+                Some(s) if s.send_q > 0 => Cow::Owned(format!(
                     "waiting for its client to read: {} queued on {} (see FET_BUF_SIZE)",
                     human_bytes(s.send_q),
                     s.remote
-                ),
-                Some(_) => "idle: waiting for the client".to_string(),
-                None => "waiting for the client (its socket is not known)".to_string(),
+                )),
+                Some(_) => Cow::Borrowed("idle: waiting for the client"),
+                None => Cow::Borrowed("waiting for the client (its socket is not known)"),
             }
         }
-        WaitTarget::Condition { name: Some(n), .. } => format!("waiting on condition {n}"),
-        WaitTarget::Condition { address, .. } => format!("waiting on condition {address}"),
+        WaitTarget::Condition { name: Some(n), .. } => {
+            Cow::Owned(format!("waiting on condition {n}"))
+        }
+        WaitTarget::Condition { address, .. } => {
+            Cow::Owned(format!("waiting on condition {address}"))
+        }
         WaitTarget::Buffer {
             object,
             chunk,
             page,
             ..
-        } => match object {
+        } => Cow::Owned(match object {
             Some(o) => format!("waiting for a buffer of {o} (page {chunk}:{page})"),
             None => format!("waiting for buffer page {chunk}:{page} (not in the extent map)"),
-        },
-        WaitTarget::Lock { .. } => "waiting for a lock".to_string(),
-        WaitTarget::Latch { address } => format!("waiting for mutex {address}"),
+        }),
+        WaitTarget::Lock { .. } => Cow::Borrowed("waiting for a lock"),
+        WaitTarget::Latch { address } => Cow::Owned(format!("waiting for mutex {address}")),
         WaitTarget::Other { .. } => match row.reason {
-            WaitReason::Checkpoint => "waiting for a checkpoint to finish".to_string(),
-            WaitReason::LogBuffer => "waiting for a logical-log buffer write".to_string(),
-            WaitReason::Transaction => "waiting for a transaction".to_string(),
-            WaitReason::Rollback => "waiting for rollback cleanup".to_string(),
-            WaitReason::Buffer => "waiting for a buffer (not in onstat -X)".to_string(),
-            r => format!("waiting: {}", r.words()),
+            WaitReason::Checkpoint => Cow::Borrowed("waiting for a checkpoint to finish"),
+            WaitReason::LogBuffer => Cow::Borrowed("waiting for a logical-log buffer write"),
+            WaitReason::Transaction => Cow::Borrowed("waiting for a transaction"),
+            WaitReason::Rollback => Cow::Borrowed("waiting for rollback cleanup"),
+            WaitReason::Buffer => Cow::Borrowed("waiting for a buffer (not in onstat -X)"),
+            r => Cow::Owned(format!("waiting: {}", r.words())),
         },
     }
 }
@@ -350,7 +356,7 @@ pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[S
                 rstcb: th.address,
                 sessid: th.sessid,
                 user: th.user.clone(),
-                flags: th.flags.to_string(),
+                flags: CompactString::new(th.flags.as_str()),
                 reason,
                 waiting_on: target,
                 in_wait_s: tracked.max(reported),
@@ -362,7 +368,7 @@ pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[S
                 blockers: Vec::new(),
                 head_blocker: None,
                 deadlock: false,
-                verdict: String::new(),
+                verdict: Cow::Borrowed(""),
             };
             waiters.push(row);
         }
@@ -409,7 +415,9 @@ pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[S
                 ));
             }
             if !why.is_empty() {
-                row.verdict.push_str(&format!(" ({})", why.join("; ")));
+                row.verdict
+                    .to_mut()
+                    .push_str(&format!(" ({})", why.join("; ")));
             }
         }
         let mut counts: BTreeMap<Sid, usize> = BTreeMap::new();

@@ -7,8 +7,6 @@ use serde::Serialize;
 use std::collections::VecDeque;
 use std::time::Duration;
 
-type ConnKey = (Endpoint, Endpoint);
-
 #[derive(Debug, Clone)]
 struct ConnHistory {
     send_q: VecDeque<(Duration, u64)>,
@@ -33,7 +31,9 @@ pub const TREND_SAMPLES: usize = 24;
 #[derive(Debug, Clone)]
 pub struct SocketHistory {
     window: Duration,
-    conns: FxHashMap<ConnKey, ConnHistory>,
+    /// Local end (a listener address: a handful) → remote end → history. Two levels, so a
+    /// sample's lookups borrow its endpoints instead of cloning a key per connection.
+    conns: FxHashMap<Endpoint, FxHashMap<Endpoint, ConnHistory>>,
     latest: Option<Duration>,
     next_seq: u64,
 }
@@ -84,18 +84,23 @@ impl SocketHistory {
             if !is_client_connection(s, ports) {
                 continue;
             }
-            let key = (s.local.clone(), s.remote.clone());
-            let seq = &mut self.next_seq;
-            let h = self.conns.entry(key).or_insert_with(|| {
-                *seq += 1;
-                ConnHistory {
-                    send_q: VecDeque::new(),
-                    last: s.clone(),
-                    last_seen: t,
-                    seq: *seq,
-                    max: 0,
+            let by_remote = match self.conns.get_mut(&s.local) {
+                Some(m) => m,
+                None => self.conns.entry(s.local.clone()).or_default(),
+            };
+            let h = match by_remote.get_mut(&s.remote) {
+                Some(h) => h,
+                None => {
+                    self.next_seq += 1;
+                    by_remote.entry(s.remote.clone()).or_insert(ConnHistory {
+                        send_q: VecDeque::new(),
+                        last: s.clone(),
+                        last_seen: t,
+                        seq: self.next_seq,
+                        max: 0,
+                    })
                 }
-            });
+            };
             if h.send_q.back().is_some_and(|(bt, _)| *bt == t) {
                 continue;
             }
@@ -108,18 +113,21 @@ impl SocketHistory {
             h.last_seen = t;
         }
         let horizon = t.saturating_sub(self.window);
-        self.conns.retain(|_, h| {
-            let mut max_left = false;
-            while h.send_q.front().is_some_and(|(ft, _)| *ft < horizon) {
-                if let Some((_, q)) = h.send_q.pop_front() {
-                    max_left |= q == h.max && q > 0;
+        for by_remote in self.conns.values_mut() {
+            by_remote.retain(|_, h| {
+                let mut max_left = false;
+                while h.send_q.front().is_some_and(|(ft, _)| *ft < horizon) {
+                    if let Some((_, q)) = h.send_q.pop_front() {
+                        max_left |= q == h.max && q > 0;
+                    }
                 }
-            }
-            if max_left {
-                h.recompute_max();
-            }
-            h.last_seen >= horizon
-        });
+                if max_left {
+                    h.recompute_max();
+                }
+                h.last_seen >= horizon
+            });
+        }
+        self.conns.retain(|_, m| !m.is_empty());
         self.latest = Some(t);
     }
 
@@ -133,6 +141,7 @@ impl SocketHistory {
         let mut live: Vec<(&ConnHistory, u64)> = self
             .conns
             .values()
+            .flat_map(|m| m.values())
             .filter(|h| h.last_seen == latest)
             .map(|h| (h, h.max))
             .collect();
@@ -151,12 +160,17 @@ impl SocketHistory {
                 send_q: h.last.send_q,
                 recv_q: h.last.recv_q,
                 max_send_q: max,
-                trend: h
-                    .send_q
-                    .iter()
-                    .skip(h.send_q.len().saturating_sub(TREND_SAMPLES))
-                    .map(|(_, q)| *q)
-                    .collect(),
+                // A connection that never queued anything in the window draws a blank
+                // sparkline: no samples needed (most of thousands of connections).
+                trend: if max == 0 {
+                    Vec::new()
+                } else {
+                    h.send_q
+                        .iter()
+                        .skip(h.send_q.len().saturating_sub(TREND_SAMPLES))
+                        .map(|(_, q)| *q)
+                        .collect()
+                },
                 sessid: None,
                 user: None,
             })

@@ -100,7 +100,12 @@ pub fn parse_preamble(lines: &mut Lines<'_>) -> Preamble {
 
 /// True for the messages onstat prints instead of a banner when the server is not running.
 pub fn is_offline_message(text: &str) -> bool {
-    text.contains("shared memory not initialized")
+    // onstat prints it first, alone: the first lines say, not a user name or SQL text further
+    // down (and a big output is not scanned to the end every second).
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .take(3)
+        .any(|l| l.contains("shared memory not initialized"))
 }
 
 /// Parses one banner line; `None` when the line is not a banner.

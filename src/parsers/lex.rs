@@ -97,9 +97,50 @@ impl<'a> Iterator for Lines<'a> {
         self.no += 1;
         Some(Line {
             no: self.no,
-            text: raw.trim_end_matches([' ', '\t', '\r']),
+            text: trim_end_bytes(raw, |b| b == b' ' || b == b'\t' || b == b'\r'),
         })
     }
+}
+
+/// `s` without the trailing ASCII bytes `drop` accepts. Byte-wise: a char-pattern trim decodes
+/// UTF-8 at every step, and every row of every output is trimmed several times.
+#[inline]
+pub fn trim_end_bytes(s: &str, drop: impl Fn(u8) -> bool) -> &str {
+    let b = s.as_bytes();
+    let mut n = b.len();
+    while n > 0 && b[n - 1].is_ascii() && drop(b[n - 1]) {
+        n -= 1;
+    }
+    // Only ASCII bytes were dropped, so `n` is a char boundary.
+    s.get(..n).unwrap_or(s)
+}
+
+/// `s` without the leading ASCII bytes `drop` accepts.
+#[inline]
+pub fn trim_start_bytes(s: &str, drop: impl Fn(u8) -> bool) -> &str {
+    let b = s.as_bytes();
+    let mut n = 0;
+    while n < b.len() && b[n].is_ascii() && drop(b[n]) {
+        n += 1;
+    }
+    s.get(n..).unwrap_or(s)
+}
+
+/// `s` without leading and trailing blanks (spaces and tabs).
+#[inline]
+pub fn trim_blanks(s: &str) -> &str {
+    trim_end_bytes(trim_start_bytes(s, is_blank_byte), is_blank_byte)
+}
+
+#[inline]
+pub fn is_blank_byte(b: u8) -> bool {
+    b == b' ' || b == b'\t'
+}
+
+/// How many lines `text` has (at most one more than its newlines): a capacity for the rows
+/// parsed from it, so row vectors are not grown and moved again and again.
+pub fn line_count_hint(text: &str) -> usize {
+    memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1
 }
 
 #[inline]
@@ -226,6 +267,15 @@ mod tests {
         );
         assert_eq!(lines("x\n").count(), 1);
         assert_eq!(lines("").count(), 0);
+    }
+
+    #[test]
+    fn byte_trims_stop_at_the_first_kept_character() {
+        assert_eq!(trim_blanks(" \t ab c \t"), "ab c");
+        assert_eq!(trim_blanks("   "), "");
+        assert_eq!(trim_end_bytes("é  ", is_blank_byte), "é");
+        assert_eq!(trim_start_bytes("  é", is_blank_byte), "é");
+        assert_eq!(trim_end_bytes("ab\r", |b| b == b'\r'), "ab");
     }
 
     #[test]

@@ -271,7 +271,7 @@ fn footer(text: &str) -> Option<Footer> {
 
 /// One buffer row, 10 columns (9 in builds without `memaddr`).
 fn buffer(text: &str, memaddr: bool) -> Result<Buffer, Miss<'_>> {
-    let i = text.trim_start_matches([' ', '\t']);
+    let i = super::lex::trim_start_bytes(text, super::lex::is_blank_byte);
     let (i, address) = column(i, hex_addr, "a hex buffer address")?;
     let (i, userthread) = column(i, hex_addr, "a userthread (hex rstcb address, 0 for none)")?;
     let (i, flags) = column(i, hex_u32, "buffer flags (hex)")?;

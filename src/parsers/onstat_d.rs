@@ -339,7 +339,7 @@ fn flag_word(i: &str) -> PResult<'_, u32> {
 /// One dbspace row: `address number flags fchunk nchunks [pgsize] flags owner name`, the second
 /// (coded) flags holding blanks of its own (`N  BAE`), so owner and name are taken from the right.
 fn dbspace(text: &str, with_pgsize: bool) -> Result<Dbspace, Miss<'_>> {
-    let i = text.trim_start_matches([' ', '\t']);
+    let i = super::lex::trim_start_bytes(text, super::lex::is_blank_byte);
     let (i, address) = column(i, hex_addr, "a hex address")?;
     let (i, number) = column(i, dec_u32, "a space number")?;
     let (i, flags) = column(i, flag_word, "a dbspace flag word (`0x20001`)")?;
@@ -353,7 +353,7 @@ fn dbspace(text: &str, with_pgsize: bool) -> Result<Dbspace, Miss<'_>> {
     };
     let (rest, name) = last_word(i).ok_or(Miss::new(i, "the space name at the end of the row"))?;
     let (rest, owner) = last_word(rest).ok_or(Miss::new(rest, "an owner"))?;
-    let flag_codes = rest.trim_matches([' ', '\t']);
+    let flag_codes = super::lex::trim_blanks(rest);
     if flag_codes.is_empty() {
         return Err(Miss::new(
             i,
@@ -383,7 +383,7 @@ fn free_pages(i: &str) -> PResult<'_, (u64, bool)> {
 
 /// One chunk row: `address chunk dbs offset size free [bpages] flags pathname`.
 fn chunk(text: &str) -> Result<Chunk, Miss<'_>> {
-    let i = text.trim_start_matches([' ', '\t']);
+    let i = super::lex::trim_start_bytes(text, super::lex::is_blank_byte);
     let (i, address) = column(i, hex_addr, "a hex address")?;
     let (i, chunk) = column(i, dec_u32, "a chunk number")?;
     let (i, dbs) = column(i, dec_u32, "a dbspace number")?;
@@ -396,7 +396,7 @@ fn chunk(text: &str) -> Result<Chunk, Miss<'_>> {
         Err(_) => (i, None),
     };
     let (i, flags) = column(i, lex::word, "chunk flags (`PO-B--`) and a pathname")?;
-    let pathname = i.trim_matches([' ', '\t']);
+    let pathname = super::lex::trim_blanks(i);
     if pathname.is_empty() {
         return Err(Miss::new(i, "a pathname"));
     }

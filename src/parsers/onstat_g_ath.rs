@@ -134,6 +134,7 @@ const EXPECTED: &str = "onstat -g ath output: the title `Threads:`, the column h
 pub fn parse(text: &str) -> Result<OnstatGAth, ParseError> {
     let mut lines = lex::lines(text);
     let mut out = OnstatGAth::default();
+    out.threads.reserve(lex::line_count_hint(text));
     let mut recognised = false;
     match header::parse_preamble(&mut lines) {
         Preamble::Header(h) => out.header = Some(h),
@@ -171,7 +172,7 @@ pub fn parse(text: &str) -> Result<OnstatGAth, ParseError> {
 
 /// A line of dots only (`.....`, `....`): where a publisher or a pager cut rows out.
 pub(super) fn is_elision(text: &str) -> bool {
-    let t = text.trim_matches([' ', '\t']);
+    let t = super::lex::trim_blanks(text);
     !t.is_empty() && t.bytes().all(|b| b == b'.')
 }
 
@@ -220,7 +221,7 @@ fn is_vp_class(word: &str) -> bool {
 /// Splits `status... vp-class name...` at the first word after the status's first word that
 /// looks like a VP class: (status, vp class, name).
 fn split_at_vp_class(i: &str) -> Option<(&str, &str, &str)> {
-    let mut rest = i.trim_start_matches([' ', '\t']);
+    let mut rest = super::lex::trim_start_bytes(i, super::lex::is_blank_byte);
     let mut first = true;
     loop {
         let end = rest.find([' ', '\t']).unwrap_or(rest.len());
@@ -230,19 +231,19 @@ fn split_at_vp_class(i: &str) -> Option<(&str, &str, &str)> {
         }
         if !first && is_vp_class(word) {
             let status_end = lex::offset_in(i, rest);
-            let status = i[..status_end].trim_matches([' ', '\t']);
-            let name = rest[end..].trim_matches([' ', '\t']);
+            let status = super::lex::trim_blanks(&i[..status_end]);
+            let name = super::lex::trim_blanks(&rest[end..]);
             return Some((status, word, name));
         }
         first = false;
-        rest = rest[end..].trim_start_matches([' ', '\t']);
+        rest = super::lex::trim_start_bytes(&rest[end..], super::lex::is_blank_byte);
     }
 }
 
 /// One thread row: tid, tcb, rstcb and prty from the left, then the status up to the VP class,
 /// then the name (which may hold blanks: `lio vp 0`).
 fn thread_row(text: &str) -> Result<AthThread, Miss<'_>> {
-    let i = text.trim_start_matches([' ', '\t']);
+    let i = super::lex::trim_start_bytes(text, super::lex::is_blank_byte);
     // Each column must end at a blank: `tid` is no number, `14c91ec0x` no address.
     let parsed: PResult<'_, _> = (dec_u64, sp1).parse(i);
     let (j, (tid, _)) = parsed.map_err(|_| Miss::new(i, "a thread id (a number)"))?;

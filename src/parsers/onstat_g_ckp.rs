@@ -226,10 +226,10 @@ fn trigger(i: &str) -> PResult<'_, &str> {
 /// dirty`, optionally followed by the five columns of the second table on the same row. The
 /// `*` is glued to the time (`18:42:44*User`) or stands after a blank (`13:44:18 *User`).
 fn checkpoint(text: &str) -> Result<Checkpoint, Miss<'_>> {
-    let i = text.trim_start_matches([' ', '\t']);
+    let i = super::lex::trim_start_bytes(text, super::lex::is_blank_byte);
     let (i, interval) = column(i, dec_u64, "a checkpoint interval id")?;
     let (j, clock_time) = clock(i).map_err(|_| Miss::new(i, "a clock time (`18:41:36`)"))?;
-    let j = j.trim_start_matches([' ', '\t']);
+    let j = super::lex::trim_start_bytes(j, super::lex::is_blank_byte);
     let (j, star) = match j.strip_prefix('*') {
         Some(rest) => (rest, true),
         None => (j, false),
@@ -315,14 +315,18 @@ fn rates(i: &str) -> Result<Rates, Miss<'_>> {
 
 /// A row of the second table on its own line.
 fn rates_row(text: &str) -> Option<Rates> {
-    rates(text.trim_start_matches([' ', '\t'])).ok()
+    rates(super::lex::trim_start_bytes(
+        text,
+        super::lex::is_blank_byte,
+    ))
+    .ok()
 }
 
 /// The summary row: six numbers under `Max Plog  Max Llog  Max Dskflush  Avg Dskflush
 /// Avg Dirty  Blocked`.
 fn summary_row(text: &str) -> Option<CheckpointSummary> {
     let six: Result<_, Miss<'_>> = (|| {
-        let i = text.trim_start_matches([' ', '\t']);
+        let i = super::lex::trim_start_bytes(text, super::lex::is_blank_byte);
         let (i, a) = column(i, dec_u64, "")?;
         let (i, b) = column(i, dec_u64, "")?;
         let (i, c) = column(i, dec_u64, "")?;

@@ -39,6 +39,7 @@ const EXPECTED: &str = "onstat -g con output: the title `Conditions with waiters
 pub fn parse(text: &str) -> Result<OnstatGCon, ParseError> {
     let mut lines = lex::lines(text);
     let mut out = OnstatGCon::default();
+    out.conditions.reserve(lex::line_count_hint(text));
     let mut recognised = false;
     match header::parse_preamble(&mut lines) {
         Preamble::Header(h) => out.header = Some(h),
@@ -87,7 +88,7 @@ fn number_from_right<'a>(rest: &'a str, needs: &'static str) -> Result<(&'a str,
 
 /// One row: cid and addr from the left, waittime and waiter from the right, the name between.
 fn condition(text: &str) -> Result<Condition, Miss<'_>> {
-    let i = text.trim_start_matches([' ', '\t']);
+    let i = super::lex::trim_start_bytes(text, super::lex::is_blank_byte);
     // Each column must end at a blank: `14aa0588x` is no address, `address` no cid.
     let parsed: PResult<'_, _> = (dec_u64, sp1).parse(i);
     let (j, (cid, _)) = parsed.map_err(|_| Miss::new(i, "a condition id (a number)"))?;
@@ -95,7 +96,7 @@ fn condition(text: &str) -> Result<Condition, Miss<'_>> {
     let (i, (addr, _)) = parsed.map_err(|_| Miss::new(j, "a condition address (hex)"))?;
     let (rest, waittime) = number_from_right(i, "a wait time (seconds) at the end of the row")?;
     let (rest, waiter) = number_from_right(rest, "a waiter thread id (a number)")?;
-    let name = rest.trim_matches([' ', '\t']);
+    let name = super::lex::trim_blanks(rest);
     if name.is_empty() {
         return Err(Miss::new(rest, "a condition name"));
     }

@@ -88,6 +88,7 @@ const EXPECTED: &str = "onstat -g ntt output: the title `global network informat
 pub fn parse(text: &str) -> Result<OnstatGNtt, ParseError> {
     let mut lines = lex::lines(text);
     let mut out = OnstatGNtt::default();
+    out.threads.reserve(lex::line_count_hint(text));
     let mut recognised = false;
     match header::parse_preamble(&mut lines) {
         Preamble::Header(h) => out.header = Some(h),
@@ -177,7 +178,7 @@ fn is_thread_header(text: &str) -> bool {
 
 /// The continuation line holding only the row's date: `                      04/15/2001`.
 fn date_line(text: &str) -> Option<&str> {
-    let t = text.trim_matches([' ', '\t']);
+    let t = super::lex::trim_blanks(text);
     let b = t.as_bytes();
     let ok = b.len() == 10
         && b.iter().enumerate().all(|(i, c)| match i {
@@ -200,14 +201,17 @@ fn is_time(word: &str) -> bool {
 /// Splits the first blank-separated word off `i` (which starts at a non-blank): (word, rest).
 fn next_word(i: &str) -> (&str, &str) {
     let end = i.find([' ', '\t']).unwrap_or(i.len());
-    (&i[..end], i[end..].trim_start_matches([' ', '\t']))
+    (
+        &i[..end],
+        super::lex::trim_start_bytes(&i[end..], super::lex::is_blank_byte),
+    )
 }
 
 /// One row: netscb, thread name and sid from the left; then up to three times (open, read,
 /// write: any of them may be missing, so they are told by their `HH:MM:SS` shape and fill the
 /// columns from the left) and the address, when there is one.
 fn thread_row(text: &str) -> Result<NetThread, Miss<'_>> {
-    let i = text.trim_start_matches([' ', '\t']);
+    let i = super::lex::trim_start_bytes(text, super::lex::is_blank_byte);
     let parsed: PResult<'_, _> = (hex_addr, sp1).parse(i);
     let (j, (netscb, _)) = parsed.map_err(|_| Miss::new(i, "a netscb address (hex)"))?;
     let (thread, k) = next_word(j);
@@ -216,9 +220,10 @@ fn thread_row(text: &str) -> Result<NetThread, Miss<'_>> {
     }
     let parsed: PResult<'_, _> = dec_u64(k);
     let (mut rest, sid) = match parsed {
-        Ok((r, sid)) if r.is_empty() || r.starts_with([' ', '\t']) => {
-            (r.trim_start_matches([' ', '\t']), sid)
-        }
+        Ok((r, sid)) if r.is_empty() || r.starts_with([' ', '\t']) => (
+            super::lex::trim_start_bytes(r, super::lex::is_blank_byte),
+            sid,
+        ),
         _ => return Err(Miss::new(k, "a session id (a number)")),
     };
     let mut times: [Option<CompactString>; 3] = [None, None, None];

@@ -449,7 +449,10 @@ fn is_threads_header(t: &str) -> bool {
 /// Splits the first blank-separated word off `i` (which starts at a non-blank): (word, rest).
 fn next_word(i: &str) -> (&str, &str) {
     let end = i.find([' ', '\t']).unwrap_or(i.len());
-    (&i[..end], i[end..].trim_start_matches([' ', '\t']))
+    (
+        &i[..end],
+        super::lex::trim_start_bytes(&i[end..], super::lex::is_blank_byte),
+    )
 }
 
 /// A decimal column that ends at a blank (or the end), then the blanks.
@@ -461,7 +464,10 @@ fn dec_column(i: &str) -> PResult<'_, u64> {
             nom::error::ErrorKind::Digit,
         )));
     }
-    Ok((r.trim_start_matches([' ', '\t']), v))
+    Ok((
+        super::lex::trim_start_bytes(r, super::lex::is_blank_byte),
+        v,
+    ))
 }
 
 /// Pops the last word of `rest` as a decimal number.
@@ -482,7 +488,7 @@ fn dash_none(w: &str) -> Option<CompactString> {
 /// thread count, hostname and pid from the right; the tty (and the effective user before it,
 /// when there is that column) in between.
 fn session_row(t: &str, effective: Option<bool>) -> Result<SessionRow, Miss<'_>> {
-    let i = t.trim_start_matches([' ', '\t']);
+    let i = super::lex::trim_start_bytes(t, super::lex::is_blank_byte);
     let (j, sid) = dec_column(i).map_err(|_| Miss::new(i, "a session id (a number)"))?;
     let (user, rest) = next_word(j);
     if user.is_empty() {
@@ -509,7 +515,7 @@ fn session_row(t: &str, effective: Option<bool>) -> Result<SessionRow, Miss<'_>>
             _ => return Err(Miss::new(w, "a pid (a number or `-`)")),
         },
     };
-    let middle = rest.trim_matches([' ', '\t']);
+    let middle = super::lex::trim_blanks(rest);
     let (euser, tty) = match (middle.find([' ', '\t']), effective) {
         (None, Some(true)) | (Some(_), Some(false)) => {
             return Err(Miss::new(rest, "the tty column as the header has it"))
@@ -517,7 +523,7 @@ fn session_row(t: &str, effective: Option<bool>) -> Result<SessionRow, Miss<'_>>
         (None, _) => (None, middle),
         (Some(b), _) => (
             Some(&middle[..b]),
-            middle[b..].trim_start_matches([' ', '\t']),
+            super::lex::trim_start_bytes(&middle[b..], super::lex::is_blank_byte),
         ),
     };
     if tty.is_empty() || tty.contains([' ', '\t']) {
@@ -539,7 +545,7 @@ fn session_row(t: &str, effective: Option<bool>) -> Result<SessionRow, Miss<'_>>
 
 /// `46      user_1    host_1    21220  01/19/2015.15:20  session limit txn time (60s)`
 fn terminated_row(t: &str) -> Result<TerminatedSession, Miss<'_>> {
-    let i = t.trim_start_matches([' ', '\t']);
+    let i = super::lex::trim_start_bytes(t, super::lex::is_blank_byte);
     let (j, sid) = dec_column(i).map_err(|_| Miss::new(i, "a session id (a number)"))?;
     let (user, k) = next_word(j);
     let (hostname, l) = next_word(k);
@@ -576,7 +582,7 @@ fn is_flag_char(c: char) -> bool {
 
 /// `978      sqlexec  4b4ad628         Y--P---  5840     cond wait  netnorm -`
 fn ses_thread(t: &str) -> Result<SesThread, Miss<'_>> {
-    let i = t.trim_start_matches([' ', '\t']);
+    let i = super::lex::trim_start_bytes(t, super::lex::is_blank_byte);
     let (j, tid) = dec_column(i).map_err(|_| Miss::new(i, "a thread id (a number)"))?;
     let (name, k) = next_word(j);
     if name.is_empty() {
@@ -668,7 +674,7 @@ pub(super) fn sql_line(t: &str) -> Option<SqlLine<'_>> {
     {
         return Some(SqlLine::Header);
     }
-    let s = t.trim_matches([' ', '\t']);
+    let s = super::lex::trim_blanks(t);
     if let Some(rest) = s.strip_prefix("Current statement name") {
         let name = rest.trim_start().strip_prefix(':')?.trim();
         return (!name.is_empty()).then_some(SqlLine::StatementName(name));
@@ -700,7 +706,7 @@ pub(super) fn sql_line(t: &str) -> Option<SqlLine<'_>> {
 
 /// Appends one line of statement text (indentation removed) to `target`.
 pub(super) fn push_sql_text(target: &mut Option<String>, line: &str) {
-    let l = line.trim_matches([' ', '\t']);
+    let l = super::lex::trim_blanks(line);
     match target {
         Some(s) => {
             s.push('\n');
@@ -744,7 +750,7 @@ fn errors_and_version(words: &[&str]) -> Option<(i64, i64, Option<CompactString>
 /// may be two words or `-`); after it the two errors, the client version, and the explain flag
 /// and role where printed.
 pub(super) fn sql_state(t: &str) -> Result<SqlState, Miss<'_>> {
-    let i = t.trim_start_matches([' ', '\t']);
+    let i = super::lex::trim_start_bytes(t, super::lex::is_blank_byte);
     let (body, sid) = dec_column(i).map_err(|_| Miss::new(i, "a session id (a number)"))?;
     let mut words: [&str; MAX_SQL_WORDS] = [""; MAX_SQL_WORDS];
     let mut n = 0;

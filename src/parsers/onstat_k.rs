@@ -87,6 +87,7 @@ const EXPECTED: &str = "onstat -k output: the title `Locks`, the column header \
 pub fn parse(text: &str) -> Result<OnstatK, ParseError> {
     let mut lines = lex::lines(text);
     let mut out = OnstatK::default();
+    out.locks.reserve(lex::line_count_hint(text));
     let mut recognised = false;
     match header::parse_preamble(&mut lines) {
         Preamble::Header(h) => out.header = Some(h),
@@ -189,7 +190,7 @@ fn hex_column(i: &str) -> PResult<'_, Addr> {
 /// One lock row: four addresses, the type, the tblsnum and rowid (hex), and the key column
 /// (which may hold a blank: `K- 1`).
 fn lock_row(text: &str) -> Result<Lock, Miss<'_>> {
-    let i = text.trim_start_matches([' ', '\t']);
+    let i = super::lex::trim_start_bytes(text, super::lex::is_blank_byte);
     let (j, address) = hex_column(i).map_err(|_| Miss::new(i, "a lock address (hex)"))?;
     let (k, wtlist) =
         hex_column(j).map_err(|_| Miss::new(j, "a wtlist address (hex, 0 for none)"))?;
@@ -223,7 +224,7 @@ fn lock_row(text: &str) -> Result<Lock, Miss<'_>> {
         lock_type: CompactString::new(lock_type),
         tblsnum,
         rowid,
-        key: CompactString::new(key.trim_end_matches([' ', '\t'])),
+        key: CompactString::new(super::lex::trim_end_bytes(key, super::lex::is_blank_byte)),
     })
 }
 

@@ -128,7 +128,7 @@ fn footer(text: &str) -> Option<(u64, u64, Option<u64>)> {
 /// that only one blank is left before the address (`195 ac843e0`). The `resident` column of older
 /// builds is taken when the row has it.
 fn tblspace(text: &str) -> Result<Tblspace, Miss<'_>> {
-    let i = text.trim_start_matches([' ', '\t']);
+    let i = super::lex::trim_start_bytes(text, super::lex::is_blank_byte);
     let (i, n) = column(i, dec_u64, "n (a counter)")?;
     let (i, address) = column(i, hex_addr, "a hex tblspace address")?;
     let (i, flags) = column(i, hex_u32, "flgs (hex)")?;

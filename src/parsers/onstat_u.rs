@@ -204,6 +204,7 @@ const EXPECTED: &str = "onstat -u output: the title `Userthreads`, the column he
 pub fn parse(text: &str) -> Result<OnstatU, ParseError> {
     let mut lines = lex::lines(text);
     let mut out = OnstatU::default();
+    out.threads.reserve(lex::line_count_hint(text));
     let mut recognised = false;
     match header::parse_preamble(&mut lines) {
         Preamble::Header(h) => out.header = Some(h),
@@ -288,7 +289,7 @@ pub(super) fn nothing_found(text: &str, expected: &str) -> ParseError {
 /// `text` holds nothing but blanks.
 #[inline]
 pub(super) fn last_word(text: &str) -> Option<(&str, &str)> {
-    let t = text.trim_end_matches([' ', '\t']);
+    let t = super::lex::trim_end_bytes(text, super::lex::is_blank_byte);
     if t.is_empty() {
         return None;
     }
@@ -330,7 +331,7 @@ fn footer(text: &str) -> Option<(u64, u64, Option<u64>)> {
 
 #[inline]
 fn skip_blanks(i: &str) -> &str {
-    i.trim_start_matches([' ', '\t'])
+    super::lex::trim_start_bytes(i, super::lex::is_blank_byte)
 }
 
 /// A flag character: a letter, `-` for "not set", `*` (position 2: transaction active during an
@@ -405,11 +406,14 @@ fn user_thread(text: &str) -> Result<UserThread, Miss<'_>> {
     let (rest, tout) = from_right(rest, dec_i64, "tout (a number)")?;
     let (rest, wait) = from_right(rest, hex_addr, "a wait address (hex, 0 when not waiting)")?;
 
-    let middle = rest.trim_matches([' ', '\t']);
+    let middle = super::lex::trim_blanks(rest);
     let (user, tty) = match middle.find([' ', '\t']) {
         Some(b) => (
             &middle[..b],
-            Some(middle[b..].trim_start_matches([' ', '\t'])),
+            Some(super::lex::trim_start_bytes(
+                &middle[b..],
+                super::lex::is_blank_byte,
+            )),
         ),
         None => (middle, None),
     };

@@ -243,7 +243,7 @@ fn footer(text: &str) -> Option<Footer> {
 
 /// A line holding nothing but hex addresses: more waiters of the buffer above.
 fn waiter_continuation(text: &str) -> Option<Vec<Addr>> {
-    let i = text.trim_start_matches([' ', '\t']);
+    let i = super::lex::trim_start_bytes(text, super::lex::is_blank_byte);
     if i.is_empty() {
         return None;
     }
@@ -283,7 +283,7 @@ fn column<'a, T>(
 
 /// One buffer row: 8 or 9 columns, the last (`waiter`) holding 0 or one or more addresses.
 fn buffer(text: &str, layout: Layout) -> Result<Buffer, Miss<'_>> {
-    let i = text.trim_start_matches([' ', '\t']);
+    let i = super::lex::trim_start_bytes(text, super::lex::is_blank_byte);
     let (i, address) = column(i, hex_addr, "a hex buffer address")?;
     let (i, owner) = column(i, hex_addr, "an owner (hex rstcb address, 0 for none)")?;
     let (i, flags) = column(i, hex_u32, "buffer flags (hex)")?;

@@ -225,8 +225,8 @@ fn waiter_key(r: &WaiterRow, col: usize) -> SortKey {
         7 => SortKey::Num(r.locks as f64),
         8 => r.reads_per_s.map_or(SortKey::None, SortKey::Num),
         9 => r.writes_per_s.map_or(SortKey::None, SortKey::Num),
-        10 => SortKey::Text(r.flags.clone()),
-        _ => SortKey::Text(r.verdict.clone()),
+        10 => SortKey::Text(r.flags.to_string()),
+        _ => SortKey::Text(r.verdict.to_string()),
     }
 }
 
@@ -284,7 +284,7 @@ impl TableRows for PaneRows<'_> {
                     3 => match &r.waiting_on {
                         // A bare address says nothing: the sentence does (checkpoint, log
                         // buffer, transaction...).
-                        WaitTarget::Other { .. } => Cow::Borrowed(r.verdict.as_str()),
+                        WaitTarget::Other { .. } => Cow::Borrowed(&*r.verdict),
                         target => {
                             let mut d = target.describe();
                             if r.idle {
@@ -307,7 +307,7 @@ impl TableRows for PaneRows<'_> {
                     8 => rate(r.reads_per_s).into(),
                     9 => rate(r.writes_per_s).into(),
                     10 => Cow::Borrowed(r.flags.as_str()),
-                    _ => Cow::Borrowed(r.verdict.as_str()),
+                    _ => Cow::Borrowed(&*r.verdict),
                 }
             }
             Pane::Buffers => {

@@ -701,7 +701,7 @@ fn netnorm_rows(s: &Snapshot) -> BTreeMap<Sid, (Option<u64>, f64, bool, String)>
         })
         .map(|w| {
             let q = w.socket.as_ref().map(|k| k.send_q);
-            (w.sessid, (q, w.in_wait_s, w.idle, w.verdict.clone()))
+            (w.sessid, (q, w.in_wait_s, w.idle, w.verdict.to_string()))
         })
         .collect()
 }

@@ -46,7 +46,7 @@ fn waiter(sid: u64, user: &str, reason: WaitReason, in_wait: f64, idle: bool) ->
         rstcb: Addr(0x4400_0000 + sid),
         sessid: Sid(sid),
         user: user.into(),
-        flags: format!("{}--P---", reason.letter()),
+        flags: format!("{}--P---", reason.letter()).into(),
         reason,
         waiting_on: WaitTarget::Condition {
             address: Addr(0x4480_0000 + sid),
