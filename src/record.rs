@@ -7,7 +7,7 @@ use crate::error::Error;
 use crate::sample::RawSample;
 use crate::source::Source;
 use serde::{Deserialize, Serialize};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
@@ -212,11 +212,74 @@ fn write_loop(
     })
 }
 
+/// One recorded output as a replay keeps it: its output compressed (a recording of a big
+/// instance holds hundreds of MB of text; a replay must not), the rest as recorded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredSample {
+    pub t: f64,
+    pub source: String,
+    pub argv: Vec<String>,
+    pub exit: Option<i32>,
+    pub stderr: String,
+    stdout_zst: Box<[u8]>,
+}
+
+/// zstd level 1: fast enough to compress every line while loading, and onstat text compresses
+/// tenfold.
+const KEEP_LEVEL: i32 = 1;
+
+impl StoredSample {
+    pub fn new(raw: RawSample) -> StoredSample {
+        let stdout_zst = zstd::bulk::compress(raw.stdout.as_bytes(), KEEP_LEVEL)
+            .unwrap_or_else(|_| raw.stdout.clone().into_bytes())
+            .into_boxed_slice();
+        StoredSample {
+            t: raw.t,
+            source: raw.source,
+            argv: raw.argv,
+            exit: raw.exit,
+            stderr: raw.stderr,
+            stdout_zst,
+        }
+    }
+
+    pub fn at(&self) -> Duration {
+        Duration::try_from_secs_f64(self.t).unwrap_or_default()
+    }
+
+    /// The output as recorded.
+    pub fn stdout(&self) -> String {
+        let bytes = zstd::stream::decode_all(&self.stdout_zst[..])
+            .unwrap_or_else(|_| self.stdout_zst.to_vec());
+        match String::from_utf8(bytes) {
+            Ok(s) => s,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        }
+    }
+
+    /// The sample as it was recorded.
+    pub fn raw(&self) -> RawSample {
+        RawSample {
+            t: self.t,
+            source: self.source.clone(),
+            argv: self.argv.clone(),
+            exit: self.exit,
+            stdout: self.stdout(),
+            stderr: self.stderr.clone(),
+        }
+    }
+
+    /// Bytes it keeps in memory for its output.
+    pub fn kept_bytes(&self) -> usize {
+        self.stdout_zst.len()
+    }
+}
+
 /// A recording read back: the samples that can be replayed, in time order, and what was not.
 #[derive(Debug, Clone, Default)]
 pub struct Recording {
     pub header: Option<RecordingHeader>,
-    pub samples: Vec<(Source, RawSample)>,
+    pub samples: Vec<(Source, StoredSample)>,
     /// What was skipped and why, one line each, for the screen.
     pub skipped: Vec<String>,
 }
@@ -227,43 +290,68 @@ impl Recording {
     }
 }
 
-/// Reads a recording (plain or zstd, by content). Damage is reported in `skipped`, never fatal:
-/// only an unreadable file is an error.
+/// Reads a recording (plain or zstd, by content), a line at a time: memory holds one line and
+/// the compressed samples, never the whole text. Damage is reported in `skipped`, never fatal:
+/// only a file that cannot be opened is an error.
 pub fn read_recording(path: &Path) -> Result<Recording, Error> {
-    let bytes = std::fs::read(path).map_err(|source| Error::File {
+    let file = std::fs::File::open(path).map_err(|source| Error::File {
         path: path.display().to_string(),
         source,
     })?;
-    Ok(parse_recording(&bytes))
+    Ok(read_from(BufReader::new(file)))
 }
 
 /// `read_recording` on bytes already in memory.
 pub fn parse_recording(bytes: &[u8]) -> Recording {
+    read_from(BufReader::new(bytes))
+}
+
+fn read_from<R: BufRead>(mut input: R) -> Recording {
     let mut rec = Recording::default();
-    let text = if bytes.starts_with(&ZSTD_MAGIC) {
-        let mut out = Vec::new();
-        match zstd::stream::read::Decoder::new(bytes) {
-            Ok(mut d) => {
-                if let Err(e) = d.read_to_end(&mut out) {
-                    // A recording cut off mid-write: keep every complete block before the cut.
-                    rec.skipped.push(format!(
-                        "compressed stream ends early ({e}): replaying what came before"
-                    ));
-                }
-            }
+    let compressed = input.fill_buf().is_ok_and(|b| b.starts_with(&ZSTD_MAGIC));
+    if compressed {
+        match zstd::stream::read::Decoder::with_buffer(input) {
+            Ok(d) => read_lines(BufReader::new(d), &mut rec),
             Err(e) => rec.skipped.push(format!("cannot decompress: {e}")),
         }
-        out
     } else {
-        bytes.to_vec()
-    };
-    let ends_with_newline = text.last() == Some(&b'\n');
-    let reader = BufReader::new(text.as_slice());
-    let lines: Vec<Vec<u8>> = reader.split(b'\n').map_while(Result::ok).collect();
-    let count = lines.len();
-    for (i, raw) in lines.into_iter().enumerate() {
-        let no = i + 1;
-        let line = String::from_utf8_lossy(&raw);
+        read_lines(input, &mut rec);
+    }
+    if rec.header.is_none() && !rec.samples.is_empty() {
+        rec.skipped
+            .push("no header line: a hand-written recording, replayed as it is".to_string());
+    }
+    rec.samples.sort_by(|a, b| a.1.t.total_cmp(&b.1.t));
+    for needed in [Source::OnstatU, Source::OnstatX] {
+        if !rec.samples.iter().any(|(s, _)| *s == needed) {
+            rec.skipped.push(format!(
+                "no {} samples: that part stays empty",
+                needed.label()
+            ));
+        }
+    }
+    rec
+}
+
+fn read_lines<R: BufRead>(mut input: R, rec: &mut Recording) {
+    let mut buf = Vec::new();
+    let mut no = 0;
+    loop {
+        buf.clear();
+        match input.read_until(b'\n', &mut buf) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) => {
+                // A recording cut off mid-write: keep every complete block before the cut.
+                rec.skipped.push(format!(
+                    "compressed stream ends early ({e}): replaying what came before"
+                ));
+                break;
+            }
+        }
+        no += 1;
+        let complete = buf.last() == Some(&b'\n');
+        let line = String::from_utf8_lossy(&buf);
         let line = line.trim();
         if line.is_empty() {
             continue;
@@ -271,11 +359,10 @@ pub fn parse_recording(bytes: &[u8]) -> Recording {
         let value: serde_json::Value = match serde_json::from_str(line) {
             Ok(v) => v,
             Err(e) => {
-                let last = no == count && !ends_with_newline;
-                rec.skipped.push(if last {
-                    format!("line {no}: cut off (the recording ended mid-line)")
-                } else {
+                rec.skipped.push(if complete {
                     format!("line {no}: not JSON ({e})")
+                } else {
+                    format!("line {no}: cut off (the recording ended mid-line)")
                 });
                 continue;
             }
@@ -308,26 +395,12 @@ pub fn parse_recording(bytes: &[u8]) -> Recording {
             continue;
         }
         match Source::from_label(&sample.source) {
-            Some(src) => rec.samples.push((src, sample)),
+            Some(src) => rec.samples.push((src, StoredSample::new(sample))),
             None => rec
                 .skipped
                 .push(format!("line {no}: unknown source '{}'", sample.source)),
         }
     }
-    if rec.header.is_none() && !rec.samples.is_empty() {
-        rec.skipped
-            .push("no header line: a hand-written recording, replayed as it is".to_string());
-    }
-    rec.samples.sort_by(|a, b| a.1.t.total_cmp(&b.1.t));
-    for needed in [Source::OnstatU, Source::OnstatX] {
-        if !rec.samples.iter().any(|(s, _)| *s == needed) {
-            rec.skipped.push(format!(
-                "no {} samples: that part stays empty",
-                needed.label()
-            ));
-        }
-    }
-    rec
 }
 
 /// Where `--record` writes when given a directory instead of a file.

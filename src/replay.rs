@@ -14,6 +14,11 @@ use std::time::Duration;
 /// Buckets of the timeline bar.
 pub const TIMELINE_BUCKETS: usize = 120;
 
+/// Turns one kept sample back into the update live collection would have produced.
+pub fn stored_update(source: &Source, sample: &crate::record::StoredSample) -> Update {
+    to_update(source, &sample.raw())
+}
+
 /// Turns one recorded line back into the update live collection would have produced.
 pub fn to_update(source: &Source, raw: &RawSample) -> Update {
     let result = match raw.exit {
@@ -112,7 +117,7 @@ impl Player {
             if raw.at() > self.position {
                 break;
             }
-            store.apply(to_update(src, raw));
+            store.apply(stored_update(src, raw));
             self.next += 1;
         }
     }
@@ -190,7 +195,7 @@ pub fn spikes(rec: &Recording, buckets: usize) -> Vec<u64> {
         if *src != Source::OnstatU {
             continue;
         }
-        let Ok(Parsed::OnstatU(u)) = to_update(src, raw).result else {
+        let Ok(Parsed::OnstatU(u)) = stored_update(src, raw).result else {
             continue;
         };
         let n = u

@@ -71,8 +71,9 @@ fn plain_and_compressed_recordings_read_back_exactly() {
         assert_eq!(h.ifxtop_recording, 1);
         assert_eq!(h.server.as_deref(), Some("ol_oninit"));
         assert_eq!(h.ports, vec![9088]);
-        let back: Vec<RawSample> = rec.samples.iter().map(|(_, s)| s.clone()).collect();
+        let back: Vec<RawSample> = rec.samples.iter().map(|(_, s)| s.raw()).collect();
         assert_eq!(back, samples, "{name}");
+
         assert_eq!(rec.samples[0].0, Source::OnstatU);
     }
     // The compressed file is much smaller: the same capture repeats.
@@ -275,4 +276,38 @@ fn the_documented_script_makes_that_recording() {
     let committed =
         std::fs::read(dir.join("recordings/oninit-handmade.jsonl")).expect("committed file");
     assert_eq!(out.stdout, committed);
+}
+
+#[test]
+fn a_replay_keeps_big_outputs_compressed_in_memory() {
+    // A recording of a big instance holds hundreds of MB of text an hour; the replay keeps each
+    // output compressed and unpacks it when it is applied.
+    let demo = ifxtop::demo::DemoInstance::new(1).with_sessions(2000);
+    let mut samples = Vec::new();
+    for t in 0..5u64 {
+        for source in [Source::OnstatU, Source::OnstatGCon, Source::ProcNetTcp] {
+            let req = source.request();
+            let out = demo
+                .respond(&req, Duration::from_secs(t))
+                .expect("demo output");
+            samples.push(RawSample {
+                t: t as f64,
+                source: source.label(),
+                argv: req.argv(),
+                exit: out.exit,
+                stdout: out.stdout,
+                stderr: out.stderr,
+            });
+        }
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("big.jsonl.zst");
+    write(&path, &samples);
+    let rec = read_recording(&path).expect("readable");
+    let text: usize = samples.iter().map(|s| s.stdout.len()).sum();
+    let kept: usize = rec.samples.iter().map(|(_, s)| s.kept_bytes()).sum();
+    assert!(text > 1_000_000, "{text}");
+    assert!(kept * 5 < text, "keeps {kept} bytes of {text}");
+    let back: Vec<RawSample> = rec.samples.iter().map(|(_, s)| s.raw()).collect();
+    assert_eq!(back, samples);
 }
