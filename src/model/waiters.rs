@@ -223,6 +223,30 @@ impl WaitTarget {
         }
     }
 
+    /// The Waiters list's short form: the table or index name before its database
+    /// (`HDR+X on customer (stores)`), so a narrow column still shows what is locked. The full
+    /// `db:'owner'.name` is in the verdict and on the session screen.
+    pub fn describe_short(&self) -> String {
+        let short = |o: &str| match crate::parsers::oncheck_pe::split_object(o) {
+            Some(n) => format!("{} ({})", n.name, n.database),
+            None => o.to_string(),
+        };
+        match self {
+            WaitTarget::Lock {
+                lock_type: Some(t),
+                object: Some(o),
+                ..
+            } => format!("{t} on {}", short(o)),
+            WaitTarget::Buffer {
+                chunk,
+                page,
+                object: Some(o),
+                ..
+            } => format!("{} {chunk}:{page}", short(o)),
+            other => other.describe(),
+        }
+    }
+
     /// One line for the Waiters pane.
     pub fn describe(&self) -> String {
         match self {
@@ -237,20 +261,18 @@ impl WaitTarget {
                 partnum,
                 ..
             } => {
-                let mut s = format!("lock {address}");
-                if let Some(t) = lock_type {
-                    s.push(' ');
-                    s.push_str(t);
+                // What is locked first (a narrow column shows that), the address last.
+                let on = match (object, partnum) {
+                    (Some(o), _) => Some(o.clone()),
+                    (None, Some(p)) => Some(format!("partnum {p:x}")),
+                    _ => None,
+                };
+                match (lock_type, on) {
+                    (Some(t), Some(on)) => format!("{t} on {on} (lock {address})"),
+                    (None, Some(on)) => format!("lock on {on} ({address})"),
+                    (Some(t), None) => format!("{t} lock {address}"),
+                    (None, None) => format!("lock {address}"),
                 }
-                match (object, partnum) {
-                    (Some(o), _) => {
-                        s.push_str(" on ");
-                        s.push_str(o);
-                    }
-                    (None, Some(p)) => s.push_str(&format!(" partnum {p:x}")),
-                    _ => {}
-                }
-                s
             }
             WaitTarget::Buffer {
                 chunk,

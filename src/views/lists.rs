@@ -237,13 +237,14 @@ fn tree(app: &App, snap: &Snapshot, area: Rect, buf: &mut Buffer) {
             let depth = w.blockers.len();
             let indent = "  ".repeat(depth.saturating_sub(1));
             lines.push((
+                // The time before what it waits on: a narrow screen cuts the end of the line.
                 format!(
-                    "{indent}└ sid {} {}  {}  {}  {}",
+                    "{indent}└ sid {} {}  {} {}  {}",
                     w.sessid,
                     w.user,
                     crate::views::panes::reason_short(w.reason),
+                    crate::views::panes::human_duration(w.in_wait_s),
                     w.waiting_on.describe(),
-                    crate::views::panes::human_duration(w.in_wait_s)
                 ),
                 ratatui::style::Style::new(),
                 Some(pos),

@@ -286,7 +286,7 @@ impl TableRows for PaneRows<'_> {
                         // buffer, transaction...).
                         WaitTarget::Other { .. } => Cow::Borrowed(&*r.verdict),
                         target => {
-                            let mut d = target.describe();
+                            let mut d = target.describe_short();
                             if r.idle {
                                 d.push_str(" (idle)");
                             }

@@ -102,7 +102,9 @@ pub fn lines(view: &SessionView, d: &DrillUi, theme: &Theme, width: u16) -> Vec<
             let word = reason_short(w.reason);
             let what = if what.is_empty() {
                 word.to_string()
-            } else if what.starts_with(word) || w.reason == WaitReason::Mutex {
+            } else if what.starts_with(word)
+                || matches!(w.reason, WaitReason::Mutex | WaitReason::Lock)
+            {
                 what
             } else {
                 format!("{word} {what}")

@@ -196,6 +196,14 @@ fn lock_waits_follow_owners_to_the_head_blocker() {
         "waiting for a lock on stores:'informix'.orders: blocked by sid 813, head blocker \
          sid 812 (holding 3 locks, running)"
     );
+    assert_eq!(
+        w(814).waiting_on.describe(),
+        "HDR+X on stores:'informix'.orders (lock 44a1b2c8)"
+    );
+    assert_eq!(
+        w(814).waiting_on.describe_short(),
+        "HDR+X on orders (stores)"
+    );
     assert_eq!(w(813).blockers, vec![Sid(812)]);
     assert_eq!(
         w(813).verdict,
