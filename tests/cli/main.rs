@@ -7,3 +7,4 @@ mod drill;
 mod extras;
 mod parse;
 mod resolve;
+mod run;
