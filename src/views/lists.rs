@@ -71,7 +71,14 @@ fn empty_message(app: &App, snap: &Snapshot) -> String {
         if let Some(st) = snap.sources.iter().find(|x| x.source == *s) {
             if let Some(e) = &st.error {
                 if st.age_s.is_none() {
-                    return format!("{s} failed: {e}");
+                    let hint = if e.contains("not found on PATH") {
+                        " (is $INFORMIXDIR/bin on PATH? `ifxtop --demo` runs without a server)"
+                    } else if e.contains("off-line") {
+                        " (the last data stays on screen once there is some)"
+                    } else {
+                        ""
+                    };
+                    return format!("{s} failed: {e}{hint}");
                 }
             }
         }
