@@ -73,8 +73,6 @@ fn empty_message(app: &App, snap: &Snapshot) -> String {
                 if st.age_s.is_none() {
                     let hint = if e.contains("not found on PATH") {
                         " (is $INFORMIXDIR/bin on PATH? `ifxtop --demo` runs without a server)"
-                    } else if e.contains("off-line") {
-                        " (the last data stays on screen once there is some)"
                     } else {
                         ""
                     };
