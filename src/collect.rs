@@ -163,27 +163,29 @@ pub struct Schedule {
     pub timeout: Duration,
 }
 
-/// The onstat sources of the live screens.
+/// The onstat sources of the live screens, each on its `Source::period`.
 pub fn onstat_schedules() -> Vec<Schedule> {
-    let s = |source, period| Schedule {
-        source,
-        period,
-        timeout: ONSTAT_TIMEOUT,
-    };
-    vec![
-        s(Source::OnstatU, PERIOD_FAST),
-        s(Source::OnstatGCon, PERIOD_FAST),
-        s(Source::OnstatX, PERIOD_BUFFERS),
-        // The joins: thread names, client addresses, locks.
-        s(Source::OnstatGAth, PERIOD_JOINS),
-        s(Source::OnstatGNtt, PERIOD_JOINS),
-        s(Source::OnstatK, PERIOD_JOINS),
-        Schedule {
-            source: Source::Systabnames,
-            period: PERIOD_TABLES,
-            timeout: DBACCESS_TIMEOUT,
-        },
+    [
+        Source::OnstatU,
+        Source::OnstatGCon,
+        Source::OnstatX,
+        // The joins: thread names, client addresses, locks, table names.
+        Source::OnstatGAth,
+        Source::OnstatGNtt,
+        Source::OnstatK,
+        Source::Systabnames,
     ]
+    .into_iter()
+    .map(|source| Schedule {
+        period: source.period(),
+        timeout: if source == Source::Systabnames {
+            DBACCESS_TIMEOUT
+        } else {
+            ONSTAT_TIMEOUT
+        },
+        source,
+    })
+    .collect()
 }
 
 /// The sessions drilled into: `onstat -g ses <sid>` and `onstat -g sql <sid>` for each, on the
@@ -204,7 +206,8 @@ pub fn spawn_focus(ctx: &Ctx, mut focus: watch::Receiver<Vec<Sid>>) -> JoinHandl
             let wait = if sids.is_empty() {
                 Duration::from_secs(3600)
             } else {
-                ctx.scaled(PERIOD_JOINS).saturating_sub(started.elapsed())
+                ctx.scaled(Source::OnstatGSql(Sid(0)).period())
+                    .saturating_sub(started.elapsed())
             };
             tokio::select! {
                 _ = tokio::time::sleep(wait) => {}
@@ -220,8 +223,7 @@ pub fn spawn_focus(ctx: &Ctx, mut focus: watch::Receiver<Vec<Sid>>) -> JoinHandl
 /// run together and their results reach the screen in one redraw (one snapshot to build, not one
 /// per source). A run that used most of its period waits for the next multiple but one: a slow
 /// onstat is not run back to back.
-async fn pause(ctx: &mut Ctx, base: Duration, spent: Duration) {
-    let _ = spent;
+async fn pause(ctx: &mut Ctx, base: Duration) {
     let period = ctx.scaled(base).as_nanos().max(1);
     let now = ctx.clock.now().as_nanos();
     let mut next = (now / period + 1) * period;
@@ -243,11 +245,10 @@ pub fn spawn_polling(ctx: &Ctx, schedules: Vec<Schedule>) -> Vec<JoinHandle<()>>
             let mut ctx = ctx.clone();
             tokio::spawn(async move {
                 loop {
-                    let started = Instant::now();
                     if ctx.collect(&sched.source, sched.timeout).await.is_none() {
                         break;
                     }
-                    pause(&mut ctx, sched.period, started.elapsed()).await;
+                    pause(&mut ctx, sched.period).await;
                 }
             })
         })
@@ -261,7 +262,6 @@ pub fn spawn_sockets(ctx: &Ctx) -> JoinHandle<()> {
         let mut use_netstat = false;
         let mut proc_ever_ok = false;
         loop {
-            let started = Instant::now();
             if use_netstat {
                 if ctx
                     .collect(&Source::Netstat, ONSTAT_TIMEOUT)
@@ -286,7 +286,7 @@ pub fn spawn_sockets(ctx: &Ctx) -> JoinHandle<()> {
                     Some(Err(_)) => {}
                 }
             }
-            pause(&mut ctx, PERIOD_FAST, started.elapsed()).await;
+            pause(&mut ctx, Source::ProcNetTcp.period()).await;
         }
     })
 }
@@ -340,7 +340,6 @@ pub fn spawn_numa(ctx: &Ctx) -> JoinHandle<()> {
         let mut last_discovery: Option<Instant> = None;
         let mut pids: Vec<u32> = Vec::new();
         loop {
-            let started = Instant::now();
             let nodes: Vec<u32> = match ctx.collect(&Source::NodesOnline, FILE_TIMEOUT).await {
                 None => break,
                 Some(Ok(Parsed::NodeList(n))) => n.to_vec(),
@@ -348,7 +347,7 @@ pub fn spawn_numa(ctx: &Ctx) -> JoinHandle<()> {
             };
             let due =
                 |last: Option<Instant>, every: Duration| last.is_none_or(|l| l.elapsed() >= every);
-            let cpulist_due = due(last_cpulist, PERIOD_DISCOVERY);
+            let cpulist_due = due(last_cpulist, Source::NodeCpulist(0).period());
             for &n in &nodes {
                 if ctx
                     .collect(&Source::NodeMeminfo(n), FILE_TIMEOUT)
@@ -381,7 +380,7 @@ pub fn spawn_numa(ctx: &Ctx) -> JoinHandle<()> {
                 pids = find_oninit_pids(&ctx, MAX_ONINIT_MAPS).await;
                 last_discovery = Some(Instant::now());
             }
-            if due(last_maps, ctx.scaled(PERIOD_NUMA_MAPS)) {
+            if due(last_maps, ctx.scaled(Source::NumaMaps(0).period())) {
                 for &pid in &pids {
                     if ctx
                         .collect(&Source::NumaMaps(pid), FILE_TIMEOUT)
@@ -393,7 +392,7 @@ pub fn spawn_numa(ctx: &Ctx) -> JoinHandle<()> {
                 }
                 last_maps = Some(Instant::now());
             }
-            pause(&mut ctx, PERIOD_NUMA, started.elapsed()).await;
+            pause(&mut ctx, Source::Vmstat.period()).await;
         }
     })
 }

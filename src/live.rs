@@ -379,10 +379,7 @@ async fn run_async(setup: Setup) -> Result<ExitCode, Error> {
     let mut exit = ExitCode::SUCCESS;
 
     loop {
-        let now = match &feed {
-            Feed::Collect { clock, .. } => clock.now(),
-            Feed::Replay { player, .. } => player.position(),
-        };
+        let now = now_of(&feed);
         if redraw {
             let focus: Vec<_> = app.drill.iter().map(|d| d.sid).collect();
             if focus != built_focus {
@@ -436,18 +433,14 @@ async fn run_async(setup: Setup) -> Result<ExitCode, Error> {
         }
         let replaying = matches!(&feed, Feed::Replay { player, .. } if !player.is_paused());
         tokio::select! {
-            Some(u) = recv_opt(&mut updates_rx) => {
-                if let Some(l) = &mut log {
-                    l.update(&u);
-                }
-                store.apply(u);
-                if let Some(rx) = &mut updates_rx {
-                    while let Ok(u) = rx.try_recv() {
-                        if let Some(l) = &mut log {
-                            l.update(&u);
-                        }
-                        store.apply(u);
+            Some(first) = recv_opt(&mut updates_rx) => {
+                // This update and every other already waiting, applied together.
+                let more = std::iter::from_fn(|| updates_rx.as_mut()?.try_recv().ok());
+                for u in std::iter::once(first).chain(more) {
+                    if let Some(l) = &mut log {
+                        l.update(&u);
                     }
+                    store.apply(u);
                 }
                 if settle.is_none() {
                     settle = Some(tokio::time::Instant::now() + SETTLE);
@@ -539,6 +532,7 @@ async fn run_async(setup: Setup) -> Result<ExitCode, Error> {
     Ok(exit)
 }
 
+/// The session time: the collectors' clock, or the replay's position.
 fn now_of(feed: &Feed) -> Duration {
     match feed {
         Feed::Collect { clock, .. } => clock.now(),

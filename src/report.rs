@@ -10,22 +10,27 @@ use crate::views::panes::{human_duration, reason_short};
 use std::fmt::Write as _;
 use std::time::Duration;
 
-/// A source and its period, as the live collectors poll them (at an interval of 1 s).
+/// The sources the live collectors poll, with their periods (at an interval of 1 s).
 pub fn schedule() -> Vec<(Source, Duration)> {
-    use crate::collect::{PERIOD_BUFFERS, PERIOD_FAST, PERIOD_JOINS, PERIOD_NUMA};
-    vec![
-        (Source::OnstatU, PERIOD_FAST),
-        (Source::OnstatGCon, PERIOD_FAST),
-        (Source::ProcNetTcp6, PERIOD_FAST),
-        (Source::ProcNetTcp, PERIOD_FAST),
-        (Source::OnstatX, PERIOD_BUFFERS),
-        (Source::OnstatK, PERIOD_JOINS),
-        (Source::OnstatGAth, PERIOD_JOINS),
-        (Source::OnstatGNtt, PERIOD_JOINS),
-        (Source::NodesOnline, PERIOD_NUMA),
-        (Source::ZoneReclaimMode, PERIOD_NUMA),
-        (Source::Vmstat, PERIOD_NUMA),
+    [
+        Source::OnstatU,
+        Source::OnstatGCon,
+        Source::ProcNetTcp6,
+        Source::ProcNetTcp,
+        Source::OnstatX,
+        Source::OnstatK,
+        Source::OnstatGAth,
+        Source::OnstatGNtt,
+        Source::NodesOnline,
+        Source::ZoneReclaimMode,
+        Source::Vmstat,
     ]
+    .into_iter()
+    .map(|s| {
+        let p = s.period();
+        (s, p)
+    })
+    .collect()
 }
 
 /// Plays the live collectors' schedule on a virtual clock from `from` to `to` against a pure
@@ -142,12 +147,8 @@ pub fn text(snap: &Snapshot) -> String {
         "SID", "USER", "WAIT", "IN WAIT"
     );
     let mut waiters: Vec<_> = snap.waiters.iter().filter(|w| !w.idle).collect();
-    // The TUI's default order: what deserves a look first, then the longest wait.
-    waiters.sort_by(|a, b| {
-        b.concern()
-            .cmp(&a.concern())
-            .then(b.in_wait_s.total_cmp(&a.in_wait_s))
-    });
+    // The TUI's default order.
+    waiters.sort_by(|a, b| b.priority().total_cmp(&a.priority()));
     for w in waiters {
         let _ = writeln!(
             s,

@@ -2,16 +2,36 @@
 //! accumulators fed by every sample (wait tracking, rates, hot spots, Send-Q history, scan rates).
 
 use crate::error::SourceError;
+use crate::ids::Sid;
 use crate::model::extents::ExtentMap;
 use crate::model::hotspots::Hotspots;
 use crate::model::numa::ScanRate;
 use crate::model::sockets::SocketHistory;
 use crate::model::waiters::{Rates, WaitTracker};
+use crate::parsers::onstat_g_ath::OnstatGAth;
+use crate::parsers::onstat_g_con::OnstatGCon;
+use crate::parsers::onstat_g_ntt::OnstatGNtt;
+use crate::parsers::onstat_g_ses::OnstatGSes;
+use crate::parsers::onstat_g_sql::OnstatGSql;
+use crate::parsers::onstat_k::OnstatK;
+use crate::parsers::onstat_u::OnstatU;
+use crate::parsers::onstat_x::OnstatX;
+use crate::parsers::systabnames::Systabnames;
 use crate::sample::{Parsed, Update};
 use crate::source::Source;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
+
+/// The last good value of a source in its typed form (None: not collected yet).
+macro_rules! typed {
+    ($store:expr, $source:expr, $variant:ident) => {
+        match $store.parsed(&$source) {
+            Some(Parsed::$variant(v)) => Some(v.as_ref()),
+            _ => None,
+        }
+    };
+}
 
 /// Settings the joins need.
 #[derive(Debug, Clone)]
@@ -109,6 +129,42 @@ impl Store {
             .get(s)
             .and_then(|st| st.last_ok.as_ref())
             .map(|(_, p)| p)
+    }
+
+    pub fn onstat_u(&self) -> Option<&OnstatU> {
+        typed!(self, Source::OnstatU, OnstatU)
+    }
+
+    pub fn onstat_x(&self) -> Option<&OnstatX> {
+        typed!(self, Source::OnstatX, OnstatX)
+    }
+
+    pub fn onstat_g_con(&self) -> Option<&OnstatGCon> {
+        typed!(self, Source::OnstatGCon, OnstatGCon)
+    }
+
+    pub fn onstat_g_ath(&self) -> Option<&OnstatGAth> {
+        typed!(self, Source::OnstatGAth, OnstatGAth)
+    }
+
+    pub fn onstat_g_ntt(&self) -> Option<&OnstatGNtt> {
+        typed!(self, Source::OnstatGNtt, OnstatGNtt)
+    }
+
+    pub fn onstat_k(&self) -> Option<&OnstatK> {
+        typed!(self, Source::OnstatK, OnstatK)
+    }
+
+    pub fn systabnames(&self) -> Option<&Systabnames> {
+        typed!(self, Source::Systabnames, Systabnames)
+    }
+
+    pub fn onstat_g_ses(&self, sid: Sid) -> Option<&OnstatGSes> {
+        typed!(self, Source::OnstatGSes(sid), OnstatGSes)
+    }
+
+    pub fn onstat_g_sql(&self, sid: Sid) -> Option<&OnstatGSql> {
+        typed!(self, Source::OnstatGSql(sid), OnstatGSql)
     }
 
     pub fn extents(&self) -> Option<&Arc<ExtentMap>> {

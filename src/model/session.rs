@@ -9,8 +9,6 @@ use crate::parsers::onstat_g_ath::AthThread;
 use crate::parsers::onstat_k::OnstatK;
 use crate::parsers::onstat_u::OnstatU;
 use crate::parsers::systabnames::Systabnames;
-use crate::sample::Parsed;
-use crate::source::Source;
 use crate::store::Store;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -88,13 +86,6 @@ pub struct SessionView {
     pub gone: bool,
 }
 
-fn onstat_u(store: &Store) -> Option<&OnstatU> {
-    match store.parsed(&Source::OnstatU) {
-        Some(Parsed::OnstatU(u)) => Some(u),
-        _ => None,
-    }
-}
-
 /// What a session is doing, in a few words, from its threads.
 pub fn state_words(u: &OnstatU, sid: Sid) -> (String, u64, String) {
     let threads: Vec<_> = u.threads.iter().filter(|t| t.sessid == sid).collect();
@@ -126,37 +117,27 @@ fn lock_lines(
     waiting_for: Option<Addr>,
     tables: Option<&Systabnames>,
 ) -> Vec<LockLine> {
-    let name = |partnum: u32| -> String {
-        tables
-            .and_then(|t| t.table(partnum))
-            .map_or_else(|| format!("partnum {partnum:x}"), String::from)
+    let line = |l: &crate::parsers::onstat_k::Lock, held: bool| LockLine {
+        address: l.address,
+        lock_type: l.lock_type.to_string(),
+        table: tables
+            .and_then(|t| t.table(l.tblsnum))
+            .map_or_else(|| format!("partnum {:x}", l.tblsnum), String::from),
+        rowid: format!("{:x}", l.rowid),
+        // Another thread waits for a lock held; the one waited for is contended by definition.
+        contended: !held || l.wtlist.is_some(),
+        held,
     };
     let mut out: Vec<LockLine> = k
         .locks
         .iter()
         .filter(|l| rstcbs.contains(&l.owner))
-        .map(|l| LockLine {
-            address: l.address,
-            lock_type: l.lock_type.to_string(),
-            table: name(l.tblsnum),
-            rowid: format!("{:x}", l.rowid),
-            contended: l.wtlist.is_some(),
-            held: true,
-        })
+        .map(|l| line(l, true))
         .collect();
     // Those others wait for first: they are why this session matters.
     out.sort_by_key(|l| !l.contended);
-    if let Some(w) = waiting_for {
-        if let Some(l) = k.locks.iter().find(|l| l.address == w) {
-            out.push(LockLine {
-                address: l.address,
-                lock_type: l.lock_type.to_string(),
-                table: name(l.tblsnum),
-                rowid: format!("{:x}", l.rowid),
-                contended: true,
-                held: false,
-            });
-        }
+    if let Some(l) = waiting_for.and_then(|w| k.locks.iter().find(|l| l.address == w)) {
+        out.push(line(l, false));
     }
     out
 }
@@ -175,14 +156,11 @@ pub fn build(
         history_end_s: now.as_secs_f64(),
         ..SessionView::default()
     };
-    let Some(u) = onstat_u(store) else {
+    let Some(u) = store.onstat_u() else {
         v.notes.push("no onstat -u data yet".into());
         return v;
     };
-    let ath = match store.parsed(&Source::OnstatGAth) {
-        Some(Parsed::OnstatGAth(a)) => Some(a.as_ref()),
-        _ => None,
-    };
+    let ath = store.onstat_g_ath();
     let by_rstcb: FxHashMap<Addr, &AthThread> = ath
         .map(|a| {
             a.threads
@@ -237,17 +215,11 @@ pub fn build(
         v.verdict = format!("not waiting ({state})");
     }
     if let Some(r) = sockets.iter().find(|r| r.sessid == Some(sid)) {
-        v.socket = Some(SocketRef {
-            local: r.local.clone(),
-            remote: r.remote.clone(),
-            send_q: r.send_q,
-            recv_q: r.recv_q,
-            max_send_q: r.max_send_q,
-        });
+        v.socket = Some(SocketRef::from(r));
         v.send_q_trend = r.trend.clone();
     }
     // Client host and pid: onstat -g ses <sid>, else the host onstat -g ntt printed.
-    if let Some(Parsed::OnstatGSes(ses)) = store.parsed(&Source::OnstatGSes(sid)) {
+    if let Some(ses) = store.onstat_g_ses(sid) {
         v.sql_collected = true;
         if let Some(row) = ses.sessions.iter().find(|r| r.sid == sid) {
             v.client_host = row.hostname.as_ref().map(|h| h.to_string());
@@ -270,7 +242,7 @@ pub fn build(
         }
     }
     if v.client_host.is_none() {
-        if let Some(Parsed::OnstatGNtt(n)) = store.parsed(&Source::OnstatGNtt) {
+        if let Some(n) = store.onstat_g_ntt() {
             v.client_host = n
                 .threads
                 .iter()
@@ -280,7 +252,7 @@ pub fn build(
         }
     }
     // The current statement: onstat -g sql <sid> is fresher than the ses detail.
-    if let Some(Parsed::OnstatGSql(q)) = store.parsed(&Source::OnstatGSql(sid)) {
+    if let Some(q) = store.onstat_g_sql(sid) {
         v.sql_collected = true;
         if let Some(cur) = &q.current_sql {
             v.sql = Some(cur.clone());
@@ -295,21 +267,14 @@ pub fn build(
             }
         }
     }
-    match store.parsed(&Source::OnstatK) {
-        Some(Parsed::OnstatK(k)) => {
-            let tables = match store.parsed(&Source::Systabnames) {
-                Some(Parsed::Systabnames(t)) => Some(t.as_ref()),
-                _ => None,
-            };
-            let rstcbs: Vec<Addr> = v.threads.iter().map(|t| t.rstcb).collect();
-            let waiting_for = v.waiter.as_ref().and_then(|w| match &w.waiting_on {
-                WaitTarget::Lock { address, .. } => Some(*address),
-                _ => None,
-            });
-            v.locks = lock_lines(k, &rstcbs, waiting_for, tables);
-            v.locks_known = true;
-        }
-        _ => v.locks_known = false,
+    if let Some(k) = store.onstat_k() {
+        let rstcbs: Vec<Addr> = v.threads.iter().map(|t| t.rstcb).collect();
+        let waiting_for = v.waiter.as_ref().and_then(|w| match &w.waiting_on {
+            WaitTarget::Lock { address, .. } => Some(*address),
+            _ => None,
+        });
+        v.locks = lock_lines(k, &rstcbs, waiting_for, store.systabnames());
+        v.locks_known = true;
     }
     v.history = store.tracker.history(sid);
     v

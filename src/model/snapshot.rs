@@ -42,6 +42,18 @@ pub struct SocketRef {
     pub max_send_q: u64,
 }
 
+impl From<&SocketRow> for SocketRef {
+    fn from(r: &SocketRow) -> SocketRef {
+        SocketRef {
+            local: r.local.clone(),
+            remote: r.remote.clone(),
+            send_q: r.send_q,
+            recv_q: r.recv_q,
+            max_send_q: r.max_send_q,
+        }
+    }
+}
+
 /// One waiting thread, joined.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct WaiterRow {
@@ -96,6 +108,8 @@ pub struct WaitSummary {
 pub struct SourceStatus {
     pub source: String,
     pub age_s: Option<f64>,
+    /// How often it is collected at an interval of 1 s: data older than a few periods is stale.
+    pub period_s: f64,
     pub error: Option<String>,
     pub took_ms: u64,
     pub runs: u64,
@@ -123,13 +137,6 @@ pub struct Snapshot {
     /// The sessions drilled into, built with the rest so a frozen screen keeps them too.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub sessions: Vec<crate::model::session::SessionView>,
-}
-
-fn onstat_u(store: &Store) -> Option<&OnstatU> {
-    match store.parsed(&Source::OnstatU) {
-        Some(Parsed::OnstatU(u)) => Some(u),
-        _ => None,
-    }
 }
 
 /// The condition a client session waits on when it waits for its client.
@@ -278,37 +285,15 @@ pub fn human_bytes(n: u64) -> String {
 pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[Sid]) -> Snapshot {
     let base = store.settings.base_page_kb;
     let extents = store.extents().map(|m| m.as_ref());
-    let con = match store.parsed(&Source::OnstatGCon) {
-        Some(Parsed::OnstatGCon(c)) => Some(c.as_ref()),
-        _ => None,
-    };
-    let x = match store.parsed(&Source::OnstatX) {
-        Some(Parsed::OnstatX(x)) => Some(x.as_ref()),
-        _ => None,
-    };
-    let k = match store.parsed(&Source::OnstatK) {
-        Some(Parsed::OnstatK(k)) => Some(k.as_ref()),
-        _ => None,
-    };
-    let tables = match store.parsed(&Source::Systabnames) {
-        Some(Parsed::Systabnames(t)) => Some(t.as_ref()),
-        _ => None,
-    };
-    let index = WaitIndex::new(con, x).with_locks(k, tables);
+    let index = WaitIndex::new(store.onstat_g_con(), store.onstat_x())
+        .with_locks(store.onstat_k(), store.systabnames());
     let mut sockets = store.sockets.rows();
-    let client_row = match store.parsed(&Source::OnstatGNtt) {
-        Some(Parsed::OnstatGNtt(n)) => crate::model::sockets::join_sessions(&mut sockets, n),
-        _ => Default::default(),
+    let client_row = match store.onstat_g_ntt() {
+        Some(n) => crate::model::sockets::join_sessions(&mut sockets, n),
+        None => Default::default(),
     };
     let socket_of = |sid: Sid| -> Option<SocketRef> {
-        let r = sockets.get(*client_row.get(&sid)?)?;
-        Some(SocketRef {
-            local: r.local.clone(),
-            remote: r.remote.clone(),
-            send_q: r.send_q,
-            recv_q: r.recv_q,
-            max_send_q: r.max_send_q,
-        })
+        sockets.get(*client_row.get(&sid)?).map(SocketRef::from)
     };
 
     let mut server = ServerInfo {
@@ -323,7 +308,7 @@ pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[S
     let mut summary = WaitSummary::default();
     let mut waiters = Vec::new();
     let mut heads = Vec::new();
-    if let Some(u) = onstat_u(store) {
+    if let Some(u) = store.onstat_u() {
         if let Some(h) = &u.header {
             server.version = Some(h.version.clone());
             server.mode = Some(h.mode.clone());
@@ -443,7 +428,7 @@ pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[S
     }
 
     let mut hotspots = store.hotspots.rows();
-    if let Some(u) = onstat_u(store) {
+    if let Some(u) = store.onstat_u() {
         let users: rustc_hash::FxHashMap<Sid, &CompactString> =
             u.threads.iter().map(|t| (t.sessid, &t.user)).collect();
         for r in &mut sockets {
@@ -507,6 +492,7 @@ pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[S
         .map(|(s, st)| SourceStatus {
             source: s.label(),
             age_s: st.age(now).map(|a| a.as_secs_f64()),
+            period_s: s.period().as_secs_f64(),
             error: st.failing().map(|e| e.to_string()),
             took_ms: u64::try_from(st.last_took.as_millis()).unwrap_or(u64::MAX),
             runs: st.runs,
@@ -536,6 +522,17 @@ pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[S
 }
 
 impl WaiterRow {
+    /// The default order, largest first: what deserves a look first (see `concern`), the
+    /// longest wait first within each; idle client waits last, whatever their age. One number,
+    /// so the Waiters pane sorts and reverses by it, and the text report orders the same way.
+    pub fn priority(&self) -> f64 {
+        if self.idle {
+            -1.0 / (1.0 + self.in_wait_s)
+        } else {
+            f64::from(self.concern()) * 1e9 + self.in_wait_s.min(1e8)
+        }
+    }
+
     /// How much this wait deserves a look, for the default order: waits on a session or a
     /// resource (lock, buffer, checkpoint, log buffer, transaction) first, then client waits with
     /// data queued, other conditions and mutexes, client waits whose socket is unknown, and idle

@@ -57,6 +57,15 @@ impl Preamble {
         }
     }
 
+    /// The banner and the off-line message apart, as every onstat record keeps them.
+    pub fn into_parts(self) -> (Option<Header>, Option<String>) {
+        match self {
+            Preamble::None => (None, None),
+            Preamble::Header(h) => (Some(h), None),
+            Preamble::Offline(m) => (None, Some(m)),
+        }
+    }
+
     pub fn offline(&self) -> Option<&str> {
         match self {
             Preamble::Offline(m) => Some(m),

@@ -1,7 +1,7 @@
 //! `onstat -b` / `onstat -B`: buffers in use (or every buffer not on the free list), per buffer
 //! pool, and the pool footers whose buffer size tells the base page size.
 
-use super::header::{self, Header, Preamble};
+use super::header::{self, Header};
 use super::lex::{self, dec_u32, dec_u64, hex_addr, hex_u32, sp0, sp1, PResult};
 use super::onstat_u::{nothing_found, Miss};
 use super::onstat_x::pagenum;
@@ -101,15 +101,10 @@ const EXPECTED: &str = "onstat -b/-B output: `Buffer pool page size: N`, the col
 pub fn parse(text: &str) -> Result<OnstatB, ParseError> {
     let mut lines = lex::lines(text);
     let mut out = OnstatB::default();
-    let mut recognised = false;
-    match header::parse_preamble(&mut lines) {
-        Preamble::Header(h) => out.header = Some(h),
-        Preamble::Offline(m) => {
-            out.offline = Some(m);
-            recognised = true;
-        }
-        Preamble::None => {}
-    }
+    let (banner, offline) = header::parse_preamble(&mut lines).into_parts();
+    // The off-line message alone is a whole answer.
+    let mut recognised = offline.is_some();
+    (out.header, out.offline) = (banner, offline);
     let mut memaddr = true;
     // The pool rows go to: its index in `out.pools` and whether its page size is known.
     let mut open: Option<(usize, bool)> = None;

@@ -1,7 +1,7 @@
 //! `onstat -d`: the storage spaces (dbspaces, blobspaces, sbspaces) and their chunks, which give
 //! each chunk its page size.
 
-use super::header::{self, Header, Preamble};
+use super::header::{self, Header};
 use super::lex::{self, dec_u32, dec_u64, hex_addr, sp0, sp1, Line, PResult};
 use super::onstat_b::column;
 use super::onstat_u::{last_word, nothing_found, Miss};
@@ -120,15 +120,10 @@ enum Section {
 pub fn parse(text: &str) -> Result<OnstatD, ParseError> {
     let mut lines = lex::lines(text);
     let mut out = OnstatD::default();
-    let mut recognised = false;
-    match header::parse_preamble(&mut lines) {
-        Preamble::Header(h) => out.header = Some(h),
-        Preamble::Offline(m) => {
-            out.offline = Some(m);
-            recognised = true;
-        }
-        Preamble::None => {}
-    }
+    let (banner, offline) = header::parse_preamble(&mut lines).into_parts();
+    // The off-line message alone is a whole answer.
+    let mut recognised = offline.is_some();
+    (out.header, out.offline) = (banner, offline);
     let mut with_pgsize = true;
     let mut section: Option<Section> = None;
     // What a line indented under the previous one continues, if anything.

@@ -1,7 +1,7 @@
 //! `onstat -g ckp`: the checkpoint history (what triggered each one, how long it took, whether it
 //! blocked transactions), the logging rates around it and the summary of maxima and averages.
 
-use super::header::{self, Header, Preamble};
+use super::header::{self, Header};
 use super::lex::{self, dec_u32, dec_u64, sp0, sp1, Line, PResult};
 use super::onstat_b::{column, last_column};
 use super::onstat_u::{nothing_found, Miss};
@@ -102,15 +102,10 @@ const EXPECTED: &str = "onstat -g ckp output: `Auto Checkpoints=On ...`, the col
 pub fn parse(text: &str) -> Result<OnstatGCkp, ParseError> {
     let mut lines = lex::lines(text);
     let mut out = OnstatGCkp::default();
-    let mut recognised = false;
-    match header::parse_preamble(&mut lines) {
-        Preamble::Header(h) => out.header = Some(h),
-        Preamble::Offline(m) => {
-            out.offline = Some(m);
-            recognised = true;
-        }
-        Preamble::None => {}
-    }
+    let (banner, offline) = header::parse_preamble(&mut lines).into_parts();
+    // The off-line message alone is a whole answer.
+    let mut recognised = offline.is_some();
+    (out.header, out.offline) = (banner, offline);
     // How many second-table rows were merged so far.
     let mut merged = 0usize;
     let mut first_miss: Option<ParseError> = None;

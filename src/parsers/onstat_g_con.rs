@@ -1,6 +1,6 @@
 //! `onstat -g con`: conditions with waiters (`netnorm`, `sm_read`, ...), waiter tid and wait time.
 
-use super::header::{self, Header, Preamble};
+use super::header::{self, Header};
 use super::lex::{self, dec_u64, hex_addr, sp1, PResult};
 use super::onstat_u::{last_word, nothing_found, Miss};
 use super::Unparsed;
@@ -40,15 +40,10 @@ pub fn parse(text: &str) -> Result<OnstatGCon, ParseError> {
     let mut lines = lex::lines(text);
     let mut out = OnstatGCon::default();
     out.conditions.reserve(lex::line_count_hint(text));
-    let mut recognised = false;
-    match header::parse_preamble(&mut lines) {
-        Preamble::Header(h) => out.header = Some(h),
-        Preamble::Offline(m) => {
-            out.offline = Some(m);
-            recognised = true;
-        }
-        Preamble::None => {}
-    }
+    let (banner, offline) = header::parse_preamble(&mut lines).into_parts();
+    // The off-line message alone is a whole answer.
+    let mut recognised = offline.is_some();
+    (out.header, out.offline) = (banner, offline);
     let mut first_miss: Option<ParseError> = None;
     for line in lines {
         if line.is_blank() {

@@ -1,7 +1,7 @@
 //! `onstat -g ntt`: network threads per session; the `address` column (`host|port|proto`) is the
 //! client end of the session's socket, which joins a session to its Send-Q.
 
-use super::header::{self, Header, Preamble};
+use super::header::{self, Header};
 use super::lex::{self, dec_u64, hex_addr, sp1, PResult};
 use super::onstat_u::{nothing_found, Miss};
 use super::Unparsed;
@@ -89,15 +89,10 @@ pub fn parse(text: &str) -> Result<OnstatGNtt, ParseError> {
     let mut lines = lex::lines(text);
     let mut out = OnstatGNtt::default();
     out.threads.reserve(lex::line_count_hint(text));
-    let mut recognised = false;
-    match header::parse_preamble(&mut lines) {
-        Preamble::Header(h) => out.header = Some(h),
-        Preamble::Offline(m) => {
-            out.offline = Some(m);
-            recognised = true;
-        }
-        Preamble::None => {}
-    }
+    let (banner, offline) = header::parse_preamble(&mut lines).into_parts();
+    // The off-line message alone is a whole answer.
+    let mut recognised = offline.is_some();
+    (out.header, out.offline) = (banner, offline);
     let mut first_miss: Option<ParseError> = None;
     // The global numbers row is only known for what it is right under its column header.
     let mut after_global_header = false;

@@ -2,7 +2,7 @@
 //! `onstat -g ses <sid>` (one session's detail: its threads and its SQL). The SQL part (the
 //! `Sess SQL Current ...` table and the statements) is shared with `onstat -g sql`.
 
-use super::header::{self, Header, Preamble};
+use super::header::{self, Header};
 use super::lex::{self, dec_i64, dec_u64, hex_addr, sp0, sp1, PResult};
 use super::onstat_g_ath::collapse_blanks;
 use super::onstat_u::{last_word, nothing_found, Miss};
@@ -156,20 +156,11 @@ pub(super) enum TextBlock {
 pub fn parse(text: &str) -> Result<OnstatGSes, ParseError> {
     let mut lines = lex::lines(text);
     let mut out = OnstatGSes::default();
-    let mut recognised = false;
-    match header::parse_preamble(&mut lines) {
-        // `onstat -g ses <sid>` for a session that does not exist (or has no SQL) prints the
-        // banner alone: an answer, not garbage.
-        Preamble::Header(h) => {
-            out.header = Some(h);
-            recognised = true;
-        }
-        Preamble::Offline(m) => {
-            out.offline = Some(m);
-            recognised = true;
-        }
-        Preamble::None => {}
-    }
+    let (banner, offline) = header::parse_preamble(&mut lines).into_parts();
+    // `onstat -g ses <sid>` for a session that does not exist (or has no SQL) prints the banner
+    // alone: an answer, not garbage.
+    let mut recognised = banner.is_some() || offline.is_some();
+    (out.header, out.offline) = (banner, offline);
     let mut first_miss: Option<ParseError> = None;
     let mut section = Section::None;
     for line in lines {

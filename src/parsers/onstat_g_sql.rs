@@ -1,6 +1,6 @@
 //! `onstat -g sql <sid>`: a session's SQL state and its current statement.
 
-use super::header::{self, Header, Preamble};
+use super::header::{self, Header};
 use super::lex;
 use super::onstat_g_ses::{push_sql_text, sql_line, sql_state, SqlLine, SqlState, TextBlock};
 use super::onstat_u::nothing_found;
@@ -38,20 +38,11 @@ const EXPECTED: &str = "onstat -g sql output: the column header \
 pub fn parse(text: &str) -> Result<OnstatGSql, ParseError> {
     let mut lines = lex::lines(text);
     let mut out = OnstatGSql::default();
-    let mut recognised = false;
-    match header::parse_preamble(&mut lines) {
-        // `onstat -g sql <sid>` for a session that does not exist (or has no SQL) prints the
-        // banner alone: an answer, not garbage.
-        Preamble::Header(h) => {
-            out.header = Some(h);
-            recognised = true;
-        }
-        Preamble::Offline(m) => {
-            out.offline = Some(m);
-            recognised = true;
-        }
-        Preamble::None => {}
-    }
+    let (banner, offline) = header::parse_preamble(&mut lines).into_parts();
+    // `onstat -g sql <sid>` for a session that does not exist (or has no SQL) prints the banner
+    // alone: an answer, not garbage.
+    let mut recognised = banner.is_some() || offline.is_some();
+    (out.header, out.offline) = (banner, offline);
     let mut first_miss: Option<ParseError> = None;
     // Statement text runs up to a blank line.
     let mut text_block: Option<TextBlock> = None;

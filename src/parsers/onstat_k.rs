@@ -1,7 +1,7 @@
 //! `onstat -k`: the lock table: address, owner and waiter list (rstcb addresses), lock type,
 //! tblsnum (partnum), rowid and key.
 
-use super::header::{self, Header, Preamble};
+use super::header::{self, Header};
 use super::lex::{self, dec_u64, hex_addr, sp0, sp1, PResult};
 use super::onstat_u::{nothing_found, Miss};
 use super::Unparsed;
@@ -88,15 +88,10 @@ pub fn parse(text: &str) -> Result<OnstatK, ParseError> {
     let mut lines = lex::lines(text);
     let mut out = OnstatK::default();
     out.locks.reserve(lex::line_count_hint(text));
-    let mut recognised = false;
-    match header::parse_preamble(&mut lines) {
-        Preamble::Header(h) => out.header = Some(h),
-        Preamble::Offline(m) => {
-            out.offline = Some(m);
-            recognised = true;
-        }
-        Preamble::None => {}
-    }
+    let (banner, offline) = header::parse_preamble(&mut lines).into_parts();
+    // The off-line message alone is a whole answer.
+    let mut recognised = offline.is_some();
+    (out.header, out.offline) = (banner, offline);
     let mut first_miss: Option<ParseError> = None;
     for line in lines {
         if line.is_blank() {

@@ -1,7 +1,7 @@
 //! `onstat -t` / `onstat -T`: tblspaces (active ones, or all), their partnum and where on disk
 //! their tblspace page lives.
 
-use super::header::{self, Header, Preamble};
+use super::header::{self, Header};
 use super::lex::{self, dec_u32, dec_u64, hex_addr, hex_u32, sp0, sp1, PResult};
 use super::onstat_b::{column, is_elision, last_column};
 use super::onstat_u::{nothing_found, Miss};
@@ -65,15 +65,10 @@ const EXPECTED: &str = "onstat -t output: the title `Tblspaces`, the column head
 pub fn parse(text: &str) -> Result<OnstatT, ParseError> {
     let mut lines = lex::lines(text);
     let mut out = OnstatT::default();
-    let mut recognised = false;
-    match header::parse_preamble(&mut lines) {
-        Preamble::Header(h) => out.header = Some(h),
-        Preamble::Offline(m) => {
-            out.offline = Some(m);
-            recognised = true;
-        }
-        Preamble::None => {}
-    }
+    let (banner, offline) = header::parse_preamble(&mut lines).into_parts();
+    // The off-line message alone is a whole answer.
+    let mut recognised = offline.is_some();
+    (out.header, out.offline) = (banner, offline);
     let mut first_miss: Option<ParseError> = None;
     for line in lines {
         if line.is_blank() {

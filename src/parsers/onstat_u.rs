@@ -1,6 +1,6 @@
 //! `onstat -u`: user threads, their 7 flag characters and what they wait for.
 
-use super::header::{self, Header, Preamble};
+use super::header::{self, Header};
 use super::lex::{self, dec_i64, dec_u64, hex_addr, lower_hex_addr, sp0, sp1, Line, PResult};
 use super::Unparsed;
 use crate::error::ParseError;
@@ -205,15 +205,10 @@ pub fn parse(text: &str) -> Result<OnstatU, ParseError> {
     let mut lines = lex::lines(text);
     let mut out = OnstatU::default();
     out.threads.reserve(lex::line_count_hint(text));
-    let mut recognised = false;
-    match header::parse_preamble(&mut lines) {
-        Preamble::Header(h) => out.header = Some(h),
-        Preamble::Offline(m) => {
-            out.offline = Some(m);
-            recognised = true;
-        }
-        Preamble::None => {}
-    }
+    let (banner, offline) = header::parse_preamble(&mut lines).into_parts();
+    // The off-line message alone is a whole answer.
+    let mut recognised = offline.is_some();
+    (out.header, out.offline) = (banner, offline);
     let mut first_miss: Option<ParseError> = None;
     for line in lines {
         if line.is_blank() {

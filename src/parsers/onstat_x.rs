@@ -1,6 +1,6 @@
 //! `onstat -X`: buffers being accessed, per buffer pool, with their owner and waiting threads.
 
-use super::header::{self, Header, Preamble};
+use super::header::{self, Header};
 use super::lex::{self, dec_u32, dec_u64, hex_addr, hex_u32, sp0, sp1, PResult};
 use super::onstat_u::{nothing_found, Miss};
 use super::Unparsed;
@@ -89,15 +89,10 @@ impl Default for Layout {
 pub fn parse(text: &str) -> Result<OnstatX, ParseError> {
     let mut lines = lex::lines(text);
     let mut out = OnstatX::default();
-    let mut recognised = false;
-    match header::parse_preamble(&mut lines) {
-        Preamble::Header(h) => out.header = Some(h),
-        Preamble::Offline(m) => {
-            out.offline = Some(m);
-            recognised = true;
-        }
-        Preamble::None => {}
-    }
+    let (banner, offline) = header::parse_preamble(&mut lines).into_parts();
+    // The off-line message alone is a whole answer.
+    let mut recognised = offline.is_some();
+    (out.header, out.offline) = (banner, offline);
     let mut layout = Layout::default();
     // The pool rows go to: its index in `out.pools` and whether its page size is known.
     let mut open: Option<(usize, bool)> = None;

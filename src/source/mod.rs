@@ -120,6 +120,38 @@ impl Source {
         None
     }
 
+    /// How often it is collected at an interval of 1 s (`+`/`-` scale it): the one table the
+    /// collectors, the demo simulation and the header's staleness all read.
+    pub fn period(&self) -> Duration {
+        use crate::collect::{
+            PERIOD_BUFFERS, PERIOD_DISCOVERY, PERIOD_FAST, PERIOD_JOINS, PERIOD_NUMA,
+            PERIOD_NUMA_MAPS, PERIOD_TABLES,
+        };
+        match self {
+            Source::OnstatU
+            | Source::OnstatGCon
+            | Source::Netstat
+            | Source::ProcNetTcp
+            | Source::ProcNetTcp6 => PERIOD_FAST,
+            Source::OnstatX => PERIOD_BUFFERS,
+            Source::OnstatGAth
+            | Source::OnstatGNtt
+            | Source::OnstatK
+            | Source::OnstatD
+            | Source::OnstatGSes(_)
+            | Source::OnstatGSql(_) => PERIOD_JOINS,
+            Source::NodesOnline
+            | Source::NodeMeminfo(_)
+            | Source::ZoneReclaimMode
+            | Source::Vmstat => PERIOD_NUMA,
+            Source::NodeCpulist(_) => PERIOD_DISCOVERY,
+            Source::NumaMaps(_) => PERIOD_NUMA_MAPS,
+            Source::Systabnames => PERIOD_TABLES,
+            // Built on demand (and on R), not polled.
+            Source::OncheckPe => Duration::MAX,
+        }
+    }
+
     /// How to collect it.
     pub fn request(&self) -> Request {
         match self {

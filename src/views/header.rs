@@ -15,15 +15,21 @@ pub fn render(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
     let theme = &app.theme;
     let snap = app.shown();
     buf.set_style(Rect { height: 1, ..area }, theme.header_bar);
-    let line1 = title_line(app, snap, now, theme);
+    let line1 = title_line(app, snap, now, theme, area.width);
     buf.set_line(area.x, area.y, &line1, area.width);
     if area.height > 1 {
-        let line2 = sources_line(app, snap, now, theme);
+        let line2 = sources_line(app, snap, now, theme, area.width);
         buf.set_line(area.x, area.y + 1, &line2, area.width);
     }
 }
 
-fn title_line<'a>(app: &'a App, snap: &'a Snapshot, now: Duration, theme: &Theme) -> Line<'a> {
+fn title_line<'a>(
+    app: &'a App,
+    snap: &'a Snapshot,
+    now: Duration,
+    theme: &Theme,
+    width: u16,
+) -> Line<'a> {
     let bar = theme.header_bar;
     // (span, priority): when the line is too wide the lowest priorities go first, so the badge,
     // the server and its mode are always there.
@@ -108,7 +114,7 @@ fn title_line<'a>(app: &'a App, snap: &'a Snapshot, now: Duration, theme: &Theme
         (None, None) => Span::styled(" RUNNING ", bar.patch(theme.badge_running)),
     };
     spans.push((badge, 9));
-    let width = usize::from(app.size.0);
+    let width = usize::from(width);
     let len =
         |v: &[(Span, u8)]| -> usize { v.iter().map(|(s, _)| s.content.chars().count()).sum() };
     while len(&spans) > width {
@@ -152,7 +158,13 @@ fn short(source: &str) -> Option<&'static str> {
     })
 }
 
-fn sources_line<'a>(app: &'a App, snap: &'a Snapshot, now: Duration, theme: &Theme) -> Line<'a> {
+fn sources_line<'a>(
+    app: &'a App,
+    snap: &'a Snapshot,
+    now: Duration,
+    theme: &Theme,
+    width: u16,
+) -> Line<'a> {
     struct Item {
         name: &'static str,
         age: Option<f64>,
@@ -169,7 +181,7 @@ fn sources_line<'a>(app: &'a App, snap: &'a Snapshot, now: Duration, theme: &The
                 age: s.age_s,
                 stale: s.error.is_none()
                     && s.age_s
-                        .is_some_and(|a| a > 3.0 * stale_after(name) * app.interval.max(1.0) + 2.0),
+                        .is_some_and(|a| a > 3.0 * s.period_s * app.interval.max(1.0) + 2.0),
                 error: s.error.as_ref().map(|e| format!(" {}: {e}", s.source)),
             })
         })
@@ -187,7 +199,7 @@ fn sources_line<'a>(app: &'a App, snap: &'a Snapshot, now: Duration, theme: &The
     let mut spans = vec![Span::raw(" ")];
     if snap.sources.is_empty() {
         spans.push(Span::styled("waiting for first data", theme.dim));
-    } else if full <= usize::from(app.size.0) {
+    } else if full <= usize::from(width) {
         // Room for every source's age.
         for i in &items {
             let st = if i.error.is_some() {
@@ -232,15 +244,6 @@ fn sources_line<'a>(app: &'a App, snap: &'a Snapshot, now: Duration, theme: &The
         spans.push(Span::styled(e, theme.error));
     }
     Line::from(spans)
-}
-
-/// Sources polled less often than every interval go stale later (onstat -X every 2, joins 5).
-fn stale_after(name: &str) -> f64 {
-    match name {
-        "-X" => 2.0,
-        "ath" | "ntt" | "-k" | "numa" => 5.0,
-        _ => 1.0,
-    }
 }
 
 fn extent_span(app: &App, now: Duration, theme: &Theme) -> Span<'static> {

@@ -9,7 +9,6 @@ use crate::parsers::onstat_u::WaitReason;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use std::time::Duration;
 
 /// The sources a pane is drawn from, to explain an empty pane.
 fn pane_sources(pane: Pane) -> &'static [&'static str] {
@@ -21,13 +20,13 @@ fn pane_sources(pane: Pane) -> &'static [&'static str] {
     }
 }
 
-pub fn render(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
+pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let snap = app.shown();
     let theme = &app.theme;
     if area.height < 2 {
         return;
     }
-    let summary = summary_line(app, snap, now);
+    let summary = summary_line(app, snap, area.width);
     buf.set_line(area.x, area.y, &summary, area.width);
     let table_area = Rect {
         y: area.y + 1,
@@ -106,7 +105,7 @@ fn empty_message(app: &App, snap: &Snapshot) -> String {
     }
 }
 
-fn summary_line<'a>(app: &'a App, snap: &'a Snapshot, _now: Duration) -> Line<'a> {
+fn summary_line<'a>(app: &'a App, snap: &'a Snapshot, width: u16) -> Line<'a> {
     let theme = &app.theme;
     let mut spans: Vec<Span> = Vec::new();
     match app.pane {
@@ -130,7 +129,7 @@ fn summary_line<'a>(app: &'a App, snap: &'a Snapshot, _now: Duration) -> Line<'a
                 };
                 spans.push(Span::styled(format!("{} {n}  ", r.letter()), style));
             }
-            let narrow = app.size.0 < 100;
+            let narrow = width < 100;
             spans.push(Span::raw(if narrow {
                 format!("{} thr {} ses", snap.summary.threads, snap.summary.sessions)
             } else {

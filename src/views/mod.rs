@@ -67,7 +67,7 @@ pub fn render(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
     } else {
         match app.pane {
             Pane::Numa => numa::render(app, body, buf),
-            _ => lists::render(app, now, body, buf),
+            _ => lists::render(app, body, buf),
         }
     }
     status_line(

@@ -1,6 +1,7 @@
 //! The NUMA pane: zone_reclaim_mode (with the seed's warning), page-scan rates, and per node
 //! size/free/used bars and how much of the instance's memory sits there.
 
+use super::table::wrap;
 use crate::app::App;
 use crate::model::numa::NumaView;
 use crate::model::snapshot::Snapshot;
@@ -36,26 +37,6 @@ fn cpus(list: &[u32]) -> String {
     } else {
         out.join(",")
     }
-}
-
-/// Splits `text` into lines of at most `width` characters at blanks.
-fn wrap(text: &str, width: usize) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    for word in text.split_whitespace() {
-        let len = cur.chars().count();
-        if len > 0 && len + 1 + word.chars().count() > width {
-            out.push(std::mem::take(&mut cur));
-        }
-        if !cur.is_empty() {
-            cur.push(' ');
-        }
-        cur.push_str(word);
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
 }
 
 fn bar(used: u64, total: u64, width: usize) -> String {
@@ -182,13 +163,6 @@ mod tests {
     fn cpu_lists_are_compressed_like_the_kernel() {
         assert_eq!(cpus(&[0, 1, 2, 3, 8, 9, 12]), "0-3,8-9,12");
         assert_eq!(cpus(&[]), "(memory only)");
-    }
-
-    #[test]
-    fn warnings_wrap_at_blanks() {
-        assert_eq!(wrap("aa bb cc dd", 5), vec!["aa bb", "cc dd"]);
-        assert_eq!(wrap("abcdefgh ij", 4), vec!["abcdefgh", "ij"]);
-        assert!(wrap("", 4).is_empty());
     }
 
     #[test]

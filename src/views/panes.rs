@@ -207,14 +207,7 @@ fn waiter_key(r: &WaiterRow, col: usize) -> SortKey {
         1 => SortKey::Text(r.user.to_string()),
         2 => SortKey::Text(reason_short(r.reason).into()),
         3 => SortKey::Text(r.waiting_on.describe()),
-        // What deserves a look first (waits on a session or a resource, then client waits with
-        // data queued, other conditions...), the longest wait first within each; idle client
-        // waits last, whatever their age. One key, so `S` reverses it all.
-        4 => SortKey::Num(if r.idle {
-            -1.0 / (1.0 + r.in_wait_s)
-        } else {
-            f64::from(r.concern()) * 1e9 + r.in_wait_s.min(1e8)
-        }),
+        4 => SortKey::Num(r.priority()),
         5 => r
             .head_blocker
             .map_or(SortKey::None, |s| SortKey::Num(s.0 as f64)),

@@ -2,37 +2,16 @@
 //! on and for how long, the blocker chain (selectable), locks, SQL, socket, wait history.
 
 use super::panes::{human_duration, reason_short};
-use super::table::sparkline;
+use super::table::{sparkline, wrap};
 use super::theme::Theme;
 use crate::app::{App, DrillUi};
 use crate::model::session::SessionView;
 use crate::model::snapshot::human_bytes;
-use crate::parsers::onstat_u::WaitReason;
+use crate::model::waiters::WaitTarget;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-
-/// Splits `text` into lines of at most `width` characters at blanks (a longer word gets a line
-/// of its own).
-fn wrap(text: &str, width: usize) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    for word in text.split_whitespace() {
-        let len = cur.chars().count();
-        if len > 0 && len + 1 + word.chars().count() > width {
-            out.push(std::mem::take(&mut cur));
-        }
-        if !cur.is_empty() {
-            cur.push(' ');
-        }
-        cur.push_str(word);
-    }
-    if !cur.is_empty() || out.is_empty() {
-        out.push(cur);
-    }
-    out
-}
 
 /// Label column width.
 const L: usize = 10;
@@ -82,6 +61,7 @@ pub fn lines(view: &SessionView, d: &DrillUi, theme: &Theme, width: u16) -> Vec<
     } else {
         theme.ok
     };
+    // The width text gets beside the labels.
     let w = usize::from(width).saturating_sub(L).max(20);
     for (i, part) in wrap(&view.verdict, w).into_iter().take(3).enumerate() {
         out.push(Line::from(vec![
@@ -97,20 +77,17 @@ pub fn lines(view: &SessionView, d: &DrillUi, theme: &Theme, width: u16) -> Vec<
     }
     match &view.waiter {
         Some(w) => {
-            // `lock 44a1b2c8 HDR+X on ...`, `condition sm_read`, `buffer stores:... (1:234)`.
+            // A lock or a mutex says what it is (`HDR+X on ...`, `mutex 2685501a40`); a
+            // condition, a buffer or a bare address needs the kind of wait before it
+            // (`condition sm_read`, `buffer order_log ... (3:280014)`, `checkpoint 2688a0f2a0`).
             let what = w.waiting_on.describe();
-            let word = reason_short(w.reason);
-            let what = if what.is_empty() {
-                word.to_string()
-            } else if what.starts_with(word)
-                || matches!(w.reason, WaitReason::Mutex | WaitReason::Lock)
-            {
-                what
-            } else {
-                format!("{word} {what}")
+            let what = match &w.waiting_on {
+                WaitTarget::Lock { .. } | WaitTarget::Latch { .. } => what,
+                _ if what.is_empty() => reason_short(w.reason).to_string(),
+                _ => format!("{} {what}", reason_short(w.reason)),
             };
             let mut s = format!("{what} for {}", human_duration(w.in_wait_s));
-            if let crate::model::waiters::WaitTarget::Condition {
+            if let WaitTarget::Condition {
                 waittime: Some(wt), ..
             } = &w.waiting_on
             {
@@ -217,21 +194,20 @@ pub fn lines(view: &SessionView, d: &DrillUi, theme: &Theme, width: u16) -> Vec<
     }
     match &view.sql {
         Some(sql) => {
-            let w = usize::from(width).saturating_sub(L).max(20);
-            let mut flat: String = sql.split_whitespace().collect::<Vec<_>>().join(" ");
-            if let Some(db) = &view.database {
-                flat = format!("[{db}] {flat}");
-            }
-            let chars: Vec<char> = flat.chars().collect();
+            // `wrap` folds the statement's own line breaks and indentation into blanks.
+            let text = match &view.database {
+                Some(db) => format!("[{db}] {sql}"),
+                None => sql.clone(),
+            };
             let first = if view.sql_is_last_parsed {
                 "LAST SQL"
             } else {
                 "SQL"
             };
-            for (i, chunk) in chars.chunks(w).take(3).enumerate() {
+            for (i, part) in wrap(&text, w).into_iter().take(3).enumerate() {
                 out.push(Line::from(vec![
                     label(if i == 0 { first } else { "" }, theme),
-                    Span::raw(chunk.iter().collect::<String>()),
+                    Span::raw(part),
                 ]));
             }
         }

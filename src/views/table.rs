@@ -134,6 +134,27 @@ pub fn fit(text: &str, width: u16, right: bool) -> String {
     }
 }
 
+/// Splits `text` into lines of at most `width` characters at blanks (a longer word gets a line
+/// of its own); no line for empty text.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for word in text.split_whitespace() {
+        let len = cur.chars().count();
+        if len > 0 && len + 1 + word.chars().count() > width {
+            out.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(word);
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
 /// What a table needs from its rows: only the visible ones are asked for.
 pub trait TableRows {
     fn cell(&self, row: usize, col: usize) -> Cow<'_, str>;
@@ -238,6 +259,13 @@ pub fn sparkline(values: &[u64], width: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wrap_breaks_at_blanks() {
+        assert_eq!(wrap("aa bb cc dd", 5), vec!["aa bb", "cc dd"]);
+        assert_eq!(wrap("abcdefgh ij", 4), vec!["abcdefgh", "ij"]);
+        assert!(wrap("", 4).is_empty());
+    }
 
     #[test]
     fn fit_cuts_and_pads() {
