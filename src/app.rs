@@ -281,11 +281,7 @@ impl App {
         for &i in &order {
             keys[i] = pane.sort_key(&snap, i, col);
         }
-        order.sort_by(|a, b| {
-            let o = keys[*a].compare(&keys[*b]);
-            let o = if desc { o.reverse() } else { o };
-            o.then(a.cmp(b))
-        });
+        order.sort_by(|a, b| keys[*a].compare_dir(&keys[*b], desc).then(a.cmp(b)));
         // Keep the same row selected when it is still there.
         if let Some(id) = prev_id {
             if let Some(pos) = order

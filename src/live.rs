@@ -626,7 +626,24 @@ fn apply_effect(
             let stem = crate::share::export_stem(time::OffsetDateTime::now_utc());
             let dir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
             match crate::share::export(&dir, &stem, &text, &json) {
-                Ok((a, b)) => app.say(format!("exported {} and {}", a.display(), b.display()), now),
+                // The names first: the directory is where ifxtop was started, and a long one
+                // would push them off an 80-column status line.
+                Ok((a, b)) => {
+                    let name = |p: &std::path::Path| {
+                        p.file_name()
+                            .map(|n| n.to_string_lossy().into_owned())
+                            .unwrap_or_default()
+                    };
+                    app.say(
+                        format!(
+                            "exported {} and {} to {}",
+                            name(&a),
+                            name(&b),
+                            dir.display()
+                        ),
+                        now,
+                    )
+                }
                 Err(e) => app.say(format!("export failed: {e}"), now),
             }
         }

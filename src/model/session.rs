@@ -63,6 +63,9 @@ pub struct SessionView {
     /// The session's waiting thread, joined (None when it does not wait).
     pub waiter: Option<WaiterRow>,
     pub chain: Vec<ChainLink>,
+    /// The sessions it holds up: those it blocks directly first, then those further down their
+    /// chains.
+    pub blocking: Vec<Sid>,
     pub locks: Vec<LockLine>,
     pub sql: Option<String>,
     /// `sql` is the last statement parsed, not one running now.
@@ -214,6 +217,13 @@ pub fn build(
         let (state, ..) = state_words(u, sid);
         v.verdict = format!("not waiting ({state})");
     }
+    let mut held_up: Vec<(usize, Sid)> = waiters
+        .iter()
+        .filter_map(|w| Some((w.blockers.iter().position(|b| *b == sid)?, w.sessid)))
+        .collect();
+    held_up.sort_unstable();
+    held_up.dedup_by_key(|(_, s)| *s);
+    v.blocking = held_up.into_iter().map(|(_, s)| s).collect();
     if let Some(r) = sockets.iter().find(|r| r.sessid == Some(sid)) {
         v.socket = Some(SocketRef::from(r));
         v.send_q_trend = r.trend.clone();

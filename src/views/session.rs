@@ -130,13 +130,32 @@ pub fn lines(view: &SessionView, d: &DrillUi, theme: &Theme, width: u16) -> Vec<
             ]));
         }
     }
+    if !view.blocking.is_empty() {
+        let n = view.blocking.len();
+        let sids: Vec<String> = view.blocking.iter().map(|s| s.to_string()).collect();
+        let text = format!(
+            "{n} session{} wait for it: sid {}",
+            if n == 1 { "" } else { "s" },
+            sids.join(", ")
+        );
+        let w = width.saturating_sub(L as u16).max(20);
+        out.push(Line::from(vec![
+            label("BLOCKS", theme),
+            Span::styled(super::table::fit(&text, w, false), theme.hot),
+        ]));
+    }
     match &view.socket {
         Some(s) => out.push(Line::from(vec![
             label("SOCKET", theme),
             Span::raw(format!(
-                "{} → {}  Send-Q {}  Recv-Q {}  max {}  ",
+                "{}{}  Send-Q {}  Recv-Q {}  max {}  ",
                 s.remote,
-                s.local,
+                // The local end is the listener; a narrow screen keeps the queues instead.
+                if width >= 100 {
+                    format!(" → {}", s.local)
+                } else {
+                    String::new()
+                },
                 human_bytes(s.send_q),
                 human_bytes(s.recv_q),
                 human_bytes(s.max_send_q)

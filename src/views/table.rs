@@ -65,6 +65,16 @@ pub enum SortKey {
 }
 
 impl SortKey {
+    /// `compare` in the given direction, with missing values last either way: sorting by
+    /// BLOCKER or SEND-Q, descending, shows the rows that have one first.
+    pub fn compare_dir(&self, other: &SortKey, desc: bool) -> Ordering {
+        match (self, other) {
+            (SortKey::None, _) | (_, SortKey::None) => self.compare(other),
+            _ if desc => self.compare(other).reverse(),
+            _ => self.compare(other),
+        }
+    }
+
     pub fn compare(&self, other: &SortKey) -> Ordering {
         match (self, other) {
             (SortKey::Num(a), SortKey::Num(b)) => a.total_cmp(b),
@@ -259,6 +269,16 @@ pub fn sparkline(values: &[u64], width: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn missing_values_sort_last_both_ways() {
+        let (a, b, none) = (SortKey::Num(1.0), SortKey::Num(2.0), SortKey::None);
+        assert_eq!(a.compare_dir(&b, false), Ordering::Less);
+        assert_eq!(a.compare_dir(&b, true), Ordering::Greater);
+        assert_eq!(none.compare_dir(&a, false), Ordering::Greater);
+        assert_eq!(none.compare_dir(&a, true), Ordering::Greater);
+        assert_eq!(a.compare_dir(&none, true), Ordering::Less);
+    }
 
     #[test]
     fn wrap_breaks_at_blanks() {

@@ -230,6 +230,9 @@ fn lock_waits_follow_owners_to_the_head_blocker() {
     assert!(v812.locks[0].contended);
     assert_eq!(v812.locks[0].rowid, "68");
     assert_eq!(v812.verdict, "not waiting (running)");
+    // Whom 812 holds up: 813 and 815 directly, 814 through 813.
+    assert_eq!(v812.blocking, vec![Sid(813), Sid(815), Sid(814)]);
+    assert!(v814.blocking.is_empty());
 }
 
 #[test]

@@ -304,6 +304,23 @@ fn session_screen_of_a_lock_waiter() {
 }
 
 #[test]
+fn session_screen_of_a_head_blocker() {
+    for (w, h) in SIZES {
+        let mut a = chain_app(w, h, &[Sid(812)]);
+        a.drill.push(DrillUi {
+            sid: Sid(812),
+            selected: 0,
+        });
+        let text = screen(&a, w, h);
+        assert!(
+            text.contains("BLOCKS    3 sessions wait for it: sid 813, 815, 814"),
+            "{text}"
+        );
+        crate::snap_text!(format!("view__session_812__{w}x{h}"), text);
+    }
+}
+
+#[test]
 fn control_characters_from_onstat_never_reach_the_screen() {
     // A user name with an escape sequence (clear screen) and a bell.
     let u = format!(
