@@ -7,9 +7,9 @@
 //! 2 % of a core is 20 ms per second: the `steady` group's ten seconds must take under 200 ms.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use ifxtop::collect::sample::{parse_output, Update};
 use ifxtop::demo::DemoInstance;
 use ifxtop::model::snapshot;
-use ifxtop::sample::{parse_output, Update};
 use ifxtop::source::Source;
 use ifxtop::store::{Store, StoreSettings};
 use std::time::Duration;

@@ -15,8 +15,8 @@
 //! per chunk, hence DESIGN.md's ~3 minutes for instances with fewer, fuller chunks).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use ifxtop::model::extents::ExtentMap;
-use ifxtop::resolve::{resolve_lines, ResolveOptions};
+use ifxtop::commands::resolve::{resolve_lines, ResolveOptions};
+use ifxtop::extents::ExtentMap;
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -81,7 +81,7 @@ fn extents(c: &mut Criterion) {
             for &(chunk, page) in &probes {
                 if matches!(
                     map.lookup(black_box(chunk), black_box(page), 2),
-                    ifxtop::model::extents::Lookup::Resolved(_)
+                    ifxtop::extents::Lookup::Resolved(_)
                 ) {
                     hits += 1;
                 }

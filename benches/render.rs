@@ -2,16 +2,17 @@
 //! visible rows are formatted). Renders into a 200x50 buffer, as a big terminal would.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use ifxtop::app::{App, DrillUi, Mode};
 use ifxtop::ids::{Addr, Sid};
-use ifxtop::keymap::{Action, Keymap};
-use ifxtop::model::hotspots::HotspotRow;
-use ifxtop::model::snapshot::{Snapshot, SocketRef, WaiterRow};
-use ifxtop::model::sockets::SocketRow;
+use ifxtop::model::snapshot::Snapshot;
+use ifxtop::model::waiters::{SocketRef, WaiterRow};
+use ifxtop::store::sockets::SocketRow;
 use ifxtop::model::waiters::WaitTarget;
 use ifxtop::parsers::onstat_u::WaitReason;
 use ifxtop::parsers::sockets::{Endpoint, TcpState};
-use ifxtop::views::theme::Theme;
+use ifxtop::store::hotspots::HotspotRow;
+use ifxtop::tui::app::{App, DrillUi, Mode};
+use ifxtop::tui::keymap::{Action, Keymap};
+use ifxtop::tui::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use std::sync::Arc;
@@ -118,7 +119,7 @@ fn bench(c: &mut Criterion) {
             let mut buf = Buffer::empty(area);
             b.iter(|| {
                 buf.reset();
-                ifxtop::views::render(&app, now, area, &mut buf);
+                ifxtop::tui::views::render(&app, now, area, &mut buf);
             })
         });
     }
@@ -131,7 +132,7 @@ fn bench(c: &mut Criterion) {
         let mut buf = Buffer::empty(area);
         b.iter(|| {
             buf.reset();
-            ifxtop::views::render(&app, now, area, &mut buf);
+            ifxtop::tui::views::render(&app, now, area, &mut buf);
         })
     });
     g.finish();

@@ -1,11 +1,8 @@
 //! Command line: the live inspector's options and the `parse`, `resolve`, `snapshot` commands.
 
-use crate::error::{Error, Result};
 use crate::parsers::Kind;
 use clap::{Args, Parser, Subcommand};
-use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
-use std::process::ExitCode;
+use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -76,7 +73,7 @@ pub enum Command {
     /// Parse one captured output and print what ifxtop understood, as JSON.
     Parse(ParseArgs),
     /// Append the object and dbspace to each line holding a chunk:page (the chunkpg successor).
-    Resolve(crate::resolve::ResolveArgs),
+    Resolve(ResolveArgs),
     /// Print every pane once (text or JSON) and exit, for tickets and chat.
     Snapshot(SnapshotArgs),
 }
@@ -140,63 +137,22 @@ fn parse_kind(s: &str) -> std::result::Result<Kind, String> {
     })
 }
 
-/// Reads a whole file (or stdin for `None`) as text. Bytes that are not UTF-8 (user names and SQL
-/// in a legacy code set) become U+FFFD rather than failing the whole input.
-pub fn read_text(path: Option<&Path>) -> Result<String> {
-    let mut buf = Vec::new();
-    match path {
-        Some(p) => {
-            buf = std::fs::read(p).map_err(|source| Error::File {
-                path: p.display().to_string(),
-                source,
-            })?;
-        }
-        None => {
-            std::io::stdin().lock().read_to_end(&mut buf)?;
-        }
-    }
-    Ok(match String::from_utf8(buf) {
-        Ok(s) => s,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-    })
-}
-
-/// `ifxtop parse KIND [FILE]`: exit 0 with JSON when parsed, 2 with one line on stderr when the
-/// input is not that kind, 1 when it cannot be read.
-pub fn run_parse(args: &ParseArgs) -> ExitCode {
-    let text = match read_text(args.file.as_deref()) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("ifxtop parse: {e}");
-            return ExitCode::from(1);
-        }
-    };
-    match args.kind.parse_to_json(&text) {
-        Ok(v) => {
-            let mut out = std::io::stdout().lock();
-            let written = serde_json::to_writer_pretty(&mut out, &v)
-                .map_err(std::io::Error::from)
-                .and_then(|_| writeln!(out));
-            match written {
-                Ok(()) => ExitCode::SUCCESS,
-                // A closed pipe (`| head`) is not worth a message.
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("ifxtop parse: {e}");
-                    ExitCode::from(1)
-                }
-            }
-        }
-        Err(e) => {
-            let source = args
-                .file
-                .as_ref()
-                .map_or_else(|| "<stdin>".to_string(), |p| p.display().to_string());
-            eprintln!(
-                "ifxtop parse: {source} is not {} output: {e}",
-                args.kind.name()
-            );
-            ExitCode::from(2)
-        }
-    }
+#[derive(Debug, Args)]
+pub struct ResolveArgs {
+    /// A captured `oncheck -pe` output.
+    #[arg(long, value_name = "FILE")]
+    pub extents: PathBuf,
+    /// The field (1-based, blank-separated) holding the page: `chunk:page`, or packed hex as older
+    /// onstat builds print it. Default: the first field that looks like `chunk:page`.
+    #[arg(short = 'k', long = "key", value_name = "FIELD",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub key: Option<u32>,
+    /// Base page size in KB that onstat page numbers count in (2 on Linux, 4 on AIX/Windows).
+    #[arg(long, value_name = "KB", default_value_t = 2,
+          value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub base_page_kb: u32,
+    /// Print one JSON object per input line (the line, chunk, page, and what it resolved to or
+    /// why it did not) instead of the annotated lines.
+    #[arg(long)]
+    pub json: bool,
 }

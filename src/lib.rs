@@ -1,29 +1,21 @@
 //! ifxtop: a top-like live inspector for IBM/HCL Informix servers.
 //!
-//! Data flows one way: sources (command runners) → collectors → parsers → store → joins → app
-//! state → views. See `docs/architecture.md`.
+//! Data flows one way, and the folders follow it: `source` (what to run, the runners) →
+//! `demo` (a simulated instance, itself a runner) → `collect` (one task per source) → `parsers`
+//! (text → typed records) → `store` (last good value, error, age, histories) → `model` (pure
+//! joins) → `tui` (state, loop, views) and `commands` (parse, resolve, snapshot). A folder
+//! imports only those before it in `docs/architecture.md`'s list. See that file.
 
-pub mod app;
 pub mod cli;
 pub mod collect;
-pub mod config;
-pub mod debug_log;
+pub mod commands;
 pub mod demo;
 pub mod error;
-pub mod extent_cache;
+pub mod extents;
+pub mod format;
 pub mod ids;
-pub mod keymap;
-pub mod live;
 pub mod model;
 pub mod parsers;
-pub mod record;
-pub mod replay;
-pub mod report;
-pub mod resolve;
-pub mod sample;
-pub mod share;
 pub mod source;
-pub mod sqlhosts;
 pub mod store;
-pub mod terminal;
-pub mod views;
+pub mod tui;

@@ -7,10 +7,10 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match &cli.command {
-        Some(Command::Parse(args)) => ifxtop::cli::run_parse(args),
-        Some(Command::Resolve(args)) => ifxtop::resolve::run_cli(args),
-        Some(Command::Snapshot(args)) => ifxtop::report::run_cli(args),
-        None => match ifxtop::live::run(&cli.live) {
+        Some(Command::Parse(args)) => ifxtop::commands::parse::run_parse(args),
+        Some(Command::Resolve(args)) => ifxtop::commands::resolve::run_cli(args),
+        Some(Command::Snapshot(args)) => ifxtop::commands::snapshot::run_cli(args),
+        None => match ifxtop::tui::run::run(&cli.live) {
             Ok(code) => code,
             Err(e) => {
                 // The terminal is already restored here (the guard dropped on the way out).

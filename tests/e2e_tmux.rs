@@ -252,7 +252,8 @@ fn record_then_replay() {
     t.keys(&["q"]);
     let s = t.wait_for("IFXTOP-EXIT=0", wait);
     assert!(!s.contains("WAITING ON"), "{s}");
-    let rec = ifxtop::record::read_recording(std::path::Path::new(&file)).expect("recording");
+    let rec =
+        ifxtop::collect::record::read_recording(std::path::Path::new(&file)).expect("recording");
     assert!(rec.skipped.is_empty(), "{:?}", rec.skipped);
     assert_eq!(
         rec.header.as_ref().and_then(|h| h.server.as_deref()),

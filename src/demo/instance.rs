@@ -2,7 +2,6 @@
 //! shared-memory addresses, and the daemon threads. Built once per (seed, sessions); what they
 //! do at a given moment is `moment::World`.
 
-use super::moment::Status;
 use super::noise::{below, Salt};
 
 /// Client sessions when not told otherwise.
@@ -412,5 +411,60 @@ impl Population {
     pub fn rstcb_total(&self) -> u64 {
         let used = (DAEMONS.len() + 3 * self.sessions.len()) as u64;
         used.next_power_of_two().max(2048)
+    }
+}
+
+/// What a thread is doing, as `onstat -g ath` says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Running,
+    IoIdle,
+    Ready,
+    IoWait,
+    Sleeping(u64),
+    SleepingForever,
+    Cond {
+        name: &'static str,
+        cid: u64,
+        waited: u64,
+    },
+    Lock,
+    Buffer,
+    Checkpoint,
+    Mutex(&'static str),
+}
+
+impl Status {
+    /// As `onstat -g ath` prints it, appended to `o`.
+    pub fn write(&self, o: &mut String) {
+        match self {
+            Status::Running => o.push_str("running"),
+            Status::Ready => o.push_str("ready"),
+            Status::IoWait => o.push_str("IO Wait"),
+            Status::IoIdle => o.push_str("IO Idle"),
+            Status::Sleeping(n) => {
+                o.push_str("sleeping secs: ");
+                super::text::ldec(o, *n, 0);
+            }
+            Status::SleepingForever => o.push_str("sleeping forever"),
+            Status::Cond { name, .. } => {
+                o.push_str("cond wait  ");
+                o.push_str(name);
+            }
+            Status::Lock => o.push_str("lock wait"),
+            Status::Buffer => o.push_str("buffer wait"),
+            Status::Checkpoint => o.push_str("checkpoint wait"),
+            Status::Mutex(m) => {
+                o.push_str("mutex wait ");
+                o.push_str(m);
+            }
+        }
+    }
+
+    /// As `onstat -g ath` prints it.
+    pub fn text(&self) -> String {
+        let mut o = String::new();
+        self.write(&mut o);
+        o
     }
 }

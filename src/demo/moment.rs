@@ -4,67 +4,12 @@
 //! `World`, so `onstat -u`, `-g con`, `-g ath`, `-k`, `-X` and the socket tables agree.
 
 use super::instance::{
-    Kind, Link, Population, Role, Session, BUF_HDR_SIZE, CHAIN, CKPT, CRITICAL, INSERTERS,
+    Kind, Link, Population, Role, Session, Status, BUF_HDR_SIZE, CHAIN, CKPT, CRITICAL, INSERTERS,
     LOCKS_PER_SESSION, LOCK_SIZE, POOL_2K_BUFFERS, POOL_8K_BUFFERS, RSTCB_SIZE, SLOW, UPDATERS,
 };
 use super::noise::{below, unit, Salt};
 use super::schema::{self, Placed};
 use super::timeline::{self, Incident, Now};
-
-/// What a thread is doing, as `onstat -g ath` says it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Status {
-    Running,
-    IoIdle,
-    Ready,
-    IoWait,
-    Sleeping(u64),
-    SleepingForever,
-    Cond {
-        name: &'static str,
-        cid: u64,
-        waited: u64,
-    },
-    Lock,
-    Buffer,
-    Checkpoint,
-    Mutex(&'static str),
-}
-
-impl Status {
-    /// As `onstat -g ath` prints it, appended to `o`.
-    pub fn write(&self, o: &mut String) {
-        match self {
-            Status::Running => o.push_str("running"),
-            Status::Ready => o.push_str("ready"),
-            Status::IoWait => o.push_str("IO Wait"),
-            Status::IoIdle => o.push_str("IO Idle"),
-            Status::Sleeping(n) => {
-                o.push_str("sleeping secs: ");
-                super::text::ldec(o, *n, 0);
-            }
-            Status::SleepingForever => o.push_str("sleeping forever"),
-            Status::Cond { name, .. } => {
-                o.push_str("cond wait  ");
-                o.push_str(name);
-            }
-            Status::Lock => o.push_str("lock wait"),
-            Status::Buffer => o.push_str("buffer wait"),
-            Status::Checkpoint => o.push_str("checkpoint wait"),
-            Status::Mutex(m) => {
-                o.push_str("mutex wait ");
-                o.push_str(m);
-            }
-        }
-    }
-
-    /// As `onstat -g ath` prints it.
-    pub fn text(&self) -> String {
-        let mut o = String::new();
-        self.write(&mut o);
-        o
-    }
-}
 
 /// What a session is doing at a moment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

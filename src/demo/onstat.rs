@@ -2,10 +2,11 @@
 //! footers as in `tests/fixtures/`): `-u`, `-X`, `-g con`, `-g ath`, `-g ntt`, `-k`, `-d`,
 //! `-g ses <sid>`, `-g sql <sid>`.
 
+use super::instance::Status;
 use super::instance::{
     Link, Population, Role, Session, POOL_2K_BUFFERS, POOL_8K_BUFFERS, SERVER_HOST, SYSTEM_THREADS,
 };
-use super::moment::{Activity, BufRow, Status, Thread, Vp, World};
+use super::moment::{Activity, BufRow, Thread, Vp, World};
 use super::noise::{below, Salt};
 use super::schema;
 use super::text;

@@ -1,8 +1,7 @@
-//! Pure joins and derived state: the extent map, waiters, buffer hot spots, sockets, NUMA.
+//! Pure joins of one moment's data: waiters to what they wait on, blocker chains, sessions to
+//! their sockets, NUMA, the session screen, and the snapshot every pane is drawn from.
 
 pub mod chains;
-pub mod extents;
-pub mod hotspots;
 pub mod numa;
 pub mod session;
 pub mod snapshot;

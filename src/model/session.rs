@@ -2,13 +2,13 @@
 //! the head blocker, its locks, its SQL, its socket, and its recent wait history.
 
 use crate::ids::{Addr, Sid};
-use crate::model::snapshot::{SocketRef, WaiterRow};
-use crate::model::sockets::SocketRow;
-use crate::model::waiters::{flags_in_words, WaitSpan, WaitTarget};
+use crate::model::waiters::{flags_in_words, state_words, WaitTarget};
+use crate::model::waiters::{SocketRef, WaiterRow};
 use crate::parsers::onstat_g_ath::AthThread;
 use crate::parsers::onstat_k::OnstatK;
-use crate::parsers::onstat_u::OnstatU;
 use crate::parsers::systabnames::Systabnames;
+use crate::store::sockets::SocketRow;
+use crate::store::waits::WaitSpan;
 use crate::store::Store;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -87,30 +87,6 @@ pub struct SessionView {
     pub notes: Vec<String>,
     /// The session no longer appears in onstat -u.
     pub gone: bool,
-}
-
-/// What a session is doing, in a few words, from its threads.
-pub fn state_words(u: &OnstatU, sid: Sid) -> (String, u64, String) {
-    let threads: Vec<_> = u.threads.iter().filter(|t| t.sessid == sid).collect();
-    let locks = threads.iter().map(|t| t.locks).sum();
-    let user = threads
-        .first()
-        .map(|t| t.user.to_string())
-        .unwrap_or_default();
-    let primary = threads
-        .iter()
-        .find(|t| t.flags.is_primary())
-        .or(threads.first());
-    let state = match primary {
-        None => "gone".to_string(),
-        Some(t) => match t.wait_reason {
-            Some(r) => format!("waiting: {}", r.words()),
-            None if t.flags.in_read() => "in a read".to_string(),
-            None if t.flags.in_critical_section() => "in a critical section".to_string(),
-            None => "running".to_string(),
-        },
-    };
-    (state, locks, user)
 }
 
 /// The session's lock lines from `onstat -k`: those its threads hold, then the one it waits for.

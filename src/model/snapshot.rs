@@ -1,17 +1,17 @@
 //! The snapshot: every pane's rows derived from the store at one moment. Views draw it, freeze
 //! keeps it, `ifxtop snapshot` prints it. Rebuilt when data changes, never per frame.
 
+use crate::collect::sample::Parsed;
 use crate::ids::{Addr, Sid};
-use crate::model::chains;
-use crate::model::hotspots::HotspotRow;
 use crate::model::numa::{self, NumaView};
-use crate::model::sockets::SocketRow;
-use crate::model::waiters::{WaitIndex, WaitTarget};
+use crate::model::waiters::{
+    join_chains, verdict, SocketRef, WaitIndex, WaitTarget, WaiterRow, CLIENT_WAIT,
+};
 use crate::parsers::numa::NodeMeminfo;
-use crate::parsers::onstat_u::{OnstatU, WaitReason};
-use crate::parsers::sockets::Endpoint;
-use crate::sample::Parsed;
+use crate::parsers::onstat_u::WaitReason;
 use crate::source::Source;
+use crate::store::hotspots::HotspotRow;
+use crate::store::sockets::SocketRow;
 use crate::store::Store;
 use compact_str::CompactString;
 use serde::Serialize;
@@ -30,55 +30,6 @@ pub struct ServerInfo {
     pub blocked: Option<String>,
     /// The off-line message when the last onstat -u found the server down.
     pub offline: Option<String>,
-}
-
-/// A client socket joined to a session.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SocketRef {
-    pub local: Endpoint,
-    pub remote: Endpoint,
-    pub send_q: u64,
-    pub recv_q: u64,
-    pub max_send_q: u64,
-}
-
-impl From<&SocketRow> for SocketRef {
-    fn from(r: &SocketRow) -> SocketRef {
-        SocketRef {
-            local: r.local.clone(),
-            remote: r.remote.clone(),
-            send_q: r.send_q,
-            recv_q: r.recv_q,
-            max_send_q: r.max_send_q,
-        }
-    }
-}
-
-/// One waiting thread, joined.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct WaiterRow {
-    pub rstcb: Addr,
-    pub sessid: Sid,
-    pub user: CompactString,
-    pub flags: CompactString,
-    pub reason: WaitReason,
-    pub waiting_on: WaitTarget,
-    /// How long it has been in this wait, tracked across samples (seconds).
-    pub in_wait_s: f64,
-    pub locks: u64,
-    pub reads_per_s: Option<f64>,
-    pub writes_per_s: Option<f64>,
-    /// A client session waiting for its client with nothing queued: not a problem.
-    pub idle: bool,
-    pub socket: Option<SocketRef>,
-    /// The chain of blocking sessions, nearest first, up to the head blocker.
-    pub blockers: Vec<Sid>,
-    pub head_blocker: Option<Sid>,
-    /// The chain loops back: a deadlock.
-    pub deadlock: bool,
-    /// One sentence saying why it waits (the common ones are static: thousands of idle
-    /// sessions need no allocation each).
-    pub verdict: Cow<'static, str>,
 }
 
 /// A head blocker: the root of a blocker tree.
@@ -137,148 +88,6 @@ pub struct Snapshot {
     /// The sessions drilled into, built with the rest so a frozen screen keeps them too.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub sessions: Vec<crate::model::session::SessionView>,
-}
-
-/// The condition a client session waits on when it waits for its client.
-const CLIENT_WAIT: &str = "netnorm";
-
-/// Fills each waiter's blocker chain from the owners of what they wait on.
-fn join_chains(u: &OnstatU, waiters: &mut [WaiterRow]) {
-    let owner_of: rustc_hash::FxHashMap<Addr, Addr> = waiters
-        .iter()
-        .filter_map(|w| w.waiting_on.owner().map(|o| (w.rstcb, o)))
-        .collect();
-    if owner_of.is_empty() {
-        return;
-    }
-    let sid_of: rustc_hash::FxHashMap<Addr, Sid> =
-        u.threads.iter().map(|t| (t.address, t.sessid)).collect();
-    for w in waiters.iter_mut() {
-        let c = chains::follow(w.rstcb, &owner_of);
-        w.blockers = c
-            .blockers
-            .iter()
-            .filter_map(|a| sid_of.get(a).copied())
-            .collect();
-        w.head_blocker = c.head.and_then(|a| sid_of.get(&a).copied());
-        w.deadlock = c.cycle;
-    }
-}
-
-/// "blocked by sid 812 (head blocker, holding 3 locks, in a read)".
-fn blocker_words(row: &WaiterRow, u: &OnstatU) -> Option<String> {
-    if row.deadlock {
-        let sids: Vec<String> = row.blockers.iter().map(|s| s.to_string()).collect();
-        return Some(format!("DEADLOCK with sid {}", sids.join(", ")));
-    }
-    let first = *row.blockers.first()?;
-    let head = row.head_blocker?;
-    let head_th = u
-        .threads
-        .iter()
-        .find(|t| t.sessid == head && (t.flags.is_primary() || t.wait_reason.is_none()));
-    let mut what = Vec::new();
-    if first == head {
-        what.push("head blocker".to_string());
-    }
-    if let Some(t) = head_th {
-        what.push(format!(
-            "holding {} lock{}",
-            t.locks,
-            if t.locks == 1 { "" } else { "s" }
-        ));
-        if t.flags.in_read() {
-            what.push("in a read".into());
-        } else if t.flags.in_critical_section() {
-            what.push("in a critical section".into());
-        } else if let Some(r) = t.wait_reason {
-            what.push(format!("itself waiting: {}", r.words()));
-        } else {
-            what.push("running".into());
-        }
-    }
-    let mut s = format!("blocked by sid {first}");
-    if first != head {
-        s.push_str(&format!(", head blocker sid {head}"));
-    }
-    if !what.is_empty() {
-        s.push_str(&format!(" ({})", what.join(", ")));
-    }
-    Some(s)
-}
-
-fn verdict(row: &WaiterRow, u: &OnstatU) -> Cow<'static, str> {
-    if let Some(b) = blocker_words(row, u) {
-        let on = match &row.waiting_on {
-            WaitTarget::Lock {
-                object: Some(o), ..
-            } => format!("waiting for a lock on {o}: "),
-            WaitTarget::Lock { .. } => "waiting for a lock: ".to_string(),
-            WaitTarget::Buffer {
-                object: Some(o), ..
-            } => {
-                format!("waiting for a buffer of {o}: ")
-            }
-            WaitTarget::Buffer { chunk, page, .. } => {
-                format!("waiting for buffer {chunk}:{page}: ")
-            }
-            _ => String::new(),
-        };
-        return Cow::Owned(format!("{on}{b}"));
-    }
-    match &row.waiting_on {
-        WaitTarget::Condition { name, .. } if name.as_deref() == Some(CLIENT_WAIT) => {
-            match &row.socket {
-                Some(s) if s.send_q > 0 => Cow::Owned(format!(
-                    "waiting for its client to read: {} queued on {} (see FET_BUF_SIZE)",
-                    human_bytes(s.send_q),
-                    s.remote
-                )),
-                Some(_) => Cow::Borrowed("idle: waiting for the client"),
-                None => Cow::Borrowed("waiting for the client (its socket is not known)"),
-            }
-        }
-        WaitTarget::Condition { name: Some(n), .. } => {
-            Cow::Owned(format!("waiting on condition {n}"))
-        }
-        WaitTarget::Condition { address, .. } => {
-            Cow::Owned(format!("waiting on condition {address}"))
-        }
-        WaitTarget::Buffer {
-            object,
-            chunk,
-            page,
-            ..
-        } => Cow::Owned(match object {
-            Some(o) => format!("waiting for a buffer of {o} (page {chunk}:{page})"),
-            None => format!("waiting for buffer page {chunk}:{page} (not in the extent map)"),
-        }),
-        WaitTarget::Lock { .. } => Cow::Borrowed("waiting for a lock"),
-        WaitTarget::Latch { address } => Cow::Owned(format!("waiting for mutex {address}")),
-        WaitTarget::Other { .. } => match row.reason {
-            WaitReason::Checkpoint => Cow::Borrowed("waiting for a checkpoint to finish"),
-            WaitReason::LogBuffer => Cow::Borrowed("waiting for a logical-log buffer write"),
-            WaitReason::Transaction => Cow::Borrowed("waiting for a transaction"),
-            WaitReason::Rollback => Cow::Borrowed("waiting for rollback cleanup"),
-            WaitReason::Buffer => Cow::Borrowed("waiting for a buffer (not in onstat -X)"),
-            r => Cow::Owned(format!("waiting: {}", r.words())),
-        },
-    }
-}
-
-/// `245 KB`, `1.2 MB`, `812 B`.
-pub fn human_bytes(n: u64) -> String {
-    const K: f64 = 1024.0;
-    let f = n as f64;
-    if f < K {
-        format!("{n} B")
-    } else if f < K * K {
-        format!("{:.0} KB", f / K)
-    } else if f < K * K * K {
-        format!("{:.1} MB", f / K / K)
-    } else {
-        format!("{:.1} GB", f / K / K / K)
-    }
 }
 
 /// Builds every pane's rows from the store at `now`.
@@ -414,7 +223,7 @@ pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[S
         heads = counts
             .into_iter()
             .map(|(sid, blocked)| {
-                let (state, locks, user) = crate::model::session::state_words(u, sid);
+                let (state, locks, user) = crate::model::waiters::state_words(u, sid);
                 HeadBlocker {
                     sid,
                     user,
@@ -518,39 +327,5 @@ pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[S
         unresolved_share: store.hotspots.unresolved_share(),
         ports: store.settings.ports.clone(),
         extents_loaded: extents.is_some(),
-    }
-}
-
-impl WaiterRow {
-    /// The default order, largest first: what deserves a look first (see `concern`), the
-    /// longest wait first within each; idle client waits last, whatever their age. One number,
-    /// so the Waiters pane sorts and reverses by it, and the text report orders the same way.
-    pub fn priority(&self) -> f64 {
-        if self.idle {
-            -1.0 / (1.0 + self.in_wait_s)
-        } else {
-            f64::from(self.concern()) * 1e9 + self.in_wait_s.min(1e8)
-        }
-    }
-
-    /// How much this wait deserves a look, for the default order: waits on a session or a
-    /// resource (lock, buffer, checkpoint, log buffer, transaction) first, then client waits with
-    /// data queued, other conditions and mutexes, client waits whose socket is unknown, and idle
-    /// client waits last.
-    pub fn concern(&self) -> u8 {
-        if self.idle {
-            return 0;
-        }
-        match &self.waiting_on {
-            WaitTarget::Condition { name, .. } if name.as_deref() == Some(CLIENT_WAIT) => {
-                match &self.socket {
-                    Some(s) if s.send_q > 0 => 3,
-                    _ => 1,
-                }
-            }
-            // Mutex waits come and go within a sample: a long one still sorts by its time.
-            WaitTarget::Condition { .. } | WaitTarget::Latch { .. } => 2,
-            _ => 4,
-        }
     }
 }

@@ -1,169 +1,20 @@
-//! Waiting threads: how long each has been in its current wait (tracked across samples), read and
-//! write rates, and the join of each waiter to what it waits on.
+//! Waiting threads joined to what they wait on: conditions, locks, buffers, latches.
 
+use crate::extents::{ExtentMap, Lookup};
+use crate::format::human_bytes;
 use crate::ids::{Addr, Sid};
-use crate::model::extents::{ExtentMap, Lookup};
+use crate::model::chains;
 use crate::parsers::onstat_g_con::OnstatGCon;
 use crate::parsers::onstat_k::{Lock, OnstatK};
 use crate::parsers::onstat_u::{Flags, OnstatU, UserThread, WaitReason};
 use crate::parsers::onstat_x::OnstatX;
+use crate::parsers::sockets::Endpoint;
 use crate::parsers::systabnames::Systabnames;
+use crate::store::sockets::SocketRow;
 use compact_str::CompactString;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
-use std::collections::VecDeque;
-use std::time::Duration;
-
-/// What one thread is waiting in, as far as the tracker can tell apart two waits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct WaitState {
-    reason: WaitReason,
-    wait: Option<Addr>,
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Tracked {
-    sessid: Sid,
-    state: WaitState,
-    since: Duration,
-}
-
-/// Remembers since when each thread has been in its current wait, and each session's recent
-/// wait states (for the session screen's history).
-#[derive(Debug, Default, Clone)]
-pub struct WaitTracker {
-    current: FxHashMap<Addr, Tracked>,
-    history: FxHashMap<Sid, VecDeque<WaitSpan>>,
-    last_t: Option<Duration>,
-}
-
-/// One stretch of a session's wait history: from `from` on, it was in `reason` (None = running).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct WaitSpan {
-    #[serde(serialize_with = "secs")]
-    pub from: Duration,
-    pub reason: Option<WaitReason>,
-}
-
-fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_f64((d.as_secs_f64() * 10.0).round() / 10.0)
-}
-
-/// How long a session's wait history reaches back.
-pub const HISTORY_SPAN: Duration = Duration::from_secs(600);
-const HISTORY_MAX_SPANS: usize = 128;
-
-impl WaitTracker {
-    /// Takes one `onstat -u` sample taken at `t`.
-    pub fn observe(&mut self, u: &OnstatU, t: Duration) {
-        let mut next: FxHashMap<Addr, Tracked> =
-            FxHashMap::with_capacity_and_hasher(u.threads.len(), Default::default());
-        let mut session_state: FxHashMap<Sid, Option<WaitReason>> = FxHashMap::default();
-        for th in &u.threads {
-            if th.flags.is_primary() || th.sessid.0 != 0 {
-                // The primary thread speaks for its session; a waiting helper thread does too.
-                let e = session_state.entry(th.sessid).or_insert(None);
-                if e.is_none() {
-                    *e = th.wait_reason;
-                }
-            }
-            let Some(reason) = th.wait_reason else {
-                continue;
-            };
-            let state = WaitState {
-                reason,
-                wait: th.wait,
-            };
-            let since = match self.current.get(&th.address) {
-                Some(prev) if prev.state == state && prev.sessid == th.sessid => prev.since,
-                _ => t,
-            };
-            next.insert(
-                th.address,
-                Tracked {
-                    sessid: th.sessid,
-                    state,
-                    since,
-                },
-            );
-        }
-        self.current = next;
-        for (sid, reason) in session_state {
-            if sid.0 == 0 {
-                continue;
-            }
-            let h = self.history.entry(sid).or_default();
-            if h.back().map(|s| s.reason) != Some(reason) {
-                h.push_back(WaitSpan { from: t, reason });
-            }
-            while h.len() > HISTORY_MAX_SPANS {
-                h.pop_front();
-            }
-        }
-        // Forget sessions not seen for the whole history span.
-        let horizon = t.saturating_sub(HISTORY_SPAN);
-        self.history.retain(|_, h| {
-            while h.len() > 1 && h.get(1).is_some_and(|s| s.from <= horizon) {
-                h.pop_front();
-            }
-            !h.is_empty()
-        });
-        self.last_t = Some(t);
-    }
-
-    /// Since when the thread at `rstcb` has been in its current wait.
-    pub fn since(&self, rstcb: Addr) -> Option<Duration> {
-        self.current.get(&rstcb).map(|t| t.since)
-    }
-
-    /// The session's wait states over the last `HISTORY_SPAN`, oldest first.
-    pub fn history(&self, sid: Sid) -> Vec<WaitSpan> {
-        self.history
-            .get(&sid)
-            .map(|h| h.iter().copied().collect())
-            .unwrap_or_default()
-    }
-}
-
-/// Reads and writes per second per thread, from two consecutive `onstat -u` samples.
-/// Per thread (nreads, nwrites) of one sample.
-type Counters = FxHashMap<Addr, (u64, u64)>;
-
-#[derive(Debug, Default, Clone)]
-pub struct Rates {
-    prev: Option<(Duration, Counters)>,
-    rates: FxHashMap<Addr, (f64, f64)>,
-}
-
-impl Rates {
-    pub fn observe(&mut self, u: &OnstatU, t: Duration) {
-        let now: Counters = u
-            .threads
-            .iter()
-            .map(|th| (th.address, (th.nreads, th.nwrites)))
-            .collect();
-        self.rates.clear();
-        if let Some((pt, prev)) = &self.prev {
-            let dt = t.saturating_sub(*pt).as_secs_f64();
-            if dt > 0.0 {
-                for (addr, (r, w)) in &now {
-                    if let Some((pr, pw)) = prev.get(addr) {
-                        // A counter that went down means a new thread reused the rstcb.
-                        if r >= pr && w >= pw {
-                            self.rates
-                                .insert(*addr, ((r - pr) as f64 / dt, (w - pw) as f64 / dt));
-                        }
-                    }
-                }
-            }
-        }
-        self.prev = Some((t, now));
-    }
-
-    pub fn get(&self, rstcb: Addr) -> Option<(f64, f64)> {
-        self.rates.get(&rstcb).copied()
-    }
-}
+use std::borrow::Cow;
 
 /// What a waiter waits on, joined from the other sources.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -482,4 +333,238 @@ pub fn flags_in_words(flags: &Flags) -> Vec<&'static str> {
         _ => {}
     }
     v
+}
+
+/// A client socket joined to a session.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SocketRef {
+    pub local: Endpoint,
+    pub remote: Endpoint,
+    pub send_q: u64,
+    pub recv_q: u64,
+    pub max_send_q: u64,
+}
+
+impl From<&SocketRow> for SocketRef {
+    fn from(r: &SocketRow) -> SocketRef {
+        SocketRef {
+            local: r.local.clone(),
+            remote: r.remote.clone(),
+            send_q: r.send_q,
+            recv_q: r.recv_q,
+            max_send_q: r.max_send_q,
+        }
+    }
+}
+
+/// One waiting thread, joined.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WaiterRow {
+    pub rstcb: Addr,
+    pub sessid: Sid,
+    pub user: CompactString,
+    pub flags: CompactString,
+    pub reason: WaitReason,
+    pub waiting_on: WaitTarget,
+    /// How long it has been in this wait, tracked across samples (seconds).
+    pub in_wait_s: f64,
+    pub locks: u64,
+    pub reads_per_s: Option<f64>,
+    pub writes_per_s: Option<f64>,
+    /// A client session waiting for its client with nothing queued: not a problem.
+    pub idle: bool,
+    pub socket: Option<SocketRef>,
+    /// The chain of blocking sessions, nearest first, up to the head blocker.
+    pub blockers: Vec<Sid>,
+    pub head_blocker: Option<Sid>,
+    /// The chain loops back: a deadlock.
+    pub deadlock: bool,
+    /// One sentence saying why it waits (the common ones are static: thousands of idle
+    /// sessions need no allocation each).
+    pub verdict: Cow<'static, str>,
+}
+
+/// The condition a client session waits on when it waits for its client.
+pub(crate) const CLIENT_WAIT: &str = "netnorm";
+
+/// Fills each waiter's blocker chain from the owners of what they wait on.
+pub(crate) fn join_chains(u: &OnstatU, waiters: &mut [WaiterRow]) {
+    let owner_of: rustc_hash::FxHashMap<Addr, Addr> = waiters
+        .iter()
+        .filter_map(|w| w.waiting_on.owner().map(|o| (w.rstcb, o)))
+        .collect();
+    if owner_of.is_empty() {
+        return;
+    }
+    let sid_of: rustc_hash::FxHashMap<Addr, Sid> =
+        u.threads.iter().map(|t| (t.address, t.sessid)).collect();
+    for w in waiters.iter_mut() {
+        let c = chains::follow(w.rstcb, &owner_of);
+        w.blockers = c
+            .blockers
+            .iter()
+            .filter_map(|a| sid_of.get(a).copied())
+            .collect();
+        w.head_blocker = c.head.and_then(|a| sid_of.get(&a).copied());
+        w.deadlock = c.cycle;
+    }
+}
+
+/// "blocked by sid 812 (head blocker, holding 3 locks, in a read)".
+fn blocker_words(row: &WaiterRow, u: &OnstatU) -> Option<String> {
+    if row.deadlock {
+        let sids: Vec<String> = row.blockers.iter().map(|s| s.to_string()).collect();
+        return Some(format!("DEADLOCK with sid {}", sids.join(", ")));
+    }
+    let first = *row.blockers.first()?;
+    let head = row.head_blocker?;
+    let head_th = u
+        .threads
+        .iter()
+        .find(|t| t.sessid == head && (t.flags.is_primary() || t.wait_reason.is_none()));
+    let mut what = Vec::new();
+    if first == head {
+        what.push("head blocker".to_string());
+    }
+    if let Some(t) = head_th {
+        what.push(format!(
+            "holding {} lock{}",
+            t.locks,
+            if t.locks == 1 { "" } else { "s" }
+        ));
+        if t.flags.in_read() {
+            what.push("in a read".into());
+        } else if t.flags.in_critical_section() {
+            what.push("in a critical section".into());
+        } else if let Some(r) = t.wait_reason {
+            what.push(format!("itself waiting: {}", r.words()));
+        } else {
+            what.push("running".into());
+        }
+    }
+    let mut s = format!("blocked by sid {first}");
+    if first != head {
+        s.push_str(&format!(", head blocker sid {head}"));
+    }
+    if !what.is_empty() {
+        s.push_str(&format!(" ({})", what.join(", ")));
+    }
+    Some(s)
+}
+
+pub(crate) fn verdict(row: &WaiterRow, u: &OnstatU) -> Cow<'static, str> {
+    if let Some(b) = blocker_words(row, u) {
+        let on = match &row.waiting_on {
+            WaitTarget::Lock {
+                object: Some(o), ..
+            } => format!("waiting for a lock on {o}: "),
+            WaitTarget::Lock { .. } => "waiting for a lock: ".to_string(),
+            WaitTarget::Buffer {
+                object: Some(o), ..
+            } => {
+                format!("waiting for a buffer of {o}: ")
+            }
+            WaitTarget::Buffer { chunk, page, .. } => {
+                format!("waiting for buffer {chunk}:{page}: ")
+            }
+            _ => String::new(),
+        };
+        return Cow::Owned(format!("{on}{b}"));
+    }
+    match &row.waiting_on {
+        WaitTarget::Condition { name, .. } if name.as_deref() == Some(CLIENT_WAIT) => {
+            match &row.socket {
+                Some(s) if s.send_q > 0 => Cow::Owned(format!(
+                    "waiting for its client to read: {} queued on {} (see FET_BUF_SIZE)",
+                    human_bytes(s.send_q),
+                    s.remote
+                )),
+                Some(_) => Cow::Borrowed("idle: waiting for the client"),
+                None => Cow::Borrowed("waiting for the client (its socket is not known)"),
+            }
+        }
+        WaitTarget::Condition { name: Some(n), .. } => {
+            Cow::Owned(format!("waiting on condition {n}"))
+        }
+        WaitTarget::Condition { address, .. } => {
+            Cow::Owned(format!("waiting on condition {address}"))
+        }
+        WaitTarget::Buffer {
+            object,
+            chunk,
+            page,
+            ..
+        } => Cow::Owned(match object {
+            Some(o) => format!("waiting for a buffer of {o} (page {chunk}:{page})"),
+            None => format!("waiting for buffer page {chunk}:{page} (not in the extent map)"),
+        }),
+        WaitTarget::Lock { .. } => Cow::Borrowed("waiting for a lock"),
+        WaitTarget::Latch { address } => Cow::Owned(format!("waiting for mutex {address}")),
+        WaitTarget::Other { .. } => match row.reason {
+            WaitReason::Checkpoint => Cow::Borrowed("waiting for a checkpoint to finish"),
+            WaitReason::LogBuffer => Cow::Borrowed("waiting for a logical-log buffer write"),
+            WaitReason::Transaction => Cow::Borrowed("waiting for a transaction"),
+            WaitReason::Rollback => Cow::Borrowed("waiting for rollback cleanup"),
+            WaitReason::Buffer => Cow::Borrowed("waiting for a buffer (not in onstat -X)"),
+            r => Cow::Owned(format!("waiting: {}", r.words())),
+        },
+    }
+}
+
+impl WaiterRow {
+    /// The default order, largest first: what deserves a look first (see `concern`), the
+    /// longest wait first within each; idle client waits last, whatever their age. One number,
+    /// so the Waiters pane sorts and reverses by it, and the text report orders the same way.
+    pub fn priority(&self) -> f64 {
+        if self.idle {
+            -1.0 / (1.0 + self.in_wait_s)
+        } else {
+            f64::from(self.concern()) * 1e9 + self.in_wait_s.min(1e8)
+        }
+    }
+
+    /// How much this wait deserves a look, for the default order: waits on a session or a
+    /// resource (lock, buffer, checkpoint, log buffer, transaction) first, then client waits with
+    /// data queued, other conditions and mutexes, client waits whose socket is unknown, and idle
+    /// client waits last.
+    pub fn concern(&self) -> u8 {
+        if self.idle {
+            return 0;
+        }
+        match &self.waiting_on {
+            WaitTarget::Condition { name, .. } if name.as_deref() == Some(CLIENT_WAIT) => {
+                match &self.socket {
+                    Some(s) if s.send_q > 0 => 3,
+                    _ => 1,
+                }
+            }
+            // Mutex waits come and go within a sample: a long one still sorts by its time.
+            WaitTarget::Condition { .. } | WaitTarget::Latch { .. } => 2,
+            _ => 4,
+        }
+    }
+}
+
+/// What a session is doing, in a few words, from its threads.
+pub fn state_words(u: &OnstatU, sid: Sid) -> (String, u64, String) {
+    let threads: Vec<_> = u.threads.iter().filter(|t| t.sessid == sid).collect();
+    let locks = threads.iter().map(|t| t.locks).sum();
+    let user = threads
+        .first()
+        .map(|t| t.user.to_string())
+        .unwrap_or_default();
+    let primary = threads
+        .iter()
+        .find(|t| t.flags.is_primary())
+        .or(threads.first());
+    let state = match primary {
+        None => "gone".to_string(),
+        Some(t) => match t.wait_reason {
+            Some(r) => format!("waiting: {}", r.words()),
+            None if t.flags.in_read() => "in a read".to_string(),
+            None if t.flags.in_critical_section() => "in a critical section".to_string(),
+            None => "running".to_string(),
+        },
+    };
+    (state, locks, user)
 }

@@ -102,6 +102,21 @@ impl WaitReason {
         })
     }
 
+    /// Short wait words for the WAIT column.
+    pub fn short(self) -> &'static str {
+        match self {
+            WaitReason::Buffer => "buffer",
+            WaitReason::Checkpoint => "checkpoint",
+            WaitReason::LogBuffer => "log buffer",
+            WaitReason::Lock => "lock",
+            WaitReason::Mutex => "mutex",
+            WaitReason::Transaction => "transact",
+            WaitReason::Condition => "condition",
+            WaitReason::Rollback => "rollback",
+            WaitReason::Defunct => "defunct",
+        }
+    }
+
     /// In words, for the screen.
     pub fn words(self) -> &'static str {
         match self {

@@ -3,6 +3,7 @@
 //! implement it, so every mode runs the same pipeline.
 
 pub mod local;
+pub mod sqlhosts;
 
 use crate::error::SourceError;
 use crate::ids::Sid;
@@ -39,6 +40,21 @@ pub enum Source {
     /// `sysmaster:systabnames` through dbaccess: partnum → table name.
     Systabnames,
 }
+
+pub const ONSTAT_TIMEOUT: Duration = Duration::from_secs(10);
+pub const FILE_TIMEOUT: Duration = Duration::from_secs(2);
+pub const ONCHECK_TIMEOUT: Duration = Duration::from_secs(1800);
+
+/// Base periods (DESIGN.md §1) at an interval of 1 s; `+`/`-` scale them together.
+pub const PERIOD_FAST: Duration = Duration::from_secs(1);
+pub const PERIOD_BUFFERS: Duration = Duration::from_secs(2);
+pub const PERIOD_JOINS: Duration = Duration::from_secs(5);
+pub const PERIOD_NUMA: Duration = Duration::from_secs(5);
+pub const PERIOD_NUMA_MAPS: Duration = Duration::from_secs(30);
+pub const PERIOD_DISCOVERY: Duration = Duration::from_secs(120);
+/// `sysmaster:systabnames` changes only when tables are created or dropped.
+pub const PERIOD_TABLES: Duration = Duration::from_secs(600);
+pub const DBACCESS_TIMEOUT: Duration = Duration::from_secs(30);
 
 const NODE_DIR: &str = "/sys/devices/system/node";
 
@@ -123,10 +139,6 @@ impl Source {
     /// How often it is collected at an interval of 1 s (`+`/`-` scale it): the one table the
     /// collectors, the demo simulation and the header's staleness all read.
     pub fn period(&self) -> Duration {
-        use crate::collect::{
-            PERIOD_BUFFERS, PERIOD_DISCOVERY, PERIOD_FAST, PERIOD_JOINS, PERIOD_NUMA,
-            PERIOD_NUMA_MAPS, PERIOD_TABLES,
-        };
         match self {
             Source::OnstatU
             | Source::OnstatGCon

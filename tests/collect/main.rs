@@ -4,9 +4,9 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+use ifxtop::collect::sample::{parse_output, Parsed};
 use ifxtop::collect::{Ctx, SessionClock, Sinks};
 use ifxtop::error::SourceError;
-use ifxtop::sample::{parse_output, Parsed};
 use ifxtop::source::local::LocalRunner;
 use ifxtop::source::{CommandRunner, Source};
 use ifxtop::store::{Store, StoreSettings};

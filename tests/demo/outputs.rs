@@ -2,14 +2,14 @@
 //! agree with each other (addresses, tids, partnums, sockets), they are deterministic, and the
 //! incidents of the timeline show through the real pipeline (store, joins, snapshot).
 
+use ifxtop::collect::sample::{parse_output, Parsed};
+use ifxtop::commands::snapshot as report;
 use ifxtop::demo::timeline::{self, Incident, Phase, CYCLE};
 use ifxtop::demo::{DemoInstance, LISTENER_PORT};
 use ifxtop::error::SourceError;
 use ifxtop::ids::{Addr, Sid};
 use ifxtop::model::snapshot::{self, Snapshot};
 use ifxtop::parsers::{self, Kind};
-use ifxtop::report;
-use ifxtop::sample::{parse_output, Parsed};
 use ifxtop::source::{Output, Request, Source};
 use ifxtop::store::{Store, StoreSettings};
 use std::collections::{BTreeMap, BTreeSet};
@@ -418,7 +418,7 @@ fn conditions_are_the_waits_of_y_threads() {
 #[test]
 fn buffer_waiters_are_b_threads_and_pages_resolve() {
     let d = DemoInstance::new(1);
-    let map = ifxtop::model::extents::ExtentMap::from_oncheck_pe(&text(&d, &Source::OncheckPe, 0))
+    let map = ifxtop::extents::ExtentMap::from_oncheck_pe(&text(&d, &Source::OncheckPe, 0))
         .expect("parses");
     for t in test_times() {
         let u = parsers::onstat_u::parse(&text(&d, &Source::OnstatU, t)).expect("parses");
@@ -442,7 +442,7 @@ fn buffer_waiters_are_b_threads_and_pages_resolve() {
                 waiting += 1;
             }
             match map.lookup(b.chunk, b.page, 2) {
-                ifxtop::model::extents::Lookup::Resolved(hit) => {
+                ifxtop::extents::Lookup::Resolved(hit) => {
                     assert!(hit.object.description.starts_with("stores:"), "{hit:?}")
                 }
                 other => panic!("{}:{} at {t}: {other:?}", b.chunk, b.page),
@@ -568,10 +568,10 @@ fn null_index_leaf_ranks_ix_orders_ship_date_first() {
         "an 8 KB page starts on a 4-base-page boundary"
     );
     // Read with the wrong base page size, the same page lands elsewhere (or nowhere).
-    let map = ifxtop::model::extents::ExtentMap::from_oncheck_pe(&text(&d, &Source::OncheckPe, 0))
+    let map = ifxtop::extents::ExtentMap::from_oncheck_pe(&text(&d, &Source::OncheckPe, 0))
         .expect("parses");
     let wrong = match map.lookup(leaf.chunk, leaf.page, 8) {
-        ifxtop::model::extents::Lookup::Resolved(hit) => hit.object.description.to_string(),
+        ifxtop::extents::Lookup::Resolved(hit) => hit.object.description.to_string(),
         other => format!("{other:?}"),
     };
     assert_ne!(wrong, "stores:'informix'.ix_orders_ship_date");

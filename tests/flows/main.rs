@@ -5,15 +5,17 @@
 mod common;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyEventState, KeyModifiers};
-use ifxtop::app::{App, Effect, Mode, Prompt, ReplayCommand, ReplayUi};
+use ifxtop::collect::replay::{ReplayCommand, ReplayUi};
 use ifxtop::ids::{Addr, Sid};
-use ifxtop::keymap::Keymap;
 use ifxtop::model::session::{ChainLink, SessionView};
-use ifxtop::model::snapshot::{Snapshot, WaiterRow};
+use ifxtop::model::snapshot::Snapshot;
+use ifxtop::model::waiters::WaiterRow;
 use ifxtop::model::waiters::WaitTarget;
 use ifxtop::parsers::onstat_u::WaitReason;
-use ifxtop::views::panes::Pane;
-use ifxtop::views::theme::Theme;
+use ifxtop::tui::app::{App, Effect, Mode, Prompt};
+use ifxtop::tui::keymap::Keymap;
+use ifxtop::tui::panes::Pane;
+use ifxtop::tui::theme::Theme;
 use std::sync::Arc;
 use std::time::Duration;
 

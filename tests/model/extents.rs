@@ -3,9 +3,9 @@
 //! differential test against the seed's own `chunkpg` (tests/tools/chunkpg.pl, run with perl).
 
 use crate::common::{fixture, fixtures_in};
-use ifxtop::model::extents::{ExtentMap, Lookup};
+use ifxtop::commands::resolve::{resolve_lines, ResolveOptions};
+use ifxtop::extents::{ExtentMap, Lookup};
 use ifxtop::parsers::oncheck_pe::ExtentKind;
-use ifxtop::resolve::{resolve_lines, ResolveOptions};
 use proptest::prelude::*;
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -584,7 +584,7 @@ fn chunkpg_agrees_except_on_boundary_pages_and_its_known_bugs() {
 
 mod cache {
     use super::{fixture, Lookup, OrDie};
-    use ifxtop::extent_cache::{self, ChunkKey, FORMAT_VERSION};
+    use ifxtop::extents::cache::{self as extent_cache, ChunkKey, FORMAT_VERSION};
     use std::time::{Duration, UNIX_EPOCH};
 
     fn files(dir: &std::path::Path) -> Vec<String> {

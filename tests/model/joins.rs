@@ -4,10 +4,10 @@
 //! small hand-written outputs in the real layouts where no capture shows the case.
 
 use crate::common::fixture;
+use ifxtop::collect::sample::{parse_output, Update};
 use ifxtop::ids::Sid;
 use ifxtop::model::snapshot::{self, Snapshot};
 use ifxtop::model::waiters::WaitTarget;
-use ifxtop::sample::{parse_output, Update};
 use ifxtop::source::{Output, Source};
 use ifxtop::store::{Store, StoreSettings};
 use std::time::Duration;

@@ -5,10 +5,10 @@
 mod common;
 
 use common::{fixture, fixtures_dir};
+use ifxtop::collect::record::{parse_recording, read_recording};
+use ifxtop::collect::sample::RawSample;
 use ifxtop::ids::Sid;
 use ifxtop::model::snapshot;
-use ifxtop::record::{parse_recording, read_recording};
-use ifxtop::sample::RawSample;
 use ifxtop::source::Source;
 use ifxtop::store::StoreSettings;
 use std::io::Write;
@@ -51,7 +51,7 @@ fn settings() -> StoreSettings {
 }
 
 fn write(path: &Path, samples: &[RawSample]) {
-    ifxtop::report::write_recording(path, Some("ol_oninit"), &settings(), samples)
+    ifxtop::commands::snapshot::write_recording(path, Some("ol_oninit"), &settings(), samples)
         .expect("recording written");
 }
 
@@ -128,7 +128,7 @@ fn a_recording_cut_mid_line_replays_what_came_before_and_says_so() {
     assert_eq!(rec.skipped.len(), 1, "{:?}", rec.skipped);
     assert!(rec.skipped[0].contains("cut off"), "{:?}", rec.skipped);
     // It still replays: the last complete onstat -u is on screen.
-    let store = ifxtop::replay::store_at(Arc::new(rec), settings(), None);
+    let store = ifxtop::store::replayed(Arc::new(rec), settings(), None);
     let snap = snapshot::build(&store, store.latest, None, &[]);
     assert_eq!(snap.summary.by_reason.get(&'Y'), Some(&5));
 }
@@ -208,7 +208,7 @@ fn a_failed_run_replays_as_the_failure_it_was() {
         )
         .as_bytes(),
     );
-    let store = ifxtop::replay::store_at(Arc::new(rec), settings(), None);
+    let store = ifxtop::store::replayed(Arc::new(rec), settings(), None);
     let snap = snapshot::build(&store, Duration::from_secs(2), None, &[]);
     let st = snap
         .sources
@@ -228,7 +228,7 @@ fn a_hand_written_recording_of_real_captures_replays() {
     assert!(rec.skipped.is_empty(), "{:?}", rec.skipped);
     assert_eq!(rec.length(), Duration::from_secs(5));
     let rec = Arc::new(rec);
-    let store = ifxtop::replay::store_at(rec.clone(), settings(), None);
+    let store = ifxtop::store::replayed(rec.clone(), settings(), None);
     let snap = snapshot::build(&store, rec.length(), Some("ol_oninit"), &[Sid(54)]);
     let w54 = snap
         .waiters
@@ -335,12 +335,13 @@ fn a_recorded_demo_replays_to_the_same_snapshot() {
                     server: None,
                 }
             };
-        let live = ifxtop::report::snapshot_for(&args(true, None, Some(path.clone())))
+        let live = ifxtop::commands::snapshot::snapshot_for(&args(true, None, Some(path.clone())))
             .expect("demo snapshot");
         let replayed =
-            ifxtop::report::snapshot_for(&args(false, Some(path.clone()), None)).expect("replay");
-        let a = ifxtop::report::json(&live).expect("json");
-        let b = ifxtop::report::json(&replayed).expect("json");
+            ifxtop::commands::snapshot::snapshot_for(&args(false, Some(path.clone()), None))
+                .expect("replay");
+        let a = ifxtop::commands::snapshot::json(&live).expect("json");
+        let b = ifxtop::commands::snapshot::json(&replayed).expect("json");
         assert!(!live.waiters.is_empty(), "{name}: nothing waits");
         assert_eq!(a, b, "{name}: the replay differs from what was recorded");
     }

@@ -5,14 +5,14 @@
 mod common;
 
 use common::fixture;
-use ifxtop::app::{App, DrillUi, ExtentStatus, Mode};
+use ifxtop::collect::sample::{parse_output, Update};
 use ifxtop::ids::Sid;
-use ifxtop::keymap::{Action, Keymap};
 use ifxtop::model::snapshot;
-use ifxtop::sample::{parse_output, Update};
 use ifxtop::source::{Output, Source};
 use ifxtop::store::{Store, StoreSettings};
-use ifxtop::views::theme::Theme;
+use ifxtop::tui::app::{App, DrillUi, ExtentStatus, Mode};
+use ifxtop::tui::keymap::{Action, Keymap};
+use ifxtop::tui::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use std::sync::Arc;
@@ -146,8 +146,8 @@ fn app(w: u16, h: u16, focus: &[Sid]) -> App {
 fn screen(a: &App, w: u16, h: u16) -> String {
     let area = Rect::new(0, 0, w, h);
     let mut buf = Buffer::empty(area);
-    ifxtop::views::render(a, NOW, area, &mut buf);
-    ifxtop::views::buffer_text(&buf)
+    ifxtop::tui::views::render(a, NOW, area, &mut buf);
+    ifxtop::tui::views::buffer_text(&buf)
 }
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
@@ -335,7 +335,7 @@ fn control_characters_from_onstat_never_reach_the_screen() {
     assert!(a.shown().waiters[0].user.contains('\x1b'));
     let area = Rect::new(0, 0, 80, 24);
     let mut buf = Buffer::empty(area);
-    ifxtop::views::render(&a, NOW, area, &mut buf);
+    ifxtop::tui::views::render(&a, NOW, area, &mut buf);
     for cell in buf.content.iter() {
         assert!(
             !cell.symbol().chars().any(char::is_control),
@@ -343,5 +343,5 @@ fn control_characters_from_onstat_never_reach_the_screen() {
             cell.symbol()
         );
     }
-    assert!(ifxtop::views::buffer_text(&buf).contains("[2J"));
+    assert!(ifxtop::tui::views::buffer_text(&buf).contains("[2J"));
 }

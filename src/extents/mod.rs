@@ -11,6 +11,8 @@
 //! `[offset, offset + size)`: chunkpg's `<= offset + size` also matches the first page of the
 //! next extent.
 
+pub mod cache;
+
 use crate::error::ParseError;
 use crate::parsers::oncheck_pe::{self, ExtentKind, PeEvent};
 use compact_str::CompactString;

@@ -1,10 +1,10 @@
 //! The two header lines on every screen: server, mode, uptime, refresh, Running/Frozen badge;
 //! then each source's data age and error.
 
-use super::theme::Theme;
-use crate::app::{App, ExtentStatus, Mode};
+use crate::format::human_duration;
 use crate::model::snapshot::Snapshot;
-use crate::views::panes::human_duration;
+use crate::tui::app::{App, ExtentStatus, Mode};
+use crate::tui::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -100,8 +100,8 @@ fn title_line<'a>(
         (None, Some(r)) => Span::styled(
             format!(
                 " REPLAY {}/{} {}{} ",
-                clock(r.position),
-                clock(r.length),
+                crate::format::clock(r.position),
+                crate::format::clock(r.length),
                 if r.paused { "paused" } else { "▶" },
                 if (r.speed - 1.0).abs() > f64::EPSILON {
                     format!(" x{}", r.speed)
@@ -130,16 +130,6 @@ fn title_line<'a>(
         spans.remove(lowest);
     }
     Line::from(spans.into_iter().map(|(s, _)| s).collect::<Vec<_>>())
-}
-
-/// `mm:ss` or `h:mm:ss`.
-pub fn clock(d: Duration) -> String {
-    let s = d.as_secs();
-    if s >= 3600 {
-        format!("{}:{:02}:{:02}", s / 3600, (s % 3600) / 60, s % 60)
-    } else {
-        format!("{:02}:{:02}", s / 60, s % 60)
-    }
 }
 
 /// Short names for the header's source list.

@@ -4,19 +4,16 @@ pub mod header;
 pub mod help;
 pub mod lists;
 pub mod numa;
-pub mod panes;
 pub mod session;
-pub mod table;
-pub mod theme;
 
-use crate::app::{App, Prompt};
-use panes::{Pane, PaneRows};
+use crate::tui::app::{App, Prompt};
+use crate::tui::panes::{Pane, PaneRows};
+use crate::tui::table::{self, TableRows};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::Frame;
 use std::time::Duration;
-use table::TableRows;
 
 /// The smallest terminal the layout is made for.
 pub const MIN_WIDTH: u16 = 60;
@@ -112,11 +109,16 @@ fn too_small(area: Rect, buf: &mut Buffer) {
 }
 
 /// The replay timeline: non-condition waiters over the whole recording, the position marked.
-fn timeline(r: &crate::app::ReplayUi, theme: &theme::Theme, area: Rect, buf: &mut Buffer) {
+fn timeline(
+    r: &crate::collect::replay::ReplayUi,
+    theme: &crate::tui::theme::Theme,
+    area: Rect,
+    buf: &mut Buffer,
+) {
     let label = format!(
         " {} / {} ",
-        header::clock(r.position),
-        header::clock(r.length)
+        crate::format::clock(r.position),
+        crate::format::clock(r.length)
     );
     let width = usize::from(area.width).saturating_sub(label.chars().count() + 1);
     if width == 0 {

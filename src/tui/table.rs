@@ -1,7 +1,7 @@
 //! The one generic data table every list uses: column layout by terminal width, only the visible
 //! rows formatted, selection, sort marker.
 
-use super::theme::Theme;
+use crate::tui::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;

@@ -1,13 +1,13 @@
 //! The session screen: one waiting session explained — identity, flags in words, what it waits
 //! on and for how long, the blocker chain (selectable), locks, SQL, socket, wait history.
 
-use super::panes::{human_duration, reason_short};
-use super::table::{sparkline, wrap};
-use super::theme::Theme;
-use crate::app::{App, DrillUi};
+use crate::format::human_bytes;
+use crate::format::human_duration;
 use crate::model::session::SessionView;
-use crate::model::snapshot::human_bytes;
 use crate::model::waiters::WaitTarget;
+use crate::tui::app::{App, DrillUi};
+use crate::tui::table::{sparkline, wrap};
+use crate::tui::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -83,8 +83,8 @@ pub fn lines(view: &SessionView, d: &DrillUi, theme: &Theme, width: u16) -> Vec<
             let what = w.waiting_on.describe();
             let what = match &w.waiting_on {
                 WaitTarget::Lock { .. } | WaitTarget::Latch { .. } => what,
-                _ if what.is_empty() => reason_short(w.reason).to_string(),
-                _ => format!("{} {what}", reason_short(w.reason)),
+                _ if what.is_empty() => w.reason.short().to_string(),
+                _ => format!("{} {what}", w.reason.short()),
             };
             let mut s = format!("{what} for {}", human_duration(w.in_wait_s));
             if let WaitTarget::Condition {
@@ -141,7 +141,7 @@ pub fn lines(view: &SessionView, d: &DrillUi, theme: &Theme, width: u16) -> Vec<
         let w = width.saturating_sub(L as u16).max(20);
         out.push(Line::from(vec![
             label("BLOCKS", theme),
-            Span::styled(super::table::fit(&text, w, false), theme.hot),
+            Span::styled(crate::tui::table::fit(&text, w, false), theme.hot),
         ]));
     }
     match &view.socket {
@@ -248,7 +248,7 @@ pub fn lines(view: &SessionView, d: &DrillUi, theme: &Theme, width: u16) -> Vec<
         let mut until = view.history_end_s;
         for s in view.history.iter().rev().take(6) {
             let from = s.from.as_secs_f64();
-            let what = s.reason.map_or("running", reason_short);
+            let what = s.reason.map_or("running", |r| r.short());
             parts.push(format!("{what} {}", human_duration(until - from)));
             until = from;
         }

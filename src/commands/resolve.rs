@@ -6,33 +6,11 @@
 //! extents as half-open (chunkpg's inclusive end also matches the next extent's first page),
 //! knows which pages fall in FREE extents (a stale map) and resolves packed hex page numbers.
 
-use crate::model::extents::{ExtentMap, Hit, Lookup};
+use crate::extents::{ExtentMap, Hit, Lookup};
 use crate::parsers::oncheck_pe::ExtentKind;
-use clap::Args;
 use serde::Serialize;
 use std::io::{self, BufRead, BufWriter, Write};
-use std::path::PathBuf;
 use std::process::ExitCode;
-
-#[derive(Debug, Args)]
-pub struct ResolveArgs {
-    /// A captured `oncheck -pe` output.
-    #[arg(long, value_name = "FILE")]
-    pub extents: PathBuf,
-    /// The field (1-based, blank-separated) holding the page: `chunk:page`, or packed hex as older
-    /// onstat builds print it. Default: the first field that looks like `chunk:page`.
-    #[arg(short = 'k', long = "key", value_name = "FIELD",
-          value_parser = clap::value_parser!(u32).range(1..))]
-    pub key: Option<u32>,
-    /// Base page size in KB that onstat page numbers count in (2 on Linux, 4 on AIX/Windows).
-    #[arg(long, value_name = "KB", default_value_t = 2,
-          value_parser = clap::value_parser!(u32).range(1..=64))]
-    pub base_page_kb: u32,
-    /// Print one JSON object per input line (the line, chunk, page, and what it resolved to or
-    /// why it did not) instead of the annotated lines.
-    #[arg(long)]
-    pub json: bool,
-}
 
 /// How to read and print lines; what `ifxtop resolve`'s flags say.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,7 +101,7 @@ pub fn resolve_lines(
 
 /// `ifxtop resolve`: exit 0 when done (also when stdout was closed early), 1 when a file or
 /// stream cannot be read or written, 2 when the extents file is not an `oncheck -pe` report.
-pub fn run_cli(args: &ResolveArgs) -> ExitCode {
+pub fn run_cli(args: &crate::cli::ResolveArgs) -> ExitCode {
     let shown = args.extents.display();
     let bytes = match std::fs::read(&args.extents) {
         Ok(b) => b,

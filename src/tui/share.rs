@@ -21,16 +21,6 @@ pub fn copy_note(bytes: usize, in_tmux: bool) -> String {
     s
 }
 
-/// `ifxtop-20261122T133502Z` from a UTC time: sortable, no characters shells dislike.
-pub fn export_stem(now: time::OffsetDateTime) -> String {
-    let fmt = time::macros::format_description!("[year][month][day]T[hour][minute][second]Z");
-    let stamp = now
-        .to_offset(time::UtcOffset::UTC)
-        .format(&fmt)
-        .unwrap_or_else(|_| "now".to_string());
-    format!("ifxtop-{stamp}")
-}
-
 /// Writes the screen text and the snapshot JSON next to each other in `dir`; returns the paths.
 pub fn export(
     dir: &Path,
@@ -53,11 +43,5 @@ mod tests {
     fn osc52_bytes() {
         assert_eq!(osc52("hi"), "\x1b]52;c;aGk=\x07");
         assert_eq!(osc52(""), "\x1b]52;c;\x07");
-    }
-
-    #[test]
-    fn export_names_sort_by_time() {
-        let t = time::macros::datetime!(2026-11-22 13:35:02 UTC);
-        assert_eq!(export_stem(t), "ifxtop-20261122T133502Z");
     }
 }

@@ -2,7 +2,7 @@
 //! keeps (`Parsed`), and the one function that turns the first into the second for every mode.
 
 use crate::error::SourceError;
-use crate::model::extents::ExtentMap;
+use crate::extents::ExtentMap;
 use crate::parsers::{
     numa, onstat_g_ath, onstat_g_con, onstat_g_ntt, onstat_g_ses, onstat_g_sql, onstat_k, onstat_u,
     onstat_x, sockets,

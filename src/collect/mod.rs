@@ -1,29 +1,22 @@
 //! Collectors: one tokio task per source, each with its own period and timeout, one run in
 //! flight, results parsed off the UI path and sent as typed, timestamped updates.
 
+pub mod log;
+pub mod record;
+pub mod replay;
+pub mod sample;
+
+use crate::collect::sample::{parse_output, Parsed, RawSample, Update};
 use crate::error::SourceError;
 use crate::ids::Sid;
-use crate::sample::{parse_output, Parsed, RawSample, Update};
-use crate::source::{CommandRunner, Output, Request, Source};
+use crate::source::{
+    CommandRunner, Output, Request, Source, DBACCESS_TIMEOUT, FILE_TIMEOUT, ONSTAT_TIMEOUT,
+    PERIOD_DISCOVERY,
+};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
-
-pub const ONSTAT_TIMEOUT: Duration = Duration::from_secs(10);
-pub const FILE_TIMEOUT: Duration = Duration::from_secs(2);
-pub const ONCHECK_TIMEOUT: Duration = Duration::from_secs(1800);
-
-/// Base periods (DESIGN.md §1) at an interval of 1 s; `+`/`-` scale them together.
-pub const PERIOD_FAST: Duration = Duration::from_secs(1);
-pub const PERIOD_BUFFERS: Duration = Duration::from_secs(2);
-pub const PERIOD_JOINS: Duration = Duration::from_secs(5);
-pub const PERIOD_NUMA: Duration = Duration::from_secs(5);
-pub const PERIOD_NUMA_MAPS: Duration = Duration::from_secs(30);
-pub const PERIOD_DISCOVERY: Duration = Duration::from_secs(120);
-/// `sysmaster:systabnames` changes only when tables are created or dropped.
-pub const PERIOD_TABLES: Duration = Duration::from_secs(600);
-pub const DBACCESS_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The refresh intervals `+` and `-` step through.
 pub const INTERVALS: [f64; 7] = [0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 30.0];

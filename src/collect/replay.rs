@@ -1,21 +1,61 @@
-//! Replay: plays a recording through the same parse → store → joins path as live collection,
-//! with pause, step, speed and seek. Seeking back rebuilds the store from the start (parsers are
-//! fast; the accumulators need the history).
+//! Replay: plays a recording as a feed of updates, the same `Update`s live collection sends,
+//! with pause, step, speed and seek. A seek back starts the store over from the start of the
+//! recording (parsers are fast; the accumulators need the history), so each move of the player
+//! says whether the store must restart before its updates are applied.
 
-use crate::app::{ReplayCommand, ReplayUi};
+use crate::collect::record::Recording;
+use crate::collect::sample::{parse_output, Parsed, RawSample, Update};
 use crate::error::SourceError;
-use crate::record::Recording;
-use crate::sample::{parse_output, Parsed, RawSample, Update};
 use crate::source::{Output, Source};
-use crate::store::{Store, StoreSettings};
 use std::sync::Arc;
 use std::time::Duration;
+
+/// Replay position, for the header and the timeline bar.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ReplayUi {
+    pub position: Duration,
+    pub length: Duration,
+    pub paused: bool,
+    pub speed: f64,
+    /// Waiting threads per bucket over the whole recording (the timeline's spikes).
+    pub spikes: Vec<u64>,
+    pub skipped: Vec<String>,
+}
+
+/// What a key asks of the player.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ReplayCommand {
+    TogglePause,
+    Step(i32),
+    Speed(f64),
+    SeekBy(f64),
+    SeekTo(Duration),
+    SeekPercent(f64),
+}
+
+/// What one move of the player gives the store: start over first (a seek back), then these
+/// updates in order.
+#[derive(Debug, Default)]
+pub struct Played {
+    pub restart: bool,
+    pub updates: Vec<Update>,
+}
+
+impl Played {
+    fn merge(&mut self, other: Played) {
+        if other.restart {
+            self.restart = true;
+            self.updates.clear();
+        }
+        self.updates.extend(other.updates);
+    }
+}
 
 /// Buckets of the timeline bar.
 pub const TIMELINE_BUCKETS: usize = 120;
 
 /// Turns one kept sample back into the update live collection would have produced.
-pub fn stored_update(source: &Source, sample: &crate::record::StoredSample) -> Update {
+pub fn stored_update(source: &Source, sample: &crate::collect::record::StoredSample) -> Update {
     to_update(source, &sample.raw())
 }
 
@@ -48,7 +88,6 @@ pub fn to_update(source: &Source, raw: &RawSample) -> Update {
 /// A recording being played into a store.
 pub struct Player {
     rec: Arc<Recording>,
-    settings: StoreSettings,
     /// Index of the next sample to apply.
     next: usize,
     position: Duration,
@@ -60,7 +99,7 @@ pub struct Player {
 }
 
 impl Player {
-    pub fn new(rec: Arc<Recording>, settings: StoreSettings) -> Self {
+    pub fn new(rec: Arc<Recording>) -> Self {
         let mut ticks: Vec<Duration> = rec
             .samples
             .iter()
@@ -74,7 +113,6 @@ impl Player {
         let spikes = spikes(&rec, TIMELINE_BUCKETS);
         Player {
             rec,
-            settings,
             next: 0,
             position: Duration::ZERO,
             paused: false,
@@ -111,45 +149,55 @@ impl Player {
         }
     }
 
-    /// Applies every sample up to `self.position` not applied yet.
-    fn apply_due(&mut self, store: &mut Store) {
+    /// Every sample up to `self.position` not played yet.
+    fn due(&mut self) -> Vec<Update> {
+        let mut out = Vec::new();
         while let Some((src, raw)) = self.rec.samples.get(self.next) {
             if raw.at() > self.position {
                 break;
             }
-            store.apply(stored_update(src, raw));
+            out.push(stored_update(src, raw));
             self.next += 1;
         }
+        out
     }
 
     /// Real time passed: move on by `wall * speed` unless paused.
-    pub fn advance(&mut self, wall: Duration, store: &mut Store) {
+    pub fn advance(&mut self, wall: Duration) -> Played {
         if self.paused {
-            return;
+            return Played::default();
         }
         self.position = (self.position + wall.mul_f64(self.speed)).min(self.length());
-        self.apply_due(store);
+        let updates = self.due();
         if self.at_end() {
             self.paused = true;
         }
+        Played {
+            restart: false,
+            updates,
+        }
     }
 
-    /// Moves to `target`; going back rebuilds the store from the start of the recording.
-    pub fn seek(&mut self, target: Duration, store: &mut Store) {
+    /// Moves to `target`; going back starts over from the beginning of the recording.
+    pub fn seek(&mut self, target: Duration) -> Played {
         let target = target.min(self.length());
-        if target < self.position || self.next == 0 {
-            *store = Store::new(self.settings.clone());
+        let restart = target < self.position || self.next == 0;
+        if restart {
             self.next = 0;
         }
         self.position = target;
-        self.apply_due(store);
+        Played {
+            restart,
+            updates: self.due(),
+        }
     }
 
-    pub fn command(&mut self, cmd: ReplayCommand, store: &mut Store) {
+    pub fn command(&mut self, cmd: ReplayCommand) -> Played {
+        let mut played = Played::default();
         match cmd {
             ReplayCommand::TogglePause => {
                 if self.paused && self.at_end() {
-                    self.seek(Duration::ZERO, store);
+                    played.merge(self.seek(Duration::ZERO));
                 }
                 self.paused = !self.paused;
             }
@@ -165,21 +213,22 @@ impl Player {
                         .find(|t| *t < self.position)
                 };
                 if let Some(t) = target {
-                    self.seek(t, store);
+                    played.merge(self.seek(t));
                 }
             }
             ReplayCommand::Speed(f) => self.speed = (self.speed * f).clamp(0.125, 64.0),
             ReplayCommand::SeekBy(frac) => {
                 let len = self.length().as_secs_f64();
                 let t = (self.position.as_secs_f64() + frac * len).clamp(0.0, len);
-                self.seek(Duration::from_secs_f64(t), store);
+                played.merge(self.seek(Duration::from_secs_f64(t)));
             }
-            ReplayCommand::SeekTo(t) => self.seek(t, store),
+            ReplayCommand::SeekTo(t) => played.merge(self.seek(t)),
             ReplayCommand::SeekPercent(p) => {
                 let t = self.length().as_secs_f64() * p.clamp(0.0, 1.0);
-                self.seek(Duration::from_secs_f64(t), store);
+                played.merge(self.seek(Duration::from_secs_f64(t)));
             }
         }
+        played
     }
 }
 
@@ -215,13 +264,4 @@ pub fn spikes(rec: &Recording, buckets: usize) -> Vec<u64> {
         *slot = (*slot).max(n);
     }
     out
-}
-
-/// A store holding everything a recording says up to `at` (the end when `None`).
-pub fn store_at(rec: Arc<Recording>, settings: StoreSettings, at: Option<Duration>) -> Store {
-    let mut store = Store::new(settings.clone());
-    let mut p = Player::new(rec, settings);
-    let target = at.unwrap_or_else(|| p.length());
-    p.seek(target, &mut store);
-    store
 }

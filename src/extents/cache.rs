@@ -6,7 +6,7 @@
 //! the report's chunks as `number:path` (escaped), so a chunk added since is noticed.
 
 use crate::error::{Error, Result};
-use crate::model::extents::ExtentMap;
+use crate::extents::ExtentMap;
 use crate::parsers::oncheck_pe::{self, PeEvent};
 use std::fs;
 use std::io::Write;

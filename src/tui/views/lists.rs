@@ -1,11 +1,12 @@
 //! The list panes (Waiters, Buffers, Sockets): a summary line, then the generic table; an error
 //! panel or "waiting for first data" when there is nothing to show yet.
 
-use super::panes::{Pane, PaneRows};
-use super::table::TableView;
-use crate::app::{App, ExtentStatus};
-use crate::model::snapshot::{human_bytes, Snapshot};
+use crate::format::human_bytes;
+use crate::model::snapshot::Snapshot;
 use crate::parsers::onstat_u::WaitReason;
+use crate::tui::app::{App, ExtentStatus};
+use crate::tui::panes::{Pane, PaneRows};
+use crate::tui::table::TableView;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -246,8 +247,8 @@ fn tree(app: &App, snap: &Snapshot, area: Rect, buf: &mut Buffer) {
                     "{indent}└ sid {} {}  {} {}  {}",
                     w.sessid,
                     w.user,
-                    crate::views::panes::reason_short(w.reason),
-                    crate::views::panes::human_duration(w.in_wait_s),
+                    w.reason.short(),
+                    crate::format::human_duration(w.in_wait_s),
                     w.waiting_on.describe(),
                 ),
                 ratatui::style::Style::new(),
@@ -268,7 +269,7 @@ fn tree(app: &App, snap: &Snapshot, area: Rect, buf: &mut Buffer) {
         } else {
             *style
         };
-        let padded = crate::views::table::fit(text, area.width, false);
+        let padded = crate::tui::table::fit(text, area.width, false);
         buf.set_stringn(area.x, y, padded, usize::from(area.width), style);
     }
 }

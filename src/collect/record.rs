@@ -3,8 +3,8 @@
 //! at most the last second. Raw outputs, not parsed values: a newer ifxtop replays an old
 //! recording with its better parsers.
 
+use crate::collect::sample::RawSample;
 use crate::error::Error;
-use crate::sample::RawSample;
 use crate::source::Source;
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, BufReader, Write};
@@ -407,6 +407,6 @@ fn read_lines<R: BufRead>(mut input: R, rec: &mut Recording) {
 pub fn default_file_name(dir: &Path) -> PathBuf {
     dir.join(format!(
         "{}.jsonl.zst",
-        crate::share::export_stem(time::OffsetDateTime::now_utc())
+        crate::format::export_stem(time::OffsetDateTime::now_utc())
     ))
 }

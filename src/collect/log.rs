@@ -1,7 +1,7 @@
 //! `--log FILE`: a plain-text diary of what the live loop saw go wrong (and right again), for
 //! after the incident. Nothing is ever written to the screen; without `--log` nothing is written.
 
-use crate::sample::Update;
+use crate::collect::sample::Update;
 use crate::source::Source;
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -93,7 +93,7 @@ mod tests {
             t: Duration::from_secs(t),
             took: Duration::ZERO,
             result: match err {
-                None => Ok(crate::sample::Parsed::Text(Arc::from(""))),
+                None => Ok(crate::collect::sample::Parsed::Text(Arc::from(""))),
                 Some(e) => Err(e),
             },
         }

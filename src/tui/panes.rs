@@ -1,13 +1,15 @@
 //! What each list pane shows: its columns, each cell's text, each column's sort key. The app
 //! sorts and filters with these; the views draw with them.
 
-use super::table::{sparkline, Col, SortKey, TableRows};
-use super::theme::Theme;
-use crate::model::hotspots::HotspotRow;
-use crate::model::snapshot::{human_bytes, Snapshot, WaiterRow};
-use crate::model::sockets::SocketRow;
+use crate::format::{human_bytes, human_duration};
+use crate::model::snapshot::Snapshot;
 use crate::model::waiters::WaitTarget;
+use crate::model::waiters::WaiterRow;
 use crate::parsers::onstat_u::WaitReason;
+use crate::store::hotspots::HotspotRow;
+use crate::store::sockets::SocketRow;
+use crate::tui::table::{sparkline, Col, SortKey, TableRows};
+use crate::tui::theme::Theme;
 use ratatui::style::Style;
 use std::borrow::Cow;
 
@@ -156,35 +158,6 @@ pub const SOCKET_COLS: &[Col] = &[
     Col::new("LOCAL", 22).flex().wide(120),
 ];
 
-/// Short wait words for the WAIT column.
-pub fn reason_short(r: WaitReason) -> &'static str {
-    match r {
-        WaitReason::Buffer => "buffer",
-        WaitReason::Checkpoint => "checkpoint",
-        WaitReason::LogBuffer => "log buffer",
-        WaitReason::Lock => "lock",
-        WaitReason::Mutex => "mutex",
-        WaitReason::Transaction => "transact",
-        WaitReason::Condition => "condition",
-        WaitReason::Rollback => "rollback",
-        WaitReason::Defunct => "defunct",
-    }
-}
-
-/// `42s`, `3m05s`, `2h10m`.
-pub fn human_duration(secs: f64) -> String {
-    let s = secs.max(0.0).round() as u64;
-    if s < 60 {
-        format!("{s}s")
-    } else if s < 3600 {
-        format!("{}m{:02}s", s / 60, s % 60)
-    } else if s < 86_400 {
-        format!("{}h{:02}m", s / 3600, (s % 3600) / 60)
-    } else {
-        format!("{}d{:02}h", s / 86_400, (s % 86_400) / 3600)
-    }
-}
-
 /// An endpoint as a DBA reads it: an IPv4-mapped address of `/proc/net/tcp6` as plain IPv4.
 pub fn plain_endpoint(e: &crate::parsers::sockets::Endpoint) -> String {
     match e.host.strip_prefix("::ffff:") {
@@ -205,7 +178,7 @@ fn waiter_key(r: &WaiterRow, col: usize) -> SortKey {
     match col {
         0 => SortKey::Num(r.sessid.0 as f64),
         1 => SortKey::Text(r.user.to_string()),
-        2 => SortKey::Text(reason_short(r.reason).into()),
+        2 => SortKey::Text(r.reason.short().into()),
         3 => SortKey::Text(r.waiting_on.describe()),
         4 => SortKey::Num(r.priority()),
         5 => r
@@ -273,7 +246,7 @@ impl TableRows for PaneRows<'_> {
                 match col {
                     0 => r.sessid.to_string().into(),
                     1 => Cow::Borrowed(r.user.as_str()),
-                    2 => Cow::Borrowed(reason_short(r.reason)),
+                    2 => Cow::Borrowed(r.reason.short()),
                     3 => match &r.waiting_on {
                         // A bare address says nothing: the sentence does (checkpoint, log
                         // buffer, transaction...).
@@ -379,13 +352,5 @@ mod tests {
                 assert!(usize::from(c.width) >= need, "{pane:?} {}", c.title);
             }
         }
-    }
-
-    #[test]
-    fn durations_read_like_top() {
-        assert_eq!(human_duration(0.4), "0s");
-        assert_eq!(human_duration(72.0), "1m12s");
-        assert_eq!(human_duration(7260.0), "2h01m");
-        assert_eq!(human_duration(90_000.0), "1d01h");
     }
 }

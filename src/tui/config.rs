@@ -2,7 +2,7 @@
 //! command-line options and the key bindings.
 
 use crate::error::Error;
-use crate::keymap::Action;
+use crate::tui::keymap::Action;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

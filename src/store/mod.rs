@@ -1,13 +1,15 @@
 //! The store: per source the last good value, the last error and their times; and the
 //! accumulators fed by every sample (wait tracking, rates, hot spots, Send-Q history, scan rates).
 
+pub mod hotspots;
+pub mod scan;
+pub mod sockets;
+pub mod waits;
+
+use crate::collect::sample::{Parsed, Update};
 use crate::error::SourceError;
+use crate::extents::ExtentMap;
 use crate::ids::Sid;
-use crate::model::extents::ExtentMap;
-use crate::model::hotspots::Hotspots;
-use crate::model::numa::ScanRate;
-use crate::model::sockets::SocketHistory;
-use crate::model::waiters::{Rates, WaitTracker};
 use crate::parsers::onstat_g_ath::OnstatGAth;
 use crate::parsers::onstat_g_con::OnstatGCon;
 use crate::parsers::onstat_g_ntt::OnstatGNtt;
@@ -17,8 +19,11 @@ use crate::parsers::onstat_k::OnstatK;
 use crate::parsers::onstat_u::OnstatU;
 use crate::parsers::onstat_x::OnstatX;
 use crate::parsers::systabnames::Systabnames;
-use crate::sample::{Parsed, Update};
 use crate::source::Source;
+use crate::store::hotspots::Hotspots;
+use crate::store::scan::ScanRate;
+use crate::store::sockets::SocketHistory;
+use crate::store::waits::{Rates, WaitTracker};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -231,4 +236,27 @@ impl Store {
             _ => {}
         }
     }
+
+    /// Applies what a replay step played: a seek back starts over from an empty store.
+    pub fn play(&mut self, played: crate::collect::replay::Played) {
+        if played.restart {
+            *self = Store::new(self.settings.clone());
+        }
+        for u in played.updates {
+            self.apply(u);
+        }
+    }
+}
+
+/// A store holding everything a recording says up to `at` (the end when `None`).
+pub fn replayed(
+    rec: Arc<crate::collect::record::Recording>,
+    settings: StoreSettings,
+    at: Option<Duration>,
+) -> Store {
+    let mut store = Store::new(settings);
+    let mut p = crate::collect::replay::Player::new(rec);
+    let target = at.unwrap_or_else(|| p.length());
+    store.play(p.seek(target));
+    store
 }

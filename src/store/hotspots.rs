@@ -1,8 +1,8 @@
 //! Buffer hot spots: objects with buffer waiters in `onstat -X`, accumulated over a sliding
 //! window and since start. One sample is noise; the seed's advice is to watch repeatedly.
 
+use crate::extents::{ExtentMap, Lookup};
 use crate::ids::Addr;
-use crate::model::extents::{ExtentMap, Lookup};
 use crate::parsers::onstat_x::OnstatX;
 use compact_str::CompactString;
 use rustc_hash::{FxHashMap, FxHashSet};

@@ -1,225 +1,24 @@
-//! App state: pane, selection, sort, filter, freeze, drill stack, messages. Only this module
-//! changes it; side effects (interval, rebuild, clipboard, files) are returned as `Effect`s.
+//! The one place app state changes: keys, new snapshots and resizes in, `Effect`s out for the
+//! run loop to carry out (interval, rebuild, clipboard, files, replay).
 
+use crate::collect::replay::ReplayCommand;
 use crate::collect::INTERVALS;
-use crate::ids::Sid;
-use crate::keymap::{Action, Keymap};
 use crate::model::snapshot::Snapshot;
-use crate::views::panes::Pane;
-use crate::views::table::scroll_offset;
-use crate::views::theme::Theme;
+use crate::tui::app::{App, DrillUi, Effect, Mode, Prompt, TableUi};
+use crate::tui::keymap::Action;
+use crate::tui::panes::Pane;
+use crate::tui::table::scroll_offset;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Selection, scroll, sort and filter of one list pane.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TableUi {
-    /// Position in `order` (not a row index).
-    pub selected: usize,
-    pub offset: usize,
-    pub sort_col: usize,
-    pub sort_desc: bool,
-    pub filter: String,
-    /// Row indices of the shown snapshot, sorted and filtered.
-    pub order: Vec<usize>,
-    /// The snapshot `order` indexes into: the selected row's identity is read from it when the
-    /// next snapshot arrives (its row indices mean other rows).
-    basis: Option<Arc<Snapshot>>,
-    /// The user moved the selection off the top row: it then follows its row as data moves.
-    /// Left on the top row, it stays there, so what matters most stays in view, as in `top`.
-    pub follow: bool,
-    /// `order` is of an older snapshot: sorted again when the pane is shown (only the pane on
-    /// screen is sorted with every snapshot; thousands of rows each).
-    stale: bool,
-}
-
-impl TableUi {
-    fn new(pane: Pane) -> Self {
-        let (sort_col, sort_desc) = pane.default_sort();
-        TableUi {
-            selected: 0,
-            offset: 0,
-            sort_col,
-            sort_desc,
-            filter: String::new(),
-            order: Vec::new(),
-            basis: None,
-            follow: false,
-            stale: false,
-        }
-    }
-}
-
-/// One session screen on the drill stack.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DrillUi {
-    pub sid: Sid,
-    /// The selected link of its blocker chain (Enter drills into it).
-    pub selected: usize,
-}
-
-/// Where the data comes from, for the header.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Mode {
-    Live,
-    Demo { seed: u64 },
-    Replay { file: String },
-}
-
-/// The extent map's state, for the header and the Buffers pane.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ExtentStatus {
-    /// Not asked for (no oncheck, no file).
-    None,
-    /// Being read or built; `what` says from where (`oncheck -pe`, a file, the cache).
-    Building {
-        what: String,
-        since: Duration,
-    },
-    Ready {
-        what: String,
-        extents: usize,
-        /// When the map was built (session time; negative ages come from the cache).
-        built_at: Duration,
-        age_at_load: Duration,
-    },
-    Failed {
-        error: String,
-        at: Duration,
-    },
-}
-
-/// Replay position, for the header and the timeline bar.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct ReplayUi {
-    pub position: Duration,
-    pub length: Duration,
-    pub paused: bool,
-    pub speed: f64,
-    /// Waiting threads per bucket over the whole recording (the timeline's spikes).
-    pub spikes: Vec<u64>,
-    pub skipped: Vec<String>,
-}
-
-/// What the live loop must do after an action.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Effect {
-    SetInterval(f64),
-    RebuildExtents,
-    /// Put this text on the clipboard (OSC 52).
-    Copy(String),
-    /// Write the screen and the snapshot to files.
-    Export,
-    Replay(ReplayCommand),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum ReplayCommand {
-    TogglePause,
-    Step(i32),
-    Speed(f64),
-    SeekBy(f64),
-    SeekTo(Duration),
-    SeekPercent(f64),
-}
-
-/// What a line of input at the bottom is for.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Prompt {
-    Filter(String),
-    Seek(String),
-}
-
-pub struct App {
-    pub keymap: Keymap,
-    pub theme: Theme,
-    pub mode: Mode,
-    pub server: Option<String>,
-    pub pane: Pane,
-    pub tables: [TableUi; 4],
-    pub help: bool,
-    pub prompt: Option<Prompt>,
-    pub live: Arc<Snapshot>,
-    /// The snapshot kept on screen while frozen, and when it was frozen.
-    pub frozen: Option<(Arc<Snapshot>, Duration)>,
-    pub interval: f64,
-    pub hide_idle: bool,
-    pub tree: bool,
-    /// Sessions drilled into, innermost last.
-    pub drill: Vec<DrillUi>,
-    pub message: Option<(String, Duration)>,
-    pub quit: bool,
-    pub extents: ExtentStatus,
-    pub replay: Option<ReplayUi>,
-    /// A one-line note under the tabs (the demo's current incident).
-    pub note: Option<String>,
-    /// Terminal size, set on start and resize: the app pages by it.
-    pub size: (u16, u16),
-}
-
-/// How long a message stays on the status line.
-pub const MESSAGE_TTL: Duration = Duration::from_secs(6);
-
-/// Rows above a list pane's table body: header (2), tabs (1), summary (1), column header (1);
-/// below it: the status line (1).
-pub const CHROME_ROWS: u16 = 6;
-
 impl App {
-    pub fn new(keymap: Keymap, theme: Theme, mode: Mode, interval: f64) -> Self {
-        App {
-            keymap,
-            theme,
-            mode,
-            server: None,
-            pane: Pane::Waiters,
-            tables: Pane::ALL.map(TableUi::new),
-            help: false,
-            prompt: None,
-            live: Arc::new(Snapshot::default()),
-            frozen: None,
-            interval,
-            hide_idle: false,
-            tree: false,
-            drill: Vec::new(),
-            message: None,
-            quit: false,
-            extents: ExtentStatus::None,
-            replay: None,
-            note: None,
-            size: (80, 24),
-        }
-    }
-
-    /// The snapshot on screen: the frozen one, else the live one.
-    pub fn shown(&self) -> &Arc<Snapshot> {
-        self.frozen.as_ref().map_or(&self.live, |(s, _)| s)
-    }
-
-    pub fn table(&self) -> &TableUi {
-        &self.tables[self.pane.index()]
-    }
-
     fn table_mut(&mut self) -> &mut TableUi {
         &mut self.tables[self.pane.index()]
     }
 
-    /// Rows of table body that fit on screen.
-    pub fn page_rows(&self) -> usize {
-        let chrome = CHROME_ROWS + u16::from(self.replay.is_some());
-        usize::from(self.size.1.saturating_sub(chrome)).max(1)
-    }
-
     pub fn say(&mut self, text: impl Into<String>, now: Duration) {
         self.message = Some((text.into(), now));
-    }
-
-    /// The message still worth showing at `now`.
-    pub fn current_message(&self, now: Duration) -> Option<&str> {
-        self.message
-            .as_ref()
-            .filter(|(_, at)| now.saturating_sub(*at) < MESSAGE_TTL)
-            .map(|(m, _)| m.as_str())
     }
 
     /// A new snapshot from the store. While frozen it is kept aside; the screen does not move.
@@ -277,7 +76,7 @@ impl App {
             .filter(|&i| needle.is_empty() || pane.row_text(&snap, i).contains(&needle))
             .collect();
         let (col, desc) = (t.sort_col, t.sort_desc);
-        let mut keys = vec![crate::views::table::SortKey::None; pane.len(&snap)];
+        let mut keys = vec![crate::tui::table::SortKey::None; pane.len(&snap)];
         for &i in &order {
             keys[i] = pane.sort_key(&snap, i, col);
         }
@@ -294,25 +93,6 @@ impl App {
         t.order = order;
         t.selected = t.selected.min(t.order.len().saturating_sub(1));
         t.offset = scroll_offset(t.selected, t.offset, page, t.order.len());
-    }
-
-    /// The session of the selected row: a waiter, a socket's session, a hot spot's owner.
-    pub fn selected_sid(&self) -> Option<Sid> {
-        let snap = self.shown();
-        let t = self.table();
-        let row = *t.order.get(t.selected)?;
-        match self.pane {
-            Pane::Waiters => snap.waiters.get(row).map(|w| w.sessid),
-            Pane::Sockets => snap.sockets.get(row).and_then(|s| s.sessid),
-            Pane::Buffers => snap.hotspots.get(row).and_then(|h| h.owner_sid),
-            Pane::Numa => None,
-        }
-    }
-
-    /// The session screen on top of the drill stack, and its content when built.
-    pub fn session(&self) -> Option<(&DrillUi, Option<&crate::model::session::SessionView>)> {
-        let d = self.drill.last()?;
-        Some((d, self.shown().sessions.iter().find(|s| s.sid == d.sid)))
     }
 
     fn move_selection(&mut self, delta: isize) {
@@ -570,7 +350,7 @@ impl App {
                 }
             }
             Action::Copy => {
-                return match crate::views::copy_text(self) {
+                return match crate::tui::views::copy_text(self) {
                     Some(text) => vec![Effect::Copy(text)],
                     None => {
                         self.say("nothing selected to copy", now);

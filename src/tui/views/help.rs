@@ -1,8 +1,8 @@
 //! The help screen: every key binding (read from the keymap, so it matches the config) grouped
 //! so that it fits 80x24, and what each pane shows.
 
-use crate::app::App;
-use crate::keymap::Action;
+use crate::tui::app::App;
+use crate::tui::keymap::Action;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};

@@ -1,17 +1,18 @@
 //! The live inspector: wires a runner, the collectors, the store, the app and the terminal
 //! together, and draws only when something changed (data, a key, a resize, the 1 s age clock).
 
-use crate::app::{App, Effect, ExtentStatus, Mode};
 use crate::cli::LiveArgs;
+use crate::collect::sample::{Parsed, RawSample, Update};
 use crate::collect::{self, Ctx, SessionClock, Sinks};
-use crate::config::Config;
 use crate::error::Error;
-use crate::keymap::Keymap;
 use crate::model::snapshot;
-use crate::sample::{Parsed, RawSample, Update};
 use crate::source::{local::LocalRunner, CommandRunner, Request, Source};
 use crate::store::{Store, StoreSettings};
-use crate::views::{self, theme::Theme};
+use crate::tui::app::{App, Effect, ExtentStatus, Mode};
+use crate::tui::config::Config;
+use crate::tui::keymap::Keymap;
+use crate::tui::theme::Theme;
+use crate::tui::views;
 use crossterm::event::Event as TermEvent;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -41,7 +42,7 @@ pub struct Setup {
     /// Describes the demo's current incident at a demo time.
     pub note: Option<NoteFn>,
     /// `--replay FILE`: the recording, read up front (damage is listed, never fatal).
-    pub replay: Option<Arc<crate::record::Recording>>,
+    pub replay: Option<Arc<crate::collect::record::Recording>>,
     /// `--log FILE`.
     pub log: Option<PathBuf>,
 }
@@ -83,7 +84,7 @@ pub fn setup(args: &LiveArgs) -> Result<Setup, Error> {
     let mut replay = None;
     type Chosen = (Mode, Arc<dyn CommandRunner>, Option<String>, Option<NoteFn>);
     let (mode, runner, server, note): Chosen = if let Some(path) = &args.replay {
-        let rec = crate::record::read_recording(path)?;
+        let rec = crate::collect::record::read_recording(path)?;
         if rec.samples.is_empty() {
             return Err(Error::Usage(format!(
                 "{}: nothing to replay ({})",
@@ -152,7 +153,7 @@ pub fn setup(args: &LiveArgs) -> Result<Setup, Error> {
         record: args.record.clone().map(|p| {
             // A directory gets a timestamped file name of its own.
             let file = if p.is_dir() {
-                crate::record::default_file_name(&p)
+                crate::collect::record::default_file_name(&p)
             } else {
                 p
             };
@@ -176,10 +177,10 @@ fn sqlhosts_ports(server: Option<&str>) -> Vec<u16> {
         return Vec::new();
     };
     let services = std::fs::read_to_string("/etc/services")
-        .map(|t| crate::sqlhosts::parse_services(&t))
+        .map(|t| crate::source::sqlhosts::parse_services(&t))
         .unwrap_or_default();
-    let entries = crate::sqlhosts::parse_sqlhosts(&text);
-    crate::sqlhosts::listener_ports(&entries, &[server], &services)
+    let entries = crate::source::sqlhosts::parse_sqlhosts(&text);
+    crate::source::sqlhosts::listener_ports(&entries, &[server], &services)
 }
 
 /// Runs the TUI until the user quits or a signal arrives.
@@ -201,10 +202,10 @@ enum Feed {
         focus: watch::Sender<Vec<crate::ids::Sid>>,
         tasks: Vec<tokio::task::JoinHandle<()>>,
         ctx: Ctx,
-        recorder: Option<crate::record::Recorder>,
+        recorder: Option<crate::collect::record::Recorder>,
     },
     Replay {
-        player: crate::replay::Player,
+        player: crate::collect::replay::Player,
         last: Instant,
     },
 }
@@ -232,12 +233,12 @@ fn start_collectors(setup: &Setup) -> Result<(Feed, Inbox), Error> {
     let (raw_tx, recorder) = match &setup.record {
         Some((path, max_mb)) => {
             let (tx, rx) = std::sync::mpsc::sync_channel::<RawSample>(4096);
-            let header = crate::record::RecordingHeader::now(
+            let header = crate::collect::record::RecordingHeader::now(
                 setup.server.as_deref(),
                 &setup.settings.ports,
                 setup.settings.base_page_kb,
             );
-            let rec = crate::record::Recorder::start(path, *max_mb, &header, rx)?;
+            let rec = crate::collect::record::Recorder::start(path, *max_mb, &header, rx)?;
             (Some(tx), Some(rec))
         }
         None => (None, None),
@@ -261,7 +262,7 @@ fn start_collectors(setup: &Setup) -> Result<(Feed, Inbox), Error> {
     let cache = match (
         &setup.mode,
         &setup.server,
-        crate::extent_cache::default_dir(),
+        crate::extents::cache::default_dir(),
     ) {
         (Mode::Live, Some(server), Some(dir)) => Some(CacheSpot {
             dir,
@@ -293,7 +294,7 @@ fn start_collectors(setup: &Setup) -> Result<(Feed, Inbox), Error> {
 async fn run_async(setup: Setup) -> Result<ExitCode, Error> {
     let mut log = match &setup.log {
         Some(p) => Some(
-            crate::debug_log::DebugLog::open(p).map_err(|source| Error::File {
+            crate::collect::log::DebugLog::open(p).map_err(|source| Error::File {
                 path: p.display().to_string(),
                 source,
             })?,
@@ -317,7 +318,7 @@ async fn run_async(setup: Setup) -> Result<ExitCode, Error> {
     let (mut feed, inbox) = match &setup.replay {
         Some(rec) => (
             Feed::Replay {
-                player: crate::replay::Player::new(rec.clone(), setup.settings.clone()),
+                player: crate::collect::replay::Player::new(rec.clone()),
                 last: Instant::now(),
             },
             None,
@@ -345,7 +346,7 @@ async fn run_async(setup: Setup) -> Result<ExitCode, Error> {
     let mut sighup = signal(tokio::signal::unix::SignalKind::hangup())?;
     let mut sigint = signal(tokio::signal::unix::SignalKind::interrupt())?;
 
-    let (mut terminal, guard) = crate::terminal::enter()?;
+    let (mut terminal, guard) = crate::tui::terminal::enter()?;
     let mut app = App::new(
         setup.keymap.clone(),
         setup.theme,
@@ -467,7 +468,7 @@ async fn run_async(setup: Setup) -> Result<ExitCode, Error> {
                     let wall = last.elapsed();
                     *last = Instant::now();
                     let before = (store.generation, player.position().as_secs(), player.is_paused());
-                    player.advance(wall, &mut store);
+                    store.play(player.advance(wall));
                     let after = (store.generation, player.position().as_secs(), player.is_paused());
                     // Draw when a sample was applied or the clock on screen moved, not 10 times
                     // a second.
@@ -580,7 +581,7 @@ fn apply_effect(
     app: &mut App,
     feed: &mut Feed,
     store: &mut Store,
-    terminal: &mut crate::terminal::Term,
+    terminal: &mut crate::tui::terminal::Term,
     now: Duration,
 ) {
     match effect {
@@ -603,7 +604,7 @@ fn apply_effect(
         }
         Effect::Copy(text) => {
             use std::io::Write;
-            let seq = crate::share::osc52(&text);
+            let seq = crate::tui::share::osc52(&text);
             let mut out = std::io::stdout();
             let ok = out
                 .write_all(seq.as_bytes())
@@ -611,7 +612,7 @@ fn apply_effect(
                 .is_ok();
             if ok {
                 let tmux = std::env::var_os("TMUX").is_some();
-                app.say(crate::share::copy_note(text.len(), tmux), now);
+                app.say(crate::tui::share::copy_note(text.len(), tmux), now);
             } else {
                 app.say("could not write to the terminal", now);
             }
@@ -623,9 +624,9 @@ fn apply_effect(
             views::render(app, now, area, &mut buf);
             let text = views::buffer_text(&buf);
             let json = serde_json::to_string_pretty(app.shown().as_ref()).unwrap_or_default();
-            let stem = crate::share::export_stem(time::OffsetDateTime::now_utc());
+            let stem = crate::format::export_stem(time::OffsetDateTime::now_utc());
             let dir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-            match crate::share::export(&dir, &stem, &text, &json) {
+            match crate::tui::share::export(&dir, &stem, &text, &json) {
                 // The names first: the directory is where ifxtop was started, and a long one
                 // would push them off an 80-column status line.
                 Ok((a, b)) => {
@@ -649,7 +650,7 @@ fn apply_effect(
         }
         Effect::Replay(cmd) => {
             if let Feed::Replay { player, last } = feed {
-                player.command(cmd, store);
+                store.play(player.command(cmd));
                 *last = Instant::now();
                 app.replay = Some(player.ui());
             }
@@ -710,8 +711,8 @@ async fn extent_job(
     }
 }
 
-async fn load_cache(spot: CacheSpot) -> Option<crate::extent_cache::Cached> {
-    tokio::task::spawn_blocking(move || crate::extent_cache::load(&spot.dir, &spot.server))
+async fn load_cache(spot: CacheSpot) -> Option<crate::extents::cache::Cached> {
+    tokio::task::spawn_blocking(move || crate::extents::cache::load(&spot.dir, &spot.server))
         .await
         .ok()
         .and_then(|r| r.ok())
@@ -720,7 +721,7 @@ async fn load_cache(spot: CacheSpot) -> Option<crate::extent_cache::Cached> {
 
 /// Hands a cached map to the store as the `oncheck -pe` sample it came from (recorded too, so a
 /// replay resolves pages the same way).
-async fn deliver_cached(ctx: &Ctx, cached: crate::extent_cache::Cached) -> Option<ExtentStatus> {
+async fn deliver_cached(ctx: &Ctx, cached: crate::extents::cache::Cached) -> Option<ExtentStatus> {
     let t = ctx.clock.now();
     if let Some(raw) = &ctx.sinks.raw {
         let _ = raw.try_send(RawSample {
@@ -757,7 +758,7 @@ async fn build_map(
     cache: Option<&CacheSpot>,
 ) -> Option<ExtentStatus> {
     let run = ctx
-        .run_raw(&Source::OncheckPe, request, collect::ONCHECK_TIMEOUT)
+        .run_raw(&Source::OncheckPe, request, crate::source::ONCHECK_TIMEOUT)
         .await;
     let t = run.t;
     let took = run.took;
@@ -766,7 +767,7 @@ async fn build_map(
         Ok(out) => {
             let text = out.stdout.clone();
             let parsed = tokio::task::spawn_blocking(move || {
-                crate::sample::parse_output(&Source::OncheckPe, out)
+                crate::collect::sample::parse_output(&Source::OncheckPe, out)
             })
             .await
             .unwrap_or_else(|e| Err(crate::error::SourceError::Other(format!("indexer: {e}"))));
@@ -804,7 +805,7 @@ async fn build_map(
         let spot = spot.clone();
         // A failed save only costs the next start a rebuild; it is not worth a message.
         let _ = tokio::task::spawn_blocking(move || {
-            crate::extent_cache::save(&spot.dir, &spot.server, &text)
+            crate::extents::cache::save(&spot.dir, &spot.server, &text)
         })
         .await;
     }

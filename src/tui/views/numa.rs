@@ -1,10 +1,10 @@
 //! The NUMA pane: zone_reclaim_mode (with the seed's warning), page-scan rates, and per node
 //! size/free/used bars and how much of the instance's memory sits there.
 
-use super::table::wrap;
-use crate::app::App;
 use crate::model::numa::NumaView;
 use crate::model::snapshot::Snapshot;
+use crate::tui::app::App;
+use crate::tui::table::wrap;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;

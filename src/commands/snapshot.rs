@@ -1,12 +1,12 @@
 //! `ifxtop snapshot`: every pane once, as text or JSON, for tickets and chat. From the demo at a
 //! point of its timeline, from a recording, or from the local instance.
 
+use crate::collect::sample::{parse_output, RawSample, Update};
 use crate::error::{Error, SourceError};
-use crate::model::snapshot::{human_bytes, Snapshot};
-use crate::sample::{parse_output, RawSample, Update};
+use crate::format::{human_bytes, human_duration};
+use crate::model::snapshot::Snapshot;
 use crate::source::{Output, Request, Source};
 use crate::store::Store;
-use crate::views::panes::{human_duration, reason_short};
 use std::fmt::Write as _;
 use std::time::Duration;
 
@@ -87,7 +87,7 @@ pub fn simulate(
             if (t.as_millis() - from.as_millis()) % p == 0 {
                 collect(source, t, store);
                 if *source == Source::NodesOnline {
-                    if let Some(crate::sample::Parsed::NodeList(nodes)) =
+                    if let Some(crate::collect::sample::Parsed::NodeList(nodes)) =
                         store.parsed(&Source::NodesOnline).cloned()
                     {
                         for n in nodes.iter() {
@@ -155,7 +155,7 @@ pub fn text(snap: &Snapshot) -> String {
             "{:>6} {:<10} {:<10} {:>7}  {}",
             w.sessid,
             w.user,
-            reason_short(w.reason),
+            w.reason.short(),
             human_duration(w.in_wait_s),
             w.verdict
         );
@@ -208,7 +208,7 @@ pub fn text(snap: &Snapshot) -> String {
         .count();
     let _ = writeln!(s, "({quiet} connections with nothing queued not listed)");
     let _ = writeln!(s, "\nNUMA");
-    s.push_str(&crate::views::numa::report_text(snap));
+    s.push_str(&crate::tui::views::numa::report_text(snap));
     let failing: Vec<_> = snap.sources.iter().filter(|x| x.error.is_some()).collect();
     if !failing.is_empty() {
         let _ = writeln!(s, "\nSOURCES FAILING");
@@ -279,7 +279,7 @@ pub fn snapshot_for(args: &crate::cli::SnapshotArgs) -> Result<Snapshot, Error> 
         ..StoreSettings::default()
     };
     if let Some(path) = &args.replay {
-        let rec = crate::record::read_recording(path)?;
+        let rec = crate::collect::record::read_recording(path)?;
         for s in &rec.skipped {
             eprintln!("ifxtop snapshot: {}: {s}", path.display());
         }
@@ -294,7 +294,7 @@ pub fn snapshot_for(args: &crate::cli::SnapshotArgs) -> Result<Snapshot, Error> 
         let rec = std::sync::Arc::new(rec);
         let end = rec.length();
         let t = at.unwrap_or(end);
-        let store = crate::replay::store_at(rec, settings, Some(t));
+        let store = crate::store::replayed(rec, settings, Some(t));
         return Ok(crate::model::snapshot::build(
             &store,
             t,
@@ -344,9 +344,12 @@ pub fn write_recording(
     samples: &[RawSample],
 ) -> Result<(), Error> {
     let (tx, rx) = std::sync::mpsc::sync_channel::<RawSample>(samples.len().max(1));
-    let header =
-        crate::record::RecordingHeader::now(server, &settings.ports, settings.base_page_kb);
-    let rec = crate::record::Recorder::start(path, u64::MAX / (1024 * 1024), &header, rx)?;
+    let header = crate::collect::record::RecordingHeader::now(
+        server,
+        &settings.ports,
+        settings.base_page_kb,
+    );
+    let rec = crate::collect::record::Recorder::start(path, u64::MAX / (1024 * 1024), &header, rx)?;
     for s in samples {
         tx.send(s.clone())
             .map_err(|_| Error::Other("recorder stopped".into()))?;

@@ -1,0 +1,72 @@
+//! How numbers, durations and sizes read on screen and in reports (one place, so the panes,
+//! the session screen and `ifxtop snapshot` say the same thing the same way).
+
+use std::time::Duration;
+
+/// `42s`, `3m05s`, `2h10m`.
+pub fn human_duration(secs: f64) -> String {
+    let s = secs.max(0.0).round() as u64;
+    if s < 60 {
+        format!("{s}s")
+    } else if s < 3600 {
+        format!("{}m{:02}s", s / 60, s % 60)
+    } else if s < 86_400 {
+        format!("{}h{:02}m", s / 3600, (s % 3600) / 60)
+    } else {
+        format!("{}d{:02}h", s / 86_400, (s % 86_400) / 3600)
+    }
+}
+
+/// `245 KB`, `1.2 MB`, `812 B`.
+pub fn human_bytes(n: u64) -> String {
+    const K: f64 = 1024.0;
+    let f = n as f64;
+    if f < K {
+        format!("{n} B")
+    } else if f < K * K {
+        format!("{:.0} KB", f / K)
+    } else if f < K * K * K {
+        format!("{:.1} MB", f / K / K)
+    } else {
+        format!("{:.1} GB", f / K / K / K)
+    }
+}
+
+/// `mm:ss` or `h:mm:ss`.
+pub fn clock(d: Duration) -> String {
+    let s = d.as_secs();
+    if s >= 3600 {
+        format!("{}:{:02}:{:02}", s / 3600, (s % 3600) / 60, s % 60)
+    } else {
+        format!("{:02}:{:02}", s / 60, s % 60)
+    }
+}
+
+/// `ifxtop-20261122T133502Z` from a UTC time: sortable, no characters shells dislike.
+pub fn export_stem(now: time::OffsetDateTime) -> String {
+    let fmt = time::macros::format_description!("[year][month][day]T[hour][minute][second]Z");
+    let stamp = now
+        .to_offset(time::UtcOffset::UTC)
+        .format(&fmt)
+        .unwrap_or_else(|_| "now".to_string());
+    format!("ifxtop-{stamp}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_like_top() {
+        assert_eq!(human_duration(0.4), "0s");
+        assert_eq!(human_duration(72.0), "1m12s");
+        assert_eq!(human_duration(7260.0), "2h01m");
+        assert_eq!(human_duration(90_000.0), "1d01h");
+    }
+
+    #[test]
+    fn export_names_sort_by_time() {
+        let t = time::macros::datetime!(2026-11-22 13:35:02 UTC);
+        assert_eq!(export_stem(t), "ifxtop-20261122T133502Z");
+    }
+}

@@ -1,0 +1,160 @@
+//! Waiting threads over time: since when each thread is in its current wait (tracked across
+//! samples), each session's recent wait states, and read/write rates per thread.
+
+use crate::ids::{Addr, Sid};
+use crate::parsers::onstat_u::{OnstatU, WaitReason};
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+use std::collections::VecDeque;
+use std::time::Duration;
+
+/// What one thread is waiting in, as far as the tracker can tell apart two waits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct WaitState {
+    reason: WaitReason,
+    wait: Option<Addr>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Tracked {
+    sessid: Sid,
+    state: WaitState,
+    since: Duration,
+}
+
+/// Remembers since when each thread has been in its current wait, and each session's recent
+/// wait states (for the session screen's history).
+#[derive(Debug, Default, Clone)]
+pub struct WaitTracker {
+    current: FxHashMap<Addr, Tracked>,
+    history: FxHashMap<Sid, VecDeque<WaitSpan>>,
+    last_t: Option<Duration>,
+}
+
+/// One stretch of a session's wait history: from `from` on, it was in `reason` (None = running).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct WaitSpan {
+    #[serde(serialize_with = "secs")]
+    pub from: Duration,
+    pub reason: Option<WaitReason>,
+}
+
+fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64((d.as_secs_f64() * 10.0).round() / 10.0)
+}
+
+/// How long a session's wait history reaches back.
+pub const HISTORY_SPAN: Duration = Duration::from_secs(600);
+const HISTORY_MAX_SPANS: usize = 128;
+
+impl WaitTracker {
+    /// Takes one `onstat -u` sample taken at `t`.
+    pub fn observe(&mut self, u: &OnstatU, t: Duration) {
+        let mut next: FxHashMap<Addr, Tracked> =
+            FxHashMap::with_capacity_and_hasher(u.threads.len(), Default::default());
+        let mut session_state: FxHashMap<Sid, Option<WaitReason>> = FxHashMap::default();
+        for th in &u.threads {
+            if th.flags.is_primary() || th.sessid.0 != 0 {
+                // The primary thread speaks for its session; a waiting helper thread does too.
+                let e = session_state.entry(th.sessid).or_insert(None);
+                if e.is_none() {
+                    *e = th.wait_reason;
+                }
+            }
+            let Some(reason) = th.wait_reason else {
+                continue;
+            };
+            let state = WaitState {
+                reason,
+                wait: th.wait,
+            };
+            let since = match self.current.get(&th.address) {
+                Some(prev) if prev.state == state && prev.sessid == th.sessid => prev.since,
+                _ => t,
+            };
+            next.insert(
+                th.address,
+                Tracked {
+                    sessid: th.sessid,
+                    state,
+                    since,
+                },
+            );
+        }
+        self.current = next;
+        for (sid, reason) in session_state {
+            if sid.0 == 0 {
+                continue;
+            }
+            let h = self.history.entry(sid).or_default();
+            if h.back().map(|s| s.reason) != Some(reason) {
+                h.push_back(WaitSpan { from: t, reason });
+            }
+            while h.len() > HISTORY_MAX_SPANS {
+                h.pop_front();
+            }
+        }
+        // Forget sessions not seen for the whole history span.
+        let horizon = t.saturating_sub(HISTORY_SPAN);
+        self.history.retain(|_, h| {
+            while h.len() > 1 && h.get(1).is_some_and(|s| s.from <= horizon) {
+                h.pop_front();
+            }
+            !h.is_empty()
+        });
+        self.last_t = Some(t);
+    }
+
+    /// Since when the thread at `rstcb` has been in its current wait.
+    pub fn since(&self, rstcb: Addr) -> Option<Duration> {
+        self.current.get(&rstcb).map(|t| t.since)
+    }
+
+    /// The session's wait states over the last `HISTORY_SPAN`, oldest first.
+    pub fn history(&self, sid: Sid) -> Vec<WaitSpan> {
+        self.history
+            .get(&sid)
+            .map(|h| h.iter().copied().collect())
+            .unwrap_or_default()
+    }
+}
+
+/// Reads and writes per second per thread, from two consecutive `onstat -u` samples.
+/// Per thread (nreads, nwrites) of one sample.
+type Counters = FxHashMap<Addr, (u64, u64)>;
+
+#[derive(Debug, Default, Clone)]
+pub struct Rates {
+    prev: Option<(Duration, Counters)>,
+    rates: FxHashMap<Addr, (f64, f64)>,
+}
+
+impl Rates {
+    pub fn observe(&mut self, u: &OnstatU, t: Duration) {
+        let now: Counters = u
+            .threads
+            .iter()
+            .map(|th| (th.address, (th.nreads, th.nwrites)))
+            .collect();
+        self.rates.clear();
+        if let Some((pt, prev)) = &self.prev {
+            let dt = t.saturating_sub(*pt).as_secs_f64();
+            if dt > 0.0 {
+                for (addr, (r, w)) in &now {
+                    if let Some((pr, pw)) = prev.get(addr) {
+                        // A counter that went down means a new thread reused the rstcb.
+                        if r >= pr && w >= pw {
+                            self.rates
+                                .insert(*addr, ((r - pr) as f64 / dt, (w - pw) as f64 / dt));
+                        }
+                    }
+                }
+            }
+        }
+        self.prev = Some((t, now));
+    }
+
+    pub fn get(&self, rstcb: Addr) -> Option<(f64, f64)> {
+        self.rates.get(&rstcb).copied()
+    }
+}
