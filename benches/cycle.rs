@@ -7,7 +7,7 @@
 //! 2 % of a core is 20 ms per second: the `steady` group's ten seconds must take under 200 ms.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use ifxtop::collect::sample::{parse_output, Update};
+use ifxtop::collect::sample::Update;
 use ifxtop::demo::DemoInstance;
 use ifxtop::model::snapshot;
 use ifxtop::source::Source;
@@ -43,13 +43,13 @@ fn cycle(c: &mut Criterion) {
                 let out = demo
                     .respond(&s.request(), Duration::from_secs(t))
                     .expect("the demo answers every live source");
-                (s.clone(), out)
+                (*s, out)
             })
             .collect::<Vec<_>>()
     };
     let apply = |store: &mut Store, t: u64, outs: Vec<(Source, ifxtop::source::Output)>| {
         for (source, out) in outs {
-            let result = parse_output(&source, out);
+            let result = source.parse(out);
             assert!(result.is_ok(), "{}: {:?}", source.label(), result.err());
             store.apply(Update {
                 source,

@@ -24,7 +24,6 @@ fn outputs(c: &mut Criterion) {
         (Source::OnstatGAth, Incident::CheckpointRequested),
         (Source::OnstatGNtt, Incident::Calm),
         (Source::OnstatK, Incident::LockChain),
-        (Source::OnstatD, Incident::Calm),
         (Source::OnstatGSes(Sid(812)), Incident::LockChain),
         (Source::OnstatGSql(Sid(812)), Incident::LockChain),
         (Source::OncheckPe, Incident::Calm),

@@ -4,12 +4,12 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use ifxtop::ids::{Addr, Sid};
 use ifxtop::model::snapshot::Snapshot;
-use ifxtop::model::waiters::{SocketRef, WaiterRow};
-use ifxtop::store::sockets::SocketRow;
 use ifxtop::model::waiters::WaitTarget;
+use ifxtop::model::waiters::{SocketRef, WaiterRow};
 use ifxtop::parsers::onstat_u::WaitReason;
 use ifxtop::parsers::sockets::{Endpoint, TcpState};
 use ifxtop::store::hotspots::HotspotRow;
+use ifxtop::store::sockets::SocketRow;
 use ifxtop::tui::app::{App, DrillUi, Mode};
 use ifxtop::tui::keymap::{Action, Keymap};
 use ifxtop::tui::theme::Theme;

@@ -132,7 +132,7 @@ pub struct ParseArgs {
 
 fn parse_kind(s: &str) -> std::result::Result<Kind, String> {
     Kind::from_name(s).ok_or_else(|| {
-        let names: Vec<_> = Kind::ALL.iter().map(|k| k.name()).collect();
+        let names: Vec<_> = crate::parsers::KINDS.iter().map(|k| k.name).collect();
         format!("unknown kind '{s}'; one of: {}", names.join(", "))
     })
 }

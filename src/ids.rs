@@ -56,6 +56,14 @@ impl fmt::Display for Sid {
     }
 }
 
+impl std::str::FromStr for Sid {
+    type Err = std::num::ParseIntError;
+
+    fn from_str(s: &str) -> Result<Sid, Self::Err> {
+        s.parse().map(Sid)
+    }
+}
+
 impl fmt::Debug for Sid {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Sid({})", self.0)

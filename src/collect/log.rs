@@ -61,7 +61,7 @@ impl DebugLog {
         if let Some(m) = msg {
             self.line(u.t, &m);
         }
-        self.state.insert(u.source.clone(), now);
+        self.state.insert(u.source, now);
     }
 }
 
@@ -93,7 +93,8 @@ mod tests {
             t: Duration::from_secs(t),
             took: Duration::ZERO,
             result: match err {
-                None => Ok(crate::collect::sample::Parsed::Text(Arc::from(""))),
+                None => Ok(Arc::new(crate::parsers::onstat_u::OnstatU::default())
+                    as crate::parsers::Parsed),
                 Some(e) => Err(e),
             },
         }

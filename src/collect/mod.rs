@@ -1,41 +1,61 @@
-//! Collectors: one tokio task per source, each with its own period and timeout, one run in
-//! flight, results parsed off the UI path and sent as typed, timestamped updates.
+//! Collectors: one tokio task per source (or per family of sources), each with its own period
+//! and timeout, one run in flight, results parsed off the UI path and sent as typed,
+//! timestamped updates. Time is tokio's: on a paused runtime the same collectors run a demo
+//! timeline or a test in virtual time.
 
+pub mod extents;
 pub mod log;
 pub mod record;
 pub mod replay;
 pub mod sample;
 
-use crate::collect::sample::{parse_output, Parsed, RawSample, Update};
 use crate::error::SourceError;
 use crate::ids::Sid;
+use crate::parsers::numa::CpuList;
+use crate::parsers::Parsed;
 use crate::source::{
-    CommandRunner, Output, Request, Source, DBACCESS_TIMEOUT, FILE_TIMEOUT, ONSTAT_TIMEOUT,
-    PERIOD_DISCOVERY,
+    Collector, CommandRunner, Output, Request, Source, FILE_TIMEOUT, PERIOD_DISCOVERY,
 };
+use extents::{ExtentSource, ExtentStatus};
+use sample::{RawSample, Update};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
+use tokio::time::Instant;
 
 /// The refresh intervals `+` and `-` step through.
 pub const INTERVALS: [f64; 7] = [0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 30.0];
 
-/// Time since the session started: the `t` of every sample and recording line.
+/// Time since the session started: the `t` of every sample and recording line. On tokio's
+/// clock, so a paused runtime plays it in virtual time.
 #[derive(Debug, Clone, Copy)]
 pub struct SessionClock {
     start: Instant,
+    /// What could not be taken off `start` (an instant before the process's own start).
+    offset: Duration,
 }
 
 impl SessionClock {
     pub fn start() -> Self {
+        SessionClock::starting_at(Duration::ZERO)
+    }
+
+    /// A clock that reads `at` now (a demo played from a point of its timeline).
+    pub fn starting_at(at: Duration) -> Self {
+        let now = Instant::now();
         SessionClock {
-            start: Instant::now(),
+            start: now.checked_sub(at).unwrap_or(now),
+            offset: if now.checked_sub(at).is_some() {
+                Duration::ZERO
+            } else {
+                at
+            },
         }
     }
 
     pub fn now(&self) -> Duration {
-        self.start.elapsed()
+        self.offset + self.start.elapsed()
     }
 }
 
@@ -65,12 +85,8 @@ impl Ctx {
 
     /// Runs one request for `source`, records it, parses it, and sends the update. Returns what
     /// was parsed or why not, or `None` when the app has gone.
-    pub async fn collect(
-        &self,
-        source: &Source,
-        timeout: Duration,
-    ) -> Option<Result<Parsed, SourceError>> {
-        self.collect_with(source, &source.request(), timeout).await
+    pub async fn collect(&self, source: &Source) -> Option<Result<Parsed, SourceError>> {
+        self.collect_with(source, &source.request()).await
     }
 
     /// `collect` with another request standing in for the source's own (a captured
@@ -79,66 +95,57 @@ impl Ctx {
         &self,
         source: &Source,
         request: &Request,
-        timeout: Duration,
     ) -> Option<Result<Parsed, SourceError>> {
-        let out = self.run_raw(source, request, timeout).await;
-        let t = out.t;
-        let took = out.took;
+        let out = self.run_raw(source, request).await;
         let result = match out.result {
-            Ok(o) => {
-                if *source == Source::OncheckPe {
-                    // A big map takes a while to index: keep it off the async workers.
-                    let s = source.clone();
-                    tokio::task::spawn_blocking(move || parse_output(&s, o))
-                        .await
-                        .unwrap_or_else(|e| Err(SourceError::Other(format!("parser: {e}"))))
-                } else {
-                    parse_output(source, o)
-                }
-            }
+            Ok(o) => parse_off_the_loop(*source, o).await,
             Err(e) => Err(e),
         };
-        let ret = result.clone();
         let update = Update {
-            source: source.clone(),
-            t,
-            took,
-            result,
+            source: *source,
+            t: out.t,
+            took: out.took,
+            result: result.clone(),
         };
         self.sinks.updates.send(update).await.ok()?;
-        Some(ret)
+        Some(result)
     }
 
     /// Runs a request and records its raw output (when recording), without parsing.
-    pub async fn run_raw(&self, source: &Source, request: &Request, timeout: Duration) -> RawRun {
+    pub async fn run_raw(&self, source: &Source, request: &Request) -> RawRun {
         let started = Instant::now();
         let t = self.clock.now();
-        let result = self.runner.run(request, timeout).await;
+        let result = self.runner.run(request, source.timeout()).await;
         let took = started.elapsed();
         if let Some(raw) = &self.sinks.raw {
-            let sample = match &result {
-                Ok(o) => RawSample {
-                    t: t.as_secs_f64(),
-                    source: source.label(),
-                    argv: request.argv(),
-                    exit: o.exit,
-                    stdout: o.stdout.clone(),
-                    stderr: o.stderr.clone(),
-                },
-                Err(e) => RawSample {
-                    t: t.as_secs_f64(),
-                    source: source.label(),
-                    argv: request.argv(),
-                    exit: None,
-                    stdout: String::new(),
-                    stderr: e.to_string(),
-                },
+            let (exit, stdout, stderr) = match &result {
+                Ok(o) => (o.exit, o.stdout.clone(), o.stderr.clone()),
+                Err(e) => (None, String::new(), e.to_string()),
             };
             // A full recorder queue drops the sample rather than stall collection; the recorder
             // counts what it missed.
-            let _ = raw.try_send(sample);
+            let _ = raw.try_send(RawSample {
+                t: t.as_secs_f64(),
+                source: source.label(),
+                argv: request.argv(),
+                exit,
+                stdout,
+                stderr,
+            });
         }
         RawRun { t, took, result }
+    }
+}
+
+/// Parses an output; the extent map (a big `oncheck -pe` takes a while to index) off the async
+/// workers.
+async fn parse_off_the_loop(source: Source, out: Output) -> Result<Parsed, SourceError> {
+    if source.def().collector == Collector::Extents {
+        tokio::task::spawn_blocking(move || source.parse(out))
+            .await
+            .unwrap_or_else(|e| Err(SourceError::Other(format!("parser: {e}"))))
+    } else {
+        source.parse(out)
     }
 }
 
@@ -148,42 +155,9 @@ pub struct RawRun {
     pub result: Result<Output, SourceError>,
 }
 
-/// A source polled on its own period.
-#[derive(Debug, Clone)]
-pub struct Schedule {
-    pub source: Source,
-    pub period: Duration,
-    pub timeout: Duration,
-}
-
-/// The onstat sources of the live screens, each on its `Source::period`.
-pub fn onstat_schedules() -> Vec<Schedule> {
-    [
-        Source::OnstatU,
-        Source::OnstatGCon,
-        Source::OnstatX,
-        // The joins: thread names, client addresses, locks, table names.
-        Source::OnstatGAth,
-        Source::OnstatGNtt,
-        Source::OnstatK,
-        Source::Systabnames,
-    ]
-    .into_iter()
-    .map(|source| Schedule {
-        period: source.period(),
-        timeout: if source == Source::Systabnames {
-            DBACCESS_TIMEOUT
-        } else {
-            ONSTAT_TIMEOUT
-        },
-        source,
-    })
-    .collect()
-}
-
 /// The sessions drilled into: `onstat -g ses <sid>` and `onstat -g sql <sid>` for each, on the
 /// joins' period, at once when the set changes. Nothing runs while the set is empty.
-pub fn spawn_focus(ctx: &Ctx, mut focus: watch::Receiver<Vec<Sid>>) -> JoinHandle<()> {
+fn spawn_focus(ctx: &Ctx, mut focus: watch::Receiver<Vec<Sid>>) -> JoinHandle<()> {
     let ctx = ctx.clone();
     tokio::spawn(async move {
         loop {
@@ -191,7 +165,7 @@ pub fn spawn_focus(ctx: &Ctx, mut focus: watch::Receiver<Vec<Sid>>) -> JoinHandl
             let sids: Vec<Sid> = focus.borrow_and_update().clone();
             for sid in &sids {
                 for source in [Source::OnstatGSes(*sid), Source::OnstatGSql(*sid)] {
-                    if ctx.collect(&source, ONSTAT_TIMEOUT).await.is_none() {
+                    if ctx.collect(&source).await.is_none() {
                         return;
                     }
                 }
@@ -230,18 +204,18 @@ async fn pause(ctx: &mut Ctx, base: Duration) {
     }
 }
 
-/// Spawns one collector per schedule.
-pub fn spawn_polling(ctx: &Ctx, schedules: Vec<Schedule>) -> Vec<JoinHandle<()>> {
-    schedules
+/// One task per source, each on its own period.
+pub fn spawn_polling(ctx: &Ctx, sources: Vec<Source>) -> Vec<JoinHandle<()>> {
+    sources
         .into_iter()
-        .map(|sched| {
+        .map(|source| {
             let mut ctx = ctx.clone();
             tokio::spawn(async move {
                 loop {
-                    if ctx.collect(&sched.source, sched.timeout).await.is_none() {
+                    if ctx.collect(&source).await.is_none() {
                         break;
                     }
-                    pause(&mut ctx, sched.period).await;
+                    pause(&mut ctx, source.period()).await;
                 }
             })
         })
@@ -249,30 +223,22 @@ pub fn spawn_polling(ctx: &Ctx, schedules: Vec<Schedule>) -> Vec<JoinHandle<()>>
 }
 
 /// Sockets: `/proc/net/tcp` and `tcp6` where they exist, else `netstat -an`.
-pub fn spawn_sockets(ctx: &Ctx) -> JoinHandle<()> {
+fn spawn_sockets(ctx: &Ctx) -> JoinHandle<()> {
     let mut ctx = ctx.clone();
     tokio::spawn(async move {
         let mut use_netstat = false;
         let mut proc_ever_ok = false;
         loop {
             if use_netstat {
-                if ctx
-                    .collect(&Source::Netstat, ONSTAT_TIMEOUT)
-                    .await
-                    .is_none()
-                {
+                if ctx.collect(&Source::Netstat).await.is_none() {
                     break;
                 }
             } else {
                 // tcp6 first, so the tcp sample that follows joins the fresh tcp6 table.
-                if ctx
-                    .collect(&Source::ProcNetTcp6, FILE_TIMEOUT)
-                    .await
-                    .is_none()
-                {
+                if ctx.collect(&Source::ProcNetTcp6).await.is_none() {
                     break;
                 }
-                match ctx.collect(&Source::ProcNetTcp, FILE_TIMEOUT).await {
+                match ctx.collect(&Source::ProcNetTcp).await {
                     None => break,
                     Some(Ok(_)) => proc_ever_ok = true,
                     Some(Err(_)) if !proc_ever_ok => use_netstat = true,
@@ -325,7 +291,7 @@ pub async fn find_oninit_pids(ctx: &Ctx, max: usize) -> Vec<u32> {
 pub const MAX_ONINIT_MAPS: usize = 4;
 
 /// NUMA: node list, per-node meminfo and cpulist, zone_reclaim_mode, vmstat, oninit numa_maps.
-pub fn spawn_numa(ctx: &Ctx) -> JoinHandle<()> {
+fn spawn_numa(ctx: &Ctx) -> JoinHandle<()> {
     let mut ctx = ctx.clone();
     tokio::spawn(async move {
         let mut last_cpulist: Option<Instant> = None;
@@ -333,39 +299,27 @@ pub fn spawn_numa(ctx: &Ctx) -> JoinHandle<()> {
         let mut last_discovery: Option<Instant> = None;
         let mut pids: Vec<u32> = Vec::new();
         loop {
-            let nodes: Vec<u32> = match ctx.collect(&Source::NodesOnline, FILE_TIMEOUT).await {
+            let nodes: Vec<u32> = match ctx.collect(&Source::NodesOnline).await {
                 None => break,
-                Some(Ok(Parsed::NodeList(n))) => n.to_vec(),
-                Some(_) => Vec::new(),
+                Some(Ok(p)) => p.get::<CpuList>().map(|c| c.0.clone()).unwrap_or_default(),
+                Some(Err(_)) => Vec::new(),
             };
             let due =
                 |last: Option<Instant>, every: Duration| last.is_none_or(|l| l.elapsed() >= every);
             let cpulist_due = due(last_cpulist, Source::NodeCpulist(0).period());
             for &n in &nodes {
-                if ctx
-                    .collect(&Source::NodeMeminfo(n), FILE_TIMEOUT)
-                    .await
-                    .is_none()
-                {
+                if ctx.collect(&Source::NodeMeminfo(n)).await.is_none() {
                     return;
                 }
-                if cpulist_due
-                    && ctx
-                        .collect(&Source::NodeCpulist(n), FILE_TIMEOUT)
-                        .await
-                        .is_none()
-                {
+                if cpulist_due && ctx.collect(&Source::NodeCpulist(n)).await.is_none() {
                     return;
                 }
             }
             if cpulist_due {
                 last_cpulist = Some(Instant::now());
             }
-            if ctx
-                .collect(&Source::ZoneReclaimMode, FILE_TIMEOUT)
-                .await
-                .is_none()
-                || ctx.collect(&Source::Vmstat, FILE_TIMEOUT).await.is_none()
+            if ctx.collect(&Source::ZoneReclaimMode).await.is_none()
+                || ctx.collect(&Source::Vmstat).await.is_none()
             {
                 break;
             }
@@ -375,11 +329,7 @@ pub fn spawn_numa(ctx: &Ctx) -> JoinHandle<()> {
             }
             if due(last_maps, ctx.scaled(Source::NumaMaps(0).period())) {
                 for &pid in &pids {
-                    if ctx
-                        .collect(&Source::NumaMaps(pid), FILE_TIMEOUT)
-                        .await
-                        .is_none()
-                    {
+                    if ctx.collect(&Source::NumaMaps(pid)).await.is_none() {
                         return;
                     }
                 }
@@ -388,4 +338,78 @@ pub fn spawn_numa(ctx: &Ctx) -> JoinHandle<()> {
             pause(&mut ctx, Source::Vmstat.period()).await;
         }
     })
+}
+
+/// Every collector of one instance, running. Dropping it stops them all (and so kills every
+/// command in flight: the runners kill what they started when their futures are dropped).
+pub struct Collection {
+    pub clock: SessionClock,
+    /// Interval in seconds for the 1 s sources (`+`/`-`).
+    pub interval: watch::Sender<f64>,
+    /// The sessions drilled into (their `onstat -g ses/sql`).
+    pub focus: watch::Sender<Vec<Sid>>,
+    /// Asks the extent job for a new map.
+    pub rebuild: mpsc::Sender<()>,
+    pub updates: mpsc::Receiver<Update>,
+    pub extents: mpsc::Receiver<ExtentStatus>,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl Collection {
+    /// Starts every collector against `runner`: the polled sources of the registry, sockets,
+    /// NUMA, the drill-down sessions and the extent job.
+    pub fn start(
+        runner: Arc<dyn CommandRunner>,
+        interval: f64,
+        raw: Option<std::sync::mpsc::SyncSender<RawSample>>,
+        extent_source: ExtentSource,
+        clock: SessionClock,
+    ) -> Collection {
+        let (upd_tx, updates) = mpsc::channel::<Update>(4096);
+        let (interval_tx, interval_rx) = watch::channel(interval);
+        let ctx = Ctx {
+            runner,
+            clock,
+            sinks: Sinks {
+                updates: upd_tx,
+                raw,
+            },
+            interval: interval_rx,
+        };
+        let mut tasks = spawn_polling(&ctx, Source::polled());
+        let (focus, focus_rx) = watch::channel::<Vec<Sid>>(Vec::new());
+        tasks.push(spawn_focus(&ctx, focus_rx));
+        tasks.push(spawn_sockets(&ctx));
+        tasks.push(spawn_numa(&ctx));
+        let (rebuild, rebuild_rx) = mpsc::channel::<()>(2);
+        let (ext_tx, extents) = mpsc::channel::<ExtentStatus>(16);
+        tasks.push(tokio::spawn(extents::job(
+            ctx,
+            extent_source,
+            rebuild_rx,
+            ext_tx,
+        )));
+        Collection {
+            clock,
+            interval: interval_tx,
+            focus,
+            rebuild,
+            updates,
+            extents,
+            tasks,
+        }
+    }
+
+    /// Stops every collector now (also done on drop).
+    pub fn stop(&mut self) {
+        for t in self.tasks.drain(..) {
+            t.abort();
+        }
+    }
+}
+
+impl Drop for Collection {
+    fn drop(&mut self) {
+        self.stop();
+    }
 }

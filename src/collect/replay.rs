@@ -4,8 +4,9 @@
 //! says whether the store must restart before its updates are applied.
 
 use crate::collect::record::Recording;
-use crate::collect::sample::{parse_output, Parsed, RawSample, Update};
+use crate::collect::sample::{RawSample, Update};
 use crate::error::SourceError;
+use crate::parsers::onstat_u::OnstatU;
 use crate::source::{Output, Source};
 use std::sync::Arc;
 use std::time::Duration;
@@ -68,17 +69,14 @@ pub fn to_update(source: &Source, raw: &RawSample) -> Update {
         } else {
             raw.stderr.clone()
         })),
-        Some(code) => parse_output(
-            source,
-            Output {
-                exit: Some(code),
-                stdout: raw.stdout.clone(),
-                stderr: raw.stderr.clone(),
-            },
-        ),
+        Some(code) => source.parse(Output {
+            exit: Some(code),
+            stdout: raw.stdout.clone(),
+            stderr: raw.stderr.clone(),
+        }),
     };
     Update {
-        source: source.clone(),
+        source: *source,
         t: raw.at(),
         took: Duration::ZERO,
         result,
@@ -244,7 +242,10 @@ pub fn spikes(rec: &Recording, buckets: usize) -> Vec<u64> {
         if *src != Source::OnstatU {
             continue;
         }
-        let Ok(Parsed::OnstatU(u)) = stored_update(src, raw).result else {
+        let Ok(p) = stored_update(src, raw).result else {
+            continue;
+        };
+        let Some(u) = p.get::<OnstatU>() else {
             continue;
         };
         let n = u

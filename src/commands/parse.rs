@@ -60,7 +60,7 @@ pub fn run_parse(args: &ParseArgs) -> ExitCode {
                 .map_or_else(|| "<stdin>".to_string(), |p| p.display().to_string());
             eprintln!(
                 "ifxtop parse: {source} is not {} output: {e}",
-                args.kind.name()
+                args.kind.name
             );
             ExitCode::from(2)
         }

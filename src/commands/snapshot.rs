@@ -1,108 +1,16 @@
 //! `ifxtop snapshot`: every pane once, as text or JSON, for tickets and chat. From the demo at a
 //! point of its timeline, from a recording, or from the local instance.
 
-use crate::collect::sample::{parse_output, RawSample, Update};
-use crate::error::{Error, SourceError};
+use crate::collect::extents::ExtentSource;
+use crate::collect::sample::RawSample;
+use crate::collect::{Collection, SessionClock};
+use crate::error::Error;
 use crate::format::{human_bytes, human_duration};
 use crate::model::snapshot::Snapshot;
-use crate::source::{Output, Request, Source};
-use crate::store::Store;
+use crate::store::{Store, StoreSettings};
 use std::fmt::Write as _;
+use std::sync::Arc;
 use std::time::Duration;
-
-/// The sources the live collectors poll, with their periods (at an interval of 1 s).
-pub fn schedule() -> Vec<(Source, Duration)> {
-    [
-        Source::OnstatU,
-        Source::OnstatGCon,
-        Source::ProcNetTcp6,
-        Source::ProcNetTcp,
-        Source::OnstatX,
-        Source::OnstatK,
-        Source::OnstatGAth,
-        Source::OnstatGNtt,
-        Source::NodesOnline,
-        Source::ZoneReclaimMode,
-        Source::Vmstat,
-    ]
-    .into_iter()
-    .map(|s| {
-        let p = s.period();
-        (s, p)
-    })
-    .collect()
-}
-
-/// Plays the live collectors' schedule on a virtual clock from `from` to `to` against a pure
-/// responder (the demo instance), applying every output to `store` and handing each raw output
-/// to `record` — exactly what a live session at those times would have collected.
-pub fn simulate(
-    respond: &dyn Fn(&Request, Duration) -> Result<Output, SourceError>,
-    extra: &[Source],
-    from: Duration,
-    to: Duration,
-    store: &mut Store,
-    record: &mut dyn FnMut(RawSample),
-) {
-    let sched = schedule();
-    let mut once: Vec<Source> = vec![Source::OncheckPe, Source::Systabnames];
-    once.extend(extra.iter().cloned());
-    let mut collect = |source: &Source, t: Duration, store: &mut Store| {
-        let request = source.request();
-        let out = respond(&request, t);
-        record(match &out {
-            Ok(o) => RawSample {
-                t: t.as_secs_f64(),
-                source: source.label(),
-                argv: request.argv(),
-                exit: o.exit,
-                stdout: o.stdout.clone(),
-                stderr: o.stderr.clone(),
-            },
-            Err(e) => RawSample {
-                t: t.as_secs_f64(),
-                source: source.label(),
-                argv: request.argv(),
-                exit: None,
-                stdout: String::new(),
-                stderr: e.to_string(),
-            },
-        });
-        let result = out.and_then(|o| parse_output(source, o));
-        store.apply(Update {
-            source: source.clone(),
-            t,
-            took: Duration::ZERO,
-            result,
-        });
-    };
-    for s in &once {
-        collect(s, from, store);
-    }
-    // NUMA nodes are read per node, as the NUMA collector does.
-    let mut t = from;
-    while t <= to {
-        for (source, period) in &sched {
-            let p = period.as_millis().max(1);
-            if (t.as_millis() - from.as_millis()) % p == 0 {
-                collect(source, t, store);
-                if *source == Source::NodesOnline {
-                    if let Some(crate::collect::sample::Parsed::NodeList(nodes)) =
-                        store.parsed(&Source::NodesOnline).cloned()
-                    {
-                        for n in nodes.iter() {
-                            collect(&Source::NodeMeminfo(*n), t, store);
-                            if t == from {
-                                collect(&Source::NodeCpulist(*n), t, store);
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        t += Duration::from_secs(1);
-    }
-}
 
 /// The snapshot as a plain-text report.
 pub fn text(snap: &Snapshot) -> String {
@@ -269,6 +177,71 @@ fn at_arg(at: Option<f64>) -> Result<Option<Duration>, Error> {
     .transpose()
 }
 
+/// The demo at `to` as the live screen would show it: the real collectors run against the demo
+/// on a paused clock (virtual time), from `to - DEMO_WARMUP` so windows and rates are filled.
+fn demo_snapshot(
+    args: &crate::cli::SnapshotArgs,
+    settings: StoreSettings,
+    to: Duration,
+) -> Result<Snapshot, Error> {
+    let from = to.saturating_sub(DEMO_WARMUP);
+    let demo = crate::demo::DemoInstance::new(args.seed).with_sessions(args.demo_sessions);
+    let (store, samples) = demo_store(demo, from, to, settings.clone(), args.record.is_some())?;
+    if let Some(path) = &args.record {
+        write_recording(path, Some("ol_demo"), &settings, &samples)?;
+    }
+    Ok(crate::model::snapshot::build(
+        &store,
+        to,
+        Some("ol_demo"),
+        &[],
+    ))
+}
+
+/// What the live collectors would have collected from the demo between demo times `from` and
+/// `to` (inclusive): the real collectors, run on a paused clock. Also every raw output, when
+/// `record` is set.
+pub fn demo_store(
+    demo: crate::demo::DemoInstance,
+    from: Duration,
+    to: Duration,
+    settings: StoreSettings,
+    record: bool,
+) -> Result<(Store, Vec<RawSample>), Error> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .start_paused(true)
+        .build()?;
+    Ok(rt.block_on(async {
+        let demo = crate::demo::DemoRunner::new(demo).starting_at(from);
+        let (raw_tx, raw_rx) = std::sync::mpsc::sync_channel::<RawSample>(1 << 20);
+        let raw = record.then_some(raw_tx);
+        let mut collection = Collection::start(
+            Arc::new(demo),
+            1.0,
+            raw,
+            ExtentSource::default(),
+            SessionClock::starting_at(from),
+        );
+        let mut store = Store::new(settings);
+        // Everything due at `to` runs before the clock moves on past it.
+        let deadline = tokio::time::Instant::now() + (to - from) + Duration::from_millis(1);
+        loop {
+            tokio::select! {
+                Some(u) = collection.updates.recv() => store.apply(u),
+                _ = tokio::time::sleep_until(deadline) => break,
+            }
+        }
+        while let Ok(u) = collection.updates.try_recv() {
+            store.apply(u);
+        }
+        collection.stop();
+        drop(collection);
+        let samples: Vec<RawSample> = raw_rx.try_iter().collect();
+        (store, samples)
+    }))
+}
+
 /// The snapshot `ifxtop snapshot` prints, from the demo, a recording, or the live instance.
 pub fn snapshot_for(args: &crate::cli::SnapshotArgs) -> Result<Snapshot, Error> {
     use crate::store::StoreSettings;
@@ -306,28 +279,8 @@ pub fn snapshot_for(args: &crate::cli::SnapshotArgs) -> Result<Snapshot, Error> 
         if settings.ports.is_empty() {
             settings.ports = vec![crate::demo::LISTENER_PORT];
         }
-        let demo = crate::demo::DemoInstance::new(args.seed).with_sessions(args.demo_sessions);
         let to = at.unwrap_or(DEMO_WARMUP);
-        let from = to.saturating_sub(DEMO_WARMUP);
-        let mut store = Store::new(settings.clone());
-        let mut samples: Vec<RawSample> = Vec::new();
-        simulate(
-            &|req, t| demo.respond(req, t),
-            &[],
-            from,
-            to,
-            &mut store,
-            &mut |s| samples.push(s),
-        );
-        if let Some(path) = &args.record {
-            write_recording(path, Some("ol_demo"), &settings, &samples)?;
-        }
-        return Ok(crate::model::snapshot::build(
-            &store,
-            to,
-            Some("ol_demo"),
-            &[],
-        ));
+        return demo_snapshot(args, settings, to);
     }
     Err(Error::Usage(
         "snapshot of a live instance: run `ifxtop` on the server and press e to export, \

@@ -21,7 +21,8 @@ use crate::source::{BoxFuture, CommandRunner, Output, Request};
 use instance::Population;
 use moment::World;
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use tokio::time::Instant;
 
 pub use instance::{DEFAULT_SESSIONS, MAX_SESSIONS, SERVER_IP};
 pub use onstat::ONLINE;
@@ -175,8 +176,13 @@ pub struct DemoRunner {
 
 impl DemoRunner {
     pub fn wall(seed: u64, sessions: usize) -> Self {
+        DemoRunner::new(DemoInstance::new(seed).with_sessions(sessions))
+    }
+
+    /// The demo as a runner, its clock (tokio's) starting now.
+    pub fn new(instance: DemoInstance) -> Self {
         DemoRunner {
-            instance: DemoInstance::new(seed).with_sessions(sessions),
+            instance,
             start: Instant::now(),
             offset: Duration::ZERO,
         }

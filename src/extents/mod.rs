@@ -260,6 +260,21 @@ impl ExtentMap {
 }
 
 /// Collects events into the map's arrays; `finish` sorts only what the report left unsorted.
+impl crate::parsers::Record for ExtentMap {
+    fn unparsed(&self) -> usize {
+        self.unparsed_lines()
+    }
+
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "chunks": self.chunks().len(),
+            "objects": self.objects().len(),
+            "extents": self.extent_count(),
+            "unparsed": self.unparsed_lines(),
+        })
+    }
+}
+
 struct Builder {
     map: ExtentMap,
     interned: FxHashMap<CompactString, u32>,

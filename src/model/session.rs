@@ -4,9 +4,14 @@
 use crate::ids::{Addr, Sid};
 use crate::model::waiters::{flags_in_words, state_words, WaitTarget};
 use crate::model::waiters::{SocketRef, WaiterRow};
-use crate::parsers::onstat_g_ath::AthThread;
+use crate::parsers::onstat_g_ath::{AthThread, OnstatGAth};
+use crate::parsers::onstat_g_ntt::OnstatGNtt;
+use crate::parsers::onstat_g_ses::OnstatGSes;
+use crate::parsers::onstat_g_sql::OnstatGSql;
 use crate::parsers::onstat_k::OnstatK;
+use crate::parsers::onstat_u::OnstatU;
 use crate::parsers::systabnames::Systabnames;
+use crate::source::Source;
 use crate::store::sockets::SocketRow;
 use crate::store::waits::WaitSpan;
 use crate::store::Store;
@@ -135,11 +140,11 @@ pub fn build(
         history_end_s: now.as_secs_f64(),
         ..SessionView::default()
     };
-    let Some(u) = store.onstat_u() else {
+    let Some(u) = store.get::<OnstatU>(Source::OnstatU) else {
         v.notes.push("no onstat -u data yet".into());
         return v;
     };
-    let ath = store.onstat_g_ath();
+    let ath = store.get::<OnstatGAth>(Source::OnstatGAth);
     let by_rstcb: FxHashMap<Addr, &AthThread> = ath
         .map(|a| {
             a.threads
@@ -205,7 +210,7 @@ pub fn build(
         v.send_q_trend = r.trend.clone();
     }
     // Client host and pid: onstat -g ses <sid>, else the host onstat -g ntt printed.
-    if let Some(ses) = store.onstat_g_ses(sid) {
+    if let Some(ses) = store.get::<OnstatGSes>(Source::OnstatGSes(sid)) {
         v.sql_collected = true;
         if let Some(row) = ses.sessions.iter().find(|r| r.sid == sid) {
             v.client_host = row.hostname.as_ref().map(|h| h.to_string());
@@ -228,7 +233,7 @@ pub fn build(
         }
     }
     if v.client_host.is_none() {
-        if let Some(n) = store.onstat_g_ntt() {
+        if let Some(n) = store.get::<OnstatGNtt>(Source::OnstatGNtt) {
             v.client_host = n
                 .threads
                 .iter()
@@ -238,7 +243,7 @@ pub fn build(
         }
     }
     // The current statement: onstat -g sql <sid> is fresher than the ses detail.
-    if let Some(q) = store.onstat_g_sql(sid) {
+    if let Some(q) = store.get::<OnstatGSql>(Source::OnstatGSql(sid)) {
         v.sql_collected = true;
         if let Some(cur) = &q.current_sql {
             v.sql = Some(cur.clone());
@@ -253,13 +258,18 @@ pub fn build(
             }
         }
     }
-    if let Some(k) = store.onstat_k() {
+    if let Some(k) = store.get::<OnstatK>(Source::OnstatK) {
         let rstcbs: Vec<Addr> = v.threads.iter().map(|t| t.rstcb).collect();
         let waiting_for = v.waiter.as_ref().and_then(|w| match &w.waiting_on {
             WaitTarget::Lock { address, .. } => Some(*address),
             _ => None,
         });
-        v.locks = lock_lines(k, &rstcbs, waiting_for, store.systabnames());
+        v.locks = lock_lines(
+            k,
+            &rstcbs,
+            waiting_for,
+            store.get::<Systabnames>(Source::Systabnames),
+        );
         v.locks_known = true;
     }
     v.history = store.tracker.history(sid);

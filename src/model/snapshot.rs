@@ -1,14 +1,18 @@
 //! The snapshot: every pane's rows derived from the store at one moment. Views draw it, freeze
 //! keeps it, `ifxtop snapshot` prints it. Rebuilt when data changes, never per frame.
 
-use crate::collect::sample::Parsed;
 use crate::ids::{Addr, Sid};
 use crate::model::numa::{self, NumaView};
 use crate::model::waiters::{
     join_chains, verdict, SocketRef, WaitIndex, WaitTarget, WaiterRow, CLIENT_WAIT,
 };
-use crate::parsers::numa::NodeMeminfo;
-use crate::parsers::onstat_u::WaitReason;
+use crate::parsers::numa::{CpuList, NodeMeminfo, NumaMaps, ZoneReclaimMode};
+use crate::parsers::onstat_g_con::OnstatGCon;
+use crate::parsers::onstat_g_ntt::OnstatGNtt;
+use crate::parsers::onstat_k::OnstatK;
+use crate::parsers::onstat_u::{OnstatU, WaitReason};
+use crate::parsers::onstat_x::OnstatX;
+use crate::parsers::systabnames::Systabnames;
 use crate::source::Source;
 use crate::store::hotspots::HotspotRow;
 use crate::store::sockets::SocketRow;
@@ -93,11 +97,17 @@ pub struct Snapshot {
 /// Builds every pane's rows from the store at `now`.
 pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[Sid]) -> Snapshot {
     let base = store.settings.base_page_kb;
-    let extents = store.extents().map(|m| m.as_ref());
-    let index = WaitIndex::new(store.onstat_g_con(), store.onstat_x())
-        .with_locks(store.onstat_k(), store.systabnames());
+    let extents = store.extents();
+    let index = WaitIndex::new(
+        store.get::<OnstatGCon>(Source::OnstatGCon),
+        store.get::<OnstatX>(Source::OnstatX),
+    )
+    .with_locks(
+        store.get::<OnstatK>(Source::OnstatK),
+        store.get::<Systabnames>(Source::Systabnames),
+    );
     let mut sockets = store.sockets.rows();
-    let client_row = match store.onstat_g_ntt() {
+    let client_row = match store.get::<OnstatGNtt>(Source::OnstatGNtt) {
         Some(n) => crate::model::sockets::join_sessions(&mut sockets, n),
         None => Default::default(),
     };
@@ -117,7 +127,7 @@ pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[S
     let mut summary = WaitSummary::default();
     let mut waiters = Vec::new();
     let mut heads = Vec::new();
-    if let Some(u) = store.onstat_u() {
+    if let Some(u) = store.get::<OnstatU>(Source::OnstatU) {
         if let Some(h) = &u.header {
             server.version = Some(h.version.clone());
             server.mode = Some(h.mode.clone());
@@ -237,7 +247,7 @@ pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[S
     }
 
     let mut hotspots = store.hotspots.rows();
-    if let Some(u) = store.onstat_u() {
+    if let Some(u) = store.get::<OnstatU>(Source::OnstatU) {
         let users: rustc_hash::FxHashMap<Sid, &CompactString> =
             u.threads.iter().map(|t| (t.sessid, &t.user)).collect();
         for r in &mut sockets {
@@ -252,32 +262,28 @@ pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[S
 
     let meminfo: BTreeMap<u32, NodeMeminfo> = store
         .sources()
-        .filter_map(|(s, st)| match (s, st.last_ok.as_ref()) {
-            (Source::NodeMeminfo(n), Some((_, Parsed::NodeMeminfo(m)))) => {
-                Some((*n, m.as_ref().clone()))
-            }
+        .filter_map(|(s, _)| match s {
+            Source::NodeMeminfo(n) => Some((*n, store.get::<NodeMeminfo>(*s)?.clone())),
             _ => None,
         })
         .collect();
     let cpulists: BTreeMap<u32, Vec<u32>> = store
         .sources()
-        .filter_map(|(s, st)| match (s, st.last_ok.as_ref()) {
-            (Source::NodeCpulist(n), Some((_, Parsed::CpuList(c)))) => Some((*n, c.to_vec())),
+        .filter_map(|(s, _)| match s {
+            Source::NodeCpulist(n) => Some((*n, store.get::<CpuList>(*s)?.0.clone())),
             _ => None,
         })
         .collect();
-    let online = match store.parsed(&Source::NodesOnline) {
-        Some(Parsed::NodeList(n)) => Some(n.as_slice()),
-        _ => None,
-    };
-    let zone = match store.parsed(&Source::ZoneReclaimMode) {
-        Some(Parsed::ZoneReclaimMode(z)) => Some(*z),
-        _ => None,
-    };
+    let online = store
+        .get::<CpuList>(Source::NodesOnline)
+        .map(|n| n.0.as_slice());
+    let zone = store
+        .get::<ZoneReclaimMode>(Source::ZoneReclaimMode)
+        .map(|z| z.0);
     let maps = store
         .sources()
-        .filter_map(|(s, st)| match (s, st.last_ok.as_ref()) {
-            (Source::NumaMaps(_), Some((_, Parsed::NumaMaps(m)))) => Some(m.as_ref()),
+        .filter_map(|(s, _)| match s {
+            Source::NumaMaps(_) => store.get::<NumaMaps>(*s),
             _ => None,
         })
         .collect();

@@ -232,6 +232,21 @@ pub fn dec_i64(i: &str) -> PResult<'_, i64> {
     Ok((rest, if neg.is_some() { -v } else { v }))
 }
 
+/// Splits the last blank-separated word off `text`: (`text` before it, the word). `None` when
+/// `text` holds nothing but blanks.
+#[inline]
+pub fn last_word(text: &str) -> Option<(&str, &str)> {
+    let t = trim_end_bytes(text, is_blank_byte);
+    if t.is_empty() {
+        return None;
+    }
+    // Blanks are ASCII, so the byte after one is a char boundary.
+    match t.bytes().rposition(|b| b == b' ' || b == b'\t') {
+        Some(i) => Some((&t[..i], &t[i + 1..])),
+        None => Some(("", t)),
+    }
+}
+
 /// True when the whole line consists of `-` runs and blanks (a table rule).
 pub fn is_rule(text: &str) -> bool {
     text.contains('-') && text.chars().all(|c| c == '-' || is_blank(c))

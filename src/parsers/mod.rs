@@ -2,7 +2,9 @@
 //!
 //! Every parser lists the lines it did not understand in `unparsed` (never drops them silently)
 //! and fails with a `ParseError` (line, column, expected, found) when the input is not that
-//! command's output at all.
+//! command's output at all. The onstat parsers share one driver ([`drive`]): the banner, the
+//! off-line message and "was anything recognised" are handled once; each parser reads its body
+//! a line at a time ([`OnstatBody`]). [`KINDS`] is the registry of what `ifxtop parse` accepts.
 
 pub mod header;
 pub mod lex;
@@ -25,7 +27,10 @@ pub mod sockets;
 pub mod systabnames;
 
 use crate::error::ParseError;
+use header::Header;
 use serde::Serialize;
+use std::any::Any;
+use std::sync::Arc;
 
 /// A line the parser did not understand, kept so it can be shown.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -43,116 +48,325 @@ impl Unparsed {
     }
 }
 
-/// What `ifxtop parse KIND` accepts: one per command (or file) whose output ifxtop reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Kind {
-    OnstatU,
-    OnstatX,
-    OnstatGCon,
-    OncheckPe,
-    Netstat,
-    Ss,
-    ProcNetTcp,
-    NumactlH,
-    NodeMeminfo,
-    NumaMaps,
-    OnstatGAth,
-    OnstatGNtt,
-    OnstatK,
-    OnstatGSes,
-    OnstatGSql,
-    OnstatB,
-    OnstatD,
-    OnstatT,
-    OnstatGCkp,
+/// What one parse gives: the store keeps it (shared, so a frozen screen holds on to it cheaply),
+/// `ifxtop parse` prints it. Implemented through [`record!`] for every parsed type.
+pub trait Record: Any + Send + Sync + std::fmt::Debug {
+    /// Lines the parser did not understand.
+    fn unparsed(&self) -> usize;
+    /// The onstat banner, when there was one.
+    fn header(&self) -> Option<&Header> {
+        None
+    }
+    /// The message onstat printed instead of its output because the server is off-line.
+    fn offline(&self) -> Option<&str> {
+        None
+    }
+    /// What `ifxtop parse` prints.
+    fn to_json(&self) -> serde_json::Value;
 }
 
-impl Kind {
-    pub const ALL: [Kind; 19] = [
-        Kind::OnstatU,
-        Kind::OnstatX,
-        Kind::OnstatGCon,
-        Kind::OncheckPe,
-        Kind::Netstat,
-        Kind::Ss,
-        Kind::ProcNetTcp,
-        Kind::NumactlH,
-        Kind::NodeMeminfo,
-        Kind::NumaMaps,
-        Kind::OnstatGAth,
-        Kind::OnstatGNtt,
-        Kind::OnstatK,
-        Kind::OnstatGSes,
-        Kind::OnstatGSql,
-        Kind::OnstatB,
-        Kind::OnstatD,
-        Kind::OnstatT,
-        Kind::OnstatGCkp,
-    ];
+/// A parsed output of any kind.
+pub type Parsed = Arc<dyn Record>;
 
-    /// The name used on the command line (`ifxtop parse onstat-u`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::OnstatU => "onstat-u",
-            Kind::OnstatX => "onstat-x",
-            Kind::OnstatGCon => "onstat-g-con",
-            Kind::OncheckPe => "oncheck-pe",
-            Kind::Netstat => "netstat",
-            Kind::Ss => "ss",
-            Kind::ProcNetTcp => "proc-net-tcp",
-            Kind::NumactlH => "numactl-h",
-            Kind::NodeMeminfo => "node-meminfo",
-            Kind::NumaMaps => "numa-maps",
-            Kind::OnstatGAth => "onstat-g-ath",
-            Kind::OnstatGNtt => "onstat-g-ntt",
-            Kind::OnstatK => "onstat-k",
-            Kind::OnstatGSes => "onstat-g-ses",
-            Kind::OnstatGSql => "onstat-g-sql",
-            Kind::OnstatB => "onstat-b",
-            Kind::OnstatD => "onstat-d",
-            Kind::OnstatT => "onstat-t",
-            Kind::OnstatGCkp => "onstat-g-ckp",
+impl dyn Record {
+    /// The record as its own type, when it is one.
+    pub fn get<T: Record>(&self) -> Option<&T> {
+        (self as &dyn Any).downcast_ref::<T>()
+    }
+}
+
+/// Wraps a parse result for the store.
+pub fn parsed<T: Record>(r: Result<T, ParseError>) -> Result<Parsed, ParseError> {
+    r.map(|v| Arc::new(v) as Parsed)
+}
+
+/// The JSON of a serializable record. Our records only have string keys and finite numbers, so
+/// this cannot fail; if it ever did, the output says so rather than panic.
+pub fn json_of<T: Serialize>(v: &T) -> serde_json::Value {
+    serde_json::to_value(v)
+        .unwrap_or_else(|e| serde_json::Value::String(format!("cannot encode: {e}")))
+}
+
+/// Implements [`Record`]: `record!(T)` for a type with an `unparsed` list, `record!(T, onstat)`
+/// for an onstat record (with `header`, `offline` and `unparsed`; also [`OnstatRecord`]),
+/// `record!(T, none)` for a type with nothing to leave unparsed.
+#[macro_export]
+macro_rules! record {
+    ($t:ty) => {
+        impl $crate::parsers::Record for $t {
+            fn unparsed(&self) -> usize {
+                self.unparsed.len()
+            }
+            fn to_json(&self) -> serde_json::Value {
+                $crate::parsers::json_of(self)
+            }
+        }
+    };
+    ($t:ty, none) => {
+        impl $crate::parsers::Record for $t {
+            fn unparsed(&self) -> usize {
+                0
+            }
+            fn to_json(&self) -> serde_json::Value {
+                $crate::parsers::json_of(self)
+            }
+        }
+    };
+    ($t:ty, onstat) => {
+        impl $crate::parsers::Record for $t {
+            fn unparsed(&self) -> usize {
+                self.unparsed.len()
+            }
+            fn header(&self) -> Option<&$crate::parsers::header::Header> {
+                self.header.as_ref()
+            }
+            fn offline(&self) -> Option<&str> {
+                self.offline.as_deref()
+            }
+            fn to_json(&self) -> serde_json::Value {
+                $crate::parsers::json_of(self)
+            }
+        }
+        impl $crate::parsers::OnstatRecord for $t {
+            fn set_preamble(
+                &mut self,
+                header: Option<$crate::parsers::header::Header>,
+                offline: Option<String>,
+            ) {
+                self.header = header;
+                self.offline = offline;
+            }
+            fn unparsed_mut(&mut self) -> &mut Vec<$crate::parsers::Unparsed> {
+                &mut self.unparsed
+            }
+        }
+    };
+}
+
+/// The parts every onstat record has: the banner and the off-line message (both from the
+/// preamble) and the lines not understood.
+pub trait OnstatRecord: Default {
+    fn set_preamble(&mut self, header: Option<Header>, offline: Option<String>);
+    fn unparsed_mut(&mut self) -> &mut Vec<Unparsed>;
+}
+
+/// What one non-blank body line of an onstat output was.
+#[derive(Debug, Clone, Copy)]
+pub enum Seen<'a> {
+    /// A row of the command's table, or a part of the output it knows (a title, a column
+    /// header, a footer): the input is that command's output.
+    Known,
+    /// A part it knows but could not use (a part printed twice): listed as unparsed, and still
+    /// evidence of the right command.
+    KnownUnused,
+    /// Something the parser skips on purpose (an elision of dots in a published sample).
+    Skipped,
+    /// Not understood: listed as unparsed; the first one is the error when nothing is known.
+    Miss(Miss<'a>),
+}
+
+/// Reads an onstat command's body a line at a time; [`drive`] does the rest.
+pub trait OnstatBody: Default {
+    type Record: OnstatRecord;
+    /// What a caller is told when the input is not this command's output at all.
+    const EXPECTED: &'static str;
+    /// The banner alone is a whole answer (`onstat -g ses <sid>` of a session with nothing to
+    /// show prints nothing else).
+    const BANNER_ALONE: bool = false;
+    /// Room for the rows of an output of `lines` lines.
+    fn reserve(&mut self, _out: &mut Self::Record, _lines: usize) {}
+    /// A blank line (some parsers end a section there).
+    fn blank(&mut self, _out: &mut Self::Record) {}
+    /// One non-blank line.
+    fn line<'a>(&mut self, out: &mut Self::Record, line: lex::Line<'a>) -> Seen<'a>;
+}
+
+/// The one onstat parse driver: preamble (banner or off-line message), then every body line
+/// through `B`, then "was this that command's output at all".
+pub fn drive<B: OnstatBody>(text: &str) -> Result<B::Record, ParseError> {
+    let mut lines = lex::lines(text);
+    let mut out = B::Record::default();
+    let mut body = B::default();
+    body.reserve(&mut out, lex::line_count_hint(text));
+    let (banner, offline) = header::parse_preamble(&mut lines).into_parts();
+    // The off-line message alone is a whole answer.
+    let mut recognised = offline.is_some() || (B::BANNER_ALONE && banner.is_some());
+    out.set_preamble(banner, offline);
+    let mut first_miss: Option<ParseError> = None;
+    for line in lines {
+        if line.is_blank() {
+            body.blank(&mut out);
+            continue;
+        }
+        match body.line(&mut out, line) {
+            Seen::Known => recognised = true,
+            Seen::KnownUnused => {
+                recognised = true;
+                out.unparsed_mut().push(Unparsed::new(line));
+            }
+            Seen::Skipped => {}
+            Seen::Miss(miss) => {
+                if first_miss.is_none() {
+                    first_miss = Some(miss.error(line, B::EXPECTED));
+                }
+                out.unparsed_mut().push(Unparsed::new(line));
+            }
         }
     }
+    if !recognised {
+        return Err(first_miss.unwrap_or_else(|| nothing_found(text, B::EXPECTED)));
+    }
+    Ok(out)
+}
 
+/// Where a row stopped making sense, and what it needed there.
+#[derive(Debug, Clone, Copy)]
+pub struct Miss<'a> {
+    pub at: &'a str,
+    pub needs: &'static str,
+}
+
+impl<'a> Miss<'a> {
+    pub fn new(at: &'a str, needs: &'static str) -> Self {
+        Miss { at, needs }
+    }
+
+    /// The error for a whole input none of whose lines was recognised: this first line is what
+    /// the caller sees, pointing at the column where it stopped looking like a row.
+    pub fn error(self, line: lex::Line<'_>, expected: &str) -> ParseError {
+        line.error_at(
+            self.at,
+            format!("{expected}; a row needs {} here", self.needs),
+        )
+    }
+}
+
+/// The error for input with no line at all past the banner (empty, blank, or a banner alone).
+pub fn nothing_found(text: &str, expected: &str) -> ParseError {
+    if text.trim().is_empty() {
+        ParseError::empty(expected)
+    } else {
+        ParseError {
+            // The line after the last one (the banner and blank lines after it).
+            line: text.lines().count() + 1,
+            column: 1,
+            expected: expected.to_string(),
+            snippet: "end of input".to_string(),
+        }
+    }
+}
+
+/// One kind `ifxtop parse KIND` accepts: its name and its parser.
+#[derive(Clone, Copy)]
+pub struct Kind {
+    /// The name used on the command line (`ifxtop parse onstat-u`).
+    pub name: &'static str,
+    pub parse: fn(&str) -> Result<Parsed, ParseError>,
+}
+
+impl std::fmt::Debug for Kind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Kind({})", self.name)
+    }
+}
+
+impl PartialEq for Kind {
+    fn eq(&self, other: &Kind) -> bool {
+        self.name == other.name
+    }
+}
+
+/// Every kind `ifxtop parse` accepts: one per command (or file) whose output ifxtop reads.
+pub const KINDS: &[Kind] = &[
+    Kind {
+        name: "onstat-u",
+        parse: |t| parsed(onstat_u::parse(t)),
+    },
+    Kind {
+        name: "onstat-x",
+        parse: |t| parsed(onstat_x::parse(t)),
+    },
+    Kind {
+        name: "onstat-g-con",
+        parse: |t| parsed(onstat_g_con::parse(t)),
+    },
+    Kind {
+        name: "oncheck-pe",
+        parse: |t| parsed(oncheck_pe::parse(t)),
+    },
+    Kind {
+        name: "netstat",
+        parse: |t| parsed(sockets::parse_netstat(t)),
+    },
+    Kind {
+        name: "ss",
+        parse: |t| parsed(sockets::parse_ss(t)),
+    },
+    Kind {
+        name: "proc-net-tcp",
+        parse: |t| parsed(sockets::parse_proc_net_tcp(t)),
+    },
+    Kind {
+        name: "numactl-h",
+        parse: |t| parsed(numa::parse_numactl_h(t)),
+    },
+    Kind {
+        name: "node-meminfo",
+        parse: |t| parsed(numa::parse_node_meminfo(t)),
+    },
+    Kind {
+        name: "numa-maps",
+        parse: |t| parsed(numa::parse_numa_maps(t)),
+    },
+    Kind {
+        name: "onstat-g-ath",
+        parse: |t| parsed(onstat_g_ath::parse(t)),
+    },
+    Kind {
+        name: "onstat-g-ntt",
+        parse: |t| parsed(onstat_g_ntt::parse(t)),
+    },
+    Kind {
+        name: "onstat-k",
+        parse: |t| parsed(onstat_k::parse(t)),
+    },
+    Kind {
+        name: "onstat-g-ses",
+        parse: |t| parsed(onstat_g_ses::parse(t)),
+    },
+    Kind {
+        name: "onstat-g-sql",
+        parse: |t| parsed(onstat_g_sql::parse(t)),
+    },
+    Kind {
+        name: "onstat-b",
+        parse: |t| parsed(onstat_b::parse(t)),
+    },
+    Kind {
+        name: "onstat-d",
+        parse: |t| parsed(onstat_d::parse(t)),
+    },
+    Kind {
+        name: "onstat-t",
+        parse: |t| parsed(onstat_t::parse(t)),
+    },
+    Kind {
+        name: "onstat-g-ckp",
+        parse: |t| parsed(onstat_g_ckp::parse(t)),
+    },
+];
+
+impl Kind {
     /// Accepts the command-line name in any case (`onstat-X` works as well as `onstat-x`).
     pub fn from_name(name: &str) -> Option<Kind> {
         let lower = name.to_ascii_lowercase();
-        Kind::ALL.into_iter().find(|k| k.name() == lower)
+        KINDS.iter().copied().find(|k| k.name == lower)
     }
 
     /// Parses `text` as this kind and returns what was understood as JSON.
     pub fn parse_to_json(self, text: &str) -> Result<serde_json::Value, ParseError> {
-        match self {
-            Kind::OnstatU => json(onstat_u::parse(text)),
-            Kind::OnstatX => json(onstat_x::parse(text)),
-            Kind::OnstatGCon => json(onstat_g_con::parse(text)),
-            Kind::OncheckPe => json(oncheck_pe::parse(text)),
-            Kind::Netstat => json(sockets::parse_netstat(text)),
-            Kind::Ss => json(sockets::parse_ss(text)),
-            Kind::ProcNetTcp => json(sockets::parse_proc_net_tcp(text)),
-            Kind::NumactlH => json(numa::parse_numactl_h(text)),
-            Kind::NodeMeminfo => json(numa::parse_node_meminfo(text)),
-            Kind::NumaMaps => json(numa::parse_numa_maps(text)),
-            Kind::OnstatGAth => json(onstat_g_ath::parse(text)),
-            Kind::OnstatGNtt => json(onstat_g_ntt::parse(text)),
-            Kind::OnstatK => json(onstat_k::parse(text)),
-            Kind::OnstatGSes => json(onstat_g_ses::parse(text)),
-            Kind::OnstatGSql => json(onstat_g_sql::parse(text)),
-            Kind::OnstatB => json(onstat_b::parse(text)),
-            Kind::OnstatD => json(onstat_d::parse(text)),
-            Kind::OnstatT => json(onstat_t::parse(text)),
-            Kind::OnstatGCkp => json(onstat_g_ckp::parse(text)),
-        }
+        (self.parse)(text).map(|r| r.to_json())
     }
-}
-
-fn json<T: Serialize>(r: Result<T, ParseError>) -> Result<serde_json::Value, ParseError> {
-    let v = r?;
-    // Our records only have string keys and finite numbers, so this cannot fail; if it ever did,
-    // say so in the output rather than panic.
-    Ok(serde_json::to_value(v)
-        .unwrap_or_else(|e| serde_json::Value::String(format!("cannot encode: {e}"))))
 }
 
 #[cfg(test)]
@@ -161,10 +375,22 @@ mod tests {
 
     #[test]
     fn kind_names_round_trip() {
-        for k in Kind::ALL {
-            assert_eq!(Kind::from_name(k.name()), Some(k));
+        for k in KINDS {
+            assert_eq!(Kind::from_name(k.name), Some(*k));
         }
-        assert_eq!(Kind::from_name("onstat-X"), Some(Kind::OnstatX));
-        assert_eq!(Kind::from_name("onstat -u"), None);
+        assert_eq!(
+            Kind::from_name("onstat-X").map(|k| k.name),
+            Some("onstat-x")
+        );
+        assert!(Kind::from_name("onstat -u").is_none());
+    }
+
+    #[test]
+    fn kind_names_are_unique() {
+        let mut names: Vec<_> = KINDS.iter().map(|k| k.name).collect();
+        names.sort_unstable();
+        let n = names.len();
+        names.dedup();
+        assert_eq!(names.len(), n);
     }
 }

@@ -382,6 +382,29 @@ pub fn parse_vmstat(text: &str) -> Result<BTreeMap<String, u64>, ParseError> {
     Ok(out)
 }
 
+crate::record!(NumactlH);
+
+/// A cpulist (`0-3,8`) as numbers: a node's CPUs, or the nodes that are online.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct CpuList(pub Vec<u32>);
+
+/// `/proc/sys/vm/zone_reclaim_mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct ZoneReclaimMode(pub u32);
+
+/// `/proc/vmstat`: counter name → value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Vmstat(pub BTreeMap<String, u64>);
+
+crate::record!(CpuList, none);
+crate::record!(ZoneReclaimMode, none);
+crate::record!(Vmstat, none);
+crate::record!(NodeMeminfo);
+crate::record!(NumaMaps);
+
 #[cfg(test)]
 mod tests {
     use super::*;

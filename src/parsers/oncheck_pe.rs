@@ -532,6 +532,8 @@ fn chunk_row<'a>(no: usize, t: &'a str, layout: &ChunkLayout) -> Option<PeChunkR
     Some(row)
 }
 
+crate::record!(OncheckPe);
+
 #[cfg(test)]
 mod tests {
     use super::*;

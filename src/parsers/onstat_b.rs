@@ -1,11 +1,11 @@
 //! `onstat -b` / `onstat -B`: buffers in use (or every buffer not on the free list), per buffer
 //! pool, and the pool footers whose buffer size tells the base page size.
 
-use super::header::{self, Header};
-use super::lex::{self, dec_u32, dec_u64, hex_addr, hex_u32, sp0, sp1, PResult};
-use super::onstat_u::{nothing_found, Miss};
+use super::header::Header;
+use super::lex::{self, dec_u32, dec_u64, hex_addr, hex_u32, sp0, sp1, Line, PResult};
 use super::onstat_x::pagenum;
 use super::Unparsed;
+use super::{Miss, OnstatBody, Seen};
 use crate::error::ParseError;
 use crate::ids::Addr;
 use nom::bytes::complete::tag;
@@ -94,45 +94,53 @@ const EXPECTED: &str = "onstat -b/-B output: `Buffer pool page size: N`, the col
      `address userthread flgs pagenum memaddr nslots pgflgs xflgs owner waitlist`, a buffer row \
      or the footer `N modified, M total, H hash buckets, S buffer size`";
 
-/// Parses the output of `onstat -b` or `onstat -B` (whole, or rows picked out by `grep`).
-///
-/// Rows between `Buffer pool page size: N` and that pool's footer belong to that pool; rows before
-/// any pool line (single-pool builds) open a pool whose page size the footer's buffer size gives.
+/// Parses the output of `onstat -b` or `onstat -B`.
 pub fn parse(text: &str) -> Result<OnstatB, ParseError> {
-    let mut lines = lex::lines(text);
-    let mut out = OnstatB::default();
-    let (banner, offline) = header::parse_preamble(&mut lines).into_parts();
-    // The off-line message alone is a whole answer.
-    let mut recognised = offline.is_some();
-    (out.header, out.offline) = (banner, offline);
-    let mut memaddr = true;
-    // The pool rows go to: its index in `out.pools` and whether its page size is known.
-    let mut open: Option<(usize, bool)> = None;
-    let mut first_miss: Option<ParseError> = None;
-    for line in lines {
-        if line.is_blank() {
-            continue;
+    super::drive::<Body>(text)
+}
+
+crate::record!(OnstatB, onstat);
+
+struct Body {
+    /// The column header said `memaddr` (newer builds print the buffer's memory address).
+    memaddr: bool,
+    /// The pool rows go to: its index in `out.pools` and whether its page size is known.
+    open: Option<(usize, bool)>,
+}
+
+impl Default for Body {
+    fn default() -> Self {
+        Body {
+            memaddr: true,
+            open: None,
         }
-        let miss = match buffer(line.text, memaddr) {
+    }
+}
+
+impl OnstatBody for Body {
+    type Record = OnstatB;
+    const EXPECTED: &'static str = EXPECTED;
+
+    fn line<'a>(&mut self, out: &mut OnstatB, line: Line<'a>) -> Seen<'a> {
+        let miss = match buffer(line.text, self.memaddr) {
             Ok(b) => {
-                let (idx, _) = *open.get_or_insert_with(|| {
+                let (idx, _) = *self.open.get_or_insert_with(|| {
                     out.pools.push(BufferPool::new(0));
                     (out.pools.len() - 1, false)
                 });
                 if let Some(pool) = out.pools.get_mut(idx) {
                     pool.buffers.push(b);
                 }
-                recognised = true;
-                continue;
+                return Seen::Known;
             }
             Err(miss) => miss,
         };
         if let Some(page_size) = pool_line(line.text) {
             out.pools.push(BufferPool::new(page_size));
-            open = Some((out.pools.len() - 1, true));
-            recognised = true;
+            self.open = Some((out.pools.len() - 1, true));
+            Seen::Known
         } else if let Some(f) = footer(line.text) {
-            let (idx, known) = open.take().unwrap_or_else(|| {
+            let (idx, known) = self.open.take().unwrap_or_else(|| {
                 out.pools.push(BufferPool::new(0));
                 (out.pools.len() - 1, false)
             });
@@ -146,26 +154,20 @@ pub fn parse(text: &str) -> Result<OnstatB, ParseError> {
                 pool.hash_buckets = Some(f.hash_buckets);
                 pool.buffer_size = Some(f.buffer_size);
             }
-            recognised = true;
+            Seen::Known
         } else if is_elision(line.text) {
             out.elisions += 1;
+            Seen::Skipped
         } else if line.text.trim() == "Buffers" {
             // The title older builds print above the column header.
-            recognised = true;
+            Seen::Known
         } else if let Some(m) = column_header(line.text) {
-            memaddr = m;
-            recognised = true;
+            self.memaddr = m;
+            Seen::Known
         } else {
-            if first_miss.is_none() {
-                first_miss = Some(miss.error(line, EXPECTED));
-            }
-            out.unparsed.push(Unparsed::new(line));
+            Seen::Miss(miss)
         }
     }
-    if !recognised {
-        return Err(first_miss.unwrap_or_else(|| nothing_found(text, EXPECTED)));
-    }
-    Ok(out)
 }
 
 impl BufferPool {

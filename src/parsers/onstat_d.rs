@@ -1,11 +1,12 @@
 //! `onstat -d`: the storage spaces (dbspaces, blobspaces, sbspaces) and their chunks, which give
 //! each chunk its page size.
 
-use super::header::{self, Header};
+use super::header::Header;
+use super::lex::last_word;
 use super::lex::{self, dec_u32, dec_u64, hex_addr, sp0, sp1, Line, PResult};
 use super::onstat_b::column;
-use super::onstat_u::{last_word, nothing_found, Miss};
 use super::Unparsed;
+use super::{Miss, OnstatBody, Seen};
 use crate::error::ParseError;
 use crate::ids::Addr;
 use nom::bytes::complete::{tag, take_while_m_n};
@@ -113,74 +114,73 @@ enum Section {
     Chunks,
 }
 
-/// Parses the output of `onstat -d` (whole, or rows picked out by `grep`).
-///
-/// Dbspace and chunk rows are told apart by structure (the dbspace flag word is `0x` hex where a
-/// chunk row has its dbspace number), so rows are understood with or without their titles.
+/// Parses the output of `onstat -d` (or `-D`).
 pub fn parse(text: &str) -> Result<OnstatD, ParseError> {
-    let mut lines = lex::lines(text);
-    let mut out = OnstatD::default();
-    let (banner, offline) = header::parse_preamble(&mut lines).into_parts();
-    // The off-line message alone is a whole answer.
-    let mut recognised = offline.is_some();
-    (out.header, out.offline) = (banner, offline);
-    let mut with_pgsize = true;
-    let mut section: Option<Section> = None;
-    // What a line indented under the previous one continues, if anything.
-    let mut continues = Continues::Nothing;
-    let mut first_miss: Option<ParseError> = None;
-    for line in lines {
-        if line.is_blank() {
-            continues = Continues::Nothing;
-            continue;
+    super::drive::<Body>(text)
+}
+
+crate::record!(OnstatD, onstat);
+
+struct Body {
+    with_pgsize: bool,
+    section: Option<Section>,
+    /// What a line indented under the previous one continues, if anything.
+    continues: Continues,
+}
+
+impl Default for Body {
+    fn default() -> Self {
+        Body {
+            with_pgsize: true,
+            section: None,
+            continues: Continues::Nothing,
         }
-        let dbs_miss = match dbspace(line.text, with_pgsize) {
+    }
+}
+
+impl OnstatBody for Body {
+    type Record = OnstatD;
+    const EXPECTED: &'static str = EXPECTED;
+
+    fn blank(&mut self, _out: &mut OnstatD) {
+        self.continues = Continues::Nothing;
+    }
+
+    fn line<'a>(&mut self, out: &mut OnstatD, line: Line<'a>) -> Seen<'a> {
+        let dbs_miss = match dbspace(line.text, self.with_pgsize) {
             Ok(d) => {
                 out.dbspaces.push(d);
-                section = Some(Section::Dbspaces);
-                recognised = true;
-                continues = Continues::Nothing;
-                continue;
+                self.section = Some(Section::Dbspaces);
+                self.continues = Continues::Nothing;
+                return Seen::Known;
             }
             Err(miss) => miss,
         };
         let chunk_miss = match chunk(line.text) {
             Ok(c) => {
                 out.chunks.push(c);
-                section = Some(Section::Chunks);
-                recognised = true;
-                continues = Continues::Nothing;
-                continue;
+                self.section = Some(Section::Chunks);
+                self.continues = Continues::Nothing;
+                return Seen::Known;
             }
             Err(miss) => miss,
         };
-        let known = known_line(line, &mut out, &mut section, &mut with_pgsize);
+        let known = known_line(line, out, &mut self.section, &mut self.with_pgsize);
         if known != Continues::Unknown {
-            recognised = true;
-            continues = known;
-            continue;
+            self.continues = known;
+            return Seen::Known;
         }
-        if continuation(line.text, continues, &mut out) {
-            continue;
+        if continuation(line.text, self.continues, out) {
+            return Seen::Skipped;
         }
-        continues = Continues::Nothing;
-        if first_miss.is_none() {
-            // Point at the row kind that got further into the line.
-            let further = if lex::offset_in(line.text, chunk_miss.at)
-                > lex::offset_in(line.text, dbs_miss.at)
-            {
-                chunk_miss
-            } else {
-                dbs_miss
-            };
-            first_miss = Some(further.error(line, EXPECTED));
+        self.continues = Continues::Nothing;
+        // Point at the row kind that got further into the line.
+        if lex::offset_in(line.text, chunk_miss.at) > lex::offset_in(line.text, dbs_miss.at) {
+            Seen::Miss(chunk_miss)
+        } else {
+            Seen::Miss(dbs_miss)
         }
-        out.unparsed.push(Unparsed::new(line));
     }
-    if !recognised {
-        return Err(first_miss.unwrap_or_else(|| nothing_found(text, EXPECTED)));
-    }
-    Ok(out)
 }
 
 /// What an indented line after this one may continue.
@@ -248,7 +248,7 @@ fn known_line(
     } else if out.header.is_none() && out.dbspaces.is_empty() && out.chunks.is_empty() {
         // A vendor's notice can come before the banner (GBase: `Your evaluation license ...`);
         // the notice stays unparsed, the banner is still read.
-        match header::banner(line) {
+        match super::header::banner(line) {
             Some(h) => out.header = Some(h),
             None => return Continues::Unknown,
         }

@@ -1,10 +1,10 @@
 //! `onstat -g ath`: every thread with its tid, tcb, rstcb (the `onstat -u` address), priority,
 //! status (old and new spellings), VP class and name.
 
-use super::header::{self, Header};
-use super::lex::{self, dec_u32, dec_u64, hex_addr, sp1, PResult};
-use super::onstat_u::{nothing_found, Miss};
+use super::header::Header;
+use super::lex::{self, dec_u32, dec_u64, hex_addr, sp1, Line, PResult};
 use super::Unparsed;
+use super::{Miss, OnstatBody, Seen};
 use crate::error::ParseError;
 use crate::ids::{Addr, Tid};
 use compact_str::CompactString;
@@ -129,40 +129,38 @@ const EXPECTED: &str = "onstat -g ath output: the title `Threads:`, the column h
      `tid tcb rstcb prty status vp-class name` or a thread row \
      (`213 14c91ec0 14a58b98 2 cond wait sm_read 1cpu sqlexec`)";
 
-/// Parses the output of `onstat -g ath` (whole, or rows picked out by `grep`). The same layout
-/// is printed by `onstat -g act` (`Running threads:`) and `onstat -g rea` (`Ready threads:`).
+/// Parses the output of `onstat -g ath`.
 pub fn parse(text: &str) -> Result<OnstatGAth, ParseError> {
-    let mut lines = lex::lines(text);
-    let mut out = OnstatGAth::default();
-    out.threads.reserve(lex::line_count_hint(text));
-    let (banner, offline) = header::parse_preamble(&mut lines).into_parts();
-    // The off-line message alone is a whole answer.
-    let mut recognised = offline.is_some();
-    (out.header, out.offline) = (banner, offline);
-    let mut first_miss: Option<ParseError> = None;
-    for line in lines {
-        if line.is_blank() {
-            continue;
-        }
+    super::drive::<Body>(text)
+}
+
+crate::record!(OnstatGAth, onstat);
+
+#[derive(Default)]
+struct Body;
+
+impl OnstatBody for Body {
+    type Record = OnstatGAth;
+    const EXPECTED: &'static str = EXPECTED;
+
+    fn reserve(&mut self, out: &mut OnstatGAth, lines: usize) {
+        out.threads.reserve(lines);
+    }
+
+    fn line<'a>(&mut self, out: &mut OnstatGAth, line: Line<'a>) -> Seen<'a> {
         match thread_row(line.text) {
             Ok(t) => {
                 out.threads.push(t);
-                recognised = true;
+                Seen::Known
             }
-            Err(_) if is_title(line.text) || is_column_header(line.text) => recognised = true,
-            Err(_) if is_elision(line.text) => out.elisions.push(line.no),
-            Err(miss) => {
-                if first_miss.is_none() {
-                    first_miss = Some(miss.error(line, EXPECTED));
-                }
-                out.unparsed.push(Unparsed::new(line));
+            Err(_) if is_title(line.text) || is_column_header(line.text) => Seen::Known,
+            Err(_) if is_elision(line.text) => {
+                out.elisions.push(line.no);
+                Seen::Skipped
             }
+            Err(miss) => Seen::Miss(miss),
         }
     }
-    if !recognised {
-        return Err(first_miss.unwrap_or_else(|| nothing_found(text, EXPECTED)));
-    }
-    Ok(out)
 }
 
 /// A line of dots only (`.....`, `....`): where a publisher or a pager cut rows out.

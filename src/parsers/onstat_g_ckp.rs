@@ -1,11 +1,11 @@
 //! `onstat -g ckp`: the checkpoint history (what triggered each one, how long it took, whether it
 //! blocked transactions), the logging rates around it and the summary of maxima and averages.
 
-use super::header::{self, Header};
+use super::header::Header;
 use super::lex::{self, dec_u32, dec_u64, sp0, sp1, Line, PResult};
 use super::onstat_b::{column, last_column};
-use super::onstat_u::{nothing_found, Miss};
 use super::Unparsed;
+use super::{Miss, OnstatBody, Seen};
 use crate::error::ParseError;
 use nom::branch::alt;
 use nom::bytes::complete::{tag, take_while1, take_while_m_n};
@@ -96,59 +96,48 @@ const EXPECTED: &str = "onstat -g ckp output: `Auto Checkpoints=On ...`, the col
      `Dskflu/Sec` and log pages (`39 536 21 20412 816`) or the summary row";
 
 /// Parses the output of `onstat -g ckp`.
-///
-/// The second table has one row per checkpoint, in the same order, and is merged into the
-/// checkpoints by position. Builds that print everything on one wide row are understood too.
 pub fn parse(text: &str) -> Result<OnstatGCkp, ParseError> {
-    let mut lines = lex::lines(text);
-    let mut out = OnstatGCkp::default();
-    let (banner, offline) = header::parse_preamble(&mut lines).into_parts();
-    // The off-line message alone is a whole answer.
-    let mut recognised = offline.is_some();
-    (out.header, out.offline) = (banner, offline);
-    // How many second-table rows were merged so far.
-    let mut merged = 0usize;
-    let mut first_miss: Option<ParseError> = None;
-    for line in lines {
-        if line.is_blank() {
-            continue;
-        }
+    super::drive::<Body>(text)
+}
+
+crate::record!(OnstatGCkp, onstat);
+
+#[derive(Default)]
+struct Body {
+    /// How many second-table rows were merged so far.
+    merged: usize,
+}
+
+impl OnstatBody for Body {
+    type Record = OnstatGCkp;
+    const EXPECTED: &'static str = EXPECTED;
+
+    fn line<'a>(&mut self, out: &mut OnstatGCkp, line: Line<'a>) -> Seen<'a> {
         let miss = match checkpoint(line.text) {
             Ok(c) => {
                 out.checkpoints.push(c);
-                recognised = true;
-                continue;
+                return Seen::Known;
             }
             Err(miss) => miss,
         };
         if let Some(rates) = rates_row(line.text) {
-            match out.checkpoints.get_mut(merged) {
+            match out.checkpoints.get_mut(self.merged) {
                 Some(c) if c.dskflu_per_sec.is_none() => {
                     rates.merge_into(c);
-                    merged += 1;
-                    recognised = true;
-                    continue;
+                    self.merged += 1;
+                    return Seen::Known;
                 }
                 // More rate rows than checkpoints: nothing to merge into, shown as unparsed.
                 _ => {}
             }
         } else if let Some(s) = summary_row(line.text) {
             out.summary = Some(s);
-            recognised = true;
-            continue;
-        } else if known_line(line, &mut out) {
-            recognised = true;
-            continue;
+            return Seen::Known;
+        } else if known_line(line, out) {
+            return Seen::Known;
         }
-        if first_miss.is_none() {
-            first_miss = Some(miss.error(line, EXPECTED));
-        }
-        out.unparsed.push(Unparsed::new(line));
+        Seen::Miss(miss)
     }
-    if !recognised {
-        return Err(first_miss.unwrap_or_else(|| nothing_found(text, EXPECTED)));
-    }
-    Ok(out)
 }
 
 /// The settings line and the column headers of the three blocks (in the two-block layout of the

@@ -1,9 +1,8 @@
 //! `onstat -g con`: conditions with waiters (`netnorm`, `sm_read`, ...), waiter tid and wait time.
 
-use super::header::{self, Header};
-use super::lex::{self, dec_u64, hex_addr, sp1, PResult};
-use super::onstat_u::{last_word, nothing_found, Miss};
-use super::Unparsed;
+use super::header::Header;
+use super::lex::{self, dec_u64, hex_addr, last_word, sp1, Line, PResult};
+use super::{Miss, OnstatBody, Seen, Unparsed};
 use crate::error::ParseError;
 use crate::ids::{Addr, Tid};
 use compact_str::CompactString;
@@ -37,39 +36,33 @@ const EXPECTED: &str = "onstat -g con output: the title `Conditions with waiters
 
 /// Parses the output of `onstat -g con`.
 pub fn parse(text: &str) -> Result<OnstatGCon, ParseError> {
-    let mut lines = lex::lines(text);
-    let mut out = OnstatGCon::default();
-    out.conditions.reserve(lex::line_count_hint(text));
-    let (banner, offline) = header::parse_preamble(&mut lines).into_parts();
-    // The off-line message alone is a whole answer.
-    let mut recognised = offline.is_some();
-    (out.header, out.offline) = (banner, offline);
-    let mut first_miss: Option<ParseError> = None;
-    for line in lines {
-        if line.is_blank() {
-            continue;
-        }
+    super::drive::<Body>(text)
+}
+
+crate::record!(OnstatGCon, onstat);
+
+#[derive(Default)]
+struct Body;
+
+impl OnstatBody for Body {
+    type Record = OnstatGCon;
+    const EXPECTED: &'static str = EXPECTED;
+
+    fn reserve(&mut self, out: &mut OnstatGCon, lines: usize) {
+        out.conditions.reserve(lines);
+    }
+
+    fn line<'a>(&mut self, out: &mut OnstatGCon, line: Line<'a>) -> Seen<'a> {
         match condition(line.text) {
             Ok(c) => {
                 out.conditions.push(c);
-                recognised = true;
+                Seen::Known
             }
-            Err(_) if line.text.trim() == "Conditions with waiters:" => recognised = true,
-            Err(_) if lex::starts_with_words(line.text, &["cid", "addr", "name"]) => {
-                recognised = true
-            }
-            Err(miss) => {
-                if first_miss.is_none() {
-                    first_miss = Some(miss.error(line, EXPECTED));
-                }
-                out.unparsed.push(Unparsed::new(line));
-            }
+            Err(_) if line.text.trim() == "Conditions with waiters:" => Seen::Known,
+            Err(_) if lex::starts_with_words(line.text, &["cid", "addr", "name"]) => Seen::Known,
+            Err(miss) => Seen::Miss(miss),
         }
     }
-    if !recognised {
-        return Err(first_miss.unwrap_or_else(|| nothing_found(text, EXPECTED)));
-    }
-    Ok(out)
 }
 
 /// Pops the last word of `rest` as a decimal number.

@@ -1,10 +1,10 @@
 //! `onstat -g ntt`: network threads per session; the `address` column (`host|port|proto`) is the
 //! client end of the session's socket, which joins a session to its Send-Q.
 
-use super::header::{self, Header};
-use super::lex::{self, dec_u64, hex_addr, sp1, PResult};
-use super::onstat_u::{nothing_found, Miss};
+use super::header::Header;
+use super::lex::{self, dec_u64, hex_addr, sp1, Line, PResult};
 use super::Unparsed;
+use super::{Miss, OnstatBody, Seen};
 use crate::error::ParseError;
 use crate::ids::{Addr, Sid};
 use compact_str::CompactString;
@@ -84,34 +84,39 @@ const EXPECTED: &str = "onstat -g ntt output: the title `global network informat
      `netscb thread name sid open read write address` or a thread row \
      (`142876c0 tlitcplst 8 13:24:37 12:02:03 theoden|1529|tlitcp`)";
 
-/// Parses the output of `onstat -g ntt` (whole, or rows picked out by `grep`).
+/// Parses the output of `onstat -g ntt`.
 pub fn parse(text: &str) -> Result<OnstatGNtt, ParseError> {
-    let mut lines = lex::lines(text);
-    let mut out = OnstatGNtt::default();
-    out.threads.reserve(lex::line_count_hint(text));
-    let (banner, offline) = header::parse_preamble(&mut lines).into_parts();
-    // The off-line message alone is a whole answer.
-    let mut recognised = offline.is_some();
-    (out.header, out.offline) = (banner, offline);
-    let mut first_miss: Option<ParseError> = None;
-    // The global numbers row is only known for what it is right under its column header.
-    let mut after_global_header = false;
-    // A date line continues the row just before it, and only that one.
-    let mut last_row_open = false;
-    for line in lines {
-        if line.is_blank() {
-            continue;
-        }
-        let global_numbers = after_global_header && is_global_numbers(line.text);
-        after_global_header = false;
-        let continues = last_row_open;
-        last_row_open = false;
+    super::drive::<Body>(text)
+}
+
+crate::record!(OnstatGNtt, onstat);
+
+#[derive(Default)]
+struct Body {
+    /// The global numbers row is only known for what it is right under its column header.
+    after_global_header: bool,
+    /// A date line continues the row just before it, and only that one.
+    last_row_open: bool,
+}
+
+impl OnstatBody for Body {
+    type Record = OnstatGNtt;
+    const EXPECTED: &'static str = EXPECTED;
+
+    fn reserve(&mut self, out: &mut OnstatGNtt, lines: usize) {
+        out.threads.reserve(lines);
+    }
+
+    fn line<'a>(&mut self, out: &mut OnstatGNtt, line: Line<'a>) -> Seen<'a> {
+        let global_numbers = self.after_global_header && is_global_numbers(line.text);
+        self.after_global_header = false;
+        let continues = self.last_row_open;
+        self.last_row_open = false;
         let miss = match thread_row(line.text) {
             Ok(t) => {
                 out.threads.push(t);
-                recognised = true;
-                last_row_open = true;
-                continue;
+                self.last_row_open = true;
+                return Seen::Known;
             }
             Err(miss) => miss,
         };
@@ -119,28 +124,22 @@ pub fn parse(text: &str) -> Result<OnstatGNtt, ParseError> {
             if let Some(date) = date_line(line.text) {
                 if let Some(t) = out.threads.last_mut() {
                     t.date = Some(CompactString::new(date));
-                    continue;
+                    return Seen::Skipped;
                 }
             }
         }
         if is_global_title(line.text) || is_thread_title(line.text) || is_thread_header(line.text) {
-            recognised = true;
+            Seen::Known
         } else if is_global_header(line.text) {
-            recognised = true;
-            after_global_header = true;
+            self.after_global_header = true;
+            Seen::Known
         } else if global_numbers {
             // Known for what it is; the global counters are not used.
+            Seen::Skipped
         } else {
-            if first_miss.is_none() {
-                first_miss = Some(miss.error(line, EXPECTED));
-            }
-            out.unparsed.push(Unparsed::new(line));
+            Seen::Miss(miss)
         }
     }
-    if !recognised {
-        return Err(first_miss.unwrap_or_else(|| nothing_found(text, EXPECTED)));
-    }
-    Ok(out)
 }
 
 /// `global network information:`

@@ -2,11 +2,12 @@
 //! `onstat -g ses <sid>` (one session's detail: its threads and its SQL). The SQL part (the
 //! `Sess SQL Current ...` table and the statements) is shared with `onstat -g sql`.
 
-use super::header::{self, Header};
-use super::lex::{self, dec_i64, dec_u64, hex_addr, sp0, sp1, PResult};
+use super::header::Header;
+use super::lex::last_word;
+use super::lex::{self, dec_i64, dec_u64, hex_addr, sp0, sp1, Line, PResult};
 use super::onstat_g_ath::collapse_blanks;
-use super::onstat_u::{last_word, nothing_found, Miss};
 use super::Unparsed;
+use super::{Miss, OnstatBody, Seen};
 use crate::error::ParseError;
 use crate::ids::{Addr, Sid, Tid};
 use compact_str::CompactString;
@@ -126,9 +127,10 @@ const EXPECTED: &str = "onstat -g ses output: the column header \
      `Sess SQL Current Iso Lock ...`, `Current SQL statement :`)";
 
 /// Which table the lines under a title or column header belong to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 enum Section {
     /// Nothing seen yet, or rows picked out by `grep`.
+    #[default]
     None,
     /// The session table; `Some(true)` when its header has the `effective user` column.
     Sessions(Option<bool>),
@@ -152,27 +154,35 @@ pub(super) enum TextBlock {
     LastParsed,
 }
 
-/// Parses the output of `onstat -g ses` or `onstat -g ses <sid>`.
+/// Parses the output of `onstat -g ses` (the list) or `onstat -g ses <sid>` (one session).
 pub fn parse(text: &str) -> Result<OnstatGSes, ParseError> {
-    let mut lines = lex::lines(text);
-    let mut out = OnstatGSes::default();
-    let (banner, offline) = header::parse_preamble(&mut lines).into_parts();
+    super::drive::<Body>(text)
+}
+
+crate::record!(OnstatGSes, onstat);
+
+#[derive(Default)]
+struct Body {
+    section: Section,
+}
+
+impl OnstatBody for Body {
+    type Record = OnstatGSes;
+    const EXPECTED: &'static str = EXPECTED;
     // `onstat -g ses <sid>` for a session that does not exist (or has no SQL) prints the banner
     // alone: an answer, not garbage.
-    let mut recognised = banner.is_some() || offline.is_some();
-    (out.header, out.offline) = (banner, offline);
-    let mut first_miss: Option<ParseError> = None;
-    let mut section = Section::None;
-    for line in lines {
-        if line.is_blank() {
-            if matches!(section, Section::Program | Section::Text(_)) {
-                section = Section::None;
-            }
-            continue;
+    const BANNER_ALONE: bool = true;
+
+    fn blank(&mut self, _out: &mut OnstatGSes) {
+        if matches!(self.section, Section::Program | Section::Text(_)) {
+            self.section = Section::None;
         }
+    }
+
+    fn line<'a>(&mut self, out: &mut OnstatGSes, line: Line<'a>) -> Seen<'a> {
         let t = line.text;
         // Statement text: every line up to a blank one, unless it starts a new part.
-        if let Section::Text(block) = section {
+        if let Section::Text(block) = self.section {
             if sql_line(t).is_none() {
                 let detail = out.detail.get_or_insert_with(SessionDetail::default);
                 let target = match block {
@@ -180,39 +190,28 @@ pub fn parse(text: &str) -> Result<OnstatGSes, ParseError> {
                     TextBlock::LastParsed => &mut detail.last_parsed_sql,
                 };
                 push_sql_text(target, t);
-                continue;
+                return Seen::Skipped;
             }
         }
-        if section == Section::Program && !is_threads_header(t) {
+        if self.section == Section::Program && !is_threads_header(t) {
             let p = t.trim();
             if p != "-" {
                 let detail = out.detail.get_or_insert_with(SessionDetail::default);
                 push_sql_text(&mut detail.program, p);
             }
-            recognised = true;
-            continue;
+            return Seen::Known;
         }
-        match line_kind(t, section) {
-            Ok(kind) => {
-                recognised = true;
-                if let Some(next) = apply(&mut out, kind, section) {
-                    section = next;
-                } else {
-                    out.unparsed.push(Unparsed::new(line));
+        match line_kind(t, self.section) {
+            Ok(kind) => match apply(out, kind, self.section) {
+                Some(next) => {
+                    self.section = next;
+                    Seen::Known
                 }
-            }
-            Err(miss) => {
-                if first_miss.is_none() {
-                    first_miss = Some(miss.error(line, EXPECTED));
-                }
-                out.unparsed.push(Unparsed::new(line));
-            }
+                None => Seen::KnownUnused,
+            },
+            Err(miss) => Seen::Miss(miss),
         }
     }
-    if !recognised {
-        return Err(first_miss.unwrap_or_else(|| nothing_found(text, EXPECTED)));
-    }
-    Ok(out)
 }
 
 /// What one line of `onstat -g ses` is.

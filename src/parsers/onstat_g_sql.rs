@@ -1,10 +1,10 @@
 //! `onstat -g sql <sid>`: a session's SQL state and its current statement.
 
-use super::header::{self, Header};
-use super::lex;
+use super::header::Header;
+use super::lex::Line;
 use super::onstat_g_ses::{push_sql_text, sql_line, sql_state, SqlLine, SqlState, TextBlock};
-use super::onstat_u::nothing_found;
 use super::Unparsed;
+use super::{OnstatBody, Seen};
 use crate::error::ParseError;
 use compact_str::CompactString;
 use serde::Serialize;
@@ -34,34 +34,42 @@ const EXPECTED: &str = "onstat -g sql output: the column header \
      a session row (`812 UPDATE stores CR Wait 30 0 0 9.24 Off`), \
      `Current statement name : x`, `Current SQL statement :` or `Last parsed SQL statement :`";
 
-/// Parses the output of `onstat -g sql` or `onstat -g sql <sid>`.
+/// Parses the output of `onstat -g sql` (the list) or `onstat -g sql <sid>` (one session).
 pub fn parse(text: &str) -> Result<OnstatGSql, ParseError> {
-    let mut lines = lex::lines(text);
-    let mut out = OnstatGSql::default();
-    let (banner, offline) = header::parse_preamble(&mut lines).into_parts();
+    super::drive::<Body>(text)
+}
+
+crate::record!(OnstatGSql, onstat);
+
+#[derive(Default)]
+struct Body {
+    /// Statement text runs up to a blank line.
+    text_block: Option<TextBlock>,
+}
+
+impl OnstatBody for Body {
+    type Record = OnstatGSql;
+    const EXPECTED: &'static str = EXPECTED;
     // `onstat -g sql <sid>` for a session that does not exist (or has no SQL) prints the banner
     // alone: an answer, not garbage.
-    let mut recognised = banner.is_some() || offline.is_some();
-    (out.header, out.offline) = (banner, offline);
-    let mut first_miss: Option<ParseError> = None;
-    // Statement text runs up to a blank line.
-    let mut text_block: Option<TextBlock> = None;
-    for line in lines {
-        if line.is_blank() {
-            text_block = None;
-            continue;
-        }
+    const BANNER_ALONE: bool = true;
+
+    fn blank(&mut self, _out: &mut OnstatGSql) {
+        self.text_block = None;
+    }
+
+    fn line<'a>(&mut self, out: &mut OnstatGSql, line: Line<'a>) -> Seen<'a> {
         let t = line.text;
         let known = sql_line(t);
-        if let (Some(block), None) = (text_block, known) {
+        if let (Some(block), None) = (self.text_block, known) {
             let target = match block {
                 TextBlock::Current => &mut out.current_sql,
                 TextBlock::LastParsed => &mut out.last_parsed_sql,
             };
             push_sql_text(target, t);
-            continue;
+            return Seen::Skipped;
         }
-        text_block = None;
+        self.text_block = None;
         let kept = match known {
             Some(SqlLine::Header) => true,
             Some(SqlLine::StatementName(n)) => {
@@ -71,14 +79,14 @@ pub fn parse(text: &str) -> Result<OnstatGSql, ParseError> {
                 let fresh = out.current_sql.is_none() && out.current_sql_id.is_none();
                 if fresh {
                     out.current_sql_id = id;
-                    text_block = Some(TextBlock::Current);
+                    self.text_block = Some(TextBlock::Current);
                 }
                 fresh
             }
             Some(SqlLine::LastParsed) => {
                 let fresh = out.last_parsed_sql.is_none();
                 if fresh {
-                    text_block = Some(TextBlock::LastParsed);
+                    self.text_block = Some(TextBlock::LastParsed);
                 }
                 fresh
             }
@@ -88,25 +96,16 @@ pub fn parse(text: &str) -> Result<OnstatGSql, ParseError> {
                     out.sessions.push(s);
                     true
                 }
-                Err(miss) => {
-                    if first_miss.is_none() {
-                        first_miss = Some(miss.error(line, EXPECTED));
-                    }
-                    out.unparsed.push(Unparsed::new(line));
-                    continue;
-                }
+                Err(miss) => return Seen::Miss(miss),
             },
         };
-        recognised = true;
-        if !kept {
+        if kept {
+            Seen::Known
+        } else {
             // A part printed twice: listed rather than mixed into the first one.
-            out.unparsed.push(Unparsed::new(line));
+            Seen::KnownUnused
         }
     }
-    if !recognised {
-        return Err(first_miss.unwrap_or_else(|| nothing_found(text, EXPECTED)));
-    }
-    Ok(out)
 }
 
 /// Sets `slot` unless it already holds a value; says whether it did.

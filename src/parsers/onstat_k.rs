@@ -1,10 +1,10 @@
 //! `onstat -k`: the lock table: address, owner and waiter list (rstcb addresses), lock type,
 //! tblsnum (partnum), rowid and key.
 
-use super::header::{self, Header};
-use super::lex::{self, dec_u64, hex_addr, sp0, sp1, PResult};
-use super::onstat_u::{nothing_found, Miss};
+use super::header::Header;
+use super::lex::{self, dec_u64, hex_addr, sp0, sp1, Line, PResult};
 use super::Unparsed;
+use super::{Miss, OnstatBody, Seen};
 use crate::error::ParseError;
 use crate::ids::Addr;
 use compact_str::CompactString;
@@ -83,47 +83,44 @@ const EXPECTED: &str = "onstat -k output: the title `Locks`, the column header \
      (`a095f78 0 a4d9e68 0 HDR+S 100002 203 0`) or the footer \
      `N active, M total, H hash buckets`";
 
-/// Parses the output of `onstat -k` (whole, or rows picked out by `grep`).
+/// Parses the output of `onstat -k`.
 pub fn parse(text: &str) -> Result<OnstatK, ParseError> {
-    let mut lines = lex::lines(text);
-    let mut out = OnstatK::default();
-    out.locks.reserve(lex::line_count_hint(text));
-    let (banner, offline) = header::parse_preamble(&mut lines).into_parts();
-    // The off-line message alone is a whole answer.
-    let mut recognised = offline.is_some();
-    (out.header, out.offline) = (banner, offline);
-    let mut first_miss: Option<ParseError> = None;
-    for line in lines {
-        if line.is_blank() {
-            continue;
-        }
+    super::drive::<Body>(text)
+}
+
+crate::record!(OnstatK, onstat);
+
+#[derive(Default)]
+struct Body;
+
+impl OnstatBody for Body {
+    type Record = OnstatK;
+    const EXPECTED: &'static str = EXPECTED;
+
+    fn reserve(&mut self, out: &mut OnstatK, lines: usize) {
+        out.locks.reserve(lines);
+    }
+
+    fn line<'a>(&mut self, out: &mut OnstatK, line: Line<'a>) -> Seen<'a> {
         let miss = match lock_row(line.text) {
             Ok(l) => {
                 out.locks.push(l);
-                recognised = true;
-                continue;
+                return Seen::Known;
             }
             Err(miss) => miss,
         };
         if line.text.trim() == "Locks" || is_column_header(line.text) {
-            recognised = true;
+            Seen::Known
         } else if let Some(f) = footer(line.text) {
             out.active = Some(f.active);
             out.total = Some(f.total);
             out.hash_buckets = Some(f.hash_buckets);
             out.overflows = f.overflows;
-            recognised = true;
+            Seen::Known
         } else {
-            if first_miss.is_none() {
-                first_miss = Some(miss.error(line, EXPECTED));
-            }
-            out.unparsed.push(Unparsed::new(line));
+            Seen::Miss(miss)
         }
     }
-    if !recognised {
-        return Err(first_miss.unwrap_or_else(|| nothing_found(text, EXPECTED)));
-    }
-    Ok(out)
 }
 
 /// `address  wtlist   owner    lklist   type     tblsnum  rowid    key#/bsiz`

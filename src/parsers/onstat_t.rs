@@ -1,12 +1,12 @@
 //! `onstat -t` / `onstat -T`: tblspaces (active ones, or all), their partnum and where on disk
 //! their tblspace page lives.
 
-use super::header::{self, Header};
-use super::lex::{self, dec_u32, dec_u64, hex_addr, hex_u32, sp0, sp1, PResult};
+use super::header::Header;
+use super::lex::{self, dec_u32, dec_u64, hex_addr, hex_u32, sp0, sp1, Line, PResult};
 use super::onstat_b::{column, is_elision, last_column};
-use super::onstat_u::{nothing_found, Miss};
 use super::onstat_x::pagenum;
 use super::Unparsed;
+use super::{Miss, OnstatBody, Seen};
 use crate::error::ParseError;
 use crate::ids::Addr;
 use nom::bytes::complete::tag;
@@ -61,24 +61,25 @@ const EXPECTED: &str = "onstat -t output: the title `Tblspaces`, the column head
      `n address flgs ucnt tblnum physaddr npages nused npdata nrows nextns`, a tblspace row \
      (`62 a40dc70 0 1 100001 1:14 250 250 0 0 1`) or the footer `N active, M total`";
 
-/// Parses the output of `onstat -t` or `onstat -T` (whole, or rows picked out by `grep`).
+/// Parses the output of `onstat -t`.
 pub fn parse(text: &str) -> Result<OnstatT, ParseError> {
-    let mut lines = lex::lines(text);
-    let mut out = OnstatT::default();
-    let (banner, offline) = header::parse_preamble(&mut lines).into_parts();
-    // The off-line message alone is a whole answer.
-    let mut recognised = offline.is_some();
-    (out.header, out.offline) = (banner, offline);
-    let mut first_miss: Option<ParseError> = None;
-    for line in lines {
-        if line.is_blank() {
-            continue;
-        }
+    super::drive::<Body>(text)
+}
+
+crate::record!(OnstatT, onstat);
+
+#[derive(Default)]
+struct Body;
+
+impl OnstatBody for Body {
+    type Record = OnstatT;
+    const EXPECTED: &'static str = EXPECTED;
+
+    fn line<'a>(&mut self, out: &mut OnstatT, line: Line<'a>) -> Seen<'a> {
         let miss = match tblspace(line.text) {
             Ok(t) => {
                 out.tblspaces.push(t);
-                recognised = true;
-                continue;
+                return Seen::Known;
             }
             Err(miss) => miss,
         };
@@ -86,24 +87,18 @@ pub fn parse(text: &str) -> Result<OnstatT, ParseError> {
             out.active = Some(active);
             out.total = Some(total);
             out.hash_buckets = buckets;
-            recognised = true;
+            Seen::Known
         } else if line.text.trim() == "Tblspaces"
             || lex::starts_with_words(line.text, &["n", "address", "flgs", "ucnt", "tblnum"])
         {
-            recognised = true;
+            Seen::Known
         } else if is_elision(line.text) {
             out.elisions += 1;
+            Seen::Skipped
         } else {
-            if first_miss.is_none() {
-                first_miss = Some(miss.error(line, EXPECTED));
-            }
-            out.unparsed.push(Unparsed::new(line));
+            Seen::Miss(miss)
         }
     }
-    if !recognised {
-        return Err(first_miss.unwrap_or_else(|| nothing_found(text, EXPECTED)));
-    }
-    Ok(out)
 }
 
 /// ` 2 active, 221 total`, or ` 7 active, 200 total, 64 hash buckets`.

@@ -1,8 +1,10 @@
 //! `onstat -u`: user threads, their 7 flag characters and what they wait for.
 
-use super::header::{self, Header};
-use super::lex::{self, dec_i64, dec_u64, hex_addr, lower_hex_addr, sp0, sp1, Line, PResult};
-use super::Unparsed;
+use super::header::Header;
+use super::lex::{
+    self, dec_i64, dec_u64, hex_addr, last_word, lower_hex_addr, sp0, sp1, Line, PResult,
+};
+use super::{Miss, OnstatBody, Seen, Unparsed};
 use crate::error::ParseError;
 use crate::ids::{Addr, Sid};
 use compact_str::CompactString;
@@ -217,96 +219,40 @@ const EXPECTED: &str = "onstat -u output: the title `Userthreads`, the column he
 /// other: `40074140Y-BP---81`), the four counters and the wait address from the right, and what
 /// lies between is the user and the tty.
 pub fn parse(text: &str) -> Result<OnstatU, ParseError> {
-    let mut lines = lex::lines(text);
-    let mut out = OnstatU::default();
-    out.threads.reserve(lex::line_count_hint(text));
-    let (banner, offline) = header::parse_preamble(&mut lines).into_parts();
-    // The off-line message alone is a whole answer.
-    let mut recognised = offline.is_some();
-    (out.header, out.offline) = (banner, offline);
-    let mut first_miss: Option<ParseError> = None;
-    for line in lines {
-        if line.is_blank() {
-            continue;
-        }
+    super::drive::<Body>(text)
+}
+
+crate::record!(OnstatU, onstat);
+
+#[derive(Default)]
+struct Body;
+
+impl OnstatBody for Body {
+    type Record = OnstatU;
+    const EXPECTED: &'static str = EXPECTED;
+
+    fn reserve(&mut self, out: &mut OnstatU, lines: usize) {
+        out.threads.reserve(lines);
+    }
+
+    fn line<'a>(&mut self, out: &mut OnstatU, line: Line<'a>) -> Seen<'a> {
         let miss = match user_thread(line.text) {
             Ok(t) => {
                 out.threads.push(t);
-                recognised = true;
-                continue;
+                return Seen::Known;
             }
             Err(miss) => miss,
         };
         if is_title(line.text) || is_column_header(line.text) {
-            recognised = true;
+            Seen::Known
         } else if let Some((active, total, max)) = footer(line.text) {
             out.active = Some(active);
             out.total = Some(total);
             out.max_concurrent = max;
-            recognised = true;
+            Seen::Known
         } else {
-            if first_miss.is_none() {
-                first_miss = Some(miss.error(line, EXPECTED));
-            }
-            out.unparsed.push(Unparsed::new(line));
+            Seen::Miss(miss)
         }
-    }
-    if !recognised {
-        return Err(first_miss.unwrap_or_else(|| nothing_found(text, EXPECTED)));
-    }
-    Ok(out)
-}
-
-/// Where a row stopped making sense, and what it needed there. (This and the two helpers below
-/// are shared with the `onstat_x` and `onstat_g_con` parsers.)
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Miss<'a> {
-    pub at: &'a str,
-    pub needs: &'static str,
-}
-
-impl<'a> Miss<'a> {
-    pub fn new(at: &'a str, needs: &'static str) -> Self {
-        Miss { at, needs }
-    }
-
-    /// The error for a whole input none of whose lines was recognised: this first line is what
-    /// the caller sees, pointing at the column where it stopped looking like a row.
-    pub fn error(self, line: Line<'_>, expected: &str) -> ParseError {
-        line.error_at(
-            self.at,
-            format!("{expected}; a row needs {} here", self.needs),
-        )
-    }
-}
-
-/// The error for input with no line at all past the banner (empty, blank, or a banner alone).
-pub(super) fn nothing_found(text: &str, expected: &str) -> ParseError {
-    if text.trim().is_empty() {
-        ParseError::empty(expected)
-    } else {
-        ParseError {
-            // The line after the last one (the banner and blank lines after it).
-            line: text.lines().count() + 1,
-            column: 1,
-            expected: expected.to_string(),
-            snippet: "end of input".to_string(),
-        }
-    }
-}
-
-/// Splits the last blank-separated word off `text`: (`text` before it, the word). `None` when
-/// `text` holds nothing but blanks.
-#[inline]
-pub(super) fn last_word(text: &str) -> Option<(&str, &str)> {
-    let t = super::lex::trim_end_bytes(text, super::lex::is_blank_byte);
-    if t.is_empty() {
-        return None;
-    }
-    // Blanks are ASCII, so the byte after one is a char boundary.
-    match t.bytes().rposition(|b| b == b' ' || b == b'\t') {
-        Some(i) => Some((&t[..i], &t[i + 1..])),
-        None => Some(("", t)),
     }
 }
 

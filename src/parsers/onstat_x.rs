@@ -1,9 +1,9 @@
 //! `onstat -X`: buffers being accessed, per buffer pool, with their owner and waiting threads.
 
-use super::header::{self, Header};
-use super::lex::{self, dec_u32, dec_u64, hex_addr, hex_u32, sp0, sp1, PResult};
-use super::onstat_u::{nothing_found, Miss};
+use super::header::Header;
+use super::lex::{self, dec_u32, dec_u64, hex_addr, hex_u32, sp0, sp1, Line, PResult};
 use super::Unparsed;
+use super::{Miss, OnstatBody, Seen};
 use crate::error::ParseError;
 use crate::ids::Addr;
 use nom::bytes::complete::{tag, take_while_m_n};
@@ -81,62 +81,63 @@ impl Default for Layout {
 }
 
 /// Parses the output of `onstat -X`.
-///
-/// Rows between `Buffer pool page size: N` and that pool's footer belong to that pool; rows
-/// before any pool line (single-pool builds) open a pool whose page size the footer's buffer size
-/// gives. A line holding only hex addresses continues the previous buffer's waiter list (the
-/// layout of several waiters is undocumented, so both one row and continuation lines are taken).
 pub fn parse(text: &str) -> Result<OnstatX, ParseError> {
-    let mut lines = lex::lines(text);
-    let mut out = OnstatX::default();
-    let (banner, offline) = header::parse_preamble(&mut lines).into_parts();
-    // The off-line message alone is a whole answer.
-    let mut recognised = offline.is_some();
-    (out.header, out.offline) = (banner, offline);
-    let mut layout = Layout::default();
-    // The pool rows go to: its index in `out.pools` and whether its page size is known.
-    let mut open: Option<(usize, bool)> = None;
-    // Whether the line before was a buffer row or its continuation (so addresses may follow).
-    let mut after_row = false;
-    let mut first_miss: Option<ParseError> = None;
-    for line in lines {
-        if line.is_blank() {
-            after_row = false;
-            continue;
-        }
-        let miss = match buffer(line.text, layout) {
+    super::drive::<Body>(text)
+}
+
+crate::record!(OnstatX, onstat);
+
+#[derive(Default)]
+struct Body {
+    layout: Layout,
+    /// The pool rows go to: its index in `out.pools` and whether its page size is known.
+    open: Option<(usize, bool)>,
+    /// Whether the line before was a buffer row or its continuation (so addresses may follow).
+    after_row: bool,
+}
+
+impl OnstatBody for Body {
+    type Record = OnstatX;
+    const EXPECTED: &'static str = EXPECTED;
+
+    fn blank(&mut self, _out: &mut OnstatX) {
+        self.after_row = false;
+    }
+
+    fn line<'a>(&mut self, out: &mut OnstatX, line: Line<'a>) -> Seen<'a> {
+        let miss = match buffer(line.text, self.layout) {
             Ok(b) => {
-                let (idx, _) = *open.get_or_insert_with(|| {
+                let (idx, _) = *self.open.get_or_insert_with(|| {
                     out.pools.push(BufferPool::new(0));
                     (out.pools.len() - 1, false)
                 });
                 if let Some(pool) = out.pools.get_mut(idx) {
                     pool.buffers.push(b);
                 }
-                recognised = true;
-                after_row = true;
-                continue;
+                self.after_row = true;
+                return Seen::Known;
             }
             Err(miss) => miss,
         };
-        if after_row {
+        if self.after_row {
             if let Some(more) = waiter_continuation(line.text) {
-                let last = open
+                let last = self
+                    .open
                     .and_then(|(idx, _)| out.pools.get_mut(idx))
                     .and_then(|p| p.buffers.last_mut());
                 if let Some(b) = last {
                     b.waiters.extend(more);
-                    continue;
+                    return Seen::Known;
                 }
             }
         }
-        after_row = false;
+        self.after_row = false;
         if let Some(page_size) = pool_line(line.text) {
             out.pools.push(BufferPool::new(page_size));
-            open = Some((out.pools.len() - 1, true));
-            recognised = true;
+            self.open = Some((out.pools.len() - 1, true));
+            Seen::Known
         } else if let Some(f) = footer(line.text) {
-            let (idx, known) = open.take().unwrap_or_else(|| {
+            let (idx, known) = self.open.take().unwrap_or_else(|| {
                 out.pools.push(BufferPool::new(0));
                 (out.pools.len() - 1, false)
             });
@@ -149,23 +150,16 @@ pub fn parse(text: &str) -> Result<OnstatX, ParseError> {
                 pool.hash_buckets = Some(f.hash_buckets);
                 pool.buffer_size = Some(f.buffer_size);
             }
-            recognised = true;
+            Seen::Known
         } else if line.text.trim() == "Buffers (Access)" {
-            recognised = true;
+            Seen::Known
         } else if let Some(l) = column_header(line.text) {
-            layout = l;
-            recognised = true;
+            self.layout = l;
+            Seen::Known
         } else {
-            if first_miss.is_none() {
-                first_miss = Some(miss.error(line, EXPECTED));
-            }
-            out.unparsed.push(Unparsed::new(line));
+            Seen::Miss(miss)
         }
     }
-    if !recognised {
-        return Err(first_miss.unwrap_or_else(|| nothing_found(text, EXPECTED)));
-    }
-    Ok(out)
 }
 
 impl BufferPool {

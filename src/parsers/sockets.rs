@@ -619,6 +619,8 @@ fn ss_row(words: &[&str], has_netid: bool) -> Option<Socket> {
     })
 }
 
+crate::record!(Sockets);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -67,6 +67,8 @@ pub fn parse(text: &str) -> Result<Systabnames, ParseError> {
     Ok(out)
 }
 
+crate::record!(Systabnames);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,209 +1,25 @@
-//! Sources: what ifxtop reads (`Source`), how to get it (`Request`), and the `CommandRunner`
-//! trait — the only place that spawns processes or reads /proc. Local, demo and replay runners
+//! Sources: what ifxtop reads (the registry, `registry.rs`), how to get it (`Request`), and the
+//! `CommandRunner` trait — the only door to processes and files. Local, demo and replay runners
 //! implement it, so every mode runs the same pipeline.
 
 pub mod local;
+pub mod registry;
 pub mod sqlhosts;
 
+pub use registry::{
+    Collector, Run, Source, SourceDef, DBACCESS_TIMEOUT, FILE_TIMEOUT, ONCHECK_TIMEOUT,
+    ONSTAT_TIMEOUT, ON_DEMAND, PERIOD_BUFFERS, PERIOD_DISCOVERY, PERIOD_FAST, PERIOD_JOINS,
+    PERIOD_NUMA, PERIOD_NUMA_MAPS, PERIOD_TABLES,
+};
+
 use crate::error::SourceError;
-use crate::ids::Sid;
+use crate::parsers::Parsed;
 use std::future::Future;
 use std::path::PathBuf;
 use std::pin::Pin;
 use std::time::Duration;
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
-
-/// One thing ifxtop collects. Its `label` is how a DBA would type it (`onstat -u`) or, for a file
-/// read directly, its path; recordings name their samples by it.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Source {
-    OnstatU,
-    OnstatX,
-    OnstatGCon,
-    OnstatGAth,
-    OnstatGNtt,
-    OnstatK,
-    OnstatD,
-    OnstatGSes(Sid),
-    OnstatGSql(Sid),
-    OncheckPe,
-    Netstat,
-    ProcNetTcp,
-    ProcNetTcp6,
-    NodesOnline,
-    NodeMeminfo(u32),
-    NodeCpulist(u32),
-    ZoneReclaimMode,
-    Vmstat,
-    NumaMaps(u32),
-    /// `sysmaster:systabnames` through dbaccess: partnum → table name.
-    Systabnames,
-}
-
-pub const ONSTAT_TIMEOUT: Duration = Duration::from_secs(10);
-pub const FILE_TIMEOUT: Duration = Duration::from_secs(2);
-pub const ONCHECK_TIMEOUT: Duration = Duration::from_secs(1800);
-
-/// Base periods (DESIGN.md §1) at an interval of 1 s; `+`/`-` scale them together.
-pub const PERIOD_FAST: Duration = Duration::from_secs(1);
-pub const PERIOD_BUFFERS: Duration = Duration::from_secs(2);
-pub const PERIOD_JOINS: Duration = Duration::from_secs(5);
-pub const PERIOD_NUMA: Duration = Duration::from_secs(5);
-pub const PERIOD_NUMA_MAPS: Duration = Duration::from_secs(30);
-pub const PERIOD_DISCOVERY: Duration = Duration::from_secs(120);
-/// `sysmaster:systabnames` changes only when tables are created or dropped.
-pub const PERIOD_TABLES: Duration = Duration::from_secs(600);
-pub const DBACCESS_TIMEOUT: Duration = Duration::from_secs(30);
-
-const NODE_DIR: &str = "/sys/devices/system/node";
-
-impl Source {
-    /// `onstat -u`, `/proc/net/tcp`, `/sys/devices/system/node/node0/meminfo`, ...
-    pub fn label(&self) -> String {
-        match self {
-            Source::OnstatU => "onstat -u".into(),
-            Source::OnstatX => "onstat -X".into(),
-            Source::OnstatGCon => "onstat -g con".into(),
-            Source::OnstatGAth => "onstat -g ath".into(),
-            Source::OnstatGNtt => "onstat -g ntt".into(),
-            Source::OnstatK => "onstat -k".into(),
-            Source::OnstatD => "onstat -d".into(),
-            Source::OnstatGSes(sid) => format!("onstat -g ses {sid}"),
-            Source::OnstatGSql(sid) => format!("onstat -g sql {sid}"),
-            Source::OncheckPe => "oncheck -pe".into(),
-            Source::Netstat => "netstat -an".into(),
-            Source::ProcNetTcp => "/proc/net/tcp".into(),
-            Source::ProcNetTcp6 => "/proc/net/tcp6".into(),
-            Source::NodesOnline => format!("{NODE_DIR}/online"),
-            Source::NodeMeminfo(n) => format!("{NODE_DIR}/node{n}/meminfo"),
-            Source::NodeCpulist(n) => format!("{NODE_DIR}/node{n}/cpulist"),
-            Source::ZoneReclaimMode => "/proc/sys/vm/zone_reclaim_mode".into(),
-            Source::Vmstat => "/proc/vmstat".into(),
-            Source::NumaMaps(pid) => format!("/proc/{pid}/numa_maps"),
-            Source::Systabnames => "dbaccess sysmaster -".into(),
-        }
-    }
-
-    /// The inverse of `label`, for recordings. Extra blanks in a hand-written label are accepted.
-    pub fn from_label(label: &str) -> Option<Source> {
-        let words: Vec<&str> = label.split_whitespace().collect();
-        let fixed = match words.as_slice() {
-            ["onstat", "-u"] => Some(Source::OnstatU),
-            ["onstat", "-X"] => Some(Source::OnstatX),
-            ["onstat", "-g", "con"] => Some(Source::OnstatGCon),
-            ["onstat", "-g", "ath"] => Some(Source::OnstatGAth),
-            ["onstat", "-g", "ntt"] => Some(Source::OnstatGNtt),
-            ["onstat", "-k"] => Some(Source::OnstatK),
-            ["onstat", "-d"] => Some(Source::OnstatD),
-            ["onstat", "-g", "ses", sid] => sid.parse().ok().map(|s| Source::OnstatGSes(Sid(s))),
-            ["onstat", "-g", "sql", sid] => sid.parse().ok().map(|s| Source::OnstatGSql(Sid(s))),
-            ["oncheck", "-pe"] => Some(Source::OncheckPe),
-            ["dbaccess", "sysmaster", "-"] => Some(Source::Systabnames),
-            ["netstat", ..] => Some(Source::Netstat),
-            _ => None,
-        };
-        if fixed.is_some() {
-            return fixed;
-        }
-        let path = label.trim();
-        match path {
-            "/proc/net/tcp" => return Some(Source::ProcNetTcp),
-            "/proc/net/tcp6" => return Some(Source::ProcNetTcp6),
-            "/proc/sys/vm/zone_reclaim_mode" => return Some(Source::ZoneReclaimMode),
-            "/proc/vmstat" => return Some(Source::Vmstat),
-            _ => {}
-        }
-        if let Some(rest) = path.strip_prefix(NODE_DIR) {
-            if rest == "/online" {
-                return Some(Source::NodesOnline);
-            }
-            let rest = rest.strip_prefix("/node")?;
-            let (n, file) = rest.split_once('/')?;
-            let n: u32 = n.parse().ok()?;
-            return match file {
-                "meminfo" => Some(Source::NodeMeminfo(n)),
-                "cpulist" => Some(Source::NodeCpulist(n)),
-                _ => None,
-            };
-        }
-        if let Some(rest) = path.strip_prefix("/proc/") {
-            let (pid, file) = rest.split_once('/')?;
-            if file == "numa_maps" {
-                return pid.parse().ok().map(Source::NumaMaps);
-            }
-        }
-        None
-    }
-
-    /// How often it is collected at an interval of 1 s (`+`/`-` scale it): the one table the
-    /// collectors, the demo simulation and the header's staleness all read.
-    pub fn period(&self) -> Duration {
-        match self {
-            Source::OnstatU
-            | Source::OnstatGCon
-            | Source::Netstat
-            | Source::ProcNetTcp
-            | Source::ProcNetTcp6 => PERIOD_FAST,
-            Source::OnstatX => PERIOD_BUFFERS,
-            Source::OnstatGAth
-            | Source::OnstatGNtt
-            | Source::OnstatK
-            | Source::OnstatD
-            | Source::OnstatGSes(_)
-            | Source::OnstatGSql(_) => PERIOD_JOINS,
-            Source::NodesOnline
-            | Source::NodeMeminfo(_)
-            | Source::ZoneReclaimMode
-            | Source::Vmstat => PERIOD_NUMA,
-            Source::NodeCpulist(_) => PERIOD_DISCOVERY,
-            Source::NumaMaps(_) => PERIOD_NUMA_MAPS,
-            Source::Systabnames => PERIOD_TABLES,
-            // Built on demand (and on R), not polled.
-            Source::OncheckPe => Duration::MAX,
-        }
-    }
-
-    /// How to collect it.
-    pub fn request(&self) -> Request {
-        match self {
-            Source::OnstatU
-            | Source::OnstatX
-            | Source::OnstatGCon
-            | Source::OnstatGAth
-            | Source::OnstatGNtt
-            | Source::OnstatK
-            | Source::OnstatD
-            | Source::OnstatGSes(_)
-            | Source::OnstatGSql(_)
-            | Source::OncheckPe
-            | Source::Netstat => {
-                Request::Command(self.label().split(' ').map(String::from).collect())
-            }
-            Source::Systabnames => Request::CommandInput {
-                argv: self.label().split(' ').map(String::from).collect(),
-                stdin: crate::parsers::systabnames::QUERY.to_string(),
-            },
-            _ => Request::ReadFile(PathBuf::from(self.label())),
-        }
-    }
-
-    /// How its exit code is read.
-    pub fn exit_policy(&self) -> ExitPolicy {
-        match self {
-            Source::OnstatU
-            | Source::OnstatX
-            | Source::OnstatGCon
-            | Source::OnstatGAth
-            | Source::OnstatGNtt
-            | Source::OnstatK
-            | Source::OnstatD
-            | Source::OnstatGSes(_)
-            | Source::OnstatGSql(_) => ExitPolicy::Onstat,
-            _ => ExitPolicy::ZeroIsSuccess,
-        }
-    }
-}
 
 /// What to ask a runner for.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -347,37 +163,43 @@ pub trait CommandRunner: Send + Sync {
     }
 }
 
+impl Source {
+    /// Parses a finished run. Exit codes are read per command first (onstat's code is the server
+    /// mode; 255 means off-line), so a failed run never reaches a parser; an onstat that prints
+    /// the off-line message with another exit code (a wrapper script) is off-line too.
+    pub fn parse(&self, out: Output) -> Result<Parsed, SourceError> {
+        let out = self.exit_policy().check(out)?;
+        let parsed = (self.def().parse)(&out.stdout).map_err(SourceError::from)?;
+        if let Some(m) = parsed.offline() {
+            return Err(SourceError::Offline {
+                message: m.to_string(),
+            });
+        }
+        Ok(parsed)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ids::Sid;
 
     #[test]
     fn labels_round_trip() {
-        let all = [
-            Source::OnstatU,
-            Source::OnstatX,
-            Source::OnstatGCon,
-            Source::OnstatGAth,
-            Source::OnstatGNtt,
-            Source::OnstatK,
-            Source::OnstatD,
-            Source::OnstatGSes(Sid(42)),
-            Source::OnstatGSql(Sid(7)),
-            Source::OncheckPe,
-            Source::Netstat,
-            Source::ProcNetTcp,
-            Source::ProcNetTcp6,
-            Source::NodesOnline,
-            Source::NodeMeminfo(3),
-            Source::NodeCpulist(1),
-            Source::ZoneReclaimMode,
-            Source::Vmstat,
-            Source::NumaMaps(1234),
-            Source::Systabnames,
-        ];
+        // Every entry of the registry, those with an argument with a sample one.
+        let mut all = Source::candidates_for_tests(None);
+        all.extend(Source::candidates_for_tests(Some("42")));
+        assert!(all.contains(&Source::OnstatGSes(Sid(42))));
+        assert!(all.contains(&Source::NumaMaps(42)));
+        assert!(all.len() >= 19, "{all:?}");
         for s in all {
-            assert_eq!(Source::from_label(&s.label()), Some(s.clone()), "{s:?}");
+            assert_eq!(Source::from_label(&s.label()), Some(s), "{s:?}");
         }
+        assert_eq!(Source::from_label("netstat -Aan"), Some(Source::Netstat));
+        assert_eq!(
+            Source::from_label("onstat -g ses 812"),
+            Some(Source::OnstatGSes(Sid(812)))
+        );
         assert_eq!(Source::from_label("onstat  -u "), Some(Source::OnstatU));
         assert_eq!(Source::from_label("onstat -x"), None);
         assert_eq!(Source::from_label("/proc/x/numa_maps"), None);

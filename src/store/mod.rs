@@ -6,19 +6,14 @@ pub mod scan;
 pub mod sockets;
 pub mod waits;
 
-use crate::collect::sample::{Parsed, Update};
+use crate::collect::sample::Update;
 use crate::error::SourceError;
 use crate::extents::ExtentMap;
-use crate::ids::Sid;
-use crate::parsers::onstat_g_ath::OnstatGAth;
-use crate::parsers::onstat_g_con::OnstatGCon;
-use crate::parsers::onstat_g_ntt::OnstatGNtt;
-use crate::parsers::onstat_g_ses::OnstatGSes;
-use crate::parsers::onstat_g_sql::OnstatGSql;
-use crate::parsers::onstat_k::OnstatK;
+use crate::parsers::numa::Vmstat;
 use crate::parsers::onstat_u::OnstatU;
 use crate::parsers::onstat_x::OnstatX;
-use crate::parsers::systabnames::Systabnames;
+use crate::parsers::sockets::Sockets;
+use crate::parsers::{Parsed, Record};
 use crate::source::Source;
 use crate::store::hotspots::Hotspots;
 use crate::store::scan::ScanRate;
@@ -27,16 +22,6 @@ use crate::store::waits::{Rates, WaitTracker};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
-
-/// The last good value of a source in its typed form (None: not collected yet).
-macro_rules! typed {
-    ($store:expr, $source:expr, $variant:ident) => {
-        match $store.parsed(&$source) {
-            Some(Parsed::$variant(v)) => Some(v.as_ref()),
-            _ => None,
-        }
-    };
-}
 
 /// Settings the joins need.
 #[derive(Debug, Clone)]
@@ -97,7 +82,9 @@ pub struct Store {
     pub hotspots: Hotspots,
     pub sockets: SocketHistory,
     pub scan: ScanRate,
-    extents: Option<(Duration, Arc<ExtentMap>)>,
+    /// The extent map in use and when it arrived (the `oncheck -pe` source's last good value
+    /// that was a map).
+    extents: Option<(Duration, Parsed)>,
     /// Bumped by every applied update: derived views are rebuilt when it moves.
     pub generation: u64,
     /// Time of the newest sample applied.
@@ -136,63 +123,27 @@ impl Store {
             .map(|(_, p)| p)
     }
 
-    pub fn onstat_u(&self) -> Option<&OnstatU> {
-        typed!(self, Source::OnstatU, OnstatU)
+    /// The last good value of a source in its own type (`None`: not collected yet, or not
+    /// of that type).
+    pub fn get<T: Record>(&self, s: Source) -> Option<&T> {
+        self.parsed(&s).and_then(|p| p.get::<T>())
     }
 
-    pub fn onstat_x(&self) -> Option<&OnstatX> {
-        typed!(self, Source::OnstatX, OnstatX)
-    }
-
-    pub fn onstat_g_con(&self) -> Option<&OnstatGCon> {
-        typed!(self, Source::OnstatGCon, OnstatGCon)
-    }
-
-    pub fn onstat_g_ath(&self) -> Option<&OnstatGAth> {
-        typed!(self, Source::OnstatGAth, OnstatGAth)
-    }
-
-    pub fn onstat_g_ntt(&self) -> Option<&OnstatGNtt> {
-        typed!(self, Source::OnstatGNtt, OnstatGNtt)
-    }
-
-    pub fn onstat_k(&self) -> Option<&OnstatK> {
-        typed!(self, Source::OnstatK, OnstatK)
-    }
-
-    pub fn systabnames(&self) -> Option<&Systabnames> {
-        typed!(self, Source::Systabnames, Systabnames)
-    }
-
-    pub fn onstat_g_ses(&self, sid: Sid) -> Option<&OnstatGSes> {
-        typed!(self, Source::OnstatGSes(sid), OnstatGSes)
-    }
-
-    pub fn onstat_g_sql(&self, sid: Sid) -> Option<&OnstatGSql> {
-        typed!(self, Source::OnstatGSql(sid), OnstatGSql)
-    }
-
-    pub fn extents(&self) -> Option<&Arc<ExtentMap>> {
-        self.extents.as_ref().map(|(_, m)| m)
+    pub fn extents(&self) -> Option<&ExtentMap> {
+        self.extents
+            .as_ref()
+            .and_then(|(_, m)| m.get::<ExtentMap>())
     }
 
     pub fn extents_loaded_at(&self) -> Option<Duration> {
         self.extents.as_ref().map(|(t, _)| *t)
     }
 
-    /// Installs an extent map that did not come through a source (a `--extents FILE` or the
-    /// on-disk cache). Pages seen so far are re-resolved.
-    pub fn set_extents(&mut self, map: Arc<ExtentMap>, t: Duration) {
-        self.hotspots.rekey(&map, self.settings.base_page_kb);
-        self.extents = Some((t, map));
-        self.generation += 1;
-    }
-
     /// Applies one sample: the source's state, then the accumulators it feeds.
     pub fn apply(&mut self, u: Update) {
         self.latest = self.latest.max(u.t);
         self.generation += 1;
-        let st = self.sources.entry(u.source.clone()).or_default();
+        let st = self.sources.entry(u.source).or_default();
         st.runs += 1;
         st.last_took = u.took;
         let parsed = match u.result {
@@ -207,31 +158,44 @@ impl Store {
         st.latest_failed = false;
         st.last_ok = Some((u.t, parsed.clone()));
         let base = self.settings.base_page_kb;
-        match (&u.source, &parsed) {
-            (Source::OnstatU, Parsed::OnstatU(v)) => {
-                self.tracker.observe(v, u.t);
-                self.rates.observe(v, u.t);
+        match u.source {
+            Source::OnstatU => {
+                if let Some(v) = parsed.get::<OnstatU>() {
+                    self.tracker.observe(v, u.t);
+                    self.rates.observe(v, u.t);
+                }
             }
-            (Source::OnstatX, Parsed::OnstatX(v)) => {
-                let map = self.extents.as_ref().map(|(_, m)| m.clone());
-                self.hotspots.observe(v, u.t, map.as_deref(), base);
+            Source::OnstatX => {
+                if let Some(v) = parsed.get::<OnstatX>() {
+                    let map = self
+                        .extents
+                        .as_ref()
+                        .and_then(|(_, m)| m.get::<ExtentMap>());
+                    self.hotspots.observe(v, u.t, map, base);
+                }
             }
-            (Source::ProcNetTcp | Source::Netstat, Parsed::Sockets(v)) => {
-                // tcp6 arrives on its own; the latest one joins each tcp sample.
-                let v6 = match self.parsed(&Source::ProcNetTcp6) {
-                    Some(Parsed::Sockets(s6)) => Some(s6.clone()),
-                    _ => None,
-                };
-                let all = v
-                    .sockets
-                    .iter()
-                    .chain(v6.iter().flat_map(|s| s.sockets.iter()));
-                self.sockets.observe(all, u.t, &self.settings.ports);
+            Source::ProcNetTcp | Source::Netstat => {
+                if let Some(v) = parsed.get::<Sockets>() {
+                    // tcp6 arrives on its own; the latest one joins each tcp sample.
+                    let v6 = self.parsed(&Source::ProcNetTcp6).cloned();
+                    let v6 = v6.as_deref().and_then(|p| p.get::<Sockets>());
+                    let all = v
+                        .sockets
+                        .iter()
+                        .chain(v6.iter().flat_map(|s| s.sockets.iter()));
+                    self.sockets.observe(all, u.t, &self.settings.ports);
+                }
             }
-            (Source::Vmstat, Parsed::Vmstat(v)) => self.scan.observe(v, u.t),
-            (Source::OncheckPe, Parsed::Extents(m)) => {
-                self.hotspots.rekey(m, base);
-                self.extents = Some((u.t, m.clone()));
+            Source::Vmstat => {
+                if let Some(v) = parsed.get::<Vmstat>() {
+                    self.scan.observe(&v.0, u.t);
+                }
+            }
+            Source::OncheckPe => {
+                if let Some(m) = parsed.get::<ExtentMap>() {
+                    self.hotspots.rekey(m, base);
+                    self.extents = Some((u.t, parsed.clone()));
+                }
             }
             _ => {}
         }

@@ -1,6 +1,7 @@
 //! App state: pane, selection, sort, filter, freeze, drill stack, messages, and what may be asked
 //! of it without changing it. Only `tui::update` changes it; views only read it.
 
+use crate::collect::extents::ExtentStatus;
 use crate::collect::replay::{ReplayCommand, ReplayUi};
 use crate::ids::Sid;
 use crate::model::snapshot::Snapshot;
@@ -65,28 +66,8 @@ pub enum Mode {
     Replay { file: String },
 }
 
-/// The extent map's state, for the header and the Buffers pane.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ExtentStatus {
-    /// Not asked for (no oncheck, no file).
-    None,
-    /// Being read or built; `what` says from where (`oncheck -pe`, a file, the cache).
-    Building {
-        what: String,
-        since: Duration,
-    },
-    Ready {
-        what: String,
-        extents: usize,
-        /// When the map was built (session time; negative ages come from the cache).
-        built_at: Duration,
-        age_at_load: Duration,
-    },
-    Failed {
-        error: String,
-        at: Duration,
-    },
-}
+/// Describes what plays at a demo time (the demo's incident).
+pub type NoteFn = fn(Duration) -> String;
 
 /// What the live loop must do after an action.
 #[derive(Debug, Clone, PartialEq)]
@@ -98,6 +79,12 @@ pub enum Effect {
     /// Write the screen and the snapshot to files.
     Export,
     Replay(ReplayCommand),
+    /// Collect `onstat -g ses/sql` for these sessions (the drill stack).
+    Focus(Vec<Sid>),
+    /// Send `Msg::Settled` after this long (data settling, or the rebuild rate limit).
+    SettleIn(Duration),
+    /// End the loop with this exit code.
+    Quit(u8),
 }
 
 /// What a line of input at the bottom is for.
@@ -128,8 +115,9 @@ pub struct App {
     pub quit: bool,
     pub extents: ExtentStatus,
     pub replay: Option<ReplayUi>,
-    /// A one-line note under the tabs (the demo's current incident).
-    pub note: Option<String>,
+    /// The line under the tabs: what the demo plays at a demo time, and the demo time the
+    /// session started at (`--demo-at`).
+    pub note: Option<(NoteFn, Duration)>,
     /// Terminal size, set on start and resize: the app pages by it.
     pub size: (u16, u16),
 }

@@ -6,6 +6,8 @@ pub mod config;
 pub mod keymap;
 pub mod panes;
 pub mod run;
+pub mod session;
+pub mod setup;
 pub mod share;
 pub mod table;
 pub mod terminal;

@@ -1,6 +1,7 @@
 //! The one place app state changes: keys, new snapshots and resizes in, `Effect`s out for the
 //! run loop to carry out (interval, rebuild, clipboard, files, replay).
 
+use crate::collect::extents::ExtentStatus;
 use crate::collect::replay::ReplayCommand;
 use crate::collect::INTERVALS;
 use crate::model::snapshot::Snapshot;
@@ -335,7 +336,13 @@ impl App {
             Action::RebuildExtents => {
                 if matches!(self.mode, Mode::Replay { .. }) {
                     self.say("replay: the extent map comes from the recording", now);
+                } else if matches!(self.extents, ExtentStatus::Building { .. }) {
+                    self.say("the extent map is being built already", now);
                 } else {
+                    self.say(
+                        "rebuilding the extent map (oncheck -pe) in the background",
+                        now,
+                    );
                     return vec![Effect::RebuildExtents];
                 }
             }

@@ -4,9 +4,10 @@
 #[path = "../common/mod.rs"]
 mod common;
 
-use ifxtop::collect::sample::{parse_output, Parsed};
 use ifxtop::collect::{Ctx, SessionClock, Sinks};
 use ifxtop::error::SourceError;
+use ifxtop::parsers::onstat_u::OnstatU;
+use ifxtop::parsers::Parsed;
 use ifxtop::source::local::LocalRunner;
 use ifxtop::source::{CommandRunner, Source};
 use ifxtop::store::{Store, StoreSettings};
@@ -37,7 +38,7 @@ fn runner(dir: &Path) -> LocalRunner {
 
 async fn run(r: &LocalRunner, source: &Source, timeout: Duration) -> Result<Parsed, SourceError> {
     let out = r.run(&source.request(), timeout).await?;
-    parse_output(source, out)
+    source.parse(out)
 }
 
 fn fixture_path(rel: &str) -> String {
@@ -54,7 +55,7 @@ async fn a_working_onstat_is_parsed_and_gets_informixserver() {
     let parsed = run(&r, &Source::OnstatU, Duration::from_secs(5))
         .await
         .expect("onstat -u parses");
-    let Parsed::OnstatU(u) = parsed else {
+    let Some(u) = parsed.get::<OnstatU>() else {
         panic!("wrong kind")
     };
     assert_eq!(u.threads.len(), 14);
@@ -171,14 +172,7 @@ async fn a_failed_poll_keeps_the_last_good_data_marked_stale() {
         },
         interval: irx,
     };
-    let tasks = ifxtop::collect::spawn_polling(
-        &ctx,
-        vec![ifxtop::collect::Schedule {
-            source: Source::OnstatU,
-            period: Duration::from_secs(1),
-            timeout: Duration::from_secs(5),
-        }],
-    );
+    let tasks = ifxtop::collect::spawn_polling(&ctx, vec![Source::OnstatU]);
     let mut store = Store::new(StoreSettings::default());
     for _ in 0..3 {
         let u = tokio::time::timeout(Duration::from_secs(10), rx.recv())
@@ -193,7 +187,7 @@ async fn a_failed_poll_keeps_the_last_good_data_marked_stale() {
     let st = store.source(&Source::OnstatU).expect("source state");
     assert_eq!(st.runs, 3);
     assert_eq!(st.failures, 2);
-    let Some((_, Parsed::OnstatU(u))) = &st.last_ok else {
+    let Some(u) = st.last_ok.as_ref().and_then(|(_, p)| p.get::<OnstatU>()) else {
         panic!("last good data lost")
     };
     assert_eq!(u.threads.len(), 6);

@@ -2,13 +2,17 @@
 //! agree with each other (addresses, tids, partnums, sockets), they are deterministic, and the
 //! incidents of the timeline show through the real pipeline (store, joins, snapshot).
 
-use ifxtop::collect::sample::{parse_output, Parsed};
+use crate::common::kind;
 use ifxtop::commands::snapshot as report;
 use ifxtop::demo::timeline::{self, Incident, Phase, CYCLE};
 use ifxtop::demo::{DemoInstance, LISTENER_PORT};
 use ifxtop::error::SourceError;
+use ifxtop::extents::ExtentMap;
 use ifxtop::ids::{Addr, Sid};
 use ifxtop::model::snapshot::{self, Snapshot};
+use ifxtop::parsers::onstat_u::OnstatU;
+use ifxtop::parsers::onstat_x::OnstatX;
+use ifxtop::parsers::systabnames::Systabnames;
 use ifxtop::parsers::{self, Kind};
 use ifxtop::source::{Output, Request, Source};
 use ifxtop::store::{Store, StoreSettings};
@@ -43,7 +47,6 @@ fn sources(sids: &[u64]) -> Vec<Source> {
         Source::OnstatGAth,
         Source::OnstatGNtt,
         Source::OnstatK,
-        Source::OnstatD,
         Source::OncheckPe,
         Source::Netstat,
         Source::ProcNetTcp,
@@ -68,12 +71,12 @@ fn sources(sids: &[u64]) -> Vec<Source> {
 /// The parser `ifxtop parse` uses for sources the store keeps as text.
 fn kind_of(source: &Source) -> Option<Kind> {
     Some(match source {
-        Source::OnstatGAth => Kind::OnstatGAth,
-        Source::OnstatGNtt => Kind::OnstatGNtt,
-        Source::OnstatK => Kind::OnstatK,
-        Source::OnstatGSes(_) => Kind::OnstatGSes,
-        Source::OnstatGSql(_) => Kind::OnstatGSql,
-        Source::OncheckPe => Kind::OncheckPe,
+        Source::OnstatGAth => kind("onstat-g-ath"),
+        Source::OnstatGNtt => kind("onstat-g-ntt"),
+        Source::OnstatK => kind("onstat-k"),
+        Source::OnstatGSes(_) => kind("onstat-g-ses"),
+        Source::OnstatGSql(_) => kind("onstat-g-sql"),
+        Source::OncheckPe => kind("oncheck-pe"),
         _ => return None,
     })
 }
@@ -91,19 +94,20 @@ fn assert_parses_fully(source: &Source, out: Output, what: &str) {
             source.label()
         );
     }
-    let parsed = parse_output(source, out)
+    let parsed = source
+        .parse(out)
         .unwrap_or_else(|e| panic!("{what} {}: {e}\n{stdout}", source.label()));
     assert_eq!(
-        parsed.unparsed_count(),
+        parsed.unparsed(),
         0,
         "{what} {}: unparsed lines\n{stdout}",
         source.label()
     );
-    if let Parsed::Extents(m) = &parsed {
+    if let Some(m) = parsed.get::<ExtentMap>() {
         assert_eq!(m.unparsed_lines(), 0, "{what} oncheck -pe");
         assert!(m.extent_count() > 40, "{what} oncheck -pe");
     }
-    if let Parsed::Systabnames(s) = &parsed {
+    if let Some(s) = parsed.get::<Systabnames>() {
         assert!(s.unparsed.is_empty(), "{what}: {:?}", s.unparsed);
     }
     if let Some(kind) = kind_of(source) {
@@ -310,7 +314,6 @@ fn onstat_prints_the_banner_and_exits_with_the_server_mode() {
             Source::OnstatGAth,
             Source::OnstatGNtt,
             Source::OnstatK,
-            Source::OnstatD,
             Source::OnstatGSes(Sid(812)),
             Source::OnstatGSql(Sid(812)),
         ] {
@@ -453,22 +456,15 @@ fn buffer_waiters_are_b_threads_and_pages_resolve() {
     }
 }
 
-/// A store fed by the live collectors' schedule from `from` to `to`, as `ifxtop snapshot --demo`
-/// does.
+/// A store fed by the live collectors from `from` to `to`, as `ifxtop snapshot --demo` does.
 fn simulate(d: &DemoInstance, from: u64, to: u64) -> Store {
-    let mut store = Store::new(StoreSettings {
+    let settings = StoreSettings {
         ports: vec![LISTENER_PORT],
         ..StoreSettings::default()
-    });
-    report::simulate(
-        &|req, t| d.respond(req, t),
-        &[Source::Systabnames],
-        secs(from),
-        secs(to),
-        &mut store,
-        &mut |_| {},
-    );
-    store
+    };
+    report::demo_store(d.clone(), secs(from), secs(to), settings, false)
+        .expect("the demo runs")
+        .0
 }
 
 fn snap(d: &DemoInstance, from: u64, to: u64) -> Snapshot {
@@ -503,10 +499,11 @@ fn insert_hot_spot_ranks_order_log_first() {
             .collect();
         assert_eq!(waiters.len() as u64, top.current_waiters);
         let owner = top.owner.expect("the buffer has an owner");
-        let u = match simulate(&d, from + 30, from + 30).parsed(&Source::OnstatU) {
-            Some(Parsed::OnstatU(u)) => u.clone(),
-            _ => panic!("onstat -u"),
-        };
+        let store = simulate(&d, from + 30, from + 30);
+        let u = store
+            .get::<OnstatU>(Source::OnstatU)
+            .expect("onstat -u")
+            .clone();
         let owner_sid = u
             .threads
             .iter()
@@ -551,10 +548,11 @@ fn null_index_leaf_ranks_ix_orders_ship_date_first() {
     assert_eq!(top.dbspace.as_deref(), Some("datadbs2"));
     assert_eq!(top.distinct_pages, 1, "one leaf: {top:?}");
     assert!((4..=8).contains(&top.current_waiters), "{top:?}");
-    let x = match simulate(&d, p.start + 24, p.start + 24).parsed(&Source::OnstatX) {
-        Some(Parsed::OnstatX(x)) => x.clone(),
-        _ => panic!("onstat -X"),
-    };
+    let store = simulate(&d, p.start + 24, p.start + 24);
+    let x = store
+        .get::<OnstatX>(Source::OnstatX)
+        .expect("onstat -X")
+        .clone();
     let leaf = x
         .pools
         .iter()
@@ -836,10 +834,10 @@ fn lock_chain_in_onstat_u_and_onstat_k() {
         let u = parsers::onstat_u::parse(&text(&d, &Source::OnstatU, t)).expect("parses");
         let k = parsers::onstat_k::parse(&text(&d, &Source::OnstatK, t)).expect("parses");
         assert!(k.unparsed.is_empty(), "{:?}", k.unparsed);
-        let names = match parse_output(&Source::Systabnames, run(&d, &Source::Systabnames, t)) {
-            Ok(Parsed::Systabnames(s)) => s,
-            other => panic!("{other:?}"),
-        };
+        let parsed = Source::Systabnames
+            .parse(run(&d, &Source::Systabnames, t))
+            .expect("systabnames");
+        let names = parsed.get::<Systabnames>().expect("systabnames").clone();
         let th = |sid: u64| {
             u.threads
                 .iter()

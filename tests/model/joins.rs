@@ -4,7 +4,7 @@
 //! small hand-written outputs in the real layouts where no capture shows the case.
 
 use crate::common::fixture;
-use ifxtop::collect::sample::{parse_output, Update};
+use ifxtop::collect::sample::Update;
 use ifxtop::ids::Sid;
 use ifxtop::model::snapshot::{self, Snapshot};
 use ifxtop::model::waiters::WaitTarget;
@@ -21,21 +21,13 @@ fn apply(store: &mut Store, source: Source, t: u64, text: &str) {
     } else {
         5
     };
-    let result = parse_output(
-        &source,
-        Output {
-            exit: Some(exit),
-            stdout: text.to_string(),
-            stderr: String::new(),
-        },
-    );
+    let result = source.parse(Output {
+        exit: Some(exit),
+        stdout: text.to_string(),
+        stderr: String::new(),
+    });
     match &result {
-        Ok(p) => assert_eq!(
-            p.unparsed_count(),
-            0,
-            "{}: lines left unparsed",
-            source.label()
-        ),
+        Ok(p) => assert_eq!(p.unparsed(), 0, "{}: lines left unparsed", source.label()),
         Err(e) => panic!("{}: {e}", source.label()),
     }
     store.apply(Update {

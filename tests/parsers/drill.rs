@@ -5,6 +5,7 @@
 // Tests fail by panicking; `expect` says what was missing.
 #![allow(clippy::expect_used)]
 
+use crate::common::kind;
 use crate::common::{fixture, fixtures_in};
 use ifxtop::error::ParseError;
 use ifxtop::ids::{Addr, Sid, Tid};
@@ -24,13 +25,15 @@ const CKPT_BANNER: &str = "IBM Informix Dynamic Server Version 12.10.FC8 -- On-L
 const OFFLINE: &str = "\nshared memory not initialized for INFORMIXSERVER 'ol_prod'\n";
 
 /// The five kinds: (fixture directory, kind).
-const KINDS: [(&str, Kind); 5] = [
-    ("onstat-g-ath", Kind::OnstatGAth),
-    ("onstat-g-ntt", Kind::OnstatGNtt),
-    ("onstat-k", Kind::OnstatK),
-    ("onstat-g-ses", Kind::OnstatGSes),
-    ("onstat-g-sql", Kind::OnstatGSql),
-];
+fn kinds() -> [(&'static str, Kind); 5] {
+    [
+        ("onstat-g-ath", kind("onstat-g-ath")),
+        ("onstat-g-ntt", kind("onstat-g-ntt")),
+        ("onstat-k", kind("onstat-k")),
+        ("onstat-g-ses", kind("onstat-g-ses")),
+        ("onstat-g-sql", kind("onstat-g-sql")),
+    ]
+}
 
 fn ok<T>(dir: &str, stem: &str, parse: fn(&str) -> Result<T, ParseError>) -> T {
     parse(&fixture(&format!("{dir}/{stem}.txt"))).unwrap_or_else(|e| panic!("{stem}: {e}"))
@@ -90,27 +93,27 @@ fn snapshot_dir(dir: &str, kind: Kind, at_least: usize) {
 
 #[test]
 fn every_ath_fixture_matches_its_snapshot() {
-    snapshot_dir("onstat-g-ath", Kind::OnstatGAth, 4);
+    snapshot_dir("onstat-g-ath", kind("onstat-g-ath"), 4);
 }
 
 #[test]
 fn every_ntt_fixture_matches_its_snapshot() {
-    snapshot_dir("onstat-g-ntt", Kind::OnstatGNtt, 3);
+    snapshot_dir("onstat-g-ntt", kind("onstat-g-ntt"), 3);
 }
 
 #[test]
 fn every_k_fixture_matches_its_snapshot() {
-    snapshot_dir("onstat-k", Kind::OnstatK, 3);
+    snapshot_dir("onstat-k", kind("onstat-k"), 3);
 }
 
 #[test]
 fn every_ses_fixture_matches_its_snapshot() {
-    snapshot_dir("onstat-g-ses", Kind::OnstatGSes, 6);
+    snapshot_dir("onstat-g-ses", kind("onstat-g-ses"), 6);
 }
 
 #[test]
 fn every_sql_fixture_matches_its_snapshot() {
-    snapshot_dir("onstat-g-sql", Kind::OnstatGSql, 3);
+    snapshot_dir("onstat-g-sql", kind("onstat-g-sql"), 3);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -876,7 +879,7 @@ fn sql_offline_and_banner_alone() {
 
 #[test]
 fn every_kind_accepts_the_off_line_message() {
-    for (dir, kind) in KINDS {
+    for (dir, kind) in kinds() {
         let v = kind
             .parse_to_json(OFFLINE)
             .unwrap_or_else(|e| panic!("{dir}: {e}"));
@@ -890,7 +893,7 @@ fn every_kind_accepts_the_off_line_message() {
 
 #[test]
 fn every_kind_rejects_empty_and_garbage_at_line_and_column() {
-    for (dir, kind) in KINDS {
+    for (dir, kind) in kinds() {
         for text in ["", "\n\n  \n"] {
             let e = kind.parse_to_json(text).expect_err(dir);
             assert_eq!(
@@ -907,11 +910,11 @@ fn every_kind_rejects_empty_and_garbage_at_line_and_column() {
             (3, 1, "hello world"),
             "{dir}"
         );
-        let command = match kind {
-            Kind::OnstatGAth => "onstat -g ath",
-            Kind::OnstatGNtt => "onstat -g ntt",
-            Kind::OnstatK => "onstat -k",
-            Kind::OnstatGSes => "onstat -g ses",
+        let command = match kind.name {
+            "onstat-g-ath" => "onstat -g ath",
+            "onstat-g-ntt" => "onstat -g ntt",
+            "onstat-k" => "onstat -k",
+            "onstat-g-ses" => "onstat -g ses",
             _ => "onstat -g sql",
         };
         assert!(
@@ -931,31 +934,31 @@ fn col(line: &str, needle: &str) -> usize {
 fn errors_point_at_the_column_that_stopped_the_row() {
     let cases: [(Kind, &str, &str, &str); 5] = [
         (
-            Kind::OnstatGAth,
+            kind("onstat-g-ath"),
             "213 14c91ec0 zz98 2 cond wait sm_read 1cpu sqlexec",
             "zz98",
             "rstcb",
         ),
         (
-            Kind::OnstatGNtt,
+            kind("onstat-g-ntt"),
             "14e2a8c0 sqlexec x4448 15:56:35",
             "x4448",
             "session id",
         ),
         (
-            Kind::OnstatK,
+            kind("onstat-k"),
             "a095f78 0 a4d9e68 0 hdr+s 100002 203 0",
             "hdr+s",
             "lock type",
         ),
         (
-            Kind::OnstatGSes,
+            kind("onstat-g-ses"),
             "23 informix - 17602 carson 1 57344 4896x off",
             "4896x",
             "used memory",
         ),
         (
-            Kind::OnstatGSql,
+            kind("onstat-g-sql"),
             "812 UPDATE stores CR Wait 30 0 0",
             "Wait",
             "errors and a client version",
@@ -964,19 +967,9 @@ fn errors_point_at_the_column_that_stopped_the_row() {
     for (kind, line, at, needs) in cases {
         let e = kind
             .parse_to_json(&format!("\n{line}\n"))
-            .expect_err(kind.name());
-        assert_eq!(
-            (e.line, e.column),
-            (2, col(line, at)),
-            "{}: {e}",
-            kind.name()
-        );
-        assert!(
-            e.expected.contains(needs),
-            "{}: {}",
-            kind.name(),
-            e.expected
-        );
+            .expect_err(kind.name);
+        assert_eq!((e.line, e.column), (2, col(line, at)), "{}: {e}", kind.name);
+        assert!(e.expected.contains(needs), "{}: {}", kind.name, e.expected);
     }
 }
 
@@ -987,7 +980,7 @@ fn other_commands_outputs_are_errors() {
         "onstat-g-con/oninit-onstat-g-con.txt",
         "onstat-X/oninit-onstat-X-two-pools.txt",
     ];
-    for (dir, kind) in KINDS {
+    for (dir, kind) in kinds() {
         for other in others {
             let e = kind.parse_to_json(&fixture(other)).expect_err(dir);
             assert_eq!((e.line, e.column), (1, 1), "{dir} given {other}: {e}");
@@ -1052,7 +1045,7 @@ fn texts_of(dir: &str) -> Vec<String> {
 
 #[test]
 fn every_fixture_truncated_anywhere_does_not_panic() {
-    for (dir, kind) in KINDS {
+    for (dir, kind) in kinds() {
         for text in texts_of(dir) {
             for (i, _) in text.char_indices() {
                 let _ = parse_any(kind, &text[..i]);
@@ -1064,7 +1057,7 @@ fn every_fixture_truncated_anywhere_does_not_panic() {
 proptest! {
     #[test]
     fn never_panics_on_arbitrary_text(s in "\\PC*", k in 0usize..5) {
-        let _ = parse_any(KINDS[k].1, &s);
+        let _ = parse_any(kinds()[k].1, &s);
     }
 
     #[test]
@@ -1072,7 +1065,7 @@ proptest! {
         s in "[0-9a-fA-F|:/.()* \\t+-]{0,100}(\n[0-9a-zA-Z|:/ +-]{0,80}){0,6}",
         k in 0usize..5,
     ) {
-        let _ = parse_any(KINDS[k].1, &s);
+        let _ = parse_any(kinds()[k].1, &s);
     }
 
     #[test]
@@ -1081,7 +1074,7 @@ proptest! {
         pick in 0usize..64,
         order in proptest::collection::vec(0usize..64, 0..40),
     ) {
-        let (dir, kind) = KINDS[k];
+        let (dir, kind) = kinds()[k];
         let texts = texts_of(dir);
         let text = &texts[pick % texts.len()];
         let lines: Vec<&str> = text.lines().collect();

@@ -4,6 +4,7 @@
 // Tests fail by panicking; `expect` says what was missing.
 #![allow(clippy::expect_used)]
 
+use crate::common::kind;
 use crate::common::{fixture, fixtures_in};
 use ifxtop::ids::Addr;
 use ifxtop::parsers::onstat_b::{self, OnstatB};
@@ -27,10 +28,10 @@ fn snapshot_all(dir: &str, kind: Kind, at_least: usize) {
 
 #[test]
 fn every_fixture_matches_its_snapshot() {
-    snapshot_all("onstat-B", Kind::OnstatB, 4);
-    snapshot_all("onstat-d", Kind::OnstatD, 4);
-    snapshot_all("onstat-t", Kind::OnstatT, 5);
-    snapshot_all("onstat-g-ckp", Kind::OnstatGCkp, 3);
+    snapshot_all("onstat-B", kind("onstat-b"), 4);
+    snapshot_all("onstat-d", kind("onstat-d"), 4);
+    snapshot_all("onstat-t", kind("onstat-t"), 5);
+    snapshot_all("onstat-g-ckp", kind("onstat-g-ckp"), 3);
 }
 
 /// The 1-based column of the first `needle` in `text`.

@@ -5,31 +5,32 @@
 //! catches a fixture nobody parses.
 
 use crate::common::fixtures_dir;
+use crate::common::kind;
 use ifxtop::parsers::Kind;
 use std::collections::BTreeSet;
 
 /// The kind a fixture is parsed as: by directory, and for `netstat/` by file name (`ss-*`).
 fn kind_for(dir: &str, file: &str) -> Option<Kind> {
     Some(match dir {
-        "netstat" if file.starts_with("ss-") => Kind::Ss,
-        "netstat" => Kind::Netstat,
-        "node-meminfo" => Kind::NodeMeminfo,
-        "numa_maps" => Kind::NumaMaps,
-        "numactl-H" => Kind::NumactlH,
-        "oncheck-pe" => Kind::OncheckPe,
-        "onstat-B" => Kind::OnstatB,
-        "onstat-X" => Kind::OnstatX,
-        "onstat-d" => Kind::OnstatD,
-        "onstat-g-ath" => Kind::OnstatGAth,
-        "onstat-g-ckp" => Kind::OnstatGCkp,
-        "onstat-g-con" => Kind::OnstatGCon,
-        "onstat-g-ntt" => Kind::OnstatGNtt,
-        "onstat-g-ses" => Kind::OnstatGSes,
-        "onstat-g-sql" => Kind::OnstatGSql,
-        "onstat-k" => Kind::OnstatK,
-        "onstat-t" => Kind::OnstatT,
-        "onstat-u" => Kind::OnstatU,
-        "proc-net-tcp" => Kind::ProcNetTcp,
+        "netstat" if file.starts_with("ss-") => kind("ss"),
+        "netstat" => kind("netstat"),
+        "node-meminfo" => kind("node-meminfo"),
+        "numa_maps" => kind("numa-maps"),
+        "numactl-H" => kind("numactl-h"),
+        "oncheck-pe" => kind("oncheck-pe"),
+        "onstat-B" => kind("onstat-b"),
+        "onstat-X" => kind("onstat-x"),
+        "onstat-d" => kind("onstat-d"),
+        "onstat-g-ath" => kind("onstat-g-ath"),
+        "onstat-g-ckp" => kind("onstat-g-ckp"),
+        "onstat-g-con" => kind("onstat-g-con"),
+        "onstat-g-ntt" => kind("onstat-g-ntt"),
+        "onstat-g-ses" => kind("onstat-g-ses"),
+        "onstat-g-sql" => kind("onstat-g-sql"),
+        "onstat-k" => kind("onstat-k"),
+        "onstat-t" => kind("onstat-t"),
+        "onstat-u" => kind("onstat-u"),
+        "proc-net-tcp" => kind("proc-net-tcp"),
         _ => return None,
     })
 }

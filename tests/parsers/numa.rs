@@ -1,16 +1,16 @@
 //! NUMA: numactl -H, node meminfo, numa_maps — real samples and edge cases.
 
+use crate::common::kind;
 use crate::common::{fixture, fixtures_in};
 use ifxtop::parsers::numa::{bytes_per_node, parse_node_meminfo, parse_numa_maps, parse_numactl_h};
-use ifxtop::parsers::Kind;
 use proptest::prelude::*;
 
 #[test]
 fn every_numa_fixture_snapshots() {
     for (dir, kind) in [
-        ("numactl-H", Kind::NumactlH),
-        ("node-meminfo", Kind::NodeMeminfo),
-        ("numa_maps", Kind::NumaMaps),
+        ("numactl-H", kind("numactl-h")),
+        ("node-meminfo", kind("node-meminfo")),
+        ("numa_maps", kind("numa-maps")),
     ] {
         for (stem, text) in fixtures_in(dir) {
             let json = kind.parse_to_json(&text).expect("parses");

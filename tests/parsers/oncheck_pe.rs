@@ -1,9 +1,9 @@
 //! Tests for the `oncheck -pe` parser: every real sample (snapshot + explicit values), hand-made
 //! edge cases, and property tests that it never panics.
 
+use crate::common::kind;
 use crate::common::{fixture, fixtures_in};
 use ifxtop::parsers::oncheck_pe::{self, ExtentKind, OncheckPe, PeChunk, PeEvent};
-use ifxtop::parsers::Kind;
 use proptest::prelude::*;
 
 fn parse(text: &str) -> OncheckPe {
@@ -37,7 +37,7 @@ fn every_real_sample_snapshots() {
     let all = fixtures_in("oncheck-pe");
     assert!(all.len() >= 8, "only {} oncheck-pe fixtures", all.len());
     for (stem, text) in all {
-        let json = match Kind::OncheckPe.parse_to_json(&text) {
+        let json = match kind("oncheck-pe").parse_to_json(&text) {
             Ok(j) => j,
             Err(e) => panic!("{stem}: {e}"),
         };

@@ -3,10 +3,10 @@
 // Tests fail by panicking; `expect` says what was missing.
 #![allow(clippy::expect_used)]
 
+use crate::common::kind;
 use crate::common::{fixture, fixtures_in};
 use ifxtop::ids::{Addr, Tid};
 use ifxtop::parsers::onstat_g_con::{self, OnstatGCon};
-use ifxtop::parsers::Kind;
 use proptest::prelude::*;
 
 fn parse_fixture(stem: &str) -> OnstatGCon {
@@ -19,7 +19,7 @@ fn every_fixture_matches_its_snapshot() {
     let all = fixtures_in("onstat-g-con");
     assert!(all.len() >= 2, "fixtures: {}", all.len());
     for (stem, text) in all {
-        let json = Kind::OnstatGCon
+        let json = kind("onstat-g-con")
             .parse_to_json(&text)
             .unwrap_or_else(|e| panic!("{stem}: {e}"));
         crate::snap_json!(format!("parse__onstat-g-con__{stem}"), &json);

@@ -4,10 +4,10 @@
 // Tests fail by panicking; `expect` says what was missing.
 #![allow(clippy::expect_used)]
 
+use crate::common::kind;
 use crate::common::{fixture, fixtures_in};
 use ifxtop::ids::{Addr, Sid};
 use ifxtop::parsers::onstat_u::{self, Flags, OnstatU, UserThread, WaitReason};
-use ifxtop::parsers::Kind;
 use proptest::prelude::*;
 
 fn parse_fixture(stem: &str) -> OnstatU {
@@ -27,7 +27,7 @@ fn every_fixture_matches_its_snapshot() {
     let all = fixtures_in("onstat-u");
     assert!(all.len() >= 9, "fixtures: {}", all.len());
     for (stem, text) in all {
-        let json = Kind::OnstatU
+        let json = kind("onstat-u")
             .parse_to_json(&text)
             .unwrap_or_else(|e| panic!("{stem}: {e}"));
         crate::snap_json!(format!("parse__onstat-u__{stem}"), &json);

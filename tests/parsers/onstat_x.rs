@@ -4,10 +4,10 @@
 // Tests fail by panicking; `expect` says what was missing.
 #![allow(clippy::expect_used)]
 
+use crate::common::kind;
 use crate::common::{fixture, fixtures_in};
 use ifxtop::ids::Addr;
 use ifxtop::parsers::onstat_x::{self, Buffer, OnstatX};
-use ifxtop::parsers::Kind;
 use proptest::prelude::*;
 
 fn parse_fixture(stem: &str) -> OnstatX {
@@ -32,7 +32,7 @@ fn every_fixture_matches_its_snapshot() {
     let all = fixtures_in("onstat-X");
     assert!(all.len() >= 5, "fixtures: {}", all.len());
     for (stem, text) in all {
-        let json = Kind::OnstatX
+        let json = kind("onstat-x")
             .parse_to_json(&text)
             .unwrap_or_else(|e| panic!("{stem}: {e}"));
         crate::snap_json!(format!("parse__onstat-X__{stem}"), &json);

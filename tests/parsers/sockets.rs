@@ -1,23 +1,23 @@
 //! Socket tables: /proc/net/tcp{,6}, Linux and AIX netstat, ss — real samples and edge cases.
 
+use crate::common::kind;
 use crate::common::{fixture, fixtures_in};
 use ifxtop::parsers::sockets::{parse_netstat, parse_proc_net_tcp, parse_ss, TcpState};
-use ifxtop::parsers::Kind;
 use proptest::prelude::*;
 
 #[test]
 fn every_socket_fixture_snapshots() {
     for (stem, text) in fixtures_in("netstat") {
         let kind = if stem.starts_with("ss-") {
-            Kind::Ss
+            kind("ss")
         } else {
-            Kind::Netstat
+            kind("netstat")
         };
         let json = kind.parse_to_json(&text).expect("parses");
         crate::snap_json!(format!("parse__netstat__{stem}"), &json);
     }
     for (stem, text) in fixtures_in("proc-net-tcp") {
-        let json = Kind::ProcNetTcp.parse_to_json(&text).expect("parses");
+        let json = kind("proc-net-tcp").parse_to_json(&text).expect("parses");
         crate::snap_json!(format!("parse__proc-net-tcp__{stem}"), &json);
     }
 }

@@ -5,12 +5,13 @@
 mod common;
 
 use common::fixture;
-use ifxtop::collect::sample::{parse_output, Update};
+use ifxtop::collect::extents::ExtentStatus;
+use ifxtop::collect::sample::Update;
 use ifxtop::ids::Sid;
 use ifxtop::model::snapshot;
 use ifxtop::source::{Output, Source};
 use ifxtop::store::{Store, StoreSettings};
-use ifxtop::tui::app::{App, DrillUi, ExtentStatus, Mode};
+use ifxtop::tui::app::{App, DrillUi, Mode};
 use ifxtop::tui::keymap::{Action, Keymap};
 use ifxtop::tui::theme::Theme;
 use ratatui::buffer::Buffer;
@@ -27,14 +28,9 @@ fn apply(store: &mut Store, source: Source, t: u64, text: &str, exit: i32) {
         stdout: text.to_string(),
         stderr: String::new(),
     };
-    let result = parse_output(&source, out);
+    let result = source.parse(out);
     match &result {
-        Ok(p) => assert_eq!(
-            p.unparsed_count(),
-            0,
-            "{}: lines left unparsed",
-            source.label()
-        ),
+        Ok(p) => assert_eq!(p.unparsed(), 0, "{}: lines left unparsed", source.label()),
         Err(e) => panic!("{}: {e}", source.label()),
     }
     store.apply(Update {

@@ -1,9 +1,10 @@
 //! The two header lines on every screen: server, mode, uptime, refresh, Running/Frozen badge;
 //! then each source's data age and error.
 
+use crate::collect::extents::ExtentStatus;
 use crate::format::human_duration;
 use crate::model::snapshot::Snapshot;
-use crate::tui::app::{App, ExtentStatus, Mode};
+use crate::tui::app::{App, Mode};
 use crate::tui::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;

@@ -1,10 +1,11 @@
 //! The list panes (Waiters, Buffers, Sockets): a summary line, then the generic table; an error
 //! panel or "waiting for first data" when there is nothing to show yet.
 
+use crate::collect::extents::ExtentStatus;
 use crate::format::human_bytes;
 use crate::model::snapshot::Snapshot;
 use crate::parsers::onstat_u::WaitReason;
-use crate::tui::app::{App, ExtentStatus};
+use crate::tui::app::App;
 use crate::tui::panes::{Pane, PaneRows};
 use crate::tui::table::TableView;
 use ratatui::buffer::Buffer;

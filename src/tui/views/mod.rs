@@ -34,6 +34,7 @@ pub fn render(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
     header::render(app, now, Rect { height: 2, ..area }, buf);
     tabs(
         app,
+        now,
         Rect {
             y: area.y + 2,
             height: 1,
@@ -156,7 +157,7 @@ fn timeline(
     buf.set_line(area.x, area.y, &Line::from(spans), area.width);
 }
 
-fn tabs(app: &App, area: Rect, buf: &mut Buffer) {
+fn tabs(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
     let theme = &app.theme;
     let mut spans = Vec::new();
     // Narrow terminals keep room for the demo's note after the tabs.
@@ -176,8 +177,8 @@ fn tabs(app: &App, area: Rect, buf: &mut Buffer) {
         spans.push(Span::styled(format!(" session {sid} "), theme.tab_active));
         spans.push(Span::raw(" "));
     }
-    if let Some(note) = &app.note {
-        spans.push(Span::styled(note.clone(), theme.warn));
+    if let Some((note, start)) = app.note {
+        spans.push(Span::styled(note(start + now), theme.warn));
     }
     buf.set_line(area.x, area.y, &Line::from(spans), area.width);
 }

@@ -1,0 +1,402 @@
+//! The registry of sources: every thing ifxtop reads, with how to get it, how often, how long
+//! to wait for it, how to read its exit code, which parser reads it, and which collector runs
+//! it. Adding a source is one entry in `registry!` below plus its parser file.
+
+use super::{ExitPolicy, Request};
+use crate::error::ParseError;
+use crate::extents::ExtentMap;
+use crate::ids::Sid;
+use crate::parsers::{self, parsed, Parsed};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Base periods (DESIGN.md §1) at an interval of 1 s; `+`/`-` scale them together.
+pub const PERIOD_FAST: Duration = Duration::from_secs(1);
+pub const PERIOD_BUFFERS: Duration = Duration::from_secs(2);
+pub const PERIOD_JOINS: Duration = Duration::from_secs(5);
+pub const PERIOD_NUMA: Duration = Duration::from_secs(5);
+pub const PERIOD_NUMA_MAPS: Duration = Duration::from_secs(30);
+pub const PERIOD_DISCOVERY: Duration = Duration::from_secs(120);
+/// `sysmaster:systabnames` changes only when tables are created or dropped.
+pub const PERIOD_TABLES: Duration = Duration::from_secs(600);
+/// Not polled: run when asked (the extent map, a drilled session).
+pub const ON_DEMAND: Duration = Duration::MAX;
+
+pub const ONSTAT_TIMEOUT: Duration = Duration::from_secs(10);
+pub const FILE_TIMEOUT: Duration = Duration::from_secs(2);
+pub const ONCHECK_TIMEOUT: Duration = Duration::from_secs(1800);
+pub const DBACCESS_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How a source is collected. `{}` in an argument or a path stands for the source's argument
+/// (a session id, a node, a pid).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Run {
+    /// `onstat` with these options.
+    Onstat(&'static [&'static str]),
+    /// Another program and its arguments.
+    Command(&'static [&'static str]),
+    /// `dbaccess DATABASE -` reading a query on its standard input.
+    Dbaccess {
+        database: &'static str,
+        query: &'static str,
+    },
+    /// A file read directly (/proc, /sys).
+    File(&'static str),
+}
+
+/// Which task collects a source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Collector {
+    /// A task of its own on its period.
+    Poll,
+    /// The sockets task (`/proc/net/tcp{,6}`, falling back to `netstat`).
+    Sockets,
+    /// The NUMA task (node list, per node files, vmstat, oninit numa_maps).
+    Numa,
+    /// The drill-down task: only for the sessions on the drill stack.
+    Focus,
+    /// The extent-map job: on demand.
+    Extents,
+}
+
+/// One entry of the registry.
+#[derive(Clone, Copy)]
+pub struct SourceDef {
+    pub run: Run,
+    /// How often at an interval of 1 s ([`ON_DEMAND`]: when asked).
+    pub period: Duration,
+    pub timeout: Duration,
+    pub exit: ExitPolicy,
+    pub collector: Collector,
+    pub parse: fn(&str) -> Result<Parsed, ParseError>,
+    /// A recording may name it with other options (`netstat -Aan` on AIX).
+    pub any_options: bool,
+}
+
+impl std::fmt::Debug for SourceDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SourceDef")
+            .field("run", &self.run)
+            .field("period", &self.period)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SourceDef {
+    /// `onstat OPTIONS`, polled by a task of its own.
+    const fn onstat(
+        options: &'static [&'static str],
+        period: Duration,
+        parse: fn(&str) -> Result<Parsed, ParseError>,
+    ) -> SourceDef {
+        SourceDef {
+            run: Run::Onstat(options),
+            period,
+            timeout: ONSTAT_TIMEOUT,
+            exit: ExitPolicy::Onstat,
+            collector: Collector::Poll,
+            parse,
+            any_options: false,
+        }
+    }
+
+    /// A file read directly, by the `collector` that knows which ones exist.
+    const fn file(
+        path: &'static str,
+        period: Duration,
+        collector: Collector,
+        parse: fn(&str) -> Result<Parsed, ParseError>,
+    ) -> SourceDef {
+        SourceDef {
+            run: Run::File(path),
+            period,
+            timeout: FILE_TIMEOUT,
+            exit: ExitPolicy::ZeroIsSuccess,
+            collector,
+            parse,
+            any_options: false,
+        }
+    }
+
+    const fn collected_by(mut self, collector: Collector) -> SourceDef {
+        self.collector = collector;
+        self
+    }
+}
+
+/// Generates `Source` (one variant per entry, with its argument type if it has one) and
+/// `Source::def` (its entry), so an entry is written once.
+macro_rules! registry {
+    ($( $(#[$doc:meta])* $name:ident $( ( $arg:ty ) )? => $def:expr ),* $(,)?) => {
+        /// One thing ifxtop collects. Its `label` is how a DBA would type it (`onstat -u`) or,
+        /// for a file read directly, its path; recordings name their samples by it.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Source {
+            $( $(#[$doc])* $name $( ($arg) )? ),*
+        }
+
+        impl Source {
+            /// Its entry in the registry.
+            pub fn def(&self) -> &'static SourceDef {
+                match self {
+                    $( Source::$name { .. } => {
+                        const DEF: SourceDef = $def;
+                        &DEF
+                    } )*
+                }
+            }
+
+            /// The argument of a source that has one (a session id, a node, a pid), as text.
+            pub fn arg(&self) -> Option<String> {
+                match self {
+                    $( registry!(@bind $name x $($arg)?) => registry!(@show x $($arg)?) ),*
+                }
+            }
+
+            /// Every source whose argument (if it takes one) reads from `arg`: the candidates a
+            /// label is matched against.
+            fn candidates(arg: Option<&str>) -> Vec<Source> {
+                let mut all = Vec::new();
+                $( if let Some(s) = registry!(@make $name arg $($arg)?) {
+                    all.push(s);
+                } )*
+                all
+            }
+        }
+    };
+    (@bind $name:ident $x:ident $arg:ty) => { Source::$name($x) };
+    (@bind $name:ident $x:ident) => { Source::$name };
+    (@show $x:ident $arg:ty) => { Some($x.to_string()) };
+    (@show $x:ident) => { None };
+    (@make $name:ident $a:ident $arg:ty) => {
+        $a.and_then(|t| t.parse::<$arg>().ok()).map(Source::$name)
+    };
+    (@make $name:ident $a:ident) => { $a.is_none().then_some(Source::$name) };
+}
+
+registry! {
+    /// User threads: flags, wait address, session, counters.
+    OnstatU => SourceDef::onstat(&["-u"], PERIOD_FAST, |t| {
+        parsed(parsers::onstat_u::parse(t))
+    }),
+    /// Buffers being accessed: owner, waiters, page.
+    OnstatX => SourceDef::onstat(&["-X"], PERIOD_BUFFERS, |t| {
+        parsed(parsers::onstat_x::parse(t))
+    }),
+    /// Conditions with waiters.
+    OnstatGCon => SourceDef::onstat(&["-g", "con"], PERIOD_FAST, |t| {
+        parsed(parsers::onstat_g_con::parse(t))
+    }),
+    /// Threads: tid ↔ rstcb ↔ name.
+    OnstatGAth => SourceDef::onstat(&["-g", "ath"], PERIOD_JOINS, |t| {
+        parsed(parsers::onstat_g_ath::parse(t))
+    }),
+    /// Network threads: session ↔ client `host|port`.
+    OnstatGNtt => SourceDef::onstat(&["-g", "ntt"], PERIOD_JOINS, |t| {
+        parsed(parsers::onstat_g_ntt::parse(t))
+    }),
+    /// Locks: owner, waiters, partnum.
+    OnstatK => SourceDef::onstat(&["-k"], PERIOD_JOINS, |t| {
+        parsed(parsers::onstat_k::parse(t))
+    }),
+    /// One session's detail, for the session screen.
+    OnstatGSes(Sid) => SourceDef::onstat(&["-g", "ses", "{}"], PERIOD_JOINS, |t| {
+        parsed(parsers::onstat_g_ses::parse(t))
+    })
+    .collected_by(Collector::Focus),
+    /// One session's SQL, for the session screen.
+    OnstatGSql(Sid) => SourceDef::onstat(&["-g", "sql", "{}"], PERIOD_JOINS, |t| {
+        parsed(parsers::onstat_g_sql::parse(t))
+    })
+    .collected_by(Collector::Focus),
+    /// The extent map: chunk:page → object.
+    OncheckPe => SourceDef {
+        run: Run::Command(&["oncheck", "-pe"]),
+        period: ON_DEMAND,
+        timeout: ONCHECK_TIMEOUT,
+        exit: ExitPolicy::ZeroIsSuccess,
+        collector: Collector::Extents,
+        parse: |t| parsed(ExtentMap::from_oncheck_pe(t)),
+        any_options: false,
+    },
+    /// Sockets where /proc/net/tcp is missing.
+    Netstat => SourceDef {
+        run: Run::Command(&["netstat", "-an"]),
+        period: PERIOD_FAST,
+        timeout: ONSTAT_TIMEOUT,
+        exit: ExitPolicy::ZeroIsSuccess,
+        collector: Collector::Sockets,
+        parse: |t| parsed(parsers::sockets::parse_netstat(t)),
+        any_options: true,
+    },
+    ProcNetTcp => SourceDef::file("/proc/net/tcp", PERIOD_FAST, Collector::Sockets, |t| {
+        parsed(parsers::sockets::parse_proc_net_tcp(t))
+    }),
+    ProcNetTcp6 => SourceDef::file("/proc/net/tcp6", PERIOD_FAST, Collector::Sockets, |t| {
+        parsed(parsers::sockets::parse_proc_net_tcp(t))
+    }),
+    /// The NUMA nodes (`0-1`).
+    NodesOnline => SourceDef::file(
+        "/sys/devices/system/node/online",
+        PERIOD_NUMA,
+        Collector::Numa,
+        |t| parsed(parsers::numa::parse_cpulist(t).map(parsers::numa::CpuList)),
+    ),
+    NodeMeminfo(u32) => SourceDef::file(
+        "/sys/devices/system/node/node{}/meminfo",
+        PERIOD_NUMA,
+        Collector::Numa,
+        |t| parsed(parsers::numa::parse_node_meminfo(t)),
+    ),
+    NodeCpulist(u32) => SourceDef::file(
+        "/sys/devices/system/node/node{}/cpulist",
+        PERIOD_DISCOVERY,
+        Collector::Numa,
+        |t| parsed(parsers::numa::parse_cpulist(t).map(parsers::numa::CpuList)),
+    ),
+    ZoneReclaimMode => SourceDef::file(
+        "/proc/sys/vm/zone_reclaim_mode",
+        PERIOD_NUMA,
+        Collector::Numa,
+        |t| parsed(parsers::numa::parse_zone_reclaim_mode(t).map(parsers::numa::ZoneReclaimMode)),
+    ),
+    Vmstat => SourceDef::file("/proc/vmstat", PERIOD_NUMA, Collector::Numa, |t| {
+        parsed(parsers::numa::parse_vmstat(t).map(parsers::numa::Vmstat))
+    }),
+    /// Where an oninit process's memory sits, per node.
+    NumaMaps(u32) => SourceDef::file(
+        "/proc/{}/numa_maps",
+        PERIOD_NUMA_MAPS,
+        Collector::Numa,
+        |t| parsed(parsers::numa::parse_numa_maps(t)),
+    ),
+    /// `sysmaster:systabnames` through dbaccess: partnum → table name.
+    Systabnames => SourceDef {
+        run: Run::Dbaccess {
+            database: "sysmaster",
+            query: parsers::systabnames::QUERY,
+        },
+        period: PERIOD_TABLES,
+        timeout: DBACCESS_TIMEOUT,
+        exit: ExitPolicy::ZeroIsSuccess,
+        collector: Collector::Poll,
+        parse: |t| parsed(parsers::systabnames::parse(t)),
+        any_options: false,
+    },
+}
+
+/// `template` with its `{}` replaced by `arg` (when it has one).
+fn fill(template: &str, arg: Option<&str>) -> String {
+    match arg {
+        Some(a) => template.replacen("{}", a, 1),
+        None => template.to_string(),
+    }
+}
+
+impl Source {
+    /// `onstat -u`, `/proc/net/tcp`, `/sys/devices/system/node/node0/meminfo`, ...
+    pub fn label(&self) -> String {
+        let arg = self.arg();
+        match self.def().run {
+            Run::Onstat(options) => {
+                let mut s = String::from("onstat");
+                for o in options {
+                    s.push(' ');
+                    s.push_str(&fill(o, arg.as_deref()));
+                }
+                s
+            }
+            Run::Command(argv) => argv
+                .iter()
+                .map(|a| fill(a, arg.as_deref()))
+                .collect::<Vec<_>>()
+                .join(" "),
+            Run::Dbaccess { database, .. } => format!("dbaccess {database} -"),
+            Run::File(path) => fill(path, arg.as_deref()),
+        }
+    }
+
+    /// The inverse of `label`, for recordings. Extra blanks in a hand-written label are
+    /// accepted; a file path must be exact.
+    pub fn from_label(label: &str) -> Option<Source> {
+        let words: Vec<&str> = label.split_whitespace().collect();
+        let path = label.trim();
+        // The argument, if any, is the one part of a label that varies: try the label's last
+        // word (`onstat -g ses 812`) and the number in a path (`/proc/1234/numa_maps`).
+        let mut args: Vec<Option<&str>> = vec![None];
+        if let Some(last) = words.last() {
+            args.push(Some(last));
+        }
+        if path.starts_with('/') {
+            args.extend(
+                path.split(|c: char| !c.is_ascii_digit())
+                    .filter(|p| !p.is_empty())
+                    .map(Some),
+            );
+        }
+        for arg in args {
+            for s in Source::candidates(arg) {
+                let want = s.label();
+                let matches = if matches!(s.def().run, Run::File(_)) {
+                    want == path
+                } else {
+                    let want: Vec<&str> = want.split_whitespace().collect();
+                    want == words || (s.def().any_options && words.first() == want.first())
+                };
+                if matches {
+                    return Some(s);
+                }
+            }
+        }
+        None
+    }
+
+    /// How often it is collected at an interval of 1 s (`+`/`-` scale it): the one table the
+    /// collectors, the demo and the header's staleness all read.
+    pub fn period(&self) -> Duration {
+        self.def().period
+    }
+
+    pub fn timeout(&self) -> Duration {
+        self.def().timeout
+    }
+
+    /// How to collect it.
+    pub fn request(&self) -> Request {
+        let arg = self.arg();
+        let fill_all = |argv: &[&str]| -> Vec<String> {
+            argv.iter().map(|a| fill(a, arg.as_deref())).collect()
+        };
+        match self.def().run {
+            Run::Onstat(options) => {
+                let mut argv = vec!["onstat".to_string()];
+                argv.extend(fill_all(options));
+                Request::Command(argv)
+            }
+            Run::Command(argv) => Request::Command(fill_all(argv)),
+            Run::Dbaccess { database, query } => Request::CommandInput {
+                argv: vec!["dbaccess".into(), database.into(), "-".into()],
+                stdin: query.to_string(),
+            },
+            Run::File(path) => Request::ReadFile(PathBuf::from(fill(path, arg.as_deref()))),
+        }
+    }
+
+    /// How its exit code is read.
+    pub fn exit_policy(&self) -> ExitPolicy {
+        self.def().exit
+    }
+
+    #[cfg(test)]
+    pub(crate) fn candidates_for_tests(arg: Option<&str>) -> Vec<Source> {
+        Source::candidates(arg)
+    }
+
+    /// The sources polled by tasks of their own (no argument, `Collector::Poll`).
+    pub fn polled() -> Vec<Source> {
+        Source::candidates(None)
+            .into_iter()
+            .filter(|s| s.def().collector == Collector::Poll)
+            .collect()
+    }
+}

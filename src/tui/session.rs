@@ -1,0 +1,250 @@
+//! The live screen's state (app and store) and its one `update`: every message — keys, data,
+//! ticks, resizes, signals, what the loop did — goes through `Session::update`, which changes
+//! the state and returns what the loop must do. Nothing else changes the app or the store.
+
+use crate::collect::extents::ExtentStatus;
+use crate::collect::log::DebugLog;
+use crate::collect::replay::{Played, ReplayUi};
+use crate::collect::sample::Update;
+use crate::ids::Sid;
+use crate::model::snapshot;
+use crate::store::Store;
+use crate::tui::app::{App, Effect};
+use crossterm::event::KeyEvent;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// Data arriving together (one tick of the collectors) settles this long, so the snapshot is
+/// built once for all of it.
+pub const SETTLE: Duration = Duration::from_millis(60);
+/// Rebuilding the extent map on its own because pages stop resolving: at most this often.
+const AUTO_REBUILD_EVERY: Duration = Duration::from_secs(1800);
+
+/// A signal the loop was sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Signal {
+    Terminate,
+    Hangup,
+    Interrupt,
+    Quit,
+}
+
+impl Signal {
+    /// The exit code a shell expects after the signal (128 + its number).
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Signal::Hangup => 129,
+            Signal::Interrupt => 130,
+            Signal::Quit => 131,
+            Signal::Terminate => 143,
+        }
+    }
+}
+
+/// What a side effect the loop carried out came to, for the status line.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    Copied { bytes: usize, tmux: bool },
+    Exported { files: Vec<String>, dir: String },
+    Failed(String),
+}
+
+/// Everything that can happen to the live screen.
+#[derive(Debug)]
+pub enum Msg {
+    Key(KeyEvent),
+    Resize(u16, u16),
+    /// Samples from the collectors, applied together.
+    Data(Vec<Update>),
+    /// What a replay step played, and where the player is now.
+    Played(Played, ReplayUi),
+    Extents(ExtentStatus),
+    /// The data settled (or the rate limit passed): the snapshot may be rebuilt.
+    Settled,
+    /// The 1 s age clock.
+    Tick,
+    Signal(Signal),
+    /// A side effect was carried out.
+    Done(Outcome),
+    /// The recorder stopped early, and why.
+    RecordingStopped(String),
+}
+
+/// The live screen's state.
+pub struct Session {
+    pub app: App,
+    pub store: Store,
+    server: Option<String>,
+    log: Option<DebugLog>,
+    /// The store generation and focus the shown snapshot was built from.
+    built_generation: u64,
+    built_focus: Vec<Sid>,
+    /// When the snapshot was last built: data alone rebuilds it at most every half interval
+    /// (the build joins thousands of rows); what the user does, at once.
+    last_build: Option<Instant>,
+    force_build: bool,
+    last_auto_rebuild: Option<Instant>,
+    /// Something changed since the last draw.
+    pub dirty: bool,
+}
+
+impl Session {
+    pub fn new(app: App, store: Store, server: Option<String>, log: Option<DebugLog>) -> Self {
+        Session {
+            app,
+            store,
+            server,
+            log,
+            built_generation: u64::MAX,
+            built_focus: Vec::new(),
+            last_build: None,
+            force_build: true,
+            last_auto_rebuild: None,
+            dirty: true,
+        }
+    }
+
+    /// The diary of `--log`, if any.
+    pub fn log(&mut self, now: Duration, line: &str) {
+        if let Some(l) = &mut self.log {
+            l.line(now, line);
+        }
+    }
+
+    /// Takes one message at session time `now`; returns what the loop must do.
+    pub fn update(&mut self, msg: Msg, now: Duration) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        match msg {
+            Msg::Key(k) => {
+                // What a key changes (a replay seek, a drill) shows at once.
+                self.force_build = true;
+                effects = self.app.on_key(k, now);
+                if self.app.quit {
+                    effects.push(Effect::Quit(0));
+                }
+                self.dirty = true;
+            }
+            Msg::Resize(w, h) => {
+                self.app.size = (w, h);
+                self.app.refresh_orders();
+                self.dirty = true;
+            }
+            Msg::Data(updates) => {
+                for u in updates {
+                    if let Some(l) = &mut self.log {
+                        l.update(&u);
+                    }
+                    self.store.apply(u);
+                }
+                effects.push(Effect::SettleIn(SETTLE));
+            }
+            Msg::Played(played, ui) => {
+                self.store.play(played);
+                self.app.replay = Some(ui);
+                self.app.extents = replay_extent_status(&self.store);
+                self.dirty = true;
+            }
+            Msg::Extents(st) => {
+                self.log(now, &format!("extent map: {st:?}"));
+                self.app.extents = st;
+                self.dirty = true;
+            }
+            Msg::Settled | Msg::Tick => self.dirty = true,
+            Msg::Signal(s) => {
+                self.log(now, &format!("signal {s:?}"));
+                effects.push(Effect::Quit(s.exit_code()));
+            }
+            Msg::Done(outcome) => {
+                let text = match outcome {
+                    Outcome::Copied { bytes, tmux } => crate::tui::share::copy_note(bytes, tmux),
+                    // The names first: the directory is where ifxtop was started, and a long
+                    // one would push them off an 80-column status line.
+                    Outcome::Exported { files, dir } => {
+                        format!("exported {} to {dir}", files.join(" and "))
+                    }
+                    Outcome::Failed(e) => e,
+                };
+                self.app.say(text, now);
+                self.dirty = true;
+            }
+            Msg::RecordingStopped(why) => {
+                if self.app.message.as_ref().map(|(m, _)| m) != Some(&why) {
+                    self.app.say(why, now);
+                    self.dirty = true;
+                }
+            }
+        }
+        if self.dirty {
+            effects.extend(self.refresh(now));
+        }
+        effects
+    }
+
+    /// Rebuilds the snapshot when the data or the drill stack moved and the rate limit allows;
+    /// otherwise asks to be called back when it does.
+    fn refresh(&mut self, now: Duration) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        let focus: Vec<Sid> = self.app.drill.iter().map(|d| d.sid).collect();
+        let focus_moved = focus != self.built_focus;
+        if focus_moved {
+            let mut sids = focus.clone();
+            sids.sort_unstable();
+            sids.dedup();
+            effects.push(Effect::Focus(sids));
+        }
+        let data_moved = self.store.generation != self.built_generation;
+        let min_gap = Duration::from_secs_f64(self.app.interval.clamp(0.1, 3600.0) * 0.5);
+        let due = self.force_build || self.last_build.is_none_or(|b| b.elapsed() >= min_gap);
+        if data_moved && !due {
+            // Too soon after the last build: come back when the gap is over.
+            if let Some(b) = self.last_build {
+                effects.push(Effect::SettleIn(min_gap.saturating_sub(b.elapsed())));
+            }
+        }
+        if (data_moved && due) || focus_moved {
+            self.last_build = Some(Instant::now());
+            self.force_build = false;
+            let snap = snapshot::build(&self.store, now, self.server.as_deref(), &focus);
+            if self.auto_rebuild_due(&snap) {
+                effects.push(Effect::RebuildExtents);
+            }
+            self.app.set_snapshot(Arc::new(snap));
+            self.built_generation = self.store.generation;
+            self.built_focus = focus;
+        }
+        effects
+    }
+
+    /// Pages stop resolving (new extents since the map was built): rebuild, rate-limited.
+    fn auto_rebuild_due(&mut self, snap: &snapshot::Snapshot) -> bool {
+        if !matches!(self.app.extents, ExtentStatus::Ready { .. }) || self.app.replay.is_some() {
+            return false;
+        }
+        let unresolved = snap.unresolved_share.unwrap_or(0.0);
+        let enough = snap.hotspots.iter().filter(|h| !h.resolved).count() >= 3;
+        if unresolved > 0.2
+            && enough
+            && self
+                .last_auto_rebuild
+                .is_none_or(|l| l.elapsed() > AUTO_REBUILD_EVERY)
+        {
+            self.last_auto_rebuild = Some(Instant::now());
+            return true;
+        }
+        false
+    }
+}
+
+/// In a replay the map comes from the recording's `oncheck -pe` sample, if it has one.
+fn replay_extent_status(store: &Store) -> ExtentStatus {
+    match store.extents() {
+        Some(m) => ExtentStatus::Ready {
+            what: "the recording".into(),
+            extents: m.extent_count(),
+            built_at: store.extents_loaded_at().unwrap_or_default(),
+            age_at_load: Duration::ZERO,
+        },
+        None => ExtentStatus::None,
+    }
+}

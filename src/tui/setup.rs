@@ -1,0 +1,190 @@
+//! What the live screen runs with, decided once from the command line and the config file:
+//! the mode and its runner (local, demo, replay), settings, keys, theme, recording, log.
+
+use crate::cli::LiveArgs;
+use crate::collect::extents::{CacheSpot, ExtentSource};
+use crate::error::Error;
+use crate::source::local::LocalRunner;
+use crate::source::CommandRunner;
+use crate::store::StoreSettings;
+use crate::tui::app::{Mode, NoteFn};
+use crate::tui::config::Config;
+use crate::tui::keymap::Keymap;
+use crate::tui::theme::Theme;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Everything the loop needs, decided from the command line and the config.
+pub struct Setup {
+    pub mode: Mode,
+    pub runner: Arc<dyn CommandRunner>,
+    pub settings: StoreSettings,
+    pub interval: f64,
+    pub server: Option<String>,
+    pub extents: ExtentSource,
+    pub keymap: Keymap,
+    pub theme: Theme,
+    pub record: Option<(PathBuf, u64)>,
+    /// The demo's incident line: what plays at a demo time, and where the timeline started.
+    pub note: Option<(NoteFn, Duration)>,
+    /// `--replay FILE`: the recording, read up front (damage is listed, never fatal).
+    pub replay: Option<Arc<crate::collect::record::Recording>>,
+    /// `--log FILE`.
+    pub log: Option<PathBuf>,
+}
+
+/// Builds the setup of `ifxtop [--demo]` from its arguments.
+pub fn setup(args: &LiveArgs) -> Result<Setup, Error> {
+    let config = Config::load(args.config.as_deref())?;
+    let keymap = Keymap::with_overrides(&config.keys)
+        .map_err(|e| Error::Usage(format!("config [keys]: {e}")))?;
+    let interval = args.interval.or(config.interval).unwrap_or(1.0);
+    if !(0.1..=3600.0).contains(&interval) {
+        return Err(Error::Usage(format!(
+            "--interval {interval}: between 0.1 and 3600 seconds"
+        )));
+    }
+    let base_page_kb = args.base_page_kb.or(config.base_page_kb).unwrap_or(2);
+    if ![1, 2, 4, 8, 16].contains(&base_page_kb) {
+        return Err(Error::Usage(format!(
+            "--base-page-kb {base_page_kb}: one of 2, 4 (or 1, 8, 16)"
+        )));
+    }
+    let mut settings = StoreSettings {
+        base_page_kb,
+        ..StoreSettings::default()
+    };
+    if let Some(w) = config.hotspot_window {
+        settings.hotspot_window = Duration::from_secs(w.max(1));
+    }
+    if let Some(w) = config.socket_window {
+        settings.socket_window = Duration::from_secs(w.max(1));
+    }
+    let ports: Vec<u16> = if !args.ports.is_empty() {
+        args.ports.clone()
+    } else if let Some(p) = &config.ports {
+        p.clone()
+    } else {
+        Vec::new()
+    };
+    let mut replay = None;
+    type Chosen = (
+        Mode,
+        Arc<dyn CommandRunner>,
+        Option<String>,
+        Option<(NoteFn, Duration)>,
+    );
+    let (mode, runner, server, note): Chosen = if let Some(path) = &args.replay {
+        let rec = crate::collect::record::read_recording(path)?;
+        if rec.samples.is_empty() {
+            return Err(Error::Usage(format!(
+                "{}: nothing to replay ({})",
+                path.display(),
+                rec.skipped.join("; ")
+            )));
+        }
+        let header = rec.header.clone();
+        settings.ports = if ports.is_empty() {
+            header.as_ref().map(|h| h.ports.clone()).unwrap_or_default()
+        } else {
+            ports
+        };
+        if args.base_page_kb.is_none() {
+            if let Some(kb) = header.as_ref().and_then(|h| h.base_page_kb) {
+                settings.base_page_kb = kb;
+            }
+        }
+        replay = Some(Arc::new(rec));
+        (
+            Mode::Replay {
+                file: path.display().to_string(),
+            },
+            // Nothing runs during a replay; the runner is never asked.
+            Arc::new(LocalRunner::new(None)),
+            header.and_then(|h| h.server),
+            None,
+        )
+    } else if args.demo {
+        let demo = crate::demo::DemoRunner::wall(args.seed, args.demo_sessions)
+            .starting_at(Duration::from_secs(args.demo_at));
+        settings.ports = if ports.is_empty() {
+            vec![crate::demo::LISTENER_PORT]
+        } else {
+            ports
+        };
+        (
+            Mode::Demo { seed: args.seed },
+            Arc::new(demo),
+            Some("ol_demo".to_string()),
+            Some((
+                crate::demo::describe_phase as NoteFn,
+                Duration::from_secs(args.demo_at),
+            )),
+        )
+    } else {
+        let server = args.server.clone();
+        settings.ports = if ports.is_empty() {
+            sqlhosts_ports(server.as_deref())
+        } else {
+            ports
+        };
+        (
+            Mode::Live,
+            Arc::new(LocalRunner::new(server.clone())),
+            server,
+            None,
+        )
+    };
+    // Live mode only: the demo and a replay never write to the user's cache.
+    let cache = match (&mode, &server, crate::extents::cache::default_dir()) {
+        (Mode::Live, Some(server), Some(dir)) => Some(CacheSpot {
+            dir,
+            server: server.clone(),
+        }),
+        _ => None,
+    };
+    Ok(Setup {
+        mode,
+        runner,
+        settings,
+        interval,
+        server,
+        extents: ExtentSource {
+            file: args.extents.clone(),
+            cache,
+        },
+        keymap,
+        theme: Theme::from_env(),
+        record: args.record.clone().map(|p| {
+            // A directory gets a timestamped file name of its own.
+            let file = if p.is_dir() {
+                crate::collect::record::default_file_name(&p)
+            } else {
+                p
+            };
+            (file, args.record_max)
+        }),
+        note,
+        replay,
+        log: args.log.clone(),
+    })
+}
+
+/// Listener ports of INFORMIXSERVER from `$INFORMIXSQLHOSTS` or `$INFORMIXDIR/etc/sqlhosts`.
+fn sqlhosts_ports(server: Option<&str>) -> Vec<u16> {
+    let Some(server) = server else {
+        return Vec::new();
+    };
+    let path = std::env::var_os("INFORMIXSQLHOSTS")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("INFORMIXDIR").map(|d| PathBuf::from(d).join("etc/sqlhosts")));
+    let Some(text) = path.and_then(|p| std::fs::read_to_string(p).ok()) else {
+        return Vec::new();
+    };
+    let services = std::fs::read_to_string("/etc/services")
+        .map(|t| crate::source::sqlhosts::parse_services(&t))
+        .unwrap_or_default();
+    let entries = crate::source::sqlhosts::parse_sqlhosts(&text);
+    crate::source::sqlhosts::listener_ports(&entries, &[server], &services)
+}
