@@ -6,7 +6,7 @@ use crate::collect::replay::{ReplayCommand, ReplayUi};
 use crate::ids::Sid;
 use crate::model::snapshot::Snapshot;
 use crate::tui::keymap::Keymap;
-use crate::tui::panes::Pane;
+use crate::tui::panes::{Order, Pane};
 use crate::tui::theme::Theme;
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,8 +17,8 @@ pub struct TableUi {
     /// Position in `order` (not a row index).
     pub selected: usize,
     pub offset: usize,
-    pub sort_col: usize,
-    pub sort_desc: bool,
+    /// How the rows are ordered.
+    pub sort: Order,
     pub filter: String,
     /// Row indices of the shown snapshot, sorted and filtered.
     pub order: Vec<usize>,
@@ -35,12 +35,11 @@ pub struct TableUi {
 
 impl TableUi {
     fn new(pane: Pane) -> Self {
-        let (sort_col, sort_desc) = pane.default_sort();
+
         TableUi {
             selected: 0,
             offset: 0,
-            sort_col,
-            sort_desc,
+            sort: pane.default_order(),
             filter: String::new(),
             order: Vec::new(),
             basis: None,

@@ -1,11 +1,13 @@
-//! What each list pane shows: its columns, each cell's text, each column's sort key. The app
-//! sorts and filters with these; the views draw with them.
+//! What each list pane shows: its columns (one enum per pane), each cell's text, each column's
+//! sort key, and the pane's default order. The app sorts and filters with these; the views draw
+//! with them.
 
 use crate::format::{human_bytes, human_duration};
+use crate::ids::Sid;
 use crate::model::snapshot::Snapshot;
-use crate::model::waiters::WaitTarget;
-use crate::model::waiters::WaiterRow;
+use crate::model::waiters::{WaitTarget, WaiterRow};
 use crate::parsers::onstat_u::WaitReason;
+use crate::parsers::sockets::Endpoint;
 use crate::store::hotspots::HotspotRow;
 use crate::store::sockets::SocketRow;
 use crate::tui::table::{sparkline, Col, SortKey, TableRows};
@@ -13,7 +15,7 @@ use crate::tui::theme::Theme;
 use ratatui::style::Style;
 use std::borrow::Cow;
 
-/// The list panes. NUMA is drawn as a report, not a list.
+/// The panes. NUMA is drawn as a report, not a list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Pane {
     Waiters,
@@ -21,6 +23,123 @@ pub enum Pane {
     Sockets,
     Numa,
 }
+
+/// A column of the Waiters pane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WaiterCol {
+    Sid,
+    User,
+    Wait,
+    WaitingOn,
+    InWait,
+    Blocker,
+    SendQ,
+    Locks,
+    ReadsPerS,
+    WritesPerS,
+    Flags,
+    Verdict,
+}
+
+/// A column of the Buffers pane (hot spots).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HotspotCol {
+    Object,
+    Now,
+    Window,
+    Samples,
+    Total,
+    Pages,
+    Owner,
+    Trend,
+    Streak,
+    Dbspace,
+}
+
+/// A column of the Sockets pane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SocketCol {
+    Remote,
+    Sid,
+    State,
+    SendQ,
+    RecvQ,
+    MaxSendQ,
+    Trend,
+    User,
+    Local,
+}
+
+/// A column of any pane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Column {
+    Waiter(WaiterCol),
+    Hotspot(HotspotCol),
+    Socket(SocketCol),
+}
+
+/// How a pane's rows are ordered: by one column, or by the pane's own grouped order (which says
+/// what it groups by in its label, and marks no column).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// Waiters: what deserves a look first (waits on sessions and resources, then client waits
+    /// with data queued, other conditions and mutexes, unknown sockets, idle client waits),
+    /// the longest wait first within each.
+    Concern,
+    By { column: Column, desc: bool },
+}
+
+impl Order {
+    /// How the order is named on screen: `concern`, `IN WAIT▼`.
+    pub fn label(self) -> String {
+        match self {
+            Order::Concern => "concern, then time in wait".to_string(),
+            Order::By { column, desc } => {
+                format!("{}{}", column.spec().title, if desc { "▼" } else { "▲" })
+            }
+        }
+    }
+}
+
+const WAITER_COLS: [Column; 12] = [
+    Column::Waiter(WaiterCol::Sid),
+    Column::Waiter(WaiterCol::User),
+    Column::Waiter(WaiterCol::Wait),
+    Column::Waiter(WaiterCol::WaitingOn),
+    Column::Waiter(WaiterCol::InWait),
+    Column::Waiter(WaiterCol::Blocker),
+    Column::Waiter(WaiterCol::SendQ),
+    Column::Waiter(WaiterCol::Locks),
+    Column::Waiter(WaiterCol::ReadsPerS),
+    Column::Waiter(WaiterCol::WritesPerS),
+    Column::Waiter(WaiterCol::Flags),
+    Column::Waiter(WaiterCol::Verdict),
+];
+
+const HOTSPOT_COLS: [Column; 10] = [
+    Column::Hotspot(HotspotCol::Object),
+    Column::Hotspot(HotspotCol::Now),
+    Column::Hotspot(HotspotCol::Window),
+    Column::Hotspot(HotspotCol::Samples),
+    Column::Hotspot(HotspotCol::Total),
+    Column::Hotspot(HotspotCol::Pages),
+    Column::Hotspot(HotspotCol::Owner),
+    Column::Hotspot(HotspotCol::Trend),
+    Column::Hotspot(HotspotCol::Streak),
+    Column::Hotspot(HotspotCol::Dbspace),
+];
+
+const SOCKET_COLS: [Column; 9] = [
+    Column::Socket(SocketCol::Remote),
+    Column::Socket(SocketCol::Sid),
+    Column::Socket(SocketCol::State),
+    Column::Socket(SocketCol::SendQ),
+    Column::Socket(SocketCol::RecvQ),
+    Column::Socket(SocketCol::MaxSendQ),
+    Column::Socket(SocketCol::Trend),
+    Column::Socket(SocketCol::User),
+    Column::Socket(SocketCol::Local),
+];
 
 impl Pane {
     pub const ALL: [Pane; 4] = [Pane::Waiters, Pane::Buffers, Pane::Sockets, Pane::Numa];
@@ -43,22 +162,53 @@ impl Pane {
         }
     }
 
-    pub fn columns(self) -> &'static [Col] {
+    /// The pane's columns, left to right.
+    pub fn columns(self) -> &'static [Column] {
         match self {
-            Pane::Waiters => WAITER_COLS,
-            Pane::Buffers => HOTSPOT_COLS,
-            Pane::Sockets => SOCKET_COLS,
+            Pane::Waiters => &WAITER_COLS,
+            Pane::Buffers => &HOTSPOT_COLS,
+            Pane::Sockets => &SOCKET_COLS,
             Pane::Numa => &[],
         }
     }
 
-    /// The column sorted by until the user picks another, and its direction (descending?).
-    pub fn default_sort(self) -> (usize, bool) {
+    /// The order until the user picks another.
+    pub fn default_order(self) -> Order {
         match self {
-            Pane::Waiters => (4, true),
-            Pane::Buffers => (2, true),
-            Pane::Sockets => (3, true),
-            Pane::Numa => (0, false),
+            Pane::Waiters => Order::Concern,
+            Pane::Buffers => Order::By {
+                column: Column::Hotspot(HotspotCol::Window),
+                desc: true,
+            },
+            Pane::Sockets | Pane::Numa => Order::By {
+                column: Column::Socket(SocketCol::SendQ),
+                desc: true,
+            },
+        }
+    }
+
+    /// The order `s` moves to from `order`: the next column; the pane's grouped order (if it
+    /// has one) after the last column.
+    pub fn next_order(self, order: Order) -> Order {
+        let cols = self.columns();
+        let grouped = self.default_order() == Order::Concern;
+        let next = match order {
+            Order::Concern => cols.first().copied(),
+            Order::By { column, .. } => {
+                let i = cols.iter().position(|c| *c == column).map_or(0, |i| i + 1);
+                match cols.get(i) {
+                    Some(c) => Some(*c),
+                    None if grouped => None,
+                    None => cols.first().copied(),
+                }
+            }
+        };
+        match next {
+            Some(column) => Order::By {
+                column,
+                desc: column.spec().right,
+            },
+            None => Order::Concern,
         }
     }
 
@@ -71,21 +221,15 @@ impl Pane {
         }
     }
 
-    pub fn sort_key(self, snap: &Snapshot, row: usize, col: usize) -> SortKey {
-        match self {
-            Pane::Waiters => snap
+    /// The key `row` sorts by under `order`.
+    pub fn sort_key(self, snap: &Snapshot, row: usize, order: Order) -> SortKey {
+        match (order, self) {
+            (Order::Concern, Pane::Waiters) => snap
                 .waiters
                 .get(row)
-                .map_or(SortKey::None, |r| waiter_key(r, col)),
-            Pane::Buffers => snap
-                .hotspots
-                .get(row)
-                .map_or(SortKey::None, |r| hotspot_key(r, col)),
-            Pane::Sockets => snap
-                .sockets
-                .get(row)
-                .map_or(SortKey::None, |r| socket_key(r, col)),
-            Pane::Numa => SortKey::Num(row as f64),
+                .map_or(SortKey::None, |w| SortKey::Num(w.priority())),
+            (Order::By { column, .. }, _) => column.key(snap, row),
+            _ => SortKey::Num(row as f64),
         }
     }
 
@@ -104,11 +248,9 @@ impl Pane {
 
     /// The row's text for `/` filtering: every column, lowercase.
     pub fn row_text(self, snap: &Snapshot, row: usize) -> String {
-        let cols = self.columns().len();
-        let rows = PaneRows { pane: self, snap };
         let mut s = String::new();
-        for c in 0..cols {
-            s.push_str(&rows.cell(row, c));
+        for c in self.columns() {
+            s.push_str(&c.cell(snap, row));
             s.push(' ');
         }
         if let (Pane::Waiters, Some(w)) = (self, snap.waiters.get(row)) {
@@ -118,48 +260,89 @@ impl Pane {
     }
 }
 
-pub const WAITER_COLS: &[Col] = &[
-    Col::new("SID", 6).right(),
-    Col::new("USER", 8),
-    Col::new("WAIT", 10),
-    Col::new("WAITING ON", 16).flex(),
-    Col::new("IN WAIT", 8).right(),
-    Col::new("BLOCKER", 8).right(),
-    Col::new("SEND-Q", 7).right(),
-    Col::new("LOCKS", 6).right().wide(100),
-    Col::new("RD/s", 6).right().wide(100),
-    Col::new("WR/s", 6).right().wide(110),
-    Col::new("FLAGS", 7).wide(120),
-    Col::new("VERDICT", 20).flex_by(3).wide(140),
-];
+impl Column {
+    /// Title, width and placement.
+    pub fn spec(self) -> Col {
+        match self {
+            Column::Waiter(c) => match c {
+                WaiterCol::Sid => Col::new("SID", 6).right(),
+                WaiterCol::User => Col::new("USER", 8),
+                WaiterCol::Wait => Col::new("WAIT", 10),
+                WaiterCol::WaitingOn => Col::new("WAITING ON", 16).flex(),
+                WaiterCol::InWait => Col::new("IN WAIT", 8).right(),
+                WaiterCol::Blocker => Col::new("BLOCKER", 8).right(),
+                WaiterCol::SendQ => Col::new("SEND-Q", 7).right(),
+                WaiterCol::Locks => Col::new("LOCKS", 6).right().wide(100),
+                WaiterCol::ReadsPerS => Col::new("RD/s", 6).right().wide(100),
+                WaiterCol::WritesPerS => Col::new("WR/s", 6).right().wide(110),
+                WaiterCol::Flags => Col::new("FLAGS", 7).wide(120),
+                WaiterCol::Verdict => Col::new("VERDICT", 20).flex_by(3).wide(140),
+            },
+            Column::Hotspot(c) => match c {
+                HotspotCol::Object => Col::new("OBJECT", 24).flex(),
+                HotspotCol::Now => Col::new("NOW", 4).right(),
+                HotspotCol::Window => Col::new("WIN", 5).right(),
+                HotspotCol::Samples => Col::new("SAMPLES", 8).right(),
+                HotspotCol::Total => Col::new("TOTAL", 6).right(),
+                HotspotCol::Pages => Col::new("PAGES", 6).right(),
+                HotspotCol::Owner => Col::new("OWNER", 6).right(),
+                HotspotCol::Trend => Col::new("TREND", 8),
+                HotspotCol::Streak => Col::new("STREAK", 7).right().wide(110),
+                HotspotCol::Dbspace => Col::new("DBSPACE", 12).wide(120),
+            },
+            Column::Socket(c) => match c {
+                SocketCol::Remote => Col::new("REMOTE", 22),
+                SocketCol::Sid => Col::new("SID", 6).right(),
+                SocketCol::State => Col::new("STATE", 11),
+                SocketCol::SendQ => Col::new("SEND-Q", 8).right(),
+                SocketCol::RecvQ => Col::new("RECV-Q", 7).right(),
+                SocketCol::MaxSendQ => Col::new("MAX SQ", 8).right(),
+                SocketCol::Trend => Col::new("TREND", 12),
+                SocketCol::User => Col::new("USER", 9).wide(100),
+                SocketCol::Local => Col::new("LOCAL", 22).flex().wide(120),
+            },
+        }
+    }
 
-pub const HOTSPOT_COLS: &[Col] = &[
-    Col::new("OBJECT", 24).flex(),
-    Col::new("NOW", 4).right(),
-    Col::new("WIN", 5).right(),
-    Col::new("SAMPLES", 8).right(),
-    Col::new("TOTAL", 6).right(),
-    Col::new("PAGES", 6).right(),
-    Col::new("OWNER", 6).right(),
-    Col::new("TREND", 8),
-    Col::new("STREAK", 7).right().wide(110),
-    Col::new("DBSPACE", 12).wide(120),
-];
+    /// The cell of `row` in this column.
+    pub fn cell(self, snap: &Snapshot, row: usize) -> Cow<'_, str> {
+        match self {
+            Column::Waiter(c) => snap
+                .waiters
+                .get(row)
+                .map_or(Cow::Borrowed(""), |r| waiter_cell(r, c)),
+            Column::Hotspot(c) => snap
+                .hotspots
+                .get(row)
+                .map_or(Cow::Borrowed(""), |r| hotspot_cell(r, c)),
+            Column::Socket(c) => snap
+                .sockets
+                .get(row)
+                .map_or(Cow::Borrowed(""), |r| socket_cell(r, c)),
+        }
+    }
 
-pub const SOCKET_COLS: &[Col] = &[
-    Col::new("REMOTE", 22),
-    Col::new("SID", 6).right(),
-    Col::new("STATE", 11),
-    Col::new("SEND-Q", 8).right(),
-    Col::new("RECV-Q", 7).right(),
-    Col::new("MAX SQ", 8).right(),
-    Col::new("TREND", 12),
-    Col::new("USER", 9).wide(100),
-    Col::new("LOCAL", 22).flex().wide(120),
-];
+    /// The value `row` sorts by in this column.
+    pub fn key(self, snap: &Snapshot, row: usize) -> SortKey {
+        match self {
+            Column::Waiter(c) => snap
+                .waiters
+                .get(row)
+                .map_or(SortKey::None, |r| waiter_key(r, c)),
+            Column::Hotspot(c) => snap
+                .hotspots
+                .get(row)
+                .map_or(SortKey::None, |r| hotspot_key(r, c)),
+            Column::Socket(c) => snap
+                .sockets
+                .get(row)
+                .map_or(SortKey::None, |r| socket_key(r, c)),
+        }
+    }
+}
 
 /// An endpoint as a DBA reads it: an IPv4-mapped address of `/proc/net/tcp6` as plain IPv4.
-pub fn plain_endpoint(e: &crate::parsers::sockets::Endpoint) -> String {
+pub fn plain_endpoint(e: &Endpoint) -> String {
     match e.host.strip_prefix("::ffff:") {
         Some(v4) if v4.contains('.') => format!("{v4}:{}", e.port),
         _ => e.to_string(),
@@ -174,59 +357,130 @@ fn rate(r: Option<f64>) -> String {
     }
 }
 
-fn waiter_key(r: &WaiterRow, col: usize) -> SortKey {
-    match col {
-        0 => SortKey::Num(r.sessid.0 as f64),
-        1 => SortKey::Text(r.user.to_string()),
-        2 => SortKey::Text(r.reason.short().into()),
-        3 => SortKey::Text(r.waiting_on.describe()),
-        4 => SortKey::Num(r.priority()),
-        5 => r
-            .head_blocker
-            .map_or(SortKey::None, |s| SortKey::Num(s.0 as f64)),
-        6 => r
+fn sid_key(s: Option<Sid>) -> SortKey {
+    s.map_or(SortKey::None, |s| SortKey::Num(s.0 as f64))
+}
+
+fn waiter_cell(r: &WaiterRow, c: WaiterCol) -> Cow<'_, str> {
+    match c {
+        WaiterCol::Sid => r.sessid.to_string().into(),
+        WaiterCol::User => Cow::Borrowed(r.user.as_str()),
+        WaiterCol::Wait => Cow::Borrowed(r.reason.short()),
+        WaiterCol::WaitingOn => match &r.waiting_on {
+            // A bare address says nothing: the sentence does (checkpoint, log buffer,
+            // transaction...).
+            WaitTarget::Other { .. } => Cow::Borrowed(&*r.verdict),
+            target => {
+                let mut d = target.describe_short();
+                if r.idle {
+                    d.push_str(" (idle)");
+                }
+                d.into()
+            }
+        },
+        WaiterCol::InWait => human_duration(r.in_wait_s).into(),
+        WaiterCol::Blocker => match (r.deadlock, r.head_blocker) {
+            (true, _) => Cow::Borrowed("DEADLK"),
+            (false, Some(h)) => h.to_string().into(),
+            (false, None) => Cow::Borrowed("-"),
+        },
+        WaiterCol::SendQ => r
+            .socket
+            .as_ref()
+            .map_or(Cow::Borrowed("-"), |s| human_bytes(s.send_q).into()),
+        WaiterCol::Locks => r.locks.to_string().into(),
+        WaiterCol::ReadsPerS => rate(r.reads_per_s).into(),
+        WaiterCol::WritesPerS => rate(r.writes_per_s).into(),
+        WaiterCol::Flags => Cow::Borrowed(r.flags.as_str()),
+        WaiterCol::Verdict => Cow::Borrowed(&*r.verdict),
+    }
+}
+
+fn waiter_key(r: &WaiterRow, c: WaiterCol) -> SortKey {
+    match c {
+        WaiterCol::Sid => SortKey::Num(r.sessid.0 as f64),
+        WaiterCol::User => SortKey::Text(r.user.to_string()),
+        WaiterCol::Wait => SortKey::Text(r.reason.short().into()),
+        WaiterCol::WaitingOn => SortKey::Text(r.waiting_on.describe()),
+        WaiterCol::InWait => SortKey::Num(r.in_wait_s),
+        WaiterCol::Blocker => sid_key(r.head_blocker),
+        WaiterCol::SendQ => r
             .socket
             .as_ref()
             .map_or(SortKey::None, |s| SortKey::Num(s.send_q as f64)),
-        7 => SortKey::Num(r.locks as f64),
-        8 => r.reads_per_s.map_or(SortKey::None, SortKey::Num),
-        9 => r.writes_per_s.map_or(SortKey::None, SortKey::Num),
-        10 => SortKey::Text(r.flags.to_string()),
-        _ => SortKey::Text(r.verdict.to_string()),
+        WaiterCol::Locks => SortKey::Num(r.locks as f64),
+        WaiterCol::ReadsPerS => r.reads_per_s.map_or(SortKey::None, SortKey::Num),
+        WaiterCol::WritesPerS => r.writes_per_s.map_or(SortKey::None, SortKey::Num),
+        WaiterCol::Flags => SortKey::Text(r.flags.to_string()),
+        WaiterCol::Verdict => SortKey::Text(r.verdict.to_string()),
     }
 }
 
-fn hotspot_key(r: &HotspotRow, col: usize) -> SortKey {
-    match col {
-        0 => SortKey::Text(r.object.clone()),
-        1 => SortKey::Num(r.current_waiters as f64),
-        2 => SortKey::Num(r.waiters_window as f64 + r.waiters_total as f64 * 1e-9),
-        3 => SortKey::Num(r.samples_window as f64),
-        4 => SortKey::Num(r.waiters_total as f64),
-        5 => SortKey::Num(r.distinct_pages as f64),
-        6 => r
+fn hotspot_cell(r: &HotspotRow, c: HotspotCol) -> Cow<'_, str> {
+    match c {
+        HotspotCol::Object => Cow::Borrowed(r.object.as_str()),
+        HotspotCol::Now => r.current_waiters.to_string().into(),
+        HotspotCol::Window => r.waiters_window.to_string().into(),
+        HotspotCol::Samples => format!("{}/{}", r.samples_window, r.window_samples).into(),
+        HotspotCol::Total => r.waiters_total.to_string().into(),
+        HotspotCol::Pages => r.distinct_pages.to_string().into(),
+        HotspotCol::Owner => r
             .owner_sid
-            .map_or(SortKey::None, |s| SortKey::Num(s.0 as f64)),
-        7 => SortKey::Num(r.trend.iter().sum::<u64>() as f64),
-        8 => SortKey::Num(f64::from(r.longest_streak)),
-        _ => SortKey::Text(r.dbspace.clone().unwrap_or_default()),
+            .map_or(Cow::Borrowed("-"), |s| s.to_string().into()),
+        HotspotCol::Trend => sparkline(&r.trend, 8).into(),
+        HotspotCol::Streak => r.longest_streak.to_string().into(),
+        HotspotCol::Dbspace => r.dbspace.as_deref().unwrap_or("?").into(),
     }
 }
 
-fn socket_key(r: &SocketRow, col: usize) -> SortKey {
-    match col {
-        0 => SortKey::Text(r.remote.to_string()),
-        1 => r.sessid.map_or(SortKey::None, |s| SortKey::Num(s.0 as f64)),
-        2 => SortKey::Text(r.state.map(|s| s.as_str()).unwrap_or("").into()),
-        3 => SortKey::Num(r.send_q as f64),
-        4 => SortKey::Num(r.recv_q as f64),
-        5 => SortKey::Num(r.max_send_q as f64),
-        6 => SortKey::Num(r.trend.iter().sum::<u64>() as f64),
-        7 => r
+fn hotspot_key(r: &HotspotRow, c: HotspotCol) -> SortKey {
+    match c {
+        HotspotCol::Object => SortKey::Text(r.object.clone()),
+        HotspotCol::Now => SortKey::Num(r.current_waiters as f64),
+        // Ties in the window broken by the total since start.
+        HotspotCol::Window => {
+            SortKey::Num(r.waiters_window as f64 + r.waiters_total as f64 * 1e-9)
+        }
+        HotspotCol::Samples => SortKey::Num(r.samples_window as f64),
+        HotspotCol::Total => SortKey::Num(r.waiters_total as f64),
+        HotspotCol::Pages => SortKey::Num(r.distinct_pages as f64),
+        HotspotCol::Owner => sid_key(r.owner_sid),
+        HotspotCol::Trend => SortKey::Num(r.trend.iter().sum::<u64>() as f64),
+        HotspotCol::Streak => SortKey::Num(f64::from(r.longest_streak)),
+        HotspotCol::Dbspace => SortKey::Text(r.dbspace.clone().unwrap_or_default()),
+    }
+}
+
+fn socket_cell(r: &SocketRow, c: SocketCol) -> Cow<'_, str> {
+    match c {
+        SocketCol::Remote => plain_endpoint(&r.remote).into(),
+        SocketCol::Sid => r
+            .sessid
+            .map_or(Cow::Borrowed("-"), |s| s.to_string().into()),
+        SocketCol::State => Cow::Borrowed(r.state.map(|s| s.as_str()).unwrap_or("")),
+        SocketCol::SendQ => human_bytes(r.send_q).into(),
+        SocketCol::RecvQ => human_bytes(r.recv_q).into(),
+        SocketCol::MaxSendQ => human_bytes(r.max_send_q).into(),
+        SocketCol::Trend => sparkline(&r.trend, 12).into(),
+        SocketCol::User => r.user.as_deref().unwrap_or("-").to_string().into(),
+        SocketCol::Local => plain_endpoint(&r.local).into(),
+    }
+}
+
+fn socket_key(r: &SocketRow, c: SocketCol) -> SortKey {
+    match c {
+        SocketCol::Remote => SortKey::Text(r.remote.to_string()),
+        SocketCol::Sid => sid_key(r.sessid),
+        SocketCol::State => SortKey::Text(r.state.map(|s| s.as_str()).unwrap_or("").into()),
+        SocketCol::SendQ => SortKey::Num(r.send_q as f64),
+        SocketCol::RecvQ => SortKey::Num(r.recv_q as f64),
+        SocketCol::MaxSendQ => SortKey::Num(r.max_send_q as f64),
+        SocketCol::Trend => SortKey::Num(r.trend.iter().sum::<u64>() as f64),
+        SocketCol::User => r
             .user
             .as_ref()
             .map_or(SortKey::None, |u| SortKey::Text(u.to_string())),
-        _ => SortKey::Text(r.local.to_string()),
+        SocketCol::Local => SortKey::Text(r.local.to_string()),
     }
 }
 
@@ -238,82 +492,9 @@ pub struct PaneRows<'a> {
 
 impl TableRows for PaneRows<'_> {
     fn cell(&self, row: usize, col: usize) -> Cow<'_, str> {
-        match self.pane {
-            Pane::Waiters => {
-                let Some(r) = self.snap.waiters.get(row) else {
-                    return Cow::Borrowed("");
-                };
-                match col {
-                    0 => r.sessid.to_string().into(),
-                    1 => Cow::Borrowed(r.user.as_str()),
-                    2 => Cow::Borrowed(r.reason.short()),
-                    3 => match &r.waiting_on {
-                        // A bare address says nothing: the sentence does (checkpoint, log
-                        // buffer, transaction...).
-                        WaitTarget::Other { .. } => Cow::Borrowed(&*r.verdict),
-                        target => {
-                            let mut d = target.describe_short();
-                            if r.idle {
-                                d.push_str(" (idle)");
-                            }
-                            d.into()
-                        }
-                    },
-                    4 => human_duration(r.in_wait_s).into(),
-                    5 => match (r.deadlock, r.head_blocker) {
-                        (true, _) => Cow::Borrowed("DEADLK"),
-                        (false, Some(h)) => h.to_string().into(),
-                        (false, None) => Cow::Borrowed("-"),
-                    },
-                    6 => r
-                        .socket
-                        .as_ref()
-                        .map_or(Cow::Borrowed("-"), |s| human_bytes(s.send_q).into()),
-                    7 => r.locks.to_string().into(),
-                    8 => rate(r.reads_per_s).into(),
-                    9 => rate(r.writes_per_s).into(),
-                    10 => Cow::Borrowed(r.flags.as_str()),
-                    _ => Cow::Borrowed(&*r.verdict),
-                }
-            }
-            Pane::Buffers => {
-                let Some(r) = self.snap.hotspots.get(row) else {
-                    return Cow::Borrowed("");
-                };
-                match col {
-                    0 => Cow::Borrowed(r.object.as_str()),
-                    1 => r.current_waiters.to_string().into(),
-                    2 => r.waiters_window.to_string().into(),
-                    3 => format!("{}/{}", r.samples_window, r.window_samples).into(),
-                    4 => r.waiters_total.to_string().into(),
-                    5 => r.distinct_pages.to_string().into(),
-                    6 => r
-                        .owner_sid
-                        .map_or(Cow::Borrowed("-"), |s| s.to_string().into()),
-                    7 => sparkline(&r.trend, 8).into(),
-                    8 => r.longest_streak.to_string().into(),
-                    _ => r.dbspace.as_deref().unwrap_or("?").into(),
-                }
-            }
-            Pane::Sockets => {
-                let Some(r) = self.snap.sockets.get(row) else {
-                    return Cow::Borrowed("");
-                };
-                match col {
-                    0 => plain_endpoint(&r.remote).into(),
-                    1 => r
-                        .sessid
-                        .map_or(Cow::Borrowed("-"), |s| s.to_string().into()),
-                    2 => Cow::Borrowed(r.state.map(|s| s.as_str()).unwrap_or("")),
-                    3 => human_bytes(r.send_q).into(),
-                    4 => human_bytes(r.recv_q).into(),
-                    5 => human_bytes(r.max_send_q).into(),
-                    6 => sparkline(&r.trend, 12).into(),
-                    7 => r.user.as_deref().unwrap_or("-").to_string().into(),
-                    _ => plain_endpoint(&r.local).into(),
-                }
-            }
-            Pane::Numa => Cow::Borrowed(""),
+        match self.pane.columns().get(col) {
+            Some(c) => c.cell(self.snap, row),
+            None => Cow::Borrowed(""),
         }
     }
 
@@ -348,9 +529,38 @@ mod tests {
     fn every_title_has_room_for_the_sort_marker() {
         for pane in Pane::ALL {
             for c in pane.columns() {
-                let need = c.title.chars().count() + 1;
-                assert!(usize::from(c.width) >= need, "{pane:?} {}", c.title);
+                let s = c.spec();
+                let need = s.title.chars().count() + 1;
+                assert!(usize::from(s.width) >= need, "{pane:?} {}", s.title);
             }
         }
+    }
+
+    #[test]
+    fn sort_cycles_through_every_column_and_back_to_the_grouped_order() {
+        let mut o = Pane::Waiters.default_order();
+        assert_eq!(o, Order::Concern);
+        let mut seen = Vec::new();
+        for _ in 0..Pane::Waiters.columns().len() {
+            o = Pane::Waiters.next_order(o);
+            let Order::By { column, .. } = o else {
+                panic!("a column")
+            };
+            seen.push(column);
+        }
+        assert_eq!(seen, Pane::Waiters.columns());
+        assert_eq!(Pane::Waiters.next_order(o), Order::Concern);
+        // A pane without a grouped order wraps to its first column.
+        let last = Order::By {
+            column: Column::Socket(SocketCol::Local),
+            desc: false,
+        };
+        assert!(matches!(
+            Pane::Sockets.next_order(last),
+            Order::By {
+                column: Column::Socket(SocketCol::Remote),
+                ..
+            }
+        ));
     }
 }

@@ -7,7 +7,7 @@ use crate::collect::INTERVALS;
 use crate::model::snapshot::Snapshot;
 use crate::tui::app::{App, DrillUi, Effect, Mode, Prompt, TableUi};
 use crate::tui::keymap::Action;
-use crate::tui::panes::Pane;
+use crate::tui::panes::{Order, Pane};
 use crate::tui::table::scroll_offset;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use std::sync::Arc;
@@ -76,10 +76,14 @@ impl App {
             })
             .filter(|&i| needle.is_empty() || pane.row_text(&snap, i).contains(&needle))
             .collect();
-        let (col, desc) = (t.sort_col, t.sort_desc);
+        let sort = t.sort;
+        let desc = match sort {
+            Order::Concern => true,
+            Order::By { desc, .. } => desc,
+        };
         let mut keys = vec![crate::tui::table::SortKey::None; pane.len(&snap)];
         for &i in &order {
-            keys[i] = pane.sort_key(&snap, i, col);
+            keys[i] = pane.sort_key(&snap, i, sort);
         }
         order.sort_by(|a, b| keys[*a].compare_dir(&keys[*b], desc).then(a.cmp(b)));
         // Keep the same row selected when it is still there.
@@ -279,21 +283,31 @@ impl App {
                 }
             }
             Action::SortNext | Action::SortReverse => {
-                let cols = self.pane.columns().len();
-                if cols > 0 {
+                if !self.pane.columns().is_empty() {
+                    let pane = self.pane;
                     let t = self.table_mut();
-                    if action == Action::SortNext {
-                        t.sort_col = (t.sort_col + 1) % cols;
-                    } else {
-                        t.sort_desc = !t.sort_desc;
-                    }
-                    let title = self.pane.columns()[self.table().sort_col].title;
-                    let dir = if self.table().sort_desc {
-                        "descending"
-                    } else {
-                        "ascending"
+                    t.sort = match (action, t.sort) {
+                        (Action::SortNext, o) => pane.next_order(o),
+                        (_, Order::By { column, desc }) => Order::By {
+                            column,
+                            desc: !desc,
+                        },
+                        // The grouped order has one direction: reversing it starts at the
+                        // first column, descending.
+                        (_, Order::Concern) => match pane.next_order(Order::Concern) {
+                            Order::By { column, .. } => Order::By { column, desc: true },
+                            o => o,
+                        },
                     };
-                    self.say(format!("sorted by {title}, {dir}"), now);
+                    let msg = match self.table().sort {
+                        Order::Concern => format!("sorted by {}", Order::Concern.label()),
+                        Order::By { column, desc } => format!(
+                            "sorted by {}, {}",
+                            column.spec().title,
+                            if desc { "descending" } else { "ascending" }
+                        ),
+                    };
+                    self.say(msg, now);
                     self.refresh_order(self.pane);
                 }
             }

@@ -14,7 +14,7 @@ use ifxtop::model::waiters::WaiterRow;
 use ifxtop::parsers::onstat_u::WaitReason;
 use ifxtop::tui::app::{App, Effect, Mode, Prompt};
 use ifxtop::tui::keymap::Keymap;
-use ifxtop::tui::panes::Pane;
+use ifxtop::tui::panes::{Order, Pane};
 use ifxtop::tui::theme::Theme;
 use std::sync::Arc;
 use std::time::Duration;
@@ -250,17 +250,57 @@ fn filter_narrows_rows_and_esc_clears_it() {
 #[test]
 fn sort_keys_cycle_columns_and_reverse() {
     let mut a = app();
-    let (col, desc) = (a.table().sort_col, a.table().sort_desc);
+    assert_eq!(a.table().sort, Pane::Waiters.default_order());
     a.on_key(key('s'), NOW);
-    assert_eq!(
-        a.table().sort_col,
-        (col + 1) % Pane::Waiters.columns().len()
-    );
+    let first = Pane::Waiters.columns()[0];
+    let Order::By { column, desc } = a.table().sort else {
+        panic!("s sorts by a column: {:?}", a.table().sort)
+    };
+    assert_eq!(column, first);
     a.on_key(key('S'), NOW);
-    assert_eq!(a.table().sort_desc, !desc);
+    assert_eq!(a.table().sort, Order::By { column, desc: !desc });
     assert!(a
         .current_message(NOW)
         .is_some_and(|m| m.starts_with("sorted by")));
+}
+
+#[test]
+fn sorting_by_a_column_orders_the_rows_by_that_column() {
+    let mut a = app();
+    // s: SID, as the column header then says.
+    a.on_key(key('s'), NOW);
+    let sids: Vec<u64> = a
+        .table()
+        .order
+        .iter()
+        .map(|&i| a.shown().waiters[i].sessid.0)
+        .collect();
+    let Order::By { desc, .. } = a.table().sort else {
+        panic!("a column order")
+    };
+    let mut want = sids.clone();
+    want.sort_unstable();
+    if desc {
+        want.reverse();
+    }
+    assert_eq!(sids, want);
+    // s again: USER, alphabetical.
+    a.on_key(key('s'), NOW);
+    a.on_key(key('s'), NOW);
+    a.on_key(key('s'), NOW);
+    a.on_key(key('s'), NOW);
+    // IN WAIT sorts by the time in the wait, not by the grouped order.
+    let Order::By { column, .. } = a.table().sort else {
+        panic!("a column order")
+    };
+    assert_eq!(column.spec().title, "IN WAIT");
+    let waits: Vec<f64> = a
+        .table()
+        .order
+        .iter()
+        .map(|&i| a.shown().waiters[i].in_wait_s)
+        .collect();
+    assert!(waits.windows(2).all(|w| w[0] >= w[1]), "{waits:?}");
 }
 
 #[test]

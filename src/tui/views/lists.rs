@@ -6,7 +6,7 @@ use crate::format::human_bytes;
 use crate::model::snapshot::Snapshot;
 use crate::parsers::onstat_u::WaitReason;
 use crate::tui::app::App;
-use crate::tui::panes::{Pane, PaneRows};
+use crate::tui::panes::{Order, Pane, PaneRows};
 use crate::tui::table::TableView;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -54,13 +54,22 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         pane: app.pane,
         snap,
     };
+    let columns = app.pane.columns();
+    let specs: Vec<_> = columns.iter().map(|c| c.spec()).collect();
+    let sort = match t.sort {
+        Order::By { column, desc } => columns
+            .iter()
+            .position(|c| *c == column)
+            .map(|i| (i, desc)),
+        Order::Concern => None,
+    };
     TableView {
-        cols: app.pane.columns(),
+        cols: &specs,
         order: &t.order,
         rows: &rows,
         selected: Some(t.selected),
         offset: t.offset,
-        sort: Some((t.sort_col, t.sort_desc)),
+        sort,
         theme,
     }
     .render(table_area, buf);
@@ -129,9 +138,15 @@ fn summary_line<'a>(app: &'a App, snap: &'a Snapshot, width: u16) -> Line<'a> {
                 } else {
                     theme.dim
                 };
-                spans.push(Span::styled(format!("{} {n}  ", r.letter()), style));
+                let text = if width < 100 {
+                    format!("{}{n} ", r.letter())
+                } else {
+                    format!("{} {n}  ", r.letter())
+                };
+                spans.push(Span::styled(text, style));
             }
             let narrow = width < 100;
+            spans.push(Span::raw(" "));
             spans.push(Span::raw(if narrow {
                 format!("{} thr {} ses", snap.summary.threads, snap.summary.sessions)
             } else {
@@ -148,6 +163,17 @@ fn summary_line<'a>(app: &'a App, snap: &'a Snapshot, width: u16) -> Line<'a> {
                     format!(" · {} idle {verb} (i)", snap.summary.idle)
                 };
                 spans.push(Span::styled(text, theme.dim));
+            }
+            if app.table().sort == Order::Concern && !app.tree {
+                // The grouped default order marks no column: it says what it is here.
+                spans.push(Span::styled(
+                    if narrow {
+                        " · by concern"
+                    } else {
+                        " · ordered by concern, then time in wait (s sorts)"
+                    },
+                    theme.dim,
+                ));
             }
         }
         Pane::Buffers => {

@@ -271,7 +271,7 @@ pub fn copy_text(app: &App) -> Option<String> {
     };
     let mut out = String::new();
     for (i, c) in app.pane.columns().iter().enumerate() {
-        out.push_str(&format!("{}: {}\n", c.title, rows.cell(row, i)));
+        out.push_str(&format!("{}: {}\n", c.spec().title, rows.cell(row, i)));
     }
     Some(out)
 }
