@@ -146,7 +146,9 @@ fn summary_line<'a>(app: &'a App, snap: &'a Snapshot, width: u16) -> Line<'a> {
                 spans.push(Span::styled(text, style));
             }
             let narrow = width < 100;
-            spans.push(Span::raw(" "));
+            if narrow {
+                spans.push(Span::raw(" "));
+            }
             spans.push(Span::raw(if narrow {
                 format!("{} thr {} ses", snap.summary.threads, snap.summary.sessions)
             } else {
