@@ -25,47 +25,47 @@ pub struct Cli {
 pub struct LiveArgs {
     /// Watch a simulated instance that prints real onstat formats and plays the seeds' incidents.
     #[arg(long, conflicts_with = "replay")]
-    pub demo: bool,
+    pub(crate) demo: bool,
     /// Fix the demo's randomness (same seed, same incident timeline).
     #[arg(long, value_name = "N", default_value_t = 1)]
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Sessions of the simulated instance (to measure ifxtop's own cost on a big instance).
     #[arg(long, value_name = "N", default_value_t = 300, requires = "demo")]
-    pub demo_sessions: usize,
+    pub(crate) demo_sessions: usize,
     /// Start the demo's timeline this many seconds in (the incidents repeat every 360 s: 15 insert
     /// hot spot, 95 all-NULL index leaf, 135 Send-Q filling, 215 checkpoint stall, 275 lock chain).
     #[arg(long, value_name = "SECONDS", default_value_t = 0, requires = "demo")]
-    pub demo_at: u64,
+    pub(crate) demo_at: u64,
     /// The instance to watch (sets INFORMIXSERVER for every onstat/oncheck run).
     #[arg(long, value_name = "NAME", env = "INFORMIXSERVER")]
-    pub server: Option<String>,
+    pub(crate) server: Option<String>,
     /// Informix listener port(s) whose sockets to show; default: from the sqlhosts file.
     #[arg(long = "port", value_name = "PORT")]
-    pub ports: Vec<u16>,
+    pub(crate) ports: Vec<u16>,
     /// A captured `oncheck -pe` to resolve chunk:page with, instead of running oncheck.
     #[arg(long, value_name = "FILE")]
-    pub extents: Option<PathBuf>,
+    pub(crate) extents: Option<PathBuf>,
     /// Base page size in KB that onstat page numbers count in (2 on Linux, 4 on AIX/Windows).
     #[arg(long, value_name = "KB")]
-    pub base_page_kb: Option<u32>,
+    pub(crate) base_page_kb: Option<u32>,
     /// Refresh interval in seconds for the 1 s sources (others scale with it).
     #[arg(long, value_name = "SECS")]
-    pub interval: Option<f64>,
+    pub(crate) interval: Option<f64>,
     /// Record every collected output to FILE (JSON Lines; zstd when FILE ends in .zst).
     #[arg(long, value_name = "FILE")]
-    pub record: Option<PathBuf>,
+    pub(crate) record: Option<PathBuf>,
     /// Stop recording when the file reaches this size.
     #[arg(long, value_name = "MB", default_value_t = 512)]
-    pub record_max: u64,
+    pub(crate) record_max: u64,
     /// Play a recording made with --record.
     #[arg(long, value_name = "FILE")]
-    pub replay: Option<PathBuf>,
+    pub(crate) replay: Option<PathBuf>,
     /// Configuration file (TOML); default: the user's config directory, ifxtop/config.toml.
     #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
+    pub(crate) config: Option<PathBuf>,
     /// Write a debug log to FILE (nothing is logged otherwise).
     #[arg(long, value_name = "FILE")]
-    pub log: Option<PathBuf>,
+    pub(crate) log: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -124,10 +124,10 @@ pub struct ParseArgs {
     /// proc-net-tcp, numactl-h, node-meminfo, numa-maps, onstat-g-ath, onstat-g-ntt, onstat-k,
     /// onstat-g-ses, onstat-g-sql, onstat-b, onstat-d, onstat-t, onstat-g-ckp.
     #[arg(value_name = "KIND", value_parser = parse_kind)]
-    pub kind: Kind,
+    pub(crate) kind: Kind,
     /// The captured output; standard input when absent.
     #[arg(value_name = "FILE")]
-    pub file: Option<PathBuf>,
+    pub(crate) file: Option<PathBuf>,
 }
 
 fn parse_kind(s: &str) -> std::result::Result<Kind, String> {
@@ -141,18 +141,18 @@ fn parse_kind(s: &str) -> std::result::Result<Kind, String> {
 pub struct ResolveArgs {
     /// A captured `oncheck -pe` output.
     #[arg(long, value_name = "FILE")]
-    pub extents: PathBuf,
+    pub(crate) extents: PathBuf,
     /// The field (1-based, blank-separated) holding the page: `chunk:page`, or packed hex as older
     /// onstat builds print it. Default: the first field that looks like `chunk:page`.
     #[arg(short = 'k', long = "key", value_name = "FIELD",
           value_parser = clap::value_parser!(u32).range(1..))]
-    pub key: Option<u32>,
+    pub(crate) key: Option<u32>,
     /// Base page size in KB that onstat page numbers count in (2 on Linux, 4 on AIX/Windows).
     #[arg(long, value_name = "KB", default_value_t = 2,
           value_parser = clap::value_parser!(u32).range(1..=64))]
-    pub base_page_kb: u32,
+    pub(crate) base_page_kb: u32,
     /// Print one JSON object per input line (the line, chunk, page, and what it resolved to or
     /// why it did not) instead of the annotated lines.
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
 }

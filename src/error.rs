@@ -18,7 +18,7 @@ pub struct ParseError {
 
 impl ParseError {
     /// An error at byte offset `col0` (0-based) of `text`, which is line `line` (1-based).
-    pub fn at(line: usize, text: &str, col0: usize, expected: impl Into<String>) -> Self {
+    pub(crate) fn at(line: usize, text: &str, col0: usize, expected: impl Into<String>) -> Self {
         let col0 = col0.min(text.len());
         // Column counts characters, not bytes, so it matches what an editor shows.
         let column = text.char_indices().take_while(|(i, _)| *i < col0).count() + 1;
@@ -40,7 +40,7 @@ impl ParseError {
     }
 
     /// The input ended before anything of the expected kind was found.
-    pub fn empty(expected: impl Into<String>) -> Self {
+    pub(crate) fn empty(expected: impl Into<String>) -> Self {
         ParseError {
             line: 1,
             column: 1,
@@ -92,7 +92,7 @@ pub enum Error {
     Other(String),
 }
 
-pub type Result<T, E = Error> = std::result::Result<T, E>;
+pub(crate) type Result<T, E = Error> = std::result::Result<T, E>;
 
 #[cfg(test)]
 mod tests {

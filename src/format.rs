@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 /// `42s`, `3m05s`, `2h10m`.
-pub fn human_duration(secs: f64) -> String {
+pub(crate) fn human_duration(secs: f64) -> String {
     let s = secs.max(0.0).round() as u64;
     if s < 60 {
         format!("{s}s")
@@ -18,7 +18,7 @@ pub fn human_duration(secs: f64) -> String {
 }
 
 /// `245 KB`, `1.2 MB`, `812 B`.
-pub fn human_bytes(n: u64) -> String {
+pub(crate) fn human_bytes(n: u64) -> String {
     const K: f64 = 1024.0;
     let f = n as f64;
     if f < K {
@@ -33,7 +33,7 @@ pub fn human_bytes(n: u64) -> String {
 }
 
 /// `mm:ss` or `h:mm:ss`.
-pub fn clock(d: Duration) -> String {
+pub(crate) fn clock(d: Duration) -> String {
     let s = d.as_secs();
     if s >= 3600 {
         format!("{}:{:02}:{:02}", s / 3600, (s % 3600) / 60, s % 60)
@@ -43,7 +43,7 @@ pub fn clock(d: Duration) -> String {
 }
 
 /// `ifxtop-20261122T133502Z` from a UTC time: sortable, no characters shells dislike.
-pub fn export_stem(now: time::OffsetDateTime) -> String {
+pub(crate) fn export_stem(now: time::OffsetDateTime) -> String {
     let fmt = time::macros::format_description!("[year][month][day]T[hour][minute][second]Z");
     let stamp = now
         .to_offset(time::UtcOffset::UTC)

@@ -21,7 +21,7 @@ impl Addr {
     }
 
     /// onstat prints 0 for "none" in owner, wait and waiter columns.
-    pub fn non_zero(self) -> Option<Addr> {
+    pub(crate) fn non_zero(self) -> Option<Addr> {
         (self.0 != 0).then_some(self)
     }
 }
@@ -88,7 +88,7 @@ impl fmt::Debug for Tid {
 }
 
 /// serde `serialize_with` helper: a flag word printed in hex by onstat (`80`, `890`) stays hex.
-pub fn hex_u32<S: Serializer>(v: &u32, s: S) -> Result<S::Ok, S::Error> {
+pub(crate) fn hex_u32<S: Serializer>(v: &u32, s: S) -> Result<S::Ok, S::Error> {
     s.collect_str(&format_args!("{v:x}"))
 }
 

@@ -38,19 +38,19 @@ pub enum ExtentStatus {
 
 /// Where the extent map comes from.
 #[derive(Debug, Clone, Default)]
-pub struct ExtentSource {
+pub(crate) struct ExtentSource {
     /// `--extents FILE`: a captured `oncheck -pe` (read once, at the start).
-    pub file: Option<PathBuf>,
+    pub(crate) file: Option<PathBuf>,
     /// Where the map is kept between runs (live mode only).
-    pub cache: Option<CacheSpot>,
+    pub(crate) cache: Option<CacheSpot>,
 }
 
 /// Where the extent job may keep and find the map between runs (live mode only: the demo and
 /// tests never write to the user's cache).
 #[derive(Debug, Clone)]
-pub struct CacheSpot {
-    pub dir: PathBuf,
-    pub server: String,
+pub(crate) struct CacheSpot {
+    pub(crate) dir: PathBuf,
+    pub(crate) server: String,
 }
 
 /// Builds the extent map in the background: from `--extents FILE`, else from the on-disk cache,

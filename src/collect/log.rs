@@ -10,7 +10,7 @@ use std::time::Duration;
 
 /// Logs state changes, not every sample: a source that fails every second for an hour gives one
 /// line when it starts failing and one when it recovers.
-pub struct DebugLog {
+pub(crate) struct DebugLog {
     out: Box<dyn Write + Send>,
     /// Per source: the error it is failing with (None: healthy).
     state: BTreeMap<Source, Option<String>>,
@@ -18,7 +18,7 @@ pub struct DebugLog {
 
 impl DebugLog {
     /// Opens `path` for appending.
-    pub fn open(path: &Path) -> std::io::Result<DebugLog> {
+    pub(crate) fn open(path: &Path) -> std::io::Result<DebugLog> {
         let f = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
@@ -27,7 +27,7 @@ impl DebugLog {
     }
 
     /// Logs to any writer (tests).
-    pub fn to(out: Box<dyn Write + Send>) -> DebugLog {
+    pub(crate) fn to(out: Box<dyn Write + Send>) -> DebugLog {
         DebugLog {
             out,
             state: BTreeMap::new(),
@@ -36,7 +36,7 @@ impl DebugLog {
 
     /// One line: wall-clock time (UTC), session time, the message. A failed write is dropped: the
     /// log must never stop the inspector.
-    pub fn line(&mut self, t: Duration, msg: &str) {
+    pub(crate) fn line(&mut self, t: Duration, msg: &str) {
         let now = time::OffsetDateTime::now_utc()
             .format(&time::format_description::well_known::Rfc3339)
             .unwrap_or_default();
@@ -44,7 +44,7 @@ impl DebugLog {
     }
 
     /// Notes an update when its source changes between healthy and failing (or fails anew).
-    pub fn update(&mut self, u: &Update) {
+    pub(crate) fn update(&mut self, u: &Update) {
         let now = match &u.result {
             Ok(_) => None,
             Err(e) => Some(e.to_string()),

@@ -25,7 +25,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 /// The refresh intervals `+` and `-` step through.
-pub const INTERVALS: [f64; 7] = [0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 30.0];
+pub(crate) const INTERVALS: [f64; 7] = [0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 30.0];
 
 /// Time since the session started: the `t` of every sample and recording line. On tokio's
 /// clock, so a paused runtime plays it in virtual time.
@@ -42,7 +42,7 @@ impl SessionClock {
     }
 
     /// A clock that reads `at` now (a demo played from a point of its timeline).
-    pub fn starting_at(at: Duration) -> Self {
+    pub(crate) fn starting_at(at: Duration) -> Self {
         let now = Instant::now();
         SessionClock {
             start: now.checked_sub(at).unwrap_or(now),
@@ -54,7 +54,7 @@ impl SessionClock {
         }
     }
 
-    pub fn now(&self) -> Duration {
+    pub(crate) fn now(&self) -> Duration {
         self.offset + self.start.elapsed()
     }
 }
@@ -85,13 +85,13 @@ impl Ctx {
 
     /// Runs one request for `source`, records it, parses it, and sends the update. Returns what
     /// was parsed or why not, or `None` when the app has gone.
-    pub async fn collect(&self, source: &Source) -> Option<Result<Parsed, SourceError>> {
+    pub(crate) async fn collect(&self, source: &Source) -> Option<Result<Parsed, SourceError>> {
         self.collect_with(source, &source.request()).await
     }
 
     /// `collect` with another request standing in for the source's own (a captured
     /// `oncheck -pe` file read instead of running oncheck).
-    pub async fn collect_with(
+    pub(crate) async fn collect_with(
         &self,
         source: &Source,
         request: &Request,
@@ -112,7 +112,7 @@ impl Ctx {
     }
 
     /// Runs a request and records its raw output (when recording), without parsing.
-    pub async fn run_raw(&self, source: &Source, request: &Request) -> RawRun {
+    pub(crate) async fn run_raw(&self, source: &Source, request: &Request) -> RawRun {
         let started = Instant::now();
         let t = self.clock.now();
         let result = self.runner.run(request, source.timeout()).await;
@@ -149,10 +149,10 @@ async fn parse_off_the_loop(source: Source, out: Output) -> Result<Parsed, Sourc
     }
 }
 
-pub struct RawRun {
-    pub t: Duration,
-    pub took: Duration,
-    pub result: Result<Output, SourceError>,
+pub(crate) struct RawRun {
+    pub(crate) t: Duration,
+    pub(crate) took: Duration,
+    pub(crate) result: Result<Output, SourceError>,
 }
 
 /// The sessions drilled into: `onstat -g ses <sid>` and `onstat -g sql <sid>` for each, on the
@@ -252,7 +252,7 @@ fn spawn_sockets(ctx: &Ctx) -> JoinHandle<()> {
 
 /// Finds the oninit processes: numeric entries of /proc whose `comm` is `oninit`. Lowest pids
 /// first (the first oninit is the master; all attach the same shared memory).
-pub async fn find_oninit_pids(ctx: &Ctx, max: usize) -> Vec<u32> {
+pub(crate) async fn find_oninit_pids(ctx: &Ctx, max: usize) -> Vec<u32> {
     let list = ctx
         .runner
         .run(&Request::ListDir("/proc".into()), FILE_TIMEOUT)
@@ -288,7 +288,7 @@ pub async fn find_oninit_pids(ctx: &Ctx, max: usize) -> Vec<u32> {
 /// How many oninit processes' numa_maps are read: reading numa_maps walks the page tables of the
 /// (huge) shared segment in the kernel, so a few processes are enough — shared memory is the
 /// same in all of them.
-pub const MAX_ONINIT_MAPS: usize = 4;
+pub(crate) const MAX_ONINIT_MAPS: usize = 4;
 
 /// NUMA: node list, per-node meminfo and cpulist, zone_reclaim_mode, vmstat, oninit numa_maps.
 fn spawn_numa(ctx: &Ctx) -> JoinHandle<()> {
@@ -342,23 +342,23 @@ fn spawn_numa(ctx: &Ctx) -> JoinHandle<()> {
 
 /// Every collector of one instance, running. Dropping it stops them all (and so kills every
 /// command in flight: the runners kill what they started when their futures are dropped).
-pub struct Collection {
-    pub clock: SessionClock,
+pub(crate) struct Collection {
+    pub(crate) clock: SessionClock,
     /// Interval in seconds for the 1 s sources (`+`/`-`).
-    pub interval: watch::Sender<f64>,
+    pub(crate) interval: watch::Sender<f64>,
     /// The sessions drilled into (their `onstat -g ses/sql`).
-    pub focus: watch::Sender<Vec<Sid>>,
+    pub(crate) focus: watch::Sender<Vec<Sid>>,
     /// Asks the extent job for a new map.
-    pub rebuild: mpsc::Sender<()>,
-    pub updates: mpsc::Receiver<Update>,
-    pub extents: mpsc::Receiver<ExtentStatus>,
+    pub(crate) rebuild: mpsc::Sender<()>,
+    pub(crate) updates: mpsc::Receiver<Update>,
+    pub(crate) extents: mpsc::Receiver<ExtentStatus>,
     tasks: Vec<JoinHandle<()>>,
 }
 
 impl Collection {
     /// Starts every collector against `runner`: the polled sources of the registry, sockets,
     /// NUMA, the drill-down sessions and the extent job.
-    pub fn start(
+    pub(crate) fn start(
         runner: Arc<dyn CommandRunner>,
         interval: f64,
         raw: Option<std::sync::mpsc::SyncSender<RawSample>>,
@@ -401,7 +401,7 @@ impl Collection {
     }
 
     /// Stops every collector now (also done on drop).
-    pub fn stop(&mut self) {
+    pub(crate) fn stop(&mut self) {
         for t in self.tasks.drain(..) {
             t.abort();
         }

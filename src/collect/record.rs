@@ -13,7 +13,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-pub const FORMAT_VERSION: u64 = 1;
+pub(crate) const FORMAT_VERSION: u64 = 1;
 const FLUSH_EVERY: Duration = Duration::from_secs(1);
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 
@@ -23,18 +23,18 @@ pub struct RecordingHeader {
     pub ifxtop_recording: u64,
     pub server: Option<String>,
     /// RFC 3339.
-    pub started: String,
-    pub host: Option<String>,
+    pub(crate) started: String,
+    pub(crate) host: Option<String>,
     /// The listener ports the recording session used (so replay picks the same sockets).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ports: Vec<u16>,
     /// The base page size in KB the recording session used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub base_page_kb: Option<u32>,
+    pub(crate) base_page_kb: Option<u32>,
 }
 
 impl RecordingHeader {
-    pub fn now(server: Option<&str>, ports: &[u16], base_page_kb: u32) -> Self {
+    pub(crate) fn now(server: Option<&str>, ports: &[u16], base_page_kb: u32) -> Self {
         let started = time::OffsetDateTime::now_utc()
             .format(&time::format_description::well_known::Rfc3339)
             .unwrap_or_default();
@@ -103,7 +103,7 @@ impl Sink {
 }
 
 /// A recording being written on its own thread.
-pub struct Recorder {
+pub(crate) struct Recorder {
     thread: std::thread::JoinHandle<Result<String, Error>>,
     status: Arc<Mutex<Option<String>>>,
 }
@@ -111,7 +111,7 @@ pub struct Recorder {
 impl Recorder {
     /// Creates the file (so a bad path fails before the screen opens), writes the header, and
     /// starts writing what arrives on `rx` until every sender is gone.
-    pub fn start(
+    pub(crate) fn start(
         path: &Path,
         max_mb: u64,
         header: &RecordingHeader,
@@ -145,12 +145,12 @@ impl Recorder {
     }
 
     /// A message for the status line when recording stopped early (size cap, disk full).
-    pub fn status(&self) -> Option<String> {
+    pub(crate) fn status(&self) -> Option<String> {
         self.status.lock().ok().and_then(|s| s.clone())
     }
 
     /// Waits for the writer to finish (all senders dropped) and returns its summary.
-    pub fn finish(self) -> Result<String, Error> {
+    pub(crate) fn finish(self) -> Result<String, Error> {
         self.thread
             .join()
             .map_err(|_| Error::Other("recorder thread panicked".into()))?
@@ -216,11 +216,11 @@ fn write_loop(
 /// instance holds hundreds of MB of text; a replay must not), the rest as recorded.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredSample {
-    pub t: f64,
+    pub(crate) t: f64,
     pub source: String,
-    pub argv: Vec<String>,
-    pub exit: Option<i32>,
-    pub stderr: String,
+    pub(crate) argv: Vec<String>,
+    pub(crate) exit: Option<i32>,
+    pub(crate) stderr: String,
     stdout_zst: Box<[u8]>,
 }
 
@@ -229,7 +229,7 @@ pub struct StoredSample {
 const KEEP_LEVEL: i32 = 1;
 
 impl StoredSample {
-    pub fn new(raw: RawSample) -> StoredSample {
+    pub(crate) fn new(raw: RawSample) -> StoredSample {
         let stdout_zst = zstd::bulk::compress(raw.stdout.as_bytes(), KEEP_LEVEL)
             .unwrap_or_else(|_| raw.stdout.clone().into_bytes())
             .into_boxed_slice();
@@ -243,12 +243,12 @@ impl StoredSample {
         }
     }
 
-    pub fn at(&self) -> Duration {
+    pub(crate) fn at(&self) -> Duration {
         Duration::try_from_secs_f64(self.t).unwrap_or_default()
     }
 
     /// The output as recorded.
-    pub fn stdout(&self) -> String {
+    pub(crate) fn stdout(&self) -> String {
         let bytes = zstd::stream::decode_all(&self.stdout_zst[..])
             .unwrap_or_else(|_| self.stdout_zst.to_vec());
         match String::from_utf8(bytes) {
@@ -404,7 +404,7 @@ fn read_lines<R: BufRead>(mut input: R, rec: &mut Recording) {
 }
 
 /// Where `--record` writes when given a directory instead of a file.
-pub fn default_file_name(dir: &Path) -> PathBuf {
+pub(crate) fn default_file_name(dir: &Path) -> PathBuf {
     dir.join(format!(
         "{}.jsonl.zst",
         crate::format::export_stem(time::OffsetDateTime::now_utc())

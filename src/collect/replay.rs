@@ -14,13 +14,13 @@ use std::time::Duration;
 /// Replay position, for the header and the timeline bar.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReplayUi {
-    pub position: Duration,
-    pub length: Duration,
-    pub paused: bool,
-    pub speed: f64,
+    pub(crate) position: Duration,
+    pub(crate) length: Duration,
+    pub(crate) paused: bool,
+    pub(crate) speed: f64,
     /// Waiting threads per bucket over the whole recording (the timeline's spikes).
-    pub spikes: Vec<u64>,
-    pub skipped: Vec<String>,
+    pub(crate) spikes: Vec<u64>,
+    pub(crate) skipped: Vec<String>,
 }
 
 /// What a key asks of the player.
@@ -37,9 +37,9 @@ pub enum ReplayCommand {
 /// What one move of the player gives the store: start over first (a seek back), then these
 /// updates in order.
 #[derive(Debug, Default)]
-pub struct Played {
-    pub restart: bool,
-    pub updates: Vec<Update>,
+pub(crate) struct Played {
+    pub(crate) restart: bool,
+    pub(crate) updates: Vec<Update>,
 }
 
 impl Played {
@@ -53,15 +53,18 @@ impl Played {
 }
 
 /// Buckets of the timeline bar.
-pub const TIMELINE_BUCKETS: usize = 120;
+pub(crate) const TIMELINE_BUCKETS: usize = 120;
 
 /// Turns one kept sample back into the update live collection would have produced.
-pub fn stored_update(source: &Source, sample: &crate::collect::record::StoredSample) -> Update {
+pub(crate) fn stored_update(
+    source: &Source,
+    sample: &crate::collect::record::StoredSample,
+) -> Update {
     to_update(source, &sample.raw())
 }
 
 /// Turns one recorded line back into the update live collection would have produced.
-pub fn to_update(source: &Source, raw: &RawSample) -> Update {
+pub(crate) fn to_update(source: &Source, raw: &RawSample) -> Update {
     let result = match raw.exit {
         // The run failed live (timeout, not found, killed): replay the failure as it was seen.
         None => Err(SourceError::Other(if raw.stderr.is_empty() {
@@ -84,7 +87,7 @@ pub fn to_update(source: &Source, raw: &RawSample) -> Update {
 }
 
 /// A recording being played into a store.
-pub struct Player {
+pub(crate) struct Player {
     rec: Arc<Recording>,
     /// Index of the next sample to apply.
     next: usize,
@@ -97,7 +100,7 @@ pub struct Player {
 }
 
 impl Player {
-    pub fn new(rec: Arc<Recording>) -> Self {
+    pub(crate) fn new(rec: Arc<Recording>) -> Self {
         let mut ticks: Vec<Duration> = rec
             .samples
             .iter()
@@ -120,23 +123,23 @@ impl Player {
         }
     }
 
-    pub fn position(&self) -> Duration {
+    pub(crate) fn position(&self) -> Duration {
         self.position
     }
 
-    pub fn length(&self) -> Duration {
+    pub(crate) fn length(&self) -> Duration {
         self.rec.length()
     }
 
-    pub fn is_paused(&self) -> bool {
+    pub(crate) fn is_paused(&self) -> bool {
         self.paused
     }
 
-    pub fn at_end(&self) -> bool {
+    pub(crate) fn at_end(&self) -> bool {
         self.next >= self.rec.samples.len()
     }
 
-    pub fn ui(&self) -> ReplayUi {
+    pub(crate) fn ui(&self) -> ReplayUi {
         ReplayUi {
             position: self.position,
             length: self.length(),
@@ -161,7 +164,7 @@ impl Player {
     }
 
     /// Real time passed: move on by `wall * speed` unless paused.
-    pub fn advance(&mut self, wall: Duration) -> Played {
+    pub(crate) fn advance(&mut self, wall: Duration) -> Played {
         if self.paused {
             return Played::default();
         }
@@ -177,7 +180,7 @@ impl Player {
     }
 
     /// Moves to `target`; going back starts over from the beginning of the recording.
-    pub fn seek(&mut self, target: Duration) -> Played {
+    pub(crate) fn seek(&mut self, target: Duration) -> Played {
         let target = target.min(self.length());
         let restart = target < self.position || self.next == 0;
         if restart {
@@ -190,7 +193,7 @@ impl Player {
         }
     }
 
-    pub fn command(&mut self, cmd: ReplayCommand) -> Played {
+    pub(crate) fn command(&mut self, cmd: ReplayCommand) -> Played {
         let mut played = Played::default();
         match cmd {
             ReplayCommand::TogglePause => {
@@ -232,7 +235,7 @@ impl Player {
 
 /// Waiting threads other than condition waits (B C G L S T X), per bucket of the recording: where
 /// the incident spikes are. Condition waits are left out: idle sessions would drown the rest.
-pub fn spikes(rec: &Recording, buckets: usize) -> Vec<u64> {
+pub(crate) fn spikes(rec: &Recording, buckets: usize) -> Vec<u64> {
     let len = rec.length().as_secs_f64();
     let mut out = vec![0u64; buckets];
     if buckets == 0 {

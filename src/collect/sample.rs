@@ -31,7 +31,7 @@ fn exit_ok() -> Option<i32> {
 }
 
 impl RawSample {
-    pub fn at(&self) -> Duration {
+    pub(crate) fn at(&self) -> Duration {
         Duration::try_from_secs_f64(self.t).unwrap_or_default()
     }
 }

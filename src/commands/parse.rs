@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 /// Reads a whole file (or stdin for `None`) as text. Bytes that are not UTF-8 (user names and SQL
 /// in a legacy code set) become U+FFFD rather than failing the whole input.
-pub fn read_text(path: Option<&Path>) -> Result<String> {
+pub(crate) fn read_text(path: Option<&Path>) -> Result<String> {
     let mut buf = Vec::new();
     match path {
         Some(p) => {

@@ -34,14 +34,14 @@ impl Default for ResolveOptions {
 /// What happened to the lines of one run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ResolveStats {
-    pub lines: u64,
-    pub resolved: u64,
+    pub(crate) lines: u64,
+    pub(crate) resolved: u64,
     /// Pages in FREE extents: the map is older than the data.
-    pub free: u64,
-    pub unmapped: u64,
-    pub no_chunk: u64,
+    pub(crate) free: u64,
+    pub(crate) unmapped: u64,
+    pub(crate) no_chunk: u64,
     /// Lines without a page field (headers, footers, a field that is not a page).
-    pub no_page: u64,
+    pub(crate) no_page: u64,
 }
 
 /// A page reference found in a line.

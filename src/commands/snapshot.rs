@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// The snapshot as a plain-text report.
-pub fn text(snap: &Snapshot) -> String {
+pub(crate) fn text(snap: &Snapshot) -> String {
     let mut s = String::new();
     let sv = &snap.server;
     let _ = writeln!(
@@ -133,7 +133,7 @@ pub fn json(snap: &Snapshot) -> Result<String, Error> {
 }
 
 /// How far before `--at` the demo simulation starts, so windows and rates are filled.
-pub const DEMO_WARMUP: Duration = Duration::from_secs(120);
+pub(crate) const DEMO_WARMUP: Duration = Duration::from_secs(120);
 
 /// `ifxtop snapshot`.
 pub fn run_cli(args: &crate::cli::SnapshotArgs) -> std::process::ExitCode {

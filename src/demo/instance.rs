@@ -5,14 +5,14 @@
 use super::noise::{below, Salt};
 
 /// Client sessions when not told otherwise.
-pub const DEFAULT_SESSIONS: usize = 300;
-pub const MAX_SESSIONS: usize = 20_000;
+pub(crate) const DEFAULT_SESSIONS: usize = 300;
+pub(crate) const MAX_SESSIONS: usize = 20_000;
 
 /// The server's address and name.
-pub const SERVER_IP: [u8; 4] = [10, 20, 0, 5];
-pub const SERVER_HOST: &str = "dbprod01";
+pub(crate) const SERVER_IP: [u8; 4] = [10, 20, 0, 5];
+pub(crate) const SERVER_HOST: &str = "dbprod01";
 /// Informix's uid, which owns its sockets.
-pub const INFORMIX_UID: u32 = 200;
+pub(crate) const INFORMIX_UID: u32 = 200;
 
 /// The first sid of the client sessions: the lock chain's sessions are 812..=815.
 const FIRST_SID: u64 = 800;
@@ -30,7 +30,7 @@ const LOCAL: [usize; 2] = [3, 9];
 
 /// What a session does when its incident plays.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Role {
+pub(crate) enum Role {
     Plain,
     /// A local shared-memory connection.
     Local,
@@ -45,7 +45,7 @@ pub enum Role {
 
 /// How busy a session is outside its incidents.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// Connected and waiting for its client the whole time (the common case).
     Sleepy,
     /// Alternates between waiting for its client, running and reading.
@@ -54,7 +54,7 @@ pub enum Kind {
 
 /// How the client is connected.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Link {
+pub(crate) enum Link {
     Tcp {
         ip: [u8; 4],
         port: u16,
@@ -69,55 +69,55 @@ pub enum Link {
 
 /// One client session: everything about it that does not change with time.
 #[derive(Debug, Clone)]
-pub struct Session {
-    pub idx: usize,
-    pub sid: u64,
-    pub user: &'static str,
-    pub program: &'static str,
-    pub hostname: String,
-    pub link: Link,
-    pub pid: u32,
-    pub kind: Kind,
-    pub role: Role,
+pub(crate) struct Session {
+    pub(crate) idx: usize,
+    pub(crate) sid: u64,
+    pub(crate) user: &'static str,
+    pub(crate) program: &'static str,
+    pub(crate) hostname: String,
+    pub(crate) link: Link,
+    pub(crate) pid: u32,
+    pub(crate) kind: Kind,
+    pub(crate) role: Role,
     /// Runs parallel queries: two helper threads while it runs.
-    pub pdq: bool,
-    pub tid: u64,
-    pub rstcb: u64,
+    pub(crate) pdq: bool,
+    pub(crate) tid: u64,
+    pub(crate) rstcb: u64,
     /// Its condition (netnorm, or sm_read for a local connection): address and id.
-    pub cond: u64,
-    pub cid: u64,
-    pub netscb: u64,
+    pub(crate) cond: u64,
+    pub(crate) cid: u64,
+    pub(crate) netscb: u64,
     /// When it connected, in seconds before the demo's time 0.
-    pub opened_ago: u64,
+    pub(crate) opened_ago: u64,
     /// How long a sleepy session has already waited at time 0.
-    pub idle_base: u64,
+    pub(crate) idle_base: u64,
     /// Reads and writes per 100 s, and their values at time 0.
-    pub reads_rate: u64,
-    pub writes_rate: u64,
-    pub base_reads: u64,
-    pub base_writes: u64,
+    pub(crate) reads_rate: u64,
+    pub(crate) writes_rate: u64,
+    pub(crate) base_reads: u64,
+    pub(crate) base_writes: u64,
     /// State changes every `period` s, shifted by `offset`.
-    pub period: u64,
-    pub offset: u64,
-    pub vp: u32,
-    pub inode: u64,
+    pub(crate) period: u64,
+    pub(crate) offset: u64,
+    pub(crate) vp: u32,
+    pub(crate) inode: u64,
     /// Which of its role's statements it runs.
-    pub sql: u64,
+    pub(crate) sql: u64,
 }
 
 /// A daemon thread (sessid 0 or a low sid, user informix).
 #[derive(Debug, Clone, Copy)]
-pub struct Daemon {
-    pub sid: u64,
-    pub flags: &'static [u8; 7],
-    pub name: &'static str,
-    pub vp: &'static str,
-    pub prty: u8,
+pub(crate) struct Daemon {
+    pub(crate) sid: u64,
+    pub(crate) flags: &'static [u8; 7],
+    pub(crate) name: &'static str,
+    pub(crate) vp: &'static str,
+    pub(crate) prty: u8,
     /// Sleeps this many seconds between rounds (0: sleeps until woken).
-    pub sleeps: u64,
-    pub base_reads: u64,
-    pub base_writes: u64,
-    pub writes_rate: u64,
+    pub(crate) sleeps: u64,
+    pub(crate) base_reads: u64,
+    pub(crate) base_writes: u64,
+    pub(crate) writes_rate: u64,
 }
 
 const DAEMONS: [Daemon; 16] = [
@@ -165,7 +165,7 @@ const fn dm(
 }
 
 /// Threads with no rstcb (VPs' own threads, pollers, listeners): `onstat -g ath` only.
-pub const SYSTEM_THREADS: [(Status, &str, &str); 16] = [
+pub(crate) const SYSTEM_THREADS: [(Status, &str, &str); 16] = [
     (Status::IoIdle, "17lio", "lio vp 0"),
     (Status::IoIdle, "18pio", "pio vp 0"),
     (Status::IoIdle, "19aio", "aio vp 0"),
@@ -186,28 +186,28 @@ pub const SYSTEM_THREADS: [(Status, &str, &str); 16] = [
 
 /// Where the instance's structures sit in shared memory (seed-dependent, like a real attach).
 #[derive(Debug, Clone, Copy)]
-pub struct Layout {
-    pub rstcb: u64,
-    pub tcb: u64,
-    pub cond: u64,
-    pub netscb: u64,
-    pub lock: u64,
-    pub buf2k: u64,
-    pub mem2k: u64,
-    pub buf8k: u64,
-    pub mem8k: u64,
-    pub mutex: u64,
-    pub ckpt_cond: u64,
-    pub pools: u64,
+pub(crate) struct Layout {
+    pub(crate) rstcb: u64,
+    pub(crate) tcb: u64,
+    pub(crate) cond: u64,
+    pub(crate) netscb: u64,
+    pub(crate) lock: u64,
+    pub(crate) buf2k: u64,
+    pub(crate) mem2k: u64,
+    pub(crate) buf8k: u64,
+    pub(crate) mem8k: u64,
+    pub(crate) mutex: u64,
+    pub(crate) ckpt_cond: u64,
+    pub(crate) pools: u64,
 }
 
-pub const RSTCB_SIZE: u64 = 0x848;
-pub const LOCK_SIZE: u64 = 0x50;
+pub(crate) const RSTCB_SIZE: u64 = 0x848;
+pub(crate) const LOCK_SIZE: u64 = 0x50;
 /// Lock slots kept per session (the most any session holds is 12).
-pub const LOCKS_PER_SESSION: u64 = 16;
-pub const BUF_HDR_SIZE: u64 = 0xb8;
-pub const POOL_2K_BUFFERS: u64 = 1_000_000;
-pub const POOL_8K_BUFFERS: u64 = 150_000;
+pub(crate) const LOCKS_PER_SESSION: u64 = 16;
+pub(crate) const BUF_HDR_SIZE: u64 = 0xb8;
+pub(crate) const POOL_2K_BUFFERS: u64 = 1_000_000;
+pub(crate) const POOL_8K_BUFFERS: u64 = 150_000;
 
 impl Layout {
     fn new(seed: u64) -> Self {
@@ -268,15 +268,15 @@ fn app_host(user: &str, n: u64) -> (String, [u8; 4]) {
 
 /// The population: built once per (seed, sessions), then read at any time.
 #[derive(Debug, Clone)]
-pub struct Population {
-    pub seed: u64,
-    pub layout: Layout,
-    pub sessions: Vec<Session>,
-    pub daemons: &'static [Daemon],
+pub(crate) struct Population {
+    pub(crate) seed: u64,
+    pub(crate) layout: Layout,
+    pub(crate) sessions: Vec<Session>,
+    pub(crate) daemons: &'static [Daemon],
 }
 
 impl Population {
-    pub fn new(seed: u64, n: usize) -> Self {
+    pub(crate) fn new(seed: u64, n: usize) -> Self {
         let n = n.clamp(1, MAX_SESSIONS);
         let layout = Layout::new(seed);
         let mut sessions = Vec::with_capacity(n);
@@ -390,7 +390,7 @@ impl Population {
         }
     }
 
-    pub fn by_sid(&self, sid: u64) -> Option<&Session> {
+    pub(crate) fn by_sid(&self, sid: u64) -> Option<&Session> {
         self.sessions
             .binary_search_by_key(&sid, |s| s.sid)
             .ok()
@@ -398,17 +398,17 @@ impl Population {
     }
 
     /// The rstcb of a daemon thread.
-    pub fn daemon_rstcb(&self, i: usize) -> u64 {
+    pub(crate) fn daemon_rstcb(&self, i: usize) -> u64 {
         rstcb_of_slot(&self.layout, i as u64)
     }
 
     /// Thread id of the `i`-th daemon (after the system threads, from tid 2).
-    pub fn daemon_tid(i: usize) -> u64 {
+    pub(crate) fn daemon_tid(i: usize) -> u64 {
         2 + SYSTEM_THREADS.len() as u64 + i as u64
     }
 
     /// Size of the rstcb table (what the `onstat -u` footer calls total).
-    pub fn rstcb_total(&self) -> u64 {
+    pub(crate) fn rstcb_total(&self) -> u64 {
         let used = (DAEMONS.len() + 3 * self.sessions.len()) as u64;
         used.next_power_of_two().max(2048)
     }
@@ -416,7 +416,7 @@ impl Population {
 
 /// What a thread is doing, as `onstat -g ath` says it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Status {
+pub(crate) enum Status {
     Running,
     IoIdle,
     Ready,
@@ -436,7 +436,7 @@ pub enum Status {
 
 impl Status {
     /// As `onstat -g ath` prints it, appended to `o`.
-    pub fn write(&self, o: &mut String) {
+    pub(crate) fn write(&self, o: &mut String) {
         match self {
             Status::Running => o.push_str("running"),
             Status::Ready => o.push_str("ready"),
@@ -462,7 +462,7 @@ impl Status {
     }
 
     /// As `onstat -g ath` prints it.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         let mut o = String::new();
         self.write(&mut o);
         o

@@ -24,8 +24,7 @@ use std::path::Path;
 use std::time::Duration;
 use tokio::time::Instant;
 
-pub use instance::{DEFAULT_SESSIONS, MAX_SESSIONS, SERVER_IP};
-pub use onstat::ONLINE;
+pub(crate) use instance::DEFAULT_SESSIONS;
 
 /// The port the demo's Informix listens on.
 pub const LISTENER_PORT: u16 = 9088;
@@ -162,12 +161,12 @@ fn no_such_file(path: &Path) -> SourceError {
 }
 
 /// The line under the tabs: `t=143s Send-Q filling: clients not reading (FET_BUF_SIZE)`.
-pub fn describe_phase(t: Duration) -> String {
+pub(crate) fn describe_phase(t: Duration) -> String {
     timeline::describe(t)
 }
 
 /// The demo as a command runner, its clock starting when it is created.
-pub struct DemoRunner {
+pub(crate) struct DemoRunner {
     instance: DemoInstance,
     start: Instant,
     /// Where on the timeline the clock starts (`--demo-at`).
@@ -175,12 +174,12 @@ pub struct DemoRunner {
 }
 
 impl DemoRunner {
-    pub fn wall(seed: u64, sessions: usize) -> Self {
+    pub(crate) fn wall(seed: u64, sessions: usize) -> Self {
         DemoRunner::new(DemoInstance::new(seed).with_sessions(sessions))
     }
 
     /// The demo as a runner, its clock (tokio's) starting now.
-    pub fn new(instance: DemoInstance) -> Self {
+    pub(crate) fn new(instance: DemoInstance) -> Self {
         DemoRunner {
             instance,
             start: Instant::now(),
@@ -189,7 +188,7 @@ impl DemoRunner {
     }
 
     /// Starts the timeline at `at` instead of 0 (straight to an incident).
-    pub fn starting_at(mut self, at: Duration) -> Self {
+    pub(crate) fn starting_at(mut self, at: Duration) -> Self {
         self.offset = at;
         self
     }

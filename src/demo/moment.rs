@@ -13,7 +13,7 @@ use super::timeline::{self, Incident, Now};
 
 /// What a session is doing at a moment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Activity {
+pub(crate) enum Activity {
     /// Waiting for its client (netnorm, or sm_read when local) for `waited` seconds.
     Idle {
         waited: u64,
@@ -51,16 +51,16 @@ const MUTEXES: [&str; 6] = [
 
 /// A session at a moment.
 #[derive(Debug, Clone, Copy)]
-pub struct SessionNow {
-    pub activity: Activity,
+pub(crate) struct SessionNow {
+    pub(crate) activity: Activity,
     /// In a transaction (flag position 3 `B`).
-    pub txn: bool,
-    pub send_q: u64,
+    pub(crate) txn: bool,
+    pub(crate) send_q: u64,
 }
 
 /// The virtual processor a thread runs on, as `onstat -g ath` names it (`3cpu`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Vp {
+pub(crate) enum Vp {
     Cpu(u32),
     Named(&'static str),
 }
@@ -76,51 +76,51 @@ impl std::fmt::Display for Vp {
 
 /// One thread at a moment: a row of `onstat -u` and of `onstat -g ath`.
 #[derive(Debug, Clone)]
-pub struct Thread {
-    pub rstcb: u64,
-    pub tid: u64,
-    pub sid: u64,
+pub(crate) struct Thread {
+    pub(crate) rstcb: u64,
+    pub(crate) tid: u64,
+    pub(crate) sid: u64,
     /// The session's index, for client threads.
-    pub session: Option<usize>,
-    pub flags: [u8; 7],
-    pub wait: u64,
-    pub locks: u32,
-    pub nreads: u64,
-    pub nwrites: u64,
-    pub user: &'static str,
-    pub name: &'static str,
-    pub vp: Vp,
-    pub prty: u8,
-    pub status: Status,
+    pub(crate) session: Option<usize>,
+    pub(crate) flags: [u8; 7],
+    pub(crate) wait: u64,
+    pub(crate) locks: u32,
+    pub(crate) nreads: u64,
+    pub(crate) nwrites: u64,
+    pub(crate) user: &'static str,
+    pub(crate) name: &'static str,
+    pub(crate) vp: Vp,
+    pub(crate) prty: u8,
+    pub(crate) status: Status,
 }
 
 /// One row of `onstat -k`.
 #[derive(Debug, Clone, Copy)]
-pub struct LockRow {
-    pub address: u64,
-    pub wtlist: u64,
-    pub owner: u64,
-    pub lklist: u64,
-    pub kind: &'static str,
-    pub partnum: u32,
-    pub rowid: u64,
+pub(crate) struct LockRow {
+    pub(crate) address: u64,
+    pub(crate) wtlist: u64,
+    pub(crate) owner: u64,
+    pub(crate) lklist: u64,
+    pub(crate) kind: &'static str,
+    pub(crate) partnum: u32,
+    pub(crate) rowid: u64,
 }
 
 /// One row of `onstat -X`.
 #[derive(Debug, Clone)]
-pub struct BufRow {
-    pub address: u64,
+pub(crate) struct BufRow {
+    pub(crate) address: u64,
     /// 0 none, `u64::MAX` shared.
-    pub owner: u64,
-    pub flags: u32,
-    pub chunk: u32,
+    pub(crate) owner: u64,
+    pub(crate) flags: u32,
+    pub(crate) chunk: u32,
     /// In base pages.
-    pub page: u64,
-    pub memaddr: u64,
-    pub nslots: u32,
-    pub pgflgs: u32,
-    pub scount: u32,
-    pub waiters: Vec<u64>,
+    pub(crate) page: u64,
+    pub(crate) memaddr: u64,
+    pub(crate) nslots: u32,
+    pub(crate) pgflgs: u32,
+    pub(crate) scount: u32,
+    pub(crate) waiters: Vec<u64>,
 }
 
 /// The instance at one moment.
@@ -128,10 +128,10 @@ pub struct BufRow {
 /// What every output needs (each session's activity, the locks held, the incident's hot
 /// buffer) is computed up front; threads, lock rows and buffer rows only by the printers that
 /// print them.
-pub struct World<'a> {
-    pub pop: &'a Population,
-    pub now: Now,
-    pub sessions: Vec<SessionNow>,
+pub(crate) struct World<'a> {
+    pub(crate) pop: &'a Population,
+    pub(crate) now: Now,
+    pub(crate) sessions: Vec<SessionNow>,
     held: Vec<Vec<Held>>,
     hot: Option<HotBuffer>,
 }
@@ -160,7 +160,7 @@ fn buffer_slot(seed: u64, chunk: u32, page: u64, total: u64) -> u64 {
 
 impl Population {
     /// Address of the buffer holding (chunk, page).
-    pub fn buffer_address(&self, pool8k: bool, chunk: u32, page: u64) -> (u64, u64) {
+    pub(crate) fn buffer_address(&self, pool8k: bool, chunk: u32, page: u64) -> (u64, u64) {
         let l = &self.layout;
         if pool8k {
             let slot = buffer_slot(self.seed, chunk, page, POOL_8K_BUFFERS);
@@ -173,7 +173,7 @@ impl Population {
 
     /// The last data page of `order_log` at `now` (base pages): it moves on every few seconds
     /// as the table grows, within its last extent.
-    pub fn order_log_last_page(&self, now: &Now) -> (u32, u64) {
+    pub(crate) fn order_log_last_page(&self, now: &Now) -> (u32, u64) {
         let ext = last_extent(schema::ORDER_LOG);
         let per_cycle = timeline::first(Incident::InsertHotSpot).map_or(1, |p| p.len() / HOT_TURN);
         let step = now.cycle * per_cycle + now.into / HOT_TURN;
@@ -182,7 +182,7 @@ impl Population {
     }
 
     /// The leaf of `ix_orders_ship_date` holding every NULL key (base pages).
-    pub fn null_leaf_page(&self) -> (u32, u64) {
+    pub(crate) fn null_leaf_page(&self) -> (u32, u64) {
         let ext = last_extent(schema::IX_SHIP_DATE);
         let nth = 1_000 + below(self.seed, Salt::Leaf, 0, 0, ext.size / 2);
         (ext.chunk, ext.base_page(nth))
@@ -231,7 +231,7 @@ fn hot_group(
 
 impl<'a> World<'a> {
     /// The instance at `t` seconds.
-    pub fn at(pop: &'a Population, t: u64) -> World<'a> {
+    pub(crate) fn at(pop: &'a Population, t: u64) -> World<'a> {
         let now = timeline::now(t);
         let seed = pop.seed;
         let n = pop.sessions.len();
@@ -461,22 +461,22 @@ impl<'a> World<'a> {
     }
 
     /// Every thread with an rstcb, in rstcb order: `onstat -u`'s rows.
-    pub fn threads(&self) -> Vec<Thread> {
+    pub(crate) fn threads(&self) -> Vec<Thread> {
         threads(self.pop, &self.now, &self.sessions, &self.held)
     }
 
     /// `onstat -k`'s rows.
-    pub fn locks(&self) -> Vec<LockRow> {
+    pub(crate) fn locks(&self) -> Vec<LockRow> {
         lock_rows(self.pop, &self.held)
     }
 
     /// `onstat -X`'s rows: the 2 KB pool's, then the 8 KB pool's.
-    pub fn buffers(&self) -> (Vec<BufRow>, Vec<BufRow>) {
+    pub(crate) fn buffers(&self) -> (Vec<BufRow>, Vec<BufRow>) {
         buffers(self.pop, &self.now, &self.sessions, self.hot.as_ref())
     }
 
     /// The banner's mode qualifiers and the `Blocked:` text.
-    pub fn checkpoint(&self) -> Option<&'static str> {
+    pub(crate) fn checkpoint(&self) -> Option<&'static str> {
         match self.now.incident() {
             Incident::CheckpointRequested => Some("CKPT REQ"),
             Incident::CheckpointInProgress => Some("CKPT INP"),
@@ -617,7 +617,7 @@ fn background(seed: u64, s: &Session, t: u64) -> SessionNow {
 }
 
 /// The address of lock slot `j` of session `idx` (slot 0: its database lock).
-pub fn lock_address(pop: &Population, idx: usize, j: u64) -> u64 {
+pub(crate) fn lock_address(pop: &Population, idx: usize, j: u64) -> u64 {
     pop.layout.lock + ((idx as u64) * LOCKS_PER_SESSION + j) * LOCK_SIZE
 }
 

@@ -2,7 +2,7 @@
 //! demo is computed directly from its inputs, with no state carried between calls.
 
 /// One step of splitmix64: a good 64-bit mix of `x`.
-pub fn splitmix64(x: u64) -> u64 {
+pub(crate) fn splitmix64(x: u64) -> u64 {
     let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -13,7 +13,7 @@ pub fn splitmix64(x: u64) -> u64 {
 /// unrelated number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u64)]
-pub enum Salt {
+pub(crate) enum Salt {
     Kind = 1,
     User,
     Host,
@@ -41,12 +41,12 @@ pub enum Salt {
 }
 
 /// A hash of (seed, salt, entity, bucket).
-pub fn hash(seed: u64, salt: Salt, entity: u64, bucket: u64) -> u64 {
+pub(crate) fn hash(seed: u64, salt: Salt, entity: u64, bucket: u64) -> u64 {
     splitmix64(seed ^ splitmix64((salt as u64) ^ splitmix64(entity ^ splitmix64(bucket))))
 }
 
 /// A number in `0..n` (0 when `n` is 0).
-pub fn below(seed: u64, salt: Salt, entity: u64, bucket: u64, n: u64) -> u64 {
+pub(crate) fn below(seed: u64, salt: Salt, entity: u64, bucket: u64, n: u64) -> u64 {
     if n == 0 {
         0
     } else {
@@ -55,7 +55,7 @@ pub fn below(seed: u64, salt: Salt, entity: u64, bucket: u64, n: u64) -> u64 {
 }
 
 /// A fraction in `[0, 1)`.
-pub fn unit(seed: u64, salt: Salt, entity: u64, bucket: u64) -> f64 {
+pub(crate) fn unit(seed: u64, salt: Salt, entity: u64, bucket: u64) -> f64 {
     (hash(seed, salt, entity, bucket) >> 11) as f64 / (1u64 << 53) as f64
 }
 

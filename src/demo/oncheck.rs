@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 /// `oncheck -pe`: per dbspace, per chunk, its extents with offsets and sizes in the chunk's own
 /// page size, then the chunk's totals.
-pub fn oncheck_pe() -> String {
+pub(crate) fn oncheck_pe() -> String {
     let mut o = String::new();
     for d in &DBSPACES {
         let _ = write!(
@@ -46,7 +46,7 @@ pub fn oncheck_pe() -> String {
 
 /// dbaccess answering `crate::parsers::systabnames::QUERY`: the rows on stdout (column mode,
 /// headed `(expression)`), dbaccess's messages on stderr.
-pub fn systabnames() -> Output {
+pub(crate) fn systabnames() -> Output {
     let mut out = String::from("\n(expression)\n\n");
     let mut parts: Vec<_> = PARTITIONS.iter().collect();
     parts.sort_by_key(|p| p.partnum);
@@ -65,7 +65,7 @@ pub fn systabnames() -> Output {
 }
 
 /// dbaccess given any other SQL: the syntax error it would print.
-pub fn dbaccess_error() -> Output {
+pub(crate) fn dbaccess_error() -> Output {
     Output {
         exit: Some(1),
         stdout: String::new(),

@@ -14,22 +14,22 @@ use super::timeline::{self, Incident};
 use std::fmt::Write as _;
 
 /// The server's uptime at the demo's time 0: `Up 12 days 03:04:05`.
-pub const UPTIME_AT_ZERO: u64 = 12 * 86_400 + 3 * 3_600 + 4 * 60 + 5;
+pub(crate) const UPTIME_AT_ZERO: u64 = 12 * 86_400 + 3 * 3_600 + 4 * 60 + 5;
 /// Shared memory in the banner.
-pub const SHM_KB: u64 = 4_194_304;
-pub const VERSION: &str = "12.10.FC8";
+pub(crate) const SHM_KB: u64 = 4_194_304;
+pub(crate) const VERSION: &str = "12.10.FC8";
 /// The exit code of onstat: the server mode, 5 = On-Line.
-pub const ONLINE: i32 = 5;
+pub(crate) const ONLINE: i32 = 5;
 
 /// Wall-clock time at the demo's time 0 (seconds since the Unix epoch): 2024-03-11 09:00:00.
-pub const CLOCK_AT_ZERO: i64 = 1_710_147_600;
+pub(crate) const CLOCK_AT_ZERO: i64 = 1_710_147_600;
 
 fn flags_str(f: &[u8; 7]) -> &str {
     std::str::from_utf8(f).unwrap_or("-------")
 }
 
 /// The banner, the `Blocked:` line during a blocking checkpoint, and the blank line after.
-pub fn banner(w: &World<'_>) -> String {
+pub(crate) fn banner(w: &World<'_>) -> String {
     let up = UPTIME_AT_ZERO + w.now.t;
     let days = up / 86_400;
     let (h, m, s) = (up / 3_600 % 24, up / 60 % 60, up % 60);
@@ -50,7 +50,7 @@ pub fn banner(w: &World<'_>) -> String {
 }
 
 /// `onstat -u`.
-pub fn onstat_u(w: &World<'_>) -> String {
+pub(crate) fn onstat_u(w: &World<'_>) -> String {
     let threads = w.threads();
     let mut o = banner(w);
     o.reserve(100 * (threads.len() + 4));
@@ -83,7 +83,7 @@ pub fn onstat_u(w: &World<'_>) -> String {
 }
 
 /// `onstat -g con`: one condition per thread waiting on one.
-pub fn onstat_g_con(w: &World<'_>) -> String {
+pub(crate) fn onstat_g_con(w: &World<'_>) -> String {
     let threads = w.threads();
     let mut o = banner(w);
     o.reserve(64 * threads.len());
@@ -131,7 +131,7 @@ fn ath_row(o: &mut String, ids: (u64, u64, u64, u8), status: &Status, vp: Vp, na
 }
 
 /// `onstat -g ath`: every thread; user threads carry their `onstat -u` address as rstcb.
-pub fn onstat_g_ath(w: &World<'_>) -> String {
+pub(crate) fn onstat_g_ath(w: &World<'_>) -> String {
     let threads = w.threads();
     let mut o = banner(w);
     o.reserve(110 * (threads.len() + SYSTEM_THREADS.len() + 4));
@@ -184,7 +184,7 @@ fn clock(t: i64) -> (String, String) {
 
 /// The client end of a session's connection as `onstat -g ntt` prints it
 /// (`10.20.1.13|51234|soctcp`; nothing for a shared-memory connection).
-pub fn ntt_address_into(o: &mut String, s: &Session) {
+pub(crate) fn ntt_address_into(o: &mut String, s: &Session) {
     let (ip, port, mapped) = match s.link {
         Link::Tcp { ip, port } => (ip, port, false),
         Link::Tcp6Mapped { ip, port } => (ip, port, true),
@@ -206,7 +206,7 @@ pub fn ntt_address_into(o: &mut String, s: &Session) {
 
 /// `onstat -g ntt`: a network thread per session; the address column is the client's end of
 /// the socket (`host|port|proto`), the join from a session to its Send-Q.
-pub fn onstat_g_ntt(w: &World<'_>) -> String {
+pub(crate) fn onstat_g_ntt(w: &World<'_>) -> String {
     let t = w.now.t as i64;
     let n = w.pop.sessions.len() as u64;
     let mut o = banner(w);
@@ -292,7 +292,7 @@ pub fn onstat_g_ntt(w: &World<'_>) -> String {
 }
 
 /// `onstat -k`.
-pub fn onstat_k(w: &World<'_>) -> String {
+pub(crate) fn onstat_k(w: &World<'_>) -> String {
     let locks = w.locks();
     let mut o = banner(w);
     o.reserve(110 * (locks.len() + 4));
@@ -325,7 +325,7 @@ pub fn onstat_k(w: &World<'_>) -> String {
 /// `onstat -X`: one section per buffer pool (2 KB and 8 KB), rows only for buffers being
 /// accessed. Several waiters go on the row, more on lines holding only addresses under the
 /// waiter column (the layout of `tests/fixtures/onstat-X/ifxtop-several-waiters-...`).
-pub fn onstat_x(w: &World<'_>) -> String {
+pub(crate) fn onstat_x(w: &World<'_>) -> String {
     let mut o = banner(w);
     o.push_str("Buffers (Access)\n");
     o.push_str(
@@ -384,7 +384,7 @@ pub fn onstat_x(w: &World<'_>) -> String {
 }
 
 /// `onstat -d`: dbspaces and chunks (sizes in each dbspace's page size).
-pub fn onstat_d(w: &World<'_>) -> String {
+pub(crate) fn onstat_d(w: &World<'_>) -> String {
     let mut o = banner(w);
     let base = w.pop.layout.pools - 0x40_0000;
     o.push_str("Dbspaces\n");
@@ -616,7 +616,7 @@ fn ses_thread_row(o: &mut String, th: &Thread, curstk: u64) {
 
 /// `onstat -g ses <sid>`: the session row, its program, threads, memory, and its SQL. Unknown
 /// sids print the banner alone, as onstat does.
-pub fn onstat_g_ses(w: &World<'_>, sid: u64) -> String {
+pub(crate) fn onstat_g_ses(w: &World<'_>, sid: u64) -> String {
     let mut o = banner(w);
     let all = w.threads();
     let threads: Vec<&Thread> = all.iter().filter(|t| t.sid == sid).collect();
@@ -722,7 +722,7 @@ pub fn onstat_g_ses(w: &World<'_>, sid: u64) -> String {
 
 /// `onstat -g sql <sid>`: the banner and the SQL part of `-g ses <sid>`; the banner alone for a
 /// sid with no SQL session.
-pub fn onstat_g_sql(w: &World<'_>, sid: u64) -> String {
+pub(crate) fn onstat_g_sql(w: &World<'_>, sid: u64) -> String {
     let mut o = banner(w);
     if let Some(s) = w.pop.by_sid(sid) {
         sql_part(&mut o, s);

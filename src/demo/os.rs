@@ -102,7 +102,7 @@ fn tcp_row(
 
 /// `/proc/net/tcp`: the listeners, the DBA's ssh connection, and one ESTABLISHED connection per
 /// client session to the Informix port, its `tx_queue` being the session's Send-Q.
-pub fn proc_net_tcp(w: &World<'_>) -> String {
+pub(crate) fn proc_net_tcp(w: &World<'_>) -> String {
     let mut o = String::with_capacity(150 * (w.pop.sessions.len() + 8));
     let header = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode";
     text::left(&mut o, header, TCP_LINE);
@@ -148,7 +148,7 @@ pub fn proc_net_tcp(w: &World<'_>) -> String {
 
 /// `/proc/net/tcp6`: the IPv6 listeners and the sessions that came in through them as
 /// v4-mapped addresses.
-pub fn proc_net_tcp6(w: &World<'_>) -> String {
+pub(crate) fn proc_net_tcp6(w: &World<'_>) -> String {
     let mut o = String::new();
     o.push_str("  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n");
     let me = Ip::Mapped(SERVER_IP);
@@ -202,7 +202,7 @@ fn netstat_row(o: &mut String, proto: &str, send_q: u64, local: &str, foreign: &
 }
 
 /// `netstat -an` (Linux net-tools), for hosts without `/proc/net/tcp`.
-pub fn netstat_an(w: &World<'_>) -> String {
+pub(crate) fn netstat_an(w: &World<'_>) -> String {
     let mut o = String::with_capacity(90 * (w.pop.sessions.len() + 16));
     o.push_str("Active Internet connections (servers and established)\n");
     o.push_str("Proto Recv-Q Send-Q Local Address           Foreign Address         State      \n");
@@ -270,10 +270,10 @@ pub fn netstat_an(w: &World<'_>) -> String {
     o
 }
 
-pub const NODES_ONLINE: &str = "0-1\n";
+pub(crate) const NODES_ONLINE: &str = "0-1\n";
 
 /// `cpulist` of a node: 16 cores each.
-pub fn node_cpulist(n: u32) -> Option<String> {
+pub(crate) fn node_cpulist(n: u32) -> Option<String> {
     match n {
         0 => Some("0-15\n".into()),
         1 => Some("16-31\n".into()),
@@ -281,7 +281,7 @@ pub fn node_cpulist(n: u32) -> Option<String> {
     }
 }
 
-pub fn node_distance(n: u32) -> Option<String> {
+pub(crate) fn node_distance(n: u32) -> Option<String> {
     match n {
         0 => Some("10 21\n".into()),
         1 => Some("21 10\n".into()),
@@ -304,7 +304,7 @@ fn node0_free_kb(seed: u64, now: &Now) -> u64 {
 }
 
 /// `/sys/devices/system/node/nodeN/meminfo`.
-pub fn node_meminfo(pop: &Population, now: &Now, n: u32) -> Option<String> {
+pub(crate) fn node_meminfo(pop: &Population, now: &Now, n: u32) -> Option<String> {
     let seed = pop.seed;
     let (total, free, hp_total, file) = match n {
         0 => {
@@ -370,11 +370,11 @@ pub fn node_meminfo(pop: &Population, now: &Now, n: u32) -> Option<String> {
 }
 
 /// The seed's misconfiguration, on for the whole demo.
-pub const ZONE_RECLAIM_MODE: &str = "1\n";
+pub(crate) const ZONE_RECLAIM_MODE: &str = "1\n";
 
 /// `/proc/vmstat`: counters are functions of t (monotonic); the reclaim counters climb fast
 /// while the checkpoint stalls.
-pub fn vmstat(pop: &Population, now: &Now) -> String {
+pub(crate) fn vmstat(pop: &Population, now: &Now) -> String {
     let t = now.t;
     let stall = timeline::seconds_in(Incident::CheckpointRequested, t);
     let inp = timeline::seconds_in(Incident::CheckpointInProgress, t);
@@ -431,7 +431,7 @@ pub fn vmstat(pop: &Population, now: &Now) -> String {
 }
 
 /// The host's processes: (pid, comm). The oninit processes are the instance's.
-pub const PROCESSES: [(u32, &str); 30] = [
+pub(crate) const PROCESSES: [(u32, &str); 30] = [
     (1, "systemd"),
     (2, "kthreadd"),
     (3, "rcu_gp"),
@@ -465,7 +465,7 @@ pub const PROCESSES: [(u32, &str); 30] = [
 ];
 
 /// `ls /proc`: the pids and the kernel's other entries.
-pub fn proc_list() -> String {
+pub(crate) fn proc_list() -> String {
     let mut o = String::new();
     for (pid, _) in PROCESSES {
         let _ = writeln!(o, "{pid}");
@@ -486,7 +486,7 @@ pub fn proc_list() -> String {
     o
 }
 
-pub fn comm(pid: u32) -> Option<String> {
+pub(crate) fn comm(pid: u32) -> Option<String> {
     PROCESSES
         .iter()
         .find(|(p, _)| *p == pid)
@@ -496,7 +496,7 @@ pub fn comm(pid: u32) -> Option<String> {
 /// `/proc/<pid>/numa_maps`. The oninit processes attach the same shared segments (the
 /// resident segment in huge pages, mostly on node 0 where the instance started) and have
 /// their own heaps and stacks.
-pub fn numa_maps(pop: &Population, pid: u32) -> Option<String> {
+pub(crate) fn numa_maps(pop: &Population, pid: u32) -> Option<String> {
     let (_, name) = PROCESSES.iter().find(|(p, _)| *p == pid)?;
     let seed = pop.seed;
     let p = u64::from(pid);

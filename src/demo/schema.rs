@@ -3,21 +3,21 @@
 //! this one layout, so pages and partnums resolve to the same objects everywhere.
 
 /// The base page size of the demo (Linux): `onstat -X` counts pages in it.
-pub const BASE_PAGE_KB: u32 = 2;
+pub(crate) const BASE_PAGE_KB: u32 = 2;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Dbspace {
-    pub number: u32,
-    pub name: &'static str,
-    pub page_kb: u32,
+    pub(crate) number: u32,
+    pub(crate) name: &'static str,
+    pub(crate) page_kb: u32,
     /// `onstat -d` flags (hex) and the decoded letters column.
-    pub flags: u32,
-    pub letters: &'static str,
+    pub(crate) flags: u32,
+    pub(crate) letters: &'static str,
 }
 
-pub const CREATED: &str = "02/28/2024";
+pub(crate) const CREATED: &str = "02/28/2024";
 
-pub const DBSPACES: [Dbspace; 5] = [
+pub(crate) const DBSPACES: [Dbspace; 5] = [
     Dbspace {
         number: 1,
         name: "rootdbs",
@@ -57,18 +57,18 @@ pub const DBSPACES: [Dbspace; 5] = [
 
 /// One row of a chunk's extent list: what `oncheck -pe` prints in `Description`, and its size in
 /// the chunk's own pages (`REST` for the FREE extent that ends the chunk).
-pub type ExtentSpec = (&'static str, u64);
+pub(crate) type ExtentSpec = (&'static str, u64);
 
-pub const REST: u64 = 0;
+pub(crate) const REST: u64 = 0;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Chunk {
-    pub number: u32,
-    pub dbspace: u32,
-    pub path: &'static str,
+    pub(crate) number: u32,
+    pub(crate) dbspace: u32,
+    pub(crate) path: &'static str,
     /// In the chunk's own pages.
-    pub size: u64,
-    pub extents: &'static [ExtentSpec],
+    pub(crate) size: u64,
+    pub(crate) extents: &'static [ExtentSpec],
 }
 
 const ROOT_EXTENTS: &[ExtentSpec] = &[
@@ -162,7 +162,7 @@ const LLOG_EXTENTS: &[ExtentSpec] = &[
     ("FREE", REST),
 ];
 
-pub const CHUNKS: [Chunk; 6] = [
+pub(crate) const CHUNKS: [Chunk; 6] = [
     Chunk {
         number: 1,
         dbspace: 1,
@@ -209,13 +209,13 @@ pub const CHUNKS: [Chunk; 6] = [
 
 /// A table, index or TBLSpace with its partnum (what `onstat -k` prints as tblsnum).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Partition {
-    pub partnum: u32,
+pub(crate) struct Partition {
+    pub(crate) partnum: u32,
     /// `db:'owner'.name` as `oncheck -pe` and systabnames print it.
-    pub name: &'static str,
+    pub(crate) name: &'static str,
 }
 
-pub const PARTITIONS: [Partition; 34] = [
+pub(crate) const PARTITIONS: [Partition; 34] = [
     pt(0x10_0001, "rootdbs:'informix'.TBLSpace"),
     pt(0x10_0002, "sysmaster:'informix'.sysdatabases"),
     pt(0x10_0003, "sysmaster:'informix'.systables"),
@@ -256,22 +256,22 @@ const fn pt(partnum: u32, name: &'static str) -> Partition {
     Partition { partnum, name }
 }
 
-pub const CUSTOMER: &str = "stores:'informix'.customer";
-pub const ORDERS: &str = "stores:'informix'.orders";
-pub const ITEMS: &str = "stores:'informix'.items";
-pub const STOCK: &str = "stores:'informix'.stock";
-pub const ORDER_LOG: &str = "stores:'informix'.order_log";
-pub const IX_SHIP_DATE: &str = "stores:'informix'.ix_orders_ship_date";
-pub const IX_ORDERS_NUM: &str = "stores:'informix'.ix_orders_num";
-pub const IX_ITEMS_ORDER: &str = "stores:'informix'.ix_items_order";
-pub const IX_CUSTOMER_ZIP: &str = "stores:'informix'.ix_customer_zip";
+pub(crate) const CUSTOMER: &str = "stores:'informix'.customer";
+pub(crate) const ORDERS: &str = "stores:'informix'.orders";
+pub(crate) const ITEMS: &str = "stores:'informix'.items";
+pub(crate) const STOCK: &str = "stores:'informix'.stock";
+pub(crate) const ORDER_LOG: &str = "stores:'informix'.order_log";
+pub(crate) const IX_SHIP_DATE: &str = "stores:'informix'.ix_orders_ship_date";
+pub(crate) const IX_ORDERS_NUM: &str = "stores:'informix'.ix_orders_num";
+pub(crate) const IX_ITEMS_ORDER: &str = "stores:'informix'.ix_items_order";
+pub(crate) const IX_CUSTOMER_ZIP: &str = "stores:'informix'.ix_customer_zip";
 /// The database tblspace: every session connected to a database holds a shared lock on its row.
-pub const DATABASE_TBLSPACE: u32 = 0x10_0002;
+pub(crate) const DATABASE_TBLSPACE: u32 = 0x10_0002;
 /// The row of `stores` in the database tblspace (what the database lock's rowid shows).
-pub const STORES_DB_ROWID: u64 = 0x205;
+pub(crate) const STORES_DB_ROWID: u64 = 0x205;
 
 /// The partnum of an object by its `db:'owner'.name`.
-pub fn partnum(name: &str) -> u32 {
+pub(crate) fn partnum(name: &str) -> u32 {
     PARTITIONS
         .iter()
         .find(|p| p.name == name)
@@ -280,35 +280,35 @@ pub fn partnum(name: &str) -> u32 {
 
 /// One extent placed in its chunk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Placed {
-    pub chunk: u32,
-    pub description: &'static str,
+pub(crate) struct Placed {
+    pub(crate) chunk: u32,
+    pub(crate) description: &'static str,
     /// In the chunk's own pages.
-    pub offset: u64,
-    pub size: u64,
-    pub page_kb: u32,
+    pub(crate) offset: u64,
+    pub(crate) size: u64,
+    pub(crate) page_kb: u32,
 }
 
 impl Placed {
     /// A page of this extent (`nth` in the chunk's own pages from its start) as `onstat -X`
     /// prints it: in base pages.
-    pub fn base_page(&self, nth: u64) -> u64 {
+    pub(crate) fn base_page(&self, nth: u64) -> u64 {
         (self.offset + nth.min(self.size.saturating_sub(1)))
             * u64::from(self.page_kb / BASE_PAGE_KB)
     }
 }
 
-pub fn dbspace(number: u32) -> Option<&'static Dbspace> {
+pub(crate) fn dbspace(number: u32) -> Option<&'static Dbspace> {
     DBSPACES.iter().find(|d| d.number == number)
 }
 
 /// The page size of a chunk in KB.
-pub fn chunk_page_kb(c: &Chunk) -> u32 {
+pub(crate) fn chunk_page_kb(c: &Chunk) -> u32 {
     dbspace(c.dbspace).map_or(BASE_PAGE_KB, |d| d.page_kb)
 }
 
 /// The extents of a chunk with their offsets, the final FREE extent sized to the chunk's end.
-pub fn placed(c: &Chunk) -> Vec<Placed> {
+pub(crate) fn placed(c: &Chunk) -> Vec<Placed> {
     let page_kb = chunk_page_kb(c);
     let mut at = 0;
     c.extents
@@ -333,7 +333,7 @@ pub fn placed(c: &Chunk) -> Vec<Placed> {
 }
 
 /// Every extent of an object, in chunk order.
-pub fn extents_of(name: &str) -> Vec<Placed> {
+pub(crate) fn extents_of(name: &str) -> Vec<Placed> {
     CHUNKS
         .iter()
         .flat_map(placed)
@@ -342,7 +342,7 @@ pub fn extents_of(name: &str) -> Vec<Placed> {
 }
 
 /// Pages used and free in a chunk (own pages).
-pub fn chunk_usage(c: &Chunk) -> (u64, u64) {
+pub(crate) fn chunk_usage(c: &Chunk) -> (u64, u64) {
     let free: u64 = placed(c)
         .iter()
         .filter(|e| e.description == "FREE")

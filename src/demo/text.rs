@@ -5,7 +5,7 @@
 const BLANKS: &str = "                                                                                                                                ";
 
 /// `n` blanks.
-pub fn pad(o: &mut String, n: usize) {
+pub(crate) fn pad(o: &mut String, n: usize) {
     let mut n = n;
     while n > 0 {
         let k = n.min(BLANKS.len());
@@ -15,19 +15,19 @@ pub fn pad(o: &mut String, n: usize) {
 }
 
 /// `s` left-aligned in `width` (never cut).
-pub fn left(o: &mut String, s: &str, width: usize) {
+pub(crate) fn left(o: &mut String, s: &str, width: usize) {
     o.push_str(s);
     pad(o, width.saturating_sub(s.len()));
 }
 
 /// `s` right-aligned in `width` (never cut).
-pub fn right(o: &mut String, s: &str, width: usize) {
+pub(crate) fn right(o: &mut String, s: &str, width: usize) {
     pad(o, width.saturating_sub(s.len()));
     o.push_str(s);
 }
 
 /// Decimal digits of `v` in `buf`.
-pub fn dec(v: u64, buf: &mut [u8; 20]) -> &str {
+pub(crate) fn dec(v: u64, buf: &mut [u8; 20]) -> &str {
     let mut i = buf.len();
     let mut v = v;
     loop {
@@ -42,7 +42,7 @@ pub fn dec(v: u64, buf: &mut [u8; 20]) -> &str {
 }
 
 /// Lowercase hex digits of `v` in `buf`, as onstat prints addresses.
-pub fn hex(v: u64, buf: &mut [u8; 20]) -> &str {
+pub(crate) fn hex(v: u64, buf: &mut [u8; 20]) -> &str {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut i = buf.len();
     let mut v = v;
@@ -58,25 +58,25 @@ pub fn hex(v: u64, buf: &mut [u8; 20]) -> &str {
 }
 
 /// A number left-aligned in `width`.
-pub fn ldec(o: &mut String, v: u64, width: usize) {
+pub(crate) fn ldec(o: &mut String, v: u64, width: usize) {
     let mut b = [0u8; 20];
     left(o, dec(v, &mut b), width);
 }
 
 /// A number right-aligned in `width`.
-pub fn rdec(o: &mut String, v: u64, width: usize) {
+pub(crate) fn rdec(o: &mut String, v: u64, width: usize) {
     let mut b = [0u8; 20];
     right(o, dec(v, &mut b), width);
 }
 
 /// An address (lowercase hex) left-aligned in `width`.
-pub fn lhex(o: &mut String, v: u64, width: usize) {
+pub(crate) fn lhex(o: &mut String, v: u64, width: usize) {
     let mut b = [0u8; 20];
     left(o, hex(v, &mut b), width);
 }
 
 /// Uppercase hex, zero-padded to `digits` (as /proc/net/tcp prints).
-pub fn zhex(o: &mut String, v: u64, digits: usize) {
+pub(crate) fn zhex(o: &mut String, v: u64, digits: usize) {
     const DIGITS: &[u8; 16] = b"0123456789ABCDEF";
     for k in (0..digits).rev() {
         let nibble = u32::try_from(4 * k)
@@ -88,7 +88,7 @@ pub fn zhex(o: &mut String, v: u64, digits: usize) {
 }
 
 /// `HH:MM:SS` of a second of the day.
-pub fn hms(o: &mut String, secs_of_day: u64) {
+pub(crate) fn hms(o: &mut String, secs_of_day: u64) {
     let two = |o: &mut String, v: u64| {
         o.push((b'0' + (v / 10 % 10) as u8) as char);
         o.push((b'0' + (v % 10) as u8) as char);

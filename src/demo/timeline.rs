@@ -34,7 +34,7 @@ pub enum Incident {
 pub struct Phase {
     pub start: u64,
     pub end: u64,
-    pub incident: Incident,
+    pub(crate) incident: Incident,
 }
 
 impl Phase {
@@ -81,29 +81,24 @@ const TAIL: Phase = p(345, CYCLE, Incident::Calm);
 
 /// Where a moment falls in the timeline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Now {
+pub(crate) struct Now {
     /// Seconds since the demo started.
-    pub t: u64,
+    pub(crate) t: u64,
     /// Which pass through the timeline (0 for the first).
-    pub cycle: u64,
-    pub phase: Phase,
+    pub(crate) cycle: u64,
+    pub(crate) phase: Phase,
     /// Seconds since the phase began.
-    pub into: u64,
+    pub(crate) into: u64,
 }
 
 impl Now {
-    pub fn incident(&self) -> Incident {
+    pub(crate) fn incident(&self) -> Incident {
         self.phase.incident
-    }
-
-    /// Absolute time (seconds since the demo started) at which this phase began.
-    pub fn phase_start(&self) -> u64 {
-        self.cycle * CYCLE + self.phase.start
     }
 }
 
 /// The phase at `t` seconds.
-pub fn now(t: u64) -> Now {
+pub(crate) fn now(t: u64) -> Now {
     let cycle = t / CYCLE;
     let at = t % CYCLE;
     let phase = TIMELINE
@@ -125,7 +120,7 @@ pub fn first(incident: Incident) -> Option<Phase> {
 }
 
 /// Seconds spent in `incident` from 0 up to `t`: what cumulative counters (vmstat) integrate.
-pub fn seconds_in(incident: Incident, t: u64) -> u64 {
+pub(crate) fn seconds_in(incident: Incident, t: u64) -> u64 {
     let per_cycle: u64 = TIMELINE
         .iter()
         .filter(|p| p.incident == incident)
@@ -141,7 +136,7 @@ pub fn seconds_in(incident: Incident, t: u64) -> u64 {
 }
 
 /// What the phase is about, in words.
-pub fn words(incident: Incident) -> &'static str {
+pub(crate) fn words(incident: Incident) -> &'static str {
     // The line is cut at the terminal's edge: what matters comes first.
     match incident {
         Incident::Calm => "calm: idle clients (netnorm, Send-Q 0)",
@@ -156,7 +151,7 @@ pub fn words(incident: Incident) -> &'static str {
 }
 
 /// The line under the tabs: `t=143s Send-Q filling: ...` (the header already says demo).
-pub fn describe(t: Duration) -> String {
+pub(crate) fn describe(t: Duration) -> String {
     let s = t.as_secs();
     format!("t={s}s {}", words(now(s).incident()))
 }

@@ -38,7 +38,7 @@ impl ChunkKey {
     }
 
     /// `1:/data/root,2:/data/dbs1`, with `%`, `,`, blanks and control characters `%XX`-escaped.
-    pub fn encode(&self) -> String {
+    pub(crate) fn encode(&self) -> String {
         let mut out = String::new();
         for (i, (n, p)) in self.0.iter().enumerate() {
             if i > 0 {
@@ -51,7 +51,7 @@ impl ChunkKey {
         out
     }
 
-    pub fn decode(s: &str) -> Option<ChunkKey> {
+    pub(crate) fn decode(s: &str) -> Option<ChunkKey> {
         if s.is_empty() {
             return Some(ChunkKey::default());
         }
@@ -74,7 +74,7 @@ pub struct Cached {
     /// How old the report was when loaded (zero if the clock went backwards).
     pub age: Duration,
     pub key: ChunkKey,
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
 }
 
 /// The user's cache directory for ifxtop (`~/.cache/ifxtop` on Linux), if the platform has one.

@@ -44,7 +44,7 @@ impl ChunkInfo {
 
     /// Converts a page number in base pages (as onstat prints it) to the chunk's own pages:
     /// `page / (P / base)`, computed as `page * base / P` so 6 KB pages on a 4 KB base work too.
-    pub fn page_in_chunk(&self, page: u64, base_page_kb: u32) -> u64 {
+    pub(crate) fn page_in_chunk(&self, page: u64, base_page_kb: u32) -> u64 {
         let base = u128::from(base_page_kb.max(1));
         let own = u128::from(
             self.page_size_kb
@@ -60,7 +60,7 @@ impl ChunkInfo {
 pub struct ObjectInfo {
     /// As printed: `stores:'informix'.customer`, `PHYSICAL LOG`, `FREE`, ...
     pub description: CompactString,
-    pub kind: ExtentKind,
+    pub(crate) kind: ExtentKind,
     pub database: Option<CompactString>,
     pub owner: Option<CompactString>,
     pub name: Option<CompactString>,
@@ -72,7 +72,7 @@ pub struct Hit<'m> {
     pub object: &'m ObjectInfo,
     /// The chunk's dbspace; `None` when the report had no `DBspace Usage Report` line above it.
     pub dbspace: Option<&'m str>,
-    pub chunk: &'m ChunkInfo,
+    pub(crate) chunk: &'m ChunkInfo,
     /// The page in the chunk's own page size, and the extent holding it (same units).
     pub page_in_chunk: u64,
     pub extent_offset: u64,

@@ -6,20 +6,20 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Where a waiter's chain leads.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Chain {
+pub(crate) struct Chain {
     /// The blocking threads, nearest first; the last one is the head blocker (unless a cycle).
-    pub blockers: Vec<Addr>,
+    pub(crate) blockers: Vec<Addr>,
     /// The first thread that is not itself blocked by another thread.
-    pub head: Option<Addr>,
+    pub(crate) head: Option<Addr>,
     /// The chain loops: these threads wait on each other (a deadlock).
-    pub cycle: bool,
+    pub(crate) cycle: bool,
 }
 
 /// The longest chain followed; real chains are short, this bounds damage from odd data.
 const MAX_DEPTH: usize = 64;
 
 /// Follows `owner_of` (waiting thread → thread holding what it waits on) from `start`.
-pub fn follow(start: Addr, owner_of: &FxHashMap<Addr, Addr>) -> Chain {
+pub(crate) fn follow(start: Addr, owner_of: &FxHashMap<Addr, Addr>) -> Chain {
     let mut chain = Chain::default();
     let mut seen: FxHashSet<Addr> = FxHashSet::default();
     seen.insert(start);
@@ -42,26 +42,6 @@ pub fn follow(start: Addr, owner_of: &FxHashMap<Addr, Addr>) -> Chain {
         chain.head = chain.blockers.last().copied();
     }
     chain
-}
-
-/// Head blockers and everything they block, for the tree view: head → waiters (direct first).
-pub fn trees(owner_of: &FxHashMap<Addr, Addr>) -> Vec<(Addr, Vec<(Addr, usize)>)> {
-    let mut by_head: FxHashMap<Addr, Vec<(Addr, usize)>> = FxHashMap::default();
-    for &waiter in owner_of.keys() {
-        let c = follow(waiter, owner_of);
-        if let Some(h) = c.head {
-            by_head
-                .entry(h)
-                .or_default()
-                .push((waiter, c.blockers.len()));
-        }
-    }
-    let mut out: Vec<_> = by_head.into_iter().collect();
-    for (_, w) in &mut out {
-        w.sort_by_key(|(a, depth)| (*depth, *a));
-    }
-    out.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(&b.0)));
-    out
 }
 
 #[cfg(test)]
@@ -90,15 +70,5 @@ mod tests {
         assert!(c.cycle);
         assert_eq!(c.head, None);
         assert_eq!(c.blockers, vec![Addr(2), Addr(3)]);
-    }
-
-    #[test]
-    fn trees_group_waiters_under_their_head() {
-        let m = map(&[(904, 902), (903, 902), (902, 901), (7, 8)]);
-        let t = trees(&m);
-        assert_eq!(t.len(), 2);
-        assert_eq!(t[0].0, Addr(901));
-        assert_eq!(t[0].1, vec![(Addr(902), 1), (Addr(903), 2), (Addr(904), 2)]);
-        assert_eq!(t[1], (Addr(8), vec![(Addr(7), 1)]));
     }
 }

@@ -10,12 +10,12 @@ use std::collections::{BTreeMap, BTreeSet};
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct NodeRow {
     pub node: u32,
-    pub cpus: Option<Vec<u32>>,
-    pub total_kb: Option<u64>,
+    pub(crate) cpus: Option<Vec<u32>>,
+    pub(crate) total_kb: Option<u64>,
     pub free_kb: Option<u64>,
-    pub used_kb: Option<u64>,
+    pub(crate) used_kb: Option<u64>,
     /// The oninit processes' resident memory on this node (shared segments counted once).
-    pub oninit_kb: Option<u64>,
+    pub(crate) oninit_kb: Option<u64>,
 }
 
 /// The NUMA pane's content.
@@ -24,19 +24,15 @@ pub struct NumaView {
     pub nodes: Vec<NodeRow>,
     pub zone_reclaim_mode: Option<u32>,
     /// Pages scanned per second (kswapd + direct), from /proc/vmstat deltas.
-    pub pgscan_per_s: Option<f64>,
+    pub(crate) pgscan_per_s: Option<f64>,
     /// Direct-reclaim pages scanned per second: processes stalled reclaiming memory themselves.
     pub pgscan_direct_per_s: Option<f64>,
-    pub oninit_processes: usize,
+    pub(crate) oninit_processes: usize,
     /// One line explaining what the numbers mean (or why there are none).
-    pub note: Option<String>,
+    pub(crate) note: Option<String>,
 }
 
 impl NumaView {
-    pub fn is_numa(&self) -> bool {
-        self.nodes.len() > 1
-    }
-
     /// The warning the seed argues for: zone_reclaim_mode other than 0 on a NUMA machine makes
     /// the kernel evict page cache on the local node instead of using a remote one, which has
     /// caused long checkpoints (threads waiting in critical sections while reclaim runs).
@@ -54,7 +50,9 @@ impl NumaView {
 
 /// KB per node of a set of processes' memory. Shared segments (SysV shm, files mapped shared)
 /// appear in every attached process at the same address: they are counted once.
-pub fn oninit_kb_per_node<'a>(maps: impl IntoIterator<Item = &'a NumaMaps>) -> BTreeMap<u32, u64> {
+pub(crate) fn oninit_kb_per_node<'a>(
+    maps: impl IntoIterator<Item = &'a NumaMaps>,
+) -> BTreeMap<u32, u64> {
     let mut seen_shared: BTreeSet<(u64, &str)> = BTreeSet::new();
     let mut per_node: BTreeMap<u32, u64> = BTreeMap::new();
     for m in maps {
@@ -81,16 +79,16 @@ pub fn oninit_kb_per_node<'a>(maps: impl IntoIterator<Item = &'a NumaMaps>) -> B
 }
 
 /// The inputs of the pane, as the store holds them.
-pub struct NumaInputs<'a> {
-    pub online: Option<&'a [u32]>,
-    pub meminfo: &'a BTreeMap<u32, NodeMeminfo>,
-    pub cpulists: &'a BTreeMap<u32, Vec<u32>>,
-    pub zone_reclaim_mode: Option<u32>,
-    pub scan: &'a ScanRate,
-    pub numa_maps: Vec<&'a NumaMaps>,
+pub(crate) struct NumaInputs<'a> {
+    pub(crate) online: Option<&'a [u32]>,
+    pub(crate) meminfo: &'a BTreeMap<u32, NodeMeminfo>,
+    pub(crate) cpulists: &'a BTreeMap<u32, Vec<u32>>,
+    pub(crate) zone_reclaim_mode: Option<u32>,
+    pub(crate) scan: &'a ScanRate,
+    pub(crate) numa_maps: Vec<&'a NumaMaps>,
 }
 
-pub fn build(inp: &NumaInputs<'_>) -> NumaView {
+pub(crate) fn build(inp: &NumaInputs<'_>) -> NumaView {
     let mut nodes: BTreeSet<u32> = inp.meminfo.keys().copied().collect();
     if let Some(online) = inp.online {
         nodes.extend(online.iter().copied());

@@ -21,16 +21,16 @@ use serde::Serialize;
 /// One thread of the session.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SessionThread {
-    pub rstcb: Addr,
+    pub(crate) rstcb: Addr,
     pub tid: Option<u64>,
     pub name: Option<String>,
     /// The `onstat -g ath` status (`cond wait netnorm`, `running`...).
     pub status: Option<String>,
-    pub flags: String,
-    pub in_words: Vec<&'static str>,
-    pub locks: u64,
-    pub nreads: u64,
-    pub nwrites: u64,
+    pub(crate) flags: String,
+    pub(crate) in_words: Vec<&'static str>,
+    pub(crate) locks: u64,
+    pub(crate) nreads: u64,
+    pub(crate) nwrites: u64,
 }
 
 /// One step of the blocker chain.
@@ -47,7 +47,7 @@ pub struct ChainLink {
 /// A lock the session holds or waits for.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LockLine {
-    pub address: Addr,
+    pub(crate) address: Addr,
     pub lock_type: String,
     pub table: String,
     pub rowid: String,
@@ -128,7 +128,7 @@ fn lock_lines(
 
 /// Builds the session screen's content from the store, the snapshot's waiter rows and its
 /// socket rows (already joined to sessions).
-pub fn build(
+pub(crate) fn build(
     store: &Store,
     waiters: &[WaiterRow],
     sockets: &[SocketRow],

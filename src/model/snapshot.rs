@@ -26,14 +26,14 @@ use std::time::Duration;
 /// What the banner of the latest onstat said.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct ServerInfo {
-    pub name: Option<String>,
-    pub version: Option<String>,
+    pub(crate) name: Option<String>,
+    pub(crate) version: Option<String>,
     pub mode: Option<String>,
     pub mode_flags: Vec<String>,
-    pub uptime_s: Option<u64>,
+    pub(crate) uptime_s: Option<u64>,
     pub blocked: Option<String>,
     /// The off-line message when the last onstat -u found the server down.
-    pub offline: Option<String>,
+    pub(crate) offline: Option<String>,
 }
 
 /// A head blocker: the root of a blocker tree.
@@ -54,7 +54,7 @@ pub struct WaitSummary {
     /// Per reason letter (B C G L S T Y X D): number of threads waiting.
     pub by_reason: BTreeMap<char, usize>,
     pub threads: usize,
-    pub sessions: usize,
+    pub(crate) sessions: usize,
     pub idle: usize,
 }
 
@@ -62,13 +62,13 @@ pub struct WaitSummary {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SourceStatus {
     pub source: String,
-    pub age_s: Option<f64>,
+    pub(crate) age_s: Option<f64>,
     /// How often it is collected at an interval of 1 s: data older than a few periods is stale.
-    pub period_s: f64,
+    pub(crate) period_s: f64,
     pub error: Option<String>,
-    pub took_ms: u64,
-    pub runs: u64,
-    pub failures: u64,
+    pub(crate) took_ms: u64,
+    pub(crate) runs: u64,
+    pub(crate) failures: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]

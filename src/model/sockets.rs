@@ -20,7 +20,7 @@ fn plain_host(host: &str) -> &str {
 /// session, the index of its row. A host printed as a name (not an address) cannot be compared
 /// with the socket table's addresses; it is matched by its port when only one connection has
 /// that remote port.
-pub fn join_sessions(
+pub(crate) fn join_sessions(
     rows: &mut [SocketRow],
     ntt: &crate::parsers::onstat_g_ntt::OnstatGNtt,
 ) -> FxHashMap<crate::ids::Sid, usize> {

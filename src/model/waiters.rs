@@ -53,19 +53,8 @@ pub enum WaitTarget {
 }
 
 impl WaitTarget {
-    /// The address waited on, whatever the kind.
-    pub fn address(&self) -> Option<Addr> {
-        match self {
-            WaitTarget::Condition { address, .. }
-            | WaitTarget::Lock { address, .. }
-            | WaitTarget::Buffer { address, .. }
-            | WaitTarget::Latch { address } => Some(*address),
-            WaitTarget::Other { address } => *address,
-        }
-    }
-
     /// The thread holding what is waited on, where the sources say.
-    pub fn owner(&self) -> Option<Addr> {
+    pub(crate) fn owner(&self) -> Option<Addr> {
         match self {
             WaitTarget::Lock { owner, .. } | WaitTarget::Buffer { owner, .. } => {
                 owner.filter(|o| o.0 != u64::MAX)
@@ -145,7 +134,7 @@ impl WaitTarget {
 
 /// Index of the sources a waiter is joined against, built once per snapshot.
 #[derive(Debug, Default)]
-pub struct WaitIndex<'a> {
+pub(crate) struct WaitIndex<'a> {
     conditions: FxHashMap<Addr, (&'a str, u64)>,
     /// Waiting thread (rstcb) → the buffer whose waiter list holds it.
     buffers: FxHashMap<Addr, BufferRef>,
@@ -165,7 +154,7 @@ struct BufferRef {
 }
 
 impl<'a> WaitIndex<'a> {
-    pub fn new(con: Option<&'a OnstatGCon>, x: Option<&'a OnstatX>) -> Self {
+    pub(crate) fn new(con: Option<&'a OnstatGCon>, x: Option<&'a OnstatX>) -> Self {
         let mut idx = WaitIndex::default();
         if let Some(con) = con {
             for c in &con.conditions {
@@ -193,7 +182,11 @@ impl<'a> WaitIndex<'a> {
 
     /// Adds `onstat -k` (a lock waiter's wait address is a lock address) and the partnum → table
     /// names from `sysmaster:systabnames`, when collected.
-    pub fn with_locks(mut self, k: Option<&'a OnstatK>, tables: Option<&'a Systabnames>) -> Self {
+    pub(crate) fn with_locks(
+        mut self,
+        k: Option<&'a OnstatK>,
+        tables: Option<&'a Systabnames>,
+    ) -> Self {
         if let Some(k) = k {
             self.locks = k.locks.iter().map(|l| (l.address, l)).collect();
         }
@@ -202,12 +195,12 @@ impl<'a> WaitIndex<'a> {
     }
 
     /// The table a partnum names, when systabnames was read.
-    pub fn table(&self, partnum: u32) -> Option<&'a str> {
+    pub(crate) fn table(&self, partnum: u32) -> Option<&'a str> {
         self.tables.and_then(|t| t.table(partnum))
     }
 
     /// Joins one waiting thread to what it waits on.
-    pub fn target(
+    pub(crate) fn target(
         &self,
         th: &UserThread,
         reason: WaitReason,
@@ -269,21 +262,8 @@ impl<'a> WaitIndex<'a> {
     }
 }
 
-/// Counts of waiting threads per wait reason, in the order of `WaitReason::ALL`.
-pub fn reason_counts(u: &OnstatU) -> [usize; 9] {
-    let mut counts = [0usize; 9];
-    for th in &u.threads {
-        if let Some(r) = th.wait_reason {
-            if let Some(i) = WaitReason::ALL.iter().position(|x| *x == r) {
-                counts[i] += 1;
-            }
-        }
-    }
-    counts
-}
-
 /// Describes the flags in words, for the session screen.
-pub fn flags_in_words(flags: &Flags) -> Vec<&'static str> {
+pub(crate) fn flags_in_words(flags: &Flags) -> Vec<&'static str> {
     let mut v = Vec::new();
     if flags.is_defunct() {
         v.push("defunct");
@@ -515,7 +495,7 @@ impl WaiterRow {
     /// The default order, largest first: what deserves a look first (see `concern`), the
     /// longest wait first within each; idle client waits last, whatever their age. One number,
     /// so the Waiters pane sorts and reverses by it, and the text report orders the same way.
-    pub fn priority(&self) -> f64 {
+    pub(crate) fn priority(&self) -> f64 {
         if self.idle {
             -1.0 / (1.0 + self.in_wait_s)
         } else {
@@ -527,7 +507,7 @@ impl WaiterRow {
     /// resource (lock, buffer, checkpoint, log buffer, transaction) first, then client waits with
     /// data queued, other conditions and mutexes, client waits whose socket is unknown, and idle
     /// client waits last.
-    pub fn concern(&self) -> u8 {
+    pub(crate) fn concern(&self) -> u8 {
         if self.idle {
             return 0;
         }
@@ -546,7 +526,7 @@ impl WaiterRow {
 }
 
 /// What a session is doing, in a few words, from its threads.
-pub fn state_words(u: &OnstatU, sid: Sid) -> (String, u64, String) {
+pub(crate) fn state_words(u: &OnstatU, sid: Sid) -> (String, u64, String) {
     let threads: Vec<_> = u.threads.iter().filter(|t| t.sessid == sid).collect();
     let locks = threads.iter().map(|t| t.locks).sum();
     let user = threads

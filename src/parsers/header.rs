@@ -20,7 +20,7 @@ pub struct Header {
     /// `12.10.FC8`
     pub version: String,
     /// The mode without its parenthesised qualifiers: `On-Line`, `Quiescent`, `Read-Only`, ...
-    pub mode: String,
+    pub(crate) mode: String,
     /// The parenthesised qualifiers after the mode: `Prim`, `CKPT REQ`, `CKPT INP`, ...
     pub mode_flags: Vec<String>,
     pub uptime_s: Option<u64>,
@@ -41,7 +41,7 @@ impl Header {
 
 /// What precedes a command's own output.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Preamble {
+pub(crate) enum Preamble {
     /// No banner (captures often start at the table).
     None,
     Header(Header),
@@ -50,33 +50,19 @@ pub enum Preamble {
 }
 
 impl Preamble {
-    pub fn header(&self) -> Option<&Header> {
-        match self {
-            Preamble::Header(h) => Some(h),
-            _ => None,
-        }
-    }
-
     /// The banner and the off-line message apart, as every onstat record keeps them.
-    pub fn into_parts(self) -> (Option<Header>, Option<String>) {
+    pub(crate) fn into_parts(self) -> (Option<Header>, Option<String>) {
         match self {
             Preamble::None => (None, None),
             Preamble::Header(h) => (Some(h), None),
             Preamble::Offline(m) => (None, Some(m)),
         }
     }
-
-    pub fn offline(&self) -> Option<&str> {
-        match self {
-            Preamble::Offline(m) => Some(m),
-            _ => None,
-        }
-    }
 }
 
 /// Reads the banner (and a wrapped second line and a `Blocked:` line) if the first non-blank line
 /// is one; leaves `lines` at the first line after it. Leaves `lines` untouched otherwise.
-pub fn parse_preamble(lines: &mut Lines<'_>) -> Preamble {
+pub(crate) fn parse_preamble(lines: &mut Lines<'_>) -> Preamble {
     let Some(first) = lines.peek_non_blank() else {
         return Preamble::None;
     };
@@ -108,7 +94,7 @@ pub fn parse_preamble(lines: &mut Lines<'_>) -> Preamble {
 }
 
 /// True for the messages onstat prints instead of a banner when the server is not running.
-pub fn is_offline_message(text: &str) -> bool {
+pub(crate) fn is_offline_message(text: &str) -> bool {
     // onstat prints it first, alone: the first lines say, not a user name or SQL text further
     // down (and a big output is not scanned to the end every second).
     text.lines()
@@ -118,7 +104,7 @@ pub fn is_offline_message(text: &str) -> bool {
 }
 
 /// Parses one banner line; `None` when the line is not a banner.
-pub fn banner(line: Line<'_>) -> Option<Header> {
+pub(crate) fn banner(line: Line<'_>) -> Option<Header> {
     let text = line.text.trim();
     let vpos = text.find(" Version ")?;
     let product = text[..vpos].trim().to_string();
@@ -204,7 +190,7 @@ mod tests {
     #[test]
     fn ibm_banner_with_days() {
         let (p, next) = pre("IBM Informix Dynamic Server Version 12.10.FC8 -- On-Line -- Up 3 days 04:05:06 -- 2457600 Kbytes\n\nUserthreads\n");
-        let h = p.header().cloned().expect("banner");
+        let h = p.into_parts().0.expect("banner");
         assert_eq!(h.product, "IBM Informix Dynamic Server");
         assert_eq!(h.version, "12.10.FC8");
         assert_eq!(h.mode, "On-Line");
@@ -220,7 +206,7 @@ mod tests {
         let (p, _) = pre(
             "BM Informix Dynamic Server Version 14.10.F       -- On-Line -- Up 00:01:27 -- 133540 Kbytes",
         );
-        let h = p.header().cloned().expect("banner");
+        let h = p.into_parts().0.expect("banner");
         assert_eq!(h.product, "BM Informix Dynamic Server");
         assert_eq!(h.version, "14.10.F");
         assert_eq!(h.uptime_s, Some(87));
@@ -230,7 +216,7 @@ mod tests {
     #[test]
     fn checkpoint_qualifier_and_blocked_line() {
         let (p, next) = pre("HCL Informix Dynamic Server Version 14.10.FC7 -- On-Line (Prim) (CKPT REQ) -- Up 1 day 00:00:01 -- 1024 Kbytes\nBlocked:CKPT\n\nx");
-        let h = p.header().cloned().expect("banner");
+        let h = p.into_parts().0.expect("banner");
         assert_eq!(h.mode, "On-Line");
         assert_eq!(h.mode_flags, vec!["Prim", "CKPT REQ"]);
         assert_eq!(h.checkpoint_flag(), Some("CKPT REQ"));
@@ -242,7 +228,7 @@ mod tests {
     #[test]
     fn wrapped_banner() {
         let (p, next) = pre("IBM Informix Dynamic Server Version 12.10.FC8 -- Read-Only (Sec) --\n-- Up 2 days 01:00:00 -- 2457600 Kbytes\n\nrest");
-        let h = p.header().cloned().expect("banner");
+        let h = p.into_parts().0.expect("banner");
         assert_eq!(h.mode, "Read-Only");
         assert_eq!(h.mode_flags, vec!["Sec"]);
         assert_eq!(h.uptime_s, Some(2 * 86_400 + 3_600));
@@ -254,7 +240,7 @@ mod tests {
     fn offline_message() {
         let (p, next) = pre("\nshared memory not initialized for INFORMIXSERVER 'ol_test'\n");
         assert_eq!(
-            p.offline(),
+            p.into_parts().1.as_deref(),
             Some("shared memory not initialized for INFORMIXSERVER 'ol_test'")
         );
         assert_eq!(next, None);

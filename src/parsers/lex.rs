@@ -8,28 +8,28 @@ use nom::combinator::map_res;
 use nom::{IResult, Parser};
 
 /// nom's result type over `&str` with its default error, used by every small parser here.
-pub type PResult<'a, T> = IResult<&'a str, T>;
+pub(crate) type PResult<'a, T> = IResult<&'a str, T>;
 
 /// One input line: 1-based number and text without the line ending or trailing blanks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Line<'a> {
-    pub no: usize,
-    pub text: &'a str,
+    pub(crate) no: usize,
+    pub(crate) text: &'a str,
 }
 
 impl<'a> Line<'a> {
     /// An error at the position where `rest` (a suffix of this line's text) begins.
-    pub fn error_at(&self, rest: &str, expected: impl Into<String>) -> ParseError {
+    pub(crate) fn error_at(&self, rest: &str, expected: impl Into<String>) -> ParseError {
         ParseError::at(self.no, self.text, offset_in(self.text, rest), expected)
     }
 
-    pub fn is_blank(&self) -> bool {
+    pub(crate) fn is_blank(&self) -> bool {
         self.text.is_empty()
     }
 }
 
 /// Byte offset of `rest` inside `whole`, where `rest` is a suffix (or sub-slice) of `whole`.
-pub fn offset_in(whole: &str, rest: &str) -> usize {
+pub(crate) fn offset_in(whole: &str, rest: &str) -> usize {
     let w = whole.as_ptr() as usize;
     let r = rest.as_ptr() as usize;
     if r >= w && r <= w + whole.len() {
@@ -42,13 +42,13 @@ pub fn offset_in(whole: &str, rest: &str) -> usize {
 /// Iterator over numbered lines. Splits on `\n` with memchr, drops a `\r` before it and trailing
 /// blanks (onstat pads rows to 80 columns on some platforms; the padding means nothing).
 #[derive(Debug, Clone)]
-pub struct Lines<'a> {
+pub(crate) struct Lines<'a> {
     rest: &'a str,
     no: usize,
     done: bool,
 }
 
-pub fn lines(input: &str) -> Lines<'_> {
+pub(crate) fn lines(input: &str) -> Lines<'_> {
     Lines {
         rest: input,
         no: 0,
@@ -58,12 +58,12 @@ pub fn lines(input: &str) -> Lines<'_> {
 
 impl<'a> Lines<'a> {
     /// The next line without consuming it.
-    pub fn peek(&self) -> Option<Line<'a>> {
+    pub(crate) fn peek(&self) -> Option<Line<'a>> {
         self.clone().next()
     }
 
     /// Skips blank lines; returns the next non-blank one without consuming it.
-    pub fn peek_non_blank(&mut self) -> Option<Line<'a>> {
+    pub(crate) fn peek_non_blank(&mut self) -> Option<Line<'a>> {
         while let Some(l) = self.peek() {
             if l.is_blank() {
                 self.next();
@@ -105,7 +105,7 @@ impl<'a> Iterator for Lines<'a> {
 /// `s` without the trailing ASCII bytes `drop` accepts. Byte-wise: a char-pattern trim decodes
 /// UTF-8 at every step, and every row of every output is trimmed several times.
 #[inline]
-pub fn trim_end_bytes(s: &str, drop: impl Fn(u8) -> bool) -> &str {
+pub(crate) fn trim_end_bytes(s: &str, drop: impl Fn(u8) -> bool) -> &str {
     let b = s.as_bytes();
     let mut n = b.len();
     while n > 0 && b[n - 1].is_ascii() && drop(b[n - 1]) {
@@ -117,7 +117,7 @@ pub fn trim_end_bytes(s: &str, drop: impl Fn(u8) -> bool) -> &str {
 
 /// `s` without the leading ASCII bytes `drop` accepts.
 #[inline]
-pub fn trim_start_bytes(s: &str, drop: impl Fn(u8) -> bool) -> &str {
+pub(crate) fn trim_start_bytes(s: &str, drop: impl Fn(u8) -> bool) -> &str {
     let b = s.as_bytes();
     let mut n = 0;
     while n < b.len() && b[n].is_ascii() && drop(b[n]) {
@@ -128,57 +128,57 @@ pub fn trim_start_bytes(s: &str, drop: impl Fn(u8) -> bool) -> &str {
 
 /// `s` without leading and trailing blanks (spaces and tabs).
 #[inline]
-pub fn trim_blanks(s: &str) -> &str {
+pub(crate) fn trim_blanks(s: &str) -> &str {
     trim_end_bytes(trim_start_bytes(s, is_blank_byte), is_blank_byte)
 }
 
 #[inline]
-pub fn is_blank_byte(b: u8) -> bool {
+pub(crate) fn is_blank_byte(b: u8) -> bool {
     b == b' ' || b == b'\t'
 }
 
 /// How many lines `text` has (at most one more than its newlines): a capacity for the rows
 /// parsed from it, so row vectors are not grown and moved again and again.
-pub fn line_count_hint(text: &str) -> usize {
+pub(crate) fn line_count_hint(text: &str) -> usize {
     memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1
 }
 
 #[inline]
-pub fn is_blank(c: char) -> bool {
+pub(crate) fn is_blank(c: char) -> bool {
     c == ' ' || c == '\t'
 }
 
 /// Zero or more blanks.
 #[inline]
-pub fn sp0(i: &str) -> PResult<'_, &str> {
+pub(crate) fn sp0(i: &str) -> PResult<'_, &str> {
     take_while(is_blank)(i)
 }
 
 /// One or more blanks.
 #[inline]
-pub fn sp1(i: &str) -> PResult<'_, &str> {
+pub(crate) fn sp1(i: &str) -> PResult<'_, &str> {
     take_while1(is_blank)(i)
 }
 
 /// A run of non-blank characters.
 #[inline]
-pub fn word(i: &str) -> PResult<'_, &str> {
+pub(crate) fn word(i: &str) -> PResult<'_, &str> {
     take_till1(is_blank)(i)
 }
 
 #[inline]
-pub fn is_hex(c: char) -> bool {
+pub(crate) fn is_hex(c: char) -> bool {
     c.is_ascii_hexdigit()
 }
 
 #[inline]
-pub fn is_lower_hex(c: char) -> bool {
+pub(crate) fn is_lower_hex(c: char) -> bool {
     c.is_ascii_digit() || ('a'..='f').contains(&c)
 }
 
 /// A hex address of 1 to 16 digits, either case.
 #[inline]
-pub fn hex_addr(i: &str) -> PResult<'_, Addr> {
+pub(crate) fn hex_addr(i: &str) -> PResult<'_, Addr> {
     map_res(take_while_m_n(1, 16, is_hex), |s: &str| {
         u64::from_str_radix(s, 16).map(Addr)
     })
@@ -188,7 +188,7 @@ pub fn hex_addr(i: &str) -> PResult<'_, Addr> {
 /// A hex address in lowercase only: onstat prints addresses in lowercase, so an uppercase letter
 /// after the digits is the next column (flags) run into this one (`40074140Y-BP---`).
 #[inline]
-pub fn lower_hex_addr(i: &str) -> PResult<'_, Addr> {
+pub(crate) fn lower_hex_addr(i: &str) -> PResult<'_, Addr> {
     map_res(take_while_m_n(1, 16, is_lower_hex), |s: &str| {
         u64::from_str_radix(s, 16).map(Addr)
     })
@@ -197,7 +197,7 @@ pub fn lower_hex_addr(i: &str) -> PResult<'_, Addr> {
 
 /// A hex number that fits in 32 bits (flag words).
 #[inline]
-pub fn hex_u32(i: &str) -> PResult<'_, u32> {
+pub(crate) fn hex_u32(i: &str) -> PResult<'_, u32> {
     map_res(take_while_m_n(1, 8, is_hex), |s: &str| {
         u32::from_str_radix(s, 16)
     })
@@ -206,7 +206,7 @@ pub fn hex_u32(i: &str) -> PResult<'_, u32> {
 
 /// An unsigned decimal number.
 #[inline]
-pub fn dec_u64(i: &str) -> PResult<'_, u64> {
+pub(crate) fn dec_u64(i: &str) -> PResult<'_, u64> {
     map_res(take_while1(|c: char| c.is_ascii_digit()), |s: &str| {
         s.parse::<u64>()
     })
@@ -215,7 +215,7 @@ pub fn dec_u64(i: &str) -> PResult<'_, u64> {
 
 /// An unsigned decimal number that fits in 32 bits.
 #[inline]
-pub fn dec_u32(i: &str) -> PResult<'_, u32> {
+pub(crate) fn dec_u32(i: &str) -> PResult<'_, u32> {
     map_res(take_while1(|c: char| c.is_ascii_digit()), |s: &str| {
         s.parse::<u32>()
     })
@@ -224,7 +224,7 @@ pub fn dec_u32(i: &str) -> PResult<'_, u32> {
 
 /// A signed decimal number (`-1` appears in some timeout columns).
 #[inline]
-pub fn dec_i64(i: &str) -> PResult<'_, i64> {
+pub(crate) fn dec_i64(i: &str) -> PResult<'_, i64> {
     let (rest, neg) = nom::combinator::opt(nom::character::complete::char('-')).parse(i)?;
     let (rest, v) = dec_u64(rest)?;
     let v = i64::try_from(v)
@@ -235,7 +235,7 @@ pub fn dec_i64(i: &str) -> PResult<'_, i64> {
 /// Splits the last blank-separated word off `text`: (`text` before it, the word). `None` when
 /// `text` holds nothing but blanks.
 #[inline]
-pub fn last_word(text: &str) -> Option<(&str, &str)> {
+pub(crate) fn last_word(text: &str) -> Option<(&str, &str)> {
     let t = trim_end_bytes(text, is_blank_byte);
     if t.is_empty() {
         return None;
@@ -248,18 +248,18 @@ pub fn last_word(text: &str) -> Option<(&str, &str)> {
 }
 
 /// True when the whole line consists of `-` runs and blanks (a table rule).
-pub fn is_rule(text: &str) -> bool {
+pub(crate) fn is_rule(text: &str) -> bool {
     text.contains('-') && text.chars().all(|c| c == '-' || is_blank(c))
 }
 
 /// The blank-separated words of a column header line, used to recognise a header by its words
 /// whatever the padding (`address  flags   sessid ...`).
-pub fn header_words(text: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn header_words(text: &str) -> impl Iterator<Item = &str> {
     text.split([' ', '\t']).filter(|w| !w.is_empty())
 }
 
 /// True when `text`'s words start with `expected` (case-sensitive).
-pub fn starts_with_words(text: &str, expected: &[&str]) -> bool {
+pub(crate) fn starts_with_words(text: &str, expected: &[&str]) -> bool {
     let mut w = header_words(text);
     expected.iter().all(|e| w.next() == Some(*e))
 }

@@ -40,7 +40,7 @@ pub struct Unparsed {
 }
 
 impl Unparsed {
-    pub fn new(line: lex::Line<'_>) -> Self {
+    pub(crate) fn new(line: lex::Line<'_>) -> Self {
         Unparsed {
             line: line.no,
             text: line.text.to_string(),
@@ -76,13 +76,13 @@ impl dyn Record {
 }
 
 /// Wraps a parse result for the store.
-pub fn parsed<T: Record>(r: Result<T, ParseError>) -> Result<Parsed, ParseError> {
+pub(crate) fn parsed<T: Record>(r: Result<T, ParseError>) -> Result<Parsed, ParseError> {
     r.map(|v| Arc::new(v) as Parsed)
 }
 
 /// The JSON of a serializable record. Our records only have string keys and finite numbers, so
 /// this cannot fail; if it ever did, the output says so rather than panic.
-pub fn json_of<T: Serialize>(v: &T) -> serde_json::Value {
+pub(crate) fn json_of<T: Serialize>(v: &T) -> serde_json::Value {
     serde_json::to_value(v)
         .unwrap_or_else(|e| serde_json::Value::String(format!("cannot encode: {e}")))
 }
@@ -145,14 +145,14 @@ macro_rules! record {
 
 /// The parts every onstat record has: the banner and the off-line message (both from the
 /// preamble) and the lines not understood.
-pub trait OnstatRecord: Default {
+pub(crate) trait OnstatRecord: Default {
     fn set_preamble(&mut self, header: Option<Header>, offline: Option<String>);
     fn unparsed_mut(&mut self) -> &mut Vec<Unparsed>;
 }
 
 /// What one non-blank body line of an onstat output was.
 #[derive(Debug, Clone, Copy)]
-pub enum Seen<'a> {
+pub(crate) enum Seen<'a> {
     /// A row of the command's table, or a part of the output it knows (a title, a column
     /// header, a footer): the input is that command's output.
     Known,
@@ -166,7 +166,7 @@ pub enum Seen<'a> {
 }
 
 /// Reads an onstat command's body a line at a time; [`drive`] does the rest.
-pub trait OnstatBody: Default {
+pub(crate) trait OnstatBody: Default {
     type Record: OnstatRecord;
     /// What a caller is told when the input is not this command's output at all.
     const EXPECTED: &'static str;
@@ -183,7 +183,7 @@ pub trait OnstatBody: Default {
 
 /// The one onstat parse driver: preamble (banner or off-line message), then every body line
 /// through `B`, then "was this that command's output at all".
-pub fn drive<B: OnstatBody>(text: &str) -> Result<B::Record, ParseError> {
+pub(crate) fn drive<B: OnstatBody>(text: &str) -> Result<B::Record, ParseError> {
     let mut lines = lex::lines(text);
     let mut out = B::Record::default();
     let mut body = B::default();
@@ -221,19 +221,19 @@ pub fn drive<B: OnstatBody>(text: &str) -> Result<B::Record, ParseError> {
 
 /// Where a row stopped making sense, and what it needed there.
 #[derive(Debug, Clone, Copy)]
-pub struct Miss<'a> {
-    pub at: &'a str,
-    pub needs: &'static str,
+pub(crate) struct Miss<'a> {
+    pub(crate) at: &'a str,
+    pub(crate) needs: &'static str,
 }
 
 impl<'a> Miss<'a> {
-    pub fn new(at: &'a str, needs: &'static str) -> Self {
+    pub(crate) fn new(at: &'a str, needs: &'static str) -> Self {
         Miss { at, needs }
     }
 
     /// The error for a whole input none of whose lines was recognised: this first line is what
     /// the caller sees, pointing at the column where it stopped looking like a row.
-    pub fn error(self, line: lex::Line<'_>, expected: &str) -> ParseError {
+    pub(crate) fn error(self, line: lex::Line<'_>, expected: &str) -> ParseError {
         line.error_at(
             self.at,
             format!("{expected}; a row needs {} here", self.needs),
@@ -242,7 +242,7 @@ impl<'a> Miss<'a> {
 }
 
 /// The error for input with no line at all past the banner (empty, blank, or a banner alone).
-pub fn nothing_found(text: &str, expected: &str) -> ParseError {
+pub(crate) fn nothing_found(text: &str, expected: &str) -> ParseError {
     if text.trim().is_empty() {
         ParseError::empty(expected)
     } else {
@@ -261,7 +261,7 @@ pub fn nothing_found(text: &str, expected: &str) -> ParseError {
 pub struct Kind {
     /// The name used on the command line (`ifxtop parse onstat-u`).
     pub name: &'static str,
-    pub parse: fn(&str) -> Result<Parsed, ParseError>,
+    pub(crate) parse: fn(&str) -> Result<Parsed, ParseError>,
 }
 
 impl std::fmt::Debug for Kind {
@@ -277,7 +277,7 @@ impl PartialEq for Kind {
 }
 
 /// Every kind `ifxtop parse` accepts: one per command (or file) whose output ifxtop reads.
-pub const KINDS: &[Kind] = &[
+pub(crate) const KINDS: &[Kind] = &[
     Kind {
         name: "onstat-u",
         parse: |t| parsed(onstat_u::parse(t)),

@@ -25,7 +25,7 @@ pub struct NumactlH {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct NumaNode {
-    pub node: u32,
+    pub(crate) node: u32,
     /// Empty for memory-only nodes (`node 2 cpus:` with nothing after).
     pub cpus: Vec<u32>,
     pub size_mb: Option<u64>,
@@ -50,9 +50,9 @@ pub struct NumaMaps {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct NumaMapping {
-    pub address: Addr,
+    pub(crate) address: Addr,
     /// `default`, `interleave:0-3`, `bind:1`, `prefer:0`, ...
-    pub policy: String,
+    pub(crate) policy: String,
     /// `file=...` value, when present.
     pub file: Option<String>,
     /// `heap`, `stack`, `huge` flags, when present.
@@ -61,9 +61,9 @@ pub struct NumaMapping {
     pub pages_per_node: BTreeMap<u32, u64>,
     /// `kernelpagesize_kB=4` (absent in old kernels: 4 KB then, or the huge page size for `huge`).
     pub kernel_page_kb: Option<u64>,
-    pub anon: Option<u64>,
-    pub dirty: Option<u64>,
-    pub mapped: Option<u64>,
+    pub(crate) anon: Option<u64>,
+    pub(crate) dirty: Option<u64>,
+    pub(crate) mapped: Option<u64>,
 }
 
 /// `node 3 cpus: 27 28 ...`, `node 3 size: 32251 MB`, `node 3 free: 32012 MB`.
@@ -229,8 +229,8 @@ pub fn parse_node_meminfo(text: &str) -> Result<NodeMeminfo, ParseError> {
 }
 
 /// Old kernels print no `kernelpagesize_kB`: pages are 4 KB then, 2 MB for `huge` mappings.
-pub const DEFAULT_PAGE_KB: u64 = 4;
-pub const DEFAULT_HUGE_PAGE_KB: u64 = 2048;
+pub(crate) const DEFAULT_PAGE_KB: u64 = 4;
+pub(crate) const DEFAULT_HUGE_PAGE_KB: u64 = 2048;
 
 fn numa_maps_line(text: &str) -> Option<NumaMapping> {
     let mut words = text.split_whitespace();
@@ -387,17 +387,17 @@ crate::record!(NumactlH);
 /// A cpulist (`0-3,8`) as numbers: a node's CPUs, or the nodes that are online.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(transparent)]
-pub struct CpuList(pub Vec<u32>);
+pub(crate) struct CpuList(pub Vec<u32>);
 
 /// `/proc/sys/vm/zone_reclaim_mode`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(transparent)]
-pub struct ZoneReclaimMode(pub u32);
+pub(crate) struct ZoneReclaimMode(pub u32);
 
 /// `/proc/vmstat`: counter name → value.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(transparent)]
-pub struct Vmstat(pub BTreeMap<String, u64>);
+pub(crate) struct Vmstat(pub BTreeMap<String, u64>);
 
 crate::record!(CpuList, none);
 crate::record!(ZoneReclaimMode, none);

@@ -127,23 +127,23 @@ pub enum PeEvent<'a> {
 /// A chunk row, e.g. `     3 /data/x   16   1000   53   947` (numbers per the header's columns).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PeChunkRow<'a> {
-    pub line: usize,
-    pub chunk: u32,
-    pub path: &'a str,
-    pub page_size_kb: Option<u32>,
-    pub size: Option<u64>,
-    pub used: Option<u64>,
-    pub free: Option<u64>,
+    pub(crate) line: usize,
+    pub(crate) chunk: u32,
+    pub(crate) path: &'a str,
+    pub(crate) page_size_kb: Option<u32>,
+    pub(crate) size: Option<u64>,
+    pub(crate) used: Option<u64>,
+    pub(crate) free: Option<u64>,
 }
 
 /// `db:'owner'.name` split in three. `name` is everything after the `.`: index names, fragment
 /// and partition names can hold `#`, dots or blanks (system-generated index names start with
 /// a blank, e.g. ` 101_1`), so it is not split further.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ObjectName<'a> {
-    pub database: &'a str,
-    pub owner: &'a str,
-    pub name: &'a str,
+pub(crate) struct ObjectName<'a> {
+    pub(crate) database: &'a str,
+    pub(crate) owner: &'a str,
+    pub(crate) name: &'a str,
 }
 
 /// What the report's column header promised for the chunk row below it.
@@ -326,7 +326,7 @@ pub fn parse(text: &str) -> Result<OncheckPe, ParseError> {
 }
 
 /// What an extent's description names. Case matters: oncheck prints these words in capitals.
-pub fn classify(description: &str) -> ExtentKind {
+pub(crate) fn classify(description: &str) -> ExtentKind {
     match description {
         "FREE" => return ExtentKind::Free,
         "RESERVED PAGES" => return ExtentKind::Reserved,
@@ -348,7 +348,7 @@ pub fn classify(description: &str) -> ExtentKind {
 
 /// Splits `db:'owner'.name` (or the unquoted `db:owner.name` of old tbcheck builds). The database
 /// is one word; `LOGICAL LOG: Log file 1` has a blank before its colon and is not an object.
-pub fn split_object(description: &str) -> Option<ObjectName<'_>> {
+pub(crate) fn split_object(description: &str) -> Option<ObjectName<'_>> {
     let (database, rest) = description.split_once(':')?;
     if database.is_empty() || database.contains(lex::is_blank) {
         return None;

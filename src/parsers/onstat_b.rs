@@ -18,7 +18,7 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
 pub struct OnstatB {
     pub header: Option<Header>,
-    pub offline: Option<String>,
+    pub(crate) offline: Option<String>,
     pub pools: Vec<BufferPool>,
     /// `.` lines: rows left out (by the publisher of a sample, or by a filter).
     pub elisions: usize,

@@ -19,7 +19,7 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
 pub struct OnstatD {
     pub header: Option<Header>,
-    pub offline: Option<String>,
+    pub(crate) offline: Option<String>,
     pub dbspaces: Vec<Dbspace>,
     /// The `Dbspaces` footer `N active, M maximum`.
     pub dbspaces_active: Option<u64>,

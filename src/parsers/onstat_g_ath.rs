@@ -14,7 +14,7 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
 pub struct OnstatGAth {
     pub header: Option<Header>,
-    pub offline: Option<String>,
+    pub(crate) offline: Option<String>,
     pub threads: Vec<AthThread>,
     /// Line numbers of lines made only of dots (`.....`): a publisher's or a pager's cut, so the
     /// list is known to be incomplete there.
@@ -79,7 +79,7 @@ pub enum ThreadState {
 impl ThreadState {
     /// Decodes a status whose blanks are already collapsed (`cond wait sm_read`). The old
     /// spelling `cond wait(netnorm)` is understood too.
-    pub fn from_status(status: &str) -> ThreadState {
+    pub(crate) fn from_status(status: &str) -> ThreadState {
         match status {
             "running" => return ThreadState::Running,
             "ready" => return ThreadState::Ready,

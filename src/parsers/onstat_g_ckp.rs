@@ -18,7 +18,7 @@ use serde::{Serialize, Serializer};
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct OnstatGCkp {
     pub header: Option<Header>,
-    pub offline: Option<String>,
+    pub(crate) offline: Option<String>,
     /// `Auto Checkpoints=On` (the AUTO_CKPTS parameter).
     pub auto_checkpoints: Option<bool>,
     /// `RTO_SERVER_RESTART=60 seconds`; 0 means RTO is off.

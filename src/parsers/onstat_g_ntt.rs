@@ -14,7 +14,7 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
 pub struct OnstatGNtt {
     pub header: Option<Header>,
-    pub offline: Option<String>,
+    pub(crate) offline: Option<String>,
     /// Rows of `Individual thread network information`. Each row's date continues on the next
     /// line (under `open`); the two lines make one `NetThread`.
     pub threads: Vec<NetThread>,
@@ -62,7 +62,7 @@ impl ClientAddr {
     }
 
     /// `host|port[|proto]`; `None` without a `|` or with an empty host or port.
-    pub fn parse(text: &str) -> Option<ClientAddr> {
+    pub(crate) fn parse(text: &str) -> Option<ClientAddr> {
         let mut parts = text.splitn(3, '|');
         let host = parts.next()?;
         let port = parts.next()?;

@@ -16,7 +16,7 @@ use serde::{Serialize, Serializer};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
 pub struct OnstatK {
     pub header: Option<Header>,
-    pub offline: Option<String>,
+    pub(crate) offline: Option<String>,
     pub locks: Vec<Lock>,
     /// Footer `N active, M total, H hash buckets[, O lock table overflows]`.
     pub active: Option<u64>,

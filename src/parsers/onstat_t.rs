@@ -18,7 +18,7 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
 pub struct OnstatT {
     pub header: Option<Header>,
-    pub offline: Option<String>,
+    pub(crate) offline: Option<String>,
     pub tblspaces: Vec<Tblspace>,
     /// Footer `N active, M total` (`, K hash buckets` in older builds).
     pub active: Option<u64>,

@@ -63,7 +63,7 @@ pub enum WaitReason {
 }
 
 impl WaitReason {
-    pub const ALL: [WaitReason; 9] = [
+    pub(crate) const ALL: [WaitReason; 9] = [
         WaitReason::Buffer,
         WaitReason::Checkpoint,
         WaitReason::LogBuffer,
@@ -105,7 +105,7 @@ impl WaitReason {
     }
 
     /// Short wait words for the WAIT column.
-    pub fn short(self) -> &'static str {
+    pub(crate) fn short(self) -> &'static str {
         match self {
             WaitReason::Buffer => "buffer",
             WaitReason::Checkpoint => "checkpoint",
@@ -120,7 +120,7 @@ impl WaitReason {
     }
 
     /// In words, for the screen.
-    pub fn words(self) -> &'static str {
+    pub(crate) fn words(self) -> &'static str {
         match self {
             WaitReason::Buffer => "buffer",
             WaitReason::Checkpoint => "checkpoint",
@@ -149,7 +149,7 @@ impl Flags {
         &self.0 == b"DEFUNCT"
     }
 
-    pub fn wait_reason(&self) -> Option<WaitReason> {
+    pub(crate) fn wait_reason(&self) -> Option<WaitReason> {
         if self.is_defunct() {
             Some(WaitReason::Defunct)
         } else {

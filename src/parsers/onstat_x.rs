@@ -15,7 +15,7 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
 pub struct OnstatX {
     pub header: Option<Header>,
-    pub offline: Option<String>,
+    pub(crate) offline: Option<String>,
     pub pools: Vec<BufferPool>,
     pub unparsed: Vec<Unparsed>,
 }

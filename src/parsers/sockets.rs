@@ -53,7 +53,7 @@ impl Endpoint {
         self.port.parse().ok()
     }
 
-    pub fn is_ipv6(&self) -> bool {
+    pub(crate) fn is_ipv6(&self) -> bool {
         self.host.contains(':')
     }
 }
@@ -98,7 +98,7 @@ pub enum TcpState {
 
 impl TcpState {
     /// netstat's spelling.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             TcpState::Established => "ESTABLISHED",
             TcpState::SynSent => "SYN_SENT",
@@ -120,7 +120,7 @@ impl TcpState {
 
 impl TcpState {
     /// The kernel's `st` code in /proc/net/tcp.
-    pub fn from_kernel(code: u8) -> TcpState {
+    pub(crate) fn from_kernel(code: u8) -> TcpState {
         match code {
             0x01 => TcpState::Established,
             0x02 => TcpState::SynSent,
@@ -139,7 +139,7 @@ impl TcpState {
     }
 
     /// netstat's (`ESTABLISHED`, `TIME_WAIT`) and ss's (`ESTAB`, `TIME-WAIT`) spellings.
-    pub fn from_name(name: &str) -> Option<TcpState> {
+    pub(crate) fn from_name(name: &str) -> Option<TcpState> {
         let n = name
             .trim_matches(|c| c == '(' || c == ')')
             .replace('-', "_");
@@ -413,7 +413,7 @@ pub fn parse_proc_net_tcp(text: &str) -> Result<Sockets, ParseError> {
 
 /// Splits `host:port` (Linux netstat, ss) or `host.port` (AIX, BSD) into an endpoint. Brackets
 /// around IPv6 hosts (`[::1]:22`) are removed; Display puts them back.
-pub fn split_endpoint(text: &str) -> Option<Endpoint> {
+pub(crate) fn split_endpoint(text: &str) -> Option<Endpoint> {
     let t = text.trim();
     if t.is_empty() {
         return None;

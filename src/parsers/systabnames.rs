@@ -11,13 +11,14 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// The query ifxtop sends on dbaccess's standard input.
-pub const QUERY: &str = "select partnum || '|' || trim(dbsname) || ':''' || trim(owner) || '''.' \
+pub(crate) const QUERY: &str =
+    "select partnum || '|' || trim(dbsname) || ':''' || trim(owner) || '''.' \
                          || trim(tabname) from systabnames;\n";
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
 pub struct Systabnames {
     /// partnum → `db:'owner'.table`.
-    pub tables: BTreeMap<u32, String>,
+    pub(crate) tables: BTreeMap<u32, String>,
     pub unparsed: Vec<Unparsed>,
 }
 
@@ -37,7 +38,7 @@ fn is_chatter(l: &Line<'_>) -> bool {
         || t == "No rows found."
 }
 
-pub fn parse(text: &str) -> Result<Systabnames, ParseError> {
+pub(crate) fn parse(text: &str) -> Result<Systabnames, ParseError> {
     let mut out = Systabnames::default();
     let mut recognised = false;
     for line in lines(text) {

@@ -8,10 +8,10 @@ use std::time::Duration;
 /// Runs commands with `INFORMIXSERVER` set to the watched instance.
 #[derive(Debug, Clone, Default)]
 pub struct LocalRunner {
-    pub informixserver: Option<String>,
+    pub(crate) informixserver: Option<String>,
     /// A PATH for the commands (tests put fake onstat executables first); the process's own
     /// PATH when `None`.
-    pub path: Option<std::ffi::OsString>,
+    pub(crate) path: Option<std::ffi::OsString>,
 }
 
 impl LocalRunner {

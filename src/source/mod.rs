@@ -6,11 +6,8 @@ pub mod local;
 pub mod registry;
 pub mod sqlhosts;
 
-pub use registry::{
-    Collector, Run, Source, SourceDef, DBACCESS_TIMEOUT, FILE_TIMEOUT, ONCHECK_TIMEOUT,
-    ONSTAT_TIMEOUT, ON_DEMAND, PERIOD_BUFFERS, PERIOD_DISCOVERY, PERIOD_FAST, PERIOD_JOINS,
-    PERIOD_NUMA, PERIOD_NUMA_MAPS, PERIOD_TABLES,
-};
+pub use registry::Source;
+pub(crate) use registry::{Collector, FILE_TIMEOUT, PERIOD_DISCOVERY};
 
 use crate::error::SourceError;
 use crate::parsers::Parsed;
@@ -19,7 +16,7 @@ use std::path::PathBuf;
 use std::pin::Pin;
 use std::time::Duration;
 
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// What to ask a runner for.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -36,7 +33,7 @@ pub enum Request {
 
 impl Request {
     /// The program for a command, the path for a file or directory.
-    pub fn program(&self) -> String {
+    pub(crate) fn program(&self) -> String {
         match self {
             Request::Command(argv) | Request::CommandInput { argv, .. } => {
                 argv.first().cloned().unwrap_or_default()
@@ -65,7 +62,7 @@ pub struct Output {
 }
 
 impl Output {
-    pub fn ok(stdout: impl Into<String>) -> Self {
+    pub(crate) fn ok(stdout: impl Into<String>) -> Self {
         Output {
             exit: Some(0),
             stdout: stdout.into(),
@@ -76,30 +73,15 @@ impl Output {
 
 /// How to read a command's exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ExitPolicy {
+pub(crate) enum ExitPolicy {
     /// onstat exits with the server mode: 0..=7 are modes (5 = On-Line), 255 (-1) off-line.
     Onstat,
     ZeroIsSuccess,
 }
 
-/// The server mode onstat reports through its exit code.
-pub fn onstat_mode(code: i32) -> Option<&'static str> {
-    Some(match code {
-        0 => "Initialization",
-        1 => "Quiescent",
-        2 => "Fast Recovery",
-        3 => "Archive Backup",
-        4 => "Shutdown",
-        5 => "On-Line",
-        6 => "Abort",
-        7 => "Single-User",
-        _ => return None,
-    })
-}
-
 impl ExitPolicy {
     /// Turns a finished run into usable output or the reason it is not.
-    pub fn check(self, out: Output) -> Result<Output, SourceError> {
+    pub(crate) fn check(self, out: Output) -> Result<Output, SourceError> {
         let Some(code) = out.exit else {
             return Err(SourceError::Killed);
         };

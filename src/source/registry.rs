@@ -11,26 +11,26 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 /// Base periods (DESIGN.md §1) at an interval of 1 s; `+`/`-` scale them together.
-pub const PERIOD_FAST: Duration = Duration::from_secs(1);
-pub const PERIOD_BUFFERS: Duration = Duration::from_secs(2);
-pub const PERIOD_JOINS: Duration = Duration::from_secs(5);
-pub const PERIOD_NUMA: Duration = Duration::from_secs(5);
-pub const PERIOD_NUMA_MAPS: Duration = Duration::from_secs(30);
-pub const PERIOD_DISCOVERY: Duration = Duration::from_secs(120);
+pub(crate) const PERIOD_FAST: Duration = Duration::from_secs(1);
+pub(crate) const PERIOD_BUFFERS: Duration = Duration::from_secs(2);
+pub(crate) const PERIOD_JOINS: Duration = Duration::from_secs(5);
+pub(crate) const PERIOD_NUMA: Duration = Duration::from_secs(5);
+pub(crate) const PERIOD_NUMA_MAPS: Duration = Duration::from_secs(30);
+pub(crate) const PERIOD_DISCOVERY: Duration = Duration::from_secs(120);
 /// `sysmaster:systabnames` changes only when tables are created or dropped.
-pub const PERIOD_TABLES: Duration = Duration::from_secs(600);
+pub(crate) const PERIOD_TABLES: Duration = Duration::from_secs(600);
 /// Not polled: run when asked (the extent map, a drilled session).
-pub const ON_DEMAND: Duration = Duration::MAX;
+pub(crate) const ON_DEMAND: Duration = Duration::MAX;
 
-pub const ONSTAT_TIMEOUT: Duration = Duration::from_secs(10);
-pub const FILE_TIMEOUT: Duration = Duration::from_secs(2);
-pub const ONCHECK_TIMEOUT: Duration = Duration::from_secs(1800);
-pub const DBACCESS_TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const ONSTAT_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const FILE_TIMEOUT: Duration = Duration::from_secs(2);
+pub(crate) const ONCHECK_TIMEOUT: Duration = Duration::from_secs(1800);
+pub(crate) const DBACCESS_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// How a source is collected. `{}` in an argument or a path stands for the source's argument
 /// (a session id, a node, a pid).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Run {
+pub(crate) enum Run {
     /// `onstat` with these options.
     Onstat(&'static [&'static str]),
     /// Another program and its arguments.
@@ -46,7 +46,7 @@ pub enum Run {
 
 /// Which task collects a source.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Collector {
+pub(crate) enum Collector {
     /// A task of its own on its period.
     Poll,
     /// The sockets task (`/proc/net/tcp{,6}`, falling back to `netstat`).
@@ -61,16 +61,16 @@ pub enum Collector {
 
 /// One entry of the registry.
 #[derive(Clone, Copy)]
-pub struct SourceDef {
-    pub run: Run,
+pub(crate) struct SourceDef {
+    pub(crate) run: Run,
     /// How often at an interval of 1 s ([`ON_DEMAND`]: when asked).
-    pub period: Duration,
-    pub timeout: Duration,
-    pub exit: ExitPolicy,
-    pub collector: Collector,
-    pub parse: fn(&str) -> Result<Parsed, ParseError>,
+    pub(crate) period: Duration,
+    pub(crate) timeout: Duration,
+    pub(crate) exit: ExitPolicy,
+    pub(crate) collector: Collector,
+    pub(crate) parse: fn(&str) -> Result<Parsed, ParseError>,
     /// A recording may name it with other options (`netstat -Aan` on AIX).
-    pub any_options: bool,
+    pub(crate) any_options: bool,
 }
 
 impl std::fmt::Debug for SourceDef {
@@ -137,7 +137,7 @@ macro_rules! registry {
 
         impl Source {
             /// Its entry in the registry.
-            pub fn def(&self) -> &'static SourceDef {
+            pub(crate) fn def(&self) -> &'static SourceDef {
                 match self {
                     $( Source::$name { .. } => {
                         const DEF: SourceDef = $def;
@@ -147,7 +147,7 @@ macro_rules! registry {
             }
 
             /// The argument of a source that has one (a session id, a node, a pid), as text.
-            pub fn arg(&self) -> Option<String> {
+            pub(crate) fn arg(&self) -> Option<String> {
                 match self {
                     $( registry!(@bind $name x $($arg)?) => registry!(@show x $($arg)?) ),*
                 }
@@ -318,7 +318,7 @@ impl Source {
 
     /// The inverse of `label`, for recordings. Extra blanks in a hand-written label are
     /// accepted; a file path must be exact.
-    pub fn from_label(label: &str) -> Option<Source> {
+    pub(crate) fn from_label(label: &str) -> Option<Source> {
         let words: Vec<&str> = label.split_whitespace().collect();
         let path = label.trim();
         // The argument, if any, is the one part of a label that varies: try the label's last
@@ -353,11 +353,11 @@ impl Source {
 
     /// How often it is collected at an interval of 1 s (`+`/`-` scale it): the one table the
     /// collectors, the demo and the header's staleness all read.
-    pub fn period(&self) -> Duration {
+    pub(crate) fn period(&self) -> Duration {
         self.def().period
     }
 
-    pub fn timeout(&self) -> Duration {
+    pub(crate) fn timeout(&self) -> Duration {
         self.def().timeout
     }
 
@@ -383,7 +383,7 @@ impl Source {
     }
 
     /// How its exit code is read.
-    pub fn exit_policy(&self) -> ExitPolicy {
+    pub(crate) fn exit_policy(&self) -> ExitPolicy {
         self.def().exit
     }
 
@@ -393,7 +393,7 @@ impl Source {
     }
 
     /// The sources polled by tasks of their own (no argument, `Collector::Poll`).
-    pub fn polled() -> Vec<Source> {
+    pub(crate) fn polled() -> Vec<Source> {
         Source::candidates(None)
             .into_iter()
             .filter(|s| s.def().collector == Collector::Poll)

@@ -5,14 +5,14 @@ use std::collections::HashMap;
 
 /// One sqlhosts line: `dbservername nettype hostname servicename [options]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SqlhostsEntry {
-    pub server: String,
-    pub nettype: String,
-    pub host: String,
-    pub service: String,
+pub(crate) struct SqlhostsEntry {
+    pub(crate) server: String,
+    pub(crate) nettype: String,
+    pub(crate) host: String,
+    pub(crate) service: String,
 }
 
-pub fn parse_sqlhosts(text: &str) -> Vec<SqlhostsEntry> {
+pub(crate) fn parse_sqlhosts(text: &str) -> Vec<SqlhostsEntry> {
     text.lines()
         .map(|l| l.split('#').next().unwrap_or("").trim())
         .filter(|l| !l.is_empty())
@@ -29,7 +29,7 @@ pub fn parse_sqlhosts(text: &str) -> Vec<SqlhostsEntry> {
 }
 
 /// `/etc/services`: tcp service name (and aliases) → port.
-pub fn parse_services(text: &str) -> HashMap<String, u16> {
+pub(crate) fn parse_services(text: &str) -> HashMap<String, u16> {
     let mut map = HashMap::new();
     for line in text.lines() {
         let line = line.split('#').next().unwrap_or("");
@@ -56,7 +56,7 @@ pub fn parse_services(text: &str) -> HashMap<String, u16> {
 
 /// The TCP ports of `servers` (INFORMIXSERVER and its aliases) in sqlhosts. Shared-memory and
 /// stream-pipe entries (`onipcshm`, `onipcstr`) have no port.
-pub fn listener_ports(
+pub(crate) fn listener_ports(
     entries: &[SqlhostsEntry],
     servers: &[&str],
     services: &HashMap<String, u16>,

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 /// What waits are accumulated under: the object when the page resolved, else the page itself.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum HotKey {
+pub(crate) enum HotKey {
     Object {
         object: CompactString,
         dbspace: CompactString,
@@ -24,7 +24,7 @@ pub enum HotKey {
 }
 
 impl HotKey {
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         match self {
             HotKey::Object { object, .. } => object.to_string(),
             HotKey::Page { chunk, page } => format!("{chunk}:{page}"),
@@ -75,7 +75,7 @@ const MAX_PAGES_PER_KEY: usize = 4096;
 
 /// The accumulator. Feed it every `onstat -X` sample.
 #[derive(Debug, Clone)]
-pub struct Hotspots {
+pub(crate) struct Hotspots {
     window: Duration,
     ring: VecDeque<Sample>,
     totals: FxHashMap<HotKey, Totals>,
@@ -107,7 +107,7 @@ pub struct HotspotRow {
 }
 
 impl Hotspots {
-    pub fn new(window: Duration) -> Self {
+    pub(crate) fn new(window: Duration) -> Self {
         Hotspots {
             window,
             ring: VecDeque::new(),
@@ -117,7 +117,7 @@ impl Hotspots {
     }
 
     /// Takes one `onstat -X` sample taken at `t`.
-    pub fn observe(
+    pub(crate) fn observe(
         &mut self,
         x: &OnstatX,
         t: Duration,
@@ -177,7 +177,7 @@ impl Hotspots {
     /// Of the buffer pages with waiters in the window, how many did not resolve to an object.
     /// Over the window, after re-keying: pages seen before the map arrived do not count against
     /// it (that would rebuild a fresh map at start).
-    pub fn unresolved_share(&self) -> Option<f64> {
+    pub(crate) fn unresolved_share(&self) -> Option<f64> {
         let (mut resolved, mut unresolved) = (0u64, 0u64);
         for ks in self.ring.iter().flat_map(|s| &s.keys) {
             let n = ks.pages.len() as u64;
@@ -191,7 +191,7 @@ impl Hotspots {
     }
 
     /// A new extent map arrived: pages that now resolve join their object's row.
-    pub fn rekey(&mut self, map: &ExtentMap, base_page_kb: u32) {
+    pub(crate) fn rekey(&mut self, map: &ExtentMap, base_page_kb: u32) {
         let old = std::mem::take(&mut self.totals);
         for (key, tot) in old {
             let new_key = match &key {
@@ -233,7 +233,7 @@ impl Hotspots {
     }
 
     /// The pane's rows, hottest first (waiters in the window, then since start).
-    pub fn rows(&self) -> Vec<HotspotRow> {
+    pub(crate) fn rows(&self) -> Vec<HotspotRow> {
         let latest = self.ring.back().map(|s| s.index);
         let mut rows: Vec<HotspotRow> = self
             .totals

@@ -49,13 +49,13 @@ impl Default for StoreSettings {
 #[derive(Debug, Clone, Default)]
 pub struct SourceState {
     pub last_ok: Option<(Duration, Parsed)>,
-    pub last_error: Option<(Duration, SourceError)>,
+    pub(crate) last_error: Option<(Duration, SourceError)>,
     pub runs: u64,
     pub failures: u64,
-    pub last_took: Duration,
+    pub(crate) last_took: Duration,
     /// The latest run applied failed. Order of arrival decides, not timestamps: an error and
     /// a good sample can carry the same time.
-    pub latest_failed: bool,
+    pub(crate) latest_failed: bool,
 }
 
 impl SourceState {
@@ -68,25 +68,25 @@ impl SourceState {
     }
 
     /// Age of the data shown, at `now`.
-    pub fn age(&self, now: Duration) -> Option<Duration> {
+    pub(crate) fn age(&self, now: Duration) -> Option<Duration> {
         self.last_ok.as_ref().map(|(t, _)| now.saturating_sub(*t))
     }
 }
 
 #[derive(Debug, Clone)]
 pub struct Store {
-    pub settings: StoreSettings,
+    pub(crate) settings: StoreSettings,
     sources: BTreeMap<Source, SourceState>,
-    pub tracker: WaitTracker,
-    pub rates: Rates,
-    pub hotspots: Hotspots,
-    pub sockets: SocketHistory,
-    pub scan: ScanRate,
+    pub(crate) tracker: WaitTracker,
+    pub(crate) rates: Rates,
+    pub(crate) hotspots: Hotspots,
+    pub(crate) sockets: SocketHistory,
+    pub(crate) scan: ScanRate,
     /// The extent map in use and when it arrived (the `oncheck -pe` source's last good value
     /// that was a map).
     extents: Option<(Duration, Parsed)>,
     /// Bumped by every applied update: derived views are rebuilt when it moves.
-    pub generation: u64,
+    pub(crate) generation: u64,
     /// Time of the newest sample applied.
     pub latest: Duration,
 }
@@ -111,12 +111,12 @@ impl Store {
         self.sources.get(s)
     }
 
-    pub fn sources(&self) -> impl Iterator<Item = (&Source, &SourceState)> {
+    pub(crate) fn sources(&self) -> impl Iterator<Item = (&Source, &SourceState)> {
         self.sources.iter()
     }
 
     /// The last good value of a source.
-    pub fn parsed(&self, s: &Source) -> Option<&Parsed> {
+    pub(crate) fn parsed(&self, s: &Source) -> Option<&Parsed> {
         self.sources
             .get(s)
             .and_then(|st| st.last_ok.as_ref())
@@ -135,7 +135,7 @@ impl Store {
             .and_then(|(_, m)| m.get::<ExtentMap>())
     }
 
-    pub fn extents_loaded_at(&self) -> Option<Duration> {
+    pub(crate) fn extents_loaded_at(&self) -> Option<Duration> {
         self.extents.as_ref().map(|(t, _)| *t)
     }
 
@@ -202,7 +202,7 @@ impl Store {
     }
 
     /// Applies what a replay step played: a seek back starts over from an empty store.
-    pub fn play(&mut self, played: crate::collect::replay::Played) {
+    pub(crate) fn play(&mut self, played: crate::collect::replay::Played) {
         if played.restart {
             *self = Store::new(self.settings.clone());
         }

@@ -5,15 +5,15 @@ use std::time::Duration;
 
 /// Turns the running totals of /proc/vmstat into rates.
 #[derive(Debug, Default, Clone)]
-pub struct ScanRate {
+pub(crate) struct ScanRate {
     prev: Option<(Duration, u64, u64)>,
-    pub per_s: Option<f64>,
-    pub direct_per_s: Option<f64>,
+    pub(crate) per_s: Option<f64>,
+    pub(crate) direct_per_s: Option<f64>,
 }
 
 /// Sums the page-scan counters: `pgscan_kswapd`/`pgscan_direct` on modern kernels, the per-zone
 /// `pgscan_kswapd_normal`... on old ones. Returns (all, direct).
-pub fn pgscan_totals(vmstat: &BTreeMap<String, u64>) -> (u64, u64) {
+pub(crate) fn pgscan_totals(vmstat: &BTreeMap<String, u64>) -> (u64, u64) {
     let mut all = 0u64;
     let mut direct = 0u64;
     for (k, v) in vmstat {
@@ -32,7 +32,7 @@ pub fn pgscan_totals(vmstat: &BTreeMap<String, u64>) -> (u64, u64) {
 }
 
 impl ScanRate {
-    pub fn observe(&mut self, vmstat: &BTreeMap<String, u64>, t: Duration) {
+    pub(crate) fn observe(&mut self, vmstat: &BTreeMap<String, u64>, t: Duration) {
         let (all, direct) = pgscan_totals(vmstat);
         if let Some((pt, pall, pdirect)) = self.prev {
             let dt = t.saturating_sub(pt).as_secs_f64();

@@ -25,11 +25,11 @@ impl ConnHistory {
 }
 
 /// Send-Q samples a row carries for its sparkline (the widest sparkline drawn is 20 cells).
-pub const TREND_SAMPLES: usize = 24;
+pub(crate) const TREND_SAMPLES: usize = 24;
 
 /// Send-Q history per connection. Feed it every socket sample.
 #[derive(Debug, Clone)]
-pub struct SocketHistory {
+pub(crate) struct SocketHistory {
     window: Duration,
     /// Local end (a listener address: a handful) → remote end → history. Two levels, so a
     /// sample's lookups borrow its endpoints instead of cloning a key per connection.
@@ -56,7 +56,7 @@ pub struct SocketRow {
 
 /// Which sockets belong to the instance: those whose local port is a listener port (the server
 /// end of a client connection). With no known port, every TCP connection is shown.
-pub fn is_client_connection(s: &Socket, ports: &[u16]) -> bool {
+pub(crate) fn is_client_connection(s: &Socket, ports: &[u16]) -> bool {
     if s.state == Some(TcpState::Listen) || !s.proto.starts_with("tcp") {
         return false;
     }
@@ -64,7 +64,7 @@ pub fn is_client_connection(s: &Socket, ports: &[u16]) -> bool {
 }
 
 impl SocketHistory {
-    pub fn new(window: Duration) -> Self {
+    pub(crate) fn new(window: Duration) -> Self {
         SocketHistory {
             window,
             conns: FxHashMap::default(),
@@ -74,7 +74,7 @@ impl SocketHistory {
     }
 
     /// Takes one sample of the socket table(s) at `t`; only the instance's connections are kept.
-    pub fn observe<'a>(
+    pub(crate) fn observe<'a>(
         &mut self,
         sockets: impl IntoIterator<Item = &'a Socket>,
         t: Duration,
@@ -132,7 +132,7 @@ impl SocketHistory {
     }
 
     /// Connections present in the latest sample, largest Send-Q first.
-    pub fn rows(&self) -> Vec<SocketRow> {
+    pub(crate) fn rows(&self) -> Vec<SocketRow> {
         let Some(latest) = self.latest else {
             return Vec::new();
         };

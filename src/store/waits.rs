@@ -25,7 +25,7 @@ struct Tracked {
 /// Remembers since when each thread has been in its current wait, and each session's recent
 /// wait states (for the session screen's history).
 #[derive(Debug, Default, Clone)]
-pub struct WaitTracker {
+pub(crate) struct WaitTracker {
     current: FxHashMap<Addr, Tracked>,
     history: FxHashMap<Sid, VecDeque<WaitSpan>>,
     last_t: Option<Duration>,
@@ -35,8 +35,8 @@ pub struct WaitTracker {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct WaitSpan {
     #[serde(serialize_with = "secs")]
-    pub from: Duration,
-    pub reason: Option<WaitReason>,
+    pub(crate) from: Duration,
+    pub(crate) reason: Option<WaitReason>,
 }
 
 fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
@@ -44,12 +44,12 @@ fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
 }
 
 /// How long a session's wait history reaches back.
-pub const HISTORY_SPAN: Duration = Duration::from_secs(600);
+pub(crate) const HISTORY_SPAN: Duration = Duration::from_secs(600);
 const HISTORY_MAX_SPANS: usize = 128;
 
 impl WaitTracker {
     /// Takes one `onstat -u` sample taken at `t`.
-    pub fn observe(&mut self, u: &OnstatU, t: Duration) {
+    pub(crate) fn observe(&mut self, u: &OnstatU, t: Duration) {
         let mut next: FxHashMap<Addr, Tracked> =
             FxHashMap::with_capacity_and_hasher(u.threads.len(), Default::default());
         let mut session_state: FxHashMap<Sid, Option<WaitReason>> = FxHashMap::default();
@@ -106,12 +106,12 @@ impl WaitTracker {
     }
 
     /// Since when the thread at `rstcb` has been in its current wait.
-    pub fn since(&self, rstcb: Addr) -> Option<Duration> {
+    pub(crate) fn since(&self, rstcb: Addr) -> Option<Duration> {
         self.current.get(&rstcb).map(|t| t.since)
     }
 
     /// The session's wait states over the last `HISTORY_SPAN`, oldest first.
-    pub fn history(&self, sid: Sid) -> Vec<WaitSpan> {
+    pub(crate) fn history(&self, sid: Sid) -> Vec<WaitSpan> {
         self.history
             .get(&sid)
             .map(|h| h.iter().copied().collect())
@@ -124,13 +124,13 @@ impl WaitTracker {
 type Counters = FxHashMap<Addr, (u64, u64)>;
 
 #[derive(Debug, Default, Clone)]
-pub struct Rates {
+pub(crate) struct Rates {
     prev: Option<(Duration, Counters)>,
     rates: FxHashMap<Addr, (f64, f64)>,
 }
 
 impl Rates {
-    pub fn observe(&mut self, u: &OnstatU, t: Duration) {
+    pub(crate) fn observe(&mut self, u: &OnstatU, t: Duration) {
         let now: Counters = u
             .threads
             .iter()
@@ -154,7 +154,7 @@ impl Rates {
         self.prev = Some((t, now));
     }
 
-    pub fn get(&self, rstcb: Addr) -> Option<(f64, f64)> {
+    pub(crate) fn get(&self, rstcb: Addr) -> Option<(f64, f64)> {
         self.rates.get(&rstcb).copied()
     }
 }

@@ -35,7 +35,6 @@ pub struct TableUi {
 
 impl TableUi {
     fn new(pane: Pane) -> Self {
-
         TableUi {
             selected: 0,
             offset: 0,
@@ -66,7 +65,7 @@ pub enum Mode {
 }
 
 /// Describes what plays at a demo time (the demo's incident).
-pub type NoteFn = fn(Duration) -> String;
+pub(crate) type NoteFn = fn(Duration) -> String;
 
 /// What the live loop must do after an action.
 #[derive(Debug, Clone, PartialEq)]
@@ -94,12 +93,12 @@ pub enum Prompt {
 }
 
 pub struct App {
-    pub keymap: Keymap,
-    pub theme: Theme,
-    pub mode: Mode,
+    pub(crate) keymap: Keymap,
+    pub(crate) theme: Theme,
+    pub(crate) mode: Mode,
     pub server: Option<String>,
     pub pane: Pane,
-    pub tables: [TableUi; 4],
+    pub(crate) tables: [TableUi; 4],
     pub help: bool,
     pub prompt: Option<Prompt>,
     pub live: Arc<Snapshot>,
@@ -110,23 +109,23 @@ pub struct App {
     pub tree: bool,
     /// Sessions drilled into, innermost last.
     pub drill: Vec<DrillUi>,
-    pub message: Option<(String, Duration)>,
+    pub(crate) message: Option<(String, Duration)>,
     pub quit: bool,
     pub extents: ExtentStatus,
     pub replay: Option<ReplayUi>,
     /// The line under the tabs: what the demo plays at a demo time, and the demo time the
     /// session started at (`--demo-at`).
-    pub note: Option<(NoteFn, Duration)>,
+    pub(crate) note: Option<(NoteFn, Duration)>,
     /// Terminal size, set on start and resize: the app pages by it.
     pub size: (u16, u16),
 }
 
 /// How long a message stays on the status line.
-pub const MESSAGE_TTL: Duration = Duration::from_secs(6);
+pub(crate) const MESSAGE_TTL: Duration = Duration::from_secs(6);
 
 /// Rows above a list pane's table body: header (2), tabs (1), summary (1), column header (1);
 /// below it: the status line (1).
-pub const CHROME_ROWS: u16 = 6;
+pub(crate) const CHROME_ROWS: u16 = 6;
 
 impl App {
     pub fn new(keymap: Keymap, theme: Theme, mode: Mode, interval: f64) -> Self {
@@ -164,7 +163,7 @@ impl App {
     }
 
     /// Rows of table body that fit on screen.
-    pub fn page_rows(&self) -> usize {
+    pub(crate) fn page_rows(&self) -> usize {
         let chrome = CHROME_ROWS + u16::from(self.replay.is_some());
         usize::from(self.size.1.saturating_sub(chrome)).max(1)
     }
@@ -191,7 +190,9 @@ impl App {
     }
 
     /// The session screen on top of the drill stack, and its content when built.
-    pub fn session(&self) -> Option<(&DrillUi, Option<&crate::model::session::SessionView>)> {
+    pub(crate) fn session(
+        &self,
+    ) -> Option<(&DrillUi, Option<&crate::model::session::SessionView>)> {
         let d = self.drill.last()?;
         Some((d, self.shown().sessions.iter().find(|s| s.sid == d.sid)))
     }

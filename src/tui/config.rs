@@ -9,35 +9,35 @@ use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct Config {
+pub(crate) struct Config {
     /// Refresh interval in seconds for the 1 s sources.
-    pub interval: Option<f64>,
+    pub(crate) interval: Option<f64>,
     /// Base page size in KB of onstat page numbers (2 on Linux, 4 on AIX and Windows).
-    pub base_page_kb: Option<u32>,
+    pub(crate) base_page_kb: Option<u32>,
     /// Informix listener ports.
-    pub ports: Option<Vec<u16>>,
+    pub(crate) ports: Option<Vec<u16>>,
     /// Buffer hot spot window in seconds.
-    pub hotspot_window: Option<u64>,
+    pub(crate) hotspot_window: Option<u64>,
     /// Send-Q history window in seconds.
-    pub socket_window: Option<u64>,
+    pub(crate) socket_window: Option<u64>,
     /// Action → keys, replacing that action's default keys: `quit = ["q", "ctrl-c"]`.
     #[serde(default)]
-    pub keys: BTreeMap<Action, Vec<String>>,
+    pub(crate) keys: BTreeMap<Action, Vec<String>>,
 }
 
 /// `<config dir>/ifxtop/config.toml` (`~/.config/ifxtop/config.toml` on Linux).
-pub fn default_path() -> Option<PathBuf> {
+pub(crate) fn default_path() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "ifxtop").map(|d| d.config_dir().join("config.toml"))
 }
 
 impl Config {
-    pub fn parse(text: &str) -> Result<Config, Error> {
+    pub(crate) fn parse(text: &str) -> Result<Config, Error> {
         toml::from_str(text).map_err(|e| Error::Usage(format!("config: {e}")))
     }
 
     /// Loads `path`, or the default path when it exists. A missing default file is no error; a
     /// missing explicit file is.
-    pub fn load(path: Option<&Path>) -> Result<Config, Error> {
+    pub(crate) fn load(path: Option<&Path>) -> Result<Config, Error> {
         let (path, explicit) = match path {
             Some(p) => (p.to_path_buf(), true),
             None => match default_path() {

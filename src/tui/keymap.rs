@@ -45,59 +45,18 @@ pub enum Action {
     ReplaySeek,
 }
 
-impl Action {
-    /// What the help screen says it does.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Action::Quit => "quit",
-            Action::Help => "this help",
-            Action::Up => "move up",
-            Action::Down => "move down",
-            Action::PageUp => "page up",
-            Action::PageDown => "page down",
-            Action::Home => "first row",
-            Action::End => "last row",
-            Action::NextPane => "next pane",
-            Action::PrevPane => "previous pane",
-            Action::PaneWaiters => "Waiters pane",
-            Action::PaneBuffers => "Buffer hot spots pane",
-            Action::PaneSockets => "Sockets pane",
-            Action::PaneNuma => "NUMA pane",
-            Action::DrillDown => "drill into the selected session",
-            Action::Back => "back / clear filter",
-            Action::Filter => "filter rows (Enter keeps, Esc clears)",
-            Action::SortNext => "sort by next column",
-            Action::SortReverse => "reverse sort order",
-            Action::ToggleFreeze => "freeze / unfreeze the screen (collection goes on)",
-            Action::IntervalLonger => "refresh interval longer",
-            Action::IntervalShorter => "refresh interval shorter",
-            Action::ToggleIdle => "show / hide idle client waits",
-            Action::RebuildExtents => "rebuild the extent map (oncheck -pe)",
-            Action::ToggleTree => "Waiters: list / blocker tree",
-            Action::Copy => "copy selection as text (OSC 52 clipboard)",
-            Action::Export => "export screen (text) and snapshot (JSON) to files",
-            Action::ReplayPause => "replay: pause / play",
-            Action::ReplayStepForward => "replay: one sample forward",
-            Action::ReplayStepBack => "replay: one sample back",
-            Action::ReplayFaster => "replay: faster",
-            Action::ReplaySlower => "replay: slower",
-            Action::ReplaySeekForward => "replay: seek forward 10%",
-            Action::ReplaySeekBack => "replay: seek back 10%",
-            Action::ReplaySeek => "replay: seek to a time or percent",
-        }
-    }
-}
+impl Action {}
 
 /// A key as written in the config: `q`, `ctrl-c`, `enter`, `shift-tab`, `f1`, `space`, `pgdn`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Key {
-    pub code: KeyCodeName,
-    pub ctrl: bool,
+pub(crate) struct Key {
+    pub(crate) code: KeyCodeName,
+    pub(crate) ctrl: bool,
 }
 
 /// The subset of key codes a binding can name (ordered, unlike crossterm's).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum KeyCodeName {
+pub(crate) enum KeyCodeName {
     Char(char),
     Enter,
     Esc,
@@ -115,7 +74,7 @@ pub enum KeyCodeName {
 }
 
 impl Key {
-    pub fn parse(s: &str) -> Option<Key> {
+    pub(crate) fn parse(s: &str) -> Option<Key> {
         let lower = s.trim().to_ascii_lowercase();
         let (ctrl, rest) = match lower.strip_prefix("ctrl-").or(lower.strip_prefix("c-")) {
             Some(r) => (true, r.to_string()),
@@ -157,7 +116,7 @@ impl Key {
         Some(Key { code, ctrl })
     }
 
-    pub fn from_event(ev: &KeyEvent) -> Option<Key> {
+    pub(crate) fn from_event(ev: &KeyEvent) -> Option<Key> {
         let ctrl = ev.modifiers.contains(KeyModifiers::CONTROL);
         let code = match ev.code {
             KeyCode::Char(c) => KeyCodeName::Char(if ctrl { c.to_ascii_lowercase() } else { c }),
@@ -180,7 +139,7 @@ impl Key {
     }
 
     /// How the help screen shows it.
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         let base = match self.code {
             KeyCodeName::Char(' ') => "space".to_string(),
             KeyCodeName::Char(c) => c.to_string(),
@@ -272,7 +231,9 @@ impl Default for Keymap {
 impl Keymap {
     /// The defaults, with the config's `[keys]` table (action → keys) replacing the keys of the
     /// actions it names.
-    pub fn with_overrides(overrides: &BTreeMap<Action, Vec<String>>) -> Result<Keymap, String> {
+    pub(crate) fn with_overrides(
+        overrides: &BTreeMap<Action, Vec<String>>,
+    ) -> Result<Keymap, String> {
         let mut km = Keymap::default();
         for (action, keys) in overrides {
             km.map.retain(|_, a| a != action);
@@ -284,13 +245,13 @@ impl Keymap {
         Ok(km)
     }
 
-    pub fn action(&self, ev: &KeyEvent) -> Option<Action> {
+    pub(crate) fn action(&self, ev: &KeyEvent) -> Option<Action> {
         let key = Key::from_event(ev)?;
         self.map.get(&key).copied()
     }
 
     /// Keys bound to each action, in the order of the help screen.
-    pub fn bindings(&self) -> BTreeMap<Action, Vec<String>> {
+    pub(crate) fn bindings(&self) -> BTreeMap<Action, Vec<String>> {
         let mut out: BTreeMap<Action, Vec<String>> = BTreeMap::new();
         for (k, a) in &self.map {
             out.entry(*a).or_default().push(k.label());

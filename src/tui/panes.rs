@@ -86,12 +86,15 @@ pub enum Order {
     /// with data queued, other conditions and mutexes, unknown sockets, idle client waits),
     /// the longest wait first within each.
     Concern,
-    By { column: Column, desc: bool },
+    By {
+        column: Column,
+        desc: bool,
+    },
 }
 
 impl Order {
     /// How the order is named on screen: `concern`, `IN WAIT▼`.
-    pub fn label(self) -> String {
+    pub(crate) fn label(self) -> String {
         match self {
             Order::Concern => "concern, then time in wait".to_string(),
             Order::By { column, desc } => {
@@ -142,9 +145,9 @@ const SOCKET_COLS: [Column; 9] = [
 ];
 
 impl Pane {
-    pub const ALL: [Pane; 4] = [Pane::Waiters, Pane::Buffers, Pane::Sockets, Pane::Numa];
+    pub(crate) const ALL: [Pane; 4] = [Pane::Waiters, Pane::Buffers, Pane::Sockets, Pane::Numa];
 
-    pub fn index(self) -> usize {
+    pub(crate) fn index(self) -> usize {
         match self {
             Pane::Waiters => 0,
             Pane::Buffers => 1,
@@ -153,7 +156,7 @@ impl Pane {
         }
     }
 
-    pub fn title(self) -> &'static str {
+    pub(crate) fn title(self) -> &'static str {
         match self {
             Pane::Waiters => "Waiters",
             Pane::Buffers => "Buffers",
@@ -189,7 +192,7 @@ impl Pane {
 
     /// The order `s` moves to from `order`: the next column; the pane's grouped order (if it
     /// has one) after the last column.
-    pub fn next_order(self, order: Order) -> Order {
+    pub(crate) fn next_order(self, order: Order) -> Order {
         let cols = self.columns();
         let grouped = self.default_order() == Order::Concern;
         let next = match order {
@@ -212,7 +215,7 @@ impl Pane {
         }
     }
 
-    pub fn len(self, snap: &Snapshot) -> usize {
+    pub(crate) fn len(self, snap: &Snapshot) -> usize {
         match self {
             Pane::Waiters => snap.waiters.len(),
             Pane::Buffers => snap.hotspots.len(),
@@ -222,7 +225,7 @@ impl Pane {
     }
 
     /// The key `row` sorts by under `order`.
-    pub fn sort_key(self, snap: &Snapshot, row: usize, order: Order) -> SortKey {
+    pub(crate) fn sort_key(self, snap: &Snapshot, row: usize, order: Order) -> SortKey {
         match (order, self) {
             (Order::Concern, Pane::Waiters) => snap
                 .waiters
@@ -234,7 +237,7 @@ impl Pane {
     }
 
     /// What identifies a row across snapshots, to keep it selected when rows move.
-    pub fn row_id(self, snap: &Snapshot, row: usize) -> Option<String> {
+    pub(crate) fn row_id(self, snap: &Snapshot, row: usize) -> Option<String> {
         match self {
             Pane::Waiters => snap.waiters.get(row).map(|w| w.rstcb.to_string()),
             Pane::Buffers => snap.hotspots.get(row).map(|h| h.object.clone()),
@@ -247,7 +250,7 @@ impl Pane {
     }
 
     /// The row's text for `/` filtering: every column, lowercase.
-    pub fn row_text(self, snap: &Snapshot, row: usize) -> String {
+    pub(crate) fn row_text(self, snap: &Snapshot, row: usize) -> String {
         let mut s = String::new();
         for c in self.columns() {
             s.push_str(&c.cell(snap, row));
@@ -305,7 +308,7 @@ impl Column {
     }
 
     /// The cell of `row` in this column.
-    pub fn cell(self, snap: &Snapshot, row: usize) -> Cow<'_, str> {
+    pub(crate) fn cell(self, snap: &Snapshot, row: usize) -> Cow<'_, str> {
         match self {
             Column::Waiter(c) => snap
                 .waiters
@@ -323,7 +326,7 @@ impl Column {
     }
 
     /// The value `row` sorts by in this column.
-    pub fn key(self, snap: &Snapshot, row: usize) -> SortKey {
+    pub(crate) fn key(self, snap: &Snapshot, row: usize) -> SortKey {
         match self {
             Column::Waiter(c) => snap
                 .waiters
@@ -342,7 +345,7 @@ impl Column {
 }
 
 /// An endpoint as a DBA reads it: an IPv4-mapped address of `/proc/net/tcp6` as plain IPv4.
-pub fn plain_endpoint(e: &Endpoint) -> String {
+pub(crate) fn plain_endpoint(e: &Endpoint) -> String {
     match e.host.strip_prefix("::ffff:") {
         Some(v4) if v4.contains('.') => format!("{v4}:{}", e.port),
         _ => e.to_string(),
@@ -438,9 +441,7 @@ fn hotspot_key(r: &HotspotRow, c: HotspotCol) -> SortKey {
         HotspotCol::Object => SortKey::Text(r.object.clone()),
         HotspotCol::Now => SortKey::Num(r.current_waiters as f64),
         // Ties in the window broken by the total since start.
-        HotspotCol::Window => {
-            SortKey::Num(r.waiters_window as f64 + r.waiters_total as f64 * 1e-9)
-        }
+        HotspotCol::Window => SortKey::Num(r.waiters_window as f64 + r.waiters_total as f64 * 1e-9),
         HotspotCol::Samples => SortKey::Num(r.samples_window as f64),
         HotspotCol::Total => SortKey::Num(r.waiters_total as f64),
         HotspotCol::Pages => SortKey::Num(r.distinct_pages as f64),
@@ -485,9 +486,9 @@ fn socket_key(r: &SocketRow, c: SocketCol) -> SortKey {
 }
 
 /// Adapts a pane of a snapshot to the generic table.
-pub struct PaneRows<'a> {
-    pub pane: Pane,
-    pub snap: &'a Snapshot,
+pub(crate) struct PaneRows<'a> {
+    pub(crate) pane: Pane,
+    pub(crate) snap: &'a Snapshot,
 }
 
 impl TableRows for PaneRows<'_> {

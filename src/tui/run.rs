@@ -30,14 +30,14 @@ const REPLAY_STEP: Duration = Duration::from_millis(100);
 
 /// What reaches the loop from the terminal and the operating system.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Input {
+pub(crate) enum Input {
     Key(KeyEvent),
     Resize(u16, u16),
     Signal(Signal),
 }
 
 /// Where the store's updates come from.
-pub enum Feed {
+pub(crate) enum Feed {
     Collect {
         collection: Collection,
         recorder: Option<Recorder>,
@@ -51,7 +51,7 @@ pub enum Feed {
 
 impl Feed {
     /// Starts the collectors of `setup` (or its replay), and the recorder when recording.
-    pub fn start(setup: &Setup) -> Result<Feed, Error> {
+    pub(crate) fn start(setup: &Setup) -> Result<Feed, Error> {
         if let Some(rec) = &setup.replay {
             return Ok(Feed::Replay {
                 player: Player::new(rec.clone()),
@@ -85,7 +85,7 @@ impl Feed {
     }
 
     /// The session time: the collectors' clock, or the replay's position.
-    pub fn now(&self) -> Duration {
+    pub(crate) fn now(&self) -> Duration {
         match self {
             Feed::Collect { collection, .. } => collection.clock.now(),
             Feed::Replay { player, .. } => player.position(),
@@ -93,7 +93,7 @@ impl Feed {
     }
 
     /// Stops collecting; a recording is finished and its summary returned.
-    pub async fn finish(self) -> Option<Result<String, Error>> {
+    pub(crate) async fn finish(self) -> Option<Result<String, Error>> {
         match self {
             Feed::Collect {
                 mut collection,
@@ -113,7 +113,7 @@ impl Feed {
 
 /// What lies outside the screen: the clipboard (an escape sequence to the terminal) and the
 /// directory exports are written to.
-pub trait Outside {
+pub(crate) trait Outside {
     /// Puts `text` on the clipboard (already stripped of control characters).
     fn copy(&mut self, text: &str) -> std::io::Result<()>;
     /// The copy goes through tmux (which needs `set-clipboard on`).
@@ -123,7 +123,7 @@ pub trait Outside {
 }
 
 /// The real terminal's outside: OSC 52 on standard output, the current directory.
-pub struct Terminal52;
+pub(crate) struct Terminal52;
 
 impl Outside for Terminal52 {
     fn copy(&mut self, text: &str) -> std::io::Result<()> {
@@ -212,7 +212,7 @@ async fn next_event(
 
 /// Runs the loop until the session asks to quit (a key, a signal) or the inputs end; returns the
 /// exit code.
-pub async fn drive<B: Backend>(
+pub(crate) async fn drive<B: Backend>(
     terminal: &mut Terminal<B>,
     session: &mut Session,
     feed: &mut Feed,
@@ -394,7 +394,7 @@ fn export<B: Backend>(
 }
 
 /// A new session from a setup: the app with its keys, theme and mode, and an empty store.
-pub fn session_for(setup: &Setup, size: (u16, u16)) -> Result<Session, Error> {
+pub(crate) fn session_for(setup: &Setup, size: (u16, u16)) -> Result<Session, Error> {
     let log = match &setup.log {
         Some(p) => Some(DebugLog::open(p).map_err(|source| Error::File {
             path: p.display().to_string(),

@@ -17,13 +17,13 @@ use tokio::time::Instant;
 
 /// Data arriving together (one tick of the collectors) settles this long, so the snapshot is
 /// built once for all of it.
-pub const SETTLE: Duration = Duration::from_millis(60);
+pub(crate) const SETTLE: Duration = Duration::from_millis(60);
 /// Rebuilding the extent map on its own because pages stop resolving: at most this often.
 const AUTO_REBUILD_EVERY: Duration = Duration::from_secs(1800);
 
 /// A signal the loop was sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Signal {
+pub(crate) enum Signal {
     Terminate,
     Hangup,
     Interrupt,
@@ -32,7 +32,7 @@ pub enum Signal {
 
 impl Signal {
     /// The exit code a shell expects after the signal (128 + its number).
-    pub fn exit_code(self) -> u8 {
+    pub(crate) fn exit_code(self) -> u8 {
         match self {
             Signal::Hangup => 129,
             Signal::Interrupt => 130,
@@ -44,7 +44,7 @@ impl Signal {
 
 /// What a side effect the loop carried out came to, for the status line.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     Copied { bytes: usize, tmux: bool },
     Exported { files: Vec<String>, dir: String },
     Failed(String),
@@ -52,7 +52,7 @@ pub enum Outcome {
 
 /// Everything that can happen to the live screen.
 #[derive(Debug)]
-pub enum Msg {
+pub(crate) enum Msg {
     Key(KeyEvent),
     Resize(u16, u16),
     /// Samples from the collectors, applied together.
@@ -72,9 +72,9 @@ pub enum Msg {
 }
 
 /// The live screen's state.
-pub struct Session {
-    pub app: App,
-    pub store: Store,
+pub(crate) struct Session {
+    pub(crate) app: App,
+    pub(crate) store: Store,
     server: Option<String>,
     log: Option<DebugLog>,
     /// The store generation and focus the shown snapshot was built from.
@@ -86,11 +86,16 @@ pub struct Session {
     force_build: bool,
     last_auto_rebuild: Option<Instant>,
     /// Something changed since the last draw.
-    pub dirty: bool,
+    pub(crate) dirty: bool,
 }
 
 impl Session {
-    pub fn new(app: App, store: Store, server: Option<String>, log: Option<DebugLog>) -> Self {
+    pub(crate) fn new(
+        app: App,
+        store: Store,
+        server: Option<String>,
+        log: Option<DebugLog>,
+    ) -> Self {
         Session {
             app,
             store,
@@ -106,14 +111,14 @@ impl Session {
     }
 
     /// The diary of `--log`, if any.
-    pub fn log(&mut self, now: Duration, line: &str) {
+    pub(crate) fn log(&mut self, now: Duration, line: &str) {
         if let Some(l) = &mut self.log {
             l.line(now, line);
         }
     }
 
     /// Takes one message at session time `now`; returns what the loop must do.
-    pub fn update(&mut self, msg: Msg, now: Duration) -> Vec<Effect> {
+    pub(crate) fn update(&mut self, msg: Msg, now: Duration) -> Vec<Effect> {
         let mut effects = Vec::new();
         match msg {
             Msg::Key(k) => {

@@ -16,26 +16,26 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// Everything the loop needs, decided from the command line and the config.
-pub struct Setup {
-    pub mode: Mode,
-    pub runner: Arc<dyn CommandRunner>,
-    pub settings: StoreSettings,
-    pub interval: f64,
-    pub server: Option<String>,
-    pub extents: ExtentSource,
-    pub keymap: Keymap,
-    pub theme: Theme,
-    pub record: Option<(PathBuf, u64)>,
+pub(crate) struct Setup {
+    pub(crate) mode: Mode,
+    pub(crate) runner: Arc<dyn CommandRunner>,
+    pub(crate) settings: StoreSettings,
+    pub(crate) interval: f64,
+    pub(crate) server: Option<String>,
+    pub(crate) extents: ExtentSource,
+    pub(crate) keymap: Keymap,
+    pub(crate) theme: Theme,
+    pub(crate) record: Option<(PathBuf, u64)>,
     /// The demo's incident line: what plays at a demo time, and where the timeline started.
-    pub note: Option<(NoteFn, Duration)>,
+    pub(crate) note: Option<(NoteFn, Duration)>,
     /// `--replay FILE`: the recording, read up front (damage is listed, never fatal).
-    pub replay: Option<Arc<crate::collect::record::Recording>>,
+    pub(crate) replay: Option<Arc<crate::collect::record::Recording>>,
     /// `--log FILE`.
-    pub log: Option<PathBuf>,
+    pub(crate) log: Option<PathBuf>,
 }
 
 /// Builds the setup of `ifxtop [--demo]` from its arguments.
-pub fn setup(args: &LiveArgs) -> Result<Setup, Error> {
+pub(crate) fn setup(args: &LiveArgs) -> Result<Setup, Error> {
     let config = Config::load(args.config.as_deref())?;
     let keymap = Keymap::with_overrides(&config.keys)
         .map_err(|e| Error::Usage(format!("config [keys]: {e}")))?;

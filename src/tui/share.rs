@@ -5,13 +5,13 @@ use base64::Engine;
 use std::path::{Path, PathBuf};
 
 /// The OSC 52 sequence that asks the terminal to put `text` on the system clipboard.
-pub fn osc52(text: &str) -> String {
+pub(crate) fn osc52(text: &str) -> String {
     let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
     format!("\x1b]52;c;{b64}\x07")
 }
 
 /// What to tell the user after a copy: OSC 52 is one-way, success cannot be confirmed.
-pub fn copy_note(bytes: usize, in_tmux: bool) -> String {
+pub(crate) fn copy_note(bytes: usize, in_tmux: bool) -> String {
     let mut s = format!("copied {bytes} bytes via OSC 52");
     if in_tmux {
         s.push_str(" (tmux needs `set -g set-clipboard on`)");
@@ -22,7 +22,7 @@ pub fn copy_note(bytes: usize, in_tmux: bool) -> String {
 }
 
 /// Writes the screen text and the snapshot JSON next to each other in `dir`; returns the paths.
-pub fn export(
+pub(crate) fn export(
     dir: &Path,
     stem: &str,
     screen: &str,

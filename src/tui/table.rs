@@ -14,16 +14,16 @@ use std::cmp::Ordering;
 pub struct Col {
     pub title: &'static str,
     /// Width in cells (the flexible column's minimum).
-    pub width: u16,
+    pub(crate) width: u16,
     /// Takes a share of the width left over, in proportion to this weight (0: fixed width).
-    pub flex: u16,
-    pub right: bool,
+    pub(crate) flex: u16,
+    pub(crate) right: bool,
     /// Dropped when the table is narrower than this.
-    pub min_table_width: u16,
+    pub(crate) min_table_width: u16,
 }
 
 impl Col {
-    pub const fn new(title: &'static str, width: u16) -> Col {
+    pub(crate) const fn new(title: &'static str, width: u16) -> Col {
         Col {
             title,
             width,
@@ -33,24 +33,24 @@ impl Col {
         }
     }
 
-    pub const fn right(mut self) -> Col {
+    pub(crate) const fn right(mut self) -> Col {
         self.right = true;
         self
     }
 
-    pub const fn flex(mut self) -> Col {
+    pub(crate) const fn flex(mut self) -> Col {
         self.flex = 1;
         self
     }
 
     /// A flexible column taking `weight` shares of the spare width.
-    pub const fn flex_by(mut self, weight: u16) -> Col {
+    pub(crate) const fn flex_by(mut self, weight: u16) -> Col {
         self.flex = weight;
         self
     }
 
     /// Shown only when the table is at least `w` cells wide.
-    pub const fn wide(mut self, w: u16) -> Col {
+    pub(crate) const fn wide(mut self, w: u16) -> Col {
         self.min_table_width = w;
         self
     }
@@ -58,7 +58,7 @@ impl Col {
 
 /// A sortable value.
 #[derive(Debug, Clone, PartialEq)]
-pub enum SortKey {
+pub(crate) enum SortKey {
     Num(f64),
     Text(String),
     None,
@@ -67,7 +67,7 @@ pub enum SortKey {
 impl SortKey {
     /// `compare` in the given direction, with missing values last either way: sorting by
     /// BLOCKER or SEND-Q, descending, shows the rows that have one first.
-    pub fn compare_dir(&self, other: &SortKey, desc: bool) -> Ordering {
+    pub(crate) fn compare_dir(&self, other: &SortKey, desc: bool) -> Ordering {
         match (self, other) {
             (SortKey::None, _) | (_, SortKey::None) => self.compare(other),
             _ if desc => self.compare(other).reverse(),
@@ -75,7 +75,7 @@ impl SortKey {
         }
     }
 
-    pub fn compare(&self, other: &SortKey) -> Ordering {
+    pub(crate) fn compare(&self, other: &SortKey) -> Ordering {
         match (self, other) {
             (SortKey::Num(a), SortKey::Num(b)) => a.total_cmp(b),
             (SortKey::Text(a), SortKey::Text(b)) => a.cmp(b),
@@ -90,7 +90,7 @@ impl SortKey {
 }
 
 /// Which columns fit in `width`, and the width each gets.
-pub fn layout(cols: &[Col], width: u16) -> Vec<(usize, u16)> {
+pub(crate) fn layout(cols: &[Col], width: u16) -> Vec<(usize, u16)> {
     let mut shown: Vec<usize> = (0..cols.len())
         .filter(|&i| cols[i].min_table_width <= width)
         .collect();
@@ -127,7 +127,7 @@ pub fn layout(cols: &[Col], width: u16) -> Vec<(usize, u16)> {
 }
 
 /// Fits text into `width` cells: cut with `…` when too long, padded left or right.
-pub fn fit(text: &str, width: u16, right: bool) -> String {
+pub(crate) fn fit(text: &str, width: u16, right: bool) -> String {
     let w = usize::from(width);
     let count = text.chars().count();
     if count > w {
@@ -146,7 +146,7 @@ pub fn fit(text: &str, width: u16, right: bool) -> String {
 
 /// Splits `text` into lines of at most `width` characters at blanks (a longer word gets a line
 /// of its own); no line for empty text.
-pub fn wrap(text: &str, width: usize) -> Vec<String> {
+pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     for word in text.split_whitespace() {
@@ -166,13 +166,13 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
 }
 
 /// What a table needs from its rows: only the visible ones are asked for.
-pub trait TableRows {
+pub(crate) trait TableRows {
     fn cell(&self, row: usize, col: usize) -> Cow<'_, str>;
     fn style(&self, row: usize, theme: &Theme) -> Style;
 }
 
 /// The first visible position so that `selected` is on screen, given the previous offset.
-pub fn scroll_offset(selected: usize, offset: usize, height: usize, len: usize) -> usize {
+pub(crate) fn scroll_offset(selected: usize, offset: usize, height: usize, len: usize) -> usize {
     if height == 0 || len == 0 {
         return 0;
     }
@@ -187,20 +187,20 @@ pub fn scroll_offset(selected: usize, offset: usize, height: usize, len: usize) 
     off.min(max_offset)
 }
 
-pub struct TableView<'a> {
-    pub cols: &'a [Col],
+pub(crate) struct TableView<'a> {
+    pub(crate) cols: &'a [Col],
     /// Row indices in display order (sorted, filtered).
-    pub order: &'a [usize],
-    pub rows: &'a dyn TableRows,
-    pub selected: Option<usize>,
-    pub offset: usize,
-    pub sort: Option<(usize, bool)>,
-    pub theme: &'a Theme,
+    pub(crate) order: &'a [usize],
+    pub(crate) rows: &'a dyn TableRows,
+    pub(crate) selected: Option<usize>,
+    pub(crate) offset: usize,
+    pub(crate) sort: Option<(usize, bool)>,
+    pub(crate) theme: &'a Theme,
 }
 
 impl TableView<'_> {
     /// Draws the header and the visible rows into `area`.
-    pub fn render(&self, area: Rect, buf: &mut Buffer) {
+    pub(crate) fn render(&self, area: Rect, buf: &mut Buffer) {
         if area.height == 0 || area.width == 0 {
             return;
         }
@@ -249,7 +249,7 @@ impl TableView<'_> {
 }
 
 /// Unicode block sparkline of the last `width` values, scaled to their maximum.
-pub fn sparkline(values: &[u64], width: usize) -> String {
+pub(crate) fn sparkline(values: &[u64], width: usize) -> String {
     const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
     let start = values.len().saturating_sub(width);
     let vals = &values[start..];

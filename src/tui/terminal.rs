@@ -15,11 +15,11 @@ use std::sync::Once;
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 static HOOK: Once = Once::new();
 
-pub type Term = Terminal<CrosstermBackend<Stdout>>;
+pub(crate) type Term = Terminal<CrosstermBackend<Stdout>>;
 
 /// Puts the terminal in raw mode on the alternate screen. The returned guard restores it when
 /// dropped; a panic restores it before the panic message is printed.
-pub fn enter() -> io::Result<(Term, Guard)> {
+pub(crate) fn enter() -> io::Result<(Term, Guard)> {
     HOOK.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
@@ -45,7 +45,7 @@ pub fn enter() -> io::Result<(Term, Guard)> {
 
 /// Leaves the alternate screen and raw mode. Does nothing if already restored; ignores errors
 /// (after SIGHUP the terminal is gone and writes fail — there is nothing left to restore).
-pub fn restore() {
+pub(crate) fn restore() {
     if ACTIVE.swap(false, Ordering::SeqCst) {
         let mut out = io::stdout();
         let _ = execute!(out, LeaveAlternateScreen, Show);
@@ -56,7 +56,7 @@ pub fn restore() {
 
 /// Restores the terminal when dropped (the normal and the error path).
 #[derive(Debug)]
-pub struct Guard;
+pub(crate) struct Guard;
 
 impl Drop for Guard {
     fn drop(&mut self) {

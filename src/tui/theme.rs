@@ -4,26 +4,26 @@ use ratatui::style::{Color, Modifier, Style};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Theme {
-    pub color: bool,
-    pub title: Style,
-    pub header_bar: Style,
-    pub tab_active: Style,
-    pub tab: Style,
-    pub column_header: Style,
-    pub selected: Style,
-    pub error: Style,
-    pub warn: Style,
-    pub ok: Style,
-    pub dim: Style,
-    pub hot: Style,
-    pub key: Style,
-    pub badge_frozen: Style,
-    pub badge_running: Style,
+    pub(crate) color: bool,
+    pub(crate) title: Style,
+    pub(crate) header_bar: Style,
+    pub(crate) tab_active: Style,
+    pub(crate) tab: Style,
+    pub(crate) column_header: Style,
+    pub(crate) selected: Style,
+    pub(crate) error: Style,
+    pub(crate) warn: Style,
+    pub(crate) ok: Style,
+    pub(crate) dim: Style,
+    pub(crate) hot: Style,
+    pub(crate) key: Style,
+    pub(crate) badge_frozen: Style,
+    pub(crate) badge_running: Style,
 }
 
 impl Theme {
     /// Colour unless `NO_COLOR` is set to anything non-empty (https://no-color.org).
-    pub fn from_env() -> Theme {
+    pub(crate) fn from_env() -> Theme {
         match std::env::var_os("NO_COLOR") {
             Some(v) if !v.is_empty() => Theme::plain(),
             _ => Theme::colored(),

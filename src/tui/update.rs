@@ -18,7 +18,7 @@ impl App {
         &mut self.tables[self.pane.index()]
     }
 
-    pub fn say(&mut self, text: impl Into<String>, now: Duration) {
+    pub(crate) fn say(&mut self, text: impl Into<String>, now: Duration) {
         self.message = Some((text.into(), now));
     }
 
@@ -32,7 +32,7 @@ impl App {
 
     /// Recomputes the shown pane's sorted, filtered row order, keeping the selected row
     /// selected; the other panes' orders are recomputed when they are shown.
-    pub fn refresh_orders(&mut self) {
+    pub(crate) fn refresh_orders(&mut self) {
         for pane in Pane::ALL {
             if pane == self.pane {
                 self.refresh_order(pane);
@@ -415,7 +415,7 @@ impl App {
 }
 
 /// `90` or `90s` (seconds), `1:30`, `2m`, `40%`.
-pub fn parse_seek(text: &str) -> Option<ReplayCommand> {
+pub(crate) fn parse_seek(text: &str) -> Option<ReplayCommand> {
     let t = text.trim();
     if let Some(p) = t.strip_suffix('%') {
         let v: f64 = p.trim().parse().ok()?;

@@ -258,7 +258,13 @@ fn sort_keys_cycle_columns_and_reverse() {
     };
     assert_eq!(column, first);
     a.on_key(key('S'), NOW);
-    assert_eq!(a.table().sort, Order::By { column, desc: !desc });
+    assert_eq!(
+        a.table().sort,
+        Order::By {
+            column,
+            desc: !desc
+        }
+    );
     assert!(a
         .current_message(NOW)
         .is_some_and(|m| m.starts_with("sorted by")));

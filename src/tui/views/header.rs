@@ -12,7 +12,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use std::time::Duration;
 
-pub fn render(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
+pub(crate) fn render(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
     let theme = &app.theme;
     let snap = app.shown();
     buf.set_style(Rect { height: 1, ..area }, theme.header_bar);

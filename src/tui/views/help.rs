@@ -68,7 +68,7 @@ const PANES: &[&str] = &[
     "4 NUMA     node memory, zone_reclaim_mode, page scans, oninit per node",
 ];
 
-pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
+pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let w = area.width.saturating_sub(2).min(84);
     let h = area.height.saturating_sub(1);
     let r = Rect {

@@ -22,7 +22,7 @@ fn pane_sources(pane: Pane) -> &'static [&'static str] {
     }
 }
 
-pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
+pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let snap = app.shown();
     let theme = &app.theme;
     if area.height < 2 {
@@ -57,10 +57,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let columns = app.pane.columns();
     let specs: Vec<_> = columns.iter().map(|c| c.spec()).collect();
     let sort = match t.sort {
-        Order::By { column, desc } => columns
-            .iter()
-            .position(|c| *c == column)
-            .map(|i| (i, desc)),
+        Order::By { column, desc } => columns.iter().position(|c| *c == column).map(|i| (i, desc)),
         Order::Concern => None,
     };
     TableView {

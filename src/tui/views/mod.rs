@@ -16,11 +16,11 @@ use ratatui::Frame;
 use std::time::Duration;
 
 /// The smallest terminal the layout is made for.
-pub const MIN_WIDTH: u16 = 60;
-pub const MIN_HEIGHT: u16 = 12;
+pub(crate) const MIN_WIDTH: u16 = 60;
+pub(crate) const MIN_HEIGHT: u16 = 12;
 
 /// Draws the whole screen.
-pub fn draw(frame: &mut Frame, app: &App, now: Duration) {
+pub(crate) fn draw(frame: &mut Frame, app: &App, now: Duration) {
     let area = frame.area();
     render(app, now, area, frame.buffer_mut());
 }
@@ -87,7 +87,7 @@ pub fn render(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
 /// What commands print (user names, SQL, host names) reaches the screen: a control character
 /// in it (an escape sequence) would drive the terminal. Every cell is checked after drawing, so
 /// no view can forget it.
-pub fn strip_control(buf: &mut Buffer) {
+pub(crate) fn strip_control(buf: &mut Buffer) {
     for cell in buf.content.iter_mut() {
         if cell.symbol().chars().any(char::is_control) {
             cell.set_symbol("?");
@@ -255,7 +255,7 @@ pub fn buffer_text(buf: &Buffer) -> String {
 }
 
 /// The selected row as plain text with its column titles, for the clipboard.
-pub fn copy_text(app: &App) -> Option<String> {
+pub(crate) fn copy_text(app: &App) -> Option<String> {
     if let Some((d, view)) = app.session() {
         return view.map(|v| session::text(v, d));
     }

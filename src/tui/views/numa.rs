@@ -129,7 +129,7 @@ fn lines(view: &NumaView, width: u16, app: Option<&App>) -> Vec<Line<'static>> {
     out
 }
 
-pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
+pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let snap = app.shown();
     for (i, line) in lines(&snap.numa, area.width, Some(app))
         .into_iter()
@@ -144,7 +144,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
 }
 
 /// The pane as plain text (copy, snapshot text report).
-pub fn report_text(snap: &Snapshot) -> String {
+pub(crate) fn report_text(snap: &Snapshot) -> String {
     let mut s = String::new();
     for l in lines(&snap.numa, 100, None) {
         for span in &l.spans {

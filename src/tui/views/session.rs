@@ -21,7 +21,12 @@ fn label(text: &str, theme: &Theme) -> Span<'static> {
 }
 
 /// The screen's lines; `selected` marks the chosen blocker.
-pub fn lines(view: &SessionView, d: &DrillUi, theme: &Theme, width: u16) -> Vec<Line<'static>> {
+pub(crate) fn lines(
+    view: &SessionView,
+    d: &DrillUi,
+    theme: &Theme,
+    width: u16,
+) -> Vec<Line<'static>> {
     let mut out: Vec<Line<'static>> = Vec::new();
     let who = format!(
         "session {}  {}{}{}",
@@ -286,7 +291,7 @@ pub fn lines(view: &SessionView, d: &DrillUi, theme: &Theme, width: u16) -> Vec<
     out
 }
 
-pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
+pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let Some((d, view)) = app.session() else {
         return;
     };
@@ -307,7 +312,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
 }
 
 /// The screen as plain text, for the clipboard.
-pub fn text(view: &SessionView, d: &DrillUi) -> String {
+pub(crate) fn text(view: &SessionView, d: &DrillUi) -> String {
     let mut s = String::new();
     for l in lines(view, d, &Theme::plain(), 100) {
         for span in &l.spans {
