@@ -105,36 +105,27 @@ pub fn save_at(dir: &Path, server: &str, text: &str, created: SystemTime) -> Res
         escape(server),
         key.encode()
     );
-    fs::create_dir_all(dir).map_err(|e| file_error(dir, e))?;
+    // Table names and chunk paths are nobody else's business: 0700 directories, 0600 files
+    // (tempfile creates its files 0600).
+    std::os::unix::fs::DirBuilderExt::mode(fs::DirBuilder::new().recursive(true), 0o700)
+        .create(dir)
+        .map_err(|e| file_error(dir, e))?;
     let path = path_for(dir, server);
-    let tmp = dir.join(format!(
-        ".{}.tmp.{}.{}",
-        escape_file_name(server),
-        std::process::id(),
-        SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or(0)
-    ));
     let written = (|| -> std::io::Result<()> {
-        let mut f = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)?;
+        let mut f = tempfile::Builder::new()
+            .prefix(&format!(".{}.", escape_file_name(server)))
+            .tempfile_in(dir)?;
         f.write_all(header.as_bytes())?;
         f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-        fs::rename(&tmp, &path)?;
+        f.as_file().sync_all()?;
+        f.persist(&path).map_err(|e| e.error)?;
         // Make the rename itself durable; not every platform can open a directory, so best effort.
         if let Ok(d) = fs::File::open(dir) {
             let _ = d.sync_all();
         }
         Ok(())
     })();
-    if let Err(e) = written {
-        let _ = fs::remove_file(&tmp);
-        return Err(file_error(&path, e));
-    }
+    written.map_err(|e| file_error(&path, e))?;
     Ok(path)
 }
 

@@ -1,13 +1,16 @@
 //! Sharing what is on screen: the clipboard through OSC 52 (works over ssh and through tmux),
 //! and exports of the screen (text) and the snapshot (JSON) to files.
 
-use base64::Engine;
 use std::path::{Path, PathBuf};
 
-/// The OSC 52 sequence that asks the terminal to put `text` on the system clipboard.
+/// The OSC 52 sequence that asks the terminal to put `text` on the system clipboard
+/// (crossterm's `CopyToClipboard`, as the text that reaches the terminal).
 pub(crate) fn osc52(text: &str) -> String {
-    let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
-    format!("\x1b]52;c;{b64}\x07")
+    use crossterm::Command;
+    let mut out = String::new();
+    // Writing to a String cannot fail.
+    let _ = crossterm::clipboard::CopyToClipboard::to_clipboard_from(text).write_ansi(&mut out);
+    out
 }
 
 /// What to tell the user after a copy: OSC 52 is one-way, success cannot be confirmed.
@@ -41,7 +44,7 @@ mod tests {
 
     #[test]
     fn osc52_bytes() {
-        assert_eq!(osc52("hi"), "\x1b]52;c;aGk=\x07");
-        assert_eq!(osc52(""), "\x1b]52;c;\x07");
+        assert_eq!(osc52("hi"), "\x1b]52;c;aGk=\x1b\\");
+        assert_eq!(osc52(""), "\x1b]52;c;\x1b\\");
     }
 }

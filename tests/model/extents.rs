@@ -634,6 +634,25 @@ mod cache {
     }
 
     #[test]
+    fn the_cache_is_readable_by_its_owner_only() {
+        use std::os::unix::fs::PermissionsExt;
+        let root = tempfile::tempdir().or_die("tempdir");
+        // The cache directory does not exist yet (a first run): it is made 0700.
+        let dir = root.path().join("cache/ifxtop");
+        let text = fixture("oncheck-pe/gbase8s-rootdbs-2k-elided-with-chunk2.txt");
+        let path = extent_cache::save(&dir, "ol_prod", &text).or_die("save");
+        let mode = |p: &std::path::Path| {
+            std::fs::metadata(p).or_die("metadata").permissions().mode() & 0o777
+        };
+        assert_eq!(mode(&dir), 0o700, "directory");
+        assert_eq!(mode(&path), 0o600, "file");
+        // Saved again (a rebuild): still one file, still 0600.
+        extent_cache::save(&dir, "ol_prod", &text).or_die("save again");
+        assert_eq!(files(&dir), ["ol_prod.oncheck-pe"]);
+        assert_eq!(mode(&path), 0o600, "file after a rebuild");
+    }
+
+    #[test]
     fn a_missing_cache_is_none_and_odd_server_names_stay_in_the_dir() {
         let dir = tempfile::tempdir().or_die("tempdir");
         assert!(extent_cache::load(dir.path(), "nope")
