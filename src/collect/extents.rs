@@ -38,7 +38,7 @@ pub enum ExtentStatus {
 
 /// Where the extent map comes from.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct ExtentSource {
+pub struct ExtentSource {
     /// `--extents FILE`: a captured `oncheck -pe` (read once, at the start).
     pub(crate) file: Option<PathBuf>,
     /// Where the map is kept between runs (live mode only).

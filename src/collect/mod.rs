@@ -342,7 +342,7 @@ fn spawn_numa(ctx: &Ctx) -> JoinHandle<()> {
 
 /// Every collector of one instance, running. Dropping it stops them all (and so kills every
 /// command in flight: the runners kill what they started when their futures are dropped).
-pub(crate) struct Collection {
+pub struct Collection {
     pub(crate) clock: SessionClock,
     /// Interval in seconds for the 1 s sources (`+`/`-`).
     pub(crate) interval: watch::Sender<f64>,

@@ -103,7 +103,7 @@ impl Sink {
 }
 
 /// A recording being written on its own thread.
-pub(crate) struct Recorder {
+pub struct Recorder {
     thread: std::thread::JoinHandle<Result<String, Error>>,
     status: Arc<Mutex<Option<String>>>,
 }

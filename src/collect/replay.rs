@@ -87,7 +87,7 @@ pub(crate) fn to_update(source: &Source, raw: &RawSample) -> Update {
 }
 
 /// A recording being played into a store.
-pub(crate) struct Player {
+pub struct Player {
     rec: Arc<Recording>,
     /// Index of the next sample to apply.
     next: usize,

@@ -69,7 +69,7 @@ pub(crate) enum Link {
 
 /// One client session: everything about it that does not change with time.
 #[derive(Debug, Clone)]
-pub(crate) struct Session {
+pub struct Session {
     pub(crate) idx: usize,
     pub(crate) sid: u64,
     pub(crate) user: &'static str,

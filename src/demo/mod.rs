@@ -161,12 +161,12 @@ fn no_such_file(path: &Path) -> SourceError {
 }
 
 /// The line under the tabs: `t=143s Send-Q filling: clients not reading (FET_BUF_SIZE)`.
-pub(crate) fn describe_phase(t: Duration) -> String {
+pub fn describe_phase(t: Duration) -> String {
     timeline::describe(t)
 }
 
 /// The demo as a command runner, its clock starting when it is created.
-pub(crate) struct DemoRunner {
+pub struct DemoRunner {
     instance: DemoInstance,
     start: Instant,
     /// Where on the timeline the clock starts (`--demo-at`).
@@ -174,7 +174,7 @@ pub(crate) struct DemoRunner {
 }
 
 impl DemoRunner {
-    pub(crate) fn wall(seed: u64, sessions: usize) -> Self {
+    pub fn wall(seed: u64, sessions: usize) -> Self {
         DemoRunner::new(DemoInstance::new(seed).with_sessions(sessions))
     }
 
@@ -188,7 +188,7 @@ impl DemoRunner {
     }
 
     /// Starts the timeline at `at` instead of 0 (straight to an incident).
-    pub(crate) fn starting_at(mut self, at: Duration) -> Self {
+    pub fn starting_at(mut self, at: Duration) -> Self {
         self.offset = at;
         self
     }

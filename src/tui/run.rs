@@ -30,14 +30,14 @@ const REPLAY_STEP: Duration = Duration::from_millis(100);
 
 /// What reaches the loop from the terminal and the operating system.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Input {
+pub enum Input {
     Key(KeyEvent),
     Resize(u16, u16),
     Signal(Signal),
 }
 
 /// Where the store's updates come from.
-pub(crate) enum Feed {
+pub enum Feed {
     Collect {
         collection: Collection,
         recorder: Option<Recorder>,
@@ -51,7 +51,7 @@ pub(crate) enum Feed {
 
 impl Feed {
     /// Starts the collectors of `setup` (or its replay), and the recorder when recording.
-    pub(crate) fn start(setup: &Setup) -> Result<Feed, Error> {
+    pub fn start(setup: &Setup) -> Result<Feed, Error> {
         if let Some(rec) = &setup.replay {
             return Ok(Feed::Replay {
                 player: Player::new(rec.clone()),
@@ -113,7 +113,7 @@ impl Feed {
 
 /// What lies outside the screen: the clipboard (an escape sequence to the terminal) and the
 /// directory exports are written to.
-pub(crate) trait Outside {
+pub trait Outside {
     /// Puts `text` on the clipboard (already stripped of control characters).
     fn copy(&mut self, text: &str) -> std::io::Result<()>;
     /// The copy goes through tmux (which needs `set-clipboard on`).
@@ -212,7 +212,7 @@ async fn next_event(
 
 /// Runs the loop until the session asks to quit (a key, a signal) or the inputs end; returns the
 /// exit code.
-pub(crate) async fn drive<B: Backend>(
+pub async fn drive<B: Backend>(
     terminal: &mut Terminal<B>,
     session: &mut Session,
     feed: &mut Feed,
@@ -394,7 +394,7 @@ fn export<B: Backend>(
 }
 
 /// A new session from a setup: the app with its keys, theme and mode, and an empty store.
-pub(crate) fn session_for(setup: &Setup, size: (u16, u16)) -> Result<Session, Error> {
+pub fn session_for(setup: &Setup, size: (u16, u16)) -> Result<Session, Error> {
     let log = match &setup.log {
         Some(p) => Some(DebugLog::open(p).map_err(|source| Error::File {
             path: p.display().to_string(),

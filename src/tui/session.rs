@@ -23,7 +23,7 @@ const AUTO_REBUILD_EVERY: Duration = Duration::from_secs(1800);
 
 /// A signal the loop was sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Signal {
+pub enum Signal {
     Terminate,
     Hangup,
     Interrupt,
@@ -72,7 +72,7 @@ pub(crate) enum Msg {
 }
 
 /// The live screen's state.
-pub(crate) struct Session {
+pub struct Session {
     pub(crate) app: App,
     pub(crate) store: Store,
     server: Option<String>,

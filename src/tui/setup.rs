@@ -16,22 +16,22 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// Everything the loop needs, decided from the command line and the config.
-pub(crate) struct Setup {
-    pub(crate) mode: Mode,
-    pub(crate) runner: Arc<dyn CommandRunner>,
-    pub(crate) settings: StoreSettings,
-    pub(crate) interval: f64,
-    pub(crate) server: Option<String>,
-    pub(crate) extents: ExtentSource,
-    pub(crate) keymap: Keymap,
-    pub(crate) theme: Theme,
-    pub(crate) record: Option<(PathBuf, u64)>,
+pub struct Setup {
+    pub mode: Mode,
+    pub runner: Arc<dyn CommandRunner>,
+    pub settings: StoreSettings,
+    pub interval: f64,
+    pub server: Option<String>,
+    pub extents: ExtentSource,
+    pub keymap: Keymap,
+    pub theme: Theme,
+    pub record: Option<(PathBuf, u64)>,
     /// The demo's incident line: what plays at a demo time, and where the timeline started.
-    pub(crate) note: Option<(NoteFn, Duration)>,
+    pub note: Option<(NoteFn, Duration)>,
     /// `--replay FILE`: the recording, read up front (damage is listed, never fatal).
-    pub(crate) replay: Option<Arc<crate::collect::record::Recording>>,
+    pub replay: Option<Arc<crate::collect::record::Recording>>,
     /// `--log FILE`.
-    pub(crate) log: Option<PathBuf>,
+    pub log: Option<PathBuf>,
 }
 
 /// Builds the setup of `ifxtop [--demo]` from its arguments.

@@ -1,0 +1,294 @@
+//! The live loop itself, driven as a user would drive it: the real collectors against the demo on
+//! a paused clock, scripted keys and signals as inputs, a test backend as the terminal, and a fake
+//! outside world (clipboard, export directory). Every frame drawn is kept, so a test reads the
+//! screens the user would have seen, in order.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ifxtop::collect::extents::ExtentSource;
+use ifxtop::demo::DemoRunner;
+use ifxtop::store::StoreSettings;
+use ifxtop::tui::app::Mode;
+use ifxtop::tui::keymap::Keymap;
+use ifxtop::tui::run::{drive, session_for, Feed, Input, Outside};
+use ifxtop::tui::session::Signal;
+use ifxtop::tui::setup::Setup;
+use ifxtop::tui::theme::Theme;
+use ratatui::backend::{Backend, ClearType, TestBackend, WindowSize};
+use ratatui::buffer::Cell;
+use ratatui::layout::{Position, Size};
+use ratatui::Terminal;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// A test backend that keeps the text of every frame drawn.
+struct Frames {
+    inner: TestBackend,
+    seen: Arc<Mutex<Vec<String>>>,
+}
+
+impl Backend for Frames {
+    type Error = std::convert::Infallible;
+
+    fn draw<'a, I>(&mut self, content: I) -> Result<(), Self::Error>
+    where
+        I: Iterator<Item = (u16, u16, &'a Cell)>,
+    {
+        self.inner.draw(content)
+    }
+    fn hide_cursor(&mut self) -> Result<(), Self::Error> {
+        self.inner.hide_cursor()
+    }
+    fn show_cursor(&mut self) -> Result<(), Self::Error> {
+        self.inner.show_cursor()
+    }
+    fn get_cursor_position(&mut self) -> Result<Position, Self::Error> {
+        self.inner.get_cursor_position()
+    }
+    fn set_cursor_position<P: Into<Position>>(&mut self, position: P) -> Result<(), Self::Error> {
+        self.inner.set_cursor_position(position)
+    }
+    fn clear(&mut self) -> Result<(), Self::Error> {
+        self.inner.clear()
+    }
+    fn clear_region(&mut self, clear_type: ClearType) -> Result<(), Self::Error> {
+        self.inner.clear_region(clear_type)
+    }
+    fn size(&self) -> Result<Size, Self::Error> {
+        self.inner.size()
+    }
+    fn window_size(&mut self) -> Result<WindowSize, Self::Error> {
+        self.inner.window_size()
+    }
+    fn flush(&mut self) -> Result<(), Self::Error> {
+        let text = ifxtop::tui::views::buffer_text(self.inner.buffer());
+        self.seen.lock().expect("frames").push(text);
+        self.inner.flush()
+    }
+}
+
+/// What the loop did outside the screen.
+#[derive(Default)]
+struct Fake {
+    copied: Vec<String>,
+    dir: Option<PathBuf>,
+}
+
+impl Outside for Fake {
+    fn copy(&mut self, text: &str) -> std::io::Result<()> {
+        self.copied.push(text.to_string());
+        Ok(())
+    }
+    fn in_tmux(&self) -> bool {
+        false
+    }
+    fn export_dir(&self) -> PathBuf {
+        self.dir.clone().unwrap_or_else(std::env::temp_dir)
+    }
+}
+
+fn demo_setup(at: u64) -> Setup {
+    Setup {
+        mode: Mode::Demo { seed: 1 },
+        runner: Arc::new(DemoRunner::wall(1, 300).starting_at(Duration::from_secs(at))),
+        settings: StoreSettings {
+            ports: vec![ifxtop::demo::LISTENER_PORT],
+            ..StoreSettings::default()
+        },
+        interval: 1.0,
+        server: Some("ol_demo".into()),
+        extents: ExtentSource::default(),
+        keymap: Keymap::default(),
+        theme: Theme::plain(),
+        record: None,
+        note: Some((ifxtop::demo::describe_phase, Duration::from_secs(at))),
+        replay: None,
+        log: None,
+    }
+}
+
+fn key(c: char) -> Input {
+    Input::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
+}
+
+fn code(c: KeyCode) -> Input {
+    Input::Key(KeyEvent::new(c, KeyModifiers::NONE))
+}
+
+/// Runs the loop on `setup` at 80x24 with `script` (a pause, then an input) fed to it; returns
+/// the exit code, every frame drawn, and the fake outside world.
+async fn play(setup: Setup, script: Vec<(u64, Input)>) -> (u8, Vec<String>, Fake) {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let backend = Frames {
+        inner: TestBackend::new(80, 24),
+        seen: seen.clone(),
+    };
+    let mut terminal = Terminal::new(backend).expect("terminal");
+    let mut feed = Feed::start(&setup).expect("feed");
+    let mut session = session_for(&setup, (80, 24)).expect("session");
+    let (tx, mut inputs) = mpsc::channel::<Input>(16);
+    tokio::spawn(async move {
+        for (wait_ms, input) in script {
+            tokio::time::sleep(Duration::from_millis(wait_ms)).await;
+            if tx.send(input).await.is_err() {
+                return;
+            }
+        }
+        // Keep the channel open: the loop ends by a key or a signal, not by the script's end.
+        std::future::pending::<()>().await;
+    });
+    let mut outside = Fake::default();
+    let code = drive(
+        &mut terminal,
+        &mut session,
+        &mut feed,
+        &mut inputs,
+        &mut outside,
+    )
+    .await
+    .expect("the loop runs");
+    let frames = seen.lock().expect("frames").clone();
+    (code, frames, outside)
+}
+
+fn last_with<'a>(frames: &'a [String], needle: &str) -> Option<&'a String> {
+    frames.iter().rev().find(|f| f.contains(needle))
+}
+
+#[tokio::test(start_paused = true)]
+async fn keys_switch_panes_and_q_quits() {
+    let (code, frames, _) = play(
+        demo_setup(278),
+        vec![(5_000, key('3')), (2_000, key('2')), (2_000, key('q'))],
+    )
+    .await;
+    assert_eq!(code, 0);
+    // Data arrived and was drawn before any key: the lock chain's waiters.
+    let waiters = last_with(&frames, "HDR+X on customer").expect("the waiters were drawn");
+    assert!(waiters.contains("lock"), "{waiters}");
+    // 3: the Sockets pane, 2: the Buffers pane, each drawn at once.
+    let sockets = last_with(&frames, "REMOTE").expect("the sockets pane was drawn");
+    assert!(sockets.contains("SEND-Q"), "{sockets}");
+    let last = frames.last().expect("frames");
+    assert!(
+        last.contains("buffer waits · window"),
+        "the buffers pane last:\n{last}"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn signals_end_the_loop_with_their_exit_codes() {
+    for (sig, want) in [
+        (Signal::Terminate, 143),
+        (Signal::Hangup, 129),
+        (Signal::Interrupt, 130),
+        (Signal::Quit, 131),
+    ] {
+        let (code, frames, _) = play(demo_setup(0), vec![(3_000, Input::Signal(sig))]).await;
+        assert_eq!(code, want, "{sig:?}");
+        assert!(!frames.is_empty());
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_screen_moves_with_the_data_without_keys() {
+    let (_, frames, _) = play(demo_setup(278), vec![(10_000, key('q'))]).await;
+    // The demo's clock line moves on each second although nothing was pressed; frames are not
+    // drawn on a timer faster than that (the age clock ticks once a second, data settles).
+    let clocks: Vec<&str> = frames
+        .iter()
+        .filter_map(|f| f.lines().nth(2))
+        .filter_map(|l| l.split("t=").nth(1))
+        .filter_map(|t| t.split('s').next())
+        .collect();
+    let mut distinct = clocks.clone();
+    distinct.dedup();
+    assert!(distinct.len() >= 8, "{distinct:?}");
+    assert!(frames.len() <= 4 * 11, "{} frames in 10 s", frames.len());
+}
+
+#[tokio::test(start_paused = true)]
+async fn drilling_into_a_session_collects_its_sql() {
+    let (_, frames, _) = play(
+        demo_setup(278),
+        vec![(5_000, code(KeyCode::Enter)), (7_000, key('q'))],
+    )
+    .await;
+    let last = frames.last().expect("frames");
+    // The top waiter of the lock chain, its screen, and its SQL from onstat -g sql <sid>: only
+    // collected once the session was drilled into.
+    assert!(last.contains("VERDICT"), "{last}");
+    assert!(last.contains("SQL       [stores]"), "{last}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn y_copies_the_selected_row_through_the_outside() {
+    let (_, frames, outside) =
+        play(demo_setup(278), vec![(5_000, key('y')), (1_000, key('q'))]).await;
+    assert_eq!(outside.copied.len(), 1);
+    assert!(
+        outside.copied[0].starts_with("SID: "),
+        "{}",
+        outside.copied[0]
+    );
+    assert!(
+        last_with(&frames, "copied").is_some_and(|f| f.contains("via OSC 52")),
+        "the status line says what was copied"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn e_exports_the_screen_and_the_snapshot() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let setup = demo_setup(278);
+    let mut terminal = Terminal::new(Frames {
+        inner: TestBackend::new(80, 24),
+        seen: seen.clone(),
+    })
+    .expect("terminal");
+    let mut feed = Feed::start(&setup).expect("feed");
+    let mut session = session_for(&setup, (80, 24)).expect("session");
+    let (tx, mut inputs) = mpsc::channel::<Input>(4);
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        let _ = tx.send(key('e')).await;
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let _ = tx.send(key('q')).await;
+        std::future::pending::<()>().await;
+    });
+    let mut outside = Fake {
+        dir: Some(dir.path().to_path_buf()),
+        ..Fake::default()
+    };
+    drive(
+        &mut terminal,
+        &mut session,
+        &mut feed,
+        &mut inputs,
+        &mut outside,
+    )
+    .await
+    .expect("loop");
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .expect("dir")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(
+        names[0].ends_with(".json") && names[1].ends_with(".txt"),
+        "{names:?}"
+    );
+    let text = std::fs::read_to_string(dir.path().join(&names[1])).expect("text");
+    assert!(text.contains("HDR+X on customer"), "{text}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join(&names[0])).expect("json"))
+            .expect("valid JSON");
+    assert!(json["waiters"].as_array().is_some_and(|w| !w.is_empty()));
+}
