@@ -6,6 +6,62 @@
 //! off-line message and "was anything recognised" are handled once; each parser reads its body
 //! a line at a time ([`OnstatBody`]). [`KINDS`] is the registry of what `ifxtop parse` accepts.
 
+/// Implements [`Record`]: `record!(T)` for a type with an `unparsed` list, `record!(T, onstat)`
+/// for an onstat record (with `header`, `offline` and `unparsed`; also [`OnstatRecord`]),
+/// `record!(T, none)` for a type with nothing to leave unparsed. Defined before the parser
+/// modules, so they see it by name.
+macro_rules! record {
+    ($t:ty) => {
+        impl $crate::parsers::Record for $t {
+            fn unparsed(&self) -> usize {
+                self.unparsed.len()
+            }
+            fn to_json(&self) -> serde_json::Value {
+                $crate::parsers::json_of(self)
+            }
+        }
+    };
+    ($t:ty, none) => {
+        impl $crate::parsers::Record for $t {
+            fn unparsed(&self) -> usize {
+                0
+            }
+            fn to_json(&self) -> serde_json::Value {
+                $crate::parsers::json_of(self)
+            }
+        }
+    };
+    ($t:ty, onstat) => {
+        impl $crate::parsers::Record for $t {
+            fn unparsed(&self) -> usize {
+                self.unparsed.len()
+            }
+            fn header(&self) -> Option<&$crate::parsers::header::Header> {
+                self.header.as_ref()
+            }
+            fn offline(&self) -> Option<&str> {
+                self.offline.as_deref()
+            }
+            fn to_json(&self) -> serde_json::Value {
+                $crate::parsers::json_of(self)
+            }
+        }
+        impl $crate::parsers::OnstatRecord for $t {
+            fn set_preamble(
+                &mut self,
+                header: Option<$crate::parsers::header::Header>,
+                offline: Option<String>,
+            ) {
+                self.header = header;
+                self.offline = offline;
+            }
+            fn unparsed_mut(&mut self) -> &mut Vec<$crate::parsers::Unparsed> {
+                &mut self.unparsed
+            }
+        }
+    };
+}
+
 pub mod header;
 pub mod lex;
 
@@ -85,62 +141,6 @@ pub(crate) fn parsed<T: Record>(r: Result<T, ParseError>) -> Result<Parsed, Pars
 pub(crate) fn json_of<T: Serialize>(v: &T) -> serde_json::Value {
     serde_json::to_value(v)
         .unwrap_or_else(|e| serde_json::Value::String(format!("cannot encode: {e}")))
-}
-
-/// Implements [`Record`]: `record!(T)` for a type with an `unparsed` list, `record!(T, onstat)`
-/// for an onstat record (with `header`, `offline` and `unparsed`; also [`OnstatRecord`]),
-/// `record!(T, none)` for a type with nothing to leave unparsed.
-#[macro_export]
-macro_rules! record {
-    ($t:ty) => {
-        impl $crate::parsers::Record for $t {
-            fn unparsed(&self) -> usize {
-                self.unparsed.len()
-            }
-            fn to_json(&self) -> serde_json::Value {
-                $crate::parsers::json_of(self)
-            }
-        }
-    };
-    ($t:ty, none) => {
-        impl $crate::parsers::Record for $t {
-            fn unparsed(&self) -> usize {
-                0
-            }
-            fn to_json(&self) -> serde_json::Value {
-                $crate::parsers::json_of(self)
-            }
-        }
-    };
-    ($t:ty, onstat) => {
-        impl $crate::parsers::Record for $t {
-            fn unparsed(&self) -> usize {
-                self.unparsed.len()
-            }
-            fn header(&self) -> Option<&$crate::parsers::header::Header> {
-                self.header.as_ref()
-            }
-            fn offline(&self) -> Option<&str> {
-                self.offline.as_deref()
-            }
-            fn to_json(&self) -> serde_json::Value {
-                $crate::parsers::json_of(self)
-            }
-        }
-        impl $crate::parsers::OnstatRecord for $t {
-            fn set_preamble(
-                &mut self,
-                header: Option<$crate::parsers::header::Header>,
-                offline: Option<String>,
-            ) {
-                self.header = header;
-                self.offline = offline;
-            }
-            fn unparsed_mut(&mut self) -> &mut Vec<$crate::parsers::Unparsed> {
-                &mut self.unparsed
-            }
-        }
-    };
 }
 
 /// The parts every onstat record has: the banner and the off-line message (both from the

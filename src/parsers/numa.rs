@@ -382,7 +382,7 @@ pub fn parse_vmstat(text: &str) -> Result<BTreeMap<String, u64>, ParseError> {
     Ok(out)
 }
 
-crate::record!(NumactlH);
+record!(NumactlH);
 
 /// A cpulist (`0-3,8`) as numbers: a node's CPUs, or the nodes that are online.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -399,11 +399,11 @@ pub(crate) struct ZoneReclaimMode(pub u32);
 #[serde(transparent)]
 pub(crate) struct Vmstat(pub BTreeMap<String, u64>);
 
-crate::record!(CpuList, none);
-crate::record!(ZoneReclaimMode, none);
-crate::record!(Vmstat, none);
-crate::record!(NodeMeminfo);
-crate::record!(NumaMaps);
+record!(CpuList, none);
+record!(ZoneReclaimMode, none);
+record!(Vmstat, none);
+record!(NodeMeminfo);
+record!(NumaMaps);
 
 #[cfg(test)]
 mod tests {

@@ -532,7 +532,7 @@ fn chunk_row<'a>(no: usize, t: &'a str, layout: &ChunkLayout) -> Option<PeChunkR
     Some(row)
 }
 
-crate::record!(OncheckPe);
+record!(OncheckPe);
 
 #[cfg(test)]
 mod tests {

@@ -99,7 +99,7 @@ pub fn parse(text: &str) -> Result<OnstatB, ParseError> {
     super::drive::<Body>(text)
 }
 
-crate::record!(OnstatB, onstat);
+record!(OnstatB, onstat);
 
 struct Body {
     /// The column header said `memaddr` (newer builds print the buffer's memory address).

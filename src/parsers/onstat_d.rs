@@ -119,7 +119,7 @@ pub fn parse(text: &str) -> Result<OnstatD, ParseError> {
     super::drive::<Body>(text)
 }
 
-crate::record!(OnstatD, onstat);
+record!(OnstatD, onstat);
 
 struct Body {
     with_pgsize: bool,

@@ -134,7 +134,7 @@ pub fn parse(text: &str) -> Result<OnstatGAth, ParseError> {
     super::drive::<Body>(text)
 }
 
-crate::record!(OnstatGAth, onstat);
+record!(OnstatGAth, onstat);
 
 #[derive(Default)]
 struct Body;

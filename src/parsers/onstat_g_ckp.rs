@@ -100,7 +100,7 @@ pub fn parse(text: &str) -> Result<OnstatGCkp, ParseError> {
     super::drive::<Body>(text)
 }
 
-crate::record!(OnstatGCkp, onstat);
+record!(OnstatGCkp, onstat);
 
 #[derive(Default)]
 struct Body {

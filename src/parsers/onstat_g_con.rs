@@ -39,7 +39,7 @@ pub fn parse(text: &str) -> Result<OnstatGCon, ParseError> {
     super::drive::<Body>(text)
 }
 
-crate::record!(OnstatGCon, onstat);
+record!(OnstatGCon, onstat);
 
 #[derive(Default)]
 struct Body;

@@ -89,7 +89,7 @@ pub fn parse(text: &str) -> Result<OnstatGNtt, ParseError> {
     super::drive::<Body>(text)
 }
 
-crate::record!(OnstatGNtt, onstat);
+record!(OnstatGNtt, onstat);
 
 #[derive(Default)]
 struct Body {

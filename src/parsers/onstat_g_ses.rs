@@ -159,7 +159,7 @@ pub fn parse(text: &str) -> Result<OnstatGSes, ParseError> {
     super::drive::<Body>(text)
 }
 
-crate::record!(OnstatGSes, onstat);
+record!(OnstatGSes, onstat);
 
 #[derive(Default)]
 struct Body {

@@ -39,7 +39,7 @@ pub fn parse(text: &str) -> Result<OnstatGSql, ParseError> {
     super::drive::<Body>(text)
 }
 
-crate::record!(OnstatGSql, onstat);
+record!(OnstatGSql, onstat);
 
 #[derive(Default)]
 struct Body {

@@ -88,7 +88,7 @@ pub fn parse(text: &str) -> Result<OnstatK, ParseError> {
     super::drive::<Body>(text)
 }
 
-crate::record!(OnstatK, onstat);
+record!(OnstatK, onstat);
 
 #[derive(Default)]
 struct Body;

@@ -66,7 +66,7 @@ pub fn parse(text: &str) -> Result<OnstatT, ParseError> {
     super::drive::<Body>(text)
 }
 
-crate::record!(OnstatT, onstat);
+record!(OnstatT, onstat);
 
 #[derive(Default)]
 struct Body;

@@ -222,7 +222,7 @@ pub fn parse(text: &str) -> Result<OnstatU, ParseError> {
     super::drive::<Body>(text)
 }
 
-crate::record!(OnstatU, onstat);
+record!(OnstatU, onstat);
 
 #[derive(Default)]
 struct Body;

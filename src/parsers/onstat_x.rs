@@ -85,7 +85,7 @@ pub fn parse(text: &str) -> Result<OnstatX, ParseError> {
     super::drive::<Body>(text)
 }
 
-crate::record!(OnstatX, onstat);
+record!(OnstatX, onstat);
 
 #[derive(Default)]
 struct Body {

@@ -619,7 +619,7 @@ fn ss_row(words: &[&str], has_netid: bool) -> Option<Socket> {
     })
 }
 
-crate::record!(Sockets);
+record!(Sockets);
 
 #[cfg(test)]
 mod tests {

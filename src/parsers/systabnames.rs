@@ -68,7 +68,7 @@ pub(crate) fn parse(text: &str) -> Result<Systabnames, ParseError> {
     Ok(out)
 }
 
-crate::record!(Systabnames);
+record!(Systabnames);
 
 #[cfg(test)]
 mod tests {

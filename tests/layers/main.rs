@@ -1,0 +1,151 @@
+//! The layout's rules (docs/architecture.md), checked on the source: folders import only the
+//! folders before them in the data flow, the parsers and the joins know nothing of tokio or the
+//! terminal, and `src/` keeps few files at its top.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// The folders (and top-level files) in the order data flows through them: each may import only
+/// itself and those before it.
+const ORDER: &[&str] = &[
+    "ids", "error", "format", "parsers", "extents", "source", "demo", "collect", "store", "model",
+    "cli", "tui", "commands",
+];
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).expect("read src").flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The top-level module a file belongs to (`parsers` for src/parsers/onstat_u.rs).
+fn top_of(file: &Path) -> String {
+    let rel = file.strip_prefix(src()).expect("under src");
+    let first = rel.components().next().expect("a component");
+    first
+        .as_os_str()
+        .to_string_lossy()
+        .trim_end_matches(".rs")
+        .to_string()
+}
+
+/// The top-level modules a file names through `crate::` (in code, not in comments).
+fn crate_refs(text: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for line in text.lines() {
+        let code = line.split("//").next().unwrap_or("");
+        let mut rest = code;
+        while let Some(i) = rest.find("crate::") {
+            let after = &rest[i + "crate::".len()..];
+            // `$crate::` in a macro names the crate the macro is expanded in.
+            if rest[..i].ends_with('$') {
+                rest = after;
+                continue;
+            }
+            let name: String = after
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if !name.is_empty() {
+                out.insert(name);
+            }
+            rest = after;
+        }
+    }
+    out
+}
+
+/// The text without its comments (what the compiler reads).
+fn code_of(text: &str) -> String {
+    text.lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn folders_import_only_what_comes_before_them() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let rank = |m: &str| ORDER.iter().position(|o| *o == m);
+    let mut wrong = Vec::new();
+    for f in &files {
+        let top = top_of(f);
+        let Some(mine) = rank(&top) else {
+            continue; // main.rs, lib.rs: they may name everything
+        };
+        let text = std::fs::read_to_string(f).expect("read");
+        for r in crate_refs(&text) {
+            match rank(&r) {
+                Some(theirs) if theirs <= mine => {}
+                // `$crate::` in a macro and names the rules do not know are listed too.
+                _ => wrong.push(format!(
+                    "{} ({top}) imports crate::{r}",
+                    f.strip_prefix(src()).expect("under src").display()
+                )),
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "imports against the data flow:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn parsers_and_joins_know_nothing_of_tokio_or_the_terminal() {
+    for dir in ["parsers", "model", "extents"] {
+        let mut files = Vec::new();
+        rust_files(&src().join(dir), &mut files);
+        assert!(!files.is_empty(), "{dir}");
+        for f in files {
+            let text = code_of(&std::fs::read_to_string(&f).expect("read"));
+            for word in ["tokio::", "ratatui::", "crossterm::"] {
+                assert!(
+                    !text.contains(word),
+                    "{} mentions {word}",
+                    f.strip_prefix(src()).expect("under src").display()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn only_the_tui_knows_the_terminal() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    for f in files {
+        if top_of(&f) == "tui" || f.ends_with("main.rs") {
+            continue;
+        }
+        let text = code_of(&std::fs::read_to_string(&f).expect("read"));
+        for word in ["ratatui::", "crossterm::"] {
+            assert!(
+                !text.contains(word),
+                "{} mentions {word}",
+                f.strip_prefix(src()).expect("under src").display()
+            );
+        }
+    }
+}
+
+#[test]
+fn few_files_at_the_top_of_src() {
+    let top: Vec<_> = std::fs::read_dir(src())
+        .expect("src")
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "rs"))
+        .collect();
+    assert!(top.len() <= 8, "{} files at the top of src/", top.len());
+}
