@@ -73,6 +73,29 @@ pub enum SourceError {
     Other(String),
 }
 
+/// What kind of failure a `SourceError` is, for what the screen suggests beside it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Failure {
+    /// The program is not on PATH.
+    NotFound,
+    Offline,
+    Timeout,
+    /// Anything else: it ran and failed, or printed what could not be read.
+    Other,
+}
+
+impl SourceError {
+    pub fn failure(&self) -> Failure {
+        match self {
+            SourceError::NotFound { .. } => Failure::NotFound,
+            SourceError::Offline { .. } => Failure::Offline,
+            SourceError::Timeout { .. } => Failure::Timeout,
+            _ => Failure::Other,
+        }
+    }
+}
+
 /// Errors of the library's commands (`parse`, `resolve`, `snapshot`, recording files).
 #[derive(Debug, thiserror::Error)]
 pub enum Error {

@@ -66,6 +66,8 @@ pub struct SourceStatus {
     /// How often it is collected at an interval of 1 s: data older than a few periods is stale.
     pub(crate) period_s: f64,
     pub error: Option<String>,
+    /// What kind of failure `error` is.
+    pub(crate) failure: Option<crate::error::Failure>,
     pub(crate) took_ms: u64,
     pub(crate) runs: u64,
     pub(crate) failures: u64,
@@ -309,6 +311,7 @@ pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[S
             age_s: st.age(now).map(|a| a.as_secs_f64()),
             period_s: s.period().as_secs_f64(),
             error: st.failing().map(|e| e.to_string()),
+            failure: st.failing().map(|e| e.failure()),
             took_ms: u64::try_from(st.last_took.as_millis()).unwrap_or(u64::MAX),
             runs: st.runs,
             failures: st.failures,

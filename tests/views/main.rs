@@ -219,6 +219,37 @@ fn a_failed_source_keeps_its_data_and_says_why() {
     assert!(text.contains("sm_read"), "last good data gone:\n{text}");
 }
 
+#[test]
+fn an_empty_pane_says_why_and_where_to_look() {
+    let fail = |e: ifxtop::error::SourceError| {
+        let mut st = Store::new(StoreSettings::default());
+        st.apply(Update {
+            source: Source::OnstatU,
+            t: NOW,
+            took: Duration::ZERO,
+            result: Err(e),
+        });
+        let mut a = App::new(Keymap::default(), Theme::plain(), Mode::Live, 1.0);
+        a.set_snapshot(Arc::new(snapshot::build(&st, NOW, Some("ol_prod"), &[])));
+        screen(&a, 120, 24)
+    };
+    let text = fail(ifxtop::error::SourceError::NotFound {
+        program: "onstat".into(),
+    });
+    assert!(
+        text.contains("onstat -u failed: onstat: not found on PATH"),
+        "{text}"
+    );
+    assert!(text.contains("is $INFORMIXDIR/bin on PATH?"), "{text}");
+    // Another failure gets no PATH hint, even when its message mentions the words.
+    let text = fail(ifxtop::error::SourceError::Failed {
+        code: 1,
+        stderr: "wrapper: not found on PATH".into(),
+    });
+    assert!(text.contains("onstat -u failed: exit code 1"), "{text}");
+    assert!(!text.contains("INFORMIXDIR"), "{text}");
+}
+
 /// A lock chain in the real layouts (onstat -u, -k, systabnames): 812 holds, 813 and 815 wait
 /// for it, 814 waits for 813.
 fn lock_chain_store() -> Store {

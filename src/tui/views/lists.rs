@@ -2,6 +2,7 @@
 //! panel or "waiting for first data" when there is nothing to show yet.
 
 use crate::collect::extents::ExtentStatus;
+use crate::error::Failure;
 use crate::format::human_bytes;
 use crate::model::snapshot::Snapshot;
 use crate::parsers::onstat_u::WaitReason;
@@ -78,7 +79,7 @@ fn empty_message(app: &App, snap: &Snapshot) -> String {
         if let Some(st) = snap.sources.iter().find(|x| x.source == *s) {
             if let Some(e) = &st.error {
                 if st.age_s.is_none() {
-                    let hint = if e.contains("not found on PATH") {
+                    let hint = if st.failure == Some(Failure::NotFound) {
                         " (is $INFORMIXDIR/bin on PATH? `ifxtop --demo` runs without a server)"
                     } else {
                         ""
