@@ -122,6 +122,15 @@ fn code(c: KeyCode) -> Input {
 /// Runs the loop on `setup` at 80x24 with `script` (a pause, then an input) fed to it; returns
 /// the exit code, every frame drawn, and the fake outside world.
 async fn play(setup: Setup, script: Vec<(u64, Input)>) -> (u8, Vec<String>, Fake) {
+    play_with(setup, script, Fake::default()).await
+}
+
+/// `play` with the outside world given.
+async fn play_with(
+    setup: Setup,
+    script: Vec<(u64, Input)>,
+    mut outside: Fake,
+) -> (u8, Vec<String>, Fake) {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let backend = Frames {
         inner: TestBackend::new(80, 24),
@@ -141,7 +150,6 @@ async fn play(setup: Setup, script: Vec<(u64, Input)>) -> (u8, Vec<String>, Fake
         // Keep the channel open: the loop ends by a key or a signal, not by the script's end.
         std::future::pending::<()>().await;
     });
-    let mut outside = Fake::default();
     let code = drive(
         &mut terminal,
         &mut session,
@@ -244,36 +252,16 @@ async fn y_copies_the_selected_row_through_the_outside() {
 #[tokio::test(start_paused = true)]
 async fn e_exports_the_screen_and_the_snapshot() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let setup = demo_setup(278);
-    let mut terminal = Terminal::new(Frames {
-        inner: TestBackend::new(80, 24),
-        seen: seen.clone(),
-    })
-    .expect("terminal");
-    let mut feed = Feed::start(&setup).expect("feed");
-    let mut session = session_for(&setup, (80, 24)).expect("session");
-    let (tx, mut inputs) = mpsc::channel::<Input>(4);
-    tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_secs(5)).await;
-        let _ = tx.send(key('e')).await;
-        tokio::time::sleep(Duration::from_secs(1)).await;
-        let _ = tx.send(key('q')).await;
-        std::future::pending::<()>().await;
-    });
-    let mut outside = Fake {
+    let outside = Fake {
         dir: Some(dir.path().to_path_buf()),
         ..Fake::default()
     };
-    drive(
-        &mut terminal,
-        &mut session,
-        &mut feed,
-        &mut inputs,
-        &mut outside,
+    play_with(
+        demo_setup(278),
+        vec![(5_000, key('e')), (1_000, key('q'))],
+        outside,
     )
-    .await
-    .expect("loop");
+    .await;
     let mut names: Vec<String> = std::fs::read_dir(dir.path())
         .expect("dir")
         .filter_map(|e| e.ok())
