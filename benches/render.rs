@@ -127,6 +127,7 @@ fn bench(c: &mut Criterion) {
     app.drill.push(DrillUi {
         sid: Sid(1500),
         selected: 0,
+        scroll: 0,
     });
     g.bench_function("session", |b| {
         let mut buf = Buffer::empty(area);

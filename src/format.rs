@@ -52,6 +52,36 @@ pub(crate) fn export_stem(now: time::OffsetDateTime) -> String {
     format!("ifxtop-{stamp}")
 }
 
+/// `2026-11-22T13:35:02Z`: ISO 8601 (RFC 3339), UTC, to the second.
+pub fn iso_utc(t: time::OffsetDateTime) -> String {
+    let fmt = time::macros::format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]Z");
+    t.to_offset(time::UtcOffset::UTC)
+        .format(&fmt)
+        .unwrap_or_default()
+}
+
+/// `13:35:20` in the time's own offset (the server's time zone).
+pub fn local_time(t: time::OffsetDateTime) -> String {
+    let fmt = time::macros::format_description!("[hour]:[minute]:[second]");
+    t.format(&fmt).unwrap_or_default()
+}
+
+/// `2026-11-22 13:35:20` in the time's own offset.
+pub fn local_date_time(t: time::OffsetDateTime) -> String {
+    let fmt = time::macros::format_description!("[year]-[month]-[day] [hour]:[minute]:[second]");
+    t.format(&fmt).unwrap_or_default()
+}
+
+/// `text` cut to `max` characters, with `…` when cut.
+pub fn cut(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut s: String = text.chars().take(max.saturating_sub(1)).collect();
+    s.push('…');
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

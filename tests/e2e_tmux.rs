@@ -92,32 +92,42 @@ fn demo_at_80x24_every_pane_help_and_quit() {
         return;
     };
     let wait = Duration::from_secs(20);
-    // Waiters: the summary line of wait letters and a table of waiting sessions.
-    let s = t.wait_for("SID", wait);
-    assert!(s.contains("1 Waiters"), "{s}");
+    // Sessions first, as top lists processes first: every session and its state.
+    let s = t.wait_for("STATE", wait);
+    assert!(s.contains("1 Sessions"), "{s}");
     assert!(s.contains("On-Line"), "banner parsed: {s}");
-    assert!(s.contains("WAITING ON"), "{s}");
+    assert!(s.contains(" ses: "), "{s}");
     let lines: Vec<&str> = s.lines().collect();
     assert!(
         lines.len() <= 24 && lines.iter().all(|l| l.chars().count() <= 80),
         "{s}"
     );
+    // The footer names the tree, the idle filter and opening a session by number.
+    assert!(
+        s.contains("# sid") && s.contains("t tree") && s.contains("i idle"),
+        "{s}"
+    );
 
+    // Waiters: the summary line of wait letters and a table of waiting sessions.
     t.keys(&["2"]);
+    let s = t.wait_for("IN WAIT", wait);
+    assert!(s.contains("WAITING ON"), "{s}");
+
+    t.keys(&["3"]);
     let s = t.wait_for("OBJECT", wait);
     assert!(s.contains("buffer waits"), "{s}");
 
-    t.keys(&["3"]);
+    t.keys(&["4"]);
     let s = t.wait_for("SEND-Q", wait);
     // The summary line: `port 9088 · 297 connections · 5 with Send-Q · 336 KB queued`.
     assert!(s.contains(" connections · "), "{s}");
 
-    t.keys(&["4"]);
+    t.keys(&["5"]);
     let s = t.wait_for("zone_reclaim_mode", wait);
     assert!(s.contains("NODE"), "{s}");
 
     t.keys(&["Tab"]);
-    t.wait_for("WAITING ON", wait);
+    t.wait_for("STATE", wait);
 
     t.keys(&["?"]);
     let s = t.wait_for("ifxtop help", wait);
@@ -128,6 +138,13 @@ fn demo_at_80x24_every_pane_help_and_quit() {
     t.wait_for("FROZEN", wait);
     t.keys(&["Space"]);
     t.wait_for("RUNNING", wait);
+
+    // q in the help closes the help, it does not quit.
+    t.keys(&["?"]);
+    t.wait_for("ifxtop help", wait);
+    t.keys(&["q"]);
+    let s = t.wait_for("STATE", wait);
+    assert!(!s.contains("ifxtop help"), "{s}");
 
     t.keys(&["q"]);
     let s = t.wait_for("IFXTOP-EXIT=0", wait);
@@ -175,7 +192,7 @@ fn sigterm_and_sighup_restore_the_terminal() {
         let Some(t) = Tmux::start(&cmd, 80, 24) else {
             return;
         };
-        t.wait_for("1 Waiters", Duration::from_secs(20));
+        t.wait_for("1 Sessions", Duration::from_secs(20));
         let pid = ifxtop_pid(&t).expect("ifxtop runs in the pane");
         let status = Command::new("kill")
             .args([&format!("-{signal}"), &pid])
@@ -209,10 +226,15 @@ fn demo_lock_chain_tree_and_drill_down() {
     let wait = Duration::from_secs(20);
     t.wait_for("lock chain", wait);
     t.wait_for("HDR+X", wait);
+    // t shows the blocker tree of the Waiters pane from any pane.
     t.keys(&["t"]);
     let s = t.wait_for("HEAD sid 812", wait);
-    assert!(s.contains("└ sid 813"), "{s}");
-    // The first waiter under the head: 813.
+    // Each waiter under its direct blocker: 814 waits on 813, not on 815.
+    assert!(s.contains("├ sid 813"), "{s}");
+    assert!(s.contains("│ └ sid 814"), "{s}");
+    assert!(s.contains("└ sid 815"), "{s}");
+    // The first waiter under the head: 813 (the head's own line is selectable: one down).
+    t.keys(&["Down"]);
     t.keys(&["Enter"]);
     let s = t.wait_for("session 813", wait);
     assert!(s.contains("VERDICT"), "{s}");
@@ -224,7 +246,8 @@ fn demo_lock_chain_tree_and_drill_down() {
     // Enter on the selected blocker drills into 812; Esc goes back to 813, then to the tree.
     t.keys(&["Enter"]);
     let s = t.wait_for("session 812", wait);
-    assert!(s.contains("not waiting"), "{s}");
+    assert!(s.contains("head blocker: holds up 3 sessions"), "{s}");
+    assert!(s.contains("onmode -z 812"), "{s}");
     t.keys(&["Escape"]);
     t.wait_for("session 813", wait);
     t.keys(&["Escape"]);
@@ -272,6 +295,7 @@ fn record_then_replay() {
     };
     let s = r.wait_for("REPLAY", wait);
     assert!(s.contains("replay"), "{s}");
+    r.keys(&["2"]);
     let s = r.wait_for("HDR+X", wait);
     assert!(s.contains("BLOCKER"), "{s}");
     // Pause, then step back and forward one sample.

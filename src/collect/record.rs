@@ -30,31 +30,52 @@ pub struct RecordingHeader {
     pub ports: Vec<u16>,
     /// The base page size in KB the recording session used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) base_page_kb: Option<u32>,
+    pub base_page_kb: Option<u32>,
+    /// The server's offset from UTC when it was recorded (`+01:00`), so a replay shows the
+    /// server's clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub utc_offset: Option<String>,
 }
 
 impl RecordingHeader {
-    pub(crate) fn now(server: Option<&str>, ports: &[u16], base_page_kb: u32) -> Self {
-        let started = time::OffsetDateTime::now_utc()
-            .format(&time::format_description::well_known::Rfc3339)
-            .unwrap_or_default();
+    /// The header of a recording whose session time 0 was `started` (in the server's offset).
+    pub fn new(
+        server: Option<&str>,
+        host: Option<&str>,
+        started: time::OffsetDateTime,
+        ports: &[u16],
+        base_page_kb: u32,
+    ) -> Self {
+        let fmt = time::macros::format_description!("[offset_hour sign:mandatory]:[offset_minute]");
         RecordingHeader {
             ifxtop_recording: FORMAT_VERSION,
             server: server.map(String::from),
-            started,
-            host: hostname(),
+            started: started
+                .to_offset(time::UtcOffset::UTC)
+                .format(&time::format_description::well_known::Rfc3339)
+                .unwrap_or_default(),
+            host: host.map(String::from),
             ports: ports.to_vec(),
             base_page_kb: Some(base_page_kb),
+            utc_offset: started.offset().format(&fmt).ok(),
         }
     }
-}
 
-fn hostname() -> Option<String> {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .ok()
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-        .or_else(|| std::env::var("HOSTNAME").ok())
+    /// The recording's start in the server's offset.
+    pub fn started_at(&self) -> Option<time::OffsetDateTime> {
+        let t = time::OffsetDateTime::parse(
+            &self.started,
+            &time::format_description::well_known::Rfc3339,
+        )
+        .ok()?;
+        let fmt = time::macros::format_description!("[offset_hour sign:mandatory]:[offset_minute]");
+        let offset = self
+            .utc_offset
+            .as_deref()
+            .and_then(|o| time::UtcOffset::parse(o, &fmt).ok())
+            .unwrap_or(time::UtcOffset::UTC);
+        Some(t.to_offset(offset))
+    }
 }
 
 /// Counts bytes that reach the file (after compression), for the size cap.
@@ -106,6 +127,7 @@ impl Sink {
 pub struct Recorder {
     thread: std::thread::JoinHandle<Result<String, Error>>,
     status: Arc<Mutex<Option<String>>>,
+    written: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl Recorder {
@@ -139,9 +161,19 @@ impl Recorder {
         let st = status.clone();
         let cap = max_mb.saturating_mul(1024 * 1024);
         let path_text = path.display().to_string();
+        let counter = written.clone();
         let thread =
             std::thread::spawn(move || write_loop(sink, rx, &written, cap, &st, &path_text));
-        Ok(Recorder { thread, status })
+        Ok(Recorder {
+            thread,
+            status,
+            written: counter,
+        })
+    }
+
+    /// Bytes written to the file so far (compressed, when it is).
+    pub fn written(&self) -> u64 {
+        self.written.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// A message for the status line when recording stopped early (size cap, disk full).
@@ -285,6 +317,11 @@ pub struct Recording {
 }
 
 impl Recording {
+    /// When the recording started (its header's `started`), in the server's offset.
+    pub fn started(&self) -> Option<time::OffsetDateTime> {
+        self.header.as_ref()?.started_at()
+    }
+
     pub fn length(&self) -> Duration {
         self.samples.last().map(|(_, s)| s.at()).unwrap_or_default()
     }
@@ -401,6 +438,25 @@ fn read_lines<R: BufRead>(mut input: R, rec: &mut Recording) {
                 .push(format!("line {no}: unknown source '{}'", sample.source)),
         }
     }
+}
+
+/// The first few problems of a damaged recording and how many there were, for one line:
+/// `: line 1: not JSON (...); line 2: ...; and 3 more`.
+pub fn problems_summary(skipped: &[String]) -> String {
+    const SHOWN: usize = 3;
+    if skipped.is_empty() {
+        return String::new();
+    }
+    let first: Vec<String> = skipped
+        .iter()
+        .take(SHOWN)
+        .map(|s| crate::format::cut(s, 120))
+        .collect();
+    let mut out = format!(": {}", first.join("; "));
+    if skipped.len() > SHOWN {
+        out.push_str(&format!("; and {} more", skipped.len() - SHOWN));
+    }
+    out
 }
 
 /// Where `--record` writes when given a directory instead of a file.

@@ -20,7 +20,9 @@ pub struct ReplayUi {
     pub(crate) speed: f64,
     /// Waiting threads per bucket over the whole recording (the timeline's spikes).
     pub(crate) spikes: Vec<u64>,
-    pub(crate) skipped: Vec<String>,
+    pub skipped: Vec<String>,
+    /// The wall-clock time the recording started at, when its header says.
+    pub started: Option<time::OffsetDateTime>,
 }
 
 /// What a key asks of the player.
@@ -37,7 +39,7 @@ pub enum ReplayCommand {
 /// What one move of the player gives the store: start over first (a seek back), then these
 /// updates in order.
 #[derive(Debug, Default)]
-pub(crate) struct Played {
+pub struct Played {
     pub(crate) restart: bool,
     pub(crate) updates: Vec<Update>,
 }
@@ -147,6 +149,7 @@ impl Player {
             speed: self.speed,
             spikes: self.spikes.clone(),
             skipped: self.rec.skipped.clone(),
+            started: self.rec.started(),
         }
     }
 

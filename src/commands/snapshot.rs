@@ -263,9 +263,30 @@ pub fn snapshot_for(args: &crate::cli::SnapshotArgs) -> Result<Snapshot, Error> 
                 .map(|h| h.ports.clone())
                 .unwrap_or_default();
         }
+        if rec.samples.is_empty() {
+            return Err(Error::Usage(format!(
+                "{}: nothing to replay{}",
+                path.display(),
+                crate::collect::record::problems_summary(&rec.skipped)
+            )));
+        }
         let server = rec.header.as_ref().and_then(|h| h.server.clone());
+        settings.wall_start = rec.started();
+        settings.host = rec.header.as_ref().and_then(|h| h.host.clone());
+        if let Some(kb) = rec.header.as_ref().and_then(|h| h.base_page_kb) {
+            settings.base_page_kb = kb;
+        }
         let rec = std::sync::Arc::new(rec);
         let end = rec.length();
+        if let Some(t) = at.filter(|t| *t > end) {
+            return Err(Error::Usage(format!(
+                "--at {}: {} ends at {} ({:.0} s in)",
+                t.as_secs_f64(),
+                path.display(),
+                crate::format::clock(end),
+                end.as_secs_f64()
+            )));
+        }
         let t = at.unwrap_or(end);
         let store = crate::store::replayed(rec, settings, Some(t));
         return Ok(crate::model::snapshot::build(
@@ -280,6 +301,8 @@ pub fn snapshot_for(args: &crate::cli::SnapshotArgs) -> Result<Snapshot, Error> 
             settings.ports = vec![crate::demo::LISTENER_PORT];
         }
         let to = at.unwrap_or(DEMO_WARMUP);
+        settings.wall_start = Some(crate::demo::EPOCH);
+        settings.host = Some(crate::demo::HOST.to_string());
         return demo_snapshot(args, settings, to);
     }
     Err(Error::Usage(
@@ -297,8 +320,12 @@ pub fn write_recording(
     samples: &[RawSample],
 ) -> Result<(), Error> {
     let (tx, rx) = std::sync::mpsc::sync_channel::<RawSample>(samples.len().max(1));
-    let header = crate::collect::record::RecordingHeader::now(
+    let header = crate::collect::record::RecordingHeader::new(
         server,
+        settings.host.as_deref(),
+        settings
+            .wall_start
+            .unwrap_or_else(time::OffsetDateTime::now_utc),
         &settings.ports,
         settings.base_page_kb,
     );

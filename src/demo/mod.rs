@@ -26,6 +26,13 @@ use tokio::time::Instant;
 
 pub(crate) use instance::DEFAULT_SESSIONS;
 
+/// The demo server's clock at demo time 0 (a fixed date, so what the demo shows, exports and
+/// records at a demo time is the same on every run).
+pub const EPOCH: time::OffsetDateTime = time::macros::datetime!(2026-11-22 13:30:00 UTC);
+
+/// The demo server's host name.
+pub const HOST: &str = "db01-demo";
+
 /// The port the demo's Informix listens on.
 pub const LISTENER_PORT: u16 = 9088;
 

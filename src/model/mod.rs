@@ -4,6 +4,7 @@
 pub mod chains;
 pub mod numa;
 pub mod session;
+pub mod sessions;
 pub mod snapshot;
 pub mod sockets;
 pub mod waiters;

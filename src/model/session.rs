@@ -92,6 +92,10 @@ pub struct SessionView {
     pub notes: Vec<String>,
     /// The session no longer appears in onstat -u.
     pub gone: bool,
+    /// One of its threads is inside a critical section: checkpoints wait for it.
+    pub critical_section: bool,
+    /// The command that would end it, for a head blocker (ifxtop itself only reads).
+    pub kill_command: Option<String>,
 }
 
 /// The session's lock lines from `onstat -k`: those its threads hold, then the one it waits for.
@@ -194,9 +198,6 @@ pub(crate) fn build(
                 head: i + 1 == w.blockers.len() && !w.deadlock,
             });
         }
-    } else if !v.gone {
-        let (state, ..) = state_words(u, sid);
-        v.verdict = format!("not waiting ({state})");
     }
     let mut held_up: Vec<(usize, Sid)> = waiters
         .iter()
@@ -205,6 +206,46 @@ pub(crate) fn build(
     held_up.sort_unstable();
     held_up.dedup_by_key(|(_, s)| *s);
     v.blocking = held_up.into_iter().map(|(_, s)| s).collect();
+    v.critical_section = v
+        .threads
+        .iter()
+        .any(|t| t.flags.as_bytes().get(4) == Some(&b'X'));
+    let checkpoint_waiters = waiters
+        .iter()
+        .filter(|w| w.reason == crate::parsers::onstat_u::WaitReason::Checkpoint)
+        .count();
+    if v.waiter.is_none() && !v.gone {
+        let (state, ..) = state_words(u, sid);
+        v.verdict = if v.critical_section && checkpoint_waiters > 0 {
+            format!(
+                "holds up the checkpoint: in a critical section while {checkpoint_waiters} \
+                 session{} wait for the checkpoint",
+                if checkpoint_waiters == 1 { "" } else { "s" }
+            )
+        } else if !v.blocking.is_empty() {
+            format!(
+                "head blocker: holds up {} session{} ({state})",
+                v.blocking.len(),
+                if v.blocking.len() == 1 { "" } else { "s" }
+            )
+        } else {
+            format!("not waiting ({state})")
+        };
+    }
+    // Ending the head blocker is the DBA's call; ifxtop names the command and runs nothing.
+    let blocked_itself = v.waiter.as_ref().is_some_and(|w| !w.blockers.is_empty());
+    if !v.blocking.is_empty() && !blocked_itself && !v.gone {
+        v.kill_command = Some(format!("onmode -z {sid}"));
+        if v.waiter.is_some() {
+            // Waiting itself (for its client, say) while holding what others wait for.
+            v.verdict = format!(
+                "head blocker: holds up {} session{} while {}",
+                v.blocking.len(),
+                if v.blocking.len() == 1 { "" } else { "s" },
+                v.verdict
+            );
+        }
+    }
     if let Some(r) = sockets.iter().find(|r| r.sessid == Some(sid)) {
         v.socket = Some(SocketRef::from(r));
         v.send_q_trend = r.trend.clone();

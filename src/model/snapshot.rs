@@ -3,14 +3,13 @@
 
 use crate::ids::{Addr, Sid};
 use crate::model::numa::{self, NumaView};
-use crate::model::waiters::{
-    join_chains, verdict, SocketRef, WaitIndex, WaitTarget, WaiterRow, CLIENT_WAIT,
-};
+use crate::model::waiters::{join_chains, verdict, SocketRef, WaitIndex, WaitTarget, WaiterRow};
 use crate::parsers::numa::{CpuList, NodeMeminfo, NumaMaps, ZoneReclaimMode};
 use crate::parsers::onstat_g_con::OnstatGCon;
 use crate::parsers::onstat_g_ntt::OnstatGNtt;
+use crate::parsers::onstat_g_ses::OnstatGSes;
 use crate::parsers::onstat_k::OnstatK;
-use crate::parsers::onstat_u::{OnstatU, WaitReason};
+use crate::parsers::onstat_u::OnstatU;
 use crate::parsers::onstat_x::OnstatX;
 use crate::parsers::systabnames::Systabnames;
 use crate::source::Source;
@@ -75,6 +74,10 @@ pub struct SourceStatus {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct Snapshot {
+    /// The wall-clock time of the moment shown (ISO 8601, UTC), when known.
+    pub time: Option<String>,
+    /// The host the instance runs on.
+    pub host: Option<String>,
     /// Session time the snapshot was built at (seconds).
     pub at_s: f64,
     pub server: ServerInfo,
@@ -91,9 +94,62 @@ pub struct Snapshot {
     pub ports: Vec<u16>,
     /// Sessions that block others without being blocked themselves, most waiters first.
     pub heads: Vec<HeadBlocker>,
+    /// Every user session with its state.
+    pub sessions: Vec<crate::model::sessions::SessionRow>,
+    /// The blocker tree of the Waiters pane.
+    #[serde(skip)]
+    pub tree: Vec<crate::model::chains::TreeLine>,
     /// The sessions drilled into, built with the rest so a frozen screen keeps them too.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub sessions: Vec<crate::model::session::SessionView>,
+    #[serde(skip)]
+    pub session_views: Vec<crate::model::session::SessionView>,
+}
+
+/// What holds the checkpoint up, in words: `server Blocked:CKPT; in a critical section: sid 882`.
+fn checkpoint_words(u: &OnstatU) -> String {
+    let mut why = Vec::new();
+    if let Some(h) = &u.header {
+        if let Some(b) = &h.blocked {
+            why.push(format!("server Blocked:{b}"));
+        } else if let Some(f) = h.checkpoint_flag() {
+            why.push(format!("server {f}"));
+        }
+    }
+    let mut critical: Vec<String> = crate::model::waiters::critical_section_threads(u)
+        .iter()
+        .map(|(s, _)| s.to_string())
+        .collect();
+    critical.dedup();
+    if !critical.is_empty() {
+        why.push(format!(
+            "held up by sid {} in a critical section",
+            critical.join(", ")
+        ));
+    }
+    why.join("; ")
+}
+
+/// The client host of each session, from `onstat -g ntt`.
+fn client_hosts(store: &Store) -> rustc_hash::FxHashMap<Sid, CompactString> {
+    let mut out = rustc_hash::FxHashMap::default();
+    if let Some(n) = store.get::<OnstatGNtt>(Source::OnstatGNtt) {
+        for t in &n.threads {
+            if let Some(c) = &t.client {
+                out.insert(t.sid, CompactString::new(&c.host));
+            }
+        }
+    }
+    out
+}
+
+/// The client program of the sessions whose `onstat -g ses <sid>` was collected.
+fn client_programs(store: &Store, sids: &[Sid]) -> rustc_hash::FxHashMap<Sid, String> {
+    sids.iter()
+        .filter_map(|sid| {
+            let ses = store.get::<OnstatGSes>(Source::OnstatGSes(*sid))?;
+            let p = ses.detail.as_ref()?.program.clone()?;
+            Some((*sid, p))
+        })
+        .collect()
 }
 
 /// Builds every pane's rows from the store at `now`.
@@ -129,6 +185,7 @@ pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[S
     let mut summary = WaitSummary::default();
     let mut waiters = Vec::new();
     let mut heads = Vec::new();
+    let mut sessions = Vec::new();
     if let Some(u) = store.get::<OnstatU>(Source::OnstatU) {
         if let Some(h) = &u.header {
             server.version = Some(h.version.clone());
@@ -138,10 +195,10 @@ pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[S
             server.blocked = h.blocked.clone();
         }
         summary.threads = u.threads.len();
-        let mut sessions: Vec<Sid> = u.threads.iter().map(|t| t.sessid).collect();
-        sessions.sort_unstable();
-        sessions.dedup();
-        summary.sessions = sessions.len();
+        let mut sids: Vec<Sid> = u.threads.iter().map(|t| t.sessid).collect();
+        sids.sort_unstable();
+        sids.dedup();
+        summary.sessions = sids.len();
         for th in &u.threads {
             let Some(reason) = th.wait_reason else {
                 continue;
@@ -158,7 +215,7 @@ pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[S
                 _ => 0.0,
             };
             let rates = store.rates.get(th.address);
-            let row = WaiterRow {
+            waiters.push(WaiterRow {
                 rstcb: th.address,
                 sessid: th.sessid,
                 user: th.user.clone(),
@@ -175,56 +232,18 @@ pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[S
                 head_blocker: None,
                 deadlock: false,
                 verdict: Cow::Borrowed(""),
-            };
-            waiters.push(row);
+            });
         }
         join_chains(u, &mut waiters);
         for row in &mut waiters {
-            // Idle only when its socket is known to hold nothing: a netnorm wait with an
-            // unknown socket may be the FET_BUF_SIZE case.
-            row.idle = matches!(&row.waiting_on,
-                WaitTarget::Condition { name, .. } if name.as_deref() == Some(CLIENT_WAIT))
-                && row.socket.as_ref().is_some_and(|s| s.send_q == 0);
+            row.idle = row.is_idle_client_wait();
             if row.idle {
                 summary.idle += 1;
             }
         }
-        let ckpt = u.header.as_ref().and_then(|h| {
-            h.blocked
-                .as_ref()
-                .map(|b| format!("Blocked:{b}"))
-                .or_else(|| h.checkpoint_flag().map(String::from))
-        });
-        // A checkpoint cannot start while threads are inside critical sections: name them, they
-        // are what the checkpoint (and so every C waiter) waits for.
-        let mut critical: Vec<String> = u
-            .threads
-            .iter()
-            .filter(|t| t.flags.in_critical_section())
-            .map(|t| t.sessid.to_string())
-            .collect();
-        critical.sort_unstable();
-        critical.dedup();
+        let checkpoint = checkpoint_words(u);
         for row in &mut waiters {
-            row.verdict = verdict(row, u);
-            if row.reason != WaitReason::Checkpoint {
-                continue;
-            }
-            let mut why = Vec::new();
-            if let Some(c) = &ckpt {
-                why.push(format!("server {c}"));
-            }
-            if !critical.is_empty() {
-                why.push(format!(
-                    "in a critical section: sid {}",
-                    critical.join(", ")
-                ));
-            }
-            if !why.is_empty() {
-                row.verdict
-                    .to_mut()
-                    .push_str(&format!(" ({})", why.join("; ")));
-            }
+            row.verdict = verdict(row, u, &checkpoint);
         }
         let mut counts: BTreeMap<Sid, usize> = BTreeMap::new();
         for w in &waiters {
@@ -246,7 +265,22 @@ pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[S
             })
             .collect();
         heads.sort_by(|a, b| b.blocked.cmp(&a.blocked).then(a.sid.cmp(&b.sid)));
+        let hosts = client_hosts(store);
+        let programs = client_programs(store, focus);
+        sessions = crate::model::sessions::build(
+            u,
+            &crate::model::sessions::SessionInputs {
+                waiters: &waiters,
+                tracker: &store.tracker,
+                rates: &store.rates,
+                hosts: &hosts,
+                programs: &programs,
+                now,
+            },
+        );
     }
+    let head_sids: Vec<Sid> = heads.iter().map(|h| h.sid).collect();
+    let tree = crate::model::chains::tree(&waiters, &head_sids);
 
     let mut hotspots = store.hotspots.rows();
     if let Some(u) = store.get::<OnstatU>(Source::OnstatU) {
@@ -318,14 +352,19 @@ pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[S
         })
         .collect();
 
-    let sessions = focus
+    let session_views = focus
         .iter()
         .map(|sid| crate::model::session::build(store, &waiters, &sockets, *sid, now))
         .collect();
+    let time = store.settings.wall_start.map(|w| w + now);
     Snapshot {
         heads,
+        tree,
         sessions,
+        session_views,
         at_s: now.as_secs_f64(),
+        time: time.map(crate::format::iso_utc),
+        host: store.settings.host.clone(),
         server,
         summary,
         waiters,

@@ -351,10 +351,13 @@ pub struct WaiterRow {
     pub locks: u64,
     pub reads_per_s: Option<f64>,
     pub writes_per_s: Option<f64>,
-    /// A client session waiting for its client with nothing queued: not a problem.
+    /// A client session waiting for its client with nothing queued (or on a shared-memory
+    /// connection, which has no queue to see): not a problem.
     pub idle: bool,
     pub socket: Option<SocketRef>,
-    /// The chain of blocking sessions, nearest first, up to the head blocker.
+    /// The sessions holding it up, the direct blocker first, then on up the chain to the head
+    /// blocker. A checkpoint waiter's are the sessions inside critical sections (what the
+    /// checkpoint waits for), then whatever holds up the first of them.
     pub blockers: Vec<Sid>,
     pub head_blocker: Option<Sid>,
     /// The chain loops back: a deadlock.
@@ -364,39 +367,135 @@ pub struct WaiterRow {
     pub verdict: Cow<'static, str>,
 }
 
-/// The condition a client session waits on when it waits for its client.
-pub(crate) const CLIENT_WAIT: &str = "netnorm";
+impl WaiterRow {
+    /// What it waits on, short, for a list: `HDR+X on customer (stores)`, `sm_read`,
+    /// `the checkpoint` (a wait with only an address says what kind of wait it is).
+    pub fn waiting_on_short(&self) -> String {
+        match &self.waiting_on {
+            WaitTarget::Other { .. } => match self.reason {
+                WaitReason::Checkpoint => "the checkpoint".into(),
+                WaitReason::LogBuffer => "a log buffer write".into(),
+                WaitReason::Transaction => "a transaction".into(),
+                WaitReason::Rollback => "rollback cleanup".into(),
+                WaitReason::Buffer => "a buffer (not in onstat -X)".into(),
+                r => r.words().into(),
+            },
+            t => t.describe_short(),
+        }
+    }
 
-/// Fills each waiter's blocker chain from the owners of what they wait on.
+    /// The session holding it up directly.
+    pub fn direct_blocker(&self) -> Option<Sid> {
+        self.blockers.first().copied()
+    }
+}
+
+/// What kind of condition a thread waits on, by its name in `onstat -g con`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ConditionKind {
+    /// `netnorm`: a session on a TCP connection waiting for its client — idle when nothing is
+    /// queued on its socket, the FET_BUF_SIZE story when its Send-Q grows.
+    ClientTcp,
+    /// `sm_read`: a session on a shared-memory connection waiting for its client between
+    /// requests; there is no socket to look at.
+    ClientShm,
+    /// Anything else (a server-side condition worth a look).
+    Other,
+}
+
+impl ConditionKind {
+    pub(crate) fn of(name: Option<&str>) -> ConditionKind {
+        match name {
+            Some("netnorm") => ConditionKind::ClientTcp,
+            Some("sm_read") => ConditionKind::ClientShm,
+            _ => ConditionKind::Other,
+        }
+    }
+}
+
+impl WaitTarget {
+    /// The kind of condition waited on (`Other` for anything that is not a condition).
+    pub(crate) fn condition_kind(&self) -> ConditionKind {
+        match self {
+            WaitTarget::Condition { name, .. } => ConditionKind::of(name.as_deref()),
+            _ => ConditionKind::Other,
+        }
+    }
+}
+
+/// The threads inside critical sections (flag position 5 `X`): a checkpoint cannot start until
+/// they leave, so they hold up every checkpoint waiter. Lowest session first.
+pub(crate) fn critical_section_threads(u: &OnstatU) -> Vec<(Sid, Addr)> {
+    let mut v: Vec<(Sid, Addr)> = u
+        .threads
+        .iter()
+        .filter(|t| t.flags.in_critical_section())
+        .map(|t| (t.sessid, t.address))
+        .collect();
+    v.sort_unstable();
+    v
+}
+
+/// Fills each waiter's blockers, head blocker and deadlock flag from the owners of what they
+/// wait on; a checkpoint waiter is held up by the threads inside critical sections.
 pub(crate) fn join_chains(u: &OnstatU, waiters: &mut [WaiterRow]) {
-    let owner_of: rustc_hash::FxHashMap<Addr, Addr> = waiters
+    let critical = critical_section_threads(u);
+    let mut owner_of: FxHashMap<Addr, Addr> = waiters
         .iter()
         .filter_map(|w| w.waiting_on.owner().map(|o| (w.rstcb, o)))
         .collect();
+    if let Some((_, first)) = critical.first() {
+        for w in waiters.iter() {
+            if w.reason == WaitReason::Checkpoint && w.rstcb != *first {
+                owner_of.insert(w.rstcb, *first);
+            }
+        }
+    }
     if owner_of.is_empty() {
         return;
     }
-    let sid_of: rustc_hash::FxHashMap<Addr, Sid> =
-        u.threads.iter().map(|t| (t.address, t.sessid)).collect();
+    let sid_of: FxHashMap<Addr, Sid> = u.threads.iter().map(|t| (t.address, t.sessid)).collect();
     for w in waiters.iter_mut() {
         let c = chains::follow(w.rstcb, &owner_of);
-        w.blockers = c
+        let mut blockers: Vec<Sid> = c
             .blockers
             .iter()
             .filter_map(|a| sid_of.get(a).copied())
             .collect();
-        w.head_blocker = c.head.and_then(|a| sid_of.get(&a).copied());
+        if w.reason == WaitReason::Checkpoint && !blockers.is_empty() {
+            // Every session in a critical section holds the checkpoint up, not only the first.
+            let mut all: Vec<Sid> = critical.iter().map(|(s, _)| *s).collect();
+            all.dedup();
+            let onward = blockers.split_off(1);
+            blockers = all;
+            blockers.extend(
+                onward
+                    .into_iter()
+                    .filter(|s| !critical.iter().any(|c| c.0 == *s)),
+            );
+        }
+        // A session waiting on a thread of its own (a PDQ helper) is not blocked by another.
+        blockers.retain(|b| *b != w.sessid);
+        blockers.dedup();
+        w.head_blocker = if c.cycle {
+            None
+        } else {
+            c.head
+                .and_then(|a| sid_of.get(&a).copied())
+                .filter(|h| *h != w.sessid)
+        };
+        w.blockers = blockers;
         w.deadlock = c.cycle;
     }
 }
 
-/// "blocked by sid 812 (head blocker, holding 3 locks, in a read)".
+/// "blocked by sid 812 (head blocker, holding 3 locks, running)".
 fn blocker_words(row: &WaiterRow, u: &OnstatU) -> Option<String> {
     if row.deadlock {
         let sids: Vec<String> = row.blockers.iter().map(|s| s.to_string()).collect();
         return Some(format!("DEADLOCK with sid {}", sids.join(", ")));
     }
-    let first = *row.blockers.first()?;
+    let first = row.direct_blocker()?;
     let head = row.head_blocker?;
     let head_th = u
         .threads
@@ -432,7 +531,16 @@ fn blocker_words(row: &WaiterRow, u: &OnstatU) -> Option<String> {
     Some(s)
 }
 
-pub(crate) fn verdict(row: &WaiterRow, u: &OnstatU) -> Cow<'static, str> {
+/// The sentence that says why a thread waits. `checkpoint` is what holds the checkpoint up
+/// (`Blocked:CKPT`, the sessions in critical sections), for checkpoint waiters.
+pub(crate) fn verdict(row: &WaiterRow, u: &OnstatU, checkpoint: &str) -> Cow<'static, str> {
+    if row.reason == WaitReason::Checkpoint {
+        return Cow::Owned(if checkpoint.is_empty() {
+            "waiting for a checkpoint to finish".to_string()
+        } else {
+            format!("waiting for a checkpoint to finish ({checkpoint})")
+        });
+    }
     if let Some(b) = blocker_words(row, u) {
         let on = match &row.waiting_on {
             WaitTarget::Lock {
@@ -452,8 +560,8 @@ pub(crate) fn verdict(row: &WaiterRow, u: &OnstatU) -> Cow<'static, str> {
         return Cow::Owned(format!("{on}{b}"));
     }
     match &row.waiting_on {
-        WaitTarget::Condition { name, .. } if name.as_deref() == Some(CLIENT_WAIT) => {
-            match &row.socket {
+        WaitTarget::Condition { name, .. } => match ConditionKind::of(name.as_deref()) {
+            ConditionKind::ClientTcp => match &row.socket {
                 Some(s) if s.send_q > 0 => Cow::Owned(format!(
                     "waiting for its client to read: {} queued on {} (see FET_BUF_SIZE)",
                     human_bytes(s.send_q),
@@ -461,14 +569,18 @@ pub(crate) fn verdict(row: &WaiterRow, u: &OnstatU) -> Cow<'static, str> {
                 )),
                 Some(_) => Cow::Borrowed("idle: waiting for the client"),
                 None => Cow::Borrowed("waiting for the client (its socket is not known)"),
+            },
+            ConditionKind::ClientShm => {
+                Cow::Borrowed("idle: waiting for the client (shared-memory connection: no socket)")
             }
-        }
-        WaitTarget::Condition { name: Some(n), .. } => {
-            Cow::Owned(format!("waiting on condition {n}"))
-        }
-        WaitTarget::Condition { address, .. } => {
-            Cow::Owned(format!("waiting on condition {address}"))
-        }
+            ConditionKind::Other => match name {
+                Some(n) => Cow::Owned(format!("waiting on condition {n}")),
+                None => Cow::Owned(format!(
+                    "waiting on condition {}",
+                    row.waiting_on.describe()
+                )),
+            },
+        },
         WaitTarget::Buffer {
             object,
             chunk,
@@ -481,7 +593,6 @@ pub(crate) fn verdict(row: &WaiterRow, u: &OnstatU) -> Cow<'static, str> {
         WaitTarget::Lock { .. } => Cow::Borrowed("waiting for a lock"),
         WaitTarget::Latch { address } => Cow::Owned(format!("waiting for mutex {address}")),
         WaitTarget::Other { .. } => match row.reason {
-            WaitReason::Checkpoint => Cow::Borrowed("waiting for a checkpoint to finish"),
             WaitReason::LogBuffer => Cow::Borrowed("waiting for a logical-log buffer write"),
             WaitReason::Transaction => Cow::Borrowed("waiting for a transaction"),
             WaitReason::Rollback => Cow::Borrowed("waiting for rollback cleanup"),
@@ -512,15 +623,28 @@ impl WaiterRow {
             return 0;
         }
         match &self.waiting_on {
-            WaitTarget::Condition { name, .. } if name.as_deref() == Some(CLIENT_WAIT) => {
-                match &self.socket {
+            WaitTarget::Condition { .. } => match self.waiting_on.condition_kind() {
+                ConditionKind::ClientTcp => match &self.socket {
                     Some(s) if s.send_q > 0 => 3,
                     _ => 1,
-                }
-            }
+                },
+                ConditionKind::ClientShm => 0,
+                ConditionKind::Other => 2,
+            },
             // Mutex waits come and go within a sample: a long one still sorts by its time.
-            WaitTarget::Condition { .. } | WaitTarget::Latch { .. } => 2,
+            WaitTarget::Latch { .. } => 2,
             _ => 4,
+        }
+    }
+
+    /// An idle client wait: waiting for its client with nothing queued (a TCP connection whose
+    /// socket is known to hold nothing), or on a shared-memory connection between requests.
+    pub(crate) fn is_idle_client_wait(&self) -> bool {
+        match self.waiting_on.condition_kind() {
+            ConditionKind::ClientShm => true,
+            // A netnorm wait with an unknown socket may be the FET_BUF_SIZE case: not idle.
+            ConditionKind::ClientTcp => self.socket.as_ref().is_some_and(|s| s.send_q == 0),
+            ConditionKind::Other => false,
         }
     }
 }

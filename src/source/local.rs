@@ -5,6 +5,15 @@ use crate::error::SourceError;
 use std::process::Stdio;
 use std::time::Duration;
 
+/// This machine's host name (reports and recordings name the host they describe).
+pub fn hostname() -> Option<String> {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+}
+
 /// Runs commands with `INFORMIXSERVER` set to the watched instance.
 #[derive(Debug, Clone, Default)]
 pub struct LocalRunner {

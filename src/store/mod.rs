@@ -32,6 +32,11 @@ pub struct StoreSettings {
     pub ports: Vec<u16>,
     pub hotspot_window: Duration,
     pub socket_window: Duration,
+    /// The wall-clock time (UTC) at session time 0: what the header's clock, the snapshot's
+    /// `time` and export names are read from. The demo has a clock of its own.
+    pub wall_start: Option<time::OffsetDateTime>,
+    /// The host the instance runs on, as reports name it.
+    pub host: Option<String>,
 }
 
 impl Default for StoreSettings {
@@ -41,6 +46,8 @@ impl Default for StoreSettings {
             ports: Vec::new(),
             hotspot_window: Duration::from_secs(120),
             socket_window: Duration::from_secs(60),
+            wall_start: None,
+            host: None,
         }
     }
 }

@@ -110,6 +110,14 @@ impl WaitTracker {
         self.current.get(&rstcb).map(|t| t.since)
     }
 
+    /// Since when the session is in its current state (running, or waiting on one reason).
+    pub(crate) fn session_state_since(&self, sid: Sid) -> Option<Duration> {
+        self.history
+            .get(&sid)
+            .and_then(|h| h.back())
+            .map(|s| s.from)
+    }
+
     /// The session's wait states over the last `HISTORY_SPAN`, oldest first.
     pub(crate) fn history(&self, sid: Sid) -> Vec<WaitSpan> {
         self.history

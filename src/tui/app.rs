@@ -4,6 +4,7 @@
 use crate::collect::extents::ExtentStatus;
 use crate::collect::replay::{ReplayCommand, ReplayUi};
 use crate::ids::Sid;
+use crate::model::chains::TreeItem;
 use crate::model::snapshot::Snapshot;
 use crate::tui::keymap::Keymap;
 use crate::tui::panes::{Order, Pane};
@@ -54,6 +55,18 @@ pub struct DrillUi {
     pub sid: Sid,
     /// The selected link of its blocker chain (Enter drills into it).
     pub selected: usize,
+    /// The first line shown (the screen scrolls when it is taller than the terminal).
+    pub scroll: usize,
+}
+
+impl DrillUi {
+    pub fn new(sid: Sid) -> Self {
+        DrillUi {
+            sid,
+            selected: 0,
+            scroll: 0,
+        }
+    }
 }
 
 /// Where the data comes from, for the header.
@@ -83,12 +96,22 @@ pub enum Effect {
     SettleIn(Duration),
     /// End the loop with this exit code.
     Quit(u8),
+    /// Draw the whole screen again (Ctrl-L).
+    Redraw,
+    /// Give the terminal back and stop until `fg` (Ctrl-Z).
+    Suspend,
 }
 
 /// What a line of input at the bottom is for.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Prompt {
+    /// `/`: keep only the rows whose text holds this.
     Filter(String),
+    /// `F3`: jump to the next row whose text holds this.
+    Search(String),
+    /// `#`: open the screen of this session.
+    Session(String),
+    /// `:` in a replay: go to a time.
     Seek(String),
 }
 
@@ -98,7 +121,7 @@ pub struct App {
     pub(crate) mode: Mode,
     pub server: Option<String>,
     pub pane: Pane,
-    pub(crate) tables: [TableUi; 4],
+    pub(crate) tables: [TableUi; 5],
     pub help: bool,
     pub prompt: Option<Prompt>,
     pub live: Arc<Snapshot>,
@@ -109,7 +132,13 @@ pub struct App {
     pub tree: bool,
     /// Sessions drilled into, innermost last.
     pub drill: Vec<DrillUi>,
+    /// The status line's message and when it was said (on `clock`).
     pub(crate) message: Option<(String, Duration)>,
+    /// Time that passes for the user (not the data's time: a paused replay stands still, a
+    /// message still expires): what messages expire by.
+    pub clock: Duration,
+    /// The last text searched for (`F3` again jumps to the next match).
+    pub(crate) search: String,
     pub quit: bool,
     pub extents: ExtentStatus,
     pub replay: Option<ReplayUi>,
@@ -118,6 +147,19 @@ pub struct App {
     pub(crate) note: Option<(NoteFn, Duration)>,
     /// Terminal size, set on start and resize: the app pages by it.
     pub size: (u16, u16),
+    /// The wall-clock time at session time 0, in the server's time zone: the header's clock.
+    pub wall_start: Option<time::OffsetDateTime>,
+    /// The recording under way (`--record`), for the header.
+    pub recording: Option<RecordingUi>,
+}
+
+/// A recording under way, as the header shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordingUi {
+    /// Bytes written to the file so far.
+    pub bytes: u64,
+    /// Why it stopped early (size cap, disk full), if it did.
+    pub stopped: Option<String>,
 }
 
 /// How long a message stays on the status line.
@@ -134,7 +176,7 @@ impl App {
             theme,
             mode,
             server: None,
-            pane: Pane::Waiters,
+            pane: Pane::Sessions,
             tables: Pane::ALL.map(TableUi::new),
             help: false,
             prompt: None,
@@ -145,11 +187,15 @@ impl App {
             tree: false,
             drill: Vec::new(),
             message: None,
+            clock: Duration::ZERO,
+            search: String::new(),
             quit: false,
             extents: ExtentStatus::None,
             replay: None,
             note: None,
             size: (80, 24),
+            wall_start: None,
+            recording: None,
         }
     }
 
@@ -168,12 +214,22 @@ impl App {
         usize::from(self.size.1.saturating_sub(chrome)).max(1)
     }
 
-    /// The message still worth showing at `now`.
-    pub fn current_message(&self, now: Duration) -> Option<&str> {
+    /// The wall-clock time at session time `at`, when known.
+    pub fn wall_clock(&self, at: Duration) -> Option<time::OffsetDateTime> {
+        self.wall_start.map(|w| w + at)
+    }
+
+    /// The message still worth showing.
+    pub fn current_message(&self) -> Option<&str> {
         self.message
             .as_ref()
-            .filter(|(_, at)| now.saturating_sub(*at) < MESSAGE_TTL)
+            .filter(|(_, at)| self.clock.saturating_sub(*at) < MESSAGE_TTL)
             .map(|(m, _)| m.as_str())
+    }
+
+    /// The Waiters pane shows the blocker tree (its rows are the tree's lines).
+    pub(crate) fn tree_shown(&self, pane: Pane) -> bool {
+        pane == Pane::Waiters && self.tree
     }
 
     /// The session of the selected row: a waiter, a socket's session, a hot spot's owner.
@@ -181,7 +237,14 @@ impl App {
         let snap = self.shown();
         let t = self.table();
         let row = *t.order.get(t.selected)?;
+        if self.tree_shown(self.pane) {
+            return match snap.tree.get(row)?.item {
+                TreeItem::Head(sid) | TreeItem::Deadlock(sid) => Some(sid),
+                TreeItem::Waiter(i) => snap.waiters.get(i).map(|w| w.sessid),
+            };
+        }
         match self.pane {
+            Pane::Sessions => snap.sessions.get(row).map(|s| s.sessid),
             Pane::Waiters => snap.waiters.get(row).map(|w| w.sessid),
             Pane::Sockets => snap.sockets.get(row).and_then(|s| s.sessid),
             Pane::Buffers => snap.hotspots.get(row).and_then(|h| h.owner_sid),
@@ -194,6 +257,9 @@ impl App {
         &self,
     ) -> Option<(&DrillUi, Option<&crate::model::session::SessionView>)> {
         let d = self.drill.last()?;
-        Some((d, self.shown().sessions.iter().find(|s| s.sid == d.sid)))
+        Some((
+            d,
+            self.shown().session_views.iter().find(|s| s.sid == d.sid),
+        ))
     }
 }

@@ -18,13 +18,18 @@ pub enum Action {
     End,
     NextPane,
     PrevPane,
+    PaneSessions,
     PaneWaiters,
     PaneBuffers,
     PaneSockets,
     PaneNuma,
     DrillDown,
+    /// Open any session's screen by its number (`#`).
+    GotoSession,
     Back,
     Filter,
+    /// Jump to the next row holding a text (F3); again for the next.
+    Search,
     SortNext,
     SortReverse,
     ToggleFreeze,
@@ -43,9 +48,11 @@ pub enum Action {
     ReplaySeekForward,
     ReplaySeekBack,
     ReplaySeek,
+    /// Draw the whole screen again (Ctrl-L).
+    Redraw,
+    /// Stop ifxtop and give the shell back, as Ctrl-Z does everywhere (`fg` resumes).
+    Suspend,
 }
-
-impl Action {}
 
 /// A key as written in the config: `q`, `ctrl-c`, `enter`, `shift-tab`, `f1`, `space`, `pgdn`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -174,8 +181,10 @@ pub struct Keymap {
 const DEFAULTS: &[(&str, Action)] = &[
     ("q", Action::Quit),
     ("ctrl-c", Action::Quit),
+    ("f10", Action::Quit),
     ("?", Action::Help),
     ("f1", Action::Help),
+    ("h", Action::Help),
     ("up", Action::Up),
     ("k", Action::Up),
     ("down", Action::Down),
@@ -190,14 +199,20 @@ const DEFAULTS: &[(&str, Action)] = &[
     ("G", Action::End),
     ("tab", Action::NextPane),
     ("shift-tab", Action::PrevPane),
-    ("1", Action::PaneWaiters),
-    ("2", Action::PaneBuffers),
-    ("3", Action::PaneSockets),
-    ("4", Action::PaneNuma),
+    ("1", Action::PaneSessions),
+    ("2", Action::PaneWaiters),
+    ("3", Action::PaneBuffers),
+    ("4", Action::PaneSockets),
+    ("5", Action::PaneNuma),
     ("enter", Action::DrillDown),
+    ("#", Action::GotoSession),
     ("esc", Action::Back),
     ("/", Action::Filter),
+    ("f4", Action::Filter),
+    ("f3", Action::Search),
+    ("n", Action::Search),
     ("s", Action::SortNext),
+    ("f6", Action::SortNext),
     ("S", Action::SortReverse),
     ("space", Action::ToggleFreeze),
     ("+", Action::IntervalLonger),
@@ -206,6 +221,7 @@ const DEFAULTS: &[(&str, Action)] = &[
     ("i", Action::ToggleIdle),
     ("R", Action::RebuildExtents),
     ("t", Action::ToggleTree),
+    ("f5", Action::ToggleTree),
     ("y", Action::Copy),
     ("e", Action::Export),
     ("p", Action::ReplayPause),
@@ -216,6 +232,8 @@ const DEFAULTS: &[(&str, Action)] = &[
     ("right", Action::ReplaySeekForward),
     ("left", Action::ReplaySeekBack),
     (":", Action::ReplaySeek),
+    ("ctrl-l", Action::Redraw),
+    ("ctrl-z", Action::Suspend),
 ];
 
 impl Default for Keymap {
@@ -294,9 +312,37 @@ mod tests {
             Some(Action::ToggleFreeze)
         );
         assert_eq!(km.action(&ev(KeyCode::Tab, none)), Some(Action::NextPane));
+        // The Sessions pane first, as `top` lists processes first.
         assert_eq!(
-            km.action(&ev(KeyCode::Char('3'), none)),
+            km.action(&ev(KeyCode::Char('1'), none)),
+            Some(Action::PaneSessions)
+        );
+        assert_eq!(
+            km.action(&ev(KeyCode::Char('4'), none)),
             Some(Action::PaneSockets)
+        );
+        // The function keys of top and htop.
+        for (f, a) in [
+            (1, Action::Help),
+            (3, Action::Search),
+            (4, Action::Filter),
+            (5, Action::ToggleTree),
+            (6, Action::SortNext),
+            (10, Action::Quit),
+        ] {
+            assert_eq!(km.action(&ev(KeyCode::F(f), none)), Some(a), "F{f}");
+        }
+        assert_eq!(
+            km.action(&ev(KeyCode::Char('l'), KeyModifiers::CONTROL)),
+            Some(Action::Redraw)
+        );
+        assert_eq!(
+            km.action(&ev(KeyCode::Char('z'), KeyModifiers::CONTROL)),
+            Some(Action::Suspend)
+        );
+        assert_eq!(
+            km.action(&ev(KeyCode::Char('#'), none)),
+            Some(Action::GotoSession)
         );
     }
 

@@ -4,8 +4,9 @@
 
 use crate::format::{human_bytes, human_duration};
 use crate::ids::Sid;
+use crate::model::sessions::{SessionRow, SessionState};
 use crate::model::snapshot::Snapshot;
-use crate::model::waiters::{WaitTarget, WaiterRow};
+use crate::model::waiters::WaiterRow;
 use crate::parsers::onstat_u::WaitReason;
 use crate::parsers::sockets::Endpoint;
 use crate::store::hotspots::HotspotRow;
@@ -18,10 +19,29 @@ use std::borrow::Cow;
 /// The panes. NUMA is drawn as a report, not a list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Pane {
+    /// Every session, as `top` lists every process.
+    Sessions,
     Waiters,
     Buffers,
     Sockets,
     Numa,
+}
+
+/// A column of the Sessions pane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SessionCol {
+    Sid,
+    User,
+    Host,
+    State,
+    What,
+    Time,
+    ReadsPerS,
+    WritesPerS,
+    Locks,
+    Blocks,
+    Threads,
+    Program,
 }
 
 /// A column of the Waiters pane.
@@ -73,6 +93,7 @@ pub enum SocketCol {
 /// A column of any pane.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Column {
+    Session(SessionCol),
     Waiter(WaiterCol),
     Hotspot(HotspotCol),
     Socket(SocketCol),
@@ -84,25 +105,29 @@ pub enum Column {
 pub enum Order {
     /// Waiters: what deserves a look first (waits on sessions and resources, then client waits
     /// with data queued, other conditions and mutexes, unknown sockets, idle client waits),
-    /// the longest wait first within each.
-    Concern,
+    /// the longest wait first within each. Sessions: those holding others up first, then the
+    /// waiting, the running (busiest first), the idle.
+    Grouped,
     By {
         column: Column,
         desc: bool,
     },
 }
 
-impl Order {
-    /// How the order is named on screen: `concern`, `IN WAIT▼`.
-    pub(crate) fn label(self) -> String {
-        match self {
-            Order::Concern => "concern, then time in wait".to_string(),
-            Order::By { column, desc } => {
-                format!("{}{}", column.spec().title, if desc { "▼" } else { "▲" })
-            }
-        }
-    }
-}
+const SESSION_COLS: [Column; 12] = [
+    Column::Session(SessionCol::Sid),
+    Column::Session(SessionCol::User),
+    Column::Session(SessionCol::State),
+    Column::Session(SessionCol::What),
+    Column::Session(SessionCol::Blocks),
+    Column::Session(SessionCol::Time),
+    Column::Session(SessionCol::ReadsPerS),
+    Column::Session(SessionCol::WritesPerS),
+    Column::Session(SessionCol::Host),
+    Column::Session(SessionCol::Locks),
+    Column::Session(SessionCol::Threads),
+    Column::Session(SessionCol::Program),
+];
 
 const WAITER_COLS: [Column; 12] = [
     Column::Waiter(WaiterCol::Sid),
@@ -145,19 +170,27 @@ const SOCKET_COLS: [Column; 9] = [
 ];
 
 impl Pane {
-    pub(crate) const ALL: [Pane; 4] = [Pane::Waiters, Pane::Buffers, Pane::Sockets, Pane::Numa];
+    pub const ALL: [Pane; 5] = [
+        Pane::Sessions,
+        Pane::Waiters,
+        Pane::Buffers,
+        Pane::Sockets,
+        Pane::Numa,
+    ];
 
     pub(crate) fn index(self) -> usize {
         match self {
-            Pane::Waiters => 0,
-            Pane::Buffers => 1,
-            Pane::Sockets => 2,
-            Pane::Numa => 3,
+            Pane::Sessions => 0,
+            Pane::Waiters => 1,
+            Pane::Buffers => 2,
+            Pane::Sockets => 3,
+            Pane::Numa => 4,
         }
     }
 
     pub(crate) fn title(self) -> &'static str {
         match self {
+            Pane::Sessions => "Sessions",
             Pane::Waiters => "Waiters",
             Pane::Buffers => "Buffers",
             Pane::Sockets => "Sockets",
@@ -168,6 +201,7 @@ impl Pane {
     /// The pane's columns, left to right.
     pub fn columns(self) -> &'static [Column] {
         match self {
+            Pane::Sessions => &SESSION_COLS,
             Pane::Waiters => &WAITER_COLS,
             Pane::Buffers => &HOTSPOT_COLS,
             Pane::Sockets => &SOCKET_COLS,
@@ -178,7 +212,7 @@ impl Pane {
     /// The order until the user picks another.
     pub fn default_order(self) -> Order {
         match self {
-            Pane::Waiters => Order::Concern,
+            Pane::Sessions | Pane::Waiters => Order::Grouped,
             Pane::Buffers => Order::By {
                 column: Column::Hotspot(HotspotCol::Window),
                 desc: true,
@@ -194,9 +228,9 @@ impl Pane {
     /// has one) after the last column.
     pub(crate) fn next_order(self, order: Order) -> Order {
         let cols = self.columns();
-        let grouped = self.default_order() == Order::Concern;
+        let grouped = self.default_order() == Order::Grouped;
         let next = match order {
-            Order::Concern => cols.first().copied(),
+            Order::Grouped => cols.first().copied(),
             Order::By { column, .. } => {
                 let i = cols.iter().position(|c| *c == column).map_or(0, |i| i + 1);
                 match cols.get(i) {
@@ -211,12 +245,13 @@ impl Pane {
                 column,
                 desc: column.spec().right,
             },
-            None => Order::Concern,
+            None => Order::Grouped,
         }
     }
 
     pub(crate) fn len(self, snap: &Snapshot) -> usize {
         match self {
+            Pane::Sessions => snap.sessions.len(),
             Pane::Waiters => snap.waiters.len(),
             Pane::Buffers => snap.hotspots.len(),
             Pane::Sockets => snap.sockets.len(),
@@ -227,10 +262,14 @@ impl Pane {
     /// The key `row` sorts by under `order`.
     pub(crate) fn sort_key(self, snap: &Snapshot, row: usize, order: Order) -> SortKey {
         match (order, self) {
-            (Order::Concern, Pane::Waiters) => snap
+            (Order::Grouped, Pane::Waiters) => snap
                 .waiters
                 .get(row)
                 .map_or(SortKey::None, |w| SortKey::Num(w.priority())),
+            (Order::Grouped, Pane::Sessions) => snap
+                .sessions
+                .get(row)
+                .map_or(SortKey::None, |s| SortKey::Num(session_priority(s))),
             (Order::By { column, .. }, _) => column.key(snap, row),
             _ => SortKey::Num(row as f64),
         }
@@ -239,6 +278,7 @@ impl Pane {
     /// What identifies a row across snapshots, to keep it selected when rows move.
     pub(crate) fn row_id(self, snap: &Snapshot, row: usize) -> Option<String> {
         match self {
+            Pane::Sessions => snap.sessions.get(row).map(|s| s.sessid.to_string()),
             Pane::Waiters => snap.waiters.get(row).map(|w| w.rstcb.to_string()),
             Pane::Buffers => snap.hotspots.get(row).map(|h| h.object.clone()),
             Pane::Sockets => snap
@@ -267,6 +307,20 @@ impl Column {
     /// Title, width and placement.
     pub fn spec(self) -> Col {
         match self {
+            Column::Session(c) => match c {
+                SessionCol::Sid => Col::new("SID", 6).right(),
+                SessionCol::User => Col::new("USER", 8),
+                SessionCol::Host => Col::new("HOST", 15).wide(100),
+                SessionCol::State => Col::new("STATE", 16),
+                SessionCol::What => Col::new("WAITING ON", 16).flex(),
+                SessionCol::Time => Col::new("TIME", 7).right(),
+                SessionCol::ReadsPerS => Col::new("RD/s", 6).right(),
+                SessionCol::WritesPerS => Col::new("WR/s", 6).right(),
+                SessionCol::Locks => Col::new("LOCKS", 6).right().wide(110),
+                SessionCol::Blocks => Col::new("BLOCKS", 7).right(),
+                SessionCol::Threads => Col::new("THR", 4).right().wide(120),
+                SessionCol::Program => Col::new("PROGRAM", 20).flex().wide(140),
+            },
             Column::Waiter(c) => match c {
                 WaiterCol::Sid => Col::new("SID", 6).right(),
                 WaiterCol::User => Col::new("USER", 8),
@@ -310,6 +364,10 @@ impl Column {
     /// The cell of `row` in this column.
     pub(crate) fn cell(self, snap: &Snapshot, row: usize) -> Cow<'_, str> {
         match self {
+            Column::Session(c) => snap
+                .sessions
+                .get(row)
+                .map_or(Cow::Borrowed(""), |r| session_cell(r, c)),
             Column::Waiter(c) => snap
                 .waiters
                 .get(row)
@@ -328,6 +386,10 @@ impl Column {
     /// The value `row` sorts by in this column.
     pub(crate) fn key(self, snap: &Snapshot, row: usize) -> SortKey {
         match self {
+            Column::Session(c) => snap
+                .sessions
+                .get(row)
+                .map_or(SortKey::None, |r| session_key(r, c)),
             Column::Waiter(c) => snap
                 .waiters
                 .get(row)
@@ -364,27 +426,110 @@ fn sid_key(s: Option<Sid>) -> SortKey {
     s.map_or(SortKey::None, |s| SortKey::Num(s.0 as f64))
 }
 
+impl Pane {
+    /// What the pane's grouped order is, in words.
+    pub(crate) fn grouped_label(self) -> &'static str {
+        match self {
+            Pane::Sessions => "blockers, waiting, running, idle",
+            _ => "concern, then time in wait",
+        }
+    }
+
+    /// How an order is named on screen: `concern, then time in wait`, `IN WAIT▼`.
+    pub(crate) fn order_label(self, order: Order) -> String {
+        match order {
+            Order::Grouped => self.grouped_label().to_string(),
+            Order::By { column, desc } => {
+                format!("{}{}", column.spec().title, if desc { "▼" } else { "▲" })
+            }
+        }
+    }
+}
+
+/// The Sessions pane's grouped order, largest first: sessions holding others up (most first),
+/// then those waiting on something (longest first), those running (busiest first), the idle.
+pub(crate) fn session_priority(s: &SessionRow) -> f64 {
+    let io = s.reads_per_s.unwrap_or(0.0) + s.writes_per_s.unwrap_or(0.0);
+    let time = s.in_state_s.unwrap_or(0.0).min(1e7);
+    if !s.blocks.is_empty() || s.critical_section {
+        4e9 + s.blocks.len() as f64 * 1e7 + time
+    } else {
+        match s.state {
+            SessionState::Waiting => 3e9 + time,
+            SessionState::Running => 2e9 + io.min(1e8),
+            SessionState::Idle => 1e9 - time,
+        }
+    }
+}
+
+fn session_cell(r: &SessionRow, c: SessionCol) -> Cow<'_, str> {
+    match c {
+        SessionCol::Sid => r.sessid.to_string().into(),
+        SessionCol::User => Cow::Borrowed(r.user.as_str()),
+        SessionCol::Host => r.host.as_deref().unwrap_or("-").into(),
+        SessionCol::State => r.state_words().into(),
+        SessionCol::What => r.waiting_on.as_deref().unwrap_or("").into(),
+        SessionCol::Time => r
+            .in_state_s
+            .map_or(Cow::Borrowed("-"), |t| human_duration(t).into()),
+        SessionCol::ReadsPerS => rate(r.reads_per_s).into(),
+        SessionCol::WritesPerS => rate(r.writes_per_s).into(),
+        SessionCol::Locks => r.locks.to_string().into(),
+        SessionCol::Blocks => {
+            if r.blocks.is_empty() {
+                Cow::Borrowed("-")
+            } else {
+                r.blocks.len().to_string().into()
+            }
+        }
+        SessionCol::Threads => r.threads.to_string().into(),
+        SessionCol::Program => r.program.as_deref().unwrap_or("-").into(),
+    }
+}
+
+fn session_key(r: &SessionRow, c: SessionCol) -> SortKey {
+    match c {
+        SessionCol::Sid => SortKey::Num(r.sessid.0 as f64),
+        SessionCol::User => SortKey::Text(r.user.to_string()),
+        SessionCol::Host => r
+            .host
+            .as_ref()
+            .map_or(SortKey::None, |h| SortKey::Text(h.to_string())),
+        SessionCol::State => SortKey::Text(r.state_words()),
+        SessionCol::What => r
+            .waiting_on
+            .as_ref()
+            .map_or(SortKey::None, |w| SortKey::Text(w.clone())),
+        SessionCol::Time => r.in_state_s.map_or(SortKey::None, SortKey::Num),
+        SessionCol::ReadsPerS => r.reads_per_s.map_or(SortKey::None, SortKey::Num),
+        SessionCol::WritesPerS => r.writes_per_s.map_or(SortKey::None, SortKey::Num),
+        SessionCol::Locks => SortKey::Num(r.locks as f64),
+        SessionCol::Blocks => SortKey::Num(r.blocks.len() as f64),
+        SessionCol::Threads => SortKey::Num(f64::from(r.threads)),
+        SessionCol::Program => r
+            .program
+            .as_ref()
+            .map_or(SortKey::None, |p| SortKey::Text(p.clone())),
+    }
+}
+
 fn waiter_cell(r: &WaiterRow, c: WaiterCol) -> Cow<'_, str> {
     match c {
         WaiterCol::Sid => r.sessid.to_string().into(),
         WaiterCol::User => Cow::Borrowed(r.user.as_str()),
         WaiterCol::Wait => Cow::Borrowed(r.reason.short()),
-        WaiterCol::WaitingOn => match &r.waiting_on {
-            // A bare address says nothing: the sentence does (checkpoint, log buffer,
-            // transaction...).
-            WaitTarget::Other { .. } => Cow::Borrowed(&*r.verdict),
-            target => {
-                let mut d = target.describe_short();
-                if r.idle {
-                    d.push_str(" (idle)");
-                }
-                d.into()
+        WaiterCol::WaitingOn => {
+            let mut d = r.waiting_on_short();
+            if r.idle {
+                d.push_str(" (idle)");
             }
-        },
+            d.into()
+        }
         WaiterCol::InWait => human_duration(r.in_wait_s).into(),
-        WaiterCol::Blocker => match (r.deadlock, r.head_blocker) {
+        // The direct blocker: the head has its own place (the tree, the session screen).
+        WaiterCol::Blocker => match (r.deadlock, r.direct_blocker()) {
             (true, _) => Cow::Borrowed("DEADLK"),
-            (false, Some(h)) => h.to_string().into(),
+            (false, Some(b)) => b.to_string().into(),
             (false, None) => Cow::Borrowed("-"),
         },
         WaiterCol::SendQ => r
@@ -406,7 +551,7 @@ fn waiter_key(r: &WaiterRow, c: WaiterCol) -> SortKey {
         WaiterCol::Wait => SortKey::Text(r.reason.short().into()),
         WaiterCol::WaitingOn => SortKey::Text(r.waiting_on.describe()),
         WaiterCol::InWait => SortKey::Num(r.in_wait_s),
-        WaiterCol::Blocker => sid_key(r.head_blocker),
+        WaiterCol::Blocker => sid_key(r.direct_blocker()),
         WaiterCol::SendQ => r
             .socket
             .as_ref()
@@ -501,6 +646,12 @@ impl TableRows for PaneRows<'_> {
 
     fn style(&self, row: usize, theme: &Theme) -> Style {
         match self.pane {
+            Pane::Sessions => match self.snap.sessions.get(row) {
+                Some(r) if !r.blocks.is_empty() || r.critical_section => theme.hot,
+                Some(r) if r.state == SessionState::Idle => theme.dim,
+                Some(r) if r.state == SessionState::Waiting => theme.warn,
+                _ => Style::new(),
+            },
             Pane::Waiters => match self.snap.waiters.get(row) {
                 Some(r) if r.idle => theme.dim,
                 Some(r) if r.head_blocker.is_some() || r.reason != WaitReason::Condition => {
@@ -540,7 +691,7 @@ mod tests {
     #[test]
     fn sort_cycles_through_every_column_and_back_to_the_grouped_order() {
         let mut o = Pane::Waiters.default_order();
-        assert_eq!(o, Order::Concern);
+        assert_eq!(o, Order::Grouped);
         let mut seen = Vec::new();
         for _ in 0..Pane::Waiters.columns().len() {
             o = Pane::Waiters.next_order(o);
@@ -550,7 +701,7 @@ mod tests {
             seen.push(column);
         }
         assert_eq!(seen, Pane::Waiters.columns());
-        assert_eq!(Pane::Waiters.next_order(o), Order::Concern);
+        assert_eq!(Pane::Waiters.next_order(o), Order::Grouped);
         // A pane without a grouped order wraps to its first column.
         let last = Order::By {
             column: Column::Socket(SocketCol::Local),

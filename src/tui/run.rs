@@ -61,8 +61,13 @@ impl Feed {
         let (raw, recorder) = match &setup.record {
             Some((path, max_mb)) => {
                 let (tx, rx) = std::sync::mpsc::sync_channel::<RawSample>(4096);
-                let header = RecordingHeader::now(
+                let header = RecordingHeader::new(
                     setup.server.as_deref(),
+                    setup.settings.host.as_deref(),
+                    setup
+                        .settings
+                        .wall_start
+                        .unwrap_or_else(time::OffsetDateTime::now_utc),
                     &setup.settings.ports,
                     setup.settings.base_page_kb,
                 );
@@ -120,6 +125,8 @@ pub trait Outside {
     fn in_tmux(&self) -> bool;
     /// Where `e` writes its files.
     fn export_dir(&self) -> PathBuf;
+    /// Gives the terminal back and stops until continued (Ctrl-Z, SIGTSTP).
+    fn suspend(&mut self) -> std::io::Result<()>;
 }
 
 /// The real terminal's outside: OSC 52 on standard output, the current directory.
@@ -139,6 +146,10 @@ impl Outside for Terminal52 {
 
     fn export_dir(&self) -> PathBuf {
         std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))
+    }
+
+    fn suspend(&mut self) -> std::io::Result<()> {
+        crate::tui::terminal::suspend()
     }
 }
 
@@ -299,9 +310,9 @@ pub async fn drive<B: Backend>(
                 Feed::Collect {
                     recorder: Some(rec),
                     ..
-                } => match rec.status() {
-                    Some(why) => Msg::RecordingStopped(why),
-                    None => Msg::Tick,
+                } => Msg::Recording {
+                    bytes: rec.written(),
+                    stopped: rec.status(),
                 },
                 _ => Msg::Tick,
             },
@@ -358,6 +369,18 @@ fn carry_out<B: Backend>(
             }
             Feed::Collect { .. } => None,
         },
+        Effect::Redraw => {
+            // A full repaint: whatever the terminal shows now is forgotten.
+            let _ = terminal.clear();
+            Some(Msg::Tick)
+        }
+        Effect::Suspend => match outside.suspend() {
+            Ok(()) => {
+                let _ = terminal.clear();
+                Some(Msg::Tick)
+            }
+            Err(e) => Some(Msg::Done(Outcome::Failed(format!("cannot suspend: {e}")))),
+        },
         Effect::Quit(_) | Effect::SettleIn(_) => None,
     }
 }
@@ -410,6 +433,7 @@ pub fn session_for(setup: &Setup, size: (u16, u16)) -> Result<Session, Error> {
     );
     app.server = setup.server.clone();
     app.note = setup.note;
+    app.wall_start = setup.settings.wall_start;
     app.size = size;
     if let Some(rec) = &setup.replay {
         if !rec.skipped.is_empty() {
@@ -492,7 +516,7 @@ async fn run_async(setup: Setup) -> Result<ExitCode, Error> {
     Ok(ExitCode::from(code?))
 }
 
-/// Forwards SIGTERM, SIGHUP, SIGINT and SIGQUIT to the loop as inputs.
+/// Forwards SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGTSTP and SIGCONT to the loop as inputs.
 fn spawn_signals(tx: mpsc::Sender<Input>) -> Result<(), Error> {
     use tokio::signal::unix::{signal, SignalKind};
     for (kind, sig) in [
@@ -500,6 +524,8 @@ fn spawn_signals(tx: mpsc::Sender<Input>) -> Result<(), Error> {
         (SignalKind::hangup(), Signal::Hangup),
         (SignalKind::interrupt(), Signal::Interrupt),
         (SignalKind::quit(), Signal::Quit),
+        (SignalKind::from_raw(nix::libc::SIGTSTP), Signal::Stop),
+        (SignalKind::from_raw(nix::libc::SIGCONT), Signal::Continue),
     ] {
         let mut stream = signal(kind).map_err(Error::Io)?;
         let tx = tx.clone();

@@ -28,23 +28,28 @@ pub enum Signal {
     Hangup,
     Interrupt,
     Quit,
+    /// SIGTSTP (`kill -TSTP`; Ctrl-Z arrives as a key in raw mode): suspend like Ctrl-Z.
+    Stop,
+    /// SIGCONT: continued after a stop someone else caused: draw everything again.
+    Continue,
 }
 
 impl Signal {
-    /// The exit code a shell expects after the signal (128 + its number).
-    pub(crate) fn exit_code(self) -> u8 {
+    /// The exit code a shell expects after a signal that ends ifxtop (128 + its number).
+    pub fn exit_code(self) -> Option<u8> {
         match self {
-            Signal::Hangup => 129,
-            Signal::Interrupt => 130,
-            Signal::Quit => 131,
-            Signal::Terminate => 143,
+            Signal::Hangup => Some(129),
+            Signal::Interrupt => Some(130),
+            Signal::Quit => Some(131),
+            Signal::Terminate => Some(143),
+            Signal::Stop | Signal::Continue => None,
         }
     }
 }
 
 /// What a side effect the loop carried out came to, for the status line.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Outcome {
+pub enum Outcome {
     Copied { bytes: usize, tmux: bool },
     Exported { files: Vec<String>, dir: String },
     Failed(String),
@@ -52,7 +57,7 @@ pub(crate) enum Outcome {
 
 /// Everything that can happen to the live screen.
 #[derive(Debug)]
-pub(crate) enum Msg {
+pub enum Msg {
     Key(KeyEvent),
     Resize(u16, u16),
     /// Samples from the collectors, applied together.
@@ -67,8 +72,11 @@ pub(crate) enum Msg {
     Signal(Signal),
     /// A side effect was carried out.
     Done(Outcome),
-    /// The recorder stopped early, and why.
-    RecordingStopped(String),
+    /// How the recording goes: bytes written, and why it stopped if it did.
+    Recording {
+        bytes: u64,
+        stopped: Option<String>,
+    },
 }
 
 /// The live screen's state.
@@ -85,8 +93,13 @@ pub struct Session {
     last_build: Option<Instant>,
     force_build: bool,
     last_auto_rebuild: Option<Instant>,
+    /// The data of the frozen moment (space): a session drilled into while frozen is shown as
+    /// it was then, not as it is now.
+    frozen_store: Option<Store>,
+    /// When the session started, on the loop's clock: what status messages expire by.
+    started: Instant,
     /// Something changed since the last draw.
-    pub(crate) dirty: bool,
+    pub dirty: bool,
 }
 
 impl Session {
@@ -106,6 +119,8 @@ impl Session {
             last_build: None,
             force_build: true,
             last_auto_rebuild: None,
+            frozen_store: None,
+            started: Instant::now(),
             dirty: true,
         }
     }
@@ -118,7 +133,8 @@ impl Session {
     }
 
     /// Takes one message at session time `now`; returns what the loop must do.
-    pub(crate) fn update(&mut self, msg: Msg, now: Duration) -> Vec<Effect> {
+    pub fn update(&mut self, msg: Msg, now: Duration) -> Vec<Effect> {
+        self.app.clock = self.started.elapsed();
         let mut effects = Vec::new();
         match msg {
             Msg::Key(k) => {
@@ -158,7 +174,11 @@ impl Session {
             Msg::Settled | Msg::Tick => self.dirty = true,
             Msg::Signal(s) => {
                 self.log(now, &format!("signal {s:?}"));
-                effects.push(Effect::Quit(s.exit_code()));
+                effects.push(match (s, s.exit_code()) {
+                    (_, Some(code)) => Effect::Quit(code),
+                    (Signal::Stop, None) => Effect::Suspend,
+                    _ => Effect::Redraw,
+                });
             }
             Msg::Done(outcome) => {
                 let text = match outcome {
@@ -173,12 +193,25 @@ impl Session {
                 self.app.say(text, now);
                 self.dirty = true;
             }
-            Msg::RecordingStopped(why) => {
-                if self.app.message.as_ref().map(|(m, _)| m) != Some(&why) {
-                    self.app.say(why, now);
-                    self.dirty = true;
+            Msg::Recording { bytes, stopped } => {
+                let newly_stopped = stopped.is_some()
+                    && self
+                        .app
+                        .recording
+                        .as_ref()
+                        .is_none_or(|r| r.stopped.is_none());
+                if let (true, Some(why)) = (newly_stopped, &stopped) {
+                    self.app.say(why.clone(), now);
                 }
+                self.app.recording = Some(crate::tui::app::RecordingUi { bytes, stopped });
+                self.dirty = true;
             }
+        }
+        // Freezing keeps the moment's data too; resuming lets it go.
+        match (&self.app.frozen, &self.frozen_store) {
+            (Some(_), None) => self.frozen_store = Some(self.store.clone()),
+            (None, Some(_)) => self.frozen_store = None,
+            _ => {}
         }
         if self.dirty {
             effects.extend(self.refresh(now));
@@ -197,6 +230,12 @@ impl Session {
             sids.sort_unstable();
             sids.dedup();
             effects.push(Effect::Focus(sids));
+            if let (Some(frozen), Some((snap, _))) = (&self.frozen_store, &self.app.frozen) {
+                // The frozen moment, with the sessions drilled into now.
+                let at = Duration::from_secs_f64(snap.at_s);
+                let rebuilt = snapshot::build(frozen, at, self.server.as_deref(), &focus);
+                self.app.set_frozen_snapshot(Arc::new(rebuilt));
+            }
         }
         let data_moved = self.store.generation != self.built_generation;
         let min_gap = Duration::from_secs_f64(self.app.interval.clamp(0.1, 3600.0) * 0.5);

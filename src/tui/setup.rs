@@ -78,10 +78,11 @@ pub(crate) fn setup(args: &LiveArgs) -> Result<Setup, Error> {
     let (mode, runner, server, note): Chosen = if let Some(path) = &args.replay {
         let rec = crate::collect::record::read_recording(path)?;
         if rec.samples.is_empty() {
+            // The first few problems and a count, not every line of a garbage file.
             return Err(Error::Usage(format!(
-                "{}: nothing to replay ({})",
+                "{}: nothing to replay{}",
                 path.display(),
-                rec.skipped.join("; ")
+                crate::collect::record::problems_summary(&rec.skipped)
             )));
         }
         let header = rec.header.clone();
@@ -95,6 +96,8 @@ pub(crate) fn setup(args: &LiveArgs) -> Result<Setup, Error> {
                 settings.base_page_kb = kb;
             }
         }
+        settings.wall_start = rec.started();
+        settings.host = header.as_ref().and_then(|h| h.host.clone());
         replay = Some(Arc::new(rec));
         (
             Mode::Replay {
@@ -113,6 +116,8 @@ pub(crate) fn setup(args: &LiveArgs) -> Result<Setup, Error> {
         } else {
             ports
         };
+        settings.wall_start = Some(crate::demo::EPOCH + Duration::from_secs(args.demo_at));
+        settings.host = Some(crate::demo::HOST.to_string());
         (
             Mode::Demo { seed: args.seed },
             Arc::new(demo),
@@ -129,6 +134,8 @@ pub(crate) fn setup(args: &LiveArgs) -> Result<Setup, Error> {
         } else {
             ports
         };
+        settings.wall_start = Some(now_in_local_offset());
+        settings.host = crate::source::local::hostname();
         (
             Mode::Live,
             Arc::new(LocalRunner::new(server.clone())),
@@ -169,6 +176,13 @@ pub(crate) fn setup(args: &LiveArgs) -> Result<Setup, Error> {
         replay,
         log: args.log.clone(),
     })
+}
+
+/// Now, in this machine's time zone (the server's, when ifxtop runs on it). The offset is read
+/// while the process has one thread (`time` refuses it later, for soundness); UTC when unknown.
+pub fn now_in_local_offset() -> time::OffsetDateTime {
+    let offset = time::UtcOffset::current_local_offset().unwrap_or(time::UtcOffset::UTC);
+    time::OffsetDateTime::now_utc().to_offset(offset)
 }
 
 /// Listener ports of INFORMIXSERVER from `$INFORMIXSQLHOSTS` or `$INFORMIXDIR/etc/sqlhosts`.

@@ -54,6 +54,23 @@ pub(crate) fn restore() {
     }
 }
 
+/// Gives the terminal back and stops the process, as Ctrl-Z does for any program: the shell's
+/// `fg` continues it here, and the terminal is taken again (raw mode, alternate screen). The
+/// caller then redraws everything.
+pub fn suspend() -> io::Result<()> {
+    restore();
+    nix::sys::signal::raise(nix::sys::signal::Signal::SIGSTOP).map_err(io::Error::from)?;
+    // Continued (`fg`, or SIGCONT).
+    take_again()
+}
+
+/// Raw mode, the alternate screen, the cursor hidden: as `enter` leaves it.
+pub fn take_again() -> io::Result<()> {
+    enable_raw_mode()?;
+    ACTIVE.store(true, Ordering::SeqCst);
+    execute!(io::stdout(), EnterAlternateScreen, Hide)
+}
+
 /// Restores the terminal when dropped (the normal and the error path).
 #[derive(Debug)]
 pub(crate) struct Guard;

@@ -1,58 +1,79 @@
-//! Colours and styles, with a plain variant for `NO_COLOR` and terminals without colour.
+//! Colours and styles: the eight basic ANSI colours only (an 8-colour terminal shows them all),
+//! emphasis that reads on light and on dark backgrounds (reverse video and bold rather than a
+//! fixed background), alarm colour only for what needs action; a plain variant for `NO_COLOR`,
+//! and ASCII glyphs for a terminal whose locale is not UTF-8.
 
 use ratatui::style::{Color, Modifier, Style};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Theme {
     pub(crate) color: bool,
+    /// The terminal cannot show UTF-8: every glyph is drawn in ASCII.
+    pub ascii: bool,
     pub(crate) title: Style,
     pub(crate) header_bar: Style,
     pub(crate) tab_active: Style,
     pub(crate) tab: Style,
     pub(crate) column_header: Style,
     pub(crate) selected: Style,
+    /// Something failed, or a state that needs action now (Blocked, off-line, deadlock).
     pub(crate) error: Style,
+    /// Worth a look.
     pub(crate) warn: Style,
     pub(crate) ok: Style,
     pub(crate) dim: Style,
+    /// Needs attention: a long wait, a session holding others up.
     pub(crate) hot: Style,
     pub(crate) key: Style,
     pub(crate) badge_frozen: Style,
     pub(crate) badge_running: Style,
+    /// The alarm in the header (Blocked, CKPT REQ): reverse video in the alarm colour, readable
+    /// on any background.
+    pub(crate) badge_alarm: Style,
 }
 
 impl Theme {
-    /// Colour unless `NO_COLOR` is set to anything non-empty (https://no-color.org).
-    pub(crate) fn from_env() -> Theme {
-        match std::env::var_os("NO_COLOR") {
+    /// Colour unless `NO_COLOR` is set to anything non-empty (https://no-color.org); ASCII
+    /// glyphs unless the locale is UTF-8.
+    pub fn from_env() -> Theme {
+        let mut t = match std::env::var_os("NO_COLOR") {
             Some(v) if !v.is_empty() => Theme::plain(),
             _ => Theme::colored(),
-        }
+        };
+        t.ascii = !locale_is_utf8(|k| std::env::var(k).ok());
+        t
     }
 
     pub fn colored() -> Theme {
+        let bold = Style::new().add_modifier(Modifier::BOLD);
         Theme {
             color: true,
-            title: Style::new().add_modifier(Modifier::BOLD),
-            header_bar: Style::new().fg(Color::Black).bg(Color::Cyan),
-            tab_active: Style::new()
-                .fg(Color::Black)
-                .bg(Color::Cyan)
-                .add_modifier(Modifier::BOLD),
+            ascii: false,
+            title: bold,
+            // Reverse video: the terminal's own colours swapped, readable whatever they are.
+            header_bar: Style::new().add_modifier(Modifier::REVERSED),
+            tab_active: Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD),
             tab: Style::new().fg(Color::Cyan),
-            column_header: Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD),
+            column_header: bold.add_modifier(Modifier::UNDERLINED),
             selected: Style::new().add_modifier(Modifier::REVERSED),
             error: Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
             warn: Style::new().fg(Color::Yellow),
             ok: Style::new().fg(Color::Green),
-            dim: Style::new().fg(Color::DarkGray),
+            dim: Style::new().add_modifier(Modifier::DIM),
             hot: Style::new().fg(Color::Red),
             key: Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD),
             badge_frozen: Style::new()
                 .fg(Color::Black)
                 .bg(Color::Yellow)
                 .add_modifier(Modifier::BOLD),
-            badge_running: Style::new().fg(Color::Green),
+            badge_running: Style::new()
+                .fg(Color::Black)
+                .bg(Color::Green)
+                .add_modifier(Modifier::BOLD),
+            badge_alarm: Style::new()
+                .fg(Color::White)
+                .bg(Color::Red)
+                .add_modifier(Modifier::BOLD),
         }
     }
 
@@ -61,6 +82,7 @@ impl Theme {
         let bold = Style::new().add_modifier(Modifier::BOLD);
         Theme {
             color: false,
+            ascii: false,
             title: bold,
             header_bar: Style::new().add_modifier(Modifier::REVERSED),
             tab_active: Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD),
@@ -75,6 +97,103 @@ impl Theme {
             key: bold,
             badge_frozen: Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD),
             badge_running: Style::new(),
+            badge_alarm: Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD),
         }
+    }
+
+    /// A wait row's style by how long it has lasted: nothing for a few seconds (waits come and
+    /// go), yellow past 5 s, red past 30 s, bold red past 2 minutes.
+    pub(crate) fn wait_style(&self, secs: f64) -> Style {
+        if secs >= 120.0 {
+            self.error
+        } else if secs >= 30.0 {
+            self.hot
+        } else if secs >= 5.0 {
+            self.warn
+        } else {
+            Style::new()
+        }
+    }
+}
+
+/// The locale's character set is UTF-8 (`LC_ALL`, then `LC_CTYPE`, then `LANG`, as the C
+/// library looks them up; unset everywhere is the C locale: ASCII).
+pub(crate) fn locale_is_utf8(var: impl Fn(&str) -> Option<String>) -> bool {
+    for key in ["LC_ALL", "LC_CTYPE", "LANG"] {
+        if let Some(v) = var(key).filter(|v| !v.is_empty()) {
+            let v = v.to_ascii_lowercase();
+            return v.contains("utf-8") || v.contains("utf8");
+        }
+    }
+    false
+}
+
+/// The ASCII stand-in for a glyph ifxtop draws, for terminals that cannot show UTF-8; `?` for
+/// anything else outside ASCII (a user name in another script, say).
+pub(crate) fn ascii_for(c: char) -> char {
+    match c {
+        c if c.is_ascii() => c,
+        '▼' | '↓' => 'v',
+        '▲' | '↑' => '^',
+        '·' | '─' | '—' | '–' => '-',
+        '⚠' => '!',
+        '│' => '|',
+        '├' => '+',
+        '└' => '`',
+        '→' | '▶' => '>',
+        '←' => '<',
+        '…' => '~',
+        '░' | '▁' => '.',
+        '▂' | '▃' => '_',
+        '▄' | '▅' => '-',
+        '▆' => '=',
+        '▇' | '█' => '#',
+        '≤' => '<',
+        _ => '?',
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_locale_decides_utf8_like_the_c_library() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(key, _)| *key == k)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        assert!(locale_is_utf8(env(&[("LANG", "en_US.UTF-8")])));
+        assert!(locale_is_utf8(env(&[("LC_CTYPE", "de_DE.utf8")])));
+        // LC_ALL wins over LANG.
+        assert!(!locale_is_utf8(env(&[
+            ("LC_ALL", "C"),
+            ("LANG", "en_US.UTF-8")
+        ])));
+        assert!(!locale_is_utf8(env(&[("LANG", "en_US.ISO-8859-1")])));
+        assert!(!locale_is_utf8(env(&[])));
+    }
+
+    #[test]
+    fn every_glyph_has_an_ascii_stand_in() {
+        for c in "▼▲·⚠│├└→…░▁▂▃▄▅▆▇█".chars() {
+            let a = ascii_for(c);
+            assert!(a.is_ascii() && a != '?', "{c} -> {a}");
+        }
+        assert_eq!(ascii_for('é'), '?');
+        assert_eq!(ascii_for('x'), 'x');
+    }
+
+    #[test]
+    fn waits_escalate_with_their_length() {
+        let t = Theme::colored();
+        assert_eq!(t.wait_style(1.0), Style::new());
+        assert_eq!(t.wait_style(10.0), t.warn);
+        assert_eq!(t.wait_style(60.0), t.hot);
+        assert_eq!(t.wait_style(3600.0), t.error);
     }
 }

@@ -4,6 +4,8 @@
 use crate::collect::extents::ExtentStatus;
 use crate::collect::replay::ReplayCommand;
 use crate::collect::INTERVALS;
+use crate::ids::Sid;
+use crate::model::chains::TreeItem;
 use crate::model::snapshot::Snapshot;
 use crate::tui::app::{App, DrillUi, Effect, Mode, Prompt, TableUi};
 use crate::tui::keymap::Action;
@@ -13,13 +15,17 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use std::sync::Arc;
 use std::time::Duration;
 
+/// Lines of a session screen a page key scrolls by when the terminal's height is not known.
+const SESSION_PAGE: usize = 10;
+
 impl App {
     fn table_mut(&mut self) -> &mut TableUi {
         &mut self.tables[self.pane.index()]
     }
 
-    pub(crate) fn say(&mut self, text: impl Into<String>, now: Duration) {
-        self.message = Some((text.into(), now));
+    /// Puts `text` on the status line (it expires after a few seconds of the user's time).
+    pub(crate) fn say(&mut self, text: impl Into<String>, _now: Duration) {
+        self.message = Some((text.into(), self.clock));
     }
 
     /// A new snapshot from the store. While frozen it is kept aside; the screen does not move.
@@ -27,6 +33,14 @@ impl App {
         self.live = snap;
         if self.frozen.is_none() {
             self.refresh_orders();
+        }
+    }
+
+    /// A new version of the frozen snapshot (a session drilled into while frozen, built from
+    /// the frozen moment's data).
+    pub(crate) fn set_frozen_snapshot(&mut self, snap: Arc<Snapshot>) {
+        if let Some((s, _)) = &mut self.frozen {
+            *s = snap;
         }
     }
 
@@ -42,58 +56,65 @@ impl App {
         }
     }
 
+    /// What identifies row `row` of `pane` (a tree line when the tree is shown).
+    fn row_id_of(&self, pane: Pane, snap: &Snapshot, row: usize) -> Option<String> {
+        if self.tree_shown(pane) {
+            return match snap.tree.get(row)?.item {
+                TreeItem::Head(s) => Some(format!("head {s}")),
+                TreeItem::Deadlock(s) => Some(format!("deadlock {s}")),
+                TreeItem::Waiter(i) => pane.row_id(snap, i),
+            };
+        }
+        pane.row_id(snap, row)
+    }
+
     fn refresh_order(&mut self, pane: Pane) {
         let snap = self.shown().clone();
-        let hide_idle = self.hide_idle;
         let page = self.page_rows();
-        let t = &mut self.tables[pane.index()];
-        t.stale = false;
+        let tree = self.tree_shown(pane);
+        let hide_idle = self.hide_idle;
+        let t = &self.tables[pane.index()];
         let prev_row = t.order.get(t.selected).copied().filter(|_| t.follow);
         let prev_id = match (&t.basis, prev_row) {
-            (Some(basis), Some(r)) => pane.row_id(basis, r),
+            (Some(basis), Some(r)) => self.row_id_of(pane, basis, r),
             _ => None,
         };
-        t.basis = Some(snap.clone());
         let needle = t.filter.to_lowercase();
-        if pane == Pane::Waiters && self.tree {
-            // Tree order: each head's waiters, nearest first; rows outside every tree left out.
-            let mut order = Vec::new();
-            for h in &snap.heads {
-                let mut rows: Vec<usize> = (0..snap.waiters.len())
-                    .filter(|&i| snap.waiters[i].head_blocker == Some(h.sid))
-                    .filter(|&i| needle.is_empty() || pane.row_text(&snap, i).contains(&needle))
-                    .collect();
-                rows.sort_by_key(|&i| (snap.waiters[i].blockers.len(), snap.waiters[i].sessid));
-                order.extend(rows);
-            }
-            t.order = order;
-            t.selected = t.selected.min(t.order.len().saturating_sub(1));
-            return;
-        }
-        let mut order: Vec<usize> = (0..pane.len(&snap))
-            .filter(|&i| {
-                !(hide_idle && pane == Pane::Waiters && snap.waiters.get(i).is_some_and(|w| w.idle))
-            })
-            .filter(|&i| needle.is_empty() || pane.row_text(&snap, i).contains(&needle))
-            .collect();
         let sort = t.sort;
-        let desc = match sort {
-            Order::Concern => true,
-            Order::By { desc, .. } => desc,
-        };
-        let mut keys = vec![crate::tui::table::SortKey::None; pane.len(&snap)];
-        for &i in &order {
-            keys[i] = pane.sort_key(&snap, i, sort);
-        }
-        order.sort_by(|a, b| keys[*a].compare_dir(&keys[*b], desc).then(a.cmp(b)));
-        // Keep the same row selected when it is still there.
-        if let Some(id) = prev_id {
-            if let Some(pos) = order
-                .iter()
-                .position(|&i| pane.row_id(&snap, i).as_deref() == Some(id.as_str()))
-            {
-                t.selected = pos;
+        let order = if tree {
+            tree_order(&snap, &needle)
+        } else {
+            let mut order: Vec<usize> = (0..pane.len(&snap))
+                .filter(|&i| {
+                    !(hide_idle && pane == Pane::Waiters && snap.waiters[i].idle)
+                        && !(hide_idle
+                            && pane == Pane::Sessions
+                            && snap.sessions[i].state == crate::model::sessions::SessionState::Idle)
+                })
+                .filter(|&i| needle.is_empty() || pane.row_text(&snap, i).contains(&needle))
+                .collect();
+            let desc = match sort {
+                Order::Grouped => true,
+                Order::By { desc, .. } => desc,
+            };
+            let mut keys = vec![crate::tui::table::SortKey::None; pane.len(&snap)];
+            for &i in &order {
+                keys[i] = pane.sort_key(&snap, i, sort);
             }
+            order.sort_by(|a, b| keys[*a].compare_dir(&keys[*b], desc).then(a.cmp(b)));
+            order
+        };
+        // Keep the same row selected when it is still there.
+        let keep = prev_id.and_then(|id| {
+            order
+                .iter()
+                .position(|&i| self.row_id_of(pane, &snap, i).as_deref() == Some(id.as_str()))
+        });
+        let t = &mut self.tables[pane.index()];
+        t.stale = false;
+        t.basis = Some(snap);
+        if let Some(pos) = keep {
+            t.selected = pos;
         }
         t.order = order;
         t.selected = t.selected.min(t.order.len().saturating_sub(1));
@@ -103,14 +124,18 @@ impl App {
     fn move_selection(&mut self, delta: isize) {
         if let Some(d) = self.drill.last().copied() {
             let links = self
-                .shown()
-                .sessions
-                .iter()
-                .find(|s| s.sid == d.sid)
-                .map_or(0, |s| s.chain.len());
+                .session()
+                .and_then(|(_, v)| v)
+                .map_or(0, |v| v.chain.len());
             if let Some(top) = self.drill.last_mut() {
-                let target = top.selected as isize + delta;
-                top.selected = target.clamp(0, links.saturating_sub(1) as isize) as usize;
+                if links > 0 && delta.unsigned_abs() == 1 {
+                    let target = d.selected as isize + delta;
+                    top.selected = target.clamp(0, links as isize - 1) as usize;
+                } else {
+                    // The screen scrolls; the view keeps `scroll` within its lines.
+                    let target = d.scroll as isize + delta;
+                    top.scroll = target.max(0) as usize;
+                }
             }
             return;
         }
@@ -135,18 +160,37 @@ impl App {
         }
     }
 
+    /// Opens the screen of `sid` (on top of the drill stack).
+    fn open_session(&mut self, sid: Sid, now: Duration) {
+        if sid.0 == 0 {
+            self.say(
+                "session 0 is the server's own threads: no session to show",
+                now,
+            );
+            return;
+        }
+        self.drill.push(DrillUi::new(sid));
+    }
+
     /// Handles a key: typed text while a prompt is open, else the keymap's action.
     pub fn on_key(&mut self, key: KeyEvent, now: Duration) -> Vec<Effect> {
         if key.kind == KeyEventKind::Release {
             return Vec::new();
         }
+        let ctrl_c =
+            key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c');
         if let Some(prompt) = self.prompt.take() {
+            if ctrl_c {
+                self.quit = true;
+                return Vec::new();
+            }
             return self.on_prompt_key(prompt, key, now);
         }
         if self.help {
-            // Any key closes the help; q still quits.
+            // Any key closes the help, `q` included: a quit by reflex must not end a session
+            // (or a recording). Ctrl-C still quits.
             self.help = false;
-            if self.keymap.action(&key) == Some(Action::Quit) {
+            if ctrl_c {
                 self.quit = true;
             }
             return Vec::new();
@@ -158,26 +202,28 @@ impl App {
     }
 
     fn on_prompt_key(&mut self, prompt: Prompt, key: KeyEvent, now: Duration) -> Vec<Effect> {
-        let ctrl_c =
-            key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c');
-        if ctrl_c {
-            self.quit = true;
-            return Vec::new();
-        }
+        // Edits the prompt's text; `None` when the key ended the prompt (Enter, Esc).
+        let edit = |text: &mut String| -> Option<KeyCode> {
+            match key.code {
+                KeyCode::Backspace => {
+                    text.pop();
+                }
+                KeyCode::Char(c) if !c.is_control() => text.push(c),
+                KeyCode::Enter | KeyCode::Esc => return Some(key.code),
+                _ => {}
+            }
+            None
+        };
         match prompt {
             Prompt::Filter(mut text) => {
-                match key.code {
-                    KeyCode::Esc => {
+                match edit(&mut text) {
+                    Some(KeyCode::Esc) => {
                         self.table_mut().filter.clear();
                         self.refresh_order(self.pane);
                         return Vec::new();
                     }
-                    KeyCode::Enter => return Vec::new(),
-                    KeyCode::Backspace => {
-                        text.pop();
-                    }
-                    KeyCode::Char(c) if !c.is_control() => text.push(c),
-                    _ => {}
+                    Some(_) => return Vec::new(),
+                    None => {}
                 }
                 self.table_mut().filter = text.clone();
                 self.table_mut().selected = 0;
@@ -186,29 +232,47 @@ impl App {
                 self.prompt = Some(Prompt::Filter(text));
                 Vec::new()
             }
-            Prompt::Seek(mut text) => match key.code {
-                KeyCode::Esc => Vec::new(),
-                KeyCode::Enter => match parse_seek(&text) {
-                    Some(cmd) => vec![Effect::Replay(cmd)],
-                    None => {
-                        self.say(
-                            format!("cannot seek to '{text}': use 90, 1:30, 2m or 40%"),
-                            now,
-                        );
-                        Vec::new()
+            Prompt::Search(mut text) => {
+                match edit(&mut text) {
+                    Some(KeyCode::Enter) => {
+                        self.search = text;
+                        self.search_next(now);
                     }
-                },
-                KeyCode::Backspace => {
-                    text.pop();
-                    self.prompt = Some(Prompt::Seek(text));
-                    Vec::new()
+                    Some(_) => {}
+                    None => self.prompt = Some(Prompt::Search(text)),
                 }
-                KeyCode::Char(c) if !c.is_control() => {
-                    text.push(c);
-                    self.prompt = Some(Prompt::Seek(text));
-                    Vec::new()
+                Vec::new()
+            }
+            Prompt::Session(mut text) => {
+                match edit(&mut text) {
+                    Some(KeyCode::Enter) => match text.trim().parse::<u64>() {
+                        Ok(n) => self.open_session(Sid(n), now),
+                        Err(_) => self.say(format!("'{text}' is not a session number"), now),
+                    },
+                    Some(_) => {}
+                    None => self.prompt = Some(Prompt::Session(text)),
                 }
-                _ => {
+                Vec::new()
+            }
+            Prompt::Seek(mut text) => match edit(&mut text) {
+                Some(KeyCode::Enter) => {
+                    let started = self.replay.as_ref().and_then(|r| r.started);
+                    match parse_seek(&text, started) {
+                        Some(cmd) => vec![Effect::Replay(cmd)],
+                        None => {
+                            self.say(
+                                format!(
+                                    "cannot seek to '{text}': use 90, 1:30, 2m, 40% or a time \
+                                     of day 13:35:20"
+                                ),
+                                now,
+                            );
+                            Vec::new()
+                        }
+                    }
+                }
+                Some(_) => Vec::new(),
+                None => {
                     self.prompt = Some(Prompt::Seek(text));
                     Vec::new()
                 }
@@ -216,9 +280,50 @@ impl App {
         }
     }
 
+    /// Moves the selection to the next row (after the selected one, wrapping) whose text holds
+    /// the search text.
+    fn search_next(&mut self, now: Duration) {
+        let needle = self.search.to_lowercase();
+        if needle.is_empty() || self.pane.columns().is_empty() {
+            return;
+        }
+        let snap = self.shown().clone();
+        let pane = self.pane;
+        let tree = self.tree_shown(pane);
+        let t = self.table();
+        let n = t.order.len();
+        let found = (1..=n).map(|k| (t.selected + k) % n.max(1)).find(|&pos| {
+            let row = t.order[pos];
+            let text = if tree {
+                match snap.tree.get(row).map(|l| l.item) {
+                    Some(TreeItem::Waiter(i)) => pane.row_text(&snap, i),
+                    Some(TreeItem::Head(s) | TreeItem::Deadlock(s)) => format!("sid {s}"),
+                    None => String::new(),
+                }
+            } else {
+                pane.row_text(&snap, row)
+            };
+            text.contains(&needle)
+        });
+        match found {
+            Some(pos) => {
+                let page = self.page_rows();
+                let t = self.table_mut();
+                t.selected = pos;
+                t.follow = true;
+                t.offset = scroll_offset(pos, t.offset, page, n);
+            }
+            None => self.say(format!("'{}' is on no row", self.search), now),
+        }
+    }
+
     /// Carries out one action.
     pub fn handle(&mut self, action: Action, now: Duration) -> Vec<Effect> {
-        let page = self.page_rows() as isize;
+        let page = if self.drill.is_empty() {
+            self.page_rows()
+        } else {
+            usize::from(self.size.1.saturating_sub(4)).max(SESSION_PAGE)
+        } as isize;
         match action {
             Action::Quit => self.quit = true,
             Action::Help => self.help = !self.help,
@@ -236,6 +341,7 @@ impl App {
                 let i = (self.pane.index() + Pane::ALL.len() - 1) % Pane::ALL.len();
                 self.set_pane(Pane::ALL[i]);
             }
+            Action::PaneSessions => self.set_pane(Pane::Sessions),
             Action::PaneWaiters => self.set_pane(Pane::Waiters),
             Action::PaneBuffers => self.set_pane(Pane::Buffers),
             Action::PaneSockets => self.set_pane(Pane::Sockets),
@@ -244,29 +350,17 @@ impl App {
                 Some((d, Some(view))) => match view.chain.get(d.selected) {
                     Some(link) => {
                         let sid = link.sid;
-                        self.drill.push(DrillUi { sid, selected: 0 });
+                        self.open_session(sid, now);
                     }
                     None => self.say("nothing blocks this session: no one to drill into", now),
                 },
                 _ => self.say("this session's details are not collected yet", now),
             },
             Action::DrillDown => match self.selected_sid() {
-                Some(sid) if sid.0 != 0 => {
-                    if self.frozen.is_some() && !self.shown().sessions.iter().any(|s| s.sid == sid)
-                    {
-                        self.say(
-                            "frozen: the session screen shows live data (space resumes)",
-                            now,
-                        );
-                    }
-                    self.drill.push(DrillUi { sid, selected: 0 });
-                }
-                Some(_) => self.say("a daemon thread (session 0) has no session to show", now),
-                None => self.say(
-                    "select a waiter, a hot spot with an owner or a socket with a session",
-                    now,
-                ),
+                Some(sid) => self.open_session(sid, now),
+                None => self.say("select a session, a waiter, a hot spot with an owner or a socket with a session", now),
             },
+            Action::GotoSession => self.prompt = Some(Prompt::Session(String::new())),
             Action::Back => {
                 if self.drill.pop().is_none() {
                     if !self.table().filter.is_empty() {
@@ -278,8 +372,17 @@ impl App {
                 }
             }
             Action::Filter => {
-                if self.pane != Pane::Numa {
+                if !self.pane.columns().is_empty() {
+                    // Edits the filter in place: a second `/` does not start over.
                     self.prompt = Some(Prompt::Filter(self.table().filter.clone()));
+                }
+            }
+            Action::Search => {
+                if self.pane.columns().is_empty() {
+                } else if self.search.is_empty() || self.prompt.is_some() {
+                    self.prompt = Some(Prompt::Search(String::new()));
+                } else {
+                    self.search_next(now);
                 }
             }
             Action::SortNext | Action::SortReverse => {
@@ -294,13 +397,13 @@ impl App {
                         },
                         // The grouped order has one direction: reversing it starts at the
                         // first column, descending.
-                        (_, Order::Concern) => match pane.next_order(Order::Concern) {
+                        (_, Order::Grouped) => match pane.next_order(Order::Grouped) {
                             Order::By { column, .. } => Order::By { column, desc: true },
                             o => o,
                         },
                     };
                     let msg = match self.table().sort {
-                        Order::Concern => format!("sorted by {}", Order::Concern.label()),
+                        Order::Grouped => format!("sorted by {}", pane.grouped_label()),
                         Order::By { column, desc } => format!(
                             "sorted by {}, {}",
                             column.spec().title,
@@ -339,13 +442,13 @@ impl App {
                 self.hide_idle = !self.hide_idle;
                 self.say(
                     if self.hide_idle {
-                        "idle client waits hidden (i to show)"
+                        "idle sessions and client waits hidden (i to show)"
                     } else {
-                        "idle client waits shown"
+                        "idle sessions and client waits shown"
                     },
                     now,
                 );
-                self.refresh_order(Pane::Waiters);
+                self.refresh_orders();
             }
             Action::RebuildExtents => {
                 if matches!(self.mode, Mode::Replay { .. }) {
@@ -361,14 +464,18 @@ impl App {
                 }
             }
             Action::ToggleTree => {
-                if self.pane == Pane::Waiters {
-                    self.tree = !self.tree;
-                    self.tables[Pane::Waiters.index()].selected = 0;
-                    self.tables[Pane::Waiters.index()].follow = false;
-                    self.refresh_order(Pane::Waiters);
-                } else {
-                    self.say("the blocker tree is a view of the Waiters pane (1)", now);
+                if self.pane != Pane::Waiters {
+                    self.set_pane(Pane::Waiters);
+                    if self.tree {
+                        return Vec::new();
+                    }
                 }
+                self.tree = !self.tree;
+                let t = self.table_mut();
+                t.selected = 0;
+                t.offset = 0;
+                t.follow = false;
+                self.refresh_order(Pane::Waiters);
             }
             Action::Copy => {
                 return match crate::tui::views::copy_text(self) {
@@ -380,6 +487,8 @@ impl App {
                 }
             }
             Action::Export => return vec![Effect::Export],
+            Action::Redraw => return vec![Effect::Redraw],
+            Action::Suspend => return vec![Effect::Suspend],
             Action::ReplayPause
             | Action::ReplayStepForward
             | Action::ReplayStepBack
@@ -414,8 +523,41 @@ impl App {
     }
 }
 
-/// `90` or `90s` (seconds), `1:30`, `2m`, `40%`.
-pub(crate) fn parse_seek(text: &str) -> Option<ReplayCommand> {
+/// The blocker tree's lines to show: all of them without a filter; with one, the waiter lines
+/// whose text holds it, with the lines above them (their blockers and their head).
+fn tree_order(snap: &Snapshot, needle: &str) -> Vec<usize> {
+    if needle.is_empty() {
+        return (0..snap.tree.len()).collect();
+    }
+    let mut keep = vec![false; snap.tree.len()];
+    // The last line seen at each depth (index 0: the head), to keep a match's ancestors.
+    let mut path: Vec<usize> = Vec::new();
+    for (i, line) in snap.tree.iter().enumerate() {
+        let level = match line.item {
+            TreeItem::Head(_) | TreeItem::Deadlock(_) => 0,
+            TreeItem::Waiter(_) => line.depth() + 1,
+        };
+        path.truncate(level);
+        path.push(i);
+        let text = match line.item {
+            TreeItem::Waiter(w) => Pane::Waiters.row_text(snap, w),
+            TreeItem::Head(s) | TreeItem::Deadlock(s) => format!("sid {s}"),
+        };
+        if text.contains(needle) {
+            for &p in &path {
+                keep[p] = true;
+            }
+        }
+    }
+    (0..snap.tree.len()).filter(|&i| keep[i]).collect()
+}
+
+/// `90` or `90s` (seconds into the recording), `1:30` (minutes and seconds), `2m`, `40%`, or a
+/// time of day `13:35:20` (the recording's clock, when it says when it started).
+pub(crate) fn parse_seek(
+    text: &str,
+    started: Option<time::OffsetDateTime>,
+) -> Option<ReplayCommand> {
     let t = text.trim();
     if let Some(p) = t.strip_suffix('%') {
         let v: f64 = p.trim().parse().ok()?;
@@ -423,10 +565,30 @@ pub(crate) fn parse_seek(text: &str) -> Option<ReplayCommand> {
             .contains(&v)
             .then_some(ReplayCommand::SeekPercent(v / 100.0));
     }
-    if let Some((m, s)) = t.split_once(':') {
-        let m: u64 = m.trim().parse().ok()?;
-        let s: u64 = s.trim().parse().ok()?;
-        return Some(ReplayCommand::SeekTo(Duration::from_secs(m * 60 + s)));
+    let parts: Vec<&str> = t.split(':').collect();
+    match parts.as_slice() {
+        [h, m, s] => {
+            let (h, m, s): (u8, u8, u8) = (
+                h.trim().parse().ok()?,
+                m.trim().parse().ok()?,
+                s.trim().parse().ok()?,
+            );
+            let start = started?;
+            let at = time::Time::from_hms(h, m, s).ok()?;
+            // The first moment at that time of day from the recording's start on.
+            let mut wall = start.replace_time(at);
+            if wall < start {
+                wall += time::Duration::days(1);
+            }
+            let into = wall - start;
+            return Duration::try_from(into).ok().map(ReplayCommand::SeekTo);
+        }
+        [m, s] => {
+            let m: u64 = m.trim().parse().ok()?;
+            let s: u64 = s.trim().parse().ok()?;
+            return Some(ReplayCommand::SeekTo(Duration::from_secs(m * 60 + s)));
+        }
+        _ => {}
     }
     if let Some(m) = t.strip_suffix('m') {
         let m: f64 = m.trim().parse().ok()?;
@@ -447,19 +609,41 @@ mod tests {
     #[test]
     fn seek_syntax() {
         assert_eq!(
-            parse_seek("90"),
+            parse_seek("90", None),
             Some(ReplayCommand::SeekTo(Duration::from_secs(90)))
         );
         assert_eq!(
-            parse_seek("1:30"),
+            parse_seek("1:30", None),
             Some(ReplayCommand::SeekTo(Duration::from_secs(90)))
         );
         assert_eq!(
-            parse_seek("2m"),
+            parse_seek("2m", None),
             Some(ReplayCommand::SeekTo(Duration::from_secs(120)))
         );
-        assert_eq!(parse_seek("40%"), Some(ReplayCommand::SeekPercent(0.4)));
-        assert_eq!(parse_seek("140%"), None);
-        assert_eq!(parse_seek("soon"), None);
+        assert_eq!(
+            parse_seek("40%", None),
+            Some(ReplayCommand::SeekPercent(0.4))
+        );
+        assert_eq!(parse_seek("140%", None), None);
+        assert_eq!(parse_seek("soon", None), None);
+    }
+
+    #[test]
+    fn a_time_of_day_seeks_on_the_recordings_clock() {
+        let started = time::macros::datetime!(2026-11-22 13:35:02 UTC);
+        assert_eq!(
+            parse_seek("13:35:20", Some(started)),
+            Some(ReplayCommand::SeekTo(Duration::from_secs(18)))
+        );
+        // Past midnight: the next day's.
+        assert_eq!(
+            parse_seek("00:00:02", Some(started)),
+            Some(ReplayCommand::SeekTo(Duration::from_secs(
+                10 * 3600 + 24 * 60 + 60
+            )))
+        );
+        // Without a start time there is no clock to seek on.
+        assert_eq!(parse_seek("13:35:20", None), None);
+        assert_eq!(parse_seek("25:00:00", Some(started)), None);
     }
 }

@@ -740,7 +740,14 @@ fn snapshot_joins_netnorm_waiters_to_their_growing_send_q() {
         .filter(|(q, _, idle, _)| *q == Some(0) && *idle)
         .count();
     assert_eq!(idle + filling.len(), r2.len());
-    assert_eq!(s2.summary.idle, idle);
+    // The idle count holds those and the shared-memory clients between requests (sm_read).
+    let shm = s2
+        .waiters
+        .iter()
+        .filter(|w| w.waiting_on.describe() == "sm_read")
+        .count();
+    assert!(shm > 0);
+    assert_eq!(s2.summary.idle, idle + shm);
     // The Sockets pane names the sessions on those connections.
     let top = s2.sockets.first().expect("a socket");
     assert!(
@@ -761,8 +768,22 @@ fn calm_netnorm_waiters_are_idle_with_known_sockets() {
             assert_eq!(*q, Some(0), "{sid}");
             assert!(idle, "{sid}: {verdict}");
         }
-        // Local batch jobs wait on sm_read: no socket, not client-idle.
-        assert!(s.waiters.iter().any(|w| w.verdict.contains("sm_read")));
+        // Local batch jobs on shared-memory connections wait on sm_read between requests: idle
+        // too, and said to have no socket (rather than an unknown one).
+        let shm: Vec<_> = s
+            .waiters
+            .iter()
+            .filter(|w| w.waiting_on.describe() == "sm_read")
+            .collect();
+        assert!(!shm.is_empty());
+        for w in shm {
+            assert!(w.idle, "{}", w.sessid);
+            assert!(
+                w.verdict.contains("shared-memory connection"),
+                "{}",
+                w.verdict
+            );
+        }
     }
 }
 

@@ -7,6 +7,7 @@ mod common;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyEventState, KeyModifiers};
 use ifxtop::collect::replay::{ReplayCommand, ReplayUi};
 use ifxtop::ids::{Addr, Sid};
+use ifxtop::model::chains::TreeItem;
 use ifxtop::model::session::{ChainLink, SessionView};
 use ifxtop::model::snapshot::Snapshot;
 use ifxtop::model::waiters::WaitTarget;
@@ -100,6 +101,9 @@ fn app() -> App {
     );
     a.size = (80, 24);
     a.set_snapshot(Arc::new(snapshot()));
+    // These flows are about the Waiters pane (the Sessions pane comes first).
+    a.on_key(key('2'), NOW);
+    assert_eq!(a.pane, Pane::Waiters);
     a
 }
 
@@ -111,16 +115,18 @@ fn selected_sid(a: &App) -> Option<Sid> {
 fn pane_keys_switch_panes() {
     let mut a = app();
     assert_eq!(a.pane, Pane::Waiters);
-    a.on_key(key('3'), NOW);
+    a.on_key(key('4'), NOW);
     assert_eq!(a.pane, Pane::Sockets);
     a.on_key(code(KeyCode::Tab), NOW);
     assert_eq!(a.pane, Pane::Numa);
     a.on_key(code(KeyCode::Tab), NOW);
-    assert_eq!(a.pane, Pane::Waiters);
+    assert_eq!(a.pane, Pane::Sessions);
     a.on_key(code(KeyCode::BackTab), NOW);
     assert_eq!(a.pane, Pane::Numa);
-    a.on_key(key('2'), NOW);
+    a.on_key(key('3'), NOW);
     assert_eq!(a.pane, Pane::Buffers);
+    a.on_key(key('1'), NOW);
+    assert_eq!(a.pane, Pane::Sessions);
 }
 
 #[test]
@@ -139,10 +145,11 @@ fn waiters_default_to_longest_wait_with_idle_last() {
 #[test]
 fn waits_on_sessions_come_before_long_condition_waits() {
     let mut snap = snapshot();
-    // 812 waits 72 s on sm_read; 902 has waited 40 s for a lock 901 holds.
+    // 812 waits 72 s on a server-side condition (read-ahead); 902 has waited 40 s for a lock
+    // 901 holds.
     snap.waiters[1].waiting_on = WaitTarget::Condition {
         address: Addr(0x4480_0812),
-        name: Some("sm_read".into()),
+        name: Some("ReadAhead".into()),
         waittime: Some(72),
     };
     snap.waiters[2].waiting_on = WaitTarget::Lock {
@@ -266,7 +273,7 @@ fn sort_keys_cycle_columns_and_reverse() {
         }
     );
     assert!(a
-        .current_message(NOW)
+        .current_message()
         .is_some_and(|m| m.starts_with("sorted by")));
 }
 
@@ -354,7 +361,7 @@ fn enter_drills_in_esc_backs_out_and_chains_drill_further() {
     assert_eq!(a.drill.last().map(|d| d.sid), Some(Sid(902)));
     // The session screen's content arrives with the next snapshot.
     let mut s = snapshot();
-    s.sessions = vec![SessionView {
+    s.session_views = vec![SessionView {
         sid: Sid(902),
         chain: vec![ChainLink {
             sid: Sid(901),
@@ -403,9 +410,23 @@ fn help_opens_and_any_key_closes_it() {
     a.on_key(key('3'), NOW);
     assert!(!a.help);
     assert_eq!(a.pane, Pane::Waiters, "the closing key does nothing else");
+    // q in the help closes the help: a quit by reflex must not end the session.
     a.on_key(key('?'), NOW);
     a.on_key(key('q'), NOW);
-    assert!(a.quit, "q quits even from the help");
+    assert!(!a.help);
+    assert!(!a.quit, "q closes the help, it does not quit");
+    // Ctrl-C still quits from the help.
+    a.on_key(key('?'), NOW);
+    a.on_key(
+        KeyEvent {
+            code: KeyCode::Char('c'),
+            modifiers: KeyModifiers::CONTROL,
+            kind: KeyEventKind::Press,
+            state: KeyEventState::NONE,
+        },
+        NOW,
+    );
+    assert!(a.quit);
 }
 
 #[test]
@@ -444,16 +465,38 @@ fn tree_toggle_orders_waiters_by_head_blocker() {
         locks: 3,
         blocked: 2,
     }];
+    s.tree = ifxtop::model::chains::tree(&s.waiters, &[Sid(901)]);
     a.set_snapshot(Arc::new(s));
     a.on_key(key('t'), NOW);
     assert!(a.tree);
-    let order: Vec<u64> = a
+    // The head, then each waiter under its direct blocker: 902 under 901, 903 under 902.
+    let lines: Vec<(String, usize)> = a
         .table()
         .order
         .iter()
-        .map(|&i| a.shown().waiters[i].sessid.0)
+        .map(|&i| {
+            let line = &a.shown().tree[i];
+            let what = match line.item {
+                TreeItem::Head(s) => format!("head {s}"),
+                TreeItem::Waiter(w) => format!("{}", a.shown().waiters[w].sessid),
+                TreeItem::Deadlock(s) => format!("deadlock {s}"),
+            };
+            (what, line.depth())
+        })
         .collect();
-    assert_eq!(order, vec![902, 903]);
+    assert_eq!(
+        lines,
+        vec![
+            ("head 901".to_string(), 0),
+            ("902".to_string(), 0),
+            ("903".to_string(), 1)
+        ]
+    );
+    // The head's line is selectable: Enter on it opens the head blocker's screen.
+    assert_eq!(a.selected_sid(), Some(Sid(901)));
+    a.on_key(code(KeyCode::Enter), NOW);
+    assert_eq!(a.drill.last().map(|d| d.sid), Some(Sid(901)));
+    a.on_key(code(KeyCode::Esc), NOW);
     a.on_key(key('t'), NOW);
     assert_eq!(a.table().order.len(), 5);
 }

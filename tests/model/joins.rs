@@ -83,14 +83,14 @@ fn oninit_captures_join_thread_names_and_conditions() {
         }
         other => panic!("{other:?}"),
     }
-    let s54 = &snap.sessions[0];
+    let s54 = &snap.session_views[0];
     assert_eq!(s54.threads.len(), 1);
     assert_eq!(s54.threads[0].tid, Some(213));
     assert_eq!(s54.threads[0].name.as_deref(), Some("sqlexec"));
     let status = s54.threads[0].status.as_deref().expect("status");
     assert!(status.contains("sm_read"), "{status}");
     // 83's rstcb 14a59cd8 is tid 357, waiting on netnorm in both captures.
-    let s83 = &snap.sessions[1];
+    let s83 = &snap.session_views[1];
     assert_eq!(s83.threads[0].tid, Some(357));
     assert!(s83.verdict.contains("client"), "{}", s83.verdict);
 }
@@ -112,7 +112,7 @@ fn ibm_doc_lock_is_held_by_the_doc_thread() {
         &fixture("onstat-u/ibm-kc-12.10-adref-0608.txt"),
     );
     let snap = build(&s, &[Sid(21)]);
-    let v = &snap.sessions[0];
+    let v = &snap.session_views[0];
     assert!(v.locks_known);
     assert_eq!(v.locks.len(), 1, "{:?}", v.locks);
     let l = &v.locks[0];
@@ -210,18 +210,21 @@ fn lock_waits_follow_owners_to_the_head_blocker() {
     assert_eq!(snap.heads[0].blocked, 3);
     assert_eq!(snap.heads[0].locks, 3);
     // The session screens: 814's chain, 812's locks (the contended ones first).
-    let v814 = &snap.sessions[0];
+    let v814 = &snap.session_views[0];
     let chain: Vec<(Sid, bool)> = v814.chain.iter().map(|l| (l.sid, l.head)).collect();
     assert_eq!(chain, vec![(Sid(813), false), (Sid(812), true)]);
     let waits: Vec<_> = v814.locks.iter().filter(|l| !l.held).collect();
     assert_eq!(waits.len(), 1);
     assert_eq!(waits[0].table, "stores:'informix'.orders");
-    let v812 = &snap.sessions[1];
+    let v812 = &snap.session_views[1];
     assert_eq!(v812.locks.len(), 3);
     assert!(v812.locks.iter().all(|l| l.held));
     assert!(v812.locks[0].contended);
     assert_eq!(v812.locks[0].rowid, "68");
-    assert_eq!(v812.verdict, "not waiting (running)");
+    // Not waiting, but the head blocker: its screen says so and names the command that ends it.
+    assert_eq!(v812.verdict, "head blocker: holds up 3 sessions (running)");
+    assert_eq!(v812.kill_command.as_deref(), Some("onmode -z 812"));
+    assert_eq!(v814.kill_command, None);
     // Whom 812 holds up: 813 and 815 directly, 814 through 813.
     assert_eq!(v812.blocking, vec![Sid(813), Sid(815), Sid(814)]);
     assert!(v814.blocking.is_empty());
@@ -341,7 +344,7 @@ fn client_waits_join_their_sockets_and_say_which_story_it_is() {
     assert_eq!(row.user.as_deref(), Some("appuser"));
     assert_eq!(snap.summary.idle, 2);
     // The session screen carries the socket and the client host from ntt.
-    let v = &snap.sessions[0];
+    let v = &snap.session_views[0];
     assert_eq!(v.client_host.as_deref(), Some("10.20.1.5"));
     assert_eq!(v.socket.as_ref().map(|s| s.send_q), Some(36_864));
 }
@@ -362,7 +365,7 @@ fn a_drilled_session_shows_its_sql_and_client_from_ses_and_sql() {
         &fixture("onstat-g-sql/ifxtop-sql-812.txt"),
     );
     let snap = build(&s, &[Sid(812)]);
-    let v = &snap.sessions[0];
+    let v = &snap.session_views[0];
     assert_eq!(v.client_host.as_deref(), Some("app03"));
     assert_eq!(v.client_pid, Some(20544));
     assert_eq!(v.program.as_deref(), Some("/opt/app/bin/order_entry"));

@@ -235,11 +235,16 @@ fn a_hand_written_recording_of_real_captures_replays() {
         .iter()
         .find(|w| w.sessid == Sid(54))
         .expect("sid 54 waits");
-    assert_eq!(w54.verdict, "waiting on condition sm_read");
+    // sm_read: a shared-memory client between requests, idle, with no socket to look at.
+    assert_eq!(
+        w54.verdict,
+        "idle: waiting for the client (shared-memory connection: no socket)"
+    );
+    assert!(w54.idle);
     // onstat -g con says 187 s; that wait started before the recording.
     assert!(w54.in_wait_s >= 187.0, "{}", w54.in_wait_s);
     assert_eq!(snap.summary.threads, 14);
-    let s54 = &snap.sessions[0];
+    let s54 = &snap.session_views[0];
     assert_eq!(s54.sid, Sid(54));
     // onstat -g ath joins rstcb 14a58b98 to tid 213, sqlexec.
     assert_eq!(s54.threads[0].tid, Some(213));

@@ -76,6 +76,7 @@ impl Backend for Frames {
 struct Fake {
     copied: Vec<String>,
     dir: Option<PathBuf>,
+    suspended: usize,
 }
 
 impl Outside for Fake {
@@ -88,6 +89,10 @@ impl Outside for Fake {
     }
     fn export_dir(&self) -> PathBuf {
         self.dir.clone().unwrap_or_else(std::env::temp_dir)
+    }
+    fn suspend(&mut self) -> std::io::Result<()> {
+        self.suspended += 1;
+        Ok(())
     }
 }
 
@@ -171,14 +176,14 @@ fn last_with<'a>(frames: &'a [String], needle: &str) -> Option<&'a String> {
 async fn keys_switch_panes_and_q_quits() {
     let (code, frames, _) = play(
         demo_setup(278),
-        vec![(5_000, key('3')), (2_000, key('2')), (2_000, key('q'))],
+        vec![(5_000, key('4')), (2_000, key('3')), (2_000, key('q'))],
     )
     .await;
     assert_eq!(code, 0);
-    // Data arrived and was drawn before any key: the lock chain's waiters.
-    let waiters = last_with(&frames, "HDR+X on customer").expect("the waiters were drawn");
-    assert!(waiters.contains("lock"), "{waiters}");
-    // 3: the Sockets pane, 2: the Buffers pane, each drawn at once.
+    // Data arrived and was drawn before any key: the sessions, the lock chain's waiting.
+    let sessions = last_with(&frames, "lock wait").expect("the sessions were drawn");
+    assert!(sessions.contains("1 Sessions"), "{sessions}");
+    // 4: the Sockets pane, 3: the Buffers pane, each drawn at once.
     let sockets = last_with(&frames, "REMOTE").expect("the sockets pane was drawn");
     assert!(sockets.contains("SEND-Q"), "{sockets}");
     let last = frames.last().expect("frames");
@@ -223,7 +228,11 @@ async fn the_screen_moves_with_the_data_without_keys() {
 async fn drilling_into_a_session_collects_its_sql() {
     let (_, frames, _) = play(
         demo_setup(278),
-        vec![(5_000, code(KeyCode::Enter)), (7_000, key('q'))],
+        vec![
+            (5_000, key('2')),
+            (500, code(KeyCode::Enter)),
+            (7_000, key('q')),
+        ],
     )
     .await;
     let last = frames.last().expect("frames");
@@ -258,7 +267,7 @@ async fn e_exports_the_screen_and_the_snapshot() {
     };
     play_with(
         demo_setup(278),
-        vec![(5_000, key('e')), (1_000, key('q'))],
+        vec![(5_000, key('2')), (500, key('e')), (1_000, key('q'))],
         outside,
     )
     .await;

@@ -152,6 +152,7 @@ const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
 fn panes() {
     for (w, h) in SIZES {
         for (name, action) in [
+            ("sessions", Action::PaneSessions),
             ("waiters", Action::PaneWaiters),
             ("buffers", Action::PaneBuffers),
             ("sockets", Action::PaneSockets),
@@ -183,6 +184,7 @@ fn session_screen() {
         a.drill.push(DrillUi {
             sid: Sid(54),
             selected: 0,
+            scroll: 0,
         });
         let text = screen(&a, w, h);
         assert!(text.contains("session 54"), "{text}");
@@ -323,6 +325,7 @@ fn session_screen_of_a_lock_waiter() {
         a.drill.push(DrillUi {
             sid: Sid(814),
             selected: 0,
+            scroll: 0,
         });
         let text = screen(&a, w, h);
         assert!(text.contains("HEAD BLOCKER"), "{text}");
@@ -337,6 +340,7 @@ fn session_screen_of_a_head_blocker() {
         a.drill.push(DrillUi {
             sid: Sid(812),
             selected: 0,
+            scroll: 0,
         });
         let text = screen(&a, w, h);
         assert!(

@@ -66,18 +66,22 @@ fn title_line<'a>(
             for f in &s.mode_flags {
                 mode.push_str(&format!(" ({f})"));
             }
-            let st = if s.mode_flags.iter().any(|f| f.starts_with("CKPT")) {
-                bar.patch(theme.warn)
+            // A checkpoint requested or blocked is the alarm: its own badge, readable on any
+            // terminal background (not a colour on the bar's colour).
+            let alarm = s
+                .mode_flags
+                .iter()
+                .any(|f| f.starts_with("CKPT") || f == "LONGTX");
+            if alarm {
+                spans.push((Span::styled(format!(" {mode} "), theme.badge_alarm), 7));
+                spans.push((Span::styled("  ", bar), 7));
             } else {
-                bar
-            };
-            spans.push((Span::styled(format!("{mode}  "), st), 7));
+                spans.push((Span::styled(format!("{mode}  "), bar), 7));
+            }
         }
         if let Some(b) = &s.blocked {
-            spans.push((
-                Span::styled(format!("Blocked:{b}  "), bar.patch(theme.error)),
-                7,
-            ));
+            spans.push((Span::styled(format!(" Blocked:{b} "), theme.badge_alarm), 7));
+            spans.push((Span::styled("  ", bar), 7));
         }
         if let Some(up) = s.uptime_s {
             spans.push((
@@ -89,6 +93,30 @@ fn title_line<'a>(
     if app.replay.is_none() {
         // A replay plays at its own speed; the interval means nothing there.
         spans.push((Span::styled(format!("every {}s  ", app.interval), bar), 3));
+    }
+    // The server's clock at the moment shown (frozen: when frozen; replay: as recorded).
+    let shown_at = match &app.frozen {
+        Some((_, at)) => *at,
+        None => now,
+    };
+    if let Some(wall) = app.wall_clock(shown_at) {
+        let text = if width >= 120 {
+            crate::format::local_date_time(wall)
+        } else {
+            crate::format::local_time(wall)
+        };
+        spans.push((Span::styled(format!("{text}  "), bar.patch(theme.title)), 6));
+    }
+    if let Some(rec) = &app.recording {
+        let (text, style) = match &rec.stopped {
+            None => (
+                format!(" REC {} ", crate::format::human_bytes(rec.bytes)),
+                theme.badge_alarm,
+            ),
+            Some(_) => (" REC stopped ".to_string(), theme.badge_frozen),
+        };
+        spans.push((Span::styled(text, style), 8));
+        spans.push((Span::styled(" ", bar), 8));
     }
     let badge = match (&app.frozen, &app.replay) {
         (Some((_, at)), _) => Span::styled(

@@ -11,11 +11,13 @@ use crate::tui::panes::{Order, Pane, PaneRows};
 use crate::tui::table::TableView;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 /// The sources a pane is drawn from, to explain an empty pane.
 fn pane_sources(pane: Pane) -> &'static [&'static str] {
     match pane {
+        Pane::Sessions => &["onstat -u"],
         Pane::Waiters => &["onstat -u", "onstat -g con"],
         Pane::Buffers => &["onstat -X"],
         Pane::Sockets => &["/proc/net/tcp", "netstat -an"],
@@ -37,7 +39,7 @@ pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         ..area
     };
     let t = app.table();
-    if app.pane == Pane::Waiters && app.tree {
+    if app.tree_shown(app.pane) {
         tree(app, snap, table_area, buf);
         return;
     }
@@ -59,7 +61,7 @@ pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let specs: Vec<_> = columns.iter().map(|c| c.spec()).collect();
     let sort = match t.sort {
         Order::By { column, desc } => columns.iter().position(|c| *c == column).map(|i| (i, desc)),
-        Order::Concern => None,
+        Order::Grouped => None,
     };
     TableView {
         cols: &specs,
@@ -101,6 +103,8 @@ fn empty_message(app: &App, snap: &Snapshot) -> String {
     }
     match app.pane {
         _ if !seen => format!("waiting for first data ({})", sources.join(", ")),
+        Pane::Sessions if app.hide_idle => "no session but idle ones (i shows them)".to_string(),
+        Pane::Sessions => "no user session (only the server's own threads)".to_string(),
         Pane::Waiters if app.hide_idle && snap.summary.idle > 0 => {
             format!(
                 "no waiters but {} idle client waits (i shows them)",
@@ -117,7 +121,59 @@ fn empty_message(app: &App, snap: &Snapshot) -> String {
 fn summary_line<'a>(app: &'a App, snap: &'a Snapshot, width: u16) -> Line<'a> {
     let theme = &app.theme;
     let mut spans: Vec<Span> = Vec::new();
+    let narrow = width < 100;
     match app.pane {
+        Pane::Sessions => {
+            use crate::model::sessions::SessionState;
+            let count = |st: SessionState| snap.sessions.iter().filter(|s| s.state == st).count();
+            let blocking = snap
+                .sessions
+                .iter()
+                .filter(|s| !s.blocks.is_empty())
+                .count();
+            let (ses, run, wait, idle, holding) = if narrow {
+                ("ses", "run", "wait", "idle", "blocking")
+            } else {
+                (
+                    "sessions",
+                    "running",
+                    "waiting",
+                    "idle",
+                    "holding others up",
+                )
+            };
+            spans.push(Span::raw(format!(
+                "{} {ses}: {} {run}, ",
+                snap.sessions.len(),
+                count(SessionState::Running)
+            )));
+            let waiting = count(SessionState::Waiting);
+            spans.push(Span::styled(
+                format!("{waiting} {wait}"),
+                if waiting > 0 {
+                    theme.warn
+                } else {
+                    Style::new()
+                },
+            ));
+            spans.push(Span::raw(format!(", {} {idle}", count(SessionState::Idle))));
+            if blocking > 0 {
+                spans.push(Span::styled(format!(" · {blocking} {holding}"), theme.hot));
+            }
+            if app.hide_idle {
+                spans.push(Span::styled(" · idle hidden (i)", theme.dim));
+            }
+            if app.table().sort == Order::Grouped {
+                spans.push(Span::styled(
+                    if narrow {
+                        " · by activity".to_string()
+                    } else {
+                        format!(" · ordered: {} (s sorts)", app.pane.grouped_label())
+                    },
+                    theme.dim,
+                ));
+            }
+        }
         Pane::Waiters => {
             for r in WaitReason::ALL
                 .iter()
@@ -143,7 +199,6 @@ fn summary_line<'a>(app: &'a App, snap: &'a Snapshot, width: u16) -> Line<'a> {
                 };
                 spans.push(Span::styled(text, style));
             }
-            let narrow = width < 100;
             if narrow {
                 spans.push(Span::raw(" "));
             }
@@ -164,7 +219,7 @@ fn summary_line<'a>(app: &'a App, snap: &'a Snapshot, width: u16) -> Line<'a> {
                 };
                 spans.push(Span::styled(text, theme.dim));
             }
-            if app.table().sort == Order::Concern && !app.tree {
+            if app.table().sort == Order::Grouped && !app.tree {
                 // The grouped default order marks no column: it says what it is here.
                 spans.push(Span::styled(
                     if narrow {
@@ -223,80 +278,123 @@ fn summary_line<'a>(app: &'a App, snap: &'a Snapshot, width: u16) -> Line<'a> {
         }
         Pane::Numa => {}
     }
+    // A sort marker only shows on a column on screen: say what the rows are sorted by when the
+    // column is not.
+    if let Order::By { column, .. } = app.table().sort {
+        let specs: Vec<_> = app.pane.columns().iter().map(|c| c.spec()).collect();
+        let pos = app.pane.columns().iter().position(|c| *c == column);
+        let visible = crate::tui::table::layout(&specs, width)
+            .iter()
+            .any(|(i, _)| Some(*i) == pos);
+        if !visible && !app.tree_shown(app.pane) {
+            spans.push(Span::styled(
+                format!(
+                    " · sorted by {} (off screen)",
+                    app.pane.order_label(app.table().sort)
+                ),
+                theme.warn,
+            ));
+        }
+    }
     Line::from(spans)
 }
 
-/// The Waiters pane as blocker trees: each head blocker, then the sessions its chain holds up.
+/// The Waiters pane as blocker trees: each head blocker, then the sessions it holds up, each
+/// under its direct blocker. Every line is selectable (Enter opens its session).
 fn tree(app: &App, snap: &Snapshot, area: Rect, buf: &mut Buffer) {
+    use crate::model::chains::TreeItem;
     let theme = &app.theme;
     let t = app.table();
-    if snap.heads.is_empty() {
+    if t.order.is_empty() {
+        let msg = if app.table().filter.is_empty() {
+            "no session blocks another (no lock, buffer, checkpoint or critical section holds up \
+             a waiter); t: list"
+                .to_string()
+        } else {
+            format!(
+                "no line matches the filter '{}' (Esc clears it)",
+                app.table().filter
+            )
+        };
         buf.set_line(
             area.x,
             area.y + 1,
-            &Line::from(Span::styled(
-                "no session blocks another (no lock or buffer owner holds up a waiter); t: list",
-                theme.dim,
-            )),
+            &Line::from(Span::styled(msg, theme.dim)),
             area.width,
         );
         return;
     }
-    // Lines: (text, style, position in `order` when it is a waiter line).
-    let mut lines: Vec<(String, ratatui::style::Style, Option<usize>)> = Vec::new();
-    let mut pos = 0usize;
-    for h in &snap.heads {
-        lines.push((
-            format!(
-                "HEAD sid {} {}  {}, {} lock{}  — blocks {}",
-                h.sid,
-                h.user,
-                h.state,
-                h.locks,
-                if h.locks == 1 { "" } else { "s" },
-                h.blocked
-            ),
-            theme.hot,
-            None,
-        ));
-        while let Some(&row) = t.order.get(pos) {
-            let Some(w) = snap.waiters.get(row) else {
-                break;
-            };
-            if w.head_blocker != Some(h.sid) {
-                break;
-            }
-            let depth = w.blockers.len();
-            let indent = "  ".repeat(depth.saturating_sub(1));
-            lines.push((
-                // The time before what it waits on: a narrow screen cuts the end of the line.
-                format!(
-                    "{indent}└ sid {} {}  {} {}  {}",
-                    w.sessid,
-                    w.user,
-                    w.reason.short(),
-                    crate::format::human_duration(w.in_wait_s),
-                    w.waiting_on.describe(),
-                ),
-                ratatui::style::Style::new(),
-                Some(pos),
-            ));
-            pos += 1;
-        }
-    }
     let height = usize::from(area.height);
-    let sel_line = lines
-        .iter()
-        .position(|(_, _, p)| *p == Some(t.selected))
-        .unwrap_or(0);
-    let offset = sel_line.saturating_sub(height.saturating_sub(1));
-    for (y, (text, style, p)) in (area.y..area.y + area.height).zip(lines.iter().skip(offset)) {
-        let style = if *p == Some(t.selected) {
+    let offset = t.offset.min(t.order.len().saturating_sub(1));
+    let offset = if t.selected >= offset + height {
+        t.selected + 1 - height
+    } else if t.selected < offset {
+        t.selected
+    } else {
+        offset
+    };
+    for (y, pos) in (area.y..area.y + area.height).zip(offset..t.order.len()) {
+        let Some(line) = snap.tree.get(t.order[pos]) else {
+            continue;
+        };
+        let (text, style) = match line.item {
+            TreeItem::Head(sid) => {
+                let h = snap.heads.iter().find(|h| h.sid == sid);
+                let crit = snap
+                    .sessions
+                    .iter()
+                    .any(|s| s.sessid == sid && s.critical_section);
+                let text = match h {
+                    Some(h) => format!(
+                        "HEAD sid {} {}  {}, {} lock{}  — blocks {}",
+                        h.sid,
+                        h.user,
+                        if crit {
+                            "in a critical section: holds up the checkpoint"
+                        } else {
+                            h.state.as_str()
+                        },
+                        h.locks,
+                        if h.locks == 1 { "" } else { "s" },
+                        h.blocked,
+                    ),
+                    None => format!("HEAD sid {sid}"),
+                };
+                (text, theme.hot)
+            }
+            TreeItem::Deadlock(sid) => (
+                format!("DEADLOCK: sessions waiting on each other (lowest sid {sid})"),
+                theme.error,
+            ),
+            TreeItem::Waiter(i) => {
+                let Some(w) = snap.waiters.get(i) else {
+                    continue;
+                };
+                let mut prefix = String::new();
+                for more in &line.guides {
+                    prefix.push_str(if *more { "│ " } else { "  " });
+                }
+                prefix.push_str(if line.last { "└ " } else { "├ " });
+                (
+                    // The time before what it waits on: a narrow screen cuts the end.
+                    format!(
+                        "{prefix}sid {} {}  {} {}  {}",
+                        w.sessid,
+                        w.user,
+                        w.reason.short(),
+                        crate::format::human_duration(w.in_wait_s),
+                        w.waiting_on_short(),
+                    ),
+                    app.theme.wait_style(w.in_wait_s),
+                )
+            }
+        };
+        let style = if pos == t.selected {
             style.patch(theme.selected)
         } else {
-            *style
+            style
         };
-        let padded = crate::tui::table::fit(text, area.width, false);
+        let padded = crate::tui::table::fit(&text, area.width, false);
         buf.set_stringn(area.x, y, padded, usize::from(area.width), style);
     }
 }

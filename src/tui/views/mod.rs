@@ -82,6 +82,24 @@ pub fn render(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
         help::render(app, area, buf);
     }
     strip_control(buf);
+    if app.theme.ascii {
+        asciify(buf);
+    }
+}
+
+/// Draws every glyph in ASCII, for a terminal whose locale is not UTF-8.
+fn asciify(buf: &mut Buffer) {
+    for cell in buf.content.iter_mut() {
+        let sym = cell.symbol();
+        if !sym.is_ascii() {
+            let a: String = sym
+                .chars()
+                .map(crate::tui::theme::ascii_for)
+                .take(1)
+                .collect();
+            cell.set_symbol(&a);
+        }
+    }
 }
 
 /// What commands print (user names, SQL, host names) reaches the screen: a control character
@@ -102,10 +120,9 @@ fn too_small(area: Rect, buf: &mut Buffer) {
         area.width, area.height
     );
     let w = usize::from(area.width.max(1));
-    let chars: Vec<char> = msg.chars().collect();
-    for (y, chunk) in (area.y..area.y + area.height).zip(chars.chunks(w)) {
-        let s: String = chunk.iter().collect();
-        buf.set_stringn(area.x, y, s, w, ratatui::style::Style::new());
+    // Broken at blanks: a word cut in two reads as two words.
+    for (y, line) in (area.y..area.y + area.height).zip(table::wrap(&msg, w)) {
+        buf.set_stringn(area.x, y, line, w, ratatui::style::Style::new());
     }
 }
 
@@ -183,58 +200,111 @@ fn tabs(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
     buf.set_line(area.x, area.y, &Line::from(spans), area.width);
 }
 
-fn status_line(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
+fn status_line(app: &App, _now: Duration, area: Rect, buf: &mut Buffer) {
     let theme = &app.theme;
+    let width = usize::from(area.width);
+    let prompt = |label: &str, text: &str, help: &str| {
+        Line::from(vec![
+            Span::styled(format!("{label}: "), theme.key),
+            Span::raw(text.to_string()),
+            Span::styled(format!("█  {help}"), theme.dim),
+        ])
+    };
     let line = match &app.prompt {
-        Some(Prompt::Filter(text)) => Line::from(vec![
-            Span::styled("filter: ", theme.key),
-            Span::raw(text.clone()),
-            Span::styled("█  (Enter keeps, Esc clears)", theme.dim),
-        ]),
-        Some(Prompt::Seek(text)) => Line::from(vec![
-            Span::styled("seek to: ", theme.key),
-            Span::raw(text.clone()),
-            Span::styled("█  (90, 1:30, 2m or 40%; Esc cancels)", theme.dim),
-        ]),
-        None => match app.current_message(now) {
-            Some(m) => Line::from(Span::styled(m.to_string(), theme.warn)),
+        Some(Prompt::Filter(text)) => prompt(
+            "filter",
+            text,
+            "(Enter keeps, Esc clears; matches the row's text and its verdict)",
+        ),
+        Some(Prompt::Search(text)) => prompt(
+            "search",
+            text,
+            "(Enter jumps to the next row holding it; n: again)",
+        ),
+        Some(Prompt::Session(text)) => prompt("session", text, "(its number; Enter opens it)"),
+        Some(Prompt::Seek(text)) => prompt(
+            "seek to",
+            text,
+            "(90, 1:30, 2m, 40% or a time of day 13:35:20; Esc cancels)",
+        ),
+        None => match app.current_message() {
+            // Cut with an ellipsis, never silently: the start of a message says what it is.
+            Some(m) => Line::from(Span::styled(table::fit(m, area.width, false), theme.warn)),
             None => {
-                let hints: &[(&str, &str)] = if app.replay.is_some() {
-                    &[
-                        ("q", "quit"),
-                        ("?", "help"),
-                        ("p", "pause"),
-                        (",/.", "step"),
-                        ("←/→", "seek"),
-                        ("[/]", "speed"),
-                        ("Enter", "drill"),
-                    ]
-                } else {
-                    &[
-                        ("q", "quit"),
-                        ("?", "help"),
-                        ("1-4", "panes"),
-                        ("Enter", "drill"),
-                        ("/", "filter"),
-                        ("s", "sort"),
-                        ("space", "freeze"),
-                        ("+/-", "interval"),
-                    ]
-                };
                 let mut spans = Vec::new();
-                for (k, what) in hints {
-                    spans.push(Span::styled(format!(" {k}"), theme.key));
-                    spans.push(Span::raw(format!(" {what} ")));
-                }
+                let mut used = 0usize;
                 let t = app.table();
-                if !t.filter.is_empty() {
-                    spans.push(Span::styled(format!(" filter: {}", t.filter), theme.warn));
+                if !t.filter.is_empty() && app.drill.is_empty() {
+                    let total = if app.tree_shown(app.pane) {
+                        app.shown().tree.len()
+                    } else {
+                        app.pane.len(app.shown())
+                    };
+                    let text = format!(
+                        " filter '{}': {} of {} (/ edits, Esc clears) ",
+                        t.filter,
+                        t.order.len(),
+                        total
+                    );
+                    used += text.chars().count();
+                    spans.push(Span::styled(text, theme.warn));
+                }
+                for (k, what) in hints(app) {
+                    let n = k.chars().count() + what.chars().count() + 2;
+                    if used + n > width {
+                        break;
+                    }
+                    used += n;
+                    spans.push(Span::styled(format!(" {k}"), theme.key));
+                    spans.push(Span::raw(format!(" {what}")));
                 }
                 Line::from(spans)
             }
         },
     };
     buf.set_line(area.x, area.y, &line, area.width);
+}
+
+/// The keys the status line names, most useful first (the line keeps what fits).
+fn hints(app: &App) -> &'static [(&'static str, &'static str)] {
+    if app.replay.is_some() {
+        &[
+            ("q", "quit"),
+            ("?", "help"),
+            ("p", "pause"),
+            (",/.", "step"),
+            ("←/→", "seek"),
+            (":", "go to"),
+            ("[/]", "speed"),
+            ("Enter", "drill"),
+            ("#", "sid"),
+        ]
+    } else if !app.drill.is_empty() {
+        &[
+            ("q", "quit"),
+            ("?", "help"),
+            ("Esc", "back"),
+            ("↑/↓", "blocker"),
+            ("Enter", "open blocker"),
+            ("PgDn", "scroll"),
+            ("y", "copy"),
+            ("space", "freeze"),
+        ]
+    } else {
+        &[
+            // The tabs above show each pane's number.
+            ("q", "quit"),
+            ("?", "help"),
+            ("Enter", "drill"),
+            ("#", "sid"),
+            ("/", "filter"),
+            ("t", "tree"),
+            ("i", "idle"),
+            ("s", "sort"),
+            ("space", "freeze"),
+            ("+/-", "interval"),
+        ]
+    }
 }
 
 /// Plain text of a rendered buffer, trailing blanks trimmed (exports, copies, snapshots).

@@ -149,6 +149,13 @@ pub(crate) fn lines(
             Span::styled(crate::tui::table::fit(&text, w, false), theme.hot),
         ]));
     }
+    if let Some(cmd) = &view.kill_command {
+        out.push(Line::from(vec![
+            label("ACTION", theme),
+            Span::styled(cmd.clone(), theme.key),
+            Span::styled("  ends it: your call (ifxtop only reads)", theme.dim),
+        ]));
+    }
     match &view.socket {
         Some(s) => out.push(Line::from(vec![
             label("SOCKET", theme),
@@ -298,15 +305,39 @@ pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let lines = match view {
         Some(v) => lines(v, d, &app.theme, area.width),
         None => vec![Line::from(Span::styled(
-            if app.frozen.is_some() {
-                format!("frozen: press space to load session {}", d.sid)
-            } else {
-                format!("collecting session {}…", d.sid)
-            },
+            format!("collecting session {}…", d.sid),
             app.theme.dim,
         ))],
     };
-    for (y, line) in (area.y..area.y + area.height).zip(lines.iter()) {
+    let height = usize::from(area.height);
+    if height == 0 {
+        return;
+    }
+    // Scrolls when taller than the terminal; the first and last rows say what is hidden.
+    let max_scroll = lines.len().saturating_sub(height);
+    let scroll = d.scroll.min(max_scroll);
+    let mut shown: Vec<Line> = lines.iter().skip(scroll).take(height).cloned().collect();
+    if scroll > 0 {
+        if let Some(first) = shown.first_mut() {
+            *first = Line::from(Span::styled(
+                format!(
+                    "↑ {scroll} more line{} (PgUp)",
+                    if scroll == 1 { "" } else { "s" }
+                ),
+                app.theme.dim,
+            ));
+        }
+    }
+    let below = lines.len().saturating_sub(scroll + height);
+    if below > 0 {
+        if let Some(last) = shown.last_mut() {
+            *last = Line::from(Span::styled(
+                format!("↓ {} more lines (PgDn)", below + 1),
+                app.theme.dim,
+            ));
+        }
+    }
+    for (y, line) in (area.y..area.y + area.height).zip(shown.iter()) {
         buf.set_line(area.x, y, line, area.width);
     }
 }

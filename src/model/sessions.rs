@@ -1,0 +1,155 @@
+//! The Sessions pane: every session (not only those waiting) with what it is doing — running,
+//! waiting on something, idle — its client, its I/O rates, the locks it holds, whom it holds up,
+//! and since when it is in its state.
+
+use crate::ids::Sid;
+use crate::model::waiters::WaiterRow;
+use crate::parsers::onstat_u::{OnstatU, WaitReason};
+use crate::store::waits::{Rates, WaitTracker};
+use compact_str::CompactString;
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+use std::time::Duration;
+
+/// What a session is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionState {
+    Running,
+    Waiting,
+    /// Waiting for its client with nothing to send: nothing to look at.
+    Idle,
+}
+
+/// One session of the Sessions pane.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SessionRow {
+    pub sessid: Sid,
+    pub user: CompactString,
+    /// The client's host (`onstat -g ntt`, or `onstat -g ses <sid>` when drilled into).
+    pub host: Option<CompactString>,
+    /// The client program, when `onstat -g ses <sid>` told it.
+    pub program: Option<String>,
+    pub state: SessionState,
+    /// What it waits on, as the Waiters pane says it (`lock`, `HDR+X on customer (stores)`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wait: Option<WaitReason>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waiting_on: Option<String>,
+    pub reads_per_s: Option<f64>,
+    pub writes_per_s: Option<f64>,
+    /// Locks held by its threads.
+    pub locks: u64,
+    /// The sessions waiting on it, directly or further down their chains.
+    pub blocks: Vec<Sid>,
+    /// One of its threads is inside a critical section (it holds up checkpoints).
+    pub critical_section: bool,
+    /// Since when it is in its state (seconds), as far as ifxtop has seen it.
+    pub in_state_s: Option<f64>,
+    pub threads: u32,
+}
+
+impl SessionRow {
+    /// The state in words: `running`, `lock wait`, `idle`, `critical section`.
+    pub fn state_words(&self) -> String {
+        match (self.state, self.wait) {
+            (SessionState::Waiting, Some(r)) => format!("{} wait", r.short()),
+            (SessionState::Idle, _) => "idle".into(),
+            (SessionState::Running, _) if self.critical_section => "critical section".into(),
+            (SessionState::Running, _) => "running".into(),
+            (SessionState::Waiting, None) => "waiting".into(),
+        }
+    }
+}
+
+/// What the sessions are built from, besides `onstat -u`.
+pub(crate) struct SessionInputs<'a> {
+    pub(crate) waiters: &'a [WaiterRow],
+    pub(crate) tracker: &'a WaitTracker,
+    pub(crate) rates: &'a Rates,
+    /// Client host per session (onstat -g ntt).
+    pub(crate) hosts: &'a FxHashMap<Sid, CompactString>,
+    /// Client program per session, where known.
+    pub(crate) programs: &'a FxHashMap<Sid, String>,
+    pub(crate) now: Duration,
+}
+
+/// Every user session of `onstat -u` (session 0, the daemons, left out), in session order.
+pub(crate) fn build(u: &OnstatU, inp: &SessionInputs<'_>) -> Vec<SessionRow> {
+    let mut order: Vec<Sid> = Vec::new();
+    let mut rows: FxHashMap<Sid, SessionRow> = FxHashMap::default();
+    // The waiter of each session that speaks for it: the primary thread's, else any.
+    let mut waiter_of: FxHashMap<Sid, &WaiterRow> = FxHashMap::default();
+    for w in inp.waiters {
+        let primary = w.flags.as_bytes().get(3) == Some(&b'P');
+        let e = waiter_of.entry(w.sessid).or_insert(w);
+        if primary {
+            *e = w;
+        }
+    }
+    // Whom each session holds up: every waiter whose chain names it.
+    let mut blocks: FxHashMap<Sid, Vec<Sid>> = FxHashMap::default();
+    for w in inp.waiters {
+        for b in &w.blockers {
+            blocks.entry(*b).or_default().push(w.sessid);
+        }
+    }
+    for th in &u.threads {
+        if th.sessid.0 == 0 {
+            continue;
+        }
+        let row = rows.entry(th.sessid).or_insert_with(|| {
+            order.push(th.sessid);
+            SessionRow {
+                sessid: th.sessid,
+                user: th.user.clone(),
+                host: inp.hosts.get(&th.sessid).cloned(),
+                program: inp.programs.get(&th.sessid).cloned(),
+                state: SessionState::Running,
+                wait: None,
+                waiting_on: None,
+                reads_per_s: None,
+                writes_per_s: None,
+                locks: 0,
+                blocks: Vec::new(),
+                critical_section: false,
+                in_state_s: None,
+                threads: 0,
+            }
+        });
+        row.threads += 1;
+        row.locks += th.locks;
+        row.critical_section |= th.flags.in_critical_section();
+        if let Some((r, w)) = inp.rates.get(th.address) {
+            row.reads_per_s = Some(row.reads_per_s.unwrap_or(0.0) + r);
+            row.writes_per_s = Some(row.writes_per_s.unwrap_or(0.0) + w);
+        }
+    }
+    let mut out: Vec<SessionRow> = Vec::with_capacity(order.len());
+    order.sort_unstable();
+    for sid in order {
+        let Some(mut row) = rows.remove(&sid) else {
+            continue;
+        };
+        if let Some(w) = waiter_of.get(&sid) {
+            row.wait = Some(w.reason);
+            row.waiting_on = Some(w.waiting_on_short());
+            row.state = if w.idle {
+                SessionState::Idle
+            } else {
+                SessionState::Waiting
+            };
+        }
+        if let Some(mut b) = blocks.remove(&sid) {
+            b.sort_unstable();
+            b.dedup();
+            row.blocks = b;
+        }
+        row.in_state_s = inp
+            .tracker
+            .session_state_since(sid)
+            .map(|since| inp.now.saturating_sub(since).as_secs_f64());
+        out.push(row);
+    }
+    out
+}
