@@ -82,6 +82,21 @@ pub fn cut(text: &str, max: usize) -> String {
     s
 }
 
+/// `text` with every control character but the line break and the tab replaced by `?`: what a
+/// database user wrote (a user name, SQL) must not drive the terminal, a clipboard paste (`\e[201~`
+/// ends a bracketed paste) or a shell reading an export.
+pub fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() && c != '\n' && c != '\t' {
+                '?'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -92,6 +107,12 @@ mod tests {
         assert_eq!(human_duration(72.0), "1m12s");
         assert_eq!(human_duration(7260.0), "2h01m");
         assert_eq!(human_duration(90_000.0), "1d01h");
+    }
+
+    #[test]
+    fn printable_text_keeps_lines_and_drops_escapes() {
+        assert_eq!(printable("x\u{1b}[201~\u{1b}]0;pwn\u{7}\nok\t1"), "x?[201~?]0;pwn?\nok\t1");
+        assert_eq!(printable("caf\u{e9}"), "caf\u{e9}");
     }
 
     #[test]

@@ -18,8 +18,11 @@ pub(crate) fn text(snap: &Snapshot) -> String {
     let sv = &snap.server;
     let _ = writeln!(
         s,
-        "ifxtop snapshot at {}  server {}  {} {}{}{}",
-        human_duration(snap.at_s),
+        "ifxtop snapshot {}  host {}  server {}  {} {}{}{}",
+        snap.time
+            .clone()
+            .unwrap_or_else(|| format!("at {}", human_duration(snap.at_s))),
+        snap.host.as_deref().unwrap_or("?"),
         sv.name.as_deref().unwrap_or("?"),
         sv.version.as_deref().unwrap_or(""),
         sv.mode.as_deref().unwrap_or(""),

@@ -102,6 +102,9 @@ pub struct Snapshot {
     /// The sessions drilled into, built with the rest so a frozen screen keeps them too.
     #[serde(skip)]
     pub session_views: Vec<crate::model::session::SessionView>,
+    /// The buffer hot spot opened, likewise.
+    #[serde(skip)]
+    pub hotspot_view: Option<crate::model::hotspot::HotspotView>,
 }
 
 /// What holds the checkpoint up, in words: `server Blocked:CKPT; in a critical section: sid 882`.
@@ -152,8 +155,20 @@ fn client_programs(store: &Store, sids: &[Sid]) -> rustc_hash::FxHashMap<Sid, St
         .collect()
 }
 
-/// Builds every pane's rows from the store at `now`.
+/// Builds every pane's rows from the store at `now`, with the screens of the sessions in
+/// `focus`.
 pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[Sid]) -> Snapshot {
+    build_with(store, now, server_name, focus, None)
+}
+
+/// `build`, with the screen of the buffer hot spot labelled `hotspot` too.
+pub fn build_with(
+    store: &Store,
+    now: Duration,
+    server_name: Option<&str>,
+    focus: &[Sid],
+    hotspot: Option<&str>,
+) -> Snapshot {
     let base = store.settings.base_page_kb;
     let extents = store.extents();
     let index = WaitIndex::new(
@@ -357,7 +372,11 @@ pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[S
         .map(|sid| crate::model::session::build(store, &waiters, &sockets, *sid, now))
         .collect();
     let time = store.settings.wall_start.map(|w| w + now);
+    let hotspot_view = hotspot
+        .and_then(|label| hotspots.iter().find(|h| h.object == label))
+        .map(|row| crate::model::hotspot::build(store, row, now));
     Snapshot {
+        hotspot_view,
         heads,
         tree,
         sessions,

@@ -232,6 +232,24 @@ impl Hotspots {
         }
     }
 
+    /// Since when `page` has had waiters without a break (the start of its latest run of
+    /// samples in the window), for the object labelled `label`.
+    pub(crate) fn page_since(&self, label: &str, page: (u32, u64)) -> Option<Duration> {
+        let mut since = None;
+        for s in &self.ring {
+            let present = s
+                .keys
+                .iter()
+                .any(|k| k.key.label() == label && k.pages.contains(&page));
+            since = match (present, since) {
+                (true, None) => Some(s.t),
+                (true, Some(t)) => Some(t),
+                (false, _) => None,
+            };
+        }
+        since
+    }
+
     /// The pane's rows, hottest first (waiters in the window, then since start).
     pub(crate) fn rows(&self) -> Vec<HotspotRow> {
         let latest = self.ring.back().map(|s| s.index);

@@ -69,6 +69,14 @@ impl DrillUi {
     }
 }
 
+/// The buffer hot spot screen: which object, and which of its sessions is selected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HotspotUi {
+    /// The hot spot's `object` (its row's label).
+    pub object: String,
+    pub selected: usize,
+}
+
 /// Where the data comes from, for the header.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Mode {
@@ -132,6 +140,8 @@ pub struct App {
     pub tree: bool,
     /// Sessions drilled into, innermost last.
     pub drill: Vec<DrillUi>,
+    /// The buffer hot spot opened from the Buffers pane (under any session screens).
+    pub hotspot: Option<HotspotUi>,
     /// The status line's message and when it was said (on `clock`).
     pub(crate) message: Option<(String, Duration)>,
     /// Time that passes for the user (not the data's time: a paused replay stands still, a
@@ -186,6 +196,7 @@ impl App {
             hide_idle: false,
             tree: false,
             drill: Vec::new(),
+            hotspot: None,
             message: None,
             clock: Duration::ZERO,
             search: String::new(),
@@ -250,6 +261,22 @@ impl App {
             Pane::Buffers => snap.hotspots.get(row).and_then(|h| h.owner_sid),
             Pane::Numa => None,
         }
+    }
+
+    /// The hot spot screen (when open and no session screen is above it), and its content.
+    pub(crate) fn hotspot_screen(
+        &self,
+    ) -> Option<(&HotspotUi, Option<&crate::model::hotspot::HotspotView>)> {
+        if !self.drill.is_empty() {
+            return None;
+        }
+        let h = self.hotspot.as_ref()?;
+        let view = self
+            .shown()
+            .hotspot_view
+            .as_ref()
+            .filter(|v| v.row.object == h.object);
+        Some((h, view))
     }
 
     /// The session screen on top of the drill stack, and its content when built.

@@ -644,6 +644,17 @@ impl TableRows for PaneRows<'_> {
         }
     }
 
+    fn short_cell(&self, row: usize, col: usize) -> Option<Cow<'_, str>> {
+        match self.pane.columns().get(col)? {
+            Column::Hotspot(HotspotCol::Object) => {
+                let r = self.snap.hotspots.get(row)?;
+                let n = crate::parsers::oncheck_pe::split_object(&r.object)?;
+                Some(format!("{} ({})", n.name, n.database).into())
+            }
+            _ => None,
+        }
+    }
+
     fn style(&self, row: usize, theme: &Theme) -> Style {
         match self.pane {
             Pane::Sessions => match self.snap.sessions.get(row) {
@@ -654,10 +665,15 @@ impl TableRows for PaneRows<'_> {
             },
             Pane::Waiters => match self.snap.waiters.get(row) {
                 Some(r) if r.idle => theme.dim,
-                Some(r) if r.head_blocker.is_some() || r.reason != WaitReason::Condition => {
-                    theme.warn
+                // Client waits with data queued are the FET_BUF_SIZE story: worth a look.
+                Some(r) if r.socket.as_ref().is_some_and(|s| s.send_q > 0) => {
+                    theme.wait_style(r.in_wait_s.max(5.0))
                 }
-                Some(r) if r.socket.as_ref().is_some_and(|s| s.send_q > 0) => theme.hot,
+                Some(r) if r.reason == WaitReason::Condition && r.head_blocker.is_none() => {
+                    Style::new()
+                }
+                // Escalates with the time in the wait: a wait of a second is not an alarm.
+                Some(r) => theme.wait_style(r.in_wait_s),
                 _ => Style::new(),
             },
             Pane::Buffers => match self.snap.hotspots.get(row) {

@@ -348,13 +348,16 @@ fn carry_out<B: Backend>(
             }
             None
         }
-        Effect::Copy(text) => Some(Msg::Done(match outside.copy(&text) {
+        Effect::Copy(text) => {
+            let text = crate::format::printable(&text);
+            Some(Msg::Done(match outside.copy(&text) {
             Ok(()) => Outcome::Copied {
                 bytes: text.len(),
                 tmux: outside.in_tmux(),
             },
             Err(e) => Outcome::Failed(format!("could not write to the terminal: {e}")),
-        })),
+        }))
+        }
         Effect::Export => Some(Msg::Done(export(
             &session.app,
             feed.now(),
@@ -396,9 +399,17 @@ fn export<B: Backend>(
     let area = ratatui::layout::Rect::new(0, 0, size.width, size.height);
     let mut buf = ratatui::buffer::Buffer::empty(area);
     views::render(app, now, area, &mut buf);
-    let text = views::buffer_text(&buf);
+    let text = crate::format::printable(&format!(
+        "{}{}",
+        views::provenance(app, app.shown()),
+        views::buffer_text(&buf)
+    ));
     let json = serde_json::to_string_pretty(app.shown().as_ref()).unwrap_or_default();
-    let stem = crate::format::export_stem(time::OffsetDateTime::now_utc());
+    // Named after the moment shown (a replay's recorded time), not the time of the export.
+    let moment = app
+        .wall_clock(now)
+        .unwrap_or_else(time::OffsetDateTime::now_utc);
+    let stem = crate::format::export_stem(moment);
     let dir = outside.export_dir();
     match crate::tui::share::export(&dir, &stem, &text, &json) {
         Ok((a, b)) => {

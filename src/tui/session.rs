@@ -87,7 +87,7 @@ pub struct Session {
     log: Option<DebugLog>,
     /// The store generation and focus the shown snapshot was built from.
     built_generation: u64,
-    built_focus: Vec<Sid>,
+    built_focus: (Vec<Sid>, Option<String>),
     /// When the snapshot was last built: data alone rebuilds it at most every half interval
     /// (the build joins thousands of rows); what the user does, at once.
     last_build: Option<Instant>,
@@ -115,7 +115,7 @@ impl Session {
             server,
             log,
             built_generation: u64::MAX,
-            built_focus: Vec::new(),
+            built_focus: (Vec::new(), None),
             last_build: None,
             force_build: true,
             last_auto_rebuild: None,
@@ -224,7 +224,8 @@ impl Session {
     fn refresh(&mut self, now: Duration) -> Vec<Effect> {
         let mut effects = Vec::new();
         let focus: Vec<Sid> = self.app.drill.iter().map(|d| d.sid).collect();
-        let focus_moved = focus != self.built_focus;
+        let hot = self.app.hotspot.as_ref().map(|h| h.object.clone());
+        let focus_moved = (&focus, &hot) != (&self.built_focus.0, &self.built_focus.1);
         if focus_moved {
             let mut sids = focus.clone();
             sids.sort_unstable();
@@ -233,7 +234,13 @@ impl Session {
             if let (Some(frozen), Some((snap, _))) = (&self.frozen_store, &self.app.frozen) {
                 // The frozen moment, with the sessions drilled into now.
                 let at = Duration::from_secs_f64(snap.at_s);
-                let rebuilt = snapshot::build(frozen, at, self.server.as_deref(), &focus);
+                let rebuilt = snapshot::build_with(
+                    frozen,
+                    at,
+                    self.server.as_deref(),
+                    &focus,
+                    hot.as_deref(),
+                );
                 self.app.set_frozen_snapshot(Arc::new(rebuilt));
             }
         }
@@ -249,13 +256,19 @@ impl Session {
         if (data_moved && due) || focus_moved {
             self.last_build = Some(Instant::now());
             self.force_build = false;
-            let snap = snapshot::build(&self.store, now, self.server.as_deref(), &focus);
+            let snap = snapshot::build_with(
+                &self.store,
+                now,
+                self.server.as_deref(),
+                &focus,
+                hot.as_deref(),
+            );
             if self.auto_rebuild_due(&snap) {
                 effects.push(Effect::RebuildExtents);
             }
             self.app.set_snapshot(Arc::new(snap));
             self.built_generation = self.store.generation;
-            self.built_focus = focus;
+            self.built_focus = (focus, hot);
         }
         effects
     }

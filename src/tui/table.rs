@@ -90,7 +90,14 @@ impl SortKey {
 }
 
 /// Which columns fit in `width`, and the width each gets.
-pub(crate) fn layout(cols: &[Col], width: u16) -> Vec<(usize, u16)> {
+pub fn layout(cols: &[Col], width: u16) -> Vec<(usize, u16)> {
+    layout_for(cols, width, &[])
+}
+
+/// `layout`, where `needs[i]` is the width column `i`'s shown cells need: the spare width goes
+/// first to the flexible columns, left to right, up to what they need (what is waited on is
+/// never cut to widen a lesser column), then the rest by their weights.
+pub fn layout_for(cols: &[Col], width: u16, needs: &[u16]) -> Vec<(usize, u16)> {
     let mut shown: Vec<usize> = (0..cols.len())
         .filter(|&i| cols[i].min_table_width <= width)
         .collect();
@@ -113,17 +120,25 @@ pub(crate) fn layout(cols: &[Col], width: u16) -> Vec<(usize, u16)> {
     }
     let gaps = u16::try_from(shown.len().saturating_sub(1)).unwrap_or(0);
     let fixed: u16 = shown.iter().map(|&i| cols[i].width).sum::<u16>() + gaps;
-    let spare = width.saturating_sub(fixed);
+    let mut spare = width.saturating_sub(fixed);
+    let mut widths: Vec<(usize, u16)> = shown.iter().map(|&i| (i, cols[i].width)).collect();
+    for (i, w) in widths.iter_mut() {
+        if cols[*i].flex == 0 {
+            continue;
+        }
+        let want = needs.get(*i).copied().unwrap_or(0).saturating_sub(*w);
+        let give = want.min(spare);
+        *w += give;
+        spare -= give;
+    }
     let weights: u32 = shown.iter().map(|&i| u32::from(cols[i].flex)).sum();
-    shown
-        .into_iter()
-        .map(|i| {
-            let extra = (u32::from(spare) * u32::from(cols[i].flex))
-                .checked_div(weights)
-                .unwrap_or(0);
-            (i, cols[i].width + u16::try_from(extra).unwrap_or(0))
-        })
-        .collect()
+    for (i, w) in widths.iter_mut() {
+        let extra = (u32::from(spare) * u32::from(cols[*i].flex))
+            .checked_div(weights)
+            .unwrap_or(0);
+        *w += u16::try_from(extra).unwrap_or(0);
+    }
+    widths
 }
 
 /// Fits text into `width` cells: cut with `…` when too long, padded left or right.
@@ -166,9 +181,14 @@ pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
 }
 
 /// What a table needs from its rows: only the visible ones are asked for.
-pub(crate) trait TableRows {
+pub trait TableRows {
     fn cell(&self, row: usize, col: usize) -> Cow<'_, str>;
     fn style(&self, row: usize, theme: &Theme) -> Style;
+    /// A shorter form of the cell, shown when the whole one does not fit (a table's name and
+    /// database rather than `db:'owner'.table`).
+    fn short_cell(&self, _row: usize, _col: usize) -> Option<Cow<'_, str>> {
+        None
+    }
 }
 
 /// The first visible position so that `selected` is on screen, given the previous offset.
@@ -204,7 +224,23 @@ impl TableView<'_> {
         if area.height == 0 || area.width == 0 {
             return;
         }
-        let cols = layout(self.cols, area.width);
+        let body = usize::from(area.height - 1);
+        let end = (self.offset + body).min(self.order.len());
+        // What the flexible columns' visible cells need.
+        let mut needs = vec![0u16; self.cols.len()];
+        for (i, c) in self.cols.iter().enumerate() {
+            if c.flex == 0 {
+                continue;
+            }
+            for pos in self.offset..end {
+                let Some(&row) = self.order.get(pos) else {
+                    break;
+                };
+                let n = self.rows.cell(row, i).chars().count();
+                needs[i] = needs[i].max(u16::try_from(n).unwrap_or(u16::MAX));
+            }
+        }
+        let cols = layout_for(self.cols, area.width, &needs);
         let mut header = Vec::with_capacity(cols.len() * 2);
         for (n, (i, w)) in cols.iter().enumerate() {
             if n > 0 {
@@ -223,8 +259,6 @@ impl TableView<'_> {
             ));
         }
         buf.set_line(area.x, area.y, &Line::from(header), area.width);
-        let body = usize::from(area.height - 1);
-        let end = (self.offset + body).min(self.order.len());
         for (line_no, pos) in (self.offset..end).enumerate() {
             let Some(&row) = self.order.get(pos) else {
                 break;
@@ -238,7 +272,12 @@ impl TableView<'_> {
                 if n > 0 {
                     text.push(' ');
                 }
-                let cell = self.rows.cell(row, *i);
+                let mut cell = self.rows.cell(row, *i);
+                if cell.chars().count() > usize::from(*w) {
+                    if let Some(short) = self.rows.short_cell(row, *i) {
+                        cell = short;
+                    }
+                }
                 text.push_str(&fit(&cell, *w, self.cols[*i].right));
             }
             let y = area.y + 1 + u16::try_from(line_no).unwrap_or(u16::MAX);

@@ -122,6 +122,14 @@ impl App {
     }
 
     fn move_selection(&mut self, delta: isize) {
+        if let Some((_, view)) = self.hotspot_screen() {
+            let n = view.map_or(0, |v| v.sessions().len());
+            if let Some(h) = self.hotspot.as_mut() {
+                let target = h.selected as isize + delta;
+                h.selected = target.clamp(0, n.saturating_sub(1) as isize) as usize;
+            }
+            return;
+        }
         if let Some(d) = self.drill.last().copied() {
             let links = self
                 .session()
@@ -155,6 +163,7 @@ impl App {
     fn set_pane(&mut self, pane: Pane) {
         self.pane = pane;
         self.drill.clear();
+        self.hotspot = None;
         if self.tables[pane.index()].stale {
             self.refresh_order(pane);
         }
@@ -356,13 +365,34 @@ impl App {
                 },
                 _ => self.say("this session's details are not collected yet", now),
             },
+            Action::DrillDown if self.hotspot_screen().is_some() => {
+                let sid = self
+                    .hotspot_screen()
+                    .and_then(|(h, v)| v?.sessions().get(h.selected).copied());
+                match sid {
+                    Some(sid) => self.open_session(sid, now),
+                    None => self.say("no session holds or waits for this object now", now),
+                }
+            }
+            Action::DrillDown if self.pane == Pane::Buffers => {
+                let t = self.table();
+                match t.order.get(t.selected).and_then(|&r| self.shown().hotspots.get(r)) {
+                    Some(row) => {
+                        self.hotspot = Some(crate::tui::app::HotspotUi {
+                            object: row.object.clone(),
+                            selected: 0,
+                        })
+                    }
+                    None => self.say("no hot spot selected", now),
+                }
+            }
             Action::DrillDown => match self.selected_sid() {
                 Some(sid) => self.open_session(sid, now),
                 None => self.say("select a session, a waiter, a hot spot with an owner or a socket with a session", now),
             },
             Action::GotoSession => self.prompt = Some(Prompt::Session(String::new())),
             Action::Back => {
-                if self.drill.pop().is_none() {
+                if self.drill.pop().is_none() && self.hotspot.take().is_none() {
                     if !self.table().filter.is_empty() {
                         self.table_mut().filter.clear();
                         self.refresh_order(self.pane);

@@ -1069,7 +1069,11 @@ fn snapshot_cli_shows_the_phase() {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.starts_with("ifxtop snapshot at "), "{text}");
+    assert!(
+        text.starts_with("ifxtop snapshot 2026-11-22T13:")
+            && text.lines().next().is_some_and(|l| l.contains("host db01-demo  server ol_demo")),
+        "{text}"
+    );
     assert!(text.contains("12.10.FC8 On-Line"), "{text}");
     let fet = text.lines().filter(|l| l.contains("FET_BUF_SIZE")).count();
     assert!((4..=6).contains(&fet), "{text}");

@@ -102,6 +102,8 @@ fn demo_setup(at: u64) -> Setup {
         runner: Arc::new(DemoRunner::wall(1, 300).starting_at(Duration::from_secs(at))),
         settings: StoreSettings {
             ports: vec![ifxtop::demo::LISTENER_PORT],
+            wall_start: Some(ifxtop::demo::EPOCH + Duration::from_secs(at)),
+            host: Some(ifxtop::demo::HOST.into()),
             ..StoreSettings::default()
         },
         interval: 1.0,
@@ -247,8 +249,16 @@ async fn y_copies_the_selected_row_through_the_outside() {
     let (_, frames, outside) =
         play(demo_setup(278), vec![(5_000, key('y')), (1_000, key('q'))]).await;
     assert_eq!(outside.copied.len(), 1);
+    // A provenance line first (when, which host, which server), then the row itself.
+    let mut lines = outside.copied[0].lines();
+    let first = lines.next().unwrap_or_default();
     assert!(
-        outside.copied[0].starts_with("SID: "),
+        first.starts_with("ifxtop 2026-11-22T13:3") && first.ends_with("host db01-demo server ol_demo"),
+        "{}",
+        outside.copied[0]
+    );
+    assert!(
+        lines.next().is_some_and(|l| l.starts_with("SID: ")),
         "{}",
         outside.copied[0]
     );

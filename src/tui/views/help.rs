@@ -21,16 +21,19 @@ const GROUPS: &[(&[Action], &str)] = &[
     ),
     (
         &[
+            Action::PaneSessions,
             Action::PaneWaiters,
             Action::PaneBuffers,
             Action::PaneSockets,
             Action::PaneNuma,
         ],
-        "the four panes (below)",
+        "the five panes (below)",
     ),
-    (&[Action::DrillDown], "drill into the session"),
+    (&[Action::DrillDown], "open the row's screen"),
+    (&[Action::GotoSession], "open session by number"),
     (&[Action::Back], "back / clear filter"),
-    (&[Action::Filter], "filter rows"),
+    (&[Action::Filter], "filter rows (any text)"),
+    (&[Action::Search], "find the next match"),
     (
         &[Action::SortNext, Action::SortReverse],
         "sort column / reverse",
@@ -59,13 +62,18 @@ const GROUPS: &[(&[Action], &str)] = &[
         &[Action::ReplaySlower, Action::ReplayFaster],
         "replay: slower / faster",
     ),
+    (&[Action::Redraw, Action::Suspend], "redraw / suspend (fg)"),
 ];
 
+/// What each pane shows, then how to read the header.
 const PANES: &[&str] = &[
-    "1 Waiters  who waits (onstat -u), on what, for how long; Enter explains",
-    "2 Buffers  objects with buffer waits (onstat -X), window and since start",
-    "3 Sockets  client connections by Send-Q: growing = slow network/client",
-    "4 NUMA     node memory, zone_reclaim_mode, page scans, oninit per node",
+    "1 Sessions every session: running, waiting or idle, what it blocks",
+    "2 Waiters  who waits (onstat -u), on what, for how long; Enter explains",
+    "3 Buffers  objects with buffer waits (onstat -X); Enter: pages, waiters",
+    "4 Sockets  client connections by Send-Q: growing = slow network/client",
+    "5 NUMA     node memory, zone_reclaim_mode, page scans, oninit per node",
+    "B C G L S T Y X: threads waiting on buffer, checkpoint, log write, lock,",
+    "  mutex, transaction, condition, rollback.  -u 2s: age of each source's data",
 ];
 
 pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {

@@ -185,12 +185,20 @@ fn summary_line<'a>(app: &'a App, snap: &'a Snapshot, width: u16) -> Line<'a> {
                     .get(&r.letter())
                     .copied()
                     .unwrap_or(0);
-                let style = if n > 0 && *r != WaitReason::Condition {
-                    theme.hot
-                } else if n > 0 {
-                    theme.title
-                } else {
+                // A count is only an alarm when its waits last: a mutex or lock wait of a
+                // second is everyday traffic.
+                let longest = snap
+                    .waiters
+                    .iter()
+                    .filter(|w| w.reason == *r && !w.idle)
+                    .map(|w| w.in_wait_s)
+                    .fold(0.0, f64::max);
+                let style = if n == 0 {
                     theme.dim
+                } else if *r == WaitReason::Condition {
+                    Style::new()
+                } else {
+                    theme.wait_style(longest)
                 };
                 let text = if width < 100 {
                     format!("{}{n} ", r.letter())

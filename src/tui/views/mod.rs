@@ -2,6 +2,7 @@
 
 pub mod header;
 pub mod help;
+pub mod hotspot;
 pub mod lists;
 pub mod numa;
 pub mod session;
@@ -62,6 +63,8 @@ pub fn render(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
     }
     if !app.drill.is_empty() {
         session::render(app, body, buf);
+    } else if app.hotspot.is_some() {
+        hotspot::render(app, body, buf);
     } else {
         match app.pane {
             Pane::Numa => numa::render(app, body, buf),
@@ -326,22 +329,56 @@ pub fn buffer_text(buf: &Buffer) -> String {
 
 /// The selected row as plain text with its column titles, for the clipboard.
 pub(crate) fn copy_text(app: &App) -> Option<String> {
-    if let Some((d, view)) = app.session() {
-        return view.map(|v| session::text(v, d));
-    }
     let snap = app.shown();
+    // Who and when, so a pasted copy says what it describes.
+    let mut out = provenance(app, snap);
+    if let Some((d, view)) = app.session() {
+        out.push_str(&session::text(view?, d));
+        return Some(out);
+    }
+    if let Some((h, view)) = app.hotspot_screen() {
+        out.push_str(&hotspot::text(view?, h));
+        return Some(out);
+    }
     let t = app.table();
     if app.pane == Pane::Numa {
-        return Some(numa::report_text(snap));
+        out.push_str(&numa::report_text(snap));
+        return Some(out);
     }
-    let row = *t.order.get(t.selected)?;
+    let mut row = *t.order.get(t.selected)?;
+    if app.tree_shown(app.pane) {
+        match snap.tree.get(row)?.item {
+            crate::model::chains::TreeItem::Waiter(i) => row = i,
+            crate::model::chains::TreeItem::Head(sid) => {
+                let h = snap.heads.iter().find(|h| h.sid == sid)?;
+                out.push_str(&format!(
+                    "HEAD BLOCKER: sid {} {}, {}, {} locks, blocks {}\n",
+                    h.sid, h.user, h.state, h.locks, h.blocked
+                ));
+                return Some(out);
+            }
+            crate::model::chains::TreeItem::Deadlock(sid) => {
+                out.push_str(&format!("DEADLOCK: lowest sid {sid}\n"));
+                return Some(out);
+            }
+        }
+    }
     let rows = PaneRows {
         pane: app.pane,
         snap,
     };
-    let mut out = String::new();
     for (i, c) in app.pane.columns().iter().enumerate() {
         out.push_str(&format!("{}: {}\n", c.spec().title, rows.cell(row, i)));
     }
     Some(out)
+}
+
+/// `ifxtop 2026-11-22T13:35:20Z db01 ol_prod`: the first line of a copy or an export.
+pub fn provenance(app: &App, snap: &crate::model::snapshot::Snapshot) -> String {
+    format!(
+        "ifxtop {} host {} server {}\n",
+        snap.time.as_deref().unwrap_or("(time unknown)"),
+        snap.host.as_deref().unwrap_or("?"),
+        app.server.as_deref().unwrap_or("?")
+    )
 }

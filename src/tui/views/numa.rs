@@ -76,7 +76,15 @@ fn lines(view: &NumaView, width: u16, app: Option<&App>) -> Vec<Line<'static>> {
         (Some(a), Some(d)) => format!("page scans {a:.0}/s (direct reclaim {d:.0}/s)"),
         _ => "page scans: measuring (needs two /proc/vmstat samples)".to_string(),
     };
-    out.push(Line::from(scan));
+    // The kernel reclaiming memory hard (tens of thousands of pages a second, or any direct
+    // reclaim: processes stalled freeing memory themselves) is the alarm; a trickle is not.
+    let scan_style = match (view.pgscan_per_s, view.pgscan_direct_per_s) {
+        (_, Some(d)) if d >= 1000.0 => warn,
+        (Some(a), _) if a >= 10_000.0 => warn,
+        (Some(a), _) if a >= 1000.0 => theme.map_or(Style::new(), |t| t.warn),
+        _ => Style::new(),
+    };
+    out.push(Line::from(Span::styled(scan, scan_style)));
     out.push(Line::from(""));
     let bar_w = usize::from(width.saturating_sub(62)).clamp(10, 40);
     out.push(Line::from(Span::styled(

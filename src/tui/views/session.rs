@@ -177,7 +177,14 @@ pub(crate) fn lines(
         None => out.push(Line::from(vec![
             label("SOCKET", theme),
             Span::styled(
-                "not known (needs onstat -g ntt and the socket table)",
+                // A session waiting on sm_read talks over shared memory: it has no socket.
+                if view.waiter.as_ref().is_some_and(|w| {
+                    w.waiting_on.condition_kind() == crate::model::waiters::ConditionKind::ClientShm
+                }) {
+                    "none: a shared-memory connection"
+                } else {
+                    "not known (needs onstat -g ntt and the socket table)"
+                },
                 theme.dim,
             ),
         ])),

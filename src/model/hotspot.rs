@@ -1,0 +1,146 @@
+//! One buffer hot spot, opened: the object (table, index or fragment) and its dbspace, its hot
+//! pages now (`chunk:page`, how many wait on each and since when), and who holds each page and
+//! who waits for it, as sessions one can open.
+
+use crate::extents::{ExtentMap, Lookup};
+use crate::ids::{Addr, Sid};
+use crate::parsers::onstat_u::OnstatU;
+use crate::parsers::onstat_x::OnstatX;
+use crate::store::hotspots::HotspotRow;
+use crate::store::Store;
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+use std::time::Duration;
+
+/// A page of the object with waiters in the latest `onstat -X`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HotPage {
+    pub chunk: u32,
+    pub page: u64,
+    /// The session holding the buffer (None: nobody, or not a session).
+    pub owner: Option<Sid>,
+    /// The sessions waiting for it.
+    pub waiters: Vec<Sid>,
+    /// How long it has had waiters without a break (seconds), as far as the window tells.
+    pub hot_for_s: Option<f64>,
+}
+
+/// The hot spot screen's content.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HotspotView {
+    pub row: HotspotRow,
+    /// `index`, `table`, `fragment` or `chunk:page` (not in the extent map).
+    pub kind: String,
+    pub pages: Vec<HotPage>,
+    /// One sentence: `one page of an index, 6 waiters: all on the same leaf (...)`.
+    pub verdict: String,
+}
+
+impl HotspotView {
+    /// The sessions on the screen, in the order shown: each page's owner, then its waiters.
+    pub fn sessions(&self) -> Vec<Sid> {
+        let mut out = Vec::new();
+        for p in &self.pages {
+            out.extend(p.owner);
+            out.extend(p.waiters.iter().copied());
+        }
+        out
+    }
+}
+
+/// The view of the hot spot labelled `label` (a row's `object`), from the latest `onstat -X`.
+pub(crate) fn build(store: &Store, row: &HotspotRow, now: Duration) -> HotspotView {
+    let base = store.settings.base_page_kb;
+    let extents: Option<&ExtentMap> = store.extents();
+    let sid_of: FxHashMap<Addr, Sid> = store
+        .get::<OnstatU>(crate::source::Source::OnstatU)
+        .map(|u| u.threads.iter().map(|t| (t.address, t.sessid)).collect())
+        .unwrap_or_default();
+    let mut kind = "chunk:page (not in the extent map)".to_string();
+    let mut pages = Vec::new();
+    if let Some(x) = store.get::<OnstatX>(crate::source::Source::OnstatX) {
+        for b in x.pools.iter().flat_map(|p| &p.buffers) {
+            if b.waiters.is_empty() {
+                continue;
+            }
+            let label = match extents.map(|m| m.lookup(b.chunk, b.page, base)) {
+                Some(Lookup::Resolved(hit)) => {
+                    if hit.object.description.as_str() == row.object {
+                        kind = object_kind(&row.object);
+                    }
+                    hit.object.description.to_string()
+                }
+                _ => format!("{}:{}", b.chunk, b.page),
+            };
+            if label != row.object {
+                continue;
+            }
+            let since = store.hotspots.page_since(&row.object, (b.chunk, b.page));
+            pages.push(HotPage {
+                chunk: b.chunk,
+                page: b.page,
+                owner: b.owner.and_then(|o| sid_of.get(&o).copied()),
+                waiters: b
+                    .waiters
+                    .iter()
+                    .filter_map(|w| sid_of.get(w).copied())
+                    .collect(),
+                hot_for_s: since.map(|s| now.saturating_sub(s).as_secs_f64()),
+            });
+        }
+    }
+    pages.sort_by(|a, b| b.waiters.len().cmp(&a.waiters.len()).then(a.page.cmp(&b.page)));
+    let waiting: usize = pages.iter().map(|p| p.waiters.len()).sum();
+    let verdict = match pages.len() {
+        0 => format!(
+            "no waiters on it now; {} waits over the window on {} page{}",
+            row.waiters_window,
+            row.distinct_pages,
+            if row.distinct_pages == 1 { "" } else { "s" }
+        ),
+        1 => format!(
+            "one {} page, {waiting} waiter{}: every one waits for the same buffer{}",
+            kind_word(&kind),
+            if waiting == 1 { "" } else { "s" },
+            if row.distinct_pages <= 1 {
+                " (the same page all along)"
+            } else {
+                ""
+            }
+        ),
+        n => format!(
+            "{n} pages of the {} with waiters, {waiting} waiters in all ({} pages over the \
+             window)",
+            kind_word(&kind),
+            row.distinct_pages
+        ),
+    };
+    HotspotView {
+        row: row.clone(),
+        kind,
+        pages,
+        verdict,
+    }
+}
+
+/// What an object is, from the way oncheck names it: indexes are named `ix_...`/`..._idx` by
+/// habit only, so only a fragment (`table[n]`-like) or the name itself is told.
+fn object_kind(object: &str) -> String {
+    let name = crate::parsers::oncheck_pe::split_object(object)
+        .map(|n| n.name.to_string())
+        .unwrap_or_else(|| object.to_string());
+    let lower = name.to_ascii_lowercase();
+    if lower.starts_with("ix_") || lower.ends_with("_idx") || lower.ends_with("_ix") {
+        "index".into()
+    } else {
+        "table".into()
+    }
+}
+
+fn kind_word(kind: &str) -> &str {
+    match kind {
+        "index" => "index",
+        "table" => "table",
+        _ => "object",
+    }
+}
