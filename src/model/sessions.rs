@@ -44,7 +44,8 @@ pub struct SessionRow {
     pub blocks: Vec<Sid>,
     /// One of its threads is inside a critical section (it holds up checkpoints).
     pub critical_section: bool,
-    /// Since when it is in its state (seconds), as far as ifxtop has seen it.
+    /// How long it is in its state (seconds): for a wait, the wait's own time (which may
+    /// predate ifxtop); otherwise as far as ifxtop has seen it.
     pub in_state_s: Option<f64>,
     pub threads: u32,
 }
@@ -149,6 +150,11 @@ pub(crate) fn build(u: &OnstatU, inp: &SessionInputs<'_>) -> Vec<SessionRow> {
             .tracker
             .session_state_since(sid)
             .map(|since| inp.now.saturating_sub(since).as_secs_f64());
+        // A wait knows better how long it lasts than ifxtop's watching does: onstat -g con
+        // counts from before ifxtop started.
+        if let Some(w) = waiter_of.get(&sid) {
+            row.in_state_s = Some(row.in_state_s.unwrap_or(0.0).max(w.in_wait_s));
+        }
         out.push(row);
     }
     out

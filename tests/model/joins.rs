@@ -93,6 +93,15 @@ fn oninit_captures_join_thread_names_and_conditions() {
     let s83 = &snap.session_views[1];
     assert_eq!(s83.threads[0].tid, Some(357));
     assert!(s83.verdict.contains("client"), "{}", s83.verdict);
+    // The Sessions pane's time in state is the wait's own time (187 s by onstat -g con), not
+    // the zero seconds ifxtop has watched it.
+    let row = snap
+        .sessions
+        .iter()
+        .find(|r| r.sessid == Sid(54))
+        .expect("54 is a session");
+    assert_eq!(row.state_words(), "idle");
+    assert_eq!(row.in_state_s, Some(187.0));
 }
 
 #[test]
