@@ -383,23 +383,21 @@ pub(crate) const KINDS: &[Kind] = &[
     },
     Kind {
         name: "onstat-g-dri",
-        parse: |_| todo_kind(),
+        parse: |t| parsed(onstat_g_dri::parse(t)),
     },
     Kind {
         name: "onstat-g-cluster",
-        parse: |_| todo_kind(),
+        parse: |t| parsed(onstat_g_cluster::parse(t)),
     },
     Kind {
         name: "onstat-g-sds",
-        parse: |_| todo_kind(),
+        parse: |t| parsed(onstat_g_sds::parse(t)),
     },
     Kind {
         name: "proc-diskstats",
-        parse: |_| todo_kind(),
+        parse: |t| parsed(proc_diskstats::parse(t)),
     },
 ];
-
-fn todo_kind() -> Result<Parsed, ParseError> { Err(ParseError::empty("todo")) }
 
 impl Kind {
     /// The kind named exactly `name`, else the one named by its lower case, else any whose name
