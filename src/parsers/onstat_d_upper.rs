@@ -209,9 +209,12 @@ fn chunk_io(text: &str) -> Result<ChunkIo, Miss<'_>> {
     let (i, offset) = column(i, dec_u64, "an offset (pages)")?;
     let (i, page_rd) = column(i, dec_u64, "pages read (a number)")?;
     let (i, page_wr) = column(i, dec_u64, "pages written (a number)")?;
+    if chunk == 0 || dbs == 0 {
+        return Err(Miss::new(text, "chunk and dbspace numbers from 1"));
+    }
     let path = trim_blanks(i);
-    if path.is_empty() || path.contains([' ', '\t']) {
-        return Err(Miss::new(i, "one pathname after the page counts"));
+    if !is_chunk_path(path) {
+        return Err(Miss::new(i, "one full pathname after the page counts"));
     }
     Ok(ChunkIo {
         address,
@@ -222,6 +225,14 @@ fn chunk_io(text: &str) -> Result<ChunkIo, Miss<'_>> {
         page_wr,
         path: path.to_string(),
     })
+}
+
+/// A chunk's pathname as onspaces takes it: full (`/dev/...`, `C:\ifmxdata\...`,
+/// `\\.\PhysicalDrive1`) and one word.
+fn is_chunk_path(path: &str) -> bool {
+    let full = path.starts_with(['/', '\\'])
+        || matches!(path.as_bytes(), [d, b':', b'\\' | b'/', ..] if d.is_ascii_alphabetic());
+    full && !path.contains([' ', '\t'])
 }
 
 #[cfg(test)]
@@ -239,6 +250,10 @@ mod tests {
         assert!(chunk_io("4484a268 1 1 0 100000 65632 PO-B-- /work3/AB/rootchunk").is_err());
         assert!(chunk_io("57b02028 6 6 0 500000 466272 466272 POSB-D /data/sbspace1").is_err());
         assert!(chunk_io("a4e8268 3 3 0 1000 ~938 250 POB--- /ix/blob").is_err());
+        // An `onstat -g ses` sqscb row: no dbspace 0, no relative path.
+        assert!(chunk_io("52fda4d0 53234018 0        0           0        0           1").is_err());
+        assert!(chunk_io("a40d928 1 1 0 0 0 chunks/c1").is_err());
+        assert!(chunk_io("a40d928 1 1 0 0 0 C:\\IFMXDATA\\ol\\rootdbs.000").is_ok());
     }
 
     #[test]

@@ -150,6 +150,12 @@ fn decimal(i: &str) -> PResult<'_, f64> {
     .parse(i)
 }
 
+/// `io/s`, always printed with a fraction (`36.5`, `0.0`): a row of whole numbers is another
+/// command's (`onstat -p`'s `39 2 27 51 0 0 16`).
+fn rate(i: &str) -> PResult<'_, f64> {
+    map_res(recognize((digit1, char('.'), digit1)), |s: &str| s.parse::<f64>()).parse(i)
+}
+
 /// `N/A` (no operation yet) or seconds.
 fn avg_time(i: &str) -> PResult<'_, Option<f64>> {
     alt((map(tag("N/A"), |_| None), map(decimal, Some))).parse(i)
@@ -196,7 +202,7 @@ fn file_row(text: &str, layout: Layout) -> Result<IoFile, Miss<'_>> {
             i
         }
     };
-    f.io_per_s = last_column(i, decimal, "io/s (`36.5`) ending the row")?;
+    f.io_per_s = last_column(i, rate, "io/s with one decimal (`36.5`) ending the row")?;
     Ok(f)
 }
 
@@ -230,6 +236,8 @@ mod tests {
         assert_eq!((f.total_ops, f.read_ops, f.bytes_read), (Some(5654), Some(3398), None));
         assert!(file_row("3 rootdbs 1 2 3 4", Layout::Bytes).is_err());
         assert!(file_row("3 root dbs 1 2 3 4 5.0", Layout::Bytes).is_err());
+        // `onstat -p`'s `gp_read ... gp_curs` row: io/s has no fraction.
+        assert!(file_row("39 2 27 51 0 0 16", Layout::Bytes).is_err());
     }
 
     #[test]

@@ -107,9 +107,17 @@ impl ProcDiskstats {
     }
 }
 
-/// The device name: what the kernel prints there never holds a blank.
+/// The device name: a letter first (`sda`, `dm-0`, `nvme0n1`, `md127`, `cciss!c0d0`), never a
+/// blank; a number there means the line is not a device line.
 fn device_name(i: &str) -> PResult<'_, &str> {
-    lex::word(i)
+    let (rest, name) = lex::word(i)?;
+    if !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        return Err(nom::Err::Error(nom::error::Error::new(
+            i,
+            nom::error::ErrorKind::Alpha,
+        )));
+    }
+    Ok((rest, name))
 }
 
 /// One line; on failure, where and what was needed.
@@ -187,5 +195,7 @@ mod tests {
         assert!(disk_line("8 0 sda 1 2 3 4 5 6 7 8 9 10 x").is_err());
         assert!(disk_line("sda 8 0 1 2 3 4 5 6 7 8 9 10 11").is_err());
         assert!(disk_line("8 0 sda 1 2 3 4 5 6 7 8 9 10 -11").is_err());
+        // `onstat -g tpf`'s thread row: 18 numbers, a number where the name goes.
+        assert!(disk_line("945 1969 0 0 0 6181 1782 2069 13 0 0 0 0 16183 7348 743580 0 6").is_err());
     }
 }
