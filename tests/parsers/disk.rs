@@ -297,7 +297,7 @@ fn rss_brief_five_columns_and_a_defined_server() {
     let r = rss("ifxtop-primary-brief-defined-and-blocked");
     assert!(r.unparsed.is_empty(), "{:?}", r.unparsed);
     let names: Vec<_> = r.servers.iter().map(|s| (s.name.as_str(), s.supports_proxy_writes)).collect();
-    assert_eq!(names, [("ifx2", Some(false)), ("ifx3", Some(false)), ("ifx_dr", Some(true))]);
+    assert_eq!(names, [("ol_west", Some(false)), ("ol_dr_3", Some(false)), ("ol_dr_4", Some(true))]);
     assert_eq!(r.servers[1].next_page_to_send, pos(0, 0));
     assert_eq!(r.servers[1].connection.as_deref(), Some("Disconnected"));
 }
@@ -308,8 +308,8 @@ fn rss_secondary_with_read_only_rss_banner() {
     assert!(r.unparsed.is_empty(), "{:?}", r.unparsed);
     assert_eq!(r.header.as_ref().map(|h| h.mode_flags.clone()), Some(vec!["RSS".to_string()]));
     assert_eq!(r.server_type.as_deref(), Some("RSS"));
-    assert_eq!((r.source.as_deref(), r.status.as_deref(), r.connection.as_deref()), (Some("ifx1"), Some("Active"), Some("Connected")));
-    assert_eq!(r.last_received, pos(20, 45822));
+    assert_eq!((r.source.as_deref(), r.status.as_deref(), r.connection.as_deref()), (Some("ol_east"), Some("Active"), Some("Connected")));
+    assert_eq!(r.last_received, pos(1871, 40102));
     assert!(r.servers.is_empty());
 }
 
@@ -356,10 +356,10 @@ fn sds_primary_brief_and_secondary() {
     assert!(p.unparsed.is_empty(), "{:?}", p.unparsed);
     assert_eq!((p.server_type.as_deref(), p.sds_servers), (Some("Primary"), Some(2)));
     let s = &p.servers[1];
-    assert_eq!((s.name.as_str(), s.status.as_deref(), s.last_sent), ("ha_ssc2", Some("Inactive"), pos(12, 90112)));
+    assert_eq!((s.name.as_str(), s.status.as_deref(), s.last_sent), ("ol_sd_c", Some("Inactive"), pos(398, 90112)));
     let s = sds("ifxtop-sds-secondary-read-only");
     assert!(s.unparsed.is_empty(), "{:?}", s.unparsed);
-    assert_eq!((s.source.as_deref(), s.last_received), (Some("ha_pri"), pos(13, 2377)));
+    assert_eq!((s.source.as_deref(), s.last_received), (Some("ol_sd_pri"), pos(402, 7719)));
     assert_eq!(s.header.as_ref().map(|h| h.mode_flags.clone()), Some(vec!["SDS".to_string()]));
 }
 
@@ -367,10 +367,10 @@ fn sds_primary_brief_and_secondary() {
 fn sds_primary_verbose_blocks() {
     let v = sds("ifxtop-primary-verbose-reconstructed");
     assert!(v.unparsed.is_empty(), "{:?}", v.unparsed);
-    assert_eq!((v.sds_servers, v.updater.as_deref()), (Some(2), Some("ha_pri")));
+    assert_eq!((v.sds_servers, v.updater.as_deref()), (Some(2), Some("ol_sd_pri")));
     let a = &v.servers[0];
-    assert_eq!((a.name.as_str(), a.server_type.as_deref()), ("ha_ssc", Some("SDS")));
-    assert_eq!((a.last_sent, a.last_flushed, a.last_lsn_acked), (pos(13, 3003), pos(13, 3003), pos(13, 12_296_216)));
+    assert_eq!((a.name.as_str(), a.server_type.as_deref()), ("ol_sd_b", Some("SDS")));
+    assert_eq!((a.last_sent, a.last_flushed, a.last_lsn_acked), (pos(402, 7730), pos(402, 7730), pos(402, 15_804_472)));
     assert_eq!(a.backlog_pages, Some(0));
     let b = &v.servers[1];
     assert_eq!(b.backlog_pages, Some(4611));
@@ -439,9 +439,9 @@ fn cluster_verbose_semicolon_and_epoch_ack() {
 fn cluster_on_a_secondary_has_no_current_page() {
     let c = cluster("ifxtop-sds-secondary-read-only");
     assert!(c.unparsed.is_empty(), "{:?}", c.unparsed);
-    assert_eq!((c.primary.as_deref(), c.current_log_page), (Some("ha_pri"), None));
+    assert_eq!((c.primary.as_deref(), c.current_log_page), (Some("ol_sd_pri"), None));
     let s = &c.servers[0];
-    assert_eq!((s.acked, s.applied, s.supports_updates), (pos(13, 3002), None, Some(false)));
+    assert_eq!((s.acked, s.applied, s.supports_updates), (pos(402, 7719), None, Some(false)));
 }
 
 #[test]
@@ -506,7 +506,7 @@ fn dri_hdr_secondary_and_txn_scope() {
     assert_eq!(d.last_applied, pos(0, 0));
     let p = dri("ifxtop-14.10-primary-hdr-txn-scope-trailing-blanks");
     assert!(p.unparsed.is_empty(), "{:?}", p.unparsed);
-    assert_eq!((p.paired_server.as_deref(), p.last_dr_ckpt.map(|c| c.page)), (Some("ifx2_dr"), Some(4836)));
+    assert_eq!((p.paired_server.as_deref(), p.last_dr_ckpt.map(|c| c.page)), (Some("ol_prod_b"), Some(12203)));
 }
 
 #[test]
