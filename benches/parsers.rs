@@ -3,11 +3,11 @@
 //! a 64-bit Linux 12.10 instance: 10-digit addresses in 16-wide columns, mixed flags and waits.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use ifxtop::parsers::{onstat_u, onstat_x};
 use ifxtop::parsers::{
     onstat_d_upper, onstat_g_cluster, onstat_g_dri, onstat_g_iof, onstat_g_rss, onstat_g_sds,
     proc_diskstats,
 };
+use ifxtop::parsers::{onstat_u, onstat_x};
 use std::fmt::Write;
 use std::hint::black_box;
 
@@ -230,7 +230,10 @@ fn onstat_d_upper_text(n: usize) -> String {
             r.below(40_000_000),
         );
     }
-    let _ = writeln!(s, " {n} active, 32766 maximum\n\nExpanded chunk capacity mode: always");
+    let _ = writeln!(
+        s,
+        " {n} active, 32766 maximum\n\nExpanded chunk capacity mode: always"
+    );
     s
 }
 
@@ -256,7 +259,12 @@ fn onstat_g_iof_text(n: usize) -> String {
         );
         for op in ["seeks", "reads", "writes", "kaio_reads", "kaio_writes"] {
             if op.starts_with("kaio") {
-                let _ = writeln!(s, "      {op:<11} {:<13} 0.{:04}", r.below(9_000_000), r.below(10_000));
+                let _ = writeln!(
+                    s,
+                    "      {op:<11} {:<13} 0.{:04}",
+                    r.below(9_000_000),
+                    r.below(10_000)
+                );
             } else {
                 let _ = writeln!(s, "      {op:<11} 0             N/A");
             }
@@ -301,7 +309,10 @@ fn onstat_g_sds_text(n: usize) -> String {
     let mut r = Rng(0xBB67_AE85_84CA_A73B);
     let mut s = String::with_capacity(n * 560 + 200);
     s.push_str(BANNER);
-    let _ = writeln!(s, "Number of SDS servers:{n}\nUpdater node alias name :ol_sd_pri\n");
+    let _ = writeln!(
+        s,
+        "Number of SDS servers:{n}\nUpdater node alias name :ol_sd_pri\n"
+    );
     for k in 0..n {
         let page = r.below(60_000);
         let _ = writeln!(
@@ -326,16 +337,26 @@ fn onstat_g_cluster_text(n: usize) -> String {
     let mut r = Rng(0x3C6E_F372_FE94_F82B);
     let mut s = String::with_capacity(n * 520 + 300);
     s.push_str(BANNER);
-    s.push_str("Primary Server:ol_prim\nCurrent Log Page:1829,4349\nIndex page logging status: Enabled\n\
+    s.push_str(
+        "Primary Server:ol_prim\nCurrent Log Page:1829,4349\nIndex page logging status: Enabled\n\
                 Index page logging was enabled at: 2013/06/04 11:54:04\n\n\
                 Server      ACKed Log    Applied Log  Supports     Status\n\
-                \x20           (log, page)  (log, page)  Updates\n");
-    let types = ["SYNC(SDS),Connected,Active", "ASYNC(HDR),Connected,On", "ASYNC(RSS),Connected,Active"];
+                \x20           (log, page)  (log, page)  Updates\n",
+    );
+    let types = [
+        "SYNC(SDS),Connected,Active",
+        "ASYNC(HDR),Connected,On",
+        "ASYNC(RSS),Connected,Active",
+    ];
     let mut pages = Vec::with_capacity(n);
     for k in 0..n {
         let p = 4349 - r.below(400);
         pages.push(p);
-        let _ = writeln!(s, "ol_sec_{k:<4} 1829,{p:<7} 1829,{p:<7} Yes          {}", types[k % 3]);
+        let _ = writeln!(
+            s,
+            "ol_sec_{k:<4} 1829,{p:<7} 1829,{p:<7} Yes          {}",
+            types[k % 3]
+        );
     }
     for (k, p) in pages.iter().enumerate() {
         let ty = ["SYNC (SDS)", "ASYNC (HDR)", "ASYNC (RSS)"][k % 3];
@@ -382,7 +403,11 @@ fn disk_parsers(c: &mut Criterion) {
     ) {
         // The text must be what the parser understands, or the bench measures errors.
         let parsed = parse(text).map(|v| rows(&v));
-        assert_eq!(parsed, Ok((want, 0)), "generated {name} text does not parse");
+        assert_eq!(
+            parsed,
+            Ok((want, 0)),
+            "generated {name} text does not parse"
+        );
         let mut g = c.benchmark_group(name);
         g.throughput(Throughput::Bytes(text.len() as u64));
         g.bench_with_input(BenchmarkId::new("parse", want), text, |b, t| {
@@ -392,21 +417,71 @@ fn disk_parsers(c: &mut Criterion) {
     }
 
     let t = onstat_d_upper_text(n);
-    group(c, "onstat_D", &t, onstat_d_upper::parse, |v| (v.chunks.len(), v.unparsed.len()), n);
+    group(
+        c,
+        "onstat_D",
+        &t,
+        onstat_d_upper::parse,
+        |v| (v.chunks.len(), v.unparsed.len()),
+        n,
+    );
     let t = onstat_g_iof_text(n);
-    group(c, "onstat_g_iof", &t, onstat_g_iof::parse, |v| (v.files.len(), v.unparsed.len()), n);
+    group(
+        c,
+        "onstat_g_iof",
+        &t,
+        onstat_g_iof::parse,
+        |v| (v.files.len(), v.unparsed.len()),
+        n,
+    );
     let t = onstat_g_rss_text(n / 4);
-    group(c, "onstat_g_rss", &t, onstat_g_rss::parse, |v| (v.servers.len(), v.unparsed.len()), n / 4);
+    group(
+        c,
+        "onstat_g_rss",
+        &t,
+        onstat_g_rss::parse,
+        |v| (v.servers.len(), v.unparsed.len()),
+        n / 4,
+    );
     let t = onstat_g_sds_text(n / 4);
-    group(c, "onstat_g_sds", &t, onstat_g_sds::parse, |v| (v.servers.len(), v.unparsed.len()), n / 4);
+    group(
+        c,
+        "onstat_g_sds",
+        &t,
+        onstat_g_sds::parse,
+        |v| (v.servers.len(), v.unparsed.len()),
+        n / 4,
+    );
     let t = onstat_g_cluster_text(n / 4);
-    group(c, "onstat_g_cluster", &t, onstat_g_cluster::parse, |v| (v.servers.len(), v.unparsed.len()), n / 4);
+    group(
+        c,
+        "onstat_g_cluster",
+        &t,
+        onstat_g_cluster::parse,
+        |v| (v.servers.len(), v.unparsed.len()),
+        n / 4,
+    );
     // One output is one pair: the doc sample repeated, each copy read over the last.
     let copies = n / 4;
-    let t = include_str!("../tests/fixtures/onstat-g-dri/hcl-14.10-adr-0527-doc.txt").repeat(copies);
-    group(c, "onstat_g_dri", &t, onstat_g_dri::parse, |v| (usize::from(v.dr_type.is_some()), v.unparsed.len()), 1);
+    let t =
+        include_str!("../tests/fixtures/onstat-g-dri/hcl-14.10-adr-0527-doc.txt").repeat(copies);
+    group(
+        c,
+        "onstat_g_dri",
+        &t,
+        onstat_g_dri::parse,
+        |v| (usize::from(v.dr_type.is_some()), v.unparsed.len()),
+        1,
+    );
     let t = proc_diskstats_text(n);
-    group(c, "proc_diskstats", &t, proc_diskstats::parse, |v| (v.disks.len(), v.unparsed.len()), n);
+    group(
+        c,
+        "proc_diskstats",
+        &t,
+        proc_diskstats::parse,
+        |v| (v.disks.len(), v.unparsed.len()),
+        n,
+    );
 }
 
 criterion_group!(benches, parsers);

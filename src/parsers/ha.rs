@@ -78,7 +78,11 @@ impl Stamp {
 /// time_t 0 printed in any zone from UTC-12 to UTC+14: 1969-12-31 from 12:00, or 1970-01-01
 /// before 15:00 (with `/` or `-` between the parts).
 fn is_epoch(t: &str) -> bool {
-    let date: String = t.chars().take(10).map(|c| if c == '-' { '/' } else { c }).collect();
+    let date: String = t
+        .chars()
+        .take(10)
+        .map(|c| if c == '-' { '/' } else { c })
+        .collect();
     let hour: Option<u32> = t.get(11..13).and_then(|h| h.parse().ok());
     match (date.as_str(), hour) {
         ("1969/12/31", Some(h)) => h >= 12,
@@ -147,6 +151,10 @@ pub struct IndexPageLogging {
 impl IndexPageLogging {
     /// Takes the line when it is one of the two; false otherwise.
     pub(crate) fn take(this: &mut Option<IndexPageLogging>, text: &str) -> bool {
+        // Most lines are not these two: skip them before building a key.
+        if !trim_blanks(text).starts_with("Index page logging") {
+            return false;
+        }
         let Some((label, value)) = label_value(text) else {
             return false;
         };
@@ -201,7 +209,10 @@ pub(crate) struct ServerRow<'a> {
 }
 
 /// Reads a [`ServerRow`]; `pos_is` names the log position column in the error.
-pub(crate) fn server_row<'a>(text: &'a str, pos_is: &'static str) -> Result<ServerRow<'a>, Miss<'a>> {
+pub(crate) fn server_row<'a>(
+    text: &'a str,
+    pos_is: &'static str,
+) -> Result<ServerRow<'a>, Miss<'a>> {
     let i = lex::trim_start_bytes(text, lex::is_blank_byte);
     let (i, name) = column(i, lex::word, "a server name")?;
     let (i, status) = column(i, lex::word, "a server status")?;
@@ -230,7 +241,10 @@ mod tests {
 
     #[test]
     fn labels_and_values() {
-        assert_eq!(label_value("Primary Server:serv1"), Some(("Primary Server", "serv1")));
+        assert_eq!(
+            label_value("Primary Server:serv1"),
+            Some(("Primary Server", "serv1"))
+        );
         assert_eq!(
             label_value("\tServer Status : Active"),
             Some(("Server Status", "Active"))
@@ -249,13 +263,25 @@ mod tests {
             label_key("Next log page to send(log id,page)"),
             "next log page to send"
         );
-        assert_eq!(label_key("Approximate Log Page Backlog"), "approximate log page backlog");
+        assert_eq!(
+            label_key("Approximate Log Page Backlog"),
+            "approximate log page backlog"
+        );
     }
 
     #[test]
     fn log_positions() {
-        assert_eq!(whole_log_pos(" 20714,29007"), Some(LogPos { log: 20714, page: 29007 }));
-        assert_eq!(whole_log_pos("16, 476"), Some(LogPos { log: 16, page: 476 }));
+        assert_eq!(
+            whole_log_pos(" 20714,29007"),
+            Some(LogPos {
+                log: 20714,
+                page: 29007
+            })
+        );
+        assert_eq!(
+            whole_log_pos("16, 476"),
+            Some(LogPos { log: 16, page: 476 })
+        );
         assert_eq!(whole_log_pos("16,476 x"), None);
         let a = LogPos { log: 6, page: 35 };
         assert_eq!(a.pages_to(LogPos { log: 6, page: 36 }), Some(1));

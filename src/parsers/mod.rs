@@ -432,10 +432,22 @@ mod tests {
         );
         assert!(Kind::from_name("onstat -u").is_none());
         // `-D` and `-d` are two commands: the exact name decides, then the lower-case one.
-        assert_eq!(Kind::from_name("onstat-D").map(|k| k.name), Some("onstat-D"));
-        assert_eq!(Kind::from_name("onstat-d").map(|k| k.name), Some("onstat-d"));
-        assert_eq!(Kind::from_name("ONSTAT-D").map(|k| k.name), Some("onstat-d"));
-        assert_eq!(Kind::from_name("ONSTAT-U").map(|k| k.name), Some("onstat-u"));
+        assert_eq!(
+            Kind::from_name("onstat-D").map(|k| k.name),
+            Some("onstat-D")
+        );
+        assert_eq!(
+            Kind::from_name("onstat-d").map(|k| k.name),
+            Some("onstat-d")
+        );
+        assert_eq!(
+            Kind::from_name("ONSTAT-D").map(|k| k.name),
+            Some("onstat-d")
+        );
+        assert_eq!(
+            Kind::from_name("ONSTAT-U").map(|k| k.name),
+            Some("onstat-u")
+        );
         assert_eq!(
             Kind::from_name("Onstat-G-Cluster").map(|k| k.name),
             Some("onstat-g-cluster")

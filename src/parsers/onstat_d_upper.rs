@@ -242,8 +242,10 @@ mod tests {
 
     #[test]
     fn chunk_rows() {
-        let c = chunk_io("a40d928  1      1   0          0        0        /work/11.1/dbspaces/stardbs3")
-            .expect("row");
+        let c = chunk_io(
+            "a40d928  1      1   0          0        0        /work/11.1/dbspaces/stardbs3",
+        )
+        .expect("row");
         assert_eq!((c.chunk, c.dbs, c.page_rd, c.page_wr), (1, 1, 0, 0));
         assert_eq!(c.path, "/work/11.1/dbspaces/stardbs3");
         // `onstat -d` rows: size, free and flags before the path.

@@ -95,7 +95,8 @@ impl ClusterServer {
 }
 
 /// What a caller is told when the input is not `onstat -g cluster` output at all.
-const EXPECTED: &str = "onstat -g cluster output: `Primary Server:name`, `Current Log Page:16,476`, \
+const EXPECTED: &str =
+    "onstat -g cluster output: `Primary Server:name`, `Current Log Page:16,476`, \
      the column header `Server ACKed Log [Applied Log] Supports Status`, a server row \
      (`serv2 16,476 16,476 Yes SYNC(SDS),Connected,Active`) or a verbose block \
      (`server name: london`, `type: ASYNC (HDR)`, ...)";
@@ -185,7 +186,9 @@ impl OnstatBody for Body {
             }
             _ => {
                 let Some(s) = self.block.and_then(|i| out.servers.get_mut(i)) else {
-                    return Seen::Miss(row_miss.unwrap_or(Miss::new(t, "a line of onstat -g cluster")));
+                    return Seen::Miss(
+                        row_miss.unwrap_or(Miss::new(t, "a line of onstat -g cluster")),
+                    );
                 };
                 if let Err(needs) = block_line(s, &key, label, value) {
                     return bad(needs);
@@ -328,14 +331,20 @@ mod tests {
 
     #[test]
     fn rows_with_and_without_the_applied_column() {
-        let s = server_row("serv2  16,476       16,476       Yes          SYNC(SDS),Connected,Active")
-            .expect("row");
+        let s =
+            server_row("serv2  16,476       16,476       Yes          SYNC(SDS),Connected,Active")
+                .expect("row");
         assert_eq!(s.applied, Some(LogPos { log: 16, page: 476 }));
         assert_eq!(
-            (s.server_type.as_deref(), s.sync.as_deref(), s.server_status.as_deref()),
+            (
+                s.server_type.as_deref(),
+                s.sync.as_deref(),
+                s.server_status.as_deref()
+            ),
             (Some("SDS"), Some("SYNC"), Some("Active"))
         );
-        let s = server_row("london  1829,4349    No           ASYNC(HDR),Connected,On").expect("old");
+        let s =
+            server_row("london  1829,4349    No           ASYNC(HDR),Connected,On").expect("old");
         assert_eq!((s.applied, s.supports_updates), (None, Some(false)));
         assert!(server_row("serv2 16,476 Yes Connected").is_err());
         assert!(server_row("serv2 16,476 Maybe SYNC(SDS),Connected,Active").is_err());

@@ -152,13 +152,15 @@ fn timing_line<'a>(out: &mut OnstatGDri, t: &'a str) -> Option<Seen<'a>> {
         }
     }
     let (slot, rest) = if let Some(rest) = t.strip_prefix("Backlog") {
-        return Some(match whole_u64(rest).filter(|_| rest.starts_with([' ', '\t'])) {
-            Some(n) => {
-                out.backlog = Some(n);
-                Seen::Known
-            }
-            None => Seen::Miss(Miss::new(rest, "a backlog (a number)")),
-        });
+        return Some(
+            match whole_u64(rest).filter(|_| rest.starts_with([' ', '\t'])) {
+                Some(n) => {
+                    out.backlog = Some(n);
+                    Seen::Known
+                }
+                None => Seen::Miss(Miss::new(rest, "a backlog (a number)")),
+            },
+        );
     } else if let Some(rest) = t.strip_prefix("Last Send") {
         (&mut out.last_send, rest)
     } else if let Some(rest) = t.strip_prefix("Last Receive") {
@@ -252,14 +254,20 @@ mod tests {
 
     #[test]
     fn rows_with_one_and_two_word_types() {
-        let r = dr_row("primary        on           my_server                      4 / 5          NA")
-            .expect("primary");
-        assert_eq!((r.dr_type.as_str(), r.state, r.paired), ("primary", "on", "my_server"));
+        let r =
+            dr_row("primary        on           my_server                      4 / 5          NA")
+                .expect("primary");
+        assert_eq!(
+            (r.dr_type.as_str(), r.state, r.paired),
+            ("primary", "on", "my_server")
+        );
         assert_eq!((r.ckpt.id, r.ckpt.page, r.proxy_writes), (4, 5, Some("NA")));
-        let r = dr_row("HDR Secondary  on           ifx1_dr                      31 / 4836       N")
-            .expect("secondary");
+        let r =
+            dr_row("HDR Secondary  on           ifx1_dr                      31 / 4836       N")
+                .expect("secondary");
         assert_eq!((r.dr_type.as_str(), r.paired), ("HDR Secondary", "ifx1_dr"));
-        let r = dr_row("standard       off                                  -1 / -1").expect("none");
+        let r =
+            dr_row("standard       off                                  -1 / -1").expect("none");
         assert_eq!((r.state, r.paired, r.ckpt.id), ("off", "", -1));
         assert!(dr_row("primary on a b 4 / 5").is_err());
         assert!(dr_row("primary on my_server 4 / 5 maybe").is_err());
@@ -267,10 +275,16 @@ mod tests {
 
     #[test]
     fn settings_and_titles() {
-        assert_eq!(setting("HDR_TXN_SCOPE NEAR_SYNC"), Some(("HDR_TXN_SCOPE", "NEAR_SYNC")));
+        assert_eq!(
+            setting("HDR_TXN_SCOPE NEAR_SYNC"),
+            Some(("HDR_TXN_SCOPE", "NEAR_SYNC"))
+        );
         assert_eq!(setting("DRLOSTFOUND"), Some(("DRLOSTFOUND", "")));
         assert_eq!(setting("Backlog 0"), None);
         assert_eq!(setting("_X 1"), None);
-        assert_eq!(title("Data Replication at 0x463cc028:"), Some(Addr(0x463c_c028)));
+        assert_eq!(
+            title("Data Replication at 0x463cc028:"),
+            Some(Addr(0x463c_c028))
+        );
     }
 }

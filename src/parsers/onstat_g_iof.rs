@@ -153,7 +153,10 @@ fn decimal(i: &str) -> PResult<'_, f64> {
 /// `io/s`, always printed with a fraction (`36.5`, `0.0`): a row of whole numbers is another
 /// command's (`onstat -p`'s `39 2 27 51 0 0 16`).
 fn rate(i: &str) -> PResult<'_, f64> {
-    map_res(recognize((digit1, char('.'), digit1)), |s: &str| s.parse::<f64>()).parse(i)
+    map_res(recognize((digit1, char('.'), digit1)), |s: &str| {
+        s.parse::<f64>()
+    })
+    .parse(i)
 }
 
 /// `N/A` (no operation yet) or seconds.
@@ -228,12 +231,21 @@ mod tests {
 
     #[test]
     fn file_rows_of_both_layouts() {
-        let f = file_row("3   rootdbs       1918976      937          145061888     70831        36.5", Layout::Bytes)
-            .expect("row");
-        assert_eq!((f.gfd, f.page_reads, f.page_writes), (3, Some(937), Some(70831)));
+        let f = file_row(
+            "3   rootdbs       1918976      937          145061888     70831        36.5",
+            Layout::Bytes,
+        )
+        .expect("row");
+        assert_eq!(
+            (f.gfd, f.page_reads, f.page_writes),
+            (3, Some(937), Some(70831))
+        );
         assert_eq!(f.io_per_s, 36.5);
         let f = file_row("  5 /dev/rchunk2  5654  3398  2256  0.1", Layout::Ops).expect("old");
-        assert_eq!((f.total_ops, f.read_ops, f.bytes_read), (Some(5654), Some(3398), None));
+        assert_eq!(
+            (f.total_ops, f.read_ops, f.bytes_read),
+            (Some(5654), Some(3398), None)
+        );
         assert!(file_row("3 rootdbs 1 2 3 4", Layout::Bytes).is_err());
         assert!(file_row("3 root dbs 1 2 3 4 5.0", Layout::Bytes).is_err());
         // `onstat -p`'s `gp_read ... gp_curs` row: io/s has no fraction.
@@ -243,7 +255,10 @@ mod tests {
     #[test]
     fn op_rows() {
         let o = op_row("      kaio_reads  0             N/A").expect("n/a");
-        assert_eq!((o.op.as_str(), o.count, o.avg_time_s), ("kaio_reads", 0, None));
+        assert_eq!(
+            (o.op.as_str(), o.count, o.avg_time_s),
+            ("kaio_reads", 0, None)
+        );
         let o = op_row("reads 937 0.0010").expect("time");
         assert_eq!(o.avg_time_s, Some(0.001));
         assert!(op_row("Reads 937 0.0010").is_err());

@@ -3,8 +3,8 @@
 //! state; on an RSS server, its source and the last log page received.
 
 use super::ha::{
-    control_block, label_key, label_value, local_server_type, server_row, whole_log_pos, whole_u64, yes_no,
-    IndexPageLogging, LogPos, Stamp,
+    control_block, label_key, label_value, local_server_type, server_row, whole_log_pos, whole_u64,
+    yes_no, IndexPageLogging, LogPos, Stamp,
 };
 use super::header::Header;
 use super::lex::{self, trim_blanks, Line};
@@ -96,7 +96,8 @@ impl RssServer {
 }
 
 /// What a caller is told when the input is not `onstat -g rss` output at all.
-const EXPECTED: &str = "onstat -g rss output: `Local server type: RSS`, `Number of RSS servers: N`, \
+const EXPECTED: &str =
+    "onstat -g rss output: `Local server type: RSS`, `Number of RSS servers: N`, \
      `RSS Server information:`, the column header `RSS Srv RSS Srv Connection Next LPG to send`, \
      a server row (`theoden Active Connected 20714,29007`) or a verbose block \
      (`RSS Server control block: 0x64f64758`, `RSS server name: ...`)";
@@ -135,7 +136,11 @@ impl OnstatBody for Body {
             out.server_type = Some(ty.to_string());
             // Only an RSS server's own output says `RSS` here; `Primary` and `Standard` head
             // `onstat -g sds` too.
-            return if ty == "RSS" { Seen::Known } else { Seen::Shared };
+            return if ty == "RSS" {
+                Seen::Known
+            } else {
+                Seen::Shared
+            };
         }
         if IndexPageLogging::take(&mut out.index_page_logging, text) {
             return Seen::Shared;
@@ -147,8 +152,7 @@ impl OnstatBody for Body {
             self.part = Part::Table;
             return Seen::Known;
         }
-        if self.part == Part::Table && lex::starts_with_words(text, &["name", "status", "status"])
-        {
+        if self.part == Part::Table && lex::starts_with_words(text, &["name", "status", "status"]) {
             return Seen::Known;
         }
         if self.part == Part::Table {
@@ -225,12 +229,7 @@ impl Body {
 }
 
 /// One `Label: value` line of a verbose server block.
-fn block_line(
-    s: &mut RssServer,
-    key: &str,
-    label: &str,
-    value: &str,
-) -> Result<(), &'static str> {
+fn block_line(s: &mut RssServer, key: &str, label: &str, value: &str) -> Result<(), &'static str> {
     let pos = || whole_log_pos(value).ok_or("a log position (`6,36`)");
     let num = || whole_u64(value).ok_or("a number");
     match key {
@@ -305,7 +304,13 @@ mod tests {
     #[test]
     fn brief_rows() {
         let s = brief_row("theoden      Active       Connected           20714,29007").expect("4");
-        assert_eq!(s.next_page_to_send, Some(LogPos { log: 20714, page: 29007 }));
+        assert_eq!(
+            s.next_page_to_send,
+            Some(LogPos {
+                log: 20714,
+                page: 29007
+            })
+        );
         assert_eq!(s.supports_proxy_writes, None);
         let s = brief_row("ifx2  Defined  Disconnected  0,0  N").expect("5");
         assert_eq!(s.supports_proxy_writes, Some(false));

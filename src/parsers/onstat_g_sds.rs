@@ -3,8 +3,8 @@
 //! and its backlog; on an SDS server, its primary and the last log page received.
 
 use super::ha::{
-    control_block, label_key, label_value, local_server_type, server_row, whole_log_pos,
-    whole_u64, yes_no, IndexPageLogging, LogPos, Stamp,
+    control_block, label_key, label_value, local_server_type, server_row, whole_log_pos, whole_u64,
+    yes_no, IndexPageLogging, LogPos, Stamp,
 };
 use super::header::Header;
 use super::lex::{self, trim_blanks, Line};
@@ -80,7 +80,8 @@ pub struct SdsServer {
 }
 
 /// What a caller is told when the input is not `onstat -g sds` output at all.
-const EXPECTED: &str = "onstat -g sds output: `Local server type: SDS`, `Number of SDS servers:N`, \
+const EXPECTED: &str =
+    "onstat -g sds output: `Local server type: SDS`, `Number of SDS servers:N`, \
      `SDS server information`, the column header `SDS srv SDS srv Connection Last LPG sent`, a \
      server row (`C_151162 Active Connected 554,4998 Y`) or a verbose block \
      (`SDS server control block: 0x46217640`, `server name: ...`)";
@@ -118,7 +119,11 @@ impl OnstatBody for Body {
         if let Some(ty) = local_server_type(text) {
             out.server_type = Some(ty.to_string());
             // `Primary` and `Standard` head `onstat -g rss` too.
-            return if ty == "SDS" { Seen::Known } else { Seen::Shared };
+            return if ty == "SDS" {
+                Seen::Known
+            } else {
+                Seen::Shared
+            };
         }
         if IndexPageLogging::take(&mut out.index_page_logging, text) {
             return Seen::Shared;
@@ -203,12 +208,7 @@ impl Body {
 }
 
 /// One `Label: value` line of a verbose server block.
-fn block_line(
-    s: &mut SdsServer,
-    key: &str,
-    label: &str,
-    value: &str,
-) -> Result<(), &'static str> {
+fn block_line(s: &mut SdsServer, key: &str, label: &str, value: &str) -> Result<(), &'static str> {
     let pos = || whole_log_pos(value).ok_or("a log position (`554,4998`)");
     let num = || whole_u64(value).ok_or("a number");
     match key {

@@ -179,9 +179,15 @@ mod tests {
         let d = disk_line("   8       0 sda 2968 1196 185596 1424 708 384 10232 1488 0 2348 2912")
             .expect("14");
         assert_eq!((d.major, d.minor, d.device.as_str()), (8, 0, "sda"));
-        assert_eq!((d.sectors_read, d.weighted_io_ms, d.discards_completed), (185_596, 2912, None));
+        assert_eq!(
+            (d.sectors_read, d.weighted_io_ms, d.discards_completed),
+            (185_596, 2912, None)
+        );
         let d = disk_line(" 259 0 nvme0n1 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15").expect("18");
-        assert_eq!((d.discards_completed, d.discard_ms, d.flush_ms), (Some(12), Some(15), None));
+        assert_eq!(
+            (d.discards_completed, d.discard_ms, d.flush_ms),
+            (Some(12), Some(15), None)
+        );
         let d = disk_line(" 253 0 dm-0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17").expect("20");
         assert_eq!((d.flushes_completed, d.flush_ms), (Some(16), Some(17)));
         let d = disk_line(" 8 0 sda 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18").expect("21");
@@ -196,6 +202,8 @@ mod tests {
         assert!(disk_line("sda 8 0 1 2 3 4 5 6 7 8 9 10 11").is_err());
         assert!(disk_line("8 0 sda 1 2 3 4 5 6 7 8 9 10 -11").is_err());
         // `onstat -g tpf`'s thread row: 18 numbers, a number where the name goes.
-        assert!(disk_line("945 1969 0 0 0 6181 1782 2069 13 0 0 0 0 16183 7348 743580 0 6").is_err());
+        assert!(
+            disk_line("945 1969 0 0 0 6181 1782 2069 13 0 0 0 0 16183 7348 743580 0 6").is_err()
+        );
     }
 }

@@ -115,8 +115,7 @@ pub fn parse_uevent(text: &str) -> Result<Uevent, ParseError> {
 /// `MAJOR`, `DM_NAME`: upper-case letters, digits and `_`.
 fn is_env_key(k: &str) -> bool {
     !k.is_empty()
-        && k
-            .chars()
+        && k.chars()
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
 }
 
@@ -284,11 +283,15 @@ mod tests {
 
     #[test]
     fn uevents() {
-        let u = parse_uevent("MAJOR=8\nMINOR=1\nDEVNAME=sda1\nDEVTYPE=partition\nPARTN=1\nDISKSEQ=9\n")
-            .expect("partition");
+        let u =
+            parse_uevent("MAJOR=8\nMINOR=1\nDEVNAME=sda1\nDEVTYPE=partition\nPARTN=1\nDISKSEQ=9\n")
+                .expect("partition");
         assert_eq!(u.dev, DevNum { major: 8, minor: 1 });
         assert!(u.is_partition());
-        assert_eq!((u.partn, u.other.get("DISKSEQ").map(String::as_str)), (Some(1), Some("9")));
+        assert_eq!(
+            (u.partn, u.other.get("DISKSEQ").map(String::as_str)),
+            (Some(1), Some("9"))
+        );
         assert!(parse_uevent("MAJOR=8\nDEVNAME=sda\n").is_err());
         assert!(parse_uevent("hello world\n").is_err());
         assert!(parse_uevent("MAJOR=x\nMINOR=1\nDEVNAME=sda1\n").is_err());
@@ -301,20 +304,33 @@ mod tests {
         assert_eq!(parse_partition("2\n").expect("n"), 2);
         assert_eq!(parse_dm_name("vg0-lv_data\n").expect("name"), "vg0-lv_data");
         assert!(parse_dm_name("two words").is_err());
-        assert_eq!(parse_dm_uuid("part1-mpath-3600").expect("uuid").target, DmTarget::Partition(1));
-        assert_eq!(parse_dm_uuid("LVM-abc").expect("uuid").target, DmTarget::Lvm);
+        assert_eq!(
+            parse_dm_uuid("part1-mpath-3600").expect("uuid").target,
+            DmTarget::Partition(1)
+        );
+        assert_eq!(
+            parse_dm_uuid("LVM-abc").expect("uuid").target,
+            DmTarget::Lvm
+        );
         assert_eq!(parse_slaves("sdb\nsdc\n").expect("ls"), vec!["sdb", "sdc"]);
         assert!(parse_slaves("../sdb").is_err());
     }
 
     #[test]
     fn parents_from_links() {
-        let p = "../../devices/pci0000:00/0000:00:1f.2/ata1/host0/target0:0:0/0:0:0:0/block/sda/sda1";
+        let p =
+            "../../devices/pci0000:00/0000:00:1f.2/ata1/host0/target0:0:0/0:0:0:0/block/sda/sda1";
         assert_eq!(parent_from_sysfs_path(p, "sda1").as_deref(), Some("sda"));
-        assert_eq!(parent_from_sysfs_path("../../devices/virtual/block/dm-0", "dm-0"), None);
         assert_eq!(
-            parent_from_sysfs_path("/sys/devices/pci0000:00/nvme/nvme0/nvme0n1/nvme0n1p2", "nvme0n1p2")
-                .as_deref(),
+            parent_from_sysfs_path("../../devices/virtual/block/dm-0", "dm-0"),
+            None
+        );
+        assert_eq!(
+            parent_from_sysfs_path(
+                "/sys/devices/pci0000:00/nvme/nvme0/nvme0n1/nvme0n1p2",
+                "nvme0n1p2"
+            )
+            .as_deref(),
             Some("nvme0n1")
         );
         assert_eq!(parent_from_sysfs_path("../../block/sda/sda1", "sdb1"), None);

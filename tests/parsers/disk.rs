@@ -93,7 +93,10 @@ fn every_kind_refuses_every_other_fixture_directory() {
                 // Exception: the off-line message alone is every onstat command's output
                 // (`proc-diskstats` is not onstat and refuses it).
                 if is_offline_only(&text) && name.starts_with("onstat") {
-                    assert!(k.parse_to_json(&text).is_ok(), "{name}: off-line {dir}/{stem}");
+                    assert!(
+                        k.parse_to_json(&text).is_ok(),
+                        "{name}: off-line {dir}/{stem}"
+                    );
                     continue;
                 }
                 checked += 1;
@@ -136,7 +139,10 @@ fn upper_d_doc_sample() {
     assert_eq!((s.number, s.flags, s.pgsize), (1, 1, Some(2048)));
     assert_eq!((s.owner.as_str(), s.name.as_str()), ("informix", "rootdbs"));
     let c = &d.chunks[0];
-    assert_eq!((c.chunk, c.dbs, c.offset, c.page_rd, c.page_wr), (1, 1, 0, 0, 0));
+    assert_eq!(
+        (c.chunk, c.dbs, c.offset, c.page_rd, c.page_wr),
+        (1, 1, 0, 0, 0)
+    );
     assert_eq!(c.path, "/work/11.1/dbspaces/stardbs3");
     assert_eq!((d.dbspaces_active, d.chunks_maximum), (Some(1), Some(2047)));
     assert_eq!(d.expanded_chunk_capacity.as_deref(), Some("disabled"));
@@ -174,10 +180,9 @@ fn upper_d_edge_cases() {
     assert_eq!(d.chunks[0].path, "C:\\IFMXDATA\\ol_ids\\rootdbs_dat.000");
     assert_eq!(d.notes, vec!["something the manual says here"]);
     // A `-d` chunk row among `-D` rows stays unparsed; the input is still `-D`.
-    let d = onstat_d_upper::parse(
-        "a40d928 1 1 0 0 0 /c1\n4484a268 2 1 0 100000 65632 PO-B-- /c2\n",
-    )
-    .expect("mixed");
+    let d =
+        onstat_d_upper::parse("a40d928 1 1 0 0 0 /c1\n4484a268 2 1 0 100000 65632 PO-B-- /c2\n")
+            .expect("mixed");
     assert_eq!((d.chunks.len(), d.unparsed.len()), (1, 1));
     assert!(onstat_d_upper::parse("").is_err());
 }
@@ -202,7 +207,10 @@ fn iof_doc_sample_has_the_op_table() {
     );
     assert_eq!(f.io_per_s, 36.5);
     assert_eq!(f.ops.len(), 5);
-    assert_eq!(f.op("seeks").map(|o| (o.count, o.avg_time_s)), Some((0, None)));
+    assert_eq!(
+        f.op("seeks").map(|o| (o.count, o.avg_time_s)),
+        Some((0, None))
+    );
     assert_eq!(f.op("writes").and_then(|o| o.avg_time_s), Some(0.0335));
 }
 
@@ -214,7 +222,10 @@ fn iof_four_files_each_with_its_ops() {
     assert!(i.files.iter().all(|f| f.ops.len() == 5));
     let data = &i.files[2];
     assert_eq!(data.bytes_read, Some(3_069_209_247_744));
-    assert_eq!(data.op("kaio_writes").and_then(|o| o.avg_time_s), Some(0.0118));
+    assert_eq!(
+        data.op("kaio_writes").and_then(|o| o.avg_time_s),
+        Some(0.0118)
+    );
     assert_eq!(i.files[3].path, "/informix/tmp/srt_4f1c2_0");
 }
 
@@ -229,7 +240,10 @@ fn iof_edge_cases() {
                3 /dev/rchunk1 5654 3398 2256 0.1\n";
     let i = onstat_g_iof::parse(old).expect("old layout");
     let f = &i.files[0];
-    assert_eq!((f.total_ops, f.read_ops, f.write_ops, f.bytes_read), (Some(5654), Some(3398), Some(2256), None));
+    assert_eq!(
+        (f.total_ops, f.read_ops, f.write_ops, f.bytes_read),
+        (Some(5654), Some(3398), Some(2256), None)
+    );
     // The title alone is this command's (a server with no files open yet).
     assert!(onstat_g_iof::parse("AIO global files:\n").is_ok());
     let e = onstat_g_iof::parse("3 rootdbs 1 2 3 4 5\n").expect_err("no fraction");
@@ -254,7 +268,14 @@ fn rss_brief_2010_four_columns() {
     assert_eq!(ipl.status.as_deref(), Some("Enabled"));
     assert_eq!(r.servers.len(), 2);
     let s = &r.servers[0];
-    assert_eq!((s.name.as_str(), s.status.as_deref(), s.connection.as_deref()), ("theoden", Some("Active"), Some("Connected")));
+    assert_eq!(
+        (
+            s.name.as_str(),
+            s.status.as_deref(),
+            s.connection.as_deref()
+        ),
+        ("theoden", Some("Active"), Some("Connected"))
+    );
     assert_eq!(s.next_page_to_send, pos(20714, 29007));
     assert_eq!(s.supports_proxy_writes, None);
 }
@@ -268,10 +289,19 @@ fn rss_verbose_doc_with_flow_control_and_delays() {
     assert_eq!(s.name, "rahulb_3");
     assert_eq!(s.flow_control.as_deref(), Some("384/352"));
     assert_eq!(s.transmission.as_deref(), Some("Active"));
-    assert_eq!((s.next_page_to_send, s.last_acked, s.last_applied), (pos(6, 36), pos(6, 35), pos(6, 35)));
-    assert_eq!(s.last_ack_time.as_ref().and_then(|t| t.when()), Some("2020-05-23.06:13:29"));
+    assert_eq!(
+        (s.next_page_to_send, s.last_acked, s.last_applied),
+        (pos(6, 36), pos(6, 35), pos(6, 35))
+    );
+    assert_eq!(
+        s.last_ack_time.as_ref().and_then(|t| t.when()),
+        Some("2020-05-23.06:13:29")
+    );
     assert_eq!((s.pending_ack_pages, s.backlog_pages), (Some(0), Some(0)));
-    assert_eq!((s.next_buffer, s.last_acked_buffer, s.delays), (Some(231), Some(230), Some(8)));
+    assert_eq!(
+        (s.next_buffer, s.last_acked_buffer, s.delays),
+        (Some(231), Some(230), Some(8))
+    );
     assert_eq!(s.supports_proxy_writes, Some(false));
     assert!(s.other.is_empty(), "{:?}", s.other);
 }
@@ -283,7 +313,10 @@ fn rss_verbose_blocked_with_backlog_and_a_never_acked_server() {
     assert_eq!(r.servers.len(), 2);
     let east = &r.servers[0];
     assert_eq!(east.transmission.as_deref(), Some("Blocked"));
-    assert_eq!((east.pending_ack_pages, east.backlog_pages), (Some(385), Some(97_104)));
+    assert_eq!(
+        (east.pending_ack_pages, east.backlog_pages),
+        (Some(385), Some(97_104))
+    );
     assert_eq!(east.lag_pages(), Some(97_104));
     let west = &r.servers[1];
     assert_eq!(west.status.as_deref(), Some("Defined"));
@@ -296,8 +329,19 @@ fn rss_verbose_blocked_with_backlog_and_a_never_acked_server() {
 fn rss_brief_five_columns_and_a_defined_server() {
     let r = rss("ifxtop-primary-brief-defined-and-blocked");
     assert!(r.unparsed.is_empty(), "{:?}", r.unparsed);
-    let names: Vec<_> = r.servers.iter().map(|s| (s.name.as_str(), s.supports_proxy_writes)).collect();
-    assert_eq!(names, [("ol_west", Some(false)), ("ol_dr_3", Some(false)), ("ol_dr_4", Some(true))]);
+    let names: Vec<_> = r
+        .servers
+        .iter()
+        .map(|s| (s.name.as_str(), s.supports_proxy_writes))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("ol_west", Some(false)),
+            ("ol_dr_3", Some(false)),
+            ("ol_dr_4", Some(true))
+        ]
+    );
     assert_eq!(r.servers[1].next_page_to_send, pos(0, 0));
     assert_eq!(r.servers[1].connection.as_deref(), Some("Disconnected"));
 }
@@ -306,9 +350,19 @@ fn rss_brief_five_columns_and_a_defined_server() {
 fn rss_secondary_with_read_only_rss_banner() {
     let r = rss("ifxtop-rss-secondary-read-only-banner");
     assert!(r.unparsed.is_empty(), "{:?}", r.unparsed);
-    assert_eq!(r.header.as_ref().map(|h| h.mode_flags.clone()), Some(vec!["RSS".to_string()]));
+    assert_eq!(
+        r.header.as_ref().map(|h| h.mode_flags.clone()),
+        Some(vec!["RSS".to_string()])
+    );
     assert_eq!(r.server_type.as_deref(), Some("RSS"));
-    assert_eq!((r.source.as_deref(), r.status.as_deref(), r.connection.as_deref()), (Some("ol_east"), Some("Active"), Some("Connected")));
+    assert_eq!(
+        (
+            r.source.as_deref(),
+            r.status.as_deref(),
+            r.connection.as_deref()
+        ),
+        (Some("ol_east"), Some("Active"), Some("Connected"))
+    );
     assert_eq!(r.last_received, pos(1871, 40102));
     assert!(r.servers.is_empty());
 }
@@ -325,20 +379,28 @@ fn rss_edge_cases() {
     let s = &r.servers[0];
     assert_eq!(s.next_page_to_send, pos(7, 12));
     assert_eq!(s.last_ack_time.as_ref().map(|t| t.epoch), Some(false));
-    assert_eq!(s.other.get("Some future line").map(String::as_str), Some("42"));
+    assert_eq!(
+        s.other.get("Some future line").map(String::as_str),
+        Some("42")
+    );
     // A bad value is unparsed, not guessed.
-    let r = onstat_g_rss::parse("RSS server name: a\nApproximate Log Page Backlog:lots\n").expect("row");
+    let r = onstat_g_rss::parse("RSS server name: a\nApproximate Log Page Backlog:lots\n")
+        .expect("row");
     assert_eq!((r.servers[0].backlog_pages, r.unparsed.len()), (None, 1));
     // An SDS server's output: the local type is read, but the rest is not `-g rss`.
     let e = onstat_g_rss::parse(&fixture("onstat-g-sds/ifxtop-sds-secondary-read-only.txt"))
         .expect_err("sds secondary");
     assert_eq!(e.line, 5);
     // The shared lines alone say nothing about the command.
-    assert!(onstat_g_rss::parse("Local server type: Primary\nIndex page logging status: Enabled\n").is_err());
+    assert!(onstat_g_rss::parse(
+        "Local server type: Primary\nIndex page logging status: Enabled\n"
+    )
+    .is_err());
     // Rows before the column header are not rows.
     assert!(onstat_g_rss::parse("theoden Active Connected 20714,29007\n").is_err());
     // A standard server without RSS servers.
-    let r = onstat_g_rss::parse("Local server type: Standard\nNumber of RSS servers: 0\n").expect("none");
+    let r = onstat_g_rss::parse("Local server type: Standard\nNumber of RSS servers: 0\n")
+        .expect("none");
     assert_eq!((r.rss_servers, r.servers.len()), (Some(0), 0));
 }
 
@@ -354,23 +416,44 @@ fn sds(stem: &str) -> OnstatGSds {
 fn sds_primary_brief_and_secondary() {
     let p = sds("ifxtop-primary-brief");
     assert!(p.unparsed.is_empty(), "{:?}", p.unparsed);
-    assert_eq!((p.server_type.as_deref(), p.sds_servers), (Some("Primary"), Some(2)));
+    assert_eq!(
+        (p.server_type.as_deref(), p.sds_servers),
+        (Some("Primary"), Some(2))
+    );
     let s = &p.servers[1];
-    assert_eq!((s.name.as_str(), s.status.as_deref(), s.last_sent), ("ol_sd_c", Some("Inactive"), pos(398, 90112)));
+    assert_eq!(
+        (s.name.as_str(), s.status.as_deref(), s.last_sent),
+        ("ol_sd_c", Some("Inactive"), pos(398, 90112))
+    );
     let s = sds("ifxtop-sds-secondary-read-only");
     assert!(s.unparsed.is_empty(), "{:?}", s.unparsed);
-    assert_eq!((s.source.as_deref(), s.last_received), (Some("ol_sd_pri"), pos(402, 7719)));
-    assert_eq!(s.header.as_ref().map(|h| h.mode_flags.clone()), Some(vec!["SDS".to_string()]));
+    assert_eq!(
+        (s.source.as_deref(), s.last_received),
+        (Some("ol_sd_pri"), pos(402, 7719))
+    );
+    assert_eq!(
+        s.header.as_ref().map(|h| h.mode_flags.clone()),
+        Some(vec!["SDS".to_string()])
+    );
 }
 
 #[test]
 fn sds_primary_verbose_blocks() {
     let v = sds("ifxtop-primary-verbose-reconstructed");
     assert!(v.unparsed.is_empty(), "{:?}", v.unparsed);
-    assert_eq!((v.sds_servers, v.updater.as_deref()), (Some(2), Some("ol_sd_pri")));
+    assert_eq!(
+        (v.sds_servers, v.updater.as_deref()),
+        (Some(2), Some("ol_sd_pri"))
+    );
     let a = &v.servers[0];
-    assert_eq!((a.name.as_str(), a.server_type.as_deref()), ("ol_sd_b", Some("SDS")));
-    assert_eq!((a.last_sent, a.last_flushed, a.last_lsn_acked), (pos(402, 7730), pos(402, 7730), pos(402, 15_804_472)));
+    assert_eq!(
+        (a.name.as_str(), a.server_type.as_deref()),
+        ("ol_sd_b", Some("SDS"))
+    );
+    assert_eq!(
+        (a.last_sent, a.last_flushed, a.last_lsn_acked),
+        (pos(402, 7730), pos(402, 7730), pos(402, 15_804_472))
+    );
     assert_eq!(a.backlog_pages, Some(0));
     let b = &v.servers[1];
     assert_eq!(b.backlog_pages, Some(4611));
@@ -380,9 +463,12 @@ fn sds_primary_verbose_blocks() {
 #[test]
 fn sds_edge_cases() {
     // An RSS primary's output is not `-g sds` output.
-    assert!(onstat_g_sds::parse(&fixture("onstat-g-rss/oninit-grss-brief-standard-2010.txt")).is_err());
+    assert!(
+        onstat_g_sds::parse(&fixture("onstat-g-rss/oninit-grss-brief-standard-2010.txt")).is_err()
+    );
     // A standard server: the count alone.
-    let s = onstat_g_sds::parse("Local server type: Standard\nNumber of SDS servers:0\n").expect("none");
+    let s = onstat_g_sds::parse("Local server type: Standard\nNumber of SDS servers:0\n")
+        .expect("none");
     assert_eq!(s.sds_servers, Some(0));
     // The secondary's verbose lines (SMI names: next page to read, LSN acked), and paging files.
     let s = onstat_g_sds::parse(
@@ -390,8 +476,14 @@ fn sds_edge_cases() {
          Last LSN acked (log id,pos):13,12296216\nCurrent paging file:/data/gbase/page1\n",
     )
     .expect("verbose secondary");
-    assert_eq!((s.next_page_to_read, s.last_lsn_acked), (pos(13, 2378), pos(13, 12_296_216)));
-    assert_eq!(s.other.get("Current paging file").map(String::as_str), Some("/data/gbase/page1"));
+    assert_eq!(
+        (s.next_page_to_read, s.last_lsn_acked),
+        (pos(13, 2378), pos(13, 12_296_216))
+    );
+    assert_eq!(
+        s.other.get("Current paging file").map(String::as_str),
+        Some("/data/gbase/page1")
+    );
     // Block lines without a block are another command's.
     assert!(onstat_g_sds::parse("server name: rahulb_4\nserver status: Active\n").is_err());
 }
@@ -410,27 +502,70 @@ fn cluster_doc_sample_with_a_tab_before_every_line() {
     assert!(c.unparsed.is_empty(), "{:?}", c.unparsed);
     assert_eq!(c.primary.as_deref(), Some("serv1"));
     assert_eq!(c.current_log_page, pos(16, 476));
-    let types: Vec<_> = c.servers.iter().map(|s| (s.name.as_str(), s.server_type.as_deref())).collect();
-    assert_eq!(types, [("serv2", Some("SDS")), ("serv3", Some("HDR")), ("serv4", Some("RSS"))]);
+    let types: Vec<_> = c
+        .servers
+        .iter()
+        .map(|s| (s.name.as_str(), s.server_type.as_deref()))
+        .collect();
+    assert_eq!(
+        types,
+        [
+            ("serv2", Some("SDS")),
+            ("serv3", Some("HDR")),
+            ("serv4", Some("RSS"))
+        ]
+    );
     let hdr = &c.servers[1];
-    assert_eq!((hdr.acked, hdr.applied, hdr.supports_updates), (pos(16, 476), pos(16, 476), Some(true)));
+    assert_eq!(
+        (hdr.acked, hdr.applied, hdr.supports_updates),
+        (pos(16, 476), pos(16, 476), Some(true))
+    );
     assert_eq!(hdr.status.as_deref(), Some("ASYNC(HDR),Connected,On"));
-    assert_eq!((hdr.sync.as_deref(), hdr.connection.as_deref(), hdr.server_status.as_deref()), (Some("ASYNC"), Some("Connected"), Some("On")));
+    assert_eq!(
+        (
+            hdr.sync.as_deref(),
+            hdr.connection.as_deref(),
+            hdr.server_status.as_deref()
+        ),
+        (Some("ASYNC"), Some("Connected"), Some("On"))
+    );
 }
 
 #[test]
 fn cluster_verbose_semicolon_and_epoch_ack() {
     let c = cluster("ifxtop-verbose-primary-semicolon-epoch-ack");
     assert!(c.unparsed.is_empty(), "{:?}", c.unparsed);
-    assert_eq!(c.servers.len(), 3, "blocks complete the rows, not add to them");
+    assert_eq!(
+        c.servers.len(),
+        3,
+        "blocks complete the rows, not add to them"
+    );
     let london = &c.servers[0];
-    assert_eq!((london.last_sent, london.last_acked), (pos(1829, 4349), pos(1829, 4349)));
-    assert!(london.last_ack_time.as_ref().is_some_and(|t| t.epoch && t.when().is_none()));
-    assert_eq!((london.sds_cycle, london.delayed_apply.as_deref()), (None, Some("Not Used")));
+    assert_eq!(
+        (london.last_sent, london.last_acked),
+        (pos(1829, 4349), pos(1829, 4349))
+    );
+    assert!(london
+        .last_ack_time
+        .as_ref()
+        .is_some_and(|t| t.epoch && t.when().is_none()));
+    assert_eq!(
+        (london.sds_cycle, london.delayed_apply.as_deref()),
+        (None, Some("Not Used"))
+    );
     let tokyo = &c.servers[1];
-    assert_eq!(tokyo.sds_cycle, Some(SdsCycle { current: 20, acked: 20 }));
+    assert_eq!(
+        tokyo.sds_cycle,
+        Some(SdsCycle {
+            current: 20,
+            acked: 20
+        })
+    );
     let berlin = &c.servers[2];
-    assert_eq!((berlin.acked, berlin.last_acked, berlin.backlog_pages), (pos(1829, 4270), pos(1829, 4270), Some(79)));
+    assert_eq!(
+        (berlin.acked, berlin.last_acked, berlin.backlog_pages),
+        (pos(1829, 4270), pos(1829, 4270), Some(79))
+    );
     assert_eq!(berlin.lag_pages(c.current_log_page), Some(79));
     assert_eq!(c.servers[0].lag_pages(c.current_log_page), Some(0));
 }
@@ -439,9 +574,15 @@ fn cluster_verbose_semicolon_and_epoch_ack() {
 fn cluster_on_a_secondary_has_no_current_page() {
     let c = cluster("ifxtop-sds-secondary-read-only");
     assert!(c.unparsed.is_empty(), "{:?}", c.unparsed);
-    assert_eq!((c.primary.as_deref(), c.current_log_page), (Some("ol_sd_pri"), None));
+    assert_eq!(
+        (c.primary.as_deref(), c.current_log_page),
+        (Some("ol_sd_pri"), None)
+    );
     let s = &c.servers[0];
-    assert_eq!((s.acked, s.applied, s.supports_updates), (pos(402, 7719), None, Some(false)));
+    assert_eq!(
+        (s.acked, s.applied, s.supports_updates),
+        (pos(402, 7719), None, Some(false))
+    );
 }
 
 #[test]
@@ -453,7 +594,10 @@ fn cluster_edge_cases() {
     )
     .expect("tabbed verbose");
     let s = &c.servers[0];
-    assert_eq!((s.sync.as_deref(), s.server_type.as_deref(), s.last_acked), (Some("NEAR_SYNC"), Some("HDR"), pos(3, 4)));
+    assert_eq!(
+        (s.sync.as_deref(), s.server_type.as_deref(), s.last_acked),
+        (Some("NEAR_SYNC"), Some("HDR"), pos(3, 4))
+    );
     // A verbose block with no summary before it is not this command's (SDS verbose has
     // `server name:` lines too).
     assert!(onstat_g_cluster::parse("server name: x\nserver status: Active\n").is_err());
@@ -477,7 +621,14 @@ fn dri(stem: &str) -> OnstatGDri {
 fn dri_doc_sample() {
     let d = dri("hcl-14.10-adr-0527-doc");
     assert!(d.unparsed.is_empty(), "{:?}", d.unparsed);
-    assert_eq!((d.dr_type.as_deref(), d.state.as_deref(), d.paired_server.as_deref()), (Some("primary"), Some("on"), Some("my_server")));
+    assert_eq!(
+        (
+            d.dr_type.as_deref(),
+            d.state.as_deref(),
+            d.paired_server.as_deref()
+        ),
+        (Some("primary"), Some("on"), Some("my_server"))
+    );
     assert_eq!(d.last_dr_ckpt.map(|c| (c.id, c.page)), Some((4, 5)));
     assert_eq!(d.supports_proxy_writes.as_deref(), Some("NA"));
     assert_eq!(d.backlog, Some(0));
@@ -502,11 +653,17 @@ fn dri_hdr_secondary_and_txn_scope() {
     let d = dri("ifxtop-14.10-hdr-secondary-two-word-type");
     assert!(d.unparsed.is_empty(), "{:?}", d.unparsed);
     assert_eq!(d.dr_type.as_deref(), Some("HDR Secondary"));
-    assert_eq!(d.settings.get("HDR_TXN_SCOPE").map(String::as_str), Some("NEAR_SYNC"));
+    assert_eq!(
+        d.settings.get("HDR_TXN_SCOPE").map(String::as_str),
+        Some("NEAR_SYNC")
+    );
     assert_eq!(d.last_applied, pos(0, 0));
     let p = dri("ifxtop-14.10-primary-hdr-txn-scope-trailing-blanks");
     assert!(p.unparsed.is_empty(), "{:?}", p.unparsed);
-    assert_eq!((p.paired_server.as_deref(), p.last_dr_ckpt.map(|c| c.page)), (Some("ol_prod_b"), Some(12203)));
+    assert_eq!(
+        (p.paired_server.as_deref(), p.last_dr_ckpt.map(|c| c.page)),
+        (Some("ol_prod_b"), Some(12203))
+    );
 }
 
 #[test]
@@ -517,13 +674,25 @@ fn dri_edge_cases() {
          \x20 standard  off  -1 / -1\n\n  DRLOSTFOUND\n  Backlog 12\n",
     )
     .expect("standard");
-    assert_eq!((d.state.as_deref(), d.paired_server.as_deref(), d.supports_proxy_writes.as_deref()), (Some("off"), Some(""), None));
+    assert_eq!(
+        (
+            d.state.as_deref(),
+            d.paired_server.as_deref(),
+            d.supports_proxy_writes.as_deref()
+        ),
+        (Some("off"), Some(""), None)
+    );
     assert_eq!(d.last_dr_ckpt.map(|c| c.id), Some(-1));
-    assert_eq!((d.settings.get("DRLOSTFOUND").map(String::as_str), d.backlog), (Some(""), Some(12)));
+    assert_eq!(
+        (d.settings.get("DRLOSTFOUND").map(String::as_str), d.backlog),
+        (Some(""), Some(12))
+    );
     // Settings without the title are not this command's (`onstat -g cfg` prints such lines).
     assert!(onstat_g_dri::parse("DRINTERVAL 5\nDRTIMEOUT 30\n").is_err());
     // A row that is not `type state [server] id / page` stays unparsed.
-    let d = onstat_g_dri::parse("Data Replication at 0x1:\n Type State Paired server\n primary on\n").expect("title");
+    let d =
+        onstat_g_dri::parse("Data Replication at 0x1:\n Type State Paired server\n primary on\n")
+            .expect("title");
     assert_eq!(d.unparsed.len(), 1);
 }
 
@@ -539,12 +708,21 @@ fn diskstats(stem: &str) -> ProcDiskstats {
 fn diskstats_the_three_layouts() {
     let old = diskstats("ifxtop-rhel7-3.10-14-fields-lvm");
     assert!(old.unparsed.is_empty() && old.disks.len() == 9);
-    assert!(old.disks.iter().all(|d| d.discards_completed.is_none() && d.flushes_completed.is_none()));
+    assert!(old
+        .disks
+        .iter()
+        .all(|d| d.discards_completed.is_none() && d.flushes_completed.is_none()));
     assert_eq!(old.device("sr0").map(|d| d.sectors_read), Some(2056));
     let mid = diskstats("ifxtop-rhel8-4.18-18-fields-nvme-multipath");
     assert!(mid.unparsed.is_empty());
-    assert!(mid.disks.iter().all(|d| d.discard_ms.is_some() && d.flush_ms.is_none()));
-    assert_eq!(mid.by_number(259, 2).map(|d| d.device.as_str()), Some("nvme0n1p2"));
+    assert!(mid
+        .disks
+        .iter()
+        .all(|d| d.discard_ms.is_some() && d.flush_ms.is_none()));
+    assert_eq!(
+        mid.by_number(259, 2).map(|d| d.device.as_str()),
+        Some("nvme0n1p2")
+    );
     let new = diskstats("ifxtop-rhel9-5.14-20-fields-md-loop");
     assert!(new.unparsed.is_empty());
     assert!(new.disks.iter().all(|d| d.flushes_completed.is_some()));
@@ -609,20 +787,46 @@ fn whole_disks_through_every_layer() {
 
 #[test]
 fn sysfs_files() {
-    let u = sysblock::parse_uevent("MAJOR=259\nMINOR=2\nDEVNAME=nvme0n1p2\nDEVTYPE=partition\nPARTN=2\nPARTNAME=informix\n")
-        .expect("uevent");
+    let u = sysblock::parse_uevent(
+        "MAJOR=259\nMINOR=2\nDEVNAME=nvme0n1p2\nDEVTYPE=partition\nPARTN=2\nPARTNAME=informix\n",
+    )
+    .expect("uevent");
     assert_eq!((u.dev.major, u.dev.minor, u.partn), (259, 2, Some(2)));
-    assert_eq!((u.devname.as_str(), u.partname.as_deref()), ("nvme0n1p2", Some("informix")));
-    assert_eq!(u.dev.sys_dev_block(), "/sys/dev/block/259:2");
-    let dm = sysblock::parse_uevent("MAJOR=253\nMINOR=4\nDEVNAME=dm-4\nDEVTYPE=disk\nDISKSEQ=14\n").expect("dm");
-    assert_eq!(dm.devtype, Some(DevType::Disk));
-    assert_eq!(sysblock::parse_dm_uuid("mpath-3600508b400105e210000900000490000\n").expect("uuid").target, DmTarget::Multipath);
-    assert_eq!(sysblock::parse_dm_uuid("CRYPT-LUKS2-0123-luks\n").expect("uuid").target, DmTarget::Crypt);
-    assert_eq!(sysblock::parse_dm_uuid("").expect("empty").target, DmTarget::Other(String::new()));
-    assert_eq!(sysblock::parse_slaves("").expect("none"), Vec::<String>::new());
-    assert_eq!(sysblock::parse_slaves("dm-2  sda1\n").expect("ls"), ["dm-2", "sda1"]);
     assert_eq!(
-        sysblock::parent_from_sysfs_path("../../devices/virtual/block/dm-3/dm-3p1", "dm-3p1").as_deref(),
+        (u.devname.as_str(), u.partname.as_deref()),
+        ("nvme0n1p2", Some("informix"))
+    );
+    assert_eq!(u.dev.sys_dev_block(), "/sys/dev/block/259:2");
+    let dm = sysblock::parse_uevent("MAJOR=253\nMINOR=4\nDEVNAME=dm-4\nDEVTYPE=disk\nDISKSEQ=14\n")
+        .expect("dm");
+    assert_eq!(dm.devtype, Some(DevType::Disk));
+    assert_eq!(
+        sysblock::parse_dm_uuid("mpath-3600508b400105e210000900000490000\n")
+            .expect("uuid")
+            .target,
+        DmTarget::Multipath
+    );
+    assert_eq!(
+        sysblock::parse_dm_uuid("CRYPT-LUKS2-0123-luks\n")
+            .expect("uuid")
+            .target,
+        DmTarget::Crypt
+    );
+    assert_eq!(
+        sysblock::parse_dm_uuid("").expect("empty").target,
+        DmTarget::Other(String::new())
+    );
+    assert_eq!(
+        sysblock::parse_slaves("").expect("none"),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        sysblock::parse_slaves("dm-2  sda1\n").expect("ls"),
+        ["dm-2", "sda1"]
+    );
+    assert_eq!(
+        sysblock::parent_from_sysfs_path("../../devices/virtual/block/dm-3/dm-3p1", "dm-3p1")
+            .as_deref(),
         Some("dm-3")
     );
 }
