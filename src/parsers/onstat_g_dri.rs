@@ -4,7 +4,7 @@
 
 use super::ha::{label_key, label_value, whole_log_pos, whole_u64, LogPos};
 use super::header::Header;
-use super::lex::{self, dec_i64, hex_addr, sp0, trim_blanks, Line, PResult};
+use super::lex::{self, dec_i64, hex_addr, sp0, sp1, trim_blanks, Line, PResult};
 use super::Unparsed;
 use super::{Miss, OnstatBody, Seen};
 use crate::error::ParseError;
@@ -205,25 +205,40 @@ struct DrRow<'a> {
 /// before the checkpoint; proxy writes (`Y`, `N`, `NA`) end the row in newer builds.
 fn dr_row(t: &str) -> Result<DrRow<'_>, Miss<'_>> {
     let (left, ckpt, proxy_writes) = split_checkpoint(t)?;
-    let words: Vec<&str> = lex::header_words(left).collect();
-    let state_at = words
-        .iter()
-        .skip(1)
-        .position(|w| w.chars().all(|c| c.is_ascii_lowercase() || c == '-'))
-        .map(|p| p + 1)
-        .ok_or(Miss::new(t, "a type and a lower-case state (`primary on`)"))?;
-    let paired = match &words[state_at + 1..] {
-        [] => "",
-        [p] => p,
-        _ => return Err(Miss::new(t, "one paired server name before the checkpoint")),
+    let left = trim_blanks(left);
+    // The type: the first word and every word after it up to the state.
+    let parsed: PResult<'_, _> = lex::word(left);
+    let (mut rest, _) = parsed.map_err(|_| Miss::new(left, "a type (`primary`)"))?;
+    let state = loop {
+        let parsed: PResult<'_, _> = (sp1, lex::word).parse(rest);
+        let (after, (_, w)) =
+            parsed.map_err(|_| Miss::new(rest, "a lower-case state (`on`) after the type"))?;
+        if is_state(w) {
+            break w;
+        }
+        rest = after;
     };
+    let dr_type = trim_blanks(&left[..lex::offset_in(left, rest)]);
+    let after_state = &rest[lex::offset_in(rest, state) + state.len()..];
+    let paired = trim_blanks(after_state);
+    if paired.contains([' ', '\t']) {
+        return Err(Miss::new(
+            paired,
+            "one paired server name before the checkpoint",
+        ));
+    }
     Ok(DrRow {
-        dr_type: words[..state_at].join(" "),
-        state: words[state_at],
+        dr_type: dr_type.to_string(),
+        state,
         paired,
         ckpt,
         proxy_writes,
     })
+}
+
+/// A DR state as printed: lower-case letters and `-` (`on`, `off`, `connecting`, `read-only`).
+fn is_state(w: &str) -> bool {
+    w.chars().all(|c| c.is_ascii_lowercase() || c == '-')
 }
 
 /// Splits `... 4 / 5 [NA]` into what precedes the checkpoint, the checkpoint and proxy writes.
