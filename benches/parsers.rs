@@ -3,6 +3,10 @@
 //! a 64-bit Linux 12.10 instance: 10-digit addresses in 16-wide columns, mixed flags and waits.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use ifxtop::parsers::{
+    onstat_d_upper, onstat_g_cluster, onstat_g_dri, onstat_g_iof, onstat_g_rss, onstat_g_sds,
+    proc_diskstats,
+};
 use ifxtop::parsers::{onstat_u, onstat_x};
 use std::fmt::Write;
 use std::hint::black_box;
@@ -190,5 +194,296 @@ fn parsers(c: &mut Criterion) {
     g.finish();
 }
 
+// ---------------------------------------------------------------------------------------------
+// Chunk I/O, devices and replication (HA): one group per kind, each on generated text of a large
+// instance (or a fixture repeated), checked to parse whole before it is timed.
+
+/// `onstat -D` with `n` chunks over `n / 4` spaces.
+fn onstat_d_upper_text(n: usize) -> String {
+    let mut r = Rng(0x51_7CC1_B727_220A);
+    let spaces = (n / 4).max(1);
+    let mut s = String::with_capacity(n * 110 + spaces * 110);
+    s.push_str(BANNER);
+    s.push_str("Dbspaces\naddress          number   flags      fchunk   nchunks  pgsize   flags    owner    name\n");
+    for d in 1..=spaces {
+        let _ = writeln!(
+            s,
+            "{:<16x} {:<8} 0x60001    {:<8} {:<8} {:<8} N  BA    informix datadbs{d}",
+            0xc000_0000_18a4_c028u64 + d as u64 * 0x230,
+            d,
+            (d - 1) * 4 + 1,
+            4,
+            [2048, 4096, 16384][d % 3],
+        );
+    }
+    let _ = writeln!(s, " {spaces} active, 2047 maximum\n\nChunks");
+    s.push_str("address          chunk/dbs     offset     page Rd    page Wr    pathname\n");
+    for c in 1..=n {
+        let _ = writeln!(
+            s,
+            "{:<16x} {:<6} {:<6} {:<10} {:<10} {:<10} /informix/chunks/data{c}",
+            0xc000_0000_18b2_e028u64 + c as u64 * 0x1000,
+            c,
+            (c - 1) / 4 + 1,
+            0,
+            r.below(400_000_000),
+            r.below(40_000_000),
+        );
+    }
+    let _ = writeln!(
+        s,
+        " {n} active, 32766 maximum\n\nExpanded chunk capacity mode: always"
+    );
+    s
+}
+
+/// `onstat -g iof` with `n` files, each with its five-row operation table.
+fn onstat_g_iof_text(n: usize) -> String {
+    let mut r = Rng(0x2F69_3A1C_0D5B_7E41);
+    let mut s = String::with_capacity(n * 420);
+    s.push_str(BANNER);
+    s.push_str("AIO global files:\ngfd pathname                    bytes read   page reads   bytes write   page writes  io/s\n");
+    for f in 0..n {
+        let (pr, pw) = (r.below(200_000_000), r.below(20_000_000));
+        let _ = writeln!(
+            s,
+            "{:<3} /informix/chunks/data{:<6} {:<12} {:<12} {:<13} {:<12} {}.{}\n\n      op type     count         avg. time",
+            f + 3,
+            f,
+            pr * 16384,
+            pr,
+            pw * 16384,
+            pw,
+            r.below(4000),
+            r.below(10),
+        );
+        for op in ["seeks", "reads", "writes", "kaio_reads", "kaio_writes"] {
+            if op.starts_with("kaio") {
+                let _ = writeln!(
+                    s,
+                    "      {op:<11} {:<13} 0.{:04}",
+                    r.below(9_000_000),
+                    r.below(10_000)
+                );
+            } else {
+                let _ = writeln!(s, "      {op:<11} 0             N/A");
+            }
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// `onstat -g rss verbose` with `n` server blocks.
+fn onstat_g_rss_text(n: usize) -> String {
+    let mut r = Rng(0x6A09_E667_F3BC_C909);
+    let mut s = String::with_capacity(n * 720 + 300);
+    s.push_str(BANNER);
+    let _ = writeln!(s, "Local server type: Primary\nIndex page logging status: Enabled\nIndex page logging was enabled at: 2024/02/02 09:14:50\nNumber of RSS servers: {n}\n\nRSS Server information:\n");
+    for k in 0..n {
+        let page = r.below(60_000);
+        let _ = writeln!(
+            s,
+            "RSS Server control block: 0x{:x}\nRSS server name: ol_rss_{k}\nRSS server status: Active\n\
+             RSS connection status: Connected\nRSS flow control:384/352\nLog transmission status: {}\n\
+             Next log page to send(log id,page): 1871,{}\nLast log page acked(log id,page): 1871,{page}\n\
+             Last log page applied(log id,page): 1871,{page}\nTime of Last Acknowledgement: 2024-02-05.19:55:47\n\
+             Pending Log Pages to be ACKed: {}\nApproximate Log Page Backlog:{}\n\
+             Sequence number of next buffer to send: {}\nSequence number of last buffer acked: {}\n\
+             Supports Proxy Writes: N\nTotal number of delay(s): {}\nTime of last delay: 2024-02-05.19:55:40\n",
+            0x4b8e_1028u64 + k as u64 * 0x2b28,
+            if r.below(10) == 0 { "Blocked" } else { "Active" },
+            page + 40,
+            r.below(500),
+            r.below(100_000),
+            r.below(90_000),
+            r.below(90_000),
+            r.below(300),
+        );
+    }
+    s
+}
+
+/// `onstat -g sds verbose` on a primary with `n` server blocks.
+fn onstat_g_sds_text(n: usize) -> String {
+    let mut r = Rng(0xBB67_AE85_84CA_A73B);
+    let mut s = String::with_capacity(n * 560 + 200);
+    s.push_str(BANNER);
+    let _ = writeln!(
+        s,
+        "Number of SDS servers:{n}\nUpdater node alias name :ol_sd_pri\n"
+    );
+    for k in 0..n {
+        let page = r.below(60_000);
+        let _ = writeln!(
+            s,
+            "SDS server control block: 0x{:x}\nserver name: ol_sd_{k}\nserver type: SDS\nserver status: Active\n\
+             connection status: Connected\nLast log page sent(log id,page):402,{page}\n\
+             Last log page flushed(log id,page):402,{page}\nLast LSN acked (log id,pos):402,{}\n\
+             Sequence number of next buffer to send: {}\nSequence number of last buffer acked: {}\n\
+             Time of lastack:2024/12/11 22:20:04\nSupports Proxy Writes: N\nApproximate Log Page Backlog:{}\n",
+            0x4621_7640u64 + k as u64 * 0x2850,
+            page * 4096,
+            r.below(90_000),
+            r.below(90_000),
+            r.below(5000),
+        );
+    }
+    s
+}
+
+/// `onstat -g cluster verbose` with `n` secondaries: the table, then a block per server.
+fn onstat_g_cluster_text(n: usize) -> String {
+    let mut r = Rng(0x3C6E_F372_FE94_F82B);
+    let mut s = String::with_capacity(n * 520 + 300);
+    s.push_str(BANNER);
+    s.push_str(
+        "Primary Server:ol_prim\nCurrent Log Page:1829,4349\nIndex page logging status: Enabled\n\
+                Index page logging was enabled at: 2013/06/04 11:54:04\n\n\
+                Server      ACKed Log    Applied Log  Supports     Status\n\
+                \x20           (log, page)  (log, page)  Updates\n",
+    );
+    let types = [
+        "SYNC(SDS),Connected,Active",
+        "ASYNC(HDR),Connected,On",
+        "ASYNC(RSS),Connected,Active",
+    ];
+    let mut pages = Vec::with_capacity(n);
+    for k in 0..n {
+        let p = 4349 - r.below(400);
+        pages.push(p);
+        let _ = writeln!(
+            s,
+            "ol_sec_{k:<4} 1829,{p:<7} 1829,{p:<7} Yes          {}",
+            types[k % 3]
+        );
+    }
+    for (k, p) in pages.iter().enumerate() {
+        let ty = ["SYNC (SDS)", "ASYNC (HDR)", "ASYNC (RSS)"][k % 3];
+        let _ = writeln!(
+            s,
+            "\nserver name: ol_sec_{k}\ntype: {ty}\ncontrol block: 0x{:x}\nserver status: Active\n\
+             connection status: Connected\nLast log page sent (log id, page): 1829,4349\n\
+             Last log page acked (log id, page); 1829,{p}\nApproximate log page backlog: {}\n\
+             SDS cycle not used\nDelayed Apply Not Used\nStop Apply Not Used\n\
+             Time of last ack: 2013/06/04 14:22:37\nSupports Updates: Yes",
+            0x68ce_c1c0u64 + k as u64 * 0x3000,
+            4349 - p,
+        );
+    }
+    s
+}
+
+/// `/proc/diskstats` with `n` devices in the 20-field layout.
+fn proc_diskstats_text(n: usize) -> String {
+    let mut r = Rng(0xA54F_F53A_5F1D_36F1);
+    let mut s = String::with_capacity(n * 140);
+    for k in 0..n {
+        let _ = write!(s, "{:4} {:7} sd{}", 8 + k / 16 * 57, k % 16 * 16, k);
+        for _ in 0..17 {
+            let _ = write!(s, " {}", r.below(1 << 40));
+        }
+        s.push('\n');
+    }
+    s
+}
+
+fn disk_parsers(c: &mut Criterion) {
+    // `cargo test --all-targets` runs this once without `--bench`: keep that cheap.
+    let full = std::env::args().any(|a| a == "--bench");
+    let n = if full { 4_000 } else { 40 };
+
+    fn group<T>(
+        c: &mut Criterion,
+        name: &str,
+        text: &str,
+        parse: fn(&str) -> Result<T, ifxtop::error::ParseError>,
+        rows: fn(&T) -> (usize, usize),
+        want: usize,
+    ) {
+        // The text must be what the parser understands, or the bench measures errors.
+        let parsed = parse(text).map(|v| rows(&v));
+        assert_eq!(
+            parsed,
+            Ok((want, 0)),
+            "generated {name} text does not parse"
+        );
+        let mut g = c.benchmark_group(name);
+        g.throughput(Throughput::Bytes(text.len() as u64));
+        g.bench_with_input(BenchmarkId::new("parse", want), text, |b, t| {
+            b.iter(|| parse(black_box(t)))
+        });
+        g.finish();
+    }
+
+    let t = onstat_d_upper_text(n);
+    group(
+        c,
+        "onstat_D",
+        &t,
+        onstat_d_upper::parse,
+        |v| (v.chunks.len(), v.unparsed.len()),
+        n,
+    );
+    let t = onstat_g_iof_text(n);
+    group(
+        c,
+        "onstat_g_iof",
+        &t,
+        onstat_g_iof::parse,
+        |v| (v.files.len(), v.unparsed.len()),
+        n,
+    );
+    let t = onstat_g_rss_text(n / 4);
+    group(
+        c,
+        "onstat_g_rss",
+        &t,
+        onstat_g_rss::parse,
+        |v| (v.servers.len(), v.unparsed.len()),
+        n / 4,
+    );
+    let t = onstat_g_sds_text(n / 4);
+    group(
+        c,
+        "onstat_g_sds",
+        &t,
+        onstat_g_sds::parse,
+        |v| (v.servers.len(), v.unparsed.len()),
+        n / 4,
+    );
+    let t = onstat_g_cluster_text(n / 4);
+    group(
+        c,
+        "onstat_g_cluster",
+        &t,
+        onstat_g_cluster::parse,
+        |v| (v.servers.len(), v.unparsed.len()),
+        n / 4,
+    );
+    // One output is one pair: the doc sample repeated, each copy read over the last.
+    let copies = n / 4;
+    let t =
+        include_str!("../tests/fixtures/onstat-g-dri/hcl-14.10-adr-0527-doc.txt").repeat(copies);
+    group(
+        c,
+        "onstat_g_dri",
+        &t,
+        onstat_g_dri::parse,
+        |v| (usize::from(v.dr_type.is_some()), v.unparsed.len()),
+        1,
+    );
+    let t = proc_diskstats_text(n);
+    group(
+        c,
+        "proc_diskstats",
+        &t,
+        proc_diskstats::parse,
+        |v| (v.disks.len(), v.unparsed.len()),
+        n,
+    );
+}
+
 criterion_group!(benches, parsers);
-criterion_main!(benches);
+criterion_group!(disk_benches, disk_parsers);
+criterion_main!(benches, disk_benches);

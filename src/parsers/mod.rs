@@ -82,6 +82,17 @@ pub mod onstat_x;
 pub mod sockets;
 pub mod systabnames;
 
+// Chunk I/O, devices and replication (HA).
+pub mod ha;
+pub mod onstat_d_upper;
+pub mod onstat_g_cluster;
+pub mod onstat_g_dri;
+pub mod onstat_g_iof;
+pub mod onstat_g_rss;
+pub mod onstat_g_sds;
+pub mod proc_diskstats;
+pub mod sysblock;
+
 use crate::error::ParseError;
 use header::Header;
 use serde::Serialize;
@@ -161,6 +172,9 @@ pub(crate) enum Seen<'a> {
     KnownUnused,
     /// Something the parser skips on purpose (an elision of dots in a published sample).
     Skipped,
+    /// A line the parser read and used that other commands print too (`Local server type:
+    /// Primary` heads `-g rss` and `-g sds`): not evidence that the input is this command's.
+    Shared,
     /// Not understood: listed as unparsed; the first one is the error when nothing is known.
     Miss(Miss<'a>),
 }
@@ -204,7 +218,7 @@ pub(crate) fn drive<B: OnstatBody>(text: &str) -> Result<B::Record, ParseError> 
                 recognised = true;
                 out.unparsed_mut().push(Unparsed::new(line));
             }
-            Seen::Skipped => {}
+            Seen::Skipped | Seen::Shared => {}
             Seen::Miss(miss) => {
                 if first_miss.is_none() {
                     first_miss = Some(miss.error(line, B::EXPECTED));
@@ -354,13 +368,47 @@ pub(crate) const KINDS: &[Kind] = &[
         name: "onstat-g-ckp",
         parse: |t| parsed(onstat_g_ckp::parse(t)),
     },
+    // Chunk I/O, devices and replication (HA).
+    Kind {
+        name: "onstat-D",
+        parse: |t| parsed(onstat_d_upper::parse(t)),
+    },
+    Kind {
+        name: "onstat-g-iof",
+        parse: |t| parsed(onstat_g_iof::parse(t)),
+    },
+    Kind {
+        name: "onstat-g-rss",
+        parse: |t| parsed(onstat_g_rss::parse(t)),
+    },
+    Kind {
+        name: "onstat-g-dri",
+        parse: |t| parsed(onstat_g_dri::parse(t)),
+    },
+    Kind {
+        name: "onstat-g-cluster",
+        parse: |t| parsed(onstat_g_cluster::parse(t)),
+    },
+    Kind {
+        name: "onstat-g-sds",
+        parse: |t| parsed(onstat_g_sds::parse(t)),
+    },
+    Kind {
+        name: "proc-diskstats",
+        parse: |t| parsed(proc_diskstats::parse(t)),
+    },
 ];
 
 impl Kind {
-    /// Accepts the command-line name in any case (`onstat-X` works as well as `onstat-x`).
+    /// The kind named exactly `name`, else the one named by its lower case, else any whose name
+    /// differs only in case: `onstat-D` (`onstat -D`) and `onstat-d` (`onstat -d`) are two
+    /// kinds, and `ONSTAT-U` or `onstat-X` still work.
     pub fn from_name(name: &str) -> Option<Kind> {
         let lower = name.to_ascii_lowercase();
-        KINDS.iter().copied().find(|k| k.name == lower)
+        let find = |p: &dyn Fn(&Kind) -> bool| KINDS.iter().copied().find(|k| p(k));
+        find(&|k| k.name == name)
+            .or_else(|| find(&|k| k.name == lower))
+            .or_else(|| find(&|k| k.name.eq_ignore_ascii_case(name)))
     }
 
     /// Parses `text` as this kind and returns what was understood as JSON.
@@ -383,6 +431,27 @@ mod tests {
             Some("onstat-x")
         );
         assert!(Kind::from_name("onstat -u").is_none());
+        // `-D` and `-d` are two commands: the exact name decides, then the lower-case one.
+        assert_eq!(
+            Kind::from_name("onstat-D").map(|k| k.name),
+            Some("onstat-D")
+        );
+        assert_eq!(
+            Kind::from_name("onstat-d").map(|k| k.name),
+            Some("onstat-d")
+        );
+        assert_eq!(
+            Kind::from_name("ONSTAT-D").map(|k| k.name),
+            Some("onstat-d")
+        );
+        assert_eq!(
+            Kind::from_name("ONSTAT-U").map(|k| k.name),
+            Some("onstat-u")
+        );
+        assert_eq!(
+            Kind::from_name("Onstat-G-Cluster").map(|k| k.name),
+            Some("onstat-g-cluster")
+        );
     }
 
     #[test]

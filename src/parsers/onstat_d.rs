@@ -287,7 +287,7 @@ fn continuation(text: &str, continues: Continues, out: &mut OnstatD) -> bool {
 }
 
 /// ` 2 active, 2047 maximum`
-fn footer(text: &str) -> Option<(u64, u64)> {
+pub(super) fn footer(text: &str) -> Option<(u64, u64)> {
     let parsed: PResult<'_, _> = all_consuming((
         sp0,
         dec_u64,
@@ -333,7 +333,7 @@ fn flag_word(i: &str) -> PResult<'_, u32> {
 
 /// One dbspace row: `address number flags fchunk nchunks [pgsize] flags owner name`, the second
 /// (coded) flags holding blanks of its own (`N  BAE`), so owner and name are taken from the right.
-fn dbspace(text: &str, with_pgsize: bool) -> Result<Dbspace, Miss<'_>> {
+pub(super) fn dbspace(text: &str, with_pgsize: bool) -> Result<Dbspace, Miss<'_>> {
     let i = super::lex::trim_start_bytes(text, super::lex::is_blank_byte);
     let (i, address) = column(i, hex_addr, "a hex address")?;
     let (i, number) = column(i, dec_u32, "a space number")?;

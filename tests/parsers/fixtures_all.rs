@@ -31,6 +31,14 @@ fn kind_for(dir: &str, file: &str) -> Option<Kind> {
         "onstat-t" => kind("onstat-t"),
         "onstat-u" => kind("onstat-u"),
         "proc-net-tcp" => kind("proc-net-tcp"),
+        // Chunk I/O, devices and replication (HA).
+        "onstat-D" => kind("onstat-D"),
+        "onstat-g-cluster" => kind("onstat-g-cluster"),
+        "onstat-g-dri" => kind("onstat-g-dri"),
+        "onstat-g-iof" => kind("onstat-g-iof"),
+        "onstat-g-rss" => kind("onstat-g-rss"),
+        "onstat-g-sds" => kind("onstat-g-sds"),
+        "proc-diskstats" => kind("proc-diskstats"),
         _ => return None,
     })
 }

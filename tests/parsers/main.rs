@@ -3,6 +3,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod disk;
 mod drill;
 mod extras;
 mod fixtures_all;
