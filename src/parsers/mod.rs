@@ -179,6 +179,12 @@ pub(crate) trait OnstatBody: Default {
     fn blank(&mut self, _out: &mut Self::Record) {}
     /// One non-blank line.
     fn line<'a>(&mut self, out: &mut Self::Record, line: lex::Line<'a>) -> Seen<'a>;
+    /// After the last line: a verdict on the whole input that no single line could give (the
+    /// banner alone ends with a banner) and parts read as a whole (a block handed to another
+    /// parser). Its error is the parse's error.
+    fn finish(&mut self, _out: &mut Self::Record) -> Result<(), ParseError> {
+        Ok(())
+    }
 }
 
 /// The one onstat parse driver: preamble (banner or off-line message), then every body line
@@ -213,6 +219,7 @@ pub(crate) fn drive<B: OnstatBody>(text: &str) -> Result<B::Record, ParseError> 
             }
         }
     }
+    body.finish(&mut out)?;
     if !recognised {
         return Err(first_miss.unwrap_or_else(|| nothing_found(text, B::EXPECTED)));
     }
