@@ -82,6 +82,21 @@ pub mod onstat_x;
 pub mod sockets;
 pub mod systabnames;
 
+// Vital signs (issue 11): the banner, profile, logs, VPs, mutexes, latches, memory segments,
+// blockers, thread profiles, transactions, the ready queue.
+pub mod onstat_banner;
+pub mod onstat_g_bth;
+pub mod onstat_g_glo;
+pub mod onstat_g_lmx;
+pub mod onstat_g_rea;
+pub mod onstat_g_seg;
+pub mod onstat_g_tpf;
+pub mod onstat_g_wmx;
+pub mod onstat_l;
+pub mod onstat_p;
+pub mod onstat_s;
+pub mod onstat_x_txn;
+
 use crate::error::ParseError;
 use header::Header;
 use serde::Serialize;
@@ -360,6 +375,56 @@ pub(crate) const KINDS: &[Kind] = &[
     Kind {
         name: "onstat-g-ckp",
         parse: |t| parsed(onstat_g_ckp::parse(t)),
+    },
+    // Vital signs (issue 11).
+    Kind {
+        name: "onstat-banner",
+        parse: |t| parsed(onstat_banner::parse(t)),
+    },
+    Kind {
+        name: "onstat-p",
+        parse: |t| parsed(onstat_p::parse(t)),
+    },
+    Kind {
+        name: "onstat-l",
+        parse: |t| parsed(onstat_l::parse(t)),
+    },
+    Kind {
+        name: "onstat-g-glo",
+        parse: |t| parsed(onstat_g_glo::parse(t)),
+    },
+    Kind {
+        name: "onstat-g-lmx",
+        parse: |t| parsed(onstat_g_lmx::parse(t)),
+    },
+    Kind {
+        name: "onstat-g-wmx",
+        parse: |t| parsed(onstat_g_wmx::parse(t)),
+    },
+    Kind {
+        name: "onstat-s",
+        parse: |t| parsed(onstat_s::parse(t)),
+    },
+    Kind {
+        name: "onstat-g-seg",
+        parse: |t| parsed(onstat_g_seg::parse(t)),
+    },
+    Kind {
+        name: "onstat-g-bth",
+        parse: |t| parsed(onstat_g_bth::parse(t)),
+    },
+    Kind {
+        name: "onstat-g-tpf",
+        parse: |t| parsed(onstat_g_tpf::parse(t)),
+    },
+    // `onstat -x`, the transactions: `onstat-x` is `onstat -X` and names match without case.
+    Kind {
+        name: "onstat-x-txn",
+        parse: |t| parsed(onstat_x_txn::parse(t)),
+    },
+    Kind {
+        name: "onstat-g-rea",
+        parse: |t| parsed(onstat_g_rea::parse(t)),
     },
 ];
 
