@@ -203,8 +203,11 @@ fn values<'a>(names: &[(String, usize)], text: &'a str) -> Result<Vec<Counter>, 
         .collect()
 }
 
-/// Cuts words that ran into the next column at the next column's start (shifted by the
-/// overflow so far); `None` when that does not give one piece per name.
+/// Cuts words that ran into the next column; `None` when that does not give one piece per name.
+/// A decimal counter (`%cached`, `usercpu`, `syscpu`) is printed with two decimals, so it ends
+/// two digits after its point; a whole number ends where the next column starts on the names
+/// line, moved right by as much as the values before it overflowed (a number that fills its
+/// column exactly is the first to touch the next one).
 fn split_run_together<'a>(
     names: &[(String, usize)],
     words: &[(&'a str, usize)],
@@ -213,30 +216,45 @@ fn split_run_together<'a>(
     // How far right of its name the current value starts (columns before it overflowed).
     let mut shift = 0usize;
     for &(word, start) in words {
-        let field = out.len();
-        let (_, col) = names.get(field)?;
-        shift = shift.max(start.saturating_sub(*col));
         let (mut rest, mut at) = (word, start);
         loop {
             let field = out.len();
-            match names.get(field + 1) {
-                Some((_, next_col))
-                    if at + rest.len() > next_col + shift && next_col + shift > at =>
-                {
-                    let cut = next_col + shift - at;
-                    let piece = rest.get(..cut)?;
-                    out.push(piece);
-                    rest = rest.get(cut..)?;
-                    at += cut;
+            let (name, col) = names.get(field)?;
+            shift = shift.max(at.saturating_sub(*col));
+            let cut = if is_decimal(name) {
+                two_decimals_len(rest)?
+            } else {
+                match names.get(field + 1) {
+                    Some((_, next_col)) if next_col + shift > at => {
+                        (next_col + shift - at).min(rest.len())
+                    }
+                    _ => rest.len(),
                 }
-                _ => {
-                    out.push(rest);
-                    break;
-                }
+            };
+            out.push(rest.get(..cut)?);
+            rest = rest.get(cut..)?;
+            at += cut;
+            if rest.is_empty() {
+                break;
             }
         }
     }
     (out.len() == names.len()).then_some(out)
+}
+
+/// The counters `onstat -p` prints with decimals.
+fn is_decimal(name: &str) -> bool {
+    name.starts_with("%cached") || name == "usercpu" || name == "syscpu"
+}
+
+/// The length of the `digits.dd` at the start of `s`.
+fn two_decimals_len(s: &str) -> Option<usize> {
+    let parsed: PResult<'_, &str> =
+        recognize((digit1, char('.'), nom::bytes::complete::take_while_m_n(2, 2, |c: char| {
+            c.is_ascii_digit()
+        })))
+        .parse(s);
+    parsed.ok().map(|(_, d)| d.len())
 }
 
 #[cfg(test)]
@@ -272,6 +290,13 @@ mod tests {
         assert_eq!(v[2], Counter::Count(20_360_036_112));
         assert_eq!(v[3], Counter::Decimal(99.99));
         assert_eq!(v[4], Counter::Count(103_113));
+        // A decimal that overflowed its column ends two digits after its point.
+        let n = names("ovlock    ovuserthread   ovbuff   usercpu  syscpu   numckpts");
+        let v = values(&n, "0         0              0        1551234.59144.82   1822")
+            .expect("decimals");
+        assert_eq!(v[3], Counter::Decimal(1_551_234.59));
+        assert_eq!(v[4], Counter::Decimal(144.82));
+        assert_eq!(v[5], Counter::Count(1822));
         // Two runs on one line, the second shifted by the first's overflow.
         let n = names("isamtot   open     start    read");
         let v = values(&n, "13921486509195777  1225720894191268").expect("two runs");

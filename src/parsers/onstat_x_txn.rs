@@ -52,8 +52,9 @@ pub struct Transaction {
     /// prepared, `C` committing, `R` rolling back, `H` heuristically rolling back; 4 `X` XA;
     /// 5 `G` global, `C` coordinator, `S` subordinate, `B` both, `M` redirected.
     pub flags: String,
-    /// The owning thread (rstcb): an `onstat -u` address.
-    pub userthread: Addr,
+    /// The owning thread (rstcb): an `onstat -u` address; `None` for 0 (a suspended XA
+    /// transaction has no thread).
+    pub userthread: Option<Addr>,
     pub locks: u64,
     /// Where the transaction's first log record is; `None` for `-` (nothing logged yet).
     pub begin_logpos: Option<LogPos>,
@@ -227,7 +228,7 @@ fn transaction(t: &str) -> Result<Transaction, Miss<'_>> {
     Ok(Transaction {
         address,
         flags: flags.to_string(),
-        userthread,
+        userthread: userthread.non_zero(),
         locks,
         begin_logpos,
         curr_logpos,
