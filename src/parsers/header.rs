@@ -22,7 +22,7 @@ pub struct Header {
     /// `12.10.FC8`
     pub version: String,
     /// The mode without its parenthesised qualifiers: `On-Line`, `Quiescent`, `Read-Only`, ...
-    pub(crate) mode: String,
+    pub mode: String,
     /// The parenthesised qualifiers after the mode: `Prim`, `CKPT REQ`, `CKPT INP`, ...
     pub mode_flags: Vec<String>,
     pub uptime_s: Option<u64>,

@@ -99,9 +99,11 @@ impl OnstatBody for Body {
     }
 }
 
-/// `tid lkreqs lkw dl to lgrs ...`: starts with `tid`, names `lsus`.
+/// `tid lkreqs lkw dl to lgrs ...`: starts with `tid`, names `lkreqs` and `lsus`.
 fn is_column_header(t: &str) -> bool {
-    lex::starts_with_words(t, &["tid", "lkreqs"]) && lex::header_words(t).any(|w| w == "lsus")
+    lex::starts_with_words(t, &["tid"])
+        && lex::header_words(t).any(|w| w == "lkreqs")
+        && lex::header_words(t).any(|w| w == "lsus")
 }
 
 /// One row: a number under each column name.

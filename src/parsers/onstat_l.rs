@@ -167,10 +167,13 @@ impl OnstatBody for Body {
             self.section = section;
             return Seen::Known;
         }
-        if let Some((active, total)) = footer(line.text) {
-            out.active = Some(active);
-            out.total = Some(total);
-            return Seen::Known;
+        // `onstat -t` ends with the same footer: it is this command's only under the logs.
+        if self.section == Section::Logs || !out.logs.is_empty() {
+            if let Some((active, total)) = footer(line.text) {
+                out.active = Some(active);
+                out.total = Some(total);
+                return Seen::Known;
+            }
         }
         let i = lex::trim_start_bytes(line.text, lex::is_blank_byte);
         let row = match (self.section, i.as_bytes().first()) {

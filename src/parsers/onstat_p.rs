@@ -249,11 +249,12 @@ fn is_decimal(name: &str) -> bool {
 
 /// The length of the `digits.dd` at the start of `s`.
 fn two_decimals_len(s: &str) -> Option<usize> {
-    let parsed: PResult<'_, &str> =
-        recognize((digit1, char('.'), nom::bytes::complete::take_while_m_n(2, 2, |c: char| {
-            c.is_ascii_digit()
-        })))
-        .parse(s);
+    let parsed: PResult<'_, &str> = recognize((
+        digit1,
+        char('.'),
+        nom::bytes::complete::take_while_m_n(2, 2, |c: char| c.is_ascii_digit()),
+    ))
+    .parse(s);
     parsed.ok().map(|(_, d)| d.len())
 }
 
@@ -292,8 +293,11 @@ mod tests {
         assert_eq!(v[4], Counter::Count(103_113));
         // A decimal that overflowed its column ends two digits after its point.
         let n = names("ovlock    ovuserthread   ovbuff   usercpu  syscpu   numckpts");
-        let v = values(&n, "0         0              0        1551234.59144.82   1822")
-            .expect("decimals");
+        let v = values(
+            &n,
+            "0         0              0        1551234.59144.82   1822",
+        )
+        .expect("decimals");
         assert_eq!(v[3], Counter::Decimal(1_551_234.59));
         assert_eq!(v[4], Counter::Decimal(144.82));
         assert_eq!(v[5], Counter::Count(1822));
