@@ -57,7 +57,7 @@ pub struct MutexWaiter {
 
 /// Which command's title opens the table: both print the same columns.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Table {
+enum Table {
     Locked,
     WithWaiters,
 }
@@ -77,7 +77,7 @@ const EXPECTED_LMX: &str = "onstat -g lmx output: the title `Locked mutexes:` th
      (`134825 7000002043a9148 free_lock 11009 0 200 22921`)";
 
 /// What a caller is told when the input is not `onstat -g wmx` output at all.
-pub(super) const EXPECTED_WMX: &str = "onstat -g wmx output: the title `Mutexes with waiters:` \
+const EXPECTED_WMX: &str = "onstat -g wmx output: the title `Mutexes with waiters:` \
      then the column header `mid addr name holder lkcnt waiter waittime` and mutex rows \
      (`134825 7000002043a9148 free_lock 11009 0 200 22921`)";
 

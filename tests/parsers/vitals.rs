@@ -430,7 +430,7 @@ fn lmx_doc_two_outputs_with_continued_waiters() {
     assert!(m.unparsed.is_empty(), "{:?}", m.unparsed);
     assert_eq!(m.mutexes.len(), 5);
     let free_lock = &m.mutexes[1];
-    assert_eq!(free_lock.addr, Addr(0x7000_0020_43a9_148));
+    assert_eq!(free_lock.addr, Addr(0x0700_0002_043a_9148));
     assert_eq!(free_lock.holder, Some(Tid(11009)));
     let waiters: Vec<_> = free_lock
         .waiters
