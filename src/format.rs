@@ -111,7 +111,10 @@ mod tests {
 
     #[test]
     fn printable_text_keeps_lines_and_drops_escapes() {
-        assert_eq!(printable("x\u{1b}[201~\u{1b}]0;pwn\u{7}\nok\t1"), "x?[201~?]0;pwn?\nok\t1");
+        assert_eq!(
+            printable("x\u{1b}[201~\u{1b}]0;pwn\u{7}\nok\t1"),
+            "x?[201~?]0;pwn?\nok\t1"
+        );
         assert_eq!(printable("caf\u{e9}"), "caf\u{e9}");
     }
 

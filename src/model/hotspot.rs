@@ -89,7 +89,12 @@ pub(crate) fn build(store: &Store, row: &HotspotRow, now: Duration) -> HotspotVi
             });
         }
     }
-    pages.sort_by(|a, b| b.waiters.len().cmp(&a.waiters.len()).then(a.page.cmp(&b.page)));
+    pages.sort_by(|a, b| {
+        b.waiters
+            .len()
+            .cmp(&a.waiters.len())
+            .then(a.page.cmp(&b.page))
+    });
     let waiting: usize = pages.iter().map(|p| p.waiters.len()).sum();
     let verdict = match pages.len() {
         0 => format!(

@@ -1,12 +1,13 @@
 //! The banner every onstat command prints first, and the off-line message that replaces it.
 //!
 //! `IBM Informix Dynamic Server Version 12.10.FC8 -- On-Line (CKPT REQ) -- Up 3 days 04:05:06 -- 2457600 Kbytes`
-//! The vendor prefix varies (IBM, HCL, none, a typo'd `BM` in one published doc); a
-//! `Blocked:CKPT` line may follow; a long banner wraps so that the next line starts with `-- Up`.
+//! The vendor prefix varies (IBM, HCL, none, a typo'd `BM` in one published doc, or no product
+//! name at all: `Version 14.10.FC1 -- ...`); a `Blocked:CKPT` line and, in newer versions, a date
+//! line may follow; a long banner wraps so that the next line starts with `-- Up`.
 
 use super::lex::{dec_u64, sp0, sp1, Line, Lines, PResult};
 use nom::branch::alt;
-use nom::bytes::complete::tag;
+use nom::bytes::complete::{tag, take_while_m_n};
 use nom::character::complete::char;
 use nom::combinator::{all_consuming, opt};
 use nom::Parser;
@@ -15,18 +16,22 @@ use serde::Serialize;
 /// What onstat's first lines said about the server.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Header {
-    /// `IBM Informix Dynamic Server`, `HCL Informix Dynamic Server`, ...
-    pub product: String,
+    /// `IBM Informix Dynamic Server`, `HCL Informix Dynamic Server`, ...; `None` when the banner
+    /// starts at `Version`.
+    pub product: Option<String>,
     /// `12.10.FC8`
     pub version: String,
     /// The mode without its parenthesised qualifiers: `On-Line`, `Quiescent`, `Read-Only`, ...
-    pub(crate) mode: String,
+    pub mode: String,
     /// The parenthesised qualifiers after the mode: `Prim`, `CKPT REQ`, `CKPT INP`, ...
     pub mode_flags: Vec<String>,
     pub uptime_s: Option<u64>,
     pub shm_kb: Option<u64>,
-    /// The text after `Blocked:` on the line below the banner (`CKPT`, `ARCHIVE`, ...).
+    /// The text after `Blocked:` on the line below the banner (`CKPT`, `LONGTX`, `ARCHIVE`, ...).
     pub blocked: Option<String>,
+    /// The date line newer versions (15.0) print under the banner, as printed
+    /// (`Mon Nov 23 13:35:20 2026`, `2026-11-23 13:35:20`).
+    pub date: Option<String>,
 }
 
 impl Header {
@@ -60,8 +65,9 @@ impl Preamble {
     }
 }
 
-/// Reads the banner (and a wrapped second line and a `Blocked:` line) if the first non-blank line
-/// is one; leaves `lines` at the first line after it. Leaves `lines` untouched otherwise.
+/// Reads the banner (and a wrapped second line, a `Blocked:` line and a date line) if the first
+/// non-blank line is one; leaves `lines` at the first line after it. Leaves `lines` untouched
+/// otherwise.
 pub(crate) fn parse_preamble(lines: &mut Lines<'_>) -> Preamble {
     let Some(first) = lines.peek_non_blank() else {
         return Preamble::None;
@@ -77,20 +83,144 @@ pub(crate) fn parse_preamble(lines: &mut Lines<'_>) -> Preamble {
     if header.uptime_s.is_none() {
         // A long banner wraps: `... -- On-Line (Prim) --` then `-- Up 3 days ... -- N Kbytes`.
         if let Some(next) = lines.peek() {
-            if let Some((up, kb)) = wrapped_tail(next.text) {
-                header.uptime_s = Some(up);
-                header.shm_kb = kb;
+            if amend_wrapped(&mut header, next.text) {
                 lines.next();
             }
         }
     }
-    if let Some(next) = lines.peek_non_blank() {
-        if let Some(rest) = next.text.trim_start().strip_prefix("Blocked:") {
-            header.blocked = Some(rest.trim().to_string());
-            lines.next();
+    // `Blocked:` and the date line, in either order, each at most once. Blank lines right after
+    // the banner are consumed looking for them; after them, only on the way to the other one (a
+    // body may end a section at a blank line).
+    lines.peek_non_blank();
+    loop {
+        let mut ahead = lines.clone();
+        match ahead.peek_non_blank() {
+            Some(next) if amend_below(&mut header, next.text) => {
+                ahead.next();
+                *lines = ahead;
+            }
+            _ => break,
         }
     }
     Preamble::Header(header)
+}
+
+/// Takes the second line of a wrapped banner into `header`; false when `text` is not one.
+pub(crate) fn amend_wrapped(header: &mut Header, text: &str) -> bool {
+    match wrapped_tail(text) {
+        Some((up, kb)) if header.uptime_s.is_none() => {
+            header.uptime_s = Some(up);
+            header.shm_kb = kb;
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Takes a line printed under the banner (`Blocked:CKPT`, or the date line of newer versions)
+/// into `header`; false when `text` is neither, or says what `header` already has.
+pub(crate) fn amend_below(header: &mut Header, text: &str) -> bool {
+    if let Some(rest) = text.trim_start().strip_prefix("Blocked:") {
+        if header.blocked.is_some() {
+            return false;
+        }
+        header.blocked = Some(rest.trim().to_string());
+        return true;
+    }
+    if header.date.is_none() && is_date_line(text) {
+        header.date = Some(text.trim().to_string());
+        return true;
+    }
+    false
+}
+
+/// The whole line is a date and time: `Mon Nov 23 13:35:20 2026` (the C library's `ctime`
+/// layout, day padded or not) or `2026-11-23 13:35:20` (ISO-like, optionally with fractions).
+/// No captured 15.0 output was found, so both layouts are accepted and nothing else.
+pub(crate) fn is_date_line(text: &str) -> bool {
+    let t = text.trim();
+    all_consuming(ctime_date).parse(t).is_ok() || all_consuming(iso_date).parse(t).is_ok()
+}
+
+/// `Mon Nov 23 13:35:20 2026`
+fn ctime_date(i: &str) -> PResult<'_, ()> {
+    let day = alt((
+        tag("Mon"),
+        tag("Tue"),
+        tag("Wed"),
+        tag("Thu"),
+        tag("Fri"),
+        tag("Sat"),
+        tag("Sun"),
+    ));
+    let month = alt((
+        alt((
+            tag("Jan"),
+            tag("Feb"),
+            tag("Mar"),
+            tag("Apr"),
+            tag("May"),
+            tag("Jun"),
+        )),
+        alt((
+            tag("Jul"),
+            tag("Aug"),
+            tag("Sep"),
+            tag("Oct"),
+            tag("Nov"),
+            tag("Dec"),
+        )),
+    ));
+    let (i, _) = (
+        day,
+        sp1,
+        month,
+        sp1,
+        digits(1, 2),
+        sp1,
+        clock_time,
+        sp1,
+        digits(4, 4),
+    )
+        .parse(i)?;
+    Ok((i, ()))
+}
+
+/// `2026-11-23 13:35:20` (or with a `T`, and fractions of a second).
+fn iso_date(i: &str) -> PResult<'_, ()> {
+    let (i, _) = (
+        digits(4, 4),
+        char('-'),
+        digits(2, 2),
+        char('-'),
+        digits(2, 2),
+        alt((sp1, tag("T"))),
+        clock_time,
+        opt((char('.'), digits(1, 9))),
+    )
+        .parse(i)?;
+    Ok((i, ()))
+}
+
+/// `13:35:20`
+fn clock_time(i: &str) -> PResult<'_, ()> {
+    let (i, _) = (
+        digits(2, 2),
+        char(':'),
+        digits(2, 2),
+        char(':'),
+        digits(2, 2),
+    )
+        .parse(i)?;
+    Ok((i, ()))
+}
+
+/// `min` to `max` ASCII digits.
+fn digits<'a>(
+    min: usize,
+    max: usize,
+) -> impl Parser<&'a str, Output = &'a str, Error = nom::error::Error<&'a str>> {
+    take_while_m_n(min, max, |c: char| c.is_ascii_digit())
 }
 
 /// True for the messages onstat prints instead of a banner when the server is not running.
@@ -106,9 +236,17 @@ pub(crate) fn is_offline_message(text: &str) -> bool {
 /// Parses one banner line; `None` when the line is not a banner.
 pub(crate) fn banner(line: Line<'_>) -> Option<Header> {
     let text = line.text.trim();
-    let vpos = text.find(" Version ")?;
-    let product = text[..vpos].trim().to_string();
-    let after = &text[vpos + " Version ".len()..];
+    // Some builds print no product name: the banner starts at `Version`.
+    let (product, after) = match text.strip_prefix("Version ") {
+        Some(after) => (None, after),
+        None => {
+            let vpos = text.find(" Version ")?;
+            (
+                Some(text[..vpos].trim().to_string()),
+                &text[vpos + " Version ".len()..],
+            )
+        }
+    };
     let mut parts = after.split("--").map(str::trim);
     let version = parts.next()?.to_string();
     if version.is_empty() || version.contains(' ') {
@@ -124,6 +262,7 @@ pub(crate) fn banner(line: Line<'_>) -> Option<Header> {
         uptime_s: None,
         shm_kb: None,
         blocked: None,
+        date: None,
     };
     for part in parts.filter(|p| !p.is_empty()) {
         if let Ok((_, up)) = all_consuming(uptime).parse(part) {
@@ -152,7 +291,7 @@ fn split_mode(text: &str) -> (String, Vec<String>) {
 }
 
 /// The second line of a wrapped banner: `-- Up 3 days 04:05:06 -- 2457600 Kbytes`.
-fn wrapped_tail(text: &str) -> Option<(u64, Option<u64>)> {
+pub(crate) fn wrapped_tail(text: &str) -> Option<(u64, Option<u64>)> {
     let text = text.trim().strip_prefix("--")?.trim();
     let mut parts = text.split("--").map(str::trim);
     let (_, up) = all_consuming(uptime).parse(parts.next()?).ok()?;
@@ -191,7 +330,7 @@ mod tests {
     fn ibm_banner_with_days() {
         let (p, next) = pre("IBM Informix Dynamic Server Version 12.10.FC8 -- On-Line -- Up 3 days 04:05:06 -- 2457600 Kbytes\n\nUserthreads\n");
         let h = p.into_parts().0.expect("banner");
-        assert_eq!(h.product, "IBM Informix Dynamic Server");
+        assert_eq!(h.product.as_deref(), Some("IBM Informix Dynamic Server"));
         assert_eq!(h.version, "12.10.FC8");
         assert_eq!(h.mode, "On-Line");
         assert!(h.mode_flags.is_empty());
@@ -207,7 +346,7 @@ mod tests {
             "BM Informix Dynamic Server Version 14.10.F       -- On-Line -- Up 00:01:27 -- 133540 Kbytes",
         );
         let h = p.into_parts().0.expect("banner");
-        assert_eq!(h.product, "BM Informix Dynamic Server");
+        assert_eq!(h.product.as_deref(), Some("BM Informix Dynamic Server"));
         assert_eq!(h.version, "14.10.F");
         assert_eq!(h.uptime_s, Some(87));
         assert_eq!(h.shm_kb, Some(133_540));
@@ -234,6 +373,60 @@ mod tests {
         assert_eq!(h.uptime_s, Some(2 * 86_400 + 3_600));
         assert_eq!(h.shm_kb, Some(2_457_600));
         assert_eq!(next, Some(4));
+    }
+
+    #[test]
+    fn no_product_name() {
+        let (p, _) = pre("Version 14.10.FC1 -- On-Line (Prim) -- Up 00:00:09 -- 1024 Kbytes\n");
+        let h = p.into_parts().0.expect("banner");
+        assert_eq!(h.product, None);
+        assert_eq!(h.version, "14.10.FC1");
+        assert_eq!(h.mode_flags, vec!["Prim"]);
+        let (p, _) = pre(
+            "Informix Dynamic Server Version 11.70.FC4 -- On-Line -- Up 00:00:09 -- 1024 Kbytes",
+        );
+        let h = p.into_parts().0.expect("banner");
+        assert_eq!(h.product.as_deref(), Some("Informix Dynamic Server"));
+        assert!(banner(Line {
+            no: 1,
+            text: "Version of this document: 2"
+        })
+        .is_none());
+    }
+
+    #[test]
+    fn date_line_under_the_banner() {
+        for (date, after) in [
+            ("Mon Nov 23 13:35:20 2026", "Blocked:LONGTX"),
+            ("Sun Mar  1 03:04:05 2026", ""),
+            ("2026-11-23 13:35:20", ""),
+            ("2026-11-23T13:35:20.123", "Blocked:CKPT"),
+        ] {
+            let text = format!(
+                "HCL Informix Dynamic Server Version 15.0.0.0 -- On-Line -- Up 00:01:00 -- 1024 Kbytes\n{date}\n{after}\n\nUserthreads\n"
+            );
+            let (p, next) = pre(&text);
+            let h = p.into_parts().0.expect("banner");
+            assert_eq!(h.date.as_deref(), Some(date));
+            assert_eq!(h.blocked.as_deref(), after.strip_prefix("Blocked:"));
+            let next_line = if after.is_empty() { 3 } else { 4 };
+            assert_eq!(next, Some(next_line), "{text}");
+        }
+        // Blocked first, then the date.
+        let (p, _) = pre("Version 15.0.0.0 -- On-Line -- Up 00:01:00 -- 1 Kbytes\nBlocked:CKPT\nMon Nov 23 13:35:20 2026\n");
+        let h = p.into_parts().0.expect("banner");
+        assert_eq!(h.date.as_deref(), Some("Mon Nov 23 13:35:20 2026"));
+        assert_eq!(h.blocked.as_deref(), Some("CKPT"));
+        for not_a_date in [
+            "Mon Nov 23 13:35:20",
+            "Mon Nov 23 13:35 2026",
+            "Mon Nov 23 13:35:20 2026 extra",
+            "2026-11-23",
+            "13:35:20  Checkpoint Completed",
+            "Moo Nov 23 13:35:20 2026",
+        ] {
+            assert!(!is_date_line(not_a_date), "{not_a_date}");
+        }
     }
 
     #[test]

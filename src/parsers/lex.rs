@@ -232,6 +232,23 @@ pub(crate) fn dec_i64(i: &str) -> PResult<'_, i64> {
     Ok((rest, if neg.is_some() { -v } else { v }))
 }
 
+/// An unsigned decimal number with or without a fraction (`1551.59`, `0.00`, `42`), as onstat
+/// prints CPU seconds, percentages and ratios.
+#[inline]
+pub(crate) fn dec_f64(i: &str) -> PResult<'_, f64> {
+    map_res(
+        nom::combinator::recognize((
+            take_while1(|c: char| c.is_ascii_digit()),
+            nom::combinator::opt((
+                nom::character::complete::char('.'),
+                take_while1(|c: char| c.is_ascii_digit()),
+            )),
+        )),
+        |s: &str| s.parse::<f64>(),
+    )
+    .parse(i)
+}
+
 /// Splits the last blank-separated word off `text`: (`text` before it, the word). `None` when
 /// `text` holds nothing but blanks.
 #[inline]

@@ -92,6 +92,20 @@ pub mod onstat_g_rss;
 pub mod onstat_g_sds;
 pub mod proc_diskstats;
 pub mod sysblock;
+// Vital signs (issue 11): the banner, profile, logs, VPs, mutexes, latches, memory segments,
+// blockers, thread profiles, transactions, the ready queue.
+pub mod onstat_banner;
+pub mod onstat_g_bth;
+pub mod onstat_g_glo;
+pub mod onstat_g_lmx;
+pub mod onstat_g_rea;
+pub mod onstat_g_seg;
+pub mod onstat_g_tpf;
+pub mod onstat_g_wmx;
+pub mod onstat_l;
+pub mod onstat_p;
+pub mod onstat_s;
+pub mod onstat_x_txn;
 
 use crate::error::ParseError;
 use header::Header;
@@ -193,6 +207,12 @@ pub(crate) trait OnstatBody: Default {
     fn blank(&mut self, _out: &mut Self::Record) {}
     /// One non-blank line.
     fn line<'a>(&mut self, out: &mut Self::Record, line: lex::Line<'a>) -> Seen<'a>;
+    /// After the last line: a verdict on the whole input that no single line could give (the
+    /// banner alone ends with a banner) and parts read as a whole (a block handed to another
+    /// parser). Its error is the parse's error.
+    fn finish(&mut self, _out: &mut Self::Record) -> Result<(), ParseError> {
+        Ok(())
+    }
 }
 
 /// The one onstat parse driver: preamble (banner or off-line message), then every body line
@@ -227,6 +247,7 @@ pub(crate) fn drive<B: OnstatBody>(text: &str) -> Result<B::Record, ParseError> 
             }
         }
     }
+    body.finish(&mut out)?;
     if !recognised {
         return Err(first_miss.unwrap_or_else(|| nothing_found(text, B::EXPECTED)));
     }
@@ -396,6 +417,56 @@ pub(crate) const KINDS: &[Kind] = &[
     Kind {
         name: "proc-diskstats",
         parse: |t| parsed(proc_diskstats::parse(t)),
+    },
+    // Vital signs (issue 11).
+    Kind {
+        name: "onstat-banner",
+        parse: |t| parsed(onstat_banner::parse(t)),
+    },
+    Kind {
+        name: "onstat-p",
+        parse: |t| parsed(onstat_p::parse(t)),
+    },
+    Kind {
+        name: "onstat-l",
+        parse: |t| parsed(onstat_l::parse(t)),
+    },
+    Kind {
+        name: "onstat-g-glo",
+        parse: |t| parsed(onstat_g_glo::parse(t)),
+    },
+    Kind {
+        name: "onstat-g-lmx",
+        parse: |t| parsed(onstat_g_lmx::parse(t)),
+    },
+    Kind {
+        name: "onstat-g-wmx",
+        parse: |t| parsed(onstat_g_wmx::parse(t)),
+    },
+    Kind {
+        name: "onstat-s",
+        parse: |t| parsed(onstat_s::parse(t)),
+    },
+    Kind {
+        name: "onstat-g-seg",
+        parse: |t| parsed(onstat_g_seg::parse(t)),
+    },
+    Kind {
+        name: "onstat-g-bth",
+        parse: |t| parsed(onstat_g_bth::parse(t)),
+    },
+    Kind {
+        name: "onstat-g-tpf",
+        parse: |t| parsed(onstat_g_tpf::parse(t)),
+    },
+    // `onstat -x`, the transactions: `onstat-x` is `onstat -X` and names match without case.
+    Kind {
+        name: "onstat-x-txn",
+        parse: |t| parsed(onstat_x_txn::parse(t)),
+    },
+    Kind {
+        name: "onstat-g-rea",
+        parse: |t| parsed(onstat_g_rea::parse(t)),
     },
 ];
 

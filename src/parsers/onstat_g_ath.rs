@@ -191,7 +191,7 @@ fn is_title(text: &str) -> bool {
 }
 
 /// ` tid     tcb      rstcb    prty status                vp-class      name`
-fn is_column_header(text: &str) -> bool {
+pub(super) fn is_column_header(text: &str) -> bool {
     lex::starts_with_words(text, &["tid", "tcb", "rstcb", "prty", "status"])
 }
 
@@ -235,7 +235,7 @@ fn split_at_vp_class(i: &str) -> Option<(&str, &str, &str)> {
 
 /// One thread row: tid, tcb, rstcb and prty from the left, then the status up to the VP class,
 /// then the name (which may hold blanks: `lio vp 0`).
-fn thread_row(text: &str) -> Result<AthThread, Miss<'_>> {
+pub(super) fn thread_row(text: &str) -> Result<AthThread, Miss<'_>> {
     let i = super::lex::trim_start_bytes(text, super::lex::is_blank_byte);
     // Each column must end at a blank: `tid` is no number, `14c91ec0x` no address.
     let parsed: PResult<'_, _> = (dec_u64, sp1).parse(i);

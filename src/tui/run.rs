@@ -351,12 +351,12 @@ fn carry_out<B: Backend>(
         Effect::Copy(text) => {
             let text = crate::format::printable(&text);
             Some(Msg::Done(match outside.copy(&text) {
-            Ok(()) => Outcome::Copied {
-                bytes: text.len(),
-                tmux: outside.in_tmux(),
-            },
-            Err(e) => Outcome::Failed(format!("could not write to the terminal: {e}")),
-        }))
+                Ok(()) => Outcome::Copied {
+                    bytes: text.len(),
+                    tmux: outside.in_tmux(),
+                },
+                Err(e) => Outcome::Failed(format!("could not write to the terminal: {e}")),
+            }))
         }
         Effect::Export => Some(Msg::Done(export(
             &session.app,

@@ -1071,7 +1071,10 @@ fn snapshot_cli_shows_the_phase() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.starts_with("ifxtop snapshot 2026-11-22T13:")
-            && text.lines().next().is_some_and(|l| l.contains("host db01-demo  server ol_demo")),
+            && text
+                .lines()
+                .next()
+                .is_some_and(|l| l.contains("host db01-demo  server ol_demo")),
         "{text}"
     );
     assert!(text.contains("12.10.FC8 On-Line"), "{text}");

@@ -208,7 +208,7 @@ fn d_14_10_doc_sample_typo_banner_and_split_flags() {
         .header
         .as_ref()
         .expect("the `BM Informix` banner is still a banner");
-    assert_eq!(h.product, "BM Informix Dynamic Server");
+    assert_eq!(h.product.as_deref(), Some("BM Informix Dynamic Server"));
     assert_eq!(h.version, "14.10.F");
     assert_eq!(h.uptime_s, Some(87));
     assert_eq!(d.dbspaces.len(), 2);
@@ -267,7 +267,7 @@ fn d_gbase_sbspace_metadata_after_a_licence_notice() {
     let lines: Vec<_> = d.unparsed.iter().map(|u| u.line).collect();
     assert_eq!(lines, [1], "only the licence notice");
     let h = d.header.as_ref().expect("banner after the notice");
-    assert_eq!(h.product, "GBase Database Server");
+    assert_eq!(h.product.as_deref(), Some("GBase Database Server"));
     assert_eq!(h.mode_flags, ["Prim"]);
     assert_eq!(d.dbspaces.len(), 7);
     assert_eq!(d.dbspaces[3].flag_codes, "N TBA");

@@ -10,7 +10,7 @@ use ifxtop::parsers::Kind;
 use std::collections::BTreeSet;
 
 /// The kind a fixture is parsed as: by directory, and for `netstat/` by file name (`ss-*`).
-fn kind_for(dir: &str, file: &str) -> Option<Kind> {
+pub(crate) fn kind_for(dir: &str, file: &str) -> Option<Kind> {
     Some(match dir {
         "netstat" if file.starts_with("ss-") => kind("ss"),
         "netstat" => kind("netstat"),
@@ -39,6 +39,20 @@ fn kind_for(dir: &str, file: &str) -> Option<Kind> {
         "onstat-g-rss" => kind("onstat-g-rss"),
         "onstat-g-sds" => kind("onstat-g-sds"),
         "proc-diskstats" => kind("proc-diskstats"),
+        // Vital signs (issue 11). `onstat -r` repeats the banner; `onstat -g BTH` is
+        // `onstat -g bth` with stacks and sessions.
+        "onstat-banner" | "onstat-r" => kind("onstat-banner"),
+        "onstat-p" => kind("onstat-p"),
+        "onstat-l" => kind("onstat-l"),
+        "onstat-g-glo" => kind("onstat-g-glo"),
+        "onstat-g-lmx" => kind("onstat-g-lmx"),
+        "onstat-g-wmx" => kind("onstat-g-wmx"),
+        "onstat-s" => kind("onstat-s"),
+        "onstat-g-seg" => kind("onstat-g-seg"),
+        "onstat-g-bth" | "onstat-g-BTH" => kind("onstat-g-bth"),
+        "onstat-g-tpf" => kind("onstat-g-tpf"),
+        "onstat-x-txn" => kind("onstat-x-txn"),
+        "onstat-g-rea" => kind("onstat-g-rea"),
         _ => return None,
     })
 }

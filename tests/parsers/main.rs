@@ -13,3 +13,5 @@ mod onstat_g_con;
 mod onstat_u;
 mod onstat_x;
 mod sockets;
+// Vital signs (issue 11).
+mod vitals;

@@ -134,7 +134,7 @@ fn checkpoint_stall_with_a_thread_in_critical_section() {
 fn wrapped_banner() {
     let u = parse_fixture("ifxtop-wrapped-banner");
     let h = u.header.as_ref().expect("banner");
-    assert_eq!(h.product, "HCL Informix Dynamic Server");
+    assert_eq!(h.product.as_deref(), Some("HCL Informix Dynamic Server"));
     assert_eq!(h.mode_flags, vec!["Prim", "CKPT INP"]);
     assert_eq!(h.uptime_s, Some(2 * 86_400 + 3_600));
     assert_eq!(h.shm_kb, Some(2_457_600));

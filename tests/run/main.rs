@@ -253,7 +253,8 @@ async fn y_copies_the_selected_row_through_the_outside() {
     let mut lines = outside.copied[0].lines();
     let first = lines.next().unwrap_or_default();
     assert!(
-        first.starts_with("ifxtop 2026-11-22T13:3") && first.ends_with("host db01-demo server ol_demo"),
+        first.starts_with("ifxtop 2026-11-22T13:3")
+            && first.ends_with("host db01-demo server ol_demo"),
         "{}",
         outside.copied[0]
     );

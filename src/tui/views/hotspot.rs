@@ -2,8 +2,8 @@
 //! now with their holder and waiters (each session selectable: Enter opens it), and its history.
 
 use crate::format::human_duration;
-use crate::tui::app::{App, HotspotUi};
 use crate::model::hotspot::HotspotView;
+use crate::tui::app::{App, HotspotUi};
 use crate::tui::table::{sparkline, wrap};
 use crate::tui::theme::Theme;
 use ratatui::buffer::Buffer;
@@ -17,7 +17,12 @@ fn label(text: &str, theme: &Theme) -> Span<'static> {
 }
 
 /// The screen's lines; the selected session is marked.
-pub(crate) fn lines(v: &HotspotView, ui: &HotspotUi, theme: &Theme, width: u16) -> Vec<Line<'static>> {
+pub(crate) fn lines(
+    v: &HotspotView,
+    ui: &HotspotUi,
+    theme: &Theme,
+    width: u16,
+) -> Vec<Line<'static>> {
     let w = usize::from(width).saturating_sub(L).max(20);
     let mut out = vec![Line::from(vec![
         Span::styled(v.row.object.clone(), theme.title),
@@ -54,7 +59,10 @@ pub(crate) fn lines(v: &HotspotView, ui: &HotspotUi, theme: &Theme, width: u16) 
         )));
     } else {
         out.push(Line::from(Span::styled(
-            format!("{:<L$}{:<16} {:>8}  {:<10} WAITERS", "PAGES", "chunk:page", "hot for", "holder"),
+            format!(
+                "{:<L$}{:<16} {:>8}  {:<10} WAITERS",
+                "PAGES", "chunk:page", "hot for", "holder"
+            ),
             theme.column_header,
         )));
     }

@@ -1,0 +1,163 @@
+//! `onstat -g tpf [tid]`: per-thread profiles (locks, ISAM calls, buffers) including `lsus`,
+//! the logical-log space a thread's transaction uses now: the way to find who fills the logs.
+
+use super::header::Header;
+use super::lex::{self, dec_u64, Line};
+use super::Unparsed;
+use super::{Miss, OnstatBody, Seen};
+use crate::error::ParseError;
+use crate::ids::{Sid, Tid};
+use nom::combinator::all_consuming;
+use nom::Parser;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// The whole output of one `onstat -g tpf`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct OnstatGTpf {
+    pub header: Option<Header>,
+    pub(crate) offline: Option<String>,
+    pub profiles: Vec<ThreadProfile>,
+    pub unparsed: Vec<Unparsed>,
+}
+
+impl OnstatGTpf {
+    /// The profiles by the log space they use now, most first.
+    pub fn by_log_space(&self) -> Vec<&ThreadProfile> {
+        let mut v: Vec<_> = self.profiles.iter().collect();
+        v.sort_by_key(|p| std::cmp::Reverse(p.lsus.unwrap_or(0)));
+        v
+    }
+}
+
+/// One row: `945  1969  0  0  0  6181 ... 743580  0  6`, read by the column header above it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ThreadProfile {
+    pub tid: Tid,
+    /// The session, where a version prints it (`sid`/`session` column).
+    pub session: Option<Sid>,
+    /// `lsus`: log space the thread's transaction currently uses (bytes).
+    pub lsus: Option<u64>,
+    /// `lsmx`: the most log space it has used (bytes).
+    pub lsmx: Option<u64>,
+    /// Every other column by its name as printed: `lkreqs` lock requests, `lkw` lock waits,
+    /// `dl` deadlocks, `to` lock timeouts, `lgrs` log records, `isrd`/`iswr`/`isrw`/`isdl`/
+    /// `isct`/`isrb` ISAM reads, writes, rewrites, deletes, commits, rollbacks, `lx` long
+    /// transactions, `bfr`/`bfw` buffer reads and writes, `seq` sequential scans.
+    pub counters: BTreeMap<String, u64>,
+}
+
+/// What a caller is told when the input is not `onstat -g tpf` output at all.
+const EXPECTED: &str = "onstat -g tpf output: the title `Thread profiles`, the column header \
+     `tid lkreqs lkw dl to lgrs isrd iswr isrw isdl isct isrb lx bfr bfw lsus lsmx seq`, then \
+     one row of numbers per thread";
+
+/// Parses the output of `onstat -g tpf` (all threads, or one: `onstat -g tpf <tid>`).
+pub fn parse(text: &str) -> Result<OnstatGTpf, ParseError> {
+    super::drive::<Body>(text)
+}
+
+record!(OnstatGTpf, onstat);
+
+#[derive(Default)]
+struct Body {
+    /// The column names of the last column header: rows are numbers only, so they are read
+    /// under a header and by its names.
+    columns: Vec<String>,
+}
+
+impl OnstatBody for Body {
+    type Record = OnstatGTpf;
+    const EXPECTED: &'static str = EXPECTED;
+
+    fn reserve(&mut self, out: &mut OnstatGTpf, lines: usize) {
+        out.profiles.reserve(lines);
+    }
+
+    fn line<'a>(&mut self, out: &mut OnstatGTpf, line: Line<'a>) -> Seen<'a> {
+        let t = lex::trim_blanks(line.text);
+        if t == "Thread profiles" {
+            return Seen::Known;
+        }
+        if is_column_header(t) {
+            self.columns = lex::header_words(t).map(str::to_string).collect();
+            return Seen::Known;
+        }
+        if self.columns.is_empty() {
+            return Seen::Miss(Miss::new(
+                t,
+                "the column header `tid lkreqs lkw dl ...` before the rows",
+            ));
+        }
+        match profile(&self.columns, t) {
+            Ok(p) => {
+                out.profiles.push(p);
+                Seen::Known
+            }
+            Err(miss) => Seen::Miss(miss),
+        }
+    }
+}
+
+/// `tid lkreqs lkw dl to lgrs ...`: starts with `tid`, names `lkreqs` and `lsus`.
+fn is_column_header(t: &str) -> bool {
+    lex::starts_with_words(t, &["tid"])
+        && lex::header_words(t).any(|w| w == "lkreqs")
+        && lex::header_words(t).any(|w| w == "lsus")
+}
+
+/// One row: a number under each column name.
+fn profile<'a>(columns: &[String], t: &'a str) -> Result<ThreadProfile, Miss<'a>> {
+    let mut p = ThreadProfile {
+        tid: Tid(0),
+        session: None,
+        lsus: None,
+        lsmx: None,
+        counters: BTreeMap::new(),
+    };
+    let mut words = lex::header_words(t);
+    for name in columns {
+        let Some(w) = words.next() else {
+            return Err(Miss::new(&t[t.len()..], "a number under every column name"));
+        };
+        let (_, n) = all_consuming(dec_u64)
+            .parse(w)
+            .map_err(|_| Miss::new(&t[lex::offset_in(t, w)..], "a number"))?;
+        match name.as_str() {
+            "tid" => p.tid = Tid(n),
+            "sid" | "session" => p.session = Some(Sid(n)),
+            "lsus" => p.lsus = Some(n),
+            "lsmx" => p.lsmx = Some(n),
+            _ => {
+                p.counters.insert(name.clone(), n);
+            }
+        }
+    }
+    if let Some(extra) = words.next() {
+        return Err(Miss::new(
+            &t[lex::offset_in(t, extra)..],
+            "no more numbers than column names",
+        ));
+    }
+    Ok(p)
+}
+
+#[cfg(test)]
+#[allow(clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_by_the_header() {
+        let cols: Vec<String> = "tid lkreqs lsus lsmx seq"
+            .split(' ')
+            .map(String::from)
+            .collect();
+        let p = profile(&cols, "945 1969   743580 0    6").expect("row");
+        assert_eq!((p.tid, p.lsus, p.lsmx), (Tid(945), Some(743_580), Some(0)));
+        assert_eq!(p.counters.get("seq"), Some(&6));
+        assert!(profile(&cols, "945 1969 743580 0").is_err());
+        assert!(profile(&cols, "945 1969 743580 0 6 7").is_err());
+        assert!(profile(&cols, "945 1969 74x580 0 6").is_err());
+    }
+}
