@@ -120,14 +120,18 @@ pub struct SnapshotArgs {
 
 #[derive(Debug, Args)]
 pub struct ParseArgs {
-    /// What the input is: onstat-u, onstat-x, onstat-g-con, oncheck-pe, netstat, ss,
-    /// proc-net-tcp, numactl-h, node-meminfo, numa-maps, onstat-g-ath, onstat-g-ntt, onstat-k,
-    /// onstat-g-ses, onstat-g-sql, onstat-b, onstat-d, onstat-t, onstat-g-ckp.
-    #[arg(value_name = "KIND", value_parser = parse_kind)]
+    /// What the input is (every kind listed in the help, from the parsers' own registry).
+    #[arg(value_name = "KIND", value_parser = parse_kind, help = kind_help())]
     pub(crate) kind: Kind,
     /// The captured output; standard input when absent.
     #[arg(value_name = "FILE")]
     pub(crate) file: Option<PathBuf>,
+}
+
+/// `What the input is: onstat-u, ...`: every kind `Kind::from_name` accepts.
+fn kind_help() -> String {
+    let names: Vec<_> = crate::parsers::KINDS.iter().map(|k| k.name).collect();
+    format!("What the input is: {}", names.join(", "))
 }
 
 fn parse_kind(s: &str) -> std::result::Result<Kind, String> {

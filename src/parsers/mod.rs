@@ -312,7 +312,7 @@ impl PartialEq for Kind {
 }
 
 /// Every kind `ifxtop parse` accepts: one per command (or file) whose output ifxtop reads.
-pub(crate) const KINDS: &[Kind] = &[
+pub const KINDS: &[Kind] = &[
     Kind {
         name: "onstat-u",
         parse: |t| parsed(onstat_u::parse(t)),

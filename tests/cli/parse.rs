@@ -277,3 +277,18 @@ fn a_missing_file_exits_1() {
     let err = error_line(&out);
     assert!(err.contains("no-such-file.txt"), "{err}");
 }
+
+/// `ifxtop parse --help` names every kind the parsers know (the list is not kept by hand).
+#[test]
+fn parse_help_names_every_kind() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ifxtop"))
+        .args(["parse", "--help"])
+        .output()
+        .expect("ifxtop runs");
+    assert_eq!(out.status.code(), Some(0));
+    let help = String::from_utf8_lossy(&out.stdout).replace(['\n', ' '], "");
+    for k in ifxtop::parsers::KINDS {
+        assert!(help.contains(k.name), "{} is not in: {help}", k.name);
+    }
+    assert!(help.contains("onstat-D,") && help.contains("onstat-g-rea"), "{help}");
+}
