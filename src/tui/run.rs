@@ -98,7 +98,7 @@ impl Feed {
     }
 
     /// Stops collecting; a recording is finished and its summary returned.
-    pub(crate) async fn finish(self) -> Option<Result<String, Error>> {
+    pub async fn finish(self) -> Option<Result<String, Error>> {
         match self {
             Feed::Collect {
                 mut collection,
@@ -342,9 +342,9 @@ fn carry_out<B: Backend>(
             }
             None
         }
-        Effect::Focus(sids) => {
+        Effect::Focus(focus) => {
             if let Feed::Collect { collection, .. } = feed {
-                let _ = collection.focus.send(sids);
+                let _ = collection.focus.send(focus);
             }
             None
         }
