@@ -7,7 +7,7 @@ pub mod registry;
 pub mod sqlhosts;
 
 pub use registry::Source;
-pub(crate) use registry::{Collector, FILE_TIMEOUT, PERIOD_DISCOVERY};
+pub(crate) use registry::{Collector, Run, FILE_TIMEOUT, PERIOD_DISCOVERY};
 
 use crate::error::SourceError;
 use crate::parsers::Parsed;

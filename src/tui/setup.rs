@@ -136,19 +136,11 @@ pub(crate) fn setup(args: &LiveArgs) -> Result<Setup, Error> {
         };
         settings.wall_start = Some(now_in_local_offset());
         settings.host = crate::source::local::hostname();
-        (
-            Mode::Live,
-            Arc::new(LocalRunner::new(server.clone())),
-            server,
-            None,
-        )
+        (Mode::Live, live_runner(server.clone()), server, None)
     };
     // Live mode only: the demo and a replay never write to the user's cache.
-    let cache = match (&mode, &server, crate::extents::cache::default_dir()) {
-        (Mode::Live, Some(server), Some(dir)) => Some(CacheSpot {
-            dir,
-            server: server.clone(),
-        }),
+    let cache = match mode {
+        Mode::Live => cache_spot(server.as_deref()),
         _ => None,
     };
     Ok(Setup {
@@ -178,6 +170,19 @@ pub(crate) fn setup(args: &LiveArgs) -> Result<Setup, Error> {
     })
 }
 
+/// What runs the commands of a live instance.
+pub(crate) fn live_runner(server: Option<String>) -> Arc<dyn CommandRunner> {
+    Arc::new(LocalRunner::new(server))
+}
+
+/// Where a live instance's extent map is cached (the user's cache directory, per server).
+pub(crate) fn cache_spot(server: Option<&str>) -> Option<CacheSpot> {
+    Some(CacheSpot {
+        dir: crate::extents::cache::default_dir()?,
+        server: server?.to_string(),
+    })
+}
+
 /// Now, in this machine's time zone (the server's, when ifxtop runs on it). The offset is read
 /// while the process has one thread (`time` refuses it later, for soundness); UTC when unknown.
 pub fn now_in_local_offset() -> time::OffsetDateTime {
@@ -186,7 +191,7 @@ pub fn now_in_local_offset() -> time::OffsetDateTime {
 }
 
 /// Listener ports of INFORMIXSERVER from `$INFORMIXSQLHOSTS` or `$INFORMIXDIR/etc/sqlhosts`.
-fn sqlhosts_ports(server: Option<&str>) -> Vec<u16> {
+pub(crate) fn sqlhosts_ports(server: Option<&str>) -> Vec<u16> {
     let Some(server) = server else {
         return Vec::new();
     };
