@@ -51,12 +51,13 @@ pub struct SessionRow {
 }
 
 impl SessionRow {
-    /// The state in words: `running`, `lock wait`, `idle`, `critical section`.
+    /// The state in a word or two, at most 10 characters: `running`, `idle`, what it waits on
+    /// (`lock`, `checkpoint`, `condition`...), `crit.sect.` (running inside a critical section).
     pub fn state_words(&self) -> String {
         match (self.state, self.wait) {
-            (SessionState::Waiting, Some(r)) => format!("{} wait", r.short()),
+            (SessionState::Waiting, Some(r)) => r.short().into(),
             (SessionState::Idle, _) => "idle".into(),
-            (SessionState::Running, _) if self.critical_section => "critical section".into(),
+            (SessionState::Running, _) if self.critical_section => "crit.sect.".into(),
             (SessionState::Running, _) => "running".into(),
             (SessionState::Waiting, None) => "waiting".into(),
         }

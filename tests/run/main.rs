@@ -187,7 +187,8 @@ async fn keys_switch_panes_and_q_quits() {
     .await;
     assert_eq!(code, 0);
     // Data arrived and was drawn before any key: the sessions, the lock chain's waiting.
-    let sessions = last_with(&frames, "lock wait").expect("the sessions were drawn");
+    let sessions =
+        last_with(&frames, "HDR+X on customer (stores)").expect("the sessions were drawn");
     assert!(sessions.contains("1 Sessions"), "{sessions}");
     // 4: the Sockets pane, 3: the Buffers pane, each drawn at once.
     let sockets = last_with(&frames, "REMOTE").expect("the sockets pane was drawn");
@@ -345,4 +346,46 @@ async fn a_recording_holds_the_sql_of_blockers_nobody_drilled_into() {
             .count();
         assert!(runs <= 4, "onstat -g sql {sid} ran {runs} times: {focus:?}");
     }
+}
+
+/// Enter on a Buffers row opens the hot spot: the all-NULL index leaf reads "one index page, N
+/// waiters", its holder and waiters are listed, and Enter on one opens that session.
+#[tokio::test(start_paused = true)]
+async fn a_hot_spot_opens_on_enter_and_its_sessions_drill_in() {
+    let (_, frames, _) = play(
+        demo_setup(95),
+        vec![
+            (8_000, key('3')),
+            (500, code(KeyCode::Enter)),
+            (1_000, code(KeyCode::Down)),
+            (500, code(KeyCode::Enter)),
+            (1_000, key('q')),
+        ],
+    )
+    .await;
+    let spot = last_with(&frames, "SESSIONS").expect("the hot spot screen was drawn");
+    assert!(
+        spot.contains("ix_orders_ship_date  index") && spot.contains("one index page,"),
+        "{spot}"
+    );
+    // The holder first, then the waiters, each on a line of its own.
+    let people: Vec<&str> = spot
+        .lines()
+        .skip_while(|l| !l.starts_with("SESSIONS"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .collect();
+    assert!(people.len() >= 3, "{spot}");
+    assert!(people[0].ends_with("holds it"), "{spot}");
+    assert!(
+        people[1..].iter().all(|l| l.trim_end().ends_with('s')),
+        "{spot}"
+    );
+    // Down then Enter: the first waiter's screen, waiting for a buffer of the index.
+    let sid = people[1].split_whitespace().next().expect("a sid");
+    let last = frames.last().expect("frames");
+    assert!(
+        last.contains(&format!("session {sid} ")) && last.contains("waiting for a buffer of"),
+        "{last}"
+    );
 }
