@@ -135,7 +135,16 @@ pub(crate) fn build(u: &OnstatU, inp: &SessionInputs<'_>) -> Vec<SessionRow> {
         };
         if let Some(w) = waiter_of.get(&sid) {
             row.wait = Some(w.reason);
-            row.waiting_on = Some(w.waiting_on_short());
+            // A client wait with data queued to the client is the Send-Q story: say so here,
+            // where no Send-Q column is.
+            row.waiting_on = Some(match w.socket.as_ref().filter(|s| s.send_q > 0) {
+                Some(s) if !w.idle => format!(
+                    "{}, {} queued",
+                    w.waiting_on_short(),
+                    crate::format::human_bytes(s.send_q)
+                ),
+                _ => w.waiting_on_short(),
+            });
             row.state = if w.idle {
                 SessionState::Idle
             } else {

@@ -389,3 +389,18 @@ async fn a_hot_spot_opens_on_enter_and_its_sessions_drill_in() {
         "{last}"
     );
 }
+
+/// The Sessions pane tells the Send-Q story too: a client wait with data queued says how much.
+#[tokio::test(start_paused = true)]
+async fn the_sessions_pane_names_what_is_queued_to_a_slow_client() {
+    let (_, frames, _) = play(demo_setup(140), vec![(8_000, key('q'))]).await;
+    let last = last_with(&frames, "1 Sessions").expect("drawn");
+    let row = last
+        .lines()
+        .find(|l| l.trim_start().starts_with("871 "))
+        .unwrap_or_else(|| panic!("871 is listed:\n{last}"));
+    assert!(
+        row.contains("condition") && row.contains("netnorm, ") && row.contains("KB queued"),
+        "{row}"
+    );
+}
