@@ -394,7 +394,7 @@ async fn a_hot_spot_opens_on_enter_and_its_sessions_drill_in() {
 #[tokio::test(start_paused = true)]
 async fn the_sessions_pane_names_what_is_queued_to_a_slow_client() {
     let (_, frames, _) = play(demo_setup(140), vec![(8_000, key('q'))]).await;
-    let last = last_with(&frames, "1 Sessions").expect("drawn");
+    let last = last_with(&frames, " BLOCKS ").expect("the sessions were drawn");
     let row = last
         .lines()
         .find(|l| l.trim_start().starts_with("871 "))
@@ -402,5 +402,37 @@ async fn the_sessions_pane_names_what_is_queued_to_a_slow_client() {
     assert!(
         row.contains("condition") && row.contains("netnorm, ") && row.contains("KB queued"),
         "{row}"
+    );
+}
+
+/// A checkpoint stall: the waits say who holds the checkpoint up (the session inside a critical
+/// section), in the Sessions pane, the Waiters pane and the tree, whose head it is.
+#[tokio::test(start_paused = true)]
+async fn a_checkpoint_stall_names_the_session_holding_it_up() {
+    let (_, frames, _) = play(
+        demo_setup(218),
+        vec![(7_000, key('2')), (1_000, key('t')), (1_000, key('q'))],
+    )
+    .await;
+    let sessions = last_with(&frames, " BLOCKS ").expect("the sessions were drawn");
+    assert!(sessions.contains("crit.sect."), "{sessions}");
+    assert!(
+        sessions.contains("checkpoint held up by sid 882"),
+        "{sessions}"
+    );
+    let waiters = last_with(&frames, "IN WAIT").expect("the waiters were drawn");
+    let c = waiters
+        .lines()
+        .find(|l| l.contains("held up by sid"))
+        .unwrap_or_else(|| panic!("a checkpoint waiter:\n{waiters}"));
+    // WAIT checkpoint, held up by 882, which is also the BLOCKER column.
+    assert!(
+        c.contains(" checkpoint ") && c.contains("held up by sid 882") && c.contains(" 882 "),
+        "{c}"
+    );
+    let tree = frames.last().expect("frames");
+    assert!(
+        tree.contains("HEAD sid 882") && tree.contains("holds up the checkpoint"),
+        "{tree}"
     );
 }
