@@ -318,7 +318,7 @@ impl Column {
                 SessionCol::ReadsPerS => Col::new("RD/s", 5).right(),
                 SessionCol::WritesPerS => Col::new("WR/s", 5).right(),
                 SessionCol::Locks => Col::new("LOCKS", 6).right().wide(110),
-                SessionCol::Blocks => Col::new("BLOCKS", 6).right(),
+                SessionCol::Blocks => Col::new("BLOCKS", 7).right(),
                 SessionCol::Threads => Col::new("THR", 4).right().wide(120),
                 SessionCol::Program => Col::new("PROGRAM", 20).flex().wide(140),
             },
