@@ -85,11 +85,14 @@ impl ProfileRates {
     }
 }
 
+/// Class → (CPU seconds of the class, VPs in it).
+type ClassCpu = BTreeMap<String, (f64, u64)>;
+
 /// Busy % per VP class from the CPU seconds of `onstat -g glo` between two samples.
 #[derive(Debug, Clone, Default)]
 pub struct VpBusy {
-    /// Class → (CPU seconds of the class, VPs in it), at the previous sample.
-    prev: Option<(Duration, BTreeMap<String, (f64, u64)>)>,
+    /// At the previous sample.
+    prev: Option<(Duration, ClassCpu)>,
     /// Class → (VPs, busy % of those VPs over the last interval).
     pub(crate) busy: BTreeMap<String, (u64, f64)>,
     pub(crate) history: BTreeMap<String, VecDeque<f64>>,
@@ -97,7 +100,7 @@ pub struct VpBusy {
 
 impl VpBusy {
     pub(crate) fn observe(&mut self, g: &OnstatGGlo, t: Duration) {
-        let now: BTreeMap<String, (f64, u64)> = g
+        let now: ClassCpu = g
             .classes
             .iter()
             .map(|c| (c.class.clone(), (c.usercpu + c.syscpu, c.vps)))
