@@ -58,6 +58,7 @@ fn snapshot() -> Snapshot {
             blockers: Vec::new(),
             head_blocker: None,
             deadlock: false,
+            engine_blocker: None,
             verdict: "waiting for its client to read: 12 KB queued (see FET_BUF_SIZE)".into(),
         });
         snap.hotspots.push(HotspotRow {

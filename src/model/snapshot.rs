@@ -300,10 +300,15 @@ pub fn build_with(
                 blockers: Vec::new(),
                 head_blocker: None,
                 deadlock: false,
+                engine_blocker: None,
                 verdict: Cow::Borrowed(""),
             });
         }
-        join_chains(u, &mut waiters);
+        let engine = crate::model::waiters::engine_blockers(
+            store.get(Source::OnstatGBth),
+            store.get(Source::OnstatGAth),
+        );
+        join_chains(u, &mut waiters, &engine);
         for row in &mut waiters {
             row.idle = row.is_idle_client_wait();
             if row.idle {

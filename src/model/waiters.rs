@@ -452,6 +452,10 @@ pub struct WaiterRow {
     pub head_blocker: Option<Sid>,
     /// The chain loops back: a deadlock.
     pub deadlock: bool,
+    /// The session the engine's own blocker graph (`onstat -g bth`, 14.10+) names when it
+    /// differs from the direct blocker found through `-k`/`-X`/the mutexes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub engine_blocker: Option<Sid>,
     /// One sentence saying why it waits (the common ones are static: thousands of idle
     /// sessions need no allocation each).
     pub verdict: Cow<'static, str>,
@@ -534,12 +538,48 @@ pub(crate) fn critical_section_threads(u: &OnstatU) -> Vec<(Sid, Addr)> {
 
 /// Fills each waiter's blockers, head blocker and deadlock flag from the owners of what they
 /// wait on; a checkpoint waiter is held up by the threads inside critical sections.
-pub(crate) fn join_chains(u: &OnstatU, waiters: &mut [WaiterRow]) {
+/// `onstat -g bth`'s waiting threads and their blockers as `onstat -u` addresses (through the
+/// thread ids of `onstat -g ath`): what the engine itself says blocks whom.
+pub(crate) fn engine_blockers(
+    bth: Option<&crate::parsers::onstat_g_bth::OnstatGBth>,
+    ath: Option<&crate::parsers::onstat_g_ath::OnstatGAth>,
+) -> FxHashMap<Addr, Addr> {
+    let (Some(bth), Some(ath)) = (bth, ath) else {
+        return FxHashMap::default();
+    };
+    let rstcb: FxHashMap<crate::ids::Tid, Addr> = ath
+        .threads
+        .iter()
+        .filter_map(|t| Some((t.tid, t.rstcb?)))
+        .collect();
+    bth.waiting
+        .iter()
+        .filter_map(|w| Some((*rstcb.get(&w.tid)?, *rstcb.get(&w.blocker?)?)))
+        .collect()
+}
+
+/// Follows every waiter's chain of owners to its head blocker. `engine` (from `onstat -g bth`)
+/// fills in the blockers the other sources cannot see (memory grants, conditions); where both
+/// know one and they differ, the waiter says so.
+pub(crate) fn join_chains(u: &OnstatU, waiters: &mut [WaiterRow], engine: &FxHashMap<Addr, Addr>) {
     let critical = critical_section_threads(u);
     let mut owner_of: FxHashMap<Addr, Addr> = waiters
         .iter()
         .filter_map(|w| w.waiting_on.owner().map(|o| (w.rstcb, o)))
         .collect();
+    let sid_of: FxHashMap<Addr, Sid> = u.threads.iter().map(|t| (t.address, t.sessid)).collect();
+    for w in waiters.iter_mut() {
+        let Some(e) = engine.get(&w.rstcb) else {
+            continue;
+        };
+        match owner_of.get(&w.rstcb) {
+            None => {
+                owner_of.insert(w.rstcb, *e);
+            }
+            Some(o) if sid_of.get(o) != sid_of.get(e) => w.engine_blocker = sid_of.get(e).copied(),
+            Some(_) => {}
+        }
+    }
     if let Some((_, first)) = critical.first() {
         for w in waiters.iter() {
             if w.reason == WaitReason::Checkpoint && w.rstcb != *first {
@@ -550,7 +590,6 @@ pub(crate) fn join_chains(u: &OnstatU, waiters: &mut [WaiterRow]) {
     if owner_of.is_empty() {
         return;
     }
-    let sid_of: FxHashMap<Addr, Sid> = u.threads.iter().map(|t| (t.address, t.sessid)).collect();
     for w in waiters.iter_mut() {
         let c = chains::follow(w.rstcb, &owner_of);
         let mut blockers: Vec<Sid> = c
@@ -655,7 +694,11 @@ pub(crate) fn verdict(row: &WaiterRow, u: &OnstatU, checkpoint: &str) -> Cow<'st
             WaitTarget::Latch { address, .. } => format!("waiting for mutex {address}: "),
             _ => String::new(),
         };
-        return Cow::Owned(format!("{on}{b}"));
+        let engine = row
+            .engine_blocker
+            .map(|s| format!(" (but onstat -g bth names sid {s})"))
+            .unwrap_or_default();
+        return Cow::Owned(format!("{on}{b}{engine}"));
     }
     match &row.waiting_on {
         WaitTarget::Condition { name, .. } => match ConditionKind::of(name.as_deref()) {

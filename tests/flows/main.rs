@@ -65,6 +65,7 @@ fn waiter(sid: u64, user: &str, reason: WaitReason, in_wait: f64, idle: bool) ->
         blockers: Vec::new(),
         head_blocker: None,
         deadlock: false,
+        engine_blocker: None,
         verdict: if idle {
             "idle: waiting for the client".into()
         } else {

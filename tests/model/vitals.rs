@@ -251,3 +251,175 @@ fn memory_growth_counts_from_the_first_sample() {
     );
     assert_eq!(m.by_class["B"], 8_589_950_976 / 1024);
 }
+
+/// The engine's blocker graph (`onstat -g bth`, 14.10): the manual's example. Session 27 (tid 49)
+/// waits for a memory grant (MGM) held by session 26 (tid 48): no lock or buffer says so, the
+/// graph does. Sessions 28..31 wait on a lock that `-k` says 27 owns, and the graph agrees.
+#[test]
+fn the_engine_blocker_graph_fills_in_what_locks_cannot_see() {
+    let banner = "\nIBM Informix Dynamic Server Version 14.10.FC9 -- On-Line -- Up 2 days 03:04:05 -- 2395548 Kbytes\n\n";
+    let u = format!(
+        "{banner}Userthreads
+address          flags   sessid   user     tty      wait             tout locks nreads   nwrites
+4b4ad628         --BP--- 26       appuser  -        0                0    3     120      45
+4b4adc40         Y-BP--- 27       appuser  -        4c000100         0    1     10       2
+4b4ae258         L--P--- 28       batch    -        4411e578         0    0     5        0
+4b4ae870         L--P--- 29       batch    -        4411e578         0    0     5        0
+ 4 active, 128 total, 12 maximum concurrent
+"
+    );
+    let ath = format!(
+        "{banner}Threads:
+ tid     tcb      rstcb    prty status                vp-class      name
+ 48      141c9270 4b4ad628 2    running                 1cpu        sqlexec
+ 49      141e3138 4b4adc40 2    cond wait  mgm          1cpu        sqlexec
+ 50      141f8138 4b4ae258 2    lock wait               1cpu        sqlexec
+ 51      1420d138 4b4ae870 2    lock wait               1cpu        sqlexec
+"
+    );
+    let k = format!(
+        "{banner}Locks
+address          wtlist           owner            lklist           type     tblsnum  rowid    key#/bsiz
+4411e578         4b4ae258         4b4adc40         0                HDR+X    100105   68           0
+ 1 active, 20000 total, 16384 hash buckets, 0 lock table overflows
+"
+    );
+    let bth = format!(
+        "{banner}{}",
+        fixture("onstat-g-bth/hcl-14.10-adr-1179-doc.txt")
+    );
+    let mut s = Store::new(StoreSettings::default());
+    apply(&mut s, Source::OnstatU, 0, &u);
+    apply(&mut s, Source::OnstatGAth, 0, &ath);
+    apply(&mut s, Source::OnstatK, 0, &k);
+    let without = build(&s);
+    let w27 = |snap: &Snapshot| {
+        snap.waiters
+            .iter()
+            .find(|w| w.sessid == Sid(27))
+            .cloned()
+            .expect("27 waits")
+    };
+    assert!(w27(&without).blockers.is_empty());
+    apply(&mut s, Source::OnstatGBth, 0, &bth);
+    let with = build(&s);
+    assert_eq!(w27(&with).blockers, vec![Sid(26)]);
+    // 28 waits on 27's lock (-k), 27 on 26's memory grant (the graph): one chain to the head.
+    let w28 = with
+        .waiters
+        .iter()
+        .find(|w| w.sessid == Sid(28))
+        .expect("28 waits");
+    assert_eq!(w28.blockers, vec![Sid(27), Sid(26)]);
+    assert_eq!(w28.head_blocker, Some(Sid(26)));
+    assert_eq!(w28.engine_blocker, None, "-k and the graph agree on 27");
+}
+
+/// Where `-k` and the graph name different blockers, the waiter says both.
+#[test]
+fn a_disagreement_with_the_engine_graph_is_said() {
+    let banner = "\nIBM Informix Dynamic Server Version 14.10.FC9 -- On-Line -- Up 2 days 03:04:05 -- 2395548 Kbytes\n\n";
+    let u = format!(
+        "{banner}Userthreads
+address          flags   sessid   user     tty      wait             tout locks nreads   nwrites
+4b4ad628         --BP--- 26       appuser  -        0                0    3     120      45
+4b4adc40         ---P--- 27       appuser  -        0                0    1     10       2
+4b4ae258         L--P--- 28       batch    -        4411e578         0    0     5        0
+ 3 active, 128 total, 12 maximum concurrent
+"
+    );
+    let ath = format!(
+        "{banner}Threads:
+ tid     tcb      rstcb    prty status                vp-class      name
+ 48      141c9270 4b4ad628 2    running                 1cpu        sqlexec
+ 49      141e3138 4b4adc40 2    running                 1cpu        sqlexec
+ 50      141f8138 4b4ae258 2    lock wait               1cpu        sqlexec
+"
+    );
+    // -k: the lock is 26's; the graph (tid 50 blocked by 49): 27's.
+    let k = format!(
+        "{banner}Locks
+address          wtlist           owner            lklist           type     tblsnum  rowid    key#/bsiz
+4411e578         4b4ae258         4b4ad628         0                HDR+X    100105   68           0
+ 1 active, 20000 total, 16384 hash buckets, 0 lock table overflows
+"
+    );
+    let bth = format!(
+        "{banner}{}",
+        fixture("onstat-g-bth/hcl-14.10-adr-1179-doc.txt")
+    );
+    let mut s = Store::new(StoreSettings::default());
+    apply(&mut s, Source::OnstatU, 0, &u);
+    apply(&mut s, Source::OnstatGAth, 0, &ath);
+    apply(&mut s, Source::OnstatK, 0, &k);
+    apply(&mut s, Source::OnstatGBth, 0, &bth);
+    let snap = build(&s);
+    let w = snap
+        .waiters
+        .iter()
+        .find(|w| w.sessid == Sid(28))
+        .expect("28 waits");
+    assert_eq!(w.blockers, vec![Sid(26)], "-k's owner stays the blocker");
+    assert_eq!(w.engine_blocker, Some(Sid(27)));
+    assert!(
+        w.verdict.ends_with("(but onstat -g bth names sid 27)"),
+        "{}",
+        w.verdict
+    );
+}
+
+/// The snapshot JSON's vital-sign names (the issue's names; more fields are welcome).
+#[test]
+fn the_json_names_the_vital_signs() {
+    let mut s = mutex_and_long_txn_store();
+    apply(
+        &mut s,
+        Source::OnstatP,
+        0,
+        &profile(1000, 100_000, 10, 100, 5000),
+    );
+    apply(
+        &mut s,
+        Source::OnstatP,
+        5,
+        &profile(1100, 110_000, 60, 150, 5500),
+    );
+    apply(
+        &mut s,
+        Source::OnstatGCkp,
+        5,
+        &fixture("onstat-g-ckp/ifxtop-20-checkpoints-5-blocking.txt"),
+    );
+    let v = serde_json::to_value(build(&s)).expect("json");
+    for key in [
+        "lokwaits", "bufwaits", "lchwaits", "deadlks", "dltouts", "ckpwaits",
+    ] {
+        assert!(v["rates"][key].is_number(), "rates.{key}: {}", v["rates"]);
+    }
+    for key in [
+        "seqscans",
+        "commit",
+        "rollbk",
+        "isamtot",
+        "read_cache_pct",
+        "write_cache_pct",
+    ] {
+        assert!(v["rates"].get(key).is_some(), "rates.{key}");
+    }
+    let c = &v["checkpoints"][0];
+    for key in [
+        "trigger", "total_s", "flush_s", "block_s", "crit_s", "waits", "blocking",
+    ] {
+        assert!(c.get(key).is_some(), "checkpoints[].{key}: {c}");
+    }
+    assert_eq!(v["logs"]["oldest_transaction"]["sessid"], 905);
+    assert_eq!(v["logs"]["oldest_transaction"]["logs_spanned"], 4);
+    assert!(v["logs"]["used_pct"].is_number() && v["logs"]["not_backed_up"] == 1);
+    assert_eq!(v["mutexes"][0]["name"], "lockhash[12]");
+    assert_eq!(v["mutexes"][0]["holder_sessid"], 901);
+    assert_eq!(v["mutexes"][0]["waiters"], 2);
+    assert!(v["server"].get("blocked").is_some());
+    for key in ["vps", "ready_queue", "memory"] {
+        assert!(v.get(key).is_some(), "{key}");
+    }
+}
