@@ -5,6 +5,7 @@
 pub mod local;
 pub mod registry;
 pub mod sqlhosts;
+pub mod ssh;
 
 pub use registry::Source;
 pub(crate) use registry::{Collector, FILE_TIMEOUT, PERIOD_DISCOVERY};
