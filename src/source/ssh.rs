@@ -796,7 +796,10 @@ mod tests {
         assert_eq!(mode, 0o700);
         let argv = r.ssh_argv("true");
         let cp = argv.iter().find(|a| a.starts_with("ControlPath=")).unwrap();
-        assert!(cp.starts_with(&format!("ControlPath={}/", dir.display())), "{cp}");
+        assert!(
+            cp.starts_with(&format!("ControlPath={}/", dir.display())),
+            "{cp}"
+        );
         assert!(argv.contains(&"BatchMode=yes".to_string()));
         assert!(argv.contains(&"ControlMaster=auto".to_string()));
         drop(r);

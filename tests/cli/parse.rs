@@ -290,5 +290,8 @@ fn parse_help_names_every_kind() {
     for k in ifxtop::parsers::KINDS {
         assert!(help.contains(k.name), "{} is not in: {help}", k.name);
     }
-    assert!(help.contains("onstat-D,") && help.contains("onstat-g-rea"), "{help}");
+    assert!(
+        help.contains("onstat-D,") && help.contains("onstat-g-rea"),
+        "{help}"
+    );
 }
