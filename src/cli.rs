@@ -1,6 +1,7 @@
 //! Command line: the live inspector's options and the `parse`, `resolve`, `snapshot` commands.
 
 use crate::parsers::Kind;
+use crate::source::ssh::SshTarget;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -66,6 +67,29 @@ pub struct LiveArgs {
     /// Write a debug log to FILE (nothing is logged otherwise).
     #[arg(long, value_name = "FILE")]
     pub(crate) log: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) ssh: SshArgs,
+}
+
+/// Watching a remote host: every source runs there through the system `ssh` client.
+#[derive(Debug, Clone, Args, Default)]
+pub struct SshArgs {
+    /// Run every source on HOST through ssh: one multiplexed connection, your keys, agent and
+    /// ~/.ssh/config as usual, never a prompt (BatchMode). Give --server too.
+    #[arg(long, value_name = "[USER@]HOST[:PORT]", value_parser = parse_ssh_target,
+          conflicts_with_all = ["demo", "replay"])]
+    pub ssh: Option<SshTarget>,
+    /// The ssh client configuration file (ssh -F), instead of ~/.ssh/config.
+    #[arg(long, value_name = "FILE", env = "IFXTOP_SSH_CONFIG")]
+    pub ssh_config: Option<PathBuf>,
+    /// Directories (`:`-separated) put in front of the remote PATH, when the remote shell's PATH
+    /// does not hold onstat (non-login shells often lack $INFORMIXDIR/bin).
+    #[arg(long, value_name = "DIRS", requires = "ssh")]
+    pub ssh_path: Option<String>,
+}
+
+fn parse_ssh_target(s: &str) -> std::result::Result<SshTarget, String> {
+    SshTarget::parse(s)
 }
 
 #[derive(Debug, Subcommand)]

@@ -21,6 +21,8 @@ use tokio::time::Instant;
 
 /// How long ssh may take to set up a connection.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long each of the few runs at start (sqlhosts, services) may take.
+const SETUP_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long an idle master connection stays up after the last run (ifxtop closes it on quit).
 const CONTROL_PERSIST_SECS: u32 = 60;
 /// Keepalives: a master whose peer vanished exits after about 3 × 5 s instead of hanging.
@@ -526,13 +528,46 @@ impl SshRunner {
         })
     }
 
-    /// Connects and returns the remote host name, from outside the async runtime (setup).
-    pub fn connect_blocking(&self) -> Result<String, SourceError> {
+    /// The instance's listener ports from the remote sqlhosts file (`$INFORMIXSQLHOSTS`, else
+    /// `$INFORMIXDIR/etc/sqlhosts` of the remote environment) and `/etc/services`; none when
+    /// they cannot be read.
+    pub async fn remote_ports(&self, server: &str) -> Vec<u16> {
+        let script = "cat -- \"${INFORMIXSQLHOSTS:-$INFORMIXDIR/etc/sqlhosts}\"";
+        let argv = ["sh".to_string(), "-c".to_string(), script.to_string()];
+        let sqlhosts = match self
+            .run(&Request::Command(argv.to_vec()), SETUP_TIMEOUT)
+            .await
+        {
+            Ok(o) if o.exit == Some(0) => o.stdout,
+            _ => return Vec::new(),
+        };
+        let services = self
+            .run(&Request::ReadFile("/etc/services".into()), SETUP_TIMEOUT)
+            .await
+            .map(|o| super::sqlhosts::parse_services(&o.stdout))
+            .unwrap_or_default();
+        let entries = super::sqlhosts::parse_sqlhosts(&sqlhosts);
+        super::sqlhosts::listener_ports(&entries, &[server], &services)
+    }
+
+    /// Connects before anything is collected, from outside the async runtime (setup): the
+    /// remote host's name and, when `ports_of` names a server, its listener ports.
+    pub fn connect_blocking(
+        &self,
+        ports_of: Option<&str>,
+    ) -> Result<(String, Vec<u16>), SourceError> {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .map_err(|e| SourceError::Other(format!("ssh: {e}")))?;
-        rt.block_on(self.remote_hostname())
+        rt.block_on(async {
+            let host = self.remote_hostname().await?;
+            let ports = match ports_of {
+                Some(server) => self.remote_ports(server).await,
+                None => Vec::new(),
+            };
+            Ok((host, ports))
+        })
     }
 
     /// `ssh -O exit` for the master: the next run starts a new connection.

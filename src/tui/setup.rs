@@ -1,10 +1,11 @@
 //! What the live screen runs with, decided once from the command line and the config file:
 //! the mode and its runner (local, demo, replay), settings, keys, theme, recording, log.
 
-use crate::cli::LiveArgs;
+use crate::cli::{LiveArgs, SshArgs};
 use crate::collect::extents::{CacheSpot, ExtentSource};
 use crate::error::Error;
 use crate::source::local::LocalRunner;
+use crate::source::ssh::{SshRunner, SshTarget};
 use crate::source::CommandRunner;
 use crate::store::StoreSettings;
 use crate::tui::app::{Mode, NoteFn};
@@ -127,6 +128,26 @@ pub(crate) fn setup(args: &LiveArgs) -> Result<Setup, Error> {
                 Duration::from_secs(args.demo_at),
             )),
         )
+    } else if let Some(target) = &args.ssh.ssh {
+        let server = args.server.clone();
+        settings.wall_start = Some(now_in_local_offset());
+        let runner = ssh_runner(target, &args.ssh, server.clone(), args.extents.clone())?;
+        let ports_of = if ports.is_empty() {
+            server.as_deref()
+        } else {
+            None
+        };
+        let (host, remote_ports) = runner
+            .connect_blocking(ports_of)
+            .map_err(|e| Error::Usage(format!("--ssh {target}: {e}")))?;
+        settings.ports = if ports.is_empty() {
+            remote_ports
+        } else {
+            ports
+        };
+        // Reports and recordings name the host they describe: the remote one.
+        settings.host = Some(host);
+        (Mode::Live, Arc::new(runner), server, None)
     } else {
         let server = args.server.clone();
         settings.ports = if ports.is_empty() {
@@ -143,11 +164,15 @@ pub(crate) fn setup(args: &LiveArgs) -> Result<Setup, Error> {
             None,
         )
     };
-    // Live mode only: the demo and a replay never write to the user's cache.
+    // Live mode only: the demo and a replay never write to the user's cache. A remote
+    // instance's map is kept apart from a local one of the same name.
     let cache = match (&mode, &server, crate::extents::cache::default_dir()) {
         (Mode::Live, Some(server), Some(dir)) => Some(CacheSpot {
             dir,
-            server: server.clone(),
+            server: match (&args.ssh.ssh, &settings.host) {
+                (Some(_), Some(host)) => format!("{server}@{host}"),
+                _ => server.clone(),
+            },
         }),
         _ => None,
     };
@@ -176,6 +201,24 @@ pub(crate) fn setup(args: &LiveArgs) -> Result<Setup, Error> {
         replay,
         log: args.log.clone(),
     })
+}
+
+/// The runner of `--ssh`: the client config and remote PATH of the arguments; `--extents FILE`
+/// stays a file on this machine.
+pub(crate) fn ssh_runner(
+    target: &SshTarget,
+    args: &SshArgs,
+    server: Option<String>,
+    extents: Option<PathBuf>,
+) -> Result<SshRunner, Error> {
+    let mut runner = SshRunner::new(target.clone(), server)
+        .map_err(|e| Error::Other(format!("ssh control directory: {e}")))?
+        .with_config(args.ssh_config.clone())
+        .with_remote_path(args.ssh_path.clone());
+    if let Some(file) = extents {
+        runner = runner.with_local_file(file);
+    }
+    Ok(runner)
 }
 
 /// Now, in this machine's time zone (the server's, when ifxtop runs on it). The offset is read
