@@ -12,7 +12,9 @@ use std::path::PathBuf;
     about = "A top-like live inspector for IBM/HCL Informix servers",
     long_about = "Watches onstat -u, -X, -g con, the sockets and NUMA memory of an Informix \
                   instance and shows who waits, on what, and why. `ifxtop --demo` runs a \
-                  simulated instance that needs nothing but this binary."
+                  simulated instance that needs nothing but this binary.",
+    after_help = "Inside ifxtop: ? or F1 shows every key, q quits. \
+                  `ifxtop snapshot` prints the same panes once, without a terminal."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -98,7 +100,9 @@ pub enum Command {
     Parse(ParseArgs),
     /// Append the object and dbspace to each line holding a chunk:page (the chunkpg successor).
     Resolve(ResolveArgs),
-    /// Print every pane once (text or JSON) and exit, for tickets and chat.
+    /// Print every pane once (text or JSON) and exit, for cron, tickets and chat: of the live
+    /// instance (one collection of every source; exit 1 when the server is off-line or an onstat
+    /// fails), the demo, or a recording.
     Snapshot(SnapshotArgs),
 }
 
@@ -140,6 +144,11 @@ pub struct SnapshotArgs {
     /// The instance (live).
     #[arg(long, value_name = "NAME", env = "INFORMIXSERVER")]
     pub server: Option<String>,
+    /// A captured `oncheck -pe` to resolve chunk:page with (live; default: the cached map).
+    #[arg(long, value_name = "FILE")]
+    pub extents: Option<PathBuf>,
+    #[command(flatten)]
+    pub ssh: SshArgs,
 }
 
 #[derive(Debug, Args)]

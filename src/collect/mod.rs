@@ -155,30 +155,70 @@ pub(crate) struct RawRun {
     pub(crate) result: Result<Output, SourceError>,
 }
 
-/// The sessions drilled into: `onstat -g ses <sid>` and `onstat -g sql <sid>` for each, on the
-/// joins' period, at once when the set changes. Nothing runs while the set is empty.
-fn spawn_focus(ctx: &Ctx, mut focus: watch::Receiver<Vec<Sid>>) -> JoinHandle<()> {
+/// The sessions whose `onstat -g ses <sid>` and `onstat -g sql <sid>` are collected.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Focus {
+    /// Drilled into by the user: collected at once when one is added, then on the joins' period.
+    pub drilled: Vec<Sid>,
+    /// Worth having on record (a recording's blockers and long waiters, a report's heads):
+    /// collected on the joins' period only, never more often however the set changes.
+    pub background: Vec<Sid>,
+}
+
+impl Focus {
+    /// At most this many background sessions: each costs two onstat runs per period.
+    pub const MAX_BACKGROUND: usize = 4;
+
+    /// Every session to collect, drilled ones first, each once.
+    pub fn sids(&self) -> Vec<Sid> {
+        let mut out: Vec<Sid> = Vec::new();
+        for s in self.drilled.iter().chain(&self.background) {
+            if !out.contains(s) {
+                out.push(*s);
+            }
+        }
+        out
+    }
+}
+
+/// The sessions in focus: `onstat -g ses <sid>` and `onstat -g sql <sid>` for each, on the
+/// joins' period. A session newly drilled into is collected at once; background changes wait
+/// for the period. Nothing runs while the set is empty.
+fn spawn_focus(ctx: &Ctx, mut focus: watch::Receiver<Focus>) -> JoinHandle<()> {
     let ctx = ctx.clone();
     tokio::spawn(async move {
         loop {
             let started = Instant::now();
-            let sids: Vec<Sid> = focus.borrow_and_update().clone();
-            for sid in &sids {
-                for source in [Source::OnstatGSes(*sid), Source::OnstatGSql(*sid)] {
+            let collected: Focus = focus.borrow_and_update().clone();
+            for sid in collected.sids() {
+                for source in [Source::OnstatGSes(sid), Source::OnstatGSql(sid)] {
                     if ctx.collect(&source).await.is_none() {
                         return;
                     }
                 }
             }
-            let wait = if sids.is_empty() {
-                Duration::from_secs(3600)
-            } else {
-                ctx.scaled(Source::OnstatGSql(Sid(0)).period())
-                    .saturating_sub(started.elapsed())
-            };
-            tokio::select! {
-                _ = tokio::time::sleep(wait) => {}
-                changed = focus.changed() => if changed.is_err() { return },
+            let idle = collected.sids().is_empty();
+            let deadline = started
+                + if idle {
+                    Duration::from_secs(3600)
+                } else {
+                    ctx.scaled(Source::OnstatGSql(Sid(0)).period())
+                };
+            loop {
+                tokio::select! {
+                    _ = tokio::time::sleep_until(deadline) => break,
+                    changed = focus.changed() => {
+                        if changed.is_err() {
+                            return;
+                        }
+                        let now = focus.borrow();
+                        let newly_drilled =
+                            now.drilled.iter().any(|s| !collected.drilled.contains(s));
+                        if newly_drilled || (idle && !now.sids().is_empty()) {
+                            break;
+                        }
+                    }
+                }
             }
         }
     })
@@ -346,8 +386,8 @@ pub struct Collection {
     pub(crate) clock: SessionClock,
     /// Interval in seconds for the 1 s sources (`+`/`-`).
     pub(crate) interval: watch::Sender<f64>,
-    /// The sessions drilled into (their `onstat -g ses/sql`).
-    pub(crate) focus: watch::Sender<Vec<Sid>>,
+    /// The sessions whose `onstat -g ses/sql` are collected.
+    pub(crate) focus: watch::Sender<Focus>,
     /// Asks the extent job for a new map.
     pub(crate) rebuild: mpsc::Sender<()>,
     pub(crate) updates: mpsc::Receiver<Update>,
@@ -377,7 +417,7 @@ impl Collection {
             interval: interval_rx,
         };
         let mut tasks = spawn_polling(&ctx, Source::polled());
-        let (focus, focus_rx) = watch::channel::<Vec<Sid>>(Vec::new());
+        let (focus, focus_rx) = watch::channel::<Focus>(Focus::default());
         tasks.push(spawn_focus(&ctx, focus_rx));
         tasks.push(spawn_sockets(&ctx));
         tasks.push(spawn_numa(&ctx));

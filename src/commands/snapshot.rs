@@ -71,6 +71,76 @@ pub(crate) fn text(snap: &Snapshot) -> String {
             w.verdict
         );
     }
+    if !snap.heads.is_empty() {
+        let _ = writeln!(
+            s,
+            "\nHEAD BLOCKERS (what ends one: onmode -z SID; ifxtop only reads)"
+        );
+        let _ = writeln!(
+            s,
+            "{:>6} {:<10} {:<24} {:>6}  SQL",
+            "SID", "USER", "STATE", "BLOCKS"
+        );
+        for h in &snap.heads {
+            let sql = snap
+                .session_views
+                .iter()
+                .find(|v| v.sid == h.sid)
+                .and_then(|v| v.sql.as_deref())
+                .map(|q| {
+                    crate::format::printable(&q.split_whitespace().collect::<Vec<_>>().join(" "))
+                })
+                .unwrap_or_else(|| "-".into());
+            let _ = writeln!(
+                s,
+                "{:>6} {:<10} {:<24} {:>6}  {}",
+                h.sid,
+                h.user,
+                format!("{}, {} locks", h.state, h.locks),
+                h.blocked,
+                sql
+            );
+        }
+    }
+    let _ = writeln!(s, "\nSESSIONS (busiest first)");
+    let _ = writeln!(
+        s,
+        "{:>6} {:<10} {:<18} {:>6} {:>7} {:>7} {:>7}  WAITING ON",
+        "SID", "USER", "STATE", "BLOCKS", "TIME", "RD/s", "WR/s"
+    );
+    let mut active: Vec<_> = snap
+        .sessions
+        .iter()
+        .filter(|r| r.state != crate::model::sessions::SessionState::Idle)
+        .collect();
+    let busy = |r: &crate::model::sessions::SessionRow| {
+        r.reads_per_s.unwrap_or(0.0) + r.writes_per_s.unwrap_or(0.0)
+    };
+    active.sort_by(|a, b| {
+        b.blocks
+            .len()
+            .cmp(&a.blocks.len())
+            .then(busy(b).total_cmp(&busy(a)))
+            .then(a.sessid.cmp(&b.sessid))
+    });
+    let rate = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.1}"));
+    for r in active.iter().take(30) {
+        let line = format!(
+            "{:>6} {:<10} {:<18} {:>6} {:>7} {:>7} {:>7}  {}",
+            r.sessid,
+            r.user,
+            r.state_words(),
+            r.blocks.len(),
+            r.in_state_s.map_or("-".to_string(), human_duration),
+            rate(r.reads_per_s),
+            rate(r.writes_per_s),
+            r.waiting_on.as_deref().unwrap_or("")
+        );
+        let _ = writeln!(s, "{}", line.trim_end());
+    }
+    let idle = snap.sessions.len() - active.len();
+    let more = active.len().saturating_sub(30);
+    let _ = writeln!(s, "({} more active, {idle} idle sessions not listed)", more);
     let _ = writeln!(s, "\nBUFFER HOT SPOTS");
     let _ = writeln!(
         s,
@@ -140,7 +210,25 @@ pub(crate) const DEMO_WARMUP: Duration = Duration::from_secs(120);
 
 /// `ifxtop snapshot`.
 pub fn run_cli(args: &crate::cli::SnapshotArgs) -> std::process::ExitCode {
-    match snapshot_for(args) {
+    let (result, problems) = if args.demo || args.replay.is_some() {
+        (snapshot_for(args), Vec::new())
+    } else {
+        match live_report(args) {
+            Ok((snap, problems)) => (Ok(snap), problems),
+            Err(e) => (Err(e), Vec::new()),
+        }
+    };
+    // An incomplete report is still printed (it is what could be seen), but its exit code and
+    // standard error say why it is incomplete.
+    for p in &problems {
+        eprintln!("ifxtop snapshot: {p}");
+    }
+    let incomplete = if problems.is_empty() {
+        std::process::ExitCode::SUCCESS
+    } else {
+        std::process::ExitCode::from(1)
+    };
+    match result {
         Ok(snap) => {
             let out = match args.format {
                 crate::cli::Format::Text => Ok(text(&snap)),
@@ -154,7 +242,7 @@ pub fn run_cli(args: &crate::cli::SnapshotArgs) -> std::process::ExitCode {
                     if !s.ends_with('\n') {
                         let _ = writeln!(o);
                     }
-                    std::process::ExitCode::SUCCESS
+                    incomplete
                 }
                 Err(e) => {
                     eprintln!("ifxtop snapshot: {e}");
@@ -308,11 +396,182 @@ pub fn snapshot_for(args: &crate::cli::SnapshotArgs) -> Result<Snapshot, Error> 
         settings.host = Some(crate::demo::HOST.to_string());
         return demo_snapshot(args, settings, to);
     }
-    Err(Error::Usage(
-        "snapshot of a live instance: run `ifxtop` on the server and press e to export, \
-         or use --demo / --replay FILE"
-            .into(),
-    ))
+    live_report(args).map(|(snap, _)| snap)
+}
+
+/// How long a live snapshot waits for its sources at most (the slowest regular source,
+/// `dbaccess` on sysmaster, may take 30 s); what has not answered by then is reported missing.
+pub const LIVE_DEADLINE: Duration = Duration::from_secs(40);
+
+/// The live instance, once: every source collected (the 1 s ones twice, for rates), the extent
+/// map from the cache (or built, if that fits in the deadline), the SQL of the head blockers and
+/// longest waits, then the report. Returns it with what makes it incomplete: the server off-line,
+/// an onstat that failed or did not answer in time.
+pub fn live_report(args: &crate::cli::SnapshotArgs) -> Result<(Snapshot, Vec<String>), Error> {
+    if args.at.is_some() {
+        return Err(Error::Usage(
+            "--at: only with --demo or --replay (a live snapshot is of now)".into(),
+        ));
+    }
+    let server = args.server.clone();
+    let mut settings = StoreSettings {
+        base_page_kb: args.base_page_kb,
+        ..StoreSettings::default()
+    };
+    // Read while the process has one thread (see `now_in_local_offset`).
+    settings.wall_start = Some(crate::tui::setup::now_in_local_offset());
+    // This machine, or the host of `--ssh` (connected here, once).
+    let live = crate::tui::setup::live_target(
+        server.clone(),
+        &args.ports,
+        &args.ssh,
+        args.extents.clone(),
+    )?;
+    settings.ports = live.ports;
+    settings.host = live.host;
+    let runner = live.runner;
+    let remote = args.ssh.ssh.as_ref().and(settings.host.as_deref());
+    let extents = ExtentSource {
+        file: args.extents.clone(),
+        cache: crate::tui::setup::cache_spot(
+            crate::tui::setup::cache_key(server.as_deref(), remote).as_deref(),
+        ),
+    };
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let record = args.record.is_some();
+    let (store, samples, mut problems) = rt.block_on(live_store(
+        runner,
+        settings.clone(),
+        extents,
+        record,
+        LIVE_DEADLINE,
+    ));
+    if let Some(path) = &args.record {
+        write_recording(path, server.as_deref(), &settings, &samples)?;
+    }
+    let snap = crate::model::snapshot::build(&store, store.latest, server.as_deref(), &[]);
+    // The sessions whose SQL was collected (the heads, the longest waits): their screens.
+    let focus =
+        crate::model::snapshot::worth_recording(&snap, &[], crate::collect::Focus::MAX_BACKGROUND);
+    let snap = if focus.is_empty() {
+        snap
+    } else {
+        crate::model::snapshot::build(&store, store.latest, server.as_deref(), &focus)
+    };
+    if let Some(off) = &snap.server.offline {
+        problems.insert(0, format!("the server is off-line: {off}"));
+    }
+    Ok((snap, problems))
+}
+
+/// Collects every source of the live instance once (see [`live_report`]); returns the store,
+/// the raw outputs when `record` is set, and what failed or did not answer.
+pub async fn live_store(
+    runner: Arc<dyn crate::source::CommandRunner>,
+    settings: StoreSettings,
+    extents: ExtentSource,
+    record: bool,
+    deadline: Duration,
+) -> (Store, Vec<RawSample>, Vec<String>) {
+    use crate::collect::extents::ExtentStatus;
+    use crate::source::{Run, Source};
+    use std::collections::HashMap;
+    let (raw_tx, raw_rx) = std::sync::mpsc::sync_channel::<RawSample>(1 << 16);
+    let mut collection = Collection::start(
+        runner,
+        1.0,
+        record.then_some(raw_tx),
+        extents,
+        SessionClock::start(),
+    );
+    let mut store = Store::new(settings);
+    let polled = Source::polled();
+    // How many answers each polled source needs: two of the 1 s sources (rates need two).
+    let need = |s: &Source| {
+        if s.period() <= Duration::from_secs(1) {
+            2
+        } else {
+            1
+        }
+    };
+    let mut seen: HashMap<Source, (u32, Option<String>)> = HashMap::new();
+    let mut extents_done = false;
+    let mut focus_sent: Option<Vec<crate::ids::Sid>> = None;
+    let until = tokio::time::Instant::now() + deadline;
+    loop {
+        let polled_done = polled
+            .iter()
+            .all(|s| seen.get(s).is_some_and(|(n, _)| *n >= need(s)));
+        let sockets_done = [Source::ProcNetTcp, Source::Netstat]
+            .iter()
+            .any(|s| seen.contains_key(s));
+        let numa_done = seen.contains_key(&Source::Vmstat);
+        if polled_done && sockets_done && numa_done && extents_done {
+            // Then the SQL of the sessions that matter, once.
+            match &focus_sent {
+                None => {
+                    let snap = crate::model::snapshot::build(&store, store.latest, None, &[]);
+                    let sids = crate::model::snapshot::worth_recording(
+                        &snap,
+                        &[],
+                        crate::collect::Focus::MAX_BACKGROUND,
+                    );
+                    let _ = collection.focus.send(crate::collect::Focus {
+                        drilled: sids.clone(),
+                        background: Vec::new(),
+                    });
+                    focus_sent = Some(sids);
+                }
+                Some(sids) => {
+                    let all_in = sids.iter().all(|sid| {
+                        seen.contains_key(&Source::OnstatGSes(*sid))
+                            && seen.contains_key(&Source::OnstatGSql(*sid))
+                    });
+                    if all_in {
+                        break;
+                    }
+                }
+            }
+        }
+        tokio::select! {
+            u = collection.updates.recv() => match u {
+                Some(u) => {
+                    let e = seen.entry(u.source).or_insert((0, None));
+                    e.0 += 1;
+                    e.1 = u.result.as_ref().err().map(|e| e.to_string());
+                    store.apply(u);
+                }
+                None => break,
+            },
+            st = collection.extents.recv() => match st {
+                Some(ExtentStatus::Building { .. }) => {}
+                Some(_) | None => extents_done = true,
+            },
+            _ = tokio::time::sleep_until(until) => break,
+        }
+    }
+    while let Ok(u) = collection.updates.try_recv() {
+        store.apply(u);
+    }
+    collection.stop();
+    drop(collection);
+    let mut problems = Vec::new();
+    for s in &polled {
+        let onstat = matches!(s.def().run, Run::Onstat(_));
+        match seen.get(s) {
+            None if onstat => problems.push(format!(
+                "{}: no answer within {} s",
+                s.label(),
+                deadline.as_secs()
+            )),
+            Some((_, Some(e))) if onstat => problems.push(format!("{}: {e}", s.label())),
+            _ => {}
+        }
+    }
+    let samples: Vec<RawSample> = raw_rx.try_iter().collect();
+    (store, samples, problems)
 }
 
 /// Writes samples as a recording file (the same format `--record` writes).

@@ -157,6 +157,50 @@ fn client_programs(store: &Store, sids: &[Sid]) -> rustc_hash::FxHashMap<Sid, St
 
 /// Builds every pane's rows from the store at `now`, with the screens of the sessions in
 /// `focus`.
+/// A wait this long (seconds) is worth its SQL on record.
+pub const LONG_WAIT_S: f64 = 10.0;
+
+/// The sessions whose SQL a recording or a report should hold, at most `max`, none of `except`:
+/// the blockers first (most sessions held up first), then the longest waits of at least
+/// [`LONG_WAIT_S`] that are not idle client waits.
+pub fn worth_recording(snap: &Snapshot, except: &[Sid], max: usize) -> Vec<Sid> {
+    let mut blockers: Vec<&crate::model::sessions::SessionRow> = snap
+        .sessions
+        .iter()
+        .filter(|s| !s.blocks.is_empty())
+        .collect();
+    blockers.sort_by(|a, b| {
+        b.blocks
+            .len()
+            .cmp(&a.blocks.len())
+            .then(a.sessid.cmp(&b.sessid))
+    });
+    let mut waits: Vec<&WaiterRow> = snap
+        .waiters
+        .iter()
+        .filter(|w| !w.idle && w.in_wait_s >= LONG_WAIT_S && w.sessid.0 != 0)
+        .collect();
+    waits.sort_by(|a, b| {
+        b.in_wait_s
+            .total_cmp(&a.in_wait_s)
+            .then(a.sessid.cmp(&b.sessid))
+    });
+    let mut out: Vec<Sid> = Vec::new();
+    for sid in blockers
+        .iter()
+        .map(|s| s.sessid)
+        .chain(waits.iter().map(|w| w.sessid))
+    {
+        if out.len() >= max {
+            break;
+        }
+        if !except.contains(&sid) && !out.contains(&sid) {
+            out.push(sid);
+        }
+    }
+    out
+}
+
 pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[Sid]) -> Snapshot {
     build_with(store, now, server_name, focus, None)
 }

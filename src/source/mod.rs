@@ -8,7 +8,7 @@ pub mod sqlhosts;
 pub mod ssh;
 
 pub use registry::Source;
-pub(crate) use registry::{Collector, FILE_TIMEOUT, PERIOD_DISCOVERY};
+pub(crate) use registry::{Collector, Run, FILE_TIMEOUT, PERIOD_DISCOVERY};
 
 use crate::error::SourceError;
 use crate::parsers::Parsed;

@@ -98,8 +98,9 @@ pub enum Effect {
     /// Write the screen and the snapshot to files.
     Export,
     Replay(ReplayCommand),
-    /// Collect `onstat -g ses/sql` for these sessions (the drill stack).
-    Focus(Vec<Sid>),
+    /// Collect `onstat -g ses/sql` for these sessions (the drill stack; while recording, also
+    /// the blockers and long waiters).
+    Focus(crate::collect::Focus),
     /// Send `Msg::Settled` after this long (data settling, or the rebuild rate limit).
     SettleIn(Duration),
     /// End the loop with this exit code.

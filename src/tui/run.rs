@@ -98,7 +98,7 @@ impl Feed {
     }
 
     /// Stops collecting; a recording is finished and its summary returned.
-    pub(crate) async fn finish(self) -> Option<Result<String, Error>> {
+    pub async fn finish(self) -> Option<Result<String, Error>> {
         match self {
             Feed::Collect {
                 mut collection,
@@ -342,9 +342,9 @@ fn carry_out<B: Backend>(
             }
             None
         }
-        Effect::Focus(sids) => {
+        Effect::Focus(focus) => {
             if let Feed::Collect { collection, .. } = feed {
-                let _ = collection.focus.send(sids);
+                let _ = collection.focus.send(focus);
             }
             None
         }
@@ -476,6 +476,7 @@ pub fn session_for(setup: &Setup, size: (u16, u16)) -> Result<Session, Error> {
 
 /// Runs the TUI on the real terminal until the user quits or a signal arrives.
 pub fn run(args: &crate::cli::LiveArgs) -> Result<ExitCode, Error> {
+    crate::tui::terminal::check().map_err(Error::Usage)?;
     let setup = crate::tui::setup::setup(args)?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()

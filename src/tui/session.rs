@@ -88,6 +88,8 @@ pub struct Session {
     /// The store generation and focus the shown snapshot was built from.
     built_generation: u64,
     built_focus: (Vec<Sid>, Option<String>),
+    /// The sessions whose SQL the collectors were last asked for.
+    sent_focus: crate::collect::Focus,
     /// When the snapshot was last built: data alone rebuilds it at most every half interval
     /// (the build joins thousands of rows); what the user does, at once.
     last_build: Option<Instant>,
@@ -116,6 +118,7 @@ impl Session {
             log,
             built_generation: u64::MAX,
             built_focus: (Vec::new(), None),
+            sent_focus: crate::collect::Focus::default(),
             last_build: None,
             force_build: true,
             last_auto_rebuild: None,
@@ -227,10 +230,6 @@ impl Session {
         let hot = self.app.hotspot.as_ref().map(|h| h.object.clone());
         let focus_moved = (&focus, &hot) != (&self.built_focus.0, &self.built_focus.1);
         if focus_moved {
-            let mut sids = focus.clone();
-            sids.sort_unstable();
-            sids.dedup();
-            effects.push(Effect::Focus(sids));
             if let (Some(frozen), Some((snap, _))) = (&self.frozen_store, &self.app.frozen) {
                 // The frozen moment, with the sessions drilled into now.
                 let at = Duration::from_secs_f64(snap.at_s);
@@ -266,11 +265,39 @@ impl Session {
             if self.auto_rebuild_due(&snap) {
                 effects.push(Effect::RebuildExtents);
             }
+            // While recording, the blockers and long waiters have their SQL collected too, so
+            // a replay can show it for sessions nobody drilled into.
+            let recording = self
+                .app
+                .recording
+                .as_ref()
+                .is_some_and(|r| r.stopped.is_none());
+            let background = if recording && self.app.replay.is_none() {
+                snapshot::worth_recording(&snap, &focus, crate::collect::Focus::MAX_BACKGROUND)
+            } else {
+                Vec::new()
+            };
             self.app.set_snapshot(Arc::new(snap));
             self.built_generation = self.store.generation;
-            self.built_focus = (focus, hot);
+            self.built_focus = (focus.clone(), hot);
+            self.send_focus(focus, background, &mut effects);
         }
         effects
+    }
+
+    /// Asks for `onstat -g ses/sql` of these sessions when the set changed.
+    fn send_focus(&mut self, drilled: Vec<Sid>, background: Vec<Sid>, effects: &mut Vec<Effect>) {
+        let mut drilled = drilled;
+        drilled.sort_unstable();
+        drilled.dedup();
+        let focus = crate::collect::Focus {
+            drilled,
+            background,
+        };
+        if focus != self.sent_focus {
+            self.sent_focus = focus.clone();
+            effects.push(Effect::Focus(focus));
+        }
     }
 
     /// Pages stop resolving (new extents since the map was built): rebuild, rate-limited.

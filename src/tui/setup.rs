@@ -128,52 +128,22 @@ pub(crate) fn setup(args: &LiveArgs) -> Result<Setup, Error> {
                 Duration::from_secs(args.demo_at),
             )),
         )
-    } else if let Some(target) = &args.ssh.ssh {
-        let server = args.server.clone();
-        settings.wall_start = Some(now_in_local_offset());
-        let runner = ssh_runner(target, &args.ssh, server.clone(), args.extents.clone())?;
-        let ports_of = if ports.is_empty() {
-            server.as_deref()
-        } else {
-            None
-        };
-        let (host, remote_ports) = runner
-            .connect_blocking(ports_of)
-            .map_err(|e| Error::Usage(format!("--ssh {target}: {e}")))?;
-        settings.ports = if ports.is_empty() {
-            remote_ports
-        } else {
-            ports
-        };
-        // Reports and recordings name the host they describe: the remote one.
-        settings.host = Some(host);
-        (Mode::Live, Arc::new(runner), server, None)
     } else {
         let server = args.server.clone();
-        settings.ports = if ports.is_empty() {
-            sqlhosts_ports(server.as_deref())
-        } else {
-            ports
-        };
+        // Read while the process has one thread (see `now_in_local_offset`).
         settings.wall_start = Some(now_in_local_offset());
-        settings.host = crate::source::local::hostname();
-        (
-            Mode::Live,
-            Arc::new(LocalRunner::new(server.clone())),
-            server,
-            None,
-        )
+        let live = live_target(server.clone(), &ports, &args.ssh, args.extents.clone())?;
+        settings.ports = live.ports;
+        settings.host = live.host;
+        (Mode::Live, live.runner, server, None)
     };
     // Live mode only: the demo and a replay never write to the user's cache. A remote
     // instance's map is kept apart from a local one of the same name.
-    let cache = match (&mode, &server, crate::extents::cache::default_dir()) {
-        (Mode::Live, Some(server), Some(dir)) => Some(CacheSpot {
-            dir,
-            server: match (&args.ssh.ssh, &settings.host) {
-                (Some(_), Some(host)) => format!("{server}@{host}"),
-                _ => server.clone(),
-            },
-        }),
+    let cache = match mode {
+        Mode::Live => {
+            let remote = args.ssh.ssh.as_ref().and(settings.host.as_deref());
+            cache_spot(cache_key(server.as_deref(), remote).as_deref())
+        }
         _ => None,
     };
     Ok(Setup {
@@ -203,6 +173,54 @@ pub(crate) fn setup(args: &LiveArgs) -> Result<Setup, Error> {
     })
 }
 
+/// A live instance: what runs its commands, the host it is on, its listener ports.
+pub(crate) struct LiveTarget {
+    pub(crate) runner: Arc<dyn CommandRunner>,
+    /// The host reports and recordings name: this machine, or the remote one.
+    pub(crate) host: Option<String>,
+    /// `ports` when given, else from the sqlhosts file (the remote one over ssh).
+    pub(crate) ports: Vec<u16>,
+}
+
+/// The live instance `server`, local or through `--ssh` (then connected here, once: a host
+/// that cannot be reached is an error before anything starts).
+pub(crate) fn live_target(
+    server: Option<String>,
+    ports: &[u16],
+    ssh: &SshArgs,
+    extents: Option<PathBuf>,
+) -> Result<LiveTarget, Error> {
+    let Some(target) = &ssh.ssh else {
+        return Ok(LiveTarget {
+            ports: if ports.is_empty() {
+                sqlhosts_ports(server.as_deref())
+            } else {
+                ports.to_vec()
+            },
+            runner: live_runner(server),
+            host: crate::source::local::hostname(),
+        });
+    };
+    let runner = ssh_runner(target, ssh, server.clone(), extents)?;
+    let ports_of = if ports.is_empty() {
+        server.as_deref()
+    } else {
+        None
+    };
+    let (host, remote_ports) = runner
+        .connect_blocking(ports_of)
+        .map_err(|e| Error::Usage(format!("--ssh {target}: {e}")))?;
+    Ok(LiveTarget {
+        runner: Arc::new(runner),
+        host: Some(host),
+        ports: if ports.is_empty() {
+            remote_ports
+        } else {
+            ports.to_vec()
+        },
+    })
+}
+
 /// The runner of `--ssh`: the client config and remote PATH of the arguments; `--extents FILE`
 /// stays a file on this machine.
 pub(crate) fn ssh_runner(
@@ -221,6 +239,28 @@ pub(crate) fn ssh_runner(
     Ok(runner)
 }
 
+/// What runs the commands of a live instance.
+pub(crate) fn live_runner(server: Option<String>) -> Arc<dyn CommandRunner> {
+    Arc::new(LocalRunner::new(server))
+}
+
+/// Where a live instance's extent map is cached (the user's cache directory, per server).
+pub(crate) fn cache_spot(server: Option<&str>) -> Option<CacheSpot> {
+    Some(CacheSpot {
+        dir: crate::extents::cache::default_dir()?,
+        server: server?.to_string(),
+    })
+}
+
+/// The extent cache's key: the server, and the host for a remote one (`ol_prod@db01`).
+pub(crate) fn cache_key(server: Option<&str>, remote_host: Option<&str>) -> Option<String> {
+    let server = server?;
+    Some(match remote_host {
+        Some(host) => format!("{server}@{host}"),
+        None => server.to_string(),
+    })
+}
+
 /// Now, in this machine's time zone (the server's, when ifxtop runs on it). The offset is read
 /// while the process has one thread (`time` refuses it later, for soundness); UTC when unknown.
 pub fn now_in_local_offset() -> time::OffsetDateTime {
@@ -229,7 +269,7 @@ pub fn now_in_local_offset() -> time::OffsetDateTime {
 }
 
 /// Listener ports of INFORMIXSERVER from `$INFORMIXSQLHOSTS` or `$INFORMIXDIR/etc/sqlhosts`.
-fn sqlhosts_ports(server: Option<&str>) -> Vec<u16> {
+pub(crate) fn sqlhosts_ports(server: Option<&str>) -> Vec<u16> {
     let Some(server) = server else {
         return Vec::new();
     };

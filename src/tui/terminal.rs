@@ -17,6 +17,43 @@ static HOOK: Once = Once::new();
 
 pub(crate) type Term = Terminal<CrosstermBackend<Stdout>>;
 
+/// Why the live screen cannot run here, if it cannot: no terminal to draw on or read keys from
+/// (`ssh host ifxtop` without `-t`, cron, a pipe), or a terminal that cannot move the cursor
+/// (`TERM=dumb`).
+pub(crate) fn unusable(term: Option<&str>, stdout_is_tty: bool, tty_opens: bool) -> Option<String> {
+    const ALTERNATIVE: &str = "`ifxtop snapshot` prints every pane once without a terminal";
+    if matches!(term, Some("dumb")) {
+        return Some(format!(
+            "cannot draw on TERM=dumb (the screen needs cursor movement: set TERM, e.g. \
+             TERM=xterm-256color); {ALTERNATIVE}"
+        ));
+    }
+    if !stdout_is_tty || !tty_opens {
+        return Some(format!(
+            "the live screen needs a terminal (over ssh: `ssh -t host ifxtop`); {ALTERNATIVE}"
+        ));
+    }
+    None
+}
+
+/// [`unusable`] for this process: stdout, `/dev/tty` (where keys are read) and `TERM`.
+pub(crate) fn check() -> Result<(), String> {
+    use std::io::IsTerminal;
+    let tty_opens = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")
+        .is_ok();
+    match unusable(
+        std::env::var("TERM").ok().as_deref(),
+        io::stdout().is_terminal(),
+        tty_opens,
+    ) {
+        Some(why) => Err(why),
+        None => Ok(()),
+    }
+}
+
 /// Puts the terminal in raw mode on the alternate screen. The returned guard restores it when
 /// dropped; a panic restores it before the panic message is printed.
 pub(crate) fn enter() -> io::Result<(Term, Guard)> {

@@ -270,3 +270,42 @@ fn the_wrong_kind_exits_2_pointing_at_where_it_stopped() {
     );
     assert!(err.contains("more columns"), "{err}");
 }
+
+/// Without a terminal (`ssh host ifxtop` without -t, cron, a pipe) the live screen says what it
+/// needs and names `ifxtop snapshot`, instead of "No such device or address".
+#[test]
+fn no_terminal_names_what_it_needs_and_the_snapshot() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ifxtop"))
+        .arg("--demo")
+        .env("TERM", "xterm")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("ifxtop runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("needs a terminal")
+            && err.contains("ssh -t")
+            && err.contains("ifxtop snapshot"),
+        "{err}"
+    );
+    assert!(!err.contains("os error"), "{err}");
+    // Nothing was drawn: no escape sequence reached the pipe.
+    assert!(!out.stdout.contains(&0x1b), "{:?}", out.stdout);
+}
+
+/// `TERM=dumb` cannot draw the screen: refused with the same way out.
+#[test]
+fn a_dumb_terminal_is_refused() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ifxtop"))
+        .arg("--demo")
+        .env("TERM", "dumb")
+        .output()
+        .expect("ifxtop runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("TERM=dumb") && err.contains("ifxtop snapshot"),
+        "{err}"
+    );
+}

@@ -5,6 +5,7 @@ mod common;
 
 mod drill;
 mod extras;
+mod live;
 mod parse;
 mod resolve;
 mod run;

@@ -338,6 +338,7 @@ fn a_recorded_demo_replays_to_the_same_snapshot() {
                     base_page_kb: 2,
                     ports: Vec::new(),
                     server: None,
+                    extents: None,
                 }
             };
         let live = ifxtop::commands::snapshot::snapshot_for(&args(true, None, Some(path.clone())))

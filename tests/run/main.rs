@@ -166,6 +166,10 @@ async fn play_with(
     )
     .await
     .expect("the loop runs");
+    // As the program does on its way out: a recording is finished and flushed.
+    if let Some(Err(e)) = feed.finish().await {
+        panic!("recording: {e}");
+    }
     let frames = seen.lock().expect("frames").clone();
     (code, frames, outside)
 }
@@ -299,4 +303,46 @@ async fn e_exports_the_screen_and_the_snapshot() {
         serde_json::from_slice(&std::fs::read(dir.path().join(&names[0])).expect("json"))
             .expect("valid JSON");
     assert!(json["waiters"].as_array().is_some_and(|w| !w.is_empty()));
+}
+
+/// While recording, the blockers and long waiters get their `onstat -g ses/sql` collected too
+/// (nobody drilled into them, yet a replay can show their SQL); bounded: a few sessions, on
+/// the joins' period, not on every change of the set.
+#[tokio::test(start_paused = true)]
+async fn a_recording_holds_the_sql_of_blockers_nobody_drilled_into() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("rec.jsonl");
+    let mut setup = demo_setup(278);
+    setup.record = Some((path.clone(), 50));
+    let (code, _, _) = play(setup, vec![(16_000, key('q'))]).await;
+    assert_eq!(code, 0);
+    let rec = ifxtop::collect::record::read_recording(&path).expect("the recording reads");
+    let focus: Vec<String> = rec
+        .samples
+        .iter()
+        .filter(|(s, _)| {
+            matches!(
+                s,
+                ifxtop::source::Source::OnstatGSql(_) | ifxtop::source::Source::OnstatGSes(_)
+            )
+        })
+        .map(|(_, s)| s.source.clone())
+        .collect();
+    // The lock chain's head blocker, 812, holds up three sessions: its SQL is on record.
+    assert!(focus.iter().any(|s| s == "onstat -g sql 812"), "{focus:?}");
+    let mut sids: Vec<&str> = focus.iter().filter_map(|s| s.rsplit(' ').next()).collect();
+    sids.sort_unstable();
+    sids.dedup();
+    assert!(
+        sids.len() <= ifxtop::collect::Focus::MAX_BACKGROUND,
+        "at most a few sessions: {sids:?}"
+    );
+    // Each session at most once per 5 s period over the 16 s played (plus the first round).
+    for sid in &sids {
+        let runs = focus
+            .iter()
+            .filter(|s| **s == format!("onstat -g sql {sid}"))
+            .count();
+        assert!(runs <= 4, "onstat -g sql {sid} ran {runs} times: {focus:?}");
+    }
 }

@@ -4,6 +4,7 @@
 //!
 //! Skipped with a message when /usr/sbin/sshd is absent, unless `CI` is set (then it fails).
 
+mod cli;
 mod quote;
 mod sshd;
 
@@ -44,13 +45,14 @@ async fn onstat_u_runs_remotely_and_parses() {
     }
     let sshd = Sshd::start();
     let r = runner(&sshd, "ol_remote");
+    // The remote host's name, from the remote `uname -n`.
     let host = r.remote_hostname().await.expect("connects");
-    assert!(!host.is_empty());
+    assert_eq!(host, sshd::REMOTE_HOST);
     let out = run(&r, &Source::OnstatU.request()).await.expect("runs");
     assert_eq!(out.exit, Some(5), "{out:?}");
     let parsed = Source::OnstatU.parse(out).expect("parses");
     let u = parsed.get::<OnstatU>().expect("onstat -u");
-    assert_eq!(u.threads.len(), 14);
+    assert_eq!(u.threads.len(), 4);
     let seen = std::fs::read_to_string(sshd.bin().join("server-seen")).expect("onstat ran");
     assert_eq!(seen, "ol_remote");
     // Several runs, one connection: the master carries them all.
@@ -89,7 +91,7 @@ async fn an_off_line_server_is_off_line_not_a_dropped_connection() {
     let r = runner(&sshd, "ol");
     let out = run(&r, &cmd(&["onstat", "-z"])).await.expect("runs");
     assert_eq!(out.exit, Some(1));
-    assert_eq!(out.stderr.trim(), "onstat: no fixture for '-z'");
+    assert_eq!(out.stderr.trim(), "onstat: no such option '-z'");
 }
 
 #[tokio::test]
@@ -98,7 +100,7 @@ async fn a_server_name_full_of_shell_metacharacters_reaches_onstat_as_it_is() {
         return;
     }
     let sshd = Sshd::start();
-    let pwned_before = pwned_in_tmp();
+    let pwned_before = sshd::pwned_in_tmp();
     let local_mark = sshd.path().join("pwned");
     let names = [
         "ol'; touch /tmp/pwned_$$; echo '$(id)".to_string(),
@@ -118,20 +120,11 @@ async fn a_server_name_full_of_shell_metacharacters_reaches_onstat_as_it_is() {
         assert_eq!(&seen, name);
     }
     assert!(!local_mark.exists(), "a server name ran a command");
-    assert_eq!(pwned_in_tmp(), pwned_before, "a server name ran a command");
-}
-
-fn pwned_in_tmp() -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir("/tmp")
-        .map(|rd| {
-            rd.filter_map(|e| e.ok())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|n| n.starts_with("pwned_"))
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort();
-    v
+    assert_eq!(
+        sshd::pwned_in_tmp(),
+        pwned_before,
+        "a server name ran a command"
+    );
 }
 
 #[tokio::test]

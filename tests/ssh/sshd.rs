@@ -244,43 +244,115 @@ fn free_port() -> u16 {
     l.local_addr().expect("address").port()
 }
 
-/// `onstat` printing the real fixtures, with the server mode as its exit code; it writes the
-/// INFORMIXSERVER it was given next to itself (`server-seen`) before anything else.
+/// The host name the fake `uname -n` gives: reports must name the remote host, not this one.
+pub const REMOTE_HOST: &str = "db-remote-01";
+
+const BANNER: &str =
+    "\nIBM Informix Dynamic Server Version 12.10.FC8 -- On-Line -- Up 2 days 03:04:05 -- 2395548 Kbytes\n\n";
+
+/// A lock chain: 812 holds, 813 and 815 wait for it, 814 for 813.
+const U: &str = "Userthreads
+address          flags   sessid   user     tty      wait             tout locks nreads   nwrites
+4b4ad628         --BP--- 812      appuser  -        0                0    3     120      45
+4b4adc40         L-BP--- 813      appuser  -        44a1b000         0    1     10       2
+4b4ae258         L--P--- 814      batch    -        44a1b2c8         0    0     5        0
+4b4ae870         L--P--- 815      report   -        44a1b000         0    0     7        0
+ 4 active, 128 total, 12 maximum concurrent
+";
+
+const K: &str = "Locks
+address          wtlist           owner            lklist           type     tblsnum  rowid    key#/bsiz
+44a1a000         0                4b4ad628         0                HDR+IX   100105   0            0
+44a1b000         4b4adc40         4b4ad628         44a1a000         HDR+X    100105   68           0
+44a1b100         0                4b4ad628         44a1b000         HDR+X    100105   69           0
+44a1b2c8         4b4ae258         4b4adc40         0                HDR+X    100106   12           0
+ 4 active, 20000 total, 16384 hash buckets, 0 lock table overflows
+";
+
+/// Fake `onstat` (the lock chain above and real fixtures; a bare banner for every other
+/// option, with the server mode 5 as its exit code), `oncheck`, `dbaccess` and `uname`. onstat
+/// writes the INFORMIXSERVER it was given next to itself (`server-seen`) and each call to
+/// `calls.log`; a server named `offline…` is off-line (exit 255, as onstat does).
 fn fake_onstat(bin: &Path) {
     std::fs::create_dir_all(bin).expect("bin dir");
-    let fx = |rel: &str| {
-        let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures")
-            .join(rel);
-        let quoted = p.display().to_string().replace('\'', "'\\''");
-        format!("'{quoted}'")
-    };
-    let script = format!(
-        r#"#!/bin/sh
-here=$(dirname "$0")
-printf '%s' "$INFORMIXSERVER" > "$here/server-seen"
+    let data = bin.join("data");
+    std::fs::create_dir_all(&data).expect("data dir");
+    let put = |name: &str, text: &str| std::fs::write(data.join(name), text).expect("write");
+    put("u", &format!("{BANNER}{U}"));
+    put("k", &format!("{BANNER}{K}"));
+    put("empty", BANNER);
+    let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    for (name, rel) in [
+        ("x", "onstat-X/oninit-onstat-X-two-pools.txt"),
+        ("con", "onstat-g-con/oninit-onstat-g-con.txt"),
+        ("ath", "onstat-g-ath/oninit-onstat-g-ath-truncated.txt"),
+        ("ntt", "onstat-g-ntt/oninit-onstat-g-ntt-truncated.txt"),
+        ("sql812", "onstat-g-sql/ifxtop-sql-812.txt"),
+        ("pe", "oncheck-pe/ifxtop-chunks-of-seed-onstat-X.txt"),
+    ] {
+        std::fs::copy(fx.join(rel), data.join(name)).expect("fixture");
+    }
+    // The directory's own path, quoted for sh (the tempdir name has no quote, but be safe).
+    let d = format!("'{}'", data.display().to_string().replace('\'', "'\\''"));
+    let b = format!("'{}'", bin.display().to_string().replace('\'', "'\\''"));
+    script(
+        bin,
+        "onstat",
+        &format!(
+            r#"#!/bin/sh
+printf '%s' "$INFORMIXSERVER" > {b}/server-seen
+echo "onstat $*" >> {b}/calls.log
 case "$INFORMIXSERVER" in
   offline*) echo; echo "shared memory not initialized for INFORMIXSERVER '$INFORMIXSERVER'"; exit 255;;
 esac
 case "$*" in
-  "-u") cat {u};;
-  "-g con") cat {con};;
-  "-X") cat {x};;
-  "-g ath") cat {ath};;
-  "-g ntt") cat {ntt};;
-  "-k") cat {k};;
-  *) echo "onstat: no fixture for '$*'" >&2; exit 1;;
+  "-u") cat {d}/u;;
+  "-k") cat {d}/k;;
+  "-X") cat {d}/x;;
+  "-g con") cat {d}/con;;
+  "-g ath") cat {d}/ath;;
+  "-g ntt") cat {d}/ntt;;
+  "-g sql 812") cat {d}/sql812;;
+  "-z") echo "onstat: no such option '$*'" >&2; exit 1;;
+  *) cat {d}/empty;;
 esac
 exit 5
-"#,
-        u = fx("onstat-u/oninit-onstat-u.txt"),
-        con = fx("onstat-g-con/oninit-onstat-g-con.txt"),
-        x = fx("onstat-X/oninit-onstat-X-two-pools.txt"),
-        ath = fx("onstat-g-ath/oninit-onstat-g-ath-truncated.txt"),
-        ntt = fx("onstat-g-ntt/oninit-onstat-g-ntt-truncated.txt"),
-        k = fx("onstat-k/ibm-kc-12.10-adref-0597.txt"),
+"#
+        ),
     );
-    let path = bin.join("onstat");
-    std::fs::write(&path, script).expect("fake onstat");
+    script(
+        bin,
+        "oncheck",
+        &format!("#!/bin/sh\necho \"oncheck $*\" >> {b}/calls.log\ncat {d}/pe\n"),
+    );
+    script(
+        bin,
+        "dbaccess",
+        "#!/bin/sh\ncat > /dev/null\necho '1048837|stores:'\"'\"'informix'\"'\"'.customer'\n",
+    );
+    script(
+        bin,
+        "uname",
+        &format!("#!/bin/sh\nif [ \"$1\" = -n ]; then echo {REMOTE_HOST}; else exec /bin/uname \"$@\"; fi\n"),
+    );
+}
+
+fn script(bin: &Path, name: &str, text: &str) {
+    let path = bin.join(name);
+    std::fs::write(&path, text).expect("fake program");
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+}
+
+/// The `/tmp/pwned_*` files: a hostile server name that ran would leave one.
+pub fn pwned_in_tmp() -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir("/tmp")
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("pwned_"))
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
 }
