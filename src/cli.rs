@@ -88,6 +88,11 @@ pub struct SshArgs {
     /// does not hold onstat (non-login shells often lack $INFORMIXDIR/bin).
     #[arg(long, value_name = "DIRS", requires = "ssh")]
     pub ssh_path: Option<String>,
+    /// A variable set on the remote host for every command (repeatable), for what the remote
+    /// shell's environment lacks: --ssh-env INFORMIXDIR=/opt/informix.
+    #[arg(long, value_name = "NAME=VALUE", requires = "ssh",
+          value_parser = crate::source::ssh::parse_env_assignment)]
+    pub ssh_env: Vec<(String, String)>,
 }
 
 fn parse_ssh_target(s: &str) -> std::result::Result<SshTarget, String> {

@@ -139,6 +139,24 @@ impl std::fmt::Display for SshTarget {
     }
 }
 
+/// `NAME=VALUE` for `--ssh-env`: a shell variable name, then any value.
+pub fn parse_env_assignment(s: &str) -> Result<(String, String), String> {
+    let Some((name, value)) = s.split_once('=') else {
+        return Err(format!("'{}': NAME=VALUE", sanitize(s)));
+    };
+    let mut chars = name.chars();
+    let first_ok = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+    if !first_ok || !chars.all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err(format!("'{}': not a variable name", sanitize(name)));
+    }
+    if value.contains('\0') {
+        return Err(format!("{name}: the value holds a NUL"));
+    }
+    Ok((name.to_string(), value.to_string()))
+}
+
 fn sanitize(s: &str) -> String {
     s.chars()
         .map(|c| if c.is_control() { '?' } else { c })
@@ -249,6 +267,8 @@ pub struct SshRunner {
     /// Directories put in front of the remote PATH (where onstat is when the remote shell's
     /// PATH lacks `$INFORMIXDIR/bin`).
     remote_path: Option<String>,
+    /// Variables set remotely for every command (`INFORMIXDIR`, `INFORMIXSQLHOSTS`, ...).
+    remote_env: Vec<(String, String)>,
     /// `ssh -F FILE`.
     config: Option<PathBuf>,
     /// The program run as ssh (tests put a fake one on PATH).
@@ -271,6 +291,7 @@ impl SshRunner {
             target,
             informixserver,
             remote_path: None,
+            remote_env: Vec::new(),
             config: None,
             program: "ssh".into(),
             local: LocalRunner::new(None),
@@ -290,6 +311,12 @@ impl SshRunner {
     /// Puts these directories (`:`-separated) in front of the remote PATH.
     pub fn with_remote_path(mut self, dirs: Option<String>) -> Self {
         self.remote_path = dirs.filter(|d| !d.is_empty());
+        self
+    }
+
+    /// Sets these variables remotely for every command (after INFORMIXSERVER).
+    pub fn with_remote_env(mut self, vars: Vec<(String, String)>) -> Self {
+        self.remote_env = vars;
         self
     }
 
@@ -356,6 +383,10 @@ impl SshRunner {
             if let Some(s) = &self.informixserver {
                 line.push(' ');
                 line.push_str(&quote(&format!("INFORMIXSERVER={s}")));
+            }
+            for (name, value) in &self.remote_env {
+                line.push(' ');
+                line.push_str(&quote(&format!("{name}={value}")));
             }
         }
         if let Some(dirs) = &self.remote_path {
@@ -768,6 +799,18 @@ mod tests {
         }
         let e = SshTarget::parse("a\u{1b}[2Jb c").unwrap_err();
         assert!(!e.contains('\u{1b}'), "{e}");
+    }
+
+    #[test]
+    fn remote_variables_are_names_then_any_value() {
+        assert_eq!(
+            parse_env_assignment("INFORMIXDIR=/opt/ifx dir").unwrap(),
+            ("INFORMIXDIR".to_string(), "/opt/ifx dir".to_string())
+        );
+        assert_eq!(parse_env_assignment("A_1=").unwrap().1, "");
+        for bad in ["X", "=v", "1A=v", "A-B=v", "$(id)=v", "A B=v"] {
+            assert!(parse_env_assignment(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

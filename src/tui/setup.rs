@@ -232,7 +232,8 @@ pub(crate) fn ssh_runner(
     let mut runner = SshRunner::new(target.clone(), server)
         .map_err(|e| Error::Other(format!("ssh control directory: {e}")))?
         .with_config(args.ssh_config.clone())
-        .with_remote_path(args.ssh_path.clone());
+        .with_remote_path(args.ssh_path.clone())
+        .with_remote_env(args.ssh_env.clone());
     if let Some(file) = extents {
         runner = runner.with_local_file(file);
     }

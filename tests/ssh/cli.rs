@@ -6,6 +6,13 @@ use crate::sshd::{self, Sshd};
 use std::process::{Command, Output};
 
 fn ifxtop(sshd: &Sshd, server: &str, args: &[&str]) -> Output {
+    let mut all = vec!["--port", "9088"];
+    all.extend_from_slice(args);
+    ifxtop_bare(sshd, server, &all)
+}
+
+/// Without a listener port: ifxtop reads it from the remote sqlhosts file.
+fn ifxtop_bare(sshd: &Sshd, server: &str, args: &[&str]) -> Output {
     let home = sshd.path().join("home");
     std::fs::create_dir_all(&home).expect("home");
     Command::new(env!("CARGO_BIN_EXE_ifxtop"))
@@ -18,7 +25,6 @@ fn ifxtop(sshd: &Sshd, server: &str, args: &[&str]) -> Output {
         .arg(sshd.bin())
         .arg("--server")
         .arg(server)
-        .args(["--port", "9088"])
         .args(args)
         .env("HOME", &home)
         .env("XDG_CACHE_HOME", home.join("cache"))
@@ -150,4 +156,55 @@ fn ssh_values_that_could_be_options_are_refused() {
         .output()
         .expect("ifxtop runs");
     assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn listener_ports_come_from_the_remote_sqlhosts_named_by_ssh_env() {
+    if !sshd::available("listener_ports_come_from_the_remote_sqlhosts_named_by_ssh_env") {
+        return;
+    }
+    let sshd = Sshd::start();
+    let sqlhosts = sshd.path().join("my sqlhosts 'x'");
+    std::fs::write(
+        &sqlhosts,
+        "ol_remote onsoctcp db-remote-01 9123\nol_other onsoctcp db-remote-01 9200\n",
+    )
+    .expect("sqlhosts");
+    let rec = sshd.path().join("ports.jsonl");
+    let env = format!("INFORMIXSQLHOSTS={}", sqlhosts.display());
+    let out = ifxtop_bare(
+        &sshd,
+        "ol_remote",
+        &["--ssh-env", &env, "--record", &rec.display().to_string()],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let header: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(&rec)
+            .expect("recording")
+            .lines()
+            .next()
+            .expect("header"),
+    )
+    .expect("header JSON");
+    assert_eq!(header["ports"], serde_json::json!([9123]), "{header}");
+    // Without the variable the remote shell has no sqlhosts: no port, and still a report.
+    let out = ifxtop_bare(
+        &sshd,
+        "ol_remote",
+        &["--record", &rec.display().to_string()],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let header: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(&rec)
+            .expect("recording")
+            .lines()
+            .next()
+            .expect("header"),
+    )
+    .expect("header JSON");
+    // (An empty list is left out of the header.)
+    assert!(
+        header["ports"].is_null() || header["ports"] == serde_json::json!([]),
+        "{header}"
+    );
 }
