@@ -109,6 +109,17 @@ pub enum Command {
     /// instance (one collection of every source; exit 1 when the server is off-line or an onstat
     /// fails), the demo, or a recording.
     Snapshot(SnapshotArgs),
+    /// Print a shell completion script: `ifxtop completions bash > /etc/bash_completion.d/ifxtop`.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff): `ifxtop man | man -l -`, `ifxtop man snapshot`.
+    Man {
+        /// A command's own page instead of ifxtop's.
+        #[arg(value_name = "COMMAND")]
+        command: Option<String>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
