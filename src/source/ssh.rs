@@ -411,7 +411,7 @@ impl SshRunner {
         stdin: Option<&str>,
         timeout: Duration,
     ) -> Result<Output, SourceError> {
-        self.ensure_connected().await?;
+        self.ensure_connected(timeout).await?;
         let argv = self.ssh_argv(remote);
         let out = self.local.run_command(&argv, stdin, timeout).await;
         self.settle(out).await
@@ -500,12 +500,17 @@ impl SshRunner {
     /// Before a run: inside a backoff, the last failure; with no live master, one connection
     /// attempt (the others wait for it), with the connection's own timeout rather than the
     /// request's.
-    async fn ensure_connected(&self) -> Result<(), SourceError> {
+    async fn ensure_connected(&self, timeout: Duration) -> Result<(), SourceError> {
         self.check_backoff()?;
         if self.with_link(|l| l.up) {
             return Ok(());
         }
-        let _one = self.connecting.lock().await;
+        // Waiting for another run's attempt counts against this run's own timeout.
+        let Ok(_one) = tokio::time::timeout(timeout, self.connecting.lock()).await else {
+            return Err(SourceError::Ssh {
+                message: format!("still connecting to {}", self.target),
+            });
+        };
         if self.with_link(|l| l.up) {
             return Ok(());
         }

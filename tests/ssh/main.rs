@@ -5,6 +5,7 @@
 //! Skipped with a message when /usr/sbin/sshd is absent, unless `CI` is set (then it fails).
 
 mod cli;
+mod fake;
 mod quote;
 mod sshd;
 
