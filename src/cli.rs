@@ -108,7 +108,7 @@ pub enum Command {
     /// Print every pane once (text or JSON) and exit, for cron, tickets and chat: of the live
     /// instance (one collection of every source; exit 1 when the server is off-line or an onstat
     /// fails), the demo, or a recording.
-    Snapshot(SnapshotArgs),
+    Snapshot(Box<SnapshotArgs>),
     /// Print a shell completion script: `ifxtop completions bash > /etc/bash_completion.d/ifxtop`.
     Completions {
         #[arg(value_enum)]
