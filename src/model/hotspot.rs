@@ -25,6 +25,19 @@ pub struct HotPage {
     pub hot_for_s: Option<f64>,
 }
 
+/// A session at a hot page: the one holding the buffer, or one waiting for it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HotSession {
+    pub sid: Sid,
+    pub user: String,
+    /// Holds the buffer (else waits for it).
+    pub holds: bool,
+    pub chunk: u32,
+    pub page: u64,
+    /// How long it has waited (seconds), as tracked across samples; None for the holder.
+    pub in_wait_s: Option<f64>,
+}
+
 /// The hot spot screen's content.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct HotspotView {
@@ -32,19 +45,16 @@ pub struct HotspotView {
     /// `index`, `table`, `fragment` or `chunk:page` (not in the extent map).
     pub kind: String,
     pub pages: Vec<HotPage>,
+    /// Each page's holder, then its waiters (longest wait first), page by page.
+    pub people: Vec<HotSession>,
     /// One sentence: `one page of an index, 6 waiters: all on the same leaf (...)`.
     pub verdict: String,
 }
 
 impl HotspotView {
-    /// The sessions on the screen, in the order shown: each page's owner, then its waiters.
+    /// The sessions on the screen, in the order shown.
     pub fn sessions(&self) -> Vec<Sid> {
-        let mut out = Vec::new();
-        for p in &self.pages {
-            out.extend(p.owner);
-            out.extend(p.waiters.iter().copied());
-        }
-        out
+        self.people.iter().map(|p| p.sid).collect()
     }
 }
 
@@ -56,6 +66,16 @@ pub(crate) fn build(store: &Store, row: &HotspotRow, now: Duration) -> HotspotVi
         .get::<OnstatU>(crate::source::Source::OnstatU)
         .map(|u| u.threads.iter().map(|t| (t.address, t.sessid)).collect())
         .unwrap_or_default();
+    let user_of: FxHashMap<Addr, String> = store
+        .get::<OnstatU>(crate::source::Source::OnstatU)
+        .map(|u| {
+            u.threads
+                .iter()
+                .map(|t| (t.address, t.user.to_string()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut people: Vec<HotSession> = Vec::new();
     let mut kind = "chunk:page (not in the extent map)".to_string();
     let mut pages = Vec::new();
     if let Some(x) = store.get::<OnstatX>(crate::source::Source::OnstatX) {
@@ -76,6 +96,31 @@ pub(crate) fn build(store: &Store, row: &HotspotRow, now: Duration) -> HotspotVi
                 continue;
             }
             let since = store.hotspots.page_since(&row.object, (b.chunk, b.page));
+            let person = |addr: Addr, holds: bool| {
+                Some(HotSession {
+                    sid: *sid_of.get(&addr)?,
+                    user: user_of.get(&addr).cloned().unwrap_or_default(),
+                    holds,
+                    chunk: b.chunk,
+                    page: b.page,
+                    in_wait_s: (!holds).then(|| {
+                        store
+                            .tracker
+                            .since(addr)
+                            .map_or(0.0, |s| now.saturating_sub(s).as_secs_f64())
+                    }),
+                })
+            };
+            people.extend(b.owner.and_then(|o| person(o, true)));
+            let mut waiting: Vec<HotSession> =
+                b.waiters.iter().filter_map(|w| person(*w, false)).collect();
+            waiting.sort_by(|a, b| {
+                b.in_wait_s
+                    .unwrap_or(0.0)
+                    .total_cmp(&a.in_wait_s.unwrap_or(0.0))
+                    .then(a.sid.cmp(&b.sid))
+            });
+            people.extend(waiting);
             pages.push(HotPage {
                 chunk: b.chunk,
                 page: b.page,
@@ -95,6 +140,14 @@ pub(crate) fn build(store: &Store, row: &HotspotRow, now: Duration) -> HotspotVi
             .cmp(&a.waiters.len())
             .then(a.page.cmp(&b.page))
     });
+    // The people in the pages' order.
+    let order = |p: &HotSession| {
+        pages
+            .iter()
+            .position(|x| (x.chunk, x.page) == (p.chunk, p.page))
+            .unwrap_or(usize::MAX)
+    };
+    people.sort_by_key(|p| order(p));
     let waiting: usize = pages.iter().map(|p| p.waiters.len()).sum();
     let verdict = match pages.len() {
         0 => format!(
@@ -124,6 +177,7 @@ pub(crate) fn build(store: &Store, row: &HotspotRow, now: Duration) -> HotspotVi
         row: row.clone(),
         kind,
         pages,
+        people,
         verdict,
     }
 }

@@ -51,12 +51,13 @@ pub struct SessionRow {
 }
 
 impl SessionRow {
-    /// The state in words: `running`, `lock wait`, `idle`, `critical section`.
+    /// The state in a word or two, at most 10 characters: `running`, `idle`, what it waits on
+    /// (`lock`, `checkpoint`, `condition`...), `crit.sect.` (running inside a critical section).
     pub fn state_words(&self) -> String {
         match (self.state, self.wait) {
-            (SessionState::Waiting, Some(r)) => format!("{} wait", r.short()),
+            (SessionState::Waiting, Some(r)) => r.short().into(),
             (SessionState::Idle, _) => "idle".into(),
-            (SessionState::Running, _) if self.critical_section => "critical section".into(),
+            (SessionState::Running, _) if self.critical_section => "crit.sect.".into(),
             (SessionState::Running, _) => "running".into(),
             (SessionState::Waiting, None) => "waiting".into(),
         }
@@ -134,7 +135,16 @@ pub(crate) fn build(u: &OnstatU, inp: &SessionInputs<'_>) -> Vec<SessionRow> {
         };
         if let Some(w) = waiter_of.get(&sid) {
             row.wait = Some(w.reason);
-            row.waiting_on = Some(w.waiting_on_short());
+            // A client wait with data queued to the client is the Send-Q story: say so here,
+            // where no Send-Q column is.
+            row.waiting_on = Some(match w.socket.as_ref().filter(|s| s.send_q > 0) {
+                Some(s) if !w.idle => format!(
+                    "{}, {} queued",
+                    w.waiting_on_short(),
+                    crate::format::human_bytes(s.send_q)
+                ),
+                _ => w.waiting_on_short(),
+            });
             row.state = if w.idle {
                 SessionState::Idle
             } else {

@@ -373,7 +373,13 @@ impl WaiterRow {
     pub fn waiting_on_short(&self) -> String {
         match &self.waiting_on {
             WaitTarget::Other { .. } => match self.reason {
-                WaitReason::Checkpoint => "the checkpoint".into(),
+                // The lists name the wait (checkpoint) beside this: say who holds it up, the
+                // sessions inside critical sections, when there are any.
+                WaitReason::Checkpoint => match self.blockers.as_slice() {
+                    [] => "the checkpoint to complete".into(),
+                    [one] => format!("held up by sid {one}"),
+                    [one, more @ ..] => format!("held up by sid {one} +{}", more.len()),
+                },
                 WaitReason::LogBuffer => "a log buffer write".into(),
                 WaitReason::Transaction => "a transaction".into(),
                 WaitReason::Rollback => "rollback cleanup".into(),

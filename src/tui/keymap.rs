@@ -5,7 +5,9 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 
 /// Everything a key can ask for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize, serde::Serialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Action {
     Quit,
@@ -269,7 +271,7 @@ impl Keymap {
     }
 
     /// Keys bound to each action, in the order of the help screen.
-    pub(crate) fn bindings(&self) -> BTreeMap<Action, Vec<String>> {
+    pub fn bindings(&self) -> BTreeMap<Action, Vec<String>> {
         let mut out: BTreeMap<Action, Vec<String>> = BTreeMap::new();
         for (k, a) in &self.map {
             out.entry(*a).or_default().push(k.label());

@@ -86,10 +86,14 @@ impl App {
         } else {
             let mut order: Vec<usize> = (0..pane.len(&snap))
                 .filter(|&i| {
-                    !(hide_idle && pane == Pane::Waiters && snap.waiters[i].idle)
-                        && !(hide_idle
-                            && pane == Pane::Sessions
-                            && snap.sessions[i].state == crate::model::sessions::SessionState::Idle)
+                    let idle = match pane {
+                        Pane::Waiters => snap.waiters[i].idle,
+                        Pane::Sessions => {
+                            snap.sessions[i].state == crate::model::sessions::SessionState::Idle
+                        }
+                        _ => false,
+                    };
+                    !(hide_idle && idle)
                 })
                 .filter(|&i| needle.is_empty() || pane.row_text(&snap, i).contains(&needle))
                 .collect();

@@ -309,3 +309,28 @@ fn a_dumb_terminal_is_refused() {
         "{err}"
     );
 }
+
+/// The README names every action the config's `[keys]` table accepts.
+#[test]
+fn the_readme_lists_every_action_name() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README");
+    let keys = readme
+        .split("table binds keys to these action names")
+        .nth(1)
+        .and_then(|t| t.split("Key names:").next())
+        .expect("the README's action list");
+    let listed: std::collections::BTreeSet<String> = keys
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(String::from)
+        .collect();
+    let actions: std::collections::BTreeSet<String> = ifxtop::tui::keymap::Keymap::default()
+        .bindings()
+        .keys()
+        .map(|a| serde_json::to_value(a).expect("name"))
+        .filter_map(|v| v.as_str().map(String::from))
+        .collect();
+    assert_eq!(listed, actions);
+}

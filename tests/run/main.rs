@@ -187,7 +187,8 @@ async fn keys_switch_panes_and_q_quits() {
     .await;
     assert_eq!(code, 0);
     // Data arrived and was drawn before any key: the sessions, the lock chain's waiting.
-    let sessions = last_with(&frames, "lock wait").expect("the sessions were drawn");
+    let sessions =
+        last_with(&frames, "HDR+X on customer (stores)").expect("the sessions were drawn");
     assert!(sessions.contains("1 Sessions"), "{sessions}");
     // 4: the Sockets pane, 3: the Buffers pane, each drawn at once.
     let sockets = last_with(&frames, "REMOTE").expect("the sockets pane was drawn");
@@ -345,4 +346,93 @@ async fn a_recording_holds_the_sql_of_blockers_nobody_drilled_into() {
             .count();
         assert!(runs <= 4, "onstat -g sql {sid} ran {runs} times: {focus:?}");
     }
+}
+
+/// Enter on a Buffers row opens the hot spot: the all-NULL index leaf reads "one index page, N
+/// waiters", its holder and waiters are listed, and Enter on one opens that session.
+#[tokio::test(start_paused = true)]
+async fn a_hot_spot_opens_on_enter_and_its_sessions_drill_in() {
+    let (_, frames, _) = play(
+        demo_setup(95),
+        vec![
+            (8_000, key('3')),
+            (500, code(KeyCode::Enter)),
+            (1_000, code(KeyCode::Down)),
+            (500, code(KeyCode::Enter)),
+            (1_000, key('q')),
+        ],
+    )
+    .await;
+    let spot = last_with(&frames, "SESSIONS").expect("the hot spot screen was drawn");
+    assert!(
+        spot.contains("ix_orders_ship_date  index") && spot.contains("one index page,"),
+        "{spot}"
+    );
+    // The holder first, then the waiters, each on a line of its own.
+    let people: Vec<&str> = spot
+        .lines()
+        .skip_while(|l| !l.starts_with("SESSIONS"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .collect();
+    assert!(people.len() >= 3, "{spot}");
+    assert!(people[0].ends_with("holds it"), "{spot}");
+    assert!(
+        people[1..].iter().all(|l| l.trim_end().ends_with('s')),
+        "{spot}"
+    );
+    // Down then Enter: the first waiter's screen, waiting for a buffer of the index.
+    let sid = people[1].split_whitespace().next().expect("a sid");
+    let last = frames.last().expect("frames");
+    assert!(
+        last.contains(&format!("session {sid} ")) && last.contains("waiting for a buffer of"),
+        "{last}"
+    );
+}
+
+/// The Sessions pane tells the Send-Q story too: a client wait with data queued says how much.
+#[tokio::test(start_paused = true)]
+async fn the_sessions_pane_names_what_is_queued_to_a_slow_client() {
+    let (_, frames, _) = play(demo_setup(140), vec![(8_000, key('q'))]).await;
+    let last = last_with(&frames, " BLOCKS ").expect("the sessions were drawn");
+    let row = last
+        .lines()
+        .find(|l| l.trim_start().starts_with("871 "))
+        .unwrap_or_else(|| panic!("871 is listed:\n{last}"));
+    assert!(
+        row.contains("condition") && row.contains("netnorm, ") && row.contains("KB queued"),
+        "{row}"
+    );
+}
+
+/// A checkpoint stall: the waits say who holds the checkpoint up (the session inside a critical
+/// section), in the Sessions pane, the Waiters pane and the tree, whose head it is.
+#[tokio::test(start_paused = true)]
+async fn a_checkpoint_stall_names_the_session_holding_it_up() {
+    let (_, frames, _) = play(
+        demo_setup(218),
+        vec![(7_000, key('2')), (1_000, key('t')), (1_000, key('q'))],
+    )
+    .await;
+    let sessions = last_with(&frames, " BLOCKS ").expect("the sessions were drawn");
+    assert!(sessions.contains("crit.sect."), "{sessions}");
+    assert!(
+        sessions.contains("checkpoint held up by sid 882"),
+        "{sessions}"
+    );
+    let waiters = last_with(&frames, "IN WAIT").expect("the waiters were drawn");
+    let c = waiters
+        .lines()
+        .find(|l| l.contains("held up by sid"))
+        .unwrap_or_else(|| panic!("a checkpoint waiter:\n{waiters}"));
+    // WAIT checkpoint, held up by 882, which is also the BLOCKER column.
+    assert!(
+        c.contains(" checkpoint ") && c.contains("held up by sid 882") && c.contains(" 882 "),
+        "{c}"
+    );
+    let tree = frames.last().expect("frames");
+    assert!(
+        tree.contains("HEAD sid 882") && tree.contains("holds up the checkpoint"),
+        "{tree}"
+    );
 }

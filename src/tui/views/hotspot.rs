@@ -16,13 +16,13 @@ fn label(text: &str, theme: &Theme) -> Span<'static> {
     Span::styled(format!("{text:<L$}"), theme.column_header)
 }
 
-/// The screen's lines; the selected session is marked.
+/// The screen's lines, and which one is the selected session's.
 pub(crate) fn lines(
     v: &HotspotView,
     ui: &HotspotUi,
     theme: &Theme,
     width: u16,
-) -> Vec<Line<'static>> {
+) -> (Vec<Line<'static>>, Option<usize>) {
     let w = usize::from(width).saturating_sub(L).max(20);
     let mut out = vec![Line::from(vec![
         Span::styled(v.row.object.clone(), theme.title),
@@ -60,63 +60,83 @@ pub(crate) fn lines(
     } else {
         out.push(Line::from(Span::styled(
             format!(
-                "{:<L$}{:<16} {:>8}  {:<10} WAITERS",
-                "PAGES", "chunk:page", "hot for", "holder"
+                "{:<L$}{:<16} {:>8}  {:<10} {:>7}",
+                "PAGES", "chunk:page", "hot for", "holder", "waiters"
             ),
             theme.column_header,
         )));
     }
-    let mut k = 0usize;
     for p in &v.pages {
-        let mut spans = vec![
+        out.push(Line::from(vec![
             Span::raw(format!("{:<L$}", "")),
             Span::raw(format!(
-                "{:<16} {:>8}  ",
+                "{:<16} {:>8}  {:<10} {:>7}",
                 format!("{}:{}", p.chunk, p.page),
-                p.hot_for_s.map_or("-".into(), human_duration)
+                p.hot_for_s.map_or("-".into(), human_duration),
+                p.owner.map_or("-".into(), |o| format!("sid {o}")),
+                p.waiters.len()
             )),
-        ];
-        // The sessions are selectable in the order `HotspotView::sessions` lists them.
-        let mut session = |text: String| {
-            let style = if k == ui.selected {
-                theme.selected
+        ]));
+    }
+    let mut selected_line = None;
+    if !v.people.is_empty() {
+        out.push(Line::from(""));
+        out.push(Line::from(Span::styled(
+            format!(
+                "{:<L$}{:>6} {:<10} {:<16} {:>8}",
+                "SESSIONS", "SID", "USER", "chunk:page", "waits"
+            ),
+            theme.column_header,
+        )));
+        // Selectable in the order `HotspotView::sessions` lists them.
+        for (k, p) in v.people.iter().enumerate() {
+            let text = format!(
+                "{:<L$}{:>6} {:<10} {:<16} {:>8}",
+                "",
+                p.sid.to_string(),
+                crate::format::cut(&p.user, 10),
+                format!("{}:{}", p.chunk, p.page),
+                match p.in_wait_s {
+                    None => "holds it".to_string(),
+                    Some(s) => human_duration(s),
+                }
+            );
+            if k == ui.selected {
+                selected_line = Some(out.len());
+                out.push(Line::from(Span::styled(text, theme.selected)));
+            } else if p.holds {
+                out.push(Line::from(Span::styled(text, theme.hot)));
             } else {
-                ratatui::style::Style::new()
-            };
-            k += 1;
-            Span::styled(text, style)
-        };
-        match p.owner {
-            Some(o) => spans.push(session(format!("{:<10}", format!("sid {o}")))),
-            None => spans.push(Span::styled(format!("{:<10}", "-"), theme.dim)),
+                out.push(Line::from(text));
+            }
         }
-        spans.push(Span::raw(format!(" {} ", p.waiters.len())));
-        for wsid in &p.waiters {
-            spans.push(session(format!("{wsid}")));
-            spans.push(Span::raw(" "));
-        }
-        out.push(Line::from(spans));
     }
     out.push(Line::from(""));
     out.push(Line::from(Span::styled(
         "↑/↓ selects a session, Enter opens it, Esc goes back",
         theme.dim,
     )));
-    out
+    (out, selected_line)
 }
 
 pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let Some((ui, view)) = app.hotspot_screen() else {
         return;
     };
-    let lines = match view {
+    let (lines, selected) = match view {
         Some(v) => lines(v, ui, &app.theme, area.width),
-        None => vec![Line::from(Span::styled(
-            format!("{}: no longer among the hot spots", ui.object),
-            app.theme.dim,
-        ))],
+        None => (
+            vec![Line::from(Span::styled(
+                format!("{}: no longer among the hot spots", ui.object),
+                app.theme.dim,
+            ))],
+            None,
+        ),
     };
-    for (y, line) in (area.y..area.y + area.height).zip(lines.iter()) {
+    // Scrolled just enough that the selected session is on screen.
+    let h = usize::from(area.height);
+    let skip = selected.map_or(0, |s| (s + 2).saturating_sub(h));
+    for (y, line) in (area.y..area.y + area.height).zip(lines.iter().skip(skip)) {
         buf.set_line(area.x, y, line, area.width);
     }
 }
@@ -124,7 +144,7 @@ pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
 /// The screen as plain text, for the clipboard.
 pub(crate) fn text(v: &HotspotView, ui: &HotspotUi) -> String {
     let mut s = String::new();
-    for l in lines(v, ui, &Theme::plain(), 100) {
+    for l in lines(v, ui, &Theme::plain(), 100).0 {
         for span in &l.spans {
             s.push_str(&span.content);
         }

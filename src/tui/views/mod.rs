@@ -293,6 +293,16 @@ fn hints(app: &App) -> &'static [(&'static str, &'static str)] {
             ("y", "copy"),
             ("space", "freeze"),
         ]
+    } else if app.hotspot.is_some() {
+        &[
+            ("q", "quit"),
+            ("?", "help"),
+            ("Esc", "back"),
+            ("↑/↓", "session"),
+            ("Enter", "open session"),
+            ("y", "copy"),
+            ("space", "freeze"),
+        ]
     } else {
         &[
             // The tabs above show each pane's number.
