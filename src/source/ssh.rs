@@ -21,6 +21,9 @@ use tokio::time::Instant;
 
 /// How long ssh may take to set up a connection.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// The least time a remote run gets: a file read that takes a millisecond locally (2 s allowed)
+/// also crosses the network and starts the remote shell.
+const MIN_RUN_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long each of the few runs at start (sqlhosts, services) may take.
 const SETUP_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long an idle master connection stays up after the last run (ifxtop closes it on quit).
@@ -411,6 +414,7 @@ impl SshRunner {
         stdin: Option<&str>,
         timeout: Duration,
     ) -> Result<Output, SourceError> {
+        let timeout = timeout.max(MIN_RUN_TIMEOUT);
         self.ensure_connected(timeout).await?;
         let argv = self.ssh_argv(remote);
         let out = self.local.run_command(&argv, stdin, timeout).await;
