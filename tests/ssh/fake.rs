@@ -153,3 +153,17 @@ async fn dropping_the_runner_closes_the_master() {
     );
     assert!(!dir.exists());
 }
+
+#[tokio::test]
+async fn a_remote_run_gets_at_least_five_seconds() {
+    let f = FakeSsh::new();
+    let r = f.runner();
+    // Asked with 1 s (a /proc read's local allowance), a run taking 2 s still ends well: the
+    // network and the remote shell take their share.
+    let req = Request::Command(vec!["sh".into(), "-c".into(), "sleep 2; echo late".into()]);
+    let out = r
+        .run(&req, Duration::from_secs(1))
+        .await
+        .expect("not killed");
+    assert_eq!(out.stdout, "late\n");
+}
