@@ -76,6 +76,39 @@ pub enum SourceError {
     Other(String),
 }
 
+impl SourceError {
+    /// A failure as a recording kept it (its message): the kinds whose message says what they
+    /// were come back as that kind, so a replay suggests what the live screen suggested.
+    pub(crate) fn from_recorded(message: &str) -> SourceError {
+        if let Some(program) = message.strip_suffix(": not found on PATH") {
+            return SourceError::NotFound {
+                program: program.to_string(),
+            };
+        }
+        if let Some(secs) = message
+            .strip_prefix("timed out after ")
+            .and_then(|r| r.strip_suffix("s (killed)"))
+            .and_then(|s| s.parse::<f64>().ok())
+            .and_then(|s| Duration::try_from_secs_f64(s).ok())
+        {
+            return SourceError::Timeout { after: secs };
+        }
+        if message == "killed by signal" {
+            return SourceError::Killed;
+        }
+        if let Some((path, reason)) = message
+            .strip_prefix("cannot read ")
+            .and_then(|r| r.split_once(": "))
+        {
+            return SourceError::Io {
+                path: path.to_string(),
+                reason: reason.to_string(),
+            };
+        }
+        SourceError::Other(message.to_string())
+    }
+}
+
 /// What kind of failure a `SourceError` is, for what the screen suggests beside it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -123,6 +156,30 @@ pub(crate) type Result<T, E = Error> = std::result::Result<T, E>;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A recording keeps a failed run's message; the replay gets the same kind of failure back.
+    #[test]
+    fn recorded_failures_come_back_as_their_kind() {
+        for e in [
+            SourceError::NotFound {
+                program: "onstat".into(),
+            },
+            SourceError::Timeout {
+                after: Duration::from_secs(10),
+            },
+            SourceError::Timeout {
+                after: Duration::from_millis(2500),
+            },
+            SourceError::Killed,
+            SourceError::Io {
+                path: "/proc/net/tcp6".into(),
+                reason: "No such file or directory (os error 2)".into(),
+            },
+            SourceError::Other("ssh: connection refused".into()),
+        ] {
+            assert_eq!(SourceError::from_recorded(&e.to_string()), e);
+        }
+    }
 
     #[test]
     fn parse_error_points_at_the_column_and_quotes_the_text() {

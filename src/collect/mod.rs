@@ -4,6 +4,7 @@
 //! timeline or a test in virtual time.
 
 pub mod extents;
+mod group;
 pub mod log;
 pub mod record;
 pub mod replay;
@@ -18,6 +19,7 @@ use crate::source::{
 };
 use extents::{ExtentSource, ExtentStatus};
 use sample::{RawSample, Update};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{mpsc, watch};
@@ -75,9 +77,37 @@ pub struct Ctx {
     pub sinks: Sinks,
     /// Interval in seconds for the 1 s sources; the others scale with it.
     pub interval: watch::Receiver<f64>,
+    /// The server's release (major << 32 | minor) from the latest banner; 0 until one is seen.
+    release: Arc<AtomicU64>,
 }
 
 impl Ctx {
+    pub fn new(
+        runner: Arc<dyn CommandRunner>,
+        clock: SessionClock,
+        sinks: Sinks,
+        interval: watch::Receiver<f64>,
+    ) -> Ctx {
+        Ctx {
+            runner,
+            clock,
+            sinks,
+            interval,
+            release: Arc::new(AtomicU64::new(0)),
+        }
+    }
+
+    /// The server's release, once a banner told it.
+    pub(crate) fn release(&self) -> Option<(u32, u32)> {
+        let v = self.release.load(Ordering::Relaxed);
+        (v != 0).then_some(((v >> 32) as u32, (v & 0xffff_ffff) as u32))
+    }
+
+    /// Whether `source` is asked now: one of a later release waits until the release is known.
+    pub(crate) fn asks(&self, source: &Source) -> bool {
+        source.supported_by(self.release())
+    }
+
     fn scaled(&self, base: Duration) -> Duration {
         let interval = *self.interval.borrow();
         base.mul_f64(interval.clamp(0.1, 3600.0))
@@ -97,10 +127,32 @@ impl Ctx {
         request: &Request,
     ) -> Option<Result<Parsed, SourceError>> {
         let out = self.run_raw(source, request).await;
+        self.deliver(source, out).await
+    }
+
+    /// Parses what a run of `source` gave (off the loop when big) and sends the update.
+    /// Returns what was parsed or why not, or `None` when the app has gone.
+    pub(crate) async fn deliver(
+        &self,
+        source: &Source,
+        out: RawRun,
+    ) -> Option<Result<Parsed, SourceError>> {
         let result = match out.result {
             Ok(o) => parse_off_the_loop(*source, o).await,
             Err(e) => Err(e),
         };
+        if let (Source::OnstatU, Ok(p)) = (source, &result) {
+            let release = p
+                .get::<crate::parsers::onstat_u::OnstatU>()
+                .and_then(|u| u.header.as_ref())
+                .and_then(|h| h.release());
+            if let Some((major, minor)) = release {
+                self.release.store(
+                    (u64::from(major) << 32) | u64::from(minor),
+                    Ordering::Relaxed,
+                );
+            }
+        }
         let update = Update {
             source: *source,
             t: out.t,
@@ -117,23 +169,30 @@ impl Ctx {
         let t = self.clock.now();
         let result = self.runner.run(request, source.timeout()).await;
         let took = started.elapsed();
+        let run = RawRun { t, took, result };
+        self.record(source, &request.argv(), &run);
+        run
+    }
+
+    /// Keeps a run's raw output for the recording, when recording. `argv` is the command that
+    /// ran (a grouped `onstat -u -X -k` for each of its sources' parts).
+    pub(crate) fn record(&self, source: &Source, argv: &[String], run: &RawRun) {
         if let Some(raw) = &self.sinks.raw {
-            let (exit, stdout, stderr) = match &result {
+            let (exit, stdout, stderr) = match &run.result {
                 Ok(o) => (o.exit, o.stdout.clone(), o.stderr.clone()),
                 Err(e) => (None, String::new(), e.to_string()),
             };
             // A full recorder queue drops the sample rather than stall collection; the recorder
             // counts what it missed.
             let _ = raw.try_send(RawSample {
-                t: t.as_secs_f64(),
+                t: run.t.as_secs_f64(),
                 source: source.label(),
-                argv: request.argv(),
+                argv: argv.to_vec(),
                 exit,
                 stdout,
                 stderr,
             });
         }
-        RawRun { t, took, result }
     }
 }
 
@@ -252,7 +311,8 @@ pub fn spawn_polling(ctx: &Ctx, sources: Vec<Source>) -> Vec<JoinHandle<()>> {
             let mut ctx = ctx.clone();
             tokio::spawn(async move {
                 loop {
-                    if ctx.collect(&source).await.is_none() {
+                    // A source of a later release than the server's is not run at all.
+                    if ctx.asks(&source) && ctx.collect(&source).await.is_none() {
                         break;
                     }
                     pause(&mut ctx, source.period()).await;
@@ -407,16 +467,20 @@ impl Collection {
     ) -> Collection {
         let (upd_tx, updates) = mpsc::channel::<Update>(4096);
         let (interval_tx, interval_rx) = watch::channel(interval);
-        let ctx = Ctx {
+        let ctx = Ctx::new(
             runner,
             clock,
-            sinks: Sinks {
+            Sinks {
                 updates: upd_tx,
                 raw,
             },
-            interval: interval_rx,
-        };
-        let mut tasks = spawn_polling(&ctx, Source::polled());
+            interval_rx,
+        );
+        let (grouped, alone): (Vec<Source>, Vec<Source>) = Source::polled()
+            .into_iter()
+            .partition(|s| s.group_option().is_some());
+        let mut tasks = spawn_polling(&ctx, alone);
+        tasks.push(group::spawn(&ctx, grouped));
         let (focus, focus_rx) = watch::channel::<Focus>(Focus::default());
         tasks.push(spawn_focus(&ctx, focus_rx));
         tasks.push(spawn_sockets(&ctx));

@@ -69,11 +69,11 @@ pub(crate) fn stored_update(
 pub(crate) fn to_update(source: &Source, raw: &RawSample) -> Update {
     let result = match raw.exit {
         // The run failed live (timeout, not found, killed): replay the failure as it was seen.
-        None => Err(SourceError::Other(if raw.stderr.is_empty() {
-            "no output (killed or timed out)".to_string()
+        None => Err(if raw.stderr.is_empty() {
+            SourceError::Other("no output (killed or timed out)".to_string())
         } else {
-            raw.stderr.clone()
-        })),
+            SourceError::from_recorded(&raw.stderr)
+        }),
         Some(code) => source.parse(Output {
             exit: Some(code),
             stdout: raw.stdout.clone(),

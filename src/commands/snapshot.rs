@@ -501,8 +501,14 @@ pub async fn live_store(
     let mut focus_sent: Option<Vec<crate::ids::Sid>> = None;
     let until = tokio::time::Instant::now() + deadline;
     loop {
+        // The sources this server has (onstat -g bth only from 14.10 on).
+        let release = store
+            .get::<crate::parsers::onstat_u::OnstatU>(Source::OnstatU)
+            .and_then(|u| u.header.as_ref())
+            .and_then(|h| h.release());
         let polled_done = polled
             .iter()
+            .filter(|s| s.supported_by(release))
             .all(|s| seen.get(s).is_some_and(|(n, _)| *n >= need(s)));
         let sockets_done = [Source::ProcNetTcp, Source::Netstat]
             .iter()
@@ -558,7 +564,11 @@ pub async fn live_store(
     collection.stop();
     drop(collection);
     let mut problems = Vec::new();
-    for s in &polled {
+    let release = store
+        .get::<crate::parsers::onstat_u::OnstatU>(Source::OnstatU)
+        .and_then(|u| u.header.as_ref())
+        .and_then(|h| h.release());
+    for s in polled.iter().filter(|s| s.supported_by(release)) {
         let onstat = matches!(s.def().run, Run::Onstat(_));
         match seen.get(s) {
             None if onstat => problems.push(format!(

@@ -35,6 +35,20 @@ pub struct Header {
 }
 
 impl Header {
+    /// Major and minor of the version (`12.10.FC8` → (12, 10), `15.0.0.0` → (15, 0)).
+    pub fn release(&self) -> Option<(u32, u32)> {
+        let mut parts = self.version.split('.');
+        let major = parts.next()?.trim().parse().ok()?;
+        let minor = parts
+            .next()?
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect::<String>()
+            .parse()
+            .ok()?;
+        Some((major, minor))
+    }
+
     /// A checkpoint was requested or is in progress (`(CKPT REQ)`, `(CKPT INP)`).
     pub fn checkpoint_flag(&self) -> Option<&str> {
         self.mode_flags

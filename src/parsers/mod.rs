@@ -62,6 +62,7 @@ macro_rules! record {
     };
 }
 
+pub mod group;
 pub mod header;
 pub mod lex;
 

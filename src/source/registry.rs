@@ -14,6 +14,16 @@ use std::time::Duration;
 pub(crate) const PERIOD_FAST: Duration = Duration::from_secs(1);
 pub(crate) const PERIOD_BUFFERS: Duration = Duration::from_secs(2);
 pub(crate) const PERIOD_JOINS: Duration = Duration::from_secs(5);
+/// Thread tables (`-g ath`, `-g ntt`): joins that change slowly.
+pub(crate) const PERIOD_THREADS: Duration = Duration::from_secs(10);
+/// The server's vital signs that move by the second: profile, logs, latches, transactions.
+pub(crate) const PERIOD_VITALS: Duration = Duration::from_secs(5);
+/// VP CPU, the ready queue, mutexes, the engine's blocker graph.
+pub(crate) const PERIOD_CPU: Duration = Duration::from_secs(10);
+/// Histories the server keeps itself (checkpoints, thread profiles).
+pub(crate) const PERIOD_HISTORY: Duration = Duration::from_secs(30);
+/// Memory segments: added rarely, watched for growth.
+pub(crate) const PERIOD_MEMORY: Duration = Duration::from_secs(60);
 pub(crate) const PERIOD_NUMA: Duration = Duration::from_secs(5);
 pub(crate) const PERIOD_NUMA_MAPS: Duration = Duration::from_secs(30);
 pub(crate) const PERIOD_DISCOVERY: Duration = Duration::from_secs(120);
@@ -71,6 +81,8 @@ pub(crate) struct SourceDef {
     pub(crate) parse: fn(&str) -> Result<Parsed, ParseError>,
     /// A recording may name it with other options (`netstat -Aan` on AIX).
     pub(crate) any_options: bool,
+    /// The first server release that has it (`onstat -g bth`: 14.10); older ones are not asked.
+    pub(crate) since: Option<(u32, u32)>,
 }
 
 impl std::fmt::Debug for SourceDef {
@@ -97,6 +109,7 @@ impl SourceDef {
             collector: Collector::Poll,
             parse,
             any_options: false,
+            since: None,
         }
     }
 
@@ -115,11 +128,18 @@ impl SourceDef {
             collector,
             parse,
             any_options: false,
+            since: None,
         }
     }
 
     const fn collected_by(mut self, collector: Collector) -> SourceDef {
         self.collector = collector;
+        self
+    }
+
+    /// Only servers of this release or later have it.
+    const fn since(mut self, major: u32, minor: u32) -> SourceDef {
+        self.since = Some((major, minor));
         self
     }
 }
@@ -188,16 +208,65 @@ registry! {
         parsed(parsers::onstat_g_con::parse(t))
     }),
     /// Threads: tid ↔ rstcb ↔ name.
-    OnstatGAth => SourceDef::onstat(&["-g", "ath"], PERIOD_JOINS, |t| {
+    OnstatGAth => SourceDef::onstat(&["-g", "ath"], PERIOD_THREADS, |t| {
         parsed(parsers::onstat_g_ath::parse(t))
     }),
     /// Network threads: session ↔ client `host|port`.
-    OnstatGNtt => SourceDef::onstat(&["-g", "ntt"], PERIOD_JOINS, |t| {
+    OnstatGNtt => SourceDef::onstat(&["-g", "ntt"], PERIOD_THREADS, |t| {
         parsed(parsers::onstat_g_ntt::parse(t))
     }),
     /// Locks: owner, waiters, partnum.
     OnstatK => SourceDef::onstat(&["-k"], PERIOD_JOINS, |t| {
         parsed(parsers::onstat_k::parse(t))
+    }),
+    /// Profile counters: per-second rates between two samples.
+    OnstatP => SourceDef::onstat(&["-p"], PERIOD_VITALS, |t| {
+        parsed(parsers::onstat_p::parse(t))
+    }),
+    /// Physical and logical logs: fill, backups, the current log.
+    OnstatL => SourceDef::onstat(&["-l"], PERIOD_VITALS, |t| {
+        parsed(parsers::onstat_l::parse(t))
+    }),
+    /// Latches held or waited for: who is behind an S waiter.
+    OnstatS => SourceDef::onstat(&["-s"], PERIOD_VITALS, |t| {
+        parsed(parsers::onstat_s::parse(t))
+    }),
+    /// Transactions: the oldest open one and the logs it spans.
+    OnstatXTxn => SourceDef::onstat(&["-x"], PERIOD_VITALS, |t| {
+        parsed(parsers::onstat_x_txn::parse(t))
+    }),
+    /// VP classes and their CPU seconds: busy % between samples.
+    OnstatGGlo => SourceDef::onstat(&["-g", "glo"], PERIOD_CPU, |t| {
+        parsed(parsers::onstat_g_glo::parse(t))
+    }),
+    /// Threads ready to run but waiting for a VP.
+    OnstatGRea => SourceDef::onstat(&["-g", "rea"], PERIOD_CPU, |t| {
+        parsed(parsers::onstat_g_rea::parse(t))
+    }),
+    /// Mutexes held, with their waiters.
+    OnstatGLmx => SourceDef::onstat(&["-g", "lmx"], PERIOD_CPU, |t| {
+        parsed(parsers::onstat_g_lmx::parse(t))
+    }),
+    /// Mutexes with waiters.
+    OnstatGWmx => SourceDef::onstat(&["-g", "wmx"], PERIOD_CPU, |t| {
+        parsed(parsers::onstat_g_wmx::parse(t))
+    }),
+    /// The engine's blocker graph (14.10+): MGM and condition blockers `-k` cannot see.
+    OnstatGBth => SourceDef::onstat(&["-g", "bth"], PERIOD_CPU, |t| {
+        parsed(parsers::onstat_g_bth::parse(t))
+    })
+    .since(14, 10),
+    /// Per-thread profiles: log space used (who fills the logs).
+    OnstatGTpf => SourceDef::onstat(&["-g", "tpf"], PERIOD_HISTORY, |t| {
+        parsed(parsers::onstat_g_tpf::parse(t))
+    }),
+    /// The last checkpoints: trigger, times, waits, whether they blocked.
+    OnstatGCkp => SourceDef::onstat(&["-g", "ckp"], PERIOD_HISTORY, |t| {
+        parsed(parsers::onstat_g_ckp::parse(t))
+    }),
+    /// Shared-memory segments: growth since start.
+    OnstatGSeg => SourceDef::onstat(&["-g", "seg"], PERIOD_MEMORY, |t| {
+        parsed(parsers::onstat_g_seg::parse(t))
     }),
     /// One session's detail, for the session screen.
     OnstatGSes(Sid) => SourceDef::onstat(&["-g", "ses", "{}"], PERIOD_JOINS, |t| {
@@ -218,6 +287,7 @@ registry! {
         collector: Collector::Extents,
         parse: |t| parsed(ExtentMap::from_oncheck_pe(t)),
         any_options: false,
+        since: None,
     },
     /// Sockets where /proc/net/tcp is missing.
     Netstat => SourceDef {
@@ -228,6 +298,7 @@ registry! {
         collector: Collector::Sockets,
         parse: |t| parsed(parsers::sockets::parse_netstat(t)),
         any_options: true,
+        since: None,
     },
     ProcNetTcp => SourceDef::file("/proc/net/tcp", PERIOD_FAST, Collector::Sockets, |t| {
         parsed(parsers::sockets::parse_proc_net_tcp(t))
@@ -282,6 +353,7 @@ registry! {
         collector: Collector::Poll,
         parse: |t| parsed(parsers::systabnames::parse(t)),
         any_options: false,
+        since: None,
     },
 }
 
@@ -351,6 +423,16 @@ impl Source {
         None
     }
 
+    /// Whether a server of `release` has it; a source of a late release waits until the
+    /// release is known (from the first banner).
+    pub(crate) fn supported_by(&self, release: Option<(u32, u32)>) -> bool {
+        match (self.def().since, release) {
+            (None, _) => true,
+            (Some(since), Some(r)) => r >= since,
+            (Some(_), None) => false,
+        }
+    }
+
     /// How often it is collected at an interval of 1 s (`+`/`-` scale it): the one table the
     /// collectors, the demo and the header's staleness all read.
     pub(crate) fn period(&self) -> Duration {
@@ -392,11 +474,25 @@ impl Source {
         Source::candidates(arg)
     }
 
-    /// The sources polled by tasks of their own (no argument, `Collector::Poll`).
+    /// The sources polled on their own periods (no argument, `Collector::Poll`).
     pub(crate) fn polled() -> Vec<Source> {
         Source::candidates(None)
             .into_iter()
             .filter(|s| s.def().collector == Collector::Poll)
             .collect()
+    }
+
+    /// The onstat option a polled source adds to a grouped call (`-u`): a polled onstat
+    /// source with one option other than `-g`, whose output `parsers::group::split` can cut
+    /// out of a grouped output.
+    pub(crate) fn group_option(&self) -> Option<&'static str> {
+        match self.def() {
+            SourceDef {
+                run: Run::Onstat([option]),
+                collector: Collector::Poll,
+                ..
+            } if crate::parsers::group::title_of(option).is_some() => Some(option),
+            _ => None,
+        }
     }
 }

@@ -3,12 +3,8 @@
 //! One collection of every source, then the report; exit 0 when it is complete, 1 with the reason
 //! when the server is off-line or an onstat fails.
 
-use crate::common::fixtures_dir;
-use std::path::{Path, PathBuf};
+use crate::common::fake_onstat::FakeOnstat;
 use std::process::{Command, Output};
-
-const BANNER: &str =
-    "\nIBM Informix Dynamic Server Version 12.10.FC8 -- On-Line -- Up 2 days 03:04:05 -- 2395548 Kbytes\n\n";
 
 const U: &str = "Userthreads
 address          flags   sessid   user     tty      wait             tout locks nreads   nwrites
@@ -28,90 +24,81 @@ address          wtlist           owner            lklist           type     tbl
  4 active, 20000 total, 16384 hash buckets, 0 lock table overflows
 ";
 
-/// A directory of fake executables; `overrides` replaces the answer to one onstat option set
-/// (`"-X"`) with a shell snippet.
-struct FakeServer {
-    _dir: tempfile::TempDir,
-    bin: PathBuf,
-    home: PathBuf,
-    log: PathBuf,
+/// The lock chain's instance: every source ifxtop polls answers, grouped options as real onstat
+/// prints them. `tweak` changes the fake before it is installed.
+fn fake_server(tweak: impl FnOnce(&mut FakeOnstat)) -> FakeOnstat {
+    let mut f = FakeOnstat::new();
+    f.answer("-u", &format!("\n{U}"))
+        .answer("-k", &format!("\n{K}"))
+        .answer_fixture(
+            "-X",
+            "onstat-X/oninit-onstat-X-two-pools.txt",
+            Some("Buffers (Access)"),
+        )
+        .answer_fixture("-p", "onstat-p/hcl-14.10-adr-0602-doc.txt", Some("Profile"))
+        .answer_fixture(
+            "-l",
+            "onstat-l/hcl-onedb-2.0-adr-0598-doc.txt",
+            Some("Physical Logging"),
+        )
+        .answer_fixture(
+            "-s",
+            "onstat-s/hcl-14.10-prf-186-doc-lru-bf.txt",
+            Some("Latches with lock or userthread set"),
+        )
+        .answer_fixture(
+            "-x",
+            "onstat-x-txn/ifxtop-single-line-header-no-rb-time.txt",
+            Some("Transactions"),
+        )
+        .answer_fixture("-g con", "onstat-g-con/oninit-onstat-g-con.txt", None)
+        .answer_fixture(
+            "-g ath",
+            "onstat-g-ath/oninit-onstat-g-ath-truncated.txt",
+            None,
+        )
+        .answer_fixture(
+            "-g ntt",
+            "onstat-g-ntt/oninit-onstat-g-ntt-truncated.txt",
+            None,
+        )
+        .answer_fixture("-g sql 812", "onstat-g-sql/ifxtop-sql-812.txt", None)
+        .answer_fixture(
+            "-g glo",
+            "onstat-g-glo/hcl-14.10-adr-0533-doc-truncated.txt",
+            None,
+        )
+        .answer_fixture("-g rea", "onstat-g-rea/ifxtop-12.10-cpu-queue.txt", None)
+        .answer_fixture(
+            "-g lmx",
+            "onstat-g-lmx/ifxtop-12.10-x86-three-waiters-no-holder.txt",
+            None,
+        )
+        .answer_fixture(
+            "-g wmx",
+            "onstat-g-wmx/ifxtop-12.10-x86-three-waiters-no-holder.txt",
+            None,
+        )
+        .answer_fixture("-g seg", "onstat-g-seg/ifxtop-64-bit-locked-vx-m.txt", None)
+        .answer_fixture(
+            "-g tpf",
+            "onstat-g-tpf/ifxtop-all-threads-one-fills-the-log.txt",
+            None,
+        )
+        .answer_fixture(
+            "-g ckp",
+            "onstat-g-ckp/ifxtop-20-checkpoints-5-blocking.txt",
+            None,
+        );
+    f.oncheck_fixture("oncheck-pe/ifxtop-chunks-of-seed-onstat-X.txt");
+    f.dbaccess_tables("1048837|stores:'informix'.customer\n1048838|stores:'informix'.orders\n");
+    tweak(&mut f);
+    f.install();
+    f
 }
 
-fn fake_server(overrides: &[(&str, &str)]) -> FakeServer {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let bin = dir.path().join("bin");
-    let home = dir.path().join("home");
-    std::fs::create_dir_all(&bin).expect("bin");
-    std::fs::create_dir_all(&home).expect("home");
-    let data = dir.path().join("data");
-    std::fs::create_dir_all(&data).expect("data");
-    let put = |name: &str, text: &str| std::fs::write(data.join(name), text).expect("write");
-    put("u", &format!("{BANNER}{U}"));
-    put("k", &format!("{BANNER}{K}"));
-    put("empty", BANNER);
-    let fx = fixtures_dir();
-    let copy = |name: &str, rel: &str| {
-        std::fs::copy(fx.join(rel), data.join(name)).expect("fixture");
-    };
-    copy("sql812", "onstat-g-sql/ifxtop-sql-812.txt");
-    copy("x", "onstat-X/oninit-onstat-X-two-pools.txt");
-    copy("con", "onstat-g-con/oninit-onstat-g-con.txt");
-    copy("ath", "onstat-g-ath/oninit-onstat-g-ath-truncated.txt");
-    copy("ntt", "onstat-g-ntt/oninit-onstat-g-ntt-truncated.txt");
-    copy("pe", "oncheck-pe/ifxtop-chunks-of-seed-onstat-X.txt");
-    let log = dir.path().join("calls.log");
-    let mut cases = String::new();
-    for (opts, body) in overrides {
-        cases.push_str(&format!("  \"{opts}\") {body} ;;\n"));
-    }
-    let d = data.display();
-    let onstat = format!(
-        "#!/bin/sh\necho \"onstat $* INFORMIXSERVER=$INFORMIXSERVER\" >> '{log}'\n\
-         case \"$*\" in\n{cases}\
-           \"-u\") cat '{d}/u' ;;\n\
-           \"-k\") cat '{d}/k' ;;\n\
-           \"-X\") cat '{d}/x' ;;\n\
-           \"-g con\") cat '{d}/con' ;;\n\
-           \"-g ath\") cat '{d}/ath' ;;\n\
-           \"-g ntt\") cat '{d}/ntt' ;;\n\
-           \"-g sql 812\") cat '{d}/sql812' ;;\n\
-           *) cat '{d}/empty' ;;\n\
-         esac\nexit 5\n",
-        log = log.display()
-    );
-    let script = |name: &str, text: &str| {
-        use std::os::unix::fs::PermissionsExt;
-        let p = bin.join(name);
-        std::fs::write(&p, text).expect("script");
-        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    };
-    script("onstat", &onstat);
-    script(
-        "oncheck",
-        &format!(
-            "#!/bin/sh\necho \"oncheck $*\" >> '{}'\ncat '{d}/pe'\n",
-            log.display()
-        ),
-    );
-    script(
-        "dbaccess",
-        "#!/bin/sh\ncat > /dev/null\necho '1048837|stores:'\"'\"'informix'\"'\"'.customer'\n\
-         echo '1048838|stores:'\"'\"'informix'\"'\"'.orders'\n",
-    );
-    FakeServer {
-        _dir: dir,
-        bin,
-        home,
-        log,
-    }
-}
-
-fn snapshot(f: &FakeServer, args: &[&str]) -> Output {
-    let path = format!(
-        "{}:{}",
-        f.bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+fn snapshot(f: &FakeOnstat, args: &[&str]) -> Output {
+    let path = f.path();
     Command::new(env!("CARGO_BIN_EXE_ifxtop"))
         .arg("snapshot")
         .args(["--server", "ol_test", "--port", "9088"])
@@ -128,13 +115,9 @@ fn text(out: &[u8]) -> String {
     String::from_utf8_lossy(out).into_owned()
 }
 
-fn calls(log: &Path) -> String {
-    std::fs::read_to_string(log).unwrap_or_default()
-}
-
 #[test]
 fn a_live_snapshot_collects_every_source_once_and_reports() {
-    let f = fake_server(&[]);
+    let f = fake_server(|_| {});
     let out = snapshot(&f, &[]);
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert_eq!(out.status.code(), Some(0), "{stderr}\n{stdout}");
@@ -159,13 +142,21 @@ fn a_live_snapshot_collects_every_source_once_and_reports() {
             && heads.contains("update customer set balance"),
         "{stdout}"
     );
-    let log = calls(&f.log);
+    let log = f.calls();
+    // The options that print no `-g` table run as one onstat, each once (-u twice: its rates
+    // need two samples); the `-g` ones alone.
+    let grouped = log
+        .lines()
+        .find(|l| l.starts_with("onstat -u -X -k "))
+        .unwrap_or_else(|| panic!("one grouped call:\n{log}"));
+    for opt in ["-p", "-l", "-s", "-x"] {
+        assert!(grouped.contains(&format!(" {opt} ")), "{grouped}");
+    }
     for cmd in [
-        "onstat -u ",
-        "onstat -X ",
-        "onstat -k ",
         "onstat -g con ",
         "onstat -g ath ",
+        "onstat -g glo ",
+        "onstat -g ckp ",
     ] {
         assert!(log.contains(cmd), "{cmd} never ran:\n{log}");
     }
@@ -173,14 +164,20 @@ fn a_live_snapshot_collects_every_source_once_and_reports() {
     assert!(log.contains("INFORMIXSERVER=ol_test"), "{log}");
     // Once each (twice for the 1 s sources, whose rates need two samples): not a polling loop.
     let runs = |cmd: &str| log.lines().filter(|l| l.starts_with(cmd)).count();
-    assert!((2..=3).contains(&runs("onstat -u ")), "{log}");
-    assert_eq!(runs("onstat -k "), 1, "{log}");
+    assert!((2..=3).contains(&runs("onstat -u")), "{log}");
+    assert_eq!(
+        log.lines().filter(|l| l.contains(" -k ")).count(),
+        1,
+        "{log}"
+    );
     assert_eq!(runs("oncheck -pe"), 1, "{log}");
+    // 12.10 has no onstat -g bth (14.10+): it is not run at all.
+    assert_eq!(runs("onstat -g bth"), 0, "{log}");
 }
 
 #[test]
 fn a_live_snapshot_as_json_names_time_host_and_server() {
-    let f = fake_server(&[]);
+    let f = fake_server(|_| {});
     let out = snapshot(&f, &["--format", "json"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
@@ -205,7 +202,9 @@ fn a_live_snapshot_as_json_names_time_host_and_server() {
 #[test]
 fn an_off_line_server_is_a_failed_snapshot_that_says_so() {
     let off = "echo; echo 'shared memory not initialized for INFORMIXSERVER '\"'\"'ol_test'\"'\"''";
-    let f = fake_server(&[("-u", off), ("-X", off), ("-k", off), ("-g con", off)]);
+    let f = fake_server(|f| {
+        f.override_call("*", &format!("{off}; exit 255"));
+    });
     let out = snapshot(&f, &[]);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
@@ -214,7 +213,12 @@ fn an_off_line_server_is_a_failed_snapshot_that_says_so() {
 
 #[test]
 fn a_failing_onstat_makes_the_snapshot_incomplete() {
-    let f = fake_server(&[("-X", "echo 'onstat: permission denied' >&2; exit 1")]);
+    let f = fake_server(|f| {
+        // Alone it fails; grouped, onstat fails the whole call (the other options then run
+        // alone and answer).
+        f.forget("-X");
+        f.override_call("-X", "echo 'onstat: permission denied' >&2; exit 1");
+    });
     let out = snapshot(&f, &[]);
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert_eq!(out.status.code(), Some(1), "{stderr}");
@@ -228,7 +232,7 @@ fn a_failing_onstat_makes_the_snapshot_incomplete() {
 
 #[test]
 fn no_onstat_at_all_is_a_clear_failure() {
-    let f = fake_server(&[]);
+    let f = fake_server(|_| {});
     std::fs::remove_file(f.bin.join("onstat")).expect("rm");
     let out = Command::new(env!("CARGO_BIN_EXE_ifxtop"))
         .args(["snapshot", "--server", "ol_test"])
@@ -247,7 +251,7 @@ fn no_onstat_at_all_is_a_clear_failure() {
 
 #[test]
 fn at_is_refused_for_a_live_snapshot() {
-    let f = fake_server(&[]);
+    let f = fake_server(|_| {});
     let out = snapshot(&f, &["--at", "10"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
 }

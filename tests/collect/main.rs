@@ -163,15 +163,15 @@ async fn a_failed_poll_keeps_the_last_good_data_marked_stale() {
     ));
     let (tx, mut rx) = mpsc::channel(16);
     let (_itx, irx) = watch::channel(0.1);
-    let ctx = Ctx {
-        runner: Arc::new(runner(&dir)),
-        clock: SessionClock::start(),
-        sinks: Sinks {
+    let ctx = Ctx::new(
+        Arc::new(runner(&dir)),
+        SessionClock::start(),
+        Sinks {
             updates: tx,
             raw: None,
         },
-        interval: irx,
-    };
+        irx,
+    );
     let tasks = ifxtop::collect::spawn_polling(&ctx, vec![Source::OnstatU]);
     let mut store = Store::new(StoreSettings::default());
     for _ in 0..3 {

@@ -1,6 +1,8 @@
 //! Shared test helpers: fixture loading and insta snapshots in the top-level `snapshots/`.
 #![allow(dead_code)]
 
+pub mod fake_onstat;
+
 use std::path::{Path, PathBuf};
 
 pub fn fixtures_dir() -> PathBuf {

@@ -7,6 +7,7 @@ mod disk;
 mod drill;
 mod extras;
 mod fixtures_all;
+mod group;
 mod numa;
 mod oncheck_pe;
 mod onstat_g_con;

@@ -350,6 +350,20 @@ fn a_recorded_demo_replays_to_the_same_snapshot() {
         let a = ifxtop::commands::snapshot::json(&live).expect("json");
         let b = ifxtop::commands::snapshot::json(&replayed).expect("json");
         assert!(!live.waiters.is_empty(), "{name}: nothing waits");
-        assert_eq!(a, b, "{name}: the replay differs from what was recorded");
+        // The first line that differs, with a little context (the whole JSON is large).
+        if a != b {
+            let (la, lb): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
+            let i = la
+                .iter()
+                .zip(&lb)
+                .position(|(x, y)| x != y)
+                .unwrap_or(la.len().min(lb.len()));
+            let from = i.saturating_sub(12);
+            panic!(
+                "{name}: the replay differs from what was recorded at line {i}:\nrecorded:\n{}\nreplayed:\n{}",
+                la[from..(i + 3).min(la.len())].join("\n"),
+                lb[from..(i + 3).min(lb.len())].join("\n")
+            );
+        }
     }
 }
