@@ -63,7 +63,7 @@ fn snapshot_over_ssh_reports_the_remote_instance() {
     // The server name reached onstat as given, and the head's SQL was asked for remotely.
     let seen = std::fs::read_to_string(sshd.bin().join("server-seen")).expect("onstat ran");
     assert_eq!(seen, server);
-    let calls = std::fs::read_to_string(sshd.bin().join("calls.log")).expect("calls");
+    let calls = sshd.fake.calls();
     assert!(calls.contains("onstat -g sql 812"), "{calls}");
     assert!(calls.contains("oncheck -pe"), "{calls}");
     assert_eq!(

@@ -4,6 +4,9 @@
 //!
 //! Skipped with a message when /usr/sbin/sshd is absent, unless `CI` is set (then it fails).
 
+#[path = "../common/mod.rs"]
+mod common;
+
 mod cli;
 mod fake;
 mod quote;
@@ -92,7 +95,7 @@ async fn an_off_line_server_is_off_line_not_a_dropped_connection() {
     let r = runner(&sshd, "ol");
     let out = run(&r, &cmd(&["onstat", "-z"])).await.expect("runs");
     assert_eq!(out.exit, Some(1));
-    assert_eq!(out.stderr.trim(), "onstat: no such option '-z'");
+    assert_eq!(out.stderr.trim(), "onstat: invalid option -z");
 }
 
 #[tokio::test]

@@ -2,6 +2,7 @@
 //! its own, fake `onstat` executables printing real fixtures, and an ssh client config naming
 //! all of it.
 
+use crate::common::fake_onstat::FakeOnstat;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -30,6 +31,8 @@ pub struct Sshd {
     pub dir: tempfile::TempDir,
     pub port: u16,
     child: Option<Child>,
+    /// The remote instance's programs (its `bin` is the remote PATH's first directory).
+    pub fake: FakeOnstat,
 }
 
 impl Sshd {
@@ -92,11 +95,12 @@ impl Sshd {
         // The remote sessions' HOME: an empty one, so no startup file of the user running the
         // tests (root's .bashrc may take a quarter of a second) slows every remote command.
         std::fs::create_dir_all(d.join("remote-home")).expect("remote home");
-        fake_onstat(&d.join("bin"));
+        let fake = fake_instance();
         let mut s = Sshd {
             dir,
             port,
             child: None,
+            fake,
         };
         s.restart();
         s
@@ -112,7 +116,7 @@ impl Sshd {
 
     /// Where the fake onstat is: the runner's remote PATH.
     pub fn bin(&self) -> PathBuf {
-        self.path().join("bin")
+        self.fake.bin.clone()
     }
 
     /// `127.0.0.1:PORT`, as `--ssh` takes it.
@@ -251,9 +255,6 @@ fn free_port() -> u16 {
 /// The host name the fake `uname -n` gives: reports must name the remote host, not this one.
 pub const REMOTE_HOST: &str = "db-remote-01";
 
-const BANNER: &str =
-    "\nIBM Informix Dynamic Server Version 12.10.FC8 -- On-Line -- Up 2 days 03:04:05 -- 2395548 Kbytes\n\n";
-
 /// A lock chain: 812 holds, 813 and 815 wait for it, 814 for 813.
 const U: &str = "Userthreads
 address          flags   sessid   user     tty      wait             tout locks nreads   nwrites
@@ -273,72 +274,99 @@ address          wtlist           owner            lklist           type     tbl
  4 active, 20000 total, 16384 hash buckets, 0 lock table overflows
 ";
 
-/// Fake `onstat` (the lock chain above and real fixtures; a bare banner for every other
-/// option, with the server mode 5 as its exit code), `oncheck`, `dbaccess` and `uname`. onstat
-/// writes the INFORMIXSERVER it was given next to itself (`server-seen`) and each call to
-/// `calls.log`; a server named `offline…` is off-line (exit 255, as onstat does).
-fn fake_onstat(bin: &Path) {
-    std::fs::create_dir_all(bin).expect("bin dir");
-    let data = bin.join("data");
-    std::fs::create_dir_all(&data).expect("data dir");
-    let put = |name: &str, text: &str| std::fs::write(data.join(name), text).expect("write");
-    put("u", &format!("{BANNER}{U}"));
-    put("k", &format!("{BANNER}{K}"));
-    put("empty", BANNER);
-    let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    for (name, rel) in [
-        ("x", "onstat-X/oninit-onstat-X-two-pools.txt"),
-        ("con", "onstat-g-con/oninit-onstat-g-con.txt"),
-        ("ath", "onstat-g-ath/oninit-onstat-g-ath-truncated.txt"),
-        ("ntt", "onstat-g-ntt/oninit-onstat-g-ntt-truncated.txt"),
-        ("sql812", "onstat-g-sql/ifxtop-sql-812.txt"),
-        ("pe", "oncheck-pe/ifxtop-chunks-of-seed-onstat-X.txt"),
-    ] {
-        std::fs::copy(fx.join(rel), data.join(name)).expect("fixture");
-    }
-    // The directory's own path, quoted for sh (the tempdir name has no quote, but be safe).
-    let d = format!("'{}'", data.display().to_string().replace('\'', "'\\''"));
-    let b = format!("'{}'", bin.display().to_string().replace('\'', "'\\''"));
-    script(
-        bin,
-        "onstat",
+/// The remote instance: the shared fake `onstat` of the tests (every polled source answers,
+/// grouped options as real onstat prints them) with the lock chain above, `oncheck`,
+/// `dbaccess`, and a `uname -n` naming the remote host. onstat also writes the INFORMIXSERVER it
+/// was given to `server-seen` beside itself; a server named `offline…` is off-line (exit 255,
+/// as onstat does).
+fn fake_instance() -> FakeOnstat {
+    let mut f = FakeOnstat::new();
+    f.answer("-u", &format!("\n{U}"))
+        .answer("-k", &format!("\n{K}"))
+        .answer_fixture(
+            "-X",
+            "onstat-X/oninit-onstat-X-two-pools.txt",
+            Some("Buffers (Access)"),
+        )
+        .answer_fixture("-p", "onstat-p/hcl-14.10-adr-0602-doc.txt", Some("Profile"))
+        .answer_fixture(
+            "-l",
+            "onstat-l/hcl-onedb-2.0-adr-0598-doc.txt",
+            Some("Physical Logging"),
+        )
+        .answer_fixture(
+            "-s",
+            "onstat-s/hcl-14.10-prf-186-doc-lru-bf.txt",
+            Some("Latches with lock or userthread set"),
+        )
+        .answer_fixture(
+            "-x",
+            "onstat-x-txn/ifxtop-single-line-header-no-rb-time.txt",
+            Some("Transactions"),
+        )
+        .answer_fixture("-g con", "onstat-g-con/oninit-onstat-g-con.txt", None)
+        .answer_fixture(
+            "-g ath",
+            "onstat-g-ath/oninit-onstat-g-ath-truncated.txt",
+            None,
+        )
+        .answer_fixture(
+            "-g ntt",
+            "onstat-g-ntt/oninit-onstat-g-ntt-truncated.txt",
+            None,
+        )
+        .answer_fixture("-g sql 812", "onstat-g-sql/ifxtop-sql-812.txt", None)
+        .answer_fixture(
+            "-g glo",
+            "onstat-g-glo/hcl-14.10-adr-0533-doc-truncated.txt",
+            None,
+        )
+        .answer_fixture("-g rea", "onstat-g-rea/ifxtop-12.10-cpu-queue.txt", None)
+        .answer_fixture(
+            "-g lmx",
+            "onstat-g-lmx/ifxtop-12.10-x86-three-waiters-no-holder.txt",
+            None,
+        )
+        .answer_fixture(
+            "-g wmx",
+            "onstat-g-wmx/ifxtop-12.10-x86-three-waiters-no-holder.txt",
+            None,
+        )
+        .answer_fixture("-g seg", "onstat-g-seg/ifxtop-64-bit-locked-vx-m.txt", None)
+        .answer_fixture(
+            "-g tpf",
+            "onstat-g-tpf/ifxtop-all-threads-one-fills-the-log.txt",
+            None,
+        )
+        .answer_fixture(
+            "-g ckp",
+            "onstat-g-ckp/ifxtop-20-checkpoints-5-blocking.txt",
+            None,
+        );
+    f.oncheck_fixture("oncheck-pe/ifxtop-chunks-of-seed-onstat-X.txt");
+    f.dbaccess_tables("1048837|stores:'informix'.customer\n1048838|stores:'informix'.orders\n");
+    let seen = sh_quote(&f.bin.join("server-seen").display().to_string());
+    f.override_call(
+        "*",
         &format!(
-            r#"#!/bin/sh
-printf '%s' "$INFORMIXSERVER" > {b}/server-seen
-echo "onstat $*" >> {b}/calls.log
-case "$INFORMIXSERVER" in
-  offline*) echo; echo "shared memory not initialized for INFORMIXSERVER '$INFORMIXSERVER'"; exit 255;;
-esac
-case "$*" in
-  "-u") cat {d}/u;;
-  "-k") cat {d}/k;;
-  "-X") cat {d}/x;;
-  "-g con") cat {d}/con;;
-  "-g ath") cat {d}/ath;;
-  "-g ntt") cat {d}/ntt;;
-  "-g sql 812") cat {d}/sql812;;
-  "-z") echo "onstat: no such option '$*'" >&2; exit 1;;
-  *) cat {d}/empty;;
-esac
-exit 5
-"#
+            "printf '%s' \"$INFORMIXSERVER\" > {seen}; case \"$INFORMIXSERVER\" in offline*) \
+             echo; echo \"shared memory not initialized for INFORMIXSERVER '$INFORMIXSERVER'\"; \
+             exit 255;; esac"
         ),
     );
+    f.install();
     script(
-        bin,
-        "oncheck",
-        &format!("#!/bin/sh\necho \"oncheck $*\" >> {b}/calls.log\ncat {d}/pe\n"),
-    );
-    script(
-        bin,
-        "dbaccess",
-        "#!/bin/sh\ncat > /dev/null\necho '1048837|stores:'\"'\"'informix'\"'\"'.customer'\n",
-    );
-    script(
-        bin,
+        &f.bin,
         "uname",
-        &format!("#!/bin/sh\nif [ \"$1\" = -n ]; then echo {REMOTE_HOST}; else exec /bin/uname \"$@\"; fi\n"),
+        &format!(
+            "#!/bin/sh\nif [ \"$1\" = -n ]; then echo {REMOTE_HOST}; else exec /bin/uname \"$@\"; fi\n"
+        ),
     );
+    f
+}
+
+fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
 }
 
 fn script(bin: &Path, name: &str, text: &str) {
