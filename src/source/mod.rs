@@ -184,7 +184,8 @@ mod tests {
             Some(Source::OnstatGSes(Sid(812)))
         );
         assert_eq!(Source::from_label("onstat  -u "), Some(Source::OnstatU));
-        assert_eq!(Source::from_label("onstat -x"), None);
+        assert_eq!(Source::from_label("onstat -x"), Some(Source::OnstatXTxn));
+        assert_eq!(Source::from_label("onstat -y"), None);
         assert_eq!(Source::from_label("/proc/x/numa_maps"), None);
     }
 
