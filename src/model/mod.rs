@@ -8,4 +8,5 @@ pub mod session;
 pub mod sessions;
 pub mod snapshot;
 pub mod sockets;
+pub mod vitals;
 pub mod waiters;

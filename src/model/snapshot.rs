@@ -105,6 +105,10 @@ pub struct Snapshot {
     /// The buffer hot spot opened, likewise.
     #[serde(skip)]
     pub hotspot_view: Option<crate::model::hotspot::HotspotView>,
+    /// The server's vital signs: `rates`, `checkpoints`, `logs`, `vps`, `ready_queue`,
+    /// `mutexes`, `memory` at the JSON's top level.
+    #[serde(flatten)]
+    pub vitals: crate::model::vitals::Vitals,
 }
 
 /// What holds the checkpoint up, in words: `server Blocked:CKPT; in a critical section: sid 882`.
@@ -222,7 +226,13 @@ pub fn build_with(
     .with_locks(
         store.get::<OnstatK>(Source::OnstatK),
         store.get::<Systabnames>(Source::Systabnames),
-    );
+    )
+    .with_latches(&crate::model::waiters::LatchSources {
+        lmx: store.get(Source::OnstatGLmx),
+        wmx: store.get(Source::OnstatGWmx),
+        latches: store.get(Source::OnstatS),
+        ath: store.get(Source::OnstatGAth),
+    });
     let mut sockets = store.sockets.rows();
     let client_row = match store.get::<OnstatGNtt>(Source::OnstatGNtt) {
         Some(n) => crate::model::sockets::join_sessions(&mut sockets, n),
@@ -421,6 +431,7 @@ pub fn build_with(
         .map(|row| crate::model::hotspot::build(store, row, now));
     Snapshot {
         hotspot_view,
+        vitals: crate::model::vitals::build(store),
         heads,
         tree,
         sessions,

@@ -46,8 +46,16 @@ pub enum WaitTarget {
         object: Option<String>,
         owner: Option<Addr>,
     },
-    /// A mutex/latch (`onstat -s`, `-g lmx`).
-    Latch { address: Addr },
+    /// A mutex or latch (`onstat -g lmx`/`-g wmx`, `onstat -s`): its name and the thread
+    /// holding it, where those say.
+    Latch {
+        address: Addr,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        name: Option<CompactString>,
+        /// The holder's `onstat -u` address (the blocker).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        owner: Option<Addr>,
+    },
     /// Anything else (checkpoint, log buffer, transaction, rollback), with the address if any.
     Other { address: Option<Addr> },
 }
@@ -56,9 +64,9 @@ impl WaitTarget {
     /// The thread holding what is waited on, where the sources say.
     pub(crate) fn owner(&self) -> Option<Addr> {
         match self {
-            WaitTarget::Lock { owner, .. } | WaitTarget::Buffer { owner, .. } => {
-                owner.filter(|o| o.0 != u64::MAX)
-            }
+            WaitTarget::Lock { owner, .. }
+            | WaitTarget::Buffer { owner, .. }
+            | WaitTarget::Latch { owner, .. } => owner.filter(|o| o.0 != u64::MAX),
             _ => None,
         }
     }
@@ -123,7 +131,12 @@ impl WaitTarget {
                 Some(o) => format!("{o} ({chunk}:{page})"),
                 None => format!("buffer {chunk}:{page}"),
             },
-            WaitTarget::Latch { address } => format!("mutex {address}"),
+            WaitTarget::Latch {
+                name: Some(n),
+                address,
+                ..
+            } => format!("mutex {n} ({address})"),
+            WaitTarget::Latch { address, .. } => format!("mutex {address}"),
             WaitTarget::Other { address } => match address {
                 Some(a) => format!("{a}"),
                 None => String::new(),
@@ -143,6 +156,27 @@ pub(crate) struct WaitIndex<'a> {
     buffers_by_address: FxHashMap<Addr, BufferRef>,
     locks: FxHashMap<Addr, &'a Lock>,
     tables: Option<&'a Systabnames>,
+    /// Mutexes and latches by their address, and by the threads their waiter lists name.
+    latches: FxHashMap<Addr, LatchRef<'a>>,
+    latch_waiters: FxHashMap<Addr, LatchRef<'a>>,
+}
+
+/// A mutex or latch: its name and its holder's `onstat -u` address.
+#[derive(Debug, Clone, Copy)]
+struct LatchRef<'a> {
+    address: Addr,
+    name: &'a str,
+    holder: Option<Addr>,
+}
+
+/// What the mutex and latch sources give the waiter join: `onstat -g lmx`/`-g wmx` (holders and
+/// waiters by thread id, turned into `onstat -u` addresses through `onstat -g ath`) and
+/// `onstat -s` (latches with their holder's address).
+pub(crate) struct LatchSources<'a> {
+    pub(crate) lmx: Option<&'a crate::parsers::onstat_g_lmx::OnstatGLmx>,
+    pub(crate) wmx: Option<&'a crate::parsers::onstat_g_lmx::OnstatGLmx>,
+    pub(crate) latches: Option<&'a crate::parsers::onstat_s::OnstatS>,
+    pub(crate) ath: Option<&'a crate::parsers::onstat_g_ath::OnstatGAth>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -191,6 +225,52 @@ impl<'a> WaitIndex<'a> {
             self.locks = k.locks.iter().map(|l| (l.address, l)).collect();
         }
         self.tables = tables;
+        self
+    }
+
+    /// Adds the mutexes and latches: an S waiter's mutex by name, and its holder as blocker.
+    pub(crate) fn with_latches(mut self, src: &LatchSources<'a>) -> Self {
+        let rstcb_of: FxHashMap<crate::ids::Tid, Addr> = src
+            .ath
+            .map(|a| {
+                a.threads
+                    .iter()
+                    .filter_map(|t| Some((t.tid, t.rstcb?)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        for m in src
+            .lmx
+            .iter()
+            .chain(src.wmx.iter())
+            .flat_map(|x| &x.mutexes)
+        {
+            let r = LatchRef {
+                address: m.addr,
+                name: m.name.as_str(),
+                holder: m.holder.and_then(|t| rstcb_of.get(&t).copied()),
+            };
+            // -g lmx knows the holder, -g wmx may not: keep the one that does.
+            let e = self.latches.entry(m.addr).or_insert(r);
+            if e.holder.is_none() {
+                *e = r;
+            }
+            for w in &m.waiters {
+                if let Some(a) = rstcb_of.get(&w.tid) {
+                    let e = self.latch_waiters.entry(*a).or_insert(r);
+                    if e.holder.is_none() {
+                        *e = r;
+                    }
+                }
+            }
+        }
+        for l in src.latches.iter().flat_map(|s| &s.latches) {
+            self.latches.entry(l.address).or_insert(LatchRef {
+                address: l.address,
+                name: l.name.as_str(),
+                holder: l.userthread,
+            });
+        }
         self
     }
 
@@ -254,9 +334,19 @@ impl<'a> WaitIndex<'a> {
                     },
                 }
             }
-            WaitReason::Mutex => WaitTarget::Latch {
-                address: th.wait.unwrap_or_default(),
-            },
+            WaitReason::Mutex => {
+                let address = th.wait.unwrap_or_default();
+                let hit = self
+                    .latch_waiters
+                    .get(&th.address)
+                    .or_else(|| self.latches.get(&address));
+                WaitTarget::Latch {
+                    address: hit.map_or(address, |l| l.address),
+                    name: hit.map(|l| CompactString::from(l.name)),
+                    // Its own mutex is no wait on itself.
+                    owner: hit.and_then(|l| l.holder).filter(|h| *h != th.address),
+                }
+            }
             _ => WaitTarget::Other { address: th.wait },
         }
     }
@@ -561,6 +651,8 @@ pub(crate) fn verdict(row: &WaiterRow, u: &OnstatU, checkpoint: &str) -> Cow<'st
             WaitTarget::Buffer { chunk, page, .. } => {
                 format!("waiting for buffer {chunk}:{page}: ")
             }
+            WaitTarget::Latch { name: Some(n), .. } => format!("waiting for mutex {n}: "),
+            WaitTarget::Latch { address, .. } => format!("waiting for mutex {address}: "),
             _ => String::new(),
         };
         return Cow::Owned(format!("{on}{b}"));
@@ -597,7 +689,8 @@ pub(crate) fn verdict(row: &WaiterRow, u: &OnstatU, checkpoint: &str) -> Cow<'st
             None => format!("waiting for buffer page {chunk}:{page} (not in the extent map)"),
         }),
         WaitTarget::Lock { .. } => Cow::Borrowed("waiting for a lock"),
-        WaitTarget::Latch { address } => Cow::Owned(format!("waiting for mutex {address}")),
+        WaitTarget::Latch { name: Some(n), .. } => Cow::Owned(format!("waiting for mutex {n}")),
+        WaitTarget::Latch { address, .. } => Cow::Owned(format!("waiting for mutex {address}")),
         WaitTarget::Other { .. } => match row.reason {
             WaitReason::LogBuffer => Cow::Borrowed("waiting for a logical-log buffer write"),
             WaitReason::Transaction => Cow::Borrowed("waiting for a transaction"),

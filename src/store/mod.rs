@@ -4,6 +4,7 @@
 pub mod hotspots;
 pub mod scan;
 pub mod sockets;
+pub mod vitals;
 pub mod waits;
 
 use crate::collect::sample::Update;
@@ -89,6 +90,7 @@ pub struct Store {
     pub(crate) hotspots: Hotspots,
     pub(crate) sockets: SocketHistory,
     pub(crate) scan: ScanRate,
+    pub(crate) vitals: vitals::Vitals,
     /// The extent map in use and when it arrived (the `oncheck -pe` source's last good value
     /// that was a map).
     extents: Option<(Duration, Parsed)>,
@@ -108,6 +110,7 @@ impl Store {
             tracker: WaitTracker::default(),
             rates: Rates::default(),
             scan: ScanRate::default(),
+            vitals: vitals::Vitals::default(),
             extents: None,
             generation: 0,
             latest: Duration::ZERO,
@@ -196,6 +199,30 @@ impl Store {
             Source::Vmstat => {
                 if let Some(v) = parsed.get::<Vmstat>() {
                     self.scan.observe(&v.0, u.t);
+                }
+            }
+            Source::OnstatP => {
+                if let Some(p) = parsed.get::<crate::parsers::onstat_p::OnstatP>() {
+                    if p.offline.is_none() {
+                        self.vitals.profile.observe(p, u.t);
+                    }
+                }
+            }
+            Source::OnstatGGlo => {
+                if let Some(g) = parsed.get::<crate::parsers::onstat_g_glo::OnstatGGlo>() {
+                    self.vitals.vps.observe(g, u.t);
+                }
+            }
+            Source::OnstatGSeg => {
+                if let Some(s) = parsed.get::<crate::parsers::onstat_g_seg::OnstatGSeg>() {
+                    if !s.segments.is_empty() {
+                        self.vitals.memory.observe(s);
+                    }
+                }
+            }
+            Source::OnstatGRea => {
+                if let Some(r) = parsed.get::<crate::parsers::onstat_g_rea::OnstatGRea>() {
+                    self.vitals.ready.observe(r.threads.len());
                 }
             }
             Source::OncheckPe => {

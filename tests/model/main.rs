@@ -5,3 +5,4 @@ mod common;
 
 mod extents;
 mod joins;
+mod vitals;

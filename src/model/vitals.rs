@@ -1,0 +1,357 @@
+//! The server's vital signs as the screen and the JSON show them: profile rates, checkpoints,
+//! logical logs and the oldest open transaction, VP busy %, the ready queue, mutexes and latches
+//! with waiters, shared memory and its growth.
+
+use crate::ids::{Addr, Sid, Tid};
+use crate::parsers::onstat_g_ath::OnstatGAth;
+use crate::parsers::onstat_g_ckp::OnstatGCkp;
+use crate::parsers::onstat_g_lmx::OnstatGLmx;
+use crate::parsers::onstat_g_rea::OnstatGRea;
+use crate::parsers::onstat_g_seg::OnstatGSeg;
+use crate::parsers::onstat_l::OnstatL;
+use crate::parsers::onstat_s::OnstatS;
+use crate::parsers::onstat_u::OnstatU;
+use crate::parsers::onstat_x_txn::OnstatXTxn;
+use crate::source::Source;
+use crate::store::Store;
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Per-second rates of the `onstat -p` counters over the last interval.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct Rates {
+    pub lokwaits: Option<f64>,
+    pub bufwaits: Option<f64>,
+    pub lchwaits: Option<f64>,
+    pub deadlks: Option<f64>,
+    pub dltouts: Option<f64>,
+    pub ckpwaits: Option<f64>,
+    pub seqscans: Option<f64>,
+    pub commit: Option<f64>,
+    pub rollbk: Option<f64>,
+    pub isamtot: Option<f64>,
+    /// Reads and writes served from the buffer pool over the interval, %.
+    pub read_cache_pct: Option<f64>,
+    pub write_cache_pct: Option<f64>,
+}
+
+/// One checkpoint of `onstat -g ckp`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CheckpointRow {
+    pub interval: u64,
+    /// The server's clock when it ran.
+    pub clock_time: String,
+    pub trigger: String,
+    pub total_s: f64,
+    pub flush_s: f64,
+    /// How long transactions were blocked.
+    pub block_s: f64,
+    /// The longest wait for threads to leave their critical sections: when it is most of the
+    /// block time, the checkpoint waited on a thread, not on the disks.
+    pub crit_s: f64,
+    /// Transactions that waited for it.
+    pub waits: u64,
+    pub blocking: bool,
+}
+
+/// The oldest open transaction and how many logical logs it holds on to.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OldestTransaction {
+    pub sessid: Option<Sid>,
+    pub user: Option<String>,
+    /// Logs from the one it began in to the current one.
+    pub logs_spanned: u64,
+    /// The unique id of the log it began in.
+    pub begin_log: u32,
+    pub locks: u64,
+}
+
+/// The logical logs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Logs {
+    /// Of all logical-log pages, how many are used and not yet free for reuse (used and not
+    /// backed up), %.
+    pub used_pct: f64,
+    /// Log files used and not yet backed up.
+    pub not_backed_up: usize,
+    pub total: usize,
+    /// The number of the current log file.
+    pub current: Option<u64>,
+    /// How full the physical log is, %.
+    pub physical_used_pct: Option<f64>,
+    pub oldest_transaction: Option<OldestTransaction>,
+}
+
+/// One VP class: how many VPs and how busy they were over the last interval.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VpRow {
+    pub class: String,
+    pub count: u64,
+    pub busy_pct: Option<f64>,
+}
+
+/// A mutex or latch that has waiters (or a holder worth naming).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MutexRow {
+    pub name: String,
+    pub address: Addr,
+    /// `mutex` (`onstat -g lmx`/`-g wmx`) or `latch` (`onstat -s`).
+    pub kind: &'static str,
+    pub holder_sessid: Option<Sid>,
+    pub holder_tid: Option<Tid>,
+    /// How many threads wait for it.
+    pub waiters: usize,
+    pub waiter_sessids: Vec<Sid>,
+    /// The longest wait, seconds, where the source says.
+    pub longest_wait_s: Option<u64>,
+}
+
+/// Shared memory.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Memory {
+    pub segments: usize,
+    pub total_kb: u64,
+    /// Since ifxtop started watching.
+    pub growth_kb: i64,
+    pub added_segments: usize,
+    /// KB per segment class (`R` resident, `V` virtual, `M` message, `B` buffer pool...).
+    pub by_class: BTreeMap<String, u64>,
+}
+
+/// The vital signs in a snapshot (flattened into its JSON's top level).
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct Vitals {
+    pub rates: Option<Rates>,
+    pub checkpoints: Vec<CheckpointRow>,
+    pub logs: Option<Logs>,
+    pub vps: Vec<VpRow>,
+    pub ready_queue: Option<usize>,
+    pub mutexes: Vec<MutexRow>,
+    pub memory: Option<Memory>,
+    /// Recent values for the sparklines: rate name → per second, VP class → busy %, and the
+    /// ready queue.
+    #[serde(skip)]
+    pub history: History,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct History {
+    pub rates: BTreeMap<&'static str, Vec<f64>>,
+    pub vps: BTreeMap<String, Vec<f64>>,
+    pub ready_queue: Vec<f64>,
+}
+
+/// Thread id → session, through `onstat -g ath` (tid → rstcb) and `onstat -u` (rstcb → sid).
+fn sessions_of_tids(ath: Option<&OnstatGAth>, u: Option<&OnstatU>) -> FxHashMap<Tid, Sid> {
+    let sid_of: FxHashMap<Addr, Sid> = u
+        .map(|u| u.threads.iter().map(|t| (t.address, t.sessid)).collect())
+        .unwrap_or_default();
+    ath.map(|a| {
+        a.threads
+            .iter()
+            .filter_map(|t| Some((t.tid, *sid_of.get(&t.rstcb?)?)))
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+pub(crate) fn build(store: &Store) -> Vitals {
+    let u = store.get::<OnstatU>(Source::OnstatU);
+    let v = &store.vitals;
+    let mut out = Vitals::default();
+    let p = &v.profile;
+    if !p.per_s.is_empty() {
+        let r = |k: &str| p.per_s.get(k).copied();
+        out.rates = Some(Rates {
+            lokwaits: r("lokwaits"),
+            bufwaits: r("bufwaits"),
+            lchwaits: r("lchwaits"),
+            deadlks: r("deadlks"),
+            dltouts: r("dltouts"),
+            ckpwaits: r("ckpwaits"),
+            seqscans: r("seqscans"),
+            commit: r("commit"),
+            rollbk: r("rollbk"),
+            isamtot: r("isamtot"),
+            read_cache_pct: p.read_cache_pct,
+            write_cache_pct: p.write_cache_pct,
+        });
+    }
+    out.history.rates = p
+        .history
+        .iter()
+        .map(|(k, h)| (*k, h.iter().copied().collect()))
+        .collect();
+    if let Some(c) = store.get::<OnstatGCkp>(Source::OnstatGCkp) {
+        out.checkpoints = c
+            .checkpoints
+            .iter()
+            .map(|k| CheckpointRow {
+                interval: k.interval,
+                clock_time: k.clock_time.clone(),
+                trigger: k.trigger.clone(),
+                total_s: k.total_time,
+                flush_s: k.flush_time,
+                block_s: k.block_time,
+                crit_s: k.long_time,
+                waits: k.waits,
+                blocking: k.blocking,
+            })
+            .collect();
+    }
+    if let Some(l) = store.get::<OnstatL>(Source::OnstatL) {
+        if !l.logs.is_empty() {
+            let size: u64 = l.logs.iter().map(|f| f.size).sum();
+            let held: u64 = l
+                .logs
+                .iter()
+                .filter(|f| f.has_flag('U') && !f.has_flag('B'))
+                .map(|f| f.used)
+                .sum();
+            let current = l.logs.iter().find(|f| f.is_current());
+            out.logs = Some(Logs {
+                used_pct: if size > 0 {
+                    100.0 * held as f64 / size as f64
+                } else {
+                    0.0
+                },
+                not_backed_up: l.not_backed_up(),
+                total: l.logs.len(),
+                current: current.map(|f| f.number),
+                physical_used_pct: l.physical.as_ref().and_then(|p| p.used_pct),
+                oldest_transaction: oldest_transaction(
+                    store.get::<OnstatXTxn>(Source::OnstatXTxn),
+                    u,
+                    current.map(|f| f.uniqid),
+                ),
+            });
+        }
+    }
+    if let Some(g) = store.get::<crate::parsers::onstat_g_glo::OnstatGGlo>(Source::OnstatGGlo) {
+        out.vps = g
+            .classes
+            .iter()
+            .map(|c| VpRow {
+                class: c.class.clone(),
+                count: c.vps,
+                busy_pct: v.vps.busy.get(&c.class).map(|(_, pct)| *pct),
+            })
+            .collect();
+    }
+    out.history.vps = v
+        .vps
+        .history
+        .iter()
+        .map(|(k, h)| (k.clone(), h.iter().copied().collect()))
+        .collect();
+    out.ready_queue = store
+        .get::<OnstatGRea>(Source::OnstatGRea)
+        .map(|r| r.threads.len());
+    out.history.ready_queue = v.ready.history.iter().copied().collect();
+    out.mutexes = mutexes(store, u);
+    if let (Some(s), Some(total)) = (
+        store.get::<OnstatGSeg>(Source::OnstatGSeg),
+        v.memory.latest_kb,
+    ) {
+        let mut by_class: BTreeMap<String, u64> = BTreeMap::new();
+        for seg in &s.segments {
+            *by_class.entry(seg.class.clone()).or_default() += seg.size / 1024;
+        }
+        out.memory = Some(Memory {
+            segments: v.memory.segments,
+            total_kb: total,
+            growth_kb: i64::try_from(total).unwrap_or(i64::MAX)
+                - i64::try_from(v.memory.first_kb.unwrap_or(total)).unwrap_or(i64::MAX),
+            added_segments: v.memory.added,
+            by_class,
+        });
+    }
+    out
+}
+
+/// The open transaction that began in the oldest log: what keeps the logs from being freed.
+fn oldest_transaction(
+    x: Option<&OnstatXTxn>,
+    u: Option<&OnstatU>,
+    current_log: Option<u64>,
+) -> Option<OldestTransaction> {
+    let t = x?
+        .transactions
+        .iter()
+        .filter(|t| t.userthread.is_some())
+        .filter_map(|t| Some((t, t.begin_logpos?)))
+        .min_by_key(|(_, b)| b.log)?;
+    let (t, begin) = t;
+    let thread = u.and_then(|u| u.threads.iter().find(|th| Some(th.address) == t.userthread));
+    Some(OldestTransaction {
+        sessid: thread.map(|th| th.sessid),
+        user: thread.map(|th| th.user.to_string()),
+        logs_spanned: current_log.map_or(1, |c| c.saturating_sub(u64::from(begin.log)) + 1),
+        begin_log: begin.log,
+        locks: t.locks,
+    })
+}
+
+/// Mutexes with waiters or holders (`-g lmx`, `-g wmx`, merged by address) and latches with a
+/// holder (`-s`), most waiters first.
+fn mutexes(store: &Store, u: Option<&OnstatU>) -> Vec<MutexRow> {
+    let sid_of_tid = sessions_of_tids(store.get::<OnstatGAth>(Source::OnstatGAth), u);
+    let sid_of_addr: FxHashMap<Addr, Sid> = u
+        .map(|u| u.threads.iter().map(|t| (t.address, t.sessid)).collect())
+        .unwrap_or_default();
+    let mut rows: BTreeMap<Addr, MutexRow> = BTreeMap::new();
+    for src in [Source::OnstatGLmx, Source::OnstatGWmx] {
+        for m in store
+            .get::<OnstatGLmx>(src)
+            .map(|x| x.mutexes.as_slice())
+            .unwrap_or_default()
+        {
+            let row = rows.entry(m.addr).or_insert_with(|| MutexRow {
+                name: m.name.clone(),
+                address: m.addr,
+                kind: "mutex",
+                holder_sessid: None,
+                holder_tid: None,
+                waiters: 0,
+                waiter_sessids: Vec::new(),
+                longest_wait_s: None,
+            });
+            if m.holder.is_some() {
+                row.holder_tid = m.holder;
+                row.holder_sessid = m.holder.and_then(|t| sid_of_tid.get(&t).copied());
+            }
+            if m.waiters.len() >= row.waiters {
+                row.waiters = m.waiters.len();
+                let mut sids: Vec<Sid> = m
+                    .waiters
+                    .iter()
+                    .filter_map(|w| sid_of_tid.get(&w.tid).copied())
+                    .collect();
+                sids.sort_unstable();
+                sids.dedup();
+                row.waiter_sessids = sids;
+                row.longest_wait_s = m.waiters.iter().map(|w| w.waittime).max();
+            }
+        }
+    }
+    for l in store
+        .get::<OnstatS>(Source::OnstatS)
+        .map(|s| s.latches.as_slice())
+        .unwrap_or_default()
+    {
+        rows.entry(l.address).or_insert_with(|| MutexRow {
+            name: l.name.clone(),
+            address: l.address,
+            kind: "latch",
+            holder_sessid: l.userthread.and_then(|a| sid_of_addr.get(&a).copied()),
+            holder_tid: None,
+            waiters: usize::from(l.wait.is_some()),
+            waiter_sessids: Vec::new(),
+            longest_wait_s: None,
+        });
+    }
+    let mut out: Vec<MutexRow> = rows.into_values().collect();
+    out.sort_by(|a, b| b.waiters.cmp(&a.waiters).then(a.name.cmp(&b.name)));
+    out
+}

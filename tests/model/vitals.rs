@@ -1,0 +1,253 @@
+//! The vital signs: `onstat -p` rates between samples (and across a reset), VP busy %, memory
+//! growth, the oldest transaction and the logs it holds, mutexes with their holder, and the S
+//! waiters of `onstat -u` joined to the mutex they wait for and its holder as blocker.
+
+use crate::common::fixture;
+use ifxtop::collect::sample::Update;
+use ifxtop::ids::Sid;
+use ifxtop::model::snapshot::{self, Snapshot};
+use ifxtop::model::waiters::WaitTarget;
+use ifxtop::source::{Output, Source};
+use ifxtop::store::{Store, StoreSettings};
+use std::time::Duration;
+
+const BANNER: &str = "\nIBM Informix Dynamic Server Version 12.10.FC8 -- On-Line -- Up 2 days 03:04:05 -- 2395548 Kbytes\n\n";
+
+fn apply(store: &mut Store, source: Source, t: u64, text: &str) {
+    let result = source.parse(Output {
+        exit: Some(5),
+        stdout: text.to_string(),
+        stderr: String::new(),
+    });
+    match &result {
+        Ok(p) => assert_eq!(p.unparsed(), 0, "{}: lines left unparsed", source.label()),
+        Err(e) => panic!("{}: {e}", source.label()),
+    }
+    store.apply(Update {
+        source,
+        t: Duration::from_secs(t),
+        took: Duration::ZERO,
+        result,
+    });
+}
+
+fn build(store: &Store) -> Snapshot {
+    snapshot::build(store, store.latest, Some("test"), &[])
+}
+
+/// `onstat -p` in the 12.10 layout with these counters (the others fixed).
+fn profile(dskreads: u64, bufreads: u64, lokwaits: u64, bufwaits: u64, commit: u64) -> String {
+    format!(
+        "{BANNER}Profile
+dskreads  pagreads   bufreads   %cached dskwrits   pagwrits   bufwrits   %cached
+{dskreads:<9} 47321      {bufreads:<10} 99.99   103113     158697     950932     89.16
+
+isamtot   open     start    read     write   rewrite  delete  commit  rollbk
+139214865 9195777  12257208 94191268 362691  55696    38134   {commit:<7} 24
+
+gp_read   gp_write   gp_rewrt   gp_del     gp_alloc   gp_free   gp_curs
+39        2          27         51         0          0         16
+
+ovlock    ovuserthread   ovbuff   usercpu  syscpu   numckpts   flushes
+0         0              0        1551.59  144.82   1822       1822
+
+bufwaits  lokwaits  lockreqs   deadlks  dltouts  ckpwaits  compress  seqscans
+{bufwaits:<9} {lokwaits:<9} 195872383  0        0        1         39331     1259170
+
+ixda-RA   idx-RA     da-RA    logrec-RA  RA-pgsused lchwaits
+0         7594       2124     0          2002       18848
+"
+    )
+}
+
+#[test]
+fn profile_counters_become_rates_and_a_reset_starts_over() {
+    let mut s = Store::new(StoreSettings::default());
+    apply(
+        &mut s,
+        Source::OnstatP,
+        0,
+        &profile(1000, 100_000, 10, 100, 5000),
+    );
+    assert_eq!(build(&s).vitals.rates, None, "one sample is no rate");
+    apply(
+        &mut s,
+        Source::OnstatP,
+        5,
+        &profile(1100, 110_000, 60, 150, 5500),
+    );
+    let r = build(&s).vitals.rates.expect("rates after two samples");
+    assert_eq!(r.lokwaits, Some(10.0));
+    assert_eq!(r.bufwaits, Some(10.0));
+    assert_eq!(r.commit, Some(100.0));
+    assert_eq!(r.deadlks, Some(0.0));
+    // 100 disk reads for 10,000 buffer reads: 99 % from the cache over the interval (the
+    // counters' own %cached says 99.99, since the server started).
+    assert_eq!(r.read_cache_pct, Some(99.0));
+    // onstat -z: every counter drops. No negative rate: nothing until the next interval.
+    apply(&mut s, Source::OnstatP, 10, &profile(5, 50, 0, 1, 3));
+    assert_eq!(build(&s).vitals.rates, None);
+    apply(&mut s, Source::OnstatP, 15, &profile(10, 1050, 5, 6, 503));
+    let r = build(&s).vitals.rates.expect("rates again");
+    assert_eq!(r.lokwaits, Some(1.0));
+    assert_eq!(r.commit, Some(100.0));
+    assert_eq!(r.read_cache_pct, Some(99.5));
+    // The sparkline history kept the intervals before and after, not the reset.
+    let h = &build(&s).vitals.history.rates["lokwaits"];
+    assert_eq!(h, &vec![10.0, 1.0]);
+}
+
+#[test]
+fn vp_cpu_seconds_become_busy_percent_per_class() {
+    let glo = fixture("onstat-g-glo/ifxtop-14.10-16-cpu-vps-wide-times.txt");
+    let mut s = Store::new(StoreSettings::default());
+    apply(&mut s, Source::OnstatGGlo, 0, &glo);
+    let snap = build(&s);
+    assert!(!snap.vitals.vps.is_empty());
+    assert!(snap.vitals.vps.iter().all(|v| v.busy_pct.is_none()));
+    // 10 s later the same CPU seconds: idle, 0 %.
+    apply(&mut s, Source::OnstatGGlo, 10, &glo);
+    let cpu = build(&s)
+        .vitals
+        .vps
+        .into_iter()
+        .find(|v| v.class == "cpu")
+        .expect("a cpu class");
+    assert_eq!(cpu.count, 16);
+    assert_eq!(cpu.busy_pct, Some(0.0));
+    // 10 s later the cpu class used 120 more CPU seconds (+100 user, +20 sys) on its 16 VPs:
+    // 120 / (10 s * 16) = 75 % busy.
+    let busier = glo.replace(
+        " cpu         16        4542663.11 257580.43 4800243.54",
+        " cpu         16        4542763.11 257600.43 4800363.54",
+    );
+    assert_ne!(busier, glo);
+    apply(&mut s, Source::OnstatGGlo, 20, &busier);
+    let cpu = build(&s)
+        .vitals
+        .vps
+        .into_iter()
+        .find(|v| v.class == "cpu")
+        .expect("a cpu class");
+    let busy = cpu.busy_pct.expect("busy");
+    assert!((busy - 75.0).abs() < 1e-6, "{busy}");
+    assert_eq!(build(&s).vitals.history.vps["cpu"].len(), 2);
+}
+
+/// An instance where session 901 holds mutex `lockhash[12]` and 902, 903 wait for it (S), and
+/// session 905's transaction began 4 logs ago.
+fn mutex_and_long_txn_store() -> Store {
+    let u = format!(
+        "{BANNER}Userthreads
+address          flags   sessid   user     tty      wait             tout locks nreads   nwrites
+4b4ad628         ---P--- 901      appuser  -        0                0    3     120      45
+4b4adc40         S--P--- 902      appuser  -        4b0f1d28         0    1     10       2
+4b4ae258         S--P--- 903      batch    -        4b0f1d28         0    0     5        0
+4b4ae870         ---P--- 905      loader   -        0                0    9000  7        800
+ 4 active, 128 total, 12 maximum concurrent
+"
+    );
+    let ath = format!(
+        "{BANNER}Threads:
+ tid     tcb      rstcb    prty status                vp-class      name
+ 5118    141c9270 4b4ad628 2    running                 1cpu        sqlexec
+ 5120    141e3138 4b4adc40 2    mutex wait lockhash[12] 1cpu        sqlexec
+ 5121    141f8138 4b4ae258 2    mutex wait lockhash[12] 1cpu        sqlexec
+ 5122    1420d138 4b4ae870 2    running                 1cpu        sqlexec
+"
+    );
+    let lmx = format!(
+        "{BANNER}Locked mutexes:
+mid      addr             name               holder   lkcnt  waiter   waittime
+4011     4b0f1d28         lockhash[12]       5118     0      5120     4
+                                                             5121     2
+"
+    );
+    let x = format!(
+        "{BANNER}Transactions
+address  flags userthread locks  begin_logpos  current_logpos isol    retrys coord
+a6d1028  A---- 4b4ad628   3      -             -              COMMIT  0
+a6d1348  A-B-- 4b4ae870   9000   3:0x25018     6:0x486fc      COMMIT  0
+ 2 active, 128 total, 9 maximum concurrent
+"
+    );
+    let l = fixture("onstat-l/hcl-onedb-2.0-adr-0598-doc.txt");
+    let mut s = Store::new(StoreSettings::default());
+    apply(&mut s, Source::OnstatU, 0, &u);
+    apply(&mut s, Source::OnstatGAth, 0, &ath);
+    apply(&mut s, Source::OnstatGLmx, 0, &lmx);
+    apply(&mut s, Source::OnstatXTxn, 0, &x);
+    apply(&mut s, Source::OnstatL, 0, &l);
+    s
+}
+
+#[test]
+fn an_s_waiter_names_its_mutex_and_its_holder_is_the_blocker() {
+    let snap = build(&mutex_and_long_txn_store());
+    let w = snap
+        .waiters
+        .iter()
+        .find(|w| w.sessid == Sid(902))
+        .expect("902 waits");
+    match &w.waiting_on {
+        WaitTarget::Latch { name, owner, .. } => {
+            assert_eq!(name.as_deref(), Some("lockhash[12]"));
+            assert_eq!(owner.map(|o| o.to_string()).as_deref(), Some("4b4ad628"));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(w.blockers, vec![Sid(901)]);
+    assert_eq!(w.waiting_on_short(), "mutex lockhash[12] (4b0f1d28)");
+    assert!(w.verdict.contains("lockhash[12]"), "{}", w.verdict);
+    assert!(w.verdict.contains("sid 901"), "{}", w.verdict);
+    // The mutex list: its holder's session and its waiters' sessions.
+    let m = &snap.vitals.mutexes[0];
+    assert_eq!(m.name, "lockhash[12]");
+    assert_eq!(m.holder_sessid, Some(Sid(901)));
+    assert_eq!(m.waiters, 2);
+    assert_eq!(m.waiter_sessids, vec![Sid(902), Sid(903)]);
+    assert_eq!(m.longest_wait_s, Some(4));
+    // 901 holds up two sessions in the Sessions list too.
+    let s901 = snap
+        .sessions
+        .iter()
+        .find(|s| s.sessid == Sid(901))
+        .expect("901");
+    assert_eq!(s901.blocks, vec![Sid(902), Sid(903)]);
+}
+
+#[test]
+fn the_oldest_transaction_names_its_session_and_the_logs_it_holds() {
+    let snap = build(&mutex_and_long_txn_store());
+    let logs = snap.vitals.logs.expect("logs");
+    // The -l sample: 6 of 8 logs used, 5 backed up, the current one (6) not.
+    assert_eq!(logs.total, 8);
+    assert_eq!(logs.not_backed_up, 1);
+    assert_eq!(logs.current, Some(6));
+    let t = logs.oldest_transaction.expect("an open transaction");
+    assert_eq!(t.sessid, Some(Sid(905)));
+    assert_eq!(t.user.as_deref(), Some("loader"));
+    assert_eq!(t.begin_log, 3);
+    // Logs 3, 4, 5 and the current 6.
+    assert_eq!(t.logs_spanned, 4);
+    assert_eq!(t.locks, 9000);
+}
+
+#[test]
+fn memory_growth_counts_from_the_first_sample() {
+    let seg = fixture("onstat-g-seg/ifxtop-64-bit-locked-vx-m.txt");
+    let mut s = Store::new(StoreSettings::default());
+    apply(&mut s, Source::OnstatGSeg, 0, &seg);
+    let m = build(&s).vitals.memory.expect("memory");
+    assert_eq!(m.growth_kb, 0);
+    assert_eq!(m.added_segments, 0);
+    assert!(m.total_kb > 0 && m.segments > 1);
+    let by_class: u64 = m.by_class.values().sum();
+    // The classes add up to the Total line (this sample's Total is 400 KB off its rows).
+    assert!(
+        by_class.abs_diff(m.total_kb) * 100 < m.total_kb,
+        "{by_class} of {}",
+        m.total_kb
+    );
+    assert_eq!(m.by_class["B"], 8_589_950_976 / 1024);
+}
