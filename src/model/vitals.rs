@@ -59,6 +59,8 @@ pub struct CheckpointRow {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct OldestTransaction {
     pub sessid: Option<Sid>,
+    /// The owning thread's `onstat -u` address.
+    pub userthread: Addr,
     pub user: Option<String>,
     /// Logs from the one it began in to the current one.
     pub logs_spanned: u64,
@@ -286,6 +288,7 @@ fn oldest_transaction(
     let thread = u.and_then(|u| u.threads.iter().find(|th| Some(th.address) == t.userthread));
     Some(OldestTransaction {
         sessid: thread.map(|th| th.sessid),
+        userthread: t.userthread.unwrap_or_default(),
         user: thread.map(|th| th.user.to_string()),
         logs_spanned: current_log.map_or(1, |c| c.saturating_sub(u64::from(begin.log)) + 1),
         begin_log: begin.log,

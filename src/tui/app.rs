@@ -130,7 +130,7 @@ pub struct App {
     pub(crate) mode: Mode,
     pub server: Option<String>,
     pub pane: Pane,
-    pub(crate) tables: [TableUi; 5],
+    pub(crate) tables: [TableUi; 6],
     pub help: bool,
     pub prompt: Option<Prompt>,
     pub live: Arc<Snapshot>,
@@ -176,9 +176,9 @@ pub struct RecordingUi {
 /// How long a message stays on the status line.
 pub(crate) const MESSAGE_TTL: Duration = Duration::from_secs(6);
 
-/// Rows above a list pane's table body: header (2), tabs (1), summary (1), column header (1);
+/// Rows above a list pane's table body: header (3), tabs (1), summary (1), column header (1);
 /// below it: the status line (1).
-pub(crate) const CHROME_ROWS: u16 = 6;
+pub(crate) const CHROME_ROWS: u16 = 7;
 
 impl App {
     pub fn new(keymap: Keymap, theme: Theme, mode: Mode, interval: f64) -> Self {
@@ -261,6 +261,9 @@ impl App {
             Pane::Sockets => snap.sockets.get(row).and_then(|s| s.sessid),
             Pane::Buffers => snap.hotspots.get(row).and_then(|h| h.owner_sid),
             Pane::Numa => None,
+            Pane::Server => crate::tui::views::server::lines(snap, &self.theme)
+                .get(row)
+                .and_then(|l| l.sid),
         }
     }
 

@@ -25,6 +25,7 @@ pub enum Action {
     PaneBuffers,
     PaneSockets,
     PaneNuma,
+    PaneServer,
     DrillDown,
     /// Open any session's screen by its number (`#`).
     GotoSession,
@@ -206,6 +207,7 @@ const DEFAULTS: &[(&str, Action)] = &[
     ("3", Action::PaneBuffers),
     ("4", Action::PaneSockets),
     ("5", Action::PaneNuma),
+    ("6", Action::PaneServer),
     ("enter", Action::DrillDown),
     ("#", Action::GotoSession),
     ("esc", Action::Back),

@@ -16,7 +16,7 @@ use crate::tui::theme::Theme;
 use ratatui::style::Style;
 use std::borrow::Cow;
 
-/// The panes. NUMA is drawn as a report, not a list.
+/// The panes. NUMA and Server are drawn as reports, not lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Pane {
     /// Every session, as `top` lists every process.
@@ -25,6 +25,8 @@ pub enum Pane {
     Buffers,
     Sockets,
     Numa,
+    /// The server's vital signs: rates, checkpoints, logs, VPs, mutexes, memory.
+    Server,
 }
 
 /// A column of the Sessions pane.
@@ -170,12 +172,13 @@ const SOCKET_COLS: [Column; 9] = [
 ];
 
 impl Pane {
-    pub const ALL: [Pane; 5] = [
+    pub const ALL: [Pane; 6] = [
         Pane::Sessions,
         Pane::Waiters,
         Pane::Buffers,
         Pane::Sockets,
         Pane::Numa,
+        Pane::Server,
     ];
 
     pub(crate) fn index(self) -> usize {
@@ -185,6 +188,7 @@ impl Pane {
             Pane::Buffers => 2,
             Pane::Sockets => 3,
             Pane::Numa => 4,
+            Pane::Server => 5,
         }
     }
 
@@ -195,6 +199,7 @@ impl Pane {
             Pane::Buffers => "Buffers",
             Pane::Sockets => "Sockets",
             Pane::Numa => "NUMA",
+            Pane::Server => "Server",
         }
     }
 
@@ -205,7 +210,7 @@ impl Pane {
             Pane::Waiters => &WAITER_COLS,
             Pane::Buffers => &HOTSPOT_COLS,
             Pane::Sockets => &SOCKET_COLS,
-            Pane::Numa => &[],
+            Pane::Numa | Pane::Server => &[],
         }
     }
 
@@ -217,7 +222,7 @@ impl Pane {
                 column: Column::Hotspot(HotspotCol::Window),
                 desc: true,
             },
-            Pane::Sockets | Pane::Numa => Order::By {
+            Pane::Sockets | Pane::Numa | Pane::Server => Order::By {
                 column: Column::Socket(SocketCol::SendQ),
                 desc: true,
             },
@@ -256,6 +261,8 @@ impl Pane {
             Pane::Buffers => snap.hotspots.len(),
             Pane::Sockets => snap.sockets.len(),
             Pane::Numa => snap.numa.nodes.len(),
+            // Every line is a row the cursor moves over (Enter on one naming a session).
+            Pane::Server => crate::tui::views::server::lines(snap, &Theme::plain()).len(),
         }
     }
 
@@ -286,6 +293,7 @@ impl Pane {
                 .get(row)
                 .map(|s| format!("{} {}", s.local, s.remote)),
             Pane::Numa => snap.numa.nodes.get(row).map(|n| n.node.to_string()),
+            Pane::Server => None,
         }
     }
 
@@ -685,7 +693,7 @@ impl TableRows for PaneRows<'_> {
                 Some(r) if r.send_q > 0 => theme.hot,
                 _ => Style::new(),
             },
-            Pane::Numa => Style::new(),
+            Pane::Numa | Pane::Server => Style::new(),
         }
     }
 }

@@ -335,7 +335,7 @@ impl App {
         let page = if self.drill.is_empty() {
             self.page_rows()
         } else {
-            usize::from(self.size.1.saturating_sub(4)).max(SESSION_PAGE)
+            usize::from(self.size.1.saturating_sub(5)).max(SESSION_PAGE)
         } as isize;
         match action {
             Action::Quit => self.quit = true,
@@ -359,6 +359,7 @@ impl App {
             Action::PaneBuffers => self.set_pane(Pane::Buffers),
             Action::PaneSockets => self.set_pane(Pane::Sockets),
             Action::PaneNuma => self.set_pane(Pane::Numa),
+            Action::PaneServer => self.set_pane(Pane::Server),
             Action::DrillDown if !self.drill.is_empty() => match self.session() {
                 Some((d, Some(view))) => match view.chain.get(d.selected) {
                     Some(link) => {

@@ -221,7 +221,7 @@ async fn the_screen_moves_with_the_data_without_keys() {
     // drawn on a timer faster than that (the age clock ticks once a second, data settles).
     let clocks: Vec<&str> = frames
         .iter()
-        .filter_map(|f| f.lines().nth(2))
+        .filter_map(|f| f.lines().nth(3))
         .filter_map(|l| l.split("t=").nth(1))
         .filter_map(|t| t.split('s').next())
         .collect();

@@ -114,7 +114,64 @@ pub fn store() -> Store {
         &fixture("numa_maps/drepper-2007-what-every-programmer-fig5.2-4node.txt"),
         0,
     );
+    vitals(&mut s);
     s
+}
+
+/// The vital signs: two profiles 5 s apart (lock and buffer waits rising), two `-g glo` 10 s
+/// apart, the logs, transactions, checkpoints, mutexes, latches, segments, the ready queue.
+fn vitals(s: &mut Store) {
+    let p = fixture("onstat-p/hcl-14.10-adr-0602-doc.txt");
+    apply(s, Source::OnstatP, 25, &format!("{BANNER}{p}"), 5);
+    let later = p.replace(
+        "176       1         195872383",
+        "236       61        195972383",
+    );
+    assert_ne!(later, p);
+    apply(s, Source::OnstatP, 30, &format!("{BANNER}{later}"), 5);
+    let glo = fixture("onstat-g-glo/ifxtop-14.10-16-cpu-vps-wide-times.txt");
+    apply(s, Source::OnstatGGlo, 20, &glo, 5);
+    let busier = glo.replace(
+        " cpu         16        4542663.11 257580.43 4800243.54",
+        " cpu         16        4542763.11 257600.43 4800363.54",
+    );
+    apply(s, Source::OnstatGGlo, 30, &busier, 5);
+    for (source, rel) in [
+        (Source::OnstatL, "onstat-l/hcl-onedb-2.0-adr-0598-doc.txt"),
+        (
+            Source::OnstatXTxn,
+            "onstat-x-txn/ifxtop-12.10-long-txn-rolling-back.txt",
+        ),
+        (
+            Source::OnstatGCkp,
+            "onstat-g-ckp/ifxtop-20-checkpoints-5-blocking.txt",
+        ),
+        (
+            Source::OnstatGLmx,
+            "onstat-g-lmx/ifxtop-12.10-x86-three-waiters-no-holder.txt",
+        ),
+        (
+            Source::OnstatS,
+            "onstat-s/hcl-14.10-adr-0606-doc-blocked-ckpt.txt",
+        ),
+        (
+            Source::OnstatGSeg,
+            "onstat-g-seg/ifxtop-64-bit-locked-vx-m.txt",
+        ),
+        (
+            Source::OnstatGRea,
+            "onstat-g-rea/ifxtop-12.10-cpu-queue.txt",
+        ),
+    ] {
+        let text = fixture(rel);
+        // The doc's -l has no banner: give it one.
+        let text = if text.contains(" Version ") {
+            text
+        } else {
+            format!("{BANNER}{text}")
+        };
+        apply(s, source, 29, &text, 5);
+    }
 }
 
 const NOW: Duration = Duration::from_secs(30);
@@ -157,6 +214,7 @@ fn panes() {
             ("buffers", Action::PaneBuffers),
             ("sockets", Action::PaneSockets),
             ("numa", Action::PaneNuma),
+            ("server", Action::PaneServer),
         ] {
             let mut a = app(w, h, &[]);
             a.handle(action, NOW);

@@ -1,5 +1,6 @@
-//! The two header lines on every screen: server, mode, uptime, refresh, Running/Frozen badge;
-//! then each source's data age and error.
+//! The three header lines on every screen: server, mode, uptime, refresh, Running/Frozen badge;
+//! each source's data age and error; the server's vital signs (blocked, waits per second,
+//! deadlocks, CPU, logs, the last checkpoint, memory growth).
 
 use crate::collect::extents::ExtentStatus;
 use crate::format::human_duration;
@@ -22,6 +23,147 @@ pub(crate) fn render(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
         let line2 = sources_line(app, snap, now, theme, area.width);
         buf.set_line(area.x, area.y + 1, &line2, area.width);
     }
+    if area.height > 2 {
+        let line3 = vitals_line(snap, theme, area.width);
+        buf.set_line(area.x, area.y + 2, &line3, area.width);
+    }
+}
+
+/// `12` for 12.3, `1.5` under 10, `0` for nothing.
+fn per_s(v: f64) -> String {
+    if v == 0.0 {
+        "0".into()
+    } else if v < 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+/// The vital signs in one line, what needs action first and in the alarm colour; what does not
+/// fit the width goes, least telling first.
+pub(crate) fn vitals_line<'a>(snap: &'a Snapshot, theme: &Theme, width: u16) -> Line<'a> {
+    let v = &snap.vitals;
+    // (text, style, priority)
+    let mut items: Vec<(String, Style, u8)> = Vec::new();
+    if let Some(b) = &snap.server.blocked {
+        items.push((format!(" Blocked:{b} "), theme.badge_alarm, 9));
+    }
+    if let Some(r) = &v.rates {
+        let waits = |name: &str, x: Option<f64>, prio: u8| {
+            x.map(|x| {
+                let st = if x >= 10.0 {
+                    theme.error
+                } else if x > 0.0 {
+                    theme.warn
+                } else {
+                    Style::new()
+                };
+                (format!("{name} {}/s", per_s(x)), st, prio)
+            })
+        };
+        items.extend(waits("lock waits", r.lokwaits, 8));
+        items.extend(waits("buf waits", r.bufwaits, 8));
+        items.extend(waits("latch", r.lchwaits, 6));
+        if let Some(d) = r.deadlks {
+            let st = if d > 0.0 { theme.error } else { Style::new() };
+            items.push((format!("deadlocks {}/s", per_s(d)), st, 5));
+        }
+        if let Some(c) = r.commit {
+            items.push((format!("commits {}/s", per_s(c)), Style::new(), 2));
+        }
+        if let Some(p) = r.read_cache_pct {
+            let st = if p < 90.0 { theme.warn } else { Style::new() };
+            items.push((format!("cache {p:.1}%"), st, 1));
+        }
+    }
+    if let Some(cpu) = v.vps.iter().find(|x| x.class == "cpu") {
+        if let Some(b) = cpu.busy_pct {
+            let st = if b >= 90.0 {
+                theme.error
+            } else if b >= 70.0 {
+                theme.warn
+            } else {
+                Style::new()
+            };
+            items.push((format!("cpu VPs {b:.0}%"), st, 7));
+        }
+    }
+    if let Some(q) = v.ready_queue.filter(|q| *q > 0) {
+        let st = if q >= 10 { theme.warn } else { Style::new() };
+        items.push((format!("ready {q}"), st, 4));
+    }
+    if let Some(l) = &v.logs {
+        let st = if l.used_pct >= 80.0 {
+            theme.error
+        } else if l.used_pct >= 50.0 {
+            theme.warn
+        } else {
+            Style::new()
+        };
+        items.push((format!("logs {:.0}% held", l.used_pct), st, 7));
+        if let Some(t) = &l.oldest_transaction {
+            if t.logs_spanned > 1 {
+                items.push((
+                    format!(
+                        "oldest txn {} logs{}",
+                        t.logs_spanned,
+                        t.sessid.map(|s| format!(" (sid {s})")).unwrap_or_default()
+                    ),
+                    if t.logs_spanned >= 3 {
+                        theme.warn
+                    } else {
+                        Style::new()
+                    },
+                    6,
+                ));
+            }
+        }
+    }
+    if let Some(c) = v.checkpoints.last() {
+        let st = if c.blocking { theme.warn } else { Style::new() };
+        items.push((format!("last ckpt {:.1}s", c.total_s), st, 3));
+    }
+    if let Some(m) = &v.memory {
+        if m.growth_kb > 0 {
+            items.push((
+                format!(
+                    "mem +{}",
+                    crate::format::human_bytes(m.growth_kb as u64 * 1024)
+                ),
+                theme.warn,
+                3,
+            ));
+        }
+    }
+    if items.is_empty() {
+        return Line::from(Span::styled(" vitals: waiting for onstat -p", theme.dim));
+    }
+    let len = |items: &[(String, Style, u8)]| -> usize {
+        items
+            .iter()
+            .map(|(t, _, _)| t.chars().count() + 2)
+            .sum::<usize>()
+            + 1
+    };
+    while len(&items) > usize::from(width) {
+        let Some(lowest) = items
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, _, p))| *p < 9)
+            .min_by_key(|(_, (_, _, p))| *p)
+            .map(|(i, _)| i)
+        else {
+            break;
+        };
+        items.remove(lowest);
+    }
+    let mut spans = vec![Span::raw(" ")];
+    for (text, st, _) in items {
+        spans.push(Span::styled(text, st));
+        spans.push(Span::raw("  "));
+    }
+    Line::from(spans)
 }
 
 fn title_line<'a>(
@@ -78,10 +220,6 @@ fn title_line<'a>(
             } else {
                 spans.push((Span::styled(format!("{mode}  "), bar), 7));
             }
-        }
-        if let Some(b) = &s.blocked {
-            spans.push((Span::styled(format!(" Blocked:{b} "), theme.badge_alarm), 7));
-            spans.push((Span::styled("  ", bar), 7));
         }
         if let Some(up) = s.uptime_s {
             spans.push((
@@ -173,6 +311,18 @@ fn short(source: &str) -> Option<&'static str> {
         "/proc/net/tcp" => "tcp",
         "netstat -an" => "netstat",
         "/proc/vmstat" => "numa",
+        "onstat -p" => "-p",
+        "onstat -l" => "-l",
+        "onstat -s" => "-s",
+        "onstat -x" => "-x",
+        "onstat -g glo" => "glo",
+        "onstat -g rea" => "rea",
+        "onstat -g lmx" => "lmx",
+        "onstat -g wmx" => "wmx",
+        "onstat -g seg" => "seg",
+        "onstat -g tpf" => "tpf",
+        "onstat -g ckp" => "ckp",
+        "onstat -g bth" => "bth",
         _ => return None,
     })
 }

@@ -26,13 +26,14 @@ const GROUPS: &[(&[Action], &str)] = &[
             Action::PaneBuffers,
             Action::PaneSockets,
             Action::PaneNuma,
+            Action::PaneServer,
         ],
-        "the five panes (below)",
+        "the six panes (below)",
     ),
     (&[Action::DrillDown], "open the row's screen"),
     (&[Action::GotoSession], "open session by number"),
     (&[Action::Back], "back / clear filter"),
-    (&[Action::Filter], "filter rows (any text)"),
+    (&[Action::Filter], "filter: row + verdict"),
     (&[Action::Search], "find the next match"),
     (
         &[Action::SortNext, Action::SortReverse],
@@ -72,6 +73,7 @@ const PANES: &[&str] = &[
     "3 Buffers  objects with buffer waits (onstat -X); Enter: pages, waiters",
     "4 Sockets  client connections by Send-Q: growing = slow network/client",
     "5 NUMA     node memory, zone_reclaim_mode, page scans, oninit per node",
+    "6 Server   rates, checkpoints, logs, VPs, mutexes, memory; Enter on a sid",
     "B C G L S T Y X: threads waiting on buffer, checkpoint, log write, lock,",
     "  mutex, transaction, condition, rollback.  -u 2s: age of each source's data",
 ];
@@ -139,7 +141,8 @@ pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         ]);
         buf.set_line(x, inner.y + row, &line, col_w.saturating_sub(1));
     }
-    let first = inner.y + u16::try_from(per_col).unwrap_or(inner.height) + 1;
+    // The pane list right under the keys: at 80x24 every line is needed.
+    let first = inner.y + u16::try_from(per_col).unwrap_or(inner.height);
     for (y, p) in (first..inner.y + inner.height).zip(PANES) {
         buf.set_line(inner.x, y, &Line::from(*p), inner.width);
     }

@@ -22,6 +22,7 @@ fn pane_sources(pane: Pane) -> &'static [&'static str] {
         Pane::Buffers => &["onstat -X"],
         Pane::Sockets => &["/proc/net/tcp", "netstat -an"],
         Pane::Numa => &["/proc/vmstat"],
+        Pane::Server => &["onstat -p"],
     }
 }
 
@@ -114,7 +115,7 @@ fn empty_message(app: &App, snap: &Snapshot) -> String {
         Pane::Waiters => "no thread is waiting".to_string(),
         Pane::Buffers => "no buffer has had waiters yet (onstat -X shows none)".to_string(),
         Pane::Sockets => "no client connection on the listener ports".to_string(),
-        Pane::Numa => String::new(),
+        Pane::Numa | Pane::Server => String::new(),
     }
 }
 
@@ -284,7 +285,7 @@ fn summary_line<'a>(app: &'a App, snap: &'a Snapshot, width: u16) -> Line<'a> {
                 human_bytes(total)
             )));
         }
-        Pane::Numa => {}
+        Pane::Numa | Pane::Server => {}
     }
     // A sort marker only shows on a column on screen: say what the rows are sorted by when the
     // column is not.

@@ -5,6 +5,7 @@ pub mod help;
 pub mod hotspot;
 pub mod lists;
 pub mod numa;
+pub mod server;
 pub mod session;
 
 use crate::tui::app::{App, Prompt};
@@ -32,12 +33,12 @@ pub fn render(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
         too_small(area, buf);
         return;
     }
-    header::render(app, now, Rect { height: 2, ..area }, buf);
+    header::render(app, now, Rect { height: 3, ..area }, buf);
     tabs(
         app,
         now,
         Rect {
-            y: area.y + 2,
+            y: area.y + 3,
             height: 1,
             ..area
         },
@@ -45,8 +46,8 @@ pub fn render(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
     );
     let timeline_rows = u16::from(app.replay.is_some());
     let body = Rect {
-        y: area.y + 3,
-        height: area.height.saturating_sub(4 + timeline_rows),
+        y: area.y + 4,
+        height: area.height.saturating_sub(5 + timeline_rows),
         ..area
     };
     if let Some(r) = &app.replay {
@@ -68,6 +69,7 @@ pub fn render(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
     } else {
         match app.pane {
             Pane::Numa => numa::render(app, body, buf),
+            Pane::Server => server::render(app, body, buf),
             _ => lists::render(app, body, buf),
         }
     }
@@ -293,6 +295,26 @@ fn hints(app: &App) -> &'static [(&'static str, &'static str)] {
             ("y", "copy"),
             ("space", "freeze"),
         ]
+    } else if app.pane == Pane::Numa && app.hotspot.is_none() {
+        &[
+            ("q", "quit"),
+            ("?", "help"),
+            ("#", "sid"),
+            ("y", "copy"),
+            ("space", "freeze"),
+            ("+/-", "interval"),
+        ]
+    } else if app.pane == Pane::Server && app.hotspot.is_none() {
+        &[
+            ("q", "quit"),
+            ("?", "help"),
+            ("↑/↓", "move"),
+            ("Enter", "open the sid"),
+            ("#", "sid"),
+            ("y", "copy"),
+            ("space", "freeze"),
+            ("+/-", "interval"),
+        ]
     } else if app.hotspot.is_some() {
         &[
             ("q", "quit"),
@@ -351,6 +373,10 @@ pub(crate) fn copy_text(app: &App) -> Option<String> {
         return Some(out);
     }
     let t = app.table();
+    if app.pane == Pane::Server {
+        out.push_str(&server::report_text(snap));
+        return Some(out);
+    }
     if app.pane == Pane::Numa {
         out.push_str(&numa::report_text(snap));
         return Some(out);
