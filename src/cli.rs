@@ -1,6 +1,7 @@
 //! Command line: the live inspector's options and the `parse`, `resolve`, `snapshot` commands.
 
 use crate::parsers::Kind;
+use crate::source::ssh::SshTarget;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -68,6 +69,34 @@ pub struct LiveArgs {
     /// Write a debug log to FILE (nothing is logged otherwise).
     #[arg(long, value_name = "FILE")]
     pub(crate) log: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) ssh: SshArgs,
+}
+
+/// Watching a remote host: every source runs there through the system `ssh` client.
+#[derive(Debug, Clone, Args, Default)]
+pub struct SshArgs {
+    /// Run every source on HOST through ssh: one multiplexed connection, your keys, agent and
+    /// ~/.ssh/config as usual, never a prompt (BatchMode). Give --server too.
+    #[arg(long, value_name = "[USER@]HOST[:PORT]", value_parser = parse_ssh_target,
+          conflicts_with_all = ["demo", "replay"])]
+    pub ssh: Option<SshTarget>,
+    /// The ssh client configuration file (ssh -F), instead of ~/.ssh/config.
+    #[arg(long, value_name = "FILE", env = "IFXTOP_SSH_CONFIG")]
+    pub ssh_config: Option<PathBuf>,
+    /// Directories (`:`-separated) put in front of the remote PATH, when the remote shell's PATH
+    /// does not hold onstat (non-login shells often lack $INFORMIXDIR/bin).
+    #[arg(long, value_name = "DIRS", requires = "ssh")]
+    pub ssh_path: Option<String>,
+    /// A variable set on the remote host for every command (repeatable), for what the remote
+    /// shell's environment lacks: --ssh-env INFORMIXDIR=/opt/informix.
+    #[arg(long, value_name = "NAME=VALUE", requires = "ssh",
+          value_parser = crate::source::ssh::parse_env_assignment)]
+    pub ssh_env: Vec<(String, String)>,
+}
+
+fn parse_ssh_target(s: &str) -> std::result::Result<SshTarget, String> {
+    SshTarget::parse(s)
 }
 
 #[derive(Debug, Subcommand)]
@@ -79,7 +108,18 @@ pub enum Command {
     /// Print every pane once (text or JSON) and exit, for cron, tickets and chat: of the live
     /// instance (one collection of every source; exit 1 when the server is off-line or an onstat
     /// fails), the demo, or a recording.
-    Snapshot(SnapshotArgs),
+    Snapshot(Box<SnapshotArgs>),
+    /// Print a shell completion script: `ifxtop completions bash > /etc/bash_completion.d/ifxtop`.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff): `ifxtop man | man -l -`, `ifxtop man snapshot`.
+    Man {
+        /// A command's own page instead of ifxtop's.
+        #[arg(value_name = "COMMAND")]
+        command: Option<String>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -123,6 +163,8 @@ pub struct SnapshotArgs {
     /// A captured `oncheck -pe` to resolve chunk:page with (live; default: the cached map).
     #[arg(long, value_name = "FILE")]
     pub extents: Option<PathBuf>,
+    #[command(flatten)]
+    pub ssh: SshArgs,
 }
 
 #[derive(Debug, Args)]

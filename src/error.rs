@@ -69,6 +69,9 @@ pub enum SourceError {
     Io { path: String, reason: String },
     #[error("could not parse: {0}")]
     Parse(#[from] ParseError),
+    /// The ssh connection failed (ssh exited 255 before the remote command ran).
+    #[error("ssh: {message}")]
+    Ssh { message: String },
     #[error("{0}")]
     Other(String),
 }

@@ -418,20 +418,26 @@ pub fn live_report(args: &crate::cli::SnapshotArgs) -> Result<(Snapshot, Vec<Str
     let server = args.server.clone();
     let mut settings = StoreSettings {
         base_page_kb: args.base_page_kb,
-        ports: if args.ports.is_empty() {
-            crate::tui::setup::sqlhosts_ports(server.as_deref())
-        } else {
-            args.ports.clone()
-        },
         ..StoreSettings::default()
     };
     // Read while the process has one thread (see `now_in_local_offset`).
     settings.wall_start = Some(crate::tui::setup::now_in_local_offset());
-    settings.host = crate::source::local::hostname();
-    let runner = crate::tui::setup::live_runner(server.clone());
+    // This machine, or the host of `--ssh` (connected here, once).
+    let live = crate::tui::setup::live_target(
+        server.clone(),
+        &args.ports,
+        &args.ssh,
+        args.extents.clone(),
+    )?;
+    settings.ports = live.ports;
+    settings.host = live.host;
+    let runner = live.runner;
+    let remote = args.ssh.ssh.as_ref().and(settings.host.as_deref());
     let extents = ExtentSource {
         file: args.extents.clone(),
-        cache: crate::tui::setup::cache_spot(server.as_deref()),
+        cache: crate::tui::setup::cache_spot(
+            crate::tui::setup::cache_key(server.as_deref(), remote).as_deref(),
+        ),
     };
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()

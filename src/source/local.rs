@@ -37,7 +37,7 @@ impl LocalRunner {
         self
     }
 
-    async fn run_command(
+    pub(crate) async fn run_command(
         &self,
         argv: &[String],
         stdin: Option<&str>,

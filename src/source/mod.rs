@@ -5,6 +5,7 @@
 pub mod local;
 pub mod registry;
 pub mod sqlhosts;
+pub mod ssh;
 
 pub use registry::Source;
 pub(crate) use registry::{Collector, Run, FILE_TIMEOUT, PERIOD_DISCOVERY};
@@ -183,7 +184,8 @@ mod tests {
             Some(Source::OnstatGSes(Sid(812)))
         );
         assert_eq!(Source::from_label("onstat  -u "), Some(Source::OnstatU));
-        assert_eq!(Source::from_label("onstat -x"), None);
+        assert_eq!(Source::from_label("onstat -x"), Some(Source::OnstatXTxn));
+        assert_eq!(Source::from_label("onstat -y"), None);
         assert_eq!(Source::from_label("/proc/x/numa_maps"), None);
     }
 

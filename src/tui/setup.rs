@@ -1,10 +1,11 @@
 //! What the live screen runs with, decided once from the command line and the config file:
 //! the mode and its runner (local, demo, replay), settings, keys, theme, recording, log.
 
-use crate::cli::LiveArgs;
+use crate::cli::{LiveArgs, SshArgs};
 use crate::collect::extents::{CacheSpot, ExtentSource};
 use crate::error::Error;
 use crate::source::local::LocalRunner;
+use crate::source::ssh::{SshRunner, SshTarget};
 use crate::source::CommandRunner;
 use crate::store::StoreSettings;
 use crate::tui::app::{Mode, NoteFn};
@@ -129,18 +130,20 @@ pub(crate) fn setup(args: &LiveArgs) -> Result<Setup, Error> {
         )
     } else {
         let server = args.server.clone();
-        settings.ports = if ports.is_empty() {
-            sqlhosts_ports(server.as_deref())
-        } else {
-            ports
-        };
+        // Read while the process has one thread (see `now_in_local_offset`).
         settings.wall_start = Some(now_in_local_offset());
-        settings.host = crate::source::local::hostname();
-        (Mode::Live, live_runner(server.clone()), server, None)
+        let live = live_target(server.clone(), &ports, &args.ssh, args.extents.clone())?;
+        settings.ports = live.ports;
+        settings.host = live.host;
+        (Mode::Live, live.runner, server, None)
     };
-    // Live mode only: the demo and a replay never write to the user's cache.
+    // Live mode only: the demo and a replay never write to the user's cache. A remote
+    // instance's map is kept apart from a local one of the same name.
     let cache = match mode {
-        Mode::Live => cache_spot(server.as_deref()),
+        Mode::Live => {
+            let remote = args.ssh.ssh.as_ref().and(settings.host.as_deref());
+            cache_spot(cache_key(server.as_deref(), remote).as_deref())
+        }
         _ => None,
     };
     Ok(Setup {
@@ -170,6 +173,73 @@ pub(crate) fn setup(args: &LiveArgs) -> Result<Setup, Error> {
     })
 }
 
+/// A live instance: what runs its commands, the host it is on, its listener ports.
+pub(crate) struct LiveTarget {
+    pub(crate) runner: Arc<dyn CommandRunner>,
+    /// The host reports and recordings name: this machine, or the remote one.
+    pub(crate) host: Option<String>,
+    /// `ports` when given, else from the sqlhosts file (the remote one over ssh).
+    pub(crate) ports: Vec<u16>,
+}
+
+/// The live instance `server`, local or through `--ssh` (then connected here, once: a host
+/// that cannot be reached is an error before anything starts).
+pub(crate) fn live_target(
+    server: Option<String>,
+    ports: &[u16],
+    ssh: &SshArgs,
+    extents: Option<PathBuf>,
+) -> Result<LiveTarget, Error> {
+    let Some(target) = &ssh.ssh else {
+        return Ok(LiveTarget {
+            ports: if ports.is_empty() {
+                sqlhosts_ports(server.as_deref())
+            } else {
+                ports.to_vec()
+            },
+            runner: live_runner(server),
+            host: crate::source::local::hostname(),
+        });
+    };
+    let runner = ssh_runner(target, ssh, server.clone(), extents)?;
+    let ports_of = if ports.is_empty() {
+        server.as_deref()
+    } else {
+        None
+    };
+    let (host, remote_ports) = runner
+        .connect_blocking(ports_of)
+        .map_err(|e| Error::Usage(format!("--ssh {target}: {e}")))?;
+    Ok(LiveTarget {
+        runner: Arc::new(runner),
+        host: Some(host),
+        ports: if ports.is_empty() {
+            remote_ports
+        } else {
+            ports.to_vec()
+        },
+    })
+}
+
+/// The runner of `--ssh`: the client config and remote PATH of the arguments; `--extents FILE`
+/// stays a file on this machine.
+pub(crate) fn ssh_runner(
+    target: &SshTarget,
+    args: &SshArgs,
+    server: Option<String>,
+    extents: Option<PathBuf>,
+) -> Result<SshRunner, Error> {
+    let mut runner = SshRunner::new(target.clone(), server)
+        .map_err(|e| Error::Other(format!("ssh control directory: {e}")))?
+        .with_config(args.ssh_config.clone())
+        .with_remote_path(args.ssh_path.clone())
+        .with_remote_env(args.ssh_env.clone());
+    if let Some(file) = extents {
+        runner = runner.with_local_file(file);
+    }
+    Ok(runner)
+}
+
 /// What runs the commands of a live instance.
 pub(crate) fn live_runner(server: Option<String>) -> Arc<dyn CommandRunner> {
     Arc::new(LocalRunner::new(server))
@@ -180,6 +250,15 @@ pub(crate) fn cache_spot(server: Option<&str>) -> Option<CacheSpot> {
     Some(CacheSpot {
         dir: crate::extents::cache::default_dir()?,
         server: server?.to_string(),
+    })
+}
+
+/// The extent cache's key: the server, and the host for a remote one (`ol_prod@db01`).
+pub(crate) fn cache_key(server: Option<&str>, remote_host: Option<&str>) -> Option<String> {
+    let server = server?;
+    Some(match remote_host {
+        Some(host) => format!("{server}@{host}"),
+        None => server.to_string(),
     })
 }
 

@@ -339,6 +339,7 @@ fn a_recorded_demo_replays_to_the_same_snapshot() {
                     ports: Vec::new(),
                     server: None,
                     extents: None,
+                    ssh: Default::default(),
                 }
             };
         let live = ifxtop::commands::snapshot::snapshot_for(&args(true, None, Some(path.clone())))

@@ -1,0 +1,895 @@
+//! The ssh runner: every request runs on a remote host through the system `ssh` client, over one
+//! multiplexed connection, with every word quoted so the remote shell interprets none of it.
+//!
+//! Why the system client: `~/.ssh/config`, keys, agents and jump hosts work as the DBA expects.
+//! One master connection (ControlMaster/ControlPersist, its socket in a private 0700 directory)
+//! carries every run; BatchMode keeps ssh from ever prompting inside the TUI. Processes are
+//! spawned by the local runner (`LocalRunner::run_command`), so output caps, process groups and
+//! kills on timeout and drop are the same as for local commands.
+//!
+//! The remote command of a run is `env INFORMIXSERVER=… onstat -u`, then its exit status on a
+//! last line of standard error (`ifxtop-exit=N`): `ssh` exits 255 both when the connection fails
+//! and when the remote command does (onstat exits 255 when the server is off-line), and that
+//! line tells the two apart. The remote login shell must be a POSIX shell (sh, bash, ksh).
+
+use super::local::LocalRunner;
+use super::{BoxFuture, CommandRunner, Output, Request};
+use crate::error::SourceError;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// How long ssh may take to set up a connection.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// The least time a remote run gets: a file read that takes a millisecond locally (2 s allowed)
+/// also crosses the network and starts the remote shell.
+const MIN_RUN_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long each of the few runs at start (sqlhosts, services) may take.
+const SETUP_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long an idle master connection stays up after the last run (ifxtop closes it on quit).
+const CONTROL_PERSIST_SECS: u32 = 60;
+/// Keepalives: a master whose peer vanished exits after about 3 × 5 s instead of hanging.
+const ALIVE_INTERVAL_SECS: u32 = 5;
+const ALIVE_COUNT: u32 = 3;
+/// The longest wait between two connection attempts.
+const BACKOFF_MAX: Duration = Duration::from_secs(30);
+/// Runs timing out in a row (with no success between) before the master is taken for stuck.
+const STUCK_AFTER_TIMEOUTS: u32 = 3;
+/// The last line of standard error that carries the remote command's exit status.
+const EXIT_MARK: &str = "ifxtop-exit=";
+
+/// A `[user@]host[:port]` to run on, checked so no part of it can reach ssh as an option.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SshTarget {
+    pub user: Option<String>,
+    pub host: String,
+    pub port: Option<u16>,
+}
+
+impl SshTarget {
+    /// Reads `[user@]host[:port]`; an IPv6 address with a port is written `[::1]:2222`.
+    pub fn parse(s: &str) -> Result<SshTarget, String> {
+        let bad = |why: &str| Err(format!("--ssh '{}': {why}", sanitize(s)));
+        if s.is_empty() {
+            return bad("empty");
+        }
+        if s.starts_with('-') {
+            return bad("must not start with '-'");
+        }
+        if s.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return bad("no spaces or control characters");
+        }
+        let (user, rest) = match s.rsplit_once('@') {
+            Some((u, r)) => (Some(u), r),
+            None => (None, s),
+        };
+        if let Some(u) = user {
+            if u.is_empty() {
+                return bad("empty user name before '@'");
+            }
+            if u.starts_with('-') {
+                return bad("user name must not start with '-'");
+            }
+        }
+        let (host, port) = if let Some(inner) = rest.strip_prefix('[') {
+            let Some((h, after)) = inner.split_once(']') else {
+                return bad("missing ']' after an IPv6 address");
+            };
+            match after {
+                "" => (h, None),
+                _ => match after.strip_prefix(':') {
+                    Some(p) => (h, Some(p)),
+                    None => return bad("expected ':PORT' after ']'"),
+                },
+            }
+        } else if rest.matches(':').count() > 1 {
+            // A bare IPv6 address: no port (write [addr]:port for one).
+            (rest, None)
+        } else {
+            match rest.split_once(':') {
+                Some((h, p)) => (h, Some(p)),
+                None => (rest, None),
+            }
+        };
+        if host.is_empty() {
+            return bad("empty host");
+        }
+        if host.starts_with('-') {
+            return bad("host must not start with '-'");
+        }
+        let port = match port {
+            None => None,
+            Some(p) => match p.parse::<u16>() {
+                Ok(n) if n >= 1 => Some(n),
+                _ => return bad("the port is a number from 1 to 65535"),
+            },
+        };
+        Ok(SshTarget {
+            user: user.map(str::to_string),
+            host: host.to_string(),
+            port,
+        })
+    }
+
+    /// The destination arguments: `-p PORT`, `-l USER`, then `--` and the host.
+    fn args(&self) -> Vec<String> {
+        let mut v = Vec::new();
+        if let Some(p) = self.port {
+            v.push("-p".into());
+            v.push(p.to_string());
+        }
+        if let Some(u) = &self.user {
+            v.push("-l".into());
+            v.push(u.clone());
+        }
+        // `--`: whatever the host is, ssh takes it as the destination, never as an option.
+        v.push("--".into());
+        v.push(self.host.clone());
+        v
+    }
+}
+
+impl std::fmt::Display for SshTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(u) = &self.user {
+            write!(f, "{u}@")?;
+        }
+        match (self.port, self.host.contains(':')) {
+            (Some(p), true) => write!(f, "[{}]:{p}", self.host),
+            (Some(p), false) => write!(f, "{}:{p}", self.host),
+            (None, _) => write!(f, "{}", self.host),
+        }
+    }
+}
+
+/// `NAME=VALUE` for `--ssh-env`: a shell variable name, then any value.
+pub fn parse_env_assignment(s: &str) -> Result<(String, String), String> {
+    let Some((name, value)) = s.split_once('=') else {
+        return Err(format!("'{}': NAME=VALUE", sanitize(s)));
+    };
+    let mut chars = name.chars();
+    let first_ok = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+    if !first_ok || !chars.all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err(format!("'{}': not a variable name", sanitize(name)));
+    }
+    if value.contains('\0') {
+        return Err(format!("{name}: the value holds a NUL"));
+    }
+    Ok((name.to_string(), value.to_string()))
+}
+
+fn sanitize(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect()
+}
+
+/// One word for a POSIX shell: always single-quoted, a `'` written as `'\''`. Nothing inside
+/// single quotes is special to sh, bash or ksh, so the shell hands the word over as it is.
+pub fn quote(word: &str) -> String {
+    let mut s = String::with_capacity(word.len() + 2);
+    s.push('\'');
+    for c in word.chars() {
+        if c == '\'' {
+            s.push_str("'\\''");
+        } else {
+            s.push(c);
+        }
+    }
+    s.push('\'');
+    s
+}
+
+/// Words quoted one by one and joined with blanks: a command line the remote shell splits back
+/// into exactly these words.
+pub fn quote_words<S: AsRef<str>>(words: &[S]) -> String {
+    words
+        .iter()
+        .map(|w| quote(w.as_ref()))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The remote command's exit status from the last line of `stderr`, and `stderr` without it.
+fn split_exit_mark(stderr: &str) -> Option<(i32, String)> {
+    let body = stderr.strip_suffix('\n').unwrap_or(stderr);
+    let at = body.rfind(EXIT_MARK)?;
+    // The mark follows the newline the remote `printf` wrote before it.
+    if at > 0 && body.as_bytes().get(at - 1) != Some(&b'\n') {
+        return None;
+    }
+    let code: i32 = body.get(at + EXIT_MARK.len()..)?.trim().parse().ok()?;
+    let before = body.get(..at.saturating_sub(1))?;
+    Some((code, before.to_string()))
+}
+
+/// What ssh said when it failed: its last line (the verdict after any warning banner).
+fn ssh_message(stderr: &str) -> String {
+    let line = stderr
+        .lines()
+        .map(str::trim)
+        .rfind(|l| !l.is_empty())
+        .unwrap_or("connection failed (exit code 255)");
+    let line = line.strip_prefix("ssh: ").unwrap_or(line);
+    sanitize(line)
+}
+
+/// Where ssh may see the connection, and how many attempts failed in a row.
+#[derive(Debug, Default)]
+struct Link {
+    /// The master answered the last time anything ran.
+    up: bool,
+    failures: u32,
+    /// Timeouts in a row, with no success between.
+    timeouts: u32,
+    /// No new attempt before this.
+    retry_at: Option<Instant>,
+    last_error: String,
+}
+
+/// The private directory holding the master's socket: 0700, removed when the runner goes.
+#[derive(Debug)]
+struct ControlDir {
+    dir: tempfile::TempDir,
+}
+
+impl ControlDir {
+    fn create() -> std::io::Result<ControlDir> {
+        use std::os::unix::fs::PermissionsExt;
+        // A socket path has at most 107 bytes: the directory, '/', %C (40) and the suffix ssh
+        // adds while it sets the socket up (17).
+        let fits = |p: &Path| {
+            p.to_str().is_some_and(|s| {
+                s.len() <= 44 && !s.chars().any(|c| c.is_whitespace() || "\"'%".contains(c))
+            })
+        };
+        let base = std::env::var_os("XDG_RUNTIME_DIR")
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute() && p.is_dir() && fits(p))
+            .or_else(|| Some(std::env::temp_dir()).filter(|p| fits(p)))
+            .unwrap_or_else(|| PathBuf::from("/tmp"));
+        let dir = tempfile::Builder::new()
+            .prefix("ifxtop-ssh-")
+            .tempdir_in(base)?;
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700))?;
+        Ok(ControlDir { dir })
+    }
+
+    fn control_path(&self) -> String {
+        format!("{}/%C", self.dir.path().display())
+    }
+}
+
+/// Runs every request on a remote host through `ssh`.
+#[derive(Debug)]
+pub struct SshRunner {
+    target: SshTarget,
+    informixserver: Option<String>,
+    /// Directories put in front of the remote PATH (where onstat is when the remote shell's
+    /// PATH lacks `$INFORMIXDIR/bin`).
+    remote_path: Option<String>,
+    /// Variables set remotely for every command (`INFORMIXDIR`, `INFORMIXSQLHOSTS`, ...).
+    remote_env: Vec<(String, String)>,
+    /// `ssh -F FILE`.
+    config: Option<PathBuf>,
+    /// The program run as ssh (tests put a fake one on PATH).
+    program: String,
+    /// Spawns ssh: the local runner's execution, without INFORMIXSERVER of its own.
+    local: LocalRunner,
+    control: ControlDir,
+    /// Files read on this machine, not remotely (`--extents FILE`).
+    local_files: Vec<PathBuf>,
+    link: std::sync::Mutex<Link>,
+    /// One connection attempt at a time: the first run after a drop becomes the new master,
+    /// the others wait for it instead of opening connections of their own.
+    connecting: tokio::sync::Mutex<()>,
+}
+
+impl SshRunner {
+    /// A runner for `target`, watching `informixserver` (set remotely for every command).
+    pub fn new(target: SshTarget, informixserver: Option<String>) -> std::io::Result<SshRunner> {
+        Ok(SshRunner {
+            target,
+            informixserver,
+            remote_path: None,
+            remote_env: Vec::new(),
+            config: None,
+            program: "ssh".into(),
+            local: LocalRunner::new(None),
+            control: ControlDir::create()?,
+            local_files: Vec::new(),
+            link: std::sync::Mutex::new(Link::default()),
+            connecting: tokio::sync::Mutex::new(()),
+        })
+    }
+
+    /// `ssh -F FILE`: another client configuration than `~/.ssh/config`.
+    pub fn with_config(mut self, file: Option<PathBuf>) -> Self {
+        self.config = file;
+        self
+    }
+
+    /// Puts these directories (`:`-separated) in front of the remote PATH.
+    pub fn with_remote_path(mut self, dirs: Option<String>) -> Self {
+        self.remote_path = dirs.filter(|d| !d.is_empty());
+        self
+    }
+
+    /// Sets these variables remotely for every command (after INFORMIXSERVER).
+    pub fn with_remote_env(mut self, vars: Vec<(String, String)>) -> Self {
+        self.remote_env = vars;
+        self
+    }
+
+    /// Looks `ssh` up in this PATH on this machine (tests).
+    pub fn with_local_path(mut self, path: impl Into<std::ffi::OsString>) -> Self {
+        self.local = std::mem::take(&mut self.local).with_path(path);
+        self
+    }
+
+    /// Reads this file on this machine rather than on the remote host.
+    pub fn with_local_file(mut self, path: PathBuf) -> Self {
+        self.local_files.push(path);
+        self
+    }
+
+    pub fn target(&self) -> &SshTarget {
+        &self.target
+    }
+
+    /// The directory holding the master's socket.
+    pub fn control_dir(&self) -> &Path {
+        self.control.dir.path()
+    }
+
+    /// The ssh options every run shares (and `-O` control commands too: the socket's name is
+    /// derived from the destination, so they must name the same one).
+    fn ssh_options(&self) -> Vec<String> {
+        let mut v = Vec::new();
+        if let Some(f) = &self.config {
+            v.push("-F".into());
+            v.push(f.display().to_string());
+        }
+        for o in [
+            "BatchMode=yes".to_string(),
+            format!("ConnectTimeout={}", CONNECT_TIMEOUT.as_secs()),
+            "ControlMaster=auto".into(),
+            format!("ControlPersist={CONTROL_PERSIST_SECS}"),
+            format!("ControlPath={}", self.control.control_path()),
+            format!("ServerAliveInterval={ALIVE_INTERVAL_SECS}"),
+            format!("ServerAliveCountMax={ALIVE_COUNT}"),
+        ] {
+            v.push("-o".into());
+            v.push(o);
+        }
+        v
+    }
+
+    /// The local argv running `remote` (one shell command line) on the host.
+    pub(crate) fn ssh_argv(&self, remote: &str) -> Vec<String> {
+        let mut v = vec![self.program.clone()];
+        v.extend(self.ssh_options());
+        // No terminal: output comes back byte for byte, and nothing waits for a key.
+        v.push("-T".into());
+        v.extend(self.target.args());
+        v.push(remote.to_string());
+        v
+    }
+
+    /// `argv` as a remote command line: `env [INFORMIXSERVER=…] [PATH=…:"$PATH"] argv…`, every
+    /// value single-quoted, then the line reporting its exit status.
+    pub(crate) fn remote_line(&self, argv: &[String], informixserver: bool) -> String {
+        let mut line = String::from("env");
+        if informixserver {
+            if let Some(s) = &self.informixserver {
+                line.push(' ');
+                line.push_str(&quote(&format!("INFORMIXSERVER={s}")));
+            }
+            for (name, value) in &self.remote_env {
+                line.push(' ');
+                line.push_str(&quote(&format!("{name}={value}")));
+            }
+        }
+        if let Some(dirs) = &self.remote_path {
+            line.push(' ');
+            line.push_str(&quote(&format!("PATH={dirs}:")));
+            // The remote PATH itself, expanded by the remote shell: ifxtop's own text.
+            line.push_str("\"$PATH\"");
+        }
+        line.push(' ');
+        line.push_str(&quote_words(argv));
+        line.push_str("; s=$?; printf '\\n");
+        line.push_str(EXIT_MARK);
+        line.push_str("%s\\n' \"$s\" >&2; exit \"$s\"");
+        line
+    }
+
+    /// Runs one remote command line; a connection that fails is an error, anything the remote
+    /// command did is its output.
+    async fn exec(
+        &self,
+        remote: &str,
+        stdin: Option<&str>,
+        timeout: Duration,
+    ) -> Result<Output, SourceError> {
+        let timeout = timeout.max(MIN_RUN_TIMEOUT);
+        self.ensure_connected(timeout).await?;
+        let argv = self.ssh_argv(remote);
+        let out = self.local.run_command(&argv, stdin, timeout).await;
+        self.settle(out).await
+    }
+
+    /// Reads the end of one run: a success resets the link, a failed connection backs off.
+    async fn settle(&self, out: Result<Output, SourceError>) -> Result<Output, SourceError> {
+        match out {
+            Ok(o) => match split_exit_mark(&o.stderr) {
+                Some((code, stderr)) => {
+                    self.mark_up();
+                    Ok(Output {
+                        exit: Some(code),
+                        stdout: o.stdout,
+                        stderr,
+                    })
+                }
+                None if o.exit == Some(255) || o.exit.is_none() => {
+                    Err(self.mark_down(ssh_message(&o.stderr)).await)
+                }
+                // The remote shell ran something else than the line (a forced command):
+                // its exit code is all there is.
+                None => {
+                    self.mark_up();
+                    Ok(o)
+                }
+            },
+            Err(SourceError::Timeout { after }) => {
+                self.mark_timeout().await;
+                Err(SourceError::Timeout { after })
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    fn with_link<T>(&self, f: impl FnOnce(&mut Link) -> T) -> T {
+        // A panic while holding the lock leaves plain counters behind: use them.
+        let mut guard = match self.link.lock() {
+            Ok(g) => g,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        f(&mut guard)
+    }
+
+    fn mark_up(&self) {
+        self.with_link(|l| {
+            l.up = true;
+            l.failures = 0;
+            l.timeouts = 0;
+            l.retry_at = None;
+        });
+    }
+
+    /// Records a failed connection: no attempt before the backoff has passed; from the second
+    /// failure in a row, the master is closed so the next attempt starts a new one.
+    async fn mark_down(&self, message: String) -> SourceError {
+        let failures = self.with_link(|l| {
+            l.up = false;
+            l.failures = l.failures.saturating_add(1);
+            l.retry_at = Some(Instant::now() + backoff(l.failures));
+            l.last_error = message.clone();
+            l.failures
+        });
+        if failures >= 2 {
+            self.close_master_async().await;
+        }
+        SourceError::Ssh { message }
+    }
+
+    async fn mark_timeout(&self) {
+        let stuck = self.with_link(|l| {
+            l.timeouts = l.timeouts.saturating_add(1);
+            if l.timeouts >= STUCK_AFTER_TIMEOUTS {
+                l.timeouts = 0;
+                l.up = false;
+                true
+            } else {
+                false
+            }
+        });
+        if stuck {
+            self.close_master_async().await;
+        }
+    }
+
+    /// Before a run: inside a backoff, the last failure; with no live master, one connection
+    /// attempt (the others wait for it), with the connection's own timeout rather than the
+    /// request's.
+    async fn ensure_connected(&self, timeout: Duration) -> Result<(), SourceError> {
+        self.check_backoff()?;
+        if self.with_link(|l| l.up) {
+            return Ok(());
+        }
+        // Waiting for another run's attempt counts against this run's own timeout.
+        let Ok(_one) = tokio::time::timeout(timeout, self.connecting.lock()).await else {
+            return Err(SourceError::Ssh {
+                message: format!("still connecting to {}", self.target),
+            });
+        };
+        if self.with_link(|l| l.up) {
+            return Ok(());
+        }
+        self.check_backoff()?;
+        self.probe().await.map(|_| ())
+    }
+
+    fn check_backoff(&self) -> Result<(), SourceError> {
+        let now = Instant::now();
+        self.with_link(|l| match l.retry_at {
+            Some(at) if at > now => Err(SourceError::Ssh {
+                message: format!(
+                    "{} (next attempt in {}s)",
+                    l.last_error,
+                    (at - now).as_secs_f64().ceil()
+                ),
+            }),
+            _ => Ok(()),
+        })
+    }
+
+    /// One run of `uname -n` (the remote host name): it becomes the master connection.
+    async fn probe(&self) -> Result<String, SourceError> {
+        let line = self.remote_line(&["uname".to_string(), "-n".to_string()], false);
+        let argv = self.ssh_argv(&line);
+        let out = self
+            .local
+            .run_command(&argv, None, CONNECT_TIMEOUT + Duration::from_secs(5))
+            .await;
+        let out = match self.settle(out).await {
+            Err(SourceError::Timeout { .. }) => Err(self
+                .mark_down(format!(
+                    "no connection after {}s",
+                    CONNECT_TIMEOUT.as_secs() + 5
+                ))
+                .await),
+            other => other,
+        }?;
+        Ok(out.stdout.trim().to_string())
+    }
+
+    /// The remote host's name (`uname -n`); connects when not connected yet.
+    pub async fn remote_hostname(&self) -> Result<String, SourceError> {
+        self.check_backoff()?;
+        let _one = self.connecting.lock().await;
+        let name = self.probe().await?;
+        Ok(if name.is_empty() {
+            self.target.host.clone()
+        } else {
+            sanitize(&name)
+        })
+    }
+
+    /// The instance's listener ports from the remote sqlhosts file (`$INFORMIXSQLHOSTS`, else
+    /// `$INFORMIXDIR/etc/sqlhosts` of the remote environment) and `/etc/services`; none when
+    /// they cannot be read.
+    pub async fn remote_ports(&self, server: &str) -> Vec<u16> {
+        let script = "cat -- \"${INFORMIXSQLHOSTS:-$INFORMIXDIR/etc/sqlhosts}\"";
+        let argv = ["sh".to_string(), "-c".to_string(), script.to_string()];
+        let sqlhosts = match self
+            .run(&Request::Command(argv.to_vec()), SETUP_TIMEOUT)
+            .await
+        {
+            Ok(o) if o.exit == Some(0) => o.stdout,
+            _ => return Vec::new(),
+        };
+        let services = self
+            .run(&Request::ReadFile("/etc/services".into()), SETUP_TIMEOUT)
+            .await
+            .map(|o| super::sqlhosts::parse_services(&o.stdout))
+            .unwrap_or_default();
+        let entries = super::sqlhosts::parse_sqlhosts(&sqlhosts);
+        super::sqlhosts::listener_ports(&entries, &[server], &services)
+    }
+
+    /// Connects before anything is collected, from outside the async runtime (setup): the
+    /// remote host's name and, when `ports_of` names a server, its listener ports.
+    pub fn connect_blocking(
+        &self,
+        ports_of: Option<&str>,
+    ) -> Result<(String, Vec<u16>), SourceError> {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| SourceError::Other(format!("ssh: {e}")))?;
+        rt.block_on(async {
+            let host = self.remote_hostname().await?;
+            let ports = match ports_of {
+                Some(server) => self.remote_ports(server).await,
+                None => Vec::new(),
+            };
+            Ok((host, ports))
+        })
+    }
+
+    /// `ssh -O exit` for the master: the next run starts a new connection.
+    fn control_exit_argv(&self) -> Vec<String> {
+        let mut v = vec![self.program.clone()];
+        v.extend(self.ssh_options());
+        v.extend(["-O".to_string(), "exit".to_string()]);
+        v.extend(self.target.args());
+        v
+    }
+
+    /// Closes a master taken for stuck, on the async runtime.
+    async fn close_master_async(&self) {
+        let _ = self
+            .local
+            .run_command(&self.control_exit_argv(), None, Duration::from_secs(2))
+            .await;
+    }
+
+    /// Closes the master connection (`ssh -O exit`), waiting at most two seconds: on quit,
+    /// where no runtime may be left to run it.
+    pub fn close_master(&self) {
+        let argv = self.control_exit_argv();
+        let Some((program, args)) = argv.split_first() else {
+            return;
+        };
+        let mut cmd = std::process::Command::new(program);
+        if let Some(p) = &self.local.path {
+            cmd.env("PATH", p);
+        }
+        cmd.args(args)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        let Ok(mut child) = cmd.spawn() else { return };
+        let until = std::time::Instant::now() + Duration::from_secs(2);
+        while std::time::Instant::now() < until {
+            if let Ok(Some(_)) = child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+
+    async fn read_file(&self, path: &Path, timeout: Duration) -> Result<Output, SourceError> {
+        let p = remote_path_text(path)?;
+        let line = self.remote_line(&["cat".into(), "--".into(), p], false);
+        let out = self.exec(&line, None, timeout).await?;
+        match out.exit {
+            Some(0) => Ok(Output::ok(out.stdout)),
+            _ => Err(io_error(path, &out)),
+        }
+    }
+
+    async fn list_dir(&self, path: &Path, timeout: Duration) -> Result<Output, SourceError> {
+        let p = remote_path_text(path)?;
+        // -1: one name a line; -A: dot files too, as read_dir lists them; C collation.
+        let line = self.remote_line(
+            &["LC_ALL=C".into(), "ls".into(), "-1A".into(), "--".into(), p],
+            false,
+        );
+        let out = self.exec(&line, None, timeout).await?;
+        match out.exit {
+            Some(0) => {
+                let mut names: Vec<&str> = out.stdout.lines().filter(|l| !l.is_empty()).collect();
+                names.sort_unstable();
+                Ok(Output::ok(names.join("\n")))
+            }
+            _ => Err(io_error(path, &out)),
+        }
+    }
+
+    async fn command(
+        &self,
+        argv: &[String],
+        stdin: Option<&str>,
+        timeout: Duration,
+    ) -> Result<Output, SourceError> {
+        let Some(program) = argv.first() else {
+            return Err(SourceError::Other("empty command".into()));
+        };
+        if argv.iter().any(|w| w.contains('\0')) || program.contains('=') {
+            return Err(SourceError::Other(format!(
+                "{}: not a command ifxtop runs remotely",
+                sanitize(program)
+            )));
+        }
+        let line = self.remote_line(argv, true);
+        let out = self.exec(&line, stdin, timeout).await?;
+        // env's own verdict: the program is not on the remote PATH.
+        if out.exit == Some(127) && out.stdout.is_empty() {
+            return Err(SourceError::NotFound {
+                program: format!("{program} (on {})", self.target.host),
+            });
+        }
+        Ok(out)
+    }
+}
+
+fn backoff(failures: u32) -> Duration {
+    let secs = 1u64 << failures.saturating_sub(1).min(6);
+    Duration::from_secs(secs).min(BACKOFF_MAX)
+}
+
+fn remote_path_text(path: &Path) -> Result<String, SourceError> {
+    match path.to_str() {
+        Some(s) if !s.contains('\0') => Ok(s.to_string()),
+        _ => Err(SourceError::Io {
+            path: path.display().to_string(),
+            reason: "not a UTF-8 path".into(),
+        }),
+    }
+}
+
+fn io_error(path: &Path, out: &Output) -> SourceError {
+    let reason = out
+        .stderr
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map(sanitize)
+        .unwrap_or_else(|| format!("exit code {}", out.exit.unwrap_or(-1)));
+    SourceError::Io {
+        path: path.display().to_string(),
+        reason,
+    }
+}
+
+impl CommandRunner for SshRunner {
+    fn run<'a>(
+        &'a self,
+        request: &'a Request,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<Output, SourceError>> {
+        Box::pin(async move {
+            match request {
+                Request::ReadFile(path) if self.local_files.contains(path) => {
+                    self.local.run(request, timeout).await
+                }
+                Request::Command(argv) => self.command(argv, None, timeout).await,
+                Request::CommandInput { argv, stdin } => {
+                    self.command(argv, Some(stdin), timeout).await
+                }
+                Request::ReadFile(path) => self.read_file(path, timeout).await,
+                Request::ListDir(path) => self.list_dir(path, timeout).await,
+            }
+        })
+    }
+}
+
+impl Drop for SshRunner {
+    /// Quitting closes the master: nothing of ifxtop stays connected to the server.
+    fn drop(&mut self) {
+        self.close_master();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_are_read_and_checked() {
+        let t = SshTarget::parse("informix@db01:2222").unwrap();
+        assert_eq!(t.user.as_deref(), Some("informix"));
+        assert_eq!(t.host, "db01");
+        assert_eq!(t.port, Some(2222));
+        assert_eq!(t.to_string(), "informix@db01:2222");
+        let t = SshTarget::parse("db01").unwrap();
+        assert_eq!((t.user, t.port), (None, None));
+        let t = SshTarget::parse("[::1]:22").unwrap();
+        assert_eq!((t.host.as_str(), t.port), ("::1", Some(22)));
+        assert_eq!(t.to_string(), "[::1]:22");
+        let t = SshTarget::parse("fe80::1").unwrap();
+        assert_eq!((t.host.as_str(), t.port), ("fe80::1", None));
+        for bad in [
+            "",
+            "-oProxyCommand=touch /tmp/x",
+            "-p22",
+            "db01 -p 22",
+            "db\n01",
+            "db01\t",
+            "@db01",
+            "-x@db01",
+            "u@-db01",
+            "u@",
+            "db01:0",
+            "db01:65536",
+            "db01:",
+            "db01:ssh",
+            "[::1",
+            "[::1]x",
+            ":22",
+        ] {
+            assert!(SshTarget::parse(bad).is_err(), "{bad:?} accepted");
+        }
+        let e = SshTarget::parse("a\u{1b}[2Jb c").unwrap_err();
+        assert!(!e.contains('\u{1b}'), "{e}");
+    }
+
+    #[test]
+    fn remote_variables_are_names_then_any_value() {
+        assert_eq!(
+            parse_env_assignment("INFORMIXDIR=/opt/ifx dir").unwrap(),
+            ("INFORMIXDIR".to_string(), "/opt/ifx dir".to_string())
+        );
+        assert_eq!(parse_env_assignment("A_1=").unwrap().1, "");
+        for bad in ["X", "=v", "1A=v", "A-B=v", "$(id)=v", "A B=v"] {
+            assert!(parse_env_assignment(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_destination_comes_after_a_double_dash() {
+        let t = SshTarget::parse("dba@db01:2200").unwrap();
+        assert_eq!(t.args(), ["-p", "2200", "-l", "dba", "--", "db01"]);
+    }
+
+    #[test]
+    fn quoting_wraps_every_word_in_single_quotes() {
+        assert_eq!(quote(""), "''");
+        assert_eq!(quote("onstat"), "'onstat'");
+        assert_eq!(quote("it's"), "'it'\\''s'");
+        assert_eq!(quote_words(&["a b", "$x"]), "'a b' '$x'");
+    }
+
+    #[test]
+    fn the_exit_mark_is_taken_off_the_end_of_stderr() {
+        assert_eq!(
+            split_exit_mark("\nifxtop-exit=255\n"),
+            Some((255, String::new()))
+        );
+        assert_eq!(
+            split_exit_mark("oops\n\nifxtop-exit=1\n"),
+            Some((1, "oops\n".to_string()))
+        );
+        assert_eq!(
+            split_exit_mark("no newline\nifxtop-exit=0\n"),
+            Some((0, "no newline".to_string()))
+        );
+        assert_eq!(split_exit_mark("Connection refused\n"), None);
+        assert_eq!(split_exit_mark("xifxtop-exit=3\n"), None);
+        assert_eq!(split_exit_mark("\nifxtop-exit=x\n"), None);
+    }
+
+    #[test]
+    fn ssh_failures_say_what_ssh_said_last() {
+        assert_eq!(
+            ssh_message("ssh: connect to host 127.0.0.1 port 9: Connection refused\r\n"),
+            "connect to host 127.0.0.1 port 9: Connection refused"
+        );
+        assert_eq!(
+            ssh_message("@@@@\nWARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!\nHost key verification failed.\n"),
+            "Host key verification failed."
+        );
+        assert_eq!(ssh_message(""), "connection failed (exit code 255)");
+    }
+
+    #[test]
+    fn backoff_doubles_up_to_a_limit() {
+        let s: Vec<u64> = (1..=8).map(|n| backoff(n).as_secs()).collect();
+        assert_eq!(s, [1, 2, 4, 8, 16, 30, 30, 30]);
+    }
+
+    #[test]
+    fn the_control_directory_is_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let r = SshRunner::new(SshTarget::parse("db01").unwrap(), None).unwrap();
+        let dir = r.control_dir().to_path_buf();
+        let mode = std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700);
+        let argv = r.ssh_argv("true");
+        let cp = argv.iter().find(|a| a.starts_with("ControlPath=")).unwrap();
+        assert!(
+            cp.starts_with(&format!("ControlPath={}/", dir.display())),
+            "{cp}"
+        );
+        assert!(argv.contains(&"BatchMode=yes".to_string()));
+        assert!(argv.contains(&"ControlMaster=auto".to_string()));
+        drop(r);
+        assert!(!dir.exists(), "control directory left behind");
+    }
+}
