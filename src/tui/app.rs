@@ -160,6 +160,8 @@ pub struct App {
     pub size: (u16, u16),
     /// The wall-clock time at session time 0, in the server's time zone: the header's clock.
     pub wall_start: Option<time::OffsetDateTime>,
+    /// The host the instance runs on (this one, or the one ssh reaches), for the header.
+    pub host: Option<String>,
     /// The recording under way (`--record`), for the header.
     pub recording: Option<RecordingUi>,
 }
@@ -207,6 +209,7 @@ impl App {
             note: None,
             size: (80, 24),
             wall_start: None,
+            host: None,
             recording: None,
         }
     }

@@ -445,6 +445,7 @@ pub fn session_for(setup: &Setup, size: (u16, u16)) -> Result<Session, Error> {
     app.server = setup.server.clone();
     app.note = setup.note;
     app.wall_start = setup.settings.wall_start;
+    app.host = setup.settings.host.clone();
     app.size = size;
     if let Some(rec) = &setup.replay {
         if !rec.skipped.is_empty() {

@@ -434,3 +434,13 @@ fn control_characters_from_onstat_never_reach_the_screen() {
     }
     assert!(ifxtop::tui::views::buffer_text(&buf).contains("[2J"));
 }
+
+/// The header names the host the instance runs on (over ssh, not the terminal's).
+#[test]
+fn the_header_names_the_host() {
+    let mut a = app(80, 24, &[]);
+    a.host = Some("db07".into());
+    let text = screen(&a, 80, 24);
+    let first = text.lines().next().unwrap_or_default();
+    assert!(first.contains("ol_oninit@db07"), "{first}");
+}

@@ -179,10 +179,17 @@ fn title_line<'a>(
     let mut spans: Vec<(Span<'a>, u8)> =
         vec![(Span::styled(" ifxtop ", bar.patch(theme.title)), 9)];
     let name = match &app.mode {
-        Mode::Live => app
-            .server
-            .clone()
-            .unwrap_or_else(|| "(no INFORMIXSERVER)".into()),
+        // On which host: over ssh it is not the one the terminal is on.
+        Mode::Live => format!(
+            "{}{}",
+            app.server
+                .clone()
+                .unwrap_or_else(|| "(no INFORMIXSERVER)".into()),
+            app.host
+                .as_deref()
+                .map(|h| format!("@{h}"))
+                .unwrap_or_default()
+        ),
         Mode::Demo { seed } => format!("demo (seed {seed})"),
         // The file's name only: the path is in the shell's history.
         Mode::Replay { file } => format!(
