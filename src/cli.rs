@@ -35,8 +35,10 @@ pub struct LiveArgs {
     /// Sessions of the simulated instance (to measure ifxtop's own cost on a big instance).
     #[arg(long, value_name = "N", default_value_t = 300, requires = "demo")]
     pub(crate) demo_sessions: usize,
-    /// Start the demo's timeline this many seconds in (the incidents repeat every 360 s: 15 insert
-    /// hot spot, 95 all-NULL index leaf, 135 Send-Q filling, 215 checkpoint stall, 275 lock chain).
+    /// Start the demo's timeline this many seconds in (the incidents repeat every 720 s: 15 insert
+    /// hot spot, 95 all-NULL index leaf, 135 Send-Q filling, 215 checkpoint stall, 275 lock chain,
+    /// 375 long transaction, 450 CPU saturated, 515 mutex contention, 570 slow device, 645 replica
+    /// lag).
     #[arg(long, value_name = "SECONDS", default_value_t = 0, requires = "demo")]
     pub(crate) demo_at: u64,
     /// The instance to watch (sets INFORMIXSERVER for every onstat/oncheck run).
@@ -208,4 +210,40 @@ pub struct ResolveArgs {
     /// why it did not) instead of the annotated lines.
     #[arg(long)]
     pub(crate) json: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// `--demo-at`'s help lists where every incident of the timeline starts, and the cycle.
+    #[test]
+    fn demo_at_help_names_every_incident() {
+        let cmd = Cli::command();
+        let arg = cmd
+            .get_arguments()
+            .find(|a| a.get_id() == "demo_at")
+            .expect("--demo-at");
+        let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
+        let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            help.contains(&format!("every {} s", crate::demo::timeline::CYCLE)),
+            "{help}"
+        );
+        let mut seen = std::collections::HashSet::new();
+        for p in crate::demo::timeline::TIMELINE {
+            let name = format!("{:?}", p.incident);
+            if name == "Calm" || name == "SendQDrain" || name == "CheckpointInProgress" {
+                continue;
+            }
+            if seen.insert(name.clone()) {
+                assert!(
+                    help.contains(&format!("{} ", p.start)),
+                    "{name} at {}: {help}",
+                    p.start
+                );
+            }
+        }
+    }
 }

@@ -126,6 +126,12 @@ fn demo_at_80x24_every_pane_help_and_quit() {
     let s = t.wait_for("zone_reclaim_mode", wait);
     assert!(s.contains("NODE"), "{s}");
 
+    // Server: the vital signs (profile rates, logs, VPs, mutexes, memory).
+    t.keys(&["6"]);
+    let s = t.wait_for("PROFILE", wait);
+    assert!(s.contains("LOGICAL LOGS"), "{s}");
+
+    // Tab moves on from the last pane to the first.
     t.keys(&["Tab"]);
     t.wait_for("STATE", wait);
 

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 /// Length of one pass through the timeline, in seconds.
-pub const CYCLE: u64 = 360;
+pub const CYCLE: u64 = 720;
 
 /// What plays during a phase.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -27,6 +27,17 @@ pub enum Incident {
     CheckpointInProgress,
     /// 814 waits on 813, which waits (with 815) on 812, the head blocker.
     LockChain,
+    /// One session's transaction stays open while others write: the logical logs fill behind
+    /// it until the server flags `LONGTX` and blocks (`Blocked:LONGTX`).
+    LongTransaction,
+    /// CPU VPs saturated: busy near 100 %, the ready queue growing; memory segments added.
+    CpuSaturated,
+    /// S waiters on one named mutex held by one thread.
+    MutexContention,
+    /// One chunk's device turns slow (await rising) while Informix asks no more of it: the SAN.
+    SlowDevice,
+    /// An RSS secondary falls behind until log transmission to it is blocked.
+    ReplicaLag,
 }
 
 /// One row of the timeline: seconds `[start, end)` of each cycle.
@@ -61,7 +72,7 @@ const fn p(start: u64, end: u64, incident: Incident) -> Phase {
 }
 
 /// The timeline. Contiguous, from 0 to `CYCLE`, calm stretches between the incidents.
-pub const TIMELINE: [Phase; 12] = [
+pub const TIMELINE: [Phase; 22] = [
     p(0, 15, Incident::Calm),
     p(15, 75, Incident::InsertHotSpot),
     p(75, 95, Incident::Calm),
@@ -74,10 +85,20 @@ pub const TIMELINE: [Phase; 12] = [
     p(250, 260, Incident::CheckpointInProgress),
     p(260, 275, Incident::Calm),
     p(275, 345, Incident::LockChain),
+    p(345, 375, Incident::Calm),
+    p(375, 435, Incident::LongTransaction),
+    p(435, 450, Incident::Calm),
+    p(450, 500, Incident::CpuSaturated),
+    p(500, 515, Incident::Calm),
+    p(515, 555, Incident::MutexContention),
+    p(555, 570, Incident::Calm),
+    p(570, 630, Incident::SlowDevice),
+    p(630, 645, Incident::Calm),
+    p(645, 705, Incident::ReplicaLag),
 ];
 
 /// The last calm stretch runs from the end of the table to the end of the cycle.
-const TAIL: Phase = p(345, CYCLE, Incident::Calm);
+const TAIL: Phase = p(705, CYCLE, Incident::Calm);
 
 /// Where a moment falls in the timeline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -147,6 +168,11 @@ pub(crate) fn words(incident: Incident) -> &'static str {
         Incident::CheckpointRequested => "checkpoint stall (CKPT REQ), zone reclaim on",
         Incident::CheckpointInProgress => "checkpoint (CKPT INP), still blocked",
         Incident::LockChain => "lock chain: 814 -> 813 -> 812",
+        Incident::LongTransaction => "long transaction: logical logs filling (LONGTX)",
+        Incident::CpuSaturated => "CPU VPs saturated: ready queue growing",
+        Incident::MutexContention => "mutex contention: S waiters on one mutex",
+        Incident::SlowDevice => "slow device: chunk await rising, demand flat (SAN)",
+        Incident::ReplicaLag => "RSS secondary falling behind: transmission blocked",
     }
 }
 

@@ -203,6 +203,18 @@ impl Pane {
         }
     }
 
+    /// A short title for narrow terminals (the active pane keeps its full one).
+    pub(crate) fn short_title(self) -> &'static str {
+        match self {
+            Pane::Sessions => "Ses",
+            Pane::Waiters => "Wait",
+            Pane::Buffers => "Buf",
+            Pane::Sockets => "Sock",
+            Pane::Numa => "NUMA",
+            Pane::Server => "Srv",
+        }
+    }
+
     /// The pane's columns, left to right.
     pub fn columns(self) -> &'static [Column] {
         match self {

@@ -181,27 +181,43 @@ fn timeline(
 
 fn tabs(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
     let theme = &app.theme;
-    let mut spans = Vec::new();
-    // Narrow terminals keep room for the demo's note after the tabs.
-    let gap = if area.width < 120 { "" } else { " " };
-    for (i, p) in Pane::ALL.iter().enumerate() {
-        let label = format!(" {} {} ", i + 1, p.title());
-        let style = if *p == app.pane && app.drill.is_empty() {
-            theme.tab_active
-        } else {
-            theme.tab
-        };
-        spans.push(Span::styled(label, style));
-        spans.push(Span::raw(gap));
-    }
-    spans.push(Span::raw(" "));
+    let mut tail = Vec::new();
     if let Some(sid) = app.drill.last().map(|d| d.sid) {
-        spans.push(Span::styled(format!(" session {sid} "), theme.tab_active));
-        spans.push(Span::raw(" "));
+        tail.push(Span::styled(format!(" session {sid} "), theme.tab_active));
+        tail.push(Span::raw(" "));
     }
     if let Some((note, start)) = app.note {
-        spans.push(Span::styled(note(start + now), theme.warn));
+        tail.push(Span::styled(note(start + now), theme.warn));
     }
+    let tail_width: usize = tail.iter().map(Span::width).sum();
+    let labels = |short: bool, gap: &'static str| {
+        let mut spans = Vec::new();
+        for (i, p) in Pane::ALL.iter().enumerate() {
+            let active = *p == app.pane && app.drill.is_empty();
+            let title = if short && !active {
+                p.short_title()
+            } else {
+                p.title()
+            };
+            let style = if active { theme.tab_active } else { theme.tab };
+            spans.push(Span::styled(format!(" {} {title} ", i + 1), style));
+            spans.push(Span::raw(gap));
+        }
+        spans.push(Span::raw(" "));
+        spans
+    };
+    let width = usize::from(area.width);
+    let fits = |spans: &[Span]| spans.iter().map(Span::width).sum::<usize>() + tail_width <= width;
+    // Full titles when they and the note fit; else short titles for the panes not shown, so the
+    // note (the demo's incident, the session drilled into) stays readable at 80 columns.
+    let mut spans = labels(false, " ");
+    if !fits(&spans) {
+        spans = labels(false, "");
+    }
+    if !fits(&spans) {
+        spans = labels(true, "");
+    }
+    spans.extend(tail);
     buf.set_line(area.x, area.y, &Line::from(spans), area.width);
 }
 
