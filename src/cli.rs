@@ -41,8 +41,12 @@ pub struct LiveArgs {
     /// lag).
     #[arg(long, value_name = "SECONDS", default_value_t = 0, requires = "demo")]
     pub(crate) demo_at: u64,
-    /// The instance to watch (sets INFORMIXSERVER for every onstat/oncheck run).
-    #[arg(long, value_name = "NAME", env = "INFORMIXSERVER")]
+    /// Several simulated instances at once (their timelines 300 s apart), for the fleet screen.
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "demo")]
+    pub(crate) demo_instances: usize,
+    /// The instance to watch (sets INFORMIXSERVER for every onstat/oncheck run); several,
+    /// comma-separated (`--server ol_a,ol_b`), get the fleet screen.
+    #[arg(long, value_name = "NAME[,NAME...]", env = "INFORMIXSERVER")]
     pub(crate) server: Option<String>,
     /// Informix listener port(s) whose sockets to show; default: from the sqlhosts file.
     #[arg(long = "port", value_name = "PORT")]
@@ -79,10 +83,11 @@ pub struct LiveArgs {
 #[derive(Debug, Clone, Args, Default)]
 pub struct SshArgs {
     /// Run every source on HOST through ssh: one multiplexed connection, your keys, agent and
-    /// ~/.ssh/config as usual, never a prompt (BatchMode). Give --server too.
+    /// ~/.ssh/config as usual, never a prompt (BatchMode). Give --server too. Repeat it to watch
+    /// several hosts (each server of --server on each host; the fleet screen lists them).
     #[arg(long, value_name = "[USER@]HOST[:PORT]", value_parser = parse_ssh_target,
-          conflicts_with_all = ["demo", "replay"])]
-    pub ssh: Option<SshTarget>,
+          conflicts_with = "replay")]
+    pub ssh: Vec<SshTarget>,
     /// The ssh client configuration file (ssh -F), instead of ~/.ssh/config.
     #[arg(long, value_name = "FILE", env = "IFXTOP_SSH_CONFIG")]
     pub ssh_config: Option<PathBuf>,
@@ -130,7 +135,7 @@ pub enum Format {
     Json,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct SnapshotArgs {
     /// From the simulated instance.
     #[arg(long, conflicts_with = "replay")]
@@ -148,6 +153,12 @@ pub struct SnapshotArgs {
     /// Sessions of the simulated instance.
     #[arg(long, value_name = "N", default_value_t = 300)]
     pub demo_sessions: usize,
+    /// Several simulated instances (their timelines 300 s apart): one report each.
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "demo")]
+    pub demo_instances: usize,
+    /// Which of the demo instances this is (set per report, not on the command line).
+    #[arg(skip)]
+    pub demo_index: u64,
     /// Also write every output collected for this snapshot as a recording (demo and live).
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
@@ -159,8 +170,8 @@ pub struct SnapshotArgs {
     /// Informix listener ports (live and replay; the demo listens on 9088).
     #[arg(long = "port", value_name = "PORT")]
     pub ports: Vec<u16>,
-    /// The instance (live).
-    #[arg(long, value_name = "NAME", env = "INFORMIXSERVER")]
+    /// The instance (live); several, comma-separated, get one report each.
+    #[arg(long, value_name = "NAME[,NAME...]", env = "INFORMIXSERVER")]
     pub server: Option<String>,
     /// A captured `oncheck -pe` to resolve chunk:page with (live; default: the cached map).
     #[arg(long, value_name = "FILE")]

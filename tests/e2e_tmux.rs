@@ -331,3 +331,42 @@ fn record_then_replay() {
     assert_eq!(w814["head_blocker"], 812);
     assert_eq!(w814["blockers"], serde_json::json!([813, 812]));
 }
+
+/// The fleet: two demo instances and an ssh host that refuses connections, at 80x24. The fleet
+/// lists all three at once (the failing host says why, the demo lines carry on), Enter opens the
+/// selected instance, Esc comes back, q quits cleanly.
+#[test]
+fn fleet_of_two_demo_instances_and_a_failing_host() {
+    let bin = env!("CARGO_BIN_EXE_ifxtop");
+    let cmd = format!(
+        "{bin} --demo --demo-instances 2 --ssh nobody@127.0.0.1:1 --server ol_far; \
+         echo IFXTOP-EXIT=$?; sleep 30"
+    );
+    let Some(t) = Tmux::start(&cmd, 80, 24) else {
+        return;
+    };
+    let wait = Duration::from_secs(30);
+    let s = t.wait_for("fleet  3 instances", wait);
+    assert!(s.contains("ol_demo "), "{s}");
+    assert!(s.contains("ol_demo2"), "{s}");
+    assert!(s.contains("ol_far@127.0.0.1"), "{s}");
+    // The failing host says so; the demo instances are on-line meanwhile.
+    t.keys(&["End"]);
+    let s = t.wait_for("ol_far@127.0.0.1: onstat", wait);
+    assert!(s.contains("ssh"), "{s}");
+    assert!(s.matches("On-Line").count() >= 2, "{s}");
+    let lines: Vec<&str> = s.lines().collect();
+    assert!(
+        lines.len() <= 24 && lines.iter().all(|l| l.chars().count() <= 80),
+        "{s}"
+    );
+    // Enter on the second demo instance opens its screens, named in the header.
+    t.keys(&["Home", "Down", "Enter"]);
+    let s = t.wait_for("demo ol_demo2", wait);
+    assert!(s.contains("Esc fleet"), "{s}");
+    t.wait_for("STATE", wait);
+    t.keys(&["Escape"]);
+    t.wait_for("fleet  3 instances", wait);
+    t.keys(&["q"]);
+    t.wait_for("IFXTOP-EXIT=0", wait);
+}

@@ -111,7 +111,7 @@ async fn run_grouped(ctx: &Ctx, due: &[Source]) -> Grouped {
     let started = Instant::now();
     let t = ctx.clock.now();
     let timeout = due.iter().map(|s| s.timeout()).max().unwrap_or_default();
-    let result = ctx.runner.run(&request, timeout).await;
+    let result = ctx.run_bounded(&request, timeout).await;
     let took = started.elapsed();
     let parts: Vec<Result<Output, SourceError>> = match result {
         // Running them one by one would only wait that long again, once per source.

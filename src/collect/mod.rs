@@ -29,6 +29,10 @@ use tokio::time::Instant;
 /// The refresh intervals `+` and `-` step through.
 pub(crate) const INTERVALS: [f64; 7] = [0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 30.0];
 
+/// How long past its own timeout a runner's answer is waited for before the collector gives
+/// up on it (the runner's kill and reporting come first).
+const RUNNER_GRACE: Duration = Duration::from_secs(2);
+
 /// Time since the session started: the `t` of every sample and recording line. On tokio's
 /// clock, so a paused runtime plays it in virtual time.
 #[derive(Debug, Clone, Copy)]
@@ -163,11 +167,26 @@ impl Ctx {
         Some(result)
     }
 
+    /// Runs a request through the runner, bounded here too: a runner must keep its own
+    /// timeout, but one that does not (a hung ssh, a wedged file system) must not hold a
+    /// collector forever. What it started is killed when the dropped future goes.
+    pub(crate) async fn run_bounded(
+        &self,
+        request: &Request,
+        timeout: Duration,
+    ) -> Result<Output, SourceError> {
+        match tokio::time::timeout(timeout + RUNNER_GRACE, self.runner.run(request, timeout)).await
+        {
+            Ok(r) => r,
+            Err(_) => Err(SourceError::Timeout { after: timeout }),
+        }
+    }
+
     /// Runs a request and records its raw output (when recording), without parsing.
     pub(crate) async fn run_raw(&self, source: &Source, request: &Request) -> RawRun {
         let started = Instant::now();
         let t = self.clock.now();
-        let result = self.runner.run(request, source.timeout()).await;
+        let result = self.run_bounded(request, source.timeout()).await;
         let took = started.elapsed();
         let run = RawRun { t, took, result };
         self.record(source, &request.argv(), &run);
@@ -354,8 +373,7 @@ fn spawn_sockets(ctx: &Ctx) -> JoinHandle<()> {
 /// first (the first oninit is the master; all attach the same shared memory).
 pub(crate) async fn find_oninit_pids(ctx: &Ctx, max: usize) -> Vec<u32> {
     let list = ctx
-        .runner
-        .run(&Request::ListDir("/proc".into()), FILE_TIMEOUT)
+        .run_bounded(&Request::ListDir("/proc".into()), FILE_TIMEOUT)
         .await;
     let Ok(list) = list else {
         return Vec::new();

@@ -210,16 +210,109 @@ pub fn json(snap: &Snapshot) -> Result<String, Error> {
 /// How far before `--at` the demo simulation starts, so windows and rates are filled.
 pub(crate) const DEMO_WARMUP: Duration = Duration::from_secs(120);
 
-/// `ifxtop snapshot`.
-pub fn run_cli(args: &crate::cli::SnapshotArgs) -> std::process::ExitCode {
-    let (result, problems) = if args.demo || args.replay.is_some() {
+/// The report of one instance: the snapshot (or why there is none) and what makes it
+/// incomplete.
+fn report(args: &crate::cli::SnapshotArgs) -> (Result<Snapshot, Error>, Vec<String>) {
+    if args.demo || args.replay.is_some() {
         (snapshot_for(args), Vec::new())
     } else {
         match live_report(args) {
             Ok((snap, problems)) => (Ok(snap), problems),
             Err(e) => (Err(e), Vec::new()),
         }
+    }
+}
+
+/// The arguments of each instance the command line names, one instance each: `--demo-instances`
+/// demo instances, each server of `--server a,b` on each `--ssh` host; else the one.
+pub fn per_instance(
+    args: &crate::cli::SnapshotArgs,
+) -> Result<Vec<crate::cli::SnapshotArgs>, Error> {
+    if args.replay.is_some() {
+        return Ok(vec![args.clone()]);
+    }
+    if args.demo {
+        let n = args.demo_instances;
+        if !(1..=crate::tui::setup::MAX_INSTANCES).contains(&n) {
+            return Err(Error::Usage(format!(
+                "--demo-instances {n}: between 1 and {}",
+                crate::tui::setup::MAX_INSTANCES
+            )));
+        }
+        if !args.ssh.ssh.is_empty() {
+            return Err(Error::Usage("--ssh: not with --demo here".into()));
+        }
+        return Ok((0..n as u64)
+            .map(|i| {
+                let mut a = args.clone();
+                a.demo_index = i;
+                a
+            })
+            .collect());
+    }
+    let servers: Vec<Option<String>> = match &args.server {
+        None => vec![None],
+        Some(list) => list
+            .split(',')
+            .map(|s| {
+                let s = s.trim();
+                if s.is_empty() || s.chars().any(char::is_control) {
+                    Err(Error::Usage(format!(
+                        "--server '{}': an empty name, or control characters in one",
+                        crate::format::printable(list)
+                    )))
+                } else {
+                    Ok(Some(s.to_string()))
+                }
+            })
+            .collect::<Result<_, _>>()?,
     };
+    let hosts: Vec<Option<crate::source::ssh::SshTarget>> = if args.ssh.ssh.is_empty() {
+        vec![None]
+    } else {
+        args.ssh.ssh.iter().cloned().map(Some).collect()
+    };
+    let mut out = Vec::new();
+    for h in &hosts {
+        for server in &servers {
+            let mut a = args.clone();
+            a.server = server.clone();
+            a.ssh.ssh = h.iter().cloned().collect();
+            out.push(a);
+        }
+    }
+    if out.len() > 1 && args.record.is_some() {
+        return Err(Error::Usage(format!(
+            "--record: records one instance, and {} are named",
+            out.len()
+        )));
+    }
+    Ok(out)
+}
+
+/// Writes a finished report to standard output.
+fn print(s: &str) {
+    use std::io::Write;
+    let mut o = std::io::stdout().lock();
+    let _ = o.write_all(s.as_bytes());
+    if !s.ends_with('\n') {
+        let _ = writeln!(o);
+    }
+}
+
+/// `ifxtop snapshot`.
+pub fn run_cli(args: &crate::cli::SnapshotArgs) -> std::process::ExitCode {
+    let each = match per_instance(args) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("ifxtop snapshot: {e}");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    if each.len() > 1 {
+        return run_several(args, &each);
+    }
+    let (result, problems) = report(&each[0]);
     // An incomplete report is still printed (it is what could be seen), but its exit code and
     // standard error say why it is incomplete.
     for p in &problems {
@@ -238,12 +331,7 @@ pub fn run_cli(args: &crate::cli::SnapshotArgs) -> std::process::ExitCode {
             };
             match out {
                 Ok(s) => {
-                    use std::io::Write;
-                    let mut o = std::io::stdout().lock();
-                    let _ = o.write_all(s.as_bytes());
-                    if !s.ends_with('\n') {
-                        let _ = writeln!(o);
-                    }
+                    print(&s);
                     incomplete
                 }
                 Err(e) => {
@@ -262,6 +350,82 @@ pub fn run_cli(args: &crate::cli::SnapshotArgs) -> std::process::ExitCode {
     }
 }
 
+/// Several instances, collected side by side: one report each, in the order named (JSON:
+/// `{"instances": [...]}`). An instance that fails is said on standard error and makes the exit
+/// code 1; the others are reported all the same.
+fn run_several(
+    args: &crate::cli::SnapshotArgs,
+    each: &[crate::cli::SnapshotArgs],
+) -> std::process::ExitCode {
+    let results: Vec<(Result<Snapshot, Error>, Vec<String>)> = std::thread::scope(|sc| {
+        let handles: Vec<_> = each.iter().map(|a| sc.spawn(move || report(a))).collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    (Err(Error::Other("the report panicked".into())), Vec::new())
+                })
+            })
+            .collect()
+    });
+    let mut failed = false;
+    let mut snaps = Vec::new();
+    for (a, (result, problems)) in each.iter().zip(results) {
+        let name = instance_of(a);
+        for p in &problems {
+            eprintln!("ifxtop snapshot: {name}: {p}");
+            failed = true;
+        }
+        match result {
+            Ok(s) => snaps.push(s),
+            Err(e) => {
+                eprintln!("ifxtop snapshot: {name}: {e}");
+                failed = true;
+            }
+        }
+    }
+    let out = match args.format {
+        crate::cli::Format::Json => {
+            serde_json::to_string_pretty(&serde_json::json!({ "instances": snaps }))
+                .map_err(|e| Error::Other(e.to_string()))
+        }
+        crate::cli::Format::Text => Ok(snaps
+            .iter()
+            .map(|s| {
+                format!(
+                    "=== {} ===\n{}",
+                    s.instance.as_deref().unwrap_or("-"),
+                    text(s)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n")),
+    };
+    match out {
+        Ok(s) => print(&s),
+        Err(e) => {
+            eprintln!("ifxtop snapshot: {e}");
+            failed = true;
+        }
+    }
+    if failed {
+        std::process::ExitCode::from(1)
+    } else {
+        std::process::ExitCode::SUCCESS
+    }
+}
+
+/// How an instance's arguments name it, before it answered.
+fn instance_of(a: &crate::cli::SnapshotArgs) -> String {
+    if a.demo {
+        return crate::tui::setup::demo_server(a.demo_index);
+    }
+    crate::tui::setup::instance_name(
+        a.server.as_deref(),
+        a.ssh.ssh.first().map(|t| t.host.as_str()),
+    )
+}
+
 fn at_arg(at: Option<f64>) -> Result<Option<Duration>, Error> {
     at.map(|s| {
         Duration::try_from_secs_f64(s)
@@ -278,15 +442,17 @@ fn demo_snapshot(
     to: Duration,
 ) -> Result<Snapshot, Error> {
     let from = to.saturating_sub(DEMO_WARMUP);
-    let demo = crate::demo::DemoInstance::new(args.seed).with_sessions(args.demo_sessions);
+    let i = args.demo_index;
+    let demo = crate::demo::DemoInstance::new(args.seed + i).with_sessions(args.demo_sessions);
+    let server = crate::tui::setup::demo_server(i);
     let (store, samples) = demo_store(demo, from, to, settings.clone(), args.record.is_some())?;
     if let Some(path) = &args.record {
-        write_recording(path, Some("ol_demo"), &settings, &samples)?;
+        write_recording(path, Some(&server), &settings, &samples)?;
     }
     Ok(crate::model::snapshot::build(
         &store,
         to,
-        Some("ol_demo"),
+        Some(&server),
         &[],
     ))
 }
@@ -393,9 +559,14 @@ pub fn snapshot_for(args: &crate::cli::SnapshotArgs) -> Result<Snapshot, Error> 
         if settings.ports.is_empty() {
             settings.ports = vec![crate::demo::LISTENER_PORT];
         }
-        let to = at.unwrap_or(DEMO_WARMUP);
+        // The i-th demo instance runs its timeline 300 s on from the one before (as the live
+        // screen's fleet does), on a host of its own.
+        let i = args.demo_index;
+        let offset = Duration::from_secs(i * crate::tui::setup::DEMO_INSTANCE_OFFSET);
+        let to = at.unwrap_or(DEMO_WARMUP) + offset;
         settings.wall_start = Some(crate::demo::EPOCH);
-        settings.host = Some(crate::demo::HOST.to_string());
+        settings.host = Some(crate::tui::setup::demo_host(i));
+        settings.instance = Some(crate::tui::setup::demo_server(i));
         return demo_snapshot(args, settings, to);
     }
     live_report(args).map(|(snap, _)| snap)
@@ -431,8 +602,18 @@ pub fn live_report(args: &crate::cli::SnapshotArgs) -> Result<(Snapshot, Vec<Str
     )?;
     settings.ports = live.ports;
     settings.host = live.host;
+    settings.instance = Some(crate::tui::setup::instance_name(
+        server.as_deref(),
+        settings
+            .host
+            .as_deref()
+            .filter(|_| !args.ssh.ssh.is_empty()),
+    ));
     let runner = live.runner;
-    let remote = args.ssh.ssh.as_ref().and(settings.host.as_deref());
+    let remote = settings
+        .host
+        .as_deref()
+        .filter(|_| !args.ssh.ssh.is_empty());
     let extents = ExtentSource {
         file: args.extents.clone(),
         cache: crate::tui::setup::cache_spot(

@@ -76,6 +76,8 @@ pub struct SourceStatus {
 pub struct Snapshot {
     /// The wall-clock time of the moment shown (ISO 8601, UTC), when known.
     pub time: Option<String>,
+    /// The instance's name as the fleet shows it: the server, `@host` for a remote one.
+    pub instance: Option<String>,
     /// The host the instance runs on.
     pub host: Option<String>,
     /// Session time the snapshot was built at (seconds).
@@ -443,6 +445,11 @@ pub fn build_with(
         session_views,
         at_s: now.as_secs_f64(),
         time: time.map(crate::format::iso_utc),
+        instance: store
+            .settings
+            .instance
+            .clone()
+            .or_else(|| server_name.map(str::to_string)),
         host: store.settings.host.clone(),
         server,
         summary,

@@ -38,6 +38,8 @@ pub struct StoreSettings {
     pub wall_start: Option<time::OffsetDateTime>,
     /// The host the instance runs on, as reports name it.
     pub host: Option<String>,
+    /// The instance's name (`ol_prod`, `ol_prod@db01` over ssh), as reports and metrics name it.
+    pub instance: Option<String>,
 }
 
 impl Default for StoreSettings {
@@ -49,6 +51,7 @@ impl Default for StoreSettings {
             socket_window: Duration::from_secs(60),
             wall_start: None,
             host: None,
+            instance: None,
         }
     }
 }

@@ -109,6 +109,8 @@ pub enum Effect {
     Redraw,
     /// Give the terminal back and stop until `fg` (Ctrl-Z).
     Suspend,
+    /// Esc with nothing left to go back from: back to the fleet screen, when there is one.
+    Leave,
 }
 
 /// What a line of input at the bottom is for.
@@ -151,6 +153,10 @@ pub struct App {
     /// The last text searched for (`F3` again jumps to the next match).
     pub(crate) search: String,
     pub quit: bool,
+    /// Esc found nothing to go back from (the fleet screen takes it).
+    pub(crate) leave: bool,
+    /// The instance's name when it is one of several (the fleet): the header names it.
+    pub(crate) instance: Option<String>,
     pub extents: ExtentStatus,
     pub replay: Option<ReplayUi>,
     /// The line under the tabs: what the demo plays at a demo time, and the demo time the
@@ -204,6 +210,8 @@ impl App {
             clock: Duration::ZERO,
             search: String::new(),
             quit: false,
+            leave: false,
+            instance: None,
             extents: ExtentStatus::None,
             replay: None,
             note: None,

@@ -23,6 +23,19 @@ pub(crate) struct Config {
     /// Action → keys, replacing that action's default keys: `quit = ["q", "ctrl-c"]`.
     #[serde(default)]
     pub(crate) keys: BTreeMap<Action, Vec<String>>,
+    /// `[[instance]]` tables: the instances to watch when the command line names none.
+    #[serde(default)]
+    pub(crate) instance: Vec<InstanceConfig>,
+}
+
+/// One `[[instance]]` table: `server = "ol_prod"`, and optionally `ssh = "informix@db01"` and
+/// `ports = [9088]`.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(crate) struct InstanceConfig {
+    pub(crate) server: String,
+    pub(crate) ssh: Option<String>,
+    pub(crate) ports: Option<Vec<u16>>,
 }
 
 /// `<config dir>/ifxtop/config.toml` (`~/.config/ifxtop/config.toml` on Linux).

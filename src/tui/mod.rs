@@ -3,6 +3,7 @@
 
 pub mod app;
 pub mod config;
+pub mod fleet;
 pub mod keymap;
 pub mod panes;
 pub mod run;

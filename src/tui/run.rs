@@ -153,63 +153,94 @@ impl Outside for Terminal52 {
     }
 }
 
-/// What woke the loop.
+/// One instance in the loop: its screen's state and where its data comes from.
+pub struct Member<'a> {
+    pub session: &'a mut Session,
+    pub feed: &'a mut Feed,
+    /// How the fleet screen names it.
+    pub name: String,
+    /// When its data has settled (`Msg::Settled` is due).
+    settle: Option<Instant>,
+}
+
+impl<'a> Member<'a> {
+    pub fn new(session: &'a mut Session, feed: &'a mut Feed, name: String) -> Self {
+        Member {
+            session,
+            feed,
+            name,
+            settle: None,
+        }
+    }
+}
+
+/// What woke the loop, and for which instance.
 enum Event {
-    Updates(Vec<crate::collect::sample::Update>),
-    Extents(ExtentStatus),
-    Settled,
+    Updates(usize, Vec<crate::collect::sample::Update>),
+    Extents(usize, ExtentStatus),
+    Settled(usize),
     ReplayStep,
     Input(Option<Input>),
     Tick,
 }
 
-/// Waits for the next thing to happen: data, the extent job, the settle timer, the replay
-/// clock, an input, or the 1 s age clock.
+/// The first instance (from `start` on, so none starves the others) with data or an extent-map
+/// status waiting.
+fn poll_feeds(
+    members: &mut [Member<'_>],
+    start: usize,
+    cx: &mut std::task::Context<'_>,
+) -> std::task::Poll<Event> {
+    use std::task::Poll;
+    let n = members.len();
+    for k in 0..n {
+        let i = (start + k) % n;
+        if let Feed::Collect { collection, .. } = &mut *members[i].feed {
+            if let Poll::Ready(Some(first)) = collection.updates.poll_recv(cx) {
+                // This update and every other already waiting, applied together.
+                let mut all = vec![first];
+                while let Ok(u) = collection.updates.try_recv() {
+                    all.push(u);
+                }
+                return Poll::Ready(Event::Updates(i, all));
+            }
+            if let Poll::Ready(Some(st)) = collection.extents.poll_recv(cx) {
+                return Poll::Ready(Event::Extents(i, st));
+            }
+        }
+    }
+    Poll::Pending
+}
+
+/// Waits for the next thing to happen: data or the extent job of any instance, a settle timer,
+/// the replay clock, an input, or the 1 s age clock.
 async fn next_event(
-    feed: &mut Feed,
+    members: &mut [Member<'_>],
     inputs: Option<&mut mpsc::Receiver<Input>>,
-    settle: &mut Option<Instant>,
     tick: &mut tokio::time::Interval,
     replay_tick: &mut tokio::time::Interval,
+    turn: usize,
 ) -> Event {
-    let (updates, extents, replaying) = match feed {
-        Feed::Collect { collection, .. } => (
-            Some(&mut collection.updates),
-            Some(&mut collection.extents),
-            false,
-        ),
-        Feed::Replay { player, .. } => (None, None, !player.is_paused()),
-    };
+    let settle = members
+        .iter()
+        .enumerate()
+        .filter_map(|(i, m)| m.settle.map(|d| (d, i)))
+        .min();
+    let replaying = members
+        .iter()
+        .any(|m| matches!(&*m.feed, Feed::Replay { player, .. } if !player.is_paused()));
+    let data = std::future::poll_fn(|cx| poll_feeds(members, turn, cx));
     tokio::select! {
-        Some(first) = async {
-            match updates {
-                Some(rx) => {
-                    let first = rx.recv().await?;
-                    // This update and every other already waiting, applied together.
-                    let mut all = vec![first];
-                    while let Ok(u) = rx.try_recv() {
-                        all.push(u);
-                    }
-                    Some(all)
+        ev = data => ev,
+        i = async {
+            match settle {
+                Some((d, i)) => {
+                    tokio::time::sleep_until(d).await;
+                    i
                 }
                 None => std::future::pending().await,
             }
-        } => Event::Updates(first),
-        Some(st) = async {
-            match extents {
-                Some(rx) => rx.recv().await,
-                None => std::future::pending().await,
-            }
-        } => Event::Extents(st),
-        _ = async {
-            match *settle {
-                Some(d) => tokio::time::sleep_until(d).await,
-                None => std::future::pending().await,
-            }
-        } => {
-            *settle = None;
-            Event::Settled
-        }
+        } => Event::Settled(i),
         _ = replay_tick.tick(), if replaying => Event::ReplayStep,
         input = async {
             match inputs {
@@ -230,55 +261,141 @@ pub async fn drive<B: Backend>(
     inputs: &mut mpsc::Receiver<Input>,
     outside: &mut dyn Outside,
 ) -> Result<u8, Error> {
+    let mut members = [Member::new(session, feed, String::new())];
+    drive_fleet(terminal, &mut members, None, inputs, outside).await
+}
+
+/// The loop over several instances: with `fleet`, the fleet screen lists them and Enter opens
+/// one (Esc comes back); without it, the first instance's screens are all there is. Every
+/// instance's data is applied as it comes, shown or not: its fleet line stays current.
+pub async fn drive_fleet<B: Backend>(
+    terminal: &mut Terminal<B>,
+    members: &mut [Member<'_>],
+    mut fleet: Option<crate::tui::fleet::FleetUi>,
+    inputs: &mut mpsc::Receiver<Input>,
+    outside: &mut dyn Outside,
+) -> Result<u8, Error> {
+    use crate::tui::fleet::FleetCommand;
+    use std::collections::VecDeque;
+    if members.is_empty() {
+        return Err(Error::Other("no instance to watch".into()));
+    }
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut replay_tick = tokio::time::interval(REPLAY_STEP);
     replay_tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-    let mut settle: Option<Instant> = None;
     let mut inputs_open = true;
-    let mut effects = session.update(Msg::Tick, feed.now());
-    if let Feed::Replay { player, .. } = &*feed {
-        effects.extend(session.update(Msg::Played(Default::default(), player.ui()), feed.now()));
+    let mut fleet_dirty = true;
+    let mut turn = 0usize;
+    let mut effects: VecDeque<(usize, Effect)> = VecDeque::new();
+    for (i, m) in members.iter_mut().enumerate() {
+        if fleet.is_some() {
+            // One of several: its screens name it, and Esc leads back to the fleet.
+            m.session.app.instance = Some(m.name.clone());
+        }
+        let now = m.feed.now();
+        effects.extend(m.session.update(Msg::Tick, now).into_iter().map(|e| (i, e)));
+        if let Feed::Replay { player, .. } = &*m.feed {
+            let ui = player.ui();
+            effects.extend(
+                m.session
+                    .update(Msg::Played(Default::default(), ui), now)
+                    .into_iter()
+                    .map(|e| (i, e)),
+            );
+        }
     }
     loop {
-        for e in std::mem::take(&mut effects) {
+        while let Some((i, e)) = effects.pop_front() {
+            let m = &mut members[i];
             match e {
                 Effect::Quit(code) => return Ok(code),
                 Effect::SettleIn(d) => {
                     let at = Instant::now() + d;
-                    settle = Some(settle.map_or(at, |s| s.min(at)));
+                    m.settle = Some(m.settle.map_or(at, |s| s.min(at)));
+                }
+                Effect::Leave => {
+                    if let Some(f) = fleet.as_mut() {
+                        f.open = None;
+                        fleet_dirty = true;
+                    }
                 }
                 other => {
-                    if let Some(msg) = carry_out(other, session, feed, terminal, outside) {
-                        effects.extend(session.update(msg, feed.now()));
+                    if let Some(msg) = carry_out(other, m.session, m.feed, terminal, outside) {
+                        let now = m.feed.now();
+                        effects.extend(m.session.update(msg, now).into_iter().map(|e| (i, e)));
+                        fleet_dirty = true;
                     }
                 }
             }
         }
-        if !effects.is_empty() {
-            continue;
+        let shown = fleet.as_ref().map_or(Some(0), |f| f.open);
+        match shown {
+            Some(i) => {
+                let m = &mut members[i];
+                if m.session.dirty {
+                    let now = m.feed.now();
+                    terminal
+                        .draw(|f| views::draw(f, &m.session.app, now))
+                        .map_err(|e| Error::Other(format!("terminal: {e}")))?;
+                    m.session.dirty = false;
+                }
+            }
+            None => {
+                if fleet_dirty || members.iter().any(|m| m.session.dirty) {
+                    let rows: Vec<crate::model::fleet::FleetRow> = members
+                        .iter()
+                        .map(|m| {
+                            crate::model::fleet::row(&m.name, m.session.app.shown(), m.feed.now())
+                        })
+                        .collect();
+                    let first = &members[0];
+                    let clock = first
+                        .session
+                        .app
+                        .wall_clock(first.feed.now())
+                        .map(crate::format::local_time);
+                    let theme = first.session.app.theme;
+                    let ui = fleet.clone().unwrap_or_default();
+                    terminal
+                        .draw(|f| {
+                            let area = f.area();
+                            views::fleet::render(&rows, &ui, clock, &theme, area, f.buffer_mut())
+                        })
+                        .map_err(|e| Error::Other(format!("terminal: {e}")))?;
+                    fleet_dirty = false;
+                    for m in members.iter_mut() {
+                        m.session.dirty = false;
+                    }
+                }
+            }
         }
-        if session.dirty {
-            let now = feed.now();
-            terminal
-                .draw(|f| views::draw(f, &session.app, now))
-                .map_err(|e| Error::Other(format!("terminal: {e}")))?;
-            session.dirty = false;
-        }
-        let msg = match next_event(
-            feed,
+        turn = turn.wrapping_add(1);
+        let event = next_event(
+            members,
             inputs_open.then_some(&mut *inputs),
-            &mut settle,
             &mut tick,
             &mut replay_tick,
+            turn,
         )
-        .await
-        {
-            Event::Updates(u) => Msg::Data(u),
-            Event::Extents(st) => Msg::Extents(st),
-            Event::Settled => Msg::Settled,
+        .await;
+        // Which instance a key or a signal is for: the one shown, else the first.
+        let target = shown.unwrap_or(0);
+        let (i, msg) = match event {
+            Event::Updates(i, u) => (i, Msg::Data(u)),
+            Event::Extents(i, st) => (i, Msg::Extents(st)),
+            Event::Settled(i) => {
+                members[i].settle = None;
+                (i, Msg::Settled)
+            }
             Event::ReplayStep => {
-                let Feed::Replay { player, last } = &mut *feed else {
+                let Some(i) = members
+                    .iter()
+                    .position(|m| matches!(&*m.feed, Feed::Replay { .. }))
+                else {
+                    continue;
+                };
+                let Feed::Replay { player, last } = &mut *members[i].feed else {
                     continue;
                 };
                 let wall = last.elapsed();
@@ -293,31 +410,86 @@ pub async fn drive<B: Backend>(
                 {
                     continue;
                 }
-                Msg::Played(played, player.ui())
+                (i, Msg::Played(played, player.ui()))
             }
-            Event::Input(Some(Input::Key(k))) => Msg::Key(k),
+            Event::Input(Some(Input::Key(k))) => {
+                if let Some(f) = fleet.as_mut().filter(|f| f.open.is_none()) {
+                    let keymap = members[0].session.app.keymap.clone();
+                    match f.on_key(&keymap, &k, members.len()) {
+                        FleetCommand::Moved => fleet_dirty = true,
+                        FleetCommand::Open(i) => {
+                            if let Some(m) = members.get_mut(i) {
+                                m.session.dirty = true;
+                            }
+                        }
+                        FleetCommand::Quit => return Ok(0),
+                        FleetCommand::Redraw => {
+                            let _ = terminal.clear();
+                            fleet_dirty = true;
+                        }
+                        FleetCommand::Suspend => {
+                            if outside.suspend().is_ok() {
+                                let _ = terminal.clear();
+                            }
+                            fleet_dirty = true;
+                        }
+                        FleetCommand::Ignored => {}
+                    }
+                    continue;
+                }
+                (target, Msg::Key(k))
+            }
             Event::Input(Some(Input::Resize(w, h))) => {
                 let _ = terminal.autoresize();
-                Msg::Resize(w, h)
+                for (j, m) in members.iter_mut().enumerate() {
+                    if j != target {
+                        let now = m.feed.now();
+                        let more = m.session.update(Msg::Resize(w, h), now);
+                        effects.extend(more.into_iter().map(|e| (j, e)));
+                    }
+                }
+                fleet_dirty = true;
+                (target, Msg::Resize(w, h))
             }
-            Event::Input(Some(Input::Signal(s))) => Msg::Signal(s),
+            Event::Input(Some(Input::Signal(s))) => {
+                fleet_dirty = true;
+                (target, Msg::Signal(s))
+            }
             Event::Input(None) => {
                 // The terminal is gone: nothing more can be typed or shown.
                 inputs_open = false;
-                Msg::Signal(Signal::Hangup)
+                (target, Msg::Signal(Signal::Hangup))
             }
-            Event::Tick => match &*feed {
-                Feed::Collect {
-                    recorder: Some(rec),
-                    ..
-                } => Msg::Recording {
-                    bytes: rec.written(),
-                    stopped: rec.status(),
-                },
-                _ => Msg::Tick,
-            },
+            Event::Tick => {
+                for (j, m) in members.iter_mut().enumerate() {
+                    if j == target {
+                        continue;
+                    }
+                    let msg = tick_msg(m.feed);
+                    let now = m.feed.now();
+                    effects.extend(m.session.update(msg, now).into_iter().map(|e| (j, e)));
+                }
+                fleet_dirty = true;
+                (target, tick_msg(members[target].feed))
+            }
         };
-        effects = session.update(msg, feed.now());
+        let m = &mut members[i];
+        let now = m.feed.now();
+        effects.extend(m.session.update(msg, now).into_iter().map(|e| (i, e)));
+    }
+}
+
+/// The 1 s clock's message: with the recording's progress when recording.
+fn tick_msg(feed: &Feed) -> Msg {
+    match feed {
+        Feed::Collect {
+            recorder: Some(rec),
+            ..
+        } => Msg::Recording {
+            bytes: rec.written(),
+            stopped: rec.status(),
+        },
+        _ => Msg::Tick,
     }
 }
 
@@ -384,7 +556,7 @@ fn carry_out<B: Backend>(
             }
             Err(e) => Some(Msg::Done(Outcome::Failed(format!("cannot suspend: {e}")))),
         },
-        Effect::Quit(_) | Effect::SettleIn(_) => None,
+        Effect::Quit(_) | Effect::SettleIn(_) | Effect::Leave => None,
     }
 }
 
@@ -478,15 +650,19 @@ pub fn session_for(setup: &Setup, size: (u16, u16)) -> Result<Session, Error> {
 /// Runs the TUI on the real terminal until the user quits or a signal arrives.
 pub fn run(args: &crate::cli::LiveArgs) -> Result<ExitCode, Error> {
     crate::tui::terminal::check().map_err(Error::Usage)?;
-    let setup = crate::tui::setup::setup(args)?;
+    let setups = crate::tui::setup::setups(args)?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    rt.block_on(run_async(setup))
+    rt.block_on(run_async(setups))
 }
 
-async fn run_async(setup: Setup) -> Result<ExitCode, Error> {
-    let mut feed = Feed::start(&setup)?;
+async fn run_async(setups: Vec<Setup>) -> Result<ExitCode, Error> {
+    let several = setups.len() > 1;
+    let mut feeds = Vec::with_capacity(setups.len());
+    for s in &setups {
+        feeds.push(Feed::start(s)?);
+    }
     let (tx, mut inputs) = mpsc::channel::<Input>(256);
     let keys = tx.clone();
     std::thread::spawn(move || {
@@ -509,22 +685,35 @@ async fn run_async(setup: Setup) -> Result<ExitCode, Error> {
         .size()
         .map(|s| (s.width, s.height))
         .unwrap_or((80, 24));
-    let mut session = session_for(&setup, size)?;
-    let code = drive(
+    let mut sessions = Vec::with_capacity(setups.len());
+    for s in &setups {
+        sessions.push(session_for(s, size)?);
+    }
+    let mut members: Vec<Member> = sessions
+        .iter_mut()
+        .zip(feeds.iter_mut())
+        .zip(&setups)
+        .map(|((session, feed), s)| Member::new(session, feed, s.instance.clone()))
+        .collect();
+    let fleet = several.then(crate::tui::fleet::FleetUi::default);
+    let code = drive_fleet(
         &mut terminal,
-        &mut session,
-        &mut feed,
+        &mut members,
+        fleet,
         &mut inputs,
         &mut Terminal52,
     )
     .await;
+    drop(members);
     drop(guard);
-    let now = feed.now();
-    session.log(now, &format!("exit ({code:?})"));
-    match feed.finish().await {
-        Some(Ok(note)) if !note.is_empty() => eprintln!("ifxtop: {note}"),
-        Some(Err(e)) => eprintln!("ifxtop: recording: {e}"),
-        _ => {}
+    for (session, feed) in sessions.iter_mut().zip(feeds) {
+        let now = feed.now();
+        session.log(now, &format!("exit ({code:?})"));
+        match feed.finish().await {
+            Some(Ok(note)) if !note.is_empty() => eprintln!("ifxtop: {note}"),
+            Some(Err(e)) => eprintln!("ifxtop: recording: {e}"),
+            _ => {}
+        }
     }
     Ok(ExitCode::from(code?))
 }

@@ -147,6 +147,9 @@ impl Session {
                 if self.app.quit {
                     effects.push(Effect::Quit(0));
                 }
+                if std::mem::take(&mut self.app.leave) {
+                    effects.push(Effect::Leave);
+                }
                 self.dirty = true;
             }
             Msg::Resize(w, h) => {

@@ -18,6 +18,9 @@ use std::time::Duration;
 
 /// Everything the loop needs, decided from the command line and the config.
 pub struct Setup {
+    /// The instance's name as the fleet screen, reports and metrics show it: the server, with
+    /// `@host` for a remote one (`ol_prod@db01`).
+    pub instance: String,
     pub mode: Mode,
     pub runner: Arc<dyn CommandRunner>,
     pub settings: StoreSettings,
@@ -35,8 +38,169 @@ pub struct Setup {
     pub log: Option<PathBuf>,
 }
 
-/// Builds the setup of `ifxtop [--demo]` from its arguments.
-pub(crate) fn setup(args: &LiveArgs) -> Result<Setup, Error> {
+/// One instance to watch, as the command line and the config name it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum InstanceSpec {
+    Replay(PathBuf),
+    /// The `index`-th simulated instance (`--demo-instances`).
+    Demo {
+        index: usize,
+    },
+    Live {
+        server: Option<String>,
+        ssh: Option<SshTarget>,
+        /// Listener ports of this instance (a config table's own, else the command line's).
+        ports: Vec<u16>,
+    },
+}
+
+/// How far apart the timelines of several demo instances start, so a fleet shows different
+/// incidents at once (the second is 300 s further on: in the lock chain at the start).
+pub(crate) const DEMO_INSTANCE_OFFSET: u64 = 300;
+
+/// The instances named by the arguments and the config: a recording; `--demo-instances` demo
+/// instances; each server of `--server a,b` on each `--ssh` host (or this machine); else the
+/// config's `[[instance]]` tables when the command line names no `--ssh` and no `--server` of
+/// its own (one taken from `$INFORMIXSERVER` does not count); else `$INFORMIXSERVER` here.
+pub(crate) fn instance_specs(args: &LiveArgs, config: &Config) -> Result<Vec<InstanceSpec>, Error> {
+    if let Some(path) = &args.replay {
+        return Ok(vec![InstanceSpec::Replay(path.clone())]);
+    }
+    if args.demo {
+        if !(1..=MAX_INSTANCES).contains(&args.demo_instances) {
+            return Err(Error::Usage(format!(
+                "--demo-instances {}: between 1 and {MAX_INSTANCES}",
+                args.demo_instances
+            )));
+        }
+        let mut out: Vec<InstanceSpec> = (0..args.demo_instances)
+            .map(|index| InstanceSpec::Demo { index })
+            .collect();
+        // Beside the demo, hosts of --ssh too (a fleet that mixes them, as the tests use to
+        // show one host failing while the others run).
+        if !args.ssh.ssh.is_empty() {
+            out.extend(live_specs(args)?);
+        }
+        return check_count(out);
+    }
+    let from_env = std::env::var("INFORMIXSERVER").ok();
+    let server_given = args.server.is_some() && args.server != from_env;
+    if args.ssh.ssh.is_empty() && !server_given && !config.instance.is_empty() {
+        let mut out = Vec::new();
+        for (i, t) in config.instance.iter().enumerate() {
+            let server = nonempty_server(&t.server)
+                .map_err(|e| Error::Usage(format!("config [[instance]] {}: {e}", i + 1)))?;
+            let ssh = match &t.ssh {
+                Some(s) => Some(
+                    SshTarget::parse(s)
+                        .map_err(|e| Error::Usage(format!("config [[instance]] {}: {e}", i + 1)))?,
+                ),
+                None => None,
+            };
+            out.push(InstanceSpec::Live {
+                server: Some(server),
+                ssh,
+                ports: t.ports.clone().unwrap_or_else(|| args.ports.clone()),
+            });
+        }
+        return check_count(out);
+    }
+    check_count(live_specs(args)?)
+}
+
+/// Each server of `--server a,b` on each `--ssh` host (or this machine).
+fn live_specs(args: &LiveArgs) -> Result<Vec<InstanceSpec>, Error> {
+    let servers: Vec<Option<String>> = match &args.server {
+        None => vec![None],
+        Some(list) => list
+            .split(',')
+            .map(|s| nonempty_server(s).map(Some))
+            .collect::<Result<_, _>>()
+            .map_err(|e| Error::Usage(format!("--server '{list}': {e}")))?,
+    };
+    let hosts: Vec<Option<SshTarget>> = if args.ssh.ssh.is_empty() {
+        vec![None]
+    } else {
+        args.ssh.ssh.iter().cloned().map(Some).collect()
+    };
+    let mut out = Vec::new();
+    for ssh in &hosts {
+        for server in &servers {
+            out.push(InstanceSpec::Live {
+                server: server.clone(),
+                ssh: ssh.clone(),
+                ports: args.ports.clone(),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// At most this many instances in one ifxtop (each runs its own collectors).
+pub(crate) const MAX_INSTANCES: usize = 32;
+
+fn check_count(specs: Vec<InstanceSpec>) -> Result<Vec<InstanceSpec>, Error> {
+    if specs.len() > MAX_INSTANCES {
+        return Err(Error::Usage(format!(
+            "{} instances: at most {MAX_INSTANCES}",
+            specs.len()
+        )));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for s in &specs {
+        if !seen.insert(s) {
+            return Err(Error::Usage(format!("{s:?} is named twice")));
+        }
+    }
+    Ok(specs)
+}
+
+impl std::hash::Hash for InstanceSpec {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        match self {
+            InstanceSpec::Replay(p) => p.hash(h),
+            InstanceSpec::Demo { index } => index.hash(h),
+            InstanceSpec::Live { server, ssh, .. } => {
+                server.hash(h);
+                ssh.as_ref().map(|t| (&t.user, &t.host, t.port)).hash(h);
+            }
+        }
+    }
+}
+
+impl Eq for InstanceSpec {}
+
+/// A server name: not empty, no control characters. Anything else is passed on as it is (to
+/// onstat as INFORMIXSERVER, quoted word by word over ssh): whether it names a server is the
+/// server's to say.
+fn nonempty_server(s: &str) -> Result<String, String> {
+    let s = s.trim();
+    if s.is_empty() {
+        return Err("an empty server name".into());
+    }
+    if s.chars().any(char::is_control) {
+        return Err(format!(
+            "'{}' holds control characters",
+            crate::format::printable(s)
+        ));
+    }
+    Ok(s.to_string())
+}
+
+/// What every instance of one ifxtop shares: decided once from the arguments and the config.
+struct Shared {
+    /// Now, in this machine's time zone, read while the process has one thread (see
+    /// `now_in_local_offset`).
+    started: time::OffsetDateTime,
+    config: Config,
+    keymap: Keymap,
+    interval: f64,
+    settings: StoreSettings,
+    ports: Vec<u16>,
+}
+
+fn shared(args: &LiveArgs) -> Result<Shared, Error> {
+    let started = now_in_local_offset();
     let config = Config::load(args.config.as_deref())?;
     let keymap = Keymap::with_overrides(&config.keys)
         .map_err(|e| Error::Usage(format!("config [keys]: {e}")))?;
@@ -69,6 +233,59 @@ pub(crate) fn setup(args: &LiveArgs) -> Result<Setup, Error> {
     } else {
         Vec::new()
     };
+    Ok(Shared {
+        started,
+        config,
+        keymap,
+        interval,
+        settings,
+        ports,
+    })
+}
+
+/// The setups of every instance the arguments and the config name (one for most runs; several
+/// get the fleet screen). With several, an ssh host that cannot be reached is not an error
+/// here: its instance shows as failing and is tried again, while the others run.
+pub(crate) fn setups(args: &LiveArgs) -> Result<Vec<Setup>, Error> {
+    let shared = shared(args)?;
+    let specs = instance_specs(args, &shared.config)?;
+    if specs.len() > 1 && args.record.is_some() {
+        return Err(Error::Usage(format!(
+            "--record: records one instance, and {} are named",
+            specs.len()
+        )));
+    }
+    if specs.len() == 1 {
+        return specs
+            .into_iter()
+            .map(|spec| setup_of(spec, args, &shared, false))
+            .collect();
+    }
+    // Several: set up side by side, so hosts that hang delay the start once, not once each.
+    let shared = &shared;
+    std::thread::scope(|sc| {
+        let handles: Vec<_> = specs
+            .into_iter()
+            .map(|spec| sc.spawn(move || setup_of(spec, args, shared, true)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(Error::Other("instance setup panicked".into())))
+            })
+            .collect()
+    })
+}
+
+fn setup_of(
+    spec: InstanceSpec,
+    args: &LiveArgs,
+    shared: &Shared,
+    several: bool,
+) -> Result<Setup, Error> {
+    let mut settings = shared.settings.clone();
+    let ports = shared.ports.clone();
     let mut replay = None;
     type Chosen = (
         Mode,
@@ -76,87 +293,112 @@ pub(crate) fn setup(args: &LiveArgs) -> Result<Setup, Error> {
         Option<String>,
         Option<(NoteFn, Duration)>,
     );
-    let (mode, runner, server, note): Chosen = if let Some(path) = &args.replay {
-        let rec = crate::collect::record::read_recording(path)?;
-        if rec.samples.is_empty() {
-            // The first few problems and a count, not every line of a garbage file.
-            return Err(Error::Usage(format!(
-                "{}: nothing to replay{}",
-                path.display(),
-                crate::collect::record::problems_summary(&rec.skipped)
-            )));
-        }
-        let header = rec.header.clone();
-        settings.ports = if ports.is_empty() {
-            header.as_ref().map(|h| h.ports.clone()).unwrap_or_default()
-        } else {
-            ports
-        };
-        if args.base_page_kb.is_none() {
-            if let Some(kb) = header.as_ref().and_then(|h| h.base_page_kb) {
-                settings.base_page_kb = kb;
+    let mut remote = false;
+    let (mode, runner, server, note): Chosen = match &spec {
+        InstanceSpec::Replay(path) => {
+            let rec = crate::collect::record::read_recording(path)?;
+            if rec.samples.is_empty() {
+                // The first few problems and a count, not every line of a garbage file.
+                return Err(Error::Usage(format!(
+                    "{}: nothing to replay{}",
+                    path.display(),
+                    crate::collect::record::problems_summary(&rec.skipped)
+                )));
             }
+            let header = rec.header.clone();
+            settings.ports = if ports.is_empty() {
+                header.as_ref().map(|h| h.ports.clone()).unwrap_or_default()
+            } else {
+                ports
+            };
+            if args.base_page_kb.is_none() {
+                if let Some(kb) = header.as_ref().and_then(|h| h.base_page_kb) {
+                    settings.base_page_kb = kb;
+                }
+            }
+            settings.wall_start = rec.started();
+            settings.host = header.as_ref().and_then(|h| h.host.clone());
+            replay = Some(Arc::new(rec));
+            (
+                Mode::Replay {
+                    file: path.display().to_string(),
+                },
+                // Nothing runs during a replay; the runner is never asked.
+                Arc::new(LocalRunner::new(None)),
+                header.and_then(|h| h.server),
+                None,
+            )
         }
-        settings.wall_start = rec.started();
-        settings.host = header.as_ref().and_then(|h| h.host.clone());
-        replay = Some(Arc::new(rec));
-        (
-            Mode::Replay {
-                file: path.display().to_string(),
-            },
-            // Nothing runs during a replay; the runner is never asked.
-            Arc::new(LocalRunner::new(None)),
-            header.and_then(|h| h.server),
-            None,
-        )
-    } else if args.demo {
-        let demo = crate::demo::DemoRunner::wall(args.seed, args.demo_sessions)
-            .starting_at(Duration::from_secs(args.demo_at));
-        settings.ports = if ports.is_empty() {
-            vec![crate::demo::LISTENER_PORT]
-        } else {
-            ports
-        };
-        settings.wall_start = Some(crate::demo::EPOCH + Duration::from_secs(args.demo_at));
-        settings.host = Some(crate::demo::HOST.to_string());
-        (
-            Mode::Demo { seed: args.seed },
-            Arc::new(demo),
-            Some("ol_demo".to_string()),
-            Some((
-                crate::demo::describe_phase as NoteFn,
-                Duration::from_secs(args.demo_at),
-            )),
-        )
-    } else {
-        let server = args.server.clone();
-        // Read while the process has one thread (see `now_in_local_offset`).
-        settings.wall_start = Some(now_in_local_offset());
-        let live = live_target(server.clone(), &ports, &args.ssh, args.extents.clone())?;
-        settings.ports = live.ports;
-        settings.host = live.host;
-        (Mode::Live, live.runner, server, None)
+        InstanceSpec::Demo { index } => {
+            let index = *index as u64;
+            let at = args.demo_at + index * DEMO_INSTANCE_OFFSET;
+            let seed = args.seed + index;
+            let demo = crate::demo::DemoRunner::wall(seed, args.demo_sessions)
+                .starting_at(Duration::from_secs(at));
+            settings.ports = if ports.is_empty() {
+                vec![crate::demo::LISTENER_PORT]
+            } else {
+                ports
+            };
+            settings.wall_start = Some(crate::demo::EPOCH + Duration::from_secs(at));
+            settings.host = Some(demo_host(index));
+            (
+                Mode::Demo { seed },
+                Arc::new(demo),
+                Some(demo_server(index)),
+                Some((
+                    crate::demo::describe_phase as NoteFn,
+                    Duration::from_secs(at),
+                )),
+            )
+        }
+        InstanceSpec::Live { server, ssh, ports } => {
+            settings.wall_start = Some(shared.started);
+            let live = match ssh {
+                None => local_target(server.clone(), ports),
+                Some(target) => {
+                    remote = true;
+                    remote_target(
+                        target,
+                        server.clone(),
+                        ports,
+                        &args.ssh,
+                        args.extents.clone(),
+                        !several,
+                    )?
+                }
+            };
+            settings.ports = live.ports;
+            settings.host = live.host;
+            (Mode::Live, live.runner, server.clone(), None)
+        }
     };
     // Live mode only: the demo and a replay never write to the user's cache. A remote
     // instance's map is kept apart from a local one of the same name.
     let cache = match mode {
         Mode::Live => {
-            let remote = args.ssh.ssh.as_ref().and(settings.host.as_deref());
+            let remote = settings.host.as_deref().filter(|_| remote);
             cache_spot(cache_key(server.as_deref(), remote).as_deref())
         }
         _ => None,
     };
+    let instance = instance_name(
+        server.as_deref(),
+        settings.host.as_deref().filter(|_| remote),
+    );
+    settings.instance = Some(instance.clone());
     Ok(Setup {
+        instance,
         mode,
         runner,
         settings,
-        interval,
+        interval: shared.interval,
         server,
         extents: ExtentSource {
             file: args.extents.clone(),
             cache,
         },
-        keymap,
+        keymap: shared.keymap.clone(),
         theme: Theme::from_env(),
         record: args.record.clone().map(|p| {
             // A directory gets a timestamped file name of its own.
@@ -173,6 +415,33 @@ pub(crate) fn setup(args: &LiveArgs) -> Result<Setup, Error> {
     })
 }
 
+/// The `index`-th demo instance's server name: `ol_demo`, then `ol_demo2`, `ol_demo3`...
+pub(crate) fn demo_server(index: u64) -> String {
+    if index == 0 {
+        "ol_demo".to_string()
+    } else {
+        format!("ol_demo{}", index + 1)
+    }
+}
+
+/// The `index`-th demo instance's host: `db01-demo`, `db02-demo`...
+pub(crate) fn demo_host(index: u64) -> String {
+    if index == 0 {
+        crate::demo::HOST.to_string()
+    } else {
+        format!("db{:02}-demo", index + 1)
+    }
+}
+
+/// `ol_prod`, or `ol_prod@db01` for a remote instance; `-` when no server is named.
+pub(crate) fn instance_name(server: Option<&str>, remote_host: Option<&str>) -> String {
+    let server = server.unwrap_or("-");
+    match remote_host {
+        Some(h) => format!("{server}@{h}"),
+        None => server.to_string(),
+    }
+}
+
 /// A live instance: what runs its commands, the host it is on, its listener ports.
 pub(crate) struct LiveTarget {
     pub(crate) runner: Arc<dyn CommandRunner>,
@@ -182,36 +451,49 @@ pub(crate) struct LiveTarget {
     pub(crate) ports: Vec<u16>,
 }
 
-/// The live instance `server`, local or through `--ssh` (then connected here, once: a host
-/// that cannot be reached is an error before anything starts).
-pub(crate) fn live_target(
+/// The live instance `server` on this machine.
+fn local_target(server: Option<String>, ports: &[u16]) -> LiveTarget {
+    LiveTarget {
+        ports: if ports.is_empty() {
+            sqlhosts_ports(server.as_deref())
+        } else {
+            ports.to_vec()
+        },
+        runner: live_runner(server),
+        host: crate::source::local::hostname(),
+    }
+}
+
+/// The live instance `server` on `target` through ssh. With `connect`, connected here, once:
+/// a host that cannot be reached is an error before anything starts. Without (one of several
+/// instances), a failed connection leaves the instance to its collectors, which report it and
+/// reconnect with backoff.
+fn remote_target(
+    target: &SshTarget,
     server: Option<String>,
     ports: &[u16],
     ssh: &SshArgs,
     extents: Option<PathBuf>,
+    connect: bool,
 ) -> Result<LiveTarget, Error> {
-    let Some(target) = &ssh.ssh else {
-        return Ok(LiveTarget {
-            ports: if ports.is_empty() {
-                sqlhosts_ports(server.as_deref())
-            } else {
-                ports.to_vec()
-            },
-            runner: live_runner(server),
-            host: crate::source::local::hostname(),
-        });
-    };
-    let runner = ssh_runner(target, ssh, server.clone(), extents)?;
+    let runner = Arc::new(ssh_runner(target, ssh, server.clone(), extents)?);
     let ports_of = if ports.is_empty() {
         server.as_deref()
     } else {
         None
     };
-    let (host, remote_ports) = runner
-        .connect_blocking(ports_of)
-        .map_err(|e| Error::Usage(format!("--ssh {target}: {e}")))?;
+    let found = if connect {
+        Some(
+            runner
+                .connect_blocking(ports_of)
+                .map_err(|e| Error::Usage(format!("--ssh {target}: {e}")))?,
+        )
+    } else {
+        connect_within(&runner, ports_of, FLEET_CONNECT_WAIT)
+    };
+    let (host, remote_ports) = found.unwrap_or_else(|| (target.host.clone(), Vec::new()));
     Ok(LiveTarget {
-        runner: Arc::new(runner),
+        runner,
         host: Some(host),
         ports: if ports.is_empty() {
             remote_ports
@@ -219,6 +501,43 @@ pub(crate) fn live_target(
             ports.to_vec()
         },
     })
+}
+
+/// How long one of several ssh instances may take to connect at start before the others go on
+/// without waiting (it is then connected by its collectors, with backoff).
+const FLEET_CONNECT_WAIT: Duration = Duration::from_secs(5);
+
+/// Connects on a thread of its own and waits at most `wait`: a host that hangs delays the start
+/// by `wait`, never longer (the attempt goes on in the background until ssh gives up).
+fn connect_within(
+    runner: &Arc<SshRunner>,
+    ports_of: Option<&str>,
+    wait: Duration,
+) -> Option<(String, Vec<u16>)> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let runner = runner.clone();
+    let ports_of = ports_of.map(str::to_string);
+    std::thread::spawn(move || {
+        let _ = tx.send(runner.connect_blocking(ports_of.as_deref()));
+    });
+    rx.recv_timeout(wait).ok()?.ok()
+}
+
+/// The live instance `server`, local or through the one `--ssh` host (connected here, once: a
+/// host that cannot be reached is an error before anything starts).
+pub(crate) fn live_target(
+    server: Option<String>,
+    ports: &[u16],
+    ssh: &SshArgs,
+    extents: Option<PathBuf>,
+) -> Result<LiveTarget, Error> {
+    match ssh.ssh.as_slice() {
+        [] => Ok(local_target(server, ports)),
+        [target] => remote_target(target, server, ports, ssh, extents, true),
+        _ => Err(Error::Usage(
+            "--ssh: one host here (a snapshot of several instances takes them one by one)".into(),
+        )),
+    }
 }
 
 /// The runner of `--ssh`: the client config and remote PATH of the arguments; `--extents FILE`
@@ -285,4 +604,139 @@ pub(crate) fn sqlhosts_ports(server: Option<&str>) -> Vec<u16> {
         .unwrap_or_default();
     let entries = crate::source::sqlhosts::parse_sqlhosts(&text);
     crate::source::sqlhosts::listener_ports(&entries, &[server], &services)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn live(argv: &[&str]) -> LiveArgs {
+        let mut all = vec!["ifxtop"];
+        all.extend(argv);
+        crate::cli::Cli::try_parse_from(all)
+            .expect("arguments")
+            .live
+    }
+
+    fn specs(argv: &[&str], config: &str) -> Result<Vec<InstanceSpec>, Error> {
+        let config = Config::parse(config).expect("config");
+        instance_specs(&live(argv), &config)
+    }
+
+    fn host(h: &str) -> Option<SshTarget> {
+        Some(SshTarget::parse(h).expect("target"))
+    }
+
+    #[test]
+    fn each_server_on_each_host() {
+        let got = specs(
+            &[
+                "--server",
+                "ol_a,ol_b",
+                "--ssh",
+                "db01",
+                "--ssh",
+                "informix@db02:2222",
+            ],
+            "",
+        )
+        .expect("specs");
+        let want: Vec<(Option<&str>, Option<SshTarget>)> = vec![
+            (Some("ol_a"), host("db01")),
+            (Some("ol_b"), host("db01")),
+            (Some("ol_a"), host("informix@db02:2222")),
+            (Some("ol_b"), host("informix@db02:2222")),
+        ];
+        assert_eq!(got.len(), 4);
+        for (g, (server, ssh)) in got.iter().zip(want) {
+            let InstanceSpec::Live {
+                server: s, ssh: h, ..
+            } = g
+            else {
+                panic!("{g:?}");
+            };
+            assert_eq!(s.as_deref(), server);
+            assert_eq!(h, &ssh);
+        }
+    }
+
+    #[test]
+    fn demo_instances_and_hosts_beside_them() {
+        let got = specs(&["--demo", "--demo-instances", "2"], "").expect("specs");
+        assert_eq!(
+            got,
+            vec![
+                InstanceSpec::Demo { index: 0 },
+                InstanceSpec::Demo { index: 1 }
+            ]
+        );
+        let got = specs(
+            &[
+                "--demo",
+                "--demo-instances",
+                "2",
+                "--ssh",
+                "db09",
+                "--server",
+                "ol_x",
+            ],
+            "",
+        )
+        .expect("specs");
+        assert_eq!(got.len(), 3);
+        assert!(matches!(&got[2], InstanceSpec::Live { ssh, .. } if ssh == &host("db09")));
+        assert!(specs(&["--demo", "--demo-instances", "0"], "").is_err());
+        assert!(specs(&["--demo", "--demo-instances", "33"], "").is_err());
+    }
+
+    #[test]
+    fn config_instances_when_the_command_line_names_none() {
+        let config = "[[instance]]\nserver = \"ol_a\"\n\n[[instance]]\nserver = \"ol_b\"\nssh = \"informix@db02\"\nports = [9090]\n";
+        let got = specs(&["--port", "9088"], config).expect("specs");
+        assert_eq!(
+            got,
+            vec![
+                InstanceSpec::Live {
+                    server: Some("ol_a".into()),
+                    ssh: None,
+                    ports: vec![9088]
+                },
+                InstanceSpec::Live {
+                    server: Some("ol_b".into()),
+                    ssh: host("informix@db02"),
+                    ports: vec![9090]
+                },
+            ]
+        );
+        // The command line's own server wins over the tables.
+        if std::env::var_os("INFORMIXSERVER").is_none() {
+            let got = specs(&["--server", "ol_c"], config).expect("specs");
+            assert_eq!(got.len(), 1);
+        }
+        assert!(Config::parse("[[instance]]\nserver = \"a\"\nhost = \"x\"\n").is_err());
+        let bad = "[[instance]]\nserver = \"ol_a\"\nssh = \"\"\n";
+        assert!(specs(&[], bad).is_err());
+    }
+
+    #[test]
+    fn empty_blank_and_repeated_servers_are_refused() {
+        for list in ["", "ol_a,", ",ol_a", " ", "ol_a,\u{1b}x"] {
+            let e = specs(&["--server", list], "").expect_err(list);
+            assert!(e.to_string().contains("--server"), "{e}");
+        }
+        let e = specs(&["--server", "ol_a,ol_a"], "").expect_err("twice");
+        assert!(e.to_string().contains("twice"), "{e}");
+    }
+
+    #[test]
+    fn names_say_where() {
+        assert_eq!(instance_name(Some("ol_a"), None), "ol_a");
+        assert_eq!(instance_name(Some("ol_a"), Some("db01")), "ol_a@db01");
+        assert_eq!(instance_name(None, None), "-");
+        assert_eq!(demo_server(0), "ol_demo");
+        assert_eq!(demo_server(1), "ol_demo2");
+        assert_eq!(demo_host(0), "db01-demo");
+        assert_eq!(demo_host(2), "db03-demo");
+    }
 }

@@ -403,6 +403,8 @@ impl App {
                         self.refresh_order(self.pane);
                     } else if self.help {
                         self.help = false;
+                    } else {
+                        self.leave = true;
                     }
                 }
             }

@@ -255,3 +255,89 @@ fn at_is_refused_for_a_live_snapshot() {
     let out = snapshot(&f, &["--at", "10"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
 }
+
+/// Several instances on one host (`--server a,b`): one report each, collected side by side;
+/// the one that is off-line is said and makes the exit code 1, the other is reported in full.
+#[test]
+fn a_snapshot_of_two_instances_reports_each_and_says_which_failed() {
+    let f = fake_server(|f| {
+        f.override_call(
+            "*",
+            "if [ \"$INFORMIXSERVER\" = ol_down ]; then \
+             echo \"shared memory not initialized for INFORMIXSERVER 'ol_down'\"; exit 255; fi",
+        );
+    });
+    let out = Command::new(env!("CARGO_BIN_EXE_ifxtop"))
+        .args(["snapshot", "--server", "ol_test,ol_down", "--port", "9088"])
+        .args(["--format", "json"])
+        .env("PATH", f.path())
+        .env("HOME", &f.home)
+        .env("XDG_CACHE_HOME", f.home.join("cache"))
+        .env_remove("INFORMIXSERVER")
+        .output()
+        .expect("ifxtop runs");
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("ol_down: the server is off-line"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("ol_test:"), "{stderr}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let all = v["instances"].as_array().expect("instances");
+    assert_eq!(all.len(), 2, "{v}");
+    assert_eq!(all[0]["instance"], "ol_test");
+    assert_eq!(all[1]["instance"], "ol_down");
+    let heads: Vec<u64> = all[0]["heads"]
+        .as_array()
+        .expect("heads")
+        .iter()
+        .filter_map(|h| h["sid"].as_u64())
+        .collect();
+    assert_eq!(heads, vec![812]);
+    assert!(all[1]["server"]["offline"]
+        .as_str()
+        .is_some_and(|m| m.contains("ol_down")));
+    let log = f.calls();
+    assert!(log.contains("INFORMIXSERVER=ol_test"), "{log}");
+    assert!(log.contains("INFORMIXSERVER=ol_down"), "{log}");
+}
+
+/// `--demo-instances 2`: two simulated instances, the second 300 s further on its timeline and
+/// on a host of its own; one report each in `instances`.
+#[test]
+fn a_snapshot_of_two_demo_instances() {
+    let out = Command::new(env!("CARGO_BIN_EXE_ifxtop"))
+        .args(["snapshot", "--demo", "--demo-instances", "2", "--at", "290"])
+        .args(["--format", "json"])
+        .env_remove("INFORMIXSERVER")
+        .output()
+        .expect("ifxtop runs");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let all = v["instances"].as_array().expect("instances");
+    let got: Vec<(&str, &str, &str)> = all
+        .iter()
+        .map(|s| {
+            (
+                s["instance"].as_str().unwrap_or_default(),
+                s["host"].as_str().unwrap_or_default(),
+                s["time"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("ol_demo", "db01-demo", "2026-11-22T13:34:50Z"),
+            ("ol_demo2", "db02-demo", "2026-11-22T13:39:50Z"),
+        ]
+    );
+    // The first is in its lock chain (812 the head blocker); the second is past it.
+    assert_eq!(all[0]["heads"][0]["sid"], 812, "{}", all[0]["heads"]);
+    assert!(
+        all[1]["heads"].as_array().is_some_and(|h| h.is_empty()),
+        "{}",
+        all[1]["heads"]
+    );
+}

@@ -333,6 +333,8 @@ fn a_recorded_demo_replays_to_the_same_snapshot() {
                     at: Some(at),
                     seed: 3,
                     demo_sessions: 300,
+                    demo_instances: 1,
+                    demo_index: 0,
                     record,
                     format: Format::Json,
                     base_page_kb: 2,

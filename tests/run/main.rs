@@ -98,6 +98,7 @@ impl Outside for Fake {
 
 fn demo_setup(at: u64) -> Setup {
     Setup {
+        instance: "ol_demo".into(),
         mode: Mode::Demo { seed: 1 },
         runner: Arc::new(DemoRunner::wall(1, 300).starting_at(Duration::from_secs(at))),
         settings: StoreSettings {
@@ -435,4 +436,126 @@ async fn a_checkpoint_stall_names_the_session_holding_it_up() {
         tree.contains("HEAD sid 882") && tree.contains("holds up the checkpoint"),
         "{tree}"
     );
+}
+
+/// A runner whose commands never finish: a host that hangs (ssh stuck, NFS, a wedged onstat).
+struct Hanging;
+
+impl ifxtop::source::CommandRunner for Hanging {
+    fn run<'a>(
+        &'a self,
+        _request: &'a ifxtop::source::Request,
+        _timeout: Duration,
+    ) -> std::pin::Pin<
+        Box<
+            dyn std::future::Future<
+                    Output = Result<ifxtop::source::Output, ifxtop::error::SourceError>,
+                > + Send
+                + 'a,
+        >,
+    > {
+        Box::pin(std::future::pending())
+    }
+}
+
+/// The fleet: two demo instances and one that hangs. The fleet screen lists all three, the demo
+/// lines stay current while the third times out, Enter opens an instance, Esc comes back, q
+/// quits.
+#[tokio::test(start_paused = true)]
+async fn fleet_lists_every_instance_and_one_that_hangs_stalls_nothing() {
+    use ifxtop::tui::fleet::FleetUi;
+    use ifxtop::tui::run::{drive_fleet, Member};
+    let mut setups = vec![demo_setup(0), demo_setup(300)];
+    setups[0].instance = "ol_demo".into();
+    setups[1].instance = "ol_demo2".into();
+    let mut hung = demo_setup(0);
+    hung.instance = "ol_hung@db09".into();
+    hung.mode = Mode::Live;
+    hung.runner = Arc::new(Hanging);
+    hung.note = None;
+    hung.server = Some("ol_hung".into());
+    setups.push(hung);
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let backend = Frames {
+        inner: TestBackend::new(100, 24),
+        seen: seen.clone(),
+    };
+    let mut terminal = Terminal::new(backend).expect("terminal");
+    let mut feeds: Vec<Feed> = setups
+        .iter()
+        .map(|s| Feed::start(s).expect("feed"))
+        .collect();
+    let mut sessions: Vec<_> = setups
+        .iter()
+        .map(|s| session_for(s, (100, 24)).expect("session"))
+        .collect();
+    let mut members: Vec<Member> = sessions
+        .iter_mut()
+        .zip(feeds.iter_mut())
+        .zip(&setups)
+        .map(|((session, feed), s)| Member::new(session, feed, s.instance.clone()))
+        .collect();
+    let (tx, mut inputs) = mpsc::channel::<Input>(16);
+    let script = vec![
+        (15_000, code(KeyCode::Down)),
+        (100, code(KeyCode::Enter)),
+        (3_000, code(KeyCode::Esc)),
+        (2_000, key('q')),
+    ];
+    tokio::spawn(async move {
+        for (wait_ms, input) in script {
+            tokio::time::sleep(Duration::from_millis(wait_ms)).await;
+            if tx.send(input).await.is_err() {
+                return;
+            }
+        }
+        std::future::pending::<()>().await;
+    });
+    let code = drive_fleet(
+        &mut terminal,
+        &mut members,
+        Some(FleetUi::default()),
+        &mut inputs,
+        &mut Fake::default(),
+    )
+    .await
+    .expect("the loop runs");
+    assert_eq!(code, 0);
+    let frames = seen.lock().expect("frames").clone();
+    // Before any key: the fleet, the hanging instance first waiting, then timed out, while the
+    // demo instances' data stays seconds old.
+    let first = frames.first().expect("a first frame");
+    assert!(first.contains("fleet  3 instances"), "{first}");
+    let waiting = last_with(&frames, "waiting for the first onstat -u").expect("waiting");
+    assert!(waiting.contains("ol_hung@db09"), "{waiting}");
+    let timed_out = frames
+        .iter()
+        .find(|f| {
+            f.lines()
+                .any(|l| l.starts_with("ol_hung@db09") && l.contains("onstat -u: timed"))
+        })
+        .unwrap_or_else(|| {
+            panic!(
+                "the hanging instance's failure is said; last:\n{}",
+                frames[frames.len() - 6]
+            )
+        });
+    for line in timed_out
+        .lines()
+        .filter(|l| l.starts_with("ol_demo") && l.contains("On-Line"))
+    {
+        // AGE: a demo line's data is at most a couple of seconds old.
+        assert!(
+            line.contains(" 0s ") || line.contains(" 1s ") || line.contains(" 2s "),
+            "{line}\n{timed_out}"
+        );
+    }
+    // The demo lines moved on while the third hung: the second is in its lock chain.
+    assert!(timed_out.contains("L3"), "{timed_out}");
+    // Enter on the second line opened ol_demo2; Esc came back to the fleet.
+    let opened = last_with(&frames, "demo ol_demo2").expect("ol_demo2 opened");
+    assert!(opened.contains("1 Sessions"), "{opened}");
+    assert!(opened.contains("Esc fleet"), "{opened}");
+    let last = frames.last().expect("frames");
+    assert!(last.contains("fleet  3 instances"), "{last}");
 }

@@ -190,7 +190,11 @@ fn title_line<'a>(
                 .map(|h| format!("@{h}"))
                 .unwrap_or_default()
         ),
-        Mode::Demo { seed } => format!("demo (seed {seed})"),
+        // One of several demo instances: which one.
+        Mode::Demo { seed } => match &app.instance {
+            Some(name) => format!("demo {name} (seed {seed})"),
+            None => format!("demo (seed {seed})"),
+        },
         // The file's name only: the path is in the shell's history.
         Mode::Replay { file } => format!(
             "replay {}",

@@ -1,5 +1,6 @@
 //! Views: pure functions from app state (and `now`) to a frame. They never run anything.
 
+pub mod fleet;
 pub mod header;
 pub mod help;
 pub mod hotspot;
@@ -210,10 +211,9 @@ fn tabs(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
     let fits = |spans: &[Span]| spans.iter().map(Span::width).sum::<usize>() + tail_width <= width;
     // Full titles when they and the note fit; else short titles for the panes not shown, so the
     // note (the demo's incident, the session drilled into) stays readable at 80 columns.
-    let mut spans = labels(false, " ");
-    if !fits(&spans) {
-        spans = labels(false, "");
-    }
+    // Narrow terminals keep room for the note after the tabs.
+    let gap = if area.width < 120 { "" } else { " " };
+    let mut spans = labels(false, gap);
     if !fits(&spans) {
         spans = labels(true, "");
     }
@@ -270,7 +270,14 @@ fn status_line(app: &App, _now: Duration, area: Rect, buf: &mut Buffer) {
                     used += text.chars().count();
                     spans.push(Span::styled(text, theme.warn));
                 }
-                for (k, what) in hints(app) {
+                // One of several instances: Esc goes back to the fleet screen.
+                let fleet: &[(&str, &str)] =
+                    if app.instance.is_some() && app.drill.is_empty() && app.hotspot.is_none() {
+                        &[("Esc", "fleet")]
+                    } else {
+                        &[]
+                    };
+                for (k, what) in fleet.iter().chain(hints(app)) {
                     let n = k.chars().count() + what.chars().count() + 2;
                     if used + n > width {
                         break;

@@ -1,0 +1,205 @@
+//! The fleet screen: one line per instance (mode, blocked reason, waiters by reason, lock and
+//! buffer waits per second, CPU, data age, what fails); Enter opens one.
+
+use crate::model::fleet::{waiters_text, FleetRow};
+use crate::tui::fleet::FleetUi;
+use crate::tui::table::{self, Col};
+use crate::tui::theme::Theme;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+/// The fleet table's columns, left to right; the last one takes what is left.
+const COLS: [Col; 9] = [
+    Col::new("INSTANCE", 12).flex_by(2),
+    Col::new("MODE", 9).flex_by(1),
+    Col::new("BLOCKED", 8).wide(70),
+    Col::new("WAITERS", 10).flex_by(1),
+    Col::new("LOCK/s", 6).right().wide(90),
+    Col::new("BUF/s", 6).right().wide(90),
+    Col::new("CPU", 8).right().wide(110),
+    Col::new("AGE", 5).right(),
+    Col::new("PROBLEM", 8).flex_by(3).wide(100),
+];
+
+fn rate(v: Option<f64>) -> String {
+    match v {
+        None => "-".into(),
+        Some(0.0) => "0".into(),
+        Some(x) if x < 10.0 => format!("{x:.1}"),
+        Some(x) => format!("{x:.0}"),
+    }
+}
+
+fn cells(r: &FleetRow) -> [String; 9] {
+    [
+        r.instance.clone(),
+        r.mode.clone(),
+        r.blocked.clone().unwrap_or_else(|| "-".into()),
+        {
+            let w = waiters_text(&r.waiters);
+            if w.is_empty() {
+                "-".into()
+            } else {
+                w
+            }
+        },
+        rate(r.lock_waits_per_s),
+        rate(r.buffer_waits_per_s),
+        r.cpu
+            .as_ref()
+            .map(|(c, b)| format!("{c} {b:.0}%"))
+            .unwrap_or_else(|| "-".into()),
+        r.age_s
+            .map(crate::format::human_duration)
+            .unwrap_or_else(|| "-".into()),
+        r.problem.clone().unwrap_or_default(),
+    ]
+}
+
+/// Draws the fleet screen: title, table, footer (and the help overlay when asked).
+pub(crate) fn render(
+    rows: &[FleetRow],
+    ui: &FleetUi,
+    clock: Option<String>,
+    theme: &Theme,
+    area: Rect,
+    buf: &mut Buffer,
+) {
+    if area.height < 4 || area.width < 20 {
+        return;
+    }
+    let bar = theme.header_bar;
+    buf.set_style(Rect { height: 1, ..area }, bar);
+    let alarms = rows.iter().filter(|r| r.alarm).count();
+    let mut title = vec![
+        Span::styled(" ifxtop ", bar.patch(theme.title)),
+        Span::styled(format!("fleet  {} instances  ", rows.len()), bar),
+    ];
+    if alarms > 0 {
+        title.push(Span::styled(
+            format!(" {alarms} need a look "),
+            theme.badge_alarm,
+        ));
+        title.push(Span::styled("  ", bar));
+    }
+    if let Some(c) = clock {
+        title.push(Span::styled(format!("{c}  "), bar.patch(theme.title)));
+    }
+    title.push(Span::styled(" RUNNING ", bar.patch(theme.badge_running)));
+    buf.set_line(area.x, area.y, &Line::from(title), area.width);
+
+    let widths = table::layout(&COLS, area.width);
+    let mut head = Vec::new();
+    for (n, (i, w)) in widths.iter().enumerate() {
+        if n > 0 {
+            head.push(Span::raw(" "));
+        }
+        let c = &COLS[*i];
+        head.push(Span::styled(
+            table::fit(c.title, *w, c.right),
+            theme.column_header,
+        ));
+    }
+    buf.set_line(area.x, area.y + 2, &Line::from(head), area.width);
+
+    let body_top = area.y + 3;
+    let body_height = usize::from(area.height.saturating_sub(4));
+    let offset = table::scroll_offset(ui.selected, 0, body_height, rows.len());
+    for (k, r) in rows.iter().enumerate().skip(offset).take(body_height) {
+        let y = body_top + u16::try_from(k - offset).unwrap_or(0);
+        let c = cells(r);
+        let row_style = if k == ui.selected {
+            theme.selected
+        } else if r.alarm {
+            theme.hot
+        } else {
+            Style::new()
+        };
+        let mut spans = Vec::new();
+        for (n, (i, w)) in widths.iter().enumerate() {
+            if n > 0 {
+                spans.push(Span::raw(" "));
+            }
+            let col = &COLS[*i];
+            let style = match *i {
+                2 if r.blocked.is_some() => theme.error,
+                8 if r.problem.is_some() => theme.warn,
+                _ => Style::new(),
+            };
+            spans.push(Span::styled(table::fit(&c[*i], *w, col.right), style));
+        }
+        buf.set_style(
+            Rect {
+                y,
+                height: 1,
+                ..area
+            },
+            row_style,
+        );
+        buf.set_line(area.x, y, &Line::from(spans), area.width);
+    }
+    if rows.is_empty() {
+        buf.set_string(area.x + 1, body_top, "no instances", theme.dim);
+    }
+    // A problem too long for its column (or a terminal too narrow for the column) is shown in
+    // full for the selected instance, above the footer.
+    if let Some(r) = rows.get(ui.selected) {
+        if let Some(p) = &r.problem {
+            let y = area.y + area.height.saturating_sub(2);
+            let text = format!("{}: {p}", r.instance);
+            buf.set_string(area.x, y, table::fit(&text, area.width, false), theme.warn);
+        }
+    }
+    let footer = " q quit ? help ↑/↓ move Enter open Esc (in an instance) back to the fleet";
+    buf.set_string(
+        area.x,
+        area.y + area.height - 1,
+        table::fit(footer, area.width, false),
+        theme.dim,
+    );
+    if ui.help {
+        help(theme, area, buf);
+    }
+}
+
+const HELP: &[&str] = &[
+    "ifxtop help: the fleet",
+    "",
+    "One line per instance watched. Each runs its own collectors: one that fails",
+    "or hangs never holds up the others.",
+    "",
+    "INSTANCE  the server (@host over ssh)     MODE     the banner's mode and flags",
+    "BLOCKED   the server's Blocked: reason     WAITERS  threads waiting, by onstat -u",
+    "LOCK/s    lock waits per second            flag (idle client waits left out)",
+    "BUF/s     buffer waits per second          CPU      the busiest VP class",
+    "AGE       age of the newest onstat -u      PROBLEM  what fails (off-line, ssh)",
+    "",
+    "↑/↓ select   Enter open the instance   Esc back to the fleet   q quit",
+    "",
+    "Press any key to close this help.",
+];
+
+fn help(theme: &Theme, area: Rect, buf: &mut Buffer) {
+    let inner = Rect {
+        x: area.x,
+        y: area.y + 1,
+        width: area.width,
+        height: area.height.saturating_sub(1),
+    };
+    ratatui::widgets::Widget::render(ratatui::widgets::Clear, inner, buf);
+    for (i, line) in HELP.iter().enumerate() {
+        let Ok(dy) = u16::try_from(i) else { break };
+        if dy >= inner.height {
+            break;
+        }
+        let style = if i == 0 { theme.title } else { Style::new() };
+        buf.set_string(
+            inner.x + 1,
+            inner.y + dy,
+            table::fit(line, inner.width.saturating_sub(1), false),
+            style,
+        );
+    }
+}
