@@ -191,7 +191,7 @@ pub(crate) fn text(snap: &Snapshot) -> String {
     let _ = writeln!(s, "\nNUMA");
     s.push_str(&crate::tui::views::numa::report_text(snap));
     s.push('\n');
-    s.push_str(&crate::tui::views::server::report_text(snap));
+    s.push_str(&crate::tui::server_lines::report_text(snap));
     let failing: Vec<_> = snap.sources.iter().filter(|x| x.error.is_some()).collect();
     if !failing.is_empty() {
         let _ = writeln!(s, "\nSOURCES FAILING");

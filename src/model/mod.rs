@@ -9,5 +9,6 @@ pub mod session;
 pub mod sessions;
 pub mod snapshot;
 pub mod sockets;
+pub mod tree;
 pub mod vitals;
 pub mod waiters;

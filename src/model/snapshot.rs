@@ -100,7 +100,7 @@ pub struct Snapshot {
     pub sessions: Vec<crate::model::sessions::SessionRow>,
     /// The blocker tree of the Waiters pane.
     #[serde(skip)]
-    pub tree: Vec<crate::model::chains::TreeLine>,
+    pub tree: Vec<crate::model::tree::TreeLine>,
     /// The sessions drilled into, built with the rest so a frozen screen keeps them too.
     #[serde(skip)]
     pub session_views: Vec<crate::model::session::SessionView>,
@@ -356,7 +356,7 @@ pub fn build_with(
         );
     }
     let head_sids: Vec<Sid> = heads.iter().map(|h| h.sid).collect();
-    let tree = crate::model::chains::tree(&waiters, &head_sids);
+    let tree = crate::model::tree::tree(&waiters, &head_sids);
 
     let mut hotspots = store.hotspots.rows();
     if let Some(u) = store.get::<OnstatU>(Source::OnstatU) {

@@ -4,8 +4,8 @@
 use crate::collect::extents::ExtentStatus;
 use crate::collect::replay::{ReplayCommand, ReplayUi};
 use crate::ids::Sid;
-use crate::model::chains::TreeItem;
 use crate::model::snapshot::Snapshot;
+use crate::model::tree::TreeItem;
 use crate::tui::keymap::Keymap;
 use crate::tui::panes::{Order, Pane};
 use crate::tui::theme::Theme;
@@ -272,7 +272,7 @@ impl App {
             Pane::Sockets => snap.sockets.get(row).and_then(|s| s.sessid),
             Pane::Buffers => snap.hotspots.get(row).and_then(|h| h.owner_sid),
             Pane::Numa => None,
-            Pane::Server => crate::tui::views::server::lines(snap, &self.theme)
+            Pane::Server => crate::tui::server_lines::lines(snap, &self.theme)
                 .get(row)
                 .and_then(|l| l.sid),
         }

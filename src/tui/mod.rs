@@ -7,6 +7,7 @@ pub mod fleet;
 pub mod keymap;
 pub mod panes;
 pub mod run;
+pub mod server_lines;
 pub mod session;
 pub mod setup;
 pub mod share;

@@ -274,7 +274,7 @@ impl Pane {
             Pane::Sockets => snap.sockets.len(),
             Pane::Numa => snap.numa.nodes.len(),
             // Every line is a row the cursor moves over (Enter on one naming a session).
-            Pane::Server => crate::tui::views::server::lines(snap, &Theme::plain()).len(),
+            Pane::Server => crate::tui::server_lines::lines(snap, &Theme::plain()).len(),
         }
     }
 

@@ -7,9 +7,9 @@ mod common;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyEventState, KeyModifiers};
 use ifxtop::collect::replay::{ReplayCommand, ReplayUi};
 use ifxtop::ids::{Addr, Sid};
-use ifxtop::model::chains::TreeItem;
 use ifxtop::model::session::{ChainLink, SessionView};
 use ifxtop::model::snapshot::Snapshot;
+use ifxtop::model::tree::TreeItem;
 use ifxtop::model::waiters::WaitTarget;
 use ifxtop::model::waiters::WaiterRow;
 use ifxtop::parsers::onstat_u::WaitReason;
@@ -470,7 +470,7 @@ fn tree_toggle_orders_waiters_by_head_blocker() {
         locks: 3,
         blocked: 2,
     }];
-    s.tree = ifxtop::model::chains::tree(&s.waiters, &[Sid(901)]);
+    s.tree = ifxtop::model::tree::tree(&s.waiters, &[Sid(901)]);
     a.set_snapshot(Arc::new(s));
     a.on_key(key('t'), NOW);
     assert!(a.tree);

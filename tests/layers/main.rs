@@ -149,3 +149,128 @@ fn few_files_at_the_top_of_src() {
         .collect();
     assert!(top.len() <= 8, "{} files at the top of src/", top.len());
 }
+
+/// The file a module path names: `src/a/b.rs` or `src/a/b/mod.rs` for the longest prefix of
+/// `parts` that is a file.
+fn file_of(parts: &[String]) -> Option<PathBuf> {
+    for n in (1..=parts.len()).rev() {
+        let mut p = src();
+        for part in &parts[..n] {
+            p.push(part);
+        }
+        let file = p.with_extension("rs");
+        if file.is_file() {
+            return Some(file);
+        }
+        let m = p.join("mod.rs");
+        if m.is_file() {
+            return Some(m);
+        }
+    }
+    None
+}
+
+/// The module path of a file (`["model", "waiters"]` for src/model/waiters.rs).
+fn module_of(file: &Path) -> Vec<String> {
+    let rel = file.strip_prefix(src()).expect("under src");
+    let mut parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if let Some(last) = parts.pop() {
+        if last != "mod.rs" {
+            parts.push(last.trim_end_matches(".rs").to_string());
+        }
+    }
+    parts
+}
+
+/// The files a file names through `crate::a::b` and `super::c` paths (in code).
+fn file_refs(file: &Path) -> BTreeSet<PathBuf> {
+    let text = code_of(&std::fs::read_to_string(file).expect("read"));
+    let me = module_of(file);
+    let mut out = BTreeSet::new();
+    for (prefix, base) in [
+        ("crate::", Vec::new()),
+        ("super::", me[..me.len().saturating_sub(1)].to_vec()),
+    ] {
+        let mut rest = text.as_str();
+        while let Some(i) = rest.find(prefix) {
+            let before = rest[..i].chars().last();
+            let after = &rest[i + prefix.len()..];
+            rest = after;
+            if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$') {
+                continue;
+            }
+            let path: String = after
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == ':')
+                .collect();
+            let mut parts = base.clone();
+            parts.extend(path.split("::").filter(|p| !p.is_empty()).map(String::from));
+            if let Some(f) = file_of(&parts) {
+                if f != file {
+                    out.insert(f);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// No two files import each other, directly or through others (a cycle within a folder is a
+/// cycle too): `python3 ../shared/tools/modgraph.py src` says the same.
+#[test]
+fn no_file_level_cycles() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    files.sort();
+    let graph: std::collections::BTreeMap<PathBuf, BTreeSet<PathBuf>> =
+        files.iter().map(|f| (f.clone(), file_refs(f))).collect();
+    // Depth-first search with colours: grey = on the current path.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Colour {
+        White,
+        Grey,
+        Black,
+    }
+    let mut colour: std::collections::BTreeMap<&PathBuf, Colour> =
+        graph.keys().map(|k| (k, Colour::White)).collect();
+    let mut cycles = Vec::new();
+    fn visit<'a>(
+        f: &'a PathBuf,
+        graph: &'a std::collections::BTreeMap<PathBuf, BTreeSet<PathBuf>>,
+        colour: &mut std::collections::BTreeMap<&'a PathBuf, Colour>,
+        path: &mut Vec<&'a PathBuf>,
+        cycles: &mut Vec<String>,
+    ) {
+        colour.insert(f, Colour::Grey);
+        path.push(f);
+        for g in graph.get(f).into_iter().flatten() {
+            match colour.get(g).copied().unwrap_or(Colour::Black) {
+                Colour::Grey => {
+                    let from = path.iter().position(|p| *p == g).unwrap_or(0);
+                    let names: Vec<String> = path[from..]
+                        .iter()
+                        .map(|p| p.strip_prefix(src()).expect("src").display().to_string())
+                        .collect();
+                    cycles.push(names.join(" -> "));
+                }
+                Colour::White => visit(g, graph, colour, path, cycles),
+                Colour::Black => {}
+            }
+        }
+        path.pop();
+        colour.insert(f, Colour::Black);
+    }
+    for f in graph.keys() {
+        if colour.get(f) == Some(&Colour::White) {
+            visit(f, &graph, &mut colour, &mut Vec::new(), &mut cycles);
+        }
+    }
+    assert!(
+        cycles.is_empty(),
+        "file-level cycles:\n{}",
+        cycles.join("\n")
+    );
+}

@@ -311,7 +311,7 @@ fn summary_line<'a>(app: &'a App, snap: &'a Snapshot, width: u16) -> Line<'a> {
 /// The Waiters pane as blocker trees: each head blocker, then the sessions it holds up, each
 /// under its direct blocker. Every line is selectable (Enter opens its session).
 fn tree(app: &App, snap: &Snapshot, area: Rect, buf: &mut Buffer) {
-    use crate::model::chains::TreeItem;
+    use crate::model::tree::TreeItem;
     let theme = &app.theme;
     let t = app.table();
     if t.order.is_empty() {

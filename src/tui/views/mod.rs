@@ -397,7 +397,7 @@ pub(crate) fn copy_text(app: &App) -> Option<String> {
     }
     let t = app.table();
     if app.pane == Pane::Server {
-        out.push_str(&server::report_text(snap));
+        out.push_str(&crate::tui::server_lines::report_text(snap));
         return Some(out);
     }
     if app.pane == Pane::Numa {
@@ -407,8 +407,8 @@ pub(crate) fn copy_text(app: &App) -> Option<String> {
     let mut row = *t.order.get(t.selected)?;
     if app.tree_shown(app.pane) {
         match snap.tree.get(row)?.item {
-            crate::model::chains::TreeItem::Waiter(i) => row = i,
-            crate::model::chains::TreeItem::Head(sid) => {
+            crate::model::tree::TreeItem::Waiter(i) => row = i,
+            crate::model::tree::TreeItem::Head(sid) => {
                 let h = snap.heads.iter().find(|h| h.sid == sid)?;
                 out.push_str(&format!(
                     "HEAD BLOCKER: sid {} {}, {}, {} locks, blocks {}\n",
@@ -416,7 +416,7 @@ pub(crate) fn copy_text(app: &App) -> Option<String> {
                 ));
                 return Some(out);
             }
-            crate::model::chains::TreeItem::Deadlock(sid) => {
+            crate::model::tree::TreeItem::Deadlock(sid) => {
                 out.push_str(&format!("DEADLOCK: lowest sid {sid}\n"));
                 return Some(out);
             }

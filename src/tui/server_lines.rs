@@ -1,0 +1,410 @@
+//! The Server pane's lines: the vital signs one key away from the waits. Profile rates with their last
+//! minute, the last checkpoints (blocking ones marked, critical-section time beside block time),
+//! the logical logs and the oldest open transaction, VP classes and the ready queue, mutexes and
+//! latches with their holders, shared memory and its growth. Every line is a row the cursor
+//! moves over; Enter on one that names a session opens it.
+
+use crate::format::human_bytes;
+use crate::ids::Sid;
+use crate::model::snapshot::Snapshot;
+use crate::tui::table::sparkline;
+use crate::tui::theme::Theme;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+/// One line of the pane, and the session it names (Enter opens it).
+pub(crate) struct ServerLine {
+    pub(crate) line: Line<'static>,
+    pub(crate) sid: Option<Sid>,
+}
+
+fn plain(line: Line<'static>) -> ServerLine {
+    ServerLine { line, sid: None }
+}
+
+fn rate(v: Option<f64>) -> String {
+    match v {
+        None => "-".into(),
+        Some(x) if x >= 100.0 => format!("{x:.0}"),
+        Some(x) => format!("{x:.1}"),
+    }
+}
+
+/// Rate history scaled for the sparkline (tenths, so small rates still show).
+fn spark(h: Option<&Vec<f64>>, width: usize) -> String {
+    let v: Vec<u64> = h
+        .map(|h| {
+            h.iter()
+                .map(|x| (x * 10.0).round().max(0.0) as u64)
+                .collect()
+        })
+        .unwrap_or_default();
+    sparkline(&v, width)
+}
+
+/// The pane's lines, top to bottom.
+pub(crate) fn lines(snap: &Snapshot, theme: &Theme) -> Vec<ServerLine> {
+    let head = theme.column_header;
+    let mut out: Vec<ServerLine> = Vec::new();
+    let blocked = match &snap.server.blocked {
+        Some(b) => Span::styled(format!(" Blocked:{b} "), theme.badge_alarm),
+        None => Span::styled("not blocked", theme.dim),
+    };
+    out.push(plain(Line::from(vec![
+        Span::styled("SERVER    ", head),
+        Span::raw(format!(
+            "{} {}{}  ",
+            snap.server.version.as_deref().unwrap_or("?"),
+            snap.server.mode.as_deref().unwrap_or("?"),
+            snap.server
+                .mode_flags
+                .iter()
+                .map(|f| format!(" ({f})"))
+                .collect::<String>()
+        )),
+        blocked,
+    ])));
+    profile(&mut out, snap, theme);
+    out.push(plain(Line::from("")));
+    logs(&mut out, snap, theme);
+    out.push(plain(Line::from("")));
+    vps(&mut out, snap, theme);
+    out.push(plain(Line::from("")));
+    mutexes(&mut out, snap, theme);
+    out.push(plain(Line::from("")));
+    memory(&mut out, snap, theme);
+    out.push(plain(Line::from("")));
+    checkpoints(&mut out, snap, theme);
+    out
+}
+
+/// The profile rates, two to a line (each with its last minute), then the cache hit rates.
+fn profile(out: &mut Vec<ServerLine>, snap: &Snapshot, theme: &Theme) {
+    let v = &snap.vitals;
+    out.push(plain(Line::from(Span::styled(
+        "PROFILE (per second, last minute)",
+        theme.column_header,
+    ))));
+    let r = v.rates.clone().unwrap_or_default();
+    let rows: [(&str, &'static str, Option<f64>, bool); 10] = [
+        ("lock waits", "lokwaits", r.lokwaits, true),
+        ("buffer waits", "bufwaits", r.bufwaits, true),
+        ("latch waits", "lchwaits", r.lchwaits, true),
+        ("deadlocks", "deadlks", r.deadlks, true),
+        ("lock timeouts", "dltouts", r.dltouts, true),
+        ("ckpt waits", "ckpwaits", r.ckpwaits, true),
+        ("seq scans", "seqscans", r.seqscans, false),
+        ("commits", "commit", r.commit, false),
+        ("rollbacks", "rollbk", r.rollbk, false),
+        ("ISAM calls", "isamtot", r.isamtot, false),
+    ];
+    for pair in rows.chunks(2) {
+        let mut spans = Vec::new();
+        for (label, key, value, alarm) in pair {
+            let st = match value {
+                Some(x) if *alarm && *x >= 10.0 => theme.error,
+                Some(x) if *alarm && *x > 0.0 => theme.warn,
+                _ => Style::new(),
+            };
+            spans.push(Span::raw(format!(" {label:<14}")));
+            spans.push(Span::styled(format!("{:>8} ", rate(*value)), st));
+            spans.push(Span::styled(
+                format!("{:<14}", spark(v.history.rates.get(key), 14)),
+                theme.hot,
+            ));
+        }
+        out.push(plain(Line::from(spans)));
+    }
+    let pct = |p: Option<f64>| p.map_or("-".to_string(), |p| format!("{p:.1}%"));
+    out.push(plain(Line::from(format!(
+        " {:<14}{:>8}                {:<14}{:>8}",
+        "read cache",
+        pct(r.read_cache_pct),
+        "write cache",
+        pct(r.write_cache_pct)
+    ))));
+    if v.rates.is_none() {
+        out.push(plain(Line::from(Span::styled(
+            " (rates need two onstat -p samples)",
+            theme.dim,
+        ))));
+    }
+}
+
+/// The last checkpoints, newest first; the blocking ones say whether critical sections held
+/// them up.
+fn checkpoints(out: &mut Vec<ServerLine>, snap: &Snapshot, theme: &Theme) {
+    let v = &snap.vitals;
+    out.push(plain(Line::from(Span::styled(
+        format!(
+            "{:<17}{:<10}{:>6}{:>6}{:>6}{:>6}{:>6}",
+            "CHECKPOINTS", "trigger", "total", "flush", "block", "crit", "waits"
+        ),
+        theme.column_header,
+    ))));
+    if v.checkpoints.is_empty() {
+        out.push(plain(Line::from(Span::styled(
+            " none known yet (onstat -g ckp)",
+            theme.dim,
+        ))));
+    }
+    for c in v.checkpoints.iter().rev() {
+        let mostly_crit = c.blocking && c.block_s > 0.0 && c.crit_s >= 0.8 * c.block_s;
+        let note = match (c.blocking, mostly_crit) {
+            (true, true) => "  blocked: crit. sections",
+            (true, false) => "  blocked",
+            _ => "",
+        };
+        let st = if c.blocking { theme.warn } else { Style::new() };
+        out.push(plain(Line::from(Span::styled(
+            format!(
+                " {:<9}#{:<6}{:<10}{:>6.1}{:>6.1}{:>6.1}{:>6.1}{:>6}{note}",
+                c.clock_time,
+                c.interval,
+                c.trigger,
+                c.total_s,
+                c.flush_s,
+                c.block_s,
+                c.crit_s,
+                c.waits
+            ),
+            st,
+        ))));
+    }
+}
+
+/// The logical logs and the oldest open transaction (Enter opens its session).
+fn logs(out: &mut Vec<ServerLine>, snap: &Snapshot, theme: &Theme) {
+    let head = theme.column_header;
+    match &snap.vitals.logs {
+        None => out.push(plain(Line::from(vec![
+            Span::styled("LOGICAL LOGS  ", head),
+            Span::styled("not known yet (onstat -l)", theme.dim),
+        ]))),
+        Some(l) => {
+            let st = if l.used_pct >= 80.0 {
+                theme.error
+            } else if l.used_pct >= 50.0 {
+                theme.warn
+            } else {
+                Style::new()
+            };
+            out.push(plain(Line::from(vec![
+                Span::styled("LOGICAL LOGS  ", head),
+                Span::styled(format!("{:.0}% held", l.used_pct), st),
+                Span::raw(format!(
+                    ", {} of {} not backed up, current #{}{}",
+                    l.not_backed_up,
+                    l.total,
+                    l.current.map_or("?".into(), |c| c.to_string()),
+                    l.physical_used_pct
+                        .map(|p| format!("; physical log {p:.0}%"))
+                        .unwrap_or_default()
+                )),
+            ])));
+            match &l.oldest_transaction {
+                None => out.push(plain(Line::from(Span::styled(
+                    " no open transaction has logged anything",
+                    theme.dim,
+                )))),
+                Some(t) => {
+                    let st = if t.logs_spanned >= 3 {
+                        theme.warn
+                    } else {
+                        Style::new()
+                    };
+                    let who = match (t.sessid, &t.user) {
+                        (Some(s), Some(u)) => format!("sid {s} {u}"),
+                        (Some(s), None) => format!("sid {s}"),
+                        _ => format!("thread {} (not in onstat -u)", t.userthread),
+                    };
+                    out.push(ServerLine {
+                        line: Line::from(Span::styled(
+                            format!(
+                                " oldest open transaction: {who}, began in log {}, spans {} \
+                                 log{}, {} locks",
+                                t.begin_log,
+                                t.logs_spanned,
+                                if t.logs_spanned == 1 { "" } else { "s" },
+                                t.locks
+                            ),
+                            st,
+                        )),
+                        sid: t.sessid,
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// The CPU VPs with their last minute, the other classes on one line, the ready queue.
+fn vps(out: &mut Vec<ServerLine>, snap: &Snapshot, theme: &Theme) {
+    let v = &snap.vitals;
+    let head = theme.column_header;
+    if v.vps.is_empty() {
+        out.push(plain(Line::from(vec![
+            Span::styled("VPs  ", head),
+            Span::styled("not known yet (onstat -g glo)", theme.dim),
+        ])));
+        return;
+    }
+    out.push(plain(Line::from(Span::styled(
+        "VPs (busy over the last interval, last minute)",
+        head,
+    ))));
+    let busy_style = |b: Option<f64>| match b {
+        Some(b) if b >= 90.0 => theme.error,
+        Some(b) if b >= 70.0 => theme.warn,
+        _ => Style::new(),
+    };
+    let busy = |b: Option<f64>| b.map_or("-".to_string(), |b| format!("{b:.0}%"));
+    if let Some(cpu) = v.vps.iter().find(|x| x.class == "cpu") {
+        out.push(plain(Line::from(vec![
+            Span::raw(format!(" {:<14}{:>8} ", format!("cpu x{}", cpu.count), "")),
+            Span::styled(
+                format!("{:>5} ", busy(cpu.busy_pct)),
+                busy_style(cpu.busy_pct),
+            ),
+            Span::styled(spark(v.history.vps.get("cpu"), 30), theme.hot),
+        ])));
+    }
+    let others: Vec<Span> = v
+        .vps
+        .iter()
+        .filter(|x| x.class != "cpu")
+        .flat_map(|x| {
+            [
+                Span::raw(format!(" {} x{} ", x.class, x.count)),
+                Span::styled(busy(x.busy_pct), busy_style(x.busy_pct)),
+                Span::raw(" "),
+            ]
+        })
+        .collect();
+    if !others.is_empty() {
+        out.push(plain(Line::from(others)));
+    }
+    if let Some(q) = v.ready_queue {
+        let st = if q >= 10 { theme.warn } else { Style::new() };
+        out.push(plain(Line::from(vec![
+            Span::raw(format!(" {:<14}", "ready queue")),
+            Span::styled(format!("{q:>8}"), st),
+            Span::raw(" thread(s) waiting for a VP  "),
+            Span::styled(
+                sparkline(
+                    &v.history
+                        .ready_queue
+                        .iter()
+                        .map(|x| *x as u64)
+                        .collect::<Vec<_>>(),
+                    20,
+                ),
+                theme.hot,
+            ),
+        ])));
+    }
+}
+
+/// Mutexes and latches held with waiters (Enter opens the holder's session).
+fn mutexes(out: &mut Vec<ServerLine>, snap: &Snapshot, theme: &Theme) {
+    out.push(plain(Line::from(Span::styled(
+        format!(
+            "{:<24}{:<7}{:<10}{:>8} {:>8}  waiting sessions",
+            "MUTEXES & LATCHES", "kind", "holder", "waiters", "longest"
+        ),
+        theme.column_header,
+    ))));
+    let interesting: Vec<_> = snap
+        .vitals
+        .mutexes
+        .iter()
+        .filter(|m| m.waiters > 0 || m.holder_sessid.is_some())
+        .collect();
+    if interesting.is_empty() {
+        out.push(plain(Line::from(Span::styled(
+            " none held with waiters (onstat -g lmx, -g wmx, -s)",
+            theme.dim,
+        ))));
+    }
+    for m in interesting.iter().take(30) {
+        let st = if m.waiters > 0 {
+            theme.warn
+        } else {
+            Style::new()
+        };
+        out.push(ServerLine {
+            line: Line::from(Span::styled(
+                format!(
+                    " {:<23}{:<7}{:<10}{:>8} {:>8}  {}",
+                    crate::format::cut(&m.name, 22),
+                    m.kind,
+                    m.holder_sessid.map_or("-".into(), |s| format!("sid {s}")),
+                    m.waiters,
+                    m.longest_wait_s.map_or("-".into(), |s| format!("{s}s")),
+                    m.waiter_sessids
+                        .iter()
+                        .map(|s| s.to_string())
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                ),
+                st,
+            )),
+            sid: m.holder_sessid,
+        });
+    }
+}
+
+/// Shared memory by segment class and its growth since ifxtop started.
+fn memory(out: &mut Vec<ServerLine>, snap: &Snapshot, theme: &Theme) {
+    let head = theme.column_header;
+    match &snap.vitals.memory {
+        None => out.push(plain(Line::from(vec![
+            Span::styled("MEMORY  ", head),
+            Span::styled("not known yet (onstat -g seg)", theme.dim),
+        ]))),
+        Some(m) => {
+            let grew = if m.growth_kb > 0 {
+                Span::styled(
+                    format!(
+                        ", +{} since ifxtop started ({} segment{} added)",
+                        human_bytes(m.growth_kb as u64 * 1024),
+                        m.added_segments,
+                        if m.added_segments == 1 { "" } else { "s" }
+                    ),
+                    theme.warn,
+                )
+            } else {
+                Span::raw(", no growth since ifxtop started")
+            };
+            out.push(plain(Line::from(vec![
+                Span::styled("MEMORY  ", head),
+                Span::raw(format!(
+                    "{} segments, {}",
+                    m.segments,
+                    human_bytes(m.total_kb * 1024)
+                )),
+                grew,
+            ])));
+            out.push(plain(Line::from(format!(
+                " by class: {}",
+                m.by_class
+                    .iter()
+                    .map(|(c, kb)| format!("{c} {}", human_bytes(kb * 1024)))
+                    .collect::<Vec<_>>()
+                    .join("  ")
+            ))));
+        }
+    }
+}
+
+/// The pane as plain text (the snapshot report, `y`).
+pub(crate) fn report_text(snap: &Snapshot) -> String {
+    let mut s = String::new();
+    for l in lines(snap, &Theme::plain()) {
+        for span in &l.line.spans {
+            s.push_str(&span.content);
+        }
+        s.push('\n');
+    }
+    s
+}
