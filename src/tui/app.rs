@@ -154,7 +154,7 @@ pub struct App {
     pub(crate) search: String,
     pub quit: bool,
     /// Esc found nothing to go back from (the fleet screen takes it).
-    pub(crate) leave: bool,
+    pub leave: bool,
     /// The instance's name when it is one of several (the fleet): the header names it.
     pub(crate) instance: Option<String>,
     pub extents: ExtentStatus,
@@ -251,7 +251,7 @@ impl App {
     }
 
     /// The Waiters pane shows the blocker tree (its rows are the tree's lines).
-    pub(crate) fn tree_shown(&self, pane: Pane) -> bool {
+    pub fn tree_shown(&self, pane: Pane) -> bool {
         pane == Pane::Waiters && self.tree
     }
 

@@ -118,8 +118,37 @@ pub fn layout_for(cols: &[Col], width: u16, needs: &[u16]) -> Vec<(usize, u16)> 
             _ => break,
         }
     }
-    let gaps = u16::try_from(shown.len().saturating_sub(1)).unwrap_or(0);
-    let fixed: u16 = shown.iter().map(|&i| cols[i].width).sum::<u16>() + gaps;
+    // What the table is about (its flexible columns that are always shown: WAITING ON, OBJECT)
+    // gets what its cells need before an optional column (one shown only from some width on) is
+    // kept: drop those from the right until it fits. A cut object or page reads wrong on a call.
+    let total = |shown: &[usize]| -> u16 {
+        shown.iter().map(|&i| cols[i].width).sum::<u16>()
+            + u16::try_from(shown.len().saturating_sub(1)).unwrap_or(u16::MAX)
+    };
+    loop {
+        let spare = width.saturating_sub(total(&shown));
+        let deficit: u16 = shown
+            .iter()
+            .filter(|&&i| cols[i].flex > 0 && cols[i].min_table_width == 0)
+            .map(|&i| {
+                needs
+                    .get(i)
+                    .copied()
+                    .unwrap_or(0)
+                    .saturating_sub(cols[i].width)
+            })
+            .sum();
+        if deficit <= spare {
+            break;
+        }
+        match shown.iter().rposition(|&i| cols[i].min_table_width > 0) {
+            Some(p) => {
+                shown.remove(p);
+            }
+            None => break,
+        }
+    }
+    let fixed = total(&shown);
     let mut spare = width.saturating_sub(fixed);
     let mut widths: Vec<(usize, u16)> = shown.iter().map(|&i| (i, cols[i].width)).collect();
     for (i, w) in widths.iter_mut() {

@@ -188,6 +188,50 @@ mod tests {
         assert_eq!(ascii_for('x'), 'x');
     }
 
+    /// Only the eight ANSI colours (an 8-colour terminal shows them all), no colour laid on the
+    /// header bar's reverse video (yellow on cyan was unreadable), and the alarm badge a
+    /// foreground/background pair of its own.
+    #[test]
+    fn eight_colours_and_a_readable_alarm() {
+        let t = Theme::colored();
+        let basic = [
+            Color::Reset,
+            Color::Black,
+            Color::Red,
+            Color::Green,
+            Color::Yellow,
+            Color::Blue,
+            Color::Magenta,
+            Color::Cyan,
+            Color::White,
+        ];
+        for st in [
+            t.title,
+            t.header_bar,
+            t.tab_active,
+            t.tab,
+            t.column_header,
+            t.selected,
+            t.error,
+            t.warn,
+            t.ok,
+            t.dim,
+            t.hot,
+            t.key,
+            t.badge_frozen,
+            t.badge_running,
+            t.badge_alarm,
+        ] {
+            for c in [st.fg, st.bg].into_iter().flatten() {
+                assert!(basic.contains(&c), "{c:?} is not one of the 8 colours");
+            }
+        }
+        assert_eq!(t.header_bar.fg, None);
+        assert_eq!(t.header_bar.bg, None);
+        assert!(t.badge_alarm.fg.is_some() && t.badge_alarm.bg.is_some());
+        assert_ne!(t.badge_alarm.fg, t.badge_alarm.bg);
+    }
+
     #[test]
     fn waits_escalate_with_their_length() {
         let t = Theme::colored();

@@ -24,7 +24,7 @@ impl App {
     }
 
     /// Puts `text` on the status line (it expires after a few seconds of the user's time).
-    pub(crate) fn say(&mut self, text: impl Into<String>, _now: Duration) {
+    pub fn say(&mut self, text: impl Into<String>, _now: Duration) {
         self.message = Some((text.into(), self.clock));
     }
 

@@ -334,3 +334,17 @@ fn the_readme_lists_every_action_name() {
         .collect();
     assert_eq!(listed, actions);
 }
+
+/// `--help` says how to get help inside (`?`, F1) and names `ifxtop snapshot` for when there is
+/// no terminal.
+#[test]
+fn help_names_the_keys_inside_and_the_snapshot() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ifxtop"))
+        .arg("--help")
+        .output()
+        .expect("ifxtop runs");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("? or F1"), "{text}");
+    assert!(text.contains("ifxtop snapshot"), "{text}");
+}

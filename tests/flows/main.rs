@@ -521,3 +521,134 @@ fn ctrl_c_quits_even_while_typing_a_filter() {
     );
     assert!(a.quit);
 }
+
+fn fkey(n: u8) -> KeyEvent {
+    code(KeyCode::F(n))
+}
+
+fn ctrl(c: char) -> KeyEvent {
+    KeyEvent {
+        code: KeyCode::Char(c),
+        modifiers: KeyModifiers::CONTROL,
+        kind: KeyEventKind::Press,
+        state: KeyEventState::NONE,
+    }
+}
+
+/// A second `/` edits the kept filter instead of starting over or appending blindly; the
+/// prompt opens with it.
+#[test]
+fn slash_edits_the_kept_filter() {
+    let mut a = app();
+    a.on_key(key('/'), NOW);
+    for c in "bat".chars() {
+        a.on_key(key(c), NOW);
+    }
+    a.on_key(code(KeyCode::Enter), NOW);
+    assert_eq!(a.table().filter, "bat");
+    a.on_key(key('/'), NOW);
+    assert_eq!(a.prompt, Some(Prompt::Filter("bat".into())));
+    a.on_key(code(KeyCode::Backspace), NOW);
+    a.on_key(code(KeyCode::Backspace), NOW);
+    a.on_key(code(KeyCode::Backspace), NOW);
+    for c in "report".chars() {
+        a.on_key(key(c), NOW);
+    }
+    a.on_key(code(KeyCode::Enter), NOW);
+    assert_eq!(a.table().filter, "report");
+    assert_eq!(a.table().order.len(), 1);
+}
+
+/// The keys top and htop users reach for: F1 help, F3 search (a jump, the rows stay), F4
+/// filter, F5 tree, F6 sort, F10 quit, Ctrl-L a full redraw, Ctrl-Z suspends.
+#[test]
+fn top_habits_function_keys_redraw_and_suspend() {
+    let mut a = app();
+    a.on_key(fkey(1), NOW);
+    assert!(a.help);
+    a.on_key(code(KeyCode::Esc), NOW);
+    assert!(!a.help);
+
+    a.on_key(fkey(3), NOW);
+    assert_eq!(a.prompt, Some(Prompt::Search(String::new())));
+    for c in "903".chars() {
+        a.on_key(key(c), NOW);
+    }
+    a.on_key(code(KeyCode::Enter), NOW);
+    assert_eq!(selected_sid(&a), Some(Sid(903)), "F3 jumps to the row");
+    assert_eq!(a.table().order.len(), 5, "F3 does not filter");
+
+    a.on_key(fkey(4), NOW);
+    assert_eq!(a.prompt, Some(Prompt::Filter(String::new())));
+    a.on_key(code(KeyCode::Esc), NOW);
+    assert_eq!(a.prompt, None);
+
+    let tree_before = a.tree_shown(Pane::Waiters);
+    a.on_key(fkey(5), NOW);
+    assert_ne!(a.tree_shown(Pane::Waiters), tree_before);
+    a.on_key(fkey(5), NOW);
+
+    a.on_key(fkey(6), NOW);
+    assert_ne!(a.table().sort, Pane::Waiters.default_order(), "F6 sorts");
+
+    assert_eq!(a.on_key(ctrl('l'), NOW), vec![Effect::Redraw]);
+    assert_eq!(a.on_key(ctrl('z'), NOW), vec![Effect::Suspend]);
+    assert!(!a.quit);
+    a.on_key(fkey(10), NOW);
+    assert!(a.quit, "F10 quits");
+}
+
+/// Esc with nothing left to go back from says so (the fleet screen takes it); with a drill,
+/// a filter or the help open it goes back from those first.
+#[test]
+fn esc_leaves_only_when_nothing_is_left_to_go_back_from() {
+    let mut a = app();
+    a.on_key(key('/'), NOW);
+    a.on_key(key('b'), NOW);
+    a.on_key(code(KeyCode::Enter), NOW);
+    a.on_key(code(KeyCode::Esc), NOW);
+    assert_eq!(a.table().filter, "");
+    assert!(!a.leave, "the first Esc cleared the filter");
+    a.on_key(code(KeyCode::Esc), NOW);
+    assert!(a.leave, "nothing left: leave");
+}
+
+/// `:` in a replay takes a time of day: the recorded wall-clock moment, the first one from the
+/// recording's start on.
+#[test]
+fn replay_seeks_to_a_wall_clock_time() {
+    let mut a = app();
+    let mut ui = ReplayUi::default();
+    ui.started = Some(time::macros::datetime!(2026-11-22 13:30:00 UTC));
+    a.replay = Some(ui);
+    a.on_key(key(':'), NOW);
+    for c in "13:35:20".chars() {
+        a.on_key(key(c), NOW);
+    }
+    assert_eq!(
+        a.on_key(code(KeyCode::Enter), NOW),
+        vec![Effect::Replay(ReplayCommand::SeekTo(Duration::from_secs(
+            320
+        )))]
+    );
+    // Before the start: the next day's.
+    a.on_key(key(':'), NOW);
+    for c in "13:29:00".chars() {
+        a.on_key(key(c), NOW);
+    }
+    assert_eq!(
+        a.on_key(code(KeyCode::Enter), NOW),
+        vec![Effect::Replay(ReplayCommand::SeekTo(Duration::from_secs(
+            24 * 3600 - 60
+        )))]
+    );
+    // Nonsense is said, not guessed.
+    a.on_key(key(':'), NOW);
+    for c in "25:99:00".chars() {
+        a.on_key(key(c), NOW);
+    }
+    assert_eq!(a.on_key(code(KeyCode::Enter), NOW), vec![]);
+    assert!(a
+        .current_message()
+        .is_some_and(|m| m.contains("cannot seek")));
+}

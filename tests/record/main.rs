@@ -369,3 +369,31 @@ fn a_recorded_demo_replays_to_the_same_snapshot() {
         }
     }
 }
+
+/// `snapshot --replay --at` past the recording's end is an error (exit 2, saying where it
+/// ends), not the last sample passed off as that moment; within it, exit 0.
+#[test]
+fn a_snapshot_past_the_end_of_a_recording_is_refused() {
+    let rec = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/recordings/oninit-handmade.jsonl"
+    );
+    let run = |at: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_ifxtop"))
+            .args(["snapshot", "--replay", rec, "--at", at])
+            .env_remove("INFORMIXSERVER")
+            .output()
+            .expect("ifxtop runs")
+    };
+    let out = run("99999");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("ends at 00:05"), "{err}");
+    assert!(
+        out.stdout.is_empty(),
+        "nothing printed as if it were that moment"
+    );
+    let out = run("3");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("ifxtop snapshot 2001-04-15T16:00:0"));
+}

@@ -299,8 +299,20 @@ async fn e_exports_the_screen_and_the_snapshot() {
         names[0].ends_with(".json") && names[1].ends_with(".txt"),
         "{names:?}"
     );
+    // Named after the moment shown (the demo's clock: 278 s + 5.5 s after 13:30:00 UTC), not
+    // after the day the test runs.
+    assert!(
+        names.iter().all(|n| n.starts_with("ifxtop-20261122T13344")),
+        "{names:?}"
+    );
     let text = std::fs::read_to_string(dir.path().join(&names[1])).expect("text");
     assert!(text.contains("HDR+X on customer"), "{text}");
+    // The text names when, which host and which server it shows.
+    let first = text.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("ifxtop 2026-11-22T13:34") && first.contains("host db01-demo"),
+        "{first}"
+    );
     let json: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.path().join(&names[0])).expect("json"))
             .expect("valid JSON");
@@ -558,4 +570,29 @@ async fn fleet_lists_every_instance_and_one_that_hangs_stalls_nothing() {
     assert!(opened.contains("Esc fleet"), "{opened}");
     let last = frames.last().expect("frames");
     assert!(last.contains("fleet  3 instances"), "{last}");
+}
+
+/// Space then Enter: drilling into a frozen moment shows that moment's session, whole (its
+/// verdict, its blockers), not an empty screen that contradicts itself.
+#[tokio::test(start_paused = true)]
+async fn drilling_into_a_frozen_moment_shows_that_moment() {
+    let (_, frames, _) = play(
+        demo_setup(278),
+        vec![
+            (5_000, key('2')),
+            (500, key(' ')),
+            (3_000, code(KeyCode::Enter)),
+            (3_000, key('q')),
+        ],
+    )
+    .await;
+    let s = last_with(&frames, "FROZEN").expect("frozen");
+    let drilled = frames
+        .iter()
+        .rev()
+        .find(|f| f.contains("FROZEN") && f.contains(" session 81"))
+        .unwrap_or_else(|| panic!("no frozen session screen; last:\n{s}"));
+    assert!(drilled.contains("VERDICT"), "{drilled}");
+    assert!(drilled.contains("blocked by sid 812"), "{drilled}");
+    assert!(!drilled.contains("not waiting"), "{drilled}");
 }

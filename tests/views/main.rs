@@ -444,3 +444,200 @@ fn the_header_names_the_host() {
     let first = text.lines().next().unwrap_or_default();
     assert!(first.contains("ol_oninit@db07"), "{first}");
 }
+
+/// The demo at demo time `at` through the real collectors (paused clock), as the live screen
+/// would have it, on a `w`x`h` terminal.
+fn demo_app(at: u64, w: u16, h: u16) -> App {
+    let settings = StoreSettings {
+        ports: vec![ifxtop::demo::LISTENER_PORT],
+        wall_start: Some(ifxtop::demo::EPOCH),
+        host: Some(ifxtop::demo::HOST.into()),
+        ..StoreSettings::default()
+    };
+    let (store, _) = ifxtop::commands::snapshot::demo_store(
+        ifxtop::demo::DemoInstance::new(1),
+        Duration::from_secs(at - 40),
+        Duration::from_secs(at),
+        settings,
+        false,
+    )
+    .expect("demo store");
+    let mut a = App::new(
+        Keymap::default(),
+        Theme::plain(),
+        Mode::Demo { seed: 1 },
+        1.0,
+    );
+    a.server = Some("ol_demo".into());
+    a.size = (w, h);
+    a.set_snapshot(Arc::new(snapshot::build(
+        &store,
+        Duration::from_secs(at),
+        Some("ol_demo"),
+        &[],
+    )));
+    a
+}
+
+fn demo_screen(a: &App, at: u64, w: u16, h: u16) -> String {
+    let area = Rect::new(0, 0, w, h);
+    let mut buf = Buffer::empty(area);
+    ifxtop::tui::views::render(a, Duration::from_secs(at), area, &mut buf);
+    ifxtop::tui::views::buffer_text(&buf)
+}
+
+/// What a DBA reads out on the call, the object and its chunk:page, is never cut before a lesser
+/// column: at every width the buffer waiters of the all-NULL index leaf show both whole.
+#[test]
+fn waiting_on_keeps_the_object_and_its_page_at_every_width() {
+    for (w, h) in [(100, 30), (120, 30), (140, 40), (160, 48), (200, 50)] {
+        let mut a = demo_app(110, w, h);
+        a.handle(Action::PaneWaiters, Duration::from_secs(110));
+        let text = demo_screen(&a, 110, w, h);
+        let rows: Vec<&str> = text.lines().filter(|l| l.contains(" buffer ")).collect();
+        assert!(!rows.is_empty(), "{w}x{h}:\n{text}");
+        for r in rows {
+            assert!(
+                r.contains("ix_orders_ship_date (stores) 4:133704"),
+                "{w}x{h}: {r}\n{text}"
+            );
+        }
+    }
+}
+
+/// At 80 columns the Buffers pane names the object and its database, not a cut
+/// `stores:'informix'.ix_orders_s…`.
+#[test]
+fn buffers_at_80_columns_show_the_object_and_its_database() {
+    let mut a = demo_app(110, 80, 24);
+    a.handle(Action::PaneBuffers, Duration::from_secs(110));
+    let text = demo_screen(&a, 110, 80, 24);
+    assert!(text.contains("ix_orders_ship_date (stores)"), "{text}");
+    assert!(!text.contains("'informix'.ix_orders_s"), "{text}");
+}
+
+/// A kept filter shows in the footer with how many rows it leaves, and how to edit or clear it.
+#[test]
+fn a_kept_filter_is_shown_with_n_of_m() {
+    let mut a = demo_app(110, 80, 24);
+    let now = Duration::from_secs(110);
+    a.handle(Action::PaneWaiters, now);
+    a.handle(Action::Filter, now);
+    for c in "shipsvc".chars() {
+        a.on_key(
+            crossterm::event::KeyEvent::new(
+                crossterm::event::KeyCode::Char(c),
+                crossterm::event::KeyModifiers::NONE,
+            ),
+            now,
+        );
+    }
+    a.on_key(
+        crossterm::event::KeyEvent::new(
+            crossterm::event::KeyCode::Enter,
+            crossterm::event::KeyModifiers::NONE,
+        ),
+        now,
+    );
+    let text = demo_screen(&a, 110, 80, 24);
+    let footer = text.lines().last().unwrap_or_default();
+    let shown = a.table().order.len();
+    let total = a.shown().waiters.len();
+    assert!(shown > 0 && shown < total, "{shown} of {total}");
+    assert!(
+        footer.contains(&format!("filter 'shipsvc': {shown} of {total}")),
+        "{footer}"
+    );
+    assert!(footer.contains("/ edits"), "{footer}");
+}
+
+/// A status message too long for the line is cut with an ellipsis, and it expires.
+#[test]
+fn status_messages_are_cut_with_an_ellipsis_and_expire() {
+    let mut a = demo_app(110, 80, 24);
+    let long = format!(
+        "exported a.txt and a.json to /{}",
+        "very/long/directory/".repeat(6)
+    );
+    a.say(long, Duration::ZERO);
+    let text = demo_screen(&a, 110, 80, 24);
+    let footer = text.lines().last().unwrap_or_default();
+    assert!(
+        footer.starts_with("exported a.txt and a.json to /very"),
+        "{footer}"
+    );
+    assert!(footer.ends_with('…'), "{footer}");
+    a.clock = Duration::from_secs(60);
+    let text = demo_screen(&a, 110, 80, 24);
+    let footer = text.lines().last().unwrap_or_default();
+    assert!(!footer.contains("exported"), "the message stays: {footer}");
+}
+
+/// Recording shows in the header with its size; stopped, it says so.
+#[test]
+fn recording_shows_in_the_header() {
+    let mut a = demo_app(110, 80, 24);
+    a.recording = Some(ifxtop::tui::app::RecordingUi {
+        bytes: 1_200_000,
+        stopped: None,
+    });
+    let text = demo_screen(&a, 110, 80, 24);
+    let first = text.lines().next().unwrap_or_default();
+    assert!(
+        first.contains("REC 1.1 MB") || first.contains("REC 1.2 MB"),
+        "{first}"
+    );
+    a.recording = Some(ifxtop::tui::app::RecordingUi {
+        bytes: 1_200_000,
+        stopped: Some("recording stopped: the file reached 512 MB".into()),
+    });
+    let text = demo_screen(&a, 110, 80, 24);
+    assert!(
+        text.lines()
+            .next()
+            .unwrap_or_default()
+            .contains("REC stopped"),
+        "{text}"
+    );
+}
+
+/// A session screen taller than the terminal scrolls (PgDn): at 60x14 the lines below the fold,
+/// its SQL among them, are reachable, and the screen says there is more.
+#[test]
+fn a_tall_session_screen_scrolls_on_a_small_terminal() {
+    let (w, h) = (60, 14);
+    let mut a = chain_app(w, h, &[Sid(814)]);
+    a.drill.push(DrillUi {
+        sid: Sid(814),
+        selected: 0,
+        scroll: 0,
+    });
+    let first = screen(&a, w, h);
+    assert!(first.contains("session 814"), "{first}");
+    assert!(
+        !first.contains("THREADS"),
+        "not below the fold yet:\n{first}"
+    );
+    let mut seen = first.clone();
+    for _ in 0..6 {
+        a.handle(Action::PageDown, NOW);
+        seen.push_str(&screen(&a, w, h));
+    }
+    assert!(seen.contains("THREADS"), "{seen}");
+    assert!(seen.contains("LOCKS"), "{seen}");
+}
+
+/// The help overlay on a terminal too short for it says how to see the rest.
+#[test]
+fn help_cut_by_a_short_terminal_says_so() {
+    let (w, h) = (80, 14);
+    let mut a = app(w, h, &[]);
+    a.handle(Action::Help, NOW);
+    let text = screen(&a, w, h);
+    assert!(text.contains("ifxtop help"), "{text}");
+    let lower = text.to_lowercase();
+    assert!(
+        lower.contains("more") || lower.contains("pgdn") || lower.contains("taller"),
+        "no hint that the help goes on:\n{text}"
+    );
+}
