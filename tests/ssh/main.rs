@@ -10,6 +10,7 @@ mod common;
 mod cli;
 mod fake;
 mod quote;
+mod screen;
 mod sshd;
 
 use ifxtop::error::SourceError;
