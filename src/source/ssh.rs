@@ -24,6 +24,10 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// The least time a remote run gets: a file read that takes a millisecond locally (2 s allowed)
 /// also crosses the network and starts the remote shell.
 const MIN_RUN_TIMEOUT: Duration = Duration::from_secs(5);
+/// Remote commands open at once over the one connection. sshd refuses more than `MaxSessions`
+/// (10 by default) sessions on a connection ("no more sessions"), and ssh then opens a second
+/// connection of its own; 8 leaves room for the master's own session and a closing one.
+pub const MAX_SESSIONS: usize = 8;
 /// How long each of the few runs at start (sqlhosts, services) may take.
 const SETUP_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long an idle master connection stays up after the last run (ifxtop closes it on quit).
@@ -285,6 +289,8 @@ pub struct SshRunner {
     /// One connection attempt at a time: the first run after a drop becomes the new master,
     /// the others wait for it instead of opening connections of their own.
     connecting: tokio::sync::Mutex<()>,
+    /// At most [`MAX_SESSIONS`] remote commands at once; the others wait their turn.
+    sessions: tokio::sync::Semaphore,
 }
 
 impl SshRunner {
@@ -302,6 +308,7 @@ impl SshRunner {
             local_files: Vec::new(),
             link: std::sync::Mutex::new(Link::default()),
             connecting: tokio::sync::Mutex::new(()),
+            sessions: tokio::sync::Semaphore::new(MAX_SESSIONS),
         })
     }
 
@@ -415,6 +422,16 @@ impl SshRunner {
         timeout: Duration,
     ) -> Result<Output, SourceError> {
         let timeout = timeout.max(MIN_RUN_TIMEOUT);
+        let started = tokio::time::Instant::now();
+        // Waiting for a session counts against the run's time, like the run itself.
+        let _session = match tokio::time::timeout(timeout, self.sessions.acquire()).await {
+            Ok(Ok(permit)) => permit,
+            Ok(Err(_)) => return Err(SourceError::Other("ssh runner closed".into())),
+            Err(_) => return Err(SourceError::Timeout { after: timeout }),
+        };
+        let timeout = timeout
+            .saturating_sub(started.elapsed())
+            .max(Duration::from_secs(1));
         self.ensure_connected(timeout).await?;
         let argv = self.ssh_argv(remote);
         let out = self.local.run_command(&argv, stdin, timeout).await;

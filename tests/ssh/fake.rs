@@ -167,3 +167,38 @@ async fn a_remote_run_gets_at_least_five_seconds() {
         .expect("not killed");
     assert_eq!(out.stdout, "late\n");
 }
+
+#[tokio::test]
+async fn at_most_eight_remote_commands_run_at_once_over_the_connection() {
+    // sshd refuses an eleventh session on a connection by default ("no more sessions"), and
+    // ssh then logs in again: a snapshot asks for more sources than that at once.
+    let f = FakeSsh::new();
+    let r = std::sync::Arc::new(f.runner());
+    let running = f.dir.path().join("running");
+    std::fs::create_dir(&running).expect("dir");
+    let peaks = f.dir.path().join("peaks");
+    let script = format!(
+        "t=$(mktemp -p '{run}'); ls '{run}' | wc -l >> '{peaks}'; sleep 0.4; rm -f \"$t\"",
+        run = running.display(),
+        peaks = peaks.display()
+    );
+    let req = Request::Command(vec!["sh".into(), "-c".into(), script]);
+    let mut runs = tokio::task::JoinSet::new();
+    for _ in 0..20 {
+        let (r, req) = (r.clone(), req.clone());
+        runs.spawn(async move { r.run(&req, T).await.map(|_| ()) });
+    }
+    while let Some(out) = runs.join_next().await {
+        out.expect("joined").expect("ran");
+    }
+    let peak = std::fs::read_to_string(&peaks)
+        .expect("peaks")
+        .lines()
+        .filter_map(|l| l.trim().parse::<usize>().ok())
+        .max()
+        .expect("counted");
+    assert!(peak <= 8, "{peak} at once");
+    assert!(peak >= 2, "runs still go side by side: {peak}");
+    // The connection's first probe, then the twenty commands.
+    assert_eq!(f.count("runs.log"), 21);
+}
