@@ -192,6 +192,8 @@ pub(crate) fn text(snap: &Snapshot) -> String {
     s.push_str(&crate::tui::views::numa::report_text(snap));
     s.push('\n');
     s.push_str(&crate::tui::views::server::report_text(snap));
+    let _ = writeln!(s, "\nI/O & HA (chunks slowest first; IFX: Informix's time per op)");
+    s.push_str(&crate::tui::views::io::report_text(snap));
     let failing: Vec<_> = snap.sources.iter().filter(|x| x.error.is_some()).collect();
     if !failing.is_empty() {
         let _ = writeln!(s, "\nSOURCES FAILING");

@@ -34,9 +34,10 @@ pub(crate) fn banner(w: &World<'_>) -> String {
     let days = up / 86_400;
     let (h, m, s) = (up / 3_600 % 24, up / 60 % 60, up % 60);
     let day_word = if days == 1 { "day" } else { "days" };
+    // The primary of an RSS secondary (demo/ha.rs).
     let mode = match w.checkpoint() {
-        Some(q) => format!("On-Line ({q})"),
-        None => "On-Line".to_string(),
+        Some(q) => format!("On-Line (Prim) ({q})"),
+        None => "On-Line (Prim)".to_string(),
     };
     let mut out = format!(
         "IBM Informix Dynamic Server Version {VERSION} -- {mode} -- Up {days} {day_word} \

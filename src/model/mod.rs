@@ -3,6 +3,7 @@
 
 pub mod chains;
 pub mod hotspot;
+pub mod io;
 pub mod numa;
 pub mod session;
 pub mod sessions;

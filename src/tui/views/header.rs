@@ -136,6 +136,7 @@ pub(crate) fn vitals_line<'a>(snap: &'a Snapshot, theme: &Theme, width: u16) -> 
             ));
         }
     }
+    io_items(snap, theme, &mut items);
     if items.is_empty() {
         return Line::from(Span::styled(" vitals: waiting for onstat -p", theme.dim));
     }
@@ -164,6 +165,47 @@ pub(crate) fn vitals_line<'a>(snap: &'a Snapshot, theme: &Theme, width: u16) -> 
         spans.push(Span::raw("  "));
     }
     Line::from(spans)
+}
+
+/// The worst chunk latency and the largest replication lag, for the vitals line: in the alarm
+/// colour and kept first when they need a look, else the first to go.
+fn io_items(snap: &Snapshot, theme: &Theme, items: &mut Vec<(String, Style, u8)>) {
+    use crate::model::io::{Concern, SLOW_AWAIT_MS, VERY_SLOW_AWAIT_MS};
+    if let Some(c) = snap.io.worst() {
+        if let Some(l) = c.latency_ms() {
+            let ms = crate::tui::panes::ms(l);
+            let name = c.dbspace.as_deref().unwrap_or("?");
+            if l >= SLOW_AWAIT_MS {
+                let st = if l >= VERY_SLOW_AWAIT_MS {
+                    theme.error
+                } else {
+                    theme.warn
+                };
+                items.push((format!("slow disk {ms}ms ({name})"), st, 8));
+            } else {
+                items.push((format!("io {ms}ms"), Style::new(), 1));
+            }
+        }
+    }
+    if let Some(p) = snap.replication.worst() {
+        let pages = p
+            .lag_pages
+            .map_or("?".to_string(), |n| format!("{}pg", crate::format::thousands(n)));
+        let secs = p
+            .lag_s
+            .map(|s| format!(" {}", human_duration(s)))
+            .unwrap_or_default();
+        match p.concern {
+            _ if p.transmission.as_deref() == Some("Blocked") => items.push((
+                format!("{} BLOCKED {pages}{secs}", p.name),
+                theme.error,
+                8,
+            )),
+            Concern::Alarm => items.push((format!("{} {pages}{secs}", p.name), theme.error, 8)),
+            Concern::Warn => items.push((format!("lag {} {pages}{secs}", p.name), theme.warn, 7)),
+            _ => items.push((format!("lag {pages}"), Style::new(), 1)),
+        }
+    }
 }
 
 fn title_line<'a>(
@@ -330,6 +372,10 @@ fn short(source: &str) -> Option<&'static str> {
         "onstat -g tpf" => "tpf",
         "onstat -g ckp" => "ckp",
         "onstat -g bth" => "bth",
+        "onstat -D" => "-D",
+        "onstat -g iof" => "iof",
+        "/proc/diskstats" => "disk",
+        "onstat -g cluster" => "cluster",
         _ => return None,
     })
 }
