@@ -10,7 +10,7 @@
 
 use super::{pause, Ctx, RawRun};
 use crate::parsers::chunk_devices::{Answer, Ask, Resolver};
-use crate::source::{Output, Request, Source, FILE_TIMEOUT};
+use crate::source::{CommandRunner, Output, Request, Source, FILE_TIMEOUT};
 use std::time::Duration;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
@@ -70,11 +70,10 @@ fn request_of(ask: &Ask) -> Request {
     }
 }
 
-/// Resolves `paths` and delivers the transcript. `Some(true)` when every chunk's device is
-/// known, `Some(false)` when some is not, `None` when the app has gone.
-async fn resolve(ctx: &Ctx, paths: &[String]) -> Option<bool> {
-    let started = Instant::now();
-    let t = ctx.clock.now();
+/// Asks `runner` what the resolution of `paths` needs, round after round, until it is complete
+/// (or `MAX_ROUNDS` rounds): the same requests and answers the devices task makes, for tests and
+/// tools.
+pub async fn resolve_with(runner: &dyn CommandRunner, paths: &[String]) -> Resolver {
     let mut r = Resolver::new(paths);
     for _ in 0..MAX_ROUNDS {
         let needs = r.needs();
@@ -82,7 +81,7 @@ async fn resolve(ctx: &Ctx, paths: &[String]) -> Option<bool> {
             break;
         }
         for ask in needs {
-            let answer = match ctx.runner.run(&request_of(&ask), FILE_TIMEOUT).await {
+            let answer = match runner.run(&request_of(&ask), FILE_TIMEOUT).await {
                 Ok(o) => Answer::Done {
                     exit: o.exit,
                     stdout: o.stdout,
@@ -93,6 +92,15 @@ async fn resolve(ctx: &Ctx, paths: &[String]) -> Option<bool> {
             r.answer(ask, answer);
         }
     }
+    r
+}
+
+/// Resolves `paths` and delivers the transcript. `Some(true)` when every chunk's device is
+/// known, `Some(false)` when some is not, `None` when the app has gone.
+async fn resolve(ctx: &Ctx, paths: &[String]) -> Option<bool> {
+    let started = Instant::now();
+    let t = ctx.clock.now();
+    let r = resolve_with(ctx.runner.as_ref(), paths).await;
     let complete = r.result().chunks.iter().all(|c| c.unknown.is_none());
     let run = RawRun {
         t,

@@ -3,7 +3,7 @@
 //! timestamped updates. Time is tokio's: on a paused runtime the same collectors run a demo
 //! timeline or a test in virtual time.
 
-mod devices;
+pub mod devices;
 pub mod extents;
 mod group;
 mod ha;

@@ -551,7 +551,12 @@ fn role_of(flags: &[String]) -> &'static str {
 /// Pages from `from` to `to`: within one log directly, across logs with the sizes `onstat -l`
 /// gives (every log between them must be listed, else unknown).
 pub(crate) fn pages_between(from: LogPos, to: LogPos, logs: Option<&OnstatL>) -> Option<u64> {
-    if (from.log, from.page) >= (to.log, to.page) {
+    // Ahead in the same log: samples a moment apart, caught up. In a later log than the
+    // primary's current one: positions of different moments or servers, not a lag.
+    if from.log > to.log {
+        return None;
+    }
+    if from.log == to.log && from.page >= to.page {
         return Some(0);
     }
     if let Some(n) = from.pages_to(to) {
@@ -633,7 +638,9 @@ pub fn build_replication(store: &Store, flags: Option<&[String]>) -> Replication
             p.pending_ack_pages = s.pending_ack_pages;
             p.backlog_pages = s.backlog_pages;
             p.flow_control = s.flow_control.clone();
-            p.acked = s.last_acked.filter(|a| a.log > 0).or(p.acked);
+            // The cluster's acknowledged position goes with its current page (one sample):
+            // kept when there is one.
+            p.acked = p.acked.or(s.last_acked.filter(|a| a.log > 0));
             if let Some(t) = &s.last_ack_time {
                 p.last_ack = Some(ack_words(t));
             }
@@ -914,6 +921,10 @@ mod tests {
         let b = LogPos { log: 9, page: 50 };
         assert_eq!(pages_between(a, LogPos { log: 7, page: 950 }, None), Some(50));
         assert_eq!(pages_between(a, b, None), None);
-        assert_eq!(pages_between(b, a, None), Some(0));
+        assert_eq!(pages_between(b, a, None), None);
+        assert_eq!(
+            pages_between(LogPos { log: 7, page: 960 }, LogPos { log: 7, page: 950 }, None),
+            Some(0)
+        );
     }
 }

@@ -33,15 +33,15 @@ fn push<T>(h: &mut VecDeque<T>, v: T, cap: usize) {
     h.push_back(v);
 }
 
-/// The growth of a counter between two samples. A counter that went down wrapped when it fits
-/// in 32 bits and the wrapped growth is under half the range (the serial-number rule); else it
-/// was reset, and there is no rate.
+/// The growth of a counter between two samples. A counter that went down wrapped when it was in
+/// the top half of the 32-bit range and the wrapped growth is under half the range (the
+/// serial-number rule); else it was reset (a device added again), and there is no rate.
 pub(crate) fn grew(prev: u64, cur: u64) -> Option<u64> {
     if cur >= prev {
         return Some(cur - prev);
     }
     const WRAP: u64 = 1 << 32;
-    if prev < WRAP {
+    if (WRAP / 2..WRAP).contains(&prev) {
         let d = cur + WRAP - prev;
         if d < WRAP / 2 {
             return Some(d);
@@ -461,8 +461,10 @@ mod tests {
     fn counters_wrap_at_32_bits_and_reset_otherwise() {
         assert_eq!(grew(10, 25), Some(15));
         assert_eq!(grew(u32::MAX as u64 - 4, 5), Some(10));
-        // Down by a lot: reset, not a wrap.
-        assert_eq!(grew(3_000_000_000, 1_000), None);
+        assert_eq!(grew(3_000_000_000, 1_000), Some(1_294_968_296));
+        // Down from low in the range: a reset, not a wrap.
+        assert_eq!(grew(1_000_000, 5), None);
+        assert_eq!(grew(3_000_000_000, 2_500_000_000), None);
         // A 64-bit counter never wraps in practice: down is a reset.
         assert_eq!(grew(1 << 40, 5), None);
     }

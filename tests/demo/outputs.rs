@@ -320,7 +320,8 @@ fn onstat_prints_the_banner_and_exits_with_the_server_mode() {
             let out = run(&d, &s, t);
             assert_eq!(out.exit, Some(5), "{}", s.label());
             let first = format!(
-                "IBM Informix Dynamic Server Version 12.10.FC8 -- On-Line -- {up} -- 4194304 Kbytes\n\n"
+                // The primary of an RSS secondary.
+                "IBM Informix Dynamic Server Version 12.10.FC8 -- On-Line (Prim) -- {up} -- 4194304 Kbytes\n\n"
             );
             assert!(
                 out.stdout.starts_with(&first),
@@ -795,12 +796,18 @@ fn checkpoint_stall_blocks_threads_and_reclaim_climbs() {
     let calm = phase(Incident::Calm);
     let s = snap(&d, req.start, req.start + 20);
     assert_eq!(s.server.mode.as_deref(), Some("On-Line"));
-    assert_eq!(s.server.mode_flags, vec!["CKPT REQ".to_string()]);
+    assert_eq!(
+        s.server.mode_flags,
+        vec!["Prim".to_string(), "CKPT REQ".to_string()]
+    );
     assert_eq!(s.server.blocked.as_deref(), Some("CKPT"));
     let c = s.summary.by_reason.get(&'C').copied().unwrap_or(0);
     assert!((20..=40).contains(&c), "{c} C waiters");
     let s_inp = snap(&d, inp.start, inp.start + 5);
-    assert_eq!(s_inp.server.mode_flags, vec!["CKPT INP".to_string()]);
+    assert_eq!(
+        s_inp.server.mode_flags,
+        vec!["Prim".to_string(), "CKPT INP".to_string()]
+    );
     assert_eq!(s_inp.server.blocked.as_deref(), Some("CKPT"));
     assert_eq!(s_inp.summary.by_reason.get(&'C').copied(), Some(40));
     // One thread sits in a critical section while the others wait.
@@ -843,7 +850,7 @@ fn checkpoint_stall_blocks_threads_and_reclaim_climbs() {
         assert!(b[k] > a[k] + 10 * 100, "{k}: {} → {}", a[k], b[k]);
     }
     // Outside the stall, the banner is plain again.
-    assert!(s_calm.server.mode_flags.is_empty());
+    assert_eq!(s_calm.server.mode_flags, vec!["Prim".to_string()]);
     assert_eq!(s_calm.server.blocked, None);
 }
 
@@ -1102,7 +1109,10 @@ fn snapshot_cli_shows_the_phase() {
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(v["server"]["mode"], "On-Line");
-    assert_eq!(v["server"]["mode_flags"], serde_json::json!(["CKPT REQ"]));
+    assert_eq!(
+        v["server"]["mode_flags"],
+        serde_json::json!(["Prim", "CKPT REQ"])
+    );
     assert_eq!(v["server"]["blocked"], "CKPT");
     let c = v["summary"]["by_reason"]["C"].as_u64().expect("C waiters");
     assert!((20..=40).contains(&c), "{c}");
