@@ -43,9 +43,7 @@ pub(crate) fn spawn(ctx: &Ctx) -> JoinHandle<()> {
             let due = match &resolved {
                 _ if not_linux || paths.is_empty() => false,
                 None => true,
-                Some((done, retry)) => {
-                    *done != paths || retry.is_some_and(|r| Instant::now() >= r)
-                }
+                Some((done, retry)) => *done != paths || retry.is_some_and(|r| Instant::now() >= r),
             };
             if due {
                 match resolve(&ctx, &paths).await {

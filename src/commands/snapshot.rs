@@ -192,7 +192,10 @@ pub(crate) fn text(snap: &Snapshot) -> String {
     s.push_str(&crate::tui::views::numa::report_text(snap));
     s.push('\n');
     s.push_str(&crate::tui::views::server::report_text(snap));
-    let _ = writeln!(s, "\nI/O & HA (chunks slowest first; IFX: Informix's time per op)");
+    let _ = writeln!(
+        s,
+        "\nI/O & HA (chunks slowest first; IFX: Informix's time per op)"
+    );
     s.push_str(&crate::tui::views::io::report_text(snap));
     let failing: Vec<_> = snap.sources.iter().filter(|x| x.error.is_some()).collect();
     if !failing.is_empty() {
@@ -606,8 +609,7 @@ fn io_collected(
     let chunks_named = store
         .get::<crate::parsers::onstat_d_upper::OnstatDUpper>(Source::OnstatDUpper)
         .is_some_and(|d| !d.chunks.is_empty());
-    let devices =
-        !chunks_named || failed(Source::ProcDiskstats) || count(Source::ChunkDevices) > 0;
+    let devices = !chunks_named || failed(Source::ProcDiskstats) || count(Source::ChunkDevices) > 0;
     let flags = store
         .get::<crate::parsers::onstat_u::OnstatU>(Source::OnstatU)
         .and_then(|u| u.header.as_ref())
@@ -624,7 +626,12 @@ fn io_collected(
         let primary = flags.iter().any(|f| f == "Prim");
         let kinds: Vec<String> = store
             .get::<crate::parsers::onstat_g_cluster::OnstatGCluster>(Source::OnstatGCluster)
-            .map(|c| c.servers.iter().filter_map(|s| s.server_type.clone()).collect())
+            .map(|c| {
+                c.servers
+                    .iter()
+                    .filter_map(|s| s.server_type.clone())
+                    .collect()
+            })
             .unwrap_or_default();
         let wants = |kind: &str, flag: &str| {
             if primary {

@@ -17,10 +17,10 @@
 //! Informix's counters were last zeroed (`onstat -z`) `RESET_AGO` seconds before the demo's time
 //! 0; the kernel's count from boot.
 
+use super::moment::World;
 use super::onstat::{banner, UPTIME_AT_ZERO};
 use super::schema::{CHUNKS, DBSPACES};
 use super::timeline::{self, Incident, CYCLE};
-use super::moment::World;
 use crate::source::Output;
 use std::fmt::Write as _;
 
@@ -61,13 +61,7 @@ const LUN_B: (f64, f64) = (2.0, 1.0);
 const SSD: (f64, f64) = (0.3, 0.2);
 const HDD: (f64, f64) = (4.0, 1.5);
 
-const fn dev(
-    name: &'static str,
-    major: u32,
-    minor: u32,
-    aw: (f64, f64),
-    util: f64,
-) -> Dev {
+const fn dev(name: &'static str, major: u32, minor: u32, aw: (f64, f64), util: f64) -> Dev {
     Dev {
         name,
         major,
@@ -89,7 +83,12 @@ const fn part(mut d: Dev, of: &'static str) -> Dev {
     d
 }
 
-const fn dm(mut d: Dev, name: &'static str, uuid: &'static str, slaves: &'static [&'static str]) -> Dev {
+const fn dm(
+    mut d: Dev,
+    name: &'static str,
+    uuid: &'static str,
+    slaves: &'static [&'static str],
+) -> Dev {
     d.dm = Some((name, uuid));
     d.slaves = slaves;
     d
@@ -352,14 +351,19 @@ pub(crate) fn proc_diskstats(t: u64) -> String {
         let (ir, iw, ikr, ikw) = informix_on(d.name);
         let (r, w) = (ir + d.os_reads, iw + d.os_writes);
         let (kr, kw) = (ikr + d.os_reads * 4.0, ikw + d.os_writes * 8.0);
-        let extra = if is_slow(d) { SLOW_EXTRA_MS * ramp } else { 0.0 };
+        let extra = if is_slow(d) {
+            SLOW_EXTRA_MS * ramp
+        } else {
+            0.0
+        };
         let reads = (r * up) as u64;
         let writes = (w * up) as u64;
         let read_ms = (r * (d.r_await * up + extra)) as u64;
         let write_ms = (w * (d.w_await * up + extra)) as u64;
         let util_extra = d.slow_util.map_or(0.0, |top| (top - d.util) * ramp);
         let io_ms = (1000.0 * (d.util * up + util_extra)) as u64;
-        let in_flight = if is_slow(d) && timeline::now(t as u64).incident() == Incident::SlowDevice {
+        let in_flight = if is_slow(d) && timeline::now(t as u64).incident() == Incident::SlowDevice
+        {
             2
         } else {
             0

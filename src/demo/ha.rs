@@ -216,7 +216,10 @@ mod tests {
         assert!(mid.current - mid.acked > 1_000, "{mid:?}");
         // Caught up before the cycle ends.
         let after = rss_state(timeline::CYCLE - 1);
-        assert!(!after.blocked && after.current - after.acked < 10, "{after:?}");
+        assert!(
+            !after.blocked && after.current - after.acked < 10,
+            "{after:?}"
+        );
         // Positions never go back.
         let mut prev = rss_state(0);
         for t in 1..2 * timeline::CYCLE {

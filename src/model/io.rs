@@ -159,7 +159,9 @@ fn iof_path<'a>(store: &'a Store, path: &str) -> Option<&'a String> {
         return exact;
     }
     let base = path.rsplit(['/', '\\']).next()?;
-    let mut same = all.by_ref().filter(|p| p.rsplit(['/', '\\']).next() == Some(base));
+    let mut same = all
+        .by_ref()
+        .filter(|p| p.rsplit(['/', '\\']).next() == Some(base));
     let one = same.next()?;
     same.next().is_none().then_some(one)
 }
@@ -288,7 +290,9 @@ fn join_device<'s>(
         .iter()
         .filter(|d| **d != dev)
         .map(|d| DiskRow {
-            name: devs.device(*d).map_or_else(|| d.to_string(), |b| b.name.clone()),
+            name: devs
+                .device(*d)
+                .map_or_else(|| d.to_string(), |b| b.name.clone()),
             await_ms: rate(*d).and_then(|r| r.await_ms),
             util_pct: rate(*d).map(|r| r.util_pct),
         })
@@ -301,7 +305,10 @@ fn join_device<'s>(
         row.device_w_await_ms = r.w_await_ms;
         row.device_util_pct = Some(r.util_pct);
     } else if cd.unknown.is_none() && store.io.disks.reset.contains(&dev) {
-        row.device_unknown = Some(format!("{}: counters reset, rates next sample", b_name(row)));
+        row.device_unknown = Some(format!(
+            "{}: counters reset, rates next sample",
+            b_name(row)
+        ));
     }
     row.await_history = store
         .io
@@ -830,7 +837,7 @@ pub(crate) fn peer_verdict(p: &Peer) -> (Option<String>, Concern) {
     }
     let far = p.lag_pages.is_some_and(|n| n >= LAG_PAGES_WARN)
         || p.lag_s.is_some_and(|s| s >= LAG_SECONDS_WARN)
-        || p.lag_s_at_least.is_some();
+        || p.lag_s_at_least.is_some_and(|s| s >= LAG_SECONDS_WARN);
     if far {
         return (Some(behind()), Concern::Warn);
     }
@@ -875,9 +882,18 @@ mod tests {
         let (v, c) = chunk_verdict(&row());
         let v = v.unwrap_or_default();
         assert_eq!(c, Concern::Warn);
-        assert!(v.starts_with("the device is slow: 41 ms await at 31 % util"), "{v}");
-        assert!(v.contains("no more of it than a minute ago (70 pages/s)"), "{v}");
-        assert!(v.ends_with("look below Informix (the array, the SAN, multipath)"), "{v}");
+        assert!(
+            v.starts_with("the device is slow: 41 ms await at 31 % util"),
+            "{v}"
+        );
+        assert!(
+            v.contains("no more of it than a minute ago (70 pages/s)"),
+            "{v}"
+        );
+        assert!(
+            v.ends_with("look below Informix (the array, the SAN, multipath)"),
+            "{v}"
+        );
     }
 
     #[test]
@@ -909,21 +925,60 @@ mod tests {
         r.avg_read_ms = Some(25.0);
         r.avg_read_over_s = Some(20.0);
         let (v, _) = chunk_verdict(&r);
-        assert!(v.unwrap_or_default().starts_with("Informix takes 25 ms per read"));
+        assert!(v
+            .unwrap_or_default()
+            .starts_with("Informix takes 25 ms per read"));
         // Its average since a reset says nothing of now.
         r.avg_read_over_s = None;
         assert_eq!(chunk_verdict(&r), (None, Concern::None));
     }
 
     #[test]
+    fn a_few_pages_behind_a_short_history_is_no_warning() {
+        let mut p = Peer {
+            name: "ol_dr1".into(),
+            peer_type: Some("RSS".into()),
+            status: Some("Active".into()),
+            connection: Some("Connected".into()),
+            sync: None,
+            acked: None,
+            lag_pages: Some(3),
+            lag_s: None,
+            lag_s_at_least: Some(10.0),
+            transmission: Some("Active".into()),
+            pending_ack_pages: None,
+            backlog_pages: None,
+            flow_control: None,
+            last_ack: None,
+            verdict: None,
+            concern: Concern::None,
+            lag_history: Vec::new(),
+        };
+        // Passed before the 10 s the samples reach back: not yet a lag worth a look.
+        assert_eq!(peer_verdict(&p), (None, Concern::None));
+        // Behind everything kept for longer than the warning: said, with the bound.
+        p.lag_s_at_least = Some(LAG_SECONDS_WARN + 10.0);
+        let (v, c) = peer_verdict(&p);
+        assert_eq!(c, Concern::Warn);
+        assert_eq!(v.as_deref(), Some("3 log pages behind (more than 40s)"));
+    }
+
+    #[test]
     fn lag_across_logs_needs_their_sizes() {
         let a = LogPos { log: 7, page: 900 };
         let b = LogPos { log: 9, page: 50 };
-        assert_eq!(pages_between(a, LogPos { log: 7, page: 950 }, None), Some(50));
+        assert_eq!(
+            pages_between(a, LogPos { log: 7, page: 950 }, None),
+            Some(50)
+        );
         assert_eq!(pages_between(a, b, None), None);
         assert_eq!(pages_between(b, a, None), None);
         assert_eq!(
-            pages_between(LogPos { log: 7, page: 960 }, LogPos { log: 7, page: 950 }, None),
+            pages_between(
+                LogPos { log: 7, page: 960 },
+                LogPos { log: 7, page: 950 },
+                None
+            ),
             Some(0)
         );
     }

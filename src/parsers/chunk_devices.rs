@@ -398,7 +398,10 @@ impl Resolver {
                     PathKind::Other => {
                         return ChunkDevice {
                             kind: Some(kind),
-                            ..unknown(path, format!("neither a device nor a file (mode {:x})", s.mode))
+                            ..unknown(
+                                path,
+                                format!("neither a device nor a file (mode {:x})", s.mode),
+                            )
                         }
                     }
                 };
@@ -630,7 +633,8 @@ fn stat_line(text: &str) -> Option<StatLine<'_>> {
     })
 }
 
-const EXPECTED: &str = "a chunk device transcript: `==> stat -L -c '%f %t %T %d %n' -- PATHS <==`, \
+const EXPECTED: &str =
+    "a chunk device transcript: `==> stat -L -c '%f %t %T %d %n' -- PATHS <==`, \
      then `exit N` or `failed: WHY` and the output, then `==> cat /sys/dev/block/M:m/uevent <==` \
      and the like";
 
@@ -757,7 +761,13 @@ mod tests {
         );
         let f = stat_line("81b0 0 0 64770 /ifx/chunks/llog with blank").expect("file");
         assert_eq!(f.kind(), PathKind::File);
-        assert_eq!(f.fs_dev(), DevNum { major: 253, minor: 2 });
+        assert_eq!(
+            f.fs_dev(),
+            DevNum {
+                major: 253,
+                minor: 2
+            }
+        );
         assert_eq!(f.name, "/ifx/chunks/llog with blank");
         // A 12-bit minor: 259:300 is encoded across the word.
         let big = (259u64 << 8) | (300 & 0xff) | ((300u64 & !0xff) << 12);

@@ -190,7 +190,10 @@ mod tests {
         // `verbose`; the device resolution recorded under its stat command.
         assert_eq!(Source::from_label("onstat -D"), Some(Source::OnstatDUpper));
         assert_eq!(Source::from_label("onstat -d"), None);
-        assert_eq!(Source::from_label("onstat -g iof"), Some(Source::OnstatGIof));
+        assert_eq!(
+            Source::from_label("onstat -g iof"),
+            Some(Source::OnstatGIof)
+        );
         assert_eq!(
             Source::from_label("onstat -g rss verbose"),
             Some(Source::OnstatGRss)
@@ -204,10 +207,7 @@ mod tests {
             Source::from_label("/proc/diskstats"),
             Some(Source::ProcDiskstats)
         );
-        assert_eq!(
-            Source::ChunkDevices.label(),
-            "stat -L -c %f %t %T %d %n --"
-        );
+        assert_eq!(Source::ChunkDevices.label(), "stat -L -c %f %t %T %d %n --");
         assert_eq!(
             Source::from_label("stat -L -c %f %t %T %d %n --"),
             Some(Source::ChunkDevices)

@@ -416,7 +416,7 @@ impl LogHistory {
     /// of a secondary that had acknowledged `acked` at that sample. Between two samples the
     /// time is interpolated by page within one log. `Err(at_least)` when the primary passed
     /// `acked` before the oldest sample kept (the lag is at least that long); `None` without
-    /// samples.
+    /// samples, or with one sample when `acked` is behind it (no time to tell).
     pub(crate) fn seconds_behind(&self, acked: LogPos) -> Option<Result<f64, f64>> {
         let (now, latest) = *self.positions.back()?;
         let key = |p: &LogPos| (p.log, p.page);
@@ -439,8 +439,11 @@ impl LogHistory {
             }
             after = Some(s);
         }
+        // Passed before the oldest sample: at least as long as the samples reach back; with one
+        // sample (just started) that is nothing worth saying.
         let oldest = self.positions.front()?.0;
-        Some(Err(now.saturating_sub(oldest).as_secs_f64()))
+        let span = now.saturating_sub(oldest);
+        (!span.is_zero()).then(|| Err(span.as_secs_f64()))
     }
 }
 
@@ -491,6 +494,15 @@ mod tests {
         assert_eq!(
             h.seconds_behind(LogPos { log: 6, page: 900 }),
             Some(Err(20.0))
+        );
+        // One sample: behind it by some pages, yet no time is known (not "more than 0s").
+        let mut one = LogHistory::default();
+        one.positions
+            .push_back((Duration::from_secs(600), LogPos { log: 7, page: 300 }));
+        assert_eq!(one.seconds_behind(LogPos { log: 7, page: 297 }), None);
+        assert_eq!(
+            one.seconds_behind(LogPos { log: 7, page: 300 }),
+            Some(Ok(0.0))
         );
     }
 }

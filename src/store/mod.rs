@@ -249,8 +249,7 @@ impl Store {
                 }
             }
             Source::OnstatGCluster => {
-                if let Some(c) = parsed.get::<crate::parsers::onstat_g_cluster::OnstatGCluster>()
-                {
+                if let Some(c) = parsed.get::<crate::parsers::onstat_g_cluster::OnstatGCluster>() {
                     self.io.log.observe(c, u.t);
                 }
             }

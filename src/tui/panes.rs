@@ -782,13 +782,13 @@ pub(crate) fn io_cell(r: &ChunkRow, c: IoCol) -> Cow<'_, str> {
         IoCol::WritesPerS => rate(r.writes_per_s).into(),
         IoCol::IfxRead => ifx_ms(r.avg_read_ms, r.avg_read_over_s).into(),
         IoCol::IfxWrite => ifx_ms(r.avg_write_ms, r.avg_write_over_s).into(),
-        IoCol::Await => r.device_await_ms.map_or(Cow::Borrowed("-"), |v| ms(v).into()),
+        IoCol::Await => r
+            .device_await_ms
+            .map_or(Cow::Borrowed("-"), |v| ms(v).into()),
         IoCol::Util => r
             .device_util_pct
             .map_or(Cow::Borrowed("-"), |v| format!("{v:.0}").into()),
-        IoCol::Trend => {
-            spark_floor(&r.await_history, crate::model::io::SLOW_AWAIT_MS, 12).into()
-        }
+        IoCol::Trend => spark_floor(&r.await_history, crate::model::io::SLOW_AWAIT_MS, 12).into(),
         IoCol::Disks => r
             .disks
             .iter()

@@ -246,17 +246,29 @@ fn each_chunk_goes_down_to_its_disks_or_says_why_not() {
     let nfs = c("/nfs/chunks/c1");
     assert_eq!(nfs.disks, Vec::<DevNum>::new());
     let why = nfs.unknown.as_deref().expect("unknown");
-    assert!(why.contains("no block device of its own") && why.contains("0:52"), "{why}");
+    assert!(
+        why.contains("no block device of its own") && why.contains("0:52"),
+        "{why}"
+    );
     let raw = c("/dev/raw/raw1");
     assert_eq!(raw.kind, Some(PathKind::CharDevice));
-    assert!(raw.unknown.as_deref().is_some_and(|w| w.contains("character device")));
+    assert!(raw
+        .unknown
+        .as_deref()
+        .is_some_and(|w| w.contains("character device")));
     let missing = c("/ifx/chunks/missing");
     assert_eq!(
         missing.unknown.as_deref(),
         Some("stat: cannot stat '/ifx/chunks/missing': No such file or directory")
     );
     let looped = c("/ifx/chunks/looped");
-    assert!(looped.unknown.as_deref().is_some_and(|w| w.contains("loop")), "{looped:?}");
+    assert!(
+        looped
+            .unknown
+            .as_deref()
+            .is_some_and(|w| w.contains("loop")),
+        "{looped:?}"
+    );
     let unlistable = c("/ifx/chunks/unlistable");
     assert_eq!(unlistable.device, Some(dev(253, 11)));
     assert!(
@@ -314,11 +326,13 @@ const BANNER: &str = "\nIBM Informix Dynamic Server Version 12.10.FC8 -- On-Line
 
 fn apply(store: &mut Store, source: Source, t: u64, text: &str) {
     let result = source.parse(Output {
-        exit: Some(if matches!(source, Source::ProcDiskstats | Source::ChunkDevices) {
-            0
-        } else {
-            5
-        }),
+        exit: Some(
+            if matches!(source, Source::ProcDiskstats | Source::ChunkDevices) {
+                0
+            } else {
+                5
+            },
+        ),
         stdout: text.to_string(),
         stderr: String::new(),
     });
@@ -398,7 +412,10 @@ fn chunk_rates_start_over_after_a_reset() {
     apply(&mut s, Source::OnstatDUpper, 5, &onstat_d(11_000, 1_500));
     let row = |s: &Store| io_of(s).io.chunks.iter().find(|c| c.chunk == 1).cloned();
     let r = row(&s).expect("chunk 1");
-    assert_eq!((r.reads_per_s, r.writes_per_s), (Some(2_000.0), Some(200.0)));
+    assert_eq!(
+        (r.reads_per_s, r.writes_per_s),
+        (Some(2_000.0), Some(200.0))
+    );
     assert_eq!(r.dbspace.as_deref(), Some("datadbs"));
     // onstat -z: the counters went down. No rate (never a negative one) until the next sample.
     apply(&mut s, Source::OnstatDUpper, 10, &onstat_d(40, 10));
@@ -415,8 +432,18 @@ fn device_await_and_util_as_iostat_computes_them_across_a_wrap_and_a_reset() {
     apply(&mut s, Source::OnstatDUpper, 0, &onstat_d(0, 0));
     apply(&mut s, Source::OnstatDUpper, 5, &onstat_d(500, 0));
     // 5 s: 300 reads taking 12,000 ms, 100 writes taking 4,000 ms, busy 1,500 ms.
-    apply(&mut s, Source::ProcDiskstats, 0, &diskstats(1_000, 2_000, 500, 800, 10_000));
-    apply(&mut s, Source::ProcDiskstats, 5, &diskstats(1_300, 14_000, 600, 4_800, 11_500));
+    apply(
+        &mut s,
+        Source::ProcDiskstats,
+        0,
+        &diskstats(1_000, 2_000, 500, 800, 10_000),
+    );
+    apply(
+        &mut s,
+        Source::ProcDiskstats,
+        5,
+        &diskstats(1_300, 14_000, 600, 4_800, 11_500),
+    );
     let snap = io_of(&s);
     let c = snap.io.chunk(1).expect("chunk 1");
     assert_eq!(c.device.as_deref(), Some("dm-4"));
@@ -430,7 +457,8 @@ fn device_await_and_util_as_iostat_computes_them_across_a_wrap_and_a_reset() {
     assert_eq!(c.concern, Concern::Warn);
     let v = c.verdict.as_deref().expect("verdict");
     assert!(
-        v.starts_with("the device is slow: 40 ms await at 30 % util") && v.contains("below Informix"),
+        v.starts_with("the device is slow: 40 ms await at 30 % util")
+            && v.contains("below Informix"),
         "{v}"
     );
     // The disks under it, with their own figures (sdb has the same counters here).
@@ -445,13 +473,28 @@ fn device_await_and_util_as_iostat_computes_them_across_a_wrap_and_a_reset() {
 
     // A 32-bit counter wraps (io_ticks on older kernels): read through the wrap.
     let top = (1u64 << 32) - 1_000;
-    apply(&mut s, Source::ProcDiskstats, 10, &diskstats(1_400, 14_200, 600, 4_800, top));
-    apply(&mut s, Source::ProcDiskstats, 15, &diskstats(1_500, 14_400, 600, 4_800, 1_500));
+    apply(
+        &mut s,
+        Source::ProcDiskstats,
+        10,
+        &diskstats(1_400, 14_200, 600, 4_800, top),
+    );
+    apply(
+        &mut s,
+        Source::ProcDiskstats,
+        15,
+        &diskstats(1_500, 14_400, 600, 4_800, 1_500),
+    );
     let c = io_of(&s).io.chunk(1).cloned().expect("chunk 1");
     assert_eq!(c.device_util_pct, Some(50.0));
     assert_eq!(c.device_await_ms, Some(2.0));
     // The device added again: its counters start from nothing. No rate, never a negative one.
-    apply(&mut s, Source::ProcDiskstats, 20, &diskstats(10, 20, 5, 5, 30));
+    apply(
+        &mut s,
+        Source::ProcDiskstats,
+        20,
+        &diskstats(10, 20, 5, 5, 30),
+    );
     let c = io_of(&s).io.chunk(1).cloned().expect("chunk 1");
     assert_eq!(c.device_await_ms, None);
     assert_eq!(c.device_util_pct, None);
@@ -461,7 +504,12 @@ fn device_await_and_util_as_iostat_computes_them_across_a_wrap_and_a_reset() {
             .is_some_and(|w| w.contains("counters reset")),
         "{c:?}"
     );
-    apply(&mut s, Source::ProcDiskstats, 25, &diskstats(110, 220, 5, 5, 530));
+    apply(
+        &mut s,
+        Source::ProcDiskstats,
+        25,
+        &diskstats(110, 220, 5, 5, 530),
+    );
     let c = io_of(&s).io.chunk(1).cloned().expect("chunk 1");
     assert_eq!(c.device_await_ms, Some(2.0));
     assert_eq!(c.device_util_pct, Some(10.0));
@@ -516,8 +564,18 @@ Buffer pool page size: 2048
     apply(&mut s, Source::OnstatX, 5, &x);
     apply(&mut s, Source::OnstatDUpper, 0, &onstat_d(0, 0));
     apply(&mut s, Source::OnstatDUpper, 5, &onstat_d(500, 0));
-    apply(&mut s, Source::ProcDiskstats, 0, &diskstats(1_000, 2_000, 500, 800, 10_000));
-    apply(&mut s, Source::ProcDiskstats, 5, &diskstats(1_300, 14_000, 600, 4_800, 11_500));
+    apply(
+        &mut s,
+        Source::ProcDiskstats,
+        0,
+        &diskstats(1_000, 2_000, 500, 800, 10_000),
+    );
+    apply(
+        &mut s,
+        Source::ProcDiskstats,
+        5,
+        &diskstats(1_300, 14_000, 600, 4_800, 11_500),
+    );
     let snap = io_of(&s);
     let w = snap
         .waiters
@@ -633,7 +691,10 @@ fn peers_lag_in_pages_and_seconds_and_transmission_blocked() {
         )
     );
     let paris = &r.peers[1];
-    assert_eq!(paris.verdict.as_deref(), Some("not connected (Disconnected)"));
+    assert_eq!(
+        paris.verdict.as_deref(),
+        Some("not connected (Disconnected)")
+    );
     assert_eq!(paris.concern, Concern::Notice, "a server only defined");
     assert_eq!(paris.last_ack.as_deref(), Some("never"));
     let london = &r.peers[2];
@@ -675,10 +736,18 @@ fn a_secondary_says_how_far_it_is_and_a_standard_server_has_no_replication() {
     let r = io_of(&s).replication;
     assert_eq!(r.role.as_deref(), Some("standard"));
     assert!(r.peers.is_empty() && r.secondary.is_none());
-    assert!(r.note.as_deref().is_some_and(|n| n.contains("no replication")));
+    assert!(r
+        .note
+        .as_deref()
+        .is_some_and(|n| n.contains("no replication")));
 
     let mut s = Store::new(StoreSettings::default());
-    apply(&mut s, Source::OnstatU, 0, &banner_u(" (RSS)").replace("On-Line", "Read-Only"));
+    apply(
+        &mut s,
+        Source::OnstatU,
+        0,
+        &banner_u(" (RSS)").replace("On-Line", "Read-Only"),
+    );
     apply(
         &mut s,
         Source::OnstatGRss,
@@ -693,7 +762,12 @@ fn a_secondary_says_how_far_it_is_and_a_standard_server_has_no_replication() {
     assert_eq!(sec.received.map(|p| (p.log, p.page)), Some((1871, 40102)));
 
     let mut s = Store::new(StoreSettings::default());
-    apply(&mut s, Source::OnstatU, 0, &banner_u(" (Sec)").replace("On-Line", "Read-Only"));
+    apply(
+        &mut s,
+        Source::OnstatU,
+        0,
+        &banner_u(" (Sec)").replace("On-Line", "Read-Only"),
+    );
     apply(
         &mut s,
         Source::OnstatGDri,

@@ -188,19 +188,17 @@ fn io_items(snap: &Snapshot, theme: &Theme, items: &mut Vec<(String, Style, u8)>
         }
     }
     if let Some(p) = snap.replication.worst() {
-        let pages = p
-            .lag_pages
-            .map_or("?".to_string(), |n| format!("{}pg", crate::format::thousands(n)));
+        let pages = p.lag_pages.map_or("?".to_string(), |n| {
+            format!("{}pg", crate::format::thousands(n))
+        });
         let secs = p
             .lag_s
             .map(|s| format!(" {}", human_duration(s)))
             .unwrap_or_default();
         match p.concern {
-            _ if p.transmission.as_deref() == Some("Blocked") => items.push((
-                format!("{} BLOCKED {pages}{secs}", p.name),
-                theme.error,
-                8,
-            )),
+            _ if p.transmission.as_deref() == Some("Blocked") => {
+                items.push((format!("{} BLOCKED {pages}{secs}", p.name), theme.error, 8))
+            }
             Concern::Alarm => items.push((format!("{} {pages}{secs}", p.name), theme.error, 8)),
             Concern::Warn => items.push((format!("lag {} {pages}{secs}", p.name), theme.warn, 7)),
             _ => items.push((format!("lag {pages}"), Style::new(), 1)),

@@ -52,7 +52,12 @@ fn ifx_words(v: Option<f64>, over: Option<f64>) -> String {
 
 /// The selected chunk: its way down to the disks, Informix's and the device's figures, the
 /// verdict. `full` adds the figures (when there is room).
-pub(crate) fn chunk_lines(c: &ChunkRow, width: u16, theme: &Theme, full: bool) -> Vec<Line<'static>> {
+pub(crate) fn chunk_lines(
+    c: &ChunkRow,
+    width: u16,
+    theme: &Theme,
+    full: bool,
+) -> Vec<Line<'static>> {
     let head = theme.column_header;
     let mut way = format!(
         "{} {}",
@@ -93,8 +98,7 @@ pub(crate) fn chunk_lines(c: &ChunkRow, width: u16, theme: &Theme, full: bool) -
         ));
     }
     if full {
-        let side = |what: &str, rate: Option<f64>, avg: Option<f64>, over: Option<f64>| match rate
-        {
+        let side = |what: &str, rate: Option<f64>, avg: Option<f64>, over: Option<f64>| match rate {
             None => format!("{what} -"),
             Some(r) if r == 0.0 && avg.is_none() => format!("no {what}"),
             Some(r) => format!(
@@ -167,10 +171,7 @@ pub(crate) fn replication_lines(r: &Replication, width: u16, theme: &Theme) -> V
         ]));
         return out;
     };
-    let mut title = vec![
-        Span::styled("REPLICATION  ", head),
-        Span::raw(role.clone()),
-    ];
+    let mut title = vec![Span::styled("REPLICATION  ", head), Span::raw(role.clone())];
     if let Some(p) = r.current_log_page {
         title.push(Span::raw(format!(
             " · current log page {},{}",
@@ -253,11 +254,7 @@ pub(crate) fn replication_lines(r: &Replication, width: u16, theme: &Theme) -> V
         out.push(Line::from(vec![
             Span::styled(row, st),
             Span::styled(
-                spark_floor(
-                    &p.lag_history,
-                    crate::model::io::LAG_PAGES_WARN as f64,
-                    12,
-                ),
+                spark_floor(&p.lag_history, crate::model::io::LAG_PAGES_WARN as f64, 12),
                 theme.hot,
             ),
         ]));
@@ -285,10 +282,7 @@ fn summary_line<'a>(snap: &'a Snapshot, app: &App) -> Line<'a> {
             if io.chunks.len() == 1 { "" } else { "s" }
         )));
         if slow > 0 {
-            spans.push(Span::styled(
-                format!("{slow} to look at · "),
-                theme.warn,
-            ));
+            spans.push(Span::styled(format!("{slow} to look at · "), theme.warn));
         }
         let order = app.table().sort;
         spans.push(Span::raw(format!(
@@ -313,10 +307,7 @@ pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     }
     buf.set_line(area.x, area.y, &summary_line(snap, app), area.width);
     let t = app.table();
-    let selected = t
-        .order
-        .get(t.selected)
-        .and_then(|&i| snap.io.chunks.get(i));
+    let selected = t.order.get(t.selected).and_then(|&i| snap.io.chunks.get(i));
     let repl = replication_lines(&snap.replication, area.width, theme);
     let body = area.height - 1;
     // The detail of the selected chunk: with the figures when they fit.
@@ -407,7 +398,12 @@ pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
 pub(crate) fn report_text(snap: &Snapshot) -> String {
     let theme = Theme::plain();
     let mut s = String::new();
-    let line_text = |l: &Line| l.spans.iter().map(|x| x.content.as_ref()).collect::<String>();
+    let line_text = |l: &Line| {
+        l.spans
+            .iter()
+            .map(|x| x.content.as_ref())
+            .collect::<String>()
+    };
     if let Some(n) = &snap.io.note {
         s.push_str(n);
         s.push('\n');
