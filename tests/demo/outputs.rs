@@ -1172,7 +1172,10 @@ fn slow_device_shows_on_its_chunk_while_demand_stays_flat() {
     assert!(aw(&during) > 40.0, "{during:?}");
     // Informix's demand did not move: the same pages per second either side.
     let rd = |c: &ifxtop::model::io::ChunkRow| c.reads_per_s.expect("reads/s");
-    assert!((rd(&before) - rd(&during)).abs() < 1.0, "{before:?} {during:?}");
+    assert!(
+        (rd(&before) - rd(&during)).abs() < 1.0,
+        "{before:?} {during:?}"
+    );
     assert!(before.verdict.is_none(), "{before:?}");
     let v = during.verdict.as_deref().unwrap_or_default();
     assert!(
@@ -1206,9 +1209,15 @@ fn slow_device_shows_on_its_chunk_while_demand_stays_flat() {
     ] {
         assert!(first[key].is_f64(), "{key}: {first}");
     }
-    assert!(first["device_await_ms"].as_f64().unwrap_or(0.0) > 40.0, "{first}");
+    assert!(
+        first["device_await_ms"].as_f64().unwrap_or(0.0) > 40.0,
+        "{first}"
+    );
     // Informix's own time per read on that chunk rose with the device's.
-    assert!(first["avg_read_ms"].as_f64().unwrap_or(0.0) > 20.0, "{first}");
+    assert!(
+        first["avg_read_ms"].as_f64().unwrap_or(0.0) > 20.0,
+        "{first}"
+    );
 }
 
 /// The RSS secondary: a few pages behind while calm; in the phase it falls behind until the
@@ -1231,7 +1240,11 @@ fn a_lagging_rss_secondary_ends_with_transmission_blocked() {
     assert!(before.lag_s.is_some_and(|s| s < 2.0), "{before:?}");
     assert_eq!(before.verdict, None);
 
-    assert_eq!(during.transmission.as_deref(), Some("Blocked"), "{during:?}");
+    assert_eq!(
+        during.transmission.as_deref(),
+        Some("Blocked"),
+        "{during:?}"
+    );
     assert!(during.lag_pages.is_some_and(|n| n > 1_000), "{during:?}");
     let v = during.verdict.as_deref().unwrap_or_default();
     assert!(v.starts_with("log transmission blocked: "), "{v}");
@@ -1247,5 +1260,8 @@ fn a_lagging_rss_secondary_ends_with_transmission_blocked() {
     assert_eq!(peer["type"], "RSS");
     assert_eq!(peer["status"], "Active");
     assert_eq!(peer["transmission"], "Blocked");
-    assert!(peer["lag_pages"].as_u64().is_some_and(|n| n > 1_000), "{peer}");
+    assert!(
+        peer["lag_pages"].as_u64().is_some_and(|n| n > 1_000),
+        "{peer}"
+    );
 }

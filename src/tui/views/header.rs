@@ -181,7 +181,13 @@ fn io_items(snap: &Snapshot, theme: &Theme, items: &mut Vec<(String, Style, u8)>
                 } else {
                     theme.warn
                 };
-                items.push((format!("slow disk {ms}ms ({name})"), st, 8));
+                // The disk only when its own await is slow, with that figure (the pane's AWAIT);
+                // else the time is Informix's, above a device that answers in time.
+                let text = match c.device_await_ms.filter(|a| *a >= SLOW_AWAIT_MS) {
+                    Some(a) => format!("slow disk {}ms ({name})", crate::tui::panes::ms(a)),
+                    None => format!("slow chunk {ms}ms ({name})"),
+                };
+                items.push((text, st, 8));
             } else {
                 items.push((format!("io {ms}ms"), Style::new(), 1));
             }
@@ -491,5 +497,64 @@ fn extent_span(app: &App, now: Duration, theme: &Theme) -> Span<'static> {
         ExtentStatus::Failed { error, .. } => {
             Span::styled(format!(" map: failed: {error}"), theme.error)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::io::{ChunkRow, Concern};
+
+    fn chunk(device_await_ms: f64, avg_read_ms: f64) -> ChunkRow {
+        ChunkRow {
+            chunk: 4,
+            dbspace: Some("datadbs2".into()),
+            path: "/ifx/chunks/datadbs2_01".into(),
+            device: Some("dm-8".into()),
+            device_name: None,
+            chunk_kind: Some("raw"),
+            layers: Vec::new(),
+            disks: Vec::new(),
+            device_unknown: None,
+            reads_per_s: Some(60.0),
+            writes_per_s: Some(10.0),
+            avg_read_ms: Some(avg_read_ms),
+            avg_read_over_s: Some(20.0),
+            avg_write_ms: None,
+            avg_write_over_s: None,
+            device_iops: Some(70.0),
+            device_await_ms: Some(device_await_ms),
+            device_r_await_ms: None,
+            device_w_await_ms: None,
+            device_util_pct: Some(30.0),
+            verdict: None,
+            concern: Concern::None,
+            await_history: Vec::new(),
+            demand_history: Vec::new(),
+        }
+    }
+
+    fn line_of(c: ChunkRow) -> String {
+        let mut snap = Snapshot::default();
+        snap.io.chunks.push(c);
+        vitals_line(&snap, &Theme::plain(), 80)
+            .spans
+            .iter()
+            .map(|s| s.content.as_ref())
+            .collect()
+    }
+
+    /// "slow disk" carries the device's own await (the pane's AWAIT column), even when
+    /// Informix's time per read is a little longer; a slow chunk on a fast device is not
+    /// called a slow disk.
+    #[test]
+    fn the_worst_chunk_latency_names_what_is_slow() {
+        let l = line_of(chunk(45.0, 46.0));
+        assert!(l.contains("slow disk 45ms (datadbs2)"), "{l}");
+        let l = line_of(chunk(1.5, 25.0));
+        assert!(l.contains("slow chunk 25ms (datadbs2)"), "{l}");
+        assert!(!l.contains("disk"), "{l}");
+        let l = line_of(chunk(1.5, 2.0));
+        assert!(l.contains("io 2.0ms"), "{l}");
     }
 }

@@ -75,10 +75,10 @@ const PANES: &[&str] = &[
     "4 Sockets  client connections by Send-Q: growing = slow network/client",
     "5 NUMA     node memory, zone_reclaim_mode, page scans, oninit per node",
     "6 Server   rates, checkpoints, logs, VPs, mutexes, memory; Enter on a sid",
-    "7 I/O & HA chunks: Informix's rates and op times vs the device's await, %util;",
-    "           replicas: lag in log pages and seconds, transmission blocked",
-    "B C G L S T Y X: threads waiting on buffer, checkpoint, log write, lock,",
-    "  mutex, transaction, condition, rollback.  -u 2s: age of each source's data",
+    "7 I/O & HA chunks: Informix's ms/op vs device await, %util; replica lag",
+    // At 80x24 the panes and this line fill the box: each line stands alone.
+    "B C G L S T Y X: waits on buffer ckpt log lock mutex txn cond rollback",
+    "-u 2s in the header: the age of each source's data",
 ];
 
 pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
