@@ -118,6 +118,8 @@ mod tests {
         // A secondary asks its own kind's command, whatever peers the cluster lists.
         let rss = Role::from_flags(&["RSS".to_string()]);
         assert_eq!(commands(rss, all), vec![Source::OnstatGRss]);
+        let sds = Role::from_flags(&["SDS".to_string()]);
+        assert_eq!(commands(sds, all), vec![Source::OnstatGSds]);
         let hdr = Role::from_flags(&["Sec".to_string()]);
         assert_eq!(commands(hdr, Kinds::default()), vec![Source::OnstatGDri]);
         // A standard server is not in a cluster: the task runs nothing.

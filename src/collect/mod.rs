@@ -3,6 +3,8 @@
 //! timestamped updates. Time is tokio's: on a paused runtime the same collectors run a demo
 //! timeline or a test in virtual time.
 
+#[cfg(test)]
+mod budget;
 pub mod devices;
 pub mod extents;
 mod group;

@@ -57,10 +57,13 @@ pub struct ChunkRate {
     pub writes_per_s: f64,
 }
 
+/// Chunk number → its path, pages read and pages written, as one `onstat -D` counted them.
+type ChunkCounts = BTreeMap<u32, (String, u64, u64)>;
+
 /// Per chunk page rates from `onstat -D`.
 #[derive(Debug, Clone, Default)]
 pub struct ChunkRates {
-    prev: Option<(Duration, BTreeMap<u32, (String, u64, u64)>)>,
+    prev: Option<(Duration, ChunkCounts)>,
     /// Chunk number → its rates over the last interval (absent right after a reset).
     pub(crate) rates: BTreeMap<u32, ChunkRate>,
     /// Chunk number → pages read and written per second, oldest first.
@@ -71,7 +74,7 @@ pub struct ChunkRates {
 
 impl ChunkRates {
     pub(crate) fn observe(&mut self, d: &OnstatDUpper, t: Duration) {
-        let now: BTreeMap<u32, (String, u64, u64)> = d
+        let now: ChunkCounts = d
             .chunks
             .iter()
             .map(|c| (c.chunk, (c.path.clone(), c.page_rd, c.page_wr)))
@@ -443,7 +446,7 @@ impl LogHistory {
         // sample (just started) that is nothing worth saying.
         let oldest = self.positions.front()?.0;
         let span = now.saturating_sub(oldest);
-        (!span.is_zero()).then(|| Err(span.as_secs_f64()))
+        (!span.is_zero()).then_some(Err(span.as_secs_f64()))
     }
 }
 
