@@ -3,7 +3,9 @@
 //! the collectors brought, applies it to the store and rebuilds the snapshot (the joins) once;
 //! drawing a frame is measured by `benches/render.rs`. This bench measures that work for a
 //! 5,000-session instance from the demo (real onstat formats), in its heaviest second: every
-//! source due at once (onstat -u, -g con, -X, -g ath, -g ntt, -k, /proc/net/tcp{,6}).
+//! source due at once (onstat -u, -g con, -X, -g ath, -g ntt, -k, /proc/net/tcp{,6}, and the
+//! chunk I/O and replication sources: onstat -D, -g iof, /proc/diskstats, -g cluster, -g rss
+//! verbose, joined to the chunks' devices resolved once).
 //! 2 % of a core is 20 ms per second: the `steady` group's ten seconds must take under 200 ms.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -14,7 +16,7 @@ use ifxtop::source::Source;
 use ifxtop::store::{Store, StoreSettings};
 use std::time::Duration;
 
-const SOURCES: [Source; 8] = [
+const SOURCES: [Source; 13] = [
     Source::OnstatU,
     Source::OnstatGCon,
     Source::OnstatX,
@@ -23,6 +25,11 @@ const SOURCES: [Source; 8] = [
     Source::OnstatK,
     Source::ProcNetTcp6,
     Source::ProcNetTcp,
+    Source::OnstatDUpper,
+    Source::ProcDiskstats,
+    Source::OnstatGIof,
+    Source::OnstatGCluster,
+    Source::OnstatGRss,
 ];
 
 fn cycle(c: &mut Criterion) {
@@ -63,6 +70,40 @@ fn cycle(c: &mut Criterion) {
         .respond(&Source::OncheckPe.request(), Duration::ZERO)
         .expect("oncheck -pe");
     apply(&mut store, 0, vec![(Source::OncheckPe, map)]);
+    // The chunks' devices, resolved once as the devices task does (stat and sysfs).
+    let d_upper = Source::OnstatDUpper
+        .parse(
+            demo.respond(&Source::OnstatDUpper.request(), Duration::ZERO)
+                .expect("onstat -D"),
+        )
+        .expect("onstat -D parses");
+    let paths: Vec<String> = d_upper
+        .get::<ifxtop::parsers::onstat_d_upper::OnstatDUpper>()
+        .map(|d| d.chunks.iter().map(|c| c.path.clone()).collect())
+        .unwrap_or_default();
+    assert!(!paths.is_empty(), "the demo's chunks");
+    let devices = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+        .block_on(async {
+            let runner = ifxtop::demo::DemoRunner::wall(1, sessions);
+            ifxtop::collect::devices::resolve_with(&runner, &paths)
+                .await
+                .transcript()
+        });
+    apply(
+        &mut store,
+        0,
+        vec![(
+            Source::ChunkDevices,
+            ifxtop::source::Output {
+                exit: Some(0),
+                stdout: devices,
+                stderr: String::new(),
+            },
+        )],
+    );
     // 150 s into the demo's timeline: client waits with a filling Send-Q.
     for t in 90..150 {
         apply(&mut store, t, outputs_at(t));
@@ -72,13 +113,28 @@ fn cycle(c: &mut Criterion) {
     let bytes: usize = outs.iter().map(|(_, o)| o.stdout.len()).sum();
     let snap = snapshot::build(&store, Duration::from_secs(t), Some("ol_demo"), &[]);
     assert!(snap.summary.threads >= sessions, "{}", snap.summary.threads);
+    // The I/O joins are in the work measured: every chunk down to its device, a verdict.
+    assert!(
+        snap.io.chunks.len() >= 6
+            && snap.io.chunks.iter().all(|c| c.device_await_ms.is_some())
+            && snap.io.chunks.iter().any(|c| c.verdict.is_some()),
+        "{:#?}",
+        snap.io
+    );
+    assert_eq!(snap.replication.peers.len(), 1, "{:#?}", snap.replication);
 
     // The steady state the budget is about: ten seconds of polling as the collectors do it
-    // (onstat -u, -g con and the socket tables every second, -X every 2 s, the joins every
-    // 5 s; one snapshot a second), reported per second.
+    // (onstat -u, -g con and the socket tables every second, -X every 2 s, the joins, -D and
+    // /proc/diskstats every 5 s, -g iof and the replication commands every 10 s; one snapshot
+    // a second), reported per second.
     let due = |s: &Source, t: u64| match s {
         Source::OnstatX => t % 2 == 0,
-        Source::OnstatGAth | Source::OnstatGNtt | Source::OnstatK => t % 5 == 0,
+        Source::OnstatGAth
+        | Source::OnstatGNtt
+        | Source::OnstatK
+        | Source::OnstatDUpper
+        | Source::ProcDiskstats => t % 5 == 0,
+        Source::OnstatGIof | Source::OnstatGCluster | Source::OnstatGRss => t % 10 == 0,
         _ => true,
     };
     let ten: Vec<(u64, Vec<(Source, ifxtop::source::Output)>)> = (150..160)
