@@ -1265,3 +1265,34 @@ fn a_lagging_rss_secondary_ends_with_transmission_blocked() {
         "{peer}"
     );
 }
+
+/// The README names every field of the snapshot's `io` and `replication` (a chunk, a peer, a
+/// secondary's view), as the demo's incidents fill them.
+#[test]
+fn the_readme_names_every_io_and_replication_field() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README");
+    let p = phase(Incident::ReplicaLag);
+    let s = snap(&DemoInstance::new(1), p.start, p.start + 30);
+    let v = serde_json::to_value(&s).expect("JSON");
+    let mut names: BTreeSet<String> = BTreeSet::new();
+    for obj in [
+        &v["io"],
+        &v["io"]["chunks"][0],
+        &v["io"]["chunks"][0]["disks"][0],
+        &v["replication"],
+        &v["replication"]["peers"][0],
+    ] {
+        let m = obj.as_object().expect("an object");
+        names.extend(m.keys().cloned());
+    }
+    let secondary =
+        serde_json::to_value(ifxtop::model::io::SecondaryView::default()).expect("JSON");
+    names.extend(secondary.as_object().expect("an object").keys().cloned());
+    assert!(names.len() > 40, "{names:?}");
+    let missing: Vec<&String> = names
+        .iter()
+        .filter(|n| !readme.contains(&format!("`{n}`")))
+        .collect();
+    assert!(missing.is_empty(), "the README lacks {missing:?}");
+}
