@@ -119,7 +119,7 @@ pub(crate) fn rss_state(t: u64) -> RssState {
     }
 }
 
-/// `2024-03-11.09:11:47`: how `onstat -g rss verbose` prints a time.
+/// `2026-11-22.13:41:47`: how `onstat -g rss verbose` prints a time.
 fn stamp(t: u64) -> String {
     let at = time::OffsetDateTime::from_unix_timestamp(CLOCK_AT_ZERO + t as i64)
         .unwrap_or(time::OffsetDateTime::UNIX_EPOCH);

@@ -1253,6 +1253,27 @@ fn a_lagging_rss_secondary_ends_with_transmission_blocked() {
     assert!(h[h.len() - 1] > h[0], "the lag grew: {h:?}");
 
     let v = serde_json::to_value(&lag).expect("JSON");
+    // The last acknowledgement, as onstat prints it, reads against the moment shown (the
+    // demo's onstat and its header keep one clock): before it, on the same day, when the
+    // transmission blocked.
+    let ack = during.last_ack.clone().expect("a last ack");
+    let stamp = |t: u64| {
+        let at = ifxtop::demo::EPOCH + secs(t);
+        format!(
+            "{:04}-{:02}-{:02}.{:02}:{:02}:{:02}",
+            at.year(),
+            u8::from(at.month()),
+            at.day(),
+            at.hour(),
+            at.minute(),
+            at.second()
+        )
+    };
+    let (now, minute_ago) = (stamp(p.end - 5), stamp(p.end - 65));
+    assert!(
+        ack.len() == now.len() && minute_ago < ack && ack < now,
+        "{ack} not in {minute_ago} .. {now}"
+    );
     let r = &v["replication"];
     assert_eq!(r["role"], "primary");
     let peer = &r["peers"][0];

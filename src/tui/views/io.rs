@@ -226,7 +226,7 @@ pub(crate) fn replication_lines(r: &Replication, width: u16, theme: &Theme) -> V
     out.push(Line::from(Span::styled(header, head)));
     for p in &r.peers {
         let last_ack = p.last_ack.clone().unwrap_or_else(|| "-".into());
-        // Narrow: the time of day only (`2024-03-11.09:10:58` → `09:10:58`).
+        // Narrow: the time of day only (`2026-11-22.13:40:58` → `13:40:58`).
         let short_ack = last_ack
             .rsplit(['.', ' '])
             .next()
