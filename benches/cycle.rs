@@ -187,5 +187,65 @@ fn cycle(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, cycle);
+/// The chunk I/O and replication share of that work, alone: one round of their outputs parsed
+/// and applied (the heaviest moment: -D, /proc/diskstats, -g iof, -g cluster and -g rss verbose
+/// all due), then the chunk and replication views built.
+fn io_share(c: &mut Criterion) {
+    const IO: [Source; 5] = [
+        Source::OnstatDUpper,
+        Source::ProcDiskstats,
+        Source::OnstatGIof,
+        Source::OnstatGCluster,
+        Source::OnstatGRss,
+    ];
+    let demo = DemoInstance::new(1);
+    let outs_at = |t: u64| {
+        IO.iter()
+            .map(|s| {
+                let out = demo
+                    .respond(&s.request(), Duration::from_secs(t))
+                    .expect("the demo answers");
+                (*s, out)
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut store = Store::new(StoreSettings::default());
+    let u = demo
+        .respond(&Source::OnstatU.request(), Duration::from_secs(600))
+        .expect("onstat -u");
+    let apply = |store: &mut Store, t: u64, outs: Vec<(Source, ifxtop::source::Output)>| {
+        for (source, out) in outs {
+            let result = source.parse(out);
+            assert!(result.is_ok(), "{}: {:?}", source.label(), result.err());
+            store.apply(Update {
+                source,
+                t: Duration::from_secs(t),
+                took: Duration::ZERO,
+                result,
+            });
+        }
+    };
+    apply(&mut store, 600, vec![(Source::OnstatU, u)]);
+    for t in (540..620).step_by(5) {
+        apply(&mut store, t, outs_at(t));
+    }
+    let outs = outs_at(620);
+    let mut g = c.benchmark_group("io_share");
+    g.bench_function("parse_apply_views", |b| {
+        b.iter_batched(
+            || (store.clone(), outs.clone()),
+            |(mut st, outs)| {
+                apply(&mut st, 620, outs);
+                let io = ifxtop::model::io::build_io(&st);
+                let flags = vec!["Prim".to_string()];
+                let r = ifxtop::model::io::build_replication(&st, Some(&flags));
+                (st, io, r)
+            },
+            criterion::BatchSize::LargeInput,
+        )
+    });
+    g.finish();
+}
+
+criterion_group!(benches, cycle, io_share);
 criterion_main!(benches);
