@@ -446,3 +446,67 @@ pub(crate) fn report_text(snap: &Snapshot) -> String {
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::io::SecondaryView;
+    use crate::parsers::ha::LogPos;
+
+    fn text(lines: &[Line<'_>]) -> String {
+        lines
+            .iter()
+            .map(|l| {
+                l.spans
+                    .iter()
+                    .map(|s| s.content.as_ref())
+                    .collect::<String>()
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// On a secondary the pane says how far behind it is: what it received and applied, and
+    /// the pages still to apply; a standard server says it has no replication.
+    #[test]
+    fn a_secondary_and_a_standard_server() {
+        let r = Replication {
+            role: Some("RSS secondary".into()),
+            secondary: Some(SecondaryView {
+                source: Some("ol_prim".into()),
+                connection: Some("Connected".into()),
+                received: Some(LogPos {
+                    log: 1871,
+                    page: 500,
+                }),
+                applied: Some(LogPos {
+                    log: 1871,
+                    page: 450,
+                }),
+                apply_behind_pages: Some(50),
+                dr_state: None,
+            }),
+            ..Replication::default()
+        };
+        let t = text(&replication_lines(&r, 80, &Theme::plain()));
+        assert!(t.starts_with("REPLICATION  RSS secondary"), "{t}");
+        assert!(t.contains(" BEHIND"), "{t}");
+        assert!(
+            t.contains("source ol_prim (Connected), received up to 1871,500, applied up to"),
+            "{t}"
+        );
+        assert!(t.contains("1871,450: 50 pages to apply"), "{t}");
+        assert!(t.lines().all(|l| l.chars().count() <= 80), "{t}");
+
+        let standard = Replication {
+            role: Some("standard".into()),
+            note: Some("a standard server: no replication (no role in the banner)".into()),
+            ..Replication::default()
+        };
+        let t = text(&replication_lines(&standard, 80, &Theme::plain()));
+        assert_eq!(
+            t,
+            "REPLICATION  standard\n a standard server: no replication (no role in the banner)"
+        );
+    }
+}
