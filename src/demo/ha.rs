@@ -190,12 +190,13 @@ pub(crate) fn onstat_g_rss_verbose(w: &World<'_>) -> String {
     let _ = writeln!(
         o,
         "Sequence number of next buffer to send: {}",
-        (s.sent - PAGES_AT_ZERO) / 16 + 1
+        s.sent.saturating_sub(PAGES_AT_ZERO) / 16 + 1
     );
     let _ = writeln!(
         o,
         "Sequence number of last buffer acked: {}",
-        (s.acked - PAGES_AT_ZERO + 16) / 16
+        // Near time 0 the secondary is a few pages behind the buffers counted from there.
+        (s.acked + 16).saturating_sub(PAGES_AT_ZERO) / 16
     );
     o.push_str("Supports Proxy Writes: N\n");
     o

@@ -60,6 +60,13 @@ fn sources(sids: &[u64]) -> Vec<Source> {
         Source::Vmstat,
         Source::NumaMaps(ONINIT_PID),
         Source::Systabnames,
+        // Chunk I/O, the devices' counters and replication (the demo's primary with an RSS
+        // secondary).
+        Source::OnstatDUpper,
+        Source::OnstatGIof,
+        Source::ProcDiskstats,
+        Source::OnstatGCluster,
+        Source::OnstatGRss,
     ];
     for &sid in sids {
         v.push(Source::OnstatGSes(Sid(sid)));
