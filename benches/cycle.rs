@@ -3,7 +3,9 @@
 //! the collectors brought, applies it to the store and rebuilds the snapshot (the joins) once;
 //! drawing a frame is measured by `benches/render.rs`. This bench measures that work for a
 //! 5,000-session instance from the demo (real onstat formats), in its heaviest second: every
-//! source due at once (onstat -u, -g con, -X, -g ath, -g ntt, -k, /proc/net/tcp{,6}).
+//! source due at once (onstat -u, -g con, -X, -g ath, -g ntt, -k, /proc/net/tcp{,6}, and the
+//! chunk I/O and replication sources: onstat -D, -g iof, /proc/diskstats, -g cluster, -g rss
+//! verbose, joined to the chunks' devices resolved once).
 //! 2 % of a core is 20 ms per second: the `steady` group's ten seconds must take under 200 ms.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -14,7 +16,7 @@ use ifxtop::source::Source;
 use ifxtop::store::{Store, StoreSettings};
 use std::time::Duration;
 
-const SOURCES: [Source; 8] = [
+const SOURCES: [Source; 13] = [
     Source::OnstatU,
     Source::OnstatGCon,
     Source::OnstatX,
@@ -23,6 +25,11 @@ const SOURCES: [Source; 8] = [
     Source::OnstatK,
     Source::ProcNetTcp6,
     Source::ProcNetTcp,
+    Source::OnstatDUpper,
+    Source::ProcDiskstats,
+    Source::OnstatGIof,
+    Source::OnstatGCluster,
+    Source::OnstatGRss,
 ];
 
 fn cycle(c: &mut Criterion) {
@@ -63,6 +70,40 @@ fn cycle(c: &mut Criterion) {
         .respond(&Source::OncheckPe.request(), Duration::ZERO)
         .expect("oncheck -pe");
     apply(&mut store, 0, vec![(Source::OncheckPe, map)]);
+    // The chunks' devices, resolved once as the devices task does (stat and sysfs).
+    let d_upper = Source::OnstatDUpper
+        .parse(
+            demo.respond(&Source::OnstatDUpper.request(), Duration::ZERO)
+                .expect("onstat -D"),
+        )
+        .expect("onstat -D parses");
+    let paths: Vec<String> = d_upper
+        .get::<ifxtop::parsers::onstat_d_upper::OnstatDUpper>()
+        .map(|d| d.chunks.iter().map(|c| c.path.clone()).collect())
+        .unwrap_or_default();
+    assert!(!paths.is_empty(), "the demo's chunks");
+    let devices = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+        .block_on(async {
+            let runner = ifxtop::demo::DemoRunner::wall(1, sessions);
+            ifxtop::collect::devices::resolve_with(&runner, &paths)
+                .await
+                .transcript()
+        });
+    apply(
+        &mut store,
+        0,
+        vec![(
+            Source::ChunkDevices,
+            ifxtop::source::Output {
+                exit: Some(0),
+                stdout: devices,
+                stderr: String::new(),
+            },
+        )],
+    );
     // 150 s into the demo's timeline: client waits with a filling Send-Q.
     for t in 90..150 {
         apply(&mut store, t, outputs_at(t));
@@ -72,13 +113,28 @@ fn cycle(c: &mut Criterion) {
     let bytes: usize = outs.iter().map(|(_, o)| o.stdout.len()).sum();
     let snap = snapshot::build(&store, Duration::from_secs(t), Some("ol_demo"), &[]);
     assert!(snap.summary.threads >= sessions, "{}", snap.summary.threads);
+    // The I/O joins are in the work measured: every chunk down to its device, a verdict.
+    assert!(
+        snap.io.chunks.len() >= 6
+            && snap.io.chunks.iter().all(|c| c.device_await_ms.is_some())
+            && snap.io.chunks.iter().any(|c| c.verdict.is_some()),
+        "{:#?}",
+        snap.io
+    );
+    assert_eq!(snap.replication.peers.len(), 1, "{:#?}", snap.replication);
 
     // The steady state the budget is about: ten seconds of polling as the collectors do it
-    // (onstat -u, -g con and the socket tables every second, -X every 2 s, the joins every
-    // 5 s; one snapshot a second), reported per second.
+    // (onstat -u, -g con and the socket tables every second, -X every 2 s, the joins, -D and
+    // /proc/diskstats every 5 s, -g iof and the replication commands every 10 s; one snapshot
+    // a second), reported per second.
     let due = |s: &Source, t: u64| match s {
         Source::OnstatX => t % 2 == 0,
-        Source::OnstatGAth | Source::OnstatGNtt | Source::OnstatK => t % 5 == 0,
+        Source::OnstatGAth
+        | Source::OnstatGNtt
+        | Source::OnstatK
+        | Source::OnstatDUpper
+        | Source::ProcDiskstats => t % 5 == 0,
+        Source::OnstatGIof | Source::OnstatGCluster | Source::OnstatGRss => t % 10 == 0,
         _ => true,
     };
     let ten: Vec<(u64, Vec<(Source, ifxtop::source::Output)>)> = (150..160)
@@ -131,5 +187,65 @@ fn cycle(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, cycle);
+/// The chunk I/O and replication share of that work, alone: one round of their outputs parsed
+/// and applied (the heaviest moment: -D, /proc/diskstats, -g iof, -g cluster and -g rss verbose
+/// all due), then the chunk and replication views built.
+fn io_share(c: &mut Criterion) {
+    const IO: [Source; 5] = [
+        Source::OnstatDUpper,
+        Source::ProcDiskstats,
+        Source::OnstatGIof,
+        Source::OnstatGCluster,
+        Source::OnstatGRss,
+    ];
+    let demo = DemoInstance::new(1);
+    let outs_at = |t: u64| {
+        IO.iter()
+            .map(|s| {
+                let out = demo
+                    .respond(&s.request(), Duration::from_secs(t))
+                    .expect("the demo answers");
+                (*s, out)
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut store = Store::new(StoreSettings::default());
+    let u = demo
+        .respond(&Source::OnstatU.request(), Duration::from_secs(600))
+        .expect("onstat -u");
+    let apply = |store: &mut Store, t: u64, outs: Vec<(Source, ifxtop::source::Output)>| {
+        for (source, out) in outs {
+            let result = source.parse(out);
+            assert!(result.is_ok(), "{}: {:?}", source.label(), result.err());
+            store.apply(Update {
+                source,
+                t: Duration::from_secs(t),
+                took: Duration::ZERO,
+                result,
+            });
+        }
+    };
+    apply(&mut store, 600, vec![(Source::OnstatU, u)]);
+    for t in (540..620).step_by(5) {
+        apply(&mut store, t, outs_at(t));
+    }
+    let outs = outs_at(620);
+    let mut g = c.benchmark_group("io_share");
+    g.bench_function("parse_apply_views", |b| {
+        b.iter_batched(
+            || (store.clone(), outs.clone()),
+            |(mut st, outs)| {
+                apply(&mut st, 620, outs);
+                let io = ifxtop::model::io::build_io(&st);
+                let flags = vec!["Prim".to_string()];
+                let r = ifxtop::model::io::build_replication(&st, Some(&flags));
+                (st, io, r)
+            },
+            criterion::BatchSize::LargeInput,
+        )
+    });
+    g.finish();
+}
+
+criterion_group!(benches, cycle, io_share);
 criterion_main!(benches);

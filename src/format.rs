@@ -72,6 +72,19 @@ pub fn local_date_time(t: time::OffsetDateTime) -> String {
     t.format(&fmt).unwrap_or_default()
 }
 
+/// `2,400`, `97,104`: a count with thousands separated, as the verdicts print them.
+pub(crate) fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// `text` cut to `max` characters, with `…` when cut.
 pub fn cut(text: &str, max: usize) -> String {
     if text.chars().count() <= max {

@@ -131,9 +131,18 @@ fn demo_at_80x24_every_pane_help_and_quit() {
     let s = t.wait_for("PROFILE", wait);
     assert!(s.contains("LOGICAL LOGS"), "{s}");
 
-    // Tab moves on from the last pane to the first.
+    // I/O & HA: each chunk with its device, the replication peers (at the demo's start the
+    // device rates need two diskstats 5 s apart).
+    t.keys(&["7"]);
+    let s = t.wait_for("CHK DBSPACE", wait);
+    assert!(s.contains("REPLICATION  primary"), "{s}");
+    let s = t.wait_for("ol_dr1      RSS", wait);
+    assert!(s.lines().all(|l| l.chars().count() <= 80), "{s}");
+
+    // Tab moves on from the last pane to the first (the Sessions pane's summary line; the
+    // I/O pane has a STATE column too).
     t.keys(&["Tab"]);
-    t.wait_for("STATE", wait);
+    t.wait_for(" ses: ", wait);
 
     t.keys(&["?"]);
     let s = t.wait_for("ifxtop help", wait);

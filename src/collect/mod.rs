@@ -3,8 +3,12 @@
 //! timestamped updates. Time is tokio's: on a paused runtime the same collectors run a demo
 //! timeline or a test in virtual time.
 
+#[cfg(test)]
+mod budget;
+pub mod devices;
 pub mod extents;
 mod group;
+mod ha;
 pub mod log;
 pub mod record;
 pub mod replay;
@@ -83,6 +87,58 @@ pub struct Ctx {
     pub interval: watch::Receiver<f64>,
     /// The server's release (major << 32 | minor) from the latest banner; 0 until one is seen.
     release: Arc<AtomicU64>,
+    /// The server's replication role from the latest `onstat -u` banner ([`Role`] bits); 0
+    /// until one is seen.
+    role: Arc<std::sync::atomic::AtomicU8>,
+    /// The chunk paths of the latest `onstat -D`: the devices task resolves them when they
+    /// change.
+    chunk_paths: Arc<watch::Sender<Vec<String>>>,
+}
+
+/// What the banner's mode flags say of the server's part in a cluster: `(Prim)`, `(Sec)` (an
+/// HDR secondary), `(RSS)`, `(SDS)`. A server whose banner has none is a standard server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Role {
+    pub(crate) primary: bool,
+    pub(crate) hdr_secondary: bool,
+    pub(crate) rss: bool,
+    pub(crate) sds: bool,
+}
+
+impl Role {
+    const SEEN: u8 = 1;
+
+    pub(crate) fn from_flags(flags: &[String]) -> Role {
+        let has = |f: &str| flags.iter().any(|x| x == f);
+        Role {
+            primary: has("Prim"),
+            hdr_secondary: has("Sec"),
+            rss: has("RSS"),
+            sds: has("SDS"),
+        }
+    }
+
+    /// A primary or a secondary of some kind: the replication commands apply.
+    pub(crate) fn in_cluster(self) -> bool {
+        self.primary || self.hdr_secondary || self.rss || self.sds
+    }
+
+    fn bits(self) -> u8 {
+        Role::SEEN
+            | u8::from(self.primary) << 1
+            | u8::from(self.hdr_secondary) << 2
+            | u8::from(self.rss) << 3
+            | u8::from(self.sds) << 4
+    }
+
+    fn from_bits(b: u8) -> Option<Role> {
+        (b & Role::SEEN != 0).then_some(Role {
+            primary: b & 2 != 0,
+            hdr_secondary: b & 4 != 0,
+            rss: b & 8 != 0,
+            sds: b & 16 != 0,
+        })
+    }
 }
 
 impl Ctx {
@@ -98,7 +154,14 @@ impl Ctx {
             sinks,
             interval,
             release: Arc::new(AtomicU64::new(0)),
+            role: Arc::new(std::sync::atomic::AtomicU8::new(0)),
+            chunk_paths: Arc::new(watch::channel(Vec::new()).0),
         }
+    }
+
+    /// The server's replication role, once a banner told it.
+    pub(crate) fn role(&self) -> Option<Role> {
+        Role::from_bits(self.role.load(Ordering::Relaxed))
     }
 
     /// The server's release, once a banner told it.
@@ -146,15 +209,30 @@ impl Ctx {
             Err(e) => Err(e),
         };
         if let (Source::OnstatU, Ok(p)) = (source, &result) {
-            let release = p
+            let header = p
                 .get::<crate::parsers::onstat_u::OnstatU>()
-                .and_then(|u| u.header.as_ref())
-                .and_then(|h| h.release());
-            if let Some((major, minor)) = release {
+                .and_then(|u| u.header.as_ref());
+            if let Some((major, minor)) = header.and_then(|h| h.release()) {
                 self.release.store(
                     (u64::from(major) << 32) | u64::from(minor),
                     Ordering::Relaxed,
                 );
+            }
+            if let Some(h) = header {
+                self.role
+                    .store(Role::from_flags(&h.mode_flags).bits(), Ordering::Relaxed);
+            }
+        }
+        if let (Source::OnstatDUpper, Ok(p)) = (source, &result) {
+            if let Some(d) = p.get::<crate::parsers::onstat_d_upper::OnstatDUpper>() {
+                let paths: Vec<String> = d.chunks.iter().map(|c| c.path.clone()).collect();
+                self.chunk_paths.send_if_modified(|old| {
+                    let changed = *old != paths;
+                    if changed {
+                        *old = paths;
+                    }
+                    changed
+                });
             }
         }
         let update = Update {
@@ -503,6 +581,8 @@ impl Collection {
         tasks.push(spawn_focus(&ctx, focus_rx));
         tasks.push(spawn_sockets(&ctx));
         tasks.push(spawn_numa(&ctx));
+        tasks.push(devices::spawn(&ctx));
+        tasks.push(ha::spawn(&ctx));
         let (rebuild, rebuild_rx) = mpsc::channel::<()>(2);
         let (ext_tx, extents) = mpsc::channel::<ExtentStatus>(16);
         tasks.push(tokio::spawn(extents::job(

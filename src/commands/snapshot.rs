@@ -192,6 +192,11 @@ pub(crate) fn text(snap: &Snapshot) -> String {
     s.push_str(&crate::tui::views::numa::report_text(snap));
     s.push('\n');
     s.push_str(&crate::tui::server_lines::report_text(snap));
+    let _ = writeln!(
+        s,
+        "\nI/O & HA (chunks slowest first; IFX: Informix's time per op)"
+    );
+    s.push_str(&crate::tui::views::io::report_text(snap));
     let failing: Vec<_> = snap.sources.iter().filter(|x| x.error.is_some()).collect();
     if !failing.is_empty() {
         let _ = writeln!(s, "\nSOURCES FAILING");
@@ -671,9 +676,12 @@ pub async fn live_store(
     );
     let mut store = Store::new(settings);
     let polled = Source::polled();
-    // How many answers each polled source needs: two of the 1 s sources (rates need two).
+    // How many answers each polled source needs: two of the 1 s sources (rates need two), and
+    // two of the chunk page counts (`onstat -D`, in the grouped call every 5 s: the chunk
+    // rates). Informix's op times (`-g iof`, 10 s) are shown from one sample (as averages since
+    // its counters' reset).
     let need = |s: &Source| {
-        if s.period() <= Duration::from_secs(1) {
+        if s.period() <= Duration::from_secs(1) || *s == Source::OnstatDUpper {
             2
         } else {
             1
@@ -697,7 +705,8 @@ pub async fn live_store(
             .iter()
             .any(|s| seen.contains_key(s));
         let numa_done = seen.contains_key(&Source::Vmstat);
-        if polled_done && sockets_done && numa_done && extents_done {
+        let io_done = io_collected(&store, &seen);
+        if polled_done && sockets_done && numa_done && extents_done && io_done {
             // Then the SQL of the sessions that matter, once.
             match &focus_sent {
                 None => {
@@ -765,6 +774,62 @@ pub async fn live_store(
     }
     let samples: Vec<RawSample> = raw_rx.try_iter().collect();
     (store, samples, problems)
+}
+
+/// The devices and replication sources have answered what a report needs: `/proc/diskstats`
+/// twice (await and %util are rates) or failed (not Linux); the chunks' devices once `onstat -D`
+/// named them; on a cluster member `onstat -g cluster`, and the commands its peers call for.
+fn io_collected(
+    store: &Store,
+    seen: &std::collections::HashMap<crate::source::Source, (u32, Option<String>)>,
+) -> bool {
+    use crate::source::Source;
+    let count = |s: Source| seen.get(&s).map_or(0, |(n, _)| *n);
+    let failed = |s: Source| seen.get(&s).is_some_and(|(_, e)| e.is_some());
+    let diskstats = count(Source::ProcDiskstats) >= 2 || failed(Source::ProcDiskstats);
+    let chunks_named = store
+        .get::<crate::parsers::onstat_d_upper::OnstatDUpper>(Source::OnstatDUpper)
+        .is_some_and(|d| !d.chunks.is_empty());
+    let devices = !chunks_named || failed(Source::ProcDiskstats) || count(Source::ChunkDevices) > 0;
+    let flags = store
+        .get::<crate::parsers::onstat_u::OnstatU>(Source::OnstatU)
+        .and_then(|u| u.header.as_ref())
+        .map(|h| h.mode_flags.clone())
+        .unwrap_or_default();
+    let member = ["Prim", "Sec", "RSS", "SDS"]
+        .iter()
+        .any(|r| flags.iter().any(|f| f == r));
+    let ha = if !member {
+        true
+    } else if count(Source::OnstatGCluster) == 0 {
+        false
+    } else {
+        let primary = flags.iter().any(|f| f == "Prim");
+        let kinds: Vec<String> = store
+            .get::<crate::parsers::onstat_g_cluster::OnstatGCluster>(Source::OnstatGCluster)
+            .map(|c| {
+                c.servers
+                    .iter()
+                    .filter_map(|s| s.server_type.clone())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let wants = |kind: &str, flag: &str| {
+            if primary {
+                kinds.iter().any(|k| k == kind)
+            } else {
+                flags.iter().any(|f| f == flag)
+            }
+        };
+        [
+            (wants("RSS", "RSS"), Source::OnstatGRss),
+            (wants("SDS", "SDS"), Source::OnstatGSds),
+            (wants("HDR", "Sec"), Source::OnstatGDri),
+        ]
+        .iter()
+        .all(|(want, s)| !want || count(*s) > 0)
+    };
+    diskstats && devices && ha
 }
 
 /// Writes samples as a recording file (the same format `--record` writes).

@@ -6,6 +6,8 @@
 //! Everything is a pure function of (seed, sessions, request, t): `respond` can be asked about
 //! any moment in any order, which is how `ifxtop snapshot --demo --at T` and the tests use it.
 
+mod disk;
+mod ha;
 mod instance;
 mod moment;
 mod noise;
@@ -94,6 +96,19 @@ impl DemoInstance {
                         Ok(sid) => Ok(onstat(onstat::onstat_g_sql(&world(), sid))),
                         Err(_) => Err(not_found(request)),
                     },
+                    // Chunk I/O and replication (disk.rs, ha.rs). `-D` answers alone here; in a
+                    // grouped call it is cut out like the others.
+                    ["onstat", "-D"] => Ok(onstat(disk::onstat_d_upper(&world()))),
+                    ["onstat", "-g", "iof"] => Ok(onstat(disk::onstat_g_iof(&world()))),
+                    ["onstat", "-g", "cluster"] => Ok(onstat(ha::onstat_g_cluster(&world()))),
+                    ["onstat", "-g", "rss", "verbose"] => {
+                        Ok(onstat(ha::onstat_g_rss_verbose(&world())))
+                    }
+                    ["stat", "-L", "-c", format, "--", paths @ ..]
+                        if *format == crate::parsers::chunk_devices::STAT_FORMAT =>
+                    {
+                        Ok(disk::stat(paths))
+                    }
                     ["oncheck", "-pe"] => Ok(Output::ok(oncheck::oncheck_pe())),
                     ["netstat", "-an"] => Ok(Output::ok(os::netstat_an(&world()))),
                     _ => Err(not_found(request)),
@@ -120,7 +135,11 @@ impl DemoInstance {
             Request::ListDir(path) if path == Path::new("/sys/devices/system/node") => Ok(
                 Output::ok("node0\nnode1\npossible\nonline\nhas_cpu\nhas_normal_memory\n"),
             ),
-            Request::ListDir(path) => Err(no_such_file(path)),
+            Request::ListDir(path) => path
+                .to_str()
+                .and_then(disk::sys_dir)
+                .map(Output::ok)
+                .ok_or_else(|| no_such_file(path)),
         }
     }
 
@@ -132,7 +151,11 @@ impl DemoInstance {
             "/proc/sys/vm/zone_reclaim_mode" => return Some(os::ZONE_RECLAIM_MODE.into()),
             "/proc/vmstat" => return Some(os::vmstat(&self.pop, &timeline::now(secs))),
             "/sys/devices/system/node/online" => return Some(os::NODES_ONLINE.into()),
+            "/proc/diskstats" => return Some(disk::proc_diskstats(secs)),
             _ => {}
+        }
+        if p.starts_with("/sys/dev/block/") || p.starts_with("/sys/class/block/") {
+            return disk::sys_file(p);
         }
         if let Some(rest) = p.strip_prefix("/sys/devices/system/node/node") {
             let (n, file) = rest.split_once('/')?;

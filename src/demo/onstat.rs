@@ -21,8 +21,12 @@ pub(crate) const VERSION: &str = "12.10.FC8";
 /// The exit code of onstat: the server mode, 5 = On-Line.
 pub(crate) const ONLINE: i32 = 5;
 
-/// Wall-clock time at the demo's time 0 (seconds since the Unix epoch): 2024-03-11 09:00:00.
-pub(crate) const CLOCK_AT_ZERO: i64 = 1_710_147_600;
+/// Wall-clock time at the demo's time 0 (seconds since the Unix epoch): the demo's [`EPOCH`]
+/// (2026-11-22 13:30:00), the time the header shows, so the times onstat prints (a last
+/// acknowledgement, a connection opened) read against it.
+///
+/// [`EPOCH`]: super::EPOCH
+pub(crate) const CLOCK_AT_ZERO: i64 = super::EPOCH.unix_timestamp();
 
 fn flags_str(f: &[u8; 7]) -> &str {
     std::str::from_utf8(f).unwrap_or("-------")
@@ -34,9 +38,10 @@ pub(crate) fn banner(w: &World<'_>) -> String {
     let days = up / 86_400;
     let (h, m, s) = (up / 3_600 % 24, up / 60 % 60, up % 60);
     let day_word = if days == 1 { "day" } else { "days" };
+    // The primary of an RSS secondary (demo/ha.rs).
     let mode = match w.checkpoint() {
-        Some(q) => format!("On-Line ({q})"),
-        None => "On-Line".to_string(),
+        Some(q) => format!("On-Line (Prim) ({q})"),
+        None => "On-Line (Prim)".to_string(),
     };
     let mut out = format!(
         "IBM Informix Dynamic Server Version {VERSION} -- {mode} -- Up {days} {day_word} \
@@ -736,9 +741,9 @@ mod tests {
 
     #[test]
     fn clock_is_a_civil_date() {
-        assert_eq!(clock(0), ("03/11/2024".to_string(), "09:00:00".to_string()));
-        assert_eq!(clock(-9 * 3_600 - 1).0, "03/10/2024");
+        assert_eq!(clock(0), ("11/22/2026".to_string(), "13:30:00".to_string()));
+        assert_eq!(clock(-13 * 3_600 - 30 * 60 - 1).0, "11/21/2026");
         let boot = clock(-(UPTIME_AT_ZERO as i64));
-        assert_eq!(boot, ("02/28/2024".to_string(), "05:55:55".to_string()));
+        assert_eq!(boot, ("11/10/2026".to_string(), "10:25:55".to_string()));
     }
 }

@@ -4,6 +4,7 @@
 pub mod chains;
 pub mod fleet;
 pub mod hotspot;
+pub mod io;
 pub mod numa;
 pub mod session;
 pub mod sessions;

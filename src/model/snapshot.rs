@@ -107,6 +107,10 @@ pub struct Snapshot {
     /// The buffer hot spot opened, likewise.
     #[serde(skip)]
     pub hotspot_view: Option<crate::model::hotspot::HotspotView>,
+    /// Each chunk with its device: rates, Informix's and the device's latency, a verdict.
+    pub io: crate::model::io::IoView,
+    /// The server's part in replication and its peers' lag.
+    pub replication: crate::model::io::Replication,
     /// The server's vital signs: `rates`, `checkpoints`, `logs`, `vps`, `ready_queue`,
     /// `mutexes`, `memory` at the JSON's top level.
     #[serde(flatten)]
@@ -253,6 +257,7 @@ pub fn build_with(
             server.offline = Some(message.clone());
         }
     }
+    let io = crate::model::io::build_io(store);
     let mut summary = WaitSummary::default();
     let mut waiters = Vec::new();
     let mut heads = Vec::new();
@@ -321,6 +326,7 @@ pub fn build_with(
         for row in &mut waiters {
             row.verdict = verdict(row, u, &checkpoint);
         }
+        crate::model::io::note_slow_chunks(&mut waiters, &io);
         let mut counts: BTreeMap<Sid, usize> = BTreeMap::new();
         for w in &waiters {
             if let Some(h) = w.head_blocker {
@@ -436,7 +442,14 @@ pub fn build_with(
     let hotspot_view = hotspot
         .and_then(|label| hotspots.iter().find(|h| h.object == label))
         .map(|row| crate::model::hotspot::build(store, row, now));
+    let flags = store
+        .get::<OnstatU>(Source::OnstatU)
+        .and_then(|u| u.header.as_ref())
+        .map(|h| h.mode_flags.as_slice());
+    let replication = crate::model::io::build_replication(store, flags);
     Snapshot {
+        io,
+        replication,
         hotspot_view,
         vitals: crate::model::vitals::build(store),
         heads,

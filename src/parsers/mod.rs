@@ -84,6 +84,7 @@ pub mod sockets;
 pub mod systabnames;
 
 // Chunk I/O, devices and replication (HA).
+pub mod chunk_devices;
 pub mod ha;
 pub mod onstat_d_upper;
 pub mod onstat_g_cluster;

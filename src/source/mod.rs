@@ -186,6 +186,38 @@ mod tests {
         assert_eq!(Source::from_label("onstat  -u "), Some(Source::OnstatU));
         assert_eq!(Source::from_label("onstat -x"), Some(Source::OnstatXTxn));
         assert_eq!(Source::from_label("onstat -y"), None);
+        // Chunk I/O, devices and replication: `-D` is not `-d`; the HA commands with their
+        // `verbose`; the device resolution recorded under its stat command.
+        assert_eq!(Source::from_label("onstat -D"), Some(Source::OnstatDUpper));
+        assert_eq!(Source::from_label("onstat -d"), None);
+        assert_eq!(
+            Source::from_label("onstat -g iof"),
+            Some(Source::OnstatGIof)
+        );
+        assert_eq!(
+            Source::from_label("onstat -g rss verbose"),
+            Some(Source::OnstatGRss)
+        );
+        assert_eq!(Source::from_label("onstat -g rss"), None);
+        assert_eq!(
+            Source::from_label("onstat -g cluster"),
+            Some(Source::OnstatGCluster)
+        );
+        assert_eq!(
+            Source::from_label("/proc/diskstats"),
+            Some(Source::ProcDiskstats)
+        );
+        assert_eq!(Source::ChunkDevices.label(), "stat -L -c %f %t %T %d %n --");
+        assert_eq!(
+            Source::from_label("stat -L -c %f %t %T %d %n --"),
+            Some(Source::ChunkDevices)
+        );
+        // -D rides in the grouped onstat call; the `-g` ones and the HA ones do not.
+        assert_eq!(Source::OnstatDUpper.group_option(), Some("-D"));
+        assert_eq!(Source::OnstatGIof.group_option(), None);
+        assert_eq!(Source::OnstatGCluster.group_option(), None);
+        assert!(Source::polled().contains(&Source::OnstatGIof));
+        assert!(!Source::polled().contains(&Source::OnstatGCluster));
         assert_eq!(Source::from_label("/proc/x/numa_maps"), None);
     }
 

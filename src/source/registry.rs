@@ -27,6 +27,14 @@ pub(crate) const PERIOD_MEMORY: Duration = Duration::from_secs(60);
 pub(crate) const PERIOD_NUMA: Duration = Duration::from_secs(5);
 pub(crate) const PERIOD_NUMA_MAPS: Duration = Duration::from_secs(30);
 pub(crate) const PERIOD_DISCOVERY: Duration = Duration::from_secs(120);
+/// Chunk page counts (`onstat -D`, inside the grouped onstat call: no process of its own) and
+/// the kernel's device counters (`/proc/diskstats`, a file read): rates over 5 s.
+pub(crate) const PERIOD_IO: Duration = Duration::from_secs(5);
+/// Informix's per-chunk operation times (`onstat -g iof`) and the replication commands: one
+/// onstat process each, so 10 s (6 a minute each). Informix prints its average times to 0.1 ms
+/// since the counters' last reset; a longer span between samples is also what makes the
+/// average over it precise enough to show.
+pub(crate) const PERIOD_HA: Duration = Duration::from_secs(10);
 /// `sysmaster:systabnames` changes only when tables are created or dropped.
 pub(crate) const PERIOD_TABLES: Duration = Duration::from_secs(600);
 /// Not polled: run when asked (the extent map, a drilled session).
@@ -67,6 +75,13 @@ pub(crate) enum Collector {
     Focus,
     /// The extent-map job: on demand.
     Extents,
+    /// The devices task: `/proc/diskstats`, and each chunk path's device resolved once per
+    /// chunk list (`collect::devices`).
+    Devices,
+    /// The replication task: `onstat -g cluster`, and `-g rss`, `-g sds`, `-g dri` for the
+    /// peers the cluster has; nothing on a server whose banner names no role
+    /// (`collect::ha`).
+    Ha,
 }
 
 /// One entry of the registry.
@@ -289,6 +304,55 @@ registry! {
         any_options: false,
         since: None,
     },
+    // Chunk I/O, devices and replication (issue 12).
+    /// Per chunk: pages read and written (rates between two samples). Not a `-g` option: it
+    /// joins the grouped onstat call.
+    OnstatDUpper => SourceDef::onstat(&["-D"], PERIOD_IO, |t| {
+        parsed(parsers::onstat_d_upper::parse(t))
+    }),
+    /// Per chunk file: operations, and Informix's own average time per operation.
+    OnstatGIof => SourceDef::onstat(&["-g", "iof"], PERIOD_HA, |t| {
+        parsed(parsers::onstat_g_iof::parse(t))
+    }),
+    /// Per block device: I/Os completed, ms spent, busy time (await and %util from two
+    /// samples).
+    ProcDiskstats => SourceDef::file("/proc/diskstats", PERIOD_IO, Collector::Devices, |t| {
+        parsed(parsers::proc_diskstats::parse(t))
+    }),
+    /// Each chunk path's block device and the disks under it: `stat -L` of the chunk paths,
+    /// then `/sys/dev/block` files; recorded as the transcript of every request
+    /// (`parsers::chunk_devices`), resolved once per chunk list.
+    ChunkDevices => SourceDef {
+        run: Run::Command(&["stat", "-L", "-c", parsers::chunk_devices::STAT_FORMAT, "--"]),
+        period: ON_DEMAND,
+        timeout: FILE_TIMEOUT,
+        exit: ExitPolicy::ZeroIsSuccess,
+        collector: Collector::Devices,
+        parse: |t| parsed(parsers::chunk_devices::parse(t)),
+        any_options: true,
+        since: None,
+    },
+    /// The HA cluster as this server sees it: the primary's current log page, each peer's
+    /// acknowledged position, type and state.
+    OnstatGCluster => SourceDef::onstat(&["-g", "cluster"], PERIOD_HA, |t| {
+        parsed(parsers::onstat_g_cluster::parse(t))
+    })
+    .collected_by(Collector::Ha),
+    /// RSS secondaries: backlog, pages not yet acknowledged, log transmission blocked or not.
+    OnstatGRss => SourceDef::onstat(&["-g", "rss", "verbose"], PERIOD_HA, |t| {
+        parsed(parsers::onstat_g_rss::parse(t))
+    })
+    .collected_by(Collector::Ha),
+    /// SDS secondaries: backlog and the last acknowledgement.
+    OnstatGSds => SourceDef::onstat(&["-g", "sds", "verbose"], PERIOD_HA, |t| {
+        parsed(parsers::onstat_g_sds::parse(t))
+    })
+    .collected_by(Collector::Ha),
+    /// HDR: the pair's state, the backlog, the last log page applied.
+    OnstatGDri => SourceDef::onstat(&["-g", "dri"], PERIOD_HA, |t| {
+        parsed(parsers::onstat_g_dri::parse(t))
+    })
+    .collected_by(Collector::Ha),
     /// Sockets where /proc/net/tcp is missing.
     Netstat => SourceDef {
         run: Run::Command(&["netstat", "-an"]),

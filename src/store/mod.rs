@@ -2,6 +2,7 @@
 //! accumulators fed by every sample (wait tracking, rates, hot spots, Send-Q history, scan rates).
 
 pub mod hotspots;
+pub mod io;
 pub mod scan;
 pub mod sockets;
 pub mod vitals;
@@ -94,6 +95,8 @@ pub struct Store {
     pub(crate) sockets: SocketHistory,
     pub(crate) scan: ScanRate,
     pub(crate) vitals: vitals::Vitals,
+    /// Chunk and device I/O rates, Informix's operation times, the primary's log position.
+    pub(crate) io: io::IoHistory,
     /// The extent map in use and when it arrived (the `oncheck -pe` source's last good value
     /// that was a map).
     extents: Option<(Duration, Parsed)>,
@@ -114,6 +117,7 @@ impl Store {
             rates: Rates::default(),
             scan: ScanRate::default(),
             vitals: vitals::Vitals::default(),
+            io: io::IoHistory::default(),
             extents: None,
             generation: 0,
             latest: Duration::ZERO,
@@ -226,6 +230,30 @@ impl Store {
             Source::OnstatGRea => {
                 if let Some(r) = parsed.get::<crate::parsers::onstat_g_rea::OnstatGRea>() {
                     self.vitals.ready.observe(r.threads.len());
+                }
+            }
+            Source::OnstatDUpper => {
+                if let Some(d) = parsed.get::<crate::parsers::onstat_d_upper::OnstatDUpper>() {
+                    if d.offline.is_none() {
+                        self.io.chunks.observe(d, u.t);
+                    }
+                }
+            }
+            Source::OnstatGIof => {
+                if let Some(g) = parsed.get::<crate::parsers::onstat_g_iof::OnstatGIof>() {
+                    if g.offline.is_none() {
+                        self.io.iof.observe(g, u.t);
+                    }
+                }
+            }
+            Source::ProcDiskstats => {
+                if let Some(d) = parsed.get::<crate::parsers::proc_diskstats::ProcDiskstats>() {
+                    self.io.disks.observe(d, u.t);
+                }
+            }
+            Source::OnstatGCluster => {
+                if let Some(c) = parsed.get::<crate::parsers::onstat_g_cluster::OnstatGCluster>() {
+                    self.io.log.observe(c, u.t);
                 }
             }
             Source::OncheckPe => {

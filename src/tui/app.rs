@@ -132,7 +132,7 @@ pub struct App {
     pub(crate) mode: Mode,
     pub server: Option<String>,
     pub pane: Pane,
-    pub(crate) tables: [TableUi; 6],
+    pub(crate) tables: [TableUi; 7],
     pub help: bool,
     pub prompt: Option<Prompt>,
     pub live: Arc<Snapshot>,
@@ -271,7 +271,7 @@ impl App {
             Pane::Waiters => snap.waiters.get(row).map(|w| w.sessid),
             Pane::Sockets => snap.sockets.get(row).and_then(|s| s.sessid),
             Pane::Buffers => snap.hotspots.get(row).and_then(|h| h.owner_sid),
-            Pane::Numa => None,
+            Pane::Numa | Pane::Io => None,
             Pane::Server => crate::tui::server_lines::lines(snap, &self.theme)
                 .get(row)
                 .and_then(|l| l.sid),

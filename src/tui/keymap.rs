@@ -26,6 +26,7 @@ pub enum Action {
     PaneSockets,
     PaneNuma,
     PaneServer,
+    PaneIo,
     DrillDown,
     /// Open any session's screen by its number (`#`).
     GotoSession,
@@ -208,6 +209,7 @@ const DEFAULTS: &[(&str, Action)] = &[
     ("4", Action::PaneSockets),
     ("5", Action::PaneNuma),
     ("6", Action::PaneServer),
+    ("7", Action::PaneIo),
     ("enter", Action::DrillDown),
     ("#", Action::GotoSession),
     ("esc", Action::Back),

@@ -4,6 +4,7 @@
 
 use crate::format::{human_bytes, human_duration};
 use crate::ids::Sid;
+use crate::model::io::{ChunkRow, Concern};
 use crate::model::sessions::{SessionRow, SessionState};
 use crate::model::snapshot::Snapshot;
 use crate::model::waiters::WaiterRow;
@@ -27,6 +28,8 @@ pub enum Pane {
     Numa,
     /// The server's vital signs: rates, checkpoints, logs, VPs, mutexes, memory.
     Server,
+    /// Each chunk with its device (is it the disk?), and replication (is it the replica?).
+    Io,
 }
 
 /// A column of the Sessions pane.
@@ -92,6 +95,28 @@ pub enum SocketCol {
     Local,
 }
 
+/// A column of the I/O & HA pane's chunk table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IoCol {
+    Chunk,
+    Dbspace,
+    Path,
+    Device,
+    ReadsPerS,
+    WritesPerS,
+    /// Informix's own time per read (`onstat -g iof`).
+    IfxRead,
+    /// ... per write.
+    IfxWrite,
+    /// The device's await (`/proc/diskstats`).
+    Await,
+    Util,
+    /// The device's await over the last minutes.
+    Trend,
+    Disks,
+    Verdict,
+}
+
 /// A column of any pane.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Column {
@@ -99,6 +124,7 @@ pub enum Column {
     Waiter(WaiterCol),
     Hotspot(HotspotCol),
     Socket(SocketCol),
+    Io(IoCol),
 }
 
 /// How a pane's rows are ordered: by one column, or by the pane's own grouped order (which says
@@ -171,14 +197,31 @@ const SOCKET_COLS: [Column; 9] = [
     Column::Socket(SocketCol::Local),
 ];
 
+const IO_COLS: [Column; 13] = [
+    Column::Io(IoCol::Chunk),
+    Column::Io(IoCol::Dbspace),
+    Column::Io(IoCol::Path),
+    Column::Io(IoCol::Device),
+    Column::Io(IoCol::ReadsPerS),
+    Column::Io(IoCol::WritesPerS),
+    Column::Io(IoCol::IfxRead),
+    Column::Io(IoCol::IfxWrite),
+    Column::Io(IoCol::Await),
+    Column::Io(IoCol::Util),
+    Column::Io(IoCol::Trend),
+    Column::Io(IoCol::Disks),
+    Column::Io(IoCol::Verdict),
+];
+
 impl Pane {
-    pub const ALL: [Pane; 6] = [
+    pub const ALL: [Pane; 7] = [
         Pane::Sessions,
         Pane::Waiters,
         Pane::Buffers,
         Pane::Sockets,
         Pane::Numa,
         Pane::Server,
+        Pane::Io,
     ];
 
     pub(crate) fn index(self) -> usize {
@@ -189,6 +232,7 @@ impl Pane {
             Pane::Sockets => 3,
             Pane::Numa => 4,
             Pane::Server => 5,
+            Pane::Io => 6,
         }
     }
 
@@ -200,6 +244,7 @@ impl Pane {
             Pane::Sockets => "Sockets",
             Pane::Numa => "NUMA",
             Pane::Server => "Server",
+            Pane::Io => "I/O & HA",
         }
     }
 
@@ -212,6 +257,7 @@ impl Pane {
             Pane::Sockets => "Sock",
             Pane::Numa => "NUMA",
             Pane::Server => "Srv",
+            Pane::Io => "I/O",
         }
     }
 
@@ -222,6 +268,7 @@ impl Pane {
             Pane::Waiters => &WAITER_COLS,
             Pane::Buffers => &HOTSPOT_COLS,
             Pane::Sockets => &SOCKET_COLS,
+            Pane::Io => &IO_COLS,
             Pane::Numa | Pane::Server => &[],
         }
     }
@@ -229,7 +276,7 @@ impl Pane {
     /// The order until the user picks another.
     pub fn default_order(self) -> Order {
         match self {
-            Pane::Sessions | Pane::Waiters => Order::Grouped,
+            Pane::Sessions | Pane::Waiters | Pane::Io => Order::Grouped,
             Pane::Buffers => Order::By {
                 column: Column::Hotspot(HotspotCol::Window),
                 desc: true,
@@ -275,6 +322,7 @@ impl Pane {
             Pane::Numa => snap.numa.nodes.len(),
             // Every line is a row the cursor moves over (Enter on one naming a session).
             Pane::Server => crate::tui::server_lines::lines(snap, &Theme::plain()).len(),
+            Pane::Io => snap.io.chunks.len(),
         }
     }
 
@@ -289,6 +337,9 @@ impl Pane {
                 .sessions
                 .get(row)
                 .map_or(SortKey::None, |s| SortKey::Num(session_priority(s))),
+            (Order::Grouped, Pane::Io) => snap.io.chunks.get(row).map_or(SortKey::None, |c| {
+                c.latency_ms().map_or(SortKey::None, SortKey::Num)
+            }),
             (Order::By { column, .. }, _) => column.key(snap, row),
             _ => SortKey::Num(row as f64),
         }
@@ -306,6 +357,7 @@ impl Pane {
                 .map(|s| format!("{} {}", s.local, s.remote)),
             Pane::Numa => snap.numa.nodes.get(row).map(|n| n.node.to_string()),
             Pane::Server => None,
+            Pane::Io => snap.io.chunks.get(row).map(|c| c.chunk.to_string()),
         }
     }
 
@@ -318,6 +370,11 @@ impl Pane {
         }
         if let (Pane::Waiters, Some(w)) = (self, snap.waiters.get(row)) {
             s.push_str(&w.verdict);
+        }
+        if let (Pane::Io, Some(c)) = (self, snap.io.chunks.get(row)) {
+            s.push_str(&c.path);
+            s.push(' ');
+            s.push_str(c.device_name.as_deref().unwrap_or(""));
         }
         s.to_lowercase()
     }
@@ -379,6 +436,21 @@ impl Column {
                 SocketCol::User => Col::new("USER", 9).wide(100),
                 SocketCol::Local => Col::new("LOCAL", 22).flex().wide(120),
             },
+            Column::Io(c) => match c {
+                IoCol::Chunk => Col::new("CHK", 4).right(),
+                IoCol::Dbspace => Col::new("DBSPACE", 9),
+                IoCol::Path => Col::new("PATH", 24).flex().wide(120),
+                IoCol::Device => Col::new("DEVICE", 11).flex(),
+                IoCol::ReadsPerS => Col::new("RD/s", 6).right(),
+                IoCol::WritesPerS => Col::new("WR/s", 6).right(),
+                IoCol::IfxRead => Col::new("IFX RD", 7).right(),
+                IoCol::IfxWrite => Col::new("IFX WR", 7).right().wide(100),
+                IoCol::Await => Col::new("AWAIT", 6).right(),
+                IoCol::Util => Col::new("%UTIL", 6).right(),
+                IoCol::Trend => Col::new("AWAIT TREND", 12),
+                IoCol::Disks => Col::new("DISKS", 14).wide(140),
+                IoCol::Verdict => Col::new("VERDICT", 30).flex_by(2).wide(200),
+            },
         }
     }
 
@@ -401,6 +473,11 @@ impl Column {
                 .sockets
                 .get(row)
                 .map_or(Cow::Borrowed(""), |r| socket_cell(r, c)),
+            Column::Io(c) => snap
+                .io
+                .chunks
+                .get(row)
+                .map_or(Cow::Borrowed(""), |r| io_cell(r, c)),
         }
     }
 
@@ -423,6 +500,11 @@ impl Column {
                 .sockets
                 .get(row)
                 .map_or(SortKey::None, |r| socket_key(r, c)),
+            Column::Io(c) => snap
+                .io
+                .chunks
+                .get(row)
+                .map_or(SortKey::None, |r| io_key(r, c)),
         }
     }
 }
@@ -452,6 +534,7 @@ impl Pane {
     pub(crate) fn grouped_label(self) -> &'static str {
         match self {
             Pane::Sessions => "blockers, waiting, running, idle",
+            Pane::Io => "slowest first",
             _ => "concern, then time in wait",
         }
     }
@@ -651,6 +734,97 @@ fn socket_key(r: &SocketRow, c: SocketCol) -> SortKey {
     }
 }
 
+/// Milliseconds as the I/O pane prints them: `41`, `2.3`, `0.41`.
+pub(crate) fn ms(v: f64) -> String {
+    if v >= 10.0 {
+        format!("{v:.0}")
+    } else if v >= 1.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// Informix's time per operation: over the last samples, or (`*`) since its counters' reset.
+fn ifx_ms(v: Option<f64>, over: Option<f64>) -> String {
+    match (v, over) {
+        (None, _) => "-".into(),
+        (Some(v), Some(_)) => ms(v),
+        (Some(v), None) => format!("{}*", ms(v)),
+    }
+}
+
+/// A sparkline of `h` scaled to its maximum or `floor`, whichever is larger: a calm device's
+/// or a caught-up replica's small noise stays low instead of filling the cells.
+pub(crate) fn spark_floor(h: &[f64], floor: f64, width: usize) -> String {
+    let top = h.iter().copied().fold(floor, f64::max);
+    let mut v: Vec<u64> = h
+        .iter()
+        .map(|x| ((x / top) * 70.0).round().max(0.0) as u64)
+        .collect();
+    // The scale's top, never drawn: sparkline scales to the largest value it is given.
+    v.insert(0, 70);
+    let s = sparkline(&v, width + 1);
+    s.chars().skip(1).collect()
+}
+
+pub(crate) fn io_cell(r: &ChunkRow, c: IoCol) -> Cow<'_, str> {
+    match c {
+        IoCol::Chunk => r.chunk.to_string().into(),
+        IoCol::Dbspace => r.dbspace.as_deref().unwrap_or("?").into(),
+        IoCol::Path => Cow::Borrowed(r.path.as_str()),
+        IoCol::Device => match (&r.device, &r.device_unknown) {
+            (Some(_), _) => r.device_label().into(),
+            (None, Some(_)) => Cow::Borrowed("unknown"),
+            (None, None) => Cow::Borrowed("-"),
+        },
+        IoCol::ReadsPerS => rate(r.reads_per_s).into(),
+        IoCol::WritesPerS => rate(r.writes_per_s).into(),
+        IoCol::IfxRead => ifx_ms(r.avg_read_ms, r.avg_read_over_s).into(),
+        IoCol::IfxWrite => ifx_ms(r.avg_write_ms, r.avg_write_over_s).into(),
+        IoCol::Await => r
+            .device_await_ms
+            .map_or(Cow::Borrowed("-"), |v| ms(v).into()),
+        IoCol::Util => r
+            .device_util_pct
+            .map_or(Cow::Borrowed("-"), |v| format!("{v:.0}").into()),
+        IoCol::Trend => spark_floor(&r.await_history, crate::model::io::SLOW_AWAIT_MS, 12).into(),
+        IoCol::Disks => r
+            .disks
+            .iter()
+            .map(|d| d.name.as_str())
+            .collect::<Vec<_>>()
+            .join(",")
+            .into(),
+        IoCol::Verdict => r.verdict.as_deref().unwrap_or("").into(),
+    }
+}
+
+fn io_key(r: &ChunkRow, c: IoCol) -> SortKey {
+    let num = |v: Option<f64>| v.map_or(SortKey::None, SortKey::Num);
+    match c {
+        IoCol::Chunk => SortKey::Num(f64::from(r.chunk)),
+        IoCol::Dbspace => SortKey::Text(r.dbspace.clone().unwrap_or_default()),
+        IoCol::Path => SortKey::Text(r.path.clone()),
+        IoCol::Device => SortKey::Text(r.device_label()),
+        IoCol::ReadsPerS => num(r.reads_per_s),
+        IoCol::WritesPerS => num(r.writes_per_s),
+        IoCol::IfxRead => num(r.avg_read_ms),
+        IoCol::IfxWrite => num(r.avg_write_ms),
+        IoCol::Await => num(r.device_await_ms),
+        IoCol::Util => num(r.device_util_pct),
+        IoCol::Trend => SortKey::Num(r.await_history.iter().sum()),
+        IoCol::Disks => SortKey::Text(
+            r.disks
+                .iter()
+                .map(|d| d.name.as_str())
+                .collect::<Vec<_>>()
+                .join(","),
+        ),
+        IoCol::Verdict => SortKey::Text(r.verdict.clone().unwrap_or_default()),
+    }
+}
+
 /// Adapts a pane of a snapshot to the generic table.
 pub(crate) struct PaneRows<'a> {
     pub(crate) pane: Pane,
@@ -671,6 +845,11 @@ impl TableRows for PaneRows<'_> {
                 let r = self.snap.hotspots.get(row)?;
                 let n = crate::parsers::oncheck_pe::split_object(&r.object)?;
                 Some(format!("{} ({})", n.name, n.database).into())
+            }
+            // Narrow: the kernel's name alone (`dm-8`).
+            Column::Io(IoCol::Device) => {
+                let r = self.snap.io.chunks.get(row)?;
+                r.device.as_deref().map(Cow::Borrowed)
             }
             _ => None,
         }
@@ -703,6 +882,11 @@ impl TableRows for PaneRows<'_> {
             },
             Pane::Sockets => match self.snap.sockets.get(row) {
                 Some(r) if r.send_q > 0 => theme.hot,
+                _ => Style::new(),
+            },
+            Pane::Io => match self.snap.io.chunks.get(row).map(|c| c.concern) {
+                Some(Concern::Alarm) => theme.error,
+                Some(Concern::Warn) => theme.warn,
                 _ => Style::new(),
             },
             Pane::Numa | Pane::Server => Style::new(),

@@ -360,6 +360,7 @@ impl App {
             Action::PaneSockets => self.set_pane(Pane::Sockets),
             Action::PaneNuma => self.set_pane(Pane::Numa),
             Action::PaneServer => self.set_pane(Pane::Server),
+            Action::PaneIo => self.set_pane(Pane::Io),
             Action::DrillDown if !self.drill.is_empty() => match self.session() {
                 Some((d, Some(view))) => match view.chain.get(d.selected) {
                     Some(link) => {

@@ -81,6 +81,16 @@ fn fake_server(tweak: impl FnOnce(&mut FakeOnstat)) -> FakeOnstat {
         )
         .answer_fixture("-g seg", "onstat-g-seg/ifxtop-64-bit-locked-vx-m.txt", None)
         .answer_fixture(
+            "-D",
+            "onstat-D/ifxtop-16-digit-five-spaces-prim.txt",
+            Some("Dbspaces"),
+        )
+        .answer_fixture(
+            "-g iof",
+            "onstat-g-iof/ifxtop-four-chunks-kaio-temp-file.txt",
+            None,
+        )
+        .answer_fixture(
             "-g tpf",
             "onstat-g-tpf/ifxtop-all-threads-one-fills-the-log.txt",
             None,
@@ -162,14 +172,25 @@ fn a_live_snapshot_collects_every_source_once_and_reports() {
     }
     assert!(log.contains("onstat -g sql 812 "), "the head's SQL:\n{log}");
     assert!(log.contains("INFORMIXSERVER=ol_test"), "{log}");
-    // Once each (twice for the 1 s sources, whose rates need two samples): not a polling loop.
+    // Once each, twice for the sources whose rates need two samples: the 1 s ones and the chunk
+    // page counts (`-D`, in the grouped call every 5 s), so the report waits about 5 s and the
+    // 1 s sources run meanwhile; not a polling loop.
     let runs = |cmd: &str| log.lines().filter(|l| l.starts_with(cmd)).count();
-    assert!((2..=3).contains(&runs("onstat -u")), "{log}");
+    assert!((2..=8).contains(&runs("onstat -u")), "{log}");
     assert_eq!(
-        log.lines().filter(|l| l.contains(" -k ")).count(),
-        1,
+        log.lines().filter(|l| l.contains(" -D ")).count(),
+        2,
         "{log}"
     );
+    assert!(
+        (1..=2).contains(&log.lines().filter(|l| l.contains(" -k ")).count()),
+        "{log}"
+    );
+    assert_eq!(runs("onstat -g iof"), 1, "{log}");
+    // A standard server (no role in its banner): no replication command at all.
+    for ha in ["-g cluster", "-g rss", "-g sds", "-g dri"] {
+        assert_eq!(runs(&format!("onstat {ha}")), 0, "{log}");
+    }
     assert_eq!(runs("oncheck -pe"), 1, "{log}");
     // 12.10 has no onstat -g bth (14.10+): it is not run at all.
     assert_eq!(runs("onstat -g bth"), 0, "{log}");

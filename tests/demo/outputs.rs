@@ -60,6 +60,13 @@ fn sources(sids: &[u64]) -> Vec<Source> {
         Source::Vmstat,
         Source::NumaMaps(ONINIT_PID),
         Source::Systabnames,
+        // Chunk I/O, the devices' counters and replication (the demo's primary with an RSS
+        // secondary).
+        Source::OnstatDUpper,
+        Source::OnstatGIof,
+        Source::ProcDiskstats,
+        Source::OnstatGCluster,
+        Source::OnstatGRss,
     ];
     for &sid in sids {
         v.push(Source::OnstatGSes(Sid(sid)));
@@ -320,7 +327,8 @@ fn onstat_prints_the_banner_and_exits_with_the_server_mode() {
             let out = run(&d, &s, t);
             assert_eq!(out.exit, Some(5), "{}", s.label());
             let first = format!(
-                "IBM Informix Dynamic Server Version 12.10.FC8 -- On-Line -- {up} -- 4194304 Kbytes\n\n"
+                // The primary of an RSS secondary.
+                "IBM Informix Dynamic Server Version 12.10.FC8 -- On-Line (Prim) -- {up} -- 4194304 Kbytes\n\n"
             );
             assert!(
                 out.stdout.starts_with(&first),
@@ -795,12 +803,18 @@ fn checkpoint_stall_blocks_threads_and_reclaim_climbs() {
     let calm = phase(Incident::Calm);
     let s = snap(&d, req.start, req.start + 20);
     assert_eq!(s.server.mode.as_deref(), Some("On-Line"));
-    assert_eq!(s.server.mode_flags, vec!["CKPT REQ".to_string()]);
+    assert_eq!(
+        s.server.mode_flags,
+        vec!["Prim".to_string(), "CKPT REQ".to_string()]
+    );
     assert_eq!(s.server.blocked.as_deref(), Some("CKPT"));
     let c = s.summary.by_reason.get(&'C').copied().unwrap_or(0);
     assert!((20..=40).contains(&c), "{c} C waiters");
     let s_inp = snap(&d, inp.start, inp.start + 5);
-    assert_eq!(s_inp.server.mode_flags, vec!["CKPT INP".to_string()]);
+    assert_eq!(
+        s_inp.server.mode_flags,
+        vec!["Prim".to_string(), "CKPT INP".to_string()]
+    );
     assert_eq!(s_inp.server.blocked.as_deref(), Some("CKPT"));
     assert_eq!(s_inp.summary.by_reason.get(&'C').copied(), Some(40));
     // One thread sits in a critical section while the others wait.
@@ -843,7 +857,7 @@ fn checkpoint_stall_blocks_threads_and_reclaim_climbs() {
         assert!(b[k] > a[k] + 10 * 100, "{k}: {} → {}", a[k], b[k]);
     }
     // Outside the stall, the banner is plain again.
-    assert!(s_calm.server.mode_flags.is_empty());
+    assert_eq!(s_calm.server.mode_flags, vec!["Prim".to_string()]);
     assert_eq!(s_calm.server.blocked, None);
 }
 
@@ -1102,7 +1116,10 @@ fn snapshot_cli_shows_the_phase() {
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(v["server"]["mode"], "On-Line");
-    assert_eq!(v["server"]["mode_flags"], serde_json::json!(["CKPT REQ"]));
+    assert_eq!(
+        v["server"]["mode_flags"],
+        serde_json::json!(["Prim", "CKPT REQ"])
+    );
     assert_eq!(v["server"]["blocked"], "CKPT");
     let c = v["summary"]["by_reason"]["C"].as_u64().expect("C waiters");
     assert!((20..=40).contains(&c), "{c}");
@@ -1135,4 +1152,175 @@ fn onstat_x_lists_many_waiters_on_continuation_lines() {
         seen += 1;
     }
     assert_eq!(seen, p.len());
+}
+
+/// The SAN story: chunk 4 (datadbs2) on the LUN that turns slow. Before the phase its device
+/// answers in about 2 ms; in it the await climbs past 40 ms while Informix asks the same pages
+/// of it as before; the chunk goes first (slowest first) with the verdict that looks below
+/// Informix, and the JSON has it under the names the issue fixed.
+#[test]
+fn slow_device_shows_on_its_chunk_while_demand_stays_flat() {
+    let p = phase(Incident::SlowDevice);
+    let d = DemoInstance::new(1);
+    let calm = snap(&d, p.start - 40, p.start);
+    let slow = snap(&d, p.start - 40, p.start + 50);
+    let chunk4 = |s: &Snapshot| {
+        s.io.chunks
+            .iter()
+            .find(|c| c.chunk == 4)
+            .cloned()
+            .expect("chunk 4 in io")
+    };
+    let (before, during) = (chunk4(&calm), chunk4(&slow));
+    assert_eq!(before.dbspace.as_deref(), Some("datadbs2"));
+    assert_eq!(before.device.as_deref(), Some("dm-8"), "{before:?}");
+    let aw = |c: &ifxtop::model::io::ChunkRow| c.device_await_ms.expect("device await");
+    assert!(aw(&before) < 5.0, "{before:?}");
+    assert!(aw(&during) > 40.0, "{during:?}");
+    // Informix's demand did not move: the same pages per second either side.
+    let rd = |c: &ifxtop::model::io::ChunkRow| c.reads_per_s.expect("reads/s");
+    assert!(
+        (rd(&before) - rd(&during)).abs() < 1.0,
+        "{before:?} {during:?}"
+    );
+    assert!(before.verdict.is_none(), "{before:?}");
+    let v = during.verdict.as_deref().unwrap_or_default();
+    assert!(
+        v.starts_with("the device is slow: ") && v.contains("look below Informix"),
+        "{v}"
+    );
+    assert_eq!(slow.io.chunks.first().map(|c| c.chunk), Some(4));
+    // No other chunk is called slow (datadbs1's hard reading is a notice, before and during).
+    let warned: Vec<u32> = slow
+        .io
+        .chunks
+        .iter()
+        .filter(|c| c.concern >= ifxtop::model::io::Concern::Warn)
+        .map(|c| c.chunk)
+        .collect();
+    assert_eq!(warned, vec![4], "{:#?}", slow.io.chunks);
+
+    let v = serde_json::to_value(&slow).expect("JSON");
+    let first = &v["io"]["chunks"][0];
+    assert_eq!(first["chunk"], 4);
+    assert_eq!(first["dbspace"], "datadbs2");
+    assert_eq!(first["path"], "/ifx/chunks/datadbs2_01");
+    assert_eq!(first["device"], "dm-8");
+    for key in [
+        "reads_per_s",
+        "writes_per_s",
+        "avg_read_ms",
+        "avg_write_ms",
+        "device_await_ms",
+        "device_util_pct",
+    ] {
+        assert!(first[key].is_f64(), "{key}: {first}");
+    }
+    assert!(
+        first["device_await_ms"].as_f64().unwrap_or(0.0) > 40.0,
+        "{first}"
+    );
+    // Informix's own time per read on that chunk rose with the device's.
+    assert!(
+        first["avg_read_ms"].as_f64().unwrap_or(0.0) > 20.0,
+        "{first}"
+    );
+}
+
+/// The RSS secondary: a few pages behind while calm; in the phase it falls behind until the
+/// primary blocks log transmission, and the replication view, its verdict and the JSON say so.
+#[test]
+fn a_lagging_rss_secondary_ends_with_transmission_blocked() {
+    let p = phase(Incident::ReplicaLag);
+    let d = DemoInstance::new(1);
+    let calm = snap(&d, p.start - 40, p.start);
+    let lag = snap(&d, p.start - 40, p.end - 5);
+    for s in [&calm, &lag] {
+        assert_eq!(s.replication.role.as_deref(), Some("primary"));
+        assert_eq!(s.replication.peers.len(), 1, "{:#?}", s.replication);
+    }
+    let (before, during) = (&calm.replication.peers[0], &lag.replication.peers[0]);
+    assert_eq!(before.name, "ol_dr1");
+    assert_eq!(before.peer_type.as_deref(), Some("RSS"));
+    assert_eq!(before.transmission.as_deref(), Some("Active"));
+    assert!(before.lag_pages.is_some_and(|n| n < 10), "{before:?}");
+    assert!(before.lag_s.is_some_and(|s| s < 2.0), "{before:?}");
+    assert_eq!(before.verdict, None);
+
+    assert_eq!(
+        during.transmission.as_deref(),
+        Some("Blocked"),
+        "{during:?}"
+    );
+    assert!(during.lag_pages.is_some_and(|n| n > 1_000), "{during:?}");
+    let v = during.verdict.as_deref().unwrap_or_default();
+    assert!(v.starts_with("log transmission blocked: "), "{v}");
+    assert!(during.lag_history.len() >= 4, "{during:?}");
+    let h = &during.lag_history;
+    assert!(h[h.len() - 1] > h[0], "the lag grew: {h:?}");
+
+    let v = serde_json::to_value(&lag).expect("JSON");
+    // The last acknowledgement, as onstat prints it, reads against the moment shown (the
+    // demo's onstat and its header keep one clock): before it, on the same day, when the
+    // transmission blocked.
+    let ack = during.last_ack.clone().expect("a last ack");
+    let stamp = |t: u64| {
+        let at = ifxtop::demo::EPOCH + secs(t);
+        format!(
+            "{:04}-{:02}-{:02}.{:02}:{:02}:{:02}",
+            at.year(),
+            u8::from(at.month()),
+            at.day(),
+            at.hour(),
+            at.minute(),
+            at.second()
+        )
+    };
+    let (now, minute_ago) = (stamp(p.end - 5), stamp(p.end - 65));
+    assert!(
+        ack.len() == now.len() && minute_ago < ack && ack < now,
+        "{ack} not in {minute_ago} .. {now}"
+    );
+    let r = &v["replication"];
+    assert_eq!(r["role"], "primary");
+    let peer = &r["peers"][0];
+    assert_eq!(peer["name"], "ol_dr1");
+    assert_eq!(peer["type"], "RSS");
+    assert_eq!(peer["status"], "Active");
+    assert_eq!(peer["transmission"], "Blocked");
+    assert!(
+        peer["lag_pages"].as_u64().is_some_and(|n| n > 1_000),
+        "{peer}"
+    );
+}
+
+/// The README names every field of the snapshot's `io` and `replication` (a chunk, a peer, a
+/// secondary's view), as the demo's incidents fill them.
+#[test]
+fn the_readme_names_every_io_and_replication_field() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README");
+    let p = phase(Incident::ReplicaLag);
+    let s = snap(&DemoInstance::new(1), p.start, p.start + 30);
+    let v = serde_json::to_value(&s).expect("JSON");
+    let mut names: BTreeSet<String> = BTreeSet::new();
+    for obj in [
+        &v["io"],
+        &v["io"]["chunks"][0],
+        &v["io"]["chunks"][0]["disks"][0],
+        &v["replication"],
+        &v["replication"]["peers"][0],
+    ] {
+        let m = obj.as_object().expect("an object");
+        names.extend(m.keys().cloned());
+    }
+    let secondary =
+        serde_json::to_value(ifxtop::model::io::SecondaryView::default()).expect("JSON");
+    names.extend(secondary.as_object().expect("an object").keys().cloned());
+    assert!(names.len() > 40, "{names:?}");
+    let missing: Vec<&String> = names
+        .iter()
+        .filter(|n| !readme.contains(&format!("`{n}`")))
+        .collect();
+    assert!(missing.is_empty(), "the README lacks {missing:?}");
 }

@@ -123,9 +123,15 @@ fn pane_keys_switch_panes() {
     a.on_key(code(KeyCode::Tab), NOW);
     assert_eq!(a.pane, Pane::Server);
     a.on_key(code(KeyCode::Tab), NOW);
+    assert_eq!(a.pane, Pane::Io);
+    a.on_key(code(KeyCode::Tab), NOW);
     assert_eq!(a.pane, Pane::Sessions);
     a.on_key(code(KeyCode::BackTab), NOW);
+    assert_eq!(a.pane, Pane::Io);
+    a.on_key(code(KeyCode::BackTab), NOW);
     assert_eq!(a.pane, Pane::Server);
+    a.on_key(key('7'), NOW);
+    assert_eq!(a.pane, Pane::Io);
     a.on_key(key('6'), NOW);
     assert_eq!(a.pane, Pane::Server);
     a.on_key(key('3'), NOW);

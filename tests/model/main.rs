@@ -4,5 +4,6 @@
 mod common;
 
 mod extents;
+mod io;
 mod joins;
 mod vitals;

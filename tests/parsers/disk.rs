@@ -931,3 +931,44 @@ proptest! {
         prop_assert!(disks.len() <= 8);
     }
 }
+
+/// Every name in the JSON of `onstat-g-sds` and `proc-diskstats` (the two kinds whose names the
+/// issue left to ifxtop) is in the README, so a user of `ifxtop parse` can look them up. The
+/// banner's names are the README's `header`; `other` holds labels as printed, not names.
+#[test]
+fn the_readme_names_every_sds_and_diskstats_field() {
+    fn walk(v: &serde_json::Value, names: &mut std::collections::BTreeSet<String>) {
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, x) in m {
+                    names.insert(k.clone());
+                    if !matches!(k.as_str(), "header" | "other" | "unparsed") {
+                        walk(x, names);
+                    }
+                }
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|x| walk(x, names)),
+            _ => {}
+        }
+    }
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README");
+    for (name, dir) in [
+        ("onstat-g-sds", "onstat-g-sds"),
+        ("proc-diskstats", "proc-diskstats"),
+    ] {
+        let mut names = std::collections::BTreeSet::new();
+        for (stem, text) in fixtures_in(dir) {
+            let json = kind(name)
+                .parse_to_json(&text)
+                .unwrap_or_else(|e| panic!("{dir}/{stem}: {e}"));
+            walk(&json, &mut names);
+        }
+        assert!(names.len() > 10, "{name}: {names:?}");
+        let missing: Vec<&String> = names
+            .iter()
+            .filter(|n| !readme.contains(&format!("`{n}`")))
+            .collect();
+        assert!(missing.is_empty(), "{name}: the README lacks {missing:?}");
+    }
+}

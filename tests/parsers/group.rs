@@ -49,6 +49,13 @@ const PARTS: &[(&str, &str, &str, &str)] = &[
         "onstat-x-txn/ifxtop-single-line-header-no-rb-time.txt",
         "Transactions",
     ),
+    // Its output has a second title (`Chunks`) inside: still one part.
+    (
+        "-D",
+        "onstat-D",
+        "onstat-D/ifxtop-16-digit-five-spaces-prim.txt",
+        "Dbspaces",
+    ),
 ];
 
 fn grouped(order: &[usize]) -> String {
@@ -62,7 +69,13 @@ fn grouped(order: &[usize]) -> String {
 
 #[test]
 fn every_part_reads_as_the_option_alone() {
-    for order in [vec![0, 1, 2, 3, 4, 5, 6], vec![6, 3, 0, 5], vec![2, 1]] {
+    for order in [
+        vec![0, 1, 2, 3, 4, 5, 6, 7],
+        vec![6, 3, 0, 5],
+        vec![2, 1],
+        vec![0, 7, 2],
+        vec![7, 0],
+    ] {
         let text = grouped(&order);
         let options: Vec<&str> = order.iter().map(|&i| PARTS[i].0).collect();
         let parts = split(&text, &options).unwrap_or_else(|| panic!("{options:?}:\n{text}"));
@@ -83,6 +96,10 @@ fn every_part_reads_as_the_option_alone() {
                 .parse_to_json(part)
                 .unwrap_or_else(|e| panic!("{opt} cut: {e}"));
             assert_eq!(cut, alone, "{opt}");
+            if opt == "-D" {
+                assert_eq!(cut["chunks"].as_array().map(Vec::len), Some(6), "{part}");
+                assert_eq!(cut["dbspaces"].as_array().map(Vec::len), Some(5), "{part}");
+            }
             assert!(
                 cut["header"]["version"] == "12.10.FC8",
                 "{opt}: the banner goes with the part"

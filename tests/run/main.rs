@@ -201,6 +201,31 @@ async fn keys_switch_panes_and_q_quits() {
     );
 }
 
+/// `7` opens the I/O & HA pane: in the demo's slow-device phase, after the chunk rates and the
+/// devices had their time (the rates need two `onstat -D` 5 s apart), the slow chunk is first
+/// with its verdict, the header names it, and the RSS secondary is listed.
+#[tokio::test(start_paused = true)]
+async fn seven_opens_the_io_pane_with_the_slow_chunk_first() {
+    let (code, frames, _) =
+        play(demo_setup(600), vec![(12_000, key('7')), (2_000, key('q'))]).await;
+    assert_eq!(code, 0);
+    let last = frames.last().expect("frames");
+    assert!(last.contains("7 I/O & HA"), "{last}");
+    assert!(
+        last.contains("slow disk"),
+        "the header's vitals line:\n{last}"
+    );
+    let lines: Vec<&str> = last.lines().collect();
+    let first_row = lines
+        .iter()
+        .position(|l| l.starts_with(" CHK DBSPACE"))
+        .and_then(|i| lines.get(i + 1))
+        .expect("the chunk table");
+    assert!(first_row.contains("datadbs2"), "{last}");
+    assert!(last.contains("VERDICT   the device is slow"), "{last}");
+    assert!(last.contains("ol_dr1      RSS"), "{last}");
+}
+
 #[tokio::test(start_paused = true)]
 async fn signals_end_the_loop_with_their_exit_codes() {
     for (sig, want) in [

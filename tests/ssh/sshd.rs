@@ -334,6 +334,16 @@ fn fake_instance() -> FakeOnstat {
         )
         .answer_fixture("-g seg", "onstat-g-seg/ifxtop-64-bit-locked-vx-m.txt", None)
         .answer_fixture(
+            "-D",
+            "onstat-D/ifxtop-16-digit-five-spaces-prim.txt",
+            Some("Dbspaces"),
+        )
+        .answer_fixture(
+            "-g iof",
+            "onstat-g-iof/ifxtop-four-chunks-kaio-temp-file.txt",
+            None,
+        )
+        .answer_fixture(
             "-g tpf",
             "onstat-g-tpf/ifxtop-all-threads-one-fills-the-log.txt",
             None,

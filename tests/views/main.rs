@@ -641,3 +641,72 @@ fn help_cut_by_a_short_terminal_says_so() {
         "no hint that the help goes on:\n{text}"
     );
 }
+/// The demo at `to` as the live screen shows it (the real collectors from `to - 60`), on the
+/// I/O & HA pane.
+fn demo_io_app(to: u64, w: u16, h: u16) -> (App, Duration) {
+    let to = Duration::from_secs(to);
+    let settings = StoreSettings {
+        ports: vec![ifxtop::demo::LISTENER_PORT],
+        ..StoreSettings::default()
+    };
+    let (store, _) = ifxtop::commands::snapshot::demo_store(
+        ifxtop::demo::DemoInstance::new(1),
+        to - Duration::from_secs(60),
+        to,
+        settings,
+        false,
+    )
+    .expect("the demo runs");
+    let mut a = App::new(Keymap::default(), Theme::plain(), Mode::Live, 1.0);
+    a.server = Some("ol_demo".into());
+    a.size = (w, h);
+    a.set_snapshot(Arc::new(snapshot::build(&store, to, Some("ol_demo"), &[])));
+    a.handle(Action::PaneIo, to);
+    (a, to)
+}
+
+fn demo_io_screen(a: &App, now: Duration, w: u16, h: u16) -> String {
+    let area = Rect::new(0, 0, w, h);
+    let mut buf = Buffer::empty(area);
+    ifxtop::tui::views::render(a, now, area, &mut buf);
+    ifxtop::tui::views::buffer_text(&buf)
+}
+
+/// Both storage and replication incidents of the demo on the I/O & HA pane, and in the
+/// header's vitals line, at both sizes: the slow chunk first with its device chain and the
+/// verdict that looks below Informix; the secondary with transmission blocked.
+#[test]
+fn io_pane_at_the_demo_incidents() {
+    for (w, h) in SIZES {
+        let (a, now) = demo_io_app(620, w, h);
+        let text = demo_io_screen(&a, now, w, h);
+        assert_eq!(text.lines().count(), usize::from(h));
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[2].contains("slow disk 45ms (datadbs2)"), "{text}");
+        let first_row = lines
+            .iter()
+            .position(|l| l.starts_with(" CHK DBSPACE"))
+            .and_then(|i| lines.get(i + 1))
+            .expect("a chunk row under the titles");
+        assert!(first_row.contains("datadbs2"), "slowest first:\n{text}");
+        assert!(
+            text.contains("VERDICT   the device is slow: 45 ms await"),
+            "{text}"
+        );
+        assert!(text.contains("look below"), "{text}");
+        assert!(text.contains("→ mpathb"), "{text}");
+        crate::snap_text!(format!("view__io_slow_device__{w}x{h}"), text);
+
+        let (a, now) = demo_io_app(700, w, h);
+        let text = demo_io_screen(&a, now, w, h);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[2].contains("ol_dr1 BLOCKED"), "{text}");
+        let peer = lines
+            .iter()
+            .find(|l| l.trim_start().starts_with("ol_dr1"))
+            .expect("the peer's row");
+        assert!(peer.contains("RSS") && peer.contains("Blocked"), "{peer}");
+        assert!(text.contains("log transmission blocked"), "{text}");
+        crate::snap_text!(format!("view__io_replica_lag__{w}x{h}"), text);
+    }
+}

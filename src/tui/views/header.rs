@@ -136,6 +136,7 @@ pub(crate) fn vitals_line<'a>(snap: &'a Snapshot, theme: &Theme, width: u16) -> 
             ));
         }
     }
+    io_items(snap, theme, &mut items);
     if items.is_empty() {
         return Line::from(Span::styled(" vitals: waiting for onstat -p", theme.dim));
     }
@@ -164,6 +165,51 @@ pub(crate) fn vitals_line<'a>(snap: &'a Snapshot, theme: &Theme, width: u16) -> 
         spans.push(Span::raw("  "));
     }
     Line::from(spans)
+}
+
+/// The worst chunk latency and the largest replication lag, for the vitals line: in the alarm
+/// colour and kept first when they need a look, else the first to go.
+fn io_items(snap: &Snapshot, theme: &Theme, items: &mut Vec<(String, Style, u8)>) {
+    use crate::model::io::{Concern, SLOW_AWAIT_MS, VERY_SLOW_AWAIT_MS};
+    if let Some(c) = snap.io.worst() {
+        if let Some(l) = c.latency_ms() {
+            let ms = crate::tui::panes::ms(l);
+            let name = c.dbspace.as_deref().unwrap_or("?");
+            if l >= SLOW_AWAIT_MS {
+                let st = if l >= VERY_SLOW_AWAIT_MS {
+                    theme.error
+                } else {
+                    theme.warn
+                };
+                // The disk only when its own await is slow, with that figure (the pane's AWAIT);
+                // else the time is Informix's, above a device that answers in time.
+                let text = match c.device_await_ms.filter(|a| *a >= SLOW_AWAIT_MS) {
+                    Some(a) => format!("slow disk {}ms ({name})", crate::tui::panes::ms(a)),
+                    None => format!("slow chunk {ms}ms ({name})"),
+                };
+                items.push((text, st, 8));
+            } else {
+                items.push((format!("io {ms}ms"), Style::new(), 1));
+            }
+        }
+    }
+    if let Some(p) = snap.replication.worst() {
+        let pages = p.lag_pages.map_or("?".to_string(), |n| {
+            format!("{}pg", crate::format::thousands(n))
+        });
+        let secs = p
+            .lag_s
+            .map(|s| format!(" {}", human_duration(s)))
+            .unwrap_or_default();
+        match p.concern {
+            _ if p.transmission.as_deref() == Some("Blocked") => {
+                items.push((format!("{} BLOCKED {pages}{secs}", p.name), theme.error, 8))
+            }
+            Concern::Alarm => items.push((format!("{} {pages}{secs}", p.name), theme.error, 8)),
+            Concern::Warn => items.push((format!("lag {} {pages}{secs}", p.name), theme.warn, 7)),
+            _ => items.push((format!("lag {pages}"), Style::new(), 1)),
+        }
+    }
 }
 
 fn title_line<'a>(
@@ -334,6 +380,10 @@ fn short(source: &str) -> Option<&'static str> {
         "onstat -g tpf" => "tpf",
         "onstat -g ckp" => "ckp",
         "onstat -g bth" => "bth",
+        "onstat -D" => "-D",
+        "onstat -g iof" => "iof",
+        "/proc/diskstats" => "disk",
+        "onstat -g cluster" => "cluster",
         _ => return None,
     })
 }
@@ -451,5 +501,64 @@ fn extent_span(app: &App, now: Duration, theme: &Theme) -> Span<'static> {
         ExtentStatus::Failed { error, .. } => {
             Span::styled(format!(" map: failed: {error}"), theme.error)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::io::{ChunkRow, Concern};
+
+    fn chunk(device_await_ms: f64, avg_read_ms: f64) -> ChunkRow {
+        ChunkRow {
+            chunk: 4,
+            dbspace: Some("datadbs2".into()),
+            path: "/ifx/chunks/datadbs2_01".into(),
+            device: Some("dm-8".into()),
+            device_name: None,
+            chunk_kind: Some("raw"),
+            layers: Vec::new(),
+            disks: Vec::new(),
+            device_unknown: None,
+            reads_per_s: Some(60.0),
+            writes_per_s: Some(10.0),
+            avg_read_ms: Some(avg_read_ms),
+            avg_read_over_s: Some(20.0),
+            avg_write_ms: None,
+            avg_write_over_s: None,
+            device_iops: Some(70.0),
+            device_await_ms: Some(device_await_ms),
+            device_r_await_ms: None,
+            device_w_await_ms: None,
+            device_util_pct: Some(30.0),
+            verdict: None,
+            concern: Concern::None,
+            await_history: Vec::new(),
+            demand_history: Vec::new(),
+        }
+    }
+
+    fn line_of(c: ChunkRow) -> String {
+        let mut snap = Snapshot::default();
+        snap.io.chunks.push(c);
+        vitals_line(&snap, &Theme::plain(), 80)
+            .spans
+            .iter()
+            .map(|s| s.content.as_ref())
+            .collect()
+    }
+
+    /// "slow disk" carries the device's own await (the pane's AWAIT column), even when
+    /// Informix's time per read is a little longer; a slow chunk on a fast device is not
+    /// called a slow disk.
+    #[test]
+    fn the_worst_chunk_latency_names_what_is_slow() {
+        let l = line_of(chunk(45.0, 46.0));
+        assert!(l.contains("slow disk 45ms (datadbs2)"), "{l}");
+        let l = line_of(chunk(1.5, 25.0));
+        assert!(l.contains("slow chunk 25ms (datadbs2)"), "{l}");
+        assert!(!l.contains("disk"), "{l}");
+        let l = line_of(chunk(1.5, 2.0));
+        assert!(l.contains("io 2.0ms"), "{l}");
     }
 }

@@ -27,8 +27,9 @@ const GROUPS: &[(&[Action], &str)] = &[
             Action::PaneSockets,
             Action::PaneNuma,
             Action::PaneServer,
+            Action::PaneIo,
         ],
-        "the six panes (below)",
+        "the seven panes (below)",
     ),
     (&[Action::DrillDown], "open the row's screen"),
     (&[Action::GotoSession], "open session by number"),
@@ -74,8 +75,10 @@ const PANES: &[&str] = &[
     "4 Sockets  client connections by Send-Q: growing = slow network/client",
     "5 NUMA     node memory, zone_reclaim_mode, page scans, oninit per node",
     "6 Server   rates, checkpoints, logs, VPs, mutexes, memory; Enter on a sid",
-    "B C G L S T Y X: threads waiting on buffer, checkpoint, log write, lock,",
-    "  mutex, transaction, condition, rollback.  -u 2s: age of each source's data",
+    "7 I/O & HA chunks: Informix's ms/op vs device await, %util; replica lag",
+    // At 80x24 the panes and this line fill the box: each line stands alone.
+    "B C G L S T Y X: waits on buffer ckpt log lock mutex txn cond rollback",
+    "-u 2s in the header: the age of each source's data",
 ];
 
 pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {

@@ -23,6 +23,7 @@ fn pane_sources(pane: Pane) -> &'static [&'static str] {
         Pane::Sockets => &["/proc/net/tcp", "netstat -an"],
         Pane::Numa => &["/proc/vmstat"],
         Pane::Server => &["onstat -p"],
+        Pane::Io => &["onstat -D"],
     }
 }
 
@@ -115,6 +116,7 @@ fn empty_message(app: &App, snap: &Snapshot) -> String {
         Pane::Waiters => "no thread is waiting".to_string(),
         Pane::Buffers => "no buffer has had waiters yet (onstat -X shows none)".to_string(),
         Pane::Sockets => "no client connection on the listener ports".to_string(),
+        Pane::Io => "onstat -D lists no chunk".to_string(),
         Pane::Numa | Pane::Server => String::new(),
     }
 }
@@ -285,7 +287,7 @@ fn summary_line<'a>(app: &'a App, snap: &'a Snapshot, width: u16) -> Line<'a> {
                 human_bytes(total)
             )));
         }
-        Pane::Numa | Pane::Server => {}
+        Pane::Numa | Pane::Server | Pane::Io => {}
     }
     // A sort marker only shows on a column on screen: say what the rows are sorted by when the
     // column is not.

@@ -4,6 +4,7 @@ pub mod fleet;
 pub mod header;
 pub mod help;
 pub mod hotspot;
+pub mod io;
 pub mod lists;
 pub mod numa;
 pub mod server;
@@ -71,6 +72,7 @@ pub fn render(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
         match app.pane {
             Pane::Numa => numa::render(app, body, buf),
             Pane::Server => server::render(app, body, buf),
+            Pane::Io => io::render(app, body, buf),
             _ => lists::render(app, body, buf),
         }
     }
@@ -338,6 +340,17 @@ fn hints(app: &App) -> &'static [(&'static str, &'static str)] {
             ("space", "freeze"),
             ("+/-", "interval"),
         ]
+    } else if app.pane == Pane::Io && app.hotspot.is_none() {
+        &[
+            ("q", "quit"),
+            ("?", "help"),
+            ("↑/↓", "chunk"),
+            ("/", "filter"),
+            ("s", "sort"),
+            ("y", "copy"),
+            ("space", "freeze"),
+            ("+/-", "interval"),
+        ]
     } else if app.hotspot.is_some() {
         &[
             ("q", "quit"),
@@ -402,6 +415,23 @@ pub(crate) fn copy_text(app: &App) -> Option<String> {
     }
     if app.pane == Pane::Numa {
         out.push_str(&numa::report_text(snap));
+        return Some(out);
+    }
+    if app.pane == Pane::Io {
+        // The selected chunk's screen text, then replication.
+        let theme = crate::tui::theme::Theme::plain();
+        if let Some(c) = t.order.get(t.selected).and_then(|&i| snap.io.chunks.get(i)) {
+            for l in io::chunk_lines(c, 100, &theme, true) {
+                let text: String = l.spans.iter().map(|x| x.content.as_ref()).collect();
+                out.push_str(text.trim_end());
+                out.push('\n');
+            }
+        }
+        for l in io::replication_lines(&snap.replication, 100, &theme) {
+            let text: String = l.spans.iter().map(|x| x.content.as_ref()).collect();
+            out.push_str(text.trim_end());
+            out.push('\n');
+        }
         return Some(out);
     }
     let mut row = *t.order.get(t.selected)?;
