@@ -1,6 +1,7 @@
 //! The onstat outputs of the demo instance, printed in the real layouts (column widths, titles,
-//! footers as in `tests/fixtures/`): `-u`, `-X`, `-g con`, `-g ath`, `-g ntt`, `-k`, `-d`,
-//! `-g ses <sid>`, `-g sql <sid>`.
+//! footers as in `tests/fixtures/`): the banner, `-u`, `-X`, `-g con`, `-g ath`, `-g ntt`, `-k`,
+//! `-d`, `-g ses <sid>`, `-g sql <sid>`, and several options in one call (`onstat -u -X -k -p`,
+//! the options of `GROUPABLE`, the vital signs' from `vitals`).
 
 use super::instance::Status;
 use super::instance::{
@@ -10,65 +11,105 @@ use super::moment::{Activity, BufRow, Thread, Vp, World};
 use super::noise::{below, Salt};
 use super::schema;
 use super::text;
-use super::timeline::{self, Incident};
 use std::fmt::Write as _;
 
 /// The server's uptime at the demo's time 0: `Up 12 days 03:04:05`.
 pub(crate) const UPTIME_AT_ZERO: u64 = 12 * 86_400 + 3 * 3_600 + 4 * 60 + 5;
-/// Shared memory in the banner.
-pub(crate) const SHM_KB: u64 = 4_194_304;
 pub(crate) const VERSION: &str = "12.10.FC8";
 /// The exit code of onstat: the server mode, 5 = On-Line.
 pub(crate) const ONLINE: i32 = 5;
 
-/// Wall-clock time at the demo's time 0 (seconds since the Unix epoch): 2024-03-11 09:00:00.
-pub(crate) const CLOCK_AT_ZERO: i64 = 1_710_147_600;
+/// Wall-clock time at the demo's time 0 (seconds since the Unix epoch): `demo::EPOCH`,
+/// 2026-11-22 13:30:00 UTC, the clock the screen shows.
+pub(crate) const CLOCK_AT_ZERO: i64 = 1_795_354_200;
 
 fn flags_str(f: &[u8; 7]) -> &str {
     std::str::from_utf8(f).unwrap_or("-------")
 }
 
-/// The banner, the `Blocked:` line during a blocking checkpoint, and the blank line after.
+/// The banner: the mode with its qualifier (`(CKPT REQ)`, `(LONGTX)`), uptime, shared memory
+/// (the segments' total), the `Blocked:` line while the server is blocked, and the blank line
+/// after.
 pub(crate) fn banner(w: &World<'_>) -> String {
     let up = UPTIME_AT_ZERO + w.now.t;
     let days = up / 86_400;
     let (h, m, s) = (up / 3_600 % 24, up / 60 % 60, up % 60);
     let day_word = if days == 1 { "day" } else { "days" };
-    let mode = match w.checkpoint() {
+    let mode = match w.mode_flag() {
         Some(q) => format!("On-Line ({q})"),
         None => "On-Line".to_string(),
     };
+    let kb = super::segments::total_kb(w.now.t);
     let mut out = format!(
         "IBM Informix Dynamic Server Version {VERSION} -- {mode} -- Up {days} {day_word} \
-         {h:02}:{m:02}:{s:02} -- {SHM_KB} Kbytes\n"
+         {h:02}:{m:02}:{s:02} -- {kb} Kbytes\n"
     );
-    if w.checkpoint().is_some() {
-        out.push_str("Blocked:CKPT\n");
+    if let Some(b) = w.blocked() {
+        out.push_str("Blocked:");
+        out.push_str(b);
+        out.push('\n');
     }
     out.push('\n');
     out
 }
 
-/// `onstat -u`.
-pub(crate) fn onstat_u(w: &World<'_>) -> String {
-    let threads = w.threads();
+/// A part of `onstat`'s output that several options can share a call for: what one option
+/// prints after the banner, starting with its title line.
+type Body = fn(&World<'_>, &mut String);
+
+/// The options onstat prints together under one banner (`onstat -u -X -k -p -l -s -x`), each
+/// with what it prints: another option is one more line here (and its title in
+/// `parsers::group`).
+const GROUPABLE: [(&str, Body); 8] = [
+    ("-u", users),
+    ("-X", buffers),
+    ("-k", locks),
+    ("-d", dbspaces),
+    ("-p", super::vitals::profile),
+    ("-l", super::vitals::logs),
+    ("-s", super::vitals::latches),
+    ("-x", super::vitals::transactions),
+];
+
+/// Whether `option` is one onstat prints with others in one call.
+pub(crate) fn groupable(option: &str) -> bool {
+    GROUPABLE.iter().any(|(name, _)| *name == option)
+}
+
+/// `onstat OPTIONS...`: the banner once, then each option's part in the order asked, a blank
+/// line between them (what `parsers::group::split` cuts back). `None` for an option not in
+/// `GROUPABLE`.
+pub(crate) fn onstat_options(w: &World<'_>, options: &[&str]) -> Option<String> {
     let mut o = banner(w);
+    for (k, option) in options.iter().enumerate() {
+        let body = GROUPABLE.iter().find(|(name, _)| name == option)?.1;
+        if k > 0 {
+            o.push('\n');
+        }
+        body(w, &mut o);
+    }
+    Some(o)
+}
+
+/// `onstat -u`.
+fn users(w: &World<'_>, o: &mut String) {
+    let threads = w.threads();
     o.reserve(100 * (threads.len() + 4));
     o.push_str("Userthreads\n");
     o.push_str(
         "address          flags   sessid   user     tty      wait             tout locks nreads   nwrites\n",
     );
     for th in &threads {
-        text::lhex(&mut o, th.rstcb, 17);
-        text::left(&mut o, flags_str(&th.flags), 8);
-        text::ldec(&mut o, th.sid, 9);
-        text::left(&mut o, th.user, 9);
+        text::lhex(o, th.rstcb, 17);
+        text::left(o, flags_str(&th.flags), 8);
+        text::ldec(o, th.sid, 9);
+        text::left(o, th.user, 9);
         o.push_str("-        ");
-        text::lhex(&mut o, th.wait, 17);
+        text::lhex(o, th.wait, 17);
         o.push_str("0    ");
-        text::ldec(&mut o, u64::from(th.locks), 6);
-        text::ldec(&mut o, th.nreads, 9);
-        text::ldec(&mut o, th.nwrites, 0);
+        text::ldec(o, u64::from(th.locks), 6);
+        text::ldec(o, th.nreads, 9);
+        text::ldec(o, th.nwrites, 0);
         o.push('\n');
     }
     let active = threads.len();
@@ -79,7 +120,6 @@ pub(crate) fn onstat_u(w: &World<'_>) -> String {
         " {active} active, {} total, {peak} maximum concurrent",
         w.pop.rstcb_total()
     );
-    o
 }
 
 /// `onstat -g con`: one condition per thread waiting on one.
@@ -102,12 +142,18 @@ pub(crate) fn onstat_g_con(w: &World<'_>) -> String {
     o
 }
 
-fn tcb(pop: &Population, tid: u64) -> u64 {
+pub(crate) fn tcb(pop: &Population, tid: u64) -> u64 {
     pop.layout.tcb + tid * 0x5a8
 }
 
 /// One `onstat -g ath` row; `ids` is (tid, tcb, rstcb, prty).
-fn ath_row(o: &mut String, ids: (u64, u64, u64, u8), status: &Status, vp: Vp, name: &str) {
+pub(crate) fn ath_row(
+    o: &mut String,
+    ids: (u64, u64, u64, u8),
+    status: &Status,
+    vp: Vp,
+    name: &str,
+) {
     let (tid, tcb, rstcb, prty) = ids;
     o.push(' ');
     text::ldec(o, tid, 8);
@@ -159,6 +205,11 @@ pub(crate) fn onstat_g_ath(w: &World<'_>) -> String {
         );
     }
     o
+}
+
+/// The demo clock's time of day at demo second `t` (`13:33:35`).
+pub(crate) fn time_of_day(t: i64) -> String {
+    clock(t).1
 }
 
 /// Civil date and time of a moment of the demo clock: (MM/DD/YYYY, HH:MM:SS).
@@ -292,22 +343,21 @@ pub(crate) fn onstat_g_ntt(w: &World<'_>) -> String {
 }
 
 /// `onstat -k`.
-pub(crate) fn onstat_k(w: &World<'_>) -> String {
+fn locks(w: &World<'_>, o: &mut String) {
     let locks = w.locks();
-    let mut o = banner(w);
     o.reserve(110 * (locks.len() + 4));
     o.push_str("Locks\n");
     o.push_str(
         "address          wtlist           owner            lklist           type     tblsnum  rowid    key#/bsiz\n",
     );
     for l in &locks {
-        text::lhex(&mut o, l.address, 17);
-        text::lhex(&mut o, l.wtlist, 17);
-        text::lhex(&mut o, l.owner, 17);
-        text::lhex(&mut o, l.lklist, 17);
-        text::left(&mut o, l.kind, 9);
-        text::lhex(&mut o, u64::from(l.partnum), 9);
-        text::lhex(&mut o, l.rowid, 9);
+        text::lhex(o, l.address, 17);
+        text::lhex(o, l.wtlist, 17);
+        text::lhex(o, l.owner, 17);
+        text::lhex(o, l.lklist, 17);
+        text::left(o, l.kind, 9);
+        text::lhex(o, u64::from(l.partnum), 9);
+        text::lhex(o, l.rowid, 9);
         o.push_str("   0\n");
     }
     let total = (w.pop.sessions.len() as u64 * 8)
@@ -319,26 +369,18 @@ pub(crate) fn onstat_k(w: &World<'_>) -> String {
         locks.len(),
         (total / 2).next_power_of_two()
     );
-    o
 }
 
 /// `onstat -X`: one section per buffer pool (2 KB and 8 KB), rows only for buffers being
 /// accessed. Several waiters go on the row, more on lines holding only addresses under the
 /// waiter column (the layout of `tests/fixtures/onstat-X/ifxtop-several-waiters-...`).
-pub(crate) fn onstat_x(w: &World<'_>) -> String {
-    let mut o = banner(w);
+fn buffers(w: &World<'_>, o: &mut String) {
     o.push_str("Buffers (Access)\n");
     o.push_str(
         "address          owner            flags pagenum          memaddr          nslots pgflgs scount   waiter\n",
     );
     // Modified buffers pile up between checkpoints.
-    let since_ckpt = w.now.t % timeline::CYCLE;
-    let ckpt_end = timeline::first(Incident::CheckpointInProgress).map_or(0, |p| p.end);
-    let dirty = if since_ckpt >= ckpt_end {
-        since_ckpt - ckpt_end
-    } else {
-        since_ckpt + timeline::CYCLE - ckpt_end
-    };
+    let dirty = super::checkpoints::since_last(w.now.t);
     let (pool2k, pool8k) = w.buffers();
     let pools: [(u64, &[BufRow], u64, u64, u64); 2] = [
         (
@@ -380,12 +422,10 @@ pub(crate) fn onstat_x(w: &World<'_>) -> String {
             " {modified} modified, {total} total, {hash} hash buckets, {size} buffer size"
         );
     }
-    o
 }
 
 /// `onstat -d`: dbspaces and chunks (sizes in each dbspace's page size).
-pub(crate) fn onstat_d(w: &World<'_>) -> String {
-    let mut o = banner(w);
+fn dbspaces(w: &World<'_>, o: &mut String) {
     let base = w.pop.layout.pools - 0x40_0000;
     o.push_str("Dbspaces\n");
     o.push_str(
@@ -436,7 +476,6 @@ pub(crate) fn onstat_d(w: &World<'_>) -> String {
     o.push_str("\nNOTE: The values in the \"size\" and \"free\" columns for DBspace chunks are\n");
     o.push_str("      displayed in terms of \"pgsize\" of the DBspace to which they belong.\n");
     o.push_str("\n\nExpanded chunk capacity mode: always\n");
-    o
 }
 
 /// What a session's SQL looks like in `onstat -g ses` / `-g sql`.
@@ -448,6 +487,11 @@ struct Sql {
     id: u64,
     text: String,
     fe: &'static str,
+}
+
+/// The isolation level a session runs at (`CR`, `DR`).
+pub(crate) fn isolation_of(s: &Session) -> &'static str {
+    sql_of(s).isolation
 }
 
 fn sql_of(s: &Session) -> Sql {
@@ -527,7 +571,21 @@ fn sql_of(s: &Session) -> Sql {
             "ldcur",
             "insert into order_log select * from order_log_stage".into(),
         ),
-        Role::Plain | Role::Local | Role::CkptWaiter(_) => match s.sql % 5 {
+        Role::LongTxn => sql(
+            "DELETE",
+            "CR",
+            "Wait 60",
+            "purgecur",
+            "delete from order_log\n  where logged_at < current - 90 units day".into(),
+        ),
+        Role::MutexHolder => sql(
+            "UPDATE",
+            "CR",
+            "Wait 30",
+            "updcur",
+            "update items set total_price = total_price * 1.02\n  where order_num between 1001 and 90000".into(),
+        ),
+        Role::Plain | Role::Local | Role::CkptWaiter(_) | Role::MutexWaiter(_) => match s.sql % 5 {
             0 => sql(
                 "SELECT",
                 "CR",
@@ -736,9 +794,11 @@ mod tests {
 
     #[test]
     fn clock_is_a_civil_date() {
-        assert_eq!(clock(0), ("03/11/2024".to_string(), "09:00:00".to_string()));
-        assert_eq!(clock(-9 * 3_600 - 1).0, "03/10/2024");
+        assert_eq!(clock(0), ("11/22/2026".to_string(), "13:30:00".to_string()));
+        assert_eq!(clock(-13 * 3_600 - 30 * 60 - 1).0, "11/21/2026");
         let boot = clock(-(UPTIME_AT_ZERO as i64));
-        assert_eq!(boot, ("02/28/2024".to_string(), "05:55:55".to_string()));
+        assert_eq!(boot, ("11/10/2026".to_string(), "10:25:55".to_string()));
+        let epoch = crate::demo::EPOCH.unix_timestamp();
+        assert_eq!(CLOCK_AT_ZERO, epoch);
     }
 }
