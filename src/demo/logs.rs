@@ -94,7 +94,7 @@ pub(crate) fn backed_up(c: &Counters, uniq: u64, t: i64) -> bool {
     // The backup stalls while the purge fills the logs, then takes them one by one once the
     // rollback is done; logs filled right after queue behind them.
     if cycle >= 0 && (start..resumes + 60).contains(&at) {
-        let first = pos_at(c, cycle * CYCLE as i64 + start).uniq;
+        let first = pos_at(c, cycle * CYCLE as i64 + start - 1).uniq;
         let queued = cycle * CYCLE as i64 + resumes + CATCH_UP_EACH * (uniq - first) as i64;
         let done = if at < resumes {
             queued

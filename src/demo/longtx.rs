@@ -11,9 +11,9 @@ use super::timeline::{self, Incident, Now};
 
 /// Seconds into the phase: the rollback starts (LTXHWM), the server blocks (LTXEHWM), the
 /// rollback is done.
-pub(crate) const HWM_INTO: u64 = 30;
-pub(crate) const EHWM_INTO: u64 = 40;
-pub(crate) const DONE_INTO: u64 = 53;
+pub(crate) const HWM_INTO: u64 = 25;
+pub(crate) const EHWM_INTO: u64 = 33;
+pub(crate) const DONE_INTO: u64 = 57;
 
 /// Where the long transaction is at a moment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,8 +63,10 @@ mod tests {
         let all = LOG_FILES * LOG_PAGES;
         for cycle in [0, 1, 5] {
             let begin = (cycle * timeline::CYCLE + p.start) as i64;
+            // What it and the others wrote in its first `into` seconds.
             let span = |into: u64| {
-                100 * (logs::written(&c, begin + into as i64) - logs::written(&c, begin)) / all
+                100 * (logs::written(&c, begin + into as i64 - 1) - logs::written(&c, begin - 1))
+                    / all
             };
             assert!(span(HWM_INTO) >= LTXHWM_PCT && span(HWM_INTO - 1) < LTXHWM_PCT);
             assert!(span(EHWM_INTO) >= LTXEHWM_PCT && span(EHWM_INTO - 1) < LTXEHWM_PCT);

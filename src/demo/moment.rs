@@ -417,11 +417,27 @@ impl<'a> World<'a> {
                 }
             }
             Incident::MutexContention if MUTEX_HOLDER < n => {
+                // Repricing items row by row: a lock taken from the free list for each row.
                 sessions[MUTEX_HOLDER] = SessionNow {
                     activity: Activity::Running,
-                    txn: false,
+                    txn: true,
                     send_q: 0,
                 };
+                let items = schema::partnum(schema::ITEMS);
+                held[MUTEX_HOLDER].push(Held {
+                    partnum: items,
+                    rowid: 0,
+                    kind: "HDR+IX",
+                    waiter: 0,
+                });
+                for r in 0..10 {
+                    held[MUTEX_HOLDER].push(Held {
+                        partnum: items,
+                        rowid: 0x1_0000 + (t * 10 + r) * 0x101 % 0xf_0000,
+                        kind: "HDR+X",
+                        waiter: 0,
+                    });
+                }
                 for (k, m) in group(pop, MUTEX_WAITERS).into_iter().enumerate() {
                     if now.into >= contention_join(k) {
                         sessions[m] = SessionNow {
@@ -596,6 +612,7 @@ impl<'a> World<'a> {
         match (s.role, self.now.incident()) {
             (Role::LongTxn, Incident::LongTransaction) => longtx::began(&self.now),
             (Role::Chain(_), Incident::LockChain)
+            | (Role::MutexHolder, Incident::MutexContention)
             | (Role::Critical, Incident::CheckpointRequested) => phase_start,
             (Role::Critical, Incident::CheckpointInProgress) => {
                 timeline::first(Incident::CheckpointRequested)

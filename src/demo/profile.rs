@@ -344,9 +344,9 @@ fn second(seed: u64, n: f64, ckpt_group: u64, s: u64) -> [f64; NQ] {
     // The logical log: the purge writes fast until LTXHWM, the rollback's compensation records
     // and the others after, the rollback alone while the server is blocked.
     let (log, own) = match stage {
-        Some(Stage::Open) => (14_000.0, 13_440.0),
-        Some(Stage::RollingBack) => (6_000.0, 5_440.0),
-        Some(Stage::Blocked) => (3_000.0, 3_000.0),
+        Some(Stage::Open) => (16_800.0, 16_240.0),
+        Some(Stage::RollingBack) => (7_500.0, 6_940.0),
+        Some(Stage::Blocked) => (1_600.0, 1_600.0),
         None => (LOG_PAGES_CALM * throughput.max(0.3) * w(Q::LogPages), 0.0),
     };
     set(&mut r, Q::LogPages, log);

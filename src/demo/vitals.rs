@@ -322,7 +322,8 @@ pub(crate) fn transactions(w: &World<'_>, o: &mut String) {
             } else {
                 b'B'
             };
-            let began = w.txn_began(i) as i64;
+            // Its first record went in during its first second.
+            let began = w.txn_began(i) as i64 - 1;
             let b = logs::pos_at(c, began);
             match (s.role, stage) {
                 (Role::LongTxn, Some(Stage::Open)) => {
@@ -338,7 +339,7 @@ pub(crate) fn transactions(w: &World<'_>, o: &mut String) {
                 (Role::LongTxn, Some(_)) => {
                     // The current position winds back to the begin position as it rolls back.
                     let hwm = began + longtx::HWM_INTO as i64;
-                    let done = began + longtx::DONE_INTO as i64;
+                    let done = began + 1 + longtx::DONE_INTO as i64;
                     let top = logs::written(c, hwm);
                     let bottom = logs::written(c, began);
                     let frac = (t as i64 - hwm) as f64 / (done - hwm).max(1) as f64;
@@ -649,7 +650,7 @@ pub(crate) fn tpf(w: &World<'_>) -> String {
             }
             let sn = &w.sessions[i];
             if th.flags[3] == b'P' && sn.txn {
-                let began = w.txn_began(i) as i64;
+                let began = w.txn_began(i) as i64 - 1;
                 let own = if s.role == Role::LongTxn && stage.is_some() {
                     c.at(Q::TxnLogPages, t as i64) - c.at(Q::TxnLogPages, began)
                 } else {

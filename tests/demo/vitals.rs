@@ -343,21 +343,21 @@ fn long_transaction_fills_the_logs_then_rolls_back() {
     // Before LTXHWM: no flag. Then LONGTX and the rollback (R), then Blocked:LONGTX and the
     // writers wait (G), then done.
     let header = |t| u(&d, t).header.expect("a banner");
-    let h = header(ph.start + 25);
+    let h = header(ph.start + 22);
     assert!(h.mode_flags.is_empty() && h.blocked.is_none(), "{h:?}");
-    let h = header(ph.start + 33);
+    let h = header(ph.start + 29);
     assert_eq!(
         (h.mode_flags.clone(), h.blocked.clone()),
         (vec!["LONGTX".to_string()], None)
     );
-    let rolling = thread_of(&u(&d, ph.start + 33), 810).flags;
+    let rolling = thread_of(&u(&d, ph.start + 29), 810).flags;
     assert_eq!(rolling.txn_state(), Some('R'));
     assert!(rolling.in_critical_section());
-    assert_eq!(tx(ph.start + 33).flags, "A-R--");
+    assert_eq!(tx(ph.start + 29).flags, "A-R--");
     // Rolling back winds its current position back toward where it began.
     let cur = |t| tx(t).curr_logpos.expect("logged");
-    assert!(cur(ph.start + 45) < cur(ph.start + 35));
-    assert!(cur(ph.start + 45) >= tx(ph.start + 45).begin_logpos.expect("logged"));
+    assert!(cur(ph.start + 50) < cur(ph.start + 30));
+    assert!(cur(ph.start + 50) >= tx(ph.start + 50).begin_logpos.expect("logged"));
     for i in [42, 47, 52] {
         let t = ph.start + i;
         let h = header(t);
@@ -381,7 +381,7 @@ fn long_transaction_fills_the_logs_then_rolls_back() {
     };
     assert!(waiting(ph.start + 45).is_subset(&waiting(ph.start + 50)));
     // Rolled back: no transaction, no flag, then the backup catches up.
-    let after = ph.start + 55;
+    let after = ph.start + 58;
     assert!(x(&d, after)
         .transactions
         .iter()
@@ -724,6 +724,109 @@ fn checkpoint_crit_time_is_request_to_start() {
     let rows = ckp_of(out(&d, "onstat -g ckp", inp.end));
     let stall = rows.last().expect("rows");
     assert!(stall.blocking && stall.crit_s > 30.0 && stall.crit_s > 3.0 * stall.flush_s);
+}
+
+/// `ifxtop snapshot --demo --at T --format json`: the real collectors (grouped calls included)
+/// against the demo, the store's rates, the model's joins.
+fn snapshot_json(at: u64) -> serde_json::Value {
+    let bin = env!("CARGO_BIN_EXE_ifxtop");
+    let out = std::process::Command::new(bin)
+        .args(["snapshot", "--demo", "--at", &at.to_string(), "--format", "json"])
+        .output()
+        .expect("ifxtop runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
+fn f(v: &serde_json::Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+/// Each new moment of the timeline through the whole pipeline, as `snapshot` prints it.
+#[test]
+fn snapshot_json_shows_each_incident() {
+    let longtx = phase(Incident::LongTransaction);
+    // The long transaction has begun: its owner is the oldest transaction.
+    let s = snapshot_json(longtx.start + 5);
+    let oldest = &s["logs"]["oldest_transaction"];
+    assert_eq!(oldest["sessid"], 810, "{}", s["logs"]);
+    assert_eq!(oldest["user"], "purge");
+    assert!(s["server"]["blocked"].is_null());
+    assert!(f(&s["rates"]["commit"]) > 5.0 && f(&s["rates"]["isamtot"]) > 50.0);
+    assert!(f(&s["rates"]["read_cache_pct"]) > 95.0);
+    // Late in it: blocked, the logs nearly full behind it, not backed up.
+    let s = snapshot_json(longtx.start + 45);
+    assert_eq!(s["server"]["blocked"], "LONGTX");
+    assert_eq!(s["server"]["mode_flags"], serde_json::json!(["LONGTX"]));
+    let logs = &s["logs"];
+    assert_eq!(logs["oldest_transaction"]["sessid"], 810);
+    assert!(f(&logs["oldest_transaction"]["logs_spanned"]) >= 9.0, "{logs}");
+    assert!(f(&logs["used_pct"]) >= 70.0 && f(&logs["not_backed_up"]) >= 9.0, "{logs}");
+    assert!(f(&s["summary"]["by_reason"]["G"]) >= 3.0, "{}", s["summary"]);
+    // The CPU saturated: busy, a long ready queue, memory added.
+    let cpu = phase(Incident::CpuSaturated);
+    let s = snapshot_json(cpu.start + 30);
+    let vps = s["vps"].as_array().expect("vps");
+    let busy = vps
+        .iter()
+        .find(|v| v["class"] == "cpu")
+        .map(|v| f(&v["busy_pct"]))
+        .expect("cpu VPs");
+    assert!(busy >= 90.0, "{busy}");
+    assert!(f(&s["ready_queue"]) >= 50.0, "{}", s["ready_queue"]);
+    assert!(f(&s["rates"]["seqscans"]) > 10.0);
+    let mem = &s["memory"];
+    assert!(f(&mem["growth_kb"]) > 0.0 && f(&mem["added_segments"]) >= 1.0, "{mem}");
+    assert_eq!(f(&mem["total_kb"]) - f(&mem["growth_kb"]), 4_194_304.0);
+    // After it the segments stay until the end of the cycle.
+    let s = snapshot_json(cpu.end + 40);
+    assert_eq!(f(&s["memory"]["growth_kb"]), 3.0 * 131_072.0, "{}", s["memory"]);
+    // The mutex contention: free_lock, its holder 811, its waiters; each S waiter is blocked by
+    // the holder.
+    let mx = phase(Incident::MutexContention);
+    let s = snapshot_json(mx.start + 25);
+    let top = &s["mutexes"][0];
+    assert_eq!(top["name"], "free_lock");
+    assert_eq!(top["holder_sessid"], 811);
+    assert!(f(&top["waiters"]) >= 20.0, "{top}");
+    assert!(f(&s["rates"]["lchwaits"]) > 100.0);
+    let s_waiters: Vec<&serde_json::Value> = s["waiters"]
+        .as_array()
+        .expect("waiters")
+        .iter()
+        .filter(|w| w["waiting_on"]["name"] == "free_lock")
+        .collect();
+    assert!(s_waiters.len() >= 20);
+    for w in s_waiters {
+        assert_eq!(w["blockers"], serde_json::json!([811]), "{w}");
+    }
+    // The checkpoint stall: blocked while it waits, then in the history, held up by the
+    // critical section.
+    let req = phase(Incident::CheckpointRequested);
+    let s = snapshot_json(req.start + 15);
+    assert_eq!(s["server"]["blocked"], "CKPT");
+    assert!(f(&s["rates"]["ckpwaits"]) > 0.0, "{}", s["rates"]);
+    let inp = phase(Incident::CheckpointInProgress);
+    // (`onstat -g ckp` is polled every 30 s.)
+    let s = snapshot_json(inp.end + 15);
+    let k = s["checkpoints"]
+        .as_array()
+        .and_then(|c| c.last())
+        .expect("checkpoints");
+    assert_eq!(k["blocking"], true);
+    assert_eq!(k["trigger"], "CKPTINTVL");
+    assert_eq!(k["waits"], 40);
+    assert!(f(&k["crit_s"]) >= 0.75 * f(&k["block_s"]), "{k}");
+    assert_eq!(s["checkpoints"].as_array().map(Vec::len), Some(20));
+    // The lock chain: lock waits per second.
+    let chain = phase(Incident::LockChain);
+    let s = snapshot_json(chain.start + 30);
+    assert!(f(&s["rates"]["lokwaits"]) > 0.3, "{}", s["rates"]);
+    assert!(s["logs"]["oldest_transaction"]["logs_spanned"].as_u64() <= Some(2));
 }
 
 /// `DEMO_DUMP="onstat -p" DEMO_AT=380 cargo test --test demo dump -- --ignored --nocapture`
