@@ -731,7 +731,14 @@ fn checkpoint_crit_time_is_request_to_start() {
 fn snapshot_json(at: u64) -> serde_json::Value {
     let bin = env!("CARGO_BIN_EXE_ifxtop");
     let out = std::process::Command::new(bin)
-        .args(["snapshot", "--demo", "--at", &at.to_string(), "--format", "json"])
+        .args([
+            "snapshot",
+            "--demo",
+            "--at",
+            &at.to_string(),
+            "--format",
+            "json",
+        ])
         .output()
         .expect("ifxtop runs");
     assert!(
@@ -764,9 +771,19 @@ fn snapshot_json_shows_each_incident() {
     assert_eq!(s["server"]["mode_flags"], serde_json::json!(["LONGTX"]));
     let logs = &s["logs"];
     assert_eq!(logs["oldest_transaction"]["sessid"], 810);
-    assert!(f(&logs["oldest_transaction"]["logs_spanned"]) >= 9.0, "{logs}");
-    assert!(f(&logs["used_pct"]) >= 70.0 && f(&logs["not_backed_up"]) >= 9.0, "{logs}");
-    assert!(f(&s["summary"]["by_reason"]["G"]) >= 3.0, "{}", s["summary"]);
+    assert!(
+        f(&logs["oldest_transaction"]["logs_spanned"]) >= 9.0,
+        "{logs}"
+    );
+    assert!(
+        f(&logs["used_pct"]) >= 70.0 && f(&logs["not_backed_up"]) >= 9.0,
+        "{logs}"
+    );
+    assert!(
+        f(&s["summary"]["by_reason"]["G"]) >= 3.0,
+        "{}",
+        s["summary"]
+    );
     // The CPU saturated: busy, a long ready queue, memory added.
     let cpu = phase(Incident::CpuSaturated);
     let s = snapshot_json(cpu.start + 30);
@@ -780,11 +797,19 @@ fn snapshot_json_shows_each_incident() {
     assert!(f(&s["ready_queue"]) >= 50.0, "{}", s["ready_queue"]);
     assert!(f(&s["rates"]["seqscans"]) > 10.0);
     let mem = &s["memory"];
-    assert!(f(&mem["growth_kb"]) > 0.0 && f(&mem["added_segments"]) >= 1.0, "{mem}");
+    assert!(
+        f(&mem["growth_kb"]) > 0.0 && f(&mem["added_segments"]) >= 1.0,
+        "{mem}"
+    );
     assert_eq!(f(&mem["total_kb"]) - f(&mem["growth_kb"]), 4_194_304.0);
     // After it the segments stay until the end of the cycle.
     let s = snapshot_json(cpu.end + 40);
-    assert_eq!(f(&s["memory"]["growth_kb"]), 3.0 * 131_072.0, "{}", s["memory"]);
+    assert_eq!(
+        f(&s["memory"]["growth_kb"]),
+        3.0 * 131_072.0,
+        "{}",
+        s["memory"]
+    );
     // The mutex contention: free_lock, its holder 811, its waiters; each S waiter is blocked by
     // the holder.
     let mx = phase(Incident::MutexContention);
