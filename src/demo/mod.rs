@@ -99,6 +99,8 @@ impl DemoInstance {
                             .map(onstat)
                             .ok_or_else(|| not_found(request))
                     }
+                    // `onstat -`: the banner alone (and the `Blocked:` line under it).
+                    ["onstat", "-"] => Ok(onstat(onstat::banner(&world()))),
                     ["onstat", "-g", "glo"] => Ok(onstat(vitals::glo(&world()))),
                     ["onstat", "-g", "rea"] => Ok(onstat(vitals::rea(&world()))),
                     ["onstat", "-g", "lmx"] => Ok(onstat(vitals::mutexes(&world(), false))),

@@ -726,6 +726,48 @@ fn checkpoint_crit_time_is_request_to_start() {
     assert!(stall.blocking && stall.crit_s > 30.0 && stall.crit_s > 3.0 * stall.flush_s);
 }
 
+/// `onstat -` prints the banner alone, and it tells the same story as every other banner: the
+/// mode with its flag and the `Blocked:` line (LONGTX while the rollback holds the writers, CKPT
+/// during the stall), nothing after it.
+#[test]
+fn onstat_dash_prints_the_banner_alone() {
+    let d = DemoInstance::new(1);
+    let longtx = phase(Incident::LongTransaction);
+    let stall = phase(Incident::CheckpointRequested);
+    let cases = [
+        (0, vec![], None),
+        (longtx.start + 29, vec!["LONGTX"], None),
+        (longtx.start + 45, vec!["LONGTX"], Some("LONGTX")),
+        (stall.start + 15, vec!["CKPT REQ"], Some("CKPT")),
+        (phase(Incident::CpuSaturated).middle(), vec![], None),
+    ];
+    for (t, flags, blocked) in cases {
+        let text = out(&d, "onstat -", t);
+        let b = parsers::onstat_banner::parse(&text).expect("onstat - parses");
+        assert!(
+            b.unparsed.is_empty() && b.repeats.is_empty(),
+            "t={t}: {text}"
+        );
+        let h = b.header.expect("a banner");
+        assert_eq!(h.version, "12.10.FC8");
+        assert_eq!(h.mode, "On-Line", "t={t}");
+        assert_eq!(h.mode_flags, flags, "t={t}");
+        assert_eq!(h.blocked.as_deref(), blocked, "t={t}");
+        // The same banner as the one heading `onstat -u` at that moment.
+        assert_eq!(u(&d, t).header, Some(h), "t={t}");
+        // As `ifxtop parse onstat-banner` reads it.
+        let json = crate::common::kind("onstat-banner")
+            .parse_to_json(&text)
+            .expect("parses as onstat-banner");
+        assert_eq!(json["unparsed"], serde_json::json!([]), "t={t}: {json}");
+        assert_eq!(
+            json["header"]["blocked"],
+            serde_json::json!(blocked),
+            "t={t}"
+        );
+    }
+}
+
 /// `ifxtop snapshot --demo --at T --format json`: the real collectors (grouped calls included)
 /// against the demo, the store's rates, the model's joins.
 fn snapshot_json(at: u64) -> serde_json::Value {
