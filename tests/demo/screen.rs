@@ -158,3 +158,28 @@ fn mutex_contention_on_screen() {
         assert!(s.iter().all(|l| l.contains(" 811 ")), "{waiters}");
     }
 }
+
+/// `cargo test --test demo print_screens -- --ignored --nocapture` prints the Server pane at
+/// each incident at both sizes, to look at them.
+#[test]
+#[ignore]
+fn print_screens() {
+    for (i, into) in [
+        (Incident::LongTransaction, 45),
+        (Incident::CpuSaturated, 30),
+        (Incident::MutexContention, 25),
+    ] {
+        let p = phase(i);
+        for size in SIZES {
+            println!(
+                "{}",
+                screen(
+                    p.start + into - 15,
+                    p.start + into,
+                    Action::PaneServer,
+                    size
+                )
+            );
+        }
+    }
+}
