@@ -117,8 +117,7 @@ impl Counters {
         for (q, b) in before.iter_mut().enumerate() {
             *b = calm.iter().map(|r| r[q]).sum::<f64>() / calm.len().max(1) as f64;
         }
-        let per_cycle = |q: Q| sum[q as usize] / CYCLE as f64;
-        before[Q::Checkpoints as usize] = per_cycle(Q::Checkpoints);
+        before[Q::Checkpoints as usize] = sum[Q::Checkpoints as usize] / CYCLE as f64;
         before[Q::CkpWaits as usize] =
             (0..3).map(schedule::normal_waits).sum::<u64>() as f64 / CYCLE as f64;
         before[Q::DskWrits as usize] = before[Q::BufWrits as usize] * (0.03 + DIRTY_AT_CHECKPOINT);

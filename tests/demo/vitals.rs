@@ -305,7 +305,7 @@ fn long_transaction_fills_the_logs_then_rolls_back() {
     let begun = tx(ph.start + 2);
     assert_eq!(begun.flags, "A-B--");
     let begin_log = begun.begin_logpos.expect("it has logged").log;
-    let current = |t| u64::from(l(&d, t).current().expect("a current log").uniqid);
+    let current = |t| l(&d, t).current().expect("a current log").uniqid;
     assert_eq!(u64::from(begin_log), current(ph.start));
     // The oldest transaction, by far.
     let xs = x(&d, ph.start + 20);
