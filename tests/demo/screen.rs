@@ -6,7 +6,9 @@
 use ifxtop::commands::snapshot as report;
 use ifxtop::demo::timeline::{self, Incident, Phase};
 use ifxtop::demo::{DemoInstance, LISTENER_PORT};
-use ifxtop::model::snapshot;
+use ifxtop::ids::Sid;
+use ifxtop::model::snapshot::{self, Snapshot};
+use ifxtop::parsers::onstat_u::WaitReason;
 use ifxtop::store::StoreSettings;
 use ifxtop::tui::app::{App, Mode};
 use ifxtop::tui::keymap::{Action, Keymap};
@@ -20,8 +22,8 @@ fn phase(incident: Incident) -> Phase {
     timeline::first(incident).expect("the incident is in the timeline")
 }
 
-/// The screen (`pane` shown) after the collectors ran from `from` to `to`.
-fn screen(from: u64, to: u64, pane: Action, (w, h): (u16, u16)) -> String {
+/// The snapshot after the collectors ran from `from` to `to`.
+fn snapshot_after(from: u64, to: u64) -> Snapshot {
     let settings = StoreSettings {
         ports: vec![LISTENER_PORT],
         ..StoreSettings::default()
@@ -29,6 +31,11 @@ fn screen(from: u64, to: u64, pane: Action, (w, h): (u16, u16)) -> String {
     let (from, to) = (Duration::from_secs(from), Duration::from_secs(to));
     let (store, _) =
         report::demo_store(DemoInstance::new(1), from, to, settings, false).expect("the demo runs");
+    snapshot::build(&store, to, Some("ol_demo"), &[])
+}
+
+/// The screen (`pane` shown) after the collectors ran from `from` to `to`.
+fn screen(from: u64, to: u64, pane: Action, (w, h): (u16, u16)) -> String {
     let mut a = App::new(
         Keymap::default(),
         Theme::plain(),
@@ -37,7 +44,8 @@ fn screen(from: u64, to: u64, pane: Action, (w, h): (u16, u16)) -> String {
     );
     a.server = Some("ol_demo".into());
     a.size = (w, h);
-    a.set_snapshot(Arc::new(snapshot::build(&store, to, Some("ol_demo"), &[])));
+    a.set_snapshot(Arc::new(snapshot_after(from, to)));
+    let to = Duration::from_secs(to);
     a.handle(pane, to);
     let area = Rect::new(0, 0, w, h);
     let mut buf = Buffer::empty(area);
@@ -157,6 +165,41 @@ fn mutex_contention_on_screen() {
         assert!(s.len() >= 10, "{waiters}");
         assert!(s.iter().all(|l| l.contains(" 811 ")), "{waiters}");
     }
+}
+
+/// A recording keeps the SQL of the blockers: the lock chain's head and the mutex contention's
+/// holder, never the sessions that hold a mutex for an instant (the demo's background mutex
+/// waits, as on any busy server, change holder every second).
+#[test]
+fn only_real_blockers_are_worth_recording() {
+    let max = ifxtop::collect::Focus::MAX_BACKGROUND;
+    let chain = phase(Incident::LockChain);
+    let mut seen_momentary = 0;
+    for into in [5, 9, 13, 17, 21] {
+        let s = snapshot_after(chain.start + into - 5, chain.start + into);
+        // Blockers of mutex waits that are momentary.
+        let momentary: Vec<Sid> = s
+            .waiters
+            .iter()
+            .filter(|w| w.reason == WaitReason::Mutex && w.in_wait_s < 1.0)
+            .flat_map(|w| w.blockers.clone())
+            .collect();
+        seen_momentary += momentary.len();
+        let picked = snapshot::worth_recording(&s, &[], max);
+        assert_eq!(picked.first(), Some(&Sid(812)), "t+{into}: {picked:?}");
+        assert!(
+            picked.iter().all(|p| !momentary.contains(p)),
+            "t+{into}: {picked:?} picks a momentary mutex holder of {momentary:?}"
+        );
+    }
+    // The background mutex waits were there (with holders) to be passed over.
+    assert!(seen_momentary > 0);
+    let mx = phase(Incident::MutexContention);
+    let s = snapshot_after(mx.start + 10, mx.start + 20);
+    assert_eq!(
+        snapshot::worth_recording(&s, &[], max).first(),
+        Some(&Sid(811))
+    );
 }
 
 /// `cargo test --test demo print_screens -- --ignored --nocapture` prints the Server pane at
