@@ -10,6 +10,14 @@ struct Tmux {
     name: String,
 }
 
+/// tmux on a server of this test run's own (`-L`): nothing else's sessions are touched, and
+/// nothing else can kill these.
+fn tmux() -> Command {
+    let mut c = Command::new("tmux");
+    c.args(["-L", &format!("ifxtop-e2e-{}", std::process::id())]);
+    c
+}
+
 impl Tmux {
     fn start(cmd: &str, w: u16, h: u16) -> Option<Tmux> {
         if Command::new("tmux").arg("-V").output().is_err() {
@@ -23,7 +31,7 @@ impl Tmux {
         static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let name = format!("ifxtop-e2e-{}-{n}", std::process::id());
-        let status = Command::new("tmux")
+        let status = tmux()
             .args([
                 "new-session",
                 "-d",
@@ -43,7 +51,7 @@ impl Tmux {
     }
 
     fn keys(&self, keys: &[&str]) {
-        let status = Command::new("tmux")
+        let status = tmux()
             .args(["send-keys", "-t", &self.name])
             .args(keys)
             .status()
@@ -52,20 +60,25 @@ impl Tmux {
     }
 
     fn screen(&self) -> String {
-        let out = Command::new("tmux")
+        let out = tmux()
             .args(["capture-pane", "-p", "-t", &self.name])
             .output()
             .expect("tmux capture-pane");
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    /// Waits until the screen shows `needle` (the TUI draws asynchronously).
+    /// Waits until the screen shows `needle` (the TUI draws asynchronously), and the same
+    /// screen a moment later: a capture can catch tmux halfway through a frame (the new pane's
+    /// top drawn, the old one's rows below it).
     fn wait_for(&self, needle: &str, within: Duration) -> String {
         let start = Instant::now();
         loop {
             let s = self.screen();
             if s.contains(needle) {
-                return s;
+                std::thread::sleep(Duration::from_millis(100));
+                if self.screen() == s {
+                    return s;
+                }
             }
             assert!(
                 start.elapsed() < within,
@@ -78,9 +91,7 @@ impl Tmux {
 
 impl Drop for Tmux {
     fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["kill-session", "-t", &self.name])
-            .status();
+        let _ = tmux().args(["kill-session", "-t", &self.name]).status();
     }
 }
 
@@ -128,8 +139,10 @@ fn demo_at_80x24_every_pane_help_and_quit() {
 
     // Server: the vital signs (profile rates, logs, VPs, mutexes, memory).
     t.keys(&["6"]);
-    let s = t.wait_for("PROFILE", wait);
-    assert!(s.contains("LOGICAL LOGS"), "{s}");
+    // (Waiting for the lower of the two: a capture can catch the terminal mid-redraw, the
+    // pane's top drawn and the NUMA pane's rows still below it.)
+    let s = t.wait_for("LOGICAL LOGS", wait);
+    assert!(s.contains("PROFILE"), "{s}");
 
     // I/O & HA: each chunk with its device, the replication peers (at the demo's start the
     // device rates need two diskstats 5 s apart).
@@ -185,7 +198,7 @@ fn tiny_terminal_gets_a_readable_message() {
 
 /// The ifxtop process running in the session's pane (a child of the pane's shell).
 fn ifxtop_pid(t: &Tmux) -> Option<String> {
-    let out = Command::new("tmux")
+    let out = tmux()
         .args(["list-panes", "-t", &t.name, "-F", "#{pane_pid}"])
         .output()
         .ok()?;

@@ -394,6 +394,12 @@ pub(crate) fn proc_diskstats(t: u64) -> String {
 /// written since the counters were zeroed.
 pub(crate) fn onstat_d_upper(w: &World<'_>) -> String {
     let mut o = banner(w);
+    d_upper(w, &mut o);
+    o
+}
+
+/// What `onstat -D` prints after the banner (alone or in a grouped call).
+pub(crate) fn d_upper(w: &World<'_>, o: &mut String) {
     let base = w.pop.layout.pools - 0x40_0000;
     o.push_str("Dbspaces\n");
     o.push_str(
@@ -440,7 +446,6 @@ pub(crate) fn onstat_d_upper(w: &World<'_>) -> String {
     }
     let _ = writeln!(o, " {} active, 32766 maximum", CHUNKS.len());
     o.push_str("\nExpanded chunk capacity mode: always\n");
-    o
 }
 
 /// Informix's count and average time (s) of one kind of operation on a chunk since the reset.

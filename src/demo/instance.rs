@@ -25,6 +25,12 @@ pub(super) const UPDATERS: std::ops::Range<usize> = 32..42;
 pub(super) const SLOW: std::ops::Range<usize> = 42..48;
 pub(super) const CRITICAL: usize = 48;
 pub(super) const CKPT: std::ops::Range<usize> = 49..89;
+/// The batch job whose purge of `order_log` runs as one long transaction (sid 810).
+pub(super) const LONG_TXN: usize = 10;
+/// The batch session repricing items row by row, which holds the `free_lock` mutex (sid 811).
+pub(super) const MUTEX_HOLDER: usize = 11;
+/// The sessions queueing (S) on that mutex.
+pub(super) const MUTEX_WAITERS: std::ops::Range<usize> = 89..113;
 /// Local batch jobs connected through shared memory: they wait on `sm_read`, with no socket.
 const LOCAL: [usize; 2] = [3, 9];
 
@@ -41,6 +47,9 @@ pub(crate) enum Role {
     Slow(u8),
     Critical,
     CkptWaiter(u8),
+    LongTxn,
+    MutexHolder,
+    MutexWaiter(u8),
 }
 
 /// How busy a session is outside its incidents.
@@ -199,6 +208,11 @@ pub(crate) struct Layout {
     pub(crate) mutex: u64,
     pub(crate) ckpt_cond: u64,
     pub(crate) pools: u64,
+    /// The logical-log buffers (what a `G` waiter waits for) and the log file structures.
+    pub(crate) logbuf: u64,
+    pub(crate) logfiles: u64,
+    /// The transaction structures (`onstat -x`).
+    pub(crate) txn: u64,
 }
 
 pub(crate) const RSTCB_SIZE: u64 = 0x848;
@@ -222,6 +236,9 @@ impl Layout {
             tcb: base + 0x1400_9028,
             netscb: base + 0x1c0a_8c28,
             pools: base + 0x1e87_f040,
+            logbuf: base + 0x0891_4028,
+            logfiles: base + 0x0892_1f70,
+            txn: base + 0x3200_0028,
             lock: base + 0x2a0b_0028,
             mem2k: base + 0x1_0000_0000,
             mem8k: base + 0x1_8000_0000,
@@ -250,6 +267,8 @@ fn program_of(user: &str) -> &'static str {
         "shipsvc" => "/opt/app/bin/ship_planner",
         "report" => "/opt/bi/bin/sales_export",
         "loader" => "/opt/etl/bin/nightly_load",
+        "purge" => "/opt/etl/bin/purge_order_log",
+        "etl" => "/opt/etl/bin/reprice_items",
         _ => "/opt/app/bin/order_entry",
     }
 }
@@ -257,6 +276,7 @@ fn program_of(user: &str) -> &'static str {
 /// An application server's name and address: `app03` is 10.20.1.13.
 fn app_host(user: &str, n: u64) -> (String, [u8; 4]) {
     let (prefix, net) = match user {
+        "purge" | "etl" => ("etl", 4),
         "webapp" => ("web", 2),
         "svc_api" => ("api", 3),
         "report" => ("rpt", 200),
@@ -313,13 +333,23 @@ impl Population {
             Role::Critical
         } else if CKPT.contains(&idx) {
             Role::CkptWaiter((idx - CKPT.start) as u8)
+        } else if idx == LONG_TXN {
+            Role::LongTxn
+        } else if idx == MUTEX_HOLDER {
+            Role::MutexHolder
+        } else if MUTEX_WAITERS.contains(&idx) {
+            Role::MutexWaiter((idx - MUTEX_WAITERS.start) as u8)
         } else if LOCAL.contains(&idx) {
             Role::Local
         } else {
             Role::Plain
         };
         let user = match role {
-            Role::Plain | Role::CkptWaiter(_) => PLAIN_USERS[h(Salt::User, 7) as usize],
+            Role::Plain | Role::CkptWaiter(_) | Role::MutexWaiter(_) => {
+                PLAIN_USERS[h(Salt::User, 7) as usize]
+            }
+            Role::LongTxn => "purge",
+            Role::MutexHolder => "etl",
             Role::Local => "batch",
             Role::Chain(3) => "batch",
             Role::Chain(_) => "appuser",
@@ -355,6 +385,7 @@ impl Population {
             (Kind::Sleepy, _) => (h(Salt::Rates, 6), 0),
             (_, Role::Inserter(_)) => (200 + h(Salt::Rates, 200), 900 + h(Salt::Rates, 600)),
             (_, Role::Critical) => (400, 6_000),
+            (_, Role::LongTxn) => (3_000, 9_000),
             (_, Role::Slow(_)) => (800 + h(Salt::Rates, 400), 0),
             _ => (50 + h(Salt::Rates, 3_000), h(Salt::Rates, 300)),
         };
@@ -432,6 +463,8 @@ pub(crate) enum Status {
     Buffer,
     Checkpoint,
     Mutex(&'static str),
+    /// Waiting to write to the logical log (`G`).
+    LogWait,
 }
 
 impl Status {
@@ -454,6 +487,7 @@ impl Status {
             Status::Lock => o.push_str("lock wait"),
             Status::Buffer => o.push_str("buffer wait"),
             Status::Checkpoint => o.push_str("checkpoint wait"),
+            Status::LogWait => o.push_str("log wait"),
             Status::Mutex(m) => {
                 o.push_str("mutex wait ");
                 o.push_str(m);

@@ -6,23 +6,33 @@
 //! Everything is a pure function of (seed, sessions, request, t): `respond` can be asked about
 //! any moment in any order, which is how `ifxtop snapshot --demo --at T` and the tests use it.
 
+mod checkpoints;
 mod disk;
+mod grouped;
 mod ha;
 mod instance;
+mod logs;
+mod longtx;
 mod moment;
 mod noise;
 mod oncheck;
 mod onstat;
 mod os;
+mod profile;
+mod schedule;
 pub mod schema;
+mod segments;
 mod text;
 pub mod timeline;
+mod vitals;
 
 use crate::error::SourceError;
 use crate::source::{BoxFuture, CommandRunner, Output, Request};
 use instance::Population;
 use moment::World;
+use profile::Counters;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -38,25 +48,28 @@ pub const HOST: &str = "db01-demo";
 /// The port the demo's Informix listens on.
 pub const LISTENER_PORT: u16 = 9088;
 
-/// The demo instance: a population built once, then asked about any moment.
+/// The demo instance: a population and its counters built once, then asked about any moment.
 #[derive(Debug, Clone)]
 pub struct DemoInstance {
     pop: Population,
+    counters: Arc<Counters>,
 }
 
 impl DemoInstance {
     /// An instance of `DEFAULT_SESSIONS` client sessions.
     pub fn new(seed: u64) -> Self {
-        DemoInstance {
-            pop: Population::new(seed, DEFAULT_SESSIONS),
-        }
+        DemoInstance::build(seed, DEFAULT_SESSIONS)
+    }
+
+    fn build(seed: u64, n: usize) -> Self {
+        let pop = Population::new(seed, n);
+        let counters = Arc::new(Counters::new(seed, pop.sessions.len()));
+        DemoInstance { pop, counters }
     }
 
     /// The same seed with `n` client sessions (clamped to 1..=`MAX_SESSIONS`).
     pub fn with_sessions(self, n: usize) -> Self {
-        DemoInstance {
-            pop: Population::new(self.pop.seed, n),
-        }
+        DemoInstance::build(self.pop.seed, n)
     }
 
     pub fn sessions(&self) -> usize {
@@ -71,7 +84,7 @@ impl DemoInstance {
     /// Pure and deterministic: the same (seed, sessions, request, t) gives the same output.
     pub fn respond(&self, request: &Request, t: Duration) -> Result<Output, SourceError> {
         let secs = t.as_secs();
-        let world = || World::at(&self.pop, secs);
+        let world = || World::at(&self.pop, &self.counters, secs);
         let onstat = |text: String| Output {
             exit: Some(onstat::ONLINE),
             stdout: text,
@@ -81,10 +94,23 @@ impl DemoInstance {
             Request::Command(argv) => {
                 let args: Vec<&str> = argv.iter().map(String::as_str).collect();
                 match args.as_slice() {
-                    ["onstat", "-u"] => Ok(onstat(onstat::onstat_u(&world()))),
-                    ["onstat", "-X"] => Ok(onstat(onstat::onstat_x(&world()))),
-                    ["onstat", "-k"] => Ok(onstat(onstat::onstat_k(&world()))),
-                    ["onstat", "-d"] => Ok(onstat(onstat::onstat_d(&world()))),
+                    // `onstat -u`, and several options in one call: `onstat -u -X -k -p`.
+                    ["onstat", options @ ..]
+                        if !options.is_empty() && options.iter().all(|o| grouped::groupable(o)) =>
+                    {
+                        grouped::onstat_options(&world(), options)
+                            .map(onstat)
+                            .ok_or_else(|| not_found(request))
+                    }
+                    // `onstat -`: the banner alone (and the `Blocked:` line under it).
+                    ["onstat", "-"] => Ok(onstat(onstat::banner(&world()))),
+                    ["onstat", "-g", "glo"] => Ok(onstat(vitals::glo(&world()))),
+                    ["onstat", "-g", "rea"] => Ok(onstat(vitals::rea(&world()))),
+                    ["onstat", "-g", "lmx"] => Ok(onstat(vitals::mutexes(&world(), false))),
+                    ["onstat", "-g", "wmx"] => Ok(onstat(vitals::mutexes(&world(), true))),
+                    ["onstat", "-g", "tpf"] => Ok(onstat(vitals::tpf(&world()))),
+                    ["onstat", "-g", "ckp"] => Ok(onstat(vitals::ckp(&world()))),
+                    ["onstat", "-g", "seg"] => Ok(onstat(vitals::seg(&world()))),
                     ["onstat", "-g", "con"] => Ok(onstat(onstat::onstat_g_con(&world()))),
                     ["onstat", "-g", "ath"] => Ok(onstat(onstat::onstat_g_ath(&world()))),
                     ["onstat", "-g", "ntt"] => Ok(onstat(onstat::onstat_g_ntt(&world()))),
@@ -146,8 +172,20 @@ impl DemoInstance {
     fn read_file(&self, path: &Path, secs: u64) -> Option<String> {
         let p = path.to_str()?;
         match p {
-            "/proc/net/tcp" => return Some(os::proc_net_tcp(&World::at(&self.pop, secs))),
-            "/proc/net/tcp6" => return Some(os::proc_net_tcp6(&World::at(&self.pop, secs))),
+            "/proc/net/tcp" => {
+                return Some(os::proc_net_tcp(&World::at(
+                    &self.pop,
+                    &self.counters,
+                    secs,
+                )))
+            }
+            "/proc/net/tcp6" => {
+                return Some(os::proc_net_tcp6(&World::at(
+                    &self.pop,
+                    &self.counters,
+                    secs,
+                )))
+            }
             "/proc/sys/vm/zone_reclaim_mode" => return Some(os::ZONE_RECLAIM_MODE.into()),
             "/proc/vmstat" => return Some(os::vmstat(&self.pop, &timeline::now(secs))),
             "/sys/devices/system/node/online" => return Some(os::NODES_ONLINE.into()),
@@ -171,7 +209,7 @@ impl DemoInstance {
         let pid: u32 = pid.parse().ok()?;
         match file {
             "comm" => os::comm(pid),
-            "numa_maps" => os::numa_maps(&self.pop, pid),
+            "numa_maps" => os::numa_maps(&self.pop, pid, secs),
             _ => None,
         }
     }

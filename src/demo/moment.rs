@@ -5,9 +5,13 @@
 
 use super::instance::{
     Kind, Link, Population, Role, Session, Status, BUF_HDR_SIZE, CHAIN, CKPT, CRITICAL, INSERTERS,
-    LOCKS_PER_SESSION, LOCK_SIZE, POOL_2K_BUFFERS, POOL_8K_BUFFERS, RSTCB_SIZE, SLOW, UPDATERS,
+    LOCKS_PER_SESSION, LOCK_SIZE, LONG_TXN, MUTEX_HOLDER, MUTEX_WAITERS, POOL_2K_BUFFERS,
+    POOL_8K_BUFFERS, RSTCB_SIZE, SLOW, UPDATERS,
 };
+use super::longtx::{self, Stage};
 use super::noise::{below, unit, Salt};
+use super::profile::Counters;
+use super::schedule;
 use super::schema::{self, Placed};
 use super::timeline::{self, Incident, Now};
 
@@ -38,16 +42,44 @@ pub(crate) enum Activity {
     },
     /// In a critical section (a log write crawling through zone reclaim).
     Critical,
+    /// Waiting to write to the logical log while the server is blocked (`G`).
+    LogWait,
+    /// Rolling its transaction back, in a critical section as it writes (`R`, `X`).
+    Rollback,
 }
 
-const MUTEXES: [&str; 6] = [
+/// The mutexes sessions wait for: the first six briefly now and then, the last one during the
+/// contention of the timeline.
+pub(crate) const MUTEXES: [&str; 7] = [
     "lockhash[212]",
     "bhash[4012]",
     "tblsp_hash[3]",
     "ddh_mutex",
     "plog",
     "llog",
+    "free_lock",
 ];
+/// The one the contention is about.
+pub(crate) const CONTENDED: u64 = 6;
+/// Mutexes are this far apart in shared memory.
+pub(crate) const MUTEX_SIZE: u64 = 0x1a8;
+
+/// Who holds a mutex.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Holder {
+    /// A client session (its index).
+    Session(usize),
+    /// A daemon thread (its index).
+    Daemon(usize),
+}
+
+/// A mutex held at a moment, with the sessions waiting for it and how long (seconds).
+#[derive(Debug, Clone)]
+pub(crate) struct HeldMutex {
+    pub(crate) which: u64,
+    pub(crate) holder: Holder,
+    pub(crate) waiters: Vec<(usize, u64)>,
+}
 
 /// A session at a moment.
 #[derive(Debug, Clone, Copy)]
@@ -130,10 +162,13 @@ pub(crate) struct BufRow {
 /// print them.
 pub(crate) struct World<'a> {
     pub(crate) pop: &'a Population,
+    pub(crate) counters: &'a Counters,
     pub(crate) now: Now,
     pub(crate) sessions: Vec<SessionNow>,
     held: Vec<Vec<Held>>,
     hot: Option<HotBuffer>,
+    /// Mutexes held, in mutex order.
+    pub(crate) mutexes: Vec<HeldMutex>,
 }
 
 /// A lock a session holds: (partnum, rowid, type), and who waits for it first.
@@ -231,7 +266,7 @@ fn hot_group(
 
 impl<'a> World<'a> {
     /// The instance at `t` seconds.
-    pub(crate) fn at(pop: &'a Population, t: u64) -> World<'a> {
+    pub(crate) fn at(pop: &'a Population, counters: &'a Counters, t: u64) -> World<'a> {
         let now = timeline::now(t);
         let seed = pop.seed;
         let n = pop.sessions.len();
@@ -308,15 +343,10 @@ impl<'a> World<'a> {
                 }
             }
             Incident::CheckpointRequested | Incident::CheckpointInProgress => {
-                let req = timeline::first(Incident::CheckpointRequested)
-                    .map_or(1, |p| p.len())
-                    .max(1);
-                let count = if now.incident() == Incident::CheckpointRequested {
-                    20 + (20 * now.into / req) as usize
-                } else {
-                    40
-                };
-                for m in group(pop, CKPT).into_iter().take(count) {
+                let members = group(pop, CKPT);
+                let count =
+                    schedule::checkpoint_waiters(now.incident(), now.into, members.len() as u64);
+                for m in members.into_iter().take(count as usize) {
                     let txn = sessions[m].txn;
                     sessions[m] = SessionNow {
                         activity: Activity::Checkpoint,
@@ -344,6 +374,77 @@ impl<'a> World<'a> {
                             kind: "HDR+X",
                             waiter: 0,
                         });
+                    }
+                }
+            }
+            Incident::LongTransaction => {
+                if let (Some(stage), true) = (longtx::stage(&now), LONG_TXN < n) {
+                    if stage == Stage::Blocked {
+                        // Nothing but the rollback may write: a session that came to write
+                        // since the server blocked waits until it is unblocked.
+                        let blocked_at = longtx::began(&now) + longtx::EHWM_INTO;
+                        for (s, sn) in pop.sessions.iter().zip(sessions.iter_mut()) {
+                            if s.role != Role::LongTxn && wrote_between(seed, s, blocked_at, t) {
+                                *sn = waiting(Activity::LogWait);
+                            }
+                        }
+                    }
+                    let reading = below(seed, Salt::State, LONG_TXN as u64, t / 2, 3) == 0;
+                    sessions[LONG_TXN] = SessionNow {
+                        activity: match stage {
+                            Stage::Open if reading => Activity::Reading,
+                            Stage::Open => Activity::Running,
+                            _ => Activity::Rollback,
+                        },
+                        txn: true,
+                        send_q: 0,
+                    };
+                    // LOCK TABLE order_log IN EXCLUSIVE MODE, then the delete.
+                    held[LONG_TXN].push(Held {
+                        partnum: schema::partnum(schema::ORDER_LOG),
+                        rowid: 0,
+                        kind: "HDR+X",
+                        waiter: 0,
+                    });
+                }
+            }
+            Incident::CpuSaturated => {
+                // Every session with work to do runs: the CPU VPs are the bottleneck.
+                for (s, sn) in pop.sessions.iter().zip(sessions.iter_mut()) {
+                    if s.kind == Kind::Active {
+                        sn.activity = Activity::Running;
+                    }
+                }
+            }
+            Incident::MutexContention if MUTEX_HOLDER < n => {
+                // Repricing items row by row: a lock taken from the free list for each row.
+                sessions[MUTEX_HOLDER] = SessionNow {
+                    activity: Activity::Running,
+                    txn: true,
+                    send_q: 0,
+                };
+                let items = schema::partnum(schema::ITEMS);
+                held[MUTEX_HOLDER].push(Held {
+                    partnum: items,
+                    rowid: 0,
+                    kind: "HDR+IX",
+                    waiter: 0,
+                });
+                for r in 0..10 {
+                    held[MUTEX_HOLDER].push(Held {
+                        partnum: items,
+                        rowid: 0x1_0000 + (t * 10 + r) * 0x101 % 0xf_0000,
+                        kind: "HDR+X",
+                        waiter: 0,
+                    });
+                }
+                for (k, m) in group(pop, MUTEX_WAITERS).into_iter().enumerate() {
+                    if now.into >= contention_join(k) {
+                        sessions[m] = SessionNow {
+                            activity: Activity::Mutex { which: CONTENDED },
+                            txn: false,
+                            send_q: 0,
+                        };
                     }
                 }
             }
@@ -451,18 +552,21 @@ impl<'a> World<'a> {
                 });
             }
         }
+        let mutexes = held_mutexes(pop, &now, &sessions);
         World {
             pop,
+            counters,
             now,
             sessions,
             held,
             hot,
+            mutexes,
         }
     }
 
     /// Every thread with an rstcb, in rstcb order: `onstat -u`'s rows.
     pub(crate) fn threads(&self) -> Vec<Thread> {
-        threads(self.pop, &self.now, &self.sessions, &self.held)
+        threads(self)
     }
 
     /// `onstat -k`'s rows.
@@ -475,14 +579,126 @@ impl<'a> World<'a> {
         buffers(self.pop, &self.now, &self.sessions, self.hot.as_ref())
     }
 
-    /// The banner's mode qualifiers and the `Blocked:` text.
-    pub(crate) fn checkpoint(&self) -> Option<&'static str> {
+    /// The banner's mode qualifier: a checkpoint requested or in progress, a long transaction
+    /// rolling back.
+    pub(crate) fn mode_flag(&self) -> Option<&'static str> {
         match self.now.incident() {
             Incident::CheckpointRequested => Some("CKPT REQ"),
             Incident::CheckpointInProgress => Some("CKPT INP"),
-            _ => None,
+            _ => match longtx::stage(&self.now) {
+                Some(Stage::RollingBack | Stage::Blocked) => Some("LONGTX"),
+                _ => None,
+            },
         }
     }
+
+    /// What the server is blocked by (`Blocked:CKPT`, `Blocked:LONGTX`).
+    pub(crate) fn blocked(&self) -> Option<&'static str> {
+        match self.now.incident() {
+            Incident::CheckpointRequested | Incident::CheckpointInProgress => Some("CKPT"),
+            _ => match longtx::stage(&self.now) {
+                Some(Stage::Blocked) => Some("LONGTX"),
+                _ => None,
+            },
+        }
+    }
+
+    /// When the session's open transaction began (seconds), for `onstat -x`: the incident's
+    /// start for the sessions it holds in one, the start of the current state otherwise.
+    pub(crate) fn txn_began(&self, idx: usize) -> u64 {
+        let t = self.now.t;
+        let s = &self.pop.sessions[idx];
+        let phase_start = self.now.cycle * timeline::CYCLE + self.now.phase.start;
+        match (s.role, self.now.incident()) {
+            (Role::LongTxn, Incident::LongTransaction) => longtx::began(&self.now),
+            (Role::Chain(_), Incident::LockChain)
+            | (Role::MutexHolder, Incident::MutexContention)
+            | (Role::Critical, Incident::CheckpointRequested) => phase_start,
+            (Role::Critical, Incident::CheckpointInProgress) => {
+                timeline::first(Incident::CheckpointRequested)
+                    .map_or(phase_start, |p| self.now.cycle * timeline::CYCLE + p.start)
+            }
+            _ => t - ((t + s.offset) % s.period).min(t),
+        }
+    }
+
+    /// The session is ready to run but waits for a CPU VP (`onstat -g rea`).
+    pub(crate) fn ready(&self, idx: usize) -> bool {
+        let seed = self.pop.seed;
+        if self.now.incident() == Incident::CpuSaturated {
+            // The queue grows through the phase: a session once queued stays queued.
+            let len = self.now.phase.len().max(1) as f64;
+            let share = 0.25 + 0.65 * (self.now.into as f64 / len);
+            return unit(seed, Salt::State, idx as u64, 77) < share;
+        }
+        below(seed, Salt::State, idx as u64, self.now.t + 3, 40) == 0
+    }
+}
+
+/// When the `k`-th session of the contention starts waiting (seconds into the phase): eight at
+/// once, then one more every second.
+pub(crate) fn contention_join(k: usize) -> u64 {
+    k.saturating_sub(8) as u64
+}
+
+/// The mutexes held at a moment: each one sessions wait for, with its holder (the contention's
+/// DBA session, or a running session for the brief waits), and one more held without waiters.
+fn held_mutexes(pop: &Population, now: &Now, sessions: &[SessionNow]) -> Vec<HeldMutex> {
+    let seed = pop.seed;
+    let t = now.t;
+    let mut out: Vec<HeldMutex> = Vec::new();
+    let running: Vec<usize> = sessions
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.activity == Activity::Running)
+        .map(|(i, _)| i)
+        .collect();
+    let pick = |salt_entity: u64| -> Holder {
+        match running.get(below(seed, Salt::Mutex, salt_entity, t, running.len() as u64) as usize) {
+            Some(&i) => Holder::Session(i),
+            // The log flusher holds the log mutexes when no session runs.
+            None => Holder::Daemon(9),
+        }
+    };
+    for (i, sn) in sessions.iter().enumerate() {
+        if let Activity::Mutex { which } = sn.activity {
+            let waited = if which == CONTENDED {
+                let k = i.saturating_sub(MUTEX_WAITERS.start);
+                now.into.saturating_sub(contention_join(k))
+            } else {
+                0
+            };
+            match out.iter_mut().find(|m| m.which == which) {
+                Some(m) => m.waiters.push((i, waited)),
+                None => {
+                    let holder = if which == CONTENDED && MUTEX_HOLDER < sessions.len() {
+                        Holder::Session(MUTEX_HOLDER)
+                    } else {
+                        pick(1_000 + which)
+                    };
+                    out.push(HeldMutex {
+                        which,
+                        holder,
+                        waiters: vec![(i, waited)],
+                    });
+                }
+            }
+        }
+    }
+    // The longest waiter first, as onstat lists them.
+    for m in &mut out {
+        m.waiters.sort_by_key(|&(i, w)| (std::cmp::Reverse(w), i));
+    }
+    let extra = below(seed, Salt::Mutex, 2_000, t, 6);
+    if !out.iter().any(|m| m.which == extra) {
+        out.push(HeldMutex {
+            which: extra,
+            holder: pick(2_001),
+            waiters: Vec::new(),
+        });
+    }
+    out.sort_by_key(|m| m.which);
+    out
 }
 
 fn waiting(activity: Activity) -> SessionNow {
@@ -535,6 +751,8 @@ fn incident_of(role: Role) -> Option<Incident> {
         Role::Updater(_) => Incident::NullIndexLeaf,
         Role::Slow(_) => Incident::SendQDrain,
         Role::Critical | Role::CkptWaiter(_) => Incident::CheckpointInProgress,
+        Role::LongTxn => Incident::LongTransaction,
+        Role::MutexHolder | Role::MutexWaiter(_) => Incident::MutexContention,
         Role::Plain | Role::Local => return None,
     })
 }
@@ -559,6 +777,24 @@ fn last_end(incident: Incident, t: u64) -> u64 {
 /// within that many buckets back (and waittime never jumps back within one wait).
 const MAX_IDLE_BUCKETS: u64 = 10;
 
+/// The state an active session is in during its `b`-th bucket: idle outside 55..97, in a
+/// transaction in 88..97.
+fn bucket_state(seed: u64, s: &Session, b: u64) -> u64 {
+    if b % MAX_IDLE_BUCKETS == s.offset % MAX_IDLE_BUCKETS {
+        60
+    } else {
+        below(seed, Salt::State, s.idx as u64, b, 100)
+    }
+}
+
+/// Whether an active session wanted to write (was in a transaction) at some second of
+/// `from..=to`.
+fn wrote_between(seed: u64, s: &Session, from: u64, to: u64) -> bool {
+    s.kind == Kind::Active
+        && ((from + s.offset) / s.period..=(to + s.offset) / s.period)
+            .any(|b| (88..97).contains(&bucket_state(seed, s, b)))
+}
+
 /// What a session does when no incident involves it.
 fn background(seed: u64, s: &Session, t: u64) -> SessionNow {
     let idle = |waited| SessionNow {
@@ -569,13 +805,7 @@ fn background(seed: u64, s: &Session, t: u64) -> SessionNow {
     if s.kind == Kind::Sleepy {
         return idle(s.idle_base + t);
     }
-    let state = |b: u64| {
-        if b % MAX_IDLE_BUCKETS == s.offset % MAX_IDLE_BUCKETS {
-            60
-        } else {
-            below(seed, Salt::State, s.idx as u64, b, 100)
-        }
-    };
+    let state = |b: u64| bucket_state(seed, s, b);
     let b = (t + s.offset) / s.period;
     let st = state(b);
     let is_idle = |v: u64| !(55..97).contains(&v);
@@ -595,7 +825,7 @@ fn background(seed: u64, s: &Session, t: u64) -> SessionNow {
     let txn = (88..97).contains(&st);
     let activity = if below(seed, Salt::Mutex, s.idx as u64, t, 100) < 3 {
         Activity::Mutex {
-            which: below(seed, Salt::Mutex, s.idx as u64, t + 1, MUTEXES.len() as u64),
+            which: below(seed, Salt::Mutex, s.idx as u64, t + 1, CONTENDED),
         }
     } else if (75..88).contains(&st) {
         Activity::Reading
@@ -658,30 +888,29 @@ fn flags_of(sn: &SessionNow, primary: bool) -> [u8; 7] {
         Activity::Buffer { .. } => b'B',
         Activity::Checkpoint => b'C',
         Activity::Lock { .. } => b'L',
+        Activity::LogWait => b'G',
         _ => b'-',
     };
     if sn.txn {
         f[2] = b'B';
+    }
+    if sn.activity == Activity::Rollback {
+        f[2] = b'R';
     }
     if primary {
         f[3] = b'P';
     }
     match sn.activity {
         Activity::Reading => f[4] = b'R',
-        Activity::Critical => f[4] = b'X',
+        Activity::Critical | Activity::Rollback => f[4] = b'X',
         _ => {}
     }
     f
 }
 
-fn threads(
-    pop: &Population,
-    now: &Now,
-    sessions: &[SessionNow],
-    held: &[Vec<Held>],
-) -> Vec<Thread> {
+fn threads(w: &World<'_>) -> Vec<Thread> {
+    let (pop, now, sessions, held) = (w.pop, &w.now, &w.sessions, &w.held);
     let t = now.t;
-    let seed = pop.seed;
     let mut out = Vec::with_capacity(pop.daemons.len() + sessions.len() + 16);
     let ckpt_inp = now.incident() == Incident::CheckpointInProgress;
     let ckpt_secs = timeline::seconds_in(Incident::CheckpointInProgress, t);
@@ -738,8 +967,8 @@ fn threads(
                     waited,
                 },
             ),
-            Activity::Running | Activity::Critical => {
-                let ready = below(seed, Salt::State, s.idx as u64, t + 3, 5) == 0;
+            Activity::Running | Activity::Critical | Activity::Rollback => {
+                let ready = w.ready(s.idx);
                 (
                     0,
                     if ready {
@@ -751,9 +980,10 @@ fn threads(
             }
             Activity::Reading => (0, Status::IoWait),
             Activity::Mutex { which } => (
-                pop.layout.mutex + which * 0x1a8,
+                pop.layout.mutex + which * MUTEX_SIZE,
                 Status::Mutex(MUTEXES[which as usize % MUTEXES.len()]),
             ),
+            Activity::LogWait => (pop.layout.logbuf, Status::LogWait),
             Activity::Buffer { buf } => (buf, Status::Buffer),
             Activity::Checkpoint => (pop.layout.ckpt_cond, Status::Checkpoint),
             Activity::Lock { lock } => (lock, Status::Lock),

@@ -38,6 +38,10 @@ pub(crate) enum Salt {
     Leaf,
     Mem,
     Addr,
+    Profile,
+    Ckpt,
+    Tpf,
+    Segment,
 }
 
 /// A hash of (seed, salt, entity, bucket).

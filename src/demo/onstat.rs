@@ -1,6 +1,7 @@
 //! The onstat outputs of the demo instance, printed in the real layouts (column widths, titles,
-//! footers as in `tests/fixtures/`): `-u`, `-X`, `-g con`, `-g ath`, `-g ntt`, `-k`, `-d`,
-//! `-g ses <sid>`, `-g sql <sid>`.
+//! footers as in `tests/fixtures/`): the banner, `-u`, `-X`, `-g con`, `-g ath`, `-g ntt`, `-k`,
+//! `-d`, `-g ses <sid>`, `-g sql <sid>`, and several options in one call (`onstat -u -X -k -p`,
+//! the options of `GROUPABLE`, the vital signs' from `vitals`).
 
 use super::instance::Status;
 use super::instance::{
@@ -10,13 +11,10 @@ use super::moment::{Activity, BufRow, Thread, Vp, World};
 use super::noise::{below, Salt};
 use super::schema;
 use super::text;
-use super::timeline::{self, Incident};
 use std::fmt::Write as _;
 
 /// The server's uptime at the demo's time 0: `Up 12 days 03:04:05`.
 pub(crate) const UPTIME_AT_ZERO: u64 = 12 * 86_400 + 3 * 3_600 + 4 * 60 + 5;
-/// Shared memory in the banner.
-pub(crate) const SHM_KB: u64 = 4_194_304;
 pub(crate) const VERSION: &str = "12.10.FC8";
 /// The exit code of onstat: the server mode, 5 = On-Line.
 pub(crate) const ONLINE: i32 = 5;
@@ -32,48 +30,52 @@ fn flags_str(f: &[u8; 7]) -> &str {
     std::str::from_utf8(f).unwrap_or("-------")
 }
 
-/// The banner, the `Blocked:` line during a blocking checkpoint, and the blank line after.
+/// The banner: the mode with its qualifier (`(CKPT REQ)`, `(LONGTX)`), uptime, shared memory
+/// (the segments' total), the `Blocked:` line while the server is blocked, and the blank line
+/// after.
 pub(crate) fn banner(w: &World<'_>) -> String {
     let up = UPTIME_AT_ZERO + w.now.t;
     let days = up / 86_400;
     let (h, m, s) = (up / 3_600 % 24, up / 60 % 60, up % 60);
     let day_word = if days == 1 { "day" } else { "days" };
     // The primary of an RSS secondary (demo/ha.rs).
-    let mode = match w.checkpoint() {
+    let mode = match w.mode_flag() {
         Some(q) => format!("On-Line (Prim) ({q})"),
         None => "On-Line (Prim)".to_string(),
     };
+    let kb = super::segments::total_kb(w.now.t);
     let mut out = format!(
         "IBM Informix Dynamic Server Version {VERSION} -- {mode} -- Up {days} {day_word} \
-         {h:02}:{m:02}:{s:02} -- {SHM_KB} Kbytes\n"
+         {h:02}:{m:02}:{s:02} -- {kb} Kbytes\n"
     );
-    if w.checkpoint().is_some() {
-        out.push_str("Blocked:CKPT\n");
+    if let Some(b) = w.blocked() {
+        out.push_str("Blocked:");
+        out.push_str(b);
+        out.push('\n');
     }
     out.push('\n');
     out
 }
 
 /// `onstat -u`.
-pub(crate) fn onstat_u(w: &World<'_>) -> String {
+pub(crate) fn users(w: &World<'_>, o: &mut String) {
     let threads = w.threads();
-    let mut o = banner(w);
     o.reserve(100 * (threads.len() + 4));
     o.push_str("Userthreads\n");
     o.push_str(
         "address          flags   sessid   user     tty      wait             tout locks nreads   nwrites\n",
     );
     for th in &threads {
-        text::lhex(&mut o, th.rstcb, 17);
-        text::left(&mut o, flags_str(&th.flags), 8);
-        text::ldec(&mut o, th.sid, 9);
-        text::left(&mut o, th.user, 9);
+        text::lhex(o, th.rstcb, 17);
+        text::left(o, flags_str(&th.flags), 8);
+        text::ldec(o, th.sid, 9);
+        text::left(o, th.user, 9);
         o.push_str("-        ");
-        text::lhex(&mut o, th.wait, 17);
+        text::lhex(o, th.wait, 17);
         o.push_str("0    ");
-        text::ldec(&mut o, u64::from(th.locks), 6);
-        text::ldec(&mut o, th.nreads, 9);
-        text::ldec(&mut o, th.nwrites, 0);
+        text::ldec(o, u64::from(th.locks), 6);
+        text::ldec(o, th.nreads, 9);
+        text::ldec(o, th.nwrites, 0);
         o.push('\n');
     }
     let active = threads.len();
@@ -84,7 +86,6 @@ pub(crate) fn onstat_u(w: &World<'_>) -> String {
         " {active} active, {} total, {peak} maximum concurrent",
         w.pop.rstcb_total()
     );
-    o
 }
 
 /// `onstat -g con`: one condition per thread waiting on one.
@@ -107,12 +108,18 @@ pub(crate) fn onstat_g_con(w: &World<'_>) -> String {
     o
 }
 
-fn tcb(pop: &Population, tid: u64) -> u64 {
+pub(crate) fn tcb(pop: &Population, tid: u64) -> u64 {
     pop.layout.tcb + tid * 0x5a8
 }
 
 /// One `onstat -g ath` row; `ids` is (tid, tcb, rstcb, prty).
-fn ath_row(o: &mut String, ids: (u64, u64, u64, u8), status: &Status, vp: Vp, name: &str) {
+pub(crate) fn ath_row(
+    o: &mut String,
+    ids: (u64, u64, u64, u8),
+    status: &Status,
+    vp: Vp,
+    name: &str,
+) {
     let (tid, tcb, rstcb, prty) = ids;
     o.push(' ');
     text::ldec(o, tid, 8);
@@ -164,6 +171,11 @@ pub(crate) fn onstat_g_ath(w: &World<'_>) -> String {
         );
     }
     o
+}
+
+/// The demo clock's time of day at demo second `t` (`13:33:35`).
+pub(crate) fn time_of_day(t: i64) -> String {
+    clock(t).1
 }
 
 /// Civil date and time of a moment of the demo clock: (MM/DD/YYYY, HH:MM:SS).
@@ -297,22 +309,21 @@ pub(crate) fn onstat_g_ntt(w: &World<'_>) -> String {
 }
 
 /// `onstat -k`.
-pub(crate) fn onstat_k(w: &World<'_>) -> String {
+pub(crate) fn locks(w: &World<'_>, o: &mut String) {
     let locks = w.locks();
-    let mut o = banner(w);
     o.reserve(110 * (locks.len() + 4));
     o.push_str("Locks\n");
     o.push_str(
         "address          wtlist           owner            lklist           type     tblsnum  rowid    key#/bsiz\n",
     );
     for l in &locks {
-        text::lhex(&mut o, l.address, 17);
-        text::lhex(&mut o, l.wtlist, 17);
-        text::lhex(&mut o, l.owner, 17);
-        text::lhex(&mut o, l.lklist, 17);
-        text::left(&mut o, l.kind, 9);
-        text::lhex(&mut o, u64::from(l.partnum), 9);
-        text::lhex(&mut o, l.rowid, 9);
+        text::lhex(o, l.address, 17);
+        text::lhex(o, l.wtlist, 17);
+        text::lhex(o, l.owner, 17);
+        text::lhex(o, l.lklist, 17);
+        text::left(o, l.kind, 9);
+        text::lhex(o, u64::from(l.partnum), 9);
+        text::lhex(o, l.rowid, 9);
         o.push_str("   0\n");
     }
     let total = (w.pop.sessions.len() as u64 * 8)
@@ -324,26 +335,18 @@ pub(crate) fn onstat_k(w: &World<'_>) -> String {
         locks.len(),
         (total / 2).next_power_of_two()
     );
-    o
 }
 
 /// `onstat -X`: one section per buffer pool (2 KB and 8 KB), rows only for buffers being
 /// accessed. Several waiters go on the row, more on lines holding only addresses under the
 /// waiter column (the layout of `tests/fixtures/onstat-X/ifxtop-several-waiters-...`).
-pub(crate) fn onstat_x(w: &World<'_>) -> String {
-    let mut o = banner(w);
+pub(crate) fn buffers(w: &World<'_>, o: &mut String) {
     o.push_str("Buffers (Access)\n");
     o.push_str(
         "address          owner            flags pagenum          memaddr          nslots pgflgs scount   waiter\n",
     );
     // Modified buffers pile up between checkpoints.
-    let since_ckpt = w.now.t % timeline::CYCLE;
-    let ckpt_end = timeline::first(Incident::CheckpointInProgress).map_or(0, |p| p.end);
-    let dirty = if since_ckpt >= ckpt_end {
-        since_ckpt - ckpt_end
-    } else {
-        since_ckpt + timeline::CYCLE - ckpt_end
-    };
+    let dirty = super::checkpoints::since_last(w.now.t);
     let (pool2k, pool8k) = w.buffers();
     let pools: [(u64, &[BufRow], u64, u64, u64); 2] = [
         (
@@ -385,12 +388,10 @@ pub(crate) fn onstat_x(w: &World<'_>) -> String {
             " {modified} modified, {total} total, {hash} hash buckets, {size} buffer size"
         );
     }
-    o
 }
 
 /// `onstat -d`: dbspaces and chunks (sizes in each dbspace's page size).
-pub(crate) fn onstat_d(w: &World<'_>) -> String {
-    let mut o = banner(w);
+pub(crate) fn dbspaces(w: &World<'_>, o: &mut String) {
     let base = w.pop.layout.pools - 0x40_0000;
     o.push_str("Dbspaces\n");
     o.push_str(
@@ -441,7 +442,6 @@ pub(crate) fn onstat_d(w: &World<'_>) -> String {
     o.push_str("\nNOTE: The values in the \"size\" and \"free\" columns for DBspace chunks are\n");
     o.push_str("      displayed in terms of \"pgsize\" of the DBspace to which they belong.\n");
     o.push_str("\n\nExpanded chunk capacity mode: always\n");
-    o
 }
 
 /// What a session's SQL looks like in `onstat -g ses` / `-g sql`.
@@ -453,6 +453,11 @@ struct Sql {
     id: u64,
     text: String,
     fe: &'static str,
+}
+
+/// The isolation level a session runs at (`CR`, `DR`).
+pub(crate) fn isolation_of(s: &Session) -> &'static str {
+    sql_of(s).isolation
 }
 
 fn sql_of(s: &Session) -> Sql {
@@ -532,7 +537,21 @@ fn sql_of(s: &Session) -> Sql {
             "ldcur",
             "insert into order_log select * from order_log_stage".into(),
         ),
-        Role::Plain | Role::Local | Role::CkptWaiter(_) => match s.sql % 5 {
+        Role::LongTxn => sql(
+            "DELETE",
+            "CR",
+            "Wait 60",
+            "purgecur",
+            "delete from order_log\n  where logged_at < current - 90 units day".into(),
+        ),
+        Role::MutexHolder => sql(
+            "UPDATE",
+            "CR",
+            "Wait 30",
+            "updcur",
+            "update items set total_price = total_price * 1.02\n  where order_num between 1001 and 90000".into(),
+        ),
+        Role::Plain | Role::Local | Role::CkptWaiter(_) | Role::MutexWaiter(_) => match s.sql % 5 {
             0 => sql(
                 "SELECT",
                 "CR",
@@ -745,5 +764,7 @@ mod tests {
         assert_eq!(clock(-13 * 3_600 - 30 * 60 - 1).0, "11/21/2026");
         let boot = clock(-(UPTIME_AT_ZERO as i64));
         assert_eq!(boot, ("11/10/2026".to_string(), "10:25:55".to_string()));
+        let epoch = crate::demo::EPOCH.unix_timestamp();
+        assert_eq!(CLOCK_AT_ZERO, epoch);
     }
 }

@@ -496,13 +496,12 @@ pub(crate) fn comm(pid: u32) -> Option<String> {
 /// `/proc/<pid>/numa_maps`. The oninit processes attach the same shared segments (the
 /// resident segment in huge pages, mostly on node 0 where the instance started) and have
 /// their own heaps and stacks.
-pub(crate) fn numa_maps(pop: &Population, pid: u32) -> Option<String> {
+pub(crate) fn numa_maps(pop: &Population, pid: u32, t: u64) -> Option<String> {
     let (_, name) = PROCESSES.iter().find(|(p, _)| *p == pid)?;
     let seed = pop.seed;
     let p = u64::from(pid);
     let mut o = String::new();
     if *name == "oninit" {
-        let base = pop.layout.mem2k & !0xffff_ffff;
         let _ = writeln!(o, "00400000 default file=/opt/informix/bin/oninit mapped=2890 mapmax=18 N0=2890 kernelpagesize_kB=4");
         let _ = writeln!(o, "01c5b000 default file=/opt/informix/bin/oninit anon=310 dirty=310 mapped=400 mapmax=18 N0=400 kernelpagesize_kB=4");
         let heap = 800 + below(seed, Salt::Mem, p, 0, 900);
@@ -512,9 +511,25 @@ pub(crate) fn numa_maps(pop: &Population, pid: u32) -> Option<String> {
             heap - heap / 8,
             heap / 8
         );
-        let _ = writeln!(o, "{:x} default file=/SYSV52564801\\040(deleted) huge dirty=1024 mapmax=18 N0=900 N1=124 kernelpagesize_kB=2048", base);
-        let _ = writeln!(o, "{:x} default file=/SYSV52564802\\040(deleted) dirty=412000 mapmax=18 N0=301000 N1=111000 kernelpagesize_kB=4", base + 0x8000_0000);
-        let _ = writeln!(o, "{:x} default file=/SYSV52564803\\040(deleted) dirty=130 mapmax=18 N0=130 kernelpagesize_kB=4", base + 0x1_2000_0000);
+        // The shared-memory segments of `onstat -g seg`, most of them on node 0 (where the
+        // server started and allocated them).
+        let base = super::vitals::segments_base(pop);
+        for s in super::segments::at(seed, base, pop.sessions.len(), t) {
+            let (page_kb, pages) = if s.huge {
+                (2_048, s.size / (2 << 20))
+            } else {
+                (4, s.blkused)
+            };
+            let n1 = pages * 2 / 11;
+            let _ = writeln!(
+                o,
+                "{:x} default file=/SYSV{:08x}\\040(deleted){} dirty={pages} mapmax=18 N0={} N1={n1} kernelpagesize_kB={page_kb}",
+                s.addr,
+                s.key,
+                if s.huge { " huge" } else { "" },
+                pages - n1
+            );
+        }
         let _ = writeln!(o, "7f25e7d03000 default file=/usr/lib64/libc-2.17.so mapped=83 mapmax=60 N0=83 kernelpagesize_kB=4");
         let _ = writeln!(
             o,

@@ -159,6 +159,8 @@ const LLOG_EXTENTS: &[ExtentSpec] = &[
     ("LOGICAL LOG: Log file 8", 50000),
     ("LOGICAL LOG: Log file 9", 50000),
     ("LOGICAL LOG: Log file 10", 50000),
+    ("LOGICAL LOG: Log file 11", 50000),
+    ("LOGICAL LOG: Log file 12", 50000),
     ("FREE", REST),
 ];
 
@@ -202,7 +204,7 @@ pub(crate) const CHUNKS: [Chunk; 6] = [
         number: 6,
         dbspace: 5,
         path: "/ifx/chunks/llogdbs_01",
-        size: 600_000,
+        size: 700_000,
         extents: LLOG_EXTENTS,
     },
 ];

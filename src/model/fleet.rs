@@ -1,7 +1,8 @@
 //! One line per watched instance for the fleet screen: what a DBA scans first on each server
-//! (mode, blocked reason, waiters by reason, lock and buffer waits per second, CPU, data age and
-//! what fails), read from that instance's snapshot.
+//! (mode, blocked reason, waiters by reason, lock and buffer waits per second, worst chunk
+//! latency, replication lag, CPU, data age and what fails), read from that instance's snapshot.
 
+use crate::model::io::{Concern, SLOW_AWAIT_MS};
 use crate::model::snapshot::Snapshot;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -20,6 +21,12 @@ pub struct FleetRow {
     pub waiters: BTreeMap<char, usize>,
     pub lock_waits_per_s: Option<f64>,
     pub buffer_waits_per_s: Option<f64>,
+    /// The slowest chunk's latency (its device's await, else Informix's time per operation), ms.
+    pub worst_chunk_ms: Option<f64>,
+    /// The secondary furthest behind: `ol_dr1 1,234pg 40s`, `ol_dr1 BLOCKED 9,000pg`.
+    pub replication_lag: Option<String>,
+    /// That secondary needs a look (transmission blocked, or behind past the warning).
+    pub replication_alarm: bool,
     /// The busiest VP class's busy %, with its name.
     pub cpu: Option<(String, f64)>,
     /// Age of the newest `onstat -u` data, seconds.
@@ -80,7 +87,27 @@ pub fn row(instance: &str, snap: &Snapshot, now: Duration) -> FleetRow {
                 .is_none()
                 .then(|| "waiting for the first onstat -u".to_string())
         });
+    let worst_chunk_ms = snap.io.worst().and_then(|c| c.latency_ms());
+    let worst_peer = snap.replication.worst();
+    let replication_alarm = worst_peer.is_some_and(|p| {
+        p.transmission.as_deref() == Some("Blocked") || p.concern >= Concern::Warn
+    });
+    let replication_lag = worst_peer.map(|p| {
+        let mut t = p.name.clone();
+        if p.transmission.as_deref() == Some("Blocked") {
+            t.push_str(" BLOCKED");
+        }
+        if let Some(n) = p.lag_pages {
+            t.push_str(&format!(" {}pg", crate::format::thousands(n)));
+        }
+        if let Some(secs) = p.lag_s {
+            t.push_str(&format!(" {}", crate::format::human_duration(secs)));
+        }
+        t
+    });
     let alarm = s.blocked.is_some()
+        || replication_alarm
+        || worst_chunk_ms.is_some_and(|ms| ms >= SLOW_AWAIT_MS)
         || s.offline.is_some()
         || problem.is_some() && onstat_u.is_some()
         || waiters
@@ -94,6 +121,9 @@ pub fn row(instance: &str, snap: &Snapshot, now: Duration) -> FleetRow {
         waiters,
         lock_waits_per_s: rates.and_then(|r| r.lokwaits),
         buffer_waits_per_s: rates.and_then(|r| r.bufwaits),
+        worst_chunk_ms,
+        replication_lag,
+        replication_alarm,
         cpu,
         age_s,
         problem,

@@ -9,7 +9,7 @@ use crate::parsers::onstat_g_con::OnstatGCon;
 use crate::parsers::onstat_g_ntt::OnstatGNtt;
 use crate::parsers::onstat_g_ses::OnstatGSes;
 use crate::parsers::onstat_k::OnstatK;
-use crate::parsers::onstat_u::OnstatU;
+use crate::parsers::onstat_u::{OnstatU, WaitReason};
 use crate::parsers::onstat_x::OnstatX;
 use crate::parsers::systabnames::Systabnames;
 use crate::source::Source;
@@ -170,14 +170,28 @@ fn client_programs(store: &Store, sids: &[Sid]) -> rustc_hash::FxHashMap<Sid, St
 /// A wait this long (seconds) is worth its SQL on record.
 pub const LONG_WAIT_S: f64 = 10.0;
 
+/// A mutex holder is a blocker worth its SQL on record once someone has waited on it this long
+/// (seconds, as `onstat -g lmx` counts): a busy server holds mutexes for an instant all the
+/// time, and the sessions holding them change every second.
+pub const MUTEX_WAIT_S: f64 = 1.0;
+
 /// The sessions whose SQL a recording or a report should hold, at most `max`, none of `except`:
-/// the blockers first (most sessions held up first), then the longest waits of at least
-/// [`LONG_WAIT_S`] that are not idle client waits.
+/// the blockers first (most sessions held up first; a mutex holder once someone waited
+/// [`MUTEX_WAIT_S`] on it), then the longest waits of at least [`LONG_WAIT_S`] that are not
+/// idle client waits.
 pub fn worth_recording(snap: &Snapshot, except: &[Sid], max: usize) -> Vec<Sid> {
+    let mut held_up: Vec<Sid> = snap
+        .waiters
+        .iter()
+        .filter(|w| w.reason != WaitReason::Mutex || w.in_wait_s >= MUTEX_WAIT_S)
+        .map(|w| w.sessid)
+        .collect();
+    held_up.sort_unstable();
+    let waited = |sid: &Sid| held_up.binary_search(sid).is_ok();
     let mut blockers: Vec<&crate::model::sessions::SessionRow> = snap
         .sessions
         .iter()
-        .filter(|s| !s.blocks.is_empty())
+        .filter(|s| s.blocks.iter().any(waited))
         .collect();
     blockers.sort_by(|a, b| {
         b.blocks

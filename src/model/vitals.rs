@@ -47,8 +47,11 @@ pub struct CheckpointRow {
     pub flush_s: f64,
     /// How long transactions were blocked.
     pub block_s: f64,
-    /// The longest wait for threads to leave their critical sections: when it is most of the
-    /// block time, the checkpoint waited on a thread, not on the disks.
+    /// From the request to the start (`Ckpt Time`): how long the checkpoint waited for the
+    /// threads to leave their critical sections. When it is most of the block time, the
+    /// checkpoint waited on a thread (the seed's zone reclaim), not on the disks. (`Long Time`,
+    /// the longest any transaction waited, is the block time of every blocking checkpoint and
+    /// tells nothing of why.)
     pub crit_s: f64,
     /// Transactions that waited for it.
     pub waits: u64,
@@ -196,7 +199,7 @@ pub(crate) fn build(store: &Store) -> Vitals {
                 total_s: k.total_time,
                 flush_s: k.flush_time,
                 block_s: k.block_time,
-                crit_s: k.long_time,
+                crit_s: k.ckpt_time,
                 waits: k.waits,
                 blocking: k.blocking,
             })

@@ -149,7 +149,9 @@ fn checkpoints(out: &mut Vec<ServerLine>, snap: &Snapshot, theme: &Theme) {
         ))));
     }
     for c in v.checkpoints.iter().rev() {
-        let mostly_crit = c.blocking && c.block_s > 0.0 && c.crit_s >= 0.8 * c.block_s;
+        // Held up by a thread in a critical section rather than by the flush.
+        let mostly_crit =
+            c.blocking && c.block_s > 0.0 && c.crit_s >= 0.5 * c.block_s && c.crit_s > c.flush_s;
         let note = match (c.blocking, mostly_crit) {
             (true, true) => "  blocked: crit. sections",
             (true, false) => "  blocked",
@@ -314,15 +316,18 @@ fn mutexes(out: &mut Vec<ServerLine>, snap: &Snapshot, theme: &Theme) {
         ),
         theme.column_header,
     ))));
-    let interesting: Vec<_> = snap
-        .vitals
-        .mutexes
-        .iter()
-        .filter(|m| m.waiters > 0 || m.holder_sessid.is_some())
-        .collect();
+    // A busy server always holds a few mutexes for an instant: only those with waiters say
+    // anything.
+    let all = &snap.vitals.mutexes;
+    let interesting: Vec<_> = all.iter().filter(|m| m.waiters > 0).collect();
     if interesting.is_empty() {
+        let held = all.len();
         out.push(plain(Line::from(Span::styled(
-            " none held with waiters (onstat -g lmx, -g wmx, -s)",
+            if held == 0 {
+                " none held with waiters (onstat -g lmx, -g wmx, -s)".to_string()
+            } else {
+                format!(" none with waiters ({held} held for an instant)")
+            },
             theme.dim,
         ))));
     }

@@ -354,11 +354,19 @@ fn a_snapshot_of_two_demo_instances() {
             ("ol_demo2", "db02-demo", "2026-11-22T13:39:50Z"),
         ]
     );
-    // The first is in its lock chain (812 the head blocker); the second is past it.
+    // The first is in its lock chain (812 the head blocker); the second is past it: no lock
+    // waiter, and only the instant mutex holders of a busy server block anyone.
     assert_eq!(all[0]["heads"][0]["sid"], 812, "{}", all[0]["heads"]);
+    let waits = |s: &serde_json::Value, reason: &str| {
+        s["waiters"]
+            .as_array()
+            .map_or(0, |w| w.iter().filter(|w| w["reason"] == reason).count())
+    };
+    assert_eq!(waits(&all[0], "lock"), 3, "{}", all[0]["waiters"]);
+    assert_eq!(waits(&all[1], "lock"), 0, "{}", all[1]["waiters"]);
+    let heads = all[1]["heads"].as_array().expect("heads");
     assert!(
-        all[1]["heads"].as_array().is_some_and(|h| h.is_empty()),
-        "{}",
-        all[1]["heads"]
+        heads.iter().all(|h| h["blocked"] == 1 && h["sid"] != 812),
+        "{heads:?}"
     );
 }

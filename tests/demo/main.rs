@@ -4,3 +4,5 @@
 mod common;
 
 mod outputs;
+mod screen;
+mod vitals;

@@ -56,8 +56,12 @@ impl Tmux {
         let start = Instant::now();
         loop {
             let s = self.screen();
+            // The same screen a moment later: not a capture halfway through a frame.
             if s.contains(needle) {
-                return s;
+                std::thread::sleep(Duration::from_millis(100));
+                if self.screen() == s {
+                    return s;
+                }
             }
             assert!(
                 start.elapsed() < Duration::from_secs(40),

@@ -710,3 +710,24 @@ fn io_pane_at_the_demo_incidents() {
         crate::snap_text!(format!("view__io_replica_lag__{w}x{h}"), text);
     }
 }
+
+/// The fleet line carries the worst chunk latency and the replication lag: the slow device at
+/// 620 s and the blocked secondary at 700 s need a look; at 110 s (a lock chain, disks calm)
+/// neither does.
+#[test]
+fn fleet_line_has_the_worst_chunk_and_the_replication_lag() {
+    let row = |to| {
+        let (a, now) = demo_io_app(to, 160, 48);
+        ifxtop::model::fleet::row("ol_demo", a.shown(), now)
+    };
+    let slow = row(620);
+    assert!(slow.worst_chunk_ms.is_some_and(|ms| ms >= 40.0), "{slow:?}");
+    assert!(slow.alarm, "{slow:?}");
+    let lag = row(700);
+    let text = lag.replication_lag.clone().unwrap_or_default();
+    assert!(text.starts_with("ol_dr1 BLOCKED "), "{text}");
+    assert!(lag.replication_alarm && lag.alarm, "{lag:?}");
+    let calm = row(110);
+    assert!(calm.worst_chunk_ms.is_some_and(|ms| ms < 20.0), "{calm:?}");
+    assert!(!calm.replication_alarm, "{calm:?}");
+}

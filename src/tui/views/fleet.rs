@@ -1,5 +1,6 @@
 //! The fleet screen: one line per instance (mode, blocked reason, waiters by reason, lock and
-//! buffer waits per second, CPU, data age, what fails); Enter opens one.
+//! buffer waits per second, worst chunk latency, replication lag, CPU, data age, what fails);
+//! Enter opens one.
 
 use crate::model::fleet::{waiters_text, FleetRow};
 use crate::tui::fleet::FleetUi;
@@ -11,16 +12,18 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 /// The fleet table's columns, left to right; the last one takes what is left.
-const COLS: [Col; 9] = [
+const COLS: [Col; 11] = [
     Col::new("INSTANCE", 12).flex_by(2),
-    Col::new("MODE", 9).flex_by(1),
+    Col::new("MODE", 14).flex_by(1),
     Col::new("BLOCKED", 8).wide(70),
     Col::new("WAITERS", 10).flex_by(1),
-    Col::new("LOCK/s", 6).right().wide(90),
-    Col::new("BUF/s", 6).right().wide(90),
-    Col::new("CPU", 8).right().wide(110),
+    Col::new("LOCK/s", 6).right().wide(100),
+    Col::new("BUF/s", 6).right().wide(100),
+    Col::new("DISK", 6).right().wide(80),
+    Col::new("REPL LAG", 9).flex_by(1).wide(80),
+    Col::new("CPU", 8).right().wide(130),
     Col::new("AGE", 5).right(),
-    Col::new("PROBLEM", 8).flex_by(3).wide(100),
+    Col::new("PROBLEM", 8).flex_by(3).wide(90),
 ];
 
 fn rate(v: Option<f64>) -> String {
@@ -32,7 +35,7 @@ fn rate(v: Option<f64>) -> String {
     }
 }
 
-fn cells(r: &FleetRow) -> [String; 9] {
+fn cells(r: &FleetRow) -> [String; 11] {
     [
         r.instance.clone(),
         r.mode.clone(),
@@ -47,6 +50,10 @@ fn cells(r: &FleetRow) -> [String; 9] {
         },
         rate(r.lock_waits_per_s),
         rate(r.buffer_waits_per_s),
+        r.worst_chunk_ms
+            .map(|ms| format!("{}ms", crate::tui::panes::ms(ms)))
+            .unwrap_or_else(|| "-".into()),
+        r.replication_lag.clone().unwrap_or_else(|| "-".into()),
         r.cpu
             .as_ref()
             .map(|(c, b)| format!("{c} {b:.0}%"))
@@ -118,14 +125,34 @@ pub(crate) fn render(
             Style::new()
         };
         let mut spans = Vec::new();
+        // An instance with nothing to show (no answer yet, off-line, unreachable) says why
+        // across the columns it cannot fill, whatever the width.
+        let no_data = r.age_s.is_none() || r.mode == "OFF-LINE";
+        let mut used: u16 = 0;
         for (n, (i, w)) in widths.iter().enumerate() {
             if n > 0 {
                 spans.push(Span::raw(" "));
+                used = used.saturating_add(1);
             }
+            if *i >= 2 && no_data {
+                if let Some(p) = &r.problem {
+                    let rest = area.width.saturating_sub(used);
+                    spans.push(Span::styled(table::fit(p, rest, false), theme.warn));
+                    break;
+                }
+            }
+            used = used.saturating_add(*w);
             let col = &COLS[*i];
             let style = match *i {
                 2 if r.blocked.is_some() => theme.error,
-                8 if r.problem.is_some() => theme.warn,
+                6 if r
+                    .worst_chunk_ms
+                    .is_some_and(|ms| ms >= crate::model::io::SLOW_AWAIT_MS) =>
+                {
+                    theme.warn
+                }
+                7 if r.replication_alarm => theme.error,
+                10 if r.problem.is_some() => theme.warn,
                 _ => Style::new(),
             };
             spans.push(Span::styled(table::fit(&c[*i], *w, col.right), style));
@@ -174,6 +201,7 @@ const HELP: &[&str] = &[
     "BLOCKED   the server's Blocked: reason     WAITERS  threads waiting, by onstat -u",
     "LOCK/s    lock waits per second            flag (idle client waits left out)",
     "BUF/s     buffer waits per second          CPU      the busiest VP class",
+    "DISK      the slowest chunk's latency      REPL LAG the secondary furthest behind",
     "AGE       age of the newest onstat -u      PROBLEM  what fails (off-line, ssh)",
     "",
     "↑/↓ select   Enter open the instance   Esc back to the fleet   q quit",

@@ -41,7 +41,8 @@ fn per_s(v: f64) -> String {
 }
 
 /// The vital signs in one line, what needs action first and in the alarm colour; what does not
-/// fit the width goes, least telling first.
+/// fit the width goes, the least telling first: an item's priority rises with its value (a
+/// lock wait now and then says less than a transaction holding five logs).
 pub(crate) fn vitals_line<'a>(snap: &'a Snapshot, theme: &Theme, width: u16) -> Line<'a> {
     let v = &snap.vitals;
     // (text, style, priority)
@@ -49,80 +50,95 @@ pub(crate) fn vitals_line<'a>(snap: &'a Snapshot, theme: &Theme, width: u16) -> 
     if let Some(b) = &snap.server.blocked {
         items.push((format!(" Blocked:{b} "), theme.badge_alarm, 9));
     }
+    // Style and priority by thresholds: (error at, warn at) and the priority of each.
+    let level = |x: f64, error: f64, warn: f64, prios: (u8, u8, u8)| {
+        if x >= error {
+            (theme.error, prios.0)
+        } else if x >= warn {
+            (theme.warn, prios.1)
+        } else {
+            (Style::new(), prios.2)
+        }
+    };
     if let Some(r) = &v.rates {
-        let waits = |name: &str, x: Option<f64>, prio: u8| {
+        let waits = |name: &str, x: Option<f64>, noise: f64| {
             x.map(|x| {
-                let st = if x >= 10.0 {
-                    theme.error
-                } else if x > 0.0 {
-                    theme.warn
-                } else {
-                    Style::new()
-                };
+                // Coloured as soon as there are any; kept when narrow once above the noise.
+                let (st, _) = level(x, 10.0, f64::MIN_POSITIVE, (0, 0, 0));
+                let (_, prio) = level(x, 10.0 * noise.max(1.0), noise, (8, 5, 1));
                 (format!("{name} {}/s", per_s(x)), st, prio)
             })
         };
-        items.extend(waits("lock waits", r.lokwaits, 8));
-        items.extend(waits("buf waits", r.bufwaits, 8));
-        items.extend(waits("latch", r.lchwaits, 6));
+        items.extend(waits("lock waits", r.lokwaits, 1.0));
+        items.extend(waits("buf waits", r.bufwaits, 1.0));
+        items.extend(waits("latch", r.lchwaits, 10.0));
+        // Threads held up by a checkpoint: only when there are any.
+        if let Some(c) = r.ckpwaits.filter(|c| *c > 0.0) {
+            items.push((format!("ckpt waits {}/s", per_s(c)), theme.warn, 6));
+        }
         if let Some(d) = r.deadlks {
-            let st = if d > 0.0 { theme.error } else { Style::new() };
-            items.push((format!("deadlocks {}/s", per_s(d)), st, 5));
+            let (st, prio) = if d > 0.0 {
+                (theme.error, 7)
+            } else {
+                (Style::new(), 1)
+            };
+            items.push((format!("deadlocks {}/s", per_s(d)), st, prio));
         }
         if let Some(c) = r.commit {
             items.push((format!("commits {}/s", per_s(c)), Style::new(), 2));
         }
         if let Some(p) = r.read_cache_pct {
-            let st = if p < 90.0 { theme.warn } else { Style::new() };
-            items.push((format!("cache {p:.1}%"), st, 1));
+            let (st, prio) = if p < 90.0 {
+                (theme.warn, 5)
+            } else {
+                (Style::new(), 1)
+            };
+            items.push((format!("cache {p:.1}%"), st, prio));
         }
     }
     if let Some(cpu) = v.vps.iter().find(|x| x.class == "cpu") {
         if let Some(b) = cpu.busy_pct {
-            let st = if b >= 90.0 {
-                theme.error
-            } else if b >= 70.0 {
-                theme.warn
-            } else {
-                Style::new()
-            };
-            items.push((format!("cpu VPs {b:.0}%"), st, 7));
+            let (st, prio) = level(b, 90.0, 70.0, (8, 6, 3));
+            items.push((format!("cpu VPs {b:.0}%"), st, prio));
         }
     }
     if let Some(q) = v.ready_queue.filter(|q| *q > 0) {
-        let st = if q >= 10 { theme.warn } else { Style::new() };
-        items.push((format!("ready {q}"), st, 4));
+        let (st, prio) = if q >= 10 {
+            (theme.warn, 7)
+        } else {
+            (Style::new(), 2)
+        };
+        items.push((format!("ready {q}"), st, prio));
     }
     if let Some(l) = &v.logs {
-        let st = if l.used_pct >= 80.0 {
-            theme.error
-        } else if l.used_pct >= 50.0 {
-            theme.warn
-        } else {
-            Style::new()
-        };
-        items.push((format!("logs {:.0}% held", l.used_pct), st, 7));
+        let (st, prio) = level(l.used_pct, 80.0, 50.0, (8, 6, 3));
+        items.push((format!("logs {:.0}% held", l.used_pct), st, prio));
         if let Some(t) = &l.oldest_transaction {
             if t.logs_spanned > 1 {
+                let (st, prio) = if t.logs_spanned >= 3 {
+                    (theme.warn, 7)
+                } else {
+                    (Style::new(), 4)
+                };
                 items.push((
                     format!(
                         "oldest txn {} logs{}",
                         t.logs_spanned,
                         t.sessid.map(|s| format!(" (sid {s})")).unwrap_or_default()
                     ),
-                    if t.logs_spanned >= 3 {
-                        theme.warn
-                    } else {
-                        Style::new()
-                    },
-                    6,
+                    st,
+                    prio,
                 ));
             }
         }
     }
     if let Some(c) = v.checkpoints.last() {
-        let st = if c.blocking { theme.warn } else { Style::new() };
-        items.push((format!("last ckpt {:.1}s", c.total_s), st, 3));
+        let (st, prio) = if c.blocking {
+            (theme.warn, 5)
+        } else {
+            (Style::new(), 2)
+        };
+        items.push((format!("last ckpt {:.1}s", c.total_s), st, prio));
     }
     if let Some(m) = &v.memory {
         if m.growth_kb > 0 {
@@ -132,7 +148,7 @@ pub(crate) fn vitals_line<'a>(snap: &'a Snapshot, theme: &Theme, width: u16) -> 
                     crate::format::human_bytes(m.growth_kb as u64 * 1024)
                 ),
                 theme.warn,
-                3,
+                4,
             ));
         }
     }
