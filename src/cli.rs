@@ -185,9 +185,9 @@ pub struct SnapshotArgs {
     pub ssh: SshArgs,
 }
 
-/// Where `ifxtop serve` listens by default. The Prometheus exporter range 9100-9999 is all
-/// allocated by convention (9187 is postgres_exporter's, often on the same database hosts);
-/// 19088 recalls Informix's own 9088 and is outside it.
+/// Where `ifxtop serve` listens by default: 19088 recalls Informix's own 9088 and stays away
+/// from the 91xx ports of the common exporters (node_exporter's 9100, postgres_exporter's 9187,
+/// often on the same database hosts).
 pub const SERVE_DEFAULT_LISTEN: &str = "127.0.0.1:19088";
 
 #[derive(Debug, Clone, Args)]

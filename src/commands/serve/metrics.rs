@@ -173,7 +173,9 @@ metrics! {
         "Memory of the oninit processes on a NUMA node (shared segments counted once)";
     SourceUp => Gauge "ifxtop_source_up"
         "1 when the latest run of an ifxtop source (an onstat option, a /proc file) succeeded";
-    // The I/O & HA pane adds (one function each, `io` and `replication` below):
+    // HOOK(io): the I/O & HA pane's branch adds these (today's store has no chunk or HA data;
+    // nothing is exported for them until then). One metrics! line each, and a function each,
+    // `io` and `replication`, called in `InstanceMetrics::build` where HOOK(io) marks it:
     //   informix_chunk_reads_per_second{chunk,dbspace}, informix_chunk_writes_per_second{chunk,dbspace},
     //   informix_chunk_read_latency_seconds{chunk,dbspace}, informix_chunk_write_latency_seconds{chunk,dbspace},
     //   informix_chunk_device_await_seconds{chunk,dbspace,device}, informix_chunk_device_busy_ratio{chunk,dbspace,device},
@@ -380,8 +382,9 @@ impl InstanceMetrics {
             sockets(&mut out, snap);
         }
         numa(&mut out, snap, store);
-        // io(&mut out, snap) and replication(&mut out, snap) come with the I/O & HA pane: the
-        // names they will export are listed at the end of `metrics!`.
+        // HOOK(io): `io(&mut out, snap)` (chunk rates and latency, while onstat -D / -g iof
+        // answer) and `replication(&mut out, snap)` (lag per peer, while the HA commands
+        // answer) go here, with the names listed at the end of `metrics!`.
         sources(&mut out, snap);
         let mut series = out.0;
         // Stable: within a metric, the order the groups pushed.
