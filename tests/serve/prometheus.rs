@@ -169,6 +169,33 @@ fn a_listen_address_that_is_not_one_is_refused() {
     assert!(err.contains("an IP address and a port"), "{err}");
 }
 
+#[test]
+fn live_screen_options_that_mean_nothing_to_serve_are_refused() {
+    for (args, said) in [
+        (
+            &["--demo", "--record", "x.jsonl"][..],
+            "--record: serve does not record",
+        ),
+        (
+            &["--replay", "x.jsonl"][..],
+            "--replay: serve exports live instances",
+        ),
+        (
+            &["--demo", "--extents", "pe.txt"][..],
+            "--extents: serve builds no extent map",
+        ),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_ifxtop"))
+            .args(["serve", "--listen", "127.0.0.1:0"])
+            .args(args)
+            .output()
+            .expect("runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(said), "{args:?}: {err}");
+    }
+}
+
 /// A loopback port free now (for Prometheus, which takes no port 0).
 fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
