@@ -159,6 +159,75 @@ fn serve_answers_metrics_in_both_formats_and_nothing_else() {
 }
 
 #[test]
+fn an_unreachable_ssh_host_is_down_with_its_host_label_and_stalls_nothing() {
+    if !available(
+        "/usr/bin/ssh",
+        "an_unreachable_ssh_host_is_down_with_its_host_label_and_stalls_nothing",
+    ) {
+        return;
+    }
+    let home = tempfile::tempdir().expect("home");
+    // Nothing listens on this port: ssh fails at once (BatchMode, no prompt).
+    let far = format!("127.0.0.1:{}", free_port());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ifxtop"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--demo", "--ssh", &far])
+        .args(["--server", "ol_far", "--ssh-config", "/dev/null"])
+        .env("HOME", home.path())
+        .env("XDG_CACHE_HOME", home.path().join("cache"))
+        .env_remove("INFORMIXSERVER")
+        .env_remove("IFXTOP_SSH_CONFIG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ifxtop serve starts");
+    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
+    let serve = Running(Some(child));
+    let mut line = String::new();
+    stderr
+        .read_line(&mut line)
+        .expect("serve says where it listens");
+    assert!(line.contains("ol_demo, ol_far@127.0.0.1"), "{line}");
+    let addr: SocketAddr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|r| r.split('/').next())
+        .and_then(|a| a.parse().ok())
+        .unwrap_or_else(|| panic!("no address in {line:?}"));
+    std::thread::spawn(move || {
+        let mut rest = String::new();
+        let _ = stderr.read_to_string(&mut rest);
+    });
+    // The demo answers while the far host fails.
+    let body = metrics_when_up(addr, 1);
+    let all = samples(&body);
+    let up: Vec<_> = all.iter().filter(|s| s.name == "informix_up").collect();
+    assert_eq!(up.len(), 2, "{body}");
+    let demo = up
+        .iter()
+        .find(|s| s.label("server") == Some("ol_demo"))
+        .expect("the demo");
+    assert_eq!((demo.number(), demo.label("host")), (1.0, None));
+    let far_up = up
+        .iter()
+        .find(|s| s.label("server") == Some("ol_far"))
+        .expect("the far host");
+    assert_eq!(far_up.number(), 0.0);
+    assert_eq!(far_up.label("host"), Some("127.0.0.1"));
+    // Of the far instance, nothing but what says it is down.
+    for s in all.iter().filter(|s| s.label("server") == Some("ol_far")) {
+        assert_eq!(s.label("host"), Some("127.0.0.1"), "{s:?}");
+        assert!(
+            ["informix_up", "ifxtop_source_up"].contains(&s.name.as_str()),
+            "{s:?}"
+        );
+        assert_eq!(s.number(), 0.0, "{s:?}");
+    }
+    let st = serve.terminate();
+    assert!(st.success(), "serve ends cleanly on SIGTERM: {st:?}");
+}
+
+#[test]
 fn a_listen_address_that_is_not_one_is_refused() {
     let out = Command::new(env!("CARGO_BIN_EXE_ifxtop"))
         .args(["serve", "--demo", "--listen", "localhost"])
