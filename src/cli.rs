@@ -116,6 +116,11 @@ pub enum Command {
     /// instance (one collection of every source; exit 1 when the server is off-line or an onstat
     /// fails), the demo, or a recording.
     Snapshot(Box<SnapshotArgs>),
+    /// Export the instances' metrics for Prometheus at http://ADDR/metrics (OpenMetrics): the
+    /// live screen's collectors, without a screen, for the instances it would watch (`--server
+    /// a,b`, `--ssh`, `[[instance]]` in the config, `--demo`). Ends cleanly on SIGTERM or
+    /// SIGINT.
+    Serve(Box<ServeArgs>),
     /// Print a shell completion script: `ifxtop completions bash > /etc/bash_completion.d/ifxtop`.
     Completions {
         #[arg(value_enum)]
@@ -178,6 +183,29 @@ pub struct SnapshotArgs {
     pub extents: Option<PathBuf>,
     #[command(flatten)]
     pub ssh: SshArgs,
+}
+
+/// Where `ifxtop serve` listens by default: 19088 recalls Informix's own 9088 and stays away
+/// from the 91xx ports of the common exporters (node_exporter's 9100, postgres_exporter's 9187,
+/// often on the same database hosts).
+pub const SERVE_DEFAULT_LISTEN: &str = "127.0.0.1:19088";
+
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// The address to listen on (HOST:PORT). Any address other than a loopback one exposes the
+    /// servers' data (waits, sessions, memory, sockets) to whoever can reach it: no
+    /// authentication, no TLS. Keep it on loopback, or put it behind a firewall or a proxy.
+    #[arg(long, value_name = "ADDR", default_value = SERVE_DEFAULT_LISTEN,
+          value_parser = parse_listen)]
+    pub listen: std::net::SocketAddr,
+    #[command(flatten)]
+    pub live: LiveArgs,
+}
+
+fn parse_listen(s: &str) -> std::result::Result<std::net::SocketAddr, String> {
+    s.parse().map_err(|_| {
+        format!("'{s}': an IP address and a port, such as {SERVE_DEFAULT_LISTEN} or [::1]:19088")
+    })
 }
 
 #[derive(Debug, Args)]

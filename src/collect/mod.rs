@@ -561,6 +561,19 @@ impl Collection {
         extent_source: ExtentSource,
         clock: SessionClock,
     ) -> Collection {
+        Collection::start_with(runner, interval, raw, Some(extent_source), clock)
+    }
+
+    /// `start`, without the extent job when `extent_source` is `None` (`ifxtop serve`: no
+    /// metric needs the map, and `oncheck -pe` is costly on a large instance). The extent
+    /// channel is then closed from the start.
+    pub(crate) fn start_with(
+        runner: Arc<dyn CommandRunner>,
+        interval: f64,
+        raw: Option<std::sync::mpsc::SyncSender<RawSample>>,
+        extent_source: Option<ExtentSource>,
+        clock: SessionClock,
+    ) -> Collection {
         let (upd_tx, updates) = mpsc::channel::<Update>(4096);
         let (interval_tx, interval_rx) = watch::channel(interval);
         let ctx = Ctx::new(
@@ -585,12 +598,10 @@ impl Collection {
         tasks.push(ha::spawn(&ctx));
         let (rebuild, rebuild_rx) = mpsc::channel::<()>(2);
         let (ext_tx, extents) = mpsc::channel::<ExtentStatus>(16);
-        tasks.push(tokio::spawn(extents::job(
-            ctx,
-            extent_source,
-            rebuild_rx,
-            ext_tx,
-        )));
+        match extent_source {
+            Some(from) => tasks.push(tokio::spawn(extents::job(ctx, from, rebuild_rx, ext_tx))),
+            None => drop((rebuild_rx, ext_tx)),
+        }
         Collection {
             clock,
             interval: interval_tx,

@@ -1,7 +1,8 @@
-//! The commands besides the live screen: `parse`, `resolve`, `snapshot`, and the shell
-//! completions and manual page (`manual`).
+//! The commands besides the live screen: `parse`, `resolve`, `snapshot`, `serve` (the
+//! Prometheus exporter), and the shell completions and manual page (`manual`).
 
 pub mod manual;
 pub mod parse;
 pub mod resolve;
+pub mod serve;
 pub mod snapshot;

@@ -247,6 +247,17 @@ fn shared(args: &LiveArgs) -> Result<Shared, Error> {
 /// get the fleet screen). With several, an ssh host that cannot be reached is not an error
 /// here: its instance shows as failing and is tried again, while the others run.
 pub(crate) fn setups(args: &LiveArgs) -> Result<Vec<Setup>, Error> {
+    setups_with(args, true)
+}
+
+/// `setups` for `ifxtop serve`, which keeps running unattended: one ssh host that cannot be
+/// reached at start is not an error either (its instance reports it and reconnects).
+pub(crate) fn setups_unattended(args: &LiveArgs) -> Result<Vec<Setup>, Error> {
+    setups_with(args, false)
+}
+
+/// With `connect_one`, a single ssh instance is connected before anything starts.
+fn setups_with(args: &LiveArgs, connect_one: bool) -> Result<Vec<Setup>, Error> {
     let shared = shared(args)?;
     let specs = instance_specs(args, &shared.config)?;
     if specs.len() > 1 && args.record.is_some() {
@@ -258,7 +269,7 @@ pub(crate) fn setups(args: &LiveArgs) -> Result<Vec<Setup>, Error> {
     if specs.len() == 1 {
         return specs
             .into_iter()
-            .map(|spec| setup_of(spec, args, &shared, false))
+            .map(|spec| setup_of(spec, args, &shared, !connect_one))
             .collect();
     }
     // Several: set up side by side, so hosts that hang delay the start once, not once each.

@@ -1,0 +1,184 @@
+//! The exporter's HTTP side, on a thread and a runtime of its own: `/metrics` encodes the latest
+//! metrics of every instance, `/` names it, anything else is 404. HTTP/1.1 through hyper;
+//! connections are bounded in number and in how long a request may take to arrive.
+
+use super::metrics::{exposition, Format, InstanceMetrics};
+use crate::error::Error;
+use http_body_util::Full;
+use hyper::body::Bytes;
+use hyper::header::{HeaderValue, ACCEPT, ALLOW, CONTENT_TYPE};
+use hyper::{Method, Request, Response, StatusCode};
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{oneshot, watch};
+
+/// At most this many connections at once (Prometheus keeps one per target); more are closed.
+const MAX_CONNECTIONS: usize = 64;
+/// A request's headers must arrive within this.
+const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+
+type Latest = Vec<watch::Receiver<Arc<InstanceMetrics>>>;
+
+/// The HTTP thread, running until `stop` (or drop).
+pub(crate) struct HttpServer {
+    stop: Option<oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl HttpServer {
+    /// Serves `latest` (one receiver per instance) on `listener` from a new thread.
+    pub(crate) fn start(
+        listener: std::net::TcpListener,
+        latest: Latest,
+    ) -> Result<HttpServer, Error> {
+        listener.set_nonblocking(true)?;
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let (stop, stopped) = oneshot::channel();
+        let thread = std::thread::Builder::new()
+            .name("ifxtop-http".into())
+            .spawn(move || rt.block_on(accept(listener, Arc::new(latest), stopped)))?;
+        Ok(HttpServer {
+            stop: Some(stop),
+            thread: Some(thread),
+        })
+    }
+
+    /// Stops accepting, closes every connection and waits for the thread.
+    pub(crate) fn stop(mut self) {
+        self.shut();
+    }
+
+    fn shut(&mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        self.shut();
+    }
+}
+
+async fn accept(
+    listener: std::net::TcpListener,
+    latest: Arc<Latest>,
+    mut stop: oneshot::Receiver<()>,
+) {
+    let listener = match tokio::net::TcpListener::from_std(listener) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("ifxtop serve: cannot listen: {e}");
+            return;
+        }
+    };
+    let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    let mut connections = tokio::task::JoinSet::new();
+    loop {
+        tokio::select! {
+            _ = &mut stop => break,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    // Past the limit the connection is closed at once (dropped).
+                    let Ok(slot) = slots.clone().try_acquire_owned() else {
+                        continue;
+                    };
+                    let latest = latest.clone();
+                    connections.spawn(async move {
+                        let _slot = slot;
+                        let service = hyper::service::service_fn(move |req| {
+                            let response = respond(&req, &latest);
+                            async move { Ok::<_, Infallible>(response) }
+                        });
+                        let _ = hyper::server::conn::http1::Builder::new()
+                            .timer(hyper_util::rt::TokioTimer::new())
+                            .header_read_timeout(HEADER_TIMEOUT)
+                            .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                            .await;
+                    });
+                }
+                // Out of file descriptors and the like: wait a little, never spin.
+                Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+            },
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+        }
+    }
+    connections.abort_all();
+}
+
+/// The latest metrics of every instance; an instance whose task has ended is `informix_up` 0.
+fn latest_metrics(latest: &Latest) -> Vec<Arc<InstanceMetrics>> {
+    latest
+        .iter()
+        .map(|rx| {
+            let m = rx.borrow().clone();
+            if rx.has_changed().is_err() {
+                Arc::new(m.gone())
+            } else {
+                m
+            }
+        })
+        .collect()
+}
+
+fn text(status: StatusCode, body: String) -> Response<Full<Bytes>> {
+    let mut r = Response::new(Full::new(Bytes::from(body)));
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    r
+}
+
+/// The answer to one request.
+pub(crate) fn respond<B>(req: &Request<B>, latest: &Latest) -> Response<Full<Bytes>> {
+    if req.method() != Method::GET && req.method() != Method::HEAD {
+        let mut r = text(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "only GET and HEAD\n".to_string(),
+        );
+        r.headers_mut()
+            .insert(ALLOW, HeaderValue::from_static("GET, HEAD"));
+        return r;
+    }
+    match req.uri().path() {
+        "/metrics" => {
+            let format =
+                Format::from_accept(req.headers().get(ACCEPT).and_then(|v| v.to_str().ok()));
+            match exposition(latest_metrics(latest), std::time::Instant::now(), format) {
+                Ok(body) => {
+                    let mut r = text(StatusCode::OK, body);
+                    r.headers_mut().insert(
+                        CONTENT_TYPE,
+                        HeaderValue::from_static(format.content_type()),
+                    );
+                    r
+                }
+                Err(_) => text(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "the metrics could not be encoded\n".to_string(),
+                ),
+            }
+        }
+        "/" => text(
+            StatusCode::OK,
+            format!(
+                "ifxtop serve: Prometheus metrics of {} Informix instance{} at /metrics\n",
+                latest.len(),
+                if latest.len() == 1 { "" } else { "s" }
+            ),
+        ),
+        _ => text(
+            StatusCode::NOT_FOUND,
+            "not found: the metrics are at /metrics\n".to_string(),
+        ),
+    }
+}

@@ -1,0 +1,882 @@
+//! What `ifxtop serve` exports: every metric's name, type and help in one table, the series one
+//! instance exports (taken from its store and snapshot when its data settles, never per scrape),
+//! and the text a scrape encodes from them with `prometheus-client` (OpenMetrics, or the
+//! Prometheus text format 0.0.4 for clients that do not ask for OpenMetrics).
+//!
+//! A series is exported while the source it comes from answers: when that source's latest run
+//! failed (the server off-line, ssh down, an onstat that timed out), its series go, so
+//! Prometheus marks them stale at the next scrape instead of graphing old values as current.
+//! `informix_up` and `informix_data_age_seconds` say what is missing and since when.
+
+use crate::model::snapshot::Snapshot;
+use crate::parsers::onstat_u::WaitReason;
+use crate::source::Source;
+use crate::store::Store;
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
+use prometheus_client::metrics::counter::ConstCounter;
+use prometheus_client::metrics::gauge::ConstGauge;
+use prometheus_client::metrics::MetricType;
+use prometheus_client::registry::Registry;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Gauge,
+    Counter,
+}
+
+/// Declares every metric once: its id, type, full exported name (counters with their `_total`)
+/// and help. The order here is the order of the exposition.
+macro_rules! metrics {
+    ($( $id:ident => $kind:ident $name:literal $help:literal; )*) => {
+        /// One metric of the exposition.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Metric { $($id),* }
+
+        impl Metric {
+            /// Every metric, in the order of the exposition.
+            pub const ALL: &'static [Metric] = &[$(Metric::$id),*];
+
+            /// The name as exported (counters end in `_total`).
+            pub fn name(self) -> &'static str {
+                match self { $(Metric::$id => $name),* }
+            }
+
+            pub fn help(self) -> &'static str {
+                match self { $(Metric::$id => $help),* }
+            }
+
+            fn kind(self) -> Kind {
+                match self { $(Metric::$id => Kind::$kind),* }
+            }
+        }
+    };
+}
+
+metrics! {
+    Up => Gauge "informix_up"
+        "1 when the instance answered its last onstat -u, else 0 (off-line, ssh down, onstat failing or not answered yet)";
+    DataAge => Gauge "informix_data_age_seconds"
+        "Age of the newest onstat -u data at the scrape";
+    Uptime => Gauge "informix_uptime_seconds"
+        "How long the server has been up, from the onstat banner";
+    Blocked => Gauge "informix_blocked"
+        "1 while the onstat banner says Blocked:REASON, 0 for the other known reasons";
+    WaitingThreads => Gauge "informix_waiting_threads"
+        "Threads waiting, by what onstat -u says they wait on (idle client waits not counted)";
+    IdleClientWaits => Gauge "informix_idle_client_waits"
+        "Threads waiting for their client to send the next request (not a server problem)";
+    LongestWait => Gauge "informix_longest_wait_seconds"
+        "The longest current wait, by what it waits on (0 when nothing waits on it)";
+    HeadBlockers => Gauge "informix_head_blockers"
+        "Sessions that block others without being blocked themselves";
+    BlockedWaiters => Gauge "informix_blocked_waiters"
+        "Waiting threads whose blocker chain ends at a head blocker session";
+    DeadlockedThreads => Gauge "informix_deadlocked_threads"
+        "Waiting threads in a blocker chain that loops back (a deadlock)";
+    LockWaits => Counter "informix_lock_waits_total"
+        "onstat -p lokwaits: waits for a lock (goes down after onstat -z; rate() treats that as a reset)";
+    LockRequests => Counter "informix_lock_requests_total"
+        "onstat -p lockreqs: lock requests";
+    BufferWaits => Counter "informix_buffer_waits_total"
+        "onstat -p bufwaits: waits for a buffer";
+    LatchWaits => Counter "informix_latch_waits_total"
+        "onstat -p lchwaits: waits for a latch";
+    Deadlocks => Counter "informix_deadlocks_total"
+        "onstat -p deadlks: deadlocks detected";
+    DeadlockTimeouts => Counter "informix_deadlock_timeouts_total"
+        "onstat -p dltouts: distributed deadlock time-outs";
+    CheckpointWaits => Counter "informix_checkpoint_waits_total"
+        "onstat -p ckpwaits: waits for a checkpoint to finish";
+    Checkpoints => Counter "informix_checkpoints_total"
+        "onstat -p numckpts: checkpoints";
+    SequentialScans => Counter "informix_sequential_scans_total"
+        "onstat -p seqscans: sequential scans";
+    Commits => Counter "informix_commits_total"
+        "onstat -p commit: transactions committed";
+    Rollbacks => Counter "informix_rollbacks_total"
+        "onstat -p rollbk: transactions rolled back";
+    IsamCalls => Counter "informix_isam_calls_total"
+        "onstat -p isamtot: ISAM calls";
+    DiskReads => Counter "informix_disk_reads_total"
+        "onstat -p dskreads: read operations from disk";
+    DiskWrites => Counter "informix_disk_writes_total"
+        "onstat -p dskwrits: write operations to disk";
+    BufferReads => Counter "informix_buffer_reads_total"
+        "onstat -p bufreads: reads served from the buffer pool";
+    BufferWrites => Counter "informix_buffer_writes_total"
+        "onstat -p bufwrits: writes to the buffer pool";
+    LockTableOverflows => Counter "informix_lock_table_overflows_total"
+        "onstat -p ovlock: times the lock table overflowed";
+    UserThreadOverflows => Counter "informix_user_thread_overflows_total"
+        "onstat -p ovuserthread: times the user-thread table overflowed";
+    BufferOverflows => Counter "informix_buffer_overflows_total"
+        "onstat -p ovbuff: times no buffer was free";
+    CpuSeconds => Counter "informix_cpu_seconds_total"
+        "onstat -p usercpu and syscpu: CPU seconds of the server's VPs, by mode";
+    CheckpointDuration => Gauge "informix_checkpoint_duration_seconds"
+        "The last checkpoint of onstat -g ckp: total time";
+    CheckpointFlush => Gauge "informix_checkpoint_flush_seconds"
+        "The last checkpoint of onstat -g ckp: time flushing buffers";
+    CheckpointBlock => Gauge "informix_checkpoint_block_seconds"
+        "The last checkpoint of onstat -g ckp: how long transactions were blocked";
+    CheckpointCritical => Gauge "informix_checkpoint_critical_wait_seconds"
+        "The last checkpoint of onstat -g ckp: the longest wait for threads to leave critical sections";
+    BlockingCheckpoints => Counter "informix_blocking_checkpoints_total"
+        "Checkpoints onstat -g ckp marked blocking, counted by ifxtop from its first look at the history";
+    LogUsed => Gauge "informix_logical_log_used_ratio"
+        "Share of logical-log pages used and not yet free for reuse (0 to 1)";
+    LogsNotBackedUp => Gauge "informix_logical_logs_not_backed_up"
+        "Logical-log files used and not backed up";
+    Logs => Gauge "informix_logical_logs"
+        "Logical-log files";
+    PhysicalLogUsed => Gauge "informix_physical_log_used_ratio"
+        "How full the physical log is (0 to 1)";
+    OldestTransactionLogs => Gauge "informix_oldest_transaction_logs_spanned"
+        "Logical logs from the one the oldest open transaction began in to the current one";
+    VpBusy => Gauge "informix_vp_busy_ratio"
+        "How busy the VPs of a class were over the last interval (0 to 1 per VP)";
+    Vps => Gauge "informix_vps"
+        "VPs per class";
+    VpCpuSeconds => Counter "informix_vp_cpu_seconds_total"
+        "onstat -g glo: CPU seconds of the VPs of a class, by mode";
+    ReadyThreads => Gauge "informix_ready_threads"
+        "Threads ready to run and waiting for a VP (onstat -g rea)";
+    SharedMemory => Gauge "informix_shared_memory_bytes"
+        "Shared memory of the instance (onstat -g seg)";
+    SharedMemoryGrowth => Gauge "informix_shared_memory_growth_bytes"
+        "Growth of shared memory since ifxtop serve started watching";
+    SharedMemorySegments => Gauge "informix_shared_memory_segments"
+        "Shared memory segments";
+    SharedMemoryClass => Gauge "informix_shared_memory_class_bytes"
+        "Shared memory by segment class (R resident, V virtual, M message, B buffer pool...)";
+    ClientConnections => Gauge "informix_client_connections"
+        "TCP connections of clients on a listener port";
+    SendQueue => Gauge "informix_send_queue_bytes"
+        "Bytes in the Send-Q of the client connections of a listener port, summed";
+    SendQueueMax => Gauge "informix_send_queue_max_bytes"
+        "The largest Send-Q of one client connection of a listener port, now";
+    SendQueueWindowMax => Gauge "informix_send_queue_window_max_bytes"
+        "The largest Send-Q of one client connection of a listener port over the socket window (60 s by default)";
+    ZoneReclaimMode => Gauge "informix_host_zone_reclaim_mode"
+        "/proc/sys/vm/zone_reclaim_mode of the host (anything but 0 stalls database servers)";
+    PageScans => Counter "informix_host_page_scans_total"
+        "/proc/vmstat pages scanned by the kernel's memory reclaim, by kswapd or direct (processes stalled reclaiming)";
+    NumaNodeMemory => Gauge "informix_host_numa_node_memory_bytes"
+        "Memory of a NUMA node of the host";
+    NumaNodeFree => Gauge "informix_host_numa_node_free_bytes"
+        "Free memory of a NUMA node of the host";
+    OninitNumaNode => Gauge "informix_oninit_numa_node_bytes"
+        "Memory of the oninit processes on a NUMA node (shared segments counted once)";
+    SourceUp => Gauge "ifxtop_source_up"
+        "1 when the latest run of an ifxtop source (an onstat option, a /proc file) succeeded";
+    ChunkReads => Gauge "informix_chunk_reads_per_second"
+        "Page reads per second of a chunk (onstat -D between two samples)";
+    ChunkWrites => Gauge "informix_chunk_writes_per_second"
+        "Page writes per second of a chunk (onstat -D between two samples)";
+    ChunkReadLatency => Gauge "informix_chunk_read_latency_seconds"
+        "Informix's average time per read of a chunk over the last interval (onstat -g iof)";
+    ChunkWriteLatency => Gauge "informix_chunk_write_latency_seconds"
+        "Informix's average time per write of a chunk over the last interval (onstat -g iof)";
+    ChunkDeviceAwait => Gauge "informix_chunk_device_await_seconds"
+        "Average time per I/O of the block device under a chunk (/proc/diskstats between two samples)";
+    ChunkDeviceBusy => Gauge "informix_chunk_device_busy_ratio"
+        "Share of the time the block device under a chunk was busy (/proc/diskstats, 1 = 100 %)";
+    ReplicationLagPages => Gauge "informix_replication_lag_pages"
+        "Logical-log pages a secondary has not acknowledged (onstat -g cluster / -g rss / -g sds / -g dri)";
+    ReplicationLagSeconds => Gauge "informix_replication_lag_seconds"
+        "How far behind a secondary is in time, when two samples tell it";
+    ReplicationBlocked => Gauge "informix_replication_transmission_blocked"
+        "1 when log transmission to a secondary is blocked";
+}
+
+/// How a series' value is encoded.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Value {
+    Gauge(f64),
+    /// A counter counted in whole numbers.
+    Count(u64),
+    /// A counter of seconds (CPU time).
+    Counter(f64),
+}
+
+/// Extra labels of a series (beyond the instance's `server` and `host`).
+type Labels = Vec<(&'static str, String)>;
+
+/// One series of one instance.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Series {
+    pub metric: Metric,
+    pub labels: Labels,
+    pub value: Value,
+}
+
+/// What ifxtop keeps across builds for the counters it counts itself.
+#[derive(Debug, Clone, Default)]
+pub struct Counted {
+    /// The newest checkpoint interval seen in `onstat -g ckp`.
+    last_checkpoint: Option<u64>,
+    blocking_checkpoints: u64,
+}
+
+/// What one instance exports at one moment.
+#[derive(Debug, Clone)]
+pub struct InstanceMetrics {
+    /// `server`, and `host` for an instance watched over ssh.
+    labels: Labels,
+    up: bool,
+    /// Age of the newest good `onstat -u` data when this was built (`None`: never answered).
+    data_age_s: Option<f64>,
+    built: Instant,
+    /// Every series but `informix_up` and `informix_data_age_seconds`, in the order of `Metric`.
+    series: Vec<Series>,
+}
+
+/// Wait reasons as label values, in the order of `WaitReason::ALL`.
+fn reason_label(r: WaitReason) -> &'static str {
+    match r {
+        WaitReason::Buffer => "buffer",
+        WaitReason::Checkpoint => "checkpoint",
+        WaitReason::LogBuffer => "log_buffer",
+        WaitReason::Lock => "lock",
+        WaitReason::Mutex => "mutex",
+        WaitReason::Transaction => "transaction",
+        WaitReason::Condition => "condition",
+        WaitReason::Rollback => "rollback",
+        WaitReason::Defunct => "defunct",
+    }
+}
+
+/// The reasons the banner's `Blocked:` names (always exported, 0 unless blocked by it).
+pub const BLOCKED_REASONS: [&str; 8] = [
+    "CKPT",
+    "LONGTX",
+    "ARCHIVE",
+    "MEDIA_FAILURE",
+    "HANG_SYSTEM",
+    "DBS_DROP",
+    "DDR",
+    "LBU",
+];
+
+/// The `onstat -p` counters exported as they are, by their `onstat -p` name.
+const PROFILE_COUNTERS: [(&str, Metric); 19] = [
+    ("lokwaits", Metric::LockWaits),
+    ("lockreqs", Metric::LockRequests),
+    ("bufwaits", Metric::BufferWaits),
+    ("lchwaits", Metric::LatchWaits),
+    ("deadlks", Metric::Deadlocks),
+    ("dltouts", Metric::DeadlockTimeouts),
+    ("ckpwaits", Metric::CheckpointWaits),
+    ("numckpts", Metric::Checkpoints),
+    ("seqscans", Metric::SequentialScans),
+    ("commit", Metric::Commits),
+    ("rollbk", Metric::Rollbacks),
+    ("isamtot", Metric::IsamCalls),
+    ("dskreads", Metric::DiskReads),
+    ("dskwrits", Metric::DiskWrites),
+    ("bufreads", Metric::BufferReads),
+    ("bufwrits", Metric::BufferWrites),
+    ("ovlock", Metric::LockTableOverflows),
+    ("ovuserthread", Metric::UserThreadOverflows),
+    ("ovbuff", Metric::BufferOverflows),
+];
+
+/// The latest run of `s` succeeded (and it has data): its series are exported.
+fn answers(store: &Store, s: Source) -> bool {
+    store
+        .source(&s)
+        .is_some_and(|st| st.last_ok.is_some() && st.failing().is_none())
+}
+
+/// Collects the series of one instance.
+struct Out(Vec<Series>);
+
+impl Out {
+    fn push(&mut self, metric: Metric, labels: Labels, value: Value) {
+        let finite = match value {
+            Value::Gauge(v) | Value::Counter(v) => v.is_finite(),
+            Value::Count(_) => true,
+        };
+        // A value that is not a number says nothing: left out, never exported as NaN.
+        if finite {
+            self.0.push(Series {
+                metric,
+                labels,
+                value,
+            });
+        }
+    }
+
+    fn gauge(&mut self, metric: Metric, labels: Labels, v: f64) {
+        self.push(metric, labels, Value::Gauge(v));
+    }
+}
+
+impl InstanceMetrics {
+    /// The labels every series of an instance carries: `server` (`-` when none is named), and
+    /// `host` when it is watched over ssh.
+    fn instance_labels(server: Option<&str>, ssh_host: Option<&str>) -> Labels {
+        let mut l = vec![("server", server.unwrap_or("-").to_string())];
+        if let Some(h) = ssh_host {
+            l.push(("host", h.to_string()));
+        }
+        l
+    }
+
+    /// An instance that has not answered yet: `informix_up` 0 and nothing else.
+    pub fn waiting(server: Option<&str>, ssh_host: Option<&str>) -> InstanceMetrics {
+        InstanceMetrics {
+            labels: Self::instance_labels(server, ssh_host),
+            up: false,
+            data_age_s: None,
+            built: Instant::now(),
+            series: Vec::new(),
+        }
+    }
+
+    /// This instance with nothing but `informix_up` 0 (its collection ended).
+    pub(crate) fn gone(&self) -> InstanceMetrics {
+        InstanceMetrics {
+            labels: self.labels.clone(),
+            up: false,
+            data_age_s: None,
+            built: self.built,
+            series: Vec::new(),
+        }
+    }
+
+    /// The instance's series from its store and the snapshot just built from it, at `built`.
+    pub fn build(
+        server: Option<&str>,
+        ssh_host: Option<&str>,
+        store: &Store,
+        snap: &Snapshot,
+        counted: &mut Counted,
+        built: Instant,
+    ) -> InstanceMetrics {
+        let up = answers(store, Source::OnstatU);
+        let data_age_s = snap
+            .sources
+            .iter()
+            .find(|s| s.source == Source::OnstatU.label())
+            .and_then(|s| s.age_s);
+        let mut out = Out(Vec::new());
+        if up {
+            server_state(&mut out, snap);
+            waits(&mut out, snap);
+        }
+        if answers(store, Source::OnstatP) {
+            profile(&mut out, store);
+        }
+        if answers(store, Source::OnstatGCkp) {
+            checkpoints(&mut out, snap, counted);
+        }
+        if answers(store, Source::OnstatL) {
+            logs(&mut out, snap);
+        }
+        if answers(store, Source::OnstatGGlo) {
+            vps(&mut out, snap, store);
+        }
+        if answers(store, Source::OnstatGRea) {
+            if let Some(n) = snap.vitals.ready_queue {
+                out.gauge(Metric::ReadyThreads, vec![], n as f64);
+            }
+        }
+        if answers(store, Source::OnstatGSeg) {
+            memory(&mut out, snap);
+        }
+        if answers(store, Source::ProcNetTcp) || answers(store, Source::Netstat) {
+            sockets(&mut out, snap);
+        }
+        numa(&mut out, snap, store);
+        if answers(store, Source::OnstatDUpper)
+            || answers(store, Source::OnstatGIof)
+            || answers(store, Source::ProcDiskstats)
+        {
+            io(&mut out, snap, store);
+        }
+        if [
+            Source::OnstatGCluster,
+            Source::OnstatGRss,
+            Source::OnstatGSds,
+            Source::OnstatGDri,
+        ]
+        .into_iter()
+        .any(|s| answers(store, s))
+        {
+            replication(&mut out, snap);
+        }
+        sources(&mut out, snap);
+        let mut series = out.0;
+        // Stable: within a metric, the order the groups pushed.
+        series.sort_by_key(|s| s.metric);
+        InstanceMetrics {
+            labels: Self::instance_labels(server, ssh_host),
+            up,
+            data_age_s,
+            built,
+            series,
+        }
+    }
+
+    pub fn up(&self) -> bool {
+        self.up
+    }
+
+    /// Every series but `informix_up` and `informix_data_age_seconds`.
+    pub fn series(&self) -> &[Series] {
+        &self.series
+    }
+
+    /// The series of `metric`.
+    fn of(&self, metric: Metric) -> &[Series] {
+        let from = self.series.partition_point(|s| s.metric < metric);
+        let to = self.series.partition_point(|s| s.metric <= metric);
+        &self.series[from..to]
+    }
+}
+
+/// Per chunk: Informix's rates and times (while `onstat -D` / `-g iof` answer), and the block
+/// device's await and busy share (while `/proc/diskstats` answers and the chunk's device is
+/// known).
+fn io(out: &mut Out, snap: &Snapshot, store: &Store) {
+    let d_upper = answers(store, Source::OnstatDUpper);
+    let iof = answers(store, Source::OnstatGIof);
+    let disks = answers(store, Source::ProcDiskstats);
+    for c in &snap.io.chunks {
+        let l = || {
+            vec![
+                ("chunk", c.chunk.to_string()),
+                ("dbspace", c.dbspace.clone().unwrap_or_default()),
+            ]
+        };
+        if d_upper {
+            if let Some(v) = c.reads_per_s {
+                out.gauge(Metric::ChunkReads, l(), v);
+            }
+            if let Some(v) = c.writes_per_s {
+                out.gauge(Metric::ChunkWrites, l(), v);
+            }
+        }
+        if iof {
+            // Only a time measured over the last interval (not the average since the reset).
+            if let (Some(ms), Some(_)) = (c.avg_read_ms, c.avg_read_over_s) {
+                out.gauge(Metric::ChunkReadLatency, l(), ms / 1000.0);
+            }
+            if let (Some(ms), Some(_)) = (c.avg_write_ms, c.avg_write_over_s) {
+                out.gauge(Metric::ChunkWriteLatency, l(), ms / 1000.0);
+            }
+        }
+        // The kernel's name (`dm-8`, `sdd1`), as node_exporter labels its disk series.
+        if let (true, Some(device)) = (disks, c.device.as_ref()) {
+            let dl = || {
+                let mut v = l();
+                v.push(("device", device.clone()));
+                v
+            };
+            if let Some(ms) = c.device_await_ms {
+                out.gauge(Metric::ChunkDeviceAwait, dl(), ms / 1000.0);
+            }
+            if let Some(pct) = c.device_util_pct {
+                out.gauge(Metric::ChunkDeviceBusy, dl(), pct / 100.0);
+            }
+        }
+    }
+}
+
+/// Per secondary of this primary: pages behind, seconds behind when known, transmission
+/// blocked.
+fn replication(out: &mut Out, snap: &Snapshot) {
+    for p in &snap.replication.peers {
+        let l = || {
+            vec![
+                ("peer", p.name.clone()),
+                ("type", p.peer_type.clone().unwrap_or_default()),
+            ]
+        };
+        if let Some(n) = p.lag_pages {
+            out.gauge(Metric::ReplicationLagPages, l(), n as f64);
+        }
+        if let Some(secs) = p.lag_s {
+            out.gauge(Metric::ReplicationLagSeconds, l(), secs);
+        }
+        let blocked = p.transmission.as_deref() == Some("Blocked");
+        out.gauge(
+            Metric::ReplicationBlocked,
+            l(),
+            f64::from(u8::from(blocked)),
+        );
+    }
+}
+
+/// Uptime and `Blocked:`.
+fn server_state(out: &mut Out, snap: &Snapshot) {
+    let s = &snap.server;
+    if let Some(up) = s.uptime_s {
+        out.gauge(Metric::Uptime, vec![], up as f64);
+    }
+    let current: Vec<&str> = s
+        .blocked
+        .as_deref()
+        .map(|b| b.split_whitespace().collect())
+        .unwrap_or_default();
+    for r in BLOCKED_REASONS {
+        let on = current.contains(&r);
+        out.gauge(
+            Metric::Blocked,
+            vec![("reason", r.into())],
+            f64::from(u8::from(on)),
+        );
+    }
+    for r in current.iter().filter(|r| !BLOCKED_REASONS.contains(r)) {
+        out.gauge(Metric::Blocked, vec![("reason", (*r).into())], 1.0);
+    }
+}
+
+/// Waiting threads by reason, idle client waits, the longest waits, blockers.
+fn waits(out: &mut Out, snap: &Snapshot) {
+    let mut count: BTreeMap<WaitReason, (usize, f64)> = BTreeMap::new();
+    let mut idle = 0usize;
+    let mut deadlocked = 0usize;
+    for w in &snap.waiters {
+        if w.idle {
+            idle += 1;
+            continue;
+        }
+        let e = count.entry(w.reason).or_insert((0, 0.0));
+        e.0 += 1;
+        e.1 = e.1.max(w.in_wait_s);
+        deadlocked += usize::from(w.deadlock);
+    }
+    // Every reason, 0 when nothing waits on it: a graph has no gaps and an alert compares
+    // against 0, not against a missing series.
+    for r in WaitReason::ALL {
+        let (n, _) = count.get(&r).copied().unwrap_or_default();
+        out.gauge(
+            Metric::WaitingThreads,
+            vec![("reason", reason_label(r).into())],
+            n as f64,
+        );
+    }
+    for r in WaitReason::ALL {
+        let (_, longest) = count.get(&r).copied().unwrap_or_default();
+        out.gauge(
+            Metric::LongestWait,
+            vec![("reason", reason_label(r).into())],
+            longest,
+        );
+    }
+    out.gauge(Metric::IdleClientWaits, vec![], idle as f64);
+    out.gauge(Metric::HeadBlockers, vec![], snap.heads.len() as f64);
+    let blocked: usize = snap.heads.iter().map(|h| h.blocked).sum();
+    out.gauge(Metric::BlockedWaiters, vec![], blocked as f64);
+    out.gauge(Metric::DeadlockedThreads, vec![], deadlocked as f64);
+}
+
+/// The `onstat -p` counters, as the store holds the last good `onstat -p`.
+fn profile(out: &mut Out, store: &Store) {
+    use crate::parsers::onstat_p::{Counter, OnstatP};
+    let Some(p) = store.get::<OnstatP>(Source::OnstatP) else {
+        return;
+    };
+    for (name, metric) in PROFILE_COUNTERS {
+        match p.counters.get(name) {
+            Some(Counter::Count(n)) => out.push(metric, vec![], Value::Count(*n)),
+            // Printed with decimals where a count is expected: whole part (it never is, but a
+            // counter must stay a counter).
+            Some(Counter::Decimal(x)) if *x >= 0.0 => {
+                out.push(metric, vec![], Value::Count(x.trunc() as u64))
+            }
+            _ => {}
+        }
+    }
+    for (name, mode) in [("usercpu", "user"), ("syscpu", "system")] {
+        if let Some(v) = p.get(name).filter(|v| *v >= 0.0) {
+            out.push(
+                Metric::CpuSeconds,
+                vec![("mode", mode.into())],
+                Value::Counter(v),
+            );
+        }
+    }
+}
+
+/// The last checkpoint's times, and blocking checkpoints counted as they appear.
+fn checkpoints(out: &mut Out, snap: &Snapshot, counted: &mut Counted) {
+    let rows = &snap.vitals.checkpoints;
+    let newest = rows.iter().map(|c| c.interval).max();
+    if let (Some(newest), Some(seen)) = (newest, counted.last_checkpoint) {
+        if newest < seen {
+            // The numbering started over (the server restarted): every row is new.
+            counted.last_checkpoint = None;
+        }
+    }
+    let seen = counted.last_checkpoint;
+    let new_blocking = rows
+        .iter()
+        .filter(|c| seen.is_none_or(|s| c.interval > s) && c.blocking)
+        .count();
+    counted.blocking_checkpoints += new_blocking as u64;
+    if newest.is_some() {
+        counted.last_checkpoint = newest;
+    }
+    if let Some(last) = rows.iter().max_by_key(|c| c.interval) {
+        out.gauge(Metric::CheckpointDuration, vec![], last.total_s);
+        out.gauge(Metric::CheckpointFlush, vec![], last.flush_s);
+        out.gauge(Metric::CheckpointBlock, vec![], last.block_s);
+        out.gauge(Metric::CheckpointCritical, vec![], last.crit_s);
+    }
+    out.push(
+        Metric::BlockingCheckpoints,
+        vec![],
+        Value::Count(counted.blocking_checkpoints),
+    );
+}
+
+/// Logical and physical logs, and how many logs the oldest transaction holds.
+fn logs(out: &mut Out, snap: &Snapshot) {
+    let Some(l) = &snap.vitals.logs else {
+        return;
+    };
+    out.gauge(Metric::LogUsed, vec![], l.used_pct / 100.0);
+    out.gauge(Metric::LogsNotBackedUp, vec![], l.not_backed_up as f64);
+    out.gauge(Metric::Logs, vec![], l.total as f64);
+    if let Some(p) = l.physical_used_pct {
+        out.gauge(Metric::PhysicalLogUsed, vec![], p / 100.0);
+    }
+    if let Some(t) = &l.oldest_transaction {
+        out.gauge(Metric::OldestTransactionLogs, vec![], t.logs_spanned as f64);
+    }
+}
+
+/// VP classes: how busy, how many, their CPU seconds.
+fn vps(out: &mut Out, snap: &Snapshot, store: &Store) {
+    for v in &snap.vitals.vps {
+        let class = || vec![("class", v.class.clone())];
+        out.gauge(Metric::Vps, class(), v.count as f64);
+        if let Some(b) = v.busy_pct {
+            out.gauge(Metric::VpBusy, class(), b / 100.0);
+        }
+    }
+    if let Some(g) = store.get::<crate::parsers::onstat_g_glo::OnstatGGlo>(Source::OnstatGGlo) {
+        for c in &g.classes {
+            for (mode, v) in [("user", c.usercpu), ("system", c.syscpu)] {
+                if v >= 0.0 {
+                    out.push(
+                        Metric::VpCpuSeconds,
+                        vec![("class", c.class.clone()), ("mode", mode.into())],
+                        Value::Counter(v),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Shared memory: total, growth, segments, by class.
+fn memory(out: &mut Out, snap: &Snapshot) {
+    let Some(m) = &snap.vitals.memory else {
+        return;
+    };
+    out.gauge(Metric::SharedMemory, vec![], m.total_kb as f64 * 1024.0);
+    out.gauge(
+        Metric::SharedMemoryGrowth,
+        vec![],
+        m.growth_kb as f64 * 1024.0,
+    );
+    out.gauge(Metric::SharedMemorySegments, vec![], m.segments as f64);
+    for (class, kb) in &m.by_class {
+        out.gauge(
+            Metric::SharedMemoryClass,
+            vec![("class", class.clone())],
+            *kb as f64 * 1024.0,
+        );
+    }
+}
+
+/// Client connections and their Send-Q, per listener port.
+fn sockets(out: &mut Out, snap: &Snapshot) {
+    // Port → (connections, Send-Q summed, largest now, largest over the window).
+    let mut ports: BTreeMap<String, (usize, u64, u64, u64)> = BTreeMap::new();
+    for k in &snap.sockets {
+        let port = k
+            .local
+            .port_num()
+            .map_or_else(|| k.local.port.to_string(), |p| p.to_string());
+        let e = ports.entry(port).or_default();
+        e.0 += 1;
+        e.1 = e.1.saturating_add(k.send_q);
+        e.2 = e.2.max(k.send_q);
+        e.3 = e.3.max(k.max_send_q);
+    }
+    // The instance's listener ports are there even with no client connected.
+    for p in &snap.ports {
+        ports.entry(p.to_string()).or_default();
+    }
+    for (port, (n, sum, max, window)) in ports {
+        let l = || vec![("port", port.clone())];
+        out.gauge(Metric::ClientConnections, l(), n as f64);
+        out.gauge(Metric::SendQueue, l(), sum as f64);
+        out.gauge(Metric::SendQueueMax, l(), max as f64);
+        out.gauge(Metric::SendQueueWindowMax, l(), window as f64);
+    }
+}
+
+/// The host's NUMA settings, page scans and node memory, each while its file answers.
+fn numa(out: &mut Out, snap: &Snapshot, store: &Store) {
+    let n = &snap.numa;
+    if answers(store, Source::ZoneReclaimMode) {
+        if let Some(z) = n.zone_reclaim_mode {
+            out.gauge(Metric::ZoneReclaimMode, vec![], f64::from(z));
+        }
+    }
+    if answers(store, Source::Vmstat) {
+        if let Some(v) = store.get::<crate::parsers::numa::Vmstat>(Source::Vmstat) {
+            let (all, direct) = crate::store::scan::pgscan_totals(&v.0);
+            out.push(
+                Metric::PageScans,
+                vec![("kind", "kswapd".into())],
+                Value::Count(all.saturating_sub(direct)),
+            );
+            out.push(
+                Metric::PageScans,
+                vec![("kind", "direct".into())],
+                Value::Count(direct),
+            );
+        }
+    }
+    for node in &n.nodes {
+        let l = || vec![("node", node.node.to_string())];
+        if answers(store, Source::NodeMeminfo(node.node)) {
+            if let Some(kb) = node.total_kb {
+                out.gauge(Metric::NumaNodeMemory, l(), kb as f64 * 1024.0);
+            }
+            if let Some(kb) = node.free_kb {
+                out.gauge(Metric::NumaNodeFree, l(), kb as f64 * 1024.0);
+            }
+        }
+        if let Some(kb) = node.oninit_kb {
+            out.gauge(Metric::OninitNumaNode, l(), kb as f64 * 1024.0);
+        }
+    }
+}
+
+/// Whether each of ifxtop's sources answered its latest run.
+fn sources(out: &mut Out, snap: &Snapshot) {
+    for s in &snap.sources {
+        out.gauge(
+            Metric::SourceUp,
+            vec![("source", s.source.clone())],
+            f64::from(u8::from(s.error.is_none())),
+        );
+    }
+}
+
+/// The text formats a scrape can be answered in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// OpenMetrics 1.0 (what Prometheus asks for).
+    OpenMetrics,
+    /// The Prometheus text format 0.0.4 (what `curl` and `promtool check metrics` get).
+    Text,
+}
+
+impl Format {
+    /// The format an `Accept` header asks for: OpenMetrics when it names it, else text.
+    pub fn from_accept(accept: Option<&str>) -> Format {
+        match accept {
+            Some(a) if a.contains("application/openmetrics-text") => Format::OpenMetrics,
+            _ => Format::Text,
+        }
+    }
+
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Format::OpenMetrics => "application/openmetrics-text; version=1.0.0; charset=utf-8",
+            Format::Text => prometheus_client::encoding::prometheus_text::CONTENT_TYPE,
+        }
+    }
+}
+
+/// One scrape: the instances' latest metrics and the moment of the scrape.
+#[derive(Debug)]
+struct Scrape {
+    instances: Vec<Arc<InstanceMetrics>>,
+    now: Instant,
+}
+
+impl Collector for Scrape {
+    fn encode(&self, mut encoder: DescriptorEncoder<'_>) -> Result<(), std::fmt::Error> {
+        for &metric in Metric::ALL {
+            let any = match metric {
+                Metric::Up => !self.instances.is_empty(),
+                Metric::DataAge => self.instances.iter().any(|i| i.data_age_s.is_some()),
+                m => self.instances.iter().any(|i| !i.of(m).is_empty()),
+            };
+            if !any {
+                continue;
+            }
+            let (name, kind) = match metric.kind() {
+                Kind::Counter => (
+                    metric
+                        .name()
+                        .strip_suffix("_total")
+                        .unwrap_or(metric.name()),
+                    MetricType::Counter,
+                ),
+                Kind::Gauge => (metric.name(), MetricType::Gauge),
+            };
+            let mut family = encoder.encode_descriptor(name, metric.help(), None, kind)?;
+            for i in &self.instances {
+                let none: &[(&str, String)] = &[];
+                match metric {
+                    Metric::Up => {
+                        let labels = (i.labels.as_slice(), none);
+                        let e = family.encode_family(&labels)?;
+                        ConstGauge::new(if i.up { 1.0 } else { 0.0 }).encode(e)?;
+                    }
+                    Metric::DataAge => {
+                        if let Some(age) = i.data_age_s {
+                            let since = self.now.saturating_duration_since(i.built);
+                            let labels = (i.labels.as_slice(), none);
+                            let e = family.encode_family(&labels)?;
+                            ConstGauge::new(age + since.as_secs_f64()).encode(e)?;
+                        }
+                    }
+                    m => {
+                        for s in i.of(m) {
+                            let labels = (i.labels.as_slice(), s.labels.as_slice());
+                            let e = family.encode_family(&labels)?;
+                            match s.value {
+                                Value::Gauge(v) => ConstGauge::new(v).encode(e)?,
+                                Value::Count(v) => ConstCounter::new(v).encode(e)?,
+                                Value::Counter(v) => ConstCounter::new(v).encode(e)?,
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The exposition of `instances` at `now`, in `format`.
+pub fn exposition(
+    instances: Vec<Arc<InstanceMetrics>>,
+    now: Instant,
+    format: Format,
+) -> Result<String, std::fmt::Error> {
+    let mut registry = Registry::default();
+    registry.register_collector(Box::new(Scrape { instances, now }));
+    let mut out = String::with_capacity(16 * 1024);
+    match format {
+        Format::OpenMetrics => prometheus_client::encoding::text::encode(&mut out, &registry)?,
+        Format::Text => prometheus_client::encoding::prometheus_text::encode(&mut out, &registry)?,
+    }
+    Ok(out)
+}

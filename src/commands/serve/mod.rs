@@ -1,0 +1,255 @@
+//! `ifxtop serve`: a Prometheus exporter. Each instance runs the live screen's collectors and
+//! store, without a screen; when its data settles, its snapshot and then its metrics are built
+//! (at most every half interval, as the live screen rebuilds its snapshot). A scrape, answered
+//! on a thread of its own, only encodes the latest metrics of every instance: it never waits
+//! for an onstat, and an instance that fails or hangs holds up neither the others nor a scrape.
+
+pub mod http;
+pub mod metrics;
+
+use crate::cli::{LiveArgs, ServeArgs};
+use crate::collect::log::DebugLog;
+use crate::collect::{Collection, SessionClock};
+use crate::error::Error;
+use crate::model::snapshot;
+use crate::store::Store;
+use crate::tui::setup::Setup;
+use metrics::{Counted, InstanceMetrics};
+use std::future::Future;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::watch;
+use tokio::time::Instant;
+
+/// How long the instances get to stop (their collectors killing what runs) before serve exits
+/// anyway.
+const STOP_WAIT: Duration = Duration::from_secs(5);
+
+/// `ifxtop serve`.
+pub fn run_cli(args: &ServeArgs) -> ExitCode {
+    match run(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("ifxtop serve: {e}");
+            ExitCode::from(match e {
+                Error::Usage(_) => 2,
+                _ => 1,
+            })
+        }
+    }
+}
+
+fn run(args: &ServeArgs) -> Result<(), Error> {
+    check_args(&args.live)?;
+    let setups = crate::tui::setup::setups_unattended(&args.live)?;
+    let listener = std::net::TcpListener::bind(args.listen)
+        .map_err(|e| Error::Usage(format!("--listen {}: {e}", args.listen)))?;
+    let addr = listener.local_addr()?;
+    let names: Vec<&str> = setups.iter().map(|s| s.instance.as_str()).collect();
+    eprintln!(
+        "ifxtop serve: metrics of {} at http://{addr}/metrics{}",
+        names.join(", "),
+        if addr.ip().is_loopback() {
+            ""
+        } else {
+            " (not a loopback address: anyone who reaches it reads them)"
+        }
+    );
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(async {
+        let stop = end_signals()?;
+        serve(setups, listener, stop).await
+    })
+}
+
+/// What the live screen's options mean nothing to serve: said, not ignored.
+fn check_args(args: &LiveArgs) -> Result<(), Error> {
+    let refuse = |what: &str, why: &str| Err(Error::Usage(format!("{what}: {why}")));
+    if args.replay.is_some() {
+        return refuse(
+            "--replay",
+            "serve exports live instances or the demo (a recording: `ifxtop --replay`)",
+        );
+    }
+    if args.record.is_some() {
+        return refuse(
+            "--record",
+            "serve does not record (`ifxtop --record` or `ifxtop snapshot --record` do)",
+        );
+    }
+    if args.extents.is_some() {
+        return refuse(
+            "--extents",
+            "serve builds no extent map (no metric needs one)",
+        );
+    }
+    Ok(())
+}
+
+/// Resolves when SIGTERM, SIGINT, SIGHUP or SIGQUIT arrives: serve then ends cleanly.
+fn end_signals() -> Result<impl Future<Output = ()>, Error> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut streams = Vec::new();
+    for kind in [
+        SignalKind::terminate(),
+        SignalKind::interrupt(),
+        SignalKind::hangup(),
+        SignalKind::quit(),
+    ] {
+        streams.push(signal(kind)?);
+    }
+    Ok(async move {
+        let any = std::future::poll_fn(|cx| {
+            for s in streams.iter_mut() {
+                if s.poll_recv(cx).is_ready() {
+                    return std::task::Poll::Ready(());
+                }
+            }
+            std::task::Poll::Pending
+        });
+        any.await
+    })
+}
+
+/// The labels an instance's series carry: its server, and the host when it is watched over ssh
+/// (a remote instance's name is `server@host`, a local one's the server alone).
+pub(crate) fn labels_of(setup: &Setup) -> (Option<&str>, Option<&str>) {
+    let server = setup.server.as_deref();
+    let remote = setup.instance != crate::tui::setup::instance_name(server, None);
+    let host = if remote {
+        setup.settings.host.as_deref()
+    } else {
+        None
+    };
+    (server, host)
+}
+
+/// Serves the metrics of `setups` on `listener` until `stop` resolves; then stops every
+/// instance's collectors (and so every command they run) and the HTTP thread.
+pub async fn serve(
+    setups: Vec<Setup>,
+    listener: std::net::TcpListener,
+    stop: impl Future<Output = ()>,
+) -> Result<(), Error> {
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let mut latest = Vec::with_capacity(setups.len());
+    let mut tasks = Vec::with_capacity(setups.len());
+    for setup in setups {
+        let (server, host) = labels_of(&setup);
+        let (tx, rx) = watch::channel(Arc::new(InstanceMetrics::waiting(server, host)));
+        latest.push(rx);
+        let log = match &setup.log {
+            Some(p) => Some(DebugLog::open(p).map_err(|source| Error::File {
+                path: p.display().to_string(),
+                source,
+            })?),
+            None => None,
+        };
+        tasks.push(tokio::spawn(watch_instance(
+            setup,
+            tx,
+            stop_rx.clone(),
+            log,
+        )));
+    }
+    let http = http::HttpServer::start(listener, latest)?;
+    stop.await;
+    let _ = stop_tx.send(true);
+    for t in tasks {
+        // Each stops its collectors and returns at once; a task that does not is dropped
+        // with the runtime, which kills what it runs all the same.
+        let _ = tokio::time::timeout(STOP_WAIT, t).await;
+    }
+    http.stop();
+    Ok(())
+}
+
+/// One instance: its collectors feed its store; when the data settles (and at most every half
+/// interval) the snapshot and the metrics are built and published for the scrapes.
+async fn watch_instance(
+    setup: Setup,
+    publish: watch::Sender<Arc<InstanceMetrics>>,
+    mut stop: watch::Receiver<bool>,
+    mut log: Option<DebugLog>,
+) {
+    let (server, host) = labels_of(&setup);
+    let mut collection = Collection::start_with(
+        setup.runner.clone(),
+        setup.interval,
+        None,
+        None,
+        SessionClock::start(),
+    );
+    if let Some(l) = &mut log {
+        l.line(
+            Duration::ZERO,
+            &format!(
+                "serve: {} ({:?}, ports {:?}, interval {}s)",
+                setup.instance, setup.mode, setup.settings.ports, setup.interval
+            ),
+        );
+    }
+    let mut store = Store::new(setup.settings.clone());
+    let mut counted = Counted::default();
+    let min_gap = Duration::from_secs_f64(setup.interval.clamp(0.1, 3600.0) * 0.5);
+    let mut settle: Option<Instant> = None;
+    let mut last_build: Option<Instant> = None;
+    let mut extents_open = true;
+    loop {
+        tokio::select! {
+            _ = stop.changed() => break,
+            u = collection.updates.recv() => match u {
+                Some(u) => {
+                    let mut apply = |u: crate::collect::sample::Update| {
+                        if let Some(l) = &mut log {
+                            l.update(&u);
+                        }
+                        store.apply(u);
+                    };
+                    apply(u);
+                    while let Ok(u) = collection.updates.try_recv() {
+                        apply(u);
+                    }
+                    settle.get_or_insert_with(|| Instant::now() + crate::tui::session::SETTLE);
+                }
+                None => break,
+            },
+            st = collection.extents.recv(), if extents_open => {
+                // No extent job runs for serve: the channel closes at once.
+                extents_open = st.is_some();
+            }
+            _ = tokio::time::sleep_until(settle.unwrap_or_else(Instant::now)), if settle.is_some() => {
+                let now = Instant::now();
+                match last_build {
+                    Some(b) if now < b + min_gap => settle = Some(b + min_gap),
+                    _ => {
+                        settle = None;
+                        last_build = Some(now);
+                        let snap = snapshot::build(
+                            &store,
+                            collection.clock.now(),
+                            setup.server.as_deref(),
+                            &[],
+                        );
+                        let m = InstanceMetrics::build(
+                            server,
+                            host,
+                            &store,
+                            &snap,
+                            &mut counted,
+                            std::time::Instant::now(),
+                        );
+                        publish.send_replace(Arc::new(m));
+                    }
+                }
+            }
+        }
+    }
+    collection.stop();
+    if let Some(l) = &mut log {
+        l.line(collection.clock.now(), "serve: stopped");
+    }
+}

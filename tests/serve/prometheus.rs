@@ -1,0 +1,393 @@
+//! `ifxtop serve` as a user runs it: its HTTP answers on loopback, and a real Prometheus
+//! (Debian's `prometheus`) scraping `ifxtop serve --demo` and answering queries for `informix_up`
+//! and `informix_waiting_threads` through its HTTP API. Every process is stopped by the test
+//! (SIGTERM for serve, which must then end cleanly) and every wait is bounded.
+
+use crate::{available, samples, PROMETHEUS};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A child process killed when the test ends, however it ends.
+struct Running(Option<Child>);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.0.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl Running {
+    /// SIGTERM, then its exit status within 10 s.
+    fn terminate(mut self) -> std::process::ExitStatus {
+        let mut c = self.0.take().expect("running");
+        let pid = nix::unistd::Pid::from_raw(i32::try_from(c.id()).expect("pid"));
+        nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("SIGTERM");
+        let until = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(st) = c.try_wait().expect("wait") {
+                return st;
+            }
+            if Instant::now() > until {
+                let _ = c.kill();
+                let _ = c.wait();
+                panic!("ifxtop serve did not end within 10 s of SIGTERM");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+/// `ifxtop serve --listen 127.0.0.1:0 ARGS`, and the address it says it listens on.
+fn serve(args: &[&str]) -> (Running, SocketAddr) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ifxtop"))
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(args)
+        .env_remove("INFORMIXSERVER")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ifxtop serve starts");
+    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
+    let running = Running(Some(child));
+    let mut line = String::new();
+    stderr
+        .read_line(&mut line)
+        .expect("serve says where it listens");
+    // "ifxtop serve: metrics of ol_demo at http://127.0.0.1:PORT/metrics"
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|r| r.split('/').next())
+        .and_then(|a| a.parse().ok())
+        .unwrap_or_else(|| panic!("no address in {line:?}"));
+    // Keep reading its stderr so it never blocks on a full pipe.
+    std::thread::spawn(move || {
+        let mut rest = String::new();
+        let _ = stderr.read_to_string(&mut rest);
+    });
+    (running, addr)
+}
+
+/// A plain HTTP/1.1 request on loopback: status code, headers, body.
+fn http(addr: SocketAddr, method: &str, path: &str, headers: &[&str]) -> (u16, String, String) {
+    let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(5)).expect("connects");
+    s.set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("timeout");
+    let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    for h in headers {
+        req.push_str(h);
+        req.push_str("\r\n");
+    }
+    req.push_str("\r\n");
+    s.write_all(req.as_bytes()).expect("sends");
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).expect("reads the answer");
+    let raw = String::from_utf8(raw).expect("utf-8");
+    let (head, body) = raw.split_once("\r\n\r\n").expect("a head and a body");
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or_else(|| panic!("status in {head:?}"));
+    (status, head.to_string(), body.to_string())
+}
+
+/// The metrics once every instance has answered (`informix_up` 1 for `n` instances), within 30 s.
+fn metrics_when_up(addr: SocketAddr, n: usize) -> String {
+    let until = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (status, _, body) = http(addr, "GET", "/metrics", &[]);
+        assert_eq!(status, 200, "{body}");
+        let up = samples(&body)
+            .iter()
+            .filter(|s| s.name == "informix_up" && s.number() == 1.0)
+            .count();
+        if up == n {
+            return body;
+        }
+        assert!(Instant::now() < until, "not up within 30 s:\n{body}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[test]
+fn serve_answers_metrics_in_both_formats_and_nothing_else() {
+    let (serve, addr) = serve(&["--demo", "--demo-instances", "2"]);
+    assert!(addr.ip().is_loopback());
+    let body = metrics_when_up(addr, 2);
+    let all = samples(&body);
+    let mut servers: Vec<&str> = all
+        .iter()
+        .filter(|s| s.name == "informix_up")
+        .filter_map(|s| s.label("server"))
+        .collect();
+    servers.sort();
+    servers.dedup();
+    assert_eq!(servers.len(), 2, "two demo instances: {servers:?}");
+    assert!(all.iter().all(|s| s.label("server").is_some()));
+
+    let (status, head, body) = http(
+        addr,
+        "GET",
+        "/metrics",
+        &["Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5"],
+    );
+    assert_eq!(status, 200);
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("content-type: application/openmetrics-text; version=1.0.0"),
+        "{head}"
+    );
+    assert!(body.ends_with("# EOF\n"));
+
+    let (status, _, _) = http(addr, "GET", "/nothing", &[]);
+    assert_eq!(status, 404);
+    let (status, head, _) = http(addr, "POST", "/metrics", &["Content-Length: 0"]);
+    assert_eq!(status, 405);
+    assert!(head.contains("GET, HEAD"), "{head}");
+    let (status, _, body) = http(addr, "HEAD", "/metrics", &[]);
+    assert_eq!((status, body.as_str()), (200, ""));
+
+    let st = serve.terminate();
+    assert!(st.success(), "serve ends cleanly on SIGTERM: {st:?}");
+}
+
+#[test]
+fn an_unreachable_ssh_host_is_down_with_its_host_label_and_stalls_nothing() {
+    if !available(
+        "/usr/bin/ssh",
+        "an_unreachable_ssh_host_is_down_with_its_host_label_and_stalls_nothing",
+    ) {
+        return;
+    }
+    let home = tempfile::tempdir().expect("home");
+    // Nothing listens on this port: ssh fails at once (BatchMode, no prompt).
+    let far = format!("127.0.0.1:{}", free_port());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ifxtop"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--demo", "--ssh", &far])
+        .args(["--server", "ol_far", "--ssh-config", "/dev/null"])
+        .env("HOME", home.path())
+        .env("XDG_CACHE_HOME", home.path().join("cache"))
+        .env_remove("INFORMIXSERVER")
+        .env_remove("IFXTOP_SSH_CONFIG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ifxtop serve starts");
+    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
+    let serve = Running(Some(child));
+    let mut line = String::new();
+    stderr
+        .read_line(&mut line)
+        .expect("serve says where it listens");
+    assert!(line.contains("ol_demo, ol_far@127.0.0.1"), "{line}");
+    let addr: SocketAddr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|r| r.split('/').next())
+        .and_then(|a| a.parse().ok())
+        .unwrap_or_else(|| panic!("no address in {line:?}"));
+    std::thread::spawn(move || {
+        let mut rest = String::new();
+        let _ = stderr.read_to_string(&mut rest);
+    });
+    // The demo answers while the far host fails.
+    let body = metrics_when_up(addr, 1);
+    let all = samples(&body);
+    let up: Vec<_> = all.iter().filter(|s| s.name == "informix_up").collect();
+    assert_eq!(up.len(), 2, "{body}");
+    let demo = up
+        .iter()
+        .find(|s| s.label("server") == Some("ol_demo"))
+        .expect("the demo");
+    assert_eq!((demo.number(), demo.label("host")), (1.0, None));
+    let far_up = up
+        .iter()
+        .find(|s| s.label("server") == Some("ol_far"))
+        .expect("the far host");
+    assert_eq!(far_up.number(), 0.0);
+    assert_eq!(far_up.label("host"), Some("127.0.0.1"));
+    // Of the far instance, nothing but what says it is down.
+    for s in all.iter().filter(|s| s.label("server") == Some("ol_far")) {
+        assert_eq!(s.label("host"), Some("127.0.0.1"), "{s:?}");
+        assert!(
+            ["informix_up", "ifxtop_source_up"].contains(&s.name.as_str()),
+            "{s:?}"
+        );
+        assert_eq!(s.number(), 0.0, "{s:?}");
+    }
+    let st = serve.terminate();
+    assert!(st.success(), "serve ends cleanly on SIGTERM: {st:?}");
+}
+
+#[test]
+fn a_listen_address_that_is_not_one_is_refused() {
+    let out = Command::new(env!("CARGO_BIN_EXE_ifxtop"))
+        .args(["serve", "--demo", "--listen", "localhost"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("an IP address and a port"), "{err}");
+}
+
+#[test]
+fn live_screen_options_that_mean_nothing_to_serve_are_refused() {
+    for (args, said) in [
+        (
+            &["--demo", "--record", "x.jsonl"][..],
+            "--record: serve does not record",
+        ),
+        (
+            &["--replay", "x.jsonl"][..],
+            "--replay: serve exports live instances",
+        ),
+        (
+            &["--demo", "--extents", "pe.txt"][..],
+            "--extents: serve builds no extent map",
+        ),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_ifxtop"))
+            .args(["serve", "--listen", "127.0.0.1:0"])
+            .args(args)
+            .output()
+            .expect("runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(said), "{args:?}: {err}");
+    }
+}
+
+/// A loopback port free now (for Prometheus, which takes no port 0).
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+/// Prometheus's answer to an instant query: the `data.result` array.
+fn query(prom: SocketAddr, promql: &str) -> Vec<serde_json::Value> {
+    let mut encoded = String::new();
+    for b in promql.bytes() {
+        if b.is_ascii_alphanumeric() || b"_-.".contains(&b) {
+            encoded.push(char::from(b));
+        } else {
+            encoded.push_str(&format!("%{b:02X}"));
+        }
+    }
+    let (status, _, body) = http(prom, "GET", &format!("/api/v1/query?query={encoded}"), &[]);
+    assert_eq!(status, 200, "{promql}: {body}");
+    let v: serde_json::Value = serde_json::from_str(&body).expect("JSON");
+    assert_eq!(v["status"], "success", "{body}");
+    v["data"]["result"].as_array().cloned().unwrap_or_default()
+}
+
+#[test]
+fn prometheus_scrapes_serve_and_answers_queries() {
+    if !available(PROMETHEUS, "prometheus_scrapes_serve_and_answers_queries") {
+        return;
+    }
+    let (serve, target) = serve(&["--demo"]);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("prometheus.yml");
+    std::fs::write(
+        &config,
+        format!(
+            "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n\
+             scrape_configs:\n  - job_name: ifxtop\n    static_configs:\n      - targets: ['{target}']\n"
+        ),
+    )
+    .expect("config");
+    let port = free_port();
+    let prom_addr: SocketAddr = format!("127.0.0.1:{port}").parse().expect("addr");
+    let prometheus = Running(Some(
+        Command::new(PROMETHEUS)
+            .arg(format!("--config.file={}", config.display()))
+            .arg(format!(
+                "--storage.tsdb.path={}",
+                dir.path().join("data").display()
+            ))
+            .arg(format!("--web.listen-address={prom_addr}"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(dir.path().join("prometheus.log")).expect("log file"))
+            .spawn()
+            .expect("prometheus starts"),
+    ));
+
+    // Within 60 s: Prometheus up, a scrape done, the demo answered.
+    let until = Instant::now() + Duration::from_secs(60);
+    let up = loop {
+        let ready = TcpStream::connect_timeout(&prom_addr, Duration::from_secs(1)).is_ok();
+        if ready {
+            let r = query(prom_addr, "informix_up == 1");
+            if !r.is_empty() {
+                break r;
+            }
+        }
+        if Instant::now() > until {
+            let log =
+                std::fs::read_to_string(dir.path().join("prometheus.log")).unwrap_or_default();
+            panic!("Prometheus has no informix_up 1 within 60 s; its log:\n{log}");
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    };
+    assert_eq!(up.len(), 1, "{up:?}");
+    let metric = &up[0]["metric"];
+    assert_eq!(metric["server"], "ol_demo", "{metric}");
+    assert_eq!(metric["job"], "ifxtop", "{metric}");
+    assert_eq!(metric["instance"], target.to_string(), "{metric}");
+    assert_eq!(up[0]["value"][1], "1");
+
+    let waiting = query(prom_addr, "informix_waiting_threads");
+    let mut reasons: Vec<String> = waiting
+        .iter()
+        .map(|r| {
+            assert_eq!(r["metric"]["server"], "ol_demo", "{r}");
+            let v: f64 = r["value"][1]
+                .as_str()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or_else(|| panic!("a number: {r}"));
+            assert!(v >= 0.0 && v.fract() == 0.0, "{r}");
+            r["metric"]["reason"].as_str().unwrap_or("").to_string()
+        })
+        .collect();
+    reasons.sort();
+    assert_eq!(
+        reasons,
+        [
+            "buffer",
+            "checkpoint",
+            "condition",
+            "defunct",
+            "lock",
+            "log_buffer",
+            "mutex",
+            "rollback",
+            "transaction"
+        ]
+    );
+
+    // The scrape itself was healthy: Prometheus's own `up`, and no sample it dropped.
+    let scrape_up = query(prom_addr, "up{job=\"ifxtop\"}");
+    assert_eq!(scrape_up.len(), 1, "{scrape_up:?}");
+    assert_eq!(scrape_up[0]["value"][1], "1");
+    let (status, _, targets) = http(prom_addr, "GET", "/api/v1/targets", &[]);
+    assert_eq!(status, 200);
+    let t: serde_json::Value = serde_json::from_str(&targets).expect("JSON");
+    let active = &t["data"]["activeTargets"][0];
+    assert_eq!(active["health"], "up", "{active}");
+    assert_eq!(active["lastError"], "", "{active}");
+
+    drop(prometheus);
+    let st = serve.terminate();
+    assert!(st.success(), "serve ends cleanly on SIGTERM: {st:?}");
+}
