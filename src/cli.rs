@@ -71,6 +71,10 @@ pub struct LiveArgs {
     /// Write a debug log to FILE (nothing is logged otherwise).
     #[arg(long, value_name = "FILE")]
     pub(crate) log: Option<PathBuf>,
+    /// Kill a command whose output passes this size, and read no file past it (default 64;
+    /// `oncheck -pe` and --extents get 16 times as much).
+    #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..=65536))]
+    pub(crate) max_output_mb: Option<u64>,
     #[command(flatten)]
     pub(crate) ssh: SshArgs,
 }
@@ -165,6 +169,11 @@ pub struct SnapshotArgs {
     /// A captured `oncheck -pe` to resolve chunk:page with (live; default: the cached map).
     #[arg(long, value_name = "FILE")]
     pub extents: Option<PathBuf>,
+    /// Kill a command whose output passes this size (live; `oncheck -pe` and --extents get 16
+    /// times as much).
+    #[arg(long, value_name = "MB", default_value_t = crate::source::DEFAULT_MAX_OUTPUT_MB,
+          value_parser = clap::value_parser!(u64).range(1..=65536))]
+    pub max_output_mb: u64,
     #[command(flatten)]
     pub ssh: SshArgs,
 }

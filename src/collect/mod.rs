@@ -167,7 +167,14 @@ impl Ctx {
     pub(crate) async fn run_raw(&self, source: &Source, request: &Request) -> RawRun {
         let started = Instant::now();
         let t = self.clock.now();
-        let result = self.runner.run(request, source.timeout()).await;
+        // The extent map's report may be far bigger than any poll: the runner's larger cap.
+        let result = if source.def().collector == Collector::Extents {
+            self.runner
+                .run_extent_report(request, source.timeout())
+                .await
+        } else {
+            self.runner.run(request, source.timeout()).await
+        };
         let took = started.elapsed();
         let run = RawRun { t, took, result };
         self.record(source, &request.argv(), &run);

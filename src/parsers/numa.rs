@@ -132,7 +132,7 @@ pub fn parse_numactl_h(text: &str) -> Result<NumactlH, ParseError> {
                     }
                 }
             }
-            out.unparsed.push(Unparsed::new(line));
+            Unparsed::keep(&mut out.unparsed, line);
             continue;
         }
         if let Ok((_, (n, key, value))) = node_line(t) {
@@ -157,11 +157,11 @@ pub fn parse_numactl_h(text: &str) -> Result<NumactlH, ParseError> {
             if ok {
                 recognised = true;
             } else {
-                out.unparsed.push(Unparsed::new(line));
+                Unparsed::keep(&mut out.unparsed, line);
             }
             continue;
         }
-        out.unparsed.push(Unparsed::new(line));
+        Unparsed::keep(&mut out.unparsed, line);
     }
     if !recognised {
         return Err(match first_line {
@@ -210,7 +210,7 @@ pub fn parse_node_meminfo(text: &str) -> Result<NodeMeminfo, ParseError> {
                 node = Some(n);
                 out.values.insert(key.to_string(), v);
             }
-            _ => out.unparsed.push(Unparsed::new(line)),
+            _ => Unparsed::keep(&mut out.unparsed, line),
         }
     }
     match node {
@@ -284,7 +284,7 @@ pub fn parse_numa_maps(text: &str) -> Result<NumaMaps, ParseError> {
         first_line.get_or_insert(line);
         match numa_maps_line(line.text) {
             Some(m) => out.mappings.push(m),
-            None => out.unparsed.push(Unparsed::new(line)),
+            None => Unparsed::keep(&mut out.unparsed, line),
         }
     }
     if out.mappings.is_empty() && !out.unparsed.is_empty() {

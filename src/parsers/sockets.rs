@@ -368,7 +368,7 @@ fn proc_row_fast(line: &str) -> Option<Socket> {
 /// `/proc/net/tcp` or `/proc/net/tcp6` (told apart by the address width).
 pub fn parse_proc_net_tcp(text: &str) -> Result<Sockets, ParseError> {
     let mut out = Sockets::default();
-    out.sockets.reserve(super::lex::line_count_hint(text));
+    out.sockets.reserve(super::lex::row_count_hint(text));
     let mut recognised = false;
     let mut first_bad: Option<ParseError> = None;
     for line in lines(text) {
@@ -399,7 +399,7 @@ pub fn parse_proc_net_tcp(text: &str) -> Result<Sockets, ParseError> {
                         "a /proc/net/tcp row (`sl: local_address rem_address st tx_queue:rx_queue ...`)",
                     ));
                 }
-                out.unparsed.push(Unparsed::new(line));
+                Unparsed::keep(&mut out.unparsed, line);
             }
         }
     }
@@ -528,7 +528,7 @@ pub fn parse_netstat(text: &str) -> Result<Sockets, ParseError> {
                 recognised = true;
                 out.sockets.push(s);
             }
-            None => out.unparsed.push(Unparsed::new(line)),
+            None => Unparsed::keep(&mut out.unparsed, line),
         }
     }
     if !recognised {
@@ -566,7 +566,7 @@ pub fn parse_ss(text: &str) -> Result<Sockets, ParseError> {
                 recognised = true;
                 out.sockets.push(s);
             }
-            None => out.unparsed.push(Unparsed::new(line)),
+            None => Unparsed::keep(&mut out.unparsed, line),
         }
     }
     if !recognised {

@@ -482,7 +482,12 @@ pub fn run(args: &crate::cli::LiveArgs) -> Result<ExitCode, Error> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    rt.block_on(run_async(setup))
+    let code = rt.block_on(run_async(setup));
+    // Every task is dropped here (so every command in flight is killed with its process
+    // group); a file read stuck in the kernel (a dead NFS server) keeps its thread, but never
+    // holds up the exit.
+    rt.shutdown_timeout(Duration::from_millis(500));
+    code
 }
 
 async fn run_async(setup: Setup) -> Result<ExitCode, Error> {

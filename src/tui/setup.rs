@@ -62,6 +62,18 @@ pub(crate) fn setup(args: &LiveArgs) -> Result<Setup, Error> {
     if let Some(w) = config.socket_window {
         settings.socket_window = Duration::from_secs(w.max(1));
     }
+    let max_output_mb = args
+        .max_output_mb
+        .or(config.max_output_mb)
+        .unwrap_or(crate::source::DEFAULT_MAX_OUTPUT_MB);
+    if !(1..=65536).contains(&max_output_mb) {
+        return Err(Error::Usage(format!(
+            "max-output-mb = {max_output_mb}: between 1 and 65536 (MB)"
+        )));
+    }
+    if let Some(file) = &args.extents {
+        check_extents_file(file)?;
+    }
     let ports: Vec<u16> = if !args.ports.is_empty() {
         args.ports.clone()
     } else if let Some(p) = &config.ports {
@@ -132,7 +144,13 @@ pub(crate) fn setup(args: &LiveArgs) -> Result<Setup, Error> {
         let server = args.server.clone();
         // Read while the process has one thread (see `now_in_local_offset`).
         settings.wall_start = Some(now_in_local_offset());
-        let live = live_target(server.clone(), &ports, &args.ssh, args.extents.clone())?;
+        let live = live_target(
+            server.clone(),
+            &ports,
+            &args.ssh,
+            args.extents.clone(),
+            max_output_mb,
+        )?;
         settings.ports = live.ports;
         settings.host = live.host;
         (Mode::Live, live.runner, server, None)
@@ -189,6 +207,7 @@ pub(crate) fn live_target(
     ports: &[u16],
     ssh: &SshArgs,
     extents: Option<PathBuf>,
+    max_output_mb: u64,
 ) -> Result<LiveTarget, Error> {
     let Some(target) = &ssh.ssh else {
         return Ok(LiveTarget {
@@ -197,11 +216,12 @@ pub(crate) fn live_target(
             } else {
                 ports.to_vec()
             },
-            runner: live_runner(server),
+            runner: Arc::new(LocalRunner::new(server).with_max_output_mb(max_output_mb)),
             host: crate::source::local::hostname(),
         });
     };
-    let runner = ssh_runner(target, ssh, server.clone(), extents)?;
+    let runner =
+        ssh_runner(target, ssh, server.clone(), extents)?.with_max_output_mb(max_output_mb);
     let ports_of = if ports.is_empty() {
         server.as_deref()
     } else {
@@ -240,9 +260,11 @@ pub(crate) fn ssh_runner(
     Ok(runner)
 }
 
-/// What runs the commands of a live instance.
-pub(crate) fn live_runner(server: Option<String>) -> Arc<dyn CommandRunner> {
-    Arc::new(LocalRunner::new(server))
+/// `--extents FILE` must be a regular file: a FIFO (whose read would never end), a device
+/// (`/dev/zero` never ends either) or a directory is refused before anything starts.
+pub(crate) fn check_extents_file(file: &std::path::Path) -> Result<(), Error> {
+    crate::files::check_regular(file)
+        .map_err(|e| Error::Usage(format!("--extents {}: {e}", file.display())))
 }
 
 /// Where a live instance's extent map is cached (the user's cache directory, per server).

@@ -339,6 +339,7 @@ fn a_recorded_demo_replays_to_the_same_snapshot() {
                     ports: Vec::new(),
                     server: None,
                     extents: None,
+                    max_output_mb: 64,
                     ssh: Default::default(),
                 }
             };
