@@ -107,8 +107,11 @@ pub enum Effect {
     Quit(u8),
     /// Draw the whole screen again (Ctrl-L).
     Redraw,
-    /// Give the terminal back and stop until `fg` (Ctrl-Z).
+    /// Give the terminal back and stop until `fg` (Ctrl-Z, SIGTSTP).
     Suspend,
+    /// Continued (SIGCONT) after a stop: take the terminal again (raw mode, the alternate
+    /// screen) and draw the whole screen.
+    Resume,
 }
 
 /// What a line of input at the bottom is for.

@@ -127,6 +127,8 @@ pub trait Outside {
     fn export_dir(&self) -> PathBuf;
     /// Gives the terminal back and stops until continued (Ctrl-Z, SIGTSTP).
     fn suspend(&mut self) -> std::io::Result<()>;
+    /// Takes the terminal again after a stop (SIGCONT): raw mode, the alternate screen.
+    fn resume(&mut self) -> std::io::Result<()>;
 }
 
 /// The real terminal's outside: OSC 52 on standard output, the current directory.
@@ -150,6 +152,19 @@ impl Outside for Terminal52 {
 
     fn suspend(&mut self) -> std::io::Result<()> {
         crate::tui::terminal::suspend()
+    }
+
+    fn resume(&mut self) -> std::io::Result<()> {
+        crate::tui::terminal::take_again()
+    }
+}
+
+/// Clears the screen and makes the next draw paint every cell. Not `Terminal::clear`: that
+/// first asks the terminal where the cursor is, an answer the key-reading thread swallows, so it
+/// waits 2 s, fails and clears nothing. `resize` to the full size clears without asking.
+fn repaint<B: Backend>(terminal: &mut Terminal<B>) {
+    if let Ok(size) = terminal.size() {
+        let _ = terminal.resize(ratatui::layout::Rect::new(0, 0, size.width, size.height));
     }
 }
 
@@ -374,16 +389,26 @@ fn carry_out<B: Backend>(
         },
         Effect::Redraw => {
             // A full repaint: whatever the terminal shows now is forgotten.
-            let _ = terminal.clear();
+            repaint(terminal);
             Some(Msg::Tick)
         }
         Effect::Suspend => match outside.suspend() {
             Ok(()) => {
-                let _ = terminal.clear();
+                repaint(terminal);
                 Some(Msg::Tick)
             }
             Err(e) => Some(Msg::Done(Outcome::Failed(format!("cannot suspend: {e}")))),
         },
+        Effect::Resume => {
+            let taken = outside.resume();
+            repaint(terminal);
+            match taken {
+                Ok(()) => Some(Msg::Tick),
+                Err(e) => Some(Msg::Done(Outcome::Failed(format!(
+                    "cannot take the terminal again: {e}"
+                )))),
+            }
+        }
         Effect::Quit(_) | Effect::SettleIn(_) => None,
     }
 }

@@ -30,7 +30,8 @@ pub enum Signal {
     Quit,
     /// SIGTSTP (`kill -TSTP`; Ctrl-Z arrives as a key in raw mode): suspend like Ctrl-Z.
     Stop,
-    /// SIGCONT: continued after a stop someone else caused: draw everything again.
+    /// SIGCONT: continued after a stop (ours or someone else's `kill -STOP`): take the
+    /// terminal again and draw everything.
     Continue,
 }
 
@@ -180,7 +181,7 @@ impl Session {
                 effects.push(match (s, s.exit_code()) {
                     (_, Some(code)) => Effect::Quit(code),
                     (Signal::Stop, None) => Effect::Suspend,
-                    _ => Effect::Redraw,
+                    _ => Effect::Resume,
                 });
             }
             Msg::Done(outcome) => {

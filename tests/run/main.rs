@@ -25,49 +25,64 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::mpsc;
 
-/// A test backend that keeps the text of every frame drawn.
+/// A test backend that keeps the text of every frame drawn, and how many cells each draw
+/// painted. Like a real terminal whose keys a reader thread takes, it cannot tell where the
+/// cursor is (the answer to that question goes to the reader thread).
 struct Frames {
     inner: TestBackend,
     seen: Arc<Mutex<Vec<String>>>,
+    /// Cells painted by each frame, in order with `seen`.
+    painted: Arc<Mutex<Vec<usize>>>,
+    since_flush: usize,
 }
 
 impl Backend for Frames {
-    type Error = std::convert::Infallible;
+    type Error = std::io::Error;
 
     fn draw<'a, I>(&mut self, content: I) -> Result<(), Self::Error>
     where
         I: Iterator<Item = (u16, u16, &'a Cell)>,
     {
-        self.inner.draw(content)
+        let cells: Vec<_> = content.collect();
+        self.since_flush += cells.len();
+        self.inner.draw(cells.into_iter()).map_err(|e| match e {})
     }
     fn hide_cursor(&mut self) -> Result<(), Self::Error> {
-        self.inner.hide_cursor()
+        self.inner.hide_cursor().map_err(|e| match e {})
     }
     fn show_cursor(&mut self) -> Result<(), Self::Error> {
-        self.inner.show_cursor()
+        self.inner.show_cursor().map_err(|e| match e {})
     }
     fn get_cursor_position(&mut self) -> Result<Position, Self::Error> {
-        self.inner.get_cursor_position()
+        Err(std::io::Error::other(
+            "the cursor position could not be read within a normal duration",
+        ))
     }
     fn set_cursor_position<P: Into<Position>>(&mut self, position: P) -> Result<(), Self::Error> {
-        self.inner.set_cursor_position(position)
+        self.inner
+            .set_cursor_position(position)
+            .map_err(|e| match e {})
     }
     fn clear(&mut self) -> Result<(), Self::Error> {
-        self.inner.clear()
+        self.inner.clear().map_err(|e| match e {})
     }
     fn clear_region(&mut self, clear_type: ClearType) -> Result<(), Self::Error> {
-        self.inner.clear_region(clear_type)
+        self.inner.clear_region(clear_type).map_err(|e| match e {})
     }
     fn size(&self) -> Result<Size, Self::Error> {
-        self.inner.size()
+        self.inner.size().map_err(|e| match e {})
     }
     fn window_size(&mut self) -> Result<WindowSize, Self::Error> {
-        self.inner.window_size()
+        self.inner.window_size().map_err(|e| match e {})
     }
     fn flush(&mut self) -> Result<(), Self::Error> {
         let text = ifxtop::tui::views::buffer_text(self.inner.buffer());
         self.seen.lock().expect("frames").push(text);
-        self.inner.flush()
+        self.painted
+            .lock()
+            .expect("painted")
+            .push(std::mem::take(&mut self.since_flush));
+        self.inner.flush().map_err(|e| match e {})
     }
 }
 
@@ -77,6 +92,7 @@ struct Fake {
     copied: Vec<String>,
     dir: Option<PathBuf>,
     suspended: usize,
+    resumed: usize,
 }
 
 impl Outside for Fake {
@@ -92,6 +108,10 @@ impl Outside for Fake {
     }
     fn suspend(&mut self) -> std::io::Result<()> {
         self.suspended += 1;
+        Ok(())
+    }
+    fn resume(&mut self) -> std::io::Result<()> {
+        self.resumed += 1;
         Ok(())
     }
 }
@@ -136,12 +156,25 @@ async fn play(setup: Setup, script: Vec<(u64, Input)>) -> (u8, Vec<String>, Fake
 async fn play_with(
     setup: Setup,
     script: Vec<(u64, Input)>,
-    mut outside: Fake,
+    outside: Fake,
 ) -> (u8, Vec<String>, Fake) {
+    let (code, frames, _, outside) = play_painted(setup, script, outside).await;
+    (code, frames, outside)
+}
+
+/// `play_with`, also returning how many cells each frame painted.
+async fn play_painted(
+    setup: Setup,
+    script: Vec<(u64, Input)>,
+    mut outside: Fake,
+) -> (u8, Vec<String>, Vec<usize>, Fake) {
     let seen = Arc::new(Mutex::new(Vec::new()));
+    let painted = Arc::new(Mutex::new(Vec::new()));
     let backend = Frames {
         inner: TestBackend::new(80, 24),
         seen: seen.clone(),
+        painted: painted.clone(),
+        since_flush: 0,
     };
     let mut terminal = Terminal::new(backend).expect("terminal");
     let mut feed = Feed::start(&setup).expect("feed");
@@ -171,7 +204,8 @@ async fn play_with(
         panic!("recording: {e}");
     }
     let frames = seen.lock().expect("frames").clone();
-    (code, frames, outside)
+    let painted = painted.lock().expect("painted").clone();
+    (code, frames, painted, outside)
 }
 
 fn last_with<'a>(frames: &'a [String], needle: &str) -> Option<&'a String> {
@@ -212,6 +246,40 @@ async fn signals_end_the_loop_with_their_exit_codes() {
         assert_eq!(code, want, "{sig:?}");
         assert!(!frames.is_empty());
     }
+}
+
+/// Ctrl-L, Ctrl-Z (then continued), SIGTSTP and SIGCONT each paint the whole screen again on
+/// the next frame, although the terminal cannot say where its cursor is (`Terminal::clear`
+/// asks, fails and clears nothing); the stops and the continue go through the outside world.
+#[tokio::test(start_paused = true)]
+async fn redraw_suspend_and_continue_repaint_every_cell() {
+    let ctrl = |c: char| Input::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL));
+    let (code, frames, painted, outside) = play_painted(
+        demo_setup(278),
+        vec![
+            (5_000, ctrl('l')),
+            (2_000, ctrl('z')),
+            (2_000, Input::Signal(Signal::Stop)),
+            (2_000, Input::Signal(Signal::Continue)),
+            (2_000, key('q')),
+        ],
+        Fake::default(),
+    )
+    .await;
+    assert_eq!(code, 0);
+    assert_eq!((outside.suspended, outside.resumed), (2, 1));
+    // Every non-blank cell of a full frame: a repaint paints at least those; an ordinary frame
+    // (the clock moved, a few numbers changed) far fewer.
+    let full = |f: &str| f.chars().filter(|c| !c.is_whitespace()).count();
+    let repaints = frames
+        .iter()
+        .zip(&painted)
+        .filter(|(f, n)| **n >= full(f) && full(f) > 200)
+        .count();
+    // The first frame, then one for each of Ctrl-L, Ctrl-Z, SIGTSTP and SIGCONT.
+    assert!(repaints >= 5, "{repaints} full repaints: {painted:?}");
+    let ordinary = painted.iter().filter(|n| **n < 200).count();
+    assert!(ordinary > 5, "every frame repainted: {painted:?}");
 }
 
 #[tokio::test(start_paused = true)]
