@@ -42,10 +42,11 @@ pub struct LiveArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 0, requires = "demo")]
     pub(crate) demo_at: u64,
     /// The instance to watch (sets INFORMIXSERVER for every onstat/oncheck run).
-    #[arg(long, value_name = "NAME", env = "INFORMIXSERVER")]
+    #[arg(long, value_name = "NAME", env = "INFORMIXSERVER",
+          value_parser = clap::builder::NonEmptyStringValueParser::new())]
     pub(crate) server: Option<String>,
     /// Informix listener port(s) whose sockets to show; default: from the sqlhosts file.
-    #[arg(long = "port", value_name = "PORT")]
+    #[arg(long = "port", value_name = "PORT", value_parser = clap::value_parser!(u16).range(1..))]
     pub(crate) ports: Vec<u16>,
     /// A captured `oncheck -pe` to resolve chunk:page with, instead of running oncheck.
     #[arg(long, value_name = "FILE")]
@@ -161,10 +162,11 @@ pub struct SnapshotArgs {
     #[arg(long, value_name = "KB", default_value_t = 2)]
     pub base_page_kb: u32,
     /// Informix listener ports (live and replay; the demo listens on 9088).
-    #[arg(long = "port", value_name = "PORT")]
+    #[arg(long = "port", value_name = "PORT", value_parser = clap::value_parser!(u16).range(1..))]
     pub ports: Vec<u16>,
     /// The instance (live).
-    #[arg(long, value_name = "NAME", env = "INFORMIXSERVER")]
+    #[arg(long, value_name = "NAME", env = "INFORMIXSERVER",
+          value_parser = clap::builder::NonEmptyStringValueParser::new())]
     pub server: Option<String>,
     /// A captured `oncheck -pe` to resolve chunk:page with (live; default: the cached map).
     #[arg(long, value_name = "FILE")]

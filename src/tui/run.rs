@@ -502,6 +502,8 @@ pub fn session_for(setup: &Setup, size: (u16, u16)) -> Result<Session, Error> {
 
 /// Runs the TUI on the real terminal until the user quits or a signal arrives.
 pub fn run(args: &crate::cli::LiveArgs) -> Result<ExitCode, Error> {
+    // A bad argument or config value is named even where no screen could be drawn.
+    crate::tui::setup::checked(args)?;
     crate::tui::terminal::check().map_err(Error::Usage)?;
     let setup = crate::tui::setup::setup(args)?;
     let rt = tokio::runtime::Builder::new_current_thread()

@@ -35,15 +35,41 @@ pub struct Setup {
     pub log: Option<PathBuf>,
 }
 
-/// Builds the setup of `ifxtop [--demo]` from its arguments.
-pub(crate) fn setup(args: &LiveArgs) -> Result<Setup, Error> {
+/// The config file as a message names it.
+fn config_name(given: Option<&std::path::Path>) -> String {
+    match given {
+        Some(p) => p.display().to_string(),
+        None => crate::tui::config::default_path()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| "the config file".to_string()),
+    }
+}
+
+/// What the arguments and the config file ask for, each value checked; nothing started yet.
+pub(crate) struct Checked {
+    keymap: Keymap,
+    interval: f64,
+    settings: StoreSettings,
+    max_output_mb: u64,
+    ports: Vec<u16>,
+}
+
+/// Reads the config and checks every value of it and of the arguments, so a bad value is
+/// reported before anything runs (and also without a terminal).
+pub(crate) fn checked(args: &LiveArgs) -> Result<Checked, Error> {
     let config = Config::load(args.config.as_deref())?;
     let keymap = Keymap::with_overrides(&config.keys)
         .map_err(|e| Error::Usage(format!("config [keys]: {e}")))?;
     let interval = args.interval.or(config.interval).unwrap_or(1.0);
     if !(0.1..=3600.0).contains(&interval) {
+        // Name where the value came from: the user looks there.
+        let from = if args.interval.is_some() {
+            "--interval".to_string()
+        } else {
+            format!("interval in {}", config_name(args.config.as_deref()))
+        };
         return Err(Error::Usage(format!(
-            "--interval {interval}: between 0.1 and 3600 seconds"
+            "{from} = {interval}: between 0.1 and 3600 seconds"
         )));
     }
     let base_page_kb = args.base_page_kb.or(config.base_page_kb).unwrap_or(2);
@@ -77,10 +103,34 @@ pub(crate) fn setup(args: &LiveArgs) -> Result<Setup, Error> {
     let ports: Vec<u16> = if !args.ports.is_empty() {
         args.ports.clone()
     } else if let Some(p) = &config.ports {
+        if p.contains(&0) {
+            return Err(Error::Usage(format!(
+                "ports in {}: port 0 is no listener port (1-65535)",
+                config_name(args.config.as_deref())
+            )));
+        }
         p.clone()
     } else {
         Vec::new()
     };
+    Ok(Checked {
+        keymap,
+        interval,
+        settings,
+        max_output_mb,
+        ports,
+    })
+}
+
+/// Builds the setup of `ifxtop [--demo]` from its arguments.
+pub(crate) fn setup(args: &LiveArgs) -> Result<Setup, Error> {
+    let Checked {
+        keymap,
+        interval,
+        mut settings,
+        max_output_mb,
+        ports,
+    } = checked(args)?;
     let mut replay = None;
     type Chosen = (
         Mode,

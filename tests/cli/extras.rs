@@ -334,3 +334,61 @@ fn the_readme_lists_every_action_name() {
         .collect();
     assert_eq!(listed, actions);
 }
+
+/// Arguments and config values that name nothing are refused before anything runs, and the
+/// message names where the bad value came from.
+#[test]
+fn bad_arguments_and_config_values_are_refused_by_name() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ifxtop"))
+            .args(args)
+            .env("TERM", "xterm")
+            .env_remove("INFORMIXSERVER")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("ifxtop runs");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    for args in [
+        &["--port", "0"][..],
+        &["--server", ""],
+        &["snapshot", "--port", "0"],
+        &["snapshot", "--server", ""],
+    ] {
+        let (code, err) = run(args);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("--port") || err.contains("--server"),
+            "{args:?}: {err}"
+        );
+    }
+    let config = |text: &str| {
+        let p = dir.path().join("config.toml");
+        std::fs::write(&p, text).expect("write config");
+        p.display().to_string()
+    };
+    // `interval = 0` in the file: the message names the file's key, not `--interval`.
+    let p = config("interval = 0\n");
+    let (code, err) = run(&["--demo", "--config", &p]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("interval in") && err.contains(&p), "{err}");
+    assert!(!err.contains("--interval"), "{err}");
+    for (text, want) in [
+        ("ports = [0]\n", "port 0"),
+        (
+            "[keys]\nquit = [\"ctrl-alt-shift-superX\"]\n",
+            "unknown key",
+        ),
+        ("[keys]\nquit = [\"?\"]\n", "bound to both"),
+        ("[keys]\nhelp = [\"ctrl-c\"]\n", "Ctrl-C always quits"),
+    ] {
+        let p = config(text);
+        let (code, err) = run(&["--demo", "--config", &p]);
+        assert_eq!(code, Some(1), "{text}: {err}");
+        assert!(err.contains(want), "{text}: {err}");
+    }
+}
