@@ -347,8 +347,13 @@ pub fn snapshot_for(args: &crate::cli::SnapshotArgs) -> Result<Snapshot, Error> 
     };
     if let Some(path) = &args.replay {
         let rec = crate::collect::record::read_recording(path)?;
-        for s in &rec.skipped {
-            eprintln!("ifxtop snapshot: {}: {s}", path.display());
+        // The first few problems and a count: a garbage file has one per line.
+        if !rec.skipped.is_empty() && !rec.samples.is_empty() {
+            eprintln!(
+                "ifxtop snapshot: {}: {}",
+                path.display(),
+                rec.problems_line()
+            );
         }
         if settings.ports.is_empty() {
             settings.ports = rec
@@ -359,9 +364,9 @@ pub fn snapshot_for(args: &crate::cli::SnapshotArgs) -> Result<Snapshot, Error> 
         }
         if rec.samples.is_empty() {
             return Err(Error::Usage(format!(
-                "{}: nothing to replay{}",
+                "{}: nothing to replay: {}",
                 path.display(),
-                crate::collect::record::problems_summary(&rec.skipped)
+                rec.problems_line()
             )));
         }
         let server = rec.header.as_ref().and_then(|h| h.server.clone());

@@ -475,7 +475,7 @@ pub fn session_for(setup: &Setup, size: (u16, u16)) -> Result<Session, Error> {
     if let Some(rec) = &setup.replay {
         if !rec.skipped.is_empty() {
             app.say(
-                format!("recording: {}", rec.skipped.join("; ")),
+                format!("recording: {}", rec.problems_line()),
                 Duration::ZERO,
             );
         }

@@ -143,9 +143,9 @@ pub(crate) fn setup(args: &LiveArgs) -> Result<Setup, Error> {
         if rec.samples.is_empty() {
             // The first few problems and a count, not every line of a garbage file.
             return Err(Error::Usage(format!(
-                "{}: nothing to replay{}",
+                "{}: nothing to replay: {}",
                 path.display(),
-                crate::collect::record::problems_summary(&rec.skipped)
+                rec.problems_line()
             )));
         }
         let header = rec.header.clone();

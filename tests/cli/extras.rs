@@ -392,3 +392,36 @@ fn bad_arguments_and_config_values_are_refused_by_name() {
         assert!(err.contains(want), "{text}: {err}");
     }
 }
+
+/// `snapshot --replay` of garbage, an empty file or a directory: exit 2, and one short message
+/// with the first problems and a count (a garbage file used to print a line per bad line).
+#[test]
+fn snapshot_replay_of_garbage_says_so_briefly() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let garbage = dir.path().join("garbage.jsonl");
+    std::fs::write(&garbage, "not json at all\n".repeat(20_000)).expect("write");
+    let empty = dir.path().join("empty.jsonl");
+    std::fs::write(&empty, "").expect("write");
+    for (path, want) in [
+        (garbage.clone(), "20002 problems: line 1: not JSON"),
+        (empty, "nothing to replay"),
+        (dir.path().to_path_buf(), "is a directory"),
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ifxtop"))
+            .arg("snapshot")
+            .arg("--replay")
+            .arg(&path)
+            .output()
+            .expect("ifxtop runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{}: {err}", path.display());
+        assert!(out.stdout.is_empty(), "{}", path.display());
+        assert!(err.contains(want), "{}: {err}", path.display());
+        assert!(
+            err.len() < 1000,
+            "{}: {} bytes: {err}",
+            path.display(),
+            err.len()
+        );
+    }
+}
