@@ -504,3 +504,116 @@ async fn a_checkpoint_stall_names_the_session_holding_it_up() {
         "{tree}"
     );
 }
+
+/// The demo, with the server off-line (every onstat and oncheck answers as on a stopped
+/// instance) while `offline` is set, and only `oncheck` failing while `oncheck_fails` is set.
+struct Switchable {
+    demo: DemoRunner,
+    offline: Arc<std::sync::atomic::AtomicBool>,
+    oncheck_fails: Arc<std::sync::atomic::AtomicBool>,
+}
+
+type Run<'a> = std::pin::Pin<
+    Box<
+        dyn std::future::Future<Output = Result<ifxtop::source::Output, ifxtop::error::SourceError>>
+            + Send
+            + 'a,
+    >,
+>;
+
+impl Switchable {
+    fn down(&self, request: &ifxtop::source::Request) -> Option<ifxtop::source::Output> {
+        use std::sync::atomic::Ordering;
+        let ifxtop::source::Request::Command(argv) = request else {
+            return None;
+        };
+        let prog = argv.first().map(String::as_str).unwrap_or("");
+        let off = self.offline.load(Ordering::SeqCst) && (prog == "onstat" || prog == "oncheck");
+        let fails = self.oncheck_fails.load(Ordering::SeqCst) && prog == "oncheck";
+        (off || fails).then(|| ifxtop::source::Output {
+            exit: Some(255),
+            stdout: "\nshared memory not initialized for INFORMIXSERVER 'ol_demo'\n".into(),
+            stderr: String::new(),
+        })
+    }
+}
+
+impl ifxtop::source::CommandRunner for Switchable {
+    fn run<'a>(&'a self, request: &'a ifxtop::source::Request, timeout: Duration) -> Run<'a> {
+        match self.down(request) {
+            Some(out) => Box::pin(async move { Ok(out) }),
+            None => self.demo.run(request, timeout),
+        }
+    }
+    fn run_extent_report<'a>(
+        &'a self,
+        request: &'a ifxtop::source::Request,
+        timeout: Duration,
+    ) -> Run<'a> {
+        match self.down(request) {
+            Some(out) => Box::pin(async move { Ok(out) }),
+            None => self.demo.run_extent_report(request, timeout),
+        }
+    }
+    fn clock(&self) -> Option<Duration> {
+        self.demo.clock()
+    }
+}
+
+fn switchable_setup(
+    offline: bool,
+) -> (
+    Setup,
+    Arc<std::sync::atomic::AtomicBool>,
+    Arc<std::sync::atomic::AtomicBool>,
+) {
+    let off = Arc::new(std::sync::atomic::AtomicBool::new(offline));
+    let fails = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut setup = demo_setup(278);
+    setup.runner = Arc::new(Switchable {
+        demo: DemoRunner::wall(1, 300).starting_at(Duration::from_secs(278)),
+        offline: off.clone(),
+        oncheck_fails: fails.clone(),
+    });
+    (setup, off, fails)
+}
+
+/// The map failed while the server was off-line; when it comes back on-line the map is built
+/// again without R (it stayed "no extent map" until R).
+#[tokio::test(start_paused = true)]
+async fn the_extent_map_is_rebuilt_when_the_server_comes_back() {
+    let (setup, off, _) = switchable_setup(true);
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_secs(6)).await;
+        off.store(false, std::sync::atomic::Ordering::SeqCst);
+    });
+    let (_, frames, _) = play(setup, vec![(3_000, key('3')), (12_000, key('q'))]).await;
+    assert!(
+        frames.iter().any(|f| f.contains("no extent map")),
+        "the map failed while off-line"
+    );
+    let last = frames.last().expect("frames");
+    assert!(last.contains("extents from oncheck -pe"), "{last}");
+}
+
+/// A rebuild that fails while an older map is in use says so, instead of "no extent map".
+#[tokio::test(start_paused = true)]
+async fn a_failed_rebuild_names_the_older_map_in_use() {
+    let (setup, _, fails) = switchable_setup(false);
+    let flip = fails.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        flip.store(true, std::sync::atomic::Ordering::SeqCst);
+    });
+    let (_, frames, _) = play(
+        setup,
+        vec![(3_000, key('3')), (4_000, key('R')), (4_000, key('q'))],
+    )
+    .await;
+    let last = frames.last().expect("frames");
+    assert!(
+        last.contains("older map of") && last.contains("rebuild failed"),
+        "{last}"
+    );
+    assert!(!last.contains("no extent map"), "{last}");
+}
