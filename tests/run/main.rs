@@ -617,3 +617,42 @@ async fn a_failed_rebuild_names_the_older_map_in_use() {
     );
     assert!(!last.contains("no extent map"), "{last}");
 }
+
+/// The demo, with a database user named to attack the DBA's terminal: `\e[201~` ends a
+/// bracketed paste, `\e]0;...\a` sets the window title.
+struct Hostile(DemoRunner);
+
+const HOSTILE_USER: &str = "x\u{1b}[201~\u{1b}]0;pwn\u{7}";
+
+impl ifxtop::source::CommandRunner for Hostile {
+    fn run<'a>(&'a self, request: &'a ifxtop::source::Request, timeout: Duration) -> Run<'a> {
+        Box::pin(async move {
+            let mut out = self.0.run(request, timeout).await?;
+            out.stdout = out.stdout.replace("appuser", HOSTILE_USER);
+            Ok(out)
+        })
+    }
+    fn clock(&self) -> Option<Duration> {
+        self.0.clock()
+    }
+}
+
+/// `y` copied a user name's escapes into the OSC 52 payload as they were; every byte that
+/// leaves for the clipboard is stripped of control characters, as the screen is.
+#[tokio::test(start_paused = true)]
+async fn y_copies_no_escape_a_database_user_wrote() {
+    let mut setup = demo_setup(278);
+    setup.runner = Arc::new(Hostile(
+        DemoRunner::wall(1, 300).starting_at(Duration::from_secs(278)),
+    ));
+    let (_, _, outside) = play(setup, vec![(5_000, key('y')), (1_000, key('q'))]).await;
+    assert_eq!(outside.copied.len(), 1);
+    let copied = &outside.copied[0];
+    assert!(copied.contains("x?[201~?]0;pwn?"), "{copied}");
+    assert!(
+        !copied
+            .chars()
+            .any(|c| c.is_control() && c != '\n' && c != '\t'),
+        "{copied:?}"
+    );
+}
