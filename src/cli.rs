@@ -46,10 +46,11 @@ pub struct LiveArgs {
     pub(crate) demo_instances: usize,
     /// The instance to watch (sets INFORMIXSERVER for every onstat/oncheck run); several,
     /// comma-separated (`--server ol_a,ol_b`), get the fleet screen.
-    #[arg(long, value_name = "NAME[,NAME...]", env = "INFORMIXSERVER")]
+    #[arg(long, value_name = "NAME[,NAME...]", env = "INFORMIXSERVER",
+          value_parser = clap::builder::NonEmptyStringValueParser::new())]
     pub(crate) server: Option<String>,
     /// Informix listener port(s) whose sockets to show; default: from the sqlhosts file.
-    #[arg(long = "port", value_name = "PORT")]
+    #[arg(long = "port", value_name = "PORT", value_parser = clap::value_parser!(u16).range(1..))]
     pub(crate) ports: Vec<u16>,
     /// A captured `oncheck -pe` to resolve chunk:page with, instead of running oncheck.
     #[arg(long, value_name = "FILE")]
@@ -75,6 +76,10 @@ pub struct LiveArgs {
     /// Write a debug log to FILE (nothing is logged otherwise).
     #[arg(long, value_name = "FILE")]
     pub(crate) log: Option<PathBuf>,
+    /// Kill a command whose output passes this size, and read no file past it (default 64;
+    /// `oncheck -pe` and --extents get 16 times as much).
+    #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..=65536))]
+    pub(crate) max_output_mb: Option<u64>,
     #[command(flatten)]
     pub(crate) ssh: SshArgs,
 }
@@ -173,14 +178,20 @@ pub struct SnapshotArgs {
     #[arg(long, value_name = "KB", default_value_t = 2)]
     pub base_page_kb: u32,
     /// Informix listener ports (live and replay; the demo listens on 9088).
-    #[arg(long = "port", value_name = "PORT")]
+    #[arg(long = "port", value_name = "PORT", value_parser = clap::value_parser!(u16).range(1..))]
     pub ports: Vec<u16>,
     /// The instance (live); several, comma-separated, get one report each.
-    #[arg(long, value_name = "NAME[,NAME...]", env = "INFORMIXSERVER")]
+    #[arg(long, value_name = "NAME[,NAME...]", env = "INFORMIXSERVER",
+          value_parser = clap::builder::NonEmptyStringValueParser::new())]
     pub server: Option<String>,
     /// A captured `oncheck -pe` to resolve chunk:page with (live; default: the cached map).
     #[arg(long, value_name = "FILE")]
     pub extents: Option<PathBuf>,
+    /// Kill a command whose output passes this size (live; `oncheck -pe` and --extents get 16
+    /// times as much).
+    #[arg(long, value_name = "MB", default_value_t = crate::source::DEFAULT_MAX_OUTPUT_MB,
+          value_parser = clap::value_parser!(u64).range(1..=65536))]
+    pub max_output_mb: u64,
     #[command(flatten)]
     pub ssh: SshArgs,
 }

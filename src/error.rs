@@ -65,6 +65,10 @@ pub enum SourceError {
     Failed { code: i32, stderr: String },
     #[error("killed by signal")]
     Killed,
+    /// The command printed more than the output cap: killed (its whole process group), and
+    /// nothing of what it printed is used.
+    #[error("output exceeded {limit_mb} MB (killed)")]
+    OutputTooLarge { limit_mb: u64 },
     #[error("cannot read {path}: {reason}")]
     Io { path: String, reason: String },
     #[error("could not parse: {0}")]
@@ -95,6 +99,13 @@ impl SourceError {
         }
         if message == "killed by signal" {
             return SourceError::Killed;
+        }
+        if let Some(mb) = message
+            .strip_prefix("output exceeded ")
+            .and_then(|r| r.strip_suffix(" MB (killed)"))
+            .and_then(|n| n.parse().ok())
+        {
+            return SourceError::OutputTooLarge { limit_mb: mb };
         }
         if let Some((path, reason)) = message
             .strip_prefix("cannot read ")
@@ -149,6 +160,9 @@ pub enum Error {
     Usage(String),
     #[error("{0}")]
     Other(String),
+    /// Ended by a signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT): the exit code is 128 + its number.
+    #[error("stopped by a signal")]
+    Signal(u8),
 }
 
 pub(crate) type Result<T, E = Error> = std::result::Result<T, E>;
@@ -171,6 +185,7 @@ mod tests {
                 after: Duration::from_millis(2500),
             },
             SourceError::Killed,
+            SourceError::OutputTooLarge { limit_mb: 64 },
             SourceError::Io {
                 path: "/proc/net/tcp6".into(),
                 reason: "No such file or directory (os error 2)".into(),

@@ -12,6 +12,7 @@ pub mod commands;
 pub mod demo;
 pub mod error;
 pub mod extents;
+pub mod files;
 pub mod format;
 pub mod ids;
 pub mod model;

@@ -392,3 +392,203 @@ fn fleet_of_two_demo_instances_and_a_failing_host() {
     t.keys(&["q"]);
     t.wait_for("IFXTOP-EXIT=0", wait);
 }
+
+/// Whether the terminal of the pane is in canonical (cooked) mode, asked with `stty` typed at the
+/// shell prompt: `-icanon` is raw mode left behind.
+fn shell_sees_cooked_mode(t: &Tmux, tag: &str) -> String {
+    t.keys(&[
+        &format!("stty -a | grep -o -- '-\\?icanon' | sed 's/^/{tag}=/'"),
+        "Enter",
+    ]);
+    // The answer, not the command line typed (which holds `{tag}=` too).
+    let start = Instant::now();
+    loop {
+        let s = t.screen();
+        if s.contains(&format!("{tag}=icanon")) || s.contains(&format!("{tag}=-icanon")) {
+            return s;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "stty never answered:\n{s}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// Ctrl-Z and `kill -TSTP` give the terminal back like any program stopped by the shell (the
+/// alternate screen left, cooked mode); `fg` takes it again (raw mode: a key acts without
+/// Enter) and repaints the whole screen. `kill -STOP` (which ifxtop cannot see coming), then
+/// `fg`, takes the terminal again too. SIGQUIT ends it with 131 and the terminal restored.
+#[test]
+fn ctrl_z_tstp_and_stop_suspend_and_fg_resumes_raw_and_repainted() {
+    let bin = env!("CARGO_BIN_EXE_ifxtop");
+    let Some(t) = Tmux::start("bash --norc --noprofile", 80, 24) else {
+        return;
+    };
+    let wait = Duration::from_secs(20);
+    t.keys(&[&format!("{bin} --demo"), "Enter"]);
+    t.wait_for("1 Sessions", wait);
+    let pid = ifxtop_pid(&t).expect("ifxtop runs in the pane");
+
+    // Ctrl-Z, then kill -TSTP: each time the shell has the terminal, in cooked mode.
+    for (round, how) in ["ctrl-z", "tstp"].iter().enumerate() {
+        match *how {
+            "ctrl-z" => t.keys(&["C-z"]),
+            _ => {
+                let status = Command::new("kill")
+                    .args(["-TSTP", &pid])
+                    .status()
+                    .expect("kill");
+                assert!(status.success());
+            }
+        }
+        let s = t.wait_for("Stopped", wait);
+        assert!(!s.contains("1 Sessions"), "{how}: TUI left on screen:\n{s}");
+        let s = shell_sees_cooked_mode(&t, &format!("MODE{round}"));
+        assert!(
+            s.contains(&format!("MODE{round}=icanon")),
+            "{how}: the shell got a raw terminal:\n{s}"
+        );
+        t.keys(&["clear; fg", "Enter"]);
+        // The whole screen comes back, the header's first line included (not only what
+        // changed since the last frame).
+        let s = t.wait_for("RUNNING", wait);
+        let first = s.lines().next().unwrap_or_default();
+        assert!(
+            first.contains("ifxtop demo") && first.contains("On-Line"),
+            "{how}: not repainted:\n{s}"
+        );
+        // Raw mode: `2` switches panes without Enter, `1` back.
+        t.keys(&["2"]);
+        t.wait_for("IN WAIT", wait);
+        t.keys(&["1"]);
+        t.wait_for("STATE", wait);
+    }
+
+    // SIGSTOP cannot be caught: the shell continues ifxtop in cooked mode; SIGCONT takes the
+    // terminal again.
+    let status = Command::new("kill")
+        .args(["-STOP", &pid])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    std::thread::sleep(Duration::from_millis(500));
+    t.keys(&["fg", "Enter"]);
+    std::thread::sleep(Duration::from_millis(500));
+    t.keys(&["3"]);
+    let s = t.wait_for("OBJECT", wait);
+    assert!(s.contains("buffer waits"), "{s}");
+
+    // SIGQUIT: exit 131, the terminal restored.
+    let status = Command::new("kill")
+        .args(["-QUIT", &pid])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let started = Instant::now();
+    while std::path::Path::new(&format!("/proc/{pid}")).exists() {
+        assert!(started.elapsed() < wait, "SIGQUIT did not end ifxtop");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // `$?` after `fg` is the job's exit status (a stopped job's `; echo` never runs).
+    t.keys(&["echo IFXTOP-EXIT=$?", "Enter"]);
+    let s = t.wait_for("IFXTOP-EXIT=131", wait);
+    assert!(!s.contains("buffer waits"), "TUI left on screen:\n{s}");
+    let s = shell_sees_cooked_mode(&t, "AFTER");
+    assert!(s.contains("AFTER=icanon"), "terminal left raw:\n{s}");
+}
+
+/// Processes (not zombies) whose command line holds `marker`.
+fn with_marker(marker: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for e in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if !name.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let cmdline = std::fs::read(format!("/proc/{name}/cmdline")).unwrap_or_default();
+        let stat = std::fs::read_to_string(format!("/proc/{name}/stat")).unwrap_or_default();
+        let zombie = stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'));
+        if !zombie && String::from_utf8_lossy(&cmdline).contains(marker) {
+            found.push(name);
+        }
+    }
+    found
+}
+
+/// A live ifxtop whose `onstat -g con` hangs in a wrapper with a hung child of its own: however
+/// ifxtop ends — `q`, SIGTERM, SIGHUP, SIGINT, SIGQUIT — it exits with its code, gives the
+/// terminal back, and leaves neither the wrapper nor its child behind.
+#[test]
+fn every_way_out_leaves_no_onstat_behind() {
+    let bin = env!("CARGO_BIN_EXE_ifxtop");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fake = dir.path().join("bin");
+    std::fs::create_dir_all(&fake).expect("bin");
+    for (how, code) in [
+        ("q", 0),
+        ("TERM", 143),
+        ("HUP", 129),
+        ("INT", 130),
+        ("QUIT", 131),
+    ] {
+        let marker = format!("ifxtop-e2e-{how}-{}", std::process::id());
+        let onstat = format!(
+            "#!/bin/sh\n\
+             if [ \"$*\" = '-g con' ]; then\n\
+               bash -c 'exec -a {marker}-grandchild sleep 1000' &\n\
+               exec bash -c 'exec -a {marker} sleep 1000'\n\
+             fi\n\
+             printf '\\nIBM Informix Dynamic Server Version 12.10.FC8 -- On-Line -- Up 1 days 00:00:01 -- 1000 Kbytes\\n\\n'\n\
+             exit 5\n"
+        );
+        let script = fake.join("onstat");
+        std::fs::write(&script, onstat).expect("onstat");
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        let home = dir.path().display();
+        let cmd = format!(
+            "env PATH={}:/usr/bin:/bin HOME={home} XDG_CACHE_HOME={home}/cache \
+             XDG_CONFIG_HOME={home}/config {bin} --server ol_test --port 9088; \
+             echo IFXTOP-EXIT=$?; stty -a | grep -o -- '-\\?icanon' | sed 's/^/MODE=/'; sleep 30",
+            fake.display()
+        );
+        let Some(t) = Tmux::start(&cmd, 80, 24) else {
+            return;
+        };
+        let wait = Duration::from_secs(20);
+        t.wait_for("1 Sessions", wait);
+        let started = Instant::now();
+        while with_marker(&marker).len() < 2 {
+            assert!(
+                started.elapsed() < wait,
+                "{how}: the hanging onstat never started"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        if how == "q" {
+            t.keys(&["q"]);
+        } else {
+            let pid = ifxtop_pid(&t).expect("ifxtop runs in the pane");
+            let status = Command::new("kill")
+                .args([&format!("-{how}"), &pid])
+                .status()
+                .expect("kill");
+            assert!(status.success());
+        }
+        let s = t.wait_for("MODE=", wait);
+        assert!(s.contains(&format!("IFXTOP-EXIT={code}")), "{how}: {s}");
+        assert!(s.contains("MODE=icanon"), "{how}: terminal left raw:\n{s}");
+        let mut left = with_marker(&marker);
+        for _ in 0..50 {
+            if left.is_empty() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+            left = with_marker(&marker);
+        }
+        assert!(left.is_empty(), "{how}: left behind {left:?}");
+    }
+}

@@ -19,10 +19,7 @@ pub enum ExtentStatus {
     /// Not asked for (no oncheck, no file).
     None,
     /// Being read or built; `what` says from where (`oncheck -pe`, a file, the cache).
-    Building {
-        what: String,
-        since: Duration,
-    },
+    Building { what: String, since: Duration },
     Ready {
         what: String,
         extents: usize,
@@ -33,6 +30,8 @@ pub enum ExtentStatus {
     Failed {
         error: String,
         at: Duration,
+        /// Extents of the older map still in use (a rebuild failed after a map was ready).
+        in_use: Option<usize>,
     },
 }
 
@@ -163,10 +162,12 @@ async fn build_map(
             age_at_load: Duration::ZERO,
         },
         Ok(None) => ExtentStatus::Failed {
+            in_use: None,
             error: format!("{what} gave no extent map"),
             at: ctx.clock.now(),
         },
         Err(e) => ExtentStatus::Failed {
+            in_use: None,
             error: e.to_string(),
             at: ctx.clock.now(),
         },

@@ -253,8 +253,23 @@ impl Ctx {
         request: &Request,
         timeout: Duration,
     ) -> Result<Output, SourceError> {
-        match tokio::time::timeout(timeout + RUNNER_GRACE, self.runner.run(request, timeout)).await
-        {
+        self.run_bounded_as(request, timeout, false).await
+    }
+
+    /// `run_bounded`, for the extent map's report when `extent_report` (the runner's larger
+    /// output cap).
+    async fn run_bounded_as(
+        &self,
+        request: &Request,
+        timeout: Duration,
+        extent_report: bool,
+    ) -> Result<Output, SourceError> {
+        let run = if extent_report {
+            self.runner.run_extent_report(request, timeout)
+        } else {
+            self.runner.run(request, timeout)
+        };
+        match tokio::time::timeout(timeout + RUNNER_GRACE, run).await {
             Ok(r) => r,
             Err(_) => Err(SourceError::Timeout { after: timeout }),
         }
@@ -264,7 +279,11 @@ impl Ctx {
     pub(crate) async fn run_raw(&self, source: &Source, request: &Request) -> RawRun {
         let started = Instant::now();
         let t = self.clock.now();
-        let result = self.run_bounded(request, source.timeout()).await;
+        // The extent map's report may be far bigger than any poll: the runner's larger cap.
+        let extent_report = source.def().collector == Collector::Extents;
+        let result = self
+            .run_bounded_as(request, source.timeout(), extent_report)
+            .await;
         let took = started.elapsed();
         let run = RawRun { t, took, result };
         self.record(source, &request.argv(), &run);

@@ -312,8 +312,10 @@ impl StoredSample {
 pub struct Recording {
     pub header: Option<RecordingHeader>,
     pub samples: Vec<(Source, StoredSample)>,
-    /// What was skipped and why, one line each, for the screen.
+    /// What was skipped and why, one line each, for the screen (the first `MAX_PROBLEMS`; the
+    /// last line counts the rest).
     pub skipped: Vec<String>,
+    problems_not_kept: usize,
 }
 
 impl Recording {
@@ -335,7 +337,67 @@ pub fn read_recording(path: &Path) -> Result<Recording, Error> {
         path: path.display().to_string(),
         source,
     })?;
+    // A directory opens on Unix and fails only at the first read, which read as a damaged
+    // compressed stream; a FIFO or device would block or never end.
+    let kind = file.metadata().map_err(|source| Error::File {
+        path: path.display().to_string(),
+        source,
+    })?;
+    if kind.is_dir() {
+        return Err(Error::Usage(format!(
+            "{}: is a directory, not a recording",
+            path.display()
+        )));
+    }
+    if !kind.is_file() {
+        return Err(Error::Usage(format!(
+            "{}: not a regular file, not a recording",
+            path.display()
+        )));
+    }
     Ok(read_from(BufReader::new(file)))
+}
+
+/// Problems kept word for word; past them only counted (a garbage file of a gigabyte has
+/// millions of bad lines).
+const MAX_PROBLEMS: usize = 100;
+
+/// The latest time a sample may carry: about ten years of recording. Beyond it (`t: 1e300`) the
+/// time cannot be a position in a recording, and sorted last it hid every other sample.
+const MAX_T: f64 = 10.0 * 365.0 * 86_400.0;
+
+/// Base page sizes a header may name, in KB.
+const PAGE_SIZES_KB: [u32; 5] = [1, 2, 4, 8, 16];
+
+impl Recording {
+    /// How many problems the recording has (listed in `skipped` or only counted).
+    pub fn problem_count(&self) -> usize {
+        if self.problems_not_kept > 0 {
+            self.skipped.len() - 1 + self.problems_not_kept
+        } else {
+            self.skipped.len()
+        }
+    }
+
+    /// For one line: the count, then the first few problems and how many more.
+    pub fn problems_line(&self) -> String {
+        let n = self.problem_count();
+        let mut out = format!("{n} problem{}", if n == 1 { "" } else { "s" });
+        let first = problems_summary(&self.skipped[..self.skipped.len().min(3)]);
+        out.push_str(&first);
+        if n > 3 {
+            out.push_str(&format!("; and {} more", n - 3));
+        }
+        out
+    }
+
+    fn problem(&mut self, what: String) {
+        if self.skipped.len() < MAX_PROBLEMS {
+            self.skipped.push(what);
+        } else {
+            self.problems_not_kept += 1;
+        }
+    }
 }
 
 /// `read_recording` on bytes already in memory.
@@ -348,11 +410,15 @@ fn read_from<R: BufRead>(mut input: R) -> Recording {
     let compressed = input.fill_buf().is_ok_and(|b| b.starts_with(&ZSTD_MAGIC));
     if compressed {
         match zstd::stream::read::Decoder::with_buffer(input) {
-            Ok(d) => read_lines(BufReader::new(d), &mut rec),
+            Ok(d) => read_lines(BufReader::new(d), &mut rec, true),
             Err(e) => rec.skipped.push(format!("cannot decompress: {e}")),
         }
     } else {
-        read_lines(input, &mut rec);
+        read_lines(input, &mut rec, false);
+    }
+    if rec.problems_not_kept > 0 {
+        let n = rec.problems_not_kept;
+        rec.skipped.push(format!("{n} more problems not listed"));
     }
     if rec.header.is_none() && !rec.samples.is_empty() {
         rec.skipped
@@ -370,7 +436,7 @@ fn read_from<R: BufRead>(mut input: R) -> Recording {
     rec
 }
 
-fn read_lines<R: BufRead>(mut input: R, rec: &mut Recording) {
+fn read_lines<R: BufRead>(mut input: R, rec: &mut Recording, compressed: bool) {
     let mut buf = Vec::new();
     let mut no = 0;
     loop {
@@ -380,9 +446,11 @@ fn read_lines<R: BufRead>(mut input: R, rec: &mut Recording) {
             Ok(_) => {}
             Err(e) => {
                 // A recording cut off mid-write: keep every complete block before the cut.
-                rec.skipped.push(format!(
-                    "compressed stream ends early ({e}): replaying what came before"
-                ));
+                rec.problem(if compressed {
+                    format!("compressed stream ends early ({e}): replaying what came before")
+                } else {
+                    format!("read error ({e}): replaying what came before")
+                });
                 break;
             }
         }
@@ -396,7 +464,7 @@ fn read_lines<R: BufRead>(mut input: R, rec: &mut Recording) {
         let value: serde_json::Value = match serde_json::from_str(line) {
             Ok(v) => v,
             Err(e) => {
-                rec.skipped.push(if complete {
+                rec.problem(if complete {
                     format!("line {no}: not JSON ({e})")
                 } else {
                     format!("line {no}: cut off (the recording ended mid-line)")
@@ -406,36 +474,48 @@ fn read_lines<R: BufRead>(mut input: R, rec: &mut Recording) {
         };
         if value.get("ifxtop_recording").is_some() {
             match serde_json::from_value::<RecordingHeader>(value) {
-                Ok(h) => {
+                Ok(mut h) => {
+                    if let Some(kb) = h.base_page_kb.filter(|kb| !PAGE_SIZES_KB.contains(kb)) {
+                        // 0 was taken and resolved hot pages to the wrong table.
+                        rec.problem(format!(
+                            "line {no}: header base_page_kb {kb} is no base page size (1, 2, 4, 8 or 16): ignored"
+                        ));
+                        h.base_page_kb = None;
+                    }
                     if h.ifxtop_recording != FORMAT_VERSION {
-                        rec.skipped.push(format!(
+                        rec.problem(format!(
                             "format version {} (this ifxtop writes {FORMAT_VERSION}): replaying what it understands",
                             h.ifxtop_recording
                         ));
                     }
                     rec.header = Some(h);
                 }
-                Err(e) => rec.skipped.push(format!("line {no}: bad header ({e})")),
+                Err(e) => rec.problem(format!("line {no}: bad header ({e})")),
             }
             continue;
         }
         let sample: RawSample = match serde_json::from_value(value) {
             Ok(s) => s,
             Err(e) => {
-                rec.skipped.push(format!("line {no}: not a sample ({e})"));
+                rec.problem(format!("line {no}: not a sample ({e})"));
                 continue;
             }
         };
-        if !sample.t.is_finite() || sample.t < 0.0 {
-            rec.skipped
-                .push(format!("line {no}: bad time {}", sample.t));
+        if !sample.t.is_finite() || !(0.0..=MAX_T).contains(&sample.t) {
+            // `{:e}` for the absurd ones: 1e300 printed in full is 300 digits.
+            let t = if sample.t.abs() < 1e9 {
+                format!("{}", sample.t)
+            } else {
+                format!("{:e}", sample.t)
+            };
+            rec.problem(format!(
+                "line {no}: bad time {t} (not 0 to {MAX_T:.0} s into the recording)"
+            ));
             continue;
         }
         match Source::from_label(&sample.source) {
             Some(src) => rec.samples.push((src, StoredSample::new(sample))),
-            None => rec
-                .skipped
-                .push(format!("line {no}: unknown source '{}'", sample.source)),
+            None => rec.problem(format!("line {no}: unknown source '{}'", sample.source)),
         }
     }
 }

@@ -349,6 +349,7 @@ pub fn run_cli(args: &crate::cli::SnapshotArgs) -> std::process::ExitCode {
             eprintln!("ifxtop snapshot: {e}");
             std::process::ExitCode::from(match e {
                 Error::Usage(_) => 2,
+                Error::Signal(code) => code,
                 _ => 1,
             })
         }
@@ -517,8 +518,13 @@ pub fn snapshot_for(args: &crate::cli::SnapshotArgs) -> Result<Snapshot, Error> 
     };
     if let Some(path) = &args.replay {
         let rec = crate::collect::record::read_recording(path)?;
-        for s in &rec.skipped {
-            eprintln!("ifxtop snapshot: {}: {s}", path.display());
+        // The first few problems and a count: a garbage file has one per line.
+        if !rec.skipped.is_empty() && !rec.samples.is_empty() {
+            eprintln!(
+                "ifxtop snapshot: {}: {}",
+                path.display(),
+                rec.problems_line()
+            );
         }
         if settings.ports.is_empty() {
             settings.ports = rec
@@ -529,9 +535,9 @@ pub fn snapshot_for(args: &crate::cli::SnapshotArgs) -> Result<Snapshot, Error> 
         }
         if rec.samples.is_empty() {
             return Err(Error::Usage(format!(
-                "{}: nothing to replay{}",
+                "{}: nothing to replay: {}",
                 path.display(),
-                crate::collect::record::problems_summary(&rec.skipped)
+                rec.problems_line()
             )));
         }
         let server = rec.header.as_ref().and_then(|h| h.server.clone());
@@ -577,6 +583,26 @@ pub fn snapshot_for(args: &crate::cli::SnapshotArgs) -> Result<Snapshot, Error> 
     live_report(args).map(|(snap, _)| snap)
 }
 
+/// The first of SIGINT, SIGTERM, SIGHUP and SIGQUIT, as the exit code a shell expects
+/// (128 + its number); never, if the handlers cannot be set up.
+async fn stop_signal() -> u8 {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut int), Ok(mut term), Ok(mut hup), Ok(mut quit)) = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+        signal(SignalKind::hangup()),
+        signal(SignalKind::quit()),
+    ) else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = int.recv() => 130,
+        _ = term.recv() => 143,
+        _ = hup.recv() => 129,
+        _ = quit.recv() => 131,
+    }
+}
+
 /// How long a live snapshot waits for its sources at most (the slowest regular source,
 /// `dbaccess` on sysmaster, may take 30 s); what has not answered by then is reported missing.
 pub const LIVE_DEADLINE: Duration = Duration::from_secs(40);
@@ -599,11 +625,15 @@ pub fn live_report(args: &crate::cli::SnapshotArgs) -> Result<(Snapshot, Vec<Str
     // Read while the process has one thread (see `now_in_local_offset`).
     settings.wall_start = Some(crate::tui::setup::now_in_local_offset());
     // This machine, or the host of `--ssh` (connected here, once).
+    if let Some(file) = &args.extents {
+        crate::tui::setup::check_extents_file(file)?;
+    }
     let live = crate::tui::setup::live_target(
         server.clone(),
         &args.ports,
         &args.ssh,
         args.extents.clone(),
+        args.max_output_mb,
     )?;
     settings.ports = live.ports;
     settings.host = live.host;
@@ -629,13 +659,18 @@ pub fn live_report(args: &crate::cli::SnapshotArgs) -> Result<(Snapshot, Vec<Str
         .enable_all()
         .build()?;
     let record = args.record.is_some();
-    let (store, samples, mut problems) = rt.block_on(live_store(
-        runner,
-        settings.clone(),
-        extents,
-        record,
-        LIVE_DEADLINE,
-    ));
+    // A signal ends the collection at once: dropping it kills every command in flight (their
+    // whole process groups), which the terminal's Ctrl-C no longer reaches.
+    let collected = rt.block_on(async {
+        tokio::select! {
+            r = live_store(runner, settings.clone(), extents, record, LIVE_DEADLINE) => Ok(r),
+            code = stop_signal() => Err(code),
+        }
+    });
+    // Nothing may hold up the exit: a file read stuck in the kernel (a dead NFS server) keeps
+    // its thread, not the process.
+    rt.shutdown_timeout(Duration::from_millis(500));
+    let (store, samples, mut problems) = collected.map_err(Error::Signal)?;
     if let Some(path) = &args.record {
         write_recording(path, server.as_deref(), &settings, &samples)?;
     }

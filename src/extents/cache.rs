@@ -2,8 +2,10 @@
 //!
 //! The file holds the RAW `oncheck -pe` text under a one-line header, not a serialized map:
 //! re-parsing takes a fraction of a second, and a newer ifxtop reads an old cache with its better
-//! parser. Header: `ifxtop-extent-cache 1 server=NAME created=SECS chunks=KEY` where KEY lists
-//! the report's chunks as `number:path` (escaped), so a chunk added since is noticed.
+//! parser. Header: `ifxtop-extent-cache 2 server=NAME created=SECS chunks=KEY bytes=N sum=HEX`
+//! where KEY lists the report's chunks as `number:path` (escaped), so a chunk added since is
+//! noticed, and N and HEX are the length and checksum of the text after the header, so a file
+//! cut short (even at a line boundary) or edited by hand is refused and rebuilt, not half used.
 
 use crate::error::{Error, Result};
 use crate::extents::ExtentMap;
@@ -16,7 +18,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 /// The first word of every cache file.
 const MAGIC: &str = "ifxtop-extent-cache";
 /// Bumped when the header changes; a cache of another version is an error (the caller rebuilds).
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// The chunks a report lists: number and path, sorted by number. Two reports of one instance
 /// with equal keys have the same chunks.
@@ -101,15 +103,28 @@ pub fn save_at(dir: &Path, server: &str, text: &str, created: SystemTime) -> Res
         .map(|d| d.as_secs())
         .unwrap_or(0);
     let header = format!(
-        "{MAGIC} {FORMAT_VERSION} server={} created={secs} chunks={}\n",
+        "{MAGIC} {FORMAT_VERSION} server={} created={secs} chunks={} bytes={} sum={}\n",
         escape(server),
-        key.encode()
+        key.encode(),
+        text.len(),
+        checksum(text)
     );
     // Table names and chunk paths are nobody else's business: 0700 directories, 0600 files
     // (tempfile creates its files 0600).
     std::os::unix::fs::DirBuilderExt::mode(fs::DirBuilder::new().recursive(true), 0o700)
         .create(dir)
         .map_err(|e| file_error(dir, e))?;
+    // A directory an older ifxtop made 0755 is tightened too (it is ifxtop's own).
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let loose = fs::metadata(dir)
+            .map(|m| m.permissions().mode() & 0o077 != 0)
+            .unwrap_or(false);
+        if loose {
+            fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
+                .map_err(|e| file_error(dir, e))?;
+        }
+    }
     let path = path_for(dir, server);
     let written = (|| -> std::io::Result<()> {
         let mut f = tempfile::Builder::new()
@@ -160,13 +175,31 @@ pub fn load_at(dir: &Path, server: &str, now: SystemTime) -> Result<Option<Cache
         )));
     }
     text.drain(..=header_len);
+    if text.len() as u64 != h.bytes {
+        return Err(bad(format!(
+            "cached report is {} bytes, its header says {} (cut short or edited): rebuilding",
+            text.len(),
+            h.bytes
+        )));
+    }
+    if checksum(&text) != h.sum {
+        return Err(bad(
+            "cached report does not match its checksum (edited or damaged): rebuilding".into(),
+        ));
+    }
+    let created = UNIX_EPOCH + Duration::from_secs(h.created);
+    if created > now + FUTURE_SLACK {
+        return Err(bad(format!(
+            "cache created {}s in the future (clock changed or file edited): rebuilding",
+            created.duration_since(now).unwrap_or_default().as_secs()
+        )));
+    }
     let map = ExtentMap::from_oncheck_pe(&text)
         .map_err(|e| bad(format!("cached report does not parse: {e}")))?;
     let key = ChunkKey::from_map(&map);
     if key != h.key {
         return Err(bad("cached report does not match its chunk key".into()));
     }
-    let created = UNIX_EPOCH + Duration::from_secs(h.created);
     Ok(Some(Cached {
         text,
         map,
@@ -181,6 +214,22 @@ struct Header {
     server: String,
     created: u64,
     key: ChunkKey,
+    bytes: u64,
+    sum: String,
+}
+
+/// How far in the future a cache's `created` may lie (clocks of one host step a little).
+const FUTURE_SLACK: Duration = Duration::from_secs(300);
+
+/// The checksum a cache header carries for its text: 64-bit FNV-1a, in hex. It finds damage and
+/// hand edits (the file is the user's own, 0600; this is not a signature).
+pub fn checksum(text: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{h:016x}")
 }
 
 fn parse_header(line: &str) -> std::result::Result<Header, String> {
@@ -205,10 +254,19 @@ fn parse_header(line: &str) -> std::result::Result<Header, String> {
         .parse()
         .map_err(|_| "damaged cache header: created".to_string())?;
     let key = ChunkKey::decode(field("chunks=")?).ok_or("damaged cache header: chunks")?;
+    let bytes = field("bytes=")?
+        .parse()
+        .map_err(|_| "damaged cache header: bytes".to_string())?;
+    let sum = field("sum=")?.to_string();
+    if words.next().is_some() {
+        return Err("damaged cache header: more than it should hold".into());
+    }
     Ok(Header {
         server,
         created,
         key,
+        bytes,
+        sum,
     })
 }
 

@@ -143,6 +143,13 @@ pub(crate) fn line_count_hint(text: &str) -> usize {
     memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1
 }
 
+/// Room to reserve for the rows of a table output: its lines, but no more than rows of 48 bytes
+/// would make (real rows are longer; a shorter one costs the vector one doubling). Garbage of
+/// short lines (`yes x`) must not reserve a row, ~100 bytes, per 2-byte line.
+pub(crate) fn row_count_hint(text: &str) -> usize {
+    line_count_hint(text).min(text.len() / 48 + 1)
+}
+
 #[inline]
 pub(crate) fn is_blank(c: char) -> bool {
     c == ' ' || c == '\t'

@@ -14,7 +14,7 @@ macro_rules! record {
     ($t:ty) => {
         impl $crate::parsers::Record for $t {
             fn unparsed(&self) -> usize {
-                self.unparsed.len()
+                $crate::parsers::Unparsed::count(&self.unparsed)
             }
             fn to_json(&self) -> serde_json::Value {
                 $crate::parsers::json_of(self)
@@ -34,7 +34,7 @@ macro_rules! record {
     ($t:ty, onstat) => {
         impl $crate::parsers::Record for $t {
             fn unparsed(&self) -> usize {
-                self.unparsed.len()
+                $crate::parsers::Unparsed::count(&self.unparsed)
             }
             fn header(&self) -> Option<&$crate::parsers::header::Header> {
                 self.header.as_ref()
@@ -120,14 +120,42 @@ use std::sync::Arc;
 pub struct Unparsed {
     pub line: usize,
     pub text: String,
+    /// Lines after this one not understood either, counted but not kept: only on the last
+    /// entry, when more than `MAX_UNPARSED_KEPT` lines were not understood (a command printing
+    /// garbage must not cost memory per line).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more: usize,
 }
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// Lines not understood that are kept, with their text, per parse; the rest are counted.
+pub const MAX_UNPARSED_KEPT: usize = 1000;
 
 impl Unparsed {
     pub(crate) fn new(line: lex::Line<'_>) -> Self {
         Unparsed {
             line: line.no,
             text: line.text.to_string(),
+            more: 0,
         }
+    }
+
+    /// Keeps `line` in `list`, or once the list holds `MAX_UNPARSED_KEPT` lines, counts it on
+    /// the last one.
+    pub(crate) fn keep(list: &mut Vec<Unparsed>, line: lex::Line<'_>) {
+        let full = list.len() >= MAX_UNPARSED_KEPT;
+        match list.last_mut() {
+            Some(last) if full => last.more += 1,
+            _ => list.push(Unparsed::new(line)),
+        }
+    }
+
+    /// How many lines a list stands for: those kept and those only counted.
+    pub fn count(list: &[Unparsed]) -> usize {
+        list.iter().map(|u| 1 + u.more).sum()
     }
 }
 
@@ -223,7 +251,7 @@ pub(crate) fn drive<B: OnstatBody>(text: &str) -> Result<B::Record, ParseError> 
     let mut lines = lex::lines(text);
     let mut out = B::Record::default();
     let mut body = B::default();
-    body.reserve(&mut out, lex::line_count_hint(text));
+    body.reserve(&mut out, lex::row_count_hint(text));
     let (banner, offline) = header::parse_preamble(&mut lines).into_parts();
     // The off-line message alone is a whole answer.
     let mut recognised = offline.is_some() || (B::BANNER_ALONE && banner.is_some());
@@ -238,14 +266,14 @@ pub(crate) fn drive<B: OnstatBody>(text: &str) -> Result<B::Record, ParseError> 
             Seen::Known => recognised = true,
             Seen::KnownUnused => {
                 recognised = true;
-                out.unparsed_mut().push(Unparsed::new(line));
+                Unparsed::keep(out.unparsed_mut(), line);
             }
             Seen::Skipped | Seen::Shared => {}
             Seen::Miss(miss) => {
                 if first_miss.is_none() {
                     first_miss = Some(miss.error(line, B::EXPECTED));
                 }
-                out.unparsed_mut().push(Unparsed::new(line));
+                Unparsed::keep(out.unparsed_mut(), line);
             }
         }
     }

@@ -6,9 +6,10 @@ use super::Unparsed;
 use crate::error::ParseError;
 use crate::ids::Addr;
 use nom::branch::alt;
-use nom::bytes::complete::{tag, take_till1};
+use nom::bytes::complete::{tag, take_till1, take_until};
 use nom::character::complete::char;
 use nom::combinator::opt;
+use nom::sequence::terminated;
 use nom::Parser;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -38,6 +39,10 @@ pub struct NodeMeminfo {
     pub node: u32,
     /// Key → number as printed (kB for sizes; pages for HugePages_*).
     pub values: BTreeMap<String, u64>,
+    /// Further nodes, when the text is a `grep` over several nodes' files
+    /// (`/sys/devices/system/node/node1/meminfo:Node 1 MemTotal: ...`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub others: BTreeMap<u32, BTreeMap<String, u64>>,
     pub unparsed: Vec<Unparsed>,
 }
 
@@ -132,7 +137,7 @@ pub fn parse_numactl_h(text: &str) -> Result<NumactlH, ParseError> {
                     }
                 }
             }
-            out.unparsed.push(Unparsed::new(line));
+            Unparsed::keep(&mut out.unparsed, line);
             continue;
         }
         if let Ok((_, (n, key, value))) = node_line(t) {
@@ -157,11 +162,11 @@ pub fn parse_numactl_h(text: &str) -> Result<NumactlH, ParseError> {
             if ok {
                 recognised = true;
             } else {
-                out.unparsed.push(Unparsed::new(line));
+                Unparsed::keep(&mut out.unparsed, line);
             }
             continue;
         }
-        out.unparsed.push(Unparsed::new(line));
+        Unparsed::keep(&mut out.unparsed, line);
     }
     if !recognised {
         return Err(match first_line {
@@ -178,8 +183,10 @@ pub fn parse_numactl_h(text: &str) -> Result<NumactlH, ParseError> {
     Ok(out)
 }
 
-/// `Node 0 MemTotal:       134182340 kB` → (0, MemTotal, 134182340).
-fn meminfo_line(i: &str) -> PResult<'_, (u32, &str, u64)> {
+/// `Node 0 MemTotal:       134182340 kB` → (0, MemTotal, 134182340); `grep` over several
+/// files puts the file's path and a colon first (`/sys/.../node0/meminfo:Node 0 ...`).
+fn meminfo_line(i: &str) -> PResult<'_, (bool, u32, &str, u64)> {
+    let (i, path) = opt(terminated(take_until(":Node "), char(':'))).parse(i)?;
     let (i, (_, _, n, _, key, _, _, v, _)) = (
         tag("Node"),
         sp1,
@@ -193,7 +200,7 @@ fn meminfo_line(i: &str) -> PResult<'_, (u32, &str, u64)> {
     )
         .parse(i)?;
     let (i, _) = opt(tag("kB")).parse(i)?;
-    Ok((i, (n, key, v)))
+    Ok((i, (path.is_some(), n, key, v)))
 }
 
 pub fn parse_node_meminfo(text: &str) -> Result<NodeMeminfo, ParseError> {
@@ -206,11 +213,16 @@ pub fn parse_node_meminfo(text: &str) -> Result<NodeMeminfo, ParseError> {
         }
         first_line.get_or_insert(line);
         match meminfo_line(line.text.trim()) {
-            Ok(("", (n, key, v))) if node.is_none_or(|x| x == n) => {
+            Ok(("", (_, n, key, v))) if node.is_none_or(|x| x == n) => {
                 node = Some(n);
                 out.values.insert(key.to_string(), v);
             }
-            _ => out.unparsed.push(Unparsed::new(line)),
+            // Another node's line is only expected from `grep` over several files, which names
+            // each line's file; in one file it is not this node's meminfo.
+            Ok(("", (true, n, key, v))) => {
+                out.others.entry(n).or_default().insert(key.to_string(), v);
+            }
+            _ => Unparsed::keep(&mut out.unparsed, line),
         }
     }
     match node {
@@ -284,7 +296,7 @@ pub fn parse_numa_maps(text: &str) -> Result<NumaMaps, ParseError> {
         first_line.get_or_insert(line);
         match numa_maps_line(line.text) {
             Some(m) => out.mappings.push(m),
-            None => out.unparsed.push(Unparsed::new(line)),
+            None => Unparsed::keep(&mut out.unparsed, line),
         }
     }
     if out.mappings.is_empty() && !out.unparsed.is_empty() {
@@ -407,6 +419,26 @@ record!(NumaMaps);
 
 #[cfg(test)]
 mod tests {
+    /// `grep . /sys/devices/system/node/node*/meminfo`: every line starts with its file's path.
+    #[test]
+    fn grepped_meminfo_of_several_nodes() {
+        let text = "/sys/devices/system/node/node0/meminfo:Node 0 MemTotal:       134182340 kB\n\
+                    /sys/devices/system/node/node0/meminfo:Node 0 MemFree:        53030372 kB\n\
+                    /sys/devices/system/node/node1/meminfo:Node 1 MemTotal:       134217728 kB\n\
+                    /sys/devices/system/node/node1/meminfo:Node 1 HugePages_Total:     0\n";
+        let m = super::parse_node_meminfo(text).expect("grep'd meminfo");
+        assert!(m.unparsed.is_empty(), "{:?}", m.unparsed);
+        assert_eq!(m.node, 0);
+        assert_eq!(m.values.get("MemTotal"), Some(&134_182_340));
+        assert_eq!(m.values.get("MemFree"), Some(&53_030_372));
+        let n1 = m.others.get(&1).expect("node 1");
+        assert_eq!(n1.get("MemTotal"), Some(&134_217_728));
+        assert_eq!(n1.get("HugePages_Total"), Some(&0));
+        // Without the prefix, as before; a colon elsewhere is no path.
+        let plain = super::parse_node_meminfo("Node 0 MemTotal:       1 kB\n").expect("plain");
+        assert!(plain.others.is_empty());
+        assert!(super::parse_node_meminfo("x:y Node 0 MemTotal: 1 kB\n").is_err());
+    }
     use super::*;
 
     #[test]

@@ -320,7 +320,7 @@ pub fn parse(text: &str) -> Result<OncheckPe, ParseError> {
                 });
             }
         }
-        PeEvent::Unparsed(line) => out.unparsed.push(Unparsed::new(line)),
+        PeEvent::Unparsed(line) => Unparsed::keep(&mut out.unparsed, line),
     })?;
     Ok(out)
 }

@@ -184,7 +184,7 @@ impl OnstatBody for Body {
                                 .into_iter()
                                 .map(|u| Unparsed {
                                     line: no(u.line),
-                                    text: u.text,
+                                    ..u
                                 }),
                         );
                     out.blocker_sessions.push(ses);
@@ -198,6 +198,7 @@ impl OnstatBody for Body {
                         .map(|(text, n)| Unparsed {
                             line: *n,
                             text: text.to_string(),
+                            more: 0,
                         }),
                 ),
             }

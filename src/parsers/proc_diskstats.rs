@@ -81,7 +81,7 @@ pub fn parse(text: &str) -> Result<ProcDiskstats, ParseError> {
                 if first_error.is_none() {
                     first_error = Some(line.error_at(at, format!("{EXPECTED}; {needs} here")));
                 }
-                out.unparsed.push(Unparsed::new(line));
+                Unparsed::keep(&mut out.unparsed, line);
             }
         }
     }

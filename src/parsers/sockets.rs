@@ -368,7 +368,7 @@ fn proc_row_fast(line: &str) -> Option<Socket> {
 /// `/proc/net/tcp` or `/proc/net/tcp6` (told apart by the address width).
 pub fn parse_proc_net_tcp(text: &str) -> Result<Sockets, ParseError> {
     let mut out = Sockets::default();
-    out.sockets.reserve(super::lex::line_count_hint(text));
+    out.sockets.reserve(super::lex::row_count_hint(text));
     let mut recognised = false;
     let mut first_bad: Option<ParseError> = None;
     for line in lines(text) {
@@ -399,7 +399,7 @@ pub fn parse_proc_net_tcp(text: &str) -> Result<Sockets, ParseError> {
                         "a /proc/net/tcp row (`sl: local_address rem_address st tx_queue:rx_queue ...`)",
                     ));
                 }
-                out.unparsed.push(Unparsed::new(line));
+                Unparsed::keep(&mut out.unparsed, line);
             }
         }
     }
@@ -447,10 +447,14 @@ fn is_proto(w: &str) -> bool {
     .contains(&w.as_str())
 }
 
-/// One netstat row: `[PCB] proto recv-q send-q local foreign [state] [pid/program]`.
+/// One netstat row: `[PCB] proto recv-q send-q local foreign [state] [user inode]
+/// [pid/program]`. AIX `netstat -Aan` puts a PCB address first; grep'd, its header is gone, so a
+/// hex word before the protocol is taken as one on any row. Linux `-e` adds `User Inode`, `-p`
+/// the program (`-laputen` both, udp rows without a state).
 fn netstat_row(text: &str, has_pcb: bool) -> Option<Socket> {
-    let mut words = text.split_whitespace();
-    if has_pcb {
+    let mut words = text.split_whitespace().peekable();
+    let first = *words.peek()?;
+    if has_pcb || (!is_proto(first) && first.len() >= 8) {
         let pcb = words.next()?;
         if !pcb.chars().all(|c| c.is_ascii_hexdigit()) {
             return None;
@@ -464,21 +468,23 @@ fn netstat_row(text: &str, has_pcb: bool) -> Option<Socket> {
     let send_q = words.next()?.parse().ok()?;
     let local = split_endpoint(words.next()?)?;
     let remote = split_endpoint(words.next()?)?;
-    let mut state = None;
-    let mut process = None;
-    if let Some(w) = words.next() {
-        match TcpState::from_name(w) {
-            Some(s) => {
-                state = Some(s);
-                process = words.next().map(String::from);
-            }
-            // udp rows have no state; what follows is the program.
-            None => process = Some(w.to_string()),
+    let mut rest: Vec<&str> = words.collect();
+    let state = match rest.first().and_then(|w| TcpState::from_name(w)) {
+        Some(s) => {
+            rest.remove(0);
+            Some(s)
         }
-    }
-    if words.next().is_some() {
-        return None;
-    }
+        None => None,
+    };
+    let process = match rest.as_slice() {
+        [] => None,
+        // `-p`: the program, or `-` when it is not ours to see.
+        [p] => Some(p.to_string()),
+        // `-e`: user (a name or a uid) and inode, then `-p`'s program if asked for.
+        [_user, inode] if inode.chars().all(|c| c.is_ascii_digit()) => None,
+        [_user, inode, p] if inode.chars().all(|c| c.is_ascii_digit()) => Some(p.to_string()),
+        _ => return None,
+    };
     Some(Socket {
         proto: proto.into(),
         recv_q,
@@ -528,7 +534,7 @@ pub fn parse_netstat(text: &str) -> Result<Sockets, ParseError> {
                 recognised = true;
                 out.sockets.push(s);
             }
-            None => out.unparsed.push(Unparsed::new(line)),
+            None => Unparsed::keep(&mut out.unparsed, line),
         }
     }
     if !recognised {
@@ -566,7 +572,7 @@ pub fn parse_ss(text: &str) -> Result<Sockets, ParseError> {
                 recognised = true;
                 out.sockets.push(s);
             }
-            None => out.unparsed.push(Unparsed::new(line)),
+            None => Unparsed::keep(&mut out.unparsed, line),
         }
     }
     if !recognised {
@@ -623,6 +629,52 @@ record!(Sockets);
 
 #[cfg(test)]
 mod tests {
+    /// AIX `netstat -Aan | grep 9088`: the PCB column first, `tcp4`, `host.port`, no header.
+    /// (Rows as `ifxtop-aix-netstat-Aan.txt` prints them.)
+    #[test]
+    fn grepped_aix_rows_with_a_pcb_and_no_header() {
+        let text = "f1000e0000b9e3b8 tcp4       0      0  *.9088             *.*                LISTEN\n\
+                    f1000e0000ba23b8 tcp4       0 249856  10.0.0.5.9088      10.1.2.3.51234     ESTABLISHED\n";
+        let s = super::parse_netstat(text).expect("grep'd AIX rows");
+        assert!(s.unparsed.is_empty(), "{:?}", s.unparsed);
+        assert_eq!(s.sockets.len(), 2);
+        let est = &s.sockets[1];
+        assert_eq!(est.proto, "tcp4");
+        assert_eq!(est.send_q, 249_856);
+        assert_eq!(est.local, super::Endpoint::new("10.0.0.5", "9088"));
+        assert_eq!(est.remote, super::Endpoint::new("10.1.2.3", "51234"));
+        assert_eq!(est.state, Some(super::TcpState::Established));
+    }
+
+    /// Linux `netstat -e -p` / `-laputen`: `User Inode PID/Program name` after the state (udp
+    /// rows have no state). These rows were dropped.
+    #[test]
+    fn linux_rows_with_user_inode_and_program() {
+        let text = "Active Internet connections (servers and established)\n\
+Proto Recv-Q Send-Q Local Address           Foreign Address         State       User       Inode      PID/Program name\n\
+tcp        0      0 0.0.0.0:9088            0.0.0.0:*               LISTEN      informix   31337      2211/oninit\n\
+tcp        0  52340 10.0.0.5:9088           10.1.2.3:51234          ESTABLISHED 1001       31338      2211/oninit\n\
+tcp        0      0 10.0.0.5:22             10.1.2.9:50000          ESTABLISHED 0          41000      -\n\
+udp        0      0 0.0.0.0:68              0.0.0.0:*                           0          1234       812/dhclient\n";
+        let s = super::parse_netstat(text).expect("netstat -e -p");
+        assert!(s.unparsed.is_empty(), "{:?}", s.unparsed);
+        assert_eq!(s.sockets.len(), 4);
+        assert_eq!(s.sockets[1].send_q, 52_340);
+        assert_eq!(s.sockets[1].state, Some(super::TcpState::Established));
+        assert_eq!(s.sockets[1].process.as_deref(), Some("2211/oninit"));
+        assert_eq!(s.sockets[2].process, None);
+        assert_eq!(s.sockets[3].proto, "udp");
+        assert_eq!(s.sockets[3].state, None);
+        assert_eq!(s.sockets[3].process.as_deref(), Some("812/dhclient"));
+        // `-e` without `-p`: user and inode only.
+        let row = "tcp        0      0 10.0.0.5:9088  10.1.2.3:51234  ESTABLISHED informix 31338";
+        let s = super::parse_netstat(row).expect("netstat -e");
+        assert_eq!(s.sockets.len(), 1, "{:?}", s.unparsed);
+        // Words that fit no layout stay unparsed, not guessed at.
+        let odd = "tcp 0 0 10.0.0.5:9088 10.1.2.3:51234 ESTABLISHED a b c d\n";
+        let s = super::parse_netstat(&format!("{row}\n{odd}")).expect("one good row");
+        assert_eq!(s.unparsed.len(), 1);
+    }
     use super::*;
 
     #[test]

@@ -55,7 +55,7 @@ pub(crate) fn parse(text: &str) -> Result<Systabnames, ParseError> {
                 recognised = true;
                 out.tables.insert(partnum, name.to_string());
             }
-            _ => out.unparsed.push(Unparsed::new(line)),
+            _ => Unparsed::keep(&mut out.unparsed, line),
         }
     }
     if !recognised {

@@ -1,8 +1,12 @@
 //! The local runner: runs onstat/oncheck/netstat on this machine and reads /proc and /sys.
 
-use super::{BoxFuture, CommandRunner, Output, Request};
+use super::{
+    BoxFuture, CommandRunner, Output, Request, DEFAULT_MAX_OUTPUT_MB, EXTENT_OUTPUT_FACTOR,
+};
 use crate::error::SourceError;
+use crate::files::MB;
 use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 /// This machine's host name (reports and recordings name the host they describe).
@@ -15,19 +19,91 @@ pub fn hostname() -> Option<String> {
 }
 
 /// Runs commands with `INFORMIXSERVER` set to the watched instance.
-#[derive(Debug, Clone, Default)]
+///
+/// Every command runs in a process group of its own, killed whole when the run ends — done,
+/// timed out, or dropped on quit — so a wrapper's hung grandchildren (`sudo -u informix onstat`,
+/// a site script) never outlive it. What a command prints (standard output and error together)
+/// and what a file holds is capped: past the cap the command is killed and the run fails.
+#[derive(Debug, Clone)]
 pub struct LocalRunner {
     pub(crate) informixserver: Option<String>,
     /// A PATH for the commands (tests put fake onstat executables first); the process's own
     /// PATH when `None`.
     pub(crate) path: Option<std::ffi::OsString>,
+    /// The output cap in MB (the extent map's report gets `EXTENT_OUTPUT_FACTOR` times this).
+    pub(crate) max_output_mb: u64,
+}
+
+impl Default for LocalRunner {
+    fn default() -> Self {
+        LocalRunner {
+            informixserver: None,
+            path: None,
+            max_output_mb: DEFAULT_MAX_OUTPUT_MB,
+        }
+    }
+}
+
+/// How much a pipe read asks for at a time.
+const CHUNK: usize = 64 * 1024;
+
+/// Why reading a command's pipes stopped early.
+enum PipeEnd {
+    Io(std::io::Error),
+    /// Past the cap.
+    Exceeded,
+}
+
+/// The process group of one command (its own: `process_group(0)`). Dropped, it kills what is
+/// left in the group.
+struct Group(Option<nix::unistd::Pid>);
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        if let Some(pgid) = self.0 {
+            // ESRCH (nothing left) is the usual answer and not an error.
+            let _ = nix::sys::signal::killpg(pgid, nix::sys::signal::Signal::SIGKILL);
+        }
+    }
+}
+
+/// Reads a pipe to its end, counting what it read in `used` (shared by stdout and stderr);
+/// stops as soon as `used` passes `cap`. The buffer grows by doubling but never past what the
+/// cap allows.
+async fn read_pipe<R: tokio::io::AsyncRead + Unpin>(
+    pipe: Option<R>,
+    used: &AtomicU64,
+    cap: u64,
+) -> Result<Vec<u8>, PipeEnd> {
+    use tokio::io::AsyncReadExt;
+    let Some(mut pipe) = pipe else {
+        return Ok(Vec::new());
+    };
+    let most = usize::try_from(cap)
+        .unwrap_or(usize::MAX)
+        .saturating_add(CHUNK);
+    let mut buf: Vec<u8> = Vec::new();
+    loop {
+        if buf.capacity() - buf.len() < CHUNK {
+            let want = buf.capacity().saturating_mul(2).max(CHUNK).min(most);
+            buf.reserve_exact(want.saturating_sub(buf.len()).max(CHUNK));
+        }
+        let n = pipe.read_buf(&mut buf).await.map_err(PipeEnd::Io)?;
+        if n == 0 {
+            return Ok(buf);
+        }
+        let n = n as u64;
+        if used.fetch_add(n, Ordering::Relaxed) + n > cap {
+            return Err(PipeEnd::Exceeded);
+        }
+    }
 }
 
 impl LocalRunner {
     pub fn new(informixserver: Option<String>) -> Self {
         LocalRunner {
             informixserver,
-            path: None,
+            ..LocalRunner::default()
         }
     }
 
@@ -37,11 +113,41 @@ impl LocalRunner {
         self
     }
 
+    /// Caps what a command may print, and a file read, at `mb` MB (at least 1).
+    pub fn with_max_output_mb(mut self, mb: u64) -> Self {
+        self.max_output_mb = mb.max(1);
+        self
+    }
+
+    /// The cap of an ordinary run, in bytes.
+    pub(crate) fn cap(&self) -> u64 {
+        self.max_output_mb.saturating_mul(MB)
+    }
+
+    /// The cap of the extent map's report, in bytes.
+    pub(crate) fn extent_cap(&self) -> u64 {
+        self.cap().saturating_mul(EXTENT_OUTPUT_FACTOR)
+    }
+
+    /// Runs a command with the runner's own cap.
     pub(crate) async fn run_command(
         &self,
         argv: &[String],
         stdin: Option<&str>,
         timeout: Duration,
+    ) -> Result<Output, SourceError> {
+        self.run_command_capped(argv, stdin, timeout, self.cap())
+            .await
+    }
+
+    /// Runs a command in a process group of its own, feeding it `stdin`, reading at most `cap`
+    /// bytes of output, within `timeout`.
+    pub(crate) async fn run_command_capped(
+        &self,
+        argv: &[String],
+        stdin: Option<&str>,
+        timeout: Duration,
+        cap: u64,
     ) -> Result<Output, SourceError> {
         let Some((program, args)) = argv.split_first() else {
             return Err(SourceError::Other("empty command".into()));
@@ -55,6 +161,9 @@ impl LocalRunner {
             })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
+            // A group of its own, killed whole when the run ends (`Group`); nothing typed at
+            // the terminal reaches it.
+            .process_group(0)
             // Dropping the future (timeout, quit) kills the child: never leave onstat behind.
             .kill_on_drop(true);
         if let Some(server) = &self.informixserver {
@@ -76,34 +185,117 @@ impl LocalRunner {
                 }
             }
         })?;
-        if let (Some(text), Some(mut pipe)) = (stdin, child.stdin.take()) {
-            use tokio::io::AsyncWriteExt;
-            // A program that exits without reading its input is not an error here: its exit
-            // code and output tell what happened.
-            let _ = tokio::time::timeout(timeout, pipe.write_all(text.as_bytes())).await;
-            drop(pipe);
-        }
-        match tokio::time::timeout(timeout, child.wait_with_output()).await {
+        // Declared after `child`, so dropped before it: the group is killed while the child is
+        // at worst a zombie, its pid (the group's id) still taken.
+        let _group = Group(
+            child
+                .id()
+                .and_then(|id| i32::try_from(id).ok())
+                .map(nix::unistd::Pid::from_raw),
+        );
+        let used = AtomicU64::new(0);
+        let stdout = child.stdout.take();
+        let stderr = child.stderr.take();
+        let input = child.stdin.take();
+        let work = async {
+            let feed = async {
+                if let (Some(text), Some(mut pipe)) = (stdin, input) {
+                    use tokio::io::AsyncWriteExt;
+                    // A program that exits without reading its input is not an error here:
+                    // its exit code and output tell what happened.
+                    let _ = pipe.write_all(text.as_bytes()).await;
+                }
+                Ok(())
+            };
+            let (_, out, err) = tokio::try_join!(
+                feed,
+                read_pipe(stdout, &used, cap),
+                read_pipe(stderr, &used, cap)
+            )?;
+            let status = child.wait().await.map_err(PipeEnd::Io)?;
+            Ok::<_, PipeEnd>((status, out, err))
+        };
+        match tokio::time::timeout(timeout, work).await {
             Err(_) => Err(SourceError::Timeout { after: timeout }),
-            Ok(Err(e)) => Err(SourceError::Spawn {
+            Ok(Err(PipeEnd::Exceeded)) => Err(SourceError::OutputTooLarge {
+                limit_mb: cap.div_ceil(MB),
+            }),
+            Ok(Err(PipeEnd::Io(e))) => Err(SourceError::Spawn {
                 program: program.clone(),
                 reason: e.to_string(),
             }),
-            Ok(Ok(out)) => Ok(Output {
-                exit: out.status.code(),
-                stdout: lossy(out.stdout),
-                stderr: lossy(out.stderr),
+            Ok(Ok((status, out, err))) => Ok(Output {
+                exit: status.code(),
+                stdout: lossy(out),
+                stderr: lossy(err),
             }),
+        }
+    }
+
+    /// Reads a regular file, at most `cap` bytes, off the async workers. A FIFO, a device or a
+    /// directory is refused without blocking; a read that hangs (a dead NFS server) times out
+    /// here, and its thread never holds up the exit (the runtimes shut down without waiting).
+    async fn read_file(
+        &self,
+        path: &std::path::Path,
+        timeout: Duration,
+        cap: u64,
+    ) -> Result<Output, SourceError> {
+        let owned = path.to_path_buf();
+        let read = tokio::task::spawn_blocking(move || crate::files::read_capped(&owned, cap));
+        match tokio::time::timeout(timeout, read).await {
+            Err(_) => Err(SourceError::Timeout { after: timeout }),
+            Ok(Err(e)) => Err(SourceError::Other(format!(
+                "reading {}: {e}",
+                path.display()
+            ))),
+            Ok(Ok(Err(e))) => Err(SourceError::Io {
+                path: path.display().to_string(),
+                reason: e.to_string(),
+            }),
+            Ok(Ok(Ok(bytes))) => Ok(Output::ok(lossy(bytes))),
+        }
+    }
+
+    async fn run_capped(
+        &self,
+        request: &Request,
+        timeout: Duration,
+        cap: u64,
+    ) -> Result<Output, SourceError> {
+        match request {
+            Request::Command(argv) => self.run_command_capped(argv, None, timeout, cap).await,
+            Request::CommandInput { argv, stdin } => {
+                self.run_command_capped(argv, Some(stdin), timeout, cap)
+                    .await
+            }
+            Request::ReadFile(path) => self.read_file(path, timeout, cap).await,
+            Request::ListDir(path) => {
+                let list = async {
+                    let mut names = Vec::new();
+                    let mut rd = tokio::fs::read_dir(path).await?;
+                    while let Some(entry) = rd.next_entry().await? {
+                        names.push(entry.file_name().to_string_lossy().into_owned());
+                    }
+                    names.sort();
+                    Ok::<_, std::io::Error>(names)
+                };
+                match tokio::time::timeout(timeout, list).await {
+                    Err(_) => Err(SourceError::Timeout { after: timeout }),
+                    Ok(Err(e)) => Err(SourceError::Io {
+                        path: path.display().to_string(),
+                        reason: e.to_string(),
+                    }),
+                    Ok(Ok(names)) => Ok(Output::ok(names.join("\n"))),
+                }
+            }
         }
     }
 }
 
 /// Command output in a legacy code set must not fail the whole sample.
 fn lossy(bytes: Vec<u8>) -> String {
-    match String::from_utf8(bytes) {
-        Ok(s) => s,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-    }
+    crate::files::lossy(bytes)
 }
 
 impl CommandRunner for LocalRunner {
@@ -112,43 +304,14 @@ impl CommandRunner for LocalRunner {
         request: &'a Request,
         timeout: Duration,
     ) -> BoxFuture<'a, Result<Output, SourceError>> {
-        Box::pin(async move {
-            match request {
-                Request::Command(argv) => self.run_command(argv, None, timeout).await,
-                Request::CommandInput { argv, stdin } => {
-                    self.run_command(argv, Some(stdin), timeout).await
-                }
-                Request::ReadFile(path) => {
-                    let read = tokio::time::timeout(timeout, tokio::fs::read(path)).await;
-                    match read {
-                        Err(_) => Err(SourceError::Timeout { after: timeout }),
-                        Ok(Err(e)) => Err(SourceError::Io {
-                            path: path.display().to_string(),
-                            reason: e.to_string(),
-                        }),
-                        Ok(Ok(bytes)) => Ok(Output::ok(lossy(bytes))),
-                    }
-                }
-                Request::ListDir(path) => {
-                    let list = async {
-                        let mut names = Vec::new();
-                        let mut rd = tokio::fs::read_dir(path).await?;
-                        while let Some(entry) = rd.next_entry().await? {
-                            names.push(entry.file_name().to_string_lossy().into_owned());
-                        }
-                        names.sort();
-                        Ok::<_, std::io::Error>(names)
-                    };
-                    match tokio::time::timeout(timeout, list).await {
-                        Err(_) => Err(SourceError::Timeout { after: timeout }),
-                        Ok(Err(e)) => Err(SourceError::Io {
-                            path: path.display().to_string(),
-                            reason: e.to_string(),
-                        }),
-                        Ok(Ok(names)) => Ok(Output::ok(names.join("\n"))),
-                    }
-                }
-            }
-        })
+        Box::pin(self.run_capped(request, timeout, self.cap()))
+    }
+
+    fn run_extent_report<'a>(
+        &'a self,
+        request: &'a Request,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<Output, SourceError>> {
+        Box::pin(self.run_capped(request, timeout, self.extent_cap()))
     }
 }

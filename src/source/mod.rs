@@ -17,6 +17,15 @@ use std::path::PathBuf;
 use std::pin::Pin;
 use std::time::Duration;
 
+/// What a command may print (standard output and error together) and a file may hold, in MB,
+/// unless `--max-output-mb` or the config's `max-output-mb` says otherwise: well above the
+/// biggest poll (a 20,000-session `onstat -u` prints about 2 MB), far below what a runaway
+/// command (`yes`) would take in seconds.
+pub const DEFAULT_MAX_OUTPUT_MB: u64 = 64;
+/// The extent map's report (`oncheck -pe`, about 90 MB per million extents, or a captured one
+/// read with `--extents FILE`) may be this many times the cap.
+pub const EXTENT_OUTPUT_FACTOR: u64 = 16;
+
 pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// What to ask a runner for.
@@ -130,14 +139,26 @@ fn first_line(s: &str) -> Option<&str> {
 
 /// The only door to the outside world: runs a request within `timeout`.
 ///
-/// Implementations must kill what they started when the timeout passes or the returned future
-/// is dropped, and must not block the async runtime.
+/// Implementations must kill what they started (its whole process group) when the timeout
+/// passes or the returned future is dropped, must cap what they read, and must not block the
+/// async runtime.
 pub trait CommandRunner: Send + Sync {
     fn run<'a>(
         &'a self,
         request: &'a Request,
         timeout: Duration,
     ) -> BoxFuture<'a, Result<Output, SourceError>>;
+
+    /// `run` for the extent map's report (`oncheck -pe`, or a captured one read from a file),
+    /// which runs to tens or hundreds of MB: a runner with an output cap allows it
+    /// `EXTENT_OUTPUT_FACTOR` times its cap. Runners without a cap run it as any request.
+    fn run_extent_report<'a>(
+        &'a self,
+        request: &'a Request,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<Output, SourceError>> {
+        self.run(request, timeout)
+    }
 
     /// Seconds since the runner's start on its own clock, when it has one (demo, replay).
     /// `None` means wall-clock time.

@@ -499,7 +499,7 @@ impl Source {
 
     /// How often it is collected at an interval of 1 s (`+`/`-` scale it): the one table the
     /// collectors, the demo and the header's staleness all read.
-    pub(crate) fn period(&self) -> Duration {
+    pub fn period(&self) -> Duration {
         self.def().period
     }
 
@@ -539,7 +539,7 @@ impl Source {
     }
 
     /// The sources polled on their own periods (no argument, `Collector::Poll`).
-    pub(crate) fn polled() -> Vec<Source> {
+    pub fn polled() -> Vec<Source> {
         Source::candidates(None)
             .into_iter()
             .filter(|s| s.def().collector == Collector::Poll)

@@ -420,6 +420,7 @@ impl SshRunner {
         remote: &str,
         stdin: Option<&str>,
         timeout: Duration,
+        cap: u64,
     ) -> Result<Output, SourceError> {
         let timeout = timeout.max(MIN_RUN_TIMEOUT);
         let started = tokio::time::Instant::now();
@@ -434,7 +435,10 @@ impl SshRunner {
             .max(Duration::from_secs(1));
         self.ensure_connected(timeout).await?;
         let argv = self.ssh_argv(remote);
-        let out = self.local.run_command(&argv, stdin, timeout).await;
+        let out = self
+            .local
+            .run_command_capped(&argv, stdin, timeout, cap)
+            .await;
         self.settle(out).await
     }
 
@@ -671,10 +675,15 @@ impl SshRunner {
         let _ = child.wait();
     }
 
-    async fn read_file(&self, path: &Path, timeout: Duration) -> Result<Output, SourceError> {
+    async fn read_file(
+        &self,
+        path: &Path,
+        timeout: Duration,
+        cap: u64,
+    ) -> Result<Output, SourceError> {
         let p = remote_path_text(path)?;
         let line = self.remote_line(&["cat".into(), "--".into(), p], false);
-        let out = self.exec(&line, None, timeout).await?;
+        let out = self.exec(&line, None, timeout, cap).await?;
         match out.exit {
             Some(0) => Ok(Output::ok(out.stdout)),
             _ => Err(io_error(path, &out)),
@@ -688,7 +697,7 @@ impl SshRunner {
             &["LC_ALL=C".into(), "ls".into(), "-1A".into(), "--".into(), p],
             false,
         );
-        let out = self.exec(&line, None, timeout).await?;
+        let out = self.exec(&line, None, timeout, self.local.cap()).await?;
         match out.exit {
             Some(0) => {
                 let mut names: Vec<&str> = out.stdout.lines().filter(|l| !l.is_empty()).collect();
@@ -704,6 +713,7 @@ impl SshRunner {
         argv: &[String],
         stdin: Option<&str>,
         timeout: Duration,
+        cap: u64,
     ) -> Result<Output, SourceError> {
         let Some(program) = argv.first() else {
             return Err(SourceError::Other("empty command".into()));
@@ -715,7 +725,7 @@ impl SshRunner {
             )));
         }
         let line = self.remote_line(argv, true);
-        let out = self.exec(&line, stdin, timeout).await?;
+        let out = self.exec(&line, stdin, timeout, cap).await?;
         // env's own verdict: the program is not on the remote PATH.
         if out.exit == Some(127) && out.stdout.is_empty() {
             return Err(SourceError::NotFound {
@@ -755,25 +765,53 @@ fn io_error(path: &Path, out: &Output) -> SourceError {
     }
 }
 
+impl SshRunner {
+    /// Caps what a remote command may print (and what a local file may hold) at `mb` MB.
+    pub fn with_max_output_mb(mut self, mb: u64) -> Self {
+        self.local = std::mem::take(&mut self.local).with_max_output_mb(mb);
+        self
+    }
+
+    async fn run_capped(
+        &self,
+        request: &Request,
+        timeout: Duration,
+        cap: u64,
+        extent_report: bool,
+    ) -> Result<Output, SourceError> {
+        match request {
+            Request::ReadFile(path) if self.local_files.contains(path) => {
+                if extent_report {
+                    self.local.run_extent_report(request, timeout).await
+                } else {
+                    self.local.run(request, timeout).await
+                }
+            }
+            Request::Command(argv) => self.command(argv, None, timeout, cap).await,
+            Request::CommandInput { argv, stdin } => {
+                self.command(argv, Some(stdin), timeout, cap).await
+            }
+            Request::ReadFile(path) => self.read_file(path, timeout, cap).await,
+            Request::ListDir(path) => self.list_dir(path, timeout).await,
+        }
+    }
+}
+
 impl CommandRunner for SshRunner {
     fn run<'a>(
         &'a self,
         request: &'a Request,
         timeout: Duration,
     ) -> BoxFuture<'a, Result<Output, SourceError>> {
-        Box::pin(async move {
-            match request {
-                Request::ReadFile(path) if self.local_files.contains(path) => {
-                    self.local.run(request, timeout).await
-                }
-                Request::Command(argv) => self.command(argv, None, timeout).await,
-                Request::CommandInput { argv, stdin } => {
-                    self.command(argv, Some(stdin), timeout).await
-                }
-                Request::ReadFile(path) => self.read_file(path, timeout).await,
-                Request::ListDir(path) => self.list_dir(path, timeout).await,
-            }
-        })
+        Box::pin(self.run_capped(request, timeout, self.local.cap(), false))
+    }
+
+    fn run_extent_report<'a>(
+        &'a self,
+        request: &'a Request,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<Output, SourceError>> {
+        Box::pin(self.run_capped(request, timeout, self.local.extent_cap(), true))
     }
 }
 

@@ -107,10 +107,13 @@ pub enum Effect {
     Quit(u8),
     /// Draw the whole screen again (Ctrl-L).
     Redraw,
-    /// Give the terminal back and stop until `fg` (Ctrl-Z).
+    /// Give the terminal back and stop until `fg` (Ctrl-Z, SIGTSTP).
     Suspend,
     /// Esc with nothing left to go back from: back to the fleet screen, when there is one.
     Leave,
+    /// Continued (SIGCONT) after a stop: take the terminal again (raw mode, the alternate
+    /// screen) and draw the whole screen.
+    Resume,
 }
 
 /// What a line of input at the bottom is for.

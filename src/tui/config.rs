@@ -20,6 +20,8 @@ pub(crate) struct Config {
     pub(crate) hotspot_window: Option<u64>,
     /// Send-Q history window in seconds.
     pub(crate) socket_window: Option<u64>,
+    /// The output cap in MB (`--max-output-mb`).
+    pub(crate) max_output_mb: Option<u64>,
     /// Action → keys, replacing that action's default keys: `quit = ["q", "ctrl-c"]`.
     #[serde(default)]
     pub(crate) keys: BTreeMap<Action, Vec<String>>,

@@ -110,9 +110,14 @@ impl Key {
             }
             _ => {
                 // A single character keeps its case from the original text (`R` ≠ `r`).
+                // After `ctrl-` exactly one character may follow: `ctrl-alt-shift-superX` names
+                // no key (its last character is not what the user meant).
                 let original = s.trim();
                 let ch_src = if ctrl {
-                    original.get(original.len().saturating_sub(1)..)?
+                    if rest.chars().count() != 1 {
+                        return None;
+                    }
+                    original.get(original.len().saturating_sub(rest.len())..)?
                 } else {
                     original
                 };
@@ -252,20 +257,50 @@ impl Default for Keymap {
     }
 }
 
+/// The action as the config's `[keys]` table names it (`page-down`).
+fn action_name(a: Action) -> String {
+    serde_json::to_value(a)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_else(|| format!("{a:?}"))
+}
+
 impl Keymap {
     /// The defaults, with the config's `[keys]` table (action → keys) replacing the keys of the
-    /// actions it names.
+    /// actions it names. Refused: a key name ifxtop does not know, a key bound to two actions
+    /// (one would silently take the other's place), and taking Ctrl-C from quit: Ctrl-C always
+    /// quits, so no config leaves the user without a way out.
     pub(crate) fn with_overrides(
         overrides: &BTreeMap<Action, Vec<String>>,
     ) -> Result<Keymap, String> {
         let mut km = Keymap::default();
-        for (action, keys) in overrides {
+        for action in overrides.keys() {
             km.map.retain(|_, a| a != action);
+        }
+        let ctrl_c = Key {
+            code: KeyCodeName::Char('c'),
+            ctrl: true,
+        };
+        for (action, keys) in overrides {
             for k in keys {
                 let key = Key::parse(k).ok_or_else(|| format!("unknown key '{k}'"))?;
+                if key == ctrl_c && *action != Action::Quit {
+                    return Err(format!(
+                        "'{k}' is kept for quit (Ctrl-C always quits); bind {} to another key",
+                        action_name(*action)
+                    ));
+                }
+                if let Some(other) = km.map.get(&key).filter(|a| *a != action) {
+                    return Err(format!(
+                        "key '{k}' is bound to both {} and {}; give one of them other keys",
+                        action_name(*other),
+                        action_name(*action)
+                    ));
+                }
                 km.map.insert(key, *action);
             }
         }
+        km.map.insert(ctrl_c, Action::Quit);
         Ok(km)
     }
 
@@ -364,5 +399,84 @@ mod tests {
         assert_eq!(km.action(&ev(KeyCode::Char('q'), KeyModifiers::NONE)), None);
         o.insert(Action::Help, vec!["nonsense-key".to_string()]);
         assert!(Keymap::with_overrides(&o).is_err());
+    }
+
+    /// `[keys] quit = []` took every way out; Ctrl-C still quits, and cannot be given away.
+    #[test]
+    fn ctrl_c_always_quits() {
+        let mut o = BTreeMap::new();
+        o.insert(Action::Quit, Vec::new());
+        let km = Keymap::with_overrides(&o).expect("valid");
+        assert_eq!(km.action(&ev(KeyCode::Char('q'), KeyModifiers::NONE)), None);
+        assert_eq!(
+            km.action(&ev(KeyCode::Char('c'), KeyModifiers::CONTROL)),
+            Some(Action::Quit)
+        );
+        o.insert(Action::Help, vec!["ctrl-c".to_string()]);
+        let e = Keymap::with_overrides(&o).expect_err("ctrl-c taken from quit");
+        assert!(
+            e.contains("Ctrl-C always quits") && e.contains("help"),
+            "{e}"
+        );
+    }
+
+    /// `ctrl-alt-shift-superX` was read as Ctrl-X.
+    #[test]
+    fn unknown_key_names_are_refused() {
+        for bad in [
+            "ctrl-alt-shift-superX",
+            "ctrl-xy",
+            "ctrl-",
+            "alt-x",
+            "qq",
+            "",
+        ] {
+            assert_eq!(Key::parse(bad), None, "{bad}");
+        }
+        assert_eq!(
+            Key::parse("ctrl-X"),
+            Some(Key {
+                code: KeyCodeName::Char('x'),
+                ctrl: true
+            })
+        );
+        assert_eq!(
+            Key::parse("R"),
+            Some(Key {
+                code: KeyCodeName::Char('R'),
+                ctrl: false
+            })
+        );
+        let mut o = BTreeMap::new();
+        o.insert(Action::Quit, vec!["ctrl-alt-shift-superX".to_string()]);
+        let e = Keymap::with_overrides(&o).expect_err("unknown key");
+        assert!(e.contains("unknown key 'ctrl-alt-shift-superX'"), "{e}");
+    }
+
+    /// A key bound twice silently took over another action's key.
+    #[test]
+    fn a_key_bound_to_two_actions_is_refused() {
+        let mut o = BTreeMap::new();
+        // `h` is not quit's: bound by default to another action (or free) — `?` is help's.
+        o.insert(Action::Quit, vec!["?".to_string()]);
+        let e = Keymap::with_overrides(&o).expect_err("? is help's");
+        assert!(
+            e.contains("'?'") && e.contains("help") && e.contains("quit"),
+            "{e}"
+        );
+        let mut o = BTreeMap::new();
+        o.insert(Action::Quit, vec!["x".to_string()]);
+        o.insert(Action::Help, vec!["x".to_string()]);
+        let e = Keymap::with_overrides(&o).expect_err("x twice");
+        assert!(e.contains("'x'"), "{e}");
+        // Both actions rebound: no clash.
+        let mut o = BTreeMap::new();
+        o.insert(Action::Quit, vec!["?".to_string()]);
+        o.insert(Action::Help, vec!["f1".to_string()]);
+        let km = Keymap::with_overrides(&o).expect("no clash");
+        assert_eq!(
+            km.action(&ev(KeyCode::Char('?'), KeyModifiers::NONE)),
+            Some(Action::Quit)
+        );
     }
 }

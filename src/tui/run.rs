@@ -127,6 +127,8 @@ pub trait Outside {
     fn export_dir(&self) -> PathBuf;
     /// Gives the terminal back and stops until continued (Ctrl-Z, SIGTSTP).
     fn suspend(&mut self) -> std::io::Result<()>;
+    /// Takes the terminal again after a stop (SIGCONT): raw mode, the alternate screen.
+    fn resume(&mut self) -> std::io::Result<()>;
 }
 
 /// The real terminal's outside: OSC 52 on standard output, the current directory.
@@ -150,6 +152,19 @@ impl Outside for Terminal52 {
 
     fn suspend(&mut self) -> std::io::Result<()> {
         crate::tui::terminal::suspend()
+    }
+
+    fn resume(&mut self) -> std::io::Result<()> {
+        crate::tui::terminal::take_again()
+    }
+}
+
+/// Clears the screen and makes the next draw paint every cell. Not `Terminal::clear`: that
+/// first asks the terminal where the cursor is, an answer the key-reading thread swallows, so it
+/// waits 2 s, fails and clears nothing. `resize` to the full size clears without asking.
+fn repaint<B: Backend>(terminal: &mut Terminal<B>) {
+    if let Ok(size) = terminal.size() {
+        let _ = terminal.resize(ratatui::layout::Rect::new(0, 0, size.width, size.height));
     }
 }
 
@@ -546,16 +561,26 @@ fn carry_out<B: Backend>(
         },
         Effect::Redraw => {
             // A full repaint: whatever the terminal shows now is forgotten.
-            let _ = terminal.clear();
+            repaint(terminal);
             Some(Msg::Tick)
         }
         Effect::Suspend => match outside.suspend() {
             Ok(()) => {
-                let _ = terminal.clear();
+                repaint(terminal);
                 Some(Msg::Tick)
             }
             Err(e) => Some(Msg::Done(Outcome::Failed(format!("cannot suspend: {e}")))),
         },
+        Effect::Resume => {
+            let taken = outside.resume();
+            repaint(terminal);
+            match taken {
+                Ok(()) => Some(Msg::Tick),
+                Err(e) => Some(Msg::Done(Outcome::Failed(format!(
+                    "cannot take the terminal again: {e}"
+                )))),
+            }
+        }
         Effect::Quit(_) | Effect::SettleIn(_) | Effect::Leave => None,
     }
 }
@@ -622,7 +647,7 @@ pub fn session_for(setup: &Setup, size: (u16, u16)) -> Result<Session, Error> {
     if let Some(rec) = &setup.replay {
         if !rec.skipped.is_empty() {
             app.say(
-                format!("recording: {}", rec.skipped.join("; ")),
+                format!("recording: {}", rec.problems_line()),
                 Duration::ZERO,
             );
         }
@@ -649,12 +674,19 @@ pub fn session_for(setup: &Setup, size: (u16, u16)) -> Result<Session, Error> {
 
 /// Runs the TUI on the real terminal until the user quits or a signal arrives.
 pub fn run(args: &crate::cli::LiveArgs) -> Result<ExitCode, Error> {
+    // A bad argument or config value is named even where no screen could be drawn.
+    crate::tui::setup::checked(args)?;
     crate::tui::terminal::check().map_err(Error::Usage)?;
     let setups = crate::tui::setup::setups(args)?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    rt.block_on(run_async(setups))
+    let code = rt.block_on(run_async(setups));
+    // Every task is dropped here (so every command in flight is killed with its process
+    // group); a file read stuck in the kernel (a dead NFS server) keeps its thread, but never
+    // holds up the exit.
+    rt.shutdown_timeout(Duration::from_millis(500));
+    code
 }
 
 async fn run_async(setups: Vec<Setup>) -> Result<ExitCode, Error> {

@@ -30,7 +30,8 @@ pub enum Signal {
     Quit,
     /// SIGTSTP (`kill -TSTP`; Ctrl-Z arrives as a key in raw mode): suspend like Ctrl-Z.
     Stop,
-    /// SIGCONT: continued after a stop someone else caused: draw everything again.
+    /// SIGCONT: continued after a stop (ours or someone else's `kill -STOP`): take the
+    /// terminal again and draw everything.
     Continue,
 }
 
@@ -95,6 +96,8 @@ pub struct Session {
     last_build: Option<Instant>,
     force_build: bool,
     last_auto_rebuild: Option<Instant>,
+    /// The last snapshot found the server off-line.
+    was_offline: bool,
     /// The data of the frozen moment (space): a session drilled into while frozen is shown as
     /// it was then, not as it is now.
     frozen_store: Option<Store>,
@@ -122,6 +125,7 @@ impl Session {
             last_build: None,
             force_build: true,
             last_auto_rebuild: None,
+            was_offline: false,
             frozen_store: None,
             started: Instant::now(),
             dirty: true,
@@ -172,8 +176,12 @@ impl Session {
                 self.app.extents = replay_extent_status(&self.store);
                 self.dirty = true;
             }
-            Msg::Extents(st) => {
+            Msg::Extents(mut st) => {
                 self.log(now, &format!("extent map: {st:?}"));
+                // A failed rebuild leaves the older map in the store: say it is still used.
+                if let ExtentStatus::Failed { in_use, .. } = &mut st {
+                    *in_use = self.store.extents().map(|m| m.extent_count());
+                }
                 self.app.extents = st;
                 self.dirty = true;
             }
@@ -183,7 +191,7 @@ impl Session {
                 effects.push(match (s, s.exit_code()) {
                     (_, Some(code)) => Effect::Quit(code),
                     (Signal::Stop, None) => Effect::Suspend,
-                    _ => Effect::Redraw,
+                    _ => Effect::Resume,
                 });
             }
             Msg::Done(outcome) => {
@@ -265,7 +273,7 @@ impl Session {
                 &focus,
                 hot.as_deref(),
             );
-            if self.auto_rebuild_due(&snap) {
+            if self.auto_rebuild_due(&snap) || self.back_online(&snap) {
                 effects.push(Effect::RebuildExtents);
             }
             // While recording, the blockers and long waiters have their SQL collected too, so
@@ -301,6 +309,17 @@ impl Session {
             self.sent_focus = focus.clone();
             effects.push(Effect::Focus(focus));
         }
+    }
+
+    /// The server came back on-line while the extent map had failed (oncheck -pe fails on an
+    /// off-line server): try again at once, without waiting for R.
+    fn back_online(&mut self, snap: &snapshot::Snapshot) -> bool {
+        let offline = snap.server.offline.is_some();
+        let was_offline = std::mem::replace(&mut self.was_offline, offline);
+        was_offline
+            && !offline
+            && self.app.replay.is_none()
+            && matches!(self.app.extents, ExtentStatus::Failed { .. })
     }
 
     /// Pages stop resolving (new extents since the map was built): rebuild, rate-limited.

@@ -196,9 +196,29 @@ struct Shared {
     keymap: Keymap,
     interval: f64,
     settings: StoreSettings,
+    /// `--max-output-mb`, else the config's `max-output-mb`, else the default.
+    max_output_mb: u64,
     ports: Vec<u16>,
 }
 
+/// The config file as a message names it.
+fn config_name(given: Option<&std::path::Path>) -> String {
+    match given {
+        Some(p) => p.display().to_string(),
+        None => crate::tui::config::default_path()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| "the config file".to_string()),
+    }
+}
+
+/// Reads the config and checks every value of it and of the arguments, so a bad value is
+/// reported before anything runs (and also without a terminal).
+pub(crate) fn checked(args: &LiveArgs) -> Result<(), Error> {
+    shared(args).map(|_| ())
+}
+
+/// What every instance shares, each value of the arguments and the config checked; nothing
+/// started yet.
 fn shared(args: &LiveArgs) -> Result<Shared, Error> {
     let started = now_in_local_offset();
     let config = Config::load(args.config.as_deref())?;
@@ -206,8 +226,14 @@ fn shared(args: &LiveArgs) -> Result<Shared, Error> {
         .map_err(|e| Error::Usage(format!("config [keys]: {e}")))?;
     let interval = args.interval.or(config.interval).unwrap_or(1.0);
     if !(0.1..=3600.0).contains(&interval) {
+        // Name where the value came from: the user looks there.
+        let from = if args.interval.is_some() {
+            "--interval".to_string()
+        } else {
+            format!("interval in {}", config_name(args.config.as_deref()))
+        };
         return Err(Error::Usage(format!(
-            "--interval {interval}: between 0.1 and 3600 seconds"
+            "{from} = {interval}: between 0.1 and 3600 seconds"
         )));
     }
     let base_page_kb = args.base_page_kb.or(config.base_page_kb).unwrap_or(2);
@@ -226,9 +252,27 @@ fn shared(args: &LiveArgs) -> Result<Shared, Error> {
     if let Some(w) = config.socket_window {
         settings.socket_window = Duration::from_secs(w.max(1));
     }
+    let max_output_mb = args
+        .max_output_mb
+        .or(config.max_output_mb)
+        .unwrap_or(crate::source::DEFAULT_MAX_OUTPUT_MB);
+    if !(1..=65536).contains(&max_output_mb) {
+        return Err(Error::Usage(format!(
+            "max-output-mb = {max_output_mb}: between 1 and 65536 (MB)"
+        )));
+    }
+    if let Some(file) = &args.extents {
+        check_extents_file(file)?;
+    }
     let ports: Vec<u16> = if !args.ports.is_empty() {
         args.ports.clone()
     } else if let Some(p) = &config.ports {
+        if p.contains(&0) {
+            return Err(Error::Usage(format!(
+                "ports in {}: port 0 is no listener port (1-65535)",
+                config_name(args.config.as_deref())
+            )));
+        }
         p.clone()
     } else {
         Vec::new()
@@ -239,6 +283,7 @@ fn shared(args: &LiveArgs) -> Result<Shared, Error> {
         keymap,
         interval,
         settings,
+        max_output_mb,
         ports,
     })
 }
@@ -311,9 +356,9 @@ fn setup_of(
             if rec.samples.is_empty() {
                 // The first few problems and a count, not every line of a garbage file.
                 return Err(Error::Usage(format!(
-                    "{}: nothing to replay{}",
+                    "{}: nothing to replay: {}",
                     path.display(),
-                    crate::collect::record::problems_summary(&rec.skipped)
+                    rec.problems_line()
                 )));
             }
             let header = rec.header.clone();
@@ -366,7 +411,7 @@ fn setup_of(
         InstanceSpec::Live { server, ssh, ports } => {
             settings.wall_start = Some(shared.started);
             let live = match ssh {
-                None => local_target(server.clone(), ports),
+                None => local_target(server.clone(), ports, shared.max_output_mb),
                 Some(target) => {
                     remote = true;
                     remote_target(
@@ -376,6 +421,7 @@ fn setup_of(
                         &args.ssh,
                         args.extents.clone(),
                         !several,
+                        shared.max_output_mb,
                     )?
                 }
             };
@@ -463,14 +509,14 @@ pub(crate) struct LiveTarget {
 }
 
 /// The live instance `server` on this machine.
-fn local_target(server: Option<String>, ports: &[u16]) -> LiveTarget {
+fn local_target(server: Option<String>, ports: &[u16], max_output_mb: u64) -> LiveTarget {
     LiveTarget {
         ports: if ports.is_empty() {
             sqlhosts_ports(server.as_deref())
         } else {
             ports.to_vec()
         },
-        runner: live_runner(server),
+        runner: Arc::new(LocalRunner::new(server).with_max_output_mb(max_output_mb)),
         host: crate::source::local::hostname(),
     }
 }
@@ -486,8 +532,11 @@ fn remote_target(
     ssh: &SshArgs,
     extents: Option<PathBuf>,
     connect: bool,
+    max_output_mb: u64,
 ) -> Result<LiveTarget, Error> {
-    let runner = Arc::new(ssh_runner(target, ssh, server.clone(), extents)?);
+    let runner = Arc::new(
+        ssh_runner(target, ssh, server.clone(), extents)?.with_max_output_mb(max_output_mb),
+    );
     let ports_of = if ports.is_empty() {
         server.as_deref()
     } else {
@@ -541,10 +590,11 @@ pub(crate) fn live_target(
     ports: &[u16],
     ssh: &SshArgs,
     extents: Option<PathBuf>,
+    max_output_mb: u64,
 ) -> Result<LiveTarget, Error> {
     match ssh.ssh.as_slice() {
-        [] => Ok(local_target(server, ports)),
-        [target] => remote_target(target, server, ports, ssh, extents, true),
+        [] => Ok(local_target(server, ports, max_output_mb)),
+        [target] => remote_target(target, server, ports, ssh, extents, true, max_output_mb),
         _ => Err(Error::Usage(
             "--ssh: one host here (a snapshot of several instances takes them one by one)".into(),
         )),
@@ -570,9 +620,11 @@ pub(crate) fn ssh_runner(
     Ok(runner)
 }
 
-/// What runs the commands of a live instance.
-pub(crate) fn live_runner(server: Option<String>) -> Arc<dyn CommandRunner> {
-    Arc::new(LocalRunner::new(server))
+/// `--extents FILE` must be a regular file: a FIFO (whose read would never end), a device
+/// (`/dev/zero` never ends either) or a directory is refused before anything starts.
+pub(crate) fn check_extents_file(file: &std::path::Path) -> Result<(), Error> {
+    crate::files::check_regular(file)
+        .map_err(|e| Error::Usage(format!("--extents {}: {e}", file.display())))
 }
 
 /// Where a live instance's extent map is cached (the user's cache directory, per server).
@@ -732,7 +784,9 @@ mod tests {
 
     #[test]
     fn empty_blank_and_repeated_servers_are_refused() {
-        for list in ["", "ol_a,", ",ol_a", " ", "ol_a,\u{1b}x"] {
+        // An empty one is refused by the argument parser itself.
+        assert!(crate::cli::Cli::try_parse_from(["ifxtop", "--server", ""]).is_err());
+        for list in ["ol_a,", ",ol_a", " ", "ol_a,\u{1b}x"] {
             let e = specs(&["--server", list], "").expect_err(list);
             assert!(e.to_string().contains("--server"), "{e}");
         }

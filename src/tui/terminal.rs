@@ -1,5 +1,6 @@
 //! The terminal: raw mode and the alternate screen on the way in; restored from ONE place on the
-//! way out — normal exit, error, panic, SIGTERM, SIGHUP, SIGINT — and safe to call twice.
+//! way out — normal exit, error, panic, SIGTERM, SIGHUP, SIGINT, SIGQUIT, and before a stop
+//! (Ctrl-Z, SIGTSTP) — and safe to call twice; taken again when continued (SIGCONT).
 
 use crossterm::cursor::{Hide, Show};
 use crossterm::execute;
@@ -101,8 +102,12 @@ pub fn suspend() -> io::Result<()> {
     take_again()
 }
 
-/// Raw mode, the alternate screen, the cursor hidden: as `enter` leaves it.
+/// Raw mode, the alternate screen, the cursor hidden: as `enter` leaves it. Safe to call when
+/// the terminal was never given back: raw mode is set afresh, because a shell that continues
+/// ifxtop after someone else stopped it (`kill -STOP`, then `fg`) has put the terminal back in
+/// cooked mode without crossterm knowing.
 pub fn take_again() -> io::Result<()> {
+    let _ = disable_raw_mode();
     enable_raw_mode()?;
     ACTIVE.store(true, Ordering::SeqCst);
     execute!(io::stdout(), EnterAlternateScreen, Hide)

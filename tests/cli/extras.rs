@@ -348,3 +348,94 @@ fn help_names_the_keys_inside_and_the_snapshot() {
     assert!(text.contains("? or F1"), "{text}");
     assert!(text.contains("ifxtop snapshot"), "{text}");
 }
+
+/// Arguments and config values that name nothing are refused before anything runs, and the
+/// message names where the bad value came from.
+#[test]
+fn bad_arguments_and_config_values_are_refused_by_name() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ifxtop"))
+            .args(args)
+            .env("TERM", "xterm")
+            .env_remove("INFORMIXSERVER")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("ifxtop runs");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    for args in [
+        &["--port", "0"][..],
+        &["--server", ""],
+        &["snapshot", "--port", "0"],
+        &["snapshot", "--server", ""],
+    ] {
+        let (code, err) = run(args);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("--port") || err.contains("--server"),
+            "{args:?}: {err}"
+        );
+    }
+    let config = |text: &str| {
+        let p = dir.path().join("config.toml");
+        std::fs::write(&p, text).expect("write config");
+        p.display().to_string()
+    };
+    // `interval = 0` in the file: the message names the file's key, not `--interval`.
+    let p = config("interval = 0\n");
+    let (code, err) = run(&["--demo", "--config", &p]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("interval in") && err.contains(&p), "{err}");
+    assert!(!err.contains("--interval"), "{err}");
+    for (text, want) in [
+        ("ports = [0]\n", "port 0"),
+        (
+            "[keys]\nquit = [\"ctrl-alt-shift-superX\"]\n",
+            "unknown key",
+        ),
+        ("[keys]\nquit = [\"?\"]\n", "bound to both"),
+        ("[keys]\nhelp = [\"ctrl-c\"]\n", "Ctrl-C always quits"),
+    ] {
+        let p = config(text);
+        let (code, err) = run(&["--demo", "--config", &p]);
+        assert_eq!(code, Some(1), "{text}: {err}");
+        assert!(err.contains(want), "{text}: {err}");
+    }
+}
+
+/// `snapshot --replay` of garbage, an empty file or a directory: exit 2, and one short message
+/// with the first problems and a count (a garbage file used to print a line per bad line).
+#[test]
+fn snapshot_replay_of_garbage_says_so_briefly() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let garbage = dir.path().join("garbage.jsonl");
+    std::fs::write(&garbage, "not json at all\n".repeat(20_000)).expect("write");
+    let empty = dir.path().join("empty.jsonl");
+    std::fs::write(&empty, "").expect("write");
+    for (path, want) in [
+        (garbage.clone(), "20002 problems: line 1: not JSON"),
+        (empty, "nothing to replay"),
+        (dir.path().to_path_buf(), "is a directory"),
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ifxtop"))
+            .arg("snapshot")
+            .arg("--replay")
+            .arg(&path)
+            .output()
+            .expect("ifxtop runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{}: {err}", path.display());
+        assert!(out.stdout.is_empty(), "{}", path.display());
+        assert!(err.contains(want), "{}: {err}", path.display());
+        assert!(
+            err.len() < 1000,
+            "{}: {} bytes: {err}",
+            path.display(),
+            err.len()
+        );
+    }
+}

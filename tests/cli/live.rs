@@ -370,3 +370,160 @@ fn a_snapshot_of_two_demo_instances() {
         "{heads:?}"
     );
 }
+
+/// `snapshot` as a child process, killed and failed if it has not ended within `secs`.
+fn snapshot_within(f: &FakeOnstat, args: &[&str], secs: u64) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ifxtop"))
+        .arg("snapshot")
+        .args(["--server", "ol_test", "--port", "9088"])
+        .args(args)
+        .env("PATH", f.path())
+        .env("HOME", &f.home)
+        .env("XDG_CACHE_HOME", f.home.join("cache"))
+        .env_remove("INFORMIXSERVER")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("ifxtop runs");
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    while std::time::Instant::now() < until {
+        if let Ok(Some(_)) = child.try_wait() {
+            return child.wait_with_output().expect("output");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let out = child.wait_with_output().expect("output");
+    panic!(
+        "ifxtop snapshot {args:?} still running after {secs}s: {}",
+        text(&out.stderr)
+    );
+}
+
+/// `--extents` must name a regular file: a FIFO without a writer (whose read never ends),
+/// `/dev/zero` (which never ends either) and a directory are refused at once, by name.
+#[test]
+fn extents_that_are_not_a_regular_file_are_refused_at_once() {
+    let f = fake_server(|_| {});
+    let fifo = f.home.join("pe.fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo")
+        .success());
+    let dir = f.home.display().to_string();
+    for (file, says) in [
+        (fifo.display().to_string(), "a FIFO"),
+        ("/dev/zero".to_string(), "a character device"),
+        (dir, "a directory"),
+    ] {
+        let out = snapshot_within(&f, &["--extents", &file], 20);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{file}: {stderr}");
+        assert!(
+            stderr.contains(&format!("--extents {file}: {says}")),
+            "{file}: {stderr}"
+        );
+        assert!(out.stdout.is_empty(), "{file}: a report was printed");
+    }
+}
+
+/// An onstat that prints forever (`exec yes '<valid row>'`) is killed at the output cap: the
+/// report says so (exit 1), the other sources are still reported.
+#[test]
+fn an_endless_onstat_is_cut_at_the_output_cap() {
+    let f = fake_server(|f| {
+        f.override_call(
+            "-g con",
+            "printf '\\nIBM Informix Dynamic Server Version 12.10.FC8 -- On-Line -- Up 1 days \
+             00:00:01 -- 1000 Kbytes\\n\\nConditions with waiters:\\n'; \
+             exec yes '44a1b000 44a1b000 netnorm 57 1'",
+        );
+    });
+    let out = snapshot_within(&f, &["--max-output-mb", "2"], 60);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("onstat -g con: output exceeded 2 MB (killed)"),
+        "{stderr}"
+    );
+    assert!(stdout.starts_with("ifxtop snapshot "), "{stdout}");
+}
+
+/// Processes (not zombies) whose command line holds `marker`.
+fn with_marker(marker: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for e in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if !name.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let cmdline = std::fs::read(format!("/proc/{name}/cmdline")).unwrap_or_default();
+        let stat = std::fs::read_to_string(format!("/proc/{name}/stat")).unwrap_or_default();
+        let zombie = stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'));
+        if !zombie && String::from_utf8_lossy(&cmdline).contains(marker) {
+            found.push(name);
+        }
+    }
+    found
+}
+
+/// A signal ends `snapshot` at once, and the onstat it waits for goes with it, grandchildren
+/// included (a command runs in its own process group, which the terminal's Ctrl-C no longer
+/// reaches: ifxtop kills it).
+#[test]
+fn a_signal_ends_a_snapshot_and_leaves_no_onstat_behind() {
+    for (signal, code) in [("INT", 130), ("TERM", 143), ("HUP", 129), ("QUIT", 131)] {
+        let marker = format!("ifxtop-cli-{signal}-{}", std::process::id());
+        let f = fake_server(|f| {
+            f.override_call(
+                "-g con",
+                &format!(
+                    "bash -c 'exec -a {marker}-grandchild sleep 1000' & \
+                     exec bash -c 'exec -a {marker} sleep 1000'"
+                ),
+            );
+        });
+        let child = Command::new(env!("CARGO_BIN_EXE_ifxtop"))
+            .args(["snapshot", "--server", "ol_test", "--port", "9088"])
+            .env("PATH", f.path())
+            .env("HOME", &f.home)
+            .env("XDG_CACHE_HOME", f.home.join("cache"))
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("ifxtop runs");
+        let pid = child.id().to_string();
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while with_marker(&marker).len() < 2 {
+            assert!(
+                std::time::Instant::now() < until,
+                "{signal}: the hanging onstat never started"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        assert!(Command::new("kill")
+            .args([&format!("-{signal}"), &pid])
+            .status()
+            .expect("kill")
+            .success());
+        let out = child.wait_with_output().expect("ends");
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{signal}: {}",
+            text(&out.stderr)
+        );
+        let mut left = with_marker(&marker);
+        for _ in 0..50 {
+            if left.is_empty() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            left = with_marker(&marker);
+        }
+        assert!(left.is_empty(), "{signal}: left behind {left:?}");
+    }
+}

@@ -199,3 +199,191 @@ async fn a_failed_poll_keeps_the_last_good_data_marked_stale() {
         })
     );
 }
+
+/// Processes (not zombies) whose command line holds `marker`, by /proc.
+fn with_marker(marker: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for e in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if !name.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let cmdline = std::fs::read(format!("/proc/{name}/cmdline")).unwrap_or_default();
+        let stat = std::fs::read_to_string(format!("/proc/{name}/stat")).unwrap_or_default();
+        let zombie = stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'));
+        if !zombie && String::from_utf8_lossy(&cmdline).contains(marker) {
+            found.push(name);
+        }
+    }
+    found
+}
+
+/// Waits up to 5 s for every process holding `marker` to be gone; returns those left.
+async fn left_behind(marker: &str) -> Vec<String> {
+    for _ in 0..50 {
+        let left = with_marker(marker);
+        if left.is_empty() {
+            return left;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    with_marker(marker)
+}
+
+/// A wrapper (`sudo -u informix onstat`, a site script) whose own child hangs: the grandchild
+/// is named `marker` (bash's `exec -a`), the wrapper hangs too.
+fn wrapper_with_hung_grandchild(marker: &str) -> (tempfile::TempDir, PathBuf) {
+    fake_onstat(&format!(
+        "bash -c 'exec -a {marker}-grandchild sleep 1000' &\nexec -a {marker}-wrapper sleep 1000"
+    ))
+}
+
+fn unique_marker(what: &str) -> String {
+    format!("ifxtop-test-{what}-{}", std::process::id())
+}
+
+/// A timeout kills the command's whole process group, not only the wrapper it started.
+#[tokio::test]
+async fn a_timeout_kills_the_grandchildren_too() {
+    let marker = unique_marker("timeout");
+    let (_d, dir) = wrapper_with_hung_grandchild(&marker);
+    let err = run(&runner(&dir), &Source::OnstatU, Duration::from_millis(700))
+        .await
+        .expect_err("times out");
+    assert!(matches!(err, SourceError::Timeout { .. }), "{err:?}");
+    let left = left_behind(&marker).await;
+    assert!(left.is_empty(), "left behind after the timeout: {left:?}");
+}
+
+/// A run abandoned before it ends (the collectors stopped on quit: its future dropped) kills the
+/// whole group as well.
+#[tokio::test]
+async fn a_dropped_run_kills_the_grandchildren_too() {
+    let marker = unique_marker("drop");
+    let (_d, dir) = wrapper_with_hung_grandchild(&marker);
+    let r = Arc::new(runner(&dir));
+    let task = tokio::spawn({
+        let r = r.clone();
+        async move {
+            r.run(&Source::OnstatU.request(), Duration::from_secs(60))
+                .await
+        }
+    });
+    // Both the wrapper and its child are running before the run is dropped.
+    for _ in 0..100 {
+        if with_marker(&marker).len() >= 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(with_marker(&marker).len(), 2, "the fake never started");
+    task.abort();
+    let _ = task.await;
+    let left = left_behind(&marker).await;
+    assert!(left.is_empty(), "left behind after the drop: {left:?}");
+}
+
+/// A command that finishes but leaves a child of its own running: the group goes with the run.
+#[tokio::test]
+async fn a_finished_run_leaves_no_child_running() {
+    let marker = unique_marker("done");
+    let (_d, dir) = fake_onstat(&format!(
+        "bash -c 'exec -a {marker}-grandchild sleep 1000' >/dev/null 2>&1 &\ncat {}\nexit 5",
+        fixture_path("onstat-u/oninit-onstat-u.txt")
+    ));
+    let parsed = run(&runner(&dir), &Source::OnstatU, Duration::from_secs(10))
+        .await
+        .expect("parses");
+    assert!(parsed.get::<OnstatU>().is_some());
+    let left = left_behind(&marker).await;
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+/// An onstat that never stops printing (`exec yes '<valid row>'`) is killed at the output cap,
+/// long before its timeout, and the run says why.
+#[tokio::test]
+async fn an_endless_output_is_killed_at_the_cap() {
+    let marker = unique_marker("yes");
+    let (_d, dir) = fake_onstat(&format!(
+        "printf '\\nIBM Informix Dynamic Server Version 12.10.FC8 -- On-Line -- Up 1 days 00:00:01 -- 1000 Kbytes\\n\\nUserthreads\\n'\n\
+         exec -a {marker} yes '4a0f4028 ---P--D 1 informix - 0 0 0 1 2'"
+    ));
+    let r = runner(&dir).with_max_output_mb(1);
+    let err = run(&r, &Source::OnstatU, Duration::from_secs(30))
+        .await
+        .expect_err("capped");
+    assert_eq!(err, SourceError::OutputTooLarge { limit_mb: 1 });
+    assert_eq!(err.to_string(), "output exceeded 1 MB (killed)");
+    let left = left_behind(&marker).await;
+    assert!(left.is_empty(), "the endless onstat still runs: {left:?}");
+}
+
+/// Standard error counts against the cap too.
+#[tokio::test]
+async fn an_endless_stderr_is_killed_at_the_cap() {
+    let (_d, dir) = fake_onstat("yes 'onstat: error' >&2");
+    let r = runner(&dir).with_max_output_mb(1);
+    let err = run(&r, &Source::OnstatU, Duration::from_secs(30))
+        .await
+        .expect_err("capped");
+    assert_eq!(err, SourceError::OutputTooLarge { limit_mb: 1 });
+}
+
+/// The extent map's report gets `EXTENT_OUTPUT_FACTOR` times the cap: a 3 MB `oncheck -pe`
+/// passes under a 1 MB cap; a poll of the same size does not.
+#[tokio::test]
+async fn the_extent_report_gets_a_larger_cap() {
+    let (_d, dir) = fake_onstat("head -c 3000000 /dev/zero | tr '\\0' 'x'; echo");
+    let r = runner(&dir).with_max_output_mb(1);
+    let req = ifxtop::source::Request::Command(vec!["onstat".into()]);
+    let big = r
+        .run_extent_report(&req, Duration::from_secs(30))
+        .await
+        .expect("within 16 MB");
+    assert_eq!(big.stdout.len(), 3_000_001);
+    let err = r
+        .run(&req, Duration::from_secs(30))
+        .await
+        .expect_err("past 1 MB");
+    assert_eq!(err, SourceError::OutputTooLarge { limit_mb: 1 });
+}
+
+/// Files are read only when regular, never past the cap, and never block: a FIFO with no
+/// writer, /dev/zero and a directory are refused at once by name.
+#[tokio::test]
+async fn file_reads_refuse_what_is_not_a_regular_file() {
+    use ifxtop::source::Request;
+    let dir = tempfile::tempdir().expect("dir");
+    let fifo = dir.path().join("fifo");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo")
+        .success());
+    let big = dir.path().join("big");
+    std::fs::write(&big, vec![b'x'; 1024 * 1024 + 1]).expect("write");
+    let r = LocalRunner::new(None).with_max_output_mb(1);
+    for (path, says) in [
+        (fifo.clone(), "a FIFO"),
+        (PathBuf::from("/dev/zero"), "a character device"),
+        (dir.path().to_path_buf(), "a directory"),
+        (big.clone(), "larger than 1 MB"),
+    ] {
+        let err = r
+            .run(&Request::ReadFile(path.clone()), Duration::from_secs(5))
+            .await
+            .expect_err("refused");
+        match &err {
+            SourceError::Io { reason, .. } => assert!(reason.contains(says), "{path:?}: {err}"),
+            other => panic!("{path:?}: {other:?}"),
+        }
+    }
+    // Under the extent map's larger cap the same file is read.
+    let ok = r
+        .run_extent_report(&Request::ReadFile(big), Duration::from_secs(5))
+        .await
+        .expect("16 MB allowed");
+    assert_eq!(ok.stdout.len(), 1024 * 1024 + 1);
+}

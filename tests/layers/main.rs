@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 /// The folders (and top-level files) in the order data flows through them: each may import only
 /// itself and those before it.
 const ORDER: &[&str] = &[
-    "ids", "error", "format", "parsers", "extents", "source", "demo", "collect", "store", "model",
-    "cli", "tui", "commands",
+    "ids", "error", "format", "files", "parsers", "extents", "source", "demo", "collect", "store",
+    "model", "cli", "tui", "commands",
 ];
 
 fn src() -> PathBuf {
@@ -190,12 +190,15 @@ fn file_refs(file: &Path) -> BTreeSet<PathBuf> {
     let text = code_of(&std::fs::read_to_string(file).expect("read"));
     let me = module_of(file);
     let mut out = BTreeSet::new();
+    // Inside a file's `mod tests`, `super::` is the file's own module, not its parent.
+    let tests_at = text.find("mod tests {").unwrap_or(text.len());
     for (prefix, base) in [
         ("crate::", Vec::new()),
         ("super::", me[..me.len().saturating_sub(1)].to_vec()),
     ] {
         let mut rest = text.as_str();
         while let Some(i) = rest.find(prefix) {
+            let at = text.len() - rest.len() + i;
             let before = rest[..i].chars().last();
             let after = &rest[i + prefix.len()..];
             rest = after;
@@ -206,7 +209,11 @@ fn file_refs(file: &Path) -> BTreeSet<PathBuf> {
                 .chars()
                 .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == ':')
                 .collect();
-            let mut parts = base.clone();
+            let mut parts = if prefix == "super::" && at > tests_at {
+                me.clone()
+            } else {
+                base.clone()
+            };
             parts.extend(path.split("::").filter(|p| !p.is_empty()).map(String::from));
             if let Some(f) = file_of(&parts) {
                 if f != file {

@@ -585,7 +585,7 @@ fn chunkpg_agrees_except_on_boundary_pages_and_its_known_bugs() {
 mod cache {
     use super::{fixture, Lookup, OrDie};
     use ifxtop::extents::cache::{self as extent_cache, ChunkKey, FORMAT_VERSION};
-    use std::time::{Duration, UNIX_EPOCH};
+    use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
     fn files(dir: &std::path::Path) -> Vec<String> {
         let mut v: Vec<String> = std::fs::read_dir(dir)
@@ -611,7 +611,9 @@ mod cache {
             header,
             format!(
                 "ifxtop-extent-cache {FORMAT_VERSION} server=ol_prod created=1700000000 \
-                 chunks=1:/data/gbase/rootdbschk001,2:/data/gbase/rootdbschk002"
+                 chunks=1:/data/gbase/rootdbschk001,2:/data/gbase/rootdbschk002 bytes={} sum={}",
+                text.len(),
+                extent_cache::checksum(&text)
             )
         );
         let now = created + Duration::from_secs(90);
@@ -680,30 +682,90 @@ mod cache {
             Ok(c) => panic!("{what}: loaded {:?}", c.map(|c| c.key)),
         };
         let key = "3:/data/gbase/datadbs01chk001,4:/data/gbase/datadbs01chk002";
-        write(format!(
-            "ifxtop-extent-cache 99 server=s1 created=1 chunks={key}\n{text}"
-        ));
+        // A header as ifxtop writes it, with the length and checksum of `body`.
+        let hdr = |v: &str, server: &str, created: &str, key: &str, body: &str| {
+            format!(
+                "ifxtop-extent-cache {v} server={server} created={created} chunks={key} bytes={} sum={}\n{body}",
+                body.len(),
+                extent_cache::checksum(body)
+            )
+        };
+        write(hdr("99", "s1", "1", key, &text));
         assert!(err("version").contains("version '99'"));
-        write(format!(
-            "ifxtop-extent-cache 1 server=s2 created=1 chunks={key}\n{text}"
-        ));
+        write(hdr("2", "s2", "1", key, &text));
         assert!(err("server").contains("server 's2'"));
         write("\u{0}\u{1}garbage without a newline".to_string());
         assert!(err("garbage").contains("no header"));
         write(format!("something else\n{text}"));
         assert!(err("magic").contains("not an ifxtop extent cache"));
-        write(format!(
-            "ifxtop-extent-cache 1 server=s1 created=x chunks={key}\n{text}"
-        ));
+        write(hdr("2", "s1", "x", key, &text));
         assert!(err("created").contains("created"));
-        write(format!(
-            "ifxtop-extent-cache 1 server=s1 created=1 chunks=3:/other\n{text}"
-        ));
+        write(hdr("2", "s1", "1", "3:/other", &text));
         assert!(err("key").contains("chunk key"));
-        write(format!(
-            "ifxtop-extent-cache 1 server=s1 created=1 chunks={key}\nnot a report\n"
-        ));
+        write(hdr("2", "s1", "1", key, "not a report\n"));
         assert!(err("text").contains("does not parse"));
+    }
+
+    /// The reliability test's damaged caches: cut at a line boundary (4 of 7 extents were
+    /// used), one row edited, a `created` time in the future. Each is refused (the caller
+    /// rebuilds), never half used.
+    #[test]
+    fn a_cut_edited_or_future_cache_is_refused() {
+        let dir = tempfile::tempdir().or_die("tempdir");
+        let text = fixture("oncheck-pe/gbase8s-rootdbs-2k-elided-with-chunk2.txt");
+        let created = UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+        let now = created + Duration::from_secs(60);
+        let path = extent_cache::save_at(dir.path(), "s1", &text, created).or_die("save");
+        let good = std::fs::read_to_string(&path).or_die("read");
+        let err = |what: &str, at: SystemTime| match extent_cache::load_at(dir.path(), "s1", at) {
+            Err(e) => e.to_string(),
+            Ok(c) => panic!("{what}: loaded {:?}", c.map(|c| c.map.extent_count())),
+        };
+        // Cut at a line boundary inside the last chunk's rows: still a report that parses, with
+        // the same chunks (the chunk key alone does not notice).
+        let lines: Vec<&str> = good.split_inclusive('\n').collect();
+        let at = lines
+            .iter()
+            .rposition(|l| l.starts_with(" CHUNK FREELIST PAGE"))
+            .or_die("a freelist row");
+        let cut: String = lines[..=at].concat();
+        std::fs::write(&path, &cut).or_die("write");
+        assert!(err("cut", now).contains("cut short or edited"));
+        // One digit of an extent's size changed: same length, other checksum.
+        let row = good
+            .lines()
+            .position(|l| {
+                l.contains("'gbasedbt'.sys") && l.trim_end().ends_with(|c: char| c.is_ascii_digit())
+            })
+            .or_die("an object row");
+        let mut edited: Vec<String> = good.lines().map(str::to_string).collect();
+        let last = edited[row].pop().or_die("a digit");
+        edited[row].push(if last == '1' { '2' } else { '1' });
+        std::fs::write(&path, edited.join("\n") + "\n").or_die("write");
+        assert!(err("edited", now).contains("checksum"));
+        // Intact, but made an hour after `now`.
+        std::fs::write(&path, &good).or_die("write");
+        assert!(err("future", created - Duration::from_secs(3600)).contains("in the future"));
+        assert!(extent_cache::load_at(dir.path(), "s1", now)
+            .or_die("load")
+            .is_some());
+    }
+
+    #[test]
+    fn an_existing_loose_cache_dir_is_tightened() {
+        use std::os::unix::fs::PermissionsExt;
+        let root = tempfile::tempdir().or_die("tempdir");
+        let dir = root.path().join("ifxtop");
+        std::fs::create_dir(&dir).or_die("mkdir");
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).or_die("chmod");
+        let text = fixture("oncheck-pe/gbase8s-rootdbs-2k-elided-with-chunk2.txt");
+        extent_cache::save(&dir, "s1", &text).or_die("save");
+        let mode = std::fs::metadata(&dir)
+            .or_die("metadata")
+            .permissions()
+            .mode()
+            & 0o777;
+        assert_eq!(mode, 0o700);
     }
 
     #[test]

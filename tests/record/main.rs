@@ -194,6 +194,61 @@ fn damaged_lines_are_listed_and_the_rest_replays() {
     assert!(!rec.skipped.is_empty());
 }
 
+/// The reliability test's recordings: one sample at `t: 1e300` hid every other one (the
+/// replay showed nothing, with no message); a header `base_page_kb` of 0 was taken; a directory
+/// read as a damaged compressed stream; a garbage file listed every line.
+#[test]
+fn absurd_times_page_sizes_directories_and_garbage_are_named() {
+    let u = fixture("onstat-u/oninit-onstat-u.txt");
+    let line = |t: f64| serde_json::to_string(&sample(t, "onstat -u", &u)).expect("json");
+    let text = format!(
+        "{}\n{}\n{}\n{}\n",
+        r#"{"ifxtop_recording":1,"server":"x","started":"2026-11-22T00:00:00Z","host":null,"base_page_kb":0}"#,
+        line(1.0),
+        line(2.0),
+        line(9.0).replace("\"t\":9.0", "\"t\":1e300"),
+    );
+    assert!(
+        text.contains("1e300"),
+        "the time as the reliability test wrote it"
+    );
+    let rec = parse_recording(text.as_bytes());
+    assert_eq!(rec.samples.len(), 2, "{:?}", rec.skipped);
+    assert_eq!(rec.length(), Duration::from_secs(2));
+    let all = rec.skipped.join("\n");
+    assert!(all.contains("line 4: bad time 1e300"), "{all}");
+    assert!(all.contains("base_page_kb 0"), "{all}");
+    assert_eq!(rec.header.as_ref().and_then(|h| h.base_page_kb), None);
+    // The replay shows the samples that are there.
+    let store = ifxtop::store::replayed(Arc::new(rec), settings(), None);
+    let snap = snapshot::build(&store, Duration::from_secs(2), None, &[]);
+    assert_eq!(snap.waiters.len(), 5);
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let e = read_recording(dir.path()).expect_err("a directory");
+    assert!(e.to_string().contains("is a directory"), "{e}");
+    assert!(!e.to_string().contains("compressed"), "{e}");
+
+    // 100,000 garbage lines: the problems kept are bounded, the line to show is short and
+    // counts them all.
+    let garbage = "x\n".repeat(100_000);
+    let rec = parse_recording(garbage.as_bytes());
+    assert!(rec.samples.is_empty());
+    assert!(rec.skipped.len() <= 110, "{}", rec.skipped.len());
+    assert_eq!(
+        rec.problem_count(),
+        100_000 + 2,
+        "every line and the two missing sources"
+    );
+    let shown = rec.problems_line();
+    assert!(shown.len() < 600, "{} bytes: {shown}", shown.len());
+    assert!(
+        shown.starts_with("100002 problems: line 1: not JSON"),
+        "{shown}"
+    );
+    assert!(shown.ends_with("and 99999 more"), "{shown}");
+}
+
 #[test]
 fn a_failed_run_replays_as_the_failure_it_was() {
     let u = fixture("onstat-u/oninit-onstat-u.txt");
@@ -341,6 +396,7 @@ fn a_recorded_demo_replays_to_the_same_snapshot() {
                     ports: Vec::new(),
                     server: None,
                     extents: None,
+                    max_output_mb: 64,
                     ssh: Default::default(),
                 }
             };

@@ -25,49 +25,64 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::mpsc;
 
-/// A test backend that keeps the text of every frame drawn.
+/// A test backend that keeps the text of every frame drawn, and how many cells each draw
+/// painted. Like a real terminal whose keys a reader thread takes, it cannot tell where the
+/// cursor is (the answer to that question goes to the reader thread).
 struct Frames {
     inner: TestBackend,
     seen: Arc<Mutex<Vec<String>>>,
+    /// Cells painted by each frame, in order with `seen`.
+    painted: Arc<Mutex<Vec<usize>>>,
+    since_flush: usize,
 }
 
 impl Backend for Frames {
-    type Error = std::convert::Infallible;
+    type Error = std::io::Error;
 
     fn draw<'a, I>(&mut self, content: I) -> Result<(), Self::Error>
     where
         I: Iterator<Item = (u16, u16, &'a Cell)>,
     {
-        self.inner.draw(content)
+        let cells: Vec<_> = content.collect();
+        self.since_flush += cells.len();
+        self.inner.draw(cells.into_iter()).map_err(|e| match e {})
     }
     fn hide_cursor(&mut self) -> Result<(), Self::Error> {
-        self.inner.hide_cursor()
+        self.inner.hide_cursor().map_err(|e| match e {})
     }
     fn show_cursor(&mut self) -> Result<(), Self::Error> {
-        self.inner.show_cursor()
+        self.inner.show_cursor().map_err(|e| match e {})
     }
     fn get_cursor_position(&mut self) -> Result<Position, Self::Error> {
-        self.inner.get_cursor_position()
+        Err(std::io::Error::other(
+            "the cursor position could not be read within a normal duration",
+        ))
     }
     fn set_cursor_position<P: Into<Position>>(&mut self, position: P) -> Result<(), Self::Error> {
-        self.inner.set_cursor_position(position)
+        self.inner
+            .set_cursor_position(position)
+            .map_err(|e| match e {})
     }
     fn clear(&mut self) -> Result<(), Self::Error> {
-        self.inner.clear()
+        self.inner.clear().map_err(|e| match e {})
     }
     fn clear_region(&mut self, clear_type: ClearType) -> Result<(), Self::Error> {
-        self.inner.clear_region(clear_type)
+        self.inner.clear_region(clear_type).map_err(|e| match e {})
     }
     fn size(&self) -> Result<Size, Self::Error> {
-        self.inner.size()
+        self.inner.size().map_err(|e| match e {})
     }
     fn window_size(&mut self) -> Result<WindowSize, Self::Error> {
-        self.inner.window_size()
+        self.inner.window_size().map_err(|e| match e {})
     }
     fn flush(&mut self) -> Result<(), Self::Error> {
         let text = ifxtop::tui::views::buffer_text(self.inner.buffer());
         self.seen.lock().expect("frames").push(text);
-        self.inner.flush()
+        self.painted
+            .lock()
+            .expect("painted")
+            .push(std::mem::take(&mut self.since_flush));
+        self.inner.flush().map_err(|e| match e {})
     }
 }
 
@@ -77,6 +92,7 @@ struct Fake {
     copied: Vec<String>,
     dir: Option<PathBuf>,
     suspended: usize,
+    resumed: usize,
 }
 
 impl Outside for Fake {
@@ -92,6 +108,10 @@ impl Outside for Fake {
     }
     fn suspend(&mut self) -> std::io::Result<()> {
         self.suspended += 1;
+        Ok(())
+    }
+    fn resume(&mut self) -> std::io::Result<()> {
+        self.resumed += 1;
         Ok(())
     }
 }
@@ -137,12 +157,25 @@ async fn play(setup: Setup, script: Vec<(u64, Input)>) -> (u8, Vec<String>, Fake
 async fn play_with(
     setup: Setup,
     script: Vec<(u64, Input)>,
-    mut outside: Fake,
+    outside: Fake,
 ) -> (u8, Vec<String>, Fake) {
+    let (code, frames, _, outside) = play_painted(setup, script, outside).await;
+    (code, frames, outside)
+}
+
+/// `play_with`, also returning how many cells each frame painted.
+async fn play_painted(
+    setup: Setup,
+    script: Vec<(u64, Input)>,
+    mut outside: Fake,
+) -> (u8, Vec<String>, Vec<usize>, Fake) {
     let seen = Arc::new(Mutex::new(Vec::new()));
+    let painted = Arc::new(Mutex::new(Vec::new()));
     let backend = Frames {
         inner: TestBackend::new(80, 24),
         seen: seen.clone(),
+        painted: painted.clone(),
+        since_flush: 0,
     };
     let mut terminal = Terminal::new(backend).expect("terminal");
     let mut feed = Feed::start(&setup).expect("feed");
@@ -172,7 +205,8 @@ async fn play_with(
         panic!("recording: {e}");
     }
     let frames = seen.lock().expect("frames").clone();
-    (code, frames, outside)
+    let painted = painted.lock().expect("painted").clone();
+    (code, frames, painted, outside)
 }
 
 fn last_with<'a>(frames: &'a [String], needle: &str) -> Option<&'a String> {
@@ -238,6 +272,40 @@ async fn signals_end_the_loop_with_their_exit_codes() {
         assert_eq!(code, want, "{sig:?}");
         assert!(!frames.is_empty());
     }
+}
+
+/// Ctrl-L, Ctrl-Z (then continued), SIGTSTP and SIGCONT each paint the whole screen again on
+/// the next frame, although the terminal cannot say where its cursor is (`Terminal::clear`
+/// asks, fails and clears nothing); the stops and the continue go through the outside world.
+#[tokio::test(start_paused = true)]
+async fn redraw_suspend_and_continue_repaint_every_cell() {
+    let ctrl = |c: char| Input::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL));
+    let (code, frames, painted, outside) = play_painted(
+        demo_setup(278),
+        vec![
+            (5_000, ctrl('l')),
+            (2_000, ctrl('z')),
+            (2_000, Input::Signal(Signal::Stop)),
+            (2_000, Input::Signal(Signal::Continue)),
+            (2_000, key('q')),
+        ],
+        Fake::default(),
+    )
+    .await;
+    assert_eq!(code, 0);
+    assert_eq!((outside.suspended, outside.resumed), (2, 1));
+    // Every non-blank cell of a full frame: a repaint paints at least those; an ordinary frame
+    // (the clock moved, a few numbers changed) far fewer.
+    let full = |f: &str| f.chars().filter(|c| !c.is_whitespace()).count();
+    let repaints = frames
+        .iter()
+        .zip(&painted)
+        .filter(|(f, n)| **n >= full(f) && full(f) > 200)
+        .count();
+    // The first frame, then one for each of Ctrl-L, Ctrl-Z, SIGTSTP and SIGCONT.
+    assert!(repaints >= 5, "{repaints} full repaints: {painted:?}");
+    let ordinary = painted.iter().filter(|n| **n < 200).count();
+    assert!(ordinary > 5, "every frame repainted: {painted:?}");
 }
 
 #[tokio::test(start_paused = true)]
@@ -516,6 +584,8 @@ async fn fleet_lists_every_instance_and_one_that_hangs_stalls_nothing() {
     let backend = Frames {
         inner: TestBackend::new(100, 24),
         seen: seen.clone(),
+        painted: Arc::new(Mutex::new(Vec::new())),
+        since_flush: 0,
     };
     let mut terminal = Terminal::new(backend).expect("terminal");
     let mut feeds: Vec<Feed> = setups
@@ -621,4 +691,156 @@ async fn drilling_into_a_frozen_moment_shows_that_moment() {
     assert!(drilled.contains("VERDICT"), "{drilled}");
     assert!(drilled.contains("blocked by sid 812"), "{drilled}");
     assert!(!drilled.contains("not waiting"), "{drilled}");
+}
+
+/// The demo, with the server off-line (every onstat and oncheck answers as on a stopped
+/// instance) while `offline` is set, and only `oncheck` failing while `oncheck_fails` is set.
+struct Switchable {
+    demo: DemoRunner,
+    offline: Arc<std::sync::atomic::AtomicBool>,
+    oncheck_fails: Arc<std::sync::atomic::AtomicBool>,
+}
+
+type Run<'a> = std::pin::Pin<
+    Box<
+        dyn std::future::Future<Output = Result<ifxtop::source::Output, ifxtop::error::SourceError>>
+            + Send
+            + 'a,
+    >,
+>;
+
+impl Switchable {
+    fn down(&self, request: &ifxtop::source::Request) -> Option<ifxtop::source::Output> {
+        use std::sync::atomic::Ordering;
+        let ifxtop::source::Request::Command(argv) = request else {
+            return None;
+        };
+        let prog = argv.first().map(String::as_str).unwrap_or("");
+        let off = self.offline.load(Ordering::SeqCst) && (prog == "onstat" || prog == "oncheck");
+        let fails = self.oncheck_fails.load(Ordering::SeqCst) && prog == "oncheck";
+        (off || fails).then(|| ifxtop::source::Output {
+            exit: Some(255),
+            stdout: "\nshared memory not initialized for INFORMIXSERVER 'ol_demo'\n".into(),
+            stderr: String::new(),
+        })
+    }
+}
+
+impl ifxtop::source::CommandRunner for Switchable {
+    fn run<'a>(&'a self, request: &'a ifxtop::source::Request, timeout: Duration) -> Run<'a> {
+        match self.down(request) {
+            Some(out) => Box::pin(async move { Ok(out) }),
+            None => self.demo.run(request, timeout),
+        }
+    }
+    fn run_extent_report<'a>(
+        &'a self,
+        request: &'a ifxtop::source::Request,
+        timeout: Duration,
+    ) -> Run<'a> {
+        match self.down(request) {
+            Some(out) => Box::pin(async move { Ok(out) }),
+            None => self.demo.run_extent_report(request, timeout),
+        }
+    }
+    fn clock(&self) -> Option<Duration> {
+        self.demo.clock()
+    }
+}
+
+fn switchable_setup(
+    offline: bool,
+) -> (
+    Setup,
+    Arc<std::sync::atomic::AtomicBool>,
+    Arc<std::sync::atomic::AtomicBool>,
+) {
+    let off = Arc::new(std::sync::atomic::AtomicBool::new(offline));
+    let fails = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut setup = demo_setup(278);
+    setup.runner = Arc::new(Switchable {
+        demo: DemoRunner::wall(1, 300).starting_at(Duration::from_secs(278)),
+        offline: off.clone(),
+        oncheck_fails: fails.clone(),
+    });
+    (setup, off, fails)
+}
+
+/// The map failed while the server was off-line; when it comes back on-line the map is built
+/// again without R (it stayed "no extent map" until R).
+#[tokio::test(start_paused = true)]
+async fn the_extent_map_is_rebuilt_when_the_server_comes_back() {
+    let (setup, off, _) = switchable_setup(true);
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_secs(6)).await;
+        off.store(false, std::sync::atomic::Ordering::SeqCst);
+    });
+    let (_, frames, _) = play(setup, vec![(3_000, key('3')), (12_000, key('q'))]).await;
+    assert!(
+        frames.iter().any(|f| f.contains("no extent map")),
+        "the map failed while off-line"
+    );
+    let last = frames.last().expect("frames");
+    assert!(last.contains("extents from oncheck -pe"), "{last}");
+}
+
+/// A rebuild that fails while an older map is in use says so, instead of "no extent map".
+#[tokio::test(start_paused = true)]
+async fn a_failed_rebuild_names_the_older_map_in_use() {
+    let (setup, _, fails) = switchable_setup(false);
+    let flip = fails.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        flip.store(true, std::sync::atomic::Ordering::SeqCst);
+    });
+    let (_, frames, _) = play(
+        setup,
+        vec![(3_000, key('3')), (4_000, key('R')), (4_000, key('q'))],
+    )
+    .await;
+    let last = frames.last().expect("frames");
+    assert!(
+        last.contains("older map of") && last.contains("rebuild failed"),
+        "{last}"
+    );
+    assert!(!last.contains("no extent map"), "{last}");
+}
+
+/// The demo, with a database user named to attack the DBA's terminal: `\e[201~` ends a
+/// bracketed paste, `\e]0;...\a` sets the window title.
+struct Hostile(DemoRunner);
+
+const HOSTILE_USER: &str = "x\u{1b}[201~\u{1b}]0;pwn\u{7}";
+
+impl ifxtop::source::CommandRunner for Hostile {
+    fn run<'a>(&'a self, request: &'a ifxtop::source::Request, timeout: Duration) -> Run<'a> {
+        Box::pin(async move {
+            let mut out = self.0.run(request, timeout).await?;
+            out.stdout = out.stdout.replace("appuser", HOSTILE_USER);
+            Ok(out)
+        })
+    }
+    fn clock(&self) -> Option<Duration> {
+        self.0.clock()
+    }
+}
+
+/// `y` copied a user name's escapes into the OSC 52 payload as they were; every byte that
+/// leaves for the clipboard is stripped of control characters, as the screen is.
+#[tokio::test(start_paused = true)]
+async fn y_copies_no_escape_a_database_user_wrote() {
+    let mut setup = demo_setup(278);
+    setup.runner = Arc::new(Hostile(
+        DemoRunner::wall(1, 300).starting_at(Duration::from_secs(278)),
+    ));
+    let (_, _, outside) = play(setup, vec![(5_000, key('y')), (1_000, key('q'))]).await;
+    assert_eq!(outside.copied.len(), 1);
+    let copied = &outside.copied[0];
+    assert!(copied.contains("x?[201~?]0;pwn?"), "{copied}");
+    assert!(
+        !copied
+            .chars()
+            .any(|c| c.is_control() && c != '\n' && c != '\t'),
+        "{copied:?}"
+    );
 }

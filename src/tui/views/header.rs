@@ -514,6 +514,14 @@ fn extent_span(app: &App, now: Duration, theme: &Theme) -> Span<'static> {
                 human_duration(age.as_secs_f64())
             ))
         }
+        ExtentStatus::Failed {
+            error,
+            in_use: Some(extents),
+            ..
+        } => Span::styled(
+            format!(" map: {extents} extents (older), rebuild failed: {error}"),
+            theme.warn,
+        ),
         ExtentStatus::Failed { error, .. } => {
             Span::styled(format!(" map: failed: {error}"), theme.error)
         }

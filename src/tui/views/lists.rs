@@ -259,6 +259,16 @@ fn summary_line<'a>(app: &'a App, snap: &'a Snapshot, width: u16) -> Line<'a> {
                     format!("building extent map ({what}); pages shown as chunk:page"),
                     theme.warn,
                 ),
+                ExtentStatus::Failed {
+                    error,
+                    in_use: Some(extents),
+                    ..
+                } => Span::styled(
+                    format!(
+                        "older map of {extents} extents in use: rebuild failed ({error}); R retries"
+                    ),
+                    theme.warn,
+                ),
                 ExtentStatus::Failed { error, .. } => {
                     Span::styled(format!("no extent map ({error}); R retries"), theme.error)
                 }

@@ -1,0 +1,142 @@
+//! Reading files without trusting them: regular files only (a FIFO, a device such as
+//! `/dev/zero` or a directory is refused by name), opened without blocking (a FIFO with no
+//! writer would hold the open forever), and never more than a cap read into memory.
+
+use std::io::{self, Read};
+use std::path::Path;
+
+/// One mebibyte: caps are set in MB.
+pub const MB: u64 = 1024 * 1024;
+
+/// What a path is when it is not a regular file, for the message refusing it.
+fn kind_of(ft: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if ft.is_dir() {
+        "a directory"
+    } else if ft.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if ft.is_char_device() {
+        "a character device"
+    } else if ft.is_block_device() {
+        "a block device"
+    } else if ft.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Opens `path` for reading if it is a regular file. The open does not block (O_NONBLOCK: a
+/// FIFO without a writer opens at once, and is then refused); for a regular file the flag
+/// changes nothing.
+pub fn open_regular(path: &Path) -> io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_NOCTTY)
+        .open(path)?;
+    let ft = file.metadata()?.file_type();
+    if !ft.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{}, not a regular file", kind_of(ft)),
+        ));
+    }
+    Ok(file)
+}
+
+/// Checks, without opening it, that `path` is a regular file (following symbolic links): for
+/// refusing a bad `--extents FILE` before the screen starts.
+pub fn check_regular(path: &Path) -> io::Result<()> {
+    let ft = std::fs::metadata(path)?.file_type();
+    if ft.is_file() {
+        Ok(())
+    } else {
+        Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{}, not a regular file", kind_of(ft)),
+        ))
+    }
+}
+
+/// The error for input past a cap of `cap` bytes.
+pub fn too_large(cap: u64) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::FileTooLarge,
+        format!("larger than {} (read no further)", cap_text(cap)),
+    )
+}
+
+/// `64 MB`, or the bytes when the cap is not a whole number of MB (tests use small caps).
+pub fn cap_text(cap: u64) -> String {
+    if cap >= MB && cap % MB == 0 {
+        format!("{} MB", cap / MB)
+    } else {
+        format!("{cap} bytes")
+    }
+}
+
+/// Reads all of `reader`, failing once more than `cap` bytes came (nothing past `cap + 1` is
+/// read, nothing past about `cap` is kept).
+pub fn read_all_capped(reader: impl Read, cap: u64, size_hint: u64) -> io::Result<Vec<u8>> {
+    let mut buf = Vec::with_capacity(usize::try_from(size_hint.min(cap) + 1).unwrap_or(0));
+    reader.take(cap.saturating_add(1)).read_to_end(&mut buf)?;
+    if buf.len() as u64 > cap {
+        return Err(too_large(cap));
+    }
+    Ok(buf)
+}
+
+/// Reads the regular file `path`, at most `cap` bytes (more is an error, not a cut).
+pub fn read_capped(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
+    let file = open_regular(path)?;
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    if len > cap {
+        return Err(too_large(cap));
+    }
+    read_all_capped(file, cap, len)
+}
+
+/// Bytes as text: invalid UTF-8 (a legacy code set) is replaced, never an error.
+pub fn lossy(bytes: Vec<u8>) -> String {
+    match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn regular_files_are_read_up_to_the_cap() {
+        let dir = tempfile::tempdir().expect("dir");
+        let p = dir.path().join("f");
+        std::fs::write(&p, b"0123456789").expect("write");
+        assert_eq!(read_capped(&p, 10).expect("fits"), b"0123456789");
+        let e = read_capped(&p, 9).expect_err("too big");
+        assert_eq!(e.kind(), io::ErrorKind::FileTooLarge);
+        assert_eq!(e.to_string(), "larger than 9 bytes (read no further)");
+        assert_eq!(cap_text(64 * MB), "64 MB");
+    }
+
+    #[test]
+    fn devices_directories_and_fifos_are_refused_without_blocking() {
+        let e = read_capped(Path::new("/dev/zero"), MB).expect_err("a device");
+        assert!(e.to_string().contains("a character device"), "{e}");
+        let dir = tempfile::tempdir().expect("dir");
+        let e = read_capped(dir.path(), MB).expect_err("a directory");
+        assert!(e.to_string().contains("a directory"), "{e}");
+        let fifo = dir.path().join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.expect("mkfifo runs").success());
+        // No writer: a blocking open would never return.
+        let e = read_capped(&fifo, MB).expect_err("a fifo");
+        assert!(e.to_string().contains("a FIFO"), "{e}");
+        assert!(check_regular(&fifo).is_err());
+        // A stream past the cap stops being read.
+        let e = read_all_capped(io::repeat(b'y'), 1000, 0).expect_err("endless");
+        assert_eq!(e.kind(), io::ErrorKind::FileTooLarge);
+    }
+}
