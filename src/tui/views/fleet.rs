@@ -20,7 +20,7 @@ const COLS: [Col; 11] = [
     Col::new("LOCK/s", 6).right().wide(100),
     Col::new("BUF/s", 6).right().wide(100),
     Col::new("DISK", 6).right().wide(80),
-    Col::new("REPL LAG", 9).flex_by(1).wide(80),
+    Col::new("REPL LAG", 13).flex_by(1).wide(80),
     Col::new("CPU", 8).right().wide(130),
     Col::new("AGE", 5).right(),
     Col::new("PROBLEM", 8).flex_by(3).wide(90),
