@@ -440,7 +440,13 @@ fn chunk_latency_and_replication_lag_are_exported() {
         )
         .expect("the demo runs");
         let m = metrics(&store, "ol_demo", None, &mut Counted::default());
-        samples(&text_of(vec![m], Format::Text))
+        let text = text_of(vec![m], Format::Text);
+        // The chunk and replication series pass promtool too.
+        if available(PROMTOOL, "chunk_latency_and_replication_lag_are_exported") {
+            let (ok, said) = promtool(&text);
+            assert!(ok && said.trim().is_empty(), "promtool:\n{said}\n{text}");
+        }
+        samples(&text)
     };
     let slow = demo_metrics(620);
     let chunk4 = [("chunk", "4"), ("dbspace", "datadbs2")];
