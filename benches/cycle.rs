@@ -5,7 +5,8 @@
 //! 5,000-session instance from the demo (real onstat formats), in its heaviest second: every
 //! source due at once (onstat -u, -g con, -X, -g ath, -g ntt, -k, /proc/net/tcp{,6}, and the
 //! chunk I/O and replication sources: onstat -D, -g iof, /proc/diskstats, -g cluster, -g rss
-//! verbose, joined to the chunks' devices resolved once).
+//! verbose, joined to the chunks' devices resolved once; the vital signs: onstat -p, -l, -s, -x,
+//! -g glo, -g rea, -g lmx, -g wmx, -g tpf, -g ckp, -g seg).
 //! 2 % of a core is 20 ms per second: the `steady` group's ten seconds must take under 200 ms.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -16,7 +17,7 @@ use ifxtop::source::Source;
 use ifxtop::store::{Store, StoreSettings};
 use std::time::Duration;
 
-const SOURCES: [Source; 13] = [
+const SOURCES: [Source; 24] = [
     Source::OnstatU,
     Source::OnstatGCon,
     Source::OnstatX,
@@ -30,6 +31,17 @@ const SOURCES: [Source; 13] = [
     Source::OnstatGIof,
     Source::OnstatGCluster,
     Source::OnstatGRss,
+    Source::OnstatP,
+    Source::OnstatL,
+    Source::OnstatS,
+    Source::OnstatXTxn,
+    Source::OnstatGGlo,
+    Source::OnstatGRea,
+    Source::OnstatGLmx,
+    Source::OnstatGWmx,
+    Source::OnstatGTpf,
+    Source::OnstatGCkp,
+    Source::OnstatGSeg,
 ];
 
 fn cycle(c: &mut Criterion) {
@@ -124,17 +136,30 @@ fn cycle(c: &mut Criterion) {
     assert_eq!(snap.replication.peers.len(), 1, "{:#?}", snap.replication);
 
     // The steady state the budget is about: ten seconds of polling as the collectors do it
-    // (onstat -u, -g con and the socket tables every second, -X every 2 s, the joins, -D and
-    // /proc/diskstats every 5 s, -g iof and the replication commands every 10 s; one snapshot
-    // a second), reported per second.
+    // (onstat -u, -g con and the socket tables every second, -X every 2 s, the joins, -k, -p,
+    // -l, -s, -x, -D and /proc/diskstats every 5 s, -g ath, -g ntt, -g glo, -g rea, -g lmx,
+    // -g wmx, -g iof and the replication commands every 10 s, -g ckp and -g tpf every 30 s,
+    // -g seg every minute; one snapshot a second), reported per second. The ten seconds hold
+    // each 30 s and 60 s source once (its heaviest share).
     let due = |s: &Source, t: u64| match s {
         Source::OnstatX => t % 2 == 0,
-        Source::OnstatGAth
-        | Source::OnstatGNtt
-        | Source::OnstatK
+        Source::OnstatK
+        | Source::OnstatP
+        | Source::OnstatL
+        | Source::OnstatS
+        | Source::OnstatXTxn
         | Source::OnstatDUpper
         | Source::ProcDiskstats => t % 5 == 0,
-        Source::OnstatGIof | Source::OnstatGCluster | Source::OnstatGRss => t % 10 == 0,
+        Source::OnstatGAth
+        | Source::OnstatGNtt
+        | Source::OnstatGGlo
+        | Source::OnstatGRea
+        | Source::OnstatGLmx
+        | Source::OnstatGWmx
+        | Source::OnstatGIof
+        | Source::OnstatGCluster
+        | Source::OnstatGRss => t % 10 == 0,
+        Source::OnstatGTpf | Source::OnstatGCkp | Source::OnstatGSeg => t == 150,
         _ => true,
     };
     let ten: Vec<(u64, Vec<(Source, ifxtop::source::Output)>)> = (150..160)
