@@ -208,9 +208,14 @@ pub(crate) trait OnstatRecord: Default {
 /// What one non-blank body line of an onstat output was.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Seen<'a> {
-    /// A row of the command's table, or a part of the output it knows (a title, a column
-    /// header, a footer): the input is that command's output.
+    /// A part of the output only this command prints (a title, a column header, a footer):
+    /// the input is that command's output.
     Known,
+    /// A row of the command's table. Rows are weak evidence: many commands print rows of a
+    /// hex address and a few numbers, so rows alone recognise the input only when no line was
+    /// missed (a grep'd fragment of rows); among lines not understood (another command's
+    /// titles and headers) they need a title or header of this command's own.
+    Row,
     /// A part it knows but could not use (a part printed twice): listed as unparsed, and still
     /// evidence of the right command.
     KnownUnused,
@@ -221,6 +226,10 @@ pub(crate) enum Seen<'a> {
     Shared,
     /// Not understood: listed as unparsed; the first one is the error when nothing is known.
     Miss(Miss<'a>),
+    /// A line only another command prints (`onstat -D`'s chunk header in what would otherwise
+    /// read as `onstat -d`): the input is that command's output, whatever else matched. Names
+    /// the command.
+    Foreign(&'static str),
 }
 
 /// Reads an onstat command's body a line at a time; [`drive`] does the rest.
@@ -253,17 +262,27 @@ pub(crate) fn drive<B: OnstatBody>(text: &str) -> Result<B::Record, ParseError> 
     let mut body = B::default();
     body.reserve(&mut out, lex::row_count_hint(text));
     let (banner, offline) = header::parse_preamble(&mut lines).into_parts();
-    // The off-line message alone is a whole answer.
-    let mut recognised = offline.is_some() || (B::BANNER_ALONE && banner.is_some());
+    // The off-line message alone is a whole answer; so is the banner alone for the commands
+    // that print nothing else when there is nothing to show (but not a banner followed by
+    // lines this command does not print).
+    let mut recognised = offline.is_some();
+    let banner_alone = B::BANNER_ALONE && banner.is_some();
+    let mut rows = false;
+    // Any body line the banner-alone rule must not see past (all but `Skipped`).
+    let mut body_seen = false;
     out.set_preamble(banner, offline);
     let mut first_miss: Option<ParseError> = None;
+    let mut foreign: Option<ParseError> = None;
     for line in lines {
         if line.is_blank() {
             body.blank(&mut out);
             continue;
         }
-        match body.line(&mut out, line) {
+        let seen = body.line(&mut out, line);
+        body_seen |= !matches!(seen, Seen::Skipped);
+        match seen {
             Seen::Known => recognised = true,
+            Seen::Row => rows = true,
             Seen::KnownUnused => {
                 recognised = true;
                 Unparsed::keep(out.unparsed_mut(), line);
@@ -275,9 +294,24 @@ pub(crate) fn drive<B: OnstatBody>(text: &str) -> Result<B::Record, ParseError> 
                 }
                 Unparsed::keep(out.unparsed_mut(), line);
             }
+            Seen::Foreign(other) => {
+                if foreign.is_none() {
+                    foreign = Some(line.error_at(
+                        line.text.trim_start(),
+                        format!("{}; this line is {other}'s", B::EXPECTED),
+                    ));
+                }
+                Unparsed::keep(out.unparsed_mut(), line);
+            }
         }
     }
+    if let Some(e) = foreign {
+        return Err(e);
+    }
     body.finish(&mut out)?;
+    if !recognised && first_miss.is_none() && (rows || (banner_alone && !body_seen)) {
+        recognised = true;
+    }
     if !recognised {
         return Err(first_miss.unwrap_or_else(|| nothing_found(text, B::EXPECTED)));
     }

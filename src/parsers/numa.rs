@@ -245,15 +245,21 @@ pub(crate) const DEFAULT_PAGE_KB: u64 = 4;
 pub(crate) const DEFAULT_HUGE_PAGE_KB: u64 = 2048;
 
 fn numa_maps_line(text: &str) -> Option<NumaMapping> {
-    let mut words = text.split_whitespace();
+    let mut words = text.split_whitespace().peekable();
     let address = Addr::from_hex(words.next()?)?;
-    let policy = words.next()?;
-    if policy.contains('=') {
-        return None;
-    }
+    let first = words.next()?;
+    // The kernel's two-word policies: `weighted interleave:0-1`, `prefer (many):0-1`.
+    let policy = match (policy_name(first)?, words.peek()) {
+        ("weighted", Some(w)) if policy_name(w) == Some("interleave") => {
+            format!("{first} {}", words.next()?)
+        }
+        ("weighted", _) => return None,
+        ("prefer", Some(w)) if w.starts_with("(many)") => format!("{first} {}", words.next()?),
+        _ => first.to_string(),
+    };
     let mut m = NumaMapping {
         address,
-        policy: policy.to_string(),
+        policy,
         file: None,
         tags: Vec::new(),
         pages_per_node: BTreeMap::new(),
@@ -284,6 +290,19 @@ fn numa_maps_line(text: &str) -> Option<NumaMapping> {
         }
     }
     Some(m)
+}
+
+/// The memory policy a `numa_maps` line names after its address (`default`, `bind:0-1`,
+/// `interleave=static:0-3`, `prefer:1`, `local`), as the kernel's `mpol_to_str` prints them: the
+/// name before any `=flags` or `:nodes`. Anything else (`---P--D`, `N0=3`, a number) is no policy,
+/// so the line is no `numa_maps` line.
+fn policy_name(word: &str) -> Option<&str> {
+    let name = word.split([':', '=']).next().unwrap_or(word);
+    matches!(
+        name,
+        "default" | "local" | "prefer" | "preferred" | "bind" | "interleave" | "weighted"
+    )
+    .then_some(name)
 }
 
 pub fn parse_numa_maps(text: &str) -> Result<NumaMaps, ParseError> {
@@ -476,5 +495,51 @@ mod tests {
         assert_eq!(m.mappings[2].tags, vec!["huge"]);
         let b = bytes_per_node(&m);
         assert_eq!(b.get(&0), Some(&(10 * 4096 + 2 * 2048 * 1024)));
+    }
+
+    #[test]
+    fn numa_maps_policies_as_the_kernel_prints_them() {
+        let m = parse_numa_maps(
+            "1000 bind=static:0-1 anon=1 N0=1
+2000 weighted interleave:0-1 N1=2
+             3000 prefer (many):0-1 N0=1
+4000 local
+5000 prefer:1 file=/x
+",
+        )
+        .expect("policies");
+        let p: Vec<_> = m.mappings.iter().map(|x| x.policy.as_str()).collect();
+        assert_eq!(
+            p,
+            [
+                "bind=static:0-1",
+                "weighted interleave:0-1",
+                "prefer (many):0-1",
+                "local",
+                "prefer:1"
+            ]
+        );
+        assert_eq!(m.mappings[1].pages_per_node.get(&1), Some(&2));
+        // Another command's rows: a hex address, then no policy.
+        assert!(parse_numa_maps(
+            "4500c028 ---P--D 1 informix - 0 0 0 4 0
+"
+        )
+        .is_err());
+        assert!(parse_numa_maps(
+            "1a0b1c28 0 80 1:10 1a2f4000 12 801 0 0
+"
+        )
+        .is_err());
+        assert!(parse_numa_maps(
+            "7f00 N0=3 N1=2
+"
+        )
+        .is_err());
+        assert!(parse_numa_maps(
+            "7f00 weighted N0=3
+"
+        )
+        .is_err());
     }
 }

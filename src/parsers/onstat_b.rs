@@ -131,14 +131,14 @@ impl OnstatBody for Body {
                 if let Some(pool) = out.pools.get_mut(idx) {
                     pool.buffers.push(b);
                 }
-                return Seen::Known;
+                return Seen::Row;
             }
             Err(miss) => miss,
         };
         if let Some(page_size) = pool_line(line.text) {
             out.pools.push(BufferPool::new(page_size));
             self.open = Some((out.pools.len() - 1, true));
-            Seen::Known
+            Seen::Row
         } else if let Some(f) = footer(line.text) {
             let (idx, known) = self.open.take().unwrap_or_else(|| {
                 out.pools.push(BufferPool::new(0));
@@ -154,7 +154,7 @@ impl OnstatBody for Body {
                 pool.hash_buckets = Some(f.hash_buckets);
                 pool.buffer_size = Some(f.buffer_size);
             }
-            Seen::Known
+            Seen::Row
         } else if is_elision(line.text) {
             out.elisions += 1;
             Seen::Skipped

@@ -147,12 +147,16 @@ impl OnstatBody for Body {
     }
 
     fn line<'a>(&mut self, out: &mut OnstatD, line: Line<'a>) -> Seen<'a> {
+        // `onstat -D` prints the same dbspaces; its chunks have read and write counts instead.
+        if lex::starts_with_words(line.text, &["address", "chunk/dbs", "offset", "page", "Rd"]) {
+            return Seen::Foreign("onstat -D");
+        }
         let dbs_miss = match dbspace(line.text, self.with_pgsize) {
             Ok(d) => {
                 out.dbspaces.push(d);
                 self.section = Some(Section::Dbspaces);
                 self.continues = Continues::Nothing;
-                return Seen::Known;
+                return Seen::Row;
             }
             Err(miss) => miss,
         };
@@ -161,11 +165,16 @@ impl OnstatBody for Body {
                 out.chunks.push(c);
                 self.section = Some(Section::Chunks);
                 self.continues = Continues::Nothing;
-                return Seen::Known;
+                return Seen::Row;
             }
             Err(miss) => miss,
         };
         let known = known_line(line, out, &mut self.section, &mut self.with_pgsize);
+        if known == Continues::Banner {
+            // Every onstat command prints it.
+            self.continues = Continues::Nothing;
+            return Seen::Shared;
+        }
         if known != Continues::Unknown {
             self.continues = known;
             return Seen::Known;
@@ -188,6 +197,8 @@ impl OnstatBody for Body {
 enum Continues {
     /// The line was not understood at all.
     Unknown,
+    /// The banner, after a vendor's notice: read, but no evidence of `onstat -d`.
+    Banner,
     Nothing,
     /// A `NOTE:` paragraph: indented lines are more of its text.
     Note,
@@ -252,6 +263,7 @@ fn known_line(
             Some(h) => out.header = Some(h),
             None => return Continues::Unknown,
         }
+        return Continues::Banner;
     } else {
         return Continues::Unknown;
     }

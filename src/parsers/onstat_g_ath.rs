@@ -151,8 +151,10 @@ impl OnstatBody for Body {
         match thread_row(line.text) {
             Ok(t) => {
                 out.threads.push(t);
-                Seen::Known
+                Seen::Row
             }
+            // The same table under `onstat -g rea`'s title is that command's (`-g rea` kind).
+            Err(_) if line.text.trim() == "Ready threads:" => Seen::Foreign("onstat -g rea"),
             Err(_) if is_title(line.text) || is_column_header(line.text) => Seen::Known,
             Err(_) if is_elision(line.text) => {
                 out.elisions.push(line.no);
@@ -184,10 +186,7 @@ pub(super) fn collapse_blanks(text: &str) -> String {
 
 /// `Threads:` (and the same table's titles in `onstat -g act` / `onstat -g rea`).
 fn is_title(text: &str) -> bool {
-    matches!(
-        text.trim(),
-        "Threads:" | "Running threads:" | "Ready threads:"
-    )
+    matches!(text.trim(), "Threads:" | "Running threads:")
 }
 
 /// ` tid     tcb      rstcb    prty status                vp-class      name`

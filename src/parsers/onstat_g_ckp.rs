@@ -116,7 +116,7 @@ impl OnstatBody for Body {
         let miss = match checkpoint(line.text) {
             Ok(c) => {
                 out.checkpoints.push(c);
-                return Seen::Known;
+                return Seen::Row;
             }
             Err(miss) => miss,
         };
@@ -132,7 +132,8 @@ impl OnstatBody for Body {
             }
         } else if let Some(s) = summary_row(line.text) {
             out.summary = Some(s);
-            return Seen::Known;
+            // Six numbers: any table's row could be that.
+            return Seen::Row;
         } else if known_line(line, out) {
             return Seen::Known;
         }
@@ -151,7 +152,7 @@ fn known_line(line: Line<'_>, out: &mut OnstatGCkp) -> bool {
     }
     let t = line.text.trim();
     t.starts_with("Critical Sections")
-        || t.starts_with("Physical Log")
+        || lex::starts_with_words(t, &["Physical", "Log"])
         || lex::starts_with_words(t, &["Clock"])
         || lex::starts_with_words(t, &["Interval", "Time", "Trigger", "LSN"])
         || lex::starts_with_words(t, &["Dskflu", "Total", "Avg"])

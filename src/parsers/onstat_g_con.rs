@@ -56,7 +56,7 @@ impl OnstatBody for Body {
         match condition(line.text) {
             Ok(c) => {
                 out.conditions.push(c);
-                Seen::Known
+                Seen::Row
             }
             Err(_) if line.text.trim() == "Conditions with waiters:" => Seen::Known,
             Err(_) if lex::starts_with_words(line.text, &["cid", "addr", "name"]) => Seen::Known,
@@ -87,6 +87,14 @@ fn condition(text: &str) -> Result<Condition, Miss<'_>> {
     let name = super::lex::trim_blanks(rest);
     if name.is_empty() {
         return Err(Miss::new(rest, "a condition name"));
+    }
+    // A name is words (`netnorm`, `backend:3`), never a number: a row with numbers between
+    // its address and its last two is another table's (`onstat -t`, `/proc/diskstats`).
+    if let Some(n) = name
+        .split_ascii_whitespace()
+        .find(|w| w.bytes().all(|b| b.is_ascii_digit()))
+    {
+        return Err(Miss::new(n, "a condition name (a word, not a number)"));
     }
     Ok(Condition {
         cid,

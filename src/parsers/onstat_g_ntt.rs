@@ -115,9 +115,12 @@ impl OnstatBody for Body {
         self.last_row_open = false;
         let miss = match thread_row(line.text) {
             Ok(t) => {
+                // With a time or a client address the row is this table's; `48 sqlexec 26`
+                // alone could be any table of threads (`onstat -g bth`'s blockers).
+                let own = t.open.is_some() || t.client.is_some();
                 out.threads.push(t);
                 self.last_row_open = true;
-                return Seen::Known;
+                return if own { Seen::Known } else { Seen::Row };
             }
             Err(miss) => miss,
         };

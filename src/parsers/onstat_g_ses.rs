@@ -181,6 +181,14 @@ impl OnstatBody for Body {
 
     fn line<'a>(&mut self, out: &mut OnstatGSes, line: Line<'a>) -> Seen<'a> {
         let t = line.text;
+        // `onstat -g BTH` prints each blocker's `onstat -g ses` part after its own intro and
+        // stacks: that output is `onstat -g bth`'s.
+        let trimmed = t.trim();
+        if trimmed == "This command attempts to identify any blocking threads."
+            || trimmed.starts_with("Stack for thread:")
+        {
+            return Seen::Foreign("onstat -g bth");
+        }
         // Statement text: every line up to a blank one, unless it starts a new part.
         if let Section::Text(block) = self.section {
             if sql_line(t).is_none() {
@@ -202,15 +210,42 @@ impl OnstatBody for Body {
             return Seen::Known;
         }
         match line_kind(t, self.section) {
-            Ok(kind) => match apply(out, kind, self.section) {
-                Some(next) => {
+            Ok(kind) => match (evidence(&kind), apply(out, kind, self.section)) {
+                (evidence, Some(next)) => {
                     self.section = next;
-                    Seen::Known
+                    match evidence {
+                        Evidence::Own => Seen::Known,
+                        Evidence::Row => Seen::Row,
+                        Evidence::Shared => Seen::Shared,
+                    }
                 }
-                None => Seen::KnownUnused,
+                (_, None) => Seen::KnownUnused,
             },
             Err(miss) => Seen::Miss(miss),
         }
+    }
+}
+
+/// How much a line says the input is `onstat -g ses`.
+enum Evidence {
+    /// A title or header only `onstat -g ses` prints.
+    Own,
+    /// A table's row: numbers and names any command may print.
+    Row,
+    /// The SQL part, which `onstat -g sql` prints the same.
+    Shared,
+}
+
+fn evidence(kind: &Kind<'_>) -> Evidence {
+    match kind {
+        Kind::Sql(_) | Kind::SqlRow(_) => Evidence::Shared,
+        Kind::Session(_)
+        | Kind::Terminated(_)
+        | Kind::Thread(_)
+        | Kind::Pool
+        | Kind::Pair
+        | Kind::Sqscb => Evidence::Row,
+        _ => Evidence::Own,
     }
 }
 
@@ -397,13 +432,13 @@ fn apply(out: &mut OnstatGSes, kind: Kind<'_>, section: Section) -> Option<Secti
 }
 
 /// `session           effective                            #RSAM    total      used       dynamic`
-fn is_session_header(t: &str) -> bool {
+pub(super) fn is_session_header(t: &str) -> bool {
     lex::starts_with_words(t, &["session"]) && lex::header_words(t).any(|w| w == "#RSAM")
 }
 
 /// `id       user     user      tty      pid      hostname threads  memory     memory     explain`
 /// → whether there is an `effective user` column.
-fn session_columns(t: &str) -> Option<bool> {
+pub(super) fn session_columns(t: &str) -> Option<bool> {
     if lex::starts_with_words(t, &["id", "user", "user", "tty", "pid"]) {
         Some(true)
     } else if lex::starts_with_words(t, &["id", "user", "tty", "pid"]) {
@@ -432,7 +467,7 @@ fn is_program_title(t: &str) -> bool {
 }
 
 /// `tid      name     rstcb            flags    curstk   status`
-fn is_threads_header(t: &str) -> bool {
+pub(super) fn is_threads_header(t: &str) -> bool {
     lex::starts_with_words(t, &["tid", "name", "rstcb", "flags", "curstk", "status"])
 }
 

@@ -60,6 +60,13 @@ impl OnstatBody for Body {
 
     fn line<'a>(&mut self, out: &mut OnstatGSql, line: Line<'a>) -> Seen<'a> {
         let t = line.text;
+        // `onstat -g ses <sid>` prints the same SQL part after its session and threads.
+        if super::onstat_g_ses::is_session_header(t)
+            || super::onstat_g_ses::session_columns(t).is_some()
+            || super::onstat_g_ses::is_threads_header(t)
+        {
+            return Seen::Foreign("onstat -g ses");
+        }
         let known = sql_line(t);
         if let (Some(block), None) = (self.text_block, known) {
             let target = match block {
@@ -94,7 +101,7 @@ impl OnstatBody for Body {
             None => match sql_state(t) {
                 Ok(s) => {
                     out.sessions.push(s);
-                    true
+                    return Seen::Row;
                 }
                 Err(miss) => return Seen::Miss(miss),
             },

@@ -105,7 +105,7 @@ impl OnstatBody for Body {
         let miss = match lock_row(line.text) {
             Ok(l) => {
                 out.locks.push(l);
-                return Seen::Known;
+                return Seen::Row;
             }
             Err(miss) => miss,
         };
@@ -116,7 +116,12 @@ impl OnstatBody for Body {
             out.total = Some(f.total);
             out.hash_buckets = Some(f.hash_buckets);
             out.overflows = f.overflows;
-            Seen::Known
+            // Without `lock table overflows` it is `onstat -t`'s footer too.
+            if f.overflows.is_some() {
+                Seen::Known
+            } else {
+                Seen::Row
+            }
         } else {
             Seen::Miss(miss)
         }

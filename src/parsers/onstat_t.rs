@@ -79,7 +79,7 @@ impl OnstatBody for Body {
         let miss = match tblspace(line.text) {
             Ok(t) => {
                 out.tblspaces.push(t);
-                return Seen::Known;
+                return Seen::Row;
             }
             Err(miss) => miss,
         };
@@ -87,7 +87,12 @@ impl OnstatBody for Body {
             out.active = Some(active);
             out.total = Some(total);
             out.hash_buckets = buckets;
-            Seen::Known
+            // `N active, N total` alone ends `onstat -l`'s log list and `onstat -u` too.
+            if buckets.is_some() {
+                Seen::Known
+            } else {
+                Seen::Row
+            }
         } else if line.text.trim() == "Tblspaces"
             || lex::starts_with_words(line.text, &["n", "address", "flgs", "ucnt", "tblnum"])
         {

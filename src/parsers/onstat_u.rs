@@ -239,7 +239,7 @@ impl OnstatBody for Body {
         let miss = match user_thread(line.text) {
             Ok(t) => {
                 out.threads.push(t);
-                return Seen::Known;
+                return Seen::Row;
             }
             Err(miss) => miss,
         };
@@ -249,7 +249,9 @@ impl OnstatBody for Body {
             out.active = Some(active);
             out.total = Some(total);
             out.max_concurrent = max;
-            Seen::Known
+            // `N active, N total[, N maximum concurrent]` ends `onstat -x` and old `onstat -t`
+            // too: a row's worth of evidence, not a title's.
+            Seen::Row
         } else {
             Seen::Miss(miss)
         }

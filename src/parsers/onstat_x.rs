@@ -115,7 +115,7 @@ impl OnstatBody for Body {
                     pool.buffers.push(b);
                 }
                 self.after_row = true;
-                return Seen::Known;
+                return Seen::Row;
             }
             Err(miss) => miss,
         };
@@ -127,7 +127,7 @@ impl OnstatBody for Body {
                     .and_then(|p| p.buffers.last_mut());
                 if let Some(b) = last {
                     b.waiters.extend(more);
-                    return Seen::Known;
+                    return Seen::Row;
                 }
             }
         }
@@ -135,7 +135,7 @@ impl OnstatBody for Body {
         if let Some(page_size) = pool_line(line.text) {
             out.pools.push(BufferPool::new(page_size));
             self.open = Some((out.pools.len() - 1, true));
-            Seen::Known
+            Seen::Row
         } else if let Some(f) = footer(line.text) {
             let (idx, known) = self.open.take().unwrap_or_else(|| {
                 out.pools.push(BufferPool::new(0));
@@ -150,7 +150,7 @@ impl OnstatBody for Body {
                 pool.hash_buckets = Some(f.hash_buckets);
                 pool.buffer_size = Some(f.buffer_size);
             }
-            Seen::Known
+            Seen::Row
         } else if line.text.trim() == "Buffers (Access)" {
             Seen::Known
         } else if let Some(l) = column_header(line.text) {

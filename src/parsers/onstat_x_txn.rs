@@ -133,7 +133,7 @@ impl OnstatBody for Body {
             Ok(x) => {
                 out.transactions.push(x);
                 self.own_seen = true;
-                return Seen::Known;
+                return Seen::Row;
             }
             Err(miss) => miss,
         };

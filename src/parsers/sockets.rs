@@ -561,7 +561,14 @@ pub fn parse_ss(text: &str) -> Result<Sockets, ParseError> {
         }
         first_line.get_or_insert(line);
         let words: Vec<&str> = header_words(line.text).collect();
-        if words.contains(&"Recv-Q") && words.contains(&"Send-Q") && !recognised_row(&words) {
+        // ss's header starts with `State` (or `Netid State` with `-a`/`-u`); netstat's has the
+        // same queue columns after `Proto` (or `PCB/ADDR Proto` on AIX): not ss output.
+        let ss_header = matches!(words.first(), Some(&"State") | Some(&"Netid"));
+        if ss_header
+            && words.contains(&"Recv-Q")
+            && words.contains(&"Send-Q")
+            && !recognised_row(&words)
+        {
             recognised = true;
             has_netid = words.first() == Some(&"Netid");
             continue;

@@ -14,5 +14,6 @@ mod onstat_g_con;
 mod onstat_u;
 mod onstat_x;
 mod sockets;
+mod wrong_kind;
 // Vital signs (issue 11).
 mod vitals;
