@@ -13,7 +13,7 @@ use ratatui::text::{Line, Span};
 
 /// The fleet table's columns, left to right; the last one takes what is left.
 const COLS: [Col; 11] = [
-    Col::new("INSTANCE", 12).flex_by(2),
+    Col::new("INSTANCE", 16).flex_by(2),
     Col::new("MODE", 14).flex_by(1),
     Col::new("BLOCKED", 8).wide(70),
     Col::new("WAITERS", 10).flex_by(1),
