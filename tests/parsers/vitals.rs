@@ -596,7 +596,7 @@ fn tpf_doc_sample_and_log_space() {
     assert_eq!(lines, [1], "the doc's command line");
     let p = &t.profiles[0];
     assert_eq!((p.tid, p.lsus, p.lsmx), (Tid(945), Some(743_580), Some(0)));
-    assert_eq!(p.counters["bfr"], 16183);
+    assert_eq!(p.counter("bfr"), Some(16183));
     assert_eq!(p.counters.len(), 15);
     let t = onstat_g_tpf::parse(&fixture(
         "onstat-g-tpf/ifxtop-all-threads-one-fills-the-log.txt",
