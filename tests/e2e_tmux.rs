@@ -3,6 +3,9 @@
 //! got its terminal back. Needs tmux (`.ci/run` installs it); outside CI a missing tmux skips
 //! with a message, in CI it fails.
 
+#[path = "common/mod.rs"]
+mod common;
+
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -498,26 +501,6 @@ fn ctrl_z_tstp_and_stop_suspend_and_fg_resumes_raw_and_repainted() {
     assert!(s.contains("AFTER=icanon"), "terminal left raw:\n{s}");
 }
 
-/// Processes (not zombies) whose command line holds `marker`.
-fn with_marker(marker: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    for e in std::fs::read_dir("/proc").expect("/proc").flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
-        if !name.bytes().all(|b| b.is_ascii_digit()) {
-            continue;
-        }
-        let cmdline = std::fs::read(format!("/proc/{name}/cmdline")).unwrap_or_default();
-        let stat = std::fs::read_to_string(format!("/proc/{name}/stat")).unwrap_or_default();
-        let zombie = stat
-            .rsplit_once(')')
-            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'));
-        if !zombie && String::from_utf8_lossy(&cmdline).contains(marker) {
-            found.push(name);
-        }
-    }
-    found
-}
-
 /// A live ifxtop whose `onstat -g con` hangs in a wrapper with a hung child of its own: however
 /// ifxtop ends — `q`, SIGTERM, SIGHUP, SIGINT, SIGQUIT — it exits with its code, gives the
 /// terminal back, and leaves neither the wrapper nor its child behind.
@@ -561,7 +544,7 @@ fn every_way_out_leaves_no_onstat_behind() {
         let wait = Duration::from_secs(20);
         t.wait_for("1 Sessions", wait);
         let started = Instant::now();
-        while with_marker(&marker).len() < 2 {
+        while crate::common::processes_with(&marker).len() < 2 {
             assert!(
                 started.elapsed() < wait,
                 "{how}: the hanging onstat never started"
@@ -581,13 +564,13 @@ fn every_way_out_leaves_no_onstat_behind() {
         let s = t.wait_for("MODE=", wait);
         assert!(s.contains(&format!("IFXTOP-EXIT={code}")), "{how}: {s}");
         assert!(s.contains("MODE=icanon"), "{how}: terminal left raw:\n{s}");
-        let mut left = with_marker(&marker);
+        let mut left = crate::common::processes_with(&marker);
         for _ in 0..50 {
             if left.is_empty() {
                 break;
             }
             std::thread::sleep(Duration::from_millis(100));
-            left = with_marker(&marker);
+            left = crate::common::processes_with(&marker);
         }
         assert!(left.is_empty(), "{how}: left behind {left:?}");
     }

@@ -675,9 +675,9 @@ pub fn session_for(setup: &Setup, size: (u16, u16)) -> Result<Session, Error> {
 /// Runs the TUI on the real terminal until the user quits or a signal arrives.
 pub fn run(args: &crate::cli::LiveArgs) -> Result<ExitCode, Error> {
     // A bad argument or config value is named even where no screen could be drawn.
-    crate::tui::setup::checked(args)?;
+    let checked = crate::tui::setup::checked(args)?;
     crate::tui::terminal::check().map_err(Error::Usage)?;
-    let setups = crate::tui::setup::setups(args)?;
+    let setups = crate::tui::setup::setups(args, checked)?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;

@@ -188,7 +188,7 @@ fn nonempty_server(s: &str) -> Result<String, String> {
 }
 
 /// What every instance of one ifxtop shares: decided once from the arguments and the config.
-struct Shared {
+pub(crate) struct Shared {
     /// Now, in this machine's time zone, read while the process has one thread (see
     /// `now_in_local_offset`).
     started: time::OffsetDateTime,
@@ -213,8 +213,9 @@ fn config_name(given: Option<&std::path::Path>) -> String {
 
 /// Reads the config and checks every value of it and of the arguments, so a bad value is
 /// reported before anything runs (and also without a terminal).
-pub(crate) fn checked(args: &LiveArgs) -> Result<(), Error> {
-    shared(args).map(|_| ())
+/// What it returns is what `setups` builds from: the config is read once.
+pub(crate) fn checked(args: &LiveArgs) -> Result<Shared, Error> {
+    shared(args)
 }
 
 /// What every instance shares, each value of the arguments and the config checked; nothing
@@ -291,19 +292,19 @@ fn shared(args: &LiveArgs) -> Result<Shared, Error> {
 /// The setups of every instance the arguments and the config name (one for most runs; several
 /// get the fleet screen). With several, an ssh host that cannot be reached is not an error
 /// here: its instance shows as failing and is tried again, while the others run.
-pub(crate) fn setups(args: &LiveArgs) -> Result<Vec<Setup>, Error> {
-    setups_with(args, true)
+/// `checked` is what `checked(args)` returned.
+pub(crate) fn setups(args: &LiveArgs, checked: Shared) -> Result<Vec<Setup>, Error> {
+    setups_with(args, checked, true)
 }
 
 /// `setups` for `ifxtop serve`, which keeps running unattended: one ssh host that cannot be
 /// reached at start is not an error either (its instance reports it and reconnects).
 pub(crate) fn setups_unattended(args: &LiveArgs) -> Result<Vec<Setup>, Error> {
-    setups_with(args, false)
+    setups_with(args, shared(args)?, false)
 }
 
 /// With `connect_one`, a single ssh instance is connected before anything starts.
-fn setups_with(args: &LiveArgs, connect_one: bool) -> Result<Vec<Setup>, Error> {
-    let shared = shared(args)?;
+fn setups_with(args: &LiveArgs, shared: Shared, connect_one: bool) -> Result<Vec<Setup>, Error> {
     let specs = instance_specs(args, &shared.config)?;
     if specs.len() > 1 && args.record.is_some() {
         return Err(Error::Usage(format!(

@@ -450,26 +450,6 @@ fn an_endless_onstat_is_cut_at_the_output_cap() {
     assert!(stdout.starts_with("ifxtop snapshot "), "{stdout}");
 }
 
-/// Processes (not zombies) whose command line holds `marker`.
-fn with_marker(marker: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    for e in std::fs::read_dir("/proc").expect("/proc").flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
-        if !name.bytes().all(|b| b.is_ascii_digit()) {
-            continue;
-        }
-        let cmdline = std::fs::read(format!("/proc/{name}/cmdline")).unwrap_or_default();
-        let stat = std::fs::read_to_string(format!("/proc/{name}/stat")).unwrap_or_default();
-        let zombie = stat
-            .rsplit_once(')')
-            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'));
-        if !zombie && String::from_utf8_lossy(&cmdline).contains(marker) {
-            found.push(name);
-        }
-    }
-    found
-}
-
 /// A signal ends `snapshot` at once, and the onstat it waits for goes with it, grandchildren
 /// included (a command runs in its own process group, which the terminal's Ctrl-C no longer
 /// reaches: ifxtop kills it).
@@ -497,7 +477,7 @@ fn a_signal_ends_a_snapshot_and_leaves_no_onstat_behind() {
             .expect("ifxtop runs");
         let pid = child.id().to_string();
         let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
-        while with_marker(&marker).len() < 2 {
+        while crate::common::processes_with(&marker).len() < 2 {
             assert!(
                 std::time::Instant::now() < until,
                 "{signal}: the hanging onstat never started"
@@ -516,13 +496,13 @@ fn a_signal_ends_a_snapshot_and_leaves_no_onstat_behind() {
             "{signal}: {}",
             text(&out.stderr)
         );
-        let mut left = with_marker(&marker);
+        let mut left = crate::common::processes_with(&marker);
         for _ in 0..50 {
             if left.is_empty() {
                 break;
             }
             std::thread::sleep(std::time::Duration::from_millis(100));
-            left = with_marker(&marker);
+            left = crate::common::processes_with(&marker);
         }
         assert!(left.is_empty(), "{signal}: left behind {left:?}");
     }

@@ -200,36 +200,16 @@ async fn a_failed_poll_keeps_the_last_good_data_marked_stale() {
     );
 }
 
-/// Processes (not zombies) whose command line holds `marker`, by /proc.
-fn with_marker(marker: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    for e in std::fs::read_dir("/proc").expect("/proc").flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
-        if !name.bytes().all(|b| b.is_ascii_digit()) {
-            continue;
-        }
-        let cmdline = std::fs::read(format!("/proc/{name}/cmdline")).unwrap_or_default();
-        let stat = std::fs::read_to_string(format!("/proc/{name}/stat")).unwrap_or_default();
-        let zombie = stat
-            .rsplit_once(')')
-            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'));
-        if !zombie && String::from_utf8_lossy(&cmdline).contains(marker) {
-            found.push(name);
-        }
-    }
-    found
-}
-
 /// Waits up to 5 s for every process holding `marker` to be gone; returns those left.
 async fn left_behind(marker: &str) -> Vec<String> {
     for _ in 0..50 {
-        let left = with_marker(marker);
+        let left = crate::common::processes_with(marker);
         if left.is_empty() {
             return left;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    with_marker(marker)
+    crate::common::processes_with(marker)
 }
 
 /// A wrapper (`sudo -u informix onstat`, a site script) whose own child hangs: the grandchild
@@ -273,12 +253,16 @@ async fn a_dropped_run_kills_the_grandchildren_too() {
     });
     // Both the wrapper and its child are running before the run is dropped.
     for _ in 0..100 {
-        if with_marker(&marker).len() >= 2 {
+        if crate::common::processes_with(&marker).len() >= 2 {
             break;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    assert_eq!(with_marker(&marker).len(), 2, "the fake never started");
+    assert_eq!(
+        crate::common::processes_with(&marker).len(),
+        2,
+        "the fake never started"
+    );
     task.abort();
     let _ = task.await;
     let left = left_behind(&marker).await;
