@@ -197,12 +197,12 @@ const HELP: &[&str] = &[
     "One line per instance watched. Each runs its own collectors: one that fails",
     "or hangs never holds up the others.",
     "",
-    "INSTANCE  the server (@host over ssh)     MODE     the banner's mode and flags",
-    "BLOCKED   the server's Blocked: reason     WAITERS  threads waiting, by onstat -u",
-    "LOCK/s    lock waits per second            flag (idle client waits left out)",
-    "BUF/s     buffer waits per second          CPU      the busiest VP class",
-    "DISK      the slowest chunk's latency      REPL LAG the secondary furthest behind",
-    "AGE       age of the newest onstat -u      PROBLEM  what fails (off-line, ssh)",
+    "INSTANCE  the server (@host over ssh)  MODE     the banner's mode and flags",
+    "BLOCKED   the server's Blocked: reason  WAITERS  threads waiting, by -u flag",
+    "LOCK/s    lock waits per second                  (idle client waits left out)",
+    "BUF/s     buffer waits per second       CPU      the busiest VP class",
+    "DISK      the slowest chunk's latency   REPL LAG the secondary furthest behind",
+    "AGE       age of the newest onstat -u   PROBLEM  what fails (off-line, ssh)",
     "",
     "↑/↓ select   Enter open the instance   Esc back to the fleet   q quit",
     "",
@@ -229,5 +229,18 @@ fn help(theme: &Theme, area: Rect, buf: &mut Buffer) {
             table::fit(line, inner.width.saturating_sub(1), false),
             style,
         );
+    }
+}
+
+#[cfg(test)]
+mod help_tests {
+    use super::HELP;
+
+    /// The help is drawn one column in, on an 80-column terminal: no line may be cut.
+    #[test]
+    fn every_help_line_fits_80_columns() {
+        for l in HELP {
+            assert!(l.chars().count() <= 78, "{l}");
+        }
     }
 }
