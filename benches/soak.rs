@@ -2,8 +2,10 @@
 //! after warm-up. This soak drives the store the live screen keeps (every polled source of the
 //! demo instance at its own period, the oncheck -pe map once, one snapshot a second) through
 //! 30 simulated minutes, and reports this process's resident memory at 30 s, 5, 10, 20 and 30
-//! minutes. It fails when resident memory grows by more than 2 MB from 10 minutes (every window
-//! and history full) to the end.
+//! minutes. It fails when resident memory is 50 MB or more at any of them, or grows by more than
+//! 2 MB from 10 minutes (every window and history full) to the end. It runs with the allocator
+//! set as the binary sets it (`ifxtop::memory::tune`); `IFXTOP_SOAK_UNTUNED=1` leaves glibc's
+//! default.
 //!
 //! `cargo bench --bench soak` (about a minute in release). Without `--bench` (as `cargo test
 //! --all-targets` runs it) it soaks 200 sessions for 3 simulated minutes.
@@ -32,6 +34,10 @@ fn mb(b: usize) -> f64 {
 }
 
 fn main() {
+    // The allocator as the binary sets it; IFXTOP_SOAK_UNTUNED=1 measures glibc's default.
+    if std::env::var_os("IFXTOP_SOAK_UNTUNED").is_none() {
+        ifxtop::memory::tune();
+    }
     let full = std::env::args().any(|a| a == "--bench");
     let (sessions, seconds) = if full { (5_000, 1_800) } else { (200, 180) };
     let demo = DemoInstance::new(1).with_sessions(sessions);
@@ -79,6 +85,14 @@ fn main() {
         "soak: {seconds} simulated seconds in {:.1} s",
         started.elapsed().as_secs_f64()
     );
+    // The budget, at every mark.
+    for (t, live) in &at {
+        assert!(
+            *live < 50 << 20,
+            "resident {:.1} MB at {t} s: over the 50 MB budget",
+            mb(*live)
+        );
+    }
     // Flat after warm-up: every window (hot spots, sockets, wait history: 10 minutes at most)
     // is full at 10 minutes; from there the heap may not grow.
     let warm = if full { 600 } else { 120 };

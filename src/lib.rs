@@ -15,6 +15,7 @@ pub mod extents;
 pub mod files;
 pub mod format;
 pub mod ids;
+pub mod memory;
 pub mod model;
 pub mod parsers;
 pub mod source;

@@ -5,6 +5,8 @@ use ifxtop::cli::{Cli, Command};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // Before any thread or large allocation: freed output buffers go back to the system.
+    ifxtop::memory::tune();
     let cli = Cli::parse();
     match &cli.command {
         Some(Command::Parse(args)) => ifxtop::commands::parse::run_parse(args),

@@ -7,20 +7,54 @@ use serde::Serialize;
 use std::collections::VecDeque;
 use std::time::Duration;
 
+/// One Send-Q sample: when (nanoseconds since ifxtop started) and how many bytes. 16 bytes,
+/// not `(Duration, u64)`'s 24: thousands of connections each keep a few dozen.
+type Sample = (u64, u64);
+
+fn nanos(t: Duration) -> u64 {
+    u64::try_from(t.as_nanos()).unwrap_or(u64::MAX)
+}
+
 #[derive(Debug, Clone)]
 struct ConnHistory {
-    send_q: VecDeque<(Duration, u64)>,
+    /// The latest samples in the window, oldest first, at most [`TREND_SAMPLES`]: what the
+    /// sparkline draws. A connection never holds the whole window (60 samples at a 1 s poll).
+    recent: VecDeque<Sample>,
+    /// The samples that can still be the window's largest Send-Q once older ones leave it:
+    /// strictly decreasing from the front, so the front is the window's maximum (a
+    /// sliding-window maximum). A connection whose queue never changes holds one.
+    peaks: VecDeque<Sample>,
     last: Socket,
     last_seen: Duration,
     /// Order of first appearance: a stable, cheap tie-break for the pane's order.
     seq: u64,
-    /// The largest Send-Q in `send_q`, kept up to date so building rows reads no history.
-    max: u64,
 }
 
 impl ConnHistory {
-    fn recompute_max(&mut self) {
-        self.max = self.send_q.iter().map(|(_, q)| *q).max().unwrap_or(0);
+    fn push(&mut self, t: u64, q: u64) {
+        if self.recent.len() == TREND_SAMPLES {
+            self.recent.pop_front();
+        }
+        self.recent.push_back((t, q));
+        while self.peaks.back().is_some_and(|&(_, p)| p <= q) {
+            self.peaks.pop_back();
+        }
+        self.peaks.push_back((t, q));
+    }
+
+    /// Drops the samples taken before `horizon`.
+    fn expire(&mut self, horizon: u64) {
+        while self.recent.front().is_some_and(|&(ft, _)| ft < horizon) {
+            self.recent.pop_front();
+        }
+        while self.peaks.front().is_some_and(|&(ft, _)| ft < horizon) {
+            self.peaks.pop_front();
+        }
+    }
+
+    /// The largest Send-Q in the window.
+    fn max(&self) -> u64 {
+        self.peaks.front().map_or(0, |&(_, q)| q)
     }
 }
 
@@ -80,6 +114,7 @@ impl SocketHistory {
         t: Duration,
         ports: &[u16],
     ) {
+        let now = nanos(t);
         for s in sockets {
             if !is_client_connection(s, ports) {
                 continue;
@@ -93,19 +128,18 @@ impl SocketHistory {
                 None => {
                     self.next_seq += 1;
                     by_remote.entry(s.remote.clone()).or_insert(ConnHistory {
-                        send_q: VecDeque::new(),
+                        recent: VecDeque::with_capacity(TREND_SAMPLES),
+                        peaks: VecDeque::new(),
                         last: s.clone(),
                         last_seen: t,
                         seq: self.next_seq,
-                        max: 0,
                     })
                 }
             };
-            if h.send_q.back().is_some_and(|(bt, _)| *bt == t) {
+            if h.recent.back().is_some_and(|&(bt, _)| bt == now) {
                 continue;
             }
-            h.send_q.push_back((t, s.send_q));
-            h.max = h.max.max(s.send_q);
+            h.push(now, s.send_q);
             // Only what changes between samples (the endpoints are the key).
             h.last.send_q = s.send_q;
             h.last.recv_q = s.recv_q;
@@ -115,15 +149,7 @@ impl SocketHistory {
         let horizon = t.saturating_sub(self.window);
         for by_remote in self.conns.values_mut() {
             by_remote.retain(|_, h| {
-                let mut max_left = false;
-                while h.send_q.front().is_some_and(|(ft, _)| *ft < horizon) {
-                    if let Some((_, q)) = h.send_q.pop_front() {
-                        max_left |= q == h.max && q > 0;
-                    }
-                }
-                if max_left {
-                    h.recompute_max();
-                }
+                h.expire(nanos(horizon));
                 h.last_seen >= horizon
             });
         }
@@ -143,7 +169,7 @@ impl SocketHistory {
             .values()
             .flat_map(|m| m.values())
             .filter(|h| h.last_seen == latest)
-            .map(|h| (h, h.max))
+            .map(|h| (h, h.max()))
             .collect();
         live.sort_unstable_by(|(a, amax), (b, bmax)| {
             b.last
@@ -165,15 +191,103 @@ impl SocketHistory {
                 trend: if max == 0 {
                     Vec::new()
                 } else {
-                    h.send_q
-                        .iter()
-                        .skip(h.send_q.len().saturating_sub(TREND_SAMPLES))
-                        .map(|(_, q)| *q)
-                        .collect()
+                    h.recent.iter().map(|&(_, q)| q).collect()
                 },
                 sessid: None,
                 user: None,
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn socket(remote_port: u16, send_q: u64) -> Socket {
+        Socket {
+            proto: "tcp".into(),
+            recv_q: 0,
+            send_q,
+            local: Endpoint::new("10.0.0.1", "9088"),
+            remote: Endpoint::new("10.0.0.2", &remote_port.to_string()),
+            state: Some(TcpState::Established),
+            process: None,
+        }
+    }
+
+    /// What the rows must say, from every sample kept: the window's maximum and the last
+    /// TREND_SAMPLES samples in the window.
+    fn naive(samples: &[(Duration, u64)], latest: Duration, window: Duration) -> (u64, Vec<u64>) {
+        let horizon = latest.saturating_sub(window);
+        let inside: Vec<u64> = samples
+            .iter()
+            .filter(|(t, _)| *t >= horizon)
+            .map(|(_, q)| *q)
+            .collect();
+        let max = inside.iter().copied().max().unwrap_or(0);
+        let trend = if max == 0 {
+            Vec::new()
+        } else {
+            inside[inside.len().saturating_sub(TREND_SAMPLES)..].to_vec()
+        };
+        (max, trend)
+    }
+
+    proptest! {
+        /// The sliding-window maximum and the bounded trend say what keeping every sample
+        /// would, for any queue sizes and any gaps between samples.
+        #[test]
+        fn rows_match_every_sample_kept(
+            steps in proptest::collection::vec((1u64..5_000, 0u64..4), 1..200),
+        ) {
+            let window = Duration::from_secs(60);
+            let mut h = SocketHistory::new(window);
+            let mut t = Duration::ZERO;
+            let mut kept = Vec::new();
+            for (gap_ms, q) in steps {
+                t += Duration::from_millis(gap_ms * 10);
+                // Few distinct values, so equal queues (ties) are common.
+                let q = q * 1000;
+                h.observe([&socket(40000, q)], t, &[]);
+                kept.push((t, q));
+                let rows = h.rows();
+                prop_assert_eq!(rows.len(), 1);
+                let (max, trend) = naive(&kept, t, window);
+                prop_assert_eq!(rows[0].max_send_q, max);
+                prop_assert_eq!(&rows[0].trend, &trend);
+            }
+        }
+    }
+
+    #[test]
+    fn a_connection_keeps_a_sparklines_worth_of_samples_not_the_window() {
+        let mut h = SocketHistory::new(Duration::from_secs(60));
+        for i in 0..600u64 {
+            // Rising then falling: the worst case for the peaks kept is a falling queue.
+            let q = if i < 300 { i } else { 600 - i };
+            h.observe([&socket(40000, q)], Duration::from_secs(i), &[]);
+        }
+        let conn = h.conns.values().flat_map(|m| m.values()).next();
+        let conn = conn.expect("the connection is kept");
+        assert_eq!(conn.recent.len(), TREND_SAMPLES);
+        // A falling queue keeps every sample of the window as a possible maximum: 61 at most.
+        assert!(conn.peaks.len() <= 61, "{} peaks", conn.peaks.len());
+        // The window holds seconds 539..=599; the queue was 61 at 539.
+        assert_eq!(h.rows()[0].max_send_q, 61);
+    }
+
+    #[test]
+    fn a_quiet_connection_holds_one_peak_and_draws_no_sparkline() {
+        let mut h = SocketHistory::new(Duration::from_secs(60));
+        for i in 0..120u64 {
+            h.observe([&socket(40000, 0)], Duration::from_secs(i), &[]);
+        }
+        let conn = h.conns.values().flat_map(|m| m.values()).next();
+        assert_eq!(conn.map(|c| c.peaks.len()), Some(1));
+        let rows = h.rows();
+        assert_eq!(rows[0].max_send_q, 0);
+        assert!(rows[0].trend.is_empty());
     }
 }

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 /// The folders (and top-level files) in the order data flows through them: each may import only
 /// itself and those before it.
 const ORDER: &[&str] = &[
-    "ids", "error", "format", "files", "parsers", "extents", "source", "demo", "collect", "store",
-    "model", "cli", "tui", "commands",
+    "memory", "ids", "error", "format", "files", "parsers", "extents", "source", "demo", "collect",
+    "store", "model", "cli", "tui", "commands",
 ];
 
 fn src() -> PathBuf {
