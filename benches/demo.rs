@@ -1,6 +1,8 @@
 //! Cost of the demo instance: generating each output for a 5,000-session instance (the size the
 //! idle-cost budget of DESIGN.md §6 is measured at). `onstat -u` should take well under 10 ms.
 //! Each output is generated at a moment of the incident that makes it largest.
+//! `one_second_of_polling` is what the demo costs the live screen each second: every polled
+//! source due at that second, averaged over successive seconds.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use ifxtop::demo::timeline::{self, Incident};
@@ -49,11 +51,33 @@ fn outputs(c: &mut Criterion) {
     g.finish();
 }
 
+fn one_second(c: &mut Criterion) {
+    let demo = DemoInstance::new(1).with_sessions(5_000);
+    let polled: Vec<(Source, u64)> = Source::polled()
+        .into_iter()
+        .map(|s| (s, s.period().as_secs().max(1)))
+        .collect();
+    let mut t = 0u64;
+    c.bench_function("demo_5000_sessions/one_second_of_polling", |b| {
+        b.iter(|| {
+            t += 1;
+            let mut bytes = 0;
+            for (s, every) in &polled {
+                if t % every == 0 {
+                    let out = demo.respond(&s.request(), Duration::from_secs(t));
+                    bytes += out.map_or(0, |o| o.stdout.len());
+                }
+            }
+            black_box(bytes)
+        })
+    });
+}
+
 fn population(c: &mut Criterion) {
     c.bench_function("demo_build_5000_sessions", |b| {
         b.iter(|| DemoInstance::new(black_box(1)).with_sessions(5_000))
     });
 }
 
-criterion_group!(benches, outputs, population);
+criterion_group!(benches, outputs, one_second, population);
 criterion_main!(benches);

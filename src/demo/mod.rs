@@ -29,6 +29,7 @@ mod vitals;
 use crate::error::SourceError;
 use crate::source::{BoxFuture, CommandRunner, Output, Request};
 use instance::Population;
+use moment::World;
 use profile::Counters;
 use std::path::Path;
 use std::sync::Arc;
@@ -52,8 +53,6 @@ pub const LISTENER_PORT: u16 = 9088;
 pub struct DemoInstance {
     pop: Population,
     counters: Arc<Counters>,
-    /// The latest second's moment, shared by the twenty-odd commands a poll asks at once.
-    moments: moment::Moments,
 }
 
 impl DemoInstance {
@@ -65,11 +64,7 @@ impl DemoInstance {
     fn build(seed: u64, n: usize) -> Self {
         let pop = Population::new(seed, n);
         let counters = Arc::new(Counters::new(seed, pop.sessions.len()));
-        DemoInstance {
-            pop,
-            counters,
-            moments: moment::Moments::default(),
-        }
+        DemoInstance { pop, counters }
     }
 
     /// The same seed with `n` client sessions (clamped to 1..=`MAX_SESSIONS`).
@@ -89,7 +84,7 @@ impl DemoInstance {
     /// Pure and deterministic: the same (seed, sessions, request, t) gives the same output.
     pub fn respond(&self, request: &Request, t: Duration) -> Result<Output, SourceError> {
         let secs = t.as_secs();
-        let world = || self.moments.world(&self.pop, &self.counters, secs);
+        let world = || World::at(&self.pop, &self.counters, secs);
         let onstat = |text: String| Output {
             exit: Some(onstat::ONLINE),
             stdout: text,
@@ -178,14 +173,14 @@ impl DemoInstance {
         let p = path.to_str()?;
         match p {
             "/proc/net/tcp" => {
-                return Some(os::proc_net_tcp(&self.moments.world(
+                return Some(os::proc_net_tcp(&World::at(
                     &self.pop,
                     &self.counters,
                     secs,
                 )))
             }
             "/proc/net/tcp6" => {
-                return Some(os::proc_net_tcp6(&self.moments.world(
+                return Some(os::proc_net_tcp6(&World::at(
                     &self.pop,
                     &self.counters,
                     secs,

@@ -14,7 +14,6 @@ use super::profile::Counters;
 use super::schedule;
 use super::schema::{self, Placed};
 use super::timeline::{self, Incident, Now};
-use std::sync::{Arc, Mutex, OnceLock};
 
 /// What a session is doing at a moment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -164,67 +163,12 @@ pub(crate) struct BufRow {
 pub(crate) struct World<'a> {
     pub(crate) pop: &'a Population,
     pub(crate) counters: &'a Counters,
-    /// What is computed of the moment, shared by every output asked for at the same second.
-    moment: Arc<Moment>,
-}
-
-/// The part of a [`World`] computed from the population at one second: the same for every
-/// command asked at that second, so the instance keeps the latest (`Moments`).
-pub(crate) struct Moment {
-    t: u64,
     pub(crate) now: Now,
     pub(crate) sessions: Vec<SessionNow>,
     held: Vec<Vec<Held>>,
     hot: Option<HotBuffer>,
     /// Mutexes held, in mutex order.
     pub(crate) mutexes: Vec<HeldMutex>,
-    /// `onstat -u`'s rows, built by the first printer that needs them.
-    threads: OnceLock<Vec<Thread>>,
-}
-
-impl std::ops::Deref for World<'_> {
-    type Target = Moment;
-    fn deref(&self) -> &Moment {
-        &self.moment
-    }
-}
-
-/// The latest moment computed, for the commands of the same second (a poll asks for about
-/// twenty at once). Cloning shares it.
-#[derive(Clone, Default)]
-pub(crate) struct Moments(Arc<Mutex<Option<Arc<Moment>>>>);
-
-impl std::fmt::Debug for Moments {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Moments")
-    }
-}
-
-impl Moments {
-    /// The world at `t`: the kept moment when it is that second's, else computed and kept.
-    pub(crate) fn world<'a>(
-        &self,
-        pop: &'a Population,
-        counters: &'a Counters,
-        t: u64,
-    ) -> World<'a> {
-        let kept = self.0.lock().ok().and_then(|m| m.clone());
-        let moment = match kept {
-            Some(m) if m.t == t => m,
-            _ => {
-                let m = Arc::new(Moment::at(pop, t));
-                if let Ok(mut slot) = self.0.lock() {
-                    *slot = Some(m.clone());
-                }
-                m
-            }
-        };
-        World {
-            pop,
-            counters,
-            moment,
-        }
-    }
 }
 
 /// A lock a session holds: (partnum, rowid, type), and who waits for it first.
@@ -320,16 +264,9 @@ fn hot_group(
     (owner, waiters)
 }
 
-impl World<'_> {
-    /// Every thread with an rstcb, in rstcb order: `onstat -u`'s rows.
-    pub(crate) fn threads(&self) -> &[Thread] {
-        self.moment.threads.get_or_init(|| threads(self))
-    }
-}
-
-impl Moment {
-    /// The moment at `t` seconds.
-    fn at(pop: &Population, t: u64) -> Moment {
+impl<'a> World<'a> {
+    /// The instance at `t` seconds.
+    pub(crate) fn at(pop: &'a Population, counters: &'a Counters, t: u64) -> World<'a> {
         let now = timeline::now(t);
         let seed = pop.seed;
         let n = pop.sessions.len();
@@ -616,19 +553,22 @@ impl Moment {
             }
         }
         let mutexes = held_mutexes(pop, &now, &sessions);
-        Moment {
-            t,
+        World {
+            pop,
+            counters,
             now,
             sessions,
             held,
             hot,
             mutexes,
-            threads: OnceLock::new(),
         }
     }
-}
 
-impl World<'_> {
+    /// Every thread with an rstcb, in rstcb order: `onstat -u`'s rows.
+    pub(crate) fn threads(&self) -> Vec<Thread> {
+        threads(self)
+    }
+
     /// `onstat -k`'s rows.
     pub(crate) fn locks(&self) -> Vec<LockRow> {
         lock_rows(self.pop, &self.held)

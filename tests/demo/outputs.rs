@@ -300,23 +300,6 @@ fn same_seed_same_bytes_other_seed_other_population() {
     }
 }
 
-/// The instance keeps the latest second's moment for the commands asked at that second: what
-/// was asked before (the same second, another one, in any order) never changes an answer.
-#[test]
-fn an_answer_does_not_depend_on_what_was_asked_before() {
-    let kept = DemoInstance::new(5);
-    let chain = phase(Incident::LockChain).middle();
-    let sources = sources(&sids_to_drill(&kept));
-    // Back and forth between seconds, each source asked once a second, some twice in a row.
-    let times = [chain, chain, 3, chain + 1, chain, 3];
-    for (i, &t) in times.iter().enumerate() {
-        for s in sources.iter().skip(i % 3) {
-            let fresh = DemoInstance::new(5);
-            assert_eq!(run(&kept, s, t), run(&fresh, s, t), "{} at {t}", s.label());
-        }
-    }
-}
-
 #[test]
 fn unknown_requests_are_not_found_or_unreadable() {
     let d = DemoInstance::new(1);
