@@ -31,10 +31,13 @@ pub const TRIM_THRESHOLD: usize = 2 * MMAP_THRESHOLD;
 /// Fixes glibc malloc's mmap threshold at [`MMAP_THRESHOLD`] (blocks that large go back to
 /// the system when freed, for as long as the process runs) and its trim threshold at
 /// [`TRIM_THRESHOLD`]. Call once at start (the binary's `main`, the benches). Does nothing on
-/// other C libraries. Returns whether the settings took.
+/// other C libraries. A threshold the user chose through glibc's own environment
+/// (`MALLOC_MMAP_THRESHOLD_`, `MALLOC_TRIM_THRESHOLD_`, or `glibc.malloc.*` in
+/// `GLIBC_TUNABLES`) is left as they set it. Returns whether every setting took.
 pub fn tune() -> bool {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
+        let env = |name: &str| std::env::var(name).ok();
         let set = |param: libc::c_int, value: usize| {
             let value = libc::c_int::try_from(value).unwrap_or(libc::c_int::MAX);
             // SAFETY: mallopt only sets a malloc parameter; it takes no pointers and is safe
@@ -43,12 +46,44 @@ pub fn tune() -> bool {
             let ok = unsafe { libc::mallopt(param, value) };
             ok == 1
         };
-        set(libc::M_MMAP_THRESHOLD, MMAP_THRESHOLD) & set(libc::M_TRIM_THRESHOLD, TRIM_THRESHOLD)
+        let mut ok = true;
+        if !chosen_by_user(Threshold::Mmap, env) {
+            ok &= set(libc::M_MMAP_THRESHOLD, MMAP_THRESHOLD);
+        }
+        if !chosen_by_user(Threshold::Trim, env) {
+            ok &= set(libc::M_TRIM_THRESHOLD, TRIM_THRESHOLD);
+        }
+        ok
     }
     #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
     {
         false
     }
+}
+
+/// The two malloc parameters `tune` sets.
+#[derive(Clone, Copy, Debug)]
+enum Threshold {
+    Mmap,
+    Trim,
+}
+
+/// Whether the environment (`env` looks a variable up) sets `which` for glibc: its own
+/// variable, or its tunable in `GLIBC_TUNABLES` (`glibc.malloc.mmap_threshold=...:...`).
+fn chosen_by_user(which: Threshold, env: impl Fn(&str) -> Option<String>) -> bool {
+    let (var, tunable) = match which {
+        Threshold::Mmap => ("MALLOC_MMAP_THRESHOLD_", "glibc.malloc.mmap_threshold"),
+        Threshold::Trim => ("MALLOC_TRIM_THRESHOLD_", "glibc.malloc.trim_threshold"),
+    };
+    if env(var).is_some_and(|v| !v.is_empty()) {
+        return true;
+    }
+    env("GLIBC_TUNABLES").is_some_and(|t| {
+        t.split(':').any(|kv| {
+            kv.split_once('=')
+                .is_some_and(|(k, v)| k == tunable && !v.is_empty())
+        })
+    })
 }
 
 #[cfg(all(test, target_os = "linux", target_env = "gnu"))]
@@ -59,6 +94,47 @@ mod tests {
     /// chunk header. A block cut from a heap lands anywhere on its page.
     fn mmapped(v: &[u8]) -> bool {
         v.as_ptr() as usize % 4096 == 16
+    }
+
+    fn lookup<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |name| {
+            vars.iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| (*v).to_string())
+        }
+    }
+
+    #[test]
+    fn a_threshold_set_in_the_environment_is_the_users_choice() {
+        let none = lookup(&[]);
+        assert!(!chosen_by_user(Threshold::Mmap, &none));
+        assert!(!chosen_by_user(Threshold::Trim, &none));
+
+        let trim = lookup(&[("MALLOC_TRIM_THRESHOLD_", "16777216")]);
+        assert!(chosen_by_user(Threshold::Trim, &trim));
+        assert!(!chosen_by_user(Threshold::Mmap, &trim));
+
+        let mmap = lookup(&[("MALLOC_MMAP_THRESHOLD_", "131072")]);
+        assert!(chosen_by_user(Threshold::Mmap, &mmap));
+        assert!(!chosen_by_user(Threshold::Trim, &mmap));
+
+        let tunables = lookup(&[(
+            "GLIBC_TUNABLES",
+            "glibc.malloc.arena_max=1:glibc.malloc.trim_threshold=0",
+        )]);
+        assert!(chosen_by_user(Threshold::Trim, &tunables));
+        assert!(!chosen_by_user(Threshold::Mmap, &tunables));
+
+        // Empty values and look-alike names choose nothing.
+        let empty = lookup(&[
+            ("MALLOC_MMAP_THRESHOLD_", ""),
+            (
+                "GLIBC_TUNABLES",
+                "glibc.malloc.mmap_threshold=:glibc.malloc.trim_threshold_x=5",
+            ),
+        ]);
+        assert!(!chosen_by_user(Threshold::Mmap, &empty));
+        assert!(!chosen_by_user(Threshold::Trim, &empty));
     }
 
     #[test]
