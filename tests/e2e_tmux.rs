@@ -315,7 +315,7 @@ fn record_then_replay() {
     );
     for source in ["onstat -u", "onstat -X", "onstat -g con", "/proc/net/tcp"] {
         assert!(
-            rec.samples.iter().any(|(_, s)| s.source == source),
+            rec.sources().any(|s| s.label() == source),
             "no {source} in the recording"
         );
     }

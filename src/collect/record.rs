@@ -244,78 +244,86 @@ fn write_loop(
     })
 }
 
-/// One recorded output as a replay keeps it: its output compressed (a recording of a big
-/// instance holds hundreds of MB of text; a replay must not), the rest as recorded.
-#[derive(Debug, Clone, PartialEq)]
-pub struct StoredSample {
-    pub(crate) t: f64,
-    pub source: String,
-    pub(crate) argv: Vec<String>,
-    pub(crate) exit: Option<i32>,
-    pub(crate) stderr: String,
-    stdout_zst: Box<[u8]>,
+/// Where a recording's lines come from, read again each time a replay starts over: a replay
+/// keeps none of the outputs in memory (an hour of a 5,000-session instance is gigabytes of
+/// text; even compressed one by one it held about twice the file).
+#[derive(Debug, Clone)]
+enum Input {
+    File(PathBuf),
+    Bytes(Arc<[u8]>),
 }
 
-/// zstd level 1: fast enough to compress every line while loading, and onstat text compresses
-/// tenfold.
-const KEEP_LEVEL: i32 = 1;
+impl Default for Input {
+    fn default() -> Self {
+        Input::Bytes(Arc::from(&[][..]))
+    }
+}
 
-impl StoredSample {
-    pub(crate) fn new(raw: RawSample) -> StoredSample {
-        let stdout_zst = zstd::bulk::compress(raw.stdout.as_bytes(), KEEP_LEVEL)
-            .unwrap_or_else(|_| raw.stdout.clone().into_bytes())
-            .into_boxed_slice();
-        StoredSample {
-            t: raw.t,
-            source: raw.source,
-            argv: raw.argv,
-            exit: raw.exit,
-            stderr: raw.stderr,
-            stdout_zst,
+type Lines = Box<dyn BufRead + Send>;
+
+impl Input {
+    /// The recording's lines from the start, unpacked when the content is zstd.
+    fn lines(&self) -> Result<Lines, String> {
+        let mut raw: Lines = match self {
+            Input::File(path) => Box::new(BufReader::new(
+                std::fs::File::open(path).map_err(|e| format!("cannot open: {e}"))?,
+            )),
+            Input::Bytes(b) => Box::new(std::io::Cursor::new(b.clone())),
+        };
+        if raw.fill_buf().is_ok_and(|b| b.starts_with(&ZSTD_MAGIC)) {
+            let d = zstd::stream::read::Decoder::with_buffer(raw)
+                .map_err(|e| format!("cannot decompress: {e}"))?;
+            Ok(Box::new(BufReader::new(d)))
+        } else {
+            Ok(raw)
         }
     }
 
-    pub(crate) fn at(&self) -> Duration {
+    fn compressed(&self) -> bool {
+        match self {
+            Input::File(path) => std::fs::File::open(path)
+                .and_then(|mut f| {
+                    let mut magic = [0u8; 4];
+                    std::io::Read::read_exact(&mut f, &mut magic).map(|()| magic == ZSTD_MAGIC)
+                })
+                .unwrap_or(false),
+            Input::Bytes(b) => b.starts_with(&ZSTD_MAGIC),
+        }
+    }
+}
+
+/// A sample a replay can play: when, of what, and on which line of the recording.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Entry {
+    t: f64,
+    source: Source,
+    line: u64,
+}
+
+impl Entry {
+    fn at(&self) -> Duration {
         Duration::try_from_secs_f64(self.t).unwrap_or_default()
     }
-
-    /// The output as recorded.
-    pub(crate) fn stdout(&self) -> String {
-        let bytes = zstd::stream::decode_all(&self.stdout_zst[..])
-            .unwrap_or_else(|_| self.stdout_zst.to_vec());
-        match String::from_utf8(bytes) {
-            Ok(s) => s,
-            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-        }
-    }
-
-    /// The sample as it was recorded.
-    pub fn raw(&self) -> RawSample {
-        RawSample {
-            t: self.t,
-            source: self.source.clone(),
-            argv: self.argv.clone(),
-            exit: self.exit,
-            stdout: self.stdout(),
-            stderr: self.stderr.clone(),
-        }
-    }
-
-    /// Bytes it keeps in memory for its output.
-    pub fn kept_bytes(&self) -> usize {
-        self.stdout_zst.len()
-    }
 }
 
-/// A recording read back: the samples that can be replayed, in time order, and what was not.
+/// A recording read back: what can be replayed, in time order, and what was not. It holds where
+/// each sample is, not the outputs: [`Recording::samples`] reads them again from the file.
 #[derive(Debug, Clone, Default)]
 pub struct Recording {
     pub header: Option<RecordingHeader>,
-    pub samples: Vec<(Source, StoredSample)>,
     /// What was skipped and why, one line each, for the screen (the first `MAX_PROBLEMS`; the
     /// last line counts the rest).
     pub skipped: Vec<String>,
     problems_not_kept: usize,
+    input: Input,
+    /// The samples to play, in time order (lines of the same time in the file's order).
+    entries: Vec<Entry>,
+    /// The last line a sample was read from: lines added after it (a recording still being
+    /// written) are not part of this replay.
+    last_line: u64,
+    /// For each `onstat -u` sample, its time and the threads waiting on anything but a
+    /// condition: the replay timeline's spikes.
+    pub(crate) waiting: Vec<(f64, u64)>,
 }
 
 impl Recording {
@@ -325,13 +333,154 @@ impl Recording {
     }
 
     pub fn length(&self) -> Duration {
-        self.samples.last().map(|(_, s)| s.at()).unwrap_or_default()
+        self.entries.last().map(Entry::at).unwrap_or_default()
+    }
+
+    /// How many samples can be replayed.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The source of each sample, in time order.
+    pub fn sources(&self) -> impl Iterator<Item = Source> + '_ {
+        self.entries.iter().map(|e| e.source)
+    }
+
+    /// When each sample was collected, in time order.
+    pub(crate) fn times(&self) -> impl Iterator<Item = Duration> + '_ {
+        self.entries.iter().map(Entry::at)
+    }
+
+    /// When sample `i` (in time order) was collected.
+    pub(crate) fn time_of(&self, i: usize) -> Option<Duration> {
+        self.entries.get(i).map(Entry::at)
+    }
+
+    /// Bytes the recording holds in memory beyond its header and problems: what it needs to
+    /// find each sample again, never the outputs.
+    pub fn kept_bytes(&self) -> usize {
+        self.entries.capacity() * std::mem::size_of::<Entry>()
+            + self.waiting.capacity() * std::mem::size_of::<(f64, u64)>()
+    }
+
+    /// Every sample, in time order, read again from the recording.
+    pub fn samples(&self) -> Samples<'_> {
+        Samples {
+            rec: self,
+            cursor: Cursor::default(),
+        }
+    }
+}
+
+/// The samples of a recording in time order, read from it again.
+pub struct Samples<'a> {
+    rec: &'a Recording,
+    cursor: Cursor,
+}
+
+impl Samples<'_> {
+    /// Samples read ahead of their turn (written after a later one) and held until it comes.
+    pub fn read_ahead(&self) -> usize {
+        self.cursor.pending()
+    }
+}
+
+impl Iterator for Samples<'_> {
+    type Item = (Source, RawSample);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.cursor.next(self.rec)
+    }
+}
+
+/// A position in a recording's samples, for reading them in time order again: the file is read
+/// from the start, and a sample written before one of an earlier time (a slow command finished
+/// late) waits in `pending` until its turn. In a recording ifxtop wrote, that is a few samples.
+#[derive(Default)]
+pub(crate) struct Cursor {
+    lines: Option<Lines>,
+    /// Index (in time order) of the next sample to give.
+    pub(crate) index: usize,
+    /// Lines read so far.
+    no: u64,
+    pending: rustc_hash::FxHashMap<u64, RawSample>,
+    /// Why the samples ended before the last (the file changed or went away since it was read).
+    pub(crate) broken: Option<String>,
+    buf: Vec<u8>,
+}
+
+impl Cursor {
+    /// The next sample in time order, or `None` at the end (or when the file no longer holds
+    /// what it held when read: then `broken` says why).
+    pub(crate) fn next(&mut self, rec: &Recording) -> Option<(Source, RawSample)> {
+        if self.broken.is_some() {
+            return None;
+        }
+        let entry = *rec.entries.get(self.index)?;
+        if self.lines.is_none() {
+            match rec.input.lines() {
+                Ok(l) => self.lines = Some(l),
+                Err(e) => return self.fail(e),
+            }
+        }
+        loop {
+            if let Some(raw) = self.pending.remove(&entry.line) {
+                self.index += 1;
+                return Some((entry.source, raw));
+            }
+            let lines = self.lines.as_mut()?;
+            if self.no >= rec.last_line {
+                return self.fail(format!("line {} is no longer in the recording", entry.line));
+            }
+            self.buf.clear();
+            match read_line(lines, &mut self.buf) {
+                LineRead::End | LineRead::Failed(_) => {
+                    return self.fail(format!("the recording ends before line {}", entry.line))
+                }
+                LineRead::Line => {}
+            }
+            self.no += 1;
+            if let Line::Sample(source, raw) = classify(self.no, &self.buf) {
+                // The sample this line was when the recording was read, or the file changed.
+                let expected = rec
+                    .entries
+                    .get(self.index..)
+                    .and_then(|rest| rest.iter().find(|e| e.line == self.no));
+                match expected {
+                    Some(e) if e.source == source && e.t == raw.t => {
+                        self.pending.insert(self.no, raw);
+                    }
+                    Some(_) => {
+                        return self.fail(format!("line {} changed since it was read", self.no))
+                    }
+                    None => {}
+                }
+            }
+        }
+    }
+
+    fn fail(&mut self, why: String) -> Option<(Source, RawSample)> {
+        self.lines = None;
+        self.pending.clear();
+        self.broken = Some(format!(
+            "the recording changed on disk: {why}; replay stops here"
+        ));
+        None
+    }
+
+    /// Samples read ahead of their turn, waiting in memory.
+    pub(crate) fn pending(&self) -> usize {
+        self.pending.len()
     }
 }
 
 /// Reads a recording (plain or zstd, by content), a line at a time: memory holds one line and
-/// the compressed samples, never the whole text. Damage is reported in `skipped`, never fatal:
-/// only a file that cannot be opened is an error.
+/// where each sample is, never the outputs. Damage is reported in `skipped`, never fatal: only
+/// a file that cannot be opened is an error.
 pub fn read_recording(path: &Path) -> Result<Recording, Error> {
     let file = std::fs::File::open(path).map_err(|source| Error::File {
         path: path.display().to_string(),
@@ -355,7 +504,8 @@ pub fn read_recording(path: &Path) -> Result<Recording, Error> {
             path.display()
         )));
     }
-    Ok(read_from(BufReader::new(file)))
+    drop(file);
+    Ok(read_from(Input::File(path.to_path_buf())))
 }
 
 /// Problems kept word for word; past them only counted (a garbage file of a gigabyte has
@@ -402,31 +552,36 @@ impl Recording {
 
 /// `read_recording` on bytes already in memory.
 pub fn parse_recording(bytes: &[u8]) -> Recording {
-    read_from(BufReader::new(bytes))
+    read_from(Input::Bytes(Arc::from(bytes)))
 }
 
-fn read_from<R: BufRead>(mut input: R) -> Recording {
-    let mut rec = Recording::default();
-    let compressed = input.fill_buf().is_ok_and(|b| b.starts_with(&ZSTD_MAGIC));
-    if compressed {
-        match zstd::stream::read::Decoder::with_buffer(input) {
-            Ok(d) => read_lines(BufReader::new(d), &mut rec, true),
-            Err(e) => rec.skipped.push(format!("cannot decompress: {e}")),
+fn read_from(input: Input) -> Recording {
+    let mut rec = Recording {
+        input,
+        ..Recording::default()
+    };
+    match rec.input.lines() {
+        Ok(lines) => {
+            let compressed = rec.input.compressed();
+            read_lines(lines, &mut rec, compressed);
         }
-    } else {
-        read_lines(input, &mut rec, false);
+        Err(e) => rec.skipped.push(e),
     }
     if rec.problems_not_kept > 0 {
         let n = rec.problems_not_kept;
         rec.skipped.push(format!("{n} more problems not listed"));
     }
-    if rec.header.is_none() && !rec.samples.is_empty() {
+    if rec.header.is_none() && !rec.entries.is_empty() {
         rec.skipped
             .push("no header line: a hand-written recording, replayed as it is".to_string());
     }
-    rec.samples.sort_by(|a, b| a.1.t.total_cmp(&b.1.t));
+    // Stable: samples of one time stay in the file's order.
+    rec.entries.sort_by(|a, b| a.t.total_cmp(&b.t));
+    rec.entries.shrink_to_fit();
+    rec.waiting.sort_by(|a, b| a.0.total_cmp(&b.0));
+    rec.waiting.shrink_to_fit();
     for needed in [Source::OnstatU, Source::OnstatX] {
-        if !rec.samples.iter().any(|(s, _)| *s == needed) {
+        if !rec.entries.iter().any(|e| e.source == needed) {
             rec.skipped.push(format!(
                 "no {} samples: that part stays empty",
                 needed.label()
@@ -436,15 +591,120 @@ fn read_from<R: BufRead>(mut input: R) -> Recording {
     rec
 }
 
-fn read_lines<R: BufRead>(mut input: R, rec: &mut Recording, compressed: bool) {
+/// One line read, or why not.
+enum LineRead {
+    End,
+    Line,
+    Failed(std::io::Error),
+}
+
+/// The next line into `buf` (its newline kept, when it has one).
+fn read_line(input: &mut Lines, buf: &mut Vec<u8>) -> LineRead {
+    match input.read_until(b'\n', buf) {
+        Ok(0) => LineRead::End,
+        Ok(_) => LineRead::Line,
+        Err(e) => LineRead::Failed(e),
+    }
+}
+
+/// What one line of a recording is.
+enum Line {
+    Blank,
+    Header(Box<RecordingHeader>, Vec<String>),
+    Sample(Source, RawSample),
+    Problem(String),
+}
+
+/// Reads line `no` of a recording: the same answer each time the file is read.
+fn classify(no: u64, buf: &[u8]) -> Line {
+    let complete = buf.last() == Some(&b'\n');
+    let line = String::from_utf8_lossy(buf);
+    let line = line.trim();
+    if line.is_empty() {
+        return Line::Blank;
+    }
+    let value: serde_json::Value = match serde_json::from_str(line) {
+        Ok(v) => v,
+        Err(e) => {
+            return Line::Problem(if complete {
+                format!("line {no}: not JSON ({e})")
+            } else {
+                format!("line {no}: cut off (the recording ended mid-line)")
+            })
+        }
+    };
+    if value.get("ifxtop_recording").is_some() {
+        return match serde_json::from_value::<RecordingHeader>(value) {
+            Ok(mut h) => {
+                let mut problems = Vec::new();
+                if let Some(kb) = h.base_page_kb.filter(|kb| !PAGE_SIZES_KB.contains(kb)) {
+                    // 0 was taken and resolved hot pages to the wrong table.
+                    problems.push(format!(
+                        "line {no}: header base_page_kb {kb} is no base page size (1, 2, 4, 8 or 16): ignored"
+                    ));
+                    h.base_page_kb = None;
+                }
+                if h.ifxtop_recording != FORMAT_VERSION {
+                    problems.push(format!(
+                        "format version {} (this ifxtop writes {FORMAT_VERSION}): replaying what it understands",
+                        h.ifxtop_recording
+                    ));
+                }
+                Line::Header(Box::new(h), problems)
+            }
+            Err(e) => Line::Problem(format!("line {no}: bad header ({e})")),
+        };
+    }
+    let sample: RawSample = match serde_json::from_value(value) {
+        Ok(s) => s,
+        Err(e) => return Line::Problem(format!("line {no}: not a sample ({e})")),
+    };
+    if !sample.t.is_finite() || !(0.0..=MAX_T).contains(&sample.t) {
+        // `{:e}` for the absurd ones: 1e300 printed in full is 300 digits.
+        let t = if sample.t.abs() < 1e9 {
+            format!("{}", sample.t)
+        } else {
+            format!("{:e}", sample.t)
+        };
+        return Line::Problem(format!(
+            "line {no}: bad time {t} (not 0 to {MAX_T:.0} s into the recording)"
+        ));
+    }
+    match Source::from_label(&sample.source) {
+        Some(src) => Line::Sample(src, sample),
+        None => Line::Problem(format!("line {no}: unknown source '{}'", sample.source)),
+    }
+}
+
+/// Threads waiting on anything but a condition (B C G L S T X) in one `onstat -u` output: what
+/// the replay timeline draws. Condition waits are left out: idle sessions would drown the rest.
+fn waiting_threads(raw: &RawSample) -> Option<u64> {
+    use crate::parsers::onstat_u::{OnstatU, WaitReason};
+    let parsed = Source::OnstatU
+        .parse(crate::source::Output {
+            exit: raw.exit,
+            stdout: raw.stdout.clone(),
+            stderr: raw.stderr.clone(),
+        })
+        .ok()?;
+    let u = parsed.get::<OnstatU>()?;
+    Some(
+        u.threads
+            .iter()
+            .filter(|t| t.wait_reason.is_some_and(|r| r != WaitReason::Condition))
+            .count() as u64,
+    )
+}
+
+fn read_lines(mut input: Lines, rec: &mut Recording, compressed: bool) {
     let mut buf = Vec::new();
     let mut no = 0;
     loop {
         buf.clear();
-        match input.read_until(b'\n', &mut buf) {
-            Ok(0) => break,
-            Ok(_) => {}
-            Err(e) => {
+        match read_line(&mut input, &mut buf) {
+            LineRead::End => break,
+            LineRead::Line => {}
+            LineRead::Failed(e) => {
                 // A recording cut off mid-write: keep every complete block before the cut.
                 rec.problem(if compressed {
                     format!("compressed stream ends early ({e}): replaying what came before")
@@ -455,67 +715,28 @@ fn read_lines<R: BufRead>(mut input: R, rec: &mut Recording, compressed: bool) {
             }
         }
         no += 1;
-        let complete = buf.last() == Some(&b'\n');
-        let line = String::from_utf8_lossy(&buf);
-        let line = line.trim();
-        if line.is_empty() {
-            continue;
-        }
-        let value: serde_json::Value = match serde_json::from_str(line) {
-            Ok(v) => v,
-            Err(e) => {
-                rec.problem(if complete {
-                    format!("line {no}: not JSON ({e})")
-                } else {
-                    format!("line {no}: cut off (the recording ended mid-line)")
-                });
-                continue;
-            }
-        };
-        if value.get("ifxtop_recording").is_some() {
-            match serde_json::from_value::<RecordingHeader>(value) {
-                Ok(mut h) => {
-                    if let Some(kb) = h.base_page_kb.filter(|kb| !PAGE_SIZES_KB.contains(kb)) {
-                        // 0 was taken and resolved hot pages to the wrong table.
-                        rec.problem(format!(
-                            "line {no}: header base_page_kb {kb} is no base page size (1, 2, 4, 8 or 16): ignored"
-                        ));
-                        h.base_page_kb = None;
-                    }
-                    if h.ifxtop_recording != FORMAT_VERSION {
-                        rec.problem(format!(
-                            "format version {} (this ifxtop writes {FORMAT_VERSION}): replaying what it understands",
-                            h.ifxtop_recording
-                        ));
-                    }
-                    rec.header = Some(h);
+        match classify(no, &buf) {
+            Line::Blank => {}
+            Line::Problem(p) => rec.problem(p),
+            Line::Header(h, problems) => {
+                for p in problems {
+                    rec.problem(p);
                 }
-                Err(e) => rec.problem(format!("line {no}: bad header ({e})")),
+                rec.header = Some(*h);
             }
-            continue;
-        }
-        let sample: RawSample = match serde_json::from_value(value) {
-            Ok(s) => s,
-            Err(e) => {
-                rec.problem(format!("line {no}: not a sample ({e})"));
-                continue;
+            Line::Sample(source, raw) => {
+                if source == Source::OnstatU && raw.exit.is_some() {
+                    if let Some(n) = waiting_threads(&raw) {
+                        rec.waiting.push((raw.t, n));
+                    }
+                }
+                rec.entries.push(Entry {
+                    t: raw.t,
+                    source,
+                    line: no,
+                });
+                rec.last_line = no;
             }
-        };
-        if !sample.t.is_finite() || !(0.0..=MAX_T).contains(&sample.t) {
-            // `{:e}` for the absurd ones: 1e300 printed in full is 300 digits.
-            let t = if sample.t.abs() < 1e9 {
-                format!("{}", sample.t)
-            } else {
-                format!("{:e}", sample.t)
-            };
-            rec.problem(format!(
-                "line {no}: bad time {t} (not 0 to {MAX_T:.0} s into the recording)"
-            ));
-            continue;
-        }
-        match Source::from_label(&sample.source) {
-            Some(src) => rec.samples.push((src, StoredSample::new(sample))),
-            None => rec.problem(format!("line {no}: unknown source '{}'", sample.source)),
         }
     }
 }

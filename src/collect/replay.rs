@@ -3,10 +3,9 @@
 //! recording (parsers are fast; the accumulators need the history), so each move of the player
 //! says whether the store must restart before its updates are applied.
 
-use crate::collect::record::Recording;
+use crate::collect::record::{Cursor, Recording};
 use crate::collect::sample::{RawSample, Update};
 use crate::error::SourceError;
-use crate::parsers::onstat_u::OnstatU;
 use crate::source::{Output, Source};
 use std::sync::Arc;
 use std::time::Duration;
@@ -57,14 +56,6 @@ impl Played {
 /// Buckets of the timeline bar.
 pub(crate) const TIMELINE_BUCKETS: usize = 120;
 
-/// Turns one kept sample back into the update live collection would have produced.
-pub(crate) fn stored_update(
-    source: &Source,
-    sample: &crate::collect::record::StoredSample,
-) -> Update {
-    to_update(source, &sample.raw())
-}
-
 /// Turns one recorded line back into the update live collection would have produced.
 pub(crate) fn to_update(source: &Source, raw: &RawSample) -> Update {
     let result = match raw.exit {
@@ -91,8 +82,8 @@ pub(crate) fn to_update(source: &Source, raw: &RawSample) -> Update {
 /// A recording being played into a store.
 pub struct Player {
     rec: Arc<Recording>,
-    /// Index of the next sample to apply.
-    next: usize,
+    /// The next sample to apply, read from the recording as it is played.
+    cursor: Cursor,
     position: Duration,
     paused: bool,
     speed: f64,
@@ -104,19 +95,19 @@ pub struct Player {
 impl Player {
     pub(crate) fn new(rec: Arc<Recording>) -> Self {
         let mut ticks: Vec<Duration> = rec
-            .samples
-            .iter()
+            .sources()
+            .zip(rec.times())
             .filter(|(s, _)| *s == Source::OnstatU)
-            .map(|(_, r)| r.at())
+            .map(|(_, t)| t)
             .collect();
         if ticks.is_empty() {
-            ticks = rec.samples.iter().map(|(_, r)| r.at()).collect();
+            ticks = rec.times().collect();
         }
         ticks.dedup();
         let spikes = spikes(&rec, TIMELINE_BUCKETS);
         Player {
             rec,
-            next: 0,
+            cursor: Cursor::default(),
             position: Duration::ZERO,
             paused: false,
             speed: 1.0,
@@ -138,7 +129,7 @@ impl Player {
     }
 
     pub(crate) fn at_end(&self) -> bool {
-        self.next >= self.rec.samples.len()
+        self.cursor.index >= self.rec.len() || self.cursor.broken.is_some()
     }
 
     pub(crate) fn ui(&self) -> ReplayUi {
@@ -148,7 +139,13 @@ impl Player {
             paused: self.paused,
             speed: self.speed,
             spikes: self.spikes.clone(),
-            skipped: self.rec.skipped.clone(),
+            skipped: self
+                .rec
+                .skipped
+                .iter()
+                .chain(&self.cursor.broken)
+                .cloned()
+                .collect(),
             started: self.rec.started(),
         }
     }
@@ -156,12 +153,15 @@ impl Player {
     /// Every sample up to `self.position` not played yet.
     fn due(&mut self) -> Vec<Update> {
         let mut out = Vec::new();
-        while let Some((src, raw)) = self.rec.samples.get(self.next) {
-            if raw.at() > self.position {
+        while self
+            .rec
+            .time_of(self.cursor.index)
+            .is_some_and(|t| t <= self.position)
+        {
+            let Some((src, raw)) = self.cursor.next(&self.rec) else {
                 break;
-            }
-            out.push(stored_update(src, raw));
-            self.next += 1;
+            };
+            out.push(to_update(&src, &raw));
         }
         out
     }
@@ -185,9 +185,10 @@ impl Player {
     /// Moves to `target`; going back starts over from the beginning of the recording.
     pub(crate) fn seek(&mut self, target: Duration) -> Played {
         let target = target.min(self.length());
-        let restart = target < self.position || self.next == 0;
+        let restart = target < self.position || self.cursor.index == 0;
         if restart {
-            self.next = 0;
+            // From the start of the recording again (a replay keeps no outputs in memory).
+            self.cursor = Cursor::default();
         }
         self.position = target;
         Played {
@@ -236,34 +237,17 @@ impl Player {
     }
 }
 
-/// Waiting threads other than condition waits (B C G L S T X), per bucket of the recording: where
-/// the incident spikes are. Condition waits are left out: idle sessions would drown the rest.
+/// Waiting threads other than condition waits (B C G L S T X), the most of any `onstat -u`
+/// sample in each bucket of the recording: where the incident spikes are.
 pub(crate) fn spikes(rec: &Recording, buckets: usize) -> Vec<u64> {
     let len = rec.length().as_secs_f64();
     let mut out = vec![0u64; buckets];
     if buckets == 0 {
         return out;
     }
-    for (src, raw) in &rec.samples {
-        if *src != Source::OnstatU {
-            continue;
-        }
-        let Ok(p) = stored_update(src, raw).result else {
-            continue;
-        };
-        let Some(u) = p.get::<OnstatU>() else {
-            continue;
-        };
-        let n = u
-            .threads
-            .iter()
-            .filter(|t| {
-                t.wait_reason
-                    .is_some_and(|r| r != crate::parsers::onstat_u::WaitReason::Condition)
-            })
-            .count() as u64;
+    for &(t, n) in &rec.waiting {
         let i = if len > 0.0 {
-            ((raw.t / len) * (buckets as f64 - 1.0)).round() as usize
+            ((t / len) * (buckets as f64 - 1.0)).round() as usize
         } else {
             0
         };
@@ -271,4 +255,38 @@ pub(crate) fn spikes(rec: &Recording, buckets: usize) -> Vec<u64> {
         *slot = (*slot).max(n);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_recording_cut_during_the_replay_stops_it_and_says_why() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("rec.jsonl");
+        // Lines of 4 kB: the reader holds a few at a time, not the file.
+        let pad = "x".repeat(4000);
+        let line =
+            |t: u32| format!("{{\"t\":{t},\"source\":\"onstat -k\",\"stdout\":\"{pad}\"}}\n");
+        let text: String = (0..100).map(line).collect();
+        std::fs::write(&path, &text).expect("write");
+        let rec = crate::collect::record::read_recording(&path).expect("readable");
+        let mut p = Player::new(Arc::new(rec));
+        assert_eq!(p.seek(Duration::from_secs(3)).updates.len(), 4);
+        assert!(!p.at_end());
+        // Cut after the 60th sample while the replay is at the 4th: the rest of the 60 plays,
+        // then the replay stops.
+        let cut = text.lines().take(60).map(|l| l.len() + 1).sum::<usize>();
+        std::fs::write(&path, &text[..cut]).expect("cut");
+        let played = p.seek(Duration::from_secs(99)).updates.len();
+        assert!((56..60).contains(&played), "{played}");
+        assert!(p.at_end());
+        let ui = p.ui();
+        assert!(
+            ui.skipped.iter().any(|s| s.contains("changed on disk")),
+            "{:?}",
+            ui.skipped
+        );
+    }
 }

@@ -519,7 +519,7 @@ pub fn snapshot_for(args: &crate::cli::SnapshotArgs) -> Result<Snapshot, Error> 
     if let Some(path) = &args.replay {
         let rec = crate::collect::record::read_recording(path)?;
         // The first few problems and a count: a garbage file has one per line.
-        if !rec.skipped.is_empty() && !rec.samples.is_empty() {
+        if !rec.skipped.is_empty() && !rec.is_empty() {
             eprintln!(
                 "ifxtop snapshot: {}: {}",
                 path.display(),
@@ -533,7 +533,7 @@ pub fn snapshot_for(args: &crate::cli::SnapshotArgs) -> Result<Snapshot, Error> 
                 .map(|h| h.ports.clone())
                 .unwrap_or_default();
         }
-        if rec.samples.is_empty() {
+        if rec.is_empty() {
             return Err(Error::Usage(format!(
                 "{}: nothing to replay: {}",
                 path.display(),

@@ -354,7 +354,7 @@ fn setup_of(
     let (mode, runner, server, note): Chosen = match &spec {
         InstanceSpec::Replay(path) => {
             let rec = crate::collect::record::read_recording(path)?;
-            if rec.samples.is_empty() {
+            if rec.is_empty() {
                 // The first few problems and a count, not every line of a garbage file.
                 return Err(Error::Usage(format!(
                     "{}: nothing to replay: {}",

@@ -425,15 +425,14 @@ async fn a_recording_holds_the_sql_of_blockers_nobody_drilled_into() {
     assert_eq!(code, 0);
     let rec = ifxtop::collect::record::read_recording(&path).expect("the recording reads");
     let focus: Vec<String> = rec
-        .samples
-        .iter()
-        .filter(|(s, _)| {
+        .sources()
+        .filter(|s| {
             matches!(
                 s,
                 ifxtop::source::Source::OnstatGSql(_) | ifxtop::source::Source::OnstatGSes(_)
             )
         })
-        .map(|(_, s)| s.source.clone())
+        .map(|s| s.label())
         .collect();
     // The lock chain's head blocker, 812, holds up three sessions: its SQL is on record.
     assert!(focus.iter().any(|s| s == "onstat -g sql 812"), "{focus:?}");
