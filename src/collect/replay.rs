@@ -7,7 +7,7 @@ use crate::collect::record::{Cursor, Recording};
 use crate::collect::sample::{RawSample, Update};
 use crate::error::SourceError;
 use crate::source::{Output, Source};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 /// Replay position, for the header and the timeline bar.
@@ -35,21 +35,60 @@ pub enum ReplayCommand {
     SeekPercent(f64),
 }
 
-/// What one move of the player gives the store: start over first (a seek back), then these
-/// updates in order.
-#[derive(Debug, Default)]
+/// The player's place in the recording, shared with what it plays: the store reads the
+/// samples through it as it applies them.
+type SharedCursor = Arc<Mutex<Cursor>>;
+
+fn lock(c: &SharedCursor) -> MutexGuard<'_, Cursor> {
+    c.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// What one move of the player gives the store: start over first (a seek back), then every
+/// sample up to `until`, each read from the recording and parsed as the store takes it. (A seek
+/// to the end of a long recording held every parsed output at once: 480 MB for 200 s of a
+/// 5,000-session instance.)
+#[derive(Default)]
 pub struct Played {
     pub(crate) restart: bool,
-    pub(crate) updates: Vec<Update>,
+    samples: Option<(Arc<Recording>, SharedCursor, Duration)>,
+}
+
+impl std::fmt::Debug for Played {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Played")
+            .field("restart", &self.restart)
+            .field("until", &self.samples.as_ref().map(|(_, _, until)| until))
+            .finish()
+    }
 }
 
 impl Played {
     fn merge(&mut self, other: Played) {
-        if other.restart {
-            self.restart = true;
-            self.updates.clear();
+        self.restart |= other.restart;
+        if other.samples.is_some() {
+            self.samples = other.samples;
         }
-        self.updates.extend(other.updates);
+    }
+
+    /// Whether there is no sample to apply.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.samples.as_ref().is_none_or(|(rec, cursor, until)| {
+            rec.time_of(lock(cursor).index).is_none_or(|t| t > *until)
+        })
+    }
+
+    /// The updates, in time order, each read and parsed when it is taken.
+    pub(crate) fn updates(self) -> impl Iterator<Item = Update> {
+        let mut samples = self.samples;
+        std::iter::from_fn(move || {
+            let (rec, cursor, until) = samples.as_mut()?;
+            let mut c = lock(cursor);
+            if rec.time_of(c.index).is_none_or(|t| t > *until) {
+                return None;
+            }
+            let (src, raw) = c.next(rec)?;
+            Some(to_update(&src, &raw))
+        })
     }
 }
 
@@ -83,7 +122,7 @@ pub(crate) fn to_update(source: &Source, raw: &RawSample) -> Update {
 pub struct Player {
     rec: Arc<Recording>,
     /// The next sample to apply, read from the recording as it is played.
-    cursor: Cursor,
+    cursor: SharedCursor,
     position: Duration,
     paused: bool,
     speed: f64,
@@ -107,7 +146,7 @@ impl Player {
         let spikes = spikes(&rec, TIMELINE_BUCKETS);
         Player {
             rec,
-            cursor: Cursor::default(),
+            cursor: SharedCursor::default(),
             position: Duration::ZERO,
             paused: false,
             speed: 1.0,
@@ -128,8 +167,10 @@ impl Player {
         self.paused
     }
 
+    /// At the last sample's time (what `Played` gives takes the store there), or the
+    /// recording ended early.
     pub(crate) fn at_end(&self) -> bool {
-        self.cursor.index >= self.rec.len() || self.cursor.broken.is_some()
+        self.position >= self.length() || lock(&self.cursor).broken.is_some()
     }
 
     pub(crate) fn ui(&self) -> ReplayUi {
@@ -143,27 +184,19 @@ impl Player {
                 .rec
                 .skipped
                 .iter()
-                .chain(&self.cursor.broken)
                 .cloned()
+                .chain(lock(&self.cursor).broken.clone())
                 .collect(),
             started: self.rec.started(),
         }
     }
 
     /// Every sample up to `self.position` not played yet.
-    fn due(&mut self) -> Vec<Update> {
-        let mut out = Vec::new();
-        while self
-            .rec
-            .time_of(self.cursor.index)
-            .is_some_and(|t| t <= self.position)
-        {
-            let Some((src, raw)) = self.cursor.next(&self.rec) else {
-                break;
-            };
-            out.push(to_update(&src, &raw));
+    fn due(&self, restart: bool) -> Played {
+        Played {
+            restart,
+            samples: Some((self.rec.clone(), self.cursor.clone(), self.position)),
         }
-        out
     }
 
     /// Real time passed: move on by `wall * speed` unless paused.
@@ -172,29 +205,24 @@ impl Player {
             return Played::default();
         }
         self.position = (self.position + wall.mul_f64(self.speed)).min(self.length());
-        let updates = self.due();
         if self.at_end() {
             self.paused = true;
         }
-        Played {
-            restart: false,
-            updates,
-        }
+        self.due(false)
     }
 
     /// Moves to `target`; going back starts over from the beginning of the recording.
     pub(crate) fn seek(&mut self, target: Duration) -> Played {
         let target = target.min(self.length());
-        let restart = target < self.position || self.cursor.index == 0;
+        let mut cursor = lock(&self.cursor);
+        let restart = target < self.position || cursor.index == 0;
         if restart {
             // From the start of the recording again (a replay keeps no outputs in memory).
-            self.cursor = Cursor::default();
+            *cursor = Cursor::default();
         }
+        drop(cursor);
         self.position = target;
-        Played {
-            restart,
-            updates: self.due(),
-        }
+        self.due(restart)
     }
 
     pub(crate) fn command(&mut self, cmd: ReplayCommand) -> Played {
@@ -273,13 +301,13 @@ mod tests {
         std::fs::write(&path, &text).expect("write");
         let rec = crate::collect::record::read_recording(&path).expect("readable");
         let mut p = Player::new(Arc::new(rec));
-        assert_eq!(p.seek(Duration::from_secs(3)).updates.len(), 4);
+        assert_eq!(p.seek(Duration::from_secs(3)).updates().count(), 4);
         assert!(!p.at_end());
         // Cut after the 60th sample while the replay is at the 4th: the rest of the 60 plays,
         // then the replay stops.
         let cut = text.lines().take(60).map(|l| l.len() + 1).sum::<usize>();
         std::fs::write(&path, &text[..cut]).expect("cut");
-        let played = p.seek(Duration::from_secs(99)).updates.len();
+        let played = p.seek(Duration::from_secs(99)).updates().count();
         assert!((56..60).contains(&played), "{played}");
         assert!(p.at_end());
         let ui = p.ui();
@@ -288,5 +316,27 @@ mod tests {
             "{:?}",
             ui.skipped
         );
+    }
+
+    #[test]
+    fn a_seek_reads_and_parses_each_sample_only_when_the_store_takes_it() {
+        let text: String = (0..50)
+            .map(|t| format!("{{\"t\":{t},\"source\":\"onstat -k\",\"stdout\":\"\"}}\n"))
+            .collect();
+        let rec = Arc::new(crate::collect::record::parse_recording(text.as_bytes()));
+        let mut p = Player::new(rec);
+        let played = p.seek(Duration::from_secs(49));
+        assert!(!played.is_empty());
+        // Nothing read yet: the seek holds no outputs, parsed or not.
+        assert_eq!(lock(&p.cursor).index, 0);
+        let mut updates = played.updates();
+        assert!(updates.next().is_some());
+        assert!(updates.next().is_some());
+        assert_eq!(lock(&p.cursor).index, 2);
+        assert_eq!(updates.count(), 48);
+        assert_eq!(lock(&p.cursor).index, 50);
+        // At the end: nothing more to play.
+        assert!(p.at_end());
+        assert!(p.seek(Duration::from_secs(49)).is_empty());
     }
 }

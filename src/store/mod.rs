@@ -271,7 +271,7 @@ impl Store {
         if played.restart {
             *self = Store::new(self.settings.clone());
         }
-        for u in played.updates {
+        for u in played.updates() {
             self.apply(u);
         }
     }

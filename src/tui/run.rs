@@ -419,7 +419,7 @@ pub async fn drive_fleet<B: Backend>(
                 let played = player.advance(wall);
                 // Draw when a sample was applied or the clock on screen moved, not 10 times
                 // a second.
-                if played.updates.is_empty()
+                if played.is_empty()
                     && !played.restart
                     && before == (player.position().as_secs(), player.is_paused())
                 {
