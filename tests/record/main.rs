@@ -427,9 +427,19 @@ fn a_recording_changed_on_disk_during_a_replay_ends_it_with_a_reason() {
     write(&path, &samples);
     let rec = read_recording(&path).expect("readable");
     assert_eq!(rec.len(), samples.len());
+    let bytes = std::fs::read(&path).expect("read");
+
+    // Still being written (a colleague replays what is there so far): what came after the file
+    // was opened is not part of this replay, and nothing of it is held.
+    let mut grown = bytes.clone();
+    for _ in 0..3 {
+        grown.extend_from_slice(b"{\"t\":0.5,\"source\":\"onstat -u\",\"stdout\":\"later\"}\n");
+    }
+    std::fs::write(&path, &grown).expect("append");
+    let back: Vec<RawSample> = rec.samples().map(|(_, s)| s).collect();
+    assert_eq!(back, samples);
 
     // Cut in half after it was read: the replay plays what is left, then says why it stopped.
-    let bytes = std::fs::read(&path).expect("read");
     std::fs::write(&path, &bytes[..bytes.len() / 2]).expect("cut");
     let played = rec.samples().count();
     assert!(played > 0 && played < samples.len(), "{played}");
