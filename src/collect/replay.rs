@@ -17,6 +17,9 @@ pub struct ReplayUi {
     pub(crate) length: Duration,
     pub(crate) paused: bool,
     pub(crate) speed: f64,
+    /// Still reading its way to `position` (a seek through a long recording), this far: the
+    /// screen shows an earlier moment until it gets there.
+    pub(crate) seeking: Option<f64>,
     /// Waiting threads per bucket over the whole recording (the timeline's spikes).
     pub(crate) spikes: Vec<u64>,
     pub skipped: Vec<String>,
@@ -77,18 +80,37 @@ impl Played {
         })
     }
 
+    /// Nothing to do: no start over, no samples (a paused player's step).
+    pub(crate) fn is_noop(&self) -> bool {
+        !self.restart && self.samples.is_none()
+    }
+
+    /// The next update, read and parsed now.
+    pub(crate) fn next_update(&mut self) -> Option<Update> {
+        let (rec, cursor, until) = self.samples.as_mut()?;
+        let mut c = lock(cursor);
+        if rec.time_of(c.index).is_none_or(|t| t > *until) {
+            return None;
+        }
+        let (src, raw) = c.next(rec)?;
+        Some(to_update(&src, &raw))
+    }
+
+    /// How far through its samples it is, 0 to 1 (1 when there are none).
+    pub(crate) fn progress(&self) -> f64 {
+        let Some((rec, cursor, until)) = &self.samples else {
+            return 1.0;
+        };
+        match rec.time_of(lock(cursor).index) {
+            Some(t) if t <= *until && !until.is_zero() => t.as_secs_f64() / until.as_secs_f64(),
+            _ => 1.0,
+        }
+    }
+
     /// The updates, in time order, each read and parsed when it is taken.
-    pub(crate) fn updates(self) -> impl Iterator<Item = Update> {
-        let mut samples = self.samples;
-        std::iter::from_fn(move || {
-            let (rec, cursor, until) = samples.as_mut()?;
-            let mut c = lock(cursor);
-            if rec.time_of(c.index).is_none_or(|t| t > *until) {
-                return None;
-            }
-            let (src, raw) = c.next(rec)?;
-            Some(to_update(&src, &raw))
-        })
+    #[cfg(test)]
+    pub(crate) fn updates(mut self) -> impl Iterator<Item = Update> {
+        std::iter::from_fn(move || self.next_update())
     }
 }
 
@@ -179,6 +201,7 @@ impl Player {
             length: self.length(),
             paused: self.paused,
             speed: self.speed,
+            seeking: None,
             spikes: self.spikes.clone(),
             skipped: self
                 .rec

@@ -267,13 +267,29 @@ impl Store {
     }
 
     /// Applies what a replay step played: a seek back starts over from an empty store.
-    pub(crate) fn play(&mut self, played: crate::collect::replay::Played) {
-        if played.restart {
+    pub(crate) fn play(&mut self, mut played: crate::collect::replay::Played) {
+        self.play_for(&mut played, Duration::MAX);
+    }
+
+    /// Applies what a replay step played for at most about `budget` (a seek through a long
+    /// recording reads and parses for seconds): whether it is all applied. What is left stays
+    /// in `played` for the next call.
+    pub(crate) fn play_for(
+        &mut self,
+        played: &mut crate::collect::replay::Played,
+        budget: Duration,
+    ) -> bool {
+        if std::mem::take(&mut played.restart) {
             *self = Store::new(self.settings.clone());
         }
-        for u in played.updates() {
+        let start = std::time::Instant::now();
+        while let Some(u) = played.next_update() {
             self.apply(u);
+            if start.elapsed() >= budget {
+                return false;
+            }
         }
+        true
     }
 }
 

@@ -176,6 +176,8 @@ pub struct Member<'a> {
     pub name: String,
     /// When its data has settled (`Msg::Settled` is due).
     settle: Option<Instant>,
+    /// A replay seek is part way (`Msg::SeekMore` is due once keys have been seen).
+    seek: bool,
 }
 
 impl<'a> Member<'a> {
@@ -185,6 +187,7 @@ impl<'a> Member<'a> {
             feed,
             name,
             settle: None,
+            seek: false,
         }
     }
 }
@@ -194,6 +197,7 @@ enum Event {
     Updates(usize, Vec<crate::collect::sample::Update>),
     Extents(usize, ExtentStatus),
     Settled(usize),
+    SeekMore(usize),
     ReplayStep,
     Input(Option<Input>),
     Tick,
@@ -244,6 +248,13 @@ async fn next_event(
     let replaying = members
         .iter()
         .any(|m| matches!(&*m.feed, Feed::Replay { player, .. } if !player.is_paused()));
+    // A seek part way goes on only when no key is waiting: a key (another seek, `q`) is always
+    // seen first.
+    let keys_waiting = inputs.as_ref().is_some_and(|rx| !rx.is_empty());
+    let seeking = members
+        .iter()
+        .position(|m| m.seek)
+        .filter(|_| !keys_waiting);
     let data = std::future::poll_fn(|cx| poll_feeds(members, turn, cx));
     tokio::select! {
         ev = data => ev,
@@ -257,6 +268,8 @@ async fn next_event(
             }
         } => Event::Settled(i),
         _ = replay_tick.tick(), if replaying => Event::ReplayStep,
+        // Ready at once: a long seek goes on a slice at a time, and `q` still quits.
+        i = std::future::ready(seeking), if seeking.is_some() => Event::SeekMore(i.unwrap_or(0)),
         input = async {
             match inputs {
                 Some(rx) => rx.recv().await,
@@ -329,6 +342,7 @@ pub async fn drive_fleet<B: Backend>(
                     let at = Instant::now() + d;
                     m.settle = Some(m.settle.map_or(at, |s| s.min(at)));
                 }
+                Effect::SeekMore => m.seek = true,
                 Effect::Leave => {
                     if let Some(f) = fleet.as_mut() {
                         f.open = None;
@@ -399,6 +413,10 @@ pub async fn drive_fleet<B: Backend>(
         let (i, msg) = match event {
             Event::Updates(i, u) => (i, Msg::Data(u)),
             Event::Extents(i, st) => (i, Msg::Extents(st)),
+            Event::SeekMore(i) => {
+                members[i].seek = false;
+                (i, Msg::SeekMore)
+            }
             Event::Settled(i) => {
                 members[i].settle = None;
                 (i, Msg::Settled)
@@ -581,7 +599,7 @@ fn carry_out<B: Backend>(
                 )))),
             }
         }
-        Effect::Quit(_) | Effect::SettleIn(_) | Effect::Leave => None,
+        Effect::Quit(_) | Effect::SettleIn(_) | Effect::SeekMore | Effect::Leave => None,
     }
 }
 

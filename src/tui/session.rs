@@ -65,6 +65,8 @@ pub enum Msg {
     Data(Vec<Update>),
     /// What a replay step played, and where the player is now.
     Played(Played, ReplayUi),
+    /// Go on with a replay seek that is part way.
+    SeekMore,
     Extents(ExtentStatus),
     /// The data settled (or the rate limit passed): the snapshot may be rebuilt.
     Settled,
@@ -103,11 +105,34 @@ pub struct Session {
     frozen_store: Option<Store>,
     /// When the session started, on the loop's clock: what status messages expire by.
     started: Instant,
+    /// What is left of a replay seek through a long recording: applied a slice at a time, so
+    /// keys (another seek, `q`) are seen in between.
+    seeking: Option<Played>,
     /// Something changed since the last draw.
     pub dirty: bool,
 }
 
+/// How long one slice of a replay seek reads and parses before keys are looked at again.
+pub(crate) const SEEK_SLICE: Duration = Duration::from_millis(50);
+
 impl Session {
+    /// Applies the next slice of what the replay played; asks to come back when there is more.
+    fn play_slice(&mut self, effects: &mut Vec<Effect>) {
+        let Some(mut played) = self.seeking.take() else {
+            return;
+        };
+        let done = self.store.play_for(&mut played, SEEK_SLICE);
+        if let Some(ui) = self.app.replay.as_mut() {
+            ui.seeking = (!done).then(|| played.progress());
+        }
+        if !done {
+            self.seeking = Some(played);
+            effects.push(Effect::SeekMore);
+        }
+        self.app.extents = replay_extent_status(&self.store);
+        self.dirty = true;
+    }
+
     pub(crate) fn new(
         app: App,
         store: Store,
@@ -128,6 +153,7 @@ impl Session {
             was_offline: false,
             frozen_store: None,
             started: Instant::now(),
+            seeking: None,
             dirty: true,
         }
     }
@@ -171,11 +197,15 @@ impl Session {
                 effects.push(Effect::SettleIn(SETTLE));
             }
             Msg::Played(played, ui) => {
-                self.store.play(played);
                 self.app.replay = Some(ui);
-                self.app.extents = replay_extent_status(&self.store);
-                self.dirty = true;
+                // A newer move of the player takes over from a seek part way: it reads on from
+                // the same place (or starts over itself).
+                if !played.is_noop() || self.seeking.is_none() {
+                    self.seeking = Some(played);
+                }
+                self.play_slice(&mut effects);
             }
+            Msg::SeekMore => self.play_slice(&mut effects),
             Msg::Extents(mut st) => {
                 self.log(now, &format!("extent map: {st:?}"));
                 // A failed rebuild leaves the older map in the store: say it is still used.

@@ -843,3 +843,68 @@ async fn y_copies_no_escape_a_database_user_wrote() {
         "{copied:?}"
     );
 }
+
+/// A seek through a long recording is applied a slice at a time: the header says `seeking`
+/// while the panes catch up, and a key pressed meanwhile (`q`) is seen before the seek ends. It
+/// was one blocking call: seconds of a frozen screen, deaf to `q`, for a long recording of a big
+/// instance.
+#[tokio::test(start_paused = true)]
+async fn a_long_replay_seek_goes_in_slices_and_q_is_seen_before_it_ends() {
+    use ifxtop::collect::sample::RawSample;
+    use ifxtop::source::Source;
+    // 2,000-session `onstat -u` outputs, 100 of them: each takes milliseconds to read and parse
+    // (a test build), several times the 50 ms slice in all.
+    let demo = ifxtop::demo::DemoInstance::new(1).with_sessions(2000);
+    let req = Source::OnstatU.request();
+    let samples: Vec<RawSample> = (0..100u64)
+        .map(|t| {
+            let out = demo
+                .respond(&req, Duration::from_secs(t))
+                .expect("demo output");
+            RawSample {
+                t: t as f64,
+                source: Source::OnstatU.label(),
+                argv: req.argv(),
+                exit: out.exit,
+                stdout: out.stdout,
+                stderr: out.stderr,
+            }
+        })
+        .collect();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("long.jsonl.zst");
+    ifxtop::commands::snapshot::write_recording(
+        &path,
+        Some("ol_demo"),
+        &StoreSettings::default(),
+        &samples,
+    )
+    .expect("recording written");
+    let rec = ifxtop::collect::record::read_recording(&path).expect("readable");
+    assert_eq!(rec.len(), samples.len());
+    let mut setup = demo_setup(0);
+    setup.mode = Mode::Replay {
+        file: path.display().to_string(),
+    };
+    setup.runner = Arc::new(ifxtop::source::local::LocalRunner::new(None));
+    setup.note = None;
+    setup.replay = Some(Arc::new(rec));
+    let code = |c: KeyCode| Input::Key(KeyEvent::new(c, KeyModifiers::NONE));
+    // To the end of the recording, then `q` at once.
+    let script = vec![
+        (500, key(':')),
+        (0, key('1')),
+        (0, key('0')),
+        (0, key('0')),
+        (0, key('%')),
+        (0, code(KeyCode::Enter)),
+        (0, key('q')),
+    ];
+    let (code, frames, _) = play(setup, script).await;
+    assert_eq!(code, 0);
+    let seeking = last_with(&frames, "seeking").expect("the header said it was seeking");
+    assert!(seeking.contains("REPLAY 01:39/01:39"), "{seeking}");
+    // `q` ended the loop while the seek was part way: the last frame still says so.
+    let last = frames.last().expect("frames");
+    assert!(last.contains("seeking"), "{last}");
+}

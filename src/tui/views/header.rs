@@ -342,7 +342,12 @@ fn title_line<'a>(
                 " REPLAY {}/{} {}{} ",
                 crate::format::clock(r.position),
                 crate::format::clock(r.length),
-                if r.paused { "paused" } else { "▶" },
+                match r.seeking {
+                    // The panes show an earlier moment until the seek gets there.
+                    Some(p) => format!("seeking {:.0}%", p * 100.0),
+                    None if r.paused => "paused".to_string(),
+                    None => "▶".to_string(),
+                },
                 if (r.speed - 1.0).abs() > f64::EPSILON {
                     format!(" x{}", r.speed)
                 } else {
