@@ -96,6 +96,13 @@ impl Played {
         Some(to_update(&src, &raw))
     }
 
+    /// The time of the last sample it applied (`None` before the first).
+    pub(crate) fn reached(&self) -> Option<Duration> {
+        let (rec, cursor, _) = self.samples.as_ref()?;
+        let index = lock(cursor).index;
+        rec.time_of(index.checked_sub(1)?)
+    }
+
     /// How far through its samples it is, 0 to 1 (1 when there are none).
     pub(crate) fn progress(&self) -> f64 {
         let Some((rec, cursor, until)) = &self.samples else {
@@ -179,6 +186,20 @@ impl Player {
 
     pub(crate) fn position(&self) -> Duration {
         self.position
+    }
+
+    /// The moment the store is at: the position, or while a seek is part way (samples up to
+    /// the position not applied yet), the last sample applied.
+    pub(crate) fn shown(&self) -> Duration {
+        let c = lock(&self.cursor);
+        match self.rec.time_of(c.index) {
+            Some(next) if next <= self.position && c.broken.is_none() => c
+                .index
+                .checked_sub(1)
+                .and_then(|i| self.rec.time_of(i))
+                .unwrap_or_default(),
+            _ => self.position,
+        }
     }
 
     pub(crate) fn length(&self) -> Duration {
@@ -352,12 +373,16 @@ mod tests {
         assert!(!played.is_empty());
         // Nothing read yet: the seek holds no outputs, parsed or not.
         assert_eq!(lock(&p.cursor).index, 0);
+        assert_eq!(p.shown(), Duration::ZERO);
         let mut updates = played.updates();
         assert!(updates.next().is_some());
         assert!(updates.next().is_some());
         assert_eq!(lock(&p.cursor).index, 2);
+        // Part way, the screen's moment is the last sample applied, not the target.
+        assert_eq!(p.shown(), Duration::from_secs(1));
         assert_eq!(updates.count(), 48);
         assert_eq!(lock(&p.cursor).index, 50);
+        assert_eq!(p.shown(), Duration::from_secs(49));
         // At the end: nothing more to play.
         assert!(p.at_end());
         assert!(p.seek(Duration::from_secs(49)).is_empty());

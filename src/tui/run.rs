@@ -89,11 +89,12 @@ impl Feed {
         })
     }
 
-    /// The session time: the collectors' clock, or the replay's position.
+    /// The session time: the collectors' clock, or the moment the replay shows (its position,
+    /// or during a seek the sample it has reached).
     pub(crate) fn now(&self) -> Duration {
         match self {
             Feed::Collect { collection, .. } => collection.clock.now(),
-            Feed::Replay { player, .. } => player.position(),
+            Feed::Replay { player, .. } => player.shown(),
         }
     }
 

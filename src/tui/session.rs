@@ -117,20 +117,23 @@ pub(crate) const SEEK_SLICE: Duration = Duration::from_millis(50);
 
 impl Session {
     /// Applies the next slice of what the replay played; asks to come back when there is more.
-    fn play_slice(&mut self, effects: &mut Vec<Effect>) {
-        let Some(mut played) = self.seeking.take() else {
-            return;
-        };
+    /// Returns the moment the store is at: the player's position, or while a seek is part way
+    /// the last sample applied (the screen shows that moment until the seek gets there).
+    fn play_slice(&mut self, effects: &mut Vec<Effect>) -> Option<Duration> {
+        let mut played = self.seeking.take()?;
         let done = self.store.play_for(&mut played, SEEK_SLICE);
         if let Some(ui) = self.app.replay.as_mut() {
             ui.seeking = (!done).then(|| played.progress());
         }
-        if !done {
-            self.seeking = Some(played);
-            effects.push(Effect::SeekMore);
-        }
         self.app.extents = replay_extent_status(&self.store);
         self.dirty = true;
+        if done {
+            return self.app.replay.as_ref().map(|ui| ui.position);
+        }
+        let reached = played.reached().unwrap_or_default();
+        self.seeking = Some(played);
+        effects.push(Effect::SeekMore);
+        Some(reached)
     }
 
     pub(crate) fn new(
@@ -166,7 +169,7 @@ impl Session {
     }
 
     /// Takes one message at session time `now`; returns what the loop must do.
-    pub fn update(&mut self, msg: Msg, now: Duration) -> Vec<Effect> {
+    pub fn update(&mut self, msg: Msg, mut now: Duration) -> Vec<Effect> {
         self.app.clock = self.started.elapsed();
         let mut effects = Vec::new();
         match msg {
@@ -203,9 +206,15 @@ impl Session {
                 if !played.is_noop() || self.seeking.is_none() {
                     self.seeking = Some(played);
                 }
-                self.play_slice(&mut effects);
+                if let Some(reached) = self.play_slice(&mut effects) {
+                    now = reached;
+                }
             }
-            Msg::SeekMore => self.play_slice(&mut effects),
+            Msg::SeekMore => {
+                if let Some(reached) = self.play_slice(&mut effects) {
+                    now = reached;
+                }
+            }
             Msg::Extents(mut st) => {
                 self.log(now, &format!("extent map: {st:?}"));
                 // A failed rebuild leaves the older map in the store: say it is still used.

@@ -907,4 +907,7 @@ async fn a_long_replay_seek_goes_in_slices_and_q_is_seen_before_it_ends() {
     // `q` ended the loop while the seek was part way: the last frame still says so.
     let last = frames.last().expect("frames");
     assert!(last.contains("seeking"), "{last}");
+    // What it shows is the moment the seek has reached, with its own ages: the `-u` sample
+    // just applied is 0 s old (measured from the seek's target it read as over a minute).
+    assert!(last.contains(" -u 0s "), "{last}");
 }
