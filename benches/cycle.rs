@@ -45,7 +45,8 @@ const SOURCES: [Source; 24] = [
 ];
 
 fn cycle(c: &mut Criterion) {
-    // The allocator as the binary sets it (blocks above 128 KiB get their own mapping).
+    // The allocator as the binary sets it (blocks above `memory::MMAP_THRESHOLD` get their own
+    // mapping).
     ifxtop::memory::tune();
     // `cargo test --all-targets` runs this once without `--bench`: keep that cheap.
     let full = std::env::args().any(|a| a == "--bench");

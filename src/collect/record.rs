@@ -262,8 +262,9 @@ impl Default for Input {
 type Lines = Box<dyn BufRead + Send>;
 
 impl Input {
-    /// The recording's lines from the start, unpacked when the content is zstd.
-    fn lines(&self) -> Result<Lines, String> {
+    /// The recording's lines from the start, unpacked when the content is zstd (and whether it
+    /// was).
+    fn lines(&self) -> Result<(Lines, bool), String> {
         let mut raw: Lines = match self {
             Input::File(path) => Box::new(BufReader::new(
                 std::fs::File::open(path).map_err(|e| format!("cannot open: {e}"))?,
@@ -273,21 +274,9 @@ impl Input {
         if raw.fill_buf().is_ok_and(|b| b.starts_with(&ZSTD_MAGIC)) {
             let d = zstd::stream::read::Decoder::with_buffer(raw)
                 .map_err(|e| format!("cannot decompress: {e}"))?;
-            Ok(Box::new(BufReader::new(d)))
+            Ok((Box::new(BufReader::new(d)), true))
         } else {
-            Ok(raw)
-        }
-    }
-
-    fn compressed(&self) -> bool {
-        match self {
-            Input::File(path) => std::fs::File::open(path)
-                .and_then(|mut f| {
-                    let mut magic = [0u8; 4];
-                    std::io::Read::read_exact(&mut f, &mut magic).map(|()| magic == ZSTD_MAGIC)
-                })
-                .unwrap_or(false),
-            Input::Bytes(b) => b.starts_with(&ZSTD_MAGIC),
+            Ok((raw, false))
         }
     }
 }
@@ -423,7 +412,7 @@ impl Cursor {
         let entry = *rec.entries.get(self.index)?;
         if self.lines.is_none() {
             match rec.input.lines() {
-                Ok(l) => self.lines = Some(l),
+                Ok((l, _)) => self.lines = Some(l),
                 Err(e) => return self.fail(e),
             }
         }
@@ -561,10 +550,7 @@ fn read_from(input: Input) -> Recording {
         ..Recording::default()
     };
     match rec.input.lines() {
-        Ok(lines) => {
-            let compressed = rec.input.compressed();
-            read_lines(lines, &mut rec, compressed);
-        }
+        Ok((lines, compressed)) => read_lines(lines, &mut rec, compressed),
         Err(e) => rec.skipped.push(e),
     }
     if rec.problems_not_kept > 0 {
@@ -678,13 +664,13 @@ fn classify(no: u64, buf: &[u8]) -> Line {
 
 /// Threads waiting on anything but a condition (B C G L S T X) in one `onstat -u` output: what
 /// the replay timeline draws. Condition waits are left out: idle sessions would drown the rest.
-fn waiting_threads(raw: &RawSample) -> Option<u64> {
+fn waiting_threads(raw: RawSample) -> Option<u64> {
     use crate::parsers::onstat_u::{OnstatU, WaitReason};
     let parsed = Source::OnstatU
         .parse(crate::source::Output {
             exit: raw.exit,
-            stdout: raw.stdout.clone(),
-            stderr: raw.stderr.clone(),
+            stdout: raw.stdout,
+            stderr: raw.stderr,
         })
         .ok()?;
     let u = parsed.get::<OnstatU>()?;
@@ -725,17 +711,19 @@ fn read_lines(mut input: Lines, rec: &mut Recording, compressed: bool) {
                 rec.header = Some(*h);
             }
             Line::Sample(source, raw) => {
-                if source == Source::OnstatU && raw.exit.is_some() {
-                    if let Some(n) = waiting_threads(&raw) {
-                        rec.waiting.push((raw.t, n));
-                    }
-                }
+                let t = raw.t;
                 rec.entries.push(Entry {
-                    t: raw.t,
+                    t,
                     source,
                     line: no,
                 });
                 rec.last_line = no;
+                if source == Source::OnstatU && raw.exit.is_some() {
+                    // The output is not kept: parsed here for the timeline, then dropped.
+                    if let Some(n) = waiting_threads(raw) {
+                        rec.waiting.push((t, n));
+                    }
+                }
             }
         }
     }

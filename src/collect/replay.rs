@@ -46,6 +46,16 @@ fn lock(c: &SharedCursor) -> MutexGuard<'_, Cursor> {
     c.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// Whether the cursor's next sample is due by `until` (not yet applied).
+fn due(rec: &Recording, c: &Cursor, until: Duration) -> bool {
+    rec.time_of(c.index).is_some_and(|t| t <= until)
+}
+
+/// The time of the last sample the cursor gave (`None` before the first).
+fn reached(rec: &Recording, c: &Cursor) -> Option<Duration> {
+    rec.time_of(c.index.checked_sub(1)?)
+}
+
 /// What one move of the player gives the store: start over first (a seek back), then every
 /// sample up to `until`, each read from the recording and parsed as the store takes it. (A seek
 /// to the end of a long recording held every parsed output at once: 480 MB for 200 s of a
@@ -75,9 +85,9 @@ impl Played {
 
     /// Whether there is no sample to apply.
     pub(crate) fn is_empty(&self) -> bool {
-        self.samples.as_ref().is_none_or(|(rec, cursor, until)| {
-            rec.time_of(lock(cursor).index).is_none_or(|t| t > *until)
-        })
+        self.samples
+            .as_ref()
+            .is_none_or(|(rec, cursor, until)| !due(rec, &lock(cursor), *until))
     }
 
     /// Nothing to do: no start over, no samples (a paused player's step).
@@ -89,7 +99,7 @@ impl Played {
     pub(crate) fn next_update(&mut self) -> Option<Update> {
         let (rec, cursor, until) = self.samples.as_mut()?;
         let mut c = lock(cursor);
-        if rec.time_of(c.index).is_none_or(|t| t > *until) {
+        if !due(rec, &c, *until) {
             return None;
         }
         let (src, raw) = c.next(rec)?;
@@ -99,8 +109,7 @@ impl Played {
     /// The time of the last sample it applied (`None` before the first).
     pub(crate) fn reached(&self) -> Option<Duration> {
         let (rec, cursor, _) = self.samples.as_ref()?;
-        let index = lock(cursor).index;
-        rec.time_of(index.checked_sub(1)?)
+        reached(rec, &lock(cursor))
     }
 
     /// How far through its samples it is, 0 to 1 (1 when there are none).
@@ -192,13 +201,10 @@ impl Player {
     /// the position not applied yet), the last sample applied.
     pub(crate) fn shown(&self) -> Duration {
         let c = lock(&self.cursor);
-        match self.rec.time_of(c.index) {
-            Some(next) if next <= self.position && c.broken.is_none() => c
-                .index
-                .checked_sub(1)
-                .and_then(|i| self.rec.time_of(i))
-                .unwrap_or_default(),
-            _ => self.position,
+        if due(&self.rec, &c, self.position) && c.broken.is_none() {
+            reached(&self.rec, &c).unwrap_or_default()
+        } else {
+            self.position
         }
     }
 

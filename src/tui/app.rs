@@ -103,8 +103,6 @@ pub enum Effect {
     Focus(crate::collect::Focus),
     /// Send `Msg::Settled` after this long (data settling, or the rebuild rate limit).
     SettleIn(Duration),
-    /// A replay seek is part way: send `Msg::SeekMore` once waiting keys have been seen.
-    SeekMore,
     /// End the loop with this exit code.
     Quit(u8),
     /// Draw the whole screen again (Ctrl-L).

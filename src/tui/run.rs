@@ -177,8 +177,6 @@ pub struct Member<'a> {
     pub name: String,
     /// When its data has settled (`Msg::Settled` is due).
     settle: Option<Instant>,
-    /// A replay seek is part way (`Msg::SeekMore` is due once keys have been seen).
-    seek: bool,
 }
 
 impl<'a> Member<'a> {
@@ -188,7 +186,6 @@ impl<'a> Member<'a> {
             feed,
             name,
             settle: None,
-            seek: false,
         }
     }
 }
@@ -254,7 +251,7 @@ async fn next_event(
     let keys_waiting = inputs.as_ref().is_some_and(|rx| !rx.is_empty());
     let seeking = members
         .iter()
-        .position(|m| m.seek)
+        .position(|m| m.session.is_seeking())
         .filter(|_| !keys_waiting);
     let data = std::future::poll_fn(|cx| poll_feeds(members, turn, cx));
     tokio::select! {
@@ -343,7 +340,6 @@ pub async fn drive_fleet<B: Backend>(
                     let at = Instant::now() + d;
                     m.settle = Some(m.settle.map_or(at, |s| s.min(at)));
                 }
-                Effect::SeekMore => m.seek = true,
                 Effect::Leave => {
                     if let Some(f) = fleet.as_mut() {
                         f.open = None;
@@ -414,10 +410,7 @@ pub async fn drive_fleet<B: Backend>(
         let (i, msg) = match event {
             Event::Updates(i, u) => (i, Msg::Data(u)),
             Event::Extents(i, st) => (i, Msg::Extents(st)),
-            Event::SeekMore(i) => {
-                members[i].seek = false;
-                (i, Msg::SeekMore)
-            }
+            Event::SeekMore(i) => (i, Msg::SeekMore),
             Event::Settled(i) => {
                 members[i].settle = None;
                 (i, Msg::Settled)
@@ -600,7 +593,7 @@ fn carry_out<B: Backend>(
                 )))),
             }
         }
-        Effect::Quit(_) | Effect::SettleIn(_) | Effect::SeekMore | Effect::Leave => None,
+        Effect::Quit(_) | Effect::SettleIn(_) | Effect::Leave => None,
     }
 }
 

@@ -116,10 +116,16 @@ pub struct Session {
 pub(crate) const SEEK_SLICE: Duration = Duration::from_millis(50);
 
 impl Session {
-    /// Applies the next slice of what the replay played; asks to come back when there is more.
-    /// Returns the moment the store is at: the player's position, or while a seek is part way
-    /// the last sample applied (the screen shows that moment until the seek gets there).
-    fn play_slice(&mut self, effects: &mut Vec<Effect>) -> Option<Duration> {
+    /// A replay seek is part way: the loop sends `Msg::SeekMore` once no key is waiting.
+    pub(crate) fn is_seeking(&self) -> bool {
+        self.seeking.is_some()
+    }
+
+    /// Applies the next slice of what the replay played (what is left waits for
+    /// `Msg::SeekMore`). Returns the moment the store is at: the player's position, or while a
+    /// seek is part way the last sample applied (the screen shows that moment until the seek
+    /// gets there).
+    fn play_slice(&mut self) -> Option<Duration> {
         let mut played = self.seeking.take()?;
         let done = self.store.play_for(&mut played, SEEK_SLICE);
         if let Some(ui) = self.app.replay.as_mut() {
@@ -132,7 +138,6 @@ impl Session {
         }
         let reached = played.reached().unwrap_or_default();
         self.seeking = Some(played);
-        effects.push(Effect::SeekMore);
         Some(reached)
     }
 
@@ -206,15 +211,9 @@ impl Session {
                 if !played.is_noop() || self.seeking.is_none() {
                     self.seeking = Some(played);
                 }
-                if let Some(reached) = self.play_slice(&mut effects) {
-                    now = reached;
-                }
+                now = self.play_slice().unwrap_or(now);
             }
-            Msg::SeekMore => {
-                if let Some(reached) = self.play_slice(&mut effects) {
-                    now = reached;
-                }
-            }
+            Msg::SeekMore => now = self.play_slice().unwrap_or(now),
             Msg::Extents(mut st) => {
                 self.log(now, &format!("extent map: {st:?}"));
                 // A failed rebuild leaves the older map in the store: say it is still used.
