@@ -44,6 +44,7 @@ fn snapshot() -> Snapshot {
                 waittime: Some(i as u64 % 500),
             },
             in_wait_s: (i % 900) as f64,
+            in_wait_s_at_least: false,
             locks: (i % 4) as u64,
             reads_per_s: Some((i % 100) as f64),
             writes_per_s: Some(0.5),

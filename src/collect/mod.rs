@@ -52,7 +52,7 @@ impl SessionClock {
     }
 
     /// A clock that reads `at` now (a demo played from a point of its timeline).
-    pub(crate) fn starting_at(at: Duration) -> Self {
+    pub fn starting_at(at: Duration) -> Self {
         let now = Instant::now();
         SessionClock {
             start: now.checked_sub(at).unwrap_or(now),
@@ -573,7 +573,7 @@ pub struct Collection {
 impl Collection {
     /// Starts every collector against `runner`: the polled sources of the registry, sockets,
     /// NUMA, the drill-down sessions and the extent job.
-    pub(crate) fn start(
+    pub fn start(
         runner: Arc<dyn CommandRunner>,
         interval: f64,
         raw: Option<std::sync::mpsc::SyncSender<RawSample>>,
@@ -630,6 +630,11 @@ impl Collection {
             extents,
             tasks,
         }
+    }
+
+    /// The next update from any collector (`None` once they have all stopped).
+    pub async fn next_update(&mut self) -> Option<Update> {
+        self.updates.recv().await
     }
 
     /// Stops every collector now (also done on drop).

@@ -24,6 +24,7 @@ pub mod schema;
 mod segments;
 mod text;
 pub mod timeline;
+pub mod truth;
 mod vitals;
 
 use crate::error::SourceError;
@@ -247,7 +248,7 @@ impl DemoRunner {
     }
 
     /// The demo as a runner, its clock (tokio's) starting now.
-    pub(crate) fn new(instance: DemoInstance) -> Self {
+    pub fn new(instance: DemoInstance) -> Self {
         DemoRunner {
             instance,
             start: Instant::now(),

@@ -45,7 +45,7 @@ pub enum Incident {
 pub struct Phase {
     pub start: u64,
     pub end: u64,
-    pub(crate) incident: Incident,
+    pub incident: Incident,
 }
 
 impl Phase {

@@ -36,6 +36,8 @@ pub struct HotSession {
     pub page: u64,
     /// How long it has waited (seconds), as tracked across samples; None for the holder.
     pub in_wait_s: Option<f64>,
+    /// `in_wait_s` is a lower bound (the wait was on before ifxtop saw it begin).
+    pub in_wait_s_at_least: bool,
 }
 
 /// The hot spot screen's content.
@@ -107,8 +109,10 @@ pub(crate) fn build(store: &Store, row: &HotspotRow, now: Duration) -> HotspotVi
                         store
                             .tracker
                             .since(addr)
-                            .map_or(0.0, |s| now.saturating_sub(s).as_secs_f64())
+                            .map_or(0.0, |(s, _)| now.saturating_sub(s).as_secs_f64())
                     }),
+                    in_wait_s_at_least: !holds
+                        && store.tracker.since(addr).is_none_or(|(_, at_least)| at_least),
                 })
             };
             people.extend(b.owner.and_then(|o| person(o, true)));

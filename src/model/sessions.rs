@@ -47,6 +47,8 @@ pub struct SessionRow {
     /// How long it is in its state (seconds): for a wait, the wait's own time (which may
     /// predate ifxtop); otherwise as far as ifxtop has seen it.
     pub in_state_s: Option<f64>,
+    /// `in_state_s` is a lower bound: the state was on before ifxtop saw it begin.
+    pub in_state_s_at_least: bool,
     pub threads: u32,
 }
 
@@ -117,6 +119,7 @@ pub(crate) fn build(u: &OnstatU, inp: &SessionInputs<'_>) -> Vec<SessionRow> {
                 blocks: Vec::new(),
                 critical_section: false,
                 in_state_s: None,
+                in_state_s_at_least: false,
                 threads: 0,
             });
             rows.len() - 1
@@ -159,14 +162,17 @@ pub(crate) fn build(u: &OnstatU, inp: &SessionInputs<'_>) -> Vec<SessionRow> {
             b.dedup();
             row.blocks = b;
         }
-        row.in_state_s = inp
-            .tracker
-            .session_state_since(sid)
-            .map(|since| inp.now.saturating_sub(since).as_secs_f64());
+        let tracked = inp.tracker.session_state_since(sid);
+        row.in_state_s = tracked.map(|(since, _)| inp.now.saturating_sub(since).as_secs_f64());
+        row.in_state_s_at_least = tracked.is_some_and(|(_, at_least)| at_least);
         // A wait knows better how long it lasts than ifxtop's watching does: onstat -g con
         // counts from before ifxtop started.
         if let Some(w) = waiter_of.get(&sid) {
-            row.in_state_s = Some(row.in_state_s.unwrap_or(0.0).max(w.in_wait_s));
+            let state = row.in_state_s.unwrap_or(0.0);
+            if w.in_wait_s >= state {
+                row.in_state_s = Some(w.in_wait_s);
+                row.in_state_s_at_least = w.in_wait_s_at_least;
+            }
         }
     }
     rows

@@ -295,7 +295,7 @@ pub fn build_with(
             };
             *summary.by_reason.entry(reason.letter()).or_default() += 1;
             let target = index.target(th, reason, extents, base);
-            let since = store.tracker.since(th.address).unwrap_or(now);
+            let (since, at_least) = store.tracker.since(th.address).unwrap_or((now, true));
             let tracked = now.saturating_sub(since).as_secs_f64();
             // onstat -g con knows how long a condition wait has lasted, from before ifxtop ran.
             let reported = match &target {
@@ -313,6 +313,8 @@ pub fn build_with(
                 reason,
                 waiting_on: target,
                 in_wait_s: tracked.max(reported),
+                // onstat -g con's count is the wait's whole age.
+                in_wait_s_at_least: at_least && reported < tracked,
                 locks: th.locks,
                 reads_per_s: rates.map(|r| r.0),
                 writes_per_s: rates.map(|r| r.1),

@@ -438,6 +438,9 @@ pub struct WaiterRow {
     pub waiting_on: WaitTarget,
     /// How long it has been in this wait, tracked across samples (seconds).
     pub in_wait_s: f64,
+    /// `in_wait_s` is a lower bound: the wait was already on when ifxtop first saw it (or
+    /// after a gap in its samples), and nothing says when it began.
+    pub in_wait_s_at_least: bool,
     pub locks: u64,
     pub reads_per_s: Option<f64>,
     pub writes_per_s: Option<f64>,

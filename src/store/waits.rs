@@ -20,7 +20,15 @@ struct Tracked {
     sessid: Sid,
     state: WaitState,
     since: Duration,
+    /// The wait was already on when first seen (the first sample, or after a gap longer than
+    /// [`SEEN_BEGIN_WITHIN`]): `since` is when ifxtop saw it, the wait is older.
+    at_least: bool,
 }
+
+/// A wait first seen in a sample at most this long after the previous one began between the
+/// two: its age is known to within that. After a longer gap (the first sample, a failed poll, a
+/// slower interval) the age is only a lower bound.
+pub(crate) const SEEN_BEGIN_WITHIN: Duration = Duration::from_millis(1_500);
 
 /// Remembers since when each thread has been in its current wait, and each session's recent
 /// wait states (for the session screen's history).
@@ -51,6 +59,8 @@ fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
 struct Span {
     from_ds: u32,
     reason: Option<WaitReason>,
+    /// The state was already on at `from` (first seen then, not begun then).
+    at_least: bool,
 }
 
 impl Span {
@@ -59,6 +69,7 @@ impl Span {
         Span {
             from_ds: u32::try_from(ds).unwrap_or(u32::MAX),
             reason,
+            at_least: false,
         }
     }
 
@@ -84,6 +95,10 @@ impl WaitTracker {
         let mut next: FxHashMap<Addr, Tracked> =
             FxHashMap::with_capacity_and_hasher(u.threads.len(), Default::default());
         let mut session_state: FxHashMap<Sid, Option<WaitReason>> = FxHashMap::default();
+        // What is new in this sample began since the previous one, if that one is recent.
+        let seen_begin = self
+            .last_t
+            .is_some_and(|last| t.saturating_sub(last) <= SEEN_BEGIN_WITHIN);
         for th in &u.threads {
             if th.flags.is_primary() || th.sessid.0 != 0 {
                 // The primary thread speaks for its session; a waiting helper thread does too.
@@ -99,9 +114,11 @@ impl WaitTracker {
                 reason,
                 wait: th.wait,
             };
-            let since = match self.current.get(&th.address) {
-                Some(prev) if prev.state == state && prev.sessid == th.sessid => prev.since,
-                _ => t,
+            let (since, at_least) = match self.current.get(&th.address) {
+                Some(prev) if prev.state == state && prev.sessid == th.sessid => {
+                    (prev.since, prev.at_least)
+                }
+                _ => (t, !seen_begin),
             };
             next.insert(
                 th.address,
@@ -109,6 +126,7 @@ impl WaitTracker {
                     sessid: th.sessid,
                     state,
                     since,
+                    at_least,
                 },
             );
         }
@@ -119,7 +137,9 @@ impl WaitTracker {
             }
             let h = self.history.entry(sid).or_default();
             if h.back().map(|s| s.reason) != Some(reason) {
-                h.push_back(Span::new(t, reason));
+                let mut span = Span::new(t, reason);
+                span.at_least = !seen_begin;
+                h.push_back(span);
             }
             while h.len() > HISTORY_MAX_SPANS {
                 h.pop_front();
@@ -136,17 +156,19 @@ impl WaitTracker {
         self.last_t = Some(t);
     }
 
-    /// Since when the thread at `rstcb` has been in its current wait.
-    pub(crate) fn since(&self, rstcb: Addr) -> Option<Duration> {
-        self.current.get(&rstcb).map(|t| t.since)
+    /// Since when the thread at `rstcb` has been in its current wait, and whether that is
+    /// only when ifxtop first saw it (the wait is older: a lower bound).
+    pub(crate) fn since(&self, rstcb: Addr) -> Option<(Duration, bool)> {
+        self.current.get(&rstcb).map(|t| (t.since, t.at_least))
     }
 
-    /// Since when the session is in its current state (running, or waiting on one reason).
-    pub(crate) fn session_state_since(&self, sid: Sid) -> Option<Duration> {
+    /// Since when the session is in its current state (running, or waiting on one reason), and
+    /// whether that is only when ifxtop first saw it.
+    pub(crate) fn session_state_since(&self, sid: Sid) -> Option<(Duration, bool)> {
         self.history
             .get(&sid)
             .and_then(|h| h.back())
-            .map(Span::from)
+            .map(|s| (s.from(), s.at_least))
     }
 
     /// The session's wait states over the last `HISTORY_SPAN`, oldest first.

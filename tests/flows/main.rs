@@ -57,6 +57,7 @@ fn waiter(sid: u64, user: &str, reason: WaitReason, in_wait: f64, idle: bool) ->
             waittime: Some(in_wait as u64),
         },
         in_wait_s: in_wait,
+        in_wait_s_at_least: false,
         locks: 1,
         reads_per_s: Some(0.0),
         writes_per_s: Some(0.0),

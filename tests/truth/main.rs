@@ -1,0 +1,337 @@
+//! The oracle: ifxtop's whole pipeline (the real collectors, store, joins) against the demo on
+//! a paused clock, every second compared with the demo's ground truth at the moment the data was
+//! taken. The rule: every blocker ifxtop names is right, or it says it does not know; every wait
+//! age is exact (within the sampling interval) or flagged as a lower bound, never above the truth.
+//!
+//! In CI a slice runs (`oracle_slice`); `IFXTOP_ORACLE=full cargo test --release --test truth --
+//! --ignored` runs every seed, size and start over the whole timeline and prints the table.
+
+use ifxtop::collect::{extents::ExtentSource, Collection, SessionClock};
+use ifxtop::demo::timeline::{Incident, TIMELINE};
+use ifxtop::demo::truth::{State, Truth, TruthWalk};
+use ifxtop::demo::{DemoInstance, DemoRunner};
+use ifxtop::model::snapshot::{build, Snapshot};
+use ifxtop::parsers::onstat_u::WaitReason;
+use ifxtop::source::Source;
+use ifxtop::store::{Store, StoreSettings};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How far before the first moment checked the truth walk begins (every wait the demo plays
+/// but the idle ones, which say their own age, begins within this).
+const WARM: u64 = 200;
+
+/// Tally of one kind of answer.
+#[derive(Debug, Default, Clone, Copy)]
+struct Tally {
+    checked: u64,
+    right: u64,
+    unknown: u64,
+    wrong: u64,
+}
+
+#[derive(Debug, Default)]
+struct Report {
+    kinds: BTreeMap<&'static str, Tally>,
+    /// The first few wrong answers, for the failure message.
+    examples: Vec<String>,
+}
+
+impl Report {
+    fn right(&mut self, kind: &'static str) {
+        let t = self.kinds.entry(kind).or_default();
+        t.checked += 1;
+        t.right += 1;
+    }
+    fn unknown(&mut self, kind: &'static str) {
+        let t = self.kinds.entry(kind).or_default();
+        t.checked += 1;
+        t.unknown += 1;
+    }
+    fn wrong(&mut self, kind: &'static str, what: String) {
+        let t = self.kinds.entry(kind).or_default();
+        t.checked += 1;
+        t.wrong += 1;
+        if self.examples.len() < 25 {
+            self.examples.push(format!("{kind}: {what}"));
+        }
+    }
+    fn wrong_total(&self) -> u64 {
+        self.kinds.values().map(|t| t.wrong).sum()
+    }
+    fn merge(&mut self, other: Report) {
+        for (k, t) in other.kinds {
+            let e = self.kinds.entry(k).or_default();
+            e.checked += t.checked;
+            e.right += t.right;
+            e.unknown += t.unknown;
+            e.wrong += t.wrong;
+        }
+        for e in other.examples {
+            if self.examples.len() < 25 {
+                self.examples.push(e);
+            }
+        }
+    }
+    fn table(&self) -> String {
+        let mut s = format!(
+            "{:<18} {:>9} {:>9} {:>9} {:>7}\n",
+            "join", "checked", "right", "unknown", "wrong"
+        );
+        for (k, t) in &self.kinds {
+            let _ = writeln!(
+                s,
+                "{k:<18} {:>9} {:>9} {:>9} {:>7}",
+                t.checked, t.right, t.unknown, t.wrong
+            );
+        }
+        s
+    }
+}
+
+fn letter_of(reason: WaitReason) -> char {
+    reason.letter()
+}
+
+/// Compares one snapshot with the truth at the moment of its `onstat -u`.
+fn compare(snap: &Snapshot, truth: &Truth, at: &str, r: &mut Report) {
+    let mut seen_waiting: Vec<u64> = Vec::new();
+    for w in &snap.waiters {
+        let sid = w.sessid.0;
+        let Some(st) = truth.session(sid) else {
+            continue; // daemons and helper threads: not in the demo's session truth
+        };
+        if w.flags.chars().nth(3) != Some('P') {
+            continue; // a PDQ helper thread speaks for nobody
+        }
+        seen_waiting.push(sid);
+        // The thread's state.
+        if st.state.wait_letter() == Some(letter_of(w.reason)) {
+            r.right("state");
+        } else {
+            r.wrong(
+                "state",
+                format!("{at} sid {sid}: shown {:?}, true {:?}", w.reason, st.state),
+            );
+            continue;
+        }
+        // Idle: a client wait with nothing queued.
+        let truly_idle = st.state == State::Idle || (st.state == State::SlowFetch && st.send_q == 0);
+        if w.idle == truly_idle {
+            r.right("idle");
+        } else {
+            r.wrong(
+                "idle",
+                format!("{at} sid {sid}: shown idle={}, true {:?} send_q {}", w.idle, st.state, st.send_q),
+            );
+        }
+        // The direct blocker and the head.
+        match (w.blockers.first().map(|s| s.0), st.blocker) {
+            (Some(b), Some(t)) if b == t => r.right("direct blocker"),
+            (Some(b), t) => r.wrong(
+                "direct blocker",
+                format!("{at} sid {sid} ({:?}): shown blocked by {b}, true {t:?}", st.state),
+            ),
+            (None, Some(_)) => r.unknown("direct blocker"),
+            (None, None) => r.right("direct blocker"),
+        }
+        match (w.head_blocker.map(|s| s.0), st.head) {
+            (Some(h), Some(t)) if h == t => r.right("head blocker"),
+            (Some(h), t) => r.wrong(
+                "head blocker",
+                format!("{at} sid {sid} ({:?}): shown head {h}, true {t:?}", st.state),
+            ),
+            (None, Some(_)) => r.unknown("head blocker"),
+            (None, None) => r.right("head blocker"),
+        }
+        // The wait's age: never above the truth; below it only as a flagged lower bound.
+        if let Some(age) = truth.wait_age(sid) {
+            let shown = w.in_wait_s;
+            let truth_s = age as f64;
+            if shown > truth_s + 1.001 {
+                r.wrong(
+                    "wait age",
+                    format!("{at} sid {sid} ({:?}): shown {shown}s, true {age}s", st.state),
+                );
+            } else if truth_s - shown > 1.001 && !w.in_wait_s_at_least {
+                r.wrong(
+                    "wait age",
+                    format!(
+                        "{at} sid {sid} ({:?}): shown {shown}s (not as a lower bound), true {age}s",
+                        st.state
+                    ),
+                );
+            } else if truth_s - shown > 1.001 {
+                r.unknown("wait age");
+            } else {
+                r.right("wait age");
+            }
+        }
+    }
+    // Every session waiting on the server is listed as waiting.
+    for st in truth.sessions.values() {
+        if st.state.is_server_wait() && !seen_waiting.contains(&st.sid) {
+            r.wrong(
+                "state",
+                format!("{at} sid {}: not shown waiting, true {:?}", st.sid, st.state),
+            );
+        }
+    }
+    // Head blockers: each one heads a true chain.
+    for h in &snap.heads {
+        let heads_someone = truth.sessions.values().any(|s| s.head == Some(h.sid.0));
+        if heads_someone {
+            r.right("heads");
+        } else {
+            r.wrong(
+                "heads",
+                format!("{at} head sid {} blocks {}: heads no true chain", h.sid, h.blocked),
+            );
+        }
+    }
+    // Mutex holders named for this moment.
+    for m in snap.vitals.mutexes.iter().filter(|m| m.kind == "mutex") {
+        let Some(holder) = m.holder_sessid else {
+            continue;
+        };
+        match truth.mutexes.iter().find(|t| t.address == m.address.0) {
+            Some(t) if t.holder == holder.0 => r.right("mutex holder"),
+            t => r.wrong(
+                "mutex holder",
+                format!(
+                    "{at} mutex {} ({}): shown held by {holder}, true {:?}",
+                    m.name,
+                    m.address,
+                    t.map(|t| t.holder)
+                ),
+            ),
+        }
+    }
+}
+
+/// Runs the pipeline against the demo from `start` for `len` seconds, comparing every second.
+fn run(seed: u64, sessions: usize, start: u64, len: u64) -> Report {
+    let demo = DemoInstance::new(seed).with_sessions(sessions);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .start_paused(true)
+        .build()
+        .expect("runtime");
+    let from = Duration::from_secs(start);
+    let mut report = Report::default();
+    rt.block_on(async {
+        let runner = DemoRunner::new(demo.clone()).starting_at(from);
+        let mut collection = Collection::start(
+            Arc::new(runner),
+            1.0,
+            None,
+            ExtentSource::default(),
+            SessionClock::starting_at(from),
+        );
+        let mut store = Store::new(StoreSettings::default());
+        let mut walk = TruthWalk::new(&demo, start.saturating_sub(WARM));
+        let mut truth = walk.next();
+        let t0 = tokio::time::Instant::now();
+        for k in 0..len {
+            // Half a second into each second: what was taken at its start has arrived.
+            let deadline = t0 + Duration::from_secs(k) + Duration::from_millis(500);
+            loop {
+                tokio::select! {
+                    Some(u) = collection.next_update() => store.apply(u),
+                    _ = tokio::time::sleep_until(deadline) => break,
+                }
+            }
+            let Some(u_t) = store
+                .source(&Source::OnstatU)
+                .and_then(|s| s.last_ok.as_ref())
+                .map(|(t, _)| *t)
+            else {
+                continue;
+            };
+            let now = from + Duration::from_secs(k) + Duration::from_millis(500);
+            let snap = build(&store, now, None, &[]);
+            while truth.t < u_t.as_secs() {
+                truth = walk.next();
+            }
+            let at = format!("seed {seed} n {sessions} t={}", truth.t);
+            compare(&snap, &truth, &at, &mut report);
+        }
+    });
+    report
+}
+
+/// Each incident's start.
+fn incident_starts() -> Vec<(Incident, u64)> {
+    let mut v: Vec<(Incident, u64)> = Vec::new();
+    for p in TIMELINE {
+        if p.incident != Incident::Calm && !v.iter().any(|(i, _)| *i == p.incident) {
+            v.push((p.incident, p.start));
+        }
+    }
+    v
+}
+
+/// The CI slice: one seed at 300 sessions through the lock chain, the checkpoint stall, the
+/// long transaction and the mutex contention, each from its start and from 40 s into it.
+#[test]
+fn oracle_slice() {
+    let mut total = Report::default();
+    for (incident, start) in incident_starts() {
+        if !matches!(
+            incident,
+            Incident::LockChain
+                | Incident::CheckpointRequested
+                | Incident::LongTransaction
+                | Incident::MutexContention
+                | Incident::InsertHotSpot
+        ) {
+            continue;
+        }
+        for offset in [0, 40] {
+            total.merge(run(1, 300, start + offset, 30));
+        }
+    }
+    eprintln!("{}", total.table());
+    assert!(
+        total.wrong_total() == 0,
+        "wrong answers:\n{}\n{}",
+        total.table(),
+        total.examples.join("\n")
+    );
+    // The slice does check what it claims to.
+    for kind in ["state", "direct blocker", "head blocker", "wait age", "idle"] {
+        assert!(
+            total.kinds.get(kind).is_some_and(|t| t.right > 0),
+            "nothing right of kind {kind}:\n{}",
+            total.table()
+        );
+    }
+}
+
+/// The full oracle: 3 seeds, 300 and 5,000 sessions, every incident from its start, 10 s and
+/// 40 s into it, over the whole 720 s timeline. Run with
+/// `cargo test --release --test truth -- --ignored --nocapture`.
+#[test]
+#[ignore = "minutes in release mode: run on demand"]
+fn oracle_full() {
+    let mut total = Report::default();
+    for seed in [1, 2, 3] {
+        for sessions in [300, 5_000] {
+            for (_, start) in incident_starts() {
+                for offset in [0, 10, 40] {
+                    total.merge(run(seed, sessions, start + offset, 60));
+                }
+            }
+            total.merge(run(seed, sessions, 0, 720));
+        }
+    }
+    eprintln!("{}", total.table());
+    assert!(
+        total.wrong_total() == 0,
+        "wrong answers:\n{}\n{}",
+        total.table(),
+        total.examples.join("\n")
+    );
+}
