@@ -45,7 +45,8 @@ pub(crate) fn spawn(ctx: &Ctx, sources: Vec<Source>) -> JoinHandle<()> {
             let due: Vec<Source> = sources
                 .iter()
                 .zip(&next)
-                .filter(|(_, n)| **n <= now + Duration::from_millis(1))
+                // Due on its period, or wanted with this tick's onstat -u (demand.rs).
+                .filter(|(s, n)| **n <= now + Duration::from_millis(1) || ctx.demand.wants(s))
                 .map(|(s, _)| *s)
                 .collect();
             let alone = alone_until.is_some_and(|u| Instant::now() < u);

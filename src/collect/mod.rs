@@ -5,6 +5,7 @@
 
 #[cfg(test)]
 mod budget;
+mod demand;
 pub mod devices;
 pub mod extents;
 mod group;
@@ -93,6 +94,8 @@ pub struct Ctx {
     /// The chunk paths of the latest `onstat -D`: the devices task resolves them when they
     /// change.
     chunk_paths: Arc<watch::Sender<Vec<String>>>,
+    /// What the latest `onstat -u` wants read with the next one (demand.rs).
+    demand: Arc<demand::Demand>,
 }
 
 /// What the banner's mode flags say of the server's part in a cluster: `(Prim)`, `(Sec)` (an
@@ -156,6 +159,7 @@ impl Ctx {
             release: Arc::new(AtomicU64::new(0)),
             role: Arc::new(std::sync::atomic::AtomicU8::new(0)),
             chunk_paths: Arc::new(watch::channel(Vec::new()).0),
+            demand: Arc::new(demand::Demand::default()),
         }
     }
 
@@ -221,6 +225,9 @@ impl Ctx {
             if let Some(h) = header {
                 self.role
                     .store(Role::from_flags(&h.mode_flags).bits(), Ordering::Relaxed);
+            }
+            if let Some(u) = p.get::<crate::parsers::onstat_u::OnstatU>() {
+                self.demand.observe(u);
             }
         }
         if let (Source::OnstatDUpper, Ok(p)) = (source, &result) {
@@ -419,19 +426,38 @@ async fn pause(ctx: &mut Ctx, base: Duration) {
     }
 }
 
-/// One task per source, each on its own period.
+/// One task per source, each on its own period, or every tick while the latest `onstat -u`
+/// wants it read with the next one (demand.rs).
 pub fn spawn_polling(ctx: &Ctx, sources: Vec<Source>) -> Vec<JoinHandle<()>> {
     sources
         .into_iter()
         .map(|source| {
             let mut ctx = ctx.clone();
             tokio::spawn(async move {
+                let mut demand = ctx.demand.subscribe();
+                let demandable = demand::Demand::demandable(&source);
                 loop {
                     // A source of a later release than the server's is not run at all.
                     if ctx.asks(&source) && ctx.collect(&source).await.is_none() {
                         break;
                     }
-                    pause(&mut ctx, source.period()).await;
+                    loop {
+                        let wanted = ctx.demand.wants(&source);
+                        let period = if wanted {
+                            crate::source::registry::PERIOD_FAST
+                        } else {
+                            source.period()
+                        };
+                        tokio::select! {
+                            _ = pause(&mut ctx, period) => break,
+                            // Wanted now: wait for the next tick instead of the period.
+                            changed = demand.changed(), if !wanted && demandable => {
+                                if changed.is_err() || !ctx.demand.wants(&source) {
+                                    continue;
+                                }
+                            }
+                        }
+                    }
                 }
             })
         })

@@ -239,20 +239,27 @@ pub fn build_with(
 ) -> Snapshot {
     let base = store.settings.base_page_kb;
     let extents = store.extents();
+    // Holders and waits change within a second: only what was read at the moment of the
+    // onstat -u joins its waiters. Names (of conditions, mutexes, tables) and thread ids do
+    // not change that fast and may come from older outputs.
     let index = WaitIndex::new(
         store.get::<OnstatGCon>(Source::OnstatGCon),
-        store.get::<OnstatX>(Source::OnstatX),
+        store
+            .get_at_moment::<OnstatGCon>(Source::OnstatGCon)
+            .is_some(),
+        store.get_at_moment::<OnstatX>(Source::OnstatX),
     )
     .with_locks(
-        store.get::<OnstatK>(Source::OnstatK),
+        store.get_at_moment::<OnstatK>(Source::OnstatK),
         store.get::<Systabnames>(Source::Systabnames),
     )
     .with_latches(&crate::model::waiters::LatchSources {
-        lmx: store.get(Source::OnstatGLmx),
-        wmx: store.get(Source::OnstatGWmx),
-        latches: store.get(Source::OnstatS),
+        lmx: store.get_at_moment(Source::OnstatGLmx),
+        wmx: store.get_at_moment(Source::OnstatGWmx),
+        latches: store.get_at_moment(Source::OnstatS),
         ath: store.get(Source::OnstatGAth),
-    });
+    })
+    .with_mutex_names(store.mutex_names());
     let mut sockets = store.sockets.rows();
     let client_row = match store.get::<OnstatGNtt>(Source::OnstatGNtt) {
         Some(n) => crate::model::sockets::join_sessions(&mut sockets, n),
@@ -328,10 +335,14 @@ pub fn build_with(
             });
         }
         let engine = crate::model::waiters::engine_blockers(
-            store.get(Source::OnstatGBth),
+            store.get_at_moment(Source::OnstatGBth),
             store.get(Source::OnstatGAth),
         );
-        join_chains(u, &mut waiters, &engine);
+        let log_holder = crate::model::waiters::long_transaction_thread(
+            u,
+            store.get_at_moment(Source::OnstatXTxn),
+        );
+        join_chains(u, &mut waiters, &engine, log_holder);
         for row in &mut waiters {
             row.idle = row.is_idle_client_wait();
             if row.idle {

@@ -103,8 +103,12 @@ pub struct MutexRow {
     pub address: Addr,
     /// `mutex` (`onstat -g lmx`/`-g wmx`) or `latch` (`onstat -s`).
     pub kind: &'static str,
+    /// Its holder at the moment of the snapshot's `onstat -u`; `None` when not known for
+    /// that moment.
     pub holder_sessid: Option<Sid>,
     pub holder_tid: Option<Tid>,
+    /// How long before the `onstat -u` the holder was read (within the same tick), when named.
+    pub holder_age_s: Option<f64>,
     /// How many threads wait for it.
     pub waiters: usize,
     pub waiter_sessids: Vec<Sid>,
@@ -300,25 +304,35 @@ fn oldest_transaction(
 }
 
 /// Mutexes with waiters or holders (`-g lmx`, `-g wmx`, merged by address) and latches with a
-/// holder (`-s`), most waiters first.
+/// holder (`-s`), most waiters first. Holders change within microseconds: a holder is named
+/// only from outputs read at the moment of the `onstat -u` (`Store::get_at_moment`); at any
+/// other moment the list is this `onstat -u`'s mutex waits, named from the names seen before,
+/// and the holder is unknown.
 fn mutexes(store: &Store, u: Option<&OnstatU>) -> Vec<MutexRow> {
     let sid_of_tid = sessions_of_tids(store.get::<OnstatGAth>(Source::OnstatGAth), u);
     let sid_of_addr: FxHashMap<Addr, Sid> = u
         .map(|u| u.threads.iter().map(|t| (t.address, t.sessid)).collect())
         .unwrap_or_default();
+    let moment = store.moment();
     let mut rows: BTreeMap<Addr, MutexRow> = BTreeMap::new();
+    let mut read_now = false;
     for src in [Source::OnstatGLmx, Source::OnstatGWmx] {
-        for m in store
-            .get::<OnstatGLmx>(src)
-            .map(|x| x.mutexes.as_slice())
-            .unwrap_or_default()
-        {
+        let Some(x) = store.get_at_moment::<OnstatGLmx>(src) else {
+            continue;
+        };
+        read_now = true;
+        let age = match (moment, store.observed(src)) {
+            (Some(m), Some(t)) => Some(m.saturating_sub(t).as_secs_f64()),
+            _ => None,
+        };
+        for m in &x.mutexes {
             let row = rows.entry(m.addr).or_insert_with(|| MutexRow {
                 name: m.name.clone(),
                 address: m.addr,
                 kind: "mutex",
                 holder_sessid: None,
                 holder_tid: None,
+                holder_age_s: None,
                 waiters: 0,
                 waiter_sessids: Vec::new(),
                 longest_wait_s: None,
@@ -326,6 +340,7 @@ fn mutexes(store: &Store, u: Option<&OnstatU>) -> Vec<MutexRow> {
             if m.holder.is_some() {
                 row.holder_tid = m.holder;
                 row.holder_sessid = m.holder.and_then(|t| sid_of_tid.get(&t).copied());
+                row.holder_age_s = age;
             }
             if m.waiters.len() >= row.waiters {
                 row.waiters = m.waiters.len();
@@ -341,8 +356,36 @@ fn mutexes(store: &Store, u: Option<&OnstatU>) -> Vec<MutexRow> {
             }
         }
     }
+    if !read_now {
+        for th in u.map(|u| u.threads.as_slice()).unwrap_or_default() {
+            let (Some(crate::parsers::onstat_u::WaitReason::Mutex), Some(addr)) =
+                (th.wait_reason, th.wait)
+            else {
+                continue;
+            };
+            let row = rows.entry(addr).or_insert_with(|| MutexRow {
+                name: store
+                    .mutex_names()
+                    .get(&addr)
+                    .map_or_else(|| addr.to_string(), |n| n.to_string()),
+                address: addr,
+                kind: "mutex",
+                holder_sessid: None,
+                holder_tid: None,
+                holder_age_s: None,
+                waiters: 0,
+                waiter_sessids: Vec::new(),
+                longest_wait_s: None,
+            });
+            row.waiters += 1;
+            if !row.waiter_sessids.contains(&th.sessid) {
+                row.waiter_sessids.push(th.sessid);
+                row.waiter_sessids.sort_unstable();
+            }
+        }
+    }
     for l in store
-        .get::<OnstatS>(Source::OnstatS)
+        .get_at_moment::<OnstatS>(Source::OnstatS)
         .map(|s| s.latches.as_slice())
         .unwrap_or_default()
     {
@@ -352,6 +395,7 @@ fn mutexes(store: &Store, u: Option<&OnstatU>) -> Vec<MutexRow> {
             kind: "latch",
             holder_sessid: l.userthread.and_then(|a| sid_of_addr.get(&a).copied()),
             holder_tid: None,
+            holder_age_s: Some(0.0),
             waiters: usize::from(l.wait.is_some()),
             waiter_sessids: Vec::new(),
             longest_wait_s: None,

@@ -148,7 +148,11 @@ impl WaitTarget {
 /// Index of the sources a waiter is joined against, built once per snapshot.
 #[derive(Debug, Default)]
 pub(crate) struct WaitIndex<'a> {
-    conditions: FxHashMap<Addr, (&'a str, u64)>,
+    /// Condition name and, when `onstat -g con` is of this moment, how long it has waited.
+    conditions: FxHashMap<Addr, (&'a str, Option<u64>)>,
+    /// Mutex names seen before (a name does not change at an address): names a mutex wait
+    /// when this moment's `onstat -g lmx` was not read.
+    mutex_names: Option<&'a FxHashMap<Addr, CompactString>>,
     /// Waiting thread (rstcb) → the buffer whose waiter list holds it.
     buffers: FxHashMap<Addr, BufferRef>,
     /// Buffer header address → buffer, for a `B` waiter whose `onstat -u` wait column names the
@@ -188,13 +192,15 @@ struct BufferRef {
 }
 
 impl<'a> WaitIndex<'a> {
-    pub(crate) fn new(con: Option<&'a OnstatGCon>, x: Option<&'a OnstatX>) -> Self {
+    /// `con` gives condition names (and their waits' ages when `con_now`: read at this moment);
+    /// `x` the buffers, their holders and waiters, read at this moment.
+    pub(crate) fn new(con: Option<&'a OnstatGCon>, con_now: bool, x: Option<&'a OnstatX>) -> Self {
         let mut idx = WaitIndex::default();
         if let Some(con) = con {
             for c in &con.conditions {
                 idx.conditions
                     .entry(c.addr)
-                    .or_insert((c.name.as_str(), c.waittime));
+                    .or_insert((c.name.as_str(), con_now.then_some(c.waittime)));
             }
         }
         if let Some(x) = x {
@@ -274,6 +280,13 @@ impl<'a> WaitIndex<'a> {
         self
     }
 
+    /// Mutex names seen before, for the mutex waits this moment's `onstat -g lmx` does not
+    /// explain.
+    pub(crate) fn with_mutex_names(mut self, names: &'a FxHashMap<Addr, CompactString>) -> Self {
+        self.mutex_names = Some(names);
+        self
+    }
+
     /// The table a partnum names, when systabnames was read.
     pub(crate) fn table(&self, partnum: u32) -> Option<&'a str> {
         self.tables.and_then(|t| t.table(partnum))
@@ -294,7 +307,7 @@ impl<'a> WaitIndex<'a> {
                 WaitTarget::Condition {
                     address,
                     name: hit.map(|(n, _)| CompactString::from(*n)),
-                    waittime: hit.map(|(_, w)| *w),
+                    waittime: hit.and_then(|(_, w)| *w),
                 }
             }
             WaitReason::Buffer => match self.buffers.get(&th.address).or_else(|| {
@@ -340,9 +353,14 @@ impl<'a> WaitIndex<'a> {
                     .latch_waiters
                     .get(&th.address)
                     .or_else(|| self.latches.get(&address));
+                let address = hit.map_or(address, |l| l.address);
                 WaitTarget::Latch {
-                    address: hit.map_or(address, |l| l.address),
-                    name: hit.map(|l| CompactString::from(l.name)),
+                    address,
+                    name: hit.map(|l| CompactString::from(l.name)).or_else(|| {
+                        self.mutex_names
+                            .and_then(|n| n.get(&address))
+                            .cloned()
+                    }),
                     // Its own mutex is no wait on itself.
                     owner: hit.and_then(|l| l.holder).filter(|h| *h != th.address),
                 }
@@ -561,10 +579,55 @@ pub(crate) fn engine_blockers(
         .collect()
 }
 
+/// The thread holding the logs while the server is `Blocked:LONGTX`: the oldest open
+/// transaction of `onstat -x` read at this moment, else the one session rolling back in this
+/// `onstat -u` (flag position 3 `R`). `None` when neither says (several roll back, no `-x`).
+pub(crate) fn long_transaction_thread(
+    u: &OnstatU,
+    x: Option<&crate::parsers::onstat_x_txn::OnstatXTxn>,
+) -> Option<Addr> {
+    let blocked = u
+        .header
+        .as_ref()
+        .and_then(|h| h.blocked.as_deref())
+        .is_some_and(|b| b.split(',').any(|r| r.trim() == "LONGTX"));
+    if !blocked {
+        return None;
+    }
+    let oldest = x.and_then(|x| {
+        x.transactions
+            .iter()
+            .filter_map(|t| Some((t.userthread?, t.begin_logpos?)))
+            .min_by_key(|(_, b)| b.log)
+            .map(|(a, _)| a)
+    });
+    oldest.or_else(|| {
+        let mut rolling: Vec<Addr> = u
+            .threads
+            .iter()
+            .filter(|t| t.flags.txn_state() == Some('R') && t.flags.is_primary())
+            .map(|t| t.address)
+            .collect();
+        rolling.dedup();
+        match rolling.as_slice() {
+            [one] => Some(*one),
+            _ => None,
+        }
+    })
+}
+
 /// Follows every waiter's chain of owners to its head blocker. `engine` (from `onstat -g bth`)
 /// fills in the blockers the other sources cannot see (memory grants, conditions); where both
 /// know one and they differ, the waiter says so.
-pub(crate) fn join_chains(u: &OnstatU, waiters: &mut [WaiterRow], engine: &FxHashMap<Addr, Addr>) {
+///
+/// `log_holder` is the thread of the oldest open transaction while the server is
+/// `Blocked:LONGTX`: nothing but its rollback may write, so every log waiter waits for it.
+pub(crate) fn join_chains(
+    u: &OnstatU,
+    waiters: &mut [WaiterRow],
+    engine: &FxHashMap<Addr, Addr>,
+    log_holder: Option<Addr>,
+) {
     let critical = critical_section_threads(u);
     let mut owner_of: FxHashMap<Addr, Addr> = waiters
         .iter()
@@ -581,6 +644,13 @@ pub(crate) fn join_chains(u: &OnstatU, waiters: &mut [WaiterRow], engine: &FxHas
             }
             Some(o) if sid_of.get(o) != sid_of.get(e) => w.engine_blocker = sid_of.get(e).copied(),
             Some(_) => {}
+        }
+    }
+    if let Some(holder) = log_holder {
+        for w in waiters.iter() {
+            if w.reason == WaitReason::LogBuffer && w.rstcb != holder {
+                owner_of.insert(w.rstcb, holder);
+            }
         }
     }
     if let Some((_, first)) = critical.first() {

@@ -57,6 +57,13 @@ impl Default for StoreSettings {
     }
 }
 
+/// Outputs taken at most this far apart are of one moment: the sources of one tick (the grouped
+/// `onstat -u -X -k` is one process; `-g lmx` and `-g con` start on the same tick).
+pub const SAME_MOMENT: Duration = Duration::from_millis(250);
+
+/// At most this many mutex names are kept (a server has a few thousand mutexes).
+const MUTEX_NAMES_MAX: usize = 100_000;
+
 /// What is known of one source.
 #[derive(Debug, Clone, Default)]
 pub struct SourceState {
@@ -100,6 +107,8 @@ pub struct Store {
     /// The extent map in use and when it arrived (the `oncheck -pe` source's last good value
     /// that was a map).
     extents: Option<(Duration, Parsed)>,
+    /// Mutex names by address, from every `onstat -g lmx`/`-g wmx` seen.
+    mutex_names: rustc_hash::FxHashMap<crate::ids::Addr, compact_str::CompactString>,
     /// Bumped by every applied update: derived views are rebuilt when it moves.
     pub(crate) generation: u64,
     /// Time of the newest sample applied.
@@ -119,6 +128,7 @@ impl Store {
             vitals: vitals::Vitals::default(),
             io: io::IoHistory::default(),
             extents: None,
+            mutex_names: rustc_hash::FxHashMap::default(),
             generation: 0,
             latest: Duration::ZERO,
         }
@@ -144,6 +154,38 @@ impl Store {
     /// of that type).
     pub fn get<T: Record>(&self, s: Source) -> Option<&T> {
         self.parsed(&s).and_then(|p| p.get::<T>())
+    }
+
+    /// When the last good value of a source was taken.
+    pub fn observed(&self, s: Source) -> Option<Duration> {
+        self.sources
+            .get(&s)
+            .and_then(|st| st.last_ok.as_ref())
+            .map(|(t, _)| *t)
+    }
+
+    /// The moment of the latest good `onstat -u`: what the fast facts (holders, waits, thread
+    /// states) of a snapshot are joined at.
+    pub fn moment(&self) -> Option<Duration> {
+        self.observed(Source::OnstatU)
+    }
+
+    /// The last good value of a source only if it was taken at the same moment as the latest
+    /// `onstat -u` (within [`SAME_MOMENT`]): holders change within a second, so an older one is
+    /// not joined to this moment's waiters.
+    pub fn get_at_moment<T: Record>(&self, s: Source) -> Option<&T> {
+        let (u, t) = (self.moment()?, self.observed(s)?);
+        let apart = if u > t { u - t } else { t - u };
+        (apart <= SAME_MOMENT).then(|| self.get::<T>(s)).flatten()
+    }
+
+    /// A mutex's name at an address: it does not change while the server is up, so a name
+    /// seen once names the address from then on (`onstat -g lmx`/`-g wmx` are read every 10 s
+    /// or when a mutex wait lasts).
+    pub(crate) fn mutex_names(
+        &self,
+    ) -> &rustc_hash::FxHashMap<crate::ids::Addr, compact_str::CompactString> {
+        &self.mutex_names
     }
 
     pub fn extents(&self) -> Option<&ExtentMap> {
@@ -180,6 +222,17 @@ impl Store {
                 if let Some(v) = parsed.get::<OnstatU>() {
                     self.tracker.observe(v, u.t);
                     self.rates.observe(v, u.t);
+                }
+            }
+            Source::OnstatGLmx | Source::OnstatGWmx => {
+                if let Some(v) = parsed.get::<crate::parsers::onstat_g_lmx::OnstatGLmx>() {
+                    for m in &v.mutexes {
+                        if self.mutex_names.len() < MUTEX_NAMES_MAX
+                            || self.mutex_names.contains_key(&m.addr)
+                        {
+                            self.mutex_names.insert(m.addr, m.name.as_str().into());
+                        }
+                    }
                 }
             }
             Source::OnstatX => {

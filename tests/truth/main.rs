@@ -37,6 +37,8 @@ struct Report {
     kinds: BTreeMap<&'static str, Tally>,
     /// The first few wrong answers, for the failure message.
     examples: Vec<String>,
+    /// Unknown direct blockers by the true state of the waiter.
+    unknown_by_state: BTreeMap<String, u64>,
 }
 
 impl Report {
@@ -69,6 +71,9 @@ impl Report {
             e.unknown += t.unknown;
             e.wrong += t.wrong;
         }
+        for (k, n) in other.unknown_by_state {
+            *self.unknown_by_state.entry(k).or_default() += n;
+        }
         for e in other.examples {
             if self.examples.len() < 25 {
                 self.examples.push(e);
@@ -87,6 +92,7 @@ impl Report {
                 t.checked, t.right, t.unknown, t.wrong
             );
         }
+        let _ = writeln!(s, "unknown direct blockers by the waiter's state: {:?}", self.unknown_by_state);
         s
     }
 }
@@ -124,7 +130,14 @@ fn compare(snap: &Snapshot, truth: &Truth, at: &str, r: &mut Report) {
         } else {
             r.wrong(
                 "idle",
-                format!("{at} sid {sid}: shown idle={}, true {:?} send_q {}", w.idle, st.state, st.send_q),
+                format!(
+                    "{at} sid {sid}: shown idle={} (socket {:?}, on {:?}), true {:?} send_q {}",
+                    w.idle,
+                    w.socket.as_ref().map(|s| s.send_q),
+                    w.waiting_on,
+                    st.state,
+                    st.send_q
+                ),
             );
         }
         // The direct blocker and the head.
@@ -134,7 +147,10 @@ fn compare(snap: &Snapshot, truth: &Truth, at: &str, r: &mut Report) {
                 "direct blocker",
                 format!("{at} sid {sid} ({:?}): shown blocked by {b}, true {t:?}", st.state),
             ),
-            (None, Some(_)) => r.unknown("direct blocker"),
+            (None, Some(_)) => {
+                r.unknown("direct blocker");
+                *r.unknown_by_state.entry(format!("{:?}", st.state)).or_default() += 1;
+            }
             (None, None) => r.right("direct blocker"),
         }
         match (w.head_blocker.map(|s| s.0), st.head) {
@@ -255,7 +271,11 @@ fn run(seed: u64, sessions: usize, start: u64, len: u64) -> Report {
             while truth.t < u_t.as_secs() {
                 truth = walk.next();
             }
-            let at = format!("seed {seed} n {sessions} t={}", truth.t);
+            let at = format!(
+                "seed {seed} n {sessions} t={} (con {:?})",
+                truth.t,
+                store.observed(Source::OnstatGCon)
+            );
             compare(&snap, &truth, &at, &mut report);
         }
     });
