@@ -17,6 +17,16 @@ pub(crate) fn human_duration(secs: f64) -> String {
     }
 }
 
+/// `human_duration`, or as a lower bound (`≥6s`) when the time is only as long as ifxtop has
+/// seen it and it began before.
+pub(crate) fn human_duration_bound(secs: f64, at_least: bool) -> String {
+    if at_least {
+        format!("≥{}", human_duration(secs))
+    } else {
+        human_duration(secs)
+    }
+}
+
 /// `245 KB`, `1.2 MB`, `812 B`.
 pub(crate) fn human_bytes(n: u64) -> String {
     const K: f64 = 1024.0;

@@ -103,7 +103,10 @@ mod tests {
                 100 + i
             ));
         }
-        text.push_str(&format!(" {} active, 1024 total, 20 maximum concurrent\n", rows.len()));
+        text.push_str(&format!(
+            " {} active, 1024 total, 20 maximum concurrent\n",
+            rows.len()
+        ));
         crate::parsers::onstat_u::parse(&text).expect("parses")
     }
 

@@ -67,15 +67,12 @@ pub(crate) fn text(snap: &Snapshot) -> String {
             w.sessid,
             w.user,
             w.reason.short(),
-            human_duration(w.in_wait_s),
+            crate::format::human_duration_bound(w.in_wait_s, w.in_wait_s_at_least),
             w.verdict
         );
     }
     if !snap.heads.is_empty() {
-        let _ = writeln!(
-            s,
-            "\nHEAD BLOCKERS (what ends one: onmode -z SID; ifxtop only reads)"
-        );
+        let _ = writeln!(s, "\nHEAD BLOCKERS (most harm first; ifxtop only reads)");
         let _ = writeln!(
             s,
             "{:>6} {:<10} {:<24} {:>6}  SQL",
@@ -100,6 +97,9 @@ pub(crate) fn text(snap: &Snapshot) -> String {
                 h.blocked,
                 sql
             );
+            if let Some(a) = &h.action {
+                let _ = writeln!(s, "{:>6} what helps: {}", "", crate::format::printable(a));
+            }
         }
     }
     let _ = writeln!(s, "\nSESSIONS (busiest first)");
@@ -117,9 +117,9 @@ pub(crate) fn text(snap: &Snapshot) -> String {
         r.reads_per_s.unwrap_or(0.0) + r.writes_per_s.unwrap_or(0.0)
     };
     active.sort_by(|a, b| {
-        b.blocks
-            .len()
-            .cmp(&a.blocks.len())
+        b.harm
+            .rank_key()
+            .cmp(&a.harm.rank_key())
             .then(busy(b).total_cmp(&busy(a)))
             .then(a.sessid.cmp(&b.sessid))
     });
@@ -131,7 +131,9 @@ pub(crate) fn text(snap: &Snapshot) -> String {
             r.user,
             r.state_words(),
             r.blocks.len(),
-            r.in_state_s.map_or("-".to_string(), human_duration),
+            r.in_state_s.map_or("-".to_string(), |t| {
+                crate::format::human_duration_bound(t, r.in_state_s_at_least)
+            }),
             rate(r.reads_per_s),
             rate(r.writes_per_s),
             r.waiting_on.as_deref().unwrap_or("")

@@ -112,7 +112,10 @@ pub(crate) fn build(store: &Store, row: &HotspotRow, now: Duration) -> HotspotVi
                             .map_or(0.0, |(s, _)| now.saturating_sub(s).as_secs_f64())
                     }),
                     in_wait_s_at_least: !holds
-                        && store.tracker.since(addr).is_none_or(|(_, at_least)| at_least),
+                        && store
+                            .tracker
+                            .since(addr)
+                            .is_none_or(|(_, at_least)| at_least),
                 })
             };
             people.extend(b.owner.and_then(|o| person(o, true)));

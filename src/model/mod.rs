@@ -3,6 +3,7 @@
 
 pub mod chains;
 pub mod fleet;
+pub mod harm;
 pub mod hotspot;
 pub mod io;
 pub mod numa;

@@ -94,8 +94,11 @@ pub struct SessionView {
     pub gone: bool,
     /// One of its threads is inside a critical section: checkpoints wait for it.
     pub critical_section: bool,
-    /// The command that would end it, for a head blocker (ifxtop itself only reads).
+    /// The command that would end it, for a head blocker whose locks or transaction hold
+    /// others up (ifxtop itself only reads).
     pub kill_command: Option<String>,
+    /// What helps, for a head blocker, in words (where `onmode -z` does not help, what does).
+    pub action: Option<String>,
 }
 
 /// The session's lock lines from `onstat -k`: those its threads hold, then the one it waits for.
@@ -235,7 +238,9 @@ pub(crate) fn build(
     // Ending the head blocker is the DBA's call; ifxtop names the command and runs nothing.
     let blocked_itself = v.waiter.as_ref().is_some_and(|w| !w.blockers.is_empty());
     if !v.blocking.is_empty() && !blocked_itself && !v.gone {
-        v.kill_command = Some(format!("onmode -z {sid}"));
+        let action = crate::model::harm::action_for(u, waiters, sid);
+        v.kill_command = action.as_ref().and_then(|a| a.command.clone());
+        v.action = action.map(|a| a.words);
         if v.waiter.is_some() {
             // Waiting itself (for its client, say) while holding what others wait for.
             v.verdict = format!(

@@ -42,6 +42,9 @@ pub struct SessionRow {
     pub locks: u64,
     /// The sessions waiting on it, directly or further down their chains.
     pub blocks: Vec<Sid>,
+    /// The harm it does to them (the oldest wait it causes; background when they are all
+    /// brief mutex waits).
+    pub harm: crate::model::harm::Harm,
     /// One of its threads is inside a critical section (it holds up checkpoints).
     pub critical_section: bool,
     /// How long it is in its state (seconds): for a wait, the wait's own time (which may
@@ -117,6 +120,7 @@ pub(crate) fn build(u: &OnstatU, inp: &SessionInputs<'_>) -> Vec<SessionRow> {
                 writes_per_s: None,
                 locks: 0,
                 blocks: Vec::new(),
+                harm: crate::model::harm::Harm::default(),
                 critical_section: false,
                 in_state_s: None,
                 in_state_s_at_least: false,
@@ -161,6 +165,7 @@ pub(crate) fn build(u: &OnstatU, inp: &SessionInputs<'_>) -> Vec<SessionRow> {
             b.sort_unstable();
             b.dedup();
             row.blocks = b;
+            row.harm = crate::model::harm::harm_of(inp.waiters, sid);
         }
         let tracked = inp.tracker.session_state_since(sid);
         row.in_state_s = tracked.map(|(since, _)| inp.now.saturating_sub(since).as_secs_f64());

@@ -45,6 +45,11 @@ pub struct HeadBlocker {
     pub locks: u64,
     /// Waiters whose chain ends at this session.
     pub blocked: usize,
+    /// The harm it causes: heads are ranked by it.
+    pub harm: crate::model::harm::Harm,
+    /// What helps, in the words the session screen shows (`onmode -z 812 ends the session...`
+    /// only where ending it frees what others wait for).
+    pub action: Option<String>,
 }
 
 /// Counts for the Waiters pane's summary line.
@@ -370,10 +375,20 @@ pub fn build_with(
                     state,
                     locks,
                     blocked,
+                    harm: crate::model::harm::harm_of(&waiters, sid),
+                    action: crate::model::harm::action_for(u, &waiters, sid).map(|a| a.words),
                 }
             })
             .collect();
-        heads.sort_by(|a, b| b.blocked.cmp(&a.blocked).then(a.sid.cmp(&b.sid)));
+        // The most harmful first: the oldest wait caused, then how many wait; sub-second
+        // mutex waits last (background of any busy server).
+        heads.sort_by(|a, b| {
+            b.harm
+                .rank_key()
+                .cmp(&a.harm.rank_key())
+                .then(b.blocked.cmp(&a.blocked))
+                .then(a.sid.cmp(&b.sid))
+        });
         let hosts = client_hosts(store);
         let programs = client_programs(store, focus);
         sessions = crate::model::sessions::build(

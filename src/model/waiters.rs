@@ -62,7 +62,7 @@ pub enum WaitTarget {
 
 impl WaitTarget {
     /// The thread holding what is waited on, where the sources say.
-    pub(crate) fn owner(&self) -> Option<Addr> {
+    pub fn owner(&self) -> Option<Addr> {
         match self {
             WaitTarget::Lock { owner, .. }
             | WaitTarget::Buffer { owner, .. }
@@ -356,11 +356,9 @@ impl<'a> WaitIndex<'a> {
                 let address = hit.map_or(address, |l| l.address);
                 WaitTarget::Latch {
                     address,
-                    name: hit.map(|l| CompactString::from(l.name)).or_else(|| {
-                        self.mutex_names
-                            .and_then(|n| n.get(&address))
-                            .cloned()
-                    }),
+                    name: hit
+                        .map(|l| CompactString::from(l.name))
+                        .or_else(|| self.mutex_names.and_then(|n| n.get(&address)).cloned()),
                     // Its own mutex is no wait on itself.
                     owner: hit.and_then(|l| l.holder).filter(|h| *h != th.address),
                 }

@@ -2,7 +2,7 @@
 //! sort key, and the pane's default order. The app sorts and filters with these; the views draw
 //! with them.
 
-use crate::format::{human_bytes, human_duration};
+use crate::format::human_bytes;
 use crate::ids::Sid;
 use crate::model::io::{ChunkRow, Concern};
 use crate::model::sessions::{SessionRow, SessionState};
@@ -555,8 +555,9 @@ impl Pane {
 pub(crate) fn session_priority(s: &SessionRow) -> f64 {
     let io = s.reads_per_s.unwrap_or(0.0) + s.writes_per_s.unwrap_or(0.0);
     let time = s.in_state_s.unwrap_or(0.0).min(1e7);
-    if !s.blocks.is_empty() || s.critical_section {
-        4e9 + s.blocks.len() as f64 * 1e7 + time
+    if (!s.blocks.is_empty() && !s.harm.background) || s.critical_section {
+        // The most harm first: the oldest wait it causes, then how many wait.
+        4e9 + s.harm.oldest_wait_s.min(1e5) * 1e4 + s.blocks.len().min(9_999) as f64 + time.min(0.5)
     } else {
         match s.state {
             SessionState::Waiting => 3e9 + time,
@@ -573,9 +574,9 @@ fn session_cell(r: &SessionRow, c: SessionCol) -> Cow<'_, str> {
         SessionCol::Host => r.host.as_deref().unwrap_or("-").into(),
         SessionCol::State => r.state_words().into(),
         SessionCol::What => r.waiting_on.as_deref().unwrap_or("").into(),
-        SessionCol::Time => r
-            .in_state_s
-            .map_or(Cow::Borrowed("-"), |t| human_duration(t).into()),
+        SessionCol::Time => r.in_state_s.map_or(Cow::Borrowed("-"), |t| {
+            crate::format::human_duration_bound(t, r.in_state_s_at_least).into()
+        }),
         SessionCol::ReadsPerS => rate(r.reads_per_s).into(),
         SessionCol::WritesPerS => rate(r.writes_per_s).into(),
         SessionCol::Locks => r.locks.to_string().into(),
@@ -629,7 +630,9 @@ fn waiter_cell(r: &WaiterRow, c: WaiterCol) -> Cow<'_, str> {
             }
             d.into()
         }
-        WaiterCol::InWait => human_duration(r.in_wait_s).into(),
+        WaiterCol::InWait => {
+            crate::format::human_duration_bound(r.in_wait_s, r.in_wait_s_at_least).into()
+        }
         // The direct blocker: the head has its own place (the tree, the session screen).
         WaiterCol::Blocker => match (r.deadlock, r.direct_blocker()) {
             (true, _) => Cow::Borrowed("DEADLK"),
@@ -858,7 +861,11 @@ impl TableRows for PaneRows<'_> {
     fn style(&self, row: usize, theme: &Theme) -> Style {
         match self.pane {
             Pane::Sessions => match self.snap.sessions.get(row) {
-                Some(r) if !r.blocks.is_empty() || r.critical_section => theme.hot,
+                // Holding others up is an alarm; holding a mutex someone waits on for an
+                // instant is the background of a busy server.
+                Some(r) if (!r.blocks.is_empty() && !r.harm.background) || r.critical_section => {
+                    theme.hot
+                }
                 Some(r) if r.state == SessionState::Idle => theme.dim,
                 Some(r) if r.state == SessionState::Waiting => theme.warn,
                 _ => Style::new(),

@@ -387,8 +387,8 @@ fn a_drilled_session_shows_its_sql_and_client_from_ses_and_sql() {
 
 #[test]
 fn a_buffer_waiter_not_yet_listed_by_onstat_x_joins_through_its_wait_address() {
-    // onstat -X (polled every 2 s) lists 501 as the waiter of buffer 4600a000, owned by 500; 502
-    // began waiting since: its onstat -u wait column names the same buffer.
+    // onstat -X lists 501 as the waiter of buffer 4600a000, owned by 500; 502 is not in the
+    // buffer's waiter list: its onstat -u wait column names the same buffer.
     let u = format!(
         "{BANNER}address          flags   sessid   user     tty      wait             tout locks nreads   nwrites
 4b4ad000         ---P--- 500      loader   -        0                0    2     1        900
@@ -407,9 +407,25 @@ Buffer pool page size: 2048
     );
     let parsed = ifxtop::parsers::onstat_x::parse(&x).expect("onstat -X");
     assert!(parsed.unparsed.is_empty(), "{:?}", parsed.unparsed);
+    // Read a second before the onstat -u: a buffer's holder changes within a second, so it
+    // names no holder for this moment's waiters (a wrong blocker is worse than none).
     let mut s = store();
     apply(&mut s, Source::OnstatX, 0, &x);
     apply(&mut s, Source::OnstatU, 1, &u);
+    let snap = build(&s, &[]);
+    for sid in [501, 502] {
+        let w = snap
+            .waiters
+            .iter()
+            .find(|w| w.sessid == Sid(sid))
+            .unwrap_or_else(|| panic!("{sid}"));
+        assert_eq!(w.waiting_on.owner(), None, "{sid}: {:?}", w.waiting_on);
+        assert_eq!(w.head_blocker, None, "{sid}");
+        assert!(w.blockers.is_empty(), "{sid}: {:?}", w.blockers);
+    }
+    // Read with it (the grouped onstat -u -X of one tick): both join, 502 through its wait
+    // address.
+    apply(&mut s, Source::OnstatX, 1, &x);
     let snap = build(&s, &[]);
     for sid in [501, 502] {
         let w = snap

@@ -92,7 +92,11 @@ impl Report {
                 t.checked, t.right, t.unknown, t.wrong
             );
         }
-        let _ = writeln!(s, "unknown direct blockers by the waiter's state: {:?}", self.unknown_by_state);
+        let _ = writeln!(
+            s,
+            "unknown direct blockers by the waiter's state: {:?}",
+            self.unknown_by_state
+        );
         s
     }
 }
@@ -124,7 +128,8 @@ fn compare(snap: &Snapshot, truth: &Truth, at: &str, r: &mut Report) {
             continue;
         }
         // Idle: a client wait with nothing queued.
-        let truly_idle = st.state == State::Idle || (st.state == State::SlowFetch && st.send_q == 0);
+        let truly_idle =
+            st.state == State::Idle || (st.state == State::SlowFetch && st.send_q == 0);
         if w.idle == truly_idle {
             r.right("idle");
         } else {
@@ -145,11 +150,16 @@ fn compare(snap: &Snapshot, truth: &Truth, at: &str, r: &mut Report) {
             (Some(b), Some(t)) if b == t => r.right("direct blocker"),
             (Some(b), t) => r.wrong(
                 "direct blocker",
-                format!("{at} sid {sid} ({:?}): shown blocked by {b}, true {t:?}", st.state),
+                format!(
+                    "{at} sid {sid} ({:?}): shown blocked by {b}, true {t:?}",
+                    st.state
+                ),
             ),
             (None, Some(_)) => {
                 r.unknown("direct blocker");
-                *r.unknown_by_state.entry(format!("{:?}", st.state)).or_default() += 1;
+                *r.unknown_by_state
+                    .entry(format!("{:?}", st.state))
+                    .or_default() += 1;
             }
             (None, None) => r.right("direct blocker"),
         }
@@ -157,7 +167,10 @@ fn compare(snap: &Snapshot, truth: &Truth, at: &str, r: &mut Report) {
             (Some(h), Some(t)) if h == t => r.right("head blocker"),
             (Some(h), t) => r.wrong(
                 "head blocker",
-                format!("{at} sid {sid} ({:?}): shown head {h}, true {t:?}", st.state),
+                format!(
+                    "{at} sid {sid} ({:?}): shown head {h}, true {t:?}",
+                    st.state
+                ),
             ),
             (None, Some(_)) => r.unknown("head blocker"),
             (None, None) => r.right("head blocker"),
@@ -169,7 +182,10 @@ fn compare(snap: &Snapshot, truth: &Truth, at: &str, r: &mut Report) {
             if shown > truth_s + 1.001 {
                 r.wrong(
                     "wait age",
-                    format!("{at} sid {sid} ({:?}): shown {shown}s, true {age}s", st.state),
+                    format!(
+                        "{at} sid {sid} ({:?}): shown {shown}s, true {age}s",
+                        st.state
+                    ),
                 );
             } else if truth_s - shown > 1.001 && !w.in_wait_s_at_least {
                 r.wrong(
@@ -191,7 +207,10 @@ fn compare(snap: &Snapshot, truth: &Truth, at: &str, r: &mut Report) {
         if st.state.is_server_wait() && !seen_waiting.contains(&st.sid) {
             r.wrong(
                 "state",
-                format!("{at} sid {}: not shown waiting, true {:?}", st.sid, st.state),
+                format!(
+                    "{at} sid {}: not shown waiting, true {:?}",
+                    st.sid, st.state
+                ),
             );
         }
     }
@@ -203,7 +222,34 @@ fn compare(snap: &Snapshot, truth: &Truth, at: &str, r: &mut Report) {
         } else {
             r.wrong(
                 "heads",
-                format!("{at} head sid {} blocks {}: heads no true chain", h.sid, h.blocked),
+                format!(
+                    "{at} head sid {} blocks {}: heads no true chain",
+                    h.sid, h.blocked
+                ),
+            );
+        }
+    }
+    // `onmode -z` only where ending the session frees what others wait for: its locks (it is
+    // neither inside a critical section nor rolling back).
+    for h in &snap.heads {
+        let offers_kill = h.action.as_deref().is_some_and(|a| a.contains("onmode -z"));
+        let Some(st) = truth.session(h.sid.0) else {
+            continue;
+        };
+        let holds_locks_others_wait_for = truth
+            .sessions
+            .values()
+            .any(|w| w.state == State::Lock && w.head == Some(h.sid.0));
+        let killable = !matches!(st.state, State::Critical | State::Rollback);
+        if offers_kill == (holds_locks_others_wait_for && killable) {
+            r.right("action");
+        } else {
+            r.wrong(
+                "action",
+                format!(
+                    "{at} head sid {} ({:?}): action {:?}, holds locks others wait for: {}",
+                    h.sid, st.state, h.action, holds_locks_others_wait_for
+                ),
             );
         }
     }
@@ -321,7 +367,14 @@ fn oracle_slice() {
         total.examples.join("\n")
     );
     // The slice does check what it claims to.
-    for kind in ["state", "direct blocker", "head blocker", "wait age", "idle"] {
+    for kind in [
+        "state",
+        "direct blocker",
+        "head blocker",
+        "wait age",
+        "idle",
+        "action",
+    ] {
         assert!(
             total.kinds.get(kind).is_some_and(|t| t.right > 0),
             "nothing right of kind {kind}:\n{}",

@@ -170,7 +170,9 @@ fn vitals(s: &mut Store) {
         } else {
             format!("{BANNER}{text}")
         };
-        apply(s, source, 29, &text, 5);
+        // Read at the moment of the last onstat -u (the grouped call and the -g ones of one
+        // tick): a mutex's holder and waiters are joined to that moment only.
+        apply(s, source, 30, &text, 5);
     }
 }
 

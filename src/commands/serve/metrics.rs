@@ -71,6 +71,8 @@ metrics! {
         "Threads waiting for their client to send the next request (not a server problem)";
     LongestWait => Gauge "informix_longest_wait_seconds"
         "The longest current wait, by what it waits on (0 when nothing waits on it)";
+    LongestWaitLowerBound => Gauge "informix_longest_wait_lower_bound"
+        "1 when the longest current wait of that reason was already on when ifxtop first saw it: its seconds are a lower bound";
     HeadBlockers => Gauge "informix_head_blockers"
         "Sessions that block others without being blocked themselves";
     BlockedWaiters => Gauge "informix_blocked_waiters"
@@ -539,7 +541,8 @@ fn server_state(out: &mut Out, snap: &Snapshot) {
 
 /// Waiting threads by reason, idle client waits, the longest waits, blockers.
 fn waits(out: &mut Out, snap: &Snapshot) {
-    let mut count: BTreeMap<WaitReason, (usize, f64)> = BTreeMap::new();
+    // Per reason: how many wait, the longest wait, and whether that is a lower bound.
+    let mut count: BTreeMap<WaitReason, (usize, f64, bool)> = BTreeMap::new();
     let mut idle = 0usize;
     let mut deadlocked = 0usize;
     for w in &snap.waiters {
@@ -547,15 +550,18 @@ fn waits(out: &mut Out, snap: &Snapshot) {
             idle += 1;
             continue;
         }
-        let e = count.entry(w.reason).or_insert((0, 0.0));
+        let e = count.entry(w.reason).or_insert((0, 0.0, false));
         e.0 += 1;
-        e.1 = e.1.max(w.in_wait_s);
+        if w.in_wait_s >= e.1 {
+            e.1 = w.in_wait_s;
+            e.2 = w.in_wait_s_at_least;
+        }
         deadlocked += usize::from(w.deadlock);
     }
     // Every reason, 0 when nothing waits on it: a graph has no gaps and an alert compares
     // against 0, not against a missing series.
     for r in WaitReason::ALL {
-        let (n, _) = count.get(&r).copied().unwrap_or_default();
+        let (n, _, _) = count.get(&r).copied().unwrap_or_default();
         out.gauge(
             Metric::WaitingThreads,
             vec![("reason", reason_label(r).into())],
@@ -563,11 +569,16 @@ fn waits(out: &mut Out, snap: &Snapshot) {
         );
     }
     for r in WaitReason::ALL {
-        let (_, longest) = count.get(&r).copied().unwrap_or_default();
+        let (_, longest, at_least) = count.get(&r).copied().unwrap_or_default();
         out.gauge(
             Metric::LongestWait,
             vec![("reason", reason_label(r).into())],
             longest,
+        );
+        out.gauge(
+            Metric::LongestWaitLowerBound,
+            vec![("reason", reason_label(r).into())],
+            f64::from(u8::from(at_least)),
         );
     }
     out.gauge(Metric::IdleClientWaits, vec![], idle as f64);

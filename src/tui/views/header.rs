@@ -421,6 +421,10 @@ fn sources_line<'a>(
         age: Option<f64>,
         error: Option<String>,
         stale: bool,
+        /// Read every second (at an interval of 1 s): the age the screen's moment has.
+        fast: bool,
+        /// Older than its own period allows (a slow source late for its next run).
+        overdue: bool,
     }
     let items: Vec<Item> = snap
         .sources
@@ -433,6 +437,10 @@ fn sources_line<'a>(
                 stale: s.error.is_none()
                     && s.age_s
                         .is_some_and(|a| a > 3.0 * s.period_s * app.interval.max(1.0) + 2.0),
+                fast: s.period_s <= 1.0,
+                overdue: s.error.is_none()
+                    && s.age_s
+                        .is_some_and(|a| a > 1.5 * s.period_s * app.interval.max(1.0) + 2.0),
                 error: s.error.as_ref().map(|e| format!(" {}: {e}", s.source)),
             })
         })
@@ -467,18 +475,23 @@ fn sources_line<'a>(
             ));
         }
     } else {
-        // Narrow: the oldest healthy data, then only the sources that need a look.
+        // Narrow: the age of the every-second data (what the screen's moment is: a source read
+        // every minute is not a minute-stale screen), then only the sources that need a look:
+        // failing, or late for their own period.
         let oldest = items
             .iter()
-            .filter(|i| i.error.is_none() && !i.stale)
+            .filter(|i| i.fast && i.error.is_none() && !i.stale)
             .filter_map(|i| i.age)
             .fold(None::<f64>, |m, a| Some(m.map_or(a, |m| m.max(a))));
         let healthy = items
             .iter()
-            .filter(|i| i.error.is_none() && !i.stale)
+            .filter(|i| i.error.is_none() && !i.overdue)
             .count();
         spans.push(Span::raw(format!("data ≤{} ({healthy} ok) ", age(oldest))));
-        for i in items.iter().filter(|i| i.error.is_some() || i.stale) {
+        for i in items
+            .iter()
+            .filter(|i| i.error.is_some() || i.stale || i.overdue)
+        {
             let (st, bang) = if i.error.is_some() {
                 (theme.error, "!")
             } else {

@@ -98,7 +98,7 @@ pub(crate) fn lines(
                 format!("{}:{}", p.chunk, p.page),
                 match p.in_wait_s {
                     None => "holds it".to_string(),
-                    Some(s) => human_duration(s),
+                    Some(s) => crate::format::human_duration_bound(s, p.in_wait_s_at_least),
                 }
             );
             if k == ui.selected {

@@ -129,10 +129,11 @@ fn summary_line<'a>(app: &'a App, snap: &'a Snapshot, width: u16) -> Line<'a> {
         Pane::Sessions => {
             use crate::model::sessions::SessionState;
             let count = |st: SessionState| snap.sessions.iter().filter(|s| s.state == st).count();
+            // Brief mutex waits are the background of any busy server: not "blocking".
             let blocking = snap
                 .sessions
                 .iter()
-                .filter(|s| !s.blocks.is_empty())
+                .filter(|s| !s.blocks.is_empty() && !s.harm.background)
                 .count();
             let (ses, run, wait, idle, holding) = if narrow {
                 ("ses", "run", "wait", "idle", "blocking")
@@ -403,7 +404,7 @@ fn tree(app: &App, snap: &Snapshot, area: Rect, buf: &mut Buffer) {
                         w.sessid,
                         w.user,
                         w.reason.short(),
-                        crate::format::human_duration(w.in_wait_s),
+                        crate::format::human_duration_bound(w.in_wait_s, w.in_wait_s_at_least),
                         w.waiting_on_short(),
                     ),
                     app.theme.wait_style(w.in_wait_s),

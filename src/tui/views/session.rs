@@ -91,7 +91,10 @@ pub(crate) fn lines(
                 _ if what.is_empty() => w.reason.short().to_string(),
                 _ => format!("{} {what}", w.reason.short()),
             };
-            let mut s = format!("{what} for {}", human_duration(w.in_wait_s));
+            let mut s = format!(
+                "{what} for {}",
+                crate::format::human_duration_bound(w.in_wait_s, w.in_wait_s_at_least)
+            );
             if let WaitTarget::Condition {
                 waittime: Some(wt), ..
             } = &w.waiting_on
@@ -154,6 +157,12 @@ pub(crate) fn lines(
             label("ACTION", theme),
             Span::styled(cmd.clone(), theme.key),
             Span::styled("  ends it: your call (ifxtop only reads)", theme.dim),
+        ]));
+    } else if let Some(words) = &view.action {
+        let w = width.saturating_sub(L as u16).max(20);
+        out.push(Line::from(vec![
+            label("ACTION", theme),
+            Span::styled(crate::tui::table::fit(words, w, false), theme.dim),
         ]));
     }
     match &view.socket {
