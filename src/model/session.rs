@@ -152,6 +152,11 @@ pub(crate) fn build(
         return v;
     };
     let ath = store.get::<OnstatGAth>(Source::OnstatGAth);
+    // A thread's name and id do not change; its status does within a second: shown only from
+    // an onstat -g ath read at the moment of the onstat -u (else its flags say what it does).
+    let status_now = store
+        .get_at_moment::<OnstatGAth>(Source::OnstatGAth)
+        .is_some();
     let by_rstcb: FxHashMap<Addr, &AthThread> = ath
         .map(|a| {
             a.threads
@@ -170,7 +175,7 @@ pub(crate) fn build(
             rstcb: t.address,
             tid: a.map(|a| a.tid.0),
             name: a.map(|a| a.name.to_string()),
-            status: a.map(|a| a.status.clone()),
+            status: a.filter(|_| status_now).map(|a| a.status.clone()),
             flags: t.flags.to_string(),
             in_words: flags_in_words(&t.flags),
             locks: t.locks,
@@ -182,6 +187,16 @@ pub(crate) fn build(
     if v.gone {
         v.notes.push(format!(
             "session {sid} is not in the latest onstat -u (it ended?)"
+        ));
+    }
+    if ath.is_some() && !status_now && !v.gone {
+        let age = match (store.moment(), store.observed(Source::OnstatGAth)) {
+            (Some(m), Some(t)) => crate::format::human_duration(m.saturating_sub(t).as_secs_f64()),
+            _ => "-".into(),
+        };
+        v.notes.push(format!(
+            "thread status: onstat -g ath is {age} older than onstat -u (a status changes within \
+             a second; the flags are of this moment)"
         ));
     }
     if ath.is_none() && !v.gone {
@@ -241,6 +256,28 @@ pub(crate) fn build(
         let action = crate::model::harm::action_for(u, waiters, sid);
         v.kill_command = action.as_ref().and_then(|a| a.command.clone());
         v.action = action.map(|a| a.words);
+        // The oldest open transaction holding the logs: where it began and what it spans.
+        if let Some(l) = store.get::<crate::parsers::onstat_l::OnstatL>(Source::OnstatL) {
+            let current = l.logs.iter().find(|f| f.is_current());
+            let oldest = crate::model::vitals::oldest_transaction(
+                store.get(Source::OnstatXTxn),
+                Some(u),
+                current.map(|f| f.uniqid),
+            );
+            if let Some(o) = oldest.filter(|o| o.sessid == Some(sid)) {
+                let rolling_back = v
+                    .threads
+                    .iter()
+                    .any(|t| t.flags.as_bytes().get(2) == Some(&b'R'));
+                v.notes.push(format!(
+                    "the oldest open transaction: began in log {}, spans {} of {} logs{}",
+                    o.begin_log,
+                    o.logs_spanned,
+                    l.logs.len(),
+                    if rolling_back { ", rolling back" } else { "" }
+                ));
+            }
+        }
         if v.waiter.is_some() {
             // Waiting itself (for its client, say) while holding what others wait for.
             v.verdict = format!(

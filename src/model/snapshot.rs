@@ -50,6 +50,8 @@ pub struct HeadBlocker {
     /// What helps, in the words the session screen shows (`onmode -z 812 ends the session...`
     /// only where ending it frees what others wait for).
     pub action: Option<String>,
+    /// `onmode -z SID`, only where ending the session frees what others wait for.
+    pub command: Option<String>,
 }
 
 /// Counts for the Waiters pane's summary line.
@@ -58,7 +60,8 @@ pub struct WaitSummary {
     /// Per reason letter (B C G L S T Y X D): number of threads waiting.
     pub by_reason: BTreeMap<char, usize>,
     pub threads: usize,
-    pub(crate) sessions: usize,
+    /// User sessions (the daemons' session 0 is none), as the Sessions pane counts them.
+    pub sessions: usize,
     pub idle: usize,
 }
 
@@ -123,7 +126,9 @@ pub struct Snapshot {
 }
 
 /// What holds the checkpoint up, in words: `server Blocked:CKPT; in a critical section: sid 882`.
-fn checkpoint_words(u: &OnstatU) -> String {
+/// In `CKPT INP` with nobody in a critical section, the checkpoint itself is what the waiters
+/// wait for: `the checkpoint is flushing, 12s so far` (from its oldest waiter's wait).
+fn checkpoint_words(u: &OnstatU, waiters: &[WaiterRow]) -> String {
     let mut why = Vec::new();
     if let Some(h) = &u.header {
         if let Some(b) = &h.blocked {
@@ -142,6 +147,23 @@ fn checkpoint_words(u: &OnstatU) -> String {
             "held up by sid {} in a critical section",
             critical.join(", ")
         ));
+    } else if u
+        .header
+        .as_ref()
+        .and_then(|h| h.checkpoint_flag())
+        .is_some_and(|f| f.contains("INP"))
+    {
+        let oldest = waiters
+            .iter()
+            .filter(|w| w.reason == WaitReason::Checkpoint)
+            .max_by(|a, b| a.in_wait_s.total_cmp(&b.in_wait_s));
+        why.push(match oldest {
+            Some(w) => format!(
+                "no session holds it up: the checkpoint is flushing, {} so far",
+                crate::format::human_duration_bound(w.in_wait_s, w.in_wait_s_at_least)
+            ),
+            None => "no session holds it up: the checkpoint is flushing".to_string(),
+        });
     }
     why.join("; ")
 }
@@ -297,7 +319,13 @@ pub fn build_with(
             server.blocked = h.blocked.clone();
         }
         summary.threads = u.threads.len();
-        let mut sids: Vec<Sid> = u.threads.iter().map(|t| t.sessid).collect();
+        // User sessions, as the Sessions pane counts them (the daemons' session 0 is none).
+        let mut sids: Vec<Sid> = u
+            .threads
+            .iter()
+            .map(|t| t.sessid)
+            .filter(|s| s.0 != 0)
+            .collect();
         sids.sort_unstable();
         sids.dedup();
         summary.sessions = sids.len();
@@ -354,9 +382,18 @@ pub fn build_with(
                 summary.idle += 1;
             }
         }
-        let checkpoint = checkpoint_words(u);
+        let checkpoint = checkpoint_words(u, &waiters);
+        let moment = store.moment();
+        let note = |label: &str, s: Source| {
+            crate::model::waiters::HolderNotes::note(label, store.observed(s), moment)
+        };
+        let notes = crate::model::waiters::HolderNotes {
+            lock: note("onstat -k", Source::OnstatK),
+            buffer: note("onstat -X", Source::OnstatX),
+            mutex: note("onstat -g lmx", Source::OnstatGLmx),
+        };
         for row in &mut waiters {
-            row.verdict = verdict(row, u, &checkpoint);
+            row.verdict = verdict(row, u, &checkpoint, &notes);
         }
         crate::model::io::note_slow_chunks(&mut waiters, &io);
         let mut counts: BTreeMap<Sid, usize> = BTreeMap::new();
@@ -369,6 +406,7 @@ pub fn build_with(
             .into_iter()
             .map(|(sid, blocked)| {
                 let (state, locks, user) = crate::model::waiters::state_words(u, sid);
+                let action = crate::model::harm::action_for(u, &waiters, sid);
                 HeadBlocker {
                     sid,
                     user,
@@ -376,7 +414,8 @@ pub fn build_with(
                     locks,
                     blocked,
                     harm: crate::model::harm::harm_of(&waiters, sid),
-                    action: crate::model::harm::action_for(u, &waiters, sid).map(|a| a.words),
+                    action: action.as_ref().map(|a| a.words.clone()),
+                    command: action.and_then(|a| a.command),
                 }
             })
             .collect();

@@ -280,7 +280,7 @@ pub(crate) fn build(store: &Store) -> Vitals {
 }
 
 /// The open transaction that began in the oldest log: what keeps the logs from being freed.
-fn oldest_transaction(
+pub(crate) fn oldest_transaction(
     x: Option<&OnstatXTxn>,
     u: Option<&OnstatU>,
     current_log: Option<u64>,

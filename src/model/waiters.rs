@@ -739,7 +739,39 @@ fn blocker_words(row: &WaiterRow, u: &OnstatU) -> Option<String> {
 
 /// The sentence that says why a thread waits. `checkpoint` is what holds the checkpoint up
 /// (`Blocked:CKPT`, the sessions in critical sections), for checkpoint waiters.
-pub(crate) fn verdict(row: &WaiterRow, u: &OnstatU, checkpoint: &str) -> Cow<'static, str> {
+/// Why a holder is not named, per kind of holder, for this moment: `holder unknown: onstat -k
+/// is 3s old` (the holder of a lock, a buffer or a mutex is named only from an output read at
+/// the moment of the `onstat -u`).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct HolderNotes {
+    pub(crate) lock: String,
+    pub(crate) buffer: String,
+    pub(crate) mutex: String,
+}
+
+impl HolderNotes {
+    /// The note for one source: its age at `moment`, or that it was not read yet.
+    pub(crate) fn note(
+        label: &str,
+        observed: Option<std::time::Duration>,
+        moment: Option<std::time::Duration>,
+    ) -> String {
+        match (observed, moment) {
+            (Some(t), Some(m)) => format!(
+                "holder unknown: {label} is {} old",
+                crate::format::human_duration(m.saturating_sub(t).as_secs_f64())
+            ),
+            _ => format!("holder unknown: {label} not read yet"),
+        }
+    }
+}
+
+pub(crate) fn verdict(
+    row: &WaiterRow,
+    u: &OnstatU,
+    checkpoint: &str,
+    notes: &HolderNotes,
+) -> Cow<'static, str> {
     if row.reason == WaitReason::Checkpoint {
         return Cow::Owned(if checkpoint.is_empty() {
             "waiting for a checkpoint to finish".to_string()
@@ -802,14 +834,28 @@ pub(crate) fn verdict(row: &WaiterRow, u: &OnstatU, checkpoint: &str) -> Cow<'st
             Some(o) => format!("waiting for a buffer of {o} (page {chunk}:{page})"),
             None => format!("waiting for buffer page {chunk}:{page} (not in the extent map)"),
         }),
+        WaitTarget::Lock { owner: None, .. } => {
+            Cow::Owned(format!("waiting for a lock ({})", notes.lock))
+        }
         WaitTarget::Lock { .. } => Cow::Borrowed("waiting for a lock"),
+        WaitTarget::Latch {
+            name,
+            owner: None,
+            address,
+            ..
+        } => Cow::Owned(format!(
+            "waiting for mutex {} ({})",
+            name.as_deref()
+                .map_or_else(|| address.to_string(), str::to_string),
+            notes.mutex
+        )),
         WaitTarget::Latch { name: Some(n), .. } => Cow::Owned(format!("waiting for mutex {n}")),
         WaitTarget::Latch { address, .. } => Cow::Owned(format!("waiting for mutex {address}")),
         WaitTarget::Other { .. } => match row.reason {
             WaitReason::LogBuffer => Cow::Borrowed("waiting for a logical-log buffer write"),
             WaitReason::Transaction => Cow::Borrowed("waiting for a transaction"),
             WaitReason::Rollback => Cow::Borrowed("waiting for rollback cleanup"),
-            WaitReason::Buffer => Cow::Borrowed("waiting for a buffer (not in onstat -X)"),
+            WaitReason::Buffer => Cow::Owned(format!("waiting for a buffer ({})", notes.buffer)),
             r => Cow::Owned(format!("waiting: {}", r.words())),
         },
     }

@@ -38,6 +38,9 @@ pub(crate) struct WaitTracker {
     /// Compact spans (8 bytes, not the 24 of a `WaitSpan`): 5,000 sessions with ten minutes of
     /// history each held 15 MB this way before, the most of the resident memory's growth.
     history: FxHashMap<Sid, VecDeque<Span>>,
+    /// Each session's current wait address: a new address is a new wait (a hot page moved on),
+    /// a new span, so the history and the screen's `WAITS ON ... for` agree.
+    history_wait: FxHashMap<Sid, Option<Addr>>,
     last_t: Option<Duration>,
 }
 
@@ -94,7 +97,8 @@ impl WaitTracker {
     pub(crate) fn observe(&mut self, u: &OnstatU, t: Duration) {
         let mut next: FxHashMap<Addr, Tracked> =
             FxHashMap::with_capacity_and_hasher(u.threads.len(), Default::default());
-        let mut session_state: FxHashMap<Sid, Option<WaitReason>> = FxHashMap::default();
+        let mut session_state: FxHashMap<Sid, (Option<WaitReason>, Option<Addr>)> =
+            FxHashMap::default();
         // What is new in this sample began since the previous one, if that one is recent.
         let seen_begin = self
             .last_t
@@ -102,9 +106,9 @@ impl WaitTracker {
         for th in &u.threads {
             if th.flags.is_primary() || th.sessid.0 != 0 {
                 // The primary thread speaks for its session; a waiting helper thread does too.
-                let e = session_state.entry(th.sessid).or_insert(None);
-                if e.is_none() {
-                    *e = th.wait_reason;
+                let e = session_state.entry(th.sessid).or_insert((None, None));
+                if e.0.is_none() {
+                    *e = (th.wait_reason, th.wait_reason.and(th.wait));
                 }
             }
             let Some(reason) = th.wait_reason else {
@@ -131,12 +135,14 @@ impl WaitTracker {
             );
         }
         self.current = next;
-        for (sid, reason) in session_state {
+        for (sid, (reason, wait)) in session_state {
             if sid.0 == 0 {
                 continue;
             }
             let h = self.history.entry(sid).or_default();
-            if h.back().map(|s| s.reason) != Some(reason) {
+            let same_wait = self.history_wait.get(&sid) == Some(&wait);
+            self.history_wait.insert(sid, wait);
+            if h.back().map(|s| s.reason) != Some(reason) || !same_wait {
                 let mut span = Span::new(t, reason);
                 span.at_least = !seen_begin;
                 h.push_back(span);
@@ -153,6 +159,8 @@ impl WaitTracker {
             }
             !h.is_empty()
         });
+        let history = &self.history;
+        self.history_wait.retain(|sid, _| history.contains_key(sid));
         self.last_t = Some(t);
     }
 

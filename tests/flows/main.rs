@@ -476,6 +476,9 @@ fn tree_toggle_orders_waiters_by_head_blocker() {
         state: "in a read".into(),
         locks: 3,
         blocked: 2,
+        harm: Default::default(),
+        action: None,
+        command: None,
     }];
     s.tree = ifxtop::model::tree::tree(&s.waiters, &[Sid(901)]);
     a.set_snapshot(Arc::new(s));

@@ -202,6 +202,19 @@ fn compare(snap: &Snapshot, truth: &Truth, at: &str, r: &mut Report) {
             }
         }
     }
+    // One screen, one answer: the Waiters pane's session count is the Sessions pane's.
+    if snap.summary.sessions == snap.sessions.len() {
+        r.right("counts agree");
+    } else {
+        r.wrong(
+            "counts agree",
+            format!(
+                "{at}: Waiters counts {} sessions, Sessions lists {}",
+                snap.summary.sessions,
+                snap.sessions.len()
+            ),
+        );
+    }
     // Every session waiting on the server is listed as waiting.
     for st in truth.sessions.values() {
         if st.state.is_server_wait() && !seen_waiting.contains(&st.sid) {
@@ -232,7 +245,20 @@ fn compare(snap: &Snapshot, truth: &Truth, at: &str, r: &mut Report) {
     // `onmode -z` only where ending the session frees what others wait for: its locks (it is
     // neither inside a critical section nor rolling back).
     for h in &snap.heads {
-        let offers_kill = h.action.as_deref().is_some_and(|a| a.contains("onmode -z"));
+        let offers_kill = h.command.is_some();
+        if offers_kill
+            != h.action
+                .as_deref()
+                .is_some_and(|a| a.starts_with("onmode -z"))
+        {
+            r.wrong(
+                "action",
+                format!(
+                    "{at} head sid {}: command {:?} beside words {:?}",
+                    h.sid, h.command, h.action
+                ),
+            );
+        }
         let Some(st) = truth.session(h.sid.0) else {
             continue;
         };

@@ -304,7 +304,7 @@ pub(crate) fn lines(
                 t.locks,
                 t.nreads,
                 t.nwrites,
-                t.status.as_deref().unwrap_or("")
+                t.status.as_deref().unwrap_or("-")
             )));
         }
     }
