@@ -195,8 +195,7 @@ pub(crate) fn build(
             _ => "-".into(),
         };
         v.notes.push(format!(
-            "thread status: onstat -g ath is {age} older than onstat -u (a status changes within \
-             a second; the flags are of this moment)"
+            "status: onstat -g ath is {age} older than this moment (flags are of the moment)"
         ));
     }
     if ath.is_none() && !v.gone {
@@ -264,11 +263,14 @@ pub(crate) fn build(
                 Some(u),
                 current.map(|f| f.uniqid),
             );
-            if let Some(o) = oldest.filter(|o| o.sessid == Some(sid)) {
-                let rolling_back = v
-                    .threads
-                    .iter()
-                    .any(|t| t.flags.as_bytes().get(2) == Some(&b'R'));
+            let rolling_back = v
+                .threads
+                .iter()
+                .any(|t| t.flags.as_bytes().get(2) == Some(&b'R'));
+            // Worth saying once it holds more than the current log, or rolls back.
+            if let Some(o) =
+                oldest.filter(|o| o.sessid == Some(sid) && (o.logs_spanned > 1 || rolling_back))
+            {
                 v.notes.push(format!(
                     "the oldest open transaction: began in log {}, spans {} of {} logs{}",
                     o.begin_log,

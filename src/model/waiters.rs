@@ -493,7 +493,10 @@ impl WaiterRow {
                     [one] => format!("held up by sid {one}"),
                     [one, more @ ..] => format!("held up by sid {one} +{}", more.len()),
                 },
-                WaitReason::LogBuffer => "a log buffer write".into(),
+                WaitReason::LogBuffer => match self.blockers.first() {
+                    Some(sid) => format!("the logs: held by sid {sid}"),
+                    None => "a log buffer write".into(),
+                },
                 WaitReason::Transaction => "a transaction".into(),
                 WaitReason::Rollback => "rollback cleanup".into(),
                 WaitReason::Buffer => "a buffer (not in onstat -X)".into(),

@@ -175,7 +175,7 @@ impl Store {
     /// not joined to this moment's waiters.
     pub fn get_at_moment<T: Record>(&self, s: Source) -> Option<&T> {
         let (u, t) = (self.moment()?, self.observed(s)?);
-        let apart = if u > t { u - t } else { t - u };
+        let apart = u.abs_diff(t);
         (apart <= SAME_MOMENT).then(|| self.get::<T>(s)).flatten()
     }
 

@@ -50,6 +50,8 @@ pub struct WaitSpan {
     #[serde(serialize_with = "secs")]
     pub(crate) from: Duration,
     pub(crate) reason: Option<WaitReason>,
+    /// It was already on at `from` (first seen then): its length is a lower bound.
+    pub(crate) at_least: bool,
 }
 
 fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
@@ -84,6 +86,7 @@ impl Span {
         WaitSpan {
             from: self.from(),
             reason: self.reason,
+            at_least: self.at_least,
         }
     }
 }
@@ -243,7 +246,8 @@ mod tests {
             s.span(),
             WaitSpan {
                 from: Duration::from_millis(12_300),
-                reason: Some(WaitReason::Lock)
+                reason: Some(WaitReason::Lock),
+                at_least: false,
             }
         );
         // Past 13 years it saturates instead of wrapping to the start.

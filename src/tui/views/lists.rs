@@ -366,13 +366,27 @@ fn tree(app: &App, snap: &Snapshot, area: Rect, buf: &mut Buffer) {
                     .sessions
                     .iter()
                     .any(|s| s.sessid == sid && s.critical_section);
+                // What it holds the others up by: the logs (the oldest transaction under
+                // Blocked:LONGTX), the checkpoint (a critical section), or its own state.
+                let holds_logs = snap
+                    .waiters
+                    .iter()
+                    .any(|w| w.reason == WaitReason::LogBuffer && w.head_blocker == Some(sid));
+                let holds_checkpoint = snap
+                    .waiters
+                    .iter()
+                    .any(|w| w.reason == WaitReason::Checkpoint && w.blockers.contains(&sid));
                 let text = match h {
                     Some(h) => format!(
                         "HEAD sid {} {}  {}, {} lock{}  — blocks {}",
                         h.sid,
                         h.user,
-                        if crit {
+                        if holds_logs {
+                            "the oldest transaction: holds the logs"
+                        } else if crit && holds_checkpoint {
                             "in a critical section: holds up the checkpoint"
+                        } else if crit {
+                            "in a critical section"
                         } else {
                             h.state.as_str()
                         },

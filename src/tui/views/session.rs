@@ -2,7 +2,6 @@
 //! on and for how long, the blocker chain (selectable), locks, SQL, socket, wait history.
 
 use crate::format::human_bytes;
-use crate::format::human_duration;
 use crate::model::session::SessionView;
 use crate::model::waiters::WaitTarget;
 use crate::tui::app::{App, DrillUi};
@@ -159,11 +158,13 @@ pub(crate) fn lines(
             Span::styled("  ends it: your call (ifxtop only reads)", theme.dim),
         ]));
     } else if let Some(words) = &view.action {
-        let w = width.saturating_sub(L as u16).max(20);
-        out.push(Line::from(vec![
-            label("ACTION", theme),
-            Span::styled(crate::tui::table::fit(words, w, false), theme.dim),
-        ]));
+        let w = usize::from(width).saturating_sub(L).max(20);
+        for (i, part) in wrap(words, w).into_iter().take(3).enumerate() {
+            out.push(Line::from(vec![
+                label(if i == 0 { "ACTION" } else { "" }, theme),
+                Span::raw(part),
+            ]));
+        }
     }
     match &view.socket {
         Some(s) => out.push(Line::from(vec![
@@ -277,7 +278,10 @@ pub(crate) fn lines(
         for s in view.history.iter().rev().take(6) {
             let from = s.from.as_secs_f64();
             let what = s.reason.map_or("running", |r| r.short());
-            parts.push(format!("{what} {}", human_duration(until - from)));
+            parts.push(format!(
+                "{what} {}",
+                crate::format::human_duration_bound(until - from, s.at_least)
+            ));
             until = from;
         }
         out.push(Line::from(vec![
