@@ -301,6 +301,17 @@ fn compare(snap: &Snapshot, truth: &Truth, at: &str, r: &mut Report) {
 
 /// Runs the pipeline against the demo from `start` for `len` seconds, comparing every second.
 fn run(seed: u64, sessions: usize, start: u64, len: u64) -> Report {
+    run_with(seed, sessions, start, len, &mut compare)
+}
+
+/// `run`, with another check at every second.
+fn run_with(
+    seed: u64,
+    sessions: usize,
+    start: u64,
+    len: u64,
+    check: &mut dyn FnMut(&Snapshot, &Truth, &str, &mut Report),
+) -> Report {
     let demo = DemoInstance::new(seed).with_sessions(sessions);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -348,7 +359,7 @@ fn run(seed: u64, sessions: usize, start: u64, len: u64) -> Report {
                 truth.t,
                 store.observed(Source::OnstatGCon)
             );
-            compare(&snap, &truth, &at, &mut report);
+            check(&snap, &truth, &at, &mut report);
         }
     });
     report
@@ -433,4 +444,50 @@ fn oracle_full() {
         total.table(),
         total.examples.join("\n")
     );
+}
+
+/// Heads ranked by the harm they cause, not by how many wait: at 5,000 sessions, dozens of
+/// sessions wait an instant on mutexes every second, and the lock chain (three waiters, tens of
+/// seconds) must still come first, with the brief mutex waits marked background.
+#[test]
+fn the_lock_chain_heads_the_list_at_5000_sessions() {
+    let mut firsts: Vec<(u64, Option<u64>)> = Vec::new();
+    let report = run_with(1, 5_000, 290, 12, &mut |snap, truth, at, r| {
+        firsts.push((truth.t, snap.heads.first().map(|h| h.sid.0)));
+        let chain = snap.heads.iter().position(|h| h.sid.0 == 812);
+        match chain {
+            Some(0) => r.right("ranking"),
+            other => r.wrong(
+                "ranking",
+                format!(
+                    "{at}: lock chain head at {other:?}, first {:?}",
+                    snap.heads.first().map(|h| (h.sid, h.blocked, h.harm))
+                ),
+            ),
+        }
+        for h in &snap.heads {
+            let brief = snap
+                .waiters
+                .iter()
+                .filter(|w| w.head_blocker == Some(h.sid))
+                .all(|w| w.reason == WaitReason::Mutex && w.in_wait_s < 1.0);
+            if brief == h.harm.background {
+                r.right("background");
+            } else {
+                r.wrong(
+                    "background",
+                    format!("{at}: head {} background {}", h.sid, h.harm.background),
+                );
+            }
+        }
+    });
+    eprintln!("{}", report.table());
+    assert_eq!(
+        report.wrong_total(),
+        0,
+        "{}\n{}",
+        report.table(),
+        report.examples.join("\n")
+    );
+    assert!(firsts.len() >= 10, "{firsts:?}");
 }
