@@ -74,7 +74,12 @@ impl RecordingHeader {
             .as_deref()
             .and_then(|o| time::UtcOffset::parse(o, &fmt).ok())
             .unwrap_or(time::UtcOffset::UTC);
-        Some(t.to_offset(offset))
+        // A start far outside any real recording (a damaged or hostile header: year 9999) is
+        // no start: a session time added to it would overflow the calendar.
+        if !(1970..=9000).contains(&t.year()) {
+            return None;
+        }
+        t.checked_to_offset(offset)
     }
 }
 

@@ -187,7 +187,13 @@ pub fn load_at(dir: &Path, server: &str, now: SystemTime) -> Result<Option<Cache
             "cached report does not match its checksum (edited or damaged): rebuilding".into(),
         ));
     }
-    let created = UNIX_EPOCH + Duration::from_secs(h.created);
+    // Checked: a damaged header's `created=18446744073709551615` overflows the clock.
+    let Some(created) = UNIX_EPOCH.checked_add(Duration::from_secs(h.created)) else {
+        return Err(bad(format!(
+            "cache created at an impossible time ({}): rebuilding",
+            h.created
+        )));
+    };
     if created > now + FUTURE_SLACK {
         return Err(bad(format!(
             "cache created {}s in the future (clock changed or file edited): rebuilding",

@@ -337,12 +337,19 @@ pub fn build_with(
             let target = index.target(th, reason, extents, base);
             let (since, at_least) = store.tracker.since(th.address).unwrap_or((now, true));
             let tracked = now.saturating_sub(since).as_secs_f64();
-            // onstat -g con knows how long a condition wait has lasted, from before ifxtop ran.
+            // onstat -g con, read at this moment, knows how long a condition wait has lasted:
+            // from before ifxtop ran, and since it began again between two samples (the same
+            // condition, a new wait). Counted on to `now` as the tracked time is.
             let reported = match &target {
                 WaitTarget::Condition {
                     waittime: Some(w), ..
-                } => *w as f64,
-                _ => 0.0,
+                } => Some(
+                    *w as f64
+                        + now
+                            .saturating_sub(store.moment().unwrap_or(now))
+                            .as_secs_f64(),
+                ),
+                _ => None,
             };
             let rates = store.rates.get(th.address);
             waiters.push(WaiterRow {
@@ -352,9 +359,9 @@ pub fn build_with(
                 flags: CompactString::new(th.flags.as_str()),
                 reason,
                 waiting_on: target,
-                in_wait_s: tracked.max(reported),
+                in_wait_s: reported.unwrap_or(tracked),
                 // onstat -g con's count is the wait's whole age.
-                in_wait_s_at_least: at_least && reported < tracked,
+                in_wait_s_at_least: reported.is_none() && at_least,
                 locks: th.locks,
                 reads_per_s: rates.map(|r| r.0),
                 writes_per_s: rates.map(|r| r.1),
@@ -519,7 +526,11 @@ pub fn build_with(
         .iter()
         .map(|sid| crate::model::session::build(store, &waiters, &sockets, *sid, now))
         .collect();
-    let time = store.settings.wall_start.map(|w| w + now);
+    // Checked: a start near the end of the calendar must not panic the screen.
+    let time = store
+        .settings
+        .wall_start
+        .and_then(|w| w.checked_add(time::Duration::try_from(now).ok()?));
     let hotspot_view = hotspot
         .and_then(|label| hotspots.iter().find(|h| h.object == label))
         .map(|row| crate::model::hotspot::build(store, row, now));

@@ -209,10 +209,30 @@ macro_rules! registry {
     (@make $name:ident $a:ident) => { $a.is_none().then_some(Source::$name) };
 }
 
+/// A polled `onstat -u` ends with its `N active, M total` footer: one without it was cut short
+/// (or is garbage after a title), and taking it as the whole list would show a busy server as
+/// empty. The last good list stays on screen, marked failing. (`ifxtop parse` still reads a
+/// grep'd fragment: this is the poll's rule, not the parser's.)
+fn complete_u(
+    u: parsers::onstat_u::OnstatU,
+) -> Result<parsers::onstat_u::OnstatU, crate::error::ParseError> {
+    if u.active.is_some() || u.offline.is_some() {
+        return Ok(u);
+    }
+    let lines = u.threads.len() + 1;
+    Err(crate::error::ParseError {
+        line: lines,
+        column: 1,
+        expected: "the footer `N active, M total, K maximum concurrent`: the output was cut short"
+            .into(),
+        snippet: String::new(),
+    })
+}
+
 registry! {
     /// User threads: flags, wait address, session, counters.
     OnstatU => SourceDef::onstat(&["-u"], PERIOD_FAST, |t| {
-        parsed(parsers::onstat_u::parse(t))
+        parsed(parsers::onstat_u::parse(t).and_then(complete_u))
     }),
     /// Buffers being accessed: owner, waiters, page.
     OnstatX => SourceDef::onstat(&["-X"], PERIOD_BUFFERS, |t| {

@@ -91,6 +91,36 @@ async fn garbage_is_a_parse_error_naming_the_line() {
     }
 }
 
+/// The reliability test's cut outputs: the title only, the title and the column header, and a
+/// 10 MB line after the title. Each is an incomplete `onstat -u` (no `N active, M total`
+/// footer), never a server with no sessions.
+#[tokio::test]
+async fn a_cut_or_garbage_onstat_u_is_incomplete_not_empty() {
+    let banner = "echo; echo 'IBM Informix Dynamic Server Version 12.10.FC8 -- On-Line -- Up 2 days 03:04:05 -- 2090332 Kbytes'; echo; echo Userthreads";
+    let columns = "echo 'address          flags   sessid   user     tty      wait             tout locks nreads   nwrites'";
+    let title = banner.to_string();
+    let header = format!("{banner}; {columns}");
+    let long = format!("{banner}; head -c 10000000 /dev/zero | tr '\\0' x; echo");
+    let rows = "head -n 4 {u}".to_string();
+    let u = fixture_path("onstat-u/oninit-onstat-u.txt");
+    for body in [title, header, long, rows] {
+        let (_d, dir) = fake_onstat(&format!("{}\nexit 5", body.replace("{u}", &u)));
+        match run(&runner(&dir), &Source::OnstatU, Duration::from_secs(10)).await {
+            Err(SourceError::Parse(_)) => {}
+            Err(other) => panic!("{body}: expected a parse error, got {other:?}"),
+            Ok(p) => panic!(
+                "{body}: accepted as {} threads",
+                p.get::<OnstatU>().map_or(0, |u| u.threads.len())
+            ),
+        }
+    }
+    // The whole output still parses.
+    let (_d, dir) = fake_onstat(&format!("cat {u}\nexit 5"));
+    assert!(run(&runner(&dir), &Source::OnstatU, Duration::from_secs(5))
+        .await
+        .is_ok());
+}
+
 #[tokio::test]
 async fn a_failing_command_reports_its_exit_code_and_stderr() {
     let (_d, dir) = fake_onstat("echo 'onstat: permission denied' >&2\nexit 1");

@@ -90,3 +90,19 @@ pub fn processes_with(marker: &str) -> Vec<String> {
     }
     found
 }
+
+/// A hand-written `onstat -u` ends as a real one does, with its `N active, M total` footer: a
+/// polled one without it is taken as cut short. Other sources' texts are left as they are.
+pub fn with_u_footer(source: ifxtop::source::Source, text: &str) -> String {
+    if source != ifxtop::source::Source::OnstatU || text.contains(" active,") {
+        return text.to_string();
+    }
+    let rows = text
+        .lines()
+        .filter(|l| l.split_whitespace().nth(1).is_some_and(|f| f.len() == 7))
+        .count();
+    format!(
+        "{}\n {rows} active, 1024 total, {rows} maximum concurrent\n",
+        text.trim_end()
+    )
+}

@@ -746,6 +746,13 @@ mod cache {
         // Intact, but made an hour after `now`.
         std::fs::write(&path, &good).or_die("write");
         assert!(err("future", created - Duration::from_secs(3600)).contains("in the future"));
+        // A `created` past the clock's range (the reliability test's u64::MAX): refused, never a
+        // panic in the background task that loads it.
+        let overflow = good.replacen("created=1700000000", "created=18446744073709551615", 1);
+        assert_ne!(overflow, good);
+        std::fs::write(&path, &overflow).or_die("write");
+        assert!(err("overflow", now).contains("impossible time"));
+        std::fs::write(&path, &good).or_die("write");
         assert!(extent_cache::load_at(dir.path(), "s1", now)
             .or_die("load")
             .is_some());

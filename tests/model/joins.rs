@@ -13,6 +13,7 @@ use ifxtop::store::{Store, StoreSettings};
 use std::time::Duration;
 
 fn apply(store: &mut Store, source: Source, t: u64, text: &str) {
+    let text = &crate::common::with_u_footer(source, text);
     let exit = if matches!(
         source,
         Source::ProcNetTcp | Source::ProcNetTcp6 | Source::Systabnames | Source::OncheckPe

@@ -538,3 +538,37 @@ fn a_snapshot_past_the_end_of_a_recording_is_refused() {
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("ifxtop snapshot 2001-04-15T16:00:0"));
 }
+
+/// The reliability test's hostile header: a `started` in the year 9999 (a positive offset
+/// pushes it past the calendar's end) is no start, and a snapshot of the recording does not
+/// panic adding session time to it.
+#[test]
+fn a_start_at_the_end_of_the_calendar_is_no_start_and_no_panic() {
+    let u = fixture("onstat-u/oninit-onstat-u.txt");
+    for started in ["9999-12-31T23:59:59Z", "0001-01-01T00:00:00Z"] {
+        let text = format!(
+            "{{\"ifxtop_recording\":1,\"server\":\"x\",\"started\":\"{started}\",\"utc_offset\":\"+14:00\",\"host\":null}}\n{}\n",
+            serde_json::to_string(&sample(3.0, "onstat -u", &u)).expect("json")
+        );
+        let rec = parse_recording(text.as_bytes());
+        assert_eq!(rec.len(), 1, "{:?}", rec.skipped);
+        assert_eq!(rec.started(), None, "{started}");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("r.jsonl");
+        std::fs::write(&path, &text).expect("write");
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ifxtop"))
+            .args(["snapshot", "--format", "json", "--replay"])
+            .arg(&path)
+            .output()
+            .expect("ifxtop runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{started}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        assert_eq!(json["time"], serde_json::Value::Null, "{started}");
+        assert!(
+            json["sessions"].as_array().is_some_and(|s| !s.is_empty()),
+            "{json}"
+        );
+    }
+}
