@@ -179,3 +179,24 @@ async fn a_minute_of_every_source_starts_under_200_onstat_processes() {
     // So issue 12 costs 18 processes a minute on this primary; the whole minute:
     eprintln!("onstat processes in one minute: {total} ({by_command:?})");
 }
+
+/// The same budget while a mutex contention lasts (demo time 515-555): `onstat -g lmx` then
+/// runs every 3 s to name the holder at the moment of its waiters (demand.rs), and the minute
+/// stays under 200 processes.
+#[tokio::test(start_paused = true)]
+async fn a_minute_of_mutex_contention_stays_under_200_onstat_processes() {
+    let calls = calls_between(505, 10, 70).await;
+    let mut by_command: BTreeMap<String, usize> = BTreeMap::new();
+    for argv in &calls {
+        *by_command.entry(argv[1..].join(" ")).or_default() += 1;
+    }
+    let total = calls.len();
+    assert!(
+        total < 200,
+        "{total} onstat processes a minute: {by_command:#?}"
+    );
+    // The contention (40 s of the minute) asked for -g lmx every 3 s, more than its 10 s.
+    let lmx = by_command.get("-g lmx").copied().unwrap_or(0);
+    assert!(lmx >= 12, "{lmx}: {by_command:#?}");
+    eprintln!("onstat processes in a minute of mutex contention: {total} ({by_command:?})");
+}

@@ -2,14 +2,20 @@
 //! a mutex changes within a second, so the joins name a holder only from an output taken at
 //! the same moment as the `onstat -u` whose waiter it explains. While threads wait on locks or
 //! buffers, `onstat -k` and `onstat -X` join every tick's grouped call (no process of their
-//! own); while a mutex wait lasts past one sample, `onstat -g lmx`/`-g wmx` run every tick
-//! too. A calm server asks for none of them more often than their own periods.
+//! own); while a mutex wait lasts past one sample, `onstat -g lmx` (holders and waiters) runs
+//! every [`MUTEX_PERIOD`], a process of its own, kept inside the budget of 200 onstat processes
+//! a minute (`budget.rs`). A calm server asks for none of them more often than their own
+//! periods.
 
 use crate::ids::Addr;
 use crate::parsers::onstat_u::{OnstatU, WaitReason};
 use crate::source::Source;
 use std::sync::Mutex;
 use tokio::sync::watch;
+
+/// How often `onstat -g lmx` runs while a mutex wait lasts: a holder is named at one tick in
+/// three (a process every second would take the minute past 200 onstat processes).
+pub(crate) const MUTEX_PERIOD: std::time::Duration = std::time::Duration::from_secs(3);
 
 const LOCKS: u8 = 1;
 const BUFFERS: u8 = 2;
@@ -68,7 +74,7 @@ impl Demand {
         match source {
             Source::OnstatK => LOCKS,
             Source::OnstatX => BUFFERS,
-            Source::OnstatGLmx | Source::OnstatGWmx => MUTEXES,
+            Source::OnstatGLmx => MUTEXES,
             _ => 0,
         }
     }
@@ -76,6 +82,14 @@ impl Demand {
     /// Whether `source` is ever wanted at every tick.
     pub(crate) fn demandable(source: &Source) -> bool {
         Demand::bit(source) != 0
+    }
+
+    /// The period of `source` while it is wanted.
+    pub(crate) fn period(source: &Source) -> std::time::Duration {
+        match source {
+            Source::OnstatGLmx => MUTEX_PERIOD,
+            _ => crate::source::registry::PERIOD_FAST,
+        }
     }
 
     /// Whether `source` is wanted at every tick now.
@@ -122,7 +136,9 @@ mod tests {
         // The first sample of a mutex wait: an instant, not worth a process a second.
         assert!(!d.wants(&Source::OnstatGLmx));
         d.observe(&u(&[(0x2000, 'S', 0x7000)]));
-        assert!(d.wants(&Source::OnstatGLmx) && d.wants(&Source::OnstatGWmx));
+        assert!(d.wants(&Source::OnstatGLmx));
+        // -g lmx names holders and waiters: -g wmx is not asked for more often.
+        assert!(!d.wants(&Source::OnstatGWmx));
         // Another mutex: a new wait.
         d.observe(&u(&[(0x2000, 'S', 0x7100)]));
         assert!(!d.wants(&Source::OnstatGLmx));

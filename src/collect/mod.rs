@@ -444,7 +444,7 @@ pub fn spawn_polling(ctx: &Ctx, sources: Vec<Source>) -> Vec<JoinHandle<()>> {
                     loop {
                         let wanted = ctx.demand.wants(&source);
                         let period = if wanted {
-                            crate::source::registry::PERIOD_FAST
+                            demand::Demand::period(&source)
                         } else {
                             source.period()
                         };
