@@ -146,6 +146,13 @@ fn compare(snap: &Snapshot, truth: &Truth, at: &str, r: &mut Report) {
             );
         }
         // The direct blocker and the head.
+        // Of those, the waits on a session (truly held up by one): named right, or unknown.
+        match (w.blockers.first().map(|s| s.0), st.blocker) {
+            (Some(b), Some(t)) if b == t => r.right("held up: named"),
+            (None, Some(_)) => r.unknown("held up: named"),
+            (Some(_), _) => r.wrong("held up: named", format!("{at} sid {sid}")),
+            (None, None) => {}
+        }
         match (w.blockers.first().map(|s| s.0), st.blocker) {
             (Some(b), Some(t)) if b == t => r.right("direct blocker"),
             (Some(b), t) => r.wrong(
