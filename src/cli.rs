@@ -147,53 +147,21 @@ pub enum Format {
 
 #[derive(Debug, Clone, Args)]
 pub struct SnapshotArgs {
-    /// From the simulated instance.
-    #[arg(long, conflicts_with = "replay")]
-    pub demo: bool,
-    /// From a recording made with --record.
-    #[arg(long, value_name = "FILE")]
-    pub replay: Option<PathBuf>,
     /// The moment: seconds into the demo's timeline or the recording (default: the demo at 0 +
     /// its warm-up; the end of a recording).
     #[arg(long, value_name = "SECONDS")]
     pub at: Option<f64>,
-    /// The demo's seed.
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    pub seed: u64,
-    /// Sessions of the simulated instance.
-    #[arg(long, value_name = "N", default_value_t = 300)]
-    pub demo_sessions: usize,
-    /// Several simulated instances (their timelines 300 s apart): one report each.
-    #[arg(long, value_name = "N", default_value_t = 1, requires = "demo")]
-    pub demo_instances: usize,
     /// Which of the demo instances this is (set per report, not on the command line).
     #[arg(skip)]
     pub demo_index: u64,
-    /// Also write every output collected for this snapshot as a recording (demo and live).
-    #[arg(long, value_name = "FILE")]
-    pub record: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
-    /// Base page size in KB of onstat page numbers.
-    #[arg(long, value_name = "KB", default_value_t = 2)]
-    pub base_page_kb: u32,
-    /// Informix listener ports (live and replay; the demo listens on 9088).
-    #[arg(long = "port", value_name = "PORT", value_parser = clap::value_parser!(u16).range(1..))]
-    pub ports: Vec<u16>,
-    /// The instance (live); several, comma-separated, get one report each.
-    #[arg(long, value_name = "NAME[,NAME...]", env = "INFORMIXSERVER",
-          value_parser = clap::builder::NonEmptyStringValueParser::new())]
-    pub server: Option<String>,
-    /// A captured `oncheck -pe` to resolve chunk:page with (live; default: the cached map).
-    #[arg(long, value_name = "FILE")]
-    pub extents: Option<PathBuf>,
-    /// Kill a command whose output passes this size (live; `oncheck -pe` and --extents get 16
-    /// times as much).
-    #[arg(long, value_name = "MB", default_value_t = crate::source::DEFAULT_MAX_OUTPUT_MB,
-          value_parser = clap::value_parser!(u64).range(1..=65536))]
-    pub max_output_mb: u64,
+    // What to watch, as the live screen and `serve` take it (the config file too): the demo
+    // (`--demo-instances N`: one report each), a recording, or the live instances (each server
+    // of `--server a,b` on each `--ssh` host, else the config's `[[instance]]` tables).
+    // `--record FILE` writes every output collected for this snapshot.
     #[command(flatten)]
-    pub ssh: SshArgs,
+    pub live: LiveArgs,
 }
 
 /// Where `ifxtop serve` listens by default: 19088 recalls Informix's own 9088 and stays away

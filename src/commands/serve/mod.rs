@@ -11,9 +11,11 @@ use crate::cli::{LiveArgs, ServeArgs};
 use crate::collect::log::DebugLog;
 use crate::collect::{Collection, SessionClock};
 use crate::error::Error;
+use crate::instance::setup::Setup;
+use crate::instance::signals::Signal;
+use crate::instance::watch::{Due, Rebuild};
 use crate::model::snapshot;
 use crate::store::Store;
-use crate::tui::setup::Setup;
 use metrics::{Counted, InstanceMetrics};
 use std::future::Future;
 use std::process::ExitCode;
@@ -42,7 +44,7 @@ pub fn run_cli(args: &ServeArgs) -> ExitCode {
 
 fn run(args: &ServeArgs) -> Result<(), Error> {
     check_args(&args.live)?;
-    let setups = crate::tui::setup::setups_unattended(&args.live)?;
+    let setups = crate::instance::setup::setups_unattended(&args.live)?;
     let listener = std::net::TcpListener::bind(args.listen)
         .map_err(|e| Error::Usage(format!("--listen {}: {e}", args.listen)))?;
     let addr = listener.local_addr()?;
@@ -56,11 +58,12 @@ fn run(args: &ServeArgs) -> Result<(), Error> {
             " (not a loopback address: anyone who reaches it reads them)"
         }
     );
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
+    let rt = crate::instance::runtime::current_thread()?;
     rt.block_on(async {
-        let stop = end_signals()?;
+        let mut ends = crate::instance::signals::listen(&Signal::ENDS)?;
+        let stop = async move {
+            ends.recv().await;
+        };
         serve(setups, listener, stop).await
     })
 }
@@ -89,36 +92,11 @@ fn check_args(args: &LiveArgs) -> Result<(), Error> {
     Ok(())
 }
 
-/// Resolves when SIGTERM, SIGINT, SIGHUP or SIGQUIT arrives: serve then ends cleanly.
-fn end_signals() -> Result<impl Future<Output = ()>, Error> {
-    use tokio::signal::unix::{signal, SignalKind};
-    let mut streams = Vec::new();
-    for kind in [
-        SignalKind::terminate(),
-        SignalKind::interrupt(),
-        SignalKind::hangup(),
-        SignalKind::quit(),
-    ] {
-        streams.push(signal(kind)?);
-    }
-    Ok(async move {
-        let any = std::future::poll_fn(|cx| {
-            for s in streams.iter_mut() {
-                if s.poll_recv(cx).is_ready() {
-                    return std::task::Poll::Ready(());
-                }
-            }
-            std::task::Poll::Pending
-        });
-        any.await
-    })
-}
-
 /// The labels an instance's series carry: its server, and the host when it is watched over ssh
 /// (a remote instance's name is `server@host`, a local one's the server alone).
 pub(crate) fn labels_of(setup: &Setup) -> (Option<&str>, Option<&str>) {
     let server = setup.server.as_deref();
-    let remote = setup.instance != crate::tui::setup::instance_name(server, None);
+    let remote = setup.instance != crate::instance::setup::instance_name(server, None);
     let host = if remote {
         setup.settings.host.as_deref()
     } else {
@@ -194,26 +172,20 @@ async fn watch_instance(
     }
     let mut store = Store::new(setup.settings.clone());
     let mut counted = Counted::default();
-    let min_gap = Duration::from_secs_f64(setup.interval.clamp(0.1, 3600.0) * 0.5);
     let mut settle: Option<Instant> = None;
-    let mut last_build: Option<Instant> = None;
+    let mut rebuild = Rebuild::default();
     let mut extents_open = true;
     loop {
         tokio::select! {
             _ = stop.changed() => break,
             u = collection.updates.recv() => match u {
                 Some(u) => {
-                    let mut apply = |u: crate::collect::sample::Update| {
-                        if let Some(l) = &mut log {
-                            l.update(&u);
-                        }
-                        store.apply(u);
-                    };
-                    apply(u);
+                    let mut all = vec![u];
                     while let Ok(u) = collection.updates.try_recv() {
-                        apply(u);
+                        all.push(u);
                     }
-                    settle.get_or_insert_with(|| Instant::now() + crate::tui::session::SETTLE);
+                    let wait = crate::instance::watch::apply(&mut store, &mut log, all);
+                    settle.get_or_insert_with(|| Instant::now() + wait);
                 }
                 None => break,
             },
@@ -222,12 +194,12 @@ async fn watch_instance(
                 extents_open = st.is_some();
             }
             _ = tokio::time::sleep_until(settle.unwrap_or_else(Instant::now)), if settle.is_some() => {
-                let now = Instant::now();
-                match last_build {
-                    Some(b) if now < b + min_gap => settle = Some(b + min_gap),
-                    _ => {
+                match rebuild.due(store.generation, setup.interval) {
+                    Due::In(wait) => settle = Some(Instant::now() + wait),
+                    Due::Nothing => settle = None,
+                    Due::Now => {
                         settle = None;
-                        last_build = Some(now);
+                        rebuild.built(store.generation);
                         let snap = snapshot::build(
                             &store,
                             collection.clock.now(),

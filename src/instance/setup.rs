@@ -1,22 +1,31 @@
-//! What the live screen runs with, decided once from the command line and the config file:
-//! the mode and its runner (local, demo, replay), settings, keys, theme, recording, log.
+//! What one watched instance runs with, decided once from the command line and the config
+//! file: the mode and its runner (local, ssh, demo, replay), settings, recording, log; and the
+//! names, ssh targets and cache keys of the instances the arguments and the config name.
 
 use crate::cli::{LiveArgs, SshArgs};
 use crate::collect::extents::{CacheSpot, ExtentSource};
 use crate::error::Error;
+use crate::instance::config::Config;
 use crate::source::local::LocalRunner;
 use crate::source::ssh::{SshRunner, SshTarget};
 use crate::source::CommandRunner;
 use crate::store::StoreSettings;
-use crate::tui::app::{Mode, NoteFn};
-use crate::tui::config::Config;
-use crate::tui::keymap::Keymap;
-use crate::tui::theme::Theme;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Everything the loop needs, decided from the command line and the config.
+/// Where the data comes from, for the header and the log.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Mode {
+    Live,
+    Demo { seed: u64 },
+    Replay { file: String },
+}
+
+/// Describes what plays at a demo time (the demo's incident).
+pub(crate) type NoteFn = fn(Duration) -> String;
+
+/// Everything one instance needs, decided from the command line and the config.
 pub struct Setup {
     /// The instance's name as the fleet screen, reports and metrics show it: the server, with
     /// `@host` for a remote one (`ol_prod@db01`).
@@ -27,8 +36,6 @@ pub struct Setup {
     pub interval: f64,
     pub server: Option<String>,
     pub extents: ExtentSource,
-    pub keymap: Keymap,
-    pub theme: Theme,
     pub record: Option<(PathBuf, u64)>,
     /// The demo's incident line: what plays at a demo time, and where the timeline started.
     pub note: Option<(NoteFn, Duration)>,
@@ -191,21 +198,22 @@ fn nonempty_server(s: &str) -> Result<String, String> {
 pub(crate) struct Shared {
     /// Now, in this machine's time zone, read while the process has one thread (see
     /// `now_in_local_offset`).
-    started: time::OffsetDateTime,
+    pub(crate) started: time::OffsetDateTime,
     config: Config,
-    keymap: Keymap,
     interval: f64,
-    settings: StoreSettings,
+    /// The base page size and the windows of the command line or the config.
+    pub(crate) settings: StoreSettings,
     /// `--max-output-mb`, else the config's `max-output-mb`, else the default.
-    max_output_mb: u64,
-    ports: Vec<u16>,
+    pub(crate) max_output_mb: u64,
+    /// `--port`, else the config's `ports`.
+    pub(crate) ports: Vec<u16>,
 }
 
 /// The config file as a message names it.
 fn config_name(given: Option<&std::path::Path>) -> String {
     match given {
         Some(p) => p.display().to_string(),
-        None => crate::tui::config::default_path()
+        None => crate::instance::config::default_path()
             .map(|p| p.display().to_string())
             .unwrap_or_else(|| "the config file".to_string()),
     }
@@ -218,13 +226,18 @@ pub(crate) fn checked(args: &LiveArgs) -> Result<Shared, Error> {
     shared(args)
 }
 
+impl Shared {
+    /// The config file as read (the screen takes its key bindings from it).
+    pub(crate) fn config(&self) -> &Config {
+        &self.config
+    }
+}
+
 /// What every instance shares, each value of the arguments and the config checked; nothing
 /// started yet.
 fn shared(args: &LiveArgs) -> Result<Shared, Error> {
     let started = now_in_local_offset();
     let config = Config::load(args.config.as_deref())?;
-    let keymap = Keymap::with_overrides(&config.keys)
-        .map_err(|e| Error::Usage(format!("config [keys]: {e}")))?;
     let interval = args.interval.or(config.interval).unwrap_or(1.0);
     if !(0.1..=3600.0).contains(&interval) {
         // Name where the value came from: the user looks there.
@@ -281,7 +294,6 @@ fn shared(args: &LiveArgs) -> Result<Shared, Error> {
     Ok(Shared {
         started,
         config,
-        keymap,
         interval,
         settings,
         max_output_mb,
@@ -456,8 +468,6 @@ fn setup_of(
             file: args.extents.clone(),
             cache,
         },
-        keymap: shared.keymap.clone(),
-        theme: Theme::from_env(),
         record: args.record.clone().map(|p| {
             // A directory gets a timestamped file name of its own.
             let file = if p.is_dir() {
