@@ -361,26 +361,16 @@ pub async fn drive_fleet<B: Backend>(
             Event::Input(Some(Input::Key(k))) => {
                 if let Some(f) = fleet.as_mut().filter(|f| f.open.is_none()) {
                     let keymap = members[0].session.app.keymap.clone();
-                    match f.on_key(&keymap, &k, members.len()) {
-                        FleetCommand::Moved => fleet_dirty = true,
-                        FleetCommand::Open(i) => {
-                            if let Some(m) = members.get_mut(i) {
-                                m.session.dirty = true;
-                            }
+                    let command = f.on_key(&keymap, &k, members.len());
+                    if let FleetCommand::Open(i) = command {
+                        if let Some(m) = members.get_mut(i) {
+                            m.session.dirty = true;
                         }
-                        FleetCommand::Quit => return Ok(0),
-                        FleetCommand::Redraw => {
-                            let _ = terminal.clear();
-                            fleet_dirty = true;
-                        }
-                        FleetCommand::Suspend => {
-                            if outside.suspend().is_ok() {
-                                let _ = terminal.clear();
-                            }
-                            fleet_dirty = true;
-                        }
-                        FleetCommand::Ignored => {}
                     }
+                    fleet_dirty |= command != FleetCommand::Ignored;
+                    // Quit, Ctrl-L and Ctrl-Z become the effects an instance's keys give, and
+                    // are carried out the one way (a repaint, never `Terminal::clear`).
+                    effects.extend(command.effect().map(|e| (target, e)));
                     continue;
                 }
                 (target, Msg::Key(k))

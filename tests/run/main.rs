@@ -617,6 +617,35 @@ async fn play_fleet(
     (code, frames, painted, outside)
 }
 
+/// Ctrl-L and Ctrl-Z on the fleet screen paint the whole screen again, as on an instance's own
+/// screens: the fleet's keys take the same way to the terminal (they called `Terminal::clear`,
+/// which asks the terminal where its cursor is, fails and clears nothing).
+#[tokio::test(start_paused = true)]
+async fn redraw_and_suspend_on_the_fleet_screen_repaint_every_cell() {
+    let ctrl = |c: char| Input::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL));
+    let mut setups = vec![demo_setup(0), demo_setup(300)];
+    setups[1].instance = "ol_demo2".into();
+    let (code, frames, painted, outside) = play_fleet(
+        &setups,
+        vec![(4_000, ctrl('l')), (3_000, ctrl('z')), (3_000, key('q'))],
+        Fake::default(),
+    )
+    .await;
+    assert_eq!(code, 0);
+    assert_eq!(outside.suspended, 1);
+    assert!(frames.iter().all(|f| f.contains("fleet  2 instances")));
+    let full = |f: &str| f.chars().filter(|c| !c.is_whitespace()).count();
+    let repaints = frames
+        .iter()
+        .zip(&painted)
+        .filter(|(f, n)| **n >= full(f) && full(f) > 100)
+        .count();
+    // The first frame, then one for each of Ctrl-L and Ctrl-Z.
+    assert!(repaints >= 3, "{repaints} full repaints: {painted:?}");
+    let ordinary = painted.iter().filter(|n| **n < 100).count();
+    assert!(ordinary > 3, "every frame repainted: {painted:?}");
+}
+
 /// The fleet: two demo instances and one that hangs. The fleet screen lists all three, the demo
 /// lines stay current while the third times out, Enter opens an instance, Esc comes back, q
 /// quits.
