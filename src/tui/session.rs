@@ -7,7 +7,7 @@ use crate::collect::log::DebugLog;
 use crate::collect::replay::{Played, ReplayUi};
 use crate::collect::sample::Update;
 use crate::ids::Sid;
-use crate::instance::watch::{self, Due, Rebuild};
+use crate::instance::watch::{Due, Watched};
 use crate::model::snapshot;
 use crate::store::Store;
 use crate::tui::app::{App, Effect};
@@ -59,12 +59,11 @@ pub enum Msg {
 /// The live screen's state.
 pub struct Session {
     pub(crate) app: App,
-    pub(crate) store: Store,
+    /// The store, the diary, and when the data calls for the snapshot to be built again (the
+    /// one policy `serve` follows too): what the user does at once, data alone at most every
+    /// half interval.
+    pub(crate) watched: Watched,
     server: Option<String>,
-    log: Option<DebugLog>,
-    /// When the data calls for the snapshot to be built again (the one policy `serve` follows
-    /// too): what the user does at once, data alone at most every half interval.
-    rebuild: Rebuild,
     /// The focus the shown snapshot was built from.
     built_focus: (Vec<Sid>, Option<String>),
     /// The sessions whose SQL the collectors were last asked for.
@@ -99,11 +98,11 @@ impl Session {
     /// gets there).
     fn play_slice(&mut self) -> Option<Duration> {
         let mut played = self.seeking.take()?;
-        let done = self.store.play_for(&mut played, SEEK_SLICE);
+        let done = self.watched.store.play_for(&mut played, SEEK_SLICE);
         if let Some(ui) = self.app.replay.as_mut() {
             ui.seeking = (!done).then(|| played.progress());
         }
-        self.app.extents = replay_extent_status(&self.store);
+        self.app.extents = replay_extent_status(&self.watched.store);
         self.dirty = true;
         if done {
             return self.app.replay.as_ref().map(|ui| ui.position);
@@ -121,10 +120,8 @@ impl Session {
     ) -> Self {
         Session {
             app,
-            store,
+            watched: Watched::new(store, log),
             server,
-            log,
-            rebuild: Rebuild::default(),
             built_focus: (Vec::new(), None),
             sent_focus: crate::collect::Focus::default(),
             last_auto_rebuild: None,
@@ -138,9 +135,7 @@ impl Session {
 
     /// The diary of `--log`, if any.
     pub(crate) fn log(&mut self, now: Duration, line: &str) {
-        if let Some(l) = &mut self.log {
-            l.line(now, line);
-        }
+        self.watched.log(now, line);
     }
 
     /// Takes one message at session time `now`; returns what the loop must do.
@@ -150,7 +145,7 @@ impl Session {
         match msg {
             Msg::Key(k) => {
                 // What a key changes (a replay seek, a drill) shows at once.
-                self.rebuild.force();
+                self.watched.force();
                 effects = self.app.on_key(k, now);
                 if self.app.quit {
                     effects.push(Effect::Quit(0));
@@ -166,7 +161,7 @@ impl Session {
                 self.dirty = true;
             }
             Msg::Data(updates) => {
-                let settle = watch::apply(&mut self.store, &mut self.log, updates);
+                let settle = self.watched.apply(updates);
                 effects.push(Effect::SettleIn(settle));
             }
             Msg::Played(played, ui) => {
@@ -183,7 +178,7 @@ impl Session {
                 self.log(now, &format!("extent map: {st:?}"));
                 // A failed rebuild leaves the older map in the store: say it is still used.
                 if let ExtentStatus::Failed { in_use, .. } = &mut st {
-                    *in_use = self.store.extents().map(|m| m.extent_count());
+                    *in_use = self.watched.store.extents().map(|m| m.extent_count());
                 }
                 self.app.extents = st;
                 self.dirty = true;
@@ -226,7 +221,7 @@ impl Session {
         }
         // Freezing keeps the moment's data too; resuming lets it go.
         match (&self.app.frozen, &self.frozen_store) {
-            (Some(_), None) => self.frozen_store = Some(self.store.clone()),
+            (Some(_), None) => self.frozen_store = Some(self.watched.store.clone()),
             (None, Some(_)) => self.frozen_store = None,
             _ => {}
         }
@@ -257,15 +252,15 @@ impl Session {
                 self.app.set_frozen_snapshot(Arc::new(rebuilt));
             }
         }
-        let due = self.rebuild.due(self.store.generation, self.app.interval);
+        let due = self.watched.due(self.app.interval);
         if let Due::In(wait) = due {
             // Too soon after the last build: come back when the gap is over.
             effects.push(Effect::SettleIn(wait));
         }
         if due == Due::Now || focus_moved {
-            self.rebuild.built(self.store.generation);
+            self.watched.built();
             let snap = snapshot::build_with(
-                &self.store,
+                &self.watched.store,
                 now,
                 self.server.as_deref(),
                 &focus,

@@ -13,7 +13,7 @@ use crate::collect::{Collection, SessionClock};
 use crate::error::Error;
 use crate::instance::setup::Setup;
 use crate::instance::signals::Signal;
-use crate::instance::watch::{Due, Rebuild};
+use crate::instance::watch::{Due, Watched};
 use crate::model::snapshot;
 use crate::store::Store;
 use metrics::{Counted, InstanceMetrics};
@@ -151,7 +151,7 @@ async fn watch_instance(
     setup: Setup,
     publish: watch::Sender<Arc<InstanceMetrics>>,
     mut stop: watch::Receiver<bool>,
-    mut log: Option<DebugLog>,
+    log: Option<DebugLog>,
 ) {
     let (server, host) = labels_of(&setup);
     let mut collection = Collection::start_with(
@@ -161,19 +161,16 @@ async fn watch_instance(
         None,
         SessionClock::start(),
     );
-    if let Some(l) = &mut log {
-        l.line(
-            Duration::ZERO,
-            &format!(
-                "serve: {} ({:?}, ports {:?}, interval {}s)",
-                setup.instance, setup.mode, setup.settings.ports, setup.interval
-            ),
-        );
-    }
-    let mut store = Store::new(setup.settings.clone());
+    let mut watched = Watched::new(Store::new(setup.settings.clone()), log);
+    watched.log(
+        Duration::ZERO,
+        &format!(
+            "serve: {} ({:?}, ports {:?}, interval {}s)",
+            setup.instance, setup.mode, setup.settings.ports, setup.interval
+        ),
+    );
     let mut counted = Counted::default();
     let mut settle: Option<Instant> = None;
-    let mut rebuild = Rebuild::default();
     let mut extents_open = true;
     loop {
         tokio::select! {
@@ -184,7 +181,7 @@ async fn watch_instance(
                     while let Ok(u) = collection.updates.try_recv() {
                         all.push(u);
                     }
-                    let wait = crate::instance::watch::apply(&mut store, &mut log, all);
+                    let wait = watched.apply(all);
                     settle.get_or_insert_with(|| Instant::now() + wait);
                 }
                 None => break,
@@ -194,14 +191,15 @@ async fn watch_instance(
                 extents_open = st.is_some();
             }
             _ = tokio::time::sleep_until(settle.unwrap_or_else(Instant::now)), if settle.is_some() => {
-                match rebuild.due(store.generation, setup.interval) {
+                match watched.due(setup.interval) {
                     Due::In(wait) => settle = Some(Instant::now() + wait),
                     Due::Nothing => settle = None,
                     Due::Now => {
                         settle = None;
-                        rebuild.built(store.generation);
+                        watched.built();
+                        let store = &watched.store;
                         let snap = snapshot::build(
-                            &store,
+                            store,
                             collection.clock.now(),
                             setup.server.as_deref(),
                             &[],
@@ -209,7 +207,7 @@ async fn watch_instance(
                         let m = InstanceMetrics::build(
                             server,
                             host,
-                            &store,
+                            store,
                             &snap,
                             &mut counted,
                             std::time::Instant::now(),
@@ -221,7 +219,5 @@ async fn watch_instance(
         }
     }
     collection.stop();
-    if let Some(l) = &mut log {
-        l.line(collection.clock.now(), "serve: stopped");
-    }
+    watched.log(collection.clock.now(), "serve: stopped");
 }
