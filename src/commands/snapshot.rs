@@ -1,7 +1,7 @@
 //! `ifxtop snapshot`: every pane once, as text or JSON, for tickets and chat. From the demo at a
 //! point of its timeline, from a recording, or from the local instance.
 
-use crate::cli::SnapshotArgs;
+use crate::cli::{LiveArgs, SnapshotArgs};
 use crate::collect::extents::ExtentSource;
 use crate::collect::sample::RawSample;
 use crate::collect::{Collection, SessionClock};
@@ -25,7 +25,7 @@ pub(crate) const DEMO_WARMUP: Duration = Duration::from_secs(120);
 /// The report of one instance: the snapshot (or why there is none) and what makes it
 /// incomplete.
 fn report(args: &SnapshotArgs, shared: &Shared) -> (Result<Snapshot, Error>, Vec<String>) {
-    if args.live.demo || args.live.replay.is_some() {
+    if args.watch.demo || args.watch.replay.is_some() {
         (snapshot_with(args, shared), Vec::new())
     } else {
         match live_report(args, shared) {
@@ -35,24 +35,10 @@ fn report(args: &SnapshotArgs, shared: &Shared) -> (Result<Snapshot, Error>, Vec
     }
 }
 
-/// What the live screen's options mean nothing to a snapshot, which collects once: said, not
-/// ignored.
-fn check_args(args: &SnapshotArgs) -> Result<(), Error> {
-    let live = &args.live;
-    let refuse = |what: &str, why: &str| Err(Error::Usage(format!("{what}: {why}")));
-    if live.interval.is_some() {
-        return refuse("--interval", "a snapshot collects every source once");
-    }
-    if live.demo_at != 0 {
-        return refuse("--demo-at", "a snapshot's moment is --at");
-    }
-    if live.log.is_some() {
-        return refuse(
-            "--log",
-            "the live screen's and serve's diary (not a snapshot's)",
-        );
-    }
-    Ok(())
+/// The snapshot's instances as the live screen names and sets them up (the screen's own
+/// options at their defaults).
+fn as_live(args: &SnapshotArgs) -> LiveArgs {
+    LiveArgs::watching(args.watch.clone())
 }
 
 /// The arguments of each instance the command line and the config name, one instance each (the
@@ -63,11 +49,11 @@ pub(crate) fn per_instance(
     args: &SnapshotArgs,
     shared: &Shared,
 ) -> Result<Vec<SnapshotArgs>, Error> {
-    if args.live.demo && !args.live.ssh.ssh.is_empty() {
+    if args.watch.demo && !args.watch.ssh.ssh.is_empty() {
         return Err(Error::Usage("--ssh: not with --demo here".into()));
     }
-    let specs = crate::instance::setup::instance_specs(&args.live, shared.config())?;
-    if specs.len() > 1 && args.live.record.is_some() {
+    let specs = crate::instance::setup::instance_specs(&as_live(args), shared.config())?;
+    if specs.len() > 1 && args.watch.record.is_some() {
         return Err(Error::Usage(format!(
             "--record: records one instance, and {} are named",
             specs.len()
@@ -81,9 +67,9 @@ pub(crate) fn per_instance(
                 InstanceSpec::Replay(_) => {}
                 InstanceSpec::Demo { index } => a.demo_index = index as u64,
                 InstanceSpec::Live { server, ssh, ports } => {
-                    a.live.server = server;
-                    a.live.ssh.ssh = ssh.into_iter().collect();
-                    a.live.ports = ports;
+                    a.watch.server = server;
+                    a.watch.ssh.ssh = ssh.into_iter().collect();
+                    a.watch.ports = ports;
                 }
             }
             a
@@ -103,12 +89,12 @@ fn print(s: &str) {
 
 /// `ifxtop snapshot`.
 pub fn run_cli(args: &SnapshotArgs) -> std::process::ExitCode {
-    let prepared = check_args(args).and_then(|()| {
+    let prepared = (|| {
         // Read and checked once, as the live screen and serve do.
-        let shared = crate::instance::setup::checked(&args.live)?;
+        let shared = crate::instance::setup::checked(&as_live(args))?;
         let each = per_instance(args, &shared)?;
-        Ok((shared, each))
-    });
+        Ok::<_, Error>((shared, each))
+    })();
     let (shared, each) = match prepared {
         Ok(p) => p,
         Err(e) => {
@@ -232,12 +218,12 @@ fn run_several(
 
 /// How an instance's arguments name it, before it answered.
 fn instance_of(a: &SnapshotArgs) -> String {
-    if a.live.demo {
+    if a.watch.demo {
         return crate::instance::setup::demo_server(a.demo_index);
     }
     crate::instance::setup::instance_name(
-        a.live.server.as_deref(),
-        a.live.ssh.ssh.first().map(|t| t.host.as_str()),
+        a.watch.server.as_deref(),
+        a.watch.ssh.ssh.first().map(|t| t.host.as_str()),
     )
 }
 
@@ -259,11 +245,16 @@ fn demo_snapshot(
     let from = to.saturating_sub(DEMO_WARMUP);
     let i = args.demo_index;
     let demo =
-        crate::demo::DemoInstance::new(args.live.seed + i).with_sessions(args.live.demo_sessions);
+        crate::demo::DemoInstance::new(args.watch.seed + i).with_sessions(args.watch.demo_sessions);
     let server = crate::instance::setup::demo_server(i);
-    let (store, samples) =
-        demo_store(demo, from, to, settings.clone(), args.live.record.is_some())?;
-    if let Some(path) = &args.live.record {
+    let (store, samples) = demo_store(
+        demo,
+        from,
+        to,
+        settings.clone(),
+        args.watch.record.is_some(),
+    )?;
+    if let Some(path) = &args.watch.record {
         write_recording(path, Some(&server), &settings, &samples)?;
     }
     Ok(crate::model::snapshot::build(
@@ -318,8 +309,7 @@ pub fn demo_store(
 /// The snapshot `ifxtop snapshot` prints, from the demo, a recording, or the live instance (the
 /// config file read as the live screen reads it).
 pub fn snapshot_for(args: &SnapshotArgs) -> Result<Snapshot, Error> {
-    check_args(args)?;
-    let shared = crate::instance::setup::checked(&args.live)?;
+    let shared = crate::instance::setup::checked(&as_live(args))?;
     snapshot_with(args, &shared)
 }
 
@@ -329,7 +319,7 @@ fn snapshot_with(args: &SnapshotArgs, shared: &Shared) -> Result<Snapshot, Error
     // The base page size and the windows of the command line or the config.
     let mut settings = shared.settings.clone();
     settings.ports = shared.ports.clone();
-    if let Some(path) = &args.live.replay {
+    if let Some(path) = &args.watch.replay {
         let rec = crate::collect::record::read_recording(path)?;
         // The first few problems and a count: a garbage file has one per line.
         if !rec.skipped.is_empty() && !rec.is_empty() {
@@ -379,7 +369,7 @@ fn snapshot_with(args: &SnapshotArgs, shared: &Shared) -> Result<Snapshot, Error
             &[],
         ));
     }
-    if args.live.demo {
+    if args.watch.demo {
         if settings.ports.is_empty() {
             settings.ports = vec![crate::demo::LISTENER_PORT];
         }
@@ -413,7 +403,7 @@ pub(crate) fn live_report(
             "--at: only with --demo or --replay (a live snapshot is of now)".into(),
         ));
     }
-    let live_args = &args.live;
+    let live_args = &args.watch;
     let server = live_args.server.clone();
     // The base page size and windows of the command line or the config; the time zone read
     // while the process had one thread (see `now_in_local_offset`).

@@ -71,19 +71,19 @@ fn run(args: &ServeArgs) -> Result<(), Error> {
 /// What the live screen's options mean nothing to serve: said, not ignored.
 fn check_args(args: &LiveArgs) -> Result<(), Error> {
     let refuse = |what: &str, why: &str| Err(Error::Usage(format!("{what}: {why}")));
-    if args.replay.is_some() {
+    if args.watch.replay.is_some() {
         return refuse(
             "--replay",
             "serve exports live instances or the demo (a recording: `ifxtop --replay`)",
         );
     }
-    if args.record.is_some() {
+    if args.watch.record.is_some() {
         return refuse(
             "--record",
             "serve does not record (`ifxtop --record` or `ifxtop snapshot --record` do)",
         );
     }
-    if args.extents.is_some() {
+    if args.watch.extents.is_some() {
         return refuse(
             "--extents",
             "serve builds no extent map (no metric needs one)",
