@@ -23,9 +23,50 @@ pub struct Cli {
     pub live: LiveArgs,
 }
 
-/// Options of the live inspector (no subcommand).
-#[derive(Debug, Clone, Args, Default)]
+/// Options of the live inspector (no subcommand) and of `serve`: what to watch, and how the
+/// watch runs (the interval, the demo's start, the recording's cap, the diary).
+#[derive(Debug, Clone, Args)]
 pub struct LiveArgs {
+    #[command(flatten)]
+    pub(crate) watch: WatchArgs,
+    /// Start the demo's timeline this many seconds in (the incidents repeat every 720 s: 15 insert
+    /// hot spot, 95 all-NULL index leaf, 135 Send-Q filling, 215 checkpoint stall, 275 lock chain,
+    /// 375 long transaction, 450 CPU saturated, 515 mutex contention, 570 slow device, 645 replica
+    /// lag).
+    #[arg(long, value_name = "SECONDS", default_value_t = 0, requires = "demo")]
+    pub(crate) demo_at: u64,
+    /// Refresh interval in seconds for the 1 s sources (others scale with it).
+    #[arg(long, value_name = "SECS")]
+    pub(crate) interval: Option<f64>,
+    /// Stop recording when the file reaches this size.
+    #[arg(long, value_name = "MB", default_value_t = RECORD_MAX_MB)]
+    pub(crate) record_max: u64,
+    /// Write a debug log to FILE (nothing is logged otherwise).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) log: Option<PathBuf>,
+}
+
+/// The default of `--record-max`.
+const RECORD_MAX_MB: u64 = 512;
+
+impl LiveArgs {
+    /// What `watch` names, watched as the live screen watches it by default (a snapshot's
+    /// instances are named and set up this way).
+    pub(crate) fn watching(watch: WatchArgs) -> LiveArgs {
+        LiveArgs {
+            watch,
+            demo_at: 0,
+            interval: None,
+            record_max: RECORD_MAX_MB,
+            log: None,
+        }
+    }
+}
+
+/// What to watch, the same for the live screen, `snapshot` and `serve`: the demo, a recording,
+/// or live instances (local or over ssh), with the config file and the limits that go with them.
+#[derive(Debug, Clone, Args, Default)]
+pub struct WatchArgs {
     /// Watch a simulated instance that prints real onstat formats and plays the seeds' incidents.
     #[arg(long, conflicts_with = "replay")]
     pub(crate) demo: bool,
@@ -35,12 +76,6 @@ pub struct LiveArgs {
     /// Sessions of the simulated instance (to measure ifxtop's own cost on a big instance).
     #[arg(long, value_name = "N", default_value_t = 300, requires = "demo")]
     pub(crate) demo_sessions: usize,
-    /// Start the demo's timeline this many seconds in (the incidents repeat every 720 s: 15 insert
-    /// hot spot, 95 all-NULL index leaf, 135 Send-Q filling, 215 checkpoint stall, 275 lock chain,
-    /// 375 long transaction, 450 CPU saturated, 515 mutex contention, 570 slow device, 645 replica
-    /// lag).
-    #[arg(long, value_name = "SECONDS", default_value_t = 0, requires = "demo")]
-    pub(crate) demo_at: u64,
     /// Several simulated instances at once (their timelines 300 s apart), for the fleet screen.
     #[arg(long, value_name = "N", default_value_t = 1, requires = "demo")]
     pub(crate) demo_instances: usize,
@@ -58,24 +93,15 @@ pub struct LiveArgs {
     /// Base page size in KB that onstat page numbers count in (2 on Linux, 4 on AIX/Windows).
     #[arg(long, value_name = "KB")]
     pub(crate) base_page_kb: Option<u32>,
-    /// Refresh interval in seconds for the 1 s sources (others scale with it).
-    #[arg(long, value_name = "SECS")]
-    pub(crate) interval: Option<f64>,
     /// Record every collected output to FILE (JSON Lines; zstd when FILE ends in .zst).
     #[arg(long, value_name = "FILE")]
     pub(crate) record: Option<PathBuf>,
-    /// Stop recording when the file reaches this size.
-    #[arg(long, value_name = "MB", default_value_t = 512)]
-    pub(crate) record_max: u64,
     /// Play a recording made with --record.
     #[arg(long, value_name = "FILE")]
     pub(crate) replay: Option<PathBuf>,
     /// Configuration file (TOML); default: the user's config directory, ifxtop/config.toml.
     #[arg(long, value_name = "FILE")]
     pub(crate) config: Option<PathBuf>,
-    /// Write a debug log to FILE (nothing is logged otherwise).
-    #[arg(long, value_name = "FILE")]
-    pub(crate) log: Option<PathBuf>,
     /// Kill a command whose output passes this size, and read no file past it (default 64;
     /// `oncheck -pe` and --extents get 16 times as much).
     #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..=65536))]
@@ -147,53 +173,21 @@ pub enum Format {
 
 #[derive(Debug, Clone, Args)]
 pub struct SnapshotArgs {
-    /// From the simulated instance.
-    #[arg(long, conflicts_with = "replay")]
-    pub demo: bool,
-    /// From a recording made with --record.
-    #[arg(long, value_name = "FILE")]
-    pub replay: Option<PathBuf>,
     /// The moment: seconds into the demo's timeline or the recording (default: the demo at 0 +
     /// its warm-up; the end of a recording).
     #[arg(long, value_name = "SECONDS")]
     pub at: Option<f64>,
-    /// The demo's seed.
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    pub seed: u64,
-    /// Sessions of the simulated instance.
-    #[arg(long, value_name = "N", default_value_t = 300)]
-    pub demo_sessions: usize,
-    /// Several simulated instances (their timelines 300 s apart): one report each.
-    #[arg(long, value_name = "N", default_value_t = 1, requires = "demo")]
-    pub demo_instances: usize,
     /// Which of the demo instances this is (set per report, not on the command line).
     #[arg(skip)]
     pub demo_index: u64,
-    /// Also write every output collected for this snapshot as a recording (demo and live).
-    #[arg(long, value_name = "FILE")]
-    pub record: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
-    /// Base page size in KB of onstat page numbers.
-    #[arg(long, value_name = "KB", default_value_t = 2)]
-    pub base_page_kb: u32,
-    /// Informix listener ports (live and replay; the demo listens on 9088).
-    #[arg(long = "port", value_name = "PORT", value_parser = clap::value_parser!(u16).range(1..))]
-    pub ports: Vec<u16>,
-    /// The instance (live); several, comma-separated, get one report each.
-    #[arg(long, value_name = "NAME[,NAME...]", env = "INFORMIXSERVER",
-          value_parser = clap::builder::NonEmptyStringValueParser::new())]
-    pub server: Option<String>,
-    /// A captured `oncheck -pe` to resolve chunk:page with (live; default: the cached map).
-    #[arg(long, value_name = "FILE")]
-    pub extents: Option<PathBuf>,
-    /// Kill a command whose output passes this size (live; `oncheck -pe` and --extents get 16
-    /// times as much).
-    #[arg(long, value_name = "MB", default_value_t = crate::source::DEFAULT_MAX_OUTPUT_MB,
-          value_parser = clap::value_parser!(u64).range(1..=65536))]
-    pub max_output_mb: u64,
+    // What to watch, as the live screen and `serve` take it (the config file too): the demo
+    // (`--demo-instances N`: one report each), a recording, or the live instances (each server
+    // of `--server a,b` on each `--ssh` host, else the config's `[[instance]]` tables).
+    // `--record FILE` writes every output collected for this snapshot.
     #[command(flatten)]
-    pub ssh: SshArgs,
+    pub watch: WatchArgs,
 }
 
 /// Where `ifxtop serve` listens by default: 19088 recalls Informix's own 9088 and stays away

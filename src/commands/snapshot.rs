@@ -1,213 +1,18 @@
 //! `ifxtop snapshot`: every pane once, as text or JSON, for tickets and chat. From the demo at a
 //! point of its timeline, from a recording, or from the local instance.
 
+use crate::cli::{LiveArgs, SnapshotArgs};
 use crate::collect::extents::ExtentSource;
 use crate::collect::sample::RawSample;
 use crate::collect::{Collection, SessionClock};
 use crate::error::Error;
-use crate::format::{human_bytes, human_duration};
+use crate::instance::setup::{InstanceSpec, Shared};
 use crate::model::snapshot::Snapshot;
 use crate::store::{Store, StoreSettings};
-use std::fmt::Write as _;
+/// The text report is the screen's (its panes as text): the one thing `commands` take from `tui`.
+pub(crate) use crate::tui::report::text;
 use std::sync::Arc;
 use std::time::Duration;
-
-/// The snapshot as a plain-text report.
-pub(crate) fn text(snap: &Snapshot) -> String {
-    let mut s = String::new();
-    let sv = &snap.server;
-    let _ = writeln!(
-        s,
-        "ifxtop snapshot {}  host {}  server {}  {} {}{}{}",
-        snap.time
-            .clone()
-            .unwrap_or_else(|| format!("at {}", human_duration(snap.at_s))),
-        snap.host.as_deref().unwrap_or("?"),
-        sv.name.as_deref().unwrap_or("?"),
-        sv.version.as_deref().unwrap_or(""),
-        sv.mode.as_deref().unwrap_or(""),
-        sv.mode_flags
-            .iter()
-            .map(|f| format!(" ({f})"))
-            .collect::<String>(),
-        sv.blocked
-            .as_deref()
-            .map(|b| format!("  Blocked:{b}"))
-            .unwrap_or_default()
-    );
-    if let Some(off) = &sv.offline {
-        let _ = writeln!(s, "OFF-LINE: {off}");
-    }
-    let counts: Vec<String> = snap
-        .summary
-        .by_reason
-        .iter()
-        .map(|(k, v)| format!("{k} {v}"))
-        .collect();
-    let _ = writeln!(
-        s,
-        "\nWAITERS  {}  ({} threads, {} sessions, {} idle client waits not listed)",
-        counts.join("  "),
-        snap.summary.threads,
-        snap.summary.sessions,
-        snap.summary.idle
-    );
-    let _ = writeln!(
-        s,
-        "{:>6} {:<10} {:<10} {:>7}  WHY",
-        "SID", "USER", "WAIT", "IN WAIT"
-    );
-    let mut waiters: Vec<_> = snap.waiters.iter().filter(|w| !w.idle).collect();
-    // The TUI's default order.
-    waiters.sort_by(|a, b| b.priority().total_cmp(&a.priority()));
-    for w in waiters {
-        let _ = writeln!(
-            s,
-            "{:>6} {:<10} {:<10} {:>7}  {}",
-            w.sessid,
-            w.user,
-            w.reason.short(),
-            crate::format::human_duration_bound(w.in_wait_s, w.in_wait_s_at_least),
-            w.verdict
-        );
-    }
-    if !snap.heads.is_empty() {
-        let _ = writeln!(s, "\nHEAD BLOCKERS (most harm first; ifxtop only reads)");
-        let _ = writeln!(
-            s,
-            "{:>6} {:<10} {:<24} {:>6}  SQL",
-            "SID", "USER", "STATE", "BLOCKS"
-        );
-        for h in &snap.heads {
-            let sql = snap
-                .session_views
-                .iter()
-                .find(|v| v.sid == h.sid)
-                .and_then(|v| v.sql.as_deref())
-                .map(|q| {
-                    crate::format::printable(&q.split_whitespace().collect::<Vec<_>>().join(" "))
-                })
-                .unwrap_or_else(|| "-".into());
-            let _ = writeln!(
-                s,
-                "{:>6} {:<10} {:<24} {:>6}  {}",
-                h.sid,
-                h.user,
-                format!("{}, {} locks", h.state, h.locks),
-                h.blocked,
-                sql
-            );
-            if let Some(a) = &h.action {
-                let _ = writeln!(s, "{:>6} what helps: {}", "", crate::format::printable(a));
-            }
-        }
-    }
-    let _ = writeln!(s, "\nSESSIONS (busiest first)");
-    let _ = writeln!(
-        s,
-        "{:>6} {:<10} {:<18} {:>6} {:>7} {:>7} {:>7}  WAITING ON",
-        "SID", "USER", "STATE", "BLOCKS", "TIME", "RD/s", "WR/s"
-    );
-    let mut active: Vec<_> = snap
-        .sessions
-        .iter()
-        .filter(|r| r.state != crate::model::sessions::SessionState::Idle)
-        .collect();
-    let busy = |r: &crate::model::sessions::SessionRow| {
-        r.reads_per_s.unwrap_or(0.0) + r.writes_per_s.unwrap_or(0.0)
-    };
-    active.sort_by(|a, b| {
-        b.harm
-            .rank_key()
-            .cmp(&a.harm.rank_key())
-            .then(busy(b).total_cmp(&busy(a)))
-            .then(a.sessid.cmp(&b.sessid))
-    });
-    let rate = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.1}"));
-    for r in active.iter().take(30) {
-        let line = format!(
-            "{:>6} {:<10} {:<18} {:>6} {:>7} {:>7} {:>7}  {}",
-            r.sessid,
-            r.user,
-            r.state_words(),
-            r.blocks.len(),
-            r.in_state_s.map_or("-".to_string(), |t| {
-                crate::format::human_duration_bound(t, r.in_state_s_at_least)
-            }),
-            rate(r.reads_per_s),
-            rate(r.writes_per_s),
-            r.waiting_on.as_deref().unwrap_or("")
-        );
-        let _ = writeln!(s, "{}", line.trim_end());
-    }
-    let idle = snap.sessions.len() - active.len();
-    let more = active.len().saturating_sub(30);
-    let _ = writeln!(s, "({} more active, {idle} idle sessions not listed)", more);
-    let _ = writeln!(s, "\nBUFFER HOT SPOTS");
-    let _ = writeln!(
-        s,
-        "{:<44} {:>4} {:>6} {:>8} {:>6} {:>6}",
-        "OBJECT", "NOW", "WIN", "SAMPLES", "TOTAL", "PAGES"
-    );
-    for h in snap.hotspots.iter().take(20) {
-        let _ = writeln!(
-            s,
-            "{:<44} {:>4} {:>6} {:>8} {:>6} {:>6}",
-            h.object,
-            h.current_waiters,
-            h.waiters_window,
-            format!("{}/{}", h.samples_window, h.window_samples),
-            h.waiters_total,
-            h.distinct_pages
-        );
-    }
-    let _ = writeln!(s, "\nSOCKETS (by Send-Q)");
-    let _ = writeln!(
-        s,
-        "{:<22} {:>6} {:<12} {:>9} {:>8} {:>9}",
-        "REMOTE", "SID", "STATE", "SEND-Q", "RECV-Q", "MAX SQ"
-    );
-    for k in snap
-        .sockets
-        .iter()
-        .filter(|k| k.send_q > 0 || k.max_send_q > 0)
-        .take(20)
-    {
-        let _ = writeln!(
-            s,
-            "{:<22} {:>6} {:<12} {:>9} {:>8} {:>9}",
-            k.remote.to_string(),
-            k.sessid.map_or("-".to_string(), |x| x.to_string()),
-            k.state.map(|x| x.as_str()).unwrap_or(""),
-            human_bytes(k.send_q),
-            k.recv_q,
-            human_bytes(k.max_send_q)
-        );
-    }
-    let quiet = snap
-        .sockets
-        .iter()
-        .filter(|k| k.send_q == 0 && k.max_send_q == 0)
-        .count();
-    let _ = writeln!(s, "({quiet} connections with nothing queued not listed)");
-    let _ = writeln!(s, "\nNUMA");
-    s.push_str(&crate::tui::views::numa::report_text(snap));
-    s.push('\n');
-    s.push_str(&crate::tui::server_lines::report_text(snap));
-    let _ = writeln!(
-        s,
-        "\nI/O & HA (chunks slowest first; IFX: Informix's time per op)"
-    );
-    s.push_str(&crate::tui::views::io::report_text(snap));
-    let failing: Vec<_> = snap.sources.iter().filter(|x| x.error.is_some()).collect();
-    if !failing.is_empty() {
-        let _ = writeln!(s, "\nSOURCES FAILING");
-        for f in failing {
-            let _ = writeln!(s, "{}: {}", f.source, f.error.as_deref().unwrap_or(""));
-        }
-    }
-    s
-}
 
 /// The snapshot as JSON (the shape of `ifxtop snapshot --format json`).
 pub fn json(snap: &Snapshot) -> Result<String, Error> {
@@ -219,82 +24,57 @@ pub(crate) const DEMO_WARMUP: Duration = Duration::from_secs(120);
 
 /// The report of one instance: the snapshot (or why there is none) and what makes it
 /// incomplete.
-fn report(args: &crate::cli::SnapshotArgs) -> (Result<Snapshot, Error>, Vec<String>) {
-    if args.demo || args.replay.is_some() {
-        (snapshot_for(args), Vec::new())
+fn report(args: &SnapshotArgs, shared: &Shared) -> (Result<Snapshot, Error>, Vec<String>) {
+    if args.watch.demo || args.watch.replay.is_some() {
+        (snapshot_with(args, shared), Vec::new())
     } else {
-        match live_report(args) {
+        match live_report(args, shared) {
             Ok((snap, problems)) => (Ok(snap), problems),
             Err(e) => (Err(e), Vec::new()),
         }
     }
 }
 
-/// The arguments of each instance the command line names, one instance each: `--demo-instances`
-/// demo instances, each server of `--server a,b` on each `--ssh` host; else the one.
-pub fn per_instance(
-    args: &crate::cli::SnapshotArgs,
-) -> Result<Vec<crate::cli::SnapshotArgs>, Error> {
-    if args.replay.is_some() {
-        return Ok(vec![args.clone()]);
+/// The snapshot's instances as the live screen names and sets them up (the screen's own
+/// options at their defaults).
+fn as_live(args: &SnapshotArgs) -> LiveArgs {
+    LiveArgs::watching(args.watch.clone())
+}
+
+/// The arguments of each instance the command line and the config name, one instance each (the
+/// live screen's list, `instance::setup::instance_specs`): `--demo-instances` demo instances,
+/// each server of `--server a,b` on each `--ssh` host, else the config's `[[instance]]` tables;
+/// else the one.
+pub(crate) fn per_instance(
+    args: &SnapshotArgs,
+    shared: &Shared,
+) -> Result<Vec<SnapshotArgs>, Error> {
+    if args.watch.demo && !args.watch.ssh.ssh.is_empty() {
+        return Err(Error::Usage("--ssh: not with --demo here".into()));
     }
-    if args.demo {
-        let n = args.demo_instances;
-        if !(1..=crate::tui::setup::MAX_INSTANCES).contains(&n) {
-            return Err(Error::Usage(format!(
-                "--demo-instances {n}: between 1 and {}",
-                crate::tui::setup::MAX_INSTANCES
-            )));
-        }
-        if !args.ssh.ssh.is_empty() {
-            return Err(Error::Usage("--ssh: not with --demo here".into()));
-        }
-        return Ok((0..n as u64)
-            .map(|i| {
-                let mut a = args.clone();
-                a.demo_index = i;
-                a
-            })
-            .collect());
-    }
-    let servers: Vec<Option<String>> = match &args.server {
-        None => vec![None],
-        Some(list) => list
-            .split(',')
-            .map(|s| {
-                let s = s.trim();
-                if s.is_empty() || s.chars().any(char::is_control) {
-                    Err(Error::Usage(format!(
-                        "--server '{}': an empty name, or control characters in one",
-                        crate::format::printable(list)
-                    )))
-                } else {
-                    Ok(Some(s.to_string()))
-                }
-            })
-            .collect::<Result<_, _>>()?,
-    };
-    let hosts: Vec<Option<crate::source::ssh::SshTarget>> = if args.ssh.ssh.is_empty() {
-        vec![None]
-    } else {
-        args.ssh.ssh.iter().cloned().map(Some).collect()
-    };
-    let mut out = Vec::new();
-    for h in &hosts {
-        for server in &servers {
-            let mut a = args.clone();
-            a.server = server.clone();
-            a.ssh.ssh = h.iter().cloned().collect();
-            out.push(a);
-        }
-    }
-    if out.len() > 1 && args.record.is_some() {
+    let specs = crate::instance::setup::instance_specs(&as_live(args), shared.config())?;
+    if specs.len() > 1 && args.watch.record.is_some() {
         return Err(Error::Usage(format!(
             "--record: records one instance, and {} are named",
-            out.len()
+            specs.len()
         )));
     }
-    Ok(out)
+    Ok(specs
+        .into_iter()
+        .map(|spec| {
+            let mut a = args.clone();
+            match spec {
+                InstanceSpec::Replay(_) => {}
+                InstanceSpec::Demo { index } => a.demo_index = index as u64,
+                InstanceSpec::Live { server, ssh, ports } => {
+                    a.watch.server = server;
+                    a.watch.ssh.ssh = ssh.into_iter().collect();
+                    a.watch.ports = ports;
+                }
+            }
+            a
+        })
+        .collect())
 }
 
 /// Writes a finished report to standard output.
@@ -308,18 +88,27 @@ fn print(s: &str) {
 }
 
 /// `ifxtop snapshot`.
-pub fn run_cli(args: &crate::cli::SnapshotArgs) -> std::process::ExitCode {
-    let each = match per_instance(args) {
-        Ok(e) => e,
+pub fn run_cli(args: &SnapshotArgs) -> std::process::ExitCode {
+    let prepared = (|| {
+        // Read and checked once, as the live screen and serve do.
+        let shared = crate::instance::setup::checked(&as_live(args))?;
+        let each = per_instance(args, &shared)?;
+        Ok::<_, Error>((shared, each))
+    })();
+    let (shared, each) = match prepared {
+        Ok(p) => p,
         Err(e) => {
             eprintln!("ifxtop snapshot: {e}");
-            return std::process::ExitCode::from(2);
+            return std::process::ExitCode::from(match e {
+                Error::Usage(_) => 2,
+                _ => 1,
+            });
         }
     };
     if each.len() > 1 {
-        return run_several(args, &each);
+        return run_several(args, &shared, &each);
     }
-    let (result, problems) = report(&each[0]);
+    let (result, problems) = report(&each[0], &shared);
     // An incomplete report is still printed (it is what could be seen), but its exit code and
     // standard error say why it is incomplete.
     for p in &problems {
@@ -362,11 +151,15 @@ pub fn run_cli(args: &crate::cli::SnapshotArgs) -> std::process::ExitCode {
 /// `{"instances": [...]}`). An instance that fails is said on standard error and makes the exit
 /// code 1; the others are reported all the same.
 fn run_several(
-    args: &crate::cli::SnapshotArgs,
-    each: &[crate::cli::SnapshotArgs],
+    args: &SnapshotArgs,
+    shared: &Shared,
+    each: &[SnapshotArgs],
 ) -> std::process::ExitCode {
     let results: Vec<(Result<Snapshot, Error>, Vec<String>)> = std::thread::scope(|sc| {
-        let handles: Vec<_> = each.iter().map(|a| sc.spawn(move || report(a))).collect();
+        let handles: Vec<_> = each
+            .iter()
+            .map(|a| sc.spawn(move || report(a, shared)))
+            .collect();
         handles
             .into_iter()
             .map(|h| {
@@ -424,13 +217,13 @@ fn run_several(
 }
 
 /// How an instance's arguments name it, before it answered.
-fn instance_of(a: &crate::cli::SnapshotArgs) -> String {
-    if a.demo {
-        return crate::tui::setup::demo_server(a.demo_index);
+fn instance_of(a: &SnapshotArgs) -> String {
+    if a.watch.demo {
+        return crate::instance::setup::demo_server(a.demo_index);
     }
-    crate::tui::setup::instance_name(
-        a.server.as_deref(),
-        a.ssh.ssh.first().map(|t| t.host.as_str()),
+    crate::instance::setup::instance_name(
+        a.watch.server.as_deref(),
+        a.watch.ssh.ssh.first().map(|t| t.host.as_str()),
     )
 }
 
@@ -445,16 +238,23 @@ fn at_arg(at: Option<f64>) -> Result<Option<Duration>, Error> {
 /// The demo at `to` as the live screen would show it: the real collectors run against the demo
 /// on a paused clock (virtual time), from `to - DEMO_WARMUP` so windows and rates are filled.
 fn demo_snapshot(
-    args: &crate::cli::SnapshotArgs,
+    args: &SnapshotArgs,
     settings: StoreSettings,
     to: Duration,
 ) -> Result<Snapshot, Error> {
     let from = to.saturating_sub(DEMO_WARMUP);
     let i = args.demo_index;
-    let demo = crate::demo::DemoInstance::new(args.seed + i).with_sessions(args.demo_sessions);
-    let server = crate::tui::setup::demo_server(i);
-    let (store, samples) = demo_store(demo, from, to, settings.clone(), args.record.is_some())?;
-    if let Some(path) = &args.record {
+    let demo =
+        crate::demo::DemoInstance::new(args.watch.seed + i).with_sessions(args.watch.demo_sessions);
+    let server = crate::instance::setup::demo_server(i);
+    let (store, samples) = demo_store(
+        demo,
+        from,
+        to,
+        settings.clone(),
+        args.watch.record.is_some(),
+    )?;
+    if let Some(path) = &args.watch.record {
         write_recording(path, Some(&server), &settings, &samples)?;
     }
     Ok(crate::model::snapshot::build(
@@ -475,10 +275,7 @@ pub fn demo_store(
     settings: StoreSettings,
     record: bool,
 ) -> Result<(Store, Vec<RawSample>), Error> {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .start_paused(true)
-        .build()?;
+    let rt = crate::instance::runtime::paused()?;
     Ok(rt.block_on(async {
         let demo = crate::demo::DemoRunner::new(demo).starting_at(from);
         let (raw_tx, raw_rx) = std::sync::mpsc::sync_channel::<RawSample>(1 << 20);
@@ -509,16 +306,20 @@ pub fn demo_store(
     }))
 }
 
-/// The snapshot `ifxtop snapshot` prints, from the demo, a recording, or the live instance.
-pub fn snapshot_for(args: &crate::cli::SnapshotArgs) -> Result<Snapshot, Error> {
-    use crate::store::StoreSettings;
+/// The snapshot `ifxtop snapshot` prints, from the demo, a recording, or the live instance (the
+/// config file read as the live screen reads it).
+pub fn snapshot_for(args: &SnapshotArgs) -> Result<Snapshot, Error> {
+    let shared = crate::instance::setup::checked(&as_live(args))?;
+    snapshot_with(args, &shared)
+}
+
+/// `snapshot_for` with the arguments and the config checked.
+fn snapshot_with(args: &SnapshotArgs, shared: &Shared) -> Result<Snapshot, Error> {
     let at = at_arg(args.at)?;
-    let mut settings = StoreSettings {
-        base_page_kb: args.base_page_kb,
-        ports: args.ports.clone(),
-        ..StoreSettings::default()
-    };
-    if let Some(path) = &args.replay {
+    // The base page size and the windows of the command line or the config.
+    let mut settings = shared.settings.clone();
+    settings.ports = shared.ports.clone();
+    if let Some(path) = &args.watch.replay {
         let rec = crate::collect::record::read_recording(path)?;
         // The first few problems and a count: a garbage file has one per line.
         if !rec.skipped.is_empty() && !rec.is_empty() {
@@ -568,41 +369,21 @@ pub fn snapshot_for(args: &crate::cli::SnapshotArgs) -> Result<Snapshot, Error> 
             &[],
         ));
     }
-    if args.demo {
+    if args.watch.demo {
         if settings.ports.is_empty() {
             settings.ports = vec![crate::demo::LISTENER_PORT];
         }
         // The i-th demo instance runs its timeline 300 s on from the one before (as the live
         // screen's fleet does), on a host of its own.
         let i = args.demo_index;
-        let offset = Duration::from_secs(i * crate::tui::setup::DEMO_INSTANCE_OFFSET);
+        let offset = Duration::from_secs(i * crate::instance::setup::DEMO_INSTANCE_OFFSET);
         let to = at.unwrap_or(DEMO_WARMUP) + offset;
         settings.wall_start = Some(crate::demo::EPOCH);
-        settings.host = Some(crate::tui::setup::demo_host(i));
-        settings.instance = Some(crate::tui::setup::demo_server(i));
+        settings.host = Some(crate::instance::setup::demo_host(i));
+        settings.instance = Some(crate::instance::setup::demo_server(i));
         return demo_snapshot(args, settings, to);
     }
-    live_report(args).map(|(snap, _)| snap)
-}
-
-/// The first of SIGINT, SIGTERM, SIGHUP and SIGQUIT, as the exit code a shell expects
-/// (128 + its number); never, if the handlers cannot be set up.
-async fn stop_signal() -> u8 {
-    use tokio::signal::unix::{signal, SignalKind};
-    let (Ok(mut int), Ok(mut term), Ok(mut hup), Ok(mut quit)) = (
-        signal(SignalKind::interrupt()),
-        signal(SignalKind::terminate()),
-        signal(SignalKind::hangup()),
-        signal(SignalKind::quit()),
-    ) else {
-        return std::future::pending().await;
-    };
-    tokio::select! {
-        _ = int.recv() => 130,
-        _ = term.recv() => 143,
-        _ = hup.recv() => 129,
-        _ = quit.recv() => 131,
-    }
+    live_report(args, shared).map(|(snap, _)| snap)
 }
 
 /// How long a live snapshot waits for its sources at most (the slowest regular source,
@@ -613,67 +394,61 @@ pub const LIVE_DEADLINE: Duration = Duration::from_secs(40);
 /// map from the cache (or built, if that fits in the deadline), the SQL of the head blockers and
 /// longest waits, then the report. Returns it with what makes it incomplete: the server off-line,
 /// an onstat that failed or did not answer in time.
-pub fn live_report(args: &crate::cli::SnapshotArgs) -> Result<(Snapshot, Vec<String>), Error> {
+pub(crate) fn live_report(
+    args: &SnapshotArgs,
+    shared: &Shared,
+) -> Result<(Snapshot, Vec<String>), Error> {
     if args.at.is_some() {
         return Err(Error::Usage(
             "--at: only with --demo or --replay (a live snapshot is of now)".into(),
         ));
     }
-    let server = args.server.clone();
-    let mut settings = StoreSettings {
-        base_page_kb: args.base_page_kb,
-        ..StoreSettings::default()
-    };
-    // Read while the process has one thread (see `now_in_local_offset`).
-    settings.wall_start = Some(crate::tui::setup::now_in_local_offset());
+    let live_args = &args.watch;
+    let server = live_args.server.clone();
+    // The base page size and windows of the command line or the config; the time zone read
+    // while the process had one thread (see `now_in_local_offset`).
+    let mut settings = shared.settings.clone();
+    settings.wall_start = Some(shared.started);
     // This machine, or the host of `--ssh` (connected here, once).
-    if let Some(file) = &args.extents {
-        crate::tui::setup::check_extents_file(file)?;
-    }
-    let live = crate::tui::setup::live_target(
+    let live = crate::instance::setup::live_target(
         server.clone(),
-        &args.ports,
-        &args.ssh,
-        args.extents.clone(),
-        args.max_output_mb,
+        &live_args.ports,
+        &live_args.ssh,
+        live_args.extents.clone(),
+        shared.max_output_mb,
     )?;
     settings.ports = live.ports;
     settings.host = live.host;
-    settings.instance = Some(crate::tui::setup::instance_name(
-        server.as_deref(),
-        settings
-            .host
-            .as_deref()
-            .filter(|_| !args.ssh.ssh.is_empty()),
-    ));
-    let runner = live.runner;
     let remote = settings
         .host
         .as_deref()
-        .filter(|_| !args.ssh.ssh.is_empty());
+        .filter(|_| !live_args.ssh.ssh.is_empty());
+    settings.instance = Some(crate::instance::setup::instance_name(
+        server.as_deref(),
+        remote,
+    ));
+    let runner = live.runner;
     let extents = ExtentSource {
-        file: args.extents.clone(),
-        cache: crate::tui::setup::cache_spot(
-            crate::tui::setup::cache_key(server.as_deref(), remote).as_deref(),
+        file: live_args.extents.clone(),
+        cache: crate::instance::setup::cache_spot(
+            crate::instance::setup::cache_key(server.as_deref(), remote).as_deref(),
         ),
     };
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    let record = args.record.is_some();
+    let rt = crate::instance::runtime::current_thread()?;
+    let record = live_args.record.is_some();
     // A signal ends the collection at once: dropping it kills every command in flight (their
     // whole process groups), which the terminal's Ctrl-C no longer reaches.
     let collected = rt.block_on(async {
         tokio::select! {
             r = live_store(runner, settings.clone(), extents, record, LIVE_DEADLINE) => Ok(r),
-            code = stop_signal() => Err(code),
+            code = crate::instance::signals::first_end() => Err(code),
         }
     });
     // Nothing may hold up the exit: a file read stuck in the kernel (a dead NFS server) keeps
     // its thread, not the process.
-    rt.shutdown_timeout(Duration::from_millis(500));
+    crate::instance::runtime::finish(rt);
     let (store, samples, mut problems) = collected.map_err(Error::Signal)?;
-    if let Some(path) = &args.record {
+    if let Some(path) = &live_args.record {
         write_recording(path, server.as_deref(), &settings, &samples)?;
     }
     let snap = crate::model::snapshot::build(&store, store.latest, server.as_deref(), &[]);

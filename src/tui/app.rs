@@ -78,15 +78,8 @@ pub struct HotspotUi {
 }
 
 /// Where the data comes from, for the header.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Mode {
-    Live,
-    Demo { seed: u64 },
-    Replay { file: String },
-}
-
-/// Describes what plays at a demo time (the demo's incident).
-pub(crate) type NoteFn = fn(Duration) -> String;
+pub use crate::instance::setup::Mode;
+pub(crate) use crate::instance::setup::NoteFn;
 
 /// What the live loop must do after an action.
 #[derive(Debug, Clone, PartialEq)]

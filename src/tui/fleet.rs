@@ -1,6 +1,7 @@
 //! The fleet screen's state: several instances watched at once, one line each. Enter opens the
 //! selected instance's own screens; Esc there (with nothing else to go back from) returns here.
 
+use crate::tui::app::Effect;
 use crate::tui::keymap::{Action, Keymap};
 use crossterm::event::KeyEvent;
 
@@ -27,6 +28,19 @@ pub enum FleetCommand {
     Suspend,
     /// A key the fleet screen does not use.
     Ignored,
+}
+
+impl FleetCommand {
+    /// What the loop carries out for it as for any screen's key: quitting, a full repaint
+    /// (Ctrl-L), a stop (Ctrl-Z). The others only change what the fleet screen shows.
+    pub fn effect(self) -> Option<Effect> {
+        match self {
+            FleetCommand::Quit => Some(Effect::Quit(0)),
+            FleetCommand::Redraw => Some(Effect::Redraw),
+            FleetCommand::Suspend => Some(Effect::Suspend),
+            FleetCommand::Moved | FleetCommand::Open(_) | FleetCommand::Ignored => None,
+        }
+    }
 }
 
 impl FleetUi {

@@ -266,6 +266,18 @@ fn action_name(a: Action) -> String {
 }
 
 impl Keymap {
+    /// The defaults with the config file's `[keys]` table (action name → keys), as written in
+    /// the file: an action name ifxtop does not know is refused like a bad key.
+    pub(crate) fn from_config(keys: &BTreeMap<String, Vec<String>>) -> Result<Keymap, String> {
+        let mut overrides = BTreeMap::new();
+        for (name, list) in keys {
+            let action: Action = serde_json::from_value(serde_json::Value::String(name.clone()))
+                .map_err(|e| format!("'{}': {e}", crate::format::printable(name)))?;
+            overrides.insert(action, list.clone());
+        }
+        Keymap::with_overrides(&overrides)
+    }
+
     /// The defaults, with the config's `[keys]` table (action → keys) replacing the keys of the
     /// actions it names. Refused: a key name ifxtop does not know, a key bound to two actions
     /// (one would silently take the other's place), and taking Ctrl-C from quit: Ctrl-C always
@@ -323,6 +335,17 @@ impl Keymap {
 mod tests {
     use super::*;
     use crossterm::event::KeyEventKind;
+
+    /// An action name the config's `[keys]` table does not know is refused (it was a typo).
+    #[test]
+    fn unknown_actions_in_the_config_are_rejected() {
+        let config = crate::instance::config::Config::parse("[keys]\nfly = [\"f\"]")
+            .expect("the file parses");
+        assert!(Keymap::from_config(&config.keys).is_err());
+        let config = crate::instance::config::Config::parse("[keys]\nquit = [\"x\"]")
+            .expect("the file parses");
+        assert!(Keymap::from_config(&config.keys).is_ok());
+    }
 
     fn ev(code: KeyCode, mods: KeyModifiers) -> KeyEvent {
         KeyEvent {

@@ -6,15 +6,15 @@
 
 use crate::collect::extents::ExtentStatus;
 use crate::collect::log::DebugLog;
-use crate::collect::record::{Recorder, RecordingHeader};
-use crate::collect::replay::Player;
-use crate::collect::sample::RawSample;
-use crate::collect::Collection;
 use crate::error::Error;
+pub use crate::instance::feed::Feed;
+use crate::instance::setup::Setup;
+use crate::instance::signals::Signal;
 use crate::store::Store;
 use crate::tui::app::{App, Effect};
-use crate::tui::session::{Msg, Outcome, Session, Signal};
-use crate::tui::setup::Setup;
+use crate::tui::keymap::Keymap;
+use crate::tui::session::{Msg, Outcome, Session};
+use crate::tui::theme::Theme;
 use crate::tui::views;
 use crossterm::event::KeyEvent;
 use ratatui::backend::Backend;
@@ -34,87 +34,6 @@ pub enum Input {
     Key(KeyEvent),
     Resize(u16, u16),
     Signal(Signal),
-}
-
-/// Where the store's updates come from.
-pub enum Feed {
-    Collect {
-        collection: Collection,
-        recorder: Option<Recorder>,
-    },
-    Replay {
-        player: Player,
-        /// When the player last moved (its speed is relative to this clock).
-        last: Instant,
-    },
-}
-
-impl Feed {
-    /// Starts the collectors of `setup` (or its replay), and the recorder when recording.
-    pub fn start(setup: &Setup) -> Result<Feed, Error> {
-        if let Some(rec) = &setup.replay {
-            return Ok(Feed::Replay {
-                player: Player::new(rec.clone()),
-                last: Instant::now(),
-            });
-        }
-        let (raw, recorder) = match &setup.record {
-            Some((path, max_mb)) => {
-                let (tx, rx) = std::sync::mpsc::sync_channel::<RawSample>(4096);
-                let header = RecordingHeader::new(
-                    setup.server.as_deref(),
-                    setup.settings.host.as_deref(),
-                    setup
-                        .settings
-                        .wall_start
-                        .unwrap_or_else(time::OffsetDateTime::now_utc),
-                    &setup.settings.ports,
-                    setup.settings.base_page_kb,
-                );
-                let rec = Recorder::start(path, *max_mb, &header, rx)?;
-                (Some(tx), Some(rec))
-            }
-            None => (None, None),
-        };
-        let collection = Collection::start(
-            setup.runner.clone(),
-            setup.interval,
-            raw,
-            setup.extents.clone(),
-            crate::collect::SessionClock::start(),
-        );
-        Ok(Feed::Collect {
-            collection,
-            recorder,
-        })
-    }
-
-    /// The session time: the collectors' clock, or the moment the replay shows (its position,
-    /// or during a seek the sample it has reached).
-    pub(crate) fn now(&self) -> Duration {
-        match self {
-            Feed::Collect { collection, .. } => collection.clock.now(),
-            Feed::Replay { player, .. } => player.shown(),
-        }
-    }
-
-    /// Stops collecting; a recording is finished and its summary returned.
-    pub async fn finish(self) -> Option<Result<String, Error>> {
-        match self {
-            Feed::Collect {
-                mut collection,
-                recorder,
-            } => {
-                collection.stop();
-                drop(collection);
-                let rec = recorder?;
-                // Aborted collectors drop their senders; the recorder then writes what it has.
-                tokio::task::yield_now().await;
-                Some(rec.finish())
-            }
-            Feed::Replay { .. } => None,
-        }
-    }
 }
 
 /// What lies outside the screen: the clipboard (an escape sequence to the terminal) and the
@@ -442,26 +361,16 @@ pub async fn drive_fleet<B: Backend>(
             Event::Input(Some(Input::Key(k))) => {
                 if let Some(f) = fleet.as_mut().filter(|f| f.open.is_none()) {
                     let keymap = members[0].session.app.keymap.clone();
-                    match f.on_key(&keymap, &k, members.len()) {
-                        FleetCommand::Moved => fleet_dirty = true,
-                        FleetCommand::Open(i) => {
-                            if let Some(m) = members.get_mut(i) {
-                                m.session.dirty = true;
-                            }
+                    let command = f.on_key(&keymap, &k, members.len());
+                    if let FleetCommand::Open(i) = command {
+                        if let Some(m) = members.get_mut(i) {
+                            m.session.dirty = true;
                         }
-                        FleetCommand::Quit => return Ok(0),
-                        FleetCommand::Redraw => {
-                            let _ = terminal.clear();
-                            fleet_dirty = true;
-                        }
-                        FleetCommand::Suspend => {
-                            if outside.suspend().is_ok() {
-                                let _ = terminal.clear();
-                            }
-                            fleet_dirty = true;
-                        }
-                        FleetCommand::Ignored => {}
                     }
+                    fleet_dirty |= command != FleetCommand::Ignored;
+                    // Quit, Ctrl-L and Ctrl-Z become the effects an instance's keys give, and
+                    // are carried out the one way (a repaint, never `Terminal::clear`).
+                    effects.extend(command.effect().map(|e| (target, e)));
                     continue;
                 }
                 (target, Msg::Key(k))
@@ -637,7 +546,12 @@ fn export<B: Backend>(
 }
 
 /// A new session from a setup: the app with its keys, theme and mode, and an empty store.
-pub fn session_for(setup: &Setup, size: (u16, u16)) -> Result<Session, Error> {
+pub fn session_for(
+    setup: &Setup,
+    keymap: &Keymap,
+    theme: Theme,
+    size: (u16, u16),
+) -> Result<Session, Error> {
     let log = match &setup.log {
         Some(p) => Some(DebugLog::open(p).map_err(|source| Error::File {
             path: p.display().to_string(),
@@ -645,12 +559,7 @@ pub fn session_for(setup: &Setup, size: (u16, u16)) -> Result<Session, Error> {
         })?),
         None => None,
     };
-    let mut app = App::new(
-        setup.keymap.clone(),
-        setup.theme,
-        setup.mode.clone(),
-        setup.interval,
-    );
+    let mut app = App::new(keymap.clone(), theme, setup.mode.clone(), setup.interval);
     app.server = setup.server.clone();
     app.note = setup.note;
     app.wall_start = setup.settings.wall_start;
@@ -687,21 +596,18 @@ pub fn session_for(setup: &Setup, size: (u16, u16)) -> Result<Session, Error> {
 /// Runs the TUI on the real terminal until the user quits or a signal arrives.
 pub fn run(args: &crate::cli::LiveArgs) -> Result<ExitCode, Error> {
     // A bad argument or config value is named even where no screen could be drawn.
-    let checked = crate::tui::setup::checked(args)?;
+    let checked = crate::instance::setup::checked(args)?;
+    let keymap = Keymap::from_config(&checked.config().keys)
+        .map_err(|e| Error::Usage(format!("config [keys]: {e}")))?;
     crate::tui::terminal::check().map_err(Error::Usage)?;
-    let setups = crate::tui::setup::setups(args, checked)?;
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    let code = rt.block_on(run_async(setups));
-    // Every task is dropped here (so every command in flight is killed with its process
-    // group); a file read stuck in the kernel (a dead NFS server) keeps its thread, but never
-    // holds up the exit.
-    rt.shutdown_timeout(Duration::from_millis(500));
+    let setups = crate::instance::setup::setups(args, checked)?;
+    let rt = crate::instance::runtime::current_thread()?;
+    let code = rt.block_on(run_async(setups, keymap));
+    crate::instance::runtime::finish(rt);
     code
 }
 
-async fn run_async(setups: Vec<Setup>) -> Result<ExitCode, Error> {
+async fn run_async(setups: Vec<Setup>, keymap: Keymap) -> Result<ExitCode, Error> {
     let several = setups.len() > 1;
     let mut feeds = Vec::with_capacity(setups.len());
     for s in &setups {
@@ -731,7 +637,7 @@ async fn run_async(setups: Vec<Setup>) -> Result<ExitCode, Error> {
         .unwrap_or((80, 24));
     let mut sessions = Vec::with_capacity(setups.len());
     for s in &setups {
-        sessions.push(session_for(s, size)?);
+        sessions.push(session_for(s, &keymap, Theme::from_env(), size)?);
     }
     let mut members: Vec<Member> = sessions
         .iter_mut()
@@ -764,24 +670,13 @@ async fn run_async(setups: Vec<Setup>) -> Result<ExitCode, Error> {
 
 /// Forwards SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGTSTP and SIGCONT to the loop as inputs.
 fn spawn_signals(tx: mpsc::Sender<Input>) -> Result<(), Error> {
-    use tokio::signal::unix::{signal, SignalKind};
-    for (kind, sig) in [
-        (SignalKind::terminate(), Signal::Terminate),
-        (SignalKind::hangup(), Signal::Hangup),
-        (SignalKind::interrupt(), Signal::Interrupt),
-        (SignalKind::quit(), Signal::Quit),
-        (SignalKind::from_raw(nix::libc::SIGTSTP), Signal::Stop),
-        (SignalKind::from_raw(nix::libc::SIGCONT), Signal::Continue),
-    ] {
-        let mut stream = signal(kind).map_err(Error::Io)?;
-        let tx = tx.clone();
-        tokio::spawn(async move {
-            while stream.recv().await.is_some() {
-                if tx.send(Input::Signal(sig)).await.is_err() {
-                    break;
-                }
+    let mut signals = crate::instance::signals::listen(&Signal::SCREEN)?;
+    tokio::spawn(async move {
+        while let Some(sig) = signals.recv().await {
+            if tx.send(Input::Signal(sig)).await.is_err() {
+                break;
             }
-        });
-    }
+        }
+    });
     Ok(())
 }

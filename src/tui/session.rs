@@ -7,6 +7,7 @@ use crate::collect::log::DebugLog;
 use crate::collect::replay::{Played, ReplayUi};
 use crate::collect::sample::Update;
 use crate::ids::Sid;
+use crate::instance::watch::{Due, Watched};
 use crate::model::snapshot;
 use crate::store::Store;
 use crate::tui::app::{App, Effect};
@@ -15,38 +16,11 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
 
-/// Data arriving together (one tick of the collectors) settles this long, so the snapshot is
-/// built once for all of it.
-pub(crate) const SETTLE: Duration = Duration::from_millis(60);
 /// Rebuilding the extent map on its own because pages stop resolving: at most this often.
 const AUTO_REBUILD_EVERY: Duration = Duration::from_secs(1800);
 
 /// A signal the loop was sent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Signal {
-    Terminate,
-    Hangup,
-    Interrupt,
-    Quit,
-    /// SIGTSTP (`kill -TSTP`; Ctrl-Z arrives as a key in raw mode): suspend like Ctrl-Z.
-    Stop,
-    /// SIGCONT: continued after a stop (ours or someone else's `kill -STOP`): take the
-    /// terminal again and draw everything.
-    Continue,
-}
-
-impl Signal {
-    /// The exit code a shell expects after a signal that ends ifxtop (128 + its number).
-    pub fn exit_code(self) -> Option<u8> {
-        match self {
-            Signal::Hangup => Some(129),
-            Signal::Interrupt => Some(130),
-            Signal::Quit => Some(131),
-            Signal::Terminate => Some(143),
-            Signal::Stop | Signal::Continue => None,
-        }
-    }
-}
+pub use crate::instance::signals::Signal;
 
 /// What a side effect the loop carried out came to, for the status line.
 #[derive(Debug, Clone, PartialEq)]
@@ -85,18 +59,15 @@ pub enum Msg {
 /// The live screen's state.
 pub struct Session {
     pub(crate) app: App,
-    pub(crate) store: Store,
+    /// The store, the diary, and when the data calls for the snapshot to be built again (the
+    /// one policy `serve` follows too): what the user does at once, data alone at most every
+    /// half interval.
+    pub(crate) watched: Watched,
     server: Option<String>,
-    log: Option<DebugLog>,
-    /// The store generation and focus the shown snapshot was built from.
-    built_generation: u64,
+    /// The focus the shown snapshot was built from.
     built_focus: (Vec<Sid>, Option<String>),
     /// The sessions whose SQL the collectors were last asked for.
     sent_focus: crate::collect::Focus,
-    /// When the snapshot was last built: data alone rebuilds it at most every half interval
-    /// (the build joins thousands of rows); what the user does, at once.
-    last_build: Option<Instant>,
-    force_build: bool,
     last_auto_rebuild: Option<Instant>,
     /// The last snapshot found the server off-line.
     was_offline: bool,
@@ -127,11 +98,11 @@ impl Session {
     /// gets there).
     fn play_slice(&mut self) -> Option<Duration> {
         let mut played = self.seeking.take()?;
-        let done = self.store.play_for(&mut played, SEEK_SLICE);
+        let done = self.watched.store.play_for(&mut played, SEEK_SLICE);
         if let Some(ui) = self.app.replay.as_mut() {
             ui.seeking = (!done).then(|| played.progress());
         }
-        self.app.extents = replay_extent_status(&self.store);
+        self.app.extents = replay_extent_status(&self.watched.store);
         self.dirty = true;
         if done {
             return self.app.replay.as_ref().map(|ui| ui.position);
@@ -149,14 +120,10 @@ impl Session {
     ) -> Self {
         Session {
             app,
-            store,
+            watched: Watched::new(store, log),
             server,
-            log,
-            built_generation: u64::MAX,
             built_focus: (Vec::new(), None),
             sent_focus: crate::collect::Focus::default(),
-            last_build: None,
-            force_build: true,
             last_auto_rebuild: None,
             was_offline: false,
             frozen_store: None,
@@ -168,9 +135,7 @@ impl Session {
 
     /// The diary of `--log`, if any.
     pub(crate) fn log(&mut self, now: Duration, line: &str) {
-        if let Some(l) = &mut self.log {
-            l.line(now, line);
-        }
+        self.watched.log(now, line);
     }
 
     /// Takes one message at session time `now`; returns what the loop must do.
@@ -180,7 +145,7 @@ impl Session {
         match msg {
             Msg::Key(k) => {
                 // What a key changes (a replay seek, a drill) shows at once.
-                self.force_build = true;
+                self.watched.force();
                 effects = self.app.on_key(k, now);
                 if self.app.quit {
                     effects.push(Effect::Quit(0));
@@ -196,13 +161,8 @@ impl Session {
                 self.dirty = true;
             }
             Msg::Data(updates) => {
-                for u in updates {
-                    if let Some(l) = &mut self.log {
-                        l.update(&u);
-                    }
-                    self.store.apply(u);
-                }
-                effects.push(Effect::SettleIn(SETTLE));
+                let settle = self.watched.apply(updates);
+                effects.push(Effect::SettleIn(settle));
             }
             Msg::Played(played, ui) => {
                 self.app.replay = Some(ui);
@@ -218,7 +178,7 @@ impl Session {
                 self.log(now, &format!("extent map: {st:?}"));
                 // A failed rebuild leaves the older map in the store: say it is still used.
                 if let ExtentStatus::Failed { in_use, .. } = &mut st {
-                    *in_use = self.store.extents().map(|m| m.extent_count());
+                    *in_use = self.watched.store.extents().map(|m| m.extent_count());
                 }
                 self.app.extents = st;
                 self.dirty = true;
@@ -261,7 +221,7 @@ impl Session {
         }
         // Freezing keeps the moment's data too; resuming lets it go.
         match (&self.app.frozen, &self.frozen_store) {
-            (Some(_), None) => self.frozen_store = Some(self.store.clone()),
+            (Some(_), None) => self.frozen_store = Some(self.watched.store.clone()),
             (None, Some(_)) => self.frozen_store = None,
             _ => {}
         }
@@ -292,20 +252,15 @@ impl Session {
                 self.app.set_frozen_snapshot(Arc::new(rebuilt));
             }
         }
-        let data_moved = self.store.generation != self.built_generation;
-        let min_gap = Duration::from_secs_f64(self.app.interval.clamp(0.1, 3600.0) * 0.5);
-        let due = self.force_build || self.last_build.is_none_or(|b| b.elapsed() >= min_gap);
-        if data_moved && !due {
+        let due = self.watched.due(self.app.interval);
+        if let Due::In(wait) = due {
             // Too soon after the last build: come back when the gap is over.
-            if let Some(b) = self.last_build {
-                effects.push(Effect::SettleIn(min_gap.saturating_sub(b.elapsed())));
-            }
+            effects.push(Effect::SettleIn(wait));
         }
-        if (data_moved && due) || focus_moved {
-            self.last_build = Some(Instant::now());
-            self.force_build = false;
+        if due == Due::Now || focus_moved {
+            self.watched.built();
             let snap = snapshot::build_with(
-                &self.store,
+                &self.watched.store,
                 now,
                 self.server.as_deref(),
                 &focus,
@@ -327,7 +282,6 @@ impl Session {
                 Vec::new()
             };
             self.app.set_snapshot(Arc::new(snap));
-            self.built_generation = self.store.generation;
             self.built_focus = (focus.clone(), hot);
             self.send_focus(focus, background, &mut effects);
         }

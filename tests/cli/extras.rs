@@ -5,14 +5,10 @@
 // Tests fail by panicking; `expect` says what was missing.
 #![allow(clippy::expect_used)]
 
-use crate::common::{fixture, fixtures_dir};
+use crate::common::{fixture, fixture_path};
 use crate::run::ifxtop_parse;
 use serde_json::Value;
 use std::process::Output;
-
-fn fixture_path(rel: &str) -> String {
-    fixtures_dir().join(rel).display().to_string()
-}
 
 /// The JSON of a successful parse (exit 0, nothing on stderr).
 fn json_of(out: &Output) -> Value {

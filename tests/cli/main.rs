@@ -3,6 +3,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod config;
 mod drill;
 mod extras;
 mod live;

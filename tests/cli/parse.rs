@@ -5,7 +5,7 @@
 // Tests fail by panicking; `expect` says what was missing.
 #![allow(clippy::expect_used)]
 
-use crate::common::{fixture, fixtures_dir};
+use crate::common::{fixture, fixture_path};
 use crate::run::ifxtop_parse;
 use serde_json::Value;
 use std::process::Output;
@@ -23,10 +23,6 @@ fn json_of(out: &Output) -> Value {
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).expect("stdout is JSON")
-}
-
-fn fixture_path(rel: &str) -> String {
-    fixtures_dir().join(rel).display().to_string()
 }
 
 fn assert_keys(v: &Value, keys: &[&str]) {

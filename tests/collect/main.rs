@@ -4,6 +4,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+use common::fixture_path;
 use ifxtop::collect::{Ctx, SessionClock, Sinks};
 use ifxtop::error::SourceError;
 use ifxtop::parsers::onstat_u::OnstatU;
@@ -39,10 +40,6 @@ fn runner(dir: &Path) -> LocalRunner {
 async fn run(r: &LocalRunner, source: &Source, timeout: Duration) -> Result<Parsed, SourceError> {
     let out = r.run(&source.request(), timeout).await?;
     source.parse(out)
-}
-
-fn fixture_path(rel: &str) -> String {
-    common::fixtures_dir().join(rel).display().to_string()
 }
 
 #[tokio::test]

@@ -9,6 +9,19 @@ pub fn fixtures_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }
 
+/// The path of `tests/fixtures/<rel>`, as an argument for a command line.
+pub fn fixture_path(rel: &str) -> String {
+    fixtures_dir().join(rel).display().to_string()
+}
+
+/// A TCP port free on loopback now (bound, read, released).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
 /// The text of `tests/fixtures/<rel>`.
 pub fn fixture(rel: &str) -> String {
     let p = fixtures_dir().join(rel);

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 /// itself and those before it.
 const ORDER: &[&str] = &[
     "memory", "ids", "error", "format", "files", "parsers", "extents", "source", "demo", "collect",
-    "store", "model", "cli", "tui", "commands",
+    "store", "model", "cli", "instance", "tui", "commands",
 ];
 
 fn src() -> PathBuf {
@@ -280,4 +280,47 @@ fn no_file_level_cycles() {
         "file-level cycles:\n{}",
         cycles.join("\n")
     );
+}
+
+/// `commands` reach the screen's code in one place, its text report (`tui::report`): what they
+/// watch (setup, config, feed, store policy, signals, runtime) is `instance`'s.
+#[test]
+fn commands_reach_the_tui_in_one_place() {
+    let mut files = Vec::new();
+    rust_files(&src().join("commands"), &mut files);
+    assert!(!files.is_empty());
+    let mut uses = Vec::new();
+    for f in &files {
+        let text = code_of(&std::fs::read_to_string(f).expect("read"));
+        for (i, _) in text.match_indices("crate::tui") {
+            let path: String = text[i..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == ':')
+                .collect();
+            uses.push(format!(
+                "{}: {path}",
+                f.strip_prefix(src()).expect("under src").display()
+            ));
+        }
+    }
+    assert_eq!(uses.len(), 1, "commands name tui in:\n{}", uses.join("\n"));
+    assert!(uses[0].ends_with("crate::tui::report::text"), "{}", uses[0]);
+}
+
+/// The watched instance has no screen: `instance/` names neither `tui` nor the terminal crates.
+#[test]
+fn the_instance_has_no_screen() {
+    let mut files = Vec::new();
+    rust_files(&src().join("instance"), &mut files);
+    assert!(files.len() >= 6, "{files:?}");
+    for f in files {
+        let text = code_of(&std::fs::read_to_string(&f).expect("read"));
+        for word in ["crate::tui", "ratatui::", "crossterm::"] {
+            assert!(
+                !text.contains(word),
+                "{} mentions {word}",
+                f.strip_prefix(src()).expect("under src").display()
+            );
+        }
+    }
 }

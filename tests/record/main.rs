@@ -461,29 +461,35 @@ fn a_recording_changed_on_disk_during_a_replay_ends_it_with_a_reason() {
 /// recording replayed to the same moment, and the two snapshots identical, JSON for JSON.
 #[test]
 fn a_recorded_demo_replays_to_the_same_snapshot() {
-    use ifxtop::cli::{Format, SnapshotArgs};
+    use clap::Parser;
+    use ifxtop::cli::SnapshotArgs;
     let dir = tempfile::tempdir().expect("tempdir");
     for (at, name) in [(40.0, "hot-spot.jsonl.zst"), (300.0, "lock-chain.jsonl")] {
         let path = dir.path().join(name);
         let args =
             |demo: bool, replay: Option<std::path::PathBuf>, record: Option<std::path::PathBuf>| {
-                SnapshotArgs {
-                    demo,
-                    replay,
-                    at: Some(at),
-                    seed: 3,
-                    demo_sessions: 300,
-                    demo_instances: 1,
-                    demo_index: 0,
-                    record,
-                    format: Format::Json,
-                    base_page_kb: 2,
-                    ports: Vec::new(),
-                    server: None,
-                    extents: None,
-                    max_output_mb: 64,
-                    ssh: Default::default(),
+                // As `ifxtop snapshot --seed 3 --at AT --format json` and the rest names them.
+                let at = at.to_string();
+                let mut argv = vec!["ifxtop", "snapshot", "--seed", "3", "--at", &at];
+                argv.extend(["--format", "json", "--demo-sessions", "300"]);
+                argv.extend(["--base-page-kb", "2", "--max-output-mb", "64"]);
+                if demo {
+                    argv.push("--demo");
                 }
+                let replay = replay.map(|p| p.display().to_string());
+                if let Some(p) = &replay {
+                    argv.extend(["--replay", p]);
+                }
+                let record = record.map(|p| p.display().to_string());
+                if let Some(p) = &record {
+                    argv.extend(["--record", p]);
+                }
+                let cli = ifxtop::cli::Cli::try_parse_from(argv).expect("arguments");
+                let Some(ifxtop::cli::Command::Snapshot(args)) = cli.command else {
+                    panic!("a snapshot");
+                };
+                let args: SnapshotArgs = *args;
+                args
             };
         let live = ifxtop::commands::snapshot::snapshot_for(&args(true, None, Some(path.clone())))
             .expect("demo snapshot");

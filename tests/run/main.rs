@@ -9,12 +9,12 @@ mod common;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ifxtop::collect::extents::ExtentSource;
 use ifxtop::demo::DemoRunner;
+use ifxtop::instance::setup::Setup;
 use ifxtop::store::StoreSettings;
 use ifxtop::tui::app::Mode;
 use ifxtop::tui::keymap::Keymap;
 use ifxtop::tui::run::{drive, session_for, Feed, Input, Outside};
 use ifxtop::tui::session::Signal;
-use ifxtop::tui::setup::Setup;
 use ifxtop::tui::theme::Theme;
 use ratatui::backend::{Backend, ClearType, TestBackend, WindowSize};
 use ratatui::buffer::Cell;
@@ -130,8 +130,6 @@ fn demo_setup(at: u64) -> Setup {
         interval: 1.0,
         server: Some("ol_demo".into()),
         extents: ExtentSource::default(),
-        keymap: Keymap::default(),
-        theme: Theme::plain(),
         record: None,
         note: Some((ifxtop::demo::describe_phase, Duration::from_secs(at))),
         replay: None,
@@ -179,7 +177,8 @@ async fn play_painted(
     };
     let mut terminal = Terminal::new(backend).expect("terminal");
     let mut feed = Feed::start(&setup).expect("feed");
-    let mut session = session_for(&setup, (80, 24)).expect("session");
+    let mut session =
+        session_for(&setup, &Keymap::default(), Theme::plain(), (80, 24)).expect("session");
     let (tx, mut inputs) = mpsc::channel::<Input>(16);
     tokio::spawn(async move {
         for (wait_ms, input) in script {
@@ -562,28 +561,21 @@ impl ifxtop::source::CommandRunner for Hanging {
     }
 }
 
-/// The fleet: two demo instances and one that hangs. The fleet screen lists all three, the demo
-/// lines stay current while the third times out, Enter opens an instance, Esc comes back, q
-/// quits.
-#[tokio::test(start_paused = true)]
-async fn fleet_lists_every_instance_and_one_that_hangs_stalls_nothing() {
+/// Runs the fleet loop over `setups` at 100x24 with `script` fed to it; returns the exit code,
+/// every frame drawn, how many cells each painted, and the fake outside world.
+async fn play_fleet(
+    setups: &[Setup],
+    script: Vec<(u64, Input)>,
+    mut outside: Fake,
+) -> (u8, Vec<String>, Vec<usize>, Fake) {
     use ifxtop::tui::fleet::FleetUi;
     use ifxtop::tui::run::{drive_fleet, Member};
-    let mut setups = vec![demo_setup(0), demo_setup(300)];
-    setups[0].instance = "ol_demo".into();
-    setups[1].instance = "ol_demo2".into();
-    let mut hung = demo_setup(0);
-    hung.instance = "ol_hung@db09".into();
-    hung.mode = Mode::Live;
-    hung.runner = Arc::new(Hanging);
-    hung.note = None;
-    hung.server = Some("ol_hung".into());
-    setups.push(hung);
     let seen = Arc::new(Mutex::new(Vec::new()));
+    let painted = Arc::new(Mutex::new(Vec::new()));
     let backend = Frames {
         inner: TestBackend::new(100, 24),
         seen: seen.clone(),
-        painted: Arc::new(Mutex::new(Vec::new())),
+        painted: painted.clone(),
         since_flush: 0,
     };
     let mut terminal = Terminal::new(backend).expect("terminal");
@@ -593,21 +585,15 @@ async fn fleet_lists_every_instance_and_one_that_hangs_stalls_nothing() {
         .collect();
     let mut sessions: Vec<_> = setups
         .iter()
-        .map(|s| session_for(s, (100, 24)).expect("session"))
+        .map(|s| session_for(s, &Keymap::default(), Theme::plain(), (100, 24)).expect("session"))
         .collect();
     let mut members: Vec<Member> = sessions
         .iter_mut()
         .zip(feeds.iter_mut())
-        .zip(&setups)
+        .zip(setups)
         .map(|((session, feed), s)| Member::new(session, feed, s.instance.clone()))
         .collect();
     let (tx, mut inputs) = mpsc::channel::<Input>(16);
-    let script = vec![
-        (15_000, code(KeyCode::Down)),
-        (100, code(KeyCode::Enter)),
-        (3_000, code(KeyCode::Esc)),
-        (2_000, key('q')),
-    ];
     tokio::spawn(async move {
         for (wait_ms, input) in script {
             tokio::time::sleep(Duration::from_millis(wait_ms)).await;
@@ -622,12 +608,67 @@ async fn fleet_lists_every_instance_and_one_that_hangs_stalls_nothing() {
         &mut members,
         Some(FleetUi::default()),
         &mut inputs,
-        &mut Fake::default(),
+        &mut outside,
     )
     .await
     .expect("the loop runs");
-    assert_eq!(code, 0);
     let frames = seen.lock().expect("frames").clone();
+    let painted = painted.lock().expect("painted").clone();
+    (code, frames, painted, outside)
+}
+
+/// Ctrl-L and Ctrl-Z on the fleet screen paint the whole screen again, as on an instance's own
+/// screens: the fleet's keys take the same way to the terminal (they called `Terminal::clear`,
+/// which asks the terminal where its cursor is, fails and clears nothing).
+#[tokio::test(start_paused = true)]
+async fn redraw_and_suspend_on_the_fleet_screen_repaint_every_cell() {
+    let ctrl = |c: char| Input::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL));
+    let mut setups = vec![demo_setup(0), demo_setup(300)];
+    setups[1].instance = "ol_demo2".into();
+    let (code, frames, painted, outside) = play_fleet(
+        &setups,
+        vec![(4_000, ctrl('l')), (3_000, ctrl('z')), (3_000, key('q'))],
+        Fake::default(),
+    )
+    .await;
+    assert_eq!(code, 0);
+    assert_eq!(outside.suspended, 1);
+    assert!(frames.iter().all(|f| f.contains("fleet  2 instances")));
+    let full = |f: &str| f.chars().filter(|c| !c.is_whitespace()).count();
+    let repaints = frames
+        .iter()
+        .zip(&painted)
+        .filter(|(f, n)| **n >= full(f) && full(f) > 100)
+        .count();
+    // The first frame, then one for each of Ctrl-L and Ctrl-Z.
+    assert!(repaints >= 3, "{repaints} full repaints: {painted:?}");
+    let ordinary = painted.iter().filter(|n| **n < 100).count();
+    assert!(ordinary > 3, "every frame repainted: {painted:?}");
+}
+
+/// The fleet: two demo instances and one that hangs. The fleet screen lists all three, the demo
+/// lines stay current while the third times out, Enter opens an instance, Esc comes back, q
+/// quits.
+#[tokio::test(start_paused = true)]
+async fn fleet_lists_every_instance_and_one_that_hangs_stalls_nothing() {
+    let mut setups = vec![demo_setup(0), demo_setup(300)];
+    setups[0].instance = "ol_demo".into();
+    setups[1].instance = "ol_demo2".into();
+    let mut hung = demo_setup(0);
+    hung.instance = "ol_hung@db09".into();
+    hung.mode = Mode::Live;
+    hung.runner = Arc::new(Hanging);
+    hung.note = None;
+    hung.server = Some("ol_hung".into());
+    setups.push(hung);
+    let script = vec![
+        (15_000, code(KeyCode::Down)),
+        (100, code(KeyCode::Enter)),
+        (3_000, code(KeyCode::Esc)),
+        (2_000, key('q')),
+    ];
+    let (code, frames, _, _) = play_fleet(&setups, script, Fake::default()).await;
+    assert_eq!(code, 0);
     // Before any key: the fleet, the hanging instance first waiting, then timed out, while the
     // demo instances' data stays seconds old.
     let first = frames.first().expect("a first frame");

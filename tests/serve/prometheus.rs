@@ -3,9 +3,10 @@
 //! and `informix_waiting_threads` through its HTTP API. Every process is stopped by the test
 //! (SIGTERM for serve, which must then end cleanly) and every wait is bounded.
 
+use crate::common::free_port;
 use crate::{available, samples, PROMETHEUS};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -266,13 +267,6 @@ fn live_screen_options_that_mean_nothing_to_serve_are_refused() {
 }
 
 /// A loopback port free now (for Prometheus, which takes no port 0).
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
-}
-
 /// Prometheus's answer to an instant query: the `data.result` array.
 fn query(prom: SocketAddr, promql: &str) -> Vec<serde_json::Value> {
     let mut encoded = String::new();

@@ -3,6 +3,7 @@
 //! all of it.
 
 use crate::common::fake_onstat::FakeOnstat;
+use crate::common::free_port;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -245,11 +246,6 @@ fn keygen(path: &Path) {
         .status()
         .expect("ssh-keygen (openssh-client)");
     assert!(st.success(), "ssh-keygen failed");
-}
-
-fn free_port() -> u16 {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind loopback");
-    l.local_addr().expect("address").port()
 }
 
 /// The host name the fake `uname -n` gives: reports must name the remote host, not this one.

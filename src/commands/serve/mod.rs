@@ -11,9 +11,11 @@ use crate::cli::{LiveArgs, ServeArgs};
 use crate::collect::log::DebugLog;
 use crate::collect::{Collection, SessionClock};
 use crate::error::Error;
+use crate::instance::setup::Setup;
+use crate::instance::signals::Signal;
+use crate::instance::watch::{Due, Watched};
 use crate::model::snapshot;
 use crate::store::Store;
-use crate::tui::setup::Setup;
 use metrics::{Counted, InstanceMetrics};
 use std::future::Future;
 use std::process::ExitCode;
@@ -42,7 +44,7 @@ pub fn run_cli(args: &ServeArgs) -> ExitCode {
 
 fn run(args: &ServeArgs) -> Result<(), Error> {
     check_args(&args.live)?;
-    let setups = crate::tui::setup::setups_unattended(&args.live)?;
+    let setups = crate::instance::setup::setups_unattended(&args.live)?;
     let listener = std::net::TcpListener::bind(args.listen)
         .map_err(|e| Error::Usage(format!("--listen {}: {e}", args.listen)))?;
     let addr = listener.local_addr()?;
@@ -56,11 +58,12 @@ fn run(args: &ServeArgs) -> Result<(), Error> {
             " (not a loopback address: anyone who reaches it reads them)"
         }
     );
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
+    let rt = crate::instance::runtime::current_thread()?;
     rt.block_on(async {
-        let stop = end_signals()?;
+        let mut ends = crate::instance::signals::listen(&Signal::ENDS)?;
+        let stop = async move {
+            ends.recv().await;
+        };
         serve(setups, listener, stop).await
     })
 }
@@ -68,19 +71,19 @@ fn run(args: &ServeArgs) -> Result<(), Error> {
 /// What the live screen's options mean nothing to serve: said, not ignored.
 fn check_args(args: &LiveArgs) -> Result<(), Error> {
     let refuse = |what: &str, why: &str| Err(Error::Usage(format!("{what}: {why}")));
-    if args.replay.is_some() {
+    if args.watch.replay.is_some() {
         return refuse(
             "--replay",
             "serve exports live instances or the demo (a recording: `ifxtop --replay`)",
         );
     }
-    if args.record.is_some() {
+    if args.watch.record.is_some() {
         return refuse(
             "--record",
             "serve does not record (`ifxtop --record` or `ifxtop snapshot --record` do)",
         );
     }
-    if args.extents.is_some() {
+    if args.watch.extents.is_some() {
         return refuse(
             "--extents",
             "serve builds no extent map (no metric needs one)",
@@ -89,36 +92,11 @@ fn check_args(args: &LiveArgs) -> Result<(), Error> {
     Ok(())
 }
 
-/// Resolves when SIGTERM, SIGINT, SIGHUP or SIGQUIT arrives: serve then ends cleanly.
-fn end_signals() -> Result<impl Future<Output = ()>, Error> {
-    use tokio::signal::unix::{signal, SignalKind};
-    let mut streams = Vec::new();
-    for kind in [
-        SignalKind::terminate(),
-        SignalKind::interrupt(),
-        SignalKind::hangup(),
-        SignalKind::quit(),
-    ] {
-        streams.push(signal(kind)?);
-    }
-    Ok(async move {
-        let any = std::future::poll_fn(|cx| {
-            for s in streams.iter_mut() {
-                if s.poll_recv(cx).is_ready() {
-                    return std::task::Poll::Ready(());
-                }
-            }
-            std::task::Poll::Pending
-        });
-        any.await
-    })
-}
-
 /// The labels an instance's series carry: its server, and the host when it is watched over ssh
 /// (a remote instance's name is `server@host`, a local one's the server alone).
 pub(crate) fn labels_of(setup: &Setup) -> (Option<&str>, Option<&str>) {
     let server = setup.server.as_deref();
-    let remote = setup.instance != crate::tui::setup::instance_name(server, None);
+    let remote = setup.instance != crate::instance::setup::instance_name(server, None);
     let host = if remote {
         setup.settings.host.as_deref()
     } else {
@@ -173,7 +151,7 @@ async fn watch_instance(
     setup: Setup,
     publish: watch::Sender<Arc<InstanceMetrics>>,
     mut stop: watch::Receiver<bool>,
-    mut log: Option<DebugLog>,
+    log: Option<DebugLog>,
 ) {
     let (server, host) = labels_of(&setup);
     let mut collection = Collection::start_with(
@@ -183,37 +161,28 @@ async fn watch_instance(
         None,
         SessionClock::start(),
     );
-    if let Some(l) = &mut log {
-        l.line(
-            Duration::ZERO,
-            &format!(
-                "serve: {} ({:?}, ports {:?}, interval {}s)",
-                setup.instance, setup.mode, setup.settings.ports, setup.interval
-            ),
-        );
-    }
-    let mut store = Store::new(setup.settings.clone());
+    let mut watched = Watched::new(Store::new(setup.settings.clone()), log);
+    watched.log(
+        Duration::ZERO,
+        &format!(
+            "serve: {} ({:?}, ports {:?}, interval {}s)",
+            setup.instance, setup.mode, setup.settings.ports, setup.interval
+        ),
+    );
     let mut counted = Counted::default();
-    let min_gap = Duration::from_secs_f64(setup.interval.clamp(0.1, 3600.0) * 0.5);
     let mut settle: Option<Instant> = None;
-    let mut last_build: Option<Instant> = None;
     let mut extents_open = true;
     loop {
         tokio::select! {
             _ = stop.changed() => break,
             u = collection.updates.recv() => match u {
                 Some(u) => {
-                    let mut apply = |u: crate::collect::sample::Update| {
-                        if let Some(l) = &mut log {
-                            l.update(&u);
-                        }
-                        store.apply(u);
-                    };
-                    apply(u);
+                    let mut all = vec![u];
                     while let Ok(u) = collection.updates.try_recv() {
-                        apply(u);
+                        all.push(u);
                     }
-                    settle.get_or_insert_with(|| Instant::now() + crate::tui::session::SETTLE);
+                    let wait = watched.apply(all);
+                    settle.get_or_insert_with(|| Instant::now() + wait);
                 }
                 None => break,
             },
@@ -222,14 +191,15 @@ async fn watch_instance(
                 extents_open = st.is_some();
             }
             _ = tokio::time::sleep_until(settle.unwrap_or_else(Instant::now)), if settle.is_some() => {
-                let now = Instant::now();
-                match last_build {
-                    Some(b) if now < b + min_gap => settle = Some(b + min_gap),
-                    _ => {
+                match watched.due(setup.interval) {
+                    Due::In(wait) => settle = Some(Instant::now() + wait),
+                    Due::Nothing => settle = None,
+                    Due::Now => {
                         settle = None;
-                        last_build = Some(now);
+                        watched.built();
+                        let store = &watched.store;
                         let snap = snapshot::build(
-                            &store,
+                            store,
                             collection.clock.now(),
                             setup.server.as_deref(),
                             &[],
@@ -237,7 +207,7 @@ async fn watch_instance(
                         let m = InstanceMetrics::build(
                             server,
                             host,
-                            &store,
+                            store,
                             &snap,
                             &mut counted,
                             std::time::Instant::now(),
@@ -249,7 +219,5 @@ async fn watch_instance(
         }
     }
     collection.stop();
-    if let Some(l) = &mut log {
-        l.line(collection.clock.now(), "serve: stopped");
-    }
+    watched.log(collection.clock.now(), "serve: stopped");
 }

@@ -1,22 +1,31 @@
-//! What the live screen runs with, decided once from the command line and the config file:
-//! the mode and its runner (local, demo, replay), settings, keys, theme, recording, log.
+//! What one watched instance runs with, decided once from the command line and the config
+//! file: the mode and its runner (local, ssh, demo, replay), settings, recording, log; and the
+//! names, ssh targets and cache keys of the instances the arguments and the config name.
 
 use crate::cli::{LiveArgs, SshArgs};
 use crate::collect::extents::{CacheSpot, ExtentSource};
 use crate::error::Error;
+use crate::instance::config::Config;
 use crate::source::local::LocalRunner;
 use crate::source::ssh::{SshRunner, SshTarget};
 use crate::source::CommandRunner;
 use crate::store::StoreSettings;
-use crate::tui::app::{Mode, NoteFn};
-use crate::tui::config::Config;
-use crate::tui::keymap::Keymap;
-use crate::tui::theme::Theme;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Everything the loop needs, decided from the command line and the config.
+/// Where the data comes from, for the header and the log.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Mode {
+    Live,
+    Demo { seed: u64 },
+    Replay { file: String },
+}
+
+/// Describes what plays at a demo time (the demo's incident).
+pub(crate) type NoteFn = fn(Duration) -> String;
+
+/// Everything one instance needs, decided from the command line and the config.
 pub struct Setup {
     /// The instance's name as the fleet screen, reports and metrics show it: the server, with
     /// `@host` for a remote one (`ol_prod@db01`).
@@ -27,8 +36,6 @@ pub struct Setup {
     pub interval: f64,
     pub server: Option<String>,
     pub extents: ExtentSource,
-    pub keymap: Keymap,
-    pub theme: Theme,
     pub record: Option<(PathBuf, u64)>,
     /// The demo's incident line: what plays at a demo time, and where the timeline started.
     pub note: Option<(NoteFn, Duration)>,
@@ -63,29 +70,29 @@ pub(crate) const DEMO_INSTANCE_OFFSET: u64 = 300;
 /// config's `[[instance]]` tables when the command line names no `--ssh` and no `--server` of
 /// its own (one taken from `$INFORMIXSERVER` does not count); else `$INFORMIXSERVER` here.
 pub(crate) fn instance_specs(args: &LiveArgs, config: &Config) -> Result<Vec<InstanceSpec>, Error> {
-    if let Some(path) = &args.replay {
+    if let Some(path) = &args.watch.replay {
         return Ok(vec![InstanceSpec::Replay(path.clone())]);
     }
-    if args.demo {
-        if !(1..=MAX_INSTANCES).contains(&args.demo_instances) {
+    if args.watch.demo {
+        if !(1..=MAX_INSTANCES).contains(&args.watch.demo_instances) {
             return Err(Error::Usage(format!(
                 "--demo-instances {}: between 1 and {MAX_INSTANCES}",
-                args.demo_instances
+                args.watch.demo_instances
             )));
         }
-        let mut out: Vec<InstanceSpec> = (0..args.demo_instances)
+        let mut out: Vec<InstanceSpec> = (0..args.watch.demo_instances)
             .map(|index| InstanceSpec::Demo { index })
             .collect();
         // Beside the demo, hosts of --ssh too (a fleet that mixes them, as the tests use to
         // show one host failing while the others run).
-        if !args.ssh.ssh.is_empty() {
+        if !args.watch.ssh.ssh.is_empty() {
             out.extend(live_specs(args)?);
         }
         return check_count(out);
     }
     let from_env = std::env::var("INFORMIXSERVER").ok();
-    let server_given = args.server.is_some() && args.server != from_env;
-    if args.ssh.ssh.is_empty() && !server_given && !config.instance.is_empty() {
+    let server_given = args.watch.server.is_some() && args.watch.server != from_env;
+    if args.watch.ssh.ssh.is_empty() && !server_given && !config.instance.is_empty() {
         let mut out = Vec::new();
         for (i, t) in config.instance.iter().enumerate() {
             let server = nonempty_server(&t.server)
@@ -100,7 +107,7 @@ pub(crate) fn instance_specs(args: &LiveArgs, config: &Config) -> Result<Vec<Ins
             out.push(InstanceSpec::Live {
                 server: Some(server),
                 ssh,
-                ports: t.ports.clone().unwrap_or_else(|| args.ports.clone()),
+                ports: t.ports.clone().unwrap_or_else(|| args.watch.ports.clone()),
             });
         }
         return check_count(out);
@@ -110,7 +117,7 @@ pub(crate) fn instance_specs(args: &LiveArgs, config: &Config) -> Result<Vec<Ins
 
 /// Each server of `--server a,b` on each `--ssh` host (or this machine).
 fn live_specs(args: &LiveArgs) -> Result<Vec<InstanceSpec>, Error> {
-    let servers: Vec<Option<String>> = match &args.server {
+    let servers: Vec<Option<String>> = match &args.watch.server {
         None => vec![None],
         Some(list) => list
             .split(',')
@@ -118,10 +125,10 @@ fn live_specs(args: &LiveArgs) -> Result<Vec<InstanceSpec>, Error> {
             .collect::<Result<_, _>>()
             .map_err(|e| Error::Usage(format!("--server '{list}': {e}")))?,
     };
-    let hosts: Vec<Option<SshTarget>> = if args.ssh.ssh.is_empty() {
+    let hosts: Vec<Option<SshTarget>> = if args.watch.ssh.ssh.is_empty() {
         vec![None]
     } else {
-        args.ssh.ssh.iter().cloned().map(Some).collect()
+        args.watch.ssh.ssh.iter().cloned().map(Some).collect()
     };
     let mut out = Vec::new();
     for ssh in &hosts {
@@ -129,7 +136,7 @@ fn live_specs(args: &LiveArgs) -> Result<Vec<InstanceSpec>, Error> {
             out.push(InstanceSpec::Live {
                 server: server.clone(),
                 ssh: ssh.clone(),
-                ports: args.ports.clone(),
+                ports: args.watch.ports.clone(),
             });
         }
     }
@@ -191,21 +198,22 @@ fn nonempty_server(s: &str) -> Result<String, String> {
 pub(crate) struct Shared {
     /// Now, in this machine's time zone, read while the process has one thread (see
     /// `now_in_local_offset`).
-    started: time::OffsetDateTime,
+    pub(crate) started: time::OffsetDateTime,
     config: Config,
-    keymap: Keymap,
     interval: f64,
-    settings: StoreSettings,
+    /// The base page size and the windows of the command line or the config.
+    pub(crate) settings: StoreSettings,
     /// `--max-output-mb`, else the config's `max-output-mb`, else the default.
-    max_output_mb: u64,
-    ports: Vec<u16>,
+    pub(crate) max_output_mb: u64,
+    /// `--port`, else the config's `ports`.
+    pub(crate) ports: Vec<u16>,
 }
 
 /// The config file as a message names it.
 fn config_name(given: Option<&std::path::Path>) -> String {
     match given {
         Some(p) => p.display().to_string(),
-        None => crate::tui::config::default_path()
+        None => crate::instance::config::default_path()
             .map(|p| p.display().to_string())
             .unwrap_or_else(|| "the config file".to_string()),
     }
@@ -218,26 +226,31 @@ pub(crate) fn checked(args: &LiveArgs) -> Result<Shared, Error> {
     shared(args)
 }
 
+impl Shared {
+    /// The config file as read (the screen takes its key bindings from it).
+    pub(crate) fn config(&self) -> &Config {
+        &self.config
+    }
+}
+
 /// What every instance shares, each value of the arguments and the config checked; nothing
 /// started yet.
 fn shared(args: &LiveArgs) -> Result<Shared, Error> {
     let started = now_in_local_offset();
-    let config = Config::load(args.config.as_deref())?;
-    let keymap = Keymap::with_overrides(&config.keys)
-        .map_err(|e| Error::Usage(format!("config [keys]: {e}")))?;
+    let config = Config::load(args.watch.config.as_deref())?;
     let interval = args.interval.or(config.interval).unwrap_or(1.0);
     if !(0.1..=3600.0).contains(&interval) {
         // Name where the value came from: the user looks there.
         let from = if args.interval.is_some() {
             "--interval".to_string()
         } else {
-            format!("interval in {}", config_name(args.config.as_deref()))
+            format!("interval in {}", config_name(args.watch.config.as_deref()))
         };
         return Err(Error::Usage(format!(
             "{from} = {interval}: between 0.1 and 3600 seconds"
         )));
     }
-    let base_page_kb = args.base_page_kb.or(config.base_page_kb).unwrap_or(2);
+    let base_page_kb = args.watch.base_page_kb.or(config.base_page_kb).unwrap_or(2);
     if ![1, 2, 4, 8, 16].contains(&base_page_kb) {
         return Err(Error::Usage(format!(
             "--base-page-kb {base_page_kb}: one of 2, 4 (or 1, 8, 16)"
@@ -254,6 +267,7 @@ fn shared(args: &LiveArgs) -> Result<Shared, Error> {
         settings.socket_window = Duration::from_secs(w.max(1));
     }
     let max_output_mb = args
+        .watch
         .max_output_mb
         .or(config.max_output_mb)
         .unwrap_or(crate::source::DEFAULT_MAX_OUTPUT_MB);
@@ -262,16 +276,16 @@ fn shared(args: &LiveArgs) -> Result<Shared, Error> {
             "max-output-mb = {max_output_mb}: between 1 and 65536 (MB)"
         )));
     }
-    if let Some(file) = &args.extents {
+    if let Some(file) = &args.watch.extents {
         check_extents_file(file)?;
     }
-    let ports: Vec<u16> = if !args.ports.is_empty() {
-        args.ports.clone()
+    let ports: Vec<u16> = if !args.watch.ports.is_empty() {
+        args.watch.ports.clone()
     } else if let Some(p) = &config.ports {
         if p.contains(&0) {
             return Err(Error::Usage(format!(
                 "ports in {}: port 0 is no listener port (1-65535)",
-                config_name(args.config.as_deref())
+                config_name(args.watch.config.as_deref())
             )));
         }
         p.clone()
@@ -281,7 +295,6 @@ fn shared(args: &LiveArgs) -> Result<Shared, Error> {
     Ok(Shared {
         started,
         config,
-        keymap,
         interval,
         settings,
         max_output_mb,
@@ -306,7 +319,7 @@ pub(crate) fn setups_unattended(args: &LiveArgs) -> Result<Vec<Setup>, Error> {
 /// With `connect_one`, a single ssh instance is connected before anything starts.
 fn setups_with(args: &LiveArgs, shared: Shared, connect_one: bool) -> Result<Vec<Setup>, Error> {
     let specs = instance_specs(args, &shared.config)?;
-    if specs.len() > 1 && args.record.is_some() {
+    if specs.len() > 1 && args.watch.record.is_some() {
         return Err(Error::Usage(format!(
             "--record: records one instance, and {} are named",
             specs.len()
@@ -368,7 +381,7 @@ fn setup_of(
             } else {
                 ports
             };
-            if args.base_page_kb.is_none() {
+            if args.watch.base_page_kb.is_none() {
                 if let Some(kb) = header.as_ref().and_then(|h| h.base_page_kb) {
                     settings.base_page_kb = kb;
                 }
@@ -389,8 +402,8 @@ fn setup_of(
         InstanceSpec::Demo { index } => {
             let index = *index as u64;
             let at = args.demo_at + index * DEMO_INSTANCE_OFFSET;
-            let seed = args.seed + index;
-            let demo = crate::demo::DemoRunner::wall(seed, args.demo_sessions)
+            let seed = args.watch.seed + index;
+            let demo = crate::demo::DemoRunner::wall(seed, args.watch.demo_sessions)
                 .starting_at(Duration::from_secs(at));
             settings.ports = if ports.is_empty() {
                 vec![crate::demo::LISTENER_PORT]
@@ -419,8 +432,8 @@ fn setup_of(
                         target,
                         server.clone(),
                         ports,
-                        &args.ssh,
-                        args.extents.clone(),
+                        &args.watch.ssh,
+                        args.watch.extents.clone(),
                         !several,
                         shared.max_output_mb,
                     )?
@@ -453,12 +466,10 @@ fn setup_of(
         interval: shared.interval,
         server,
         extents: ExtentSource {
-            file: args.extents.clone(),
+            file: args.watch.extents.clone(),
             cache,
         },
-        keymap: shared.keymap.clone(),
-        theme: Theme::from_env(),
-        record: args.record.clone().map(|p| {
+        record: args.watch.record.clone().map(|p| {
             // A directory gets a timestamped file name of its own.
             let file = if p.is_dir() {
                 crate::collect::record::default_file_name(&p)

@@ -1,8 +1,8 @@
 //! The configuration file (TOML, kebab-case keys, unknown keys rejected): defaults for the
-//! command-line options and the key bindings.
+//! command-line options, the instances to watch, and the key bindings (kept as written: the
+//! screen reads them, `tui::keymap::from_config`).
 
 use crate::error::Error;
-use crate::tui::keymap::Action;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -22,9 +22,9 @@ pub(crate) struct Config {
     pub(crate) socket_window: Option<u64>,
     /// The output cap in MB (`--max-output-mb`).
     pub(crate) max_output_mb: Option<u64>,
-    /// Action → keys, replacing that action's default keys: `quit = ["q", "ctrl-c"]`.
+    /// Action name → keys, replacing that action's default keys: `quit = ["q", "ctrl-c"]`.
     #[serde(default)]
-    pub(crate) keys: BTreeMap<Action, Vec<String>>,
+    pub(crate) keys: BTreeMap<String, Vec<String>>,
     /// `[[instance]]` tables: the instances to watch when the command line names none.
     #[serde(default)]
     pub(crate) instance: Vec<InstanceConfig>,
@@ -88,13 +88,13 @@ mod tests {
         assert_eq!(c.interval, Some(2.0));
         assert_eq!(c.base_page_kb, Some(4));
         assert_eq!(c.ports, Some(vec![9088, 9089]));
-        assert_eq!(c.keys.get(&Action::Quit), Some(&vec!["x".to_string()]));
+        assert_eq!(c.keys.get("quit"), Some(&vec!["x".to_string()]));
     }
 
     #[test]
     fn unknown_keys_are_rejected() {
         let e = Config::parse("intervall = 2").expect_err("typo must fail");
         assert!(e.to_string().contains("intervall"), "{e}");
-        assert!(Config::parse("[keys]\nfly = [\"f\"]").is_err());
+        // An unknown action in [keys]: tui::keymap's tests (the screen reads the bindings).
     }
 }

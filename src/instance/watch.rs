@@ -1,0 +1,150 @@
+//! One instance's store and the one policy for rebuilding what is built from it (the screen's
+//! snapshot, `serve`'s metrics): data arriving together settles for `SETTLE`, then one build for
+//! all of it, at most every half interval for data alone; what the user does, at once.
+
+use crate::collect::log::DebugLog;
+use crate::collect::sample::Update;
+use crate::store::Store;
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// Data arriving together (one tick of the collectors) settles this long, so the snapshot is
+/// built once for all of it.
+pub(crate) const SETTLE: Duration = Duration::from_millis(60);
+
+/// One instance's store, its `--log` diary, and when what is built from the store is due: the
+/// screen's session and `serve` each keep one per instance.
+pub struct Watched {
+    pub(crate) store: Store,
+    log: Option<DebugLog>,
+    rebuild: Rebuild,
+}
+
+impl Watched {
+    pub(crate) fn new(store: Store, log: Option<DebugLog>) -> Self {
+        Watched {
+            store,
+            log,
+            rebuild: Rebuild::default(),
+        }
+    }
+
+    /// Applies updates that arrived together (and writes them to the diary); what is built
+    /// from the store is due `SETTLE` later.
+    pub(crate) fn apply(&mut self, updates: impl IntoIterator<Item = Update>) -> Duration {
+        for u in updates {
+            if let Some(l) = &mut self.log {
+                l.update(&u);
+            }
+            self.store.apply(u);
+        }
+        SETTLE
+    }
+
+    /// A line in the diary of `--log`, if any.
+    pub(crate) fn log(&mut self, now: Duration, line: &str) {
+        if let Some(l) = &mut self.log {
+            l.line(now, line);
+        }
+    }
+
+    /// The next build is due as soon as anything moved, whatever the gap (a key, a drill).
+    pub(crate) fn force(&mut self) {
+        self.rebuild.force();
+    }
+
+    /// Whether the store calls for a build, at `interval` seconds.
+    pub(crate) fn due(&self, interval: f64) -> Due {
+        self.rebuild.due(self.store.generation, interval)
+    }
+
+    /// What was just built is of the store as it is now.
+    pub(crate) fn built(&mut self) {
+        self.rebuild.built(self.store.generation);
+    }
+}
+
+/// Whether a build is due.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Due {
+    /// The data moved and the gap since the last build is over (or a build was forced).
+    Now,
+    /// The data moved, too soon after the last build: come back in this long.
+    In(Duration),
+    /// Nothing moved since the last build.
+    Nothing,
+}
+
+/// When the store's data calls for a new build: the generation last built and when.
+#[derive(Debug, Clone)]
+struct Rebuild {
+    built_generation: u64,
+    last_build: Option<Instant>,
+    force: bool,
+}
+
+impl Default for Rebuild {
+    fn default() -> Self {
+        Rebuild {
+            built_generation: u64::MAX,
+            last_build: None,
+            force: true,
+        }
+    }
+}
+
+impl Rebuild {
+    fn force(&mut self) {
+        self.force = true;
+    }
+
+    /// The least time between two builds for data alone, at `interval` seconds (a build joins
+    /// thousands of rows).
+    fn min_gap(interval: f64) -> Duration {
+        Duration::from_secs_f64(interval.clamp(0.1, 3600.0) * 0.5)
+    }
+
+    /// Whether the store at `generation` calls for a build, at `interval` seconds.
+    fn due(&self, generation: u64, interval: f64) -> Due {
+        if generation == self.built_generation {
+            return Due::Nothing;
+        }
+        let min_gap = Self::min_gap(interval);
+        match self.last_build {
+            Some(b) if !self.force && b.elapsed() < min_gap => {
+                Due::In(min_gap.saturating_sub(b.elapsed()))
+            }
+            _ => Due::Now,
+        }
+    }
+
+    /// What was just built is of the store at `generation`.
+    fn built(&mut self, generation: u64) {
+        self.last_build = Some(Instant::now());
+        self.force = false;
+        self.built_generation = generation;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first build is at once; then data alone waits out half the interval, and a forced
+    /// build (a key) does not; nothing moved, nothing is due.
+    #[tokio::test(start_paused = true)]
+    async fn data_alone_waits_half_an_interval_and_a_key_does_not() {
+        let mut r = Rebuild::default();
+        assert_eq!(r.due(0, 2.0), Due::Now);
+        r.built(0);
+        assert_eq!(r.due(0, 2.0), Due::Nothing);
+        assert_eq!(r.due(1, 2.0), Due::In(Duration::from_secs(1)));
+        tokio::time::advance(Duration::from_millis(400)).await;
+        assert_eq!(r.due(1, 2.0), Due::In(Duration::from_millis(600)));
+        r.force();
+        assert_eq!(r.due(1, 2.0), Due::Now);
+        r.built(1);
+        tokio::time::advance(Duration::from_secs(1)).await;
+        assert_eq!(r.due(2, 2.0), Due::Now);
+    }
+}

@@ -1,0 +1,203 @@
+//! Every pane as text, the one door `commands` use to the screen's code: `ifxtop snapshot`'s
+//! text report, with the NUMA, Server and I/O panes written as the screen lays them out.
+
+use crate::format::{human_bytes, human_duration};
+use crate::model::snapshot::Snapshot;
+use std::fmt::Write as _;
+
+/// The snapshot as a plain-text report.
+pub fn text(snap: &Snapshot) -> String {
+    let mut s = String::new();
+    let sv = &snap.server;
+    let _ = writeln!(
+        s,
+        "ifxtop snapshot {}  host {}  server {}  {} {}{}{}",
+        snap.time
+            .clone()
+            .unwrap_or_else(|| format!("at {}", human_duration(snap.at_s))),
+        snap.host.as_deref().unwrap_or("?"),
+        sv.name.as_deref().unwrap_or("?"),
+        sv.version.as_deref().unwrap_or(""),
+        sv.mode.as_deref().unwrap_or(""),
+        sv.mode_flags
+            .iter()
+            .map(|f| format!(" ({f})"))
+            .collect::<String>(),
+        sv.blocked
+            .as_deref()
+            .map(|b| format!("  Blocked:{b}"))
+            .unwrap_or_default()
+    );
+    if let Some(off) = &sv.offline {
+        let _ = writeln!(s, "OFF-LINE: {off}");
+    }
+    let counts: Vec<String> = snap
+        .summary
+        .by_reason
+        .iter()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect();
+    let _ = writeln!(
+        s,
+        "\nWAITERS  {}  ({} threads, {} sessions, {} idle client waits not listed)",
+        counts.join("  "),
+        snap.summary.threads,
+        snap.summary.sessions,
+        snap.summary.idle
+    );
+    let _ = writeln!(
+        s,
+        "{:>6} {:<10} {:<10} {:>7}  WHY",
+        "SID", "USER", "WAIT", "IN WAIT"
+    );
+    let mut waiters: Vec<_> = snap.waiters.iter().filter(|w| !w.idle).collect();
+    // The TUI's default order.
+    waiters.sort_by(|a, b| b.priority().total_cmp(&a.priority()));
+    for w in waiters {
+        let _ = writeln!(
+            s,
+            "{:>6} {:<10} {:<10} {:>7}  {}",
+            w.sessid,
+            w.user,
+            w.reason.short(),
+            crate::format::human_duration_bound(w.in_wait_s, w.in_wait_s_at_least),
+            w.verdict
+        );
+    }
+    if !snap.heads.is_empty() {
+        let _ = writeln!(s, "\nHEAD BLOCKERS (most harm first; ifxtop only reads)");
+        let _ = writeln!(
+            s,
+            "{:>6} {:<10} {:<24} {:>6}  SQL",
+            "SID", "USER", "STATE", "BLOCKS"
+        );
+        for h in &snap.heads {
+            let sql = snap
+                .session_views
+                .iter()
+                .find(|v| v.sid == h.sid)
+                .and_then(|v| v.sql.as_deref())
+                .map(|q| {
+                    crate::format::printable(&q.split_whitespace().collect::<Vec<_>>().join(" "))
+                })
+                .unwrap_or_else(|| "-".into());
+            let _ = writeln!(
+                s,
+                "{:>6} {:<10} {:<24} {:>6}  {}",
+                h.sid,
+                h.user,
+                format!("{}, {} locks", h.state, h.locks),
+                h.blocked,
+                sql
+            );
+            if let Some(a) = &h.action {
+                let _ = writeln!(s, "{:>6} what helps: {}", "", crate::format::printable(a));
+            }
+        }
+    }
+    let _ = writeln!(s, "\nSESSIONS (busiest first)");
+    let _ = writeln!(
+        s,
+        "{:>6} {:<10} {:<18} {:>6} {:>7} {:>7} {:>7}  WAITING ON",
+        "SID", "USER", "STATE", "BLOCKS", "TIME", "RD/s", "WR/s"
+    );
+    let mut active: Vec<_> = snap
+        .sessions
+        .iter()
+        .filter(|r| r.state != crate::model::sessions::SessionState::Idle)
+        .collect();
+    let busy = |r: &crate::model::sessions::SessionRow| {
+        r.reads_per_s.unwrap_or(0.0) + r.writes_per_s.unwrap_or(0.0)
+    };
+    active.sort_by(|a, b| {
+        b.harm
+            .rank_key()
+            .cmp(&a.harm.rank_key())
+            .then(busy(b).total_cmp(&busy(a)))
+            .then(a.sessid.cmp(&b.sessid))
+    });
+    let rate = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.1}"));
+    for r in active.iter().take(30) {
+        let line = format!(
+            "{:>6} {:<10} {:<18} {:>6} {:>7} {:>7} {:>7}  {}",
+            r.sessid,
+            r.user,
+            r.state_words(),
+            r.blocks.len(),
+            r.in_state_s.map_or("-".to_string(), |t| {
+                crate::format::human_duration_bound(t, r.in_state_s_at_least)
+            }),
+            rate(r.reads_per_s),
+            rate(r.writes_per_s),
+            r.waiting_on.as_deref().unwrap_or("")
+        );
+        let _ = writeln!(s, "{}", line.trim_end());
+    }
+    let idle = snap.sessions.len() - active.len();
+    let more = active.len().saturating_sub(30);
+    let _ = writeln!(s, "({} more active, {idle} idle sessions not listed)", more);
+    let _ = writeln!(s, "\nBUFFER HOT SPOTS");
+    let _ = writeln!(
+        s,
+        "{:<44} {:>4} {:>6} {:>8} {:>6} {:>6}",
+        "OBJECT", "NOW", "WIN", "SAMPLES", "TOTAL", "PAGES"
+    );
+    for h in snap.hotspots.iter().take(20) {
+        let _ = writeln!(
+            s,
+            "{:<44} {:>4} {:>6} {:>8} {:>6} {:>6}",
+            h.object,
+            h.current_waiters,
+            h.waiters_window,
+            format!("{}/{}", h.samples_window, h.window_samples),
+            h.waiters_total,
+            h.distinct_pages
+        );
+    }
+    let _ = writeln!(s, "\nSOCKETS (by Send-Q)");
+    let _ = writeln!(
+        s,
+        "{:<22} {:>6} {:<12} {:>9} {:>8} {:>9}",
+        "REMOTE", "SID", "STATE", "SEND-Q", "RECV-Q", "MAX SQ"
+    );
+    for k in snap
+        .sockets
+        .iter()
+        .filter(|k| k.send_q > 0 || k.max_send_q > 0)
+        .take(20)
+    {
+        let _ = writeln!(
+            s,
+            "{:<22} {:>6} {:<12} {:>9} {:>8} {:>9}",
+            k.remote.to_string(),
+            k.sessid.map_or("-".to_string(), |x| x.to_string()),
+            k.state.map(|x| x.as_str()).unwrap_or(""),
+            human_bytes(k.send_q),
+            k.recv_q,
+            human_bytes(k.max_send_q)
+        );
+    }
+    let quiet = snap
+        .sockets
+        .iter()
+        .filter(|k| k.send_q == 0 && k.max_send_q == 0)
+        .count();
+    let _ = writeln!(s, "({quiet} connections with nothing queued not listed)");
+    let _ = writeln!(s, "\nNUMA");
+    s.push_str(&crate::tui::views::numa::report_text(snap));
+    s.push('\n');
+    s.push_str(&crate::tui::server_lines::report_text(snap));
+    let _ = writeln!(
+        s,
+        "\nI/O & HA (chunks slowest first; IFX: Informix's time per op)"
+    );
+    s.push_str(&crate::tui::views::io::report_text(snap));
+    let failing: Vec<_> = snap.sources.iter().filter(|x| x.error.is_some()).collect();
+    if !failing.is_empty() {
+        let _ = writeln!(s, "\nSOURCES FAILING");
+        for f in failing {
+            let _ = writeln!(s, "{}: {}", f.source, f.error.as_deref().unwrap_or(""));
+        }
+    }
+    s
+}
