@@ -1,6 +1,8 @@
 //! Reading files without trusting them: regular files only (a FIFO, a device such as
 //! `/dev/zero` or a directory is refused by name), opened without blocking (a FIFO with no
-//! writer would hold the open forever), and never more than a cap read into memory.
+//! writer would hold the open forever), and never more than a cap read into memory. Writing
+//! files ifxtop creates: new files only, never through a symbolic link, never over an existing
+//! file, readable by their owner alone (they may hold SQL text).
 
 use std::io::{self, Read};
 use std::path::Path;
@@ -34,6 +36,39 @@ pub fn open_regular(path: &Path) -> io::Result<std::fs::File> {
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_NOCTTY)
+        .open(path)?;
+    let ft = file.metadata()?.file_type();
+    if !ft.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{}, not a regular file", kind_of(ft)),
+        ));
+    }
+    Ok(file)
+}
+
+/// Creates `path` as a new file, mode 0600: `O_CREAT | O_EXCL` fails on any existing file and
+/// on a symbolic link (dangling or not) in its place, so nothing planted there is followed and
+/// nothing there is overwritten.
+pub fn create_new_private(path: &Path) -> io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_CLOEXEC)
+        .open(path)
+}
+
+/// Opens `path` to append to it, creating it 0600 if it is not there; a symbolic link in its
+/// place is refused (`O_NOFOLLOW`), and so is anything but a regular file.
+pub fn open_append_private(path: &Path) -> io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .mode(0o600)
+        .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_CLOEXEC | nix::libc::O_NONBLOCK)
         .open(path)?;
     let ft = file.metadata()?.file_type();
     if !ft.is_file() {

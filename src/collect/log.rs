@@ -8,6 +8,40 @@ use std::io::Write;
 use std::path::Path;
 use std::time::Duration;
 
+/// The most `--log` grows to (the file as a whole, across runs): a diary of changes is small; a
+/// flapping source over days must not fill the disk of a database server.
+pub(crate) const LOG_CAP: u64 = 16 * 1024 * 1024;
+
+/// A writer that stops at a byte budget, with one line saying it stopped.
+struct Capped<W: Write> {
+    inner: W,
+    left: u64,
+    full: bool,
+}
+
+impl<W: Write> Write for Capped<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.full {
+            return Ok(buf.len());
+        }
+        const NOTE: &[u8] = b"ifxtop: --log reached its size limit: nothing more is written\n";
+        let need = buf.len() as u64 + NOTE.len() as u64;
+        if need > self.left {
+            self.full = true;
+            if self.left >= NOTE.len() as u64 {
+                self.inner.write_all(NOTE)?;
+            }
+            return Ok(buf.len());
+        }
+        self.left -= buf.len() as u64;
+        self.inner.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
 /// Logs state changes, not every sample: a source that fails every second for an hour gives one
 /// line when it starts failing and one when it recovers.
 pub(crate) struct DebugLog {
@@ -17,13 +51,16 @@ pub(crate) struct DebugLog {
 }
 
 impl DebugLog {
-    /// Opens `path` for appending.
+    /// Opens `path` for appending (0600, never through a symbolic link), at most [`LOG_CAP`]
+    /// bytes in all: past it, one line says so and nothing more is written.
     pub(crate) fn open(path: &Path) -> std::io::Result<DebugLog> {
-        let f = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)?;
-        Ok(DebugLog::to(Box::new(std::io::LineWriter::new(f))))
+        let f = crate::files::open_append_private(path)?;
+        let size = f.metadata()?.len();
+        Ok(DebugLog::to(Box::new(Capped {
+            inner: std::io::LineWriter::new(f),
+            left: LOG_CAP.saturating_sub(size),
+            full: false,
+        })))
     }
 
     /// Logs to any writer (tests).
@@ -127,5 +164,41 @@ mod tests {
                 "t=6.0s onstat -u: recovered",
             ]
         );
+    }
+}
+
+#[cfg(test)]
+mod file_tests {
+    use super::*;
+
+    /// `--log` through a planted link is refused (the link's target untouched); a new log is
+    /// 0600; a log at its size limit says so once and grows no more.
+    #[test]
+    fn the_log_follows_no_link_is_private_and_is_bounded() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "keep me").expect("write");
+        let link = dir.path().join("ifxtop.log");
+        std::os::unix::fs::symlink(&victim, &link).expect("symlink");
+        assert!(DebugLog::open(&link).is_err());
+        assert_eq!(std::fs::read_to_string(&victim).expect("read"), "keep me");
+        let path = dir.path().join("new.log");
+        let mut log = DebugLog::open(&path).expect("open");
+        log.line(Duration::from_secs(1), "hello");
+        let mode = std::fs::metadata(&path).expect("meta").permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        // Nearly full: one more line does not fit, the note does, then nothing.
+        let full = dir.path().join("full.log");
+        std::fs::write(&full, vec![b'x'; (LOG_CAP - 100) as usize]).expect("write");
+        let mut log = DebugLog::open(&full).expect("open");
+        for _ in 0..10 {
+            log.line(Duration::from_secs(2), &"y".repeat(60));
+        }
+        drop(log);
+        let len = std::fs::metadata(&full).expect("meta").len();
+        assert!(len <= LOG_CAP, "{len}");
+        let text = std::fs::read_to_string(&full).expect("read");
+        assert_eq!(text.matches("size limit").count(), 1);
     }
 }

@@ -144,9 +144,18 @@ impl Recorder {
         header: &RecordingHeader,
         rx: Receiver<RawSample>,
     ) -> Result<Recorder, Error> {
-        let file = std::fs::File::create(path).map_err(|source| Error::File {
+        // A new file, 0600 (a recording holds SQL text): an existing one (an earlier
+        // incident's recording) is never truncated, a planted link never followed.
+        let file = crate::files::create_new_private(path).map_err(|source| Error::File {
             path: path.display().to_string(),
-            source,
+            source: if source.kind() == std::io::ErrorKind::AlreadyExists {
+                std::io::Error::new(
+                    source.kind(),
+                    "already exists (an earlier recording is never overwritten: give a new name)",
+                )
+            } else {
+                source
+            },
         })?;
         let written = Arc::new(std::sync::atomic::AtomicU64::new(0));
         let counting = Counting {

@@ -25,22 +25,68 @@ pub(crate) fn copy_note(bytes: usize, in_tmux: bool) -> String {
 }
 
 /// Writes the screen text and the snapshot JSON next to each other in `dir`; returns the paths.
+/// Each is a new file, 0600 (they may hold SQL), never written through a link or over a file:
+/// the stem (the moment shown, chosen by whoever made a replayed recording) is followed by six
+/// random characters, so a name cannot be planted in advance.
 pub(crate) fn export(
     dir: &Path,
     stem: &str,
     screen: &str,
     snapshot_json: &str,
 ) -> std::io::Result<(PathBuf, PathBuf)> {
-    let txt = dir.join(format!("{stem}.txt"));
-    let json = dir.join(format!("{stem}.json"));
-    std::fs::write(&txt, screen)?;
-    std::fs::write(&json, snapshot_json)?;
+    use std::io::Write;
+    // The stem names no directory: only its last part is used.
+    let stem: String = stem
+        .chars()
+        .map(|c| if c == '/' || c.is_control() { '_' } else { c })
+        .collect();
+    let f = tempfile::Builder::new()
+        .prefix(&format!("{stem}-"))
+        .suffix(".txt")
+        .rand_bytes(6)
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))
+        .tempfile_in(dir)?;
+    let (mut file, txt) = f.keep().map_err(|e| e.error)?;
+    file.write_all(screen.as_bytes())?;
+    file.sync_all()?;
+    // The JSON beside it, with the same random part: new, 0600, no link followed.
+    let json = txt.with_extension("json");
+    let mut file = crate::files::create_new_private(&json)?;
+    file.write_all(snapshot_json.as_bytes())?;
+    file.sync_all()?;
     Ok((txt, json))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The reliability test's planted files: exports are new files, 0600, under names nobody
+    /// could guess in advance; a link planted at the old predictable name is not followed.
+    #[test]
+    fn exports_are_new_private_files_that_follow_no_planted_link() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "keep me").expect("write");
+        for ext in ["txt", "json"] {
+            std::os::unix::fs::symlink(&victim, dir.path().join(format!("ifxtop-x.{ext}")))
+                .expect("symlink");
+        }
+        let (txt, json) = export(dir.path(), "ifxtop-x", "screen", "{}").expect("export");
+        assert_eq!(std::fs::read_to_string(&victim).expect("read"), "keep me");
+        for p in [&txt, &json] {
+            let m = std::fs::symlink_metadata(p).expect("meta");
+            assert!(m.file_type().is_file(), "{p:?}");
+            assert_eq!(m.permissions().mode() & 0o777, 0o600, "{p:?}");
+        }
+        assert_eq!(std::fs::read_to_string(&txt).expect("read"), "screen");
+        assert_ne!(txt, dir.path().join("ifxtop-x.txt"));
+        assert_eq!(txt.with_extension("json"), json);
+        // A stem with a slash names no other directory.
+        let (t2, _) = export(dir.path(), "../../etc/x", "s", "{}").expect("export");
+        assert_eq!(t2.parent(), Some(dir.path()));
+    }
 
     #[test]
     fn osc52_bytes() {

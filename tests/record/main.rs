@@ -578,3 +578,51 @@ fn a_start_at_the_end_of_the_calendar_is_no_start_and_no_panic() {
         );
     }
 }
+
+/// `--record` never truncates an earlier recording and never writes through a planted link;
+/// the new file is 0600 (it holds SQL text).
+#[test]
+fn a_recording_is_a_new_private_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let earlier = dir.path().join("incident.jsonl");
+    std::fs::write(&earlier, "an earlier incident\n").expect("write");
+    let victim = dir.path().join("victim");
+    std::fs::write(&victim, "keep me").expect("write");
+    let link = dir.path().join("planted.jsonl");
+    std::os::unix::fs::symlink(&victim, &link).expect("symlink");
+    let fresh = dir.path().join("fresh.jsonl");
+    let run = |path: &std::path::Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_ifxtop"))
+            .args([
+                "snapshot", "--demo", "--at", "60", "--format", "json", "--record",
+            ])
+            .arg(path)
+            .output()
+            .expect("ifxtop runs")
+    };
+    let out = run(&earlier);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("already exists"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&earlier).expect("read"),
+        "an earlier incident\n"
+    );
+    assert!(!run(&link).status.success());
+    assert_eq!(std::fs::read_to_string(&victim).expect("read"), "keep me");
+    let out = run(&fresh);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mode = std::fs::metadata(&fresh)
+        .expect("meta")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+}
