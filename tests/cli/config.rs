@@ -43,9 +43,10 @@ fn snapshot_honours_the_config_file() {
     assert!(default.iter().all(|n| *n >= 15), "{default:?}");
     let given = window_samples(&["--config", &empty.display().to_string()], &[]);
     assert_eq!(given, default);
-    // 10 s: onstat -X every 2 s, so 5 or 6 samples.
+    // 10 s: onstat -X every second while threads wait on buffers (it joins the grouped call
+    // then, collect/demand.rs), so at most 11 samples.
     let short_window = window_samples(&["--config", &short.display().to_string()], &[]);
-    assert!(short_window.iter().all(|n| *n <= 6), "{short_window:?}");
+    assert!(short_window.iter().all(|n| *n <= 11), "{short_window:?}");
     let found = window_samples(&[], &[("XDG_CONFIG_HOME", &home), ("HOME", &nowhere)]);
     assert_eq!(found, short_window);
     // A bad value in the file is refused by name before anything runs.

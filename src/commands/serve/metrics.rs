@@ -709,11 +709,15 @@ fn memory(out: &mut Out, snap: &Snapshot) {
     }
 }
 
-/// Client connections and their Send-Q, per listener port.
+/// Client connections and their Send-Q, per listener port. With no listener port known (no
+/// `--port`, no sqlhosts entry), only connections joined to an Informix session count: every
+/// other TCP connection of the host (an ssh, the exporter's own scrapes) has an ephemeral local
+/// port, and a series per ephemeral port is churn a Prometheus pays for.
 fn sockets(out: &mut Out, snap: &Snapshot) {
     // Port → (connections, Send-Q summed, largest now, largest over the window).
     let mut ports: BTreeMap<String, (usize, u64, u64, u64)> = BTreeMap::new();
-    for k in &snap.sockets {
+    let known = !snap.ports.is_empty();
+    for k in snap.sockets.iter().filter(|k| known || k.sessid.is_some()) {
         let port = k
             .local
             .port_num()
@@ -890,4 +894,66 @@ pub fn exposition(
         Format::Text => prometheus_client::encoding::prometheus_text::encode(&mut out, &registry)?,
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parsers::sockets::Endpoint;
+    use crate::store::sockets::SocketRow;
+
+    fn row(local_port: &str, remote_port: &str, sessid: Option<u64>) -> SocketRow {
+        SocketRow {
+            local: Endpoint::new("10.20.0.5", local_port),
+            remote: Endpoint::new("10.20.1.9", remote_port),
+            state: None,
+            send_q: 0,
+            recv_q: 0,
+            max_send_q: 0,
+            trend: Vec::new(),
+            sessid: sessid.map(crate::ids::Sid),
+            user: None,
+        }
+    }
+
+    /// The reliability test's churn: with no listener port known, 109 `port` values in 12 s,
+    /// one per ephemeral port (the exporter's own scrapes among them). Only connections of
+    /// Informix sessions count then.
+    #[test]
+    fn with_no_port_known_only_session_connections_are_series() {
+        let mut snap = Snapshot {
+            sockets: vec![
+                row("9088", "51234", Some(501)),
+                row("9088", "51300", Some(502)),
+            ],
+            ..Snapshot::default()
+        };
+        for p in 40_000..40_050 {
+            snap.sockets.push(row(&p.to_string(), "9100", None));
+        }
+        let mut out = Out(Vec::new());
+        sockets(&mut out, &snap);
+        let ports: Vec<&str> = out
+            .0
+            .iter()
+            .filter(|s| s.metric == Metric::ClientConnections)
+            .flat_map(|s| s.labels.iter().map(|(_, v)| v.as_str()))
+            .collect();
+        assert_eq!(ports, ["9088"]);
+        // A known listener port: its connections are counted whatever their join.
+        snap.ports = vec![9088];
+        snap.sockets.push(row("9088", "51400", None));
+        let mut out = Out(Vec::new());
+        sockets(&mut out, &snap);
+        let n: Vec<(String, String)> = out
+            .0
+            .iter()
+            .filter(|s| s.metric == Metric::ClientConnections)
+            .map(|s| (s.labels[0].1.clone(), format!("{:?}", s.value)))
+            .collect();
+        assert!(
+            n.iter().any(|(p, v)| p == "9088" && v.contains('3')),
+            "{n:?}"
+        );
+    }
 }
