@@ -114,6 +114,17 @@ pub fn save_at(dir: &Path, server: &str, text: &str, created: SystemTime) -> Res
     std::os::unix::fs::DirBuilderExt::mode(fs::DirBuilder::new().recursive(true), 0o700)
         .create(dir)
         .map_err(|e| file_error(dir, e))?;
+    // A symbolic link in the directory's place is refused: tightening it would chmod whatever
+    // it points at, and the cache would be written there.
+    if fs::symlink_metadata(dir)
+        .map(|m| m.file_type().is_symlink())
+        .unwrap_or(false)
+    {
+        return Err(Error::Other(format!(
+            "{}: the cache directory is a symbolic link: refused (remove it, or set another)",
+            dir.display()
+        )));
+    }
     // A directory an older ifxtop made 0755 is tightened too (it is ifxtop's own).
     {
         use std::os::unix::fs::PermissionsExt;

@@ -50,7 +50,9 @@ impl Config {
         toml::from_str(text).map_err(|e| Error::Usage(format!("config: {e}")))
     }
 
-    /// Loads `path`, or the default path when it exists. A missing default file is no error; a
+    /// Loads `path`, or the default path when it exists.
+    /// (A config others may write is warned of, as ssh does of its own: whoever writes it
+    /// chooses the hosts and servers ifxtop runs onstat on.) A missing default file is no error; a
     /// missing explicit file is.
     pub(crate) fn load(path: Option<&Path>) -> Result<Config, Error> {
         let (path, explicit) = match path {
@@ -62,6 +64,9 @@ impl Config {
         };
         match std::fs::read_to_string(&path) {
             Ok(text) => {
+                if let Some(w) = loose_permissions(&path) {
+                    eprintln!("ifxtop: warning: {w}");
+                }
                 Config::parse(&text).map_err(|e| Error::Usage(format!("{}: {e}", path.display())))
             }
             Err(e) if !explicit && e.kind() == std::io::ErrorKind::NotFound => {
@@ -73,6 +78,21 @@ impl Config {
             }),
         }
     }
+}
+
+/// Why a config file others can write (or one in a directory others can write) is a risk, or
+/// `None` when it is not.
+fn loose_permissions(path: &Path) -> Option<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(path).ok()?.permissions().mode();
+    (mode & 0o022 != 0).then(|| {
+        format!(
+            "{} is writable by others (mode {:o}): whoever writes it chooses the hosts and \
+             servers ifxtop runs commands on (chmod go-w)",
+            path.display(),
+            mode & 0o777
+        )
+    })
 }
 
 #[cfg(test)]

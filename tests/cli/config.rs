@@ -61,3 +61,34 @@ fn snapshot_honours_the_config_file() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("base-page-kb 3"), "{err}");
 }
+
+/// A config file others can write is used, with a warning naming it (ssh warns of its own the
+/// same way); one only its owner writes gets none.
+#[test]
+fn a_world_writable_config_is_warned_of() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("config.toml");
+    std::fs::write(&path, "hotspot-window = 10\n").expect("write");
+    let run = || {
+        Command::new(env!("CARGO_BIN_EXE_ifxtop"))
+            .args([
+                "snapshot", "--demo", "--at", "20", "--format", "json", "--config",
+            ])
+            .arg(&path)
+            .output()
+            .expect("ifxtop runs")
+    };
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    let quiet = run();
+    assert!(quiet.status.success());
+    assert!(!String::from_utf8_lossy(&quiet.stderr).contains("writable"));
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o666)).expect("chmod");
+    let loud = run();
+    assert!(loud.status.success());
+    let err = String::from_utf8_lossy(&loud.stderr);
+    assert!(
+        err.contains("writable by others") && err.contains("config.toml"),
+        "{err}"
+    );
+}

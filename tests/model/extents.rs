@@ -758,6 +758,28 @@ mod cache {
             .is_some());
     }
 
+    /// The reliability test chmodded a directory through a link planted as the cache directory:
+    /// a link there is refused, and what it points at keeps its mode.
+    #[test]
+    fn a_cache_dir_that_is_a_symbolic_link_is_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let root = tempfile::tempdir().or_die("tempdir");
+        let target = root.path().join("shared");
+        std::fs::create_dir(&target).or_die("mkdir");
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o755)).or_die("chmod");
+        let link = root.path().join("ifxtop");
+        std::os::unix::fs::symlink(&target, &link).or_die("symlink");
+        let text = fixture("oncheck-pe/gbase8s-rootdbs-2k-elided-with-chunk2.txt");
+        let err = extent_cache::save(&link, "s1", &text).expect_err("a link");
+        assert!(err.to_string().contains("symbolic link"), "{err}");
+        let mode = std::fs::metadata(&target)
+            .or_die("meta")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o755);
+        assert_eq!(std::fs::read_dir(&target).or_die("read").count(), 0);
+    }
+
     #[test]
     fn an_existing_loose_cache_dir_is_tightened() {
         use std::os::unix::fs::PermissionsExt;
