@@ -120,6 +120,38 @@ pub fn printable(text: &str) -> String {
         .collect()
 }
 
+/// Text that is safe to write to a terminal, a file or a clipboard. The only way to make one is
+/// the sanitizer ([`SafeText::new`]: control characters but newline and tab become `?`), so a
+/// database user's name, a condition's name, a verdict or a recording's host cannot carry an
+/// escape sequence (a pane title, an OSC 52 clipboard write) out of ifxtop: what prints, exports
+/// or copies takes a `SafeText`, not a `&str`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SafeText(String);
+
+impl SafeText {
+    pub fn new(text: &str) -> SafeText {
+        SafeText(printable(text))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl std::fmt::Display for SafeText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

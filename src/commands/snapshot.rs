@@ -77,14 +77,20 @@ pub(crate) fn per_instance(
         .collect())
 }
 
-/// Writes a finished report to standard output.
-fn print(s: &str) {
+/// Writes a finished report to standard output: only text through the sanitizer.
+fn print(s: &crate::format::SafeText) {
     use std::io::Write;
     let mut o = std::io::stdout().lock();
-    let _ = o.write_all(s.as_bytes());
-    if !s.ends_with('\n') {
+    let _ = o.write_all(s.as_str().as_bytes());
+    if !s.as_str().ends_with('\n') {
         let _ = writeln!(o);
     }
+}
+
+/// A line on standard error, through the sanitizer (a problem may quote an output, an instance
+/// name a recording's header).
+fn warn(msg: &str) {
+    eprintln!("ifxtop snapshot: {}", crate::format::SafeText::new(msg));
 }
 
 /// `ifxtop snapshot`.
@@ -98,7 +104,7 @@ pub fn run_cli(args: &SnapshotArgs) -> std::process::ExitCode {
     let (shared, each) = match prepared {
         Ok(p) => p,
         Err(e) => {
-            eprintln!("ifxtop snapshot: {e}");
+            warn(&e.to_string());
             return std::process::ExitCode::from(match e {
                 Error::Usage(_) => 2,
                 _ => 1,
@@ -112,7 +118,7 @@ pub fn run_cli(args: &SnapshotArgs) -> std::process::ExitCode {
     // An incomplete report is still printed (it is what could be seen), but its exit code and
     // standard error say why it is incomplete.
     for p in &problems {
-        eprintln!("ifxtop snapshot: {p}");
+        warn(&p.to_string());
     }
     let incomplete = if problems.is_empty() {
         std::process::ExitCode::SUCCESS
@@ -123,7 +129,7 @@ pub fn run_cli(args: &SnapshotArgs) -> std::process::ExitCode {
         Ok(snap) => {
             let out = match args.format {
                 crate::cli::Format::Text => Ok(text(&snap)),
-                crate::cli::Format::Json => json(&snap),
+                crate::cli::Format::Json => json(&snap).map(|j| crate::format::SafeText::new(&j)),
             };
             match out {
                 Ok(s) => {
@@ -131,13 +137,13 @@ pub fn run_cli(args: &SnapshotArgs) -> std::process::ExitCode {
                     incomplete
                 }
                 Err(e) => {
-                    eprintln!("ifxtop snapshot: {e}");
+                    warn(&e.to_string());
                     std::process::ExitCode::from(1)
                 }
             }
         }
         Err(e) => {
-            eprintln!("ifxtop snapshot: {e}");
+            warn(&e.to_string());
             std::process::ExitCode::from(match e {
                 Error::Usage(_) => 2,
                 Error::Signal(code) => code,
@@ -174,13 +180,13 @@ fn run_several(
     for (a, (result, problems)) in each.iter().zip(results) {
         let name = instance_of(a);
         for p in &problems {
-            eprintln!("ifxtop snapshot: {name}: {p}");
+            warn(&format!("{name}: {p}"));
             failed = true;
         }
         match result {
             Ok(s) => snaps.push(s),
             Err(e) => {
-                eprintln!("ifxtop snapshot: {name}: {e}");
+                warn(&format!("{name}: {e}"));
                 failed = true;
             }
         }
@@ -188,24 +194,27 @@ fn run_several(
     let out = match args.format {
         crate::cli::Format::Json => {
             serde_json::to_string_pretty(&serde_json::json!({ "instances": snaps }))
+                .map(|j| crate::format::SafeText::new(&j))
                 .map_err(|e| Error::Other(e.to_string()))
         }
-        crate::cli::Format::Text => Ok(snaps
-            .iter()
-            .map(|s| {
-                format!(
-                    "=== {} ===\n{}",
-                    s.instance.as_deref().unwrap_or("-"),
-                    text(s)
-                )
-            })
-            .collect::<Vec<_>>()
-            .join("\n")),
+        crate::cli::Format::Text => Ok(crate::format::SafeText::new(
+            &snaps
+                .iter()
+                .map(|s| {
+                    format!(
+                        "=== {} ===\n{}",
+                        s.instance.as_deref().unwrap_or("-"),
+                        text(s)
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+        )),
     };
     match out {
         Ok(s) => print(&s),
         Err(e) => {
-            eprintln!("ifxtop snapshot: {e}");
+            warn(&e.to_string());
             failed = true;
         }
     }

@@ -6,7 +6,12 @@ use crate::model::snapshot::Snapshot;
 use std::fmt::Write as _;
 
 /// The snapshot as a plain-text report.
-pub fn text(snap: &Snapshot) -> String {
+pub fn text(snap: &Snapshot) -> crate::format::SafeText {
+    crate::format::SafeText::new(&raw_text(snap))
+}
+
+/// The report before the sanitizer: user names, verdicts and host names as the sources gave them.
+fn raw_text(snap: &Snapshot) -> String {
     let mut s = String::new();
     let sv = &snap.server;
     let _ = writeln!(

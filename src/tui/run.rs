@@ -40,7 +40,7 @@ pub enum Input {
 /// directory exports are written to.
 pub trait Outside {
     /// Puts `text` on the clipboard (already stripped of control characters).
-    fn copy(&mut self, text: &str) -> std::io::Result<()>;
+    fn copy(&mut self, text: &crate::format::SafeText) -> std::io::Result<()>;
     /// The copy goes through tmux (which needs `set-clipboard on`).
     fn in_tmux(&self) -> bool;
     /// Where `e` writes its files.
@@ -55,7 +55,7 @@ pub trait Outside {
 pub(crate) struct Terminal52;
 
 impl Outside for Terminal52 {
-    fn copy(&mut self, text: &str) -> std::io::Result<()> {
+    fn copy(&mut self, text: &crate::format::SafeText) -> std::io::Result<()> {
         use std::io::Write;
         let mut out = std::io::stdout();
         out.write_all(crate::tui::share::osc52(text).as_bytes())?;
@@ -457,7 +457,7 @@ fn carry_out<B: Backend>(
             None
         }
         Effect::Copy(text) => {
-            let text = crate::format::printable(&text);
+            let text = crate::format::SafeText::new(&text);
             Some(Msg::Done(match outside.copy(&text) {
                 Ok(()) => Outcome::Copied {
                     bytes: text.len(),
@@ -517,12 +517,14 @@ fn export<B: Backend>(
     let area = ratatui::layout::Rect::new(0, 0, size.width, size.height);
     let mut buf = ratatui::buffer::Buffer::empty(area);
     views::render(app, now, area, &mut buf);
-    let text = crate::format::printable(&format!(
+    let text = crate::format::SafeText::new(&format!(
         "{}{}",
         views::provenance(app, app.shown()),
         views::buffer_text(&buf)
     ));
-    let json = serde_json::to_string_pretty(app.shown().as_ref()).unwrap_or_default();
+    let json = crate::format::SafeText::new(
+        &serde_json::to_string_pretty(app.shown().as_ref()).unwrap_or_default(),
+    );
     // Named after the moment shown (a replay's recorded time), not the time of the export.
     let moment = app
         .wall_clock(now)

@@ -5,11 +5,12 @@ use std::path::{Path, PathBuf};
 
 /// The OSC 52 sequence that asks the terminal to put `text` on the system clipboard
 /// (crossterm's `CopyToClipboard`, as the text that reaches the terminal).
-pub(crate) fn osc52(text: &str) -> String {
+pub(crate) fn osc52(text: &crate::format::SafeText) -> String {
     use crossterm::Command;
     let mut out = String::new();
     // Writing to a String cannot fail.
-    let _ = crossterm::clipboard::CopyToClipboard::to_clipboard_from(text).write_ansi(&mut out);
+    let _ = crossterm::clipboard::CopyToClipboard::to_clipboard_from(text.as_str())
+        .write_ansi(&mut out);
     out
 }
 
@@ -31,8 +32,8 @@ pub(crate) fn copy_note(bytes: usize, in_tmux: bool) -> String {
 pub(crate) fn export(
     dir: &Path,
     stem: &str,
-    screen: &str,
-    snapshot_json: &str,
+    screen: &crate::format::SafeText,
+    snapshot_json: &crate::format::SafeText,
 ) -> std::io::Result<(PathBuf, PathBuf)> {
     use std::io::Write;
     // The stem names no directory: only its last part is used.
@@ -47,12 +48,12 @@ pub(crate) fn export(
         .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))
         .tempfile_in(dir)?;
     let (mut file, txt) = f.keep().map_err(|e| e.error)?;
-    file.write_all(screen.as_bytes())?;
+    file.write_all(screen.as_str().as_bytes())?;
     file.sync_all()?;
     // The JSON beside it, with the same random part: new, 0600, no link followed.
     let json = txt.with_extension("json");
     let mut file = crate::files::create_new_private(&json)?;
-    file.write_all(snapshot_json.as_bytes())?;
+    file.write_all(snapshot_json.as_str().as_bytes())?;
     file.sync_all()?;
     Ok((txt, json))
 }
@@ -73,7 +74,9 @@ mod tests {
             std::os::unix::fs::symlink(&victim, dir.path().join(format!("ifxtop-x.{ext}")))
                 .expect("symlink");
         }
-        let (txt, json) = export(dir.path(), "ifxtop-x", "screen", "{}").expect("export");
+        let safe = crate::format::SafeText::new;
+        let (txt, json) =
+            export(dir.path(), "ifxtop-x", &safe("screen"), &safe("{}")).expect("export");
         assert_eq!(std::fs::read_to_string(&victim).expect("read"), "keep me");
         for p in [&txt, &json] {
             let m = std::fs::symlink_metadata(p).expect("meta");
@@ -84,13 +87,14 @@ mod tests {
         assert_ne!(txt, dir.path().join("ifxtop-x.txt"));
         assert_eq!(txt.with_extension("json"), json);
         // A stem with a slash names no other directory.
-        let (t2, _) = export(dir.path(), "../../etc/x", "s", "{}").expect("export");
+        let (t2, _) = export(dir.path(), "../../etc/x", &safe("s"), &safe("{}")).expect("export");
         assert_eq!(t2.parent(), Some(dir.path()));
     }
 
     #[test]
     fn osc52_bytes() {
-        assert_eq!(osc52("hi"), "\x1b]52;c;aGk=\x1b\\");
-        assert_eq!(osc52(""), "\x1b]52;c;\x1b\\");
+        use crate::format::SafeText;
+        assert_eq!(osc52(&SafeText::new("hi")), "\x1b]52;c;aGk=\x1b\\");
+        assert_eq!(osc52(&SafeText::new("")), "\x1b]52;c;\x1b\\");
     }
 }

@@ -626,3 +626,54 @@ fn a_recording_is_a_new_private_file() {
         .mode();
     assert_eq!(mode & 0o777, 0o600);
 }
+
+/// The reliability test's hostile recording: a database user named with an OSC title sequence,
+/// a host and server with an OSC 52 clipboard write. `ifxtop snapshot --replay` prints them,
+/// text or JSON, with no control character reaching the terminal (every byte that leaves goes
+/// through `SafeText`).
+#[test]
+fn a_hostile_recording_prints_no_escape_sequence() {
+    let u = fixture("onstat-u/oninit-onstat-u.txt").replace("contact ", "x\u{1b}]0;pwn\u{7}");
+    assert!(u.contains('\u{1b}'));
+    let header = serde_json::json!({
+        "ifxtop_recording": 1,
+        "server": "ol\u{1b}]52;c;cHduZWQ=\u{7}",
+        "started": "2026-11-22T13:00:00Z",
+        "host": "db01\u{1b}[2J\u{9b}31m",
+    });
+    let text = format!(
+        "{header}\n{}\n{}\n",
+        serde_json::to_string(&sample(1.0, "onstat -u", &u)).expect("json"),
+        serde_json::to_string(&sample(2.0, "onstat -u", &u)).expect("json")
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("hostile.jsonl");
+    std::fs::write(&path, text).expect("write");
+    for format in ["text", "json"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ifxtop"))
+            .args(["snapshot", "--format", format, "--replay"])
+            .arg(&path)
+            .output()
+            .expect("ifxtop runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for (what, bytes) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+            let s = String::from_utf8_lossy(bytes);
+            let bad: Vec<char> = s
+                .chars()
+                .filter(|c| c.is_control() && *c != '\n' && *c != '\t')
+                .collect();
+            assert!(bad.is_empty(), "{format} {what}: {bad:?} in\n{s}");
+        }
+        if format == "text" {
+            let s = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                s.contains("x?]0;pwn?"),
+                "the user is shown, made harmless:\n{s}"
+            );
+        }
+    }
+}

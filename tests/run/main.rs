@@ -96,7 +96,7 @@ struct Fake {
 }
 
 impl Outside for Fake {
-    fn copy(&mut self, text: &str) -> std::io::Result<()> {
+    fn copy(&mut self, text: &ifxtop::format::SafeText) -> std::io::Result<()> {
         self.copied.push(text.to_string());
         Ok(())
     }
