@@ -142,6 +142,39 @@ fn checkpoints(out: &mut Vec<ServerLine>, snap: &Snapshot, theme: &Theme) {
         ),
         theme.column_header,
     ))));
+    // The one in progress (`onstat -g ckp` lists a checkpoint once it is done): from the banner
+    // and this moment's checkpoint waiters.
+    if let Some(flag) = snap
+        .server
+        .mode_flags
+        .iter()
+        .find(|f| f.starts_with("CKPT"))
+    {
+        let waiting: Vec<&crate::model::waiters::WaiterRow> = snap
+            .waiters
+            .iter()
+            .filter(|w| w.reason == crate::parsers::onstat_u::WaitReason::Checkpoint)
+            .collect();
+        let oldest = waiting
+            .iter()
+            .max_by(|a, b| a.in_wait_s.total_cmp(&b.in_wait_s))
+            .map(|w| {
+                format!(
+                    ", {} so far",
+                    crate::format::human_duration_bound(w.in_wait_s, w.in_wait_s_at_least)
+                )
+            })
+            .unwrap_or_default();
+        let what = if flag.contains("INP") {
+            "in progress: flushing"
+        } else {
+            "requested: waiting for critical sections"
+        };
+        out.push(plain(Line::from(Span::styled(
+            format!(" now      {what}, {} waiting{oldest}", waiting.len()),
+            theme.warn,
+        ))));
+    }
     if v.checkpoints.is_empty() {
         out.push(plain(Line::from(Span::styled(
             " none known yet (onstat -g ckp)",
