@@ -385,3 +385,83 @@ fn prometheus_scrapes_serve_and_answers_queries() {
     let st = serve.terminate();
     assert!(st.success(), "serve ends cleanly on SIGTERM: {st:?}");
 }
+
+/// The reliability test's flood: 64 connections that send nothing, then slow senders (a header
+/// line every 2 s). Past the limit a connection is answered 503 at once (not reset); idle and
+/// trickling connections are closed within the header timeout (3 s), and a scrape then
+/// succeeds. Bounded: 80 connections on loopback, a few seconds.
+#[test]
+fn idle_and_slow_connections_do_not_starve_the_scrapes() {
+    let (running, addr) = serve(&["--demo"]);
+    metrics_when_up(addr, 1);
+    // 64 idle connections take every slot.
+    let idle: Vec<TcpStream> = (0..64)
+        .map(|_| TcpStream::connect_timeout(&addr, Duration::from_secs(5)).expect("connects"))
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    // One more: an answer, 503, at once.
+    let mut extra = TcpStream::connect_timeout(&addr, Duration::from_secs(5)).expect("connects");
+    extra
+        .set_read_timeout(Some(Duration::from_secs(2)))
+        .expect("timeout");
+    let mut answer = String::new();
+    let _ = extra.read_to_string(&mut answer);
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer:?}");
+    // Slow senders: a header line every 2 s keeps no slot past the header timeout.
+    let slow: Vec<std::thread::JoinHandle<String>> = (0..8)
+        .map(|_| {
+            std::thread::spawn(move || {
+                let Ok(mut s) = TcpStream::connect_timeout(&addr, Duration::from_secs(5)) else {
+                    return String::new();
+                };
+                let _ = s.set_read_timeout(Some(Duration::from_secs(12)));
+                let _ = s.write_all(b"GET /metrics HTTP/1.1\r\n");
+                for _ in 0..4 {
+                    std::thread::sleep(Duration::from_secs(2));
+                    if s.write_all(b"X-Slow: 1\r\n").is_err() {
+                        break;
+                    }
+                }
+                let mut got = String::new();
+                let _ = s.read_to_string(&mut got);
+                got
+            })
+        })
+        .collect();
+    // Within the header timeout and a little, the idle ones are gone and a scrape succeeds.
+    let until = Instant::now() + Duration::from_secs(8);
+    let ok = loop {
+        std::thread::sleep(Duration::from_millis(500));
+        let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(5)).expect("connects");
+        s.set_read_timeout(Some(Duration::from_secs(5)))
+            .expect("timeout");
+        let _ = s.write_all(
+            format!("GET /metrics HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n")
+                .as_bytes(),
+        );
+        let mut got = String::new();
+        let _ = s.read_to_string(&mut got);
+        if got.starts_with("HTTP/1.1 200") {
+            break true;
+        }
+        if Instant::now() > until {
+            break false;
+        }
+    };
+    assert!(ok, "no scrape succeeded within 8 s of the flood");
+    // The idle connections were closed by the server: reading gives EOF, not a timeout.
+    let mut first = idle.into_iter().next().expect("one");
+    first
+        .set_read_timeout(Some(Duration::from_secs(1)))
+        .expect("timeout");
+    let mut rest = Vec::new();
+    assert!(first.read_to_end(&mut rest).is_ok(), "closed by the server");
+    for h in slow {
+        let got = h.join().expect("slow sender");
+        assert!(
+            !got.starts_with("HTTP/1.1 200"),
+            "a trickled request was served: {got:?}"
+        );
+    }
+    assert!(running.terminate().success());
+}

@@ -13,10 +13,18 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{oneshot, watch};
 
-/// At most this many connections at once (Prometheus keeps one per target); more are closed.
-const MAX_CONNECTIONS: usize = 64;
-/// A request's headers must arrive within this.
-const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+/// At most this many connections at once (Prometheus keeps one per target); past it a new
+/// connection is answered `503 Service Unavailable` at once and closed (a scraper sees why and
+/// retries; a reset says nothing).
+pub(crate) const MAX_CONNECTIONS: usize = 64;
+/// A request's headers must arrive within this, from the connection's start or the last
+/// answer: Prometheus sends its request at once, so an idle or trickling connection (a header
+/// line every 2 s) is closed well before it could starve the scrapes.
+pub(crate) const HEADER_TIMEOUT: Duration = Duration::from_secs(3);
+/// No connection lives longer than this, however busy: a kept-alive scraper reconnects.
+const CONNECTION_LIFETIME: Duration = Duration::from_secs(120);
+/// The answer past the connection limit.
+const BUSY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
 
 type Latest = Vec<watch::Receiver<Arc<InstanceMetrics>>>;
 
@@ -86,8 +94,18 @@ async fn accept(
             _ = &mut stop => break,
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
-                    // Past the limit the connection is closed at once (dropped).
+                    // Past the limit: a 503 at once, then closed, on a task of its own that may
+                    // take at most a second (the peer may not read).
                     let Ok(slot) = slots.clone().try_acquire_owned() else {
+                        tokio::spawn(async move {
+                            use tokio::io::AsyncWriteExt;
+                            let mut stream = stream;
+                            let _ = tokio::time::timeout(Duration::from_secs(1), async {
+                                let _ = stream.write_all(BUSY).await;
+                                let _ = stream.shutdown().await;
+                            })
+                            .await;
+                        });
                         continue;
                     };
                     let latest = latest.clone();
@@ -97,11 +115,11 @@ async fn accept(
                             let response = respond(&req, &latest);
                             async move { Ok::<_, Infallible>(response) }
                         });
-                        let _ = hyper::server::conn::http1::Builder::new()
+                        let conn = hyper::server::conn::http1::Builder::new()
                             .timer(hyper_util::rt::TokioTimer::new())
                             .header_read_timeout(HEADER_TIMEOUT)
-                            .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
-                            .await;
+                            .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+                        let _ = tokio::time::timeout(CONNECTION_LIFETIME, conn).await;
                     });
                 }
                 // Out of file descriptors and the like: wait a little, never spin.
