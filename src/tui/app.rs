@@ -180,9 +180,9 @@ pub struct RecordingUi {
 /// How long a message stays on the status line.
 pub(crate) const MESSAGE_TTL: Duration = Duration::from_secs(6);
 
-/// Rows above a list pane's table body: header (3), tabs (1), summary (1), column header (1);
+/// Rows above a list pane's table body: header (4, the top finding last), tabs (1), summary (1), column header (1);
 /// below it: the status line (1).
-pub(crate) const CHROME_ROWS: u16 = 7;
+pub(crate) const CHROME_ROWS: u16 = 8;
 
 impl App {
     pub fn new(keymap: Keymap, theme: Theme, mode: Mode, interval: f64) -> Self {

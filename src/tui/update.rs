@@ -335,7 +335,7 @@ impl App {
         let page = if self.drill.is_empty() {
             self.page_rows()
         } else {
-            usize::from(self.size.1.saturating_sub(5)).max(SESSION_PAGE)
+            usize::from(self.size.1.saturating_sub(6)).max(SESSION_PAGE)
         } as isize;
         match action {
             Action::Quit => self.quit = true,

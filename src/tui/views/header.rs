@@ -1,6 +1,6 @@
-//! The three header lines on every screen: server, mode, uptime, refresh, Running/Frozen badge;
+//! The four header lines on every screen: server, mode, uptime, refresh, Running/Frozen badge;
 //! each source's data age and error; the server's vital signs (blocked, waits per second,
-//! deadlocks, CPU, logs, the last checkpoint, memory growth).
+//! deadlocks, CPU, logs, the last checkpoint, memory growth); the top finding.
 
 use crate::collect::extents::ExtentStatus;
 use crate::format::human_duration;
@@ -26,6 +26,43 @@ pub(crate) fn render(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
     if area.height > 2 {
         let line3 = vitals_line(snap, theme, area.width);
         buf.set_line(area.x, area.y + 2, &line3, area.width);
+    }
+    if area.height > 3 {
+        let line4 = finding_line(snap, theme);
+        buf.set_line(area.x, area.y + 3, &line4, area.width);
+    }
+}
+
+/// The top finding, its marker first so it reads without colour (`⚠ lock chain 42s: sid 812
+/// holds up 3 ...`), or the calm line when no finding is above info.
+pub(crate) fn finding_line<'a>(snap: &'a Snapshot, theme: &Theme) -> Line<'a> {
+    use crate::model::findings::{headline, Severity, CALM};
+    if snap.server.mode.is_none() && snap.server.offline.is_none() {
+        return Line::from(Span::styled(" findings: waiting for onstat -u", theme.dim));
+    }
+    match headline(&snap.findings) {
+        None => Line::from(Span::styled(format!(" {CALM}"), theme.dim)),
+        Some(f) => {
+            let style = match f.severity {
+                Severity::Critical => theme.error,
+                Severity::Warning => theme.warn,
+                Severity::Info => Style::new(),
+            };
+            let more = snap
+                .findings
+                .iter()
+                .filter(|g| g.severity > Severity::Info)
+                .count()
+                .saturating_sub(1);
+            let mut spans = vec![Span::styled(
+                format!(" {}", crate::format::printable(&f.line())),
+                style,
+            )];
+            if more > 0 {
+                spans.push(Span::styled(format!("  (+{more} more)"), theme.dim));
+            }
+            Line::from(spans)
+        }
     }
 }
 

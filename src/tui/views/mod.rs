@@ -35,12 +35,12 @@ pub fn render(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
         too_small(area, buf);
         return;
     }
-    header::render(app, now, Rect { height: 3, ..area }, buf);
+    header::render(app, now, Rect { height: 4, ..area }, buf);
     tabs(
         app,
         now,
         Rect {
-            y: area.y + 3,
+            y: area.y + 4,
             height: 1,
             ..area
         },
@@ -48,8 +48,8 @@ pub fn render(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
     );
     let timeline_rows = u16::from(app.replay.is_some());
     let body = Rect {
-        y: area.y + 4,
-        height: area.height.saturating_sub(5 + timeline_rows),
+        y: area.y + 5,
+        height: area.height.saturating_sub(6 + timeline_rows),
         ..area
     };
     if let Some(r) = &app.replay {
