@@ -25,7 +25,7 @@ const BANNER: &str =
 fn apply(store: &mut Store, source: Source, t: u64, text: &str, exit: i32) {
     let out = Output {
         exit: Some(exit),
-        stdout: text.to_string(),
+        stdout: common::with_u_footer(source, text),
         stderr: String::new(),
     };
     let result = source.parse(out);
