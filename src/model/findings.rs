@@ -22,6 +22,8 @@ pub const READY_QUEUE_WARN: usize = 10;
 pub const LONG_TXN_LOGS: u64 = 3;
 /// A client connection's Send-Q this large (bytes) is a client not reading.
 pub const SEND_Q_BYTES: u64 = 1;
+/// Characters of a head blocker's SQL in a lock chain's summary.
+const SQL_CHARS: usize = 24;
 /// Pages per second scanned by direct reclaim (processes stalled reclaiming memory themselves)
 /// that make memory reclaim a cause: a few pages a second is any busy host's background.
 pub const DIRECT_RECLAIM_PAGES_PER_S: f64 = 1_000.0;
@@ -240,7 +242,7 @@ impl Finding {
 }
 
 /// The line for a server with no finding above info.
-pub const CALM: &str = "✓ no problem found: nothing waits on the server";
+pub const CALM: &str = "✓ calm: no finding above info";
 
 /// The findings of a snapshot, the worst first.
 pub fn build(snap: &Snapshot) -> Vec<Finding> {
@@ -568,7 +570,21 @@ fn lock_chains(snap: &Snapshot, serious: &[&WaiterRow], out: &mut Vec<Finding>) 
             WaitTarget::Lock { object, .. } => object.clone(),
             _ => None,
         });
-        let state = head_state(snap, h);
+        let mut state = head_state(snap, h);
+        // Its SQL, where the session was drilled into (or recorded): the first words.
+        if let Some(sql) = snap
+            .session_views
+            .iter()
+            .find(|v| v.sid == h.sid)
+            .and_then(|v| v.sql.as_deref())
+        {
+            let words = sql.split_whitespace().collect::<Vec<_>>().join(" ");
+            let mut short: String = words.chars().take(SQL_CHARS).collect();
+            if words.chars().count() > SQL_CHARS {
+                short.push('…');
+            }
+            state = format!("{state}: {short}");
+        }
         let on = object
             .as_deref()
             .map(|o| format!(" on {}", short_object(o)))
@@ -813,7 +829,8 @@ fn buffer_hot_spots(snap: &Snapshot, serious: &[&WaiterRow], out: &mut Vec<Findi
             Severity::of_wait(f.for_s.unwrap_or(0.0))
         };
         f.summary = format!(
-            "buffer hot spot{}: {} wait on {} ({how})",
+            "{}{}: {} wait on {} ({how})",
+            if pages > 1 { "hot pages" } else { "hot page" },
             f.age_words(),
             waits.len(),
             short_object(&object)
