@@ -4,11 +4,48 @@
 
 use crate::ids::Sid;
 use crate::model::io::{Concern, SLOW_AWAIT_MS, VERY_SLOW_AWAIT_MS};
-use crate::model::snapshot::{HeadBlocker, Snapshot};
+use crate::model::io::{IoView, Replication};
+use crate::model::numa::NumaView;
+use crate::model::session::SessionView;
+use crate::model::sessions::SessionRow;
+use crate::model::vitals::Vitals;
 use crate::model::waiters::{WaitTarget, WaiterRow};
 use crate::parsers::onstat_u::WaitReason;
+use crate::store::hotspots::HotspotRow;
+use crate::store::sockets::SocketRow;
 use serde::Serialize;
 use std::collections::BTreeMap;
+
+/// What the rules read: the parts of one snapshot (the snapshot, which holds the findings,
+/// builds it, so this file needs not know it).
+#[derive(Debug, Clone, Copy)]
+pub struct Facts<'a> {
+    /// The banner's `Blocked:` reason.
+    pub blocked: Option<&'a str>,
+    /// The off-line message of the last `onstat -u`.
+    pub offline: Option<&'a str>,
+    pub waiters: &'a [WaiterRow],
+    pub heads: &'a [HeadFacts<'a>],
+    pub sessions: &'a [SessionRow],
+    pub session_views: &'a [SessionView],
+    pub hotspots: &'a [HotspotRow],
+    pub sockets: &'a [SocketRow],
+    pub io: &'a IoView,
+    pub replication: &'a Replication,
+    pub numa: &'a NumaView,
+    pub vitals: &'a Vitals,
+}
+
+/// A head blocker as the rules read it.
+#[derive(Debug, Clone, Copy)]
+pub struct HeadFacts<'a> {
+    pub sid: Sid,
+    pub locks: u64,
+    /// `running`, `waiting: condition`...
+    pub state: &'a str,
+    /// What helps, in harm.rs's words.
+    pub action: Option<&'a str>,
+}
 
 /// A wait this long (seconds) makes a finding a warning...
 pub const WARN_WAIT_S: f64 = 5.0;
@@ -205,7 +242,7 @@ impl Finding {
     }
 
     /// Its age and impact from the waits it causes.
-    fn from_waits(mut self, waits: &[&WaiterRow]) -> Self {
+    fn with_waits(mut self, waits: &[&WaiterRow]) -> Self {
         let mut sids: Vec<Sid> = waits.iter().map(|w| w.sessid).collect();
         sids.sort_unstable();
         sids.dedup();
@@ -245,9 +282,9 @@ impl Finding {
 pub const CALM: &str = "✓ calm: no finding above info";
 
 /// The findings of a snapshot, the worst first.
-pub fn build(snap: &Snapshot) -> Vec<Finding> {
+pub fn build(snap: &Facts<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
-    if let Some(off) = &snap.server.offline {
+    if let Some(off) = snap.offline {
         out.push(
             Finding::new(
                 FindingKind::Offline,
@@ -255,7 +292,7 @@ pub fn build(snap: &Snapshot) -> Vec<Finding> {
                 format!("server off-line: {off}"),
                 "start the server (oninit) or find why it stopped: its message log (onstat -m)",
             )
-            .fact("onstat -u", off.clone()),
+            .fact("onstat -u", off.to_string()),
         );
         return out;
     }
@@ -298,13 +335,13 @@ fn sids_words(sids: &[Sid]) -> String {
         .join(", ")
 }
 
-fn checkpoint(snap: &Snapshot, serious: &[&WaiterRow], out: &mut Vec<Finding>) {
+fn checkpoint(snap: &Facts<'_>, serious: &[&WaiterRow], out: &mut Vec<Finding>) {
     let waits: Vec<&WaiterRow> = serious
         .iter()
         .copied()
         .filter(|w| w.reason == WaitReason::Checkpoint)
         .collect();
-    let blocked = snap.server.blocked.as_deref() == Some("CKPT");
+    let blocked = snap.blocked == Some("CKPT");
     if waits.is_empty() && !blocked {
         return;
     }
@@ -323,7 +360,7 @@ fn checkpoint(snap: &Snapshot, serious: &[&WaiterRow], out: &mut Vec<Finding>) {
         String::new(),
         "",
     )
-    .from_waits(&waits);
+    .with_waits(&waits);
     if blocked {
         f = f.fact("onstat banner", "Blocked:CKPT".to_string());
     }
@@ -410,7 +447,7 @@ fn checkpoint(snap: &Snapshot, serious: &[&WaiterRow], out: &mut Vec<Finding>) {
 }
 
 /// Direct reclaim going on, with zone_reclaim_mode on: in words.
-fn reclaiming(snap: &Snapshot) -> Option<String> {
+fn reclaiming(snap: &Facts<'_>) -> Option<String> {
     let z = snap.numa.zone_reclaim_mode.filter(|z| *z != 0)?;
     let d = snap
         .numa
@@ -421,8 +458,8 @@ fn reclaiming(snap: &Snapshot) -> Option<String> {
     ))
 }
 
-fn long_transaction(snap: &Snapshot, serious: &[&WaiterRow], out: &mut Vec<Finding>) {
-    let blocked = snap.server.blocked.as_deref() == Some("LONGTX");
+fn long_transaction(snap: &Facts<'_>, serious: &[&WaiterRow], out: &mut Vec<Finding>) {
+    let blocked = snap.blocked == Some("LONGTX");
     let waits: Vec<&WaiterRow> = serious
         .iter()
         .copied()
@@ -449,7 +486,7 @@ fn long_transaction(snap: &Snapshot, serious: &[&WaiterRow], out: &mut Vec<Findi
         "the oldest transaction holds the logical logs: add logs (onparams -a -d DBSPACE) \
          and wait for its rollback; onmode -z does not hurry a rollback",
     )
-    .from_waits(&waits);
+    .with_waits(&waits);
     if blocked {
         f = f.fact("onstat banner", "Blocked:LONGTX".to_string());
     }
@@ -497,8 +534,8 @@ fn long_transaction(snap: &Snapshot, serious: &[&WaiterRow], out: &mut Vec<Findi
     out.push(f);
 }
 
-fn server_blocked(snap: &Snapshot, out: &mut Vec<Finding>) {
-    let Some(b) = snap.server.blocked.as_deref() else {
+fn server_blocked(snap: &Facts<'_>, out: &mut Vec<Finding>) {
+    let Some(b) = snap.blocked else {
         return;
     };
     if matches!(b, "CKPT" | "LONGTX") {
@@ -538,7 +575,7 @@ fn server_blocked(snap: &Snapshot, out: &mut Vec<Finding>) {
 
 /// The head's state in words: `idle in an open transaction` when it waits for its client
 /// while others wait for its locks.
-fn head_state(snap: &Snapshot, h: &HeadBlocker) -> String {
+fn head_state(snap: &Facts<'_>, h: &HeadFacts<'_>) -> String {
     let idle =
         snap.waiters
             .iter()
@@ -549,12 +586,12 @@ fn head_state(snap: &Snapshot, h: &HeadBlocker) -> String {
     if idle && h.locks > 0 {
         "idle in an open transaction".into()
     } else {
-        h.state.clone()
+        h.state.to_string()
     }
 }
 
-fn lock_chains(snap: &Snapshot, serious: &[&WaiterRow], out: &mut Vec<Finding>) {
-    for h in &snap.heads {
+fn lock_chains(snap: &Facts<'_>, serious: &[&WaiterRow], out: &mut Vec<Finding>) {
+    for h in snap.heads {
         let waits: Vec<&WaiterRow> = serious
             .iter()
             .copied()
@@ -564,7 +601,7 @@ fn lock_chains(snap: &Snapshot, serious: &[&WaiterRow], out: &mut Vec<Finding>) 
             continue;
         }
         let mut f = Finding::new(FindingKind::LockChain, Severity::Info, String::new(), "")
-            .from_waits(&waits);
+            .with_waits(&waits);
         f.severity = Severity::of_wait(f.for_s.unwrap_or(0.0));
         let object = waits.iter().find_map(|w| match &w.waiting_on {
             WaitTarget::Lock { object, .. } => object.clone(),
@@ -605,7 +642,7 @@ fn lock_chains(snap: &Snapshot, serious: &[&WaiterRow], out: &mut Vec<Finding>) 
             ),
         );
         f = f.fact("onstat -u", format!("sid {}: {state}", h.sid));
-        f.action = h.action.clone().unwrap_or_else(|| {
+        f.action = h.action.map(str::to_string).unwrap_or_else(|| {
             format!(
                 "onmode -z {} ends the session (or ask its application to commit)",
                 h.sid
@@ -625,7 +662,7 @@ fn short_object(o: &str) -> String {
     }
 }
 
-fn replica_lag(snap: &Snapshot, out: &mut Vec<Finding>) {
+fn replica_lag(snap: &Facts<'_>, out: &mut Vec<Finding>) {
     for p in &snap.replication.peers {
         let blocked = p.transmission.as_deref() == Some("Blocked");
         let lag = p.lag_pages.unwrap_or(0);
@@ -717,7 +754,7 @@ fn slowing(c: &crate::model::io::ChunkRow, aw: f64) -> Option<f64> {
     (aw >= SLOWING_AWAIT_MS && first > 0.0 && aw >= SLOWING_FACTOR * first && flat).then_some(first)
 }
 
-fn slow_device(snap: &Snapshot, out: &mut Vec<Finding>) {
+fn slow_device(snap: &Facts<'_>, out: &mut Vec<Finding>) {
     for c in &snap.io.chunks {
         let Some(aw) = c
             .device_await_ms
@@ -783,7 +820,7 @@ fn slow_device(snap: &Snapshot, out: &mut Vec<Finding>) {
     }
 }
 
-fn buffer_hot_spots(snap: &Snapshot, serious: &[&WaiterRow], out: &mut Vec<Finding>) {
+fn buffer_hot_spots(snap: &Facts<'_>, serious: &[&WaiterRow], out: &mut Vec<Finding>) {
     // Buffer waiters by the object of their page, joined at the moment.
     let mut by_object: BTreeMap<String, Vec<&WaiterRow>> = BTreeMap::new();
     for w in serious.iter().filter(|w| w.reason == WaitReason::Buffer) {
@@ -803,7 +840,7 @@ fn buffer_hot_spots(snap: &Snapshot, serious: &[&WaiterRow], out: &mut Vec<Findi
             String::new(),
             "",
         )
-        .from_waits(&waits);
+        .with_waits(&waits);
         let row = snap.hotspots.iter().find(|h| h.object == object);
         let pages = row.map_or(0, |r| r.distinct_pages);
         // The pages waited on over the window: one page is one hot page (an index leaf, a
@@ -858,7 +895,7 @@ fn buffer_hot_spots(snap: &Snapshot, serious: &[&WaiterRow], out: &mut Vec<Findi
     }
 }
 
-fn mutexes(snap: &Snapshot, out: &mut Vec<Finding>) {
+fn mutexes(snap: &Facts<'_>, out: &mut Vec<Finding>) {
     for m in snap.vitals.mutexes.iter().filter(|m| m.kind == "mutex") {
         let waits: Vec<&WaiterRow> = snap
             .waiters
@@ -893,7 +930,7 @@ fn mutexes(snap: &Snapshot, out: &mut Vec<Finding>) {
             "holds a mutex for an instant: ending it does not help; find what contends on the \
              mutex",
         )
-        .from_waits(&waits)
+        .with_waits(&waits)
         .fact(
             "onstat -g lmx",
             format!("{}: {n} waiters, {holder}", m.name),
@@ -906,7 +943,7 @@ fn mutexes(snap: &Snapshot, out: &mut Vec<Finding>) {
     }
 }
 
-fn cpu(snap: &Snapshot, out: &mut Vec<Finding>) {
+fn cpu(snap: &Facts<'_>, out: &mut Vec<Finding>) {
     let v = &snap.vitals;
     let Some(busy) = v
         .vps
@@ -933,7 +970,7 @@ fn cpu(snap: &Snapshot, out: &mut Vec<Finding>) {
     out.push(f);
 }
 
-fn client_network(snap: &Snapshot, out: &mut Vec<Finding>) {
+fn client_network(snap: &Facts<'_>, out: &mut Vec<Finding>) {
     // Sessions waiting for their client with bytes queued towards it.
     let waits: Vec<&WaiterRow> = snap
         .waiters
@@ -973,7 +1010,7 @@ fn client_network(snap: &Snapshot, out: &mut Vec<Finding>) {
         "the server waits for clients that do not read what it sent: look at the clients and \
          the network to them (FET_BUF_SIZE, a slow WAN link); nothing to do on the server",
     )
-    .from_waits(&waits)
+    .with_waits(&waits)
     .fact(
         "/proc/net/tcp",
         format!(
@@ -989,7 +1026,7 @@ fn client_network(snap: &Snapshot, out: &mut Vec<Finding>) {
     out.push(f);
 }
 
-fn memory_reclaim(snap: &Snapshot, out: &mut Vec<Finding>) {
+fn memory_reclaim(snap: &Facts<'_>, out: &mut Vec<Finding>) {
     let Some(z) = snap.numa.zone_reclaim_mode.filter(|z| *z != 0) else {
         return;
     };
@@ -1029,7 +1066,7 @@ fn memory_reclaim(snap: &Snapshot, out: &mut Vec<Finding>) {
     out.push(f);
 }
 
-fn logs(snap: &Snapshot, out: &mut Vec<Finding>) {
+fn logs(snap: &Facts<'_>, out: &mut Vec<Finding>) {
     let Some(l) = &snap.vitals.logs else {
         return;
     };

@@ -570,6 +570,36 @@ pub fn build_with(
         extents_loaded: extents.is_some(),
         findings: Vec::new(),
     };
-    snap.findings = crate::model::findings::build(&snap);
+    snap.findings = snap.with_facts(crate::model::findings::build);
     snap
+}
+
+impl Snapshot {
+    /// `f` of the facts the findings' rules read.
+    pub fn with_facts<T>(&self, f: impl FnOnce(&crate::model::findings::Facts<'_>) -> T) -> T {
+        let heads: Vec<crate::model::findings::HeadFacts<'_>> = self
+            .heads
+            .iter()
+            .map(|h| crate::model::findings::HeadFacts {
+                sid: h.sid,
+                locks: h.locks,
+                state: &h.state,
+                action: h.action.as_deref(),
+            })
+            .collect();
+        f(&crate::model::findings::Facts {
+            blocked: self.server.blocked.as_deref(),
+            offline: self.server.offline.as_deref(),
+            waiters: &self.waiters,
+            heads: &heads,
+            sessions: &self.sessions,
+            session_views: &self.session_views,
+            hotspots: &self.hotspots,
+            sockets: &self.sockets,
+            io: &self.io,
+            replication: &self.replication,
+            numa: &self.numa,
+            vitals: &self.vitals,
+        })
+    }
 }

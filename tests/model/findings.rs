@@ -70,5 +70,5 @@ fn an_offline_server_is_the_only_finding() {
 #[test]
 fn a_calm_snapshot_has_no_finding_above_info() {
     let snap = Snapshot::default();
-    assert!(headline(&ifxtop::model::findings::build(&snap)).is_none());
+    assert!(headline(&snap.with_facts(ifxtop::model::findings::build)).is_none());
 }
