@@ -130,6 +130,8 @@ pub struct App {
     pub pane: Pane,
     pub(crate) tables: [TableUi; 7],
     pub help: bool,
+    /// The list of every finding is open (`f`).
+    pub findings: bool,
     pub prompt: Option<Prompt>,
     pub live: Arc<Snapshot>,
     /// The snapshot kept on screen while frozen, and when it was frozen.
@@ -194,6 +196,7 @@ impl App {
             pane: Pane::Sessions,
             tables: Pane::ALL.map(TableUi::new),
             help: false,
+            findings: false,
             prompt: None,
             live: Arc::new(Snapshot::default()),
             frozen: None,

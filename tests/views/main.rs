@@ -751,3 +751,20 @@ fn the_top_finding_is_named_under_the_header() {
     let line = text.lines().nth(3).unwrap_or_default();
     assert_eq!(line.trim_end(), " ✓ calm: no finding above info", "{text}");
 }
+
+/// `f` lists every finding over the panes, the worst first, with its evidence and what helps;
+/// any key closes it.
+#[test]
+fn f_lists_every_finding() {
+    for (w, h) in [(80, 24), (160, 48)] {
+        let mut a = demo_app(235, w, h);
+        a.handle(Action::Findings, Duration::from_secs(235));
+        assert!(a.findings);
+        let text = demo_screen(&a, 235, w, h);
+        assert!(text.contains("checkpoint blocked"), "{text}");
+        assert!(text.contains("what helps:"), "{text}");
+        crate::snap_text!(format!("view__findings_checkpoint__{w}x{h}"), text);
+        a.handle(Action::Findings, Duration::from_secs(235));
+        assert!(!a.findings);
+    }
+}

@@ -1,5 +1,6 @@
 //! Views: pure functions from app state (and `now`) to a frame. They never run anything.
 
+pub mod findings;
 pub mod fleet;
 pub mod header;
 pub mod help;
@@ -86,6 +87,9 @@ pub fn render(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
         },
         buf,
     );
+    if app.findings {
+        findings::render(app, area, buf);
+    }
     if app.help {
         help::render(app, area, buf);
     }
