@@ -55,6 +55,9 @@ pub const CRITICAL_WAIT_S: f64 = 30.0;
 /// saturated.
 pub const CPU_BUSY_PCT: f64 = 90.0;
 pub const READY_QUEUE_WARN: usize = 10;
+/// Threads waiting on one mutex that make contention a warning whatever their wait's age (at
+/// 5,000 sessions up to 9 wait an instant on the busiest mutexes without an incident).
+pub const MUTEX_WAITERS_WARN: usize = 10;
 /// The oldest open transaction spanning this many logical logs is worth a warning.
 pub const LONG_TXN_LOGS: u64 = 3;
 /// A client connection's Send-Q this large (bytes) is a client not reading.
@@ -914,7 +917,9 @@ fn mutexes(snap: &Facts<'_>, out: &mut Vec<Finding>) {
             continue;
         }
         let n = m.waiters.max(waits.len());
-        let severity = if n >= 2 {
+        // A few threads a second queue on the busiest mutexes of any large server: a crowd, or
+        // a wait that lasts, is contention.
+        let severity = if n >= MUTEX_WAITERS_WARN {
             Severity::of_wait(longest).max(Severity::Warning)
         } else {
             Severity::of_wait(longest)
