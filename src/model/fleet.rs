@@ -34,6 +34,8 @@ pub struct FleetRow {
     /// Why the instance is not answering, when it is not: off-line, ssh unreachable, a failed
     /// onstat.
     pub problem: Option<String>,
+    /// The top finding above info, its marker first (`⚠ lock chain 42s: sid 812 ...`).
+    pub finding: Option<String>,
     /// Needs a look: blocked, off-line, failing, or waiters on sessions and resources.
     pub alarm: bool,
 }
@@ -127,6 +129,7 @@ pub fn row(instance: &str, snap: &Snapshot, now: Duration) -> FleetRow {
         cpu,
         age_s,
         problem,
+        finding: crate::model::findings::headline(&snap.findings).map(|f| f.line()),
         alarm,
     }
 }
@@ -164,5 +167,6 @@ mod tests {
             Some("waiting for the first onstat -u")
         );
         assert!(!r.alarm);
+        assert_eq!(r.finding, None);
     }
 }

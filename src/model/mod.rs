@@ -2,6 +2,7 @@
 //! their sockets, NUMA, the session screen, and the snapshot every pane is drawn from.
 
 pub mod chains;
+pub mod findings;
 pub mod fleet;
 pub mod harm;
 pub mod hotspot;

@@ -106,6 +106,8 @@ pub struct Snapshot {
     pub heads: Vec<HeadBlocker>,
     /// Every user session with its state.
     pub sessions: Vec<crate::model::sessions::SessionRow>,
+    /// The causes this moment shows, the worst first (`model/findings.rs`).
+    pub findings: Vec<crate::model::findings::Finding>,
     /// The blocker tree of the Waiters pane.
     #[serde(skip)]
     pub tree: Vec<crate::model::tree::TreeLine>,
@@ -539,7 +541,7 @@ pub fn build_with(
         .and_then(|u| u.header.as_ref())
         .map(|h| h.mode_flags.as_slice());
     let replication = crate::model::io::build_replication(store, flags);
-    Snapshot {
+    let mut snap = Snapshot {
         io,
         replication,
         hotspot_view,
@@ -566,5 +568,38 @@ pub fn build_with(
         unresolved_share: store.hotspots.unresolved_share(),
         ports: store.settings.ports.clone(),
         extents_loaded: extents.is_some(),
+        findings: Vec::new(),
+    };
+    snap.findings = snap.with_facts(crate::model::findings::build);
+    snap
+}
+
+impl Snapshot {
+    /// `f` of the facts the findings' rules read.
+    pub fn with_facts<T>(&self, f: impl FnOnce(&crate::model::findings::Facts<'_>) -> T) -> T {
+        let heads: Vec<crate::model::findings::HeadFacts<'_>> = self
+            .heads
+            .iter()
+            .map(|h| crate::model::findings::HeadFacts {
+                sid: h.sid,
+                locks: h.locks,
+                state: &h.state,
+                action: h.action.as_deref(),
+            })
+            .collect();
+        f(&crate::model::findings::Facts {
+            blocked: self.server.blocked.as_deref(),
+            offline: self.server.offline.as_deref(),
+            waiters: &self.waiters,
+            heads: &heads,
+            sessions: &self.sessions,
+            session_views: &self.session_views,
+            hotspots: &self.hotspots,
+            sockets: &self.sockets,
+            io: &self.io,
+            replication: &self.replication,
+            numa: &self.numa,
+            vitals: &self.vitals,
+        })
     }
 }

@@ -130,6 +130,8 @@ pub struct App {
     pub pane: Pane,
     pub(crate) tables: [TableUi; 7],
     pub help: bool,
+    /// The list of every finding is open (`f`).
+    pub findings: bool,
     pub prompt: Option<Prompt>,
     pub live: Arc<Snapshot>,
     /// The snapshot kept on screen while frozen, and when it was frozen.
@@ -180,9 +182,9 @@ pub struct RecordingUi {
 /// How long a message stays on the status line.
 pub(crate) const MESSAGE_TTL: Duration = Duration::from_secs(6);
 
-/// Rows above a list pane's table body: header (3), tabs (1), summary (1), column header (1);
+/// Rows above a list pane's table body: header (4, the top finding last), tabs (1), summary (1), column header (1);
 /// below it: the status line (1).
-pub(crate) const CHROME_ROWS: u16 = 7;
+pub(crate) const CHROME_ROWS: u16 = 8;
 
 impl App {
     pub fn new(keymap: Keymap, theme: Theme, mode: Mode, interval: f64) -> Self {
@@ -194,6 +196,7 @@ impl App {
             pane: Pane::Sessions,
             tables: Pane::ALL.map(TableUi::new),
             help: false,
+            findings: false,
             prompt: None,
             live: Arc::new(Snapshot::default()),
             frozen: None,

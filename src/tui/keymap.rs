@@ -12,6 +12,8 @@ use std::collections::BTreeMap;
 pub enum Action {
     Quit,
     Help,
+    /// Every finding, the worst first, with its evidence and what helps (`f`).
+    Findings,
     Up,
     Down,
     PageUp,
@@ -194,6 +196,7 @@ const DEFAULTS: &[(&str, Action)] = &[
     ("?", Action::Help),
     ("f1", Action::Help),
     ("h", Action::Help),
+    ("f", Action::Findings),
     ("up", Action::Up),
     ("k", Action::Up),
     ("down", Action::Down),

@@ -36,6 +36,7 @@ fn raw_text(snap: &Snapshot) -> String {
     if let Some(off) = &sv.offline {
         let _ = writeln!(s, "OFF-LINE: {off}");
     }
+    findings(&mut s, snap);
     let counts: Vec<String> = snap
         .summary
         .by_reason
@@ -205,4 +206,27 @@ fn raw_text(snap: &Snapshot) -> String {
         }
     }
     s
+}
+
+/// The findings, the worst first: each with its evidence and what helps.
+fn findings(s: &mut String, snap: &Snapshot) {
+    use crate::format::printable;
+    use crate::model::findings::{headline, CALM};
+    let _ = writeln!(s, "\nFINDINGS (worst first; ifxtop only reads)");
+    if headline(&snap.findings).is_none() {
+        let _ = writeln!(s, "{CALM}");
+    }
+    for f in &snap.findings {
+        let _ = writeln!(
+            s,
+            "{} {:<8} {}",
+            f.severity.marker(),
+            f.severity.as_str(),
+            printable(&f.summary)
+        );
+        for e in &f.evidence {
+            let _ = writeln!(s, "{:>11}{}: {}", "", e.source, printable(&e.fact));
+        }
+        let _ = writeln!(s, "{:>11}what helps: {}", "", printable(&f.action));
+    }
 }

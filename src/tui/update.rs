@@ -199,6 +199,14 @@ impl App {
             }
             return self.on_prompt_key(prompt, key, now);
         }
+        if self.findings {
+            // Any key closes the findings, as it does the help.
+            self.findings = false;
+            if ctrl_c {
+                self.quit = true;
+            }
+            return Vec::new();
+        }
         if self.help {
             // Any key closes the help, `q` included: a quit by reflex must not end a session
             // (or a recording). Ctrl-C still quits.
@@ -335,11 +343,12 @@ impl App {
         let page = if self.drill.is_empty() {
             self.page_rows()
         } else {
-            usize::from(self.size.1.saturating_sub(5)).max(SESSION_PAGE)
+            usize::from(self.size.1.saturating_sub(6)).max(SESSION_PAGE)
         } as isize;
         match action {
             Action::Quit => self.quit = true,
             Action::Help => self.help = !self.help,
+            Action::Findings => self.findings = !self.findings,
             Action::Up => self.move_selection(-1),
             Action::Down => self.move_selection(1),
             Action::PageUp => self.move_selection(-page),

@@ -4,6 +4,7 @@
 mod common;
 
 mod extents;
+mod findings;
 mod io;
 mod joins;
 mod vitals;

@@ -310,11 +310,12 @@ async fn redraw_suspend_and_continue_repaint_every_cell() {
 #[tokio::test(start_paused = true)]
 async fn the_screen_moves_with_the_data_without_keys() {
     let (_, frames, _) = play(demo_setup(278), vec![(10_000, key('q'))]).await;
-    // The demo's clock line moves on each second although nothing was pressed; frames are not
-    // drawn on a timer faster than that (the age clock ticks once a second, data settles).
+    // The demo's clock line (the tabs' row, under the four header lines) moves on each second
+    // although nothing was pressed; frames are not drawn on a timer faster than that (the age
+    // clock ticks once a second, data settles).
     let clocks: Vec<&str> = frames
         .iter()
-        .filter_map(|f| f.lines().nth(3))
+        .filter_map(|f| f.lines().nth(4))
         .filter_map(|l| l.split("t=").nth(1))
         .filter_map(|t| t.split('s').next())
         .collect();

@@ -472,4 +472,24 @@ fn chunk_latency_and_replication_lag_are_exported() {
         1.0
     );
     assert!(one(&lagging, "informix_replication_lag_pages", &peer) > 1000.0);
+    // The findings that hold, one series per kind, 1 while it holds.
+    assert_eq!(
+        one(
+            &slow,
+            "informix_finding",
+            &[("kind", "slow_device"), ("severity", "warning")]
+        ),
+        1.0
+    );
+    assert_eq!(
+        one(
+            &lagging,
+            "informix_finding",
+            &[("kind", "replica_lag"), ("severity", "critical")]
+        ),
+        1.0
+    );
+    assert!(of(&lagging, "informix_finding")
+        .iter()
+        .all(|s| s.label("kind") != Some("slow_device")));
 }

@@ -10,6 +10,7 @@ use ifxtop::collect::{extents::ExtentSource, Collection, SessionClock};
 use ifxtop::demo::timeline::{Incident, TIMELINE};
 use ifxtop::demo::truth::{State, Truth, TruthWalk};
 use ifxtop::demo::{DemoInstance, DemoRunner};
+use ifxtop::model::findings::FindingKind;
 use ifxtop::model::snapshot::{build, Snapshot};
 use ifxtop::parsers::onstat_u::WaitReason;
 use ifxtop::source::Source;
@@ -499,4 +500,206 @@ fn the_lock_chain_heads_the_list_at_5000_sessions() {
         report.examples.join("\n")
     );
     assert!(firsts.len() >= 10, "{firsts:?}");
+}
+
+/// The finding a demo incident must put first (`None`: calm, nothing above info).
+fn expected_kind(i: Incident) -> Option<FindingKind> {
+    Some(match i {
+        Incident::Calm => return None,
+        Incident::InsertHotSpot | Incident::NullIndexLeaf => FindingKind::BufferHotSpot,
+        Incident::SendQFill | Incident::SendQDrain => FindingKind::ClientNetwork,
+        Incident::CheckpointRequested | Incident::CheckpointInProgress => {
+            FindingKind::CheckpointBlocked
+        }
+        Incident::LockChain => FindingKind::LockChain,
+        Incident::LongTransaction => FindingKind::LongTransaction,
+        Incident::CpuSaturated => FindingKind::CpuSaturation,
+        Incident::MutexContention => FindingKind::MutexContention,
+        Incident::SlowDevice => FindingKind::SlowDevice,
+        Incident::ReplicaLag => FindingKind::ReplicaLag,
+    })
+}
+
+/// Seconds since the finding expected at `t` began to be expected: phases in a row that expect
+/// one kind (CKPT REQ then INP, the Send-Q's fill then drain) are one episode.
+fn into_episode(t: u64) -> u64 {
+    let at = t % ifxtop::demo::timeline::CYCLE;
+    let Some(mut i) = TIMELINE.iter().position(|p| (p.start..p.end).contains(&at)) else {
+        // The calm tail after the table's last phase.
+        return at.saturating_sub(TIMELINE[TIMELINE.len() - 1].end);
+    };
+    let kind = expected_kind(TIMELINE[i].incident);
+    while i > 0 && expected_kind(TIMELINE[i - 1].incident) == kind {
+        i -= 1;
+    }
+    at - TIMELINE[i].start
+}
+
+/// An episode's first seconds are a warm-up: the facts that show it (rates, ages, a Send-Q's
+/// trend) need a few samples, and the last incident's take a few to go.
+const FINDING_WARM_UP: u64 = 10;
+
+/// Incident × top finding: seconds right and wrong.
+#[derive(Default)]
+struct Confusion {
+    cells: BTreeMap<(String, String), u64>,
+    right: u64,
+    wrong: u64,
+}
+
+impl Confusion {
+    fn table(&self) -> String {
+        let mut s = format!(
+            "{:<22} {:<20} {:>7}\n",
+            "incident", "top finding", "seconds"
+        );
+        for ((i, k), n) in &self.cells {
+            let _ = writeln!(s, "{i:<22} {k:<20} {n:>7}");
+        }
+        let all = self.right + self.wrong;
+        let _ = writeln!(
+            s,
+            "right {} of {} ({:.1} %)",
+            self.right,
+            all,
+            if all > 0 {
+                100.0 * self.right as f64 / all as f64
+            } else {
+                0.0
+            }
+        );
+        s
+    }
+}
+
+/// Findings against the truth: after a 10 s warm-up, every second of each incident puts that
+/// incident's kind first (with the culprit the truth names: the lock chain's head, the
+/// checkpoint's critical section), and a calm stretch has no finding above info.
+fn check_findings(snap: &Snapshot, truth: &Truth, at: &str, r: &mut Report, c: &mut Confusion) {
+    if into_episode(truth.t) < FINDING_WARM_UP {
+        return;
+    }
+    let top = snap.findings.first();
+    let headline = ifxtop::model::findings::headline(&snap.findings);
+    let shown = headline.map_or("-".to_string(), |f| f.kind.as_str().to_string());
+    let incident = format!("{:?}", truth.incident);
+    // The drain's end: every client has read its Send-Q, nothing is left to name.
+    let drained = truth.incident == Incident::SendQDrain
+        && !truth
+            .sessions
+            .values()
+            .any(|s| s.state == State::SlowFetch && s.send_q > 0);
+    let expected = expected_kind(truth.incident).filter(|_| !drained);
+    let incident = if drained {
+        format!("{incident} (drained)")
+    } else {
+        incident
+    };
+    let ok = match expected {
+        None => headline.is_none(),
+        Some(k) => top.is_some_and(|f| f.kind == k),
+    };
+    let shown = if expected.is_some() {
+        top.map_or("-".to_string(), |f| f.kind.as_str().to_string())
+    } else {
+        shown
+    };
+    *c.cells.entry((incident, shown)).or_default() += 1;
+    if ok {
+        c.right += 1;
+        r.right("top finding");
+    } else {
+        c.wrong += 1;
+        r.wrong(
+            "top finding",
+            format!(
+                "{at} {:?}: {:?}",
+                truth.incident,
+                snap.findings
+                    .iter()
+                    .map(|f| (f.severity, f.summary.clone()))
+                    .collect::<Vec<_>>()
+            ),
+        );
+        return;
+    }
+    // The culprit the truth names.
+    let Some(f) = top else {
+        return;
+    };
+    let want: Vec<u64> = match truth.incident {
+        Incident::LockChain => truth
+            .sessions
+            .values()
+            .filter(|s| s.state == State::Lock)
+            .filter_map(|s| s.head)
+            .collect(),
+        Incident::CheckpointRequested | Incident::CheckpointInProgress => truth
+            .sessions
+            .values()
+            .filter(|s| s.state == State::Checkpoint)
+            .filter_map(|s| s.blocker)
+            .collect(),
+        _ => return,
+    };
+    let shown: Vec<u64> = f.culprit.sids.iter().map(|s| s.0).collect();
+    if shown.iter().all(|s| want.contains(s)) && (shown.is_empty() || !want.is_empty()) {
+        if shown.is_empty() && !want.is_empty() {
+            r.unknown("finding culprit");
+        } else {
+            r.right("finding culprit");
+        }
+    } else {
+        r.wrong(
+            "finding culprit",
+            format!("{at} {:?}: shown {shown:?}, true {want:?}", truth.incident),
+        );
+    }
+}
+
+/// The CI slice of the findings: the whole first pass of the timeline at 300 sessions.
+#[test]
+fn findings_name_each_incident() {
+    let mut c = Confusion::default();
+    let report = run_with(1, 300, 0, 720, &mut |snap, truth, at, r| {
+        check_findings(snap, truth, at, r, &mut c)
+    });
+    eprintln!("{}\n{}", c.table(), report.table());
+    assert_eq!(
+        report.wrong_total(),
+        0,
+        "{}\n{}\n{}",
+        c.table(),
+        report.table(),
+        report.examples.join("\n")
+    );
+    assert!(c.right > 500, "{}", c.table());
+}
+
+/// Every seed at 300 and 5,000 sessions over the whole timeline. Run with
+/// `cargo test --release --test truth findings_full -- --ignored --nocapture`.
+#[test]
+#[ignore = "minutes in debug: run on demand"]
+fn findings_full() {
+    let mut c = Confusion::default();
+    let mut total = Report::default();
+    for seed in [1, 2, 3] {
+        for sessions in [300, 5_000] {
+            total.merge(run_with(
+                seed,
+                sessions,
+                0,
+                720,
+                &mut |snap, truth, at, r| check_findings(snap, truth, at, r, &mut c),
+            ));
+        }
+    }
+    eprintln!("{}\n{}", c.table(), total.table());
+    assert_eq!(
+        total.wrong_total(),
+        0,
+        "{}\n{}",
+        c.table(),
+        total.examples.join("\n")
+    );
 }

@@ -733,3 +733,38 @@ fn fleet_line_has_the_worst_chunk_and_the_replication_lag() {
     assert!(calm.worst_chunk_ms.is_some_and(|ms| ms < 20.0), "{calm:?}");
     assert!(!calm.replication_alarm, "{calm:?}");
 }
+
+/// The line under the header names the top finding with a marker that needs no colour, at 80
+/// columns, and says so when the server is calm.
+#[test]
+fn the_top_finding_is_named_under_the_header() {
+    let a = demo_app(300, 80, 24);
+    let text = demo_screen(&a, 300, 80, 24);
+    let line = text.lines().nth(3).unwrap_or_default();
+    assert!(
+        line.starts_with(" ✖ lock chain") || line.starts_with(" ⚠ lock chain"),
+        "{text}"
+    );
+    assert!(line.contains("sid 812 holds up 3"), "{line}");
+    let calm = demo_app(95 - 5, 80, 24);
+    let text = demo_screen(&calm, 90, 80, 24);
+    let line = text.lines().nth(3).unwrap_or_default();
+    assert_eq!(line.trim_end(), " ✓ calm: no finding above info", "{text}");
+}
+
+/// `f` lists every finding over the panes, the worst first, with its evidence and what helps;
+/// any key closes it.
+#[test]
+fn f_lists_every_finding() {
+    for (w, h) in [(80, 24), (160, 48)] {
+        let mut a = demo_app(235, w, h);
+        a.handle(Action::Findings, Duration::from_secs(235));
+        assert!(a.findings);
+        let text = demo_screen(&a, 235, w, h);
+        assert!(text.contains("checkpoint blocked"), "{text}");
+        assert!(text.contains("what helps:"), "{text}");
+        crate::snap_text!(format!("view__findings_checkpoint__{w}x{h}"), text);
+        a.handle(Action::Findings, Duration::from_secs(235));
+        assert!(!a.findings);
+    }
+}

@@ -193,6 +193,8 @@ metrics! {
         "How far behind a secondary is in time, when two samples tell it";
     ReplicationBlocked => Gauge "informix_replication_transmission_blocked"
         "1 when log transmission to a secondary is blocked";
+    Finding => Gauge "informix_finding"
+        "1 while ifxtop finds a cause of this kind (lock_chain, checkpoint_blocked, ...), labelled with its worst severity (docs/findings.md); absent when none holds";
 }
 
 /// How a series' value is encoded.
@@ -370,6 +372,7 @@ impl InstanceMetrics {
         if up {
             server_state(&mut out, snap);
             waits(&mut out, snap);
+            findings(&mut out, snap);
         }
         if answers(store, Source::OnstatP) {
             profile(&mut out, store);
@@ -586,6 +589,26 @@ fn waits(out: &mut Out, snap: &Snapshot) {
     let blocked: usize = snap.heads.iter().map(|h| h.blocked).sum();
     out.gauge(Metric::BlockedWaiters, vec![], blocked as f64);
     out.gauge(Metric::DeadlockedThreads, vec![], deadlocked as f64);
+}
+
+/// The findings that hold: one series per kind, with the severity of its worst one.
+fn findings(out: &mut Out, snap: &Snapshot) {
+    let mut worst: BTreeMap<crate::model::findings::FindingKind, crate::model::findings::Severity> =
+        BTreeMap::new();
+    for f in &snap.findings {
+        let e = worst.entry(f.kind).or_insert(f.severity);
+        *e = (*e).max(f.severity);
+    }
+    for (kind, severity) in worst {
+        out.gauge(
+            Metric::Finding,
+            vec![
+                ("kind", kind.as_str().into()),
+                ("severity", severity.as_str().into()),
+            ],
+            1.0,
+        );
+    }
 }
 
 /// The `onstat -p` counters, as the store holds the last good `onstat -p`.

@@ -61,7 +61,11 @@ fn cells(r: &FleetRow) -> [String; 11] {
         r.age_s
             .map(crate::format::human_duration)
             .unwrap_or_else(|| "-".into()),
-        r.problem.clone().unwrap_or_default(),
+        // What fails first; else the top finding.
+        r.problem
+            .clone()
+            .or_else(|| r.finding.clone())
+            .unwrap_or_default(),
     ]
 }
 
@@ -152,7 +156,7 @@ pub(crate) fn render(
                     theme.warn
                 }
                 7 if r.replication_alarm => theme.error,
-                10 if r.problem.is_some() => theme.warn,
+                10 if r.problem.is_some() || r.finding.is_some() => theme.warn,
                 _ => Style::new(),
             };
             spans.push(Span::styled(table::fit(&c[*i], *w, col.right), style));
@@ -173,7 +177,7 @@ pub(crate) fn render(
     // A problem too long for its column (or a terminal too narrow for the column) is shown in
     // full for the selected instance, above the footer.
     if let Some(r) = rows.get(ui.selected) {
-        if let Some(p) = &r.problem {
+        if let Some(p) = r.problem.as_ref().or(r.finding.as_ref()) {
             let y = area.y + area.height.saturating_sub(2);
             let text = format!("{}: {p}", r.instance);
             buf.set_string(area.x, y, table::fit(&text, area.width, false), theme.warn);
@@ -202,7 +206,8 @@ const HELP: &[&str] = &[
     "LOCK/s    lock waits per second                  (idle client waits left out)",
     "BUF/s     buffer waits per second       CPU      the busiest VP class",
     "DISK      the slowest chunk's latency   REPL LAG the secondary furthest behind",
-    "AGE       age of the newest onstat -u   PROBLEM  what fails (off-line, ssh)",
+    "AGE       age of the newest onstat -u   PROBLEM  what fails (off-line, ssh),",
+    "                                                 else the top finding",
     "",
     "↑/↓ select   Enter open the instance   Esc back to the fleet   q quit",
     "",

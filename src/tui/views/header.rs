@@ -1,6 +1,6 @@
-//! The three header lines on every screen: server, mode, uptime, refresh, Running/Frozen badge;
+//! The four header lines on every screen: server, mode, uptime, refresh, Running/Frozen badge;
 //! each source's data age and error; the server's vital signs (blocked, waits per second,
-//! deadlocks, CPU, logs, the last checkpoint, memory growth).
+//! deadlocks, CPU, logs, the last checkpoint, memory growth); the top finding.
 
 use crate::collect::extents::ExtentStatus;
 use crate::format::human_duration;
@@ -27,6 +27,52 @@ pub(crate) fn render(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
         let line3 = vitals_line(snap, theme, area.width);
         buf.set_line(area.x, area.y + 2, &line3, area.width);
     }
+    if area.height > 3 {
+        let line4 = finding_line(snap, theme, area.width);
+        buf.set_line(area.x, area.y + 3, &line4, area.width);
+    }
+}
+
+/// The top finding, its marker first so it reads without colour (`⚠ lock chain 42s: sid 812
+/// holds up 3 ...`), or the calm line when no finding is above info.
+pub(crate) fn finding_line<'a>(snap: &'a Snapshot, theme: &Theme, width: u16) -> Line<'a> {
+    use crate::model::findings::{headline, Severity, CALM};
+    if snap.server.mode.is_none() && snap.server.offline.is_none() {
+        return Line::from(Span::styled(" findings: waiting for onstat -u", theme.dim));
+    }
+    let Some(f) = headline(&snap.findings) else {
+        return Line::from(Span::styled(format!(" {CALM}"), theme.dim));
+    };
+    let style = match f.severity {
+        Severity::Critical => theme.error,
+        Severity::Warning => theme.warn,
+        Severity::Info => Style::new(),
+    };
+    let more = snap
+        .findings
+        .iter()
+        .filter(|g| g.severity > Severity::Info)
+        .count()
+        .saturating_sub(1);
+    let more = if more > 0 {
+        format!("  +{more} more")
+    } else {
+        String::new()
+    };
+    // The count of the others stays; the summary is cut to make room for it.
+    let room = usize::from(width)
+        .saturating_sub(1 + more.chars().count())
+        .max(1);
+    let line = crate::format::printable(&f.line());
+    let text = if line.chars().count() > room {
+        crate::tui::table::fit(&line, u16::try_from(room).unwrap_or(u16::MAX), false)
+    } else {
+        line
+    };
+    Line::from(vec![
+        Span::styled(format!(" {text}"), style),
+        Span::styled(more, theme.dim),
+    ])
 }
 
 /// `12` for 12.3, `1.5` under 10, `0` for nothing.

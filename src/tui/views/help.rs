@@ -11,7 +11,7 @@ use ratatui::widgets::{Block, Borders, Clear, Widget};
 /// Lines of the help: actions that share a line, and what the line says.
 const GROUPS: &[(&[Action], &str)] = &[
     (&[Action::Quit], "quit"),
-    (&[Action::Help], "help"),
+    (&[Action::Help, Action::Findings], "help / every finding"),
     (&[Action::Up, Action::Down], "move"),
     (&[Action::PageUp, Action::PageDown], "page"),
     (&[Action::Home, Action::End], "first / last row"),

@@ -1,5 +1,6 @@
 //! Views: pure functions from app state (and `now`) to a frame. They never run anything.
 
+pub mod findings;
 pub mod fleet;
 pub mod header;
 pub mod help;
@@ -35,12 +36,12 @@ pub fn render(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
         too_small(area, buf);
         return;
     }
-    header::render(app, now, Rect { height: 3, ..area }, buf);
+    header::render(app, now, Rect { height: 4, ..area }, buf);
     tabs(
         app,
         now,
         Rect {
-            y: area.y + 3,
+            y: area.y + 4,
             height: 1,
             ..area
         },
@@ -48,8 +49,8 @@ pub fn render(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
     );
     let timeline_rows = u16::from(app.replay.is_some());
     let body = Rect {
-        y: area.y + 4,
-        height: area.height.saturating_sub(5 + timeline_rows),
+        y: area.y + 5,
+        height: area.height.saturating_sub(6 + timeline_rows),
         ..area
     };
     if let Some(r) = &app.replay {
@@ -86,6 +87,9 @@ pub fn render(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
         },
         buf,
     );
+    if app.findings {
+        findings::render(app, area, buf);
+    }
     if app.help {
         help::render(app, area, buf);
     }

@@ -11,15 +11,24 @@ pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let lines = lines(snap, &app.theme);
     let t = app.table();
     let selected = t.selected.min(lines.len().saturating_sub(1));
-    // Scrolled just enough that the selected line is on screen.
     let h = usize::from(area.height);
-    let skip = (selected + 1).saturating_sub(h);
-    for (i, (y, l)) in (area.y..area.y + area.height)
-        .zip(lines.iter().skip(skip))
+    // When the pane does not fit, the blank lines between its sections go first, so a short
+    // terminal keeps the rows that say something (the mutexes at 80x24).
+    let compact = lines.len() > h;
+    let shown: Vec<(usize, &crate::tui::server_lines::ServerLine)> = lines
+        .iter()
         .enumerate()
-    {
+        .filter(|(_, l)| !compact || l.line.width() > 0)
+        .collect();
+    let at = shown
+        .iter()
+        .position(|(i, _)| *i >= selected)
+        .unwrap_or(shown.len().saturating_sub(1));
+    // Scrolled just enough that the selected line is on screen.
+    let skip = (at + 1).saturating_sub(h);
+    for (y, (i, l)) in (area.y..area.y + area.height).zip(shown.iter().skip(skip)) {
         let mut line = l.line.clone();
-        if i + skip == selected {
+        if *i == selected {
             line = line.patch_style(app.theme.selected);
         }
         buf.set_line(area.x, y, &line, area.width);

@@ -1,0 +1,1104 @@
+//! Findings: the causes a snapshot shows, named and ranked (the worst first), each with its
+//! impact, culprit, evidence and what helps. Pure: read from one snapshot, whose joins already
+//! hold only facts of one moment (docs/findings.md gives every rule and its threshold).
+
+use crate::ids::Sid;
+use crate::model::io::{Concern, SLOW_AWAIT_MS, VERY_SLOW_AWAIT_MS};
+use crate::model::io::{IoView, Replication};
+use crate::model::numa::NumaView;
+use crate::model::session::SessionView;
+use crate::model::sessions::SessionRow;
+use crate::model::vitals::Vitals;
+use crate::model::waiters::{WaitTarget, WaiterRow};
+use crate::parsers::onstat_u::WaitReason;
+use crate::store::hotspots::HotspotRow;
+use crate::store::sockets::SocketRow;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// What the rules read: the parts of one snapshot (the snapshot, which holds the findings,
+/// builds it, so this file needs not know it).
+#[derive(Debug, Clone, Copy)]
+pub struct Facts<'a> {
+    /// The banner's `Blocked:` reason.
+    pub blocked: Option<&'a str>,
+    /// The off-line message of the last `onstat -u`.
+    pub offline: Option<&'a str>,
+    pub waiters: &'a [WaiterRow],
+    pub heads: &'a [HeadFacts<'a>],
+    pub sessions: &'a [SessionRow],
+    pub session_views: &'a [SessionView],
+    pub hotspots: &'a [HotspotRow],
+    pub sockets: &'a [SocketRow],
+    pub io: &'a IoView,
+    pub replication: &'a Replication,
+    pub numa: &'a NumaView,
+    pub vitals: &'a Vitals,
+}
+
+/// A head blocker as the rules read it.
+#[derive(Debug, Clone, Copy)]
+pub struct HeadFacts<'a> {
+    pub sid: Sid,
+    pub locks: u64,
+    /// `running`, `waiting: condition`...
+    pub state: &'a str,
+    /// What helps, in harm.rs's words.
+    pub action: Option<&'a str>,
+}
+
+/// A wait this long (seconds) makes a finding a warning...
+pub const WARN_WAIT_S: f64 = 5.0;
+/// ... and this long critical.
+pub const CRITICAL_WAIT_S: f64 = 30.0;
+/// CPU VPs this busy (%) with [`READY_QUEUE_WARN`] threads ready and waiting for one are
+/// saturated.
+pub const CPU_BUSY_PCT: f64 = 90.0;
+pub const READY_QUEUE_WARN: usize = 10;
+/// Threads waiting on one mutex that make contention a warning whatever their wait's age (at
+/// 5,000 sessions up to 9 wait an instant on the busiest mutexes without an incident).
+pub const MUTEX_WAITERS_WARN: usize = 10;
+/// The oldest open transaction spanning this many logical logs is worth a warning.
+pub const LONG_TXN_LOGS: u64 = 3;
+/// A client connection's Send-Q this large (bytes) is a client not reading.
+pub const SEND_Q_BYTES: u64 = 1;
+/// Characters of a head blocker's SQL in a lock chain's summary.
+const SQL_CHARS: usize = 24;
+/// Pages per second scanned by direct reclaim (processes stalled reclaiming memory themselves)
+/// that make memory reclaim a cause: a few pages a second is any busy host's background.
+pub const DIRECT_RECLAIM_PAGES_PER_S: f64 = 1_000.0;
+/// A secondary this many log pages behind is worth naming (as info; a warning while it falls
+/// further behind).
+pub const LAG_PAGES_INFO: u64 = 100;
+/// Share of logical logs not backed up (%) that makes a warning.
+pub const LOGS_NOT_BACKED_UP_PCT: f64 = 80.0;
+
+/// What kind of cause a finding names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FindingKind {
+    // The order is the precedence among findings of one severity: a cause before what it
+    // causes (a blocked checkpoint holds up the lock holders too).
+    Offline,
+    CheckpointBlocked,
+    LongTransaction,
+    ServerBlocked,
+    LockChain,
+    ReplicaLag,
+    SlowDevice,
+    BufferHotSpot,
+    MutexContention,
+    CpuSaturation,
+    ClientNetwork,
+    MemoryReclaim,
+    LogsNotBackedUp,
+}
+
+impl FindingKind {
+    pub const ALL: [FindingKind; 13] = [
+        FindingKind::Offline,
+        FindingKind::CheckpointBlocked,
+        FindingKind::LongTransaction,
+        FindingKind::ServerBlocked,
+        FindingKind::LockChain,
+        FindingKind::ReplicaLag,
+        FindingKind::SlowDevice,
+        FindingKind::BufferHotSpot,
+        FindingKind::MutexContention,
+        FindingKind::CpuSaturation,
+        FindingKind::ClientNetwork,
+        FindingKind::MemoryReclaim,
+        FindingKind::LogsNotBackedUp,
+    ];
+
+    /// The name in the JSON and the exporter's label: `lock_chain`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FindingKind::Offline => "offline",
+            FindingKind::CheckpointBlocked => "checkpoint_blocked",
+            FindingKind::LongTransaction => "long_transaction",
+            FindingKind::ServerBlocked => "server_blocked",
+            FindingKind::LockChain => "lock_chain",
+            FindingKind::ReplicaLag => "replica_lag",
+            FindingKind::SlowDevice => "slow_device",
+            FindingKind::BufferHotSpot => "buffer_hot_spot",
+            FindingKind::MutexContention => "mutex_contention",
+            FindingKind::CpuSaturation => "cpu_saturation",
+            FindingKind::ClientNetwork => "client_network",
+            FindingKind::MemoryReclaim => "memory_reclaim",
+            FindingKind::LogsNotBackedUp => "logs_not_backed_up",
+        }
+    }
+}
+
+/// How urgent a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    Info,
+    Warning,
+    Critical,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Critical => "critical",
+        }
+    }
+
+    /// A marker that does not depend on colour (the ASCII screen draws `X`, `!`, `i`).
+    pub fn marker(self) -> &'static str {
+        match self {
+            Severity::Critical => "✖",
+            Severity::Warning => "⚠",
+            Severity::Info => "ℹ",
+        }
+    }
+
+    /// By the longest wait a cause makes: [`WARN_WAIT_S`], [`CRITICAL_WAIT_S`].
+    fn of_wait(s: f64) -> Severity {
+        if s >= CRITICAL_WAIT_S {
+            Severity::Critical
+        } else if s >= WARN_WAIT_S {
+            Severity::Warning
+        } else {
+            Severity::Info
+        }
+    }
+}
+
+/// Who and what a finding blames (whichever apply).
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct Culprit {
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sids: Vec<Sid>,
+    /// A table, an index or a mutex.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub object: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chunk: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peer: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub numa_node: Option<u32>,
+}
+
+/// What it costs: the sessions held up and the seconds they have waited so far.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct Impact {
+    pub sessions: usize,
+    /// Seconds of waiting caused, summed over the waits now on (lower bounds count as such).
+    pub wait_s: f64,
+}
+
+/// One fact behind a finding and where it was read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Evidence {
+    /// `onstat -u`, `onstat -g ckp`, `/proc/diskstats`...
+    pub source: &'static str,
+    pub fact: String,
+}
+
+/// One named cause.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    pub kind: FindingKind,
+    pub severity: Severity,
+    /// How long it has held as far as the moment's facts tell (its oldest wait); not tracked
+    /// across snapshots.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub for_s: Option<f64>,
+    /// `for_s` is a lower bound: the oldest wait began before ifxtop saw it.
+    pub for_s_at_least: bool,
+    pub impact: Impact,
+    pub culprit: Culprit,
+    /// One line a DBA reads out on a call.
+    pub summary: String,
+    pub evidence: Vec<Evidence>,
+    /// What helps (ifxtop only reads).
+    pub action: String,
+}
+
+impl Finding {
+    fn new(kind: FindingKind, severity: Severity, summary: String, action: &str) -> Self {
+        Finding {
+            kind,
+            severity,
+            for_s: None,
+            for_s_at_least: false,
+            impact: Impact::default(),
+            culprit: Culprit::default(),
+            summary,
+            evidence: Vec::new(),
+            action: action.to_string(),
+        }
+    }
+
+    fn fact(mut self, source: &'static str, fact: String) -> Self {
+        self.evidence.push(Evidence { source, fact });
+        self
+    }
+
+    /// Its age and impact from the waits it causes.
+    fn with_waits(mut self, waits: &[&WaiterRow]) -> Self {
+        let mut sids: Vec<Sid> = waits.iter().map(|w| w.sessid).collect();
+        sids.sort_unstable();
+        sids.dedup();
+        self.impact = Impact {
+            sessions: sids.len(),
+            wait_s: waits.iter().map(|w| w.in_wait_s).sum(),
+        };
+        if let Some(w) = waits
+            .iter()
+            .max_by(|a, b| a.in_wait_s.total_cmp(&b.in_wait_s))
+        {
+            self.for_s = Some(w.in_wait_s);
+            self.for_s_at_least = w.in_wait_s_at_least;
+        }
+        self
+    }
+
+    /// `42s`, `≥42s`, or nothing.
+    fn age_words(&self) -> String {
+        self.for_s
+            .map(|s| {
+                format!(
+                    " {}",
+                    crate::format::human_duration_bound(s, self.for_s_at_least)
+                )
+            })
+            .unwrap_or_default()
+    }
+
+    /// The line the screen shows: `⚠ lock chain 42s: sid 812 holds up 3 (...)`.
+    pub fn line(&self) -> String {
+        format!("{} {}", self.severity.marker(), self.summary)
+    }
+}
+
+/// The line for a server with no finding above info.
+pub const CALM: &str = "✓ calm: no finding above info";
+
+/// The findings of a snapshot, the worst first.
+pub fn build(snap: &Facts<'_>) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if let Some(off) = snap.offline {
+        out.push(
+            Finding::new(
+                FindingKind::Offline,
+                Severity::Critical,
+                format!("server off-line: {off}"),
+                "start the server (oninit) or find why it stopped: its message log (onstat -m)",
+            )
+            .fact("onstat -u", off.to_string()),
+        );
+        return out;
+    }
+    // Who is held up, by the head of their chain; brief mutex waits are background.
+    let serious: Vec<&WaiterRow> = snap
+        .waiters
+        .iter()
+        .filter(|w| !w.idle && w.sessid.0 != 0 || w.reason == WaitReason::Checkpoint)
+        .collect();
+    checkpoint(snap, &serious, &mut out);
+    long_transaction(snap, &serious, &mut out);
+    server_blocked(snap, &mut out);
+    lock_chains(snap, &serious, &mut out);
+    replica_lag(snap, &mut out);
+    slow_device(snap, &mut out);
+    buffer_hot_spots(snap, &serious, &mut out);
+    mutexes(snap, &mut out);
+    cpu(snap, &mut out);
+    client_network(snap, &mut out);
+    memory_reclaim(snap, &mut out);
+    logs(snap, &mut out);
+    out.sort_by(|a, b| {
+        b.severity
+            .cmp(&a.severity)
+            .then(a.kind.cmp(&b.kind))
+            .then(b.impact.wait_s.total_cmp(&a.impact.wait_s))
+    });
+    out
+}
+
+/// `the top finding's line`, or the calm line when none is above info.
+pub fn headline(findings: &[Finding]) -> Option<&Finding> {
+    findings.first().filter(|f| f.severity > Severity::Info)
+}
+
+fn sids_words(sids: &[Sid]) -> String {
+    sids.iter()
+        .map(|s| s.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn checkpoint(snap: &Facts<'_>, serious: &[&WaiterRow], out: &mut Vec<Finding>) {
+    let waits: Vec<&WaiterRow> = serious
+        .iter()
+        .copied()
+        .filter(|w| w.reason == WaitReason::Checkpoint)
+        .collect();
+    let blocked = snap.blocked == Some("CKPT");
+    if waits.is_empty() && !blocked {
+        return;
+    }
+    // The sessions in critical sections the checkpoint waits for: the checkpoint waiters'
+    // direct blockers, joined at the moment.
+    let mut critical: Vec<Sid> = waits.iter().filter_map(|w| w.direct_blocker()).collect();
+    critical.sort_unstable();
+    critical.dedup();
+    let mut f = Finding::new(
+        FindingKind::CheckpointBlocked,
+        if blocked {
+            Severity::Critical
+        } else {
+            Severity::Warning
+        },
+        String::new(),
+        "",
+    )
+    .with_waits(&waits);
+    if blocked {
+        f = f.fact("onstat banner", "Blocked:CKPT".to_string());
+    }
+    if !waits.is_empty() {
+        f = f.fact(
+            "onstat -u",
+            format!("{} threads wait for the checkpoint (C)", waits.len()),
+        );
+    }
+    // What slows it: a slow chunk device, memory reclaim.
+    let slow = snap
+        .io
+        .worst()
+        .and_then(|c| Some((c, c.device_await_ms?)))
+        .filter(|(c, aw)| *aw >= SLOW_AWAIT_MS && c.device_iops.unwrap_or(0.0) >= 1.0);
+    let reclaim = reclaiming(snap);
+    let mut why = Vec::new();
+    if let Some((c, aw)) = slow {
+        why.push(format!("chunk {} device {aw:.0} ms", c.chunk));
+        f = f.fact(
+            "/proc/diskstats",
+            format!(
+                "chunk {} on {}: {aw:.0} ms await",
+                c.chunk,
+                c.device_label()
+            ),
+        );
+    }
+    if let Some(r) = &reclaim {
+        why.push("memory reclaim".to_string());
+        f = f.fact("/proc/vmstat", r.clone());
+    }
+    let why = if why.is_empty() {
+        String::new()
+    } else {
+        format!(", slowed by {}", why.join(" and "))
+    };
+    let age = f.age_words();
+    if critical.is_empty() {
+        f.summary = format!(
+            "checkpoint blocking{age}: flushing, {} threads wait{why}",
+            waits.len()
+        );
+        f.action = if slow.is_some() {
+            "the checkpoint is flushing to a slow device: look at the chunk's device (the I/O pane)"
+        } else if reclaim.is_some() {
+            "the checkpoint crawls through memory reclaim: set vm.zone_reclaim_mode = 0"
+        } else {
+            "the checkpoint is flushing: wait for it; if it recurs, look at the flush time \
+             (onstat -g ckp) and the LRU settings"
+        }
+        .to_string();
+    } else {
+        f.summary = format!(
+            "checkpoint blocked{age}: sid {} in a critical section holds up {}{why}",
+            sids_words(&critical),
+            waits.len()
+        );
+        f = f.fact(
+            "onstat -u",
+            format!(
+                "sid {} in a critical section (flag X)",
+                sids_words(&critical)
+            ),
+        );
+        f.action = format!(
+            "inside a critical section, where onmode -z cannot end it: wait for it to leave, \
+             and find why it crawls{}",
+            if reclaim.is_some() {
+                " (memory reclaim: set vm.zone_reclaim_mode = 0)"
+            } else if slow.is_some() {
+                " (a slow device)"
+            } else {
+                " (a slow log device, memory reclaim)"
+            }
+        );
+        f.culprit.sids = critical;
+    }
+    if let Some((c, _)) = slow {
+        f.culprit.chunk = Some(c.chunk);
+        f.culprit.device = c.device.clone();
+    }
+    out.push(f);
+}
+
+/// Direct reclaim going on, with zone_reclaim_mode on: in words.
+fn reclaiming(snap: &Facts<'_>) -> Option<String> {
+    let z = snap.numa.zone_reclaim_mode.filter(|z| *z != 0)?;
+    let d = snap
+        .numa
+        .pgscan_direct_per_s
+        .filter(|d| *d >= DIRECT_RECLAIM_PAGES_PER_S)?;
+    Some(format!(
+        "zone_reclaim_mode = {z}, direct reclaim scanning {d:.0} pages/s"
+    ))
+}
+
+fn long_transaction(snap: &Facts<'_>, serious: &[&WaiterRow], out: &mut Vec<Finding>) {
+    let blocked = snap.blocked == Some("LONGTX");
+    let waits: Vec<&WaiterRow> = serious
+        .iter()
+        .copied()
+        .filter(|w| w.reason == WaitReason::LogBuffer && !w.blockers.is_empty())
+        .collect();
+    let oldest = snap
+        .vitals
+        .logs
+        .as_ref()
+        .and_then(|l| l.oldest_transaction.as_ref());
+    let spanned = oldest.map_or(0, |t| t.logs_spanned);
+    if !blocked && waits.is_empty() && spanned < LONG_TXN_LOGS {
+        return;
+    }
+    let severity = if blocked || !waits.is_empty() {
+        Severity::Critical
+    } else {
+        Severity::Warning
+    };
+    let mut f = Finding::new(
+        FindingKind::LongTransaction,
+        severity,
+        String::new(),
+        "the oldest transaction holds the logical logs: add logs (onparams -a -d DBSPACE) \
+         and wait for its rollback; onmode -z does not hurry a rollback",
+    )
+    .with_waits(&waits);
+    if blocked {
+        f = f.fact("onstat banner", "Blocked:LONGTX".to_string());
+    }
+    let holder = waits
+        .iter()
+        .find_map(|w| w.head_blocker)
+        .or(oldest.and_then(|t| t.sessid));
+    if let Some(t) = oldest {
+        f = f.fact(
+            "onstat -x",
+            format!(
+                "oldest transaction{} spans {} logs",
+                t.sessid.map(|s| format!(" (sid {s})")).unwrap_or_default(),
+                t.logs_spanned
+            ),
+        );
+    }
+    if !waits.is_empty() {
+        f = f.fact(
+            "onstat -u",
+            format!("{} threads wait to write the log (G)", waits.len()),
+        );
+    }
+    let age = f.age_words();
+    let who = holder
+        .map(|s| format!("sid {s}"))
+        .unwrap_or_else(|| "a transaction".into());
+    f.summary = if waits.is_empty() {
+        format!("long transaction: {who} holds {spanned} logical logs")
+    } else {
+        format!(
+            "long transaction{age}: {who} holds {spanned} logs, {} wait to log",
+            waits.len()
+        )
+    };
+    if blocked && !waits.is_empty() {
+        f.summary = format!("LONGTX{age}: {who} holds the logs, {} wait", waits.len());
+    } else if blocked {
+        f.summary = format!("LONGTX: {who} holds {spanned} logical logs, server blocked");
+    }
+    if spanned < LONG_TXN_LOGS && waits.is_empty() && !blocked {
+        f.action = "let it commit or roll back".into();
+    }
+    f.culprit.sids = holder.into_iter().collect();
+    out.push(f);
+}
+
+fn server_blocked(snap: &Facts<'_>, out: &mut Vec<Finding>) {
+    let Some(b) = snap.blocked else {
+        return;
+    };
+    if matches!(b, "CKPT" | "LONGTX") {
+        return;
+    }
+    let (what, action) = match b {
+        "ARCHIVE" => (
+            "an archive holds the server",
+            "wait for the archive (onstat -g arc), or end it",
+        ),
+        "MEDIA_FAILURE" => (
+            "a media failure",
+            "a chunk is down: see the message log (onstat -m) and onstat -d",
+        ),
+        "HANG_SYSTEM" => (
+            "the server hangs",
+            "see the message log (onstat -m) and call support",
+        ),
+        "DBS_DROP" => ("a dbspace is being dropped", "wait for the drop"),
+        "DDLOG" => ("DDL logging waits", "see onstat -m"),
+        "LBU" => (
+            "the logs wait for a backup",
+            "back up the logical logs (ontape -a, onbar -b -l)",
+        ),
+        _ => ("the server is blocked", "see the message log (onstat -m)"),
+    };
+    out.push(
+        Finding::new(
+            FindingKind::ServerBlocked,
+            Severity::Critical,
+            format!("server Blocked:{b}: {what}"),
+            action,
+        )
+        .fact("onstat banner", format!("Blocked:{b}")),
+    );
+}
+
+/// The head's state in words: `idle in an open transaction` when it waits for its client
+/// while others wait for its locks.
+fn head_state(snap: &Facts<'_>, h: &HeadFacts<'_>) -> String {
+    let idle =
+        snap.waiters
+            .iter()
+            .any(|w| w.sessid == h.sid && w.reason == WaitReason::Condition && w.idle)
+            || snap.sessions.iter().any(|s| {
+                s.sessid == h.sid && s.state == crate::model::sessions::SessionState::Idle
+            });
+    if idle && h.locks > 0 {
+        "idle in an open transaction".into()
+    } else {
+        h.state.to_string()
+    }
+}
+
+fn lock_chains(snap: &Facts<'_>, serious: &[&WaiterRow], out: &mut Vec<Finding>) {
+    for h in snap.heads {
+        let waits: Vec<&WaiterRow> = serious
+            .iter()
+            .copied()
+            .filter(|w| w.head_blocker == Some(h.sid) && w.reason == WaitReason::Lock)
+            .collect();
+        if waits.is_empty() {
+            continue;
+        }
+        let mut f = Finding::new(FindingKind::LockChain, Severity::Info, String::new(), "")
+            .with_waits(&waits);
+        f.severity = Severity::of_wait(f.for_s.unwrap_or(0.0));
+        let object = waits.iter().find_map(|w| match &w.waiting_on {
+            WaitTarget::Lock { object, .. } => object.clone(),
+            _ => None,
+        });
+        let mut state = head_state(snap, h);
+        // Its SQL, where the session was drilled into (or recorded): the first words.
+        if let Some(sql) = snap
+            .session_views
+            .iter()
+            .find(|v| v.sid == h.sid)
+            .and_then(|v| v.sql.as_deref())
+        {
+            let words = sql.split_whitespace().collect::<Vec<_>>().join(" ");
+            let mut short: String = words.chars().take(SQL_CHARS).collect();
+            if words.chars().count() > SQL_CHARS {
+                short.push('…');
+            }
+            state = format!("{state}: {short}");
+        }
+        let on = object
+            .as_deref()
+            .map(|o| format!(" on {}", short_object(o)))
+            .unwrap_or_default();
+        f.summary = format!(
+            "lock chain{}: sid {} holds up {}{on} ({state})",
+            f.age_words(),
+            h.sid,
+            waits.len()
+        );
+        f = f.fact(
+            "onstat -k",
+            format!(
+                "sid {} holds {} locks; {} sessions wait for them{on}",
+                h.sid,
+                h.locks,
+                waits.len()
+            ),
+        );
+        f = f.fact("onstat -u", format!("sid {}: {state}", h.sid));
+        f.action = h.action.map(str::to_string).unwrap_or_else(|| {
+            format!(
+                "onmode -z {} ends the session (or ask its application to commit)",
+                h.sid
+            )
+        });
+        f.culprit.sids = vec![h.sid];
+        f.culprit.object = object;
+        out.push(f);
+    }
+}
+
+/// `customer (stores)` for `stores:'informix'.customer`.
+fn short_object(o: &str) -> String {
+    match crate::parsers::oncheck_pe::split_object(o) {
+        Some(n) => format!("{} ({})", n.name, n.database),
+        None => o.to_string(),
+    }
+}
+
+fn replica_lag(snap: &Facts<'_>, out: &mut Vec<Finding>) {
+    for p in &snap.replication.peers {
+        let blocked = p.transmission.as_deref() == Some("Blocked");
+        let lag = p.lag_pages.unwrap_or(0);
+        // Falling behind: past the first threshold and further behind than the last sample.
+        let growing = lag >= LAG_PAGES_INFO
+            && p.lag_history
+                .iter()
+                .rev()
+                .nth(1)
+                .is_some_and(|prev| (lag as f64) > *prev);
+        if !blocked && p.concern < Concern::Warn && lag < LAG_PAGES_INFO {
+            continue;
+        }
+        let severity = if blocked || p.concern >= Concern::Alarm {
+            Severity::Critical
+        } else if p.concern >= Concern::Warn || growing {
+            Severity::Warning
+        } else {
+            Severity::Info
+        };
+        let mut lag = Vec::new();
+        if let Some(n) = p.lag_pages {
+            lag.push(format!("{} log pages", crate::format::thousands(n)));
+        }
+        if let Some(s) = p.lag_s.or(p.lag_s_at_least) {
+            lag.push(crate::format::human_duration_bound(s, p.lag_s.is_none()));
+        }
+        let mut f = Finding::new(
+            FindingKind::ReplicaLag,
+            severity,
+            format!(
+                "replica {} {}behind{}{}",
+                p.name,
+                if blocked {
+                    "blocked, "
+                } else if growing {
+                    "falling "
+                } else {
+                    ""
+                },
+                if lag.is_empty() { "" } else { " " },
+                lag.join(", ")
+            ),
+            if blocked {
+                "log transmission to the secondary is blocked: look at the network to it and \
+                 its apply rate; the primary's logs cannot be reused until it catches up"
+            } else {
+                "look at the network to the secondary and its apply rate"
+            },
+        )
+        .fact(
+            "onstat -g rss",
+            format!(
+                "{}: transmission {}, lag {}",
+                p.name,
+                p.transmission.as_deref().unwrap_or("?"),
+                if lag.is_empty() {
+                    "?".to_string()
+                } else {
+                    lag.join(", ")
+                }
+            ),
+        );
+        if let Some(v) = &p.verdict {
+            f = f.fact("onstat -g cluster", v.clone());
+        }
+        f.culprit.peer = Some(p.name.clone());
+        f.for_s = p.lag_s.or(p.lag_s_at_least);
+        f.for_s_at_least = p.lag_s.is_none() && p.lag_s_at_least.is_some();
+        out.push(f);
+    }
+}
+
+/// A device's await that rose this many times over from its first kept sample, while
+/// Informix's demand on the chunk stayed within [`FLAT_DEMAND`], is a device slowing down...
+pub const SLOWING_FACTOR: f64 = 3.0;
+/// ... once it reaches this (ms).
+pub const SLOWING_AWAIT_MS: f64 = 10.0;
+/// Demand within this share of its first kept sample is flat.
+pub const FLAT_DEMAND: f64 = 0.2;
+
+/// The device's await rose [`SLOWING_FACTOR`] times over while the demand stayed flat: the
+/// await at the start of the history.
+fn slowing(c: &crate::model::io::ChunkRow, aw: f64) -> Option<f64> {
+    let first = *c.await_history.first()?;
+    let d0 = *c.demand_history.first()?;
+    let d1 = *c.demand_history.last()?;
+    let flat = d0 > 0.0 && ((d1 - d0) / d0).abs() <= FLAT_DEMAND;
+    (aw >= SLOWING_AWAIT_MS && first > 0.0 && aw >= SLOWING_FACTOR * first && flat).then_some(first)
+}
+
+fn slow_device(snap: &Facts<'_>, out: &mut Vec<Finding>) {
+    for c in &snap.io.chunks {
+        let Some(aw) = c
+            .device_await_ms
+            .filter(|_| c.device_iops.unwrap_or(0.0) >= 1.0)
+        else {
+            continue;
+        };
+        let rising = slowing(c, aw);
+        if aw < SLOW_AWAIT_MS && rising.is_none() {
+            continue;
+        }
+        let severity = if aw >= VERY_SLOW_AWAIT_MS {
+            Severity::Critical
+        } else {
+            Severity::Warning
+        };
+        // Sessions whose waits sit on this chunk's pages.
+        let waits: Vec<&WaiterRow> = snap
+            .waiters
+            .iter()
+            .filter(
+                |w| matches!(&w.waiting_on, WaitTarget::Buffer { chunk, .. } if *chunk == c.chunk),
+            )
+            .collect();
+        let mut f = Finding::new(
+            FindingKind::SlowDevice,
+            severity,
+            format!(
+                "slow device: chunk {}{} on {} answers in {aw:.0} ms{}",
+                c.chunk,
+                c.dbspace
+                    .as_deref()
+                    .map(|d| format!(" ({d})"))
+                    .unwrap_or_default(),
+                c.device_label(),
+                rising
+                    .map(|from| format!(", up from {from:.0} ms, demand flat"))
+                    .unwrap_or_default()
+            ),
+            "the device is slow, not Informix's demand: look at the storage (SAN, multipath, \
+             the disks under it)",
+        )
+        .fact(
+            "/proc/diskstats",
+            format!(
+                "{}: {aw:.0} ms await{}",
+                c.device_label(),
+                c.device_util_pct
+                    .map(|u| format!(", {u:.0}% busy"))
+                    .unwrap_or_default()
+            ),
+        );
+        if let Some(v) = &c.verdict {
+            f = f.fact("onstat -g iof", v.clone());
+        }
+        f.impact = Impact {
+            sessions: waits.len(),
+            wait_s: waits.iter().map(|w| w.in_wait_s).sum(),
+        };
+        f.culprit.chunk = Some(c.chunk);
+        f.culprit.device = c.device.clone().or_else(|| Some(c.path.clone()));
+        out.push(f);
+    }
+}
+
+fn buffer_hot_spots(snap: &Facts<'_>, serious: &[&WaiterRow], out: &mut Vec<Finding>) {
+    // Buffer waiters by the object of their page, joined at the moment.
+    let mut by_object: BTreeMap<String, Vec<&WaiterRow>> = BTreeMap::new();
+    for w in serious.iter().filter(|w| w.reason == WaitReason::Buffer) {
+        let object = match &w.waiting_on {
+            WaitTarget::Buffer {
+                object: Some(o), ..
+            } => o.clone(),
+            WaitTarget::Buffer { chunk, page, .. } => format!("{chunk}:{page}"),
+            _ => continue,
+        };
+        by_object.entry(object).or_default().push(w);
+    }
+    for (object, waits) in by_object {
+        let mut f = Finding::new(
+            FindingKind::BufferHotSpot,
+            Severity::Info,
+            String::new(),
+            "",
+        )
+        .with_waits(&waits);
+        let row = snap.hotspots.iter().find(|h| h.object == object);
+        let pages = row.map_or(0, |r| r.distinct_pages);
+        // The pages waited on over the window: one page is one hot page (an index leaf, a
+        // counter row); a page that moves is the table's last page, its holder rotating.
+        let (how, action) = if pages > 1 {
+            (
+                "last-page inserts: the holder rotates",
+                "holds a hot page for the moment: its holder changes every few seconds, so \
+                 ending it only moves the wait; the fix is the table's design (spread the \
+                 inserts: a fragmented table, a key that does not always grow)",
+            )
+        } else {
+            (
+                "one page",
+                "one page everyone wants (an index leaf all the same keys land on, a counter \
+                 row): the fix is the index's or the table's design (a key that spreads), \
+                 ending the holder only moves the wait",
+            )
+        };
+        f.severity = if waits.len() >= 2 {
+            Severity::of_wait(f.for_s.unwrap_or(0.0)).max(Severity::Warning)
+        } else {
+            Severity::of_wait(f.for_s.unwrap_or(0.0))
+        };
+        f.summary = format!(
+            "{}{}: {} wait on {} ({how})",
+            if pages > 1 { "hot pages" } else { "hot page" },
+            f.age_words(),
+            waits.len(),
+            short_object(&object)
+        );
+        f.action = action.to_string();
+        f = f.fact(
+            "onstat -X",
+            format!("{} threads wait for buffers of {object}", waits.len()),
+        );
+        if let Some(r) = row {
+            f = f.fact(
+                "onstat -X",
+                format!(
+                    "{} distinct pages waited on, in {} of the last {} samples",
+                    r.distinct_pages, r.samples_window, r.window_samples
+                ),
+            );
+        }
+        let mut holders: Vec<Sid> = waits.iter().filter_map(|w| w.direct_blocker()).collect();
+        holders.sort_unstable();
+        holders.dedup();
+        f.culprit.sids = holders;
+        f.culprit.object = Some(object);
+        out.push(f);
+    }
+}
+
+fn mutexes(snap: &Facts<'_>, out: &mut Vec<Finding>) {
+    for m in snap.vitals.mutexes.iter().filter(|m| m.kind == "mutex") {
+        let waits: Vec<&WaiterRow> = snap
+            .waiters
+            .iter()
+            .filter(|w| {
+                w.reason == WaitReason::Mutex
+                    && matches!(&w.waiting_on, WaitTarget::Latch { address, .. } if *address == m.address)
+            })
+            .collect();
+        let longest = waits
+            .iter()
+            .map(|w| w.in_wait_s)
+            .fold(m.longest_wait_s.map_or(0.0, |s| s as f64), f64::max);
+        // Brief mutex waits are the background of a busy server.
+        if longest < crate::model::harm::BRIEF_MUTEX_WAIT_S {
+            continue;
+        }
+        let n = m.waiters.max(waits.len());
+        // A few threads a second queue on the busiest mutexes of any large server: a crowd, or
+        // a wait that lasts, is contention.
+        let severity = if n >= MUTEX_WAITERS_WARN {
+            Severity::of_wait(longest).max(Severity::Warning)
+        } else {
+            Severity::of_wait(longest)
+        };
+        let holder = m
+            .holder_sessid
+            .map(|s| format!("held by sid {s}"))
+            .unwrap_or_else(|| "holder unknown at this moment".into());
+        let mut f = Finding::new(
+            FindingKind::MutexContention,
+            severity,
+            format!("mutex contention: {n} wait on {} ({holder})", m.name),
+            "holds a mutex for an instant: ending it does not help; find what contends on the \
+             mutex",
+        )
+        .with_waits(&waits)
+        .fact(
+            "onstat -g lmx",
+            format!("{}: {n} waiters, {holder}", m.name),
+        );
+        f.impact.sessions = f.impact.sessions.max(n);
+        f.for_s = Some(longest);
+        f.culprit.object = Some(m.name.clone());
+        f.culprit.sids = m.holder_sessid.into_iter().collect();
+        out.push(f);
+    }
+}
+
+fn cpu(snap: &Facts<'_>, out: &mut Vec<Finding>) {
+    let v = &snap.vitals;
+    let Some(busy) = v
+        .vps
+        .iter()
+        .find(|x| x.class == "cpu")
+        .and_then(|c| c.busy_pct)
+    else {
+        return;
+    };
+    let ready = v.ready_queue.unwrap_or(0);
+    if busy < CPU_BUSY_PCT || ready < READY_QUEUE_WARN {
+        return;
+    }
+    let mut f = Finding::new(
+        FindingKind::CpuSaturation,
+        Severity::Warning,
+        format!("CPU saturated: CPU VPs {busy:.0}% busy, {ready} threads ready"),
+        "the CPU VPs are saturated: find the busiest sessions (Sessions pane), their plans \
+         (sequential scans); more CPU VPs only help if the host has idle cores",
+    )
+    .fact("onstat -g glo", format!("CPU VPs {busy:.0}% busy"))
+    .fact("onstat -g rea", format!("{ready} threads ready to run"));
+    f.impact.sessions = ready;
+    out.push(f);
+}
+
+fn client_network(snap: &Facts<'_>, out: &mut Vec<Finding>) {
+    // Sessions waiting for their client with bytes queued towards it.
+    let waits: Vec<&WaiterRow> = snap
+        .waiters
+        .iter()
+        .filter(|w| {
+            w.reason == WaitReason::Condition
+                && !w.idle
+                && w.socket.as_ref().is_some_and(|s| s.send_q >= SEND_Q_BYTES)
+        })
+        .collect();
+    if waits.is_empty() {
+        return;
+    }
+    let queued: u64 = waits
+        .iter()
+        .filter_map(|w| w.socket.as_ref().map(|s| s.send_q))
+        .sum();
+    // Growing: a connection's Send-Q rose over its recent samples.
+    let growing = snap.sockets.iter().any(|s| {
+        s.send_q >= SEND_Q_BYTES
+            && s.trend.len() >= 2
+            && s.trend.iter().rev().nth(1).is_some_and(|p| *p < s.send_q)
+    });
+    let mut f = Finding::new(
+        FindingKind::ClientNetwork,
+        if growing {
+            Severity::Warning
+        } else {
+            Severity::Info
+        },
+        format!(
+            "clients not reading: {} sessions, Send-Q {} {}",
+            waits.len(),
+            crate::format::human_bytes(queued),
+            if growing { "growing" } else { "draining" }
+        ),
+        "the server waits for clients that do not read what it sent: look at the clients and \
+         the network to them (FET_BUF_SIZE, a slow WAN link); nothing to do on the server",
+    )
+    .with_waits(&waits)
+    .fact(
+        "/proc/net/tcp",
+        format!(
+            "{} client connections with a Send-Q, {} queued",
+            waits.len(),
+            crate::format::human_bytes(queued)
+        ),
+    );
+    let mut sids: Vec<Sid> = waits.iter().map(|w| w.sessid).collect();
+    sids.sort_unstable();
+    sids.dedup();
+    f.culprit.sids = sids;
+    out.push(f);
+}
+
+fn memory_reclaim(snap: &Facts<'_>, out: &mut Vec<Finding>) {
+    let Some(z) = snap.numa.zone_reclaim_mode.filter(|z| *z != 0) else {
+        return;
+    };
+    let direct = snap
+        .numa
+        .pgscan_direct_per_s
+        .filter(|d| *d >= DIRECT_RECLAIM_PAGES_PER_S);
+    let mut f = Finding::new(
+        FindingKind::MemoryReclaim,
+        if direct.is_some() {
+            Severity::Warning
+        } else {
+            Severity::Info
+        },
+        match direct {
+            Some(d) => {
+                format!("memory reclaim: zone_reclaim_mode = {z}, direct reclaim {d:.0} pages/s")
+            }
+            None => format!("zone_reclaim_mode = {z}: local-node reclaim may stall I/O"),
+        },
+        "set vm.zone_reclaim_mode = 0 (sysctl): the kernel then uses another node's memory \
+         instead of reclaiming on the local one",
+    )
+    .fact("/proc/sys/vm/zone_reclaim_mode", z.to_string());
+    if let Some(d) = direct {
+        f = f.fact("/proc/vmstat", format!("pgscan_direct {d:.0}/s"));
+    }
+    // The node with the least free memory is where reclaim bites.
+    f.culprit.numa_node = snap
+        .numa
+        .nodes
+        .iter()
+        .filter_map(|n| Some((n.node, n.free_kb?)))
+        .min_by_key(|(_, free)| *free)
+        .map(|(n, _)| n)
+        .filter(|_| snap.numa.nodes.len() > 1);
+    out.push(f);
+}
+
+fn logs(snap: &Facts<'_>, out: &mut Vec<Finding>) {
+    let Some(l) = &snap.vitals.logs else {
+        return;
+    };
+    if l.total == 0 || l.not_backed_up == 0 {
+        return;
+    }
+    let pct = 100.0 * l.not_backed_up as f64 / l.total as f64;
+    if pct < LOGS_NOT_BACKED_UP_PCT {
+        return;
+    }
+    out.push(
+        Finding::new(
+            FindingKind::LogsNotBackedUp,
+            Severity::Warning,
+            format!(
+                "logs not backed up: {} of {} logical logs",
+                l.not_backed_up, l.total
+            ),
+            "back up the logical logs (ontape -a, onbar -b -l): the server blocks when none \
+             is free",
+        )
+        .fact(
+            "onstat -l",
+            format!(
+                "{} of {} logs used and not backed up",
+                l.not_backed_up, l.total
+            ),
+        ),
+    );
+}

@@ -1,0 +1,131 @@
+//! The findings on real captures: a `Blocked:CKPT` banner with a session in a critical section,
+//! a `Blocked:LONGTX` banner, an off-line server, a primary whose log transmission to an RSS
+//! secondary is blocked.
+
+use crate::common::fixture;
+use ifxtop::collect::sample::Update;
+use ifxtop::ids::Sid;
+use ifxtop::model::findings::{headline, FindingKind, Severity};
+use ifxtop::model::snapshot::{self, Snapshot};
+use ifxtop::source::{Output, Source};
+use ifxtop::store::{Store, StoreSettings};
+use std::time::Duration;
+
+fn apply(store: &mut Store, source: Source, t: u64, exit: i32, text: &str) {
+    let result = source.parse(Output {
+        exit: Some(exit),
+        stdout: text.to_string(),
+        stderr: String::new(),
+    });
+    store.apply(Update {
+        source,
+        t: Duration::from_secs(t),
+        took: Duration::ZERO,
+        result,
+    });
+}
+
+fn build(store: &Store) -> Snapshot {
+    snapshot::build(store, store.latest, Some("test"), &[])
+}
+
+#[test]
+fn a_blocked_checkpoint_names_the_critical_section() {
+    let mut s = Store::new(StoreSettings::default());
+    let u = fixture("onstat-u/ifxtop-banner-ckpt-req-critical-section.txt");
+    apply(&mut s, Source::OnstatU, 1, 5, &u);
+    let snap = build(&s);
+    let top = headline(&snap.findings).expect("a finding above info");
+    assert_eq!(
+        top.kind,
+        FindingKind::CheckpointBlocked,
+        "{:?}",
+        snap.findings
+    );
+    assert_eq!(top.severity, Severity::Critical);
+    assert_eq!(top.culprit.sids, vec![Sid(3990)]);
+    assert!(top.summary.contains("sid 3990"), "{}", top.summary);
+    assert!(
+        top.evidence.iter().any(|e| e.fact == "Blocked:CKPT"),
+        "{:?}",
+        top.evidence
+    );
+    assert!(top.action.contains("critical section"), "{}", top.action);
+    // The checkpoint comes first, the JSON carries it.
+    let json = serde_json::to_value(&snap).expect("json");
+    assert_eq!(json["findings"][0]["kind"], "checkpoint_blocked");
+    assert_eq!(json["findings"][0]["severity"], "critical");
+}
+
+#[test]
+fn an_offline_server_is_the_only_finding() {
+    let mut s = Store::new(StoreSettings::default());
+    let u = fixture("onstat-u/ifxtop-offline.txt");
+    apply(&mut s, Source::OnstatU, 1, 255, &u);
+    let snap = build(&s);
+    assert_eq!(snap.findings.len(), 1, "{:?}", snap.findings);
+    assert_eq!(snap.findings[0].kind, FindingKind::Offline);
+    assert_eq!(snap.findings[0].severity, Severity::Critical);
+}
+
+#[test]
+fn a_calm_snapshot_has_no_finding_above_info() {
+    let snap = Snapshot::default();
+    assert!(headline(&snap.with_facts(ifxtop::model::findings::build)).is_none());
+}
+
+/// An `onstat -u` with `banner`'s first three lines (a real capture's banner and `Blocked:`
+/// line) and no user thread.
+fn onstat_u_under(banner: &str) -> String {
+    let head: String = banner.lines().take(3).map(|l| format!("{l}\n")).collect();
+    format!(
+        "{head}\nUserthreads\naddress          flags   sessid   user     tty      wait             tout locks nreads   nwrites\n 0 active, 2048 total, 311 maximum concurrent\n"
+    )
+}
+
+#[test]
+fn a_blocked_longtx_banner_is_a_long_transaction() {
+    let mut s = Store::new(StoreSettings::default());
+    let banner = fixture("onstat-banner/ifxtop-blocked-longtx.txt");
+    apply(&mut s, Source::OnstatU, 1, 5, &onstat_u_under(&banner));
+    let snap = build(&s);
+    assert_eq!(snap.server.blocked.as_deref(), Some("LONGTX"), "{snap:?}");
+    let top = headline(&snap.findings).expect("a finding above info");
+    assert_eq!(
+        top.kind,
+        FindingKind::LongTransaction,
+        "{:?}",
+        snap.findings
+    );
+    assert_eq!(top.severity, Severity::Critical);
+    assert!(top.action.contains("onparams -a"), "{}", top.action);
+    // LONGTX is named once, not again as another Blocked: reason.
+    assert!(!snap
+        .findings
+        .iter()
+        .any(|f| f.kind == FindingKind::ServerBlocked));
+}
+
+#[test]
+fn blocked_log_transmission_is_a_lagging_replica() {
+    let mut s = Store::new(StoreSettings::default());
+    let rss = fixture("onstat-g-rss/ifxtop-primary-verbose-blocked-backlog.txt");
+    apply(&mut s, Source::OnstatU, 1, 5, &onstat_u_under(&rss));
+    apply(&mut s, Source::OnstatGRss, 1, 5, &rss);
+    let snap = build(&s);
+    let lag: Vec<_> = snap
+        .findings
+        .iter()
+        .filter(|f| f.kind == FindingKind::ReplicaLag)
+        .collect();
+    let blocked = lag
+        .iter()
+        .find(|f| f.culprit.peer.as_deref() == Some("ifx_dr_east"))
+        .unwrap_or_else(|| panic!("{:?}", snap.findings));
+    assert_eq!(blocked.severity, Severity::Critical);
+    assert!(blocked.summary.contains("blocked"), "{}", blocked.summary);
+    assert_eq!(
+        headline(&snap.findings).map(|f| f.kind),
+        Some(FindingKind::ReplicaLag)
+    );
+}
