@@ -36,8 +36,19 @@ fn rate(v: Option<f64>) -> String {
 }
 
 fn cells(r: &FleetRow) -> [String; 11] {
+    // The instance's name carries the marker of what needs a look, so a narrow terminal without
+    // the PROBLEM column (and without colour) still says which: its finding's own marker, `!`
+    // for a problem (not answering, a failed onstat).
+    let marker = match (&r.problem, &r.finding) {
+        (Some(_), _) => Some("!".to_string()),
+        (None, Some(f)) => f.split_whitespace().next().map(str::to_string),
+        (None, None) => None,
+    };
     [
-        r.instance.clone(),
+        match marker {
+            Some(m) => format!("{m} {}", r.instance),
+            None => r.instance.clone(),
+        },
         r.mode.clone(),
         r.blocked.clone().unwrap_or_else(|| "-".into()),
         {
