@@ -379,6 +379,11 @@ fn fleet_of_two_demo_instances_and_a_failing_host() {
     t.keys(&["End"]);
     let s = t.wait_for("ol_far@127.0.0.1: onstat", wait);
     assert!(s.contains("ssh"), "{s}");
+    // It needs a look, and says so without colour: a mark before its name.
+    assert!(
+        s.lines().any(|l| l.starts_with("! ol_far@127.0.0.1")),
+        "{s}"
+    );
     assert!(s.matches("On-Line").count() >= 2, "{s}");
     let lines: Vec<&str> = s.lines().collect();
     assert!(

@@ -12,7 +12,10 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 /// The fleet table's columns, left to right; the last one takes what is left.
-const COLS: [Col; 11] = [
+const COLS: [Col; 12] = [
+    // What needs a look, as a mark that reads without colour: the top finding's own (`⚠`,
+    // `✖`), `!` for a problem (not answering, a failed onstat).
+    Col::new("", 1),
     Col::new("INSTANCE", 16).flex_by(2),
     Col::new("MODE", 14).flex_by(1),
     Col::new("BLOCKED", 8).wide(70),
@@ -35,20 +38,16 @@ fn rate(v: Option<f64>) -> String {
     }
 }
 
-fn cells(r: &FleetRow) -> [String; 11] {
-    // The instance's name carries the marker of what needs a look, so a narrow terminal without
-    // the PROBLEM column (and without colour) still says which: its finding's own marker, `!`
-    // for a problem (not answering, a failed onstat).
+fn cells(r: &FleetRow) -> [String; 12] {
     let marker = match (&r.problem, &r.finding) {
-        (Some(_), _) => Some("!".to_string()),
-        (None, Some(f)) => f.split_whitespace().next().map(str::to_string),
-        (None, None) => None,
+        _ if !r.alarm => String::new(),
+        (Some(_), _) => "!".to_string(),
+        (None, Some(f)) => f.split_whitespace().next().unwrap_or("!").to_string(),
+        (None, None) => "!".to_string(),
     };
     [
-        match marker {
-            Some(m) => format!("{m} {}", r.instance),
-            None => r.instance.clone(),
-        },
+        marker,
+        r.instance.clone(),
         r.mode.clone(),
         r.blocked.clone().unwrap_or_else(|| "-".into()),
         {
@@ -149,7 +148,7 @@ pub(crate) fn render(
                 spans.push(Span::raw(" "));
                 used = used.saturating_add(1);
             }
-            if *i >= 2 && no_data {
+            if *i >= 3 && no_data {
                 if let Some(p) = &r.problem {
                     let rest = area.width.saturating_sub(used);
                     spans.push(Span::styled(table::fit(p, rest, false), theme.warn));
@@ -159,15 +158,16 @@ pub(crate) fn render(
             used = used.saturating_add(*w);
             let col = &COLS[*i];
             let style = match *i {
-                2 if r.blocked.is_some() => theme.error,
-                6 if r
+                0 if r.alarm => theme.hot,
+                3 if r.blocked.is_some() => theme.error,
+                7 if r
                     .worst_chunk_ms
                     .is_some_and(|ms| ms >= crate::model::io::SLOW_AWAIT_MS) =>
                 {
                     theme.warn
                 }
-                7 if r.replication_alarm => theme.error,
-                10 if r.problem.is_some() || r.finding.is_some() => theme.warn,
+                8 if r.replication_alarm => theme.error,
+                11 if r.problem.is_some() || r.finding.is_some() => theme.warn,
                 _ => Style::new(),
             };
             spans.push(Span::styled(table::fit(&c[*i], *w, col.right), style));
