@@ -187,7 +187,9 @@ fn listener_ports_come_from_the_remote_sqlhosts_named_by_ssh_env() {
     )
     .expect("header JSON");
     assert_eq!(header["ports"], serde_json::json!([9123]), "{header}");
-    // Without the variable the remote shell has no sqlhosts: no port, and still a report.
+    // Without the variable the remote shell has no sqlhosts: no port, and still a report (a
+    // recording of its own: an existing one is never overwritten).
+    let rec = sshd.path().join("ports-without-env.jsonl");
     let out = ifxtop_bare(
         &sshd,
         "ol_remote",
