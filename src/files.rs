@@ -37,6 +37,11 @@ pub fn open_regular(path: &Path) -> io::Result<std::fs::File> {
         .read(true)
         .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_NOCTTY)
         .open(path)?;
+    regular_only(file)
+}
+
+/// `file` if it is a regular file, else an error naming what it is.
+fn regular_only(file: std::fs::File) -> io::Result<std::fs::File> {
     let ft = file.metadata()?.file_type();
     if !ft.is_file() {
         return Err(io::Error::new(
@@ -70,14 +75,7 @@ pub fn open_append_private(path: &Path) -> io::Result<std::fs::File> {
         .mode(0o600)
         .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_CLOEXEC | nix::libc::O_NONBLOCK)
         .open(path)?;
-    let ft = file.metadata()?.file_type();
-    if !ft.is_file() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("{}, not a regular file", kind_of(ft)),
-        ));
-    }
-    Ok(file)
+    regular_only(file)
 }
 
 /// Checks, without opening it, that `path` is a regular file (following symbolic links): for

@@ -116,6 +116,23 @@ pub struct MutexRow {
     pub longest_wait_s: Option<u64>,
 }
 
+impl MutexRow {
+    /// A mutex with no holder or waiter known yet.
+    fn unheld(name: String, address: Addr) -> MutexRow {
+        MutexRow {
+            name,
+            address,
+            kind: "mutex",
+            holder_sessid: None,
+            holder_tid: None,
+            holder_age_s: None,
+            waiters: 0,
+            waiter_sessids: Vec::new(),
+            longest_wait_s: None,
+        }
+    }
+}
+
 /// Shared memory.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Memory {
@@ -326,17 +343,9 @@ fn mutexes(store: &Store, u: Option<&OnstatU>) -> Vec<MutexRow> {
             _ => None,
         };
         for m in &x.mutexes {
-            let row = rows.entry(m.addr).or_insert_with(|| MutexRow {
-                name: m.name.clone(),
-                address: m.addr,
-                kind: "mutex",
-                holder_sessid: None,
-                holder_tid: None,
-                holder_age_s: None,
-                waiters: 0,
-                waiter_sessids: Vec::new(),
-                longest_wait_s: None,
-            });
+            let row = rows
+                .entry(m.addr)
+                .or_insert_with(|| MutexRow::unheld(m.name.clone(), m.addr));
             if m.holder.is_some() {
                 row.holder_tid = m.holder;
                 row.holder_sessid = m.holder.and_then(|t| sid_of_tid.get(&t).copied());
@@ -363,19 +372,12 @@ fn mutexes(store: &Store, u: Option<&OnstatU>) -> Vec<MutexRow> {
             else {
                 continue;
             };
-            let row = rows.entry(addr).or_insert_with(|| MutexRow {
-                name: store
+            let row = rows.entry(addr).or_insert_with(|| {
+                let name = store
                     .mutex_names()
                     .get(&addr)
-                    .map_or_else(|| addr.to_string(), |n| n.to_string()),
-                address: addr,
-                kind: "mutex",
-                holder_sessid: None,
-                holder_tid: None,
-                holder_age_s: None,
-                waiters: 0,
-                waiter_sessids: Vec::new(),
-                longest_wait_s: None,
+                    .map_or_else(|| addr.to_string(), |n| n.to_string());
+                MutexRow::unheld(name, addr)
             });
             row.waiters += 1;
             if !row.waiter_sessids.contains(&th.sessid) {
