@@ -147,6 +147,10 @@ pub enum Command {
     /// instance (one collection of every source; exit 1 when the server is off-line or an onstat
     /// fails), the demo, or a recording.
     Snapshot(Box<SnapshotArgs>),
+    /// Database time over a window (an Informix ASH): who waited on what, grouped by class,
+    /// SQL, user, host, program, object, session or head blocker, from the demo or a recording
+    /// (`ifxtop ash --replay incident.jsonl.zst --group class,sql --from 13:10 --to 13:20`).
+    Ash(Box<AshArgs>),
     /// Export the instances' metrics for Prometheus at http://ADDR/metrics (OpenMetrics): the
     /// live screen's collectors, without a screen, for the instances it would watch (`--server
     /// a,b`, `--ssh`, `[[instance]]` in the config, `--demo`). Ends cleanly on SIGTERM or
@@ -182,12 +186,42 @@ pub struct SnapshotArgs {
     pub demo_index: u64,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Add the database time of the SECONDS before the moment (`activity` in JSON: by class,
+    /// and the top SQL, users, hosts, programs, objects, sessions and head blockers).
+    #[arg(long, value_name = "SECONDS")]
+    pub window: Option<f64>,
     // What to watch, as the live screen and `serve` take it (the config file too): the demo
     // (`--demo-instances N`: one report each), a recording, or the live instances (each server
     // of `--server a,b` on each `--ssh` host, else the config's `[[instance]]` tables).
     // `--record FILE` writes every output collected for this snapshot.
     #[command(flatten)]
     pub watch: WatchArgs,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct AshArgs {
+    /// What to group by, comma-separated: class, sql, user, host, program, object, session,
+    /// head_blocker (one table each).
+    #[arg(
+        long,
+        value_name = "KEYS",
+        value_delimiter = ',',
+        default_value = "class,session,sql,object"
+    )]
+    pub group: Vec<String>,
+    /// The window's start: seconds into the demo's timeline or the recording, or a time of day
+    /// (13:10, 13:10:30); default: --window seconds before its end.
+    #[arg(long, value_name = "WHEN")]
+    pub from: Option<String>,
+    /// The window's end, likewise; default: --at, else the end of the recording (the demo:
+    /// --window seconds into its timeline).
+    #[arg(long, value_name = "WHEN")]
+    pub to: Option<String>,
+    /// At most this many entries in each table.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub top: usize,
+    #[command(flatten)]
+    pub snapshot: SnapshotArgs,
 }
 
 /// Where `ifxtop serve` listens by default: 19088 recalls Informix's own 9088 and stays away

@@ -12,6 +12,7 @@ fn main() -> ExitCode {
         Some(Command::Parse(args)) => ifxtop::commands::parse::run_parse(args),
         Some(Command::Resolve(args)) => ifxtop::commands::resolve::run_cli(args),
         Some(Command::Snapshot(args)) => ifxtop::commands::snapshot::run_cli(args),
+        Some(Command::Ash(args)) => ifxtop::commands::ash::run_cli(args),
         Some(Command::Serve(args)) => ifxtop::commands::serve::run_cli(args),
         Some(Command::Completions { shell }) => ifxtop::commands::manual::run_completions(*shell),
         Some(Command::Man { command }) => ifxtop::commands::manual::run_man(command.as_deref()),

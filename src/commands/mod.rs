@@ -1,6 +1,7 @@
 //! The commands besides the live screen: `parse`, `resolve`, `snapshot`, `serve` (the
 //! Prometheus exporter), and the shell completions and manual page (`manual`).
 
+pub mod ash;
 pub mod manual;
 pub mod parse;
 pub mod resolve;

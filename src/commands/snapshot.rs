@@ -251,26 +251,54 @@ fn demo_snapshot(
     settings: StoreSettings,
     to: Duration,
 ) -> Result<Snapshot, Error> {
-    let from = to.saturating_sub(DEMO_WARMUP);
+    let window = window_arg(args.window)?;
+    // With a window, the simulation starts a minute before it (waits and rates have a past).
+    let from = match window {
+        Some(w) => to.saturating_sub(DEMO_WARMUP.max(w + Duration::from_secs(60))),
+        None => to.saturating_sub(DEMO_WARMUP),
+    };
     let i = args.demo_index;
     let demo =
         crate::demo::DemoInstance::new(args.watch.seed + i).with_sessions(args.watch.demo_sessions);
     let server = crate::instance::setup::demo_server(i);
-    let (store, samples) = demo_store(
+    let mut activity = crate::model::activity::Activity::new();
+    let (store, samples) = demo_store_sampled(
         demo,
         from,
         to,
         settings.clone(),
         args.watch.record.is_some(),
+        window.is_some().then_some(&mut activity),
     )?;
     if let Some(path) = &args.watch.record {
         write_recording(path, Some(&server), &settings, &samples)?;
     }
-    Ok(crate::model::snapshot::build(
-        &store,
-        to,
-        Some(&server),
-        &[],
+    let mut snap = crate::model::snapshot::build(&store, to, Some(&server), &[]);
+    snap.activity = window.map(|w| activity_report(&activity, to, w));
+    Ok(snap)
+}
+
+/// `--window SECONDS`, checked.
+fn window_arg(w: Option<f64>) -> Result<Option<Duration>, Error> {
+    w.map(|s| {
+        Duration::try_from_secs_f64(s)
+            .ok()
+            .filter(|d| !d.is_zero())
+            .ok_or_else(|| Error::Usage(format!("--window {s}: a number of seconds, more than 0")))
+    })
+    .transpose()
+}
+
+/// The top ten of every key over the `window` ending at `to`.
+fn activity_report(
+    activity: &crate::model::activity::Activity,
+    to: Duration,
+    window: Duration,
+) -> crate::model::activity::Report {
+    activity.report(&crate::model::activity::Query::every_key(
+        to.saturating_sub(window).as_secs_f64(),
+        to.as_secs_f64(),
+        10,
     ))
 }
 
@@ -283,6 +311,19 @@ pub fn demo_store(
     to: Duration,
     settings: StoreSettings,
     record: bool,
+) -> Result<(Store, Vec<RawSample>), Error> {
+    demo_store_sampled(demo, from, to, settings, record, None)
+}
+
+/// `demo_store`, sampling the database time of each `onstat -u` moment into `activity` as the
+/// live screen does (a snapshot built once the moment's data settled).
+pub(crate) fn demo_store_sampled(
+    demo: crate::demo::DemoInstance,
+    from: Duration,
+    to: Duration,
+    settings: StoreSettings,
+    record: bool,
+    mut activity: Option<&mut crate::model::activity::Activity>,
 ) -> Result<(Store, Vec<RawSample>), Error> {
     let rt = crate::instance::runtime::paused()?;
     Ok(rt.block_on(async {
@@ -298,10 +339,44 @@ pub fn demo_store(
         );
         let mut store = Store::new(settings);
         // Everything due at `to` runs before the clock moves on past it.
-        let deadline = tokio::time::Instant::now() + (to - from) + Duration::from_millis(1);
+        let t0 = tokio::time::Instant::now();
+        // Sampling, the last moment's data settles too.
+        let settle_last = if activity.is_some() {
+            crate::instance::watch::SETTLE
+        } else {
+            Duration::ZERO
+        };
+        let deadline = t0 + (to - from) + settle_last + Duration::from_millis(1);
+        let mut settle: Option<tokio::time::Instant> = None;
         loop {
+            let settled = settle.unwrap_or(deadline);
             tokio::select! {
-                Some(u) = collection.updates.recv() => store.apply(u),
+                Some(u) = collection.updates.recv() => {
+                    let moment = u.source == crate::source::Source::OnstatU;
+                    store.apply(u);
+                    if moment && activity.is_some() {
+                        settle = Some(tokio::time::Instant::now() + crate::instance::watch::SETTLE);
+                    }
+                }
+                _ = tokio::time::sleep_until(settled), if settle.is_some() => {
+                    settle = None;
+                    if let Some(a) = activity.as_deref_mut() {
+                        let now = from + t0.elapsed();
+                        let snap = crate::model::snapshot::build(&store, now, None, &[]);
+                        crate::instance::watch::sample_into(a, &snap);
+                        // The statements of the blockers and the longest waits, as the screen
+                        // collects them while its Activity pane is open.
+                        let background = crate::model::snapshot::worth_recording(
+                            &snap,
+                            &[],
+                            crate::collect::Focus::MAX_BACKGROUND,
+                        );
+                        let _ = collection.focus.send(crate::collect::Focus {
+                            drilled: Vec::new(),
+                            background,
+                        });
+                    }
+                }
                 _ = tokio::time::sleep_until(deadline) => break,
             }
         }
@@ -370,13 +445,26 @@ fn snapshot_with(args: &SnapshotArgs, shared: &Shared) -> Result<Snapshot, Error
             )));
         }
         let t = at.unwrap_or(end);
-        let store = crate::store::replayed(rec, settings, Some(t));
-        return Ok(crate::model::snapshot::build(
-            &store,
+        let Some(window) = window_arg(args.window)? else {
+            let store = crate::store::replayed(rec, settings, Some(t));
+            return Ok(crate::model::snapshot::build(
+                &store,
+                t,
+                server.as_deref(),
+                &[],
+            ));
+        };
+        let mut activity = crate::model::activity::Activity::new();
+        let store = crate::commands::ash::replay_walk(
+            rec,
+            settings,
+            t.saturating_sub(window),
             t,
-            server.as_deref(),
-            &[],
-        ));
+            &mut activity,
+        );
+        let mut snap = crate::model::snapshot::build(&store, t, server.as_deref(), &[]);
+        snap.activity = Some(activity_report(&activity, t, window));
+        return Ok(snap);
     }
     if args.watch.demo {
         if settings.ports.is_empty() {
@@ -410,6 +498,13 @@ pub(crate) fn live_report(
     if args.at.is_some() {
         return Err(Error::Usage(
             "--at: only with --demo or --replay (a live snapshot is of now)".into(),
+        ));
+    }
+    if args.window.is_some() {
+        return Err(Error::Usage(
+            "--window: only with --demo or --replay (a live snapshot collects once; the \
+             screen's Activity pane, 8, keeps the live history)"
+                .into(),
         ));
     }
     let live_args = &args.watch;

@@ -4,6 +4,8 @@
 
 use crate::collect::log::DebugLog;
 use crate::collect::sample::Update;
+use crate::model::activity::Activity;
+use crate::model::snapshot::Snapshot;
 use crate::store::Store;
 use std::time::Duration;
 use tokio::time::Instant;
@@ -18,6 +20,8 @@ pub struct Watched {
     pub(crate) store: Store,
     log: Option<DebugLog>,
     rebuild: Rebuild,
+    /// Database time: one sample per `onstat -u` moment built (`model/activity.rs`).
+    pub(crate) activity: Activity,
 }
 
 impl Watched {
@@ -26,6 +30,7 @@ impl Watched {
             store,
             log,
             rebuild: Rebuild::default(),
+            activity: Activity::new(),
         }
     }
 
@@ -58,10 +63,25 @@ impl Watched {
         self.rebuild.due(self.store.generation, interval)
     }
 
+    /// Samples the active sessions of a snapshot just built from this store (once per
+    /// `onstat -u` moment): whether it was a new moment.
+    pub(crate) fn sample(&mut self, snap: &Snapshot) -> bool {
+        sample_into(&mut self.activity, snap)
+    }
+
     /// What was just built is of the store as it is now.
     pub(crate) fn built(&mut self) {
         self.rebuild.built(self.store.generation);
     }
+}
+
+/// Adds a snapshot's active sessions to `activity`, once per `onstat -u` moment.
+pub(crate) fn sample_into(activity: &mut Activity, snap: &Snapshot) -> bool {
+    let Some(at) = snap.moment_s else {
+        return false;
+    };
+    let ready: rustc_hash::FxHashSet<crate::ids::Sid> = snap.ready.iter().copied().collect();
+    activity.add(at, &crate::model::activity::actives(snap, &ready))
 }
 
 /// Whether a build is due.

@@ -1,6 +1,7 @@
 //! Pure joins of one moment's data: waiters to what they wait on, blocker chains, sessions to
 //! their sockets, NUMA, the session screen, and the snapshot every pane is drawn from.
 
+pub mod activity;
 pub mod chains;
 pub mod findings;
 pub mod fleet;

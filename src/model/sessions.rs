@@ -30,6 +30,10 @@ pub struct SessionRow {
     pub host: Option<CompactString>,
     /// The client program, when `onstat -g ses <sid>` told it.
     pub program: Option<String>,
+    /// Its current statement, when an `onstat -g sql <sid>` read within
+    /// [`crate::model::activity::SQL_FRESH_S`] of the moment told it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sql: Option<String>,
     pub state: SessionState,
     /// What it waits on, as the Waiters pane says it (`lock`, `HDR+X on customer (stores)`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -78,6 +82,8 @@ pub(crate) struct SessionInputs<'a> {
     pub(crate) hosts: &'a FxHashMap<Sid, CompactString>,
     /// Client program per session, where known.
     pub(crate) programs: &'a FxHashMap<Sid, String>,
+    /// Current statement per session, where read lately.
+    pub(crate) sql: &'a FxHashMap<Sid, String>,
     pub(crate) now: Duration,
 }
 
@@ -113,6 +119,7 @@ pub(crate) fn build(u: &OnstatU, inp: &SessionInputs<'_>) -> Vec<SessionRow> {
                 user: th.user.clone(),
                 host: inp.hosts.get(&th.sessid).cloned(),
                 program: inp.programs.get(&th.sessid).cloned(),
+                sql: inp.sql.get(&th.sessid).cloned(),
                 state: SessionState::Running,
                 wait: None,
                 waiting_on: None,

@@ -8,6 +8,7 @@ use crate::parsers::numa::{CpuList, NodeMeminfo, NumaMaps, ZoneReclaimMode};
 use crate::parsers::onstat_g_con::OnstatGCon;
 use crate::parsers::onstat_g_ntt::OnstatGNtt;
 use crate::parsers::onstat_g_ses::OnstatGSes;
+use crate::parsers::onstat_g_sql::OnstatGSql;
 use crate::parsers::onstat_k::OnstatK;
 use crate::parsers::onstat_u::{OnstatU, WaitReason};
 use crate::parsers::onstat_x::OnstatX;
@@ -108,6 +109,17 @@ pub struct Snapshot {
     pub sessions: Vec<crate::model::sessions::SessionRow>,
     /// The causes this moment shows, the worst first (`model/findings.rs`).
     pub findings: Vec<crate::model::findings::Finding>,
+    /// The moment of the `onstat -u` the fast facts were joined at (session seconds).
+    #[serde(skip)]
+    pub moment_s: Option<f64>,
+    /// The sessions with a thread in the ready queue (`onstat -g rea` read at the moment):
+    /// waiting for a CPU VP.
+    #[serde(skip)]
+    pub ready: Vec<Sid>,
+    /// Database time over a window ending at this moment (`snapshot --window`, the Activity
+    /// pane).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub activity: Option<crate::model::activity::Report>,
     /// The blocker tree of the Waiters pane.
     #[serde(skip)]
     pub tree: Vec<crate::model::tree::TreeLine>,
@@ -184,12 +196,62 @@ fn client_hosts(store: &Store) -> rustc_hash::FxHashMap<Sid, CompactString> {
 }
 
 /// The client program of the sessions whose `onstat -g ses <sid>` was collected.
-fn client_programs(store: &Store, sids: &[Sid]) -> rustc_hash::FxHashMap<Sid, String> {
-    sids.iter()
-        .filter_map(|sid| {
-            let ses = store.get::<OnstatGSes>(Source::OnstatGSes(*sid))?;
-            let p = ses.detail.as_ref()?.program.clone()?;
-            Some((*sid, p))
+fn client_programs(store: &Store) -> rustc_hash::FxHashMap<Sid, String> {
+    // A session's program does not change: any `onstat -g ses <sid>` read names it.
+    store
+        .sources()
+        .filter_map(|(s, _)| match s {
+            Source::OnstatGSes(sid) => {
+                let ses = store.get::<OnstatGSes>(*s)?;
+                Some((*sid, ses.detail.as_ref()?.program.clone()?))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The sessions with a thread in the ready queue, where `onstat -g rea` was read at the moment
+/// of the `onstat -u` (whose addresses name the sessions).
+fn ready_sessions(store: &Store) -> Vec<Sid> {
+    let (Some(rea), Some(u)) = (
+        store.get_at_moment::<crate::parsers::onstat_g_rea::OnstatGRea>(Source::OnstatGRea),
+        store.get::<OnstatU>(Source::OnstatU),
+    ) else {
+        return Vec::new();
+    };
+    let sid_of: rustc_hash::FxHashMap<Addr, Sid> =
+        u.threads.iter().map(|t| (t.address, t.sessid)).collect();
+    let mut out: Vec<Sid> = rea
+        .threads
+        .iter()
+        .filter_map(|t| sid_of.get(&t.rstcb?).copied())
+        .filter(|s| s.0 != 0)
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Each session's current statement, where an `onstat -g sql <sid>` read within
+/// [`crate::model::activity::SQL_FRESH_S`] of the moment tells it (a statement changes; an
+/// older one is not said to be the session's).
+fn current_statements(store: &Store) -> rustc_hash::FxHashMap<Sid, String> {
+    let Some(moment) = store.moment() else {
+        return Default::default();
+    };
+    store
+        .sources()
+        .filter_map(|(s, _)| match s {
+            Source::OnstatGSql(sid) => {
+                let seen = store.observed(*s)?;
+                if moment.abs_diff(seen).as_secs_f64() > crate::model::activity::SQL_FRESH_S {
+                    return None;
+                }
+                let q = store.get::<OnstatGSql>(*s)?;
+                let text = q.current_sql.as_ref().or(q.last_parsed_sql.as_ref())?;
+                Some((*sid, text.clone()))
+            }
+            _ => None,
         })
         .collect()
 }
@@ -438,7 +500,8 @@ pub fn build_with(
                 .then(a.sid.cmp(&b.sid))
         });
         let hosts = client_hosts(store);
-        let programs = client_programs(store, focus);
+        let programs = client_programs(store);
+        let sql = current_statements(store);
         sessions = crate::model::sessions::build(
             u,
             &crate::model::sessions::SessionInputs {
@@ -447,6 +510,7 @@ pub fn build_with(
                 rates: &store.rates,
                 hosts: &hosts,
                 programs: &programs,
+                sql: &sql,
                 now,
             },
         );
@@ -569,6 +633,9 @@ pub fn build_with(
         ports: store.settings.ports.clone(),
         extents_loaded: extents.is_some(),
         findings: Vec::new(),
+        moment_s: store.moment().map(|m| m.as_secs_f64()),
+        ready: ready_sessions(store),
+        activity: None,
     };
     snap.findings = snap.with_facts(crate::model::findings::build);
     snap

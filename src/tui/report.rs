@@ -37,6 +37,11 @@ fn raw_text(snap: &Snapshot) -> String {
         let _ = writeln!(s, "OFF-LINE: {off}");
     }
     findings(&mut s, snap);
+    if let Some(a) = &snap.activity {
+        let _ = writeln!(s);
+        // Times as seconds of the session: the snapshot's clock line above says the moment.
+        s.push_str(&a.text(&|t| format!("{t:.0} s")));
+    }
     let counts: Vec<String> = snap
         .summary
         .by_reason

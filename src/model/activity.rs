@@ -1,0 +1,1011 @@
+//! Database time, as Oracle's Active Session History keeps it: every `onstat -u` moment is one
+//! sample of the sessions doing something (on CPU, or waiting for the server: a lock, a buffer,
+//! a mutex, the checkpoint...), each classed and keyed by who and what (user, host, program,
+//! statement, object, head blocker). Added up over any window, the samples say where the
+//! server's time went: a session active in N samples one second apart stood for N seconds of
+//! database time.
+//!
+//! Idle sessions (waiting for their client) are not database time. The last
+//! [`RECENT`] seconds are kept sample by sample; older ones are added up into [`BUCKET`]-second
+//! buckets by their keys (as ASH keeps one sample in ten), up to [`HISTORY`] and at most
+//! [`MAX_ROWS`] rows in all (the oldest buckets go first: [`Activity::covered_from`] says what
+//! is still held).
+
+use crate::ids::Sid;
+use crate::model::sessions::SessionState;
+use crate::model::snapshot::Snapshot;
+use crate::model::waiters::{WaitTarget, WaiterRow};
+use crate::parsers::onstat_u::WaitReason;
+use compact_str::CompactString;
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde::Serialize;
+use std::collections::VecDeque;
+use std::fmt::Write as _;
+
+/// Seconds kept sample by sample.
+pub const RECENT: f64 = 300.0;
+/// The length of an older bucket (seconds).
+pub const BUCKET: f64 = 10.0;
+/// How far back the history goes (seconds).
+pub const HISTORY: f64 = 3600.0;
+/// At most this many rows (sample rows and bucket rows together, 28 bytes each): about 11 MB.
+pub const MAX_ROWS: usize = 400_000;
+/// A sample stands for the time since the one before, at most this long (a gap in the data is
+/// not database time).
+pub const MAX_WEIGHT: f64 = 5.0;
+/// A statement read this long before the moment may still be the session's (`onstat -g sql` is
+/// read on the joins' period, 5 s); older, it is not used.
+pub const SQL_FRESH_S: f64 = 12.0;
+
+/// What a session spent a sample on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Class {
+    /// Running: on a CPU VP (or ready for one when `onstat -g rea` was not read at the moment).
+    Cpu,
+    /// In the ready queue of `onstat -g rea`, read at the moment: waiting for a CPU VP.
+    CpuWait,
+    Lock,
+    Buffer,
+    /// A mutex or latch (`S`).
+    Mutex,
+    Checkpoint,
+    LogBuffer,
+    Transaction,
+    /// A condition that is not the client's (`sm_read`, I/O, a sort...).
+    Condition,
+    /// Rollback, defunct, a wait with no reason.
+    Other,
+}
+
+impl Class {
+    pub const ALL: [Class; 10] = [
+        Class::Cpu,
+        Class::CpuWait,
+        Class::Lock,
+        Class::Buffer,
+        Class::Mutex,
+        Class::Checkpoint,
+        Class::LogBuffer,
+        Class::Transaction,
+        Class::Condition,
+        Class::Other,
+    ];
+    pub const COUNT: usize = Class::ALL.len();
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// Its name in JSON, the exporter's label and `ifxtop ash`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::Cpu => "cpu",
+            Class::CpuWait => "cpu_wait",
+            Class::Lock => "lock",
+            Class::Buffer => "buffer",
+            Class::Mutex => "mutex",
+            Class::Checkpoint => "checkpoint",
+            Class::LogBuffer => "log_buffer",
+            Class::Transaction => "transaction",
+            Class::Condition => "condition",
+            Class::Other => "other",
+        }
+    }
+
+    /// At most 9 characters, for the chart's legend and the table.
+    pub fn label(self) -> &'static str {
+        match self {
+            Class::Cpu => "CPU",
+            Class::CpuWait => "CPU wait",
+            Class::Lock => "lock",
+            Class::Buffer => "buffer",
+            Class::Mutex => "mutex",
+            Class::Checkpoint => "ckpt",
+            Class::LogBuffer => "log buf",
+            Class::Transaction => "txn",
+            Class::Condition => "cond/IO",
+            Class::Other => "other",
+        }
+    }
+
+    /// The class of a wait reason of `onstat -u`.
+    pub fn of_wait(r: WaitReason) -> Class {
+        match r {
+            WaitReason::Buffer => Class::Buffer,
+            WaitReason::Checkpoint => Class::Checkpoint,
+            WaitReason::LogBuffer => Class::LogBuffer,
+            WaitReason::Lock => Class::Lock,
+            WaitReason::Mutex => Class::Mutex,
+            WaitReason::Transaction => Class::Transaction,
+            WaitReason::Condition => Class::Condition,
+            WaitReason::Rollback | WaitReason::Defunct => Class::Other,
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Class> {
+        Class::ALL.into_iter().find(|c| c.name() == s)
+    }
+}
+
+/// What the activity can be grouped by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Key {
+    Class,
+    Sql,
+    User,
+    Host,
+    Program,
+    Object,
+    Session,
+    HeadBlocker,
+}
+
+impl Key {
+    /// In the order `g` cycles through them.
+    pub const ALL: [Key; 8] = [
+        Key::Class,
+        Key::Sql,
+        Key::User,
+        Key::Host,
+        Key::Program,
+        Key::Object,
+        Key::Session,
+        Key::HeadBlocker,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Key::Class => "class",
+            Key::Sql => "sql",
+            Key::User => "user",
+            Key::Host => "host",
+            Key::Program => "program",
+            Key::Object => "object",
+            Key::Session => "session",
+            Key::HeadBlocker => "head_blocker",
+        }
+    }
+
+    /// The table's column title.
+    pub fn title(self) -> &'static str {
+        match self {
+            Key::Class => "CLASS",
+            Key::Sql => "SQL",
+            Key::User => "USER",
+            Key::Host => "HOST",
+            Key::Program => "PROGRAM",
+            Key::Object => "OBJECT",
+            Key::Session => "SESSION",
+            Key::HeadBlocker => "HEAD BLOCKER",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Key> {
+        let s = s.trim().to_ascii_lowercase().replace('-', "_");
+        Key::ALL
+            .into_iter()
+            .find(|k| k.name() == s || (s == "head" && *k == Key::HeadBlocker))
+    }
+
+    /// The next in `g`'s cycle.
+    pub fn next(self) -> Key {
+        let i = Key::ALL.iter().position(|k| *k == self).unwrap_or(0);
+        Key::ALL[(i + 1) % Key::ALL.len()]
+    }
+}
+
+/// An interned name's number (0: none, unknown).
+type NameId = u32;
+const NONE: NameId = 0;
+
+/// One active session in one sample (or, in a bucket, the same keys over several samples).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct Row {
+    sid: u32,
+    /// (user, host, program), interned as one.
+    ident: NameId,
+    sql: NameId,
+    object: NameId,
+    /// The head blocker's session id + 1 (0: none).
+    head: u32,
+    class: Class,
+}
+
+/// One sample: the active sessions at one `onstat -u` moment.
+#[derive(Debug, Clone)]
+struct Sample {
+    at: f64,
+    /// The seconds it stands for.
+    weight: f32,
+    rows: Vec<Row>,
+}
+
+/// Samples added up: the keys' seconds of database time between `start` and `end`.
+#[derive(Debug, Clone)]
+struct Bucket {
+    start: f64,
+    end: f64,
+    samples: u32,
+    rows: Vec<(Row, f32)>,
+}
+
+/// Names kept once, each with a number.
+#[derive(Debug, Clone, Default)]
+struct Names {
+    by_name: FxHashMap<CompactString, NameId>,
+    names: Vec<CompactString>,
+}
+
+impl Names {
+    fn id(&mut self, s: &str) -> NameId {
+        if s.is_empty() {
+            return NONE;
+        }
+        if let Some(id) = self.by_name.get(s) {
+            return *id;
+        }
+        if self.names.is_empty() {
+            self.names.push(CompactString::default()); // 0: none
+        }
+        let id = NameId::try_from(self.names.len()).unwrap_or(NameId::MAX);
+        let s = CompactString::new(s);
+        self.names.push(s.clone());
+        self.by_name.insert(s, id);
+        id
+    }
+
+    fn name(&self, id: NameId) -> Option<&str> {
+        (id != NONE)
+            .then(|| self.names.get(id as usize).map(CompactString::as_str))
+            .flatten()
+    }
+
+    fn len(&self) -> usize {
+        self.names.len()
+    }
+}
+
+/// One hour of database time.
+#[derive(Debug, Clone, Default)]
+pub struct Activity {
+    names: Names,
+    /// (user, host, program) → the ident's number, and back.
+    idents: FxHashMap<(NameId, NameId, NameId), NameId>,
+    ident_of: Vec<(NameId, NameId, NameId)>,
+    recent: VecDeque<Sample>,
+    buckets: VecDeque<Bucket>,
+    /// Each sample's active sessions by class, for the chart, over the whole history.
+    chart: VecDeque<ChartPoint>,
+    rows: usize,
+    last_moment: Option<f64>,
+}
+
+/// One sample's active sessions by class (seconds of database time = count × weight).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ChartPoint {
+    pub at: f64,
+    pub weight: f32,
+    pub counts: [u16; Class::COUNT],
+}
+
+/// One active session at a moment, as it is sampled.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Active<'a> {
+    pub sid: Sid,
+    pub class: Class,
+    pub user: &'a str,
+    pub host: Option<&'a str>,
+    pub program: Option<&'a str>,
+    pub sql: Option<&'a str>,
+    pub object: Option<String>,
+    pub head: Option<Sid>,
+}
+
+/// What a waiter waits on, as the Activity pane groups it: the table or index of a lock or a
+/// buffer, the mutex's name, the condition's name.
+fn object_of(w: &WaiterRow) -> Option<String> {
+    match &w.waiting_on {
+        WaitTarget::Lock {
+            object: Some(o), ..
+        }
+        | WaitTarget::Buffer {
+            object: Some(o), ..
+        } => Some(o.clone()),
+        WaitTarget::Lock {
+            partnum: Some(p), ..
+        } => Some(format!("partnum {p:#x}")),
+        WaitTarget::Buffer { chunk, .. } => Some(format!("chunk {chunk} (page not resolved)")),
+        WaitTarget::Latch { name: Some(n), .. } => Some(n.to_string()),
+        WaitTarget::Condition { name: Some(n), .. } => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// The active sessions of a snapshot, each classed and keyed: a session waiting for the server
+/// (its primary thread's wait; an idle client wait is not active), or running (on CPU; waiting
+/// for one when `ready` holds it).
+pub fn actives<'a>(snap: &'a Snapshot, ready: &FxHashSet<Sid>) -> Vec<Active<'a>> {
+    let mut waiter_of: FxHashMap<Sid, &WaiterRow> = FxHashMap::default();
+    for w in &snap.waiters {
+        let primary = w.flags.as_bytes().get(3) == Some(&b'P');
+        let e = waiter_of.entry(w.sessid).or_insert(w);
+        if primary {
+            *e = w;
+        }
+    }
+    let mut out = Vec::new();
+    for s in &snap.sessions {
+        let (class, w) = match s.state {
+            SessionState::Idle => continue,
+            SessionState::Running if ready.contains(&s.sessid) => (Class::CpuWait, None),
+            SessionState::Running => (Class::Cpu, None),
+            SessionState::Waiting => {
+                let w = waiter_of.get(&s.sessid).copied();
+                match w {
+                    Some(w) if w.idle => continue,
+                    Some(w) => (Class::of_wait(w.reason), Some(w)),
+                    None => (s.wait.map_or(Class::Other, Class::of_wait), None),
+                }
+            }
+        };
+        out.push(Active {
+            sid: s.sessid,
+            class,
+            user: s.user.as_str(),
+            host: s.host.as_deref(),
+            program: s.program.as_deref(),
+            sql: s.sql.as_deref(),
+            object: w.and_then(object_of),
+            head: w.and_then(|w| w.head_blocker),
+        });
+    }
+    out
+}
+
+/// The first words of a statement, blanks collapsed, at most `max` characters (the key's text).
+pub fn statement_words(sql: &str, max: usize) -> String {
+    let mut out = String::new();
+    for w in sql.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(w);
+        if out.chars().count() >= max {
+            break;
+        }
+    }
+    if out.chars().count() > max {
+        out = out.chars().take(max.saturating_sub(1)).collect();
+        out.push('…');
+    }
+    out
+}
+
+impl Activity {
+    pub fn new() -> Self {
+        Activity::default()
+    }
+
+    /// Adds the sample of one `onstat -u` moment (`at`, session seconds); a moment already
+    /// sampled (a second build of the same data) is ignored, and an older one (a replay sought
+    /// back) starts the history again. Returns whether it was added.
+    pub fn add(&mut self, at: f64, actives: &[Active<'_>]) -> bool {
+        match self.last_moment {
+            Some(m) if at == m => return false,
+            Some(m) if at < m => *self = Activity::new(),
+            _ => {}
+        }
+        let weight = match self.last_moment {
+            Some(m) => (at - m).clamp(0.0, MAX_WEIGHT),
+            None => 1.0,
+        } as f32;
+        self.last_moment = Some(at);
+        let mut counts = [0u16; Class::COUNT];
+        let mut rows = Vec::with_capacity(actives.len());
+        for a in actives {
+            counts[a.class.index()] = counts[a.class.index()].saturating_add(1);
+            let user = self.names.id(a.user);
+            let host = self.names.id(a.host.unwrap_or(""));
+            let program = self.names.id(a.program.unwrap_or(""));
+            let ident = self.ident(user, host, program);
+            let sql = match a.sql {
+                Some(q) => self.names.id(&statement_words(q, 200)),
+                None => NONE,
+            };
+            let object = self.names.id(a.object.as_deref().unwrap_or(""));
+            rows.push(Row {
+                sid: u32::try_from(a.sid.0).unwrap_or(u32::MAX),
+                ident,
+                sql,
+                object,
+                head: a
+                    .head
+                    .map_or(0, |h| u32::try_from(h.0).unwrap_or(u32::MAX - 1) + 1),
+                class: a.class,
+            });
+        }
+        self.rows += rows.len();
+        self.recent.push_back(Sample { at, weight, rows });
+        self.chart.push_back(ChartPoint { at, weight, counts });
+        self.age(at);
+        true
+    }
+
+    fn ident(&mut self, user: NameId, host: NameId, program: NameId) -> NameId {
+        if let Some(i) = self.idents.get(&(user, host, program)) {
+            return *i;
+        }
+        let i = NameId::try_from(self.ident_of.len()).unwrap_or(NameId::MAX);
+        self.ident_of.push((user, host, program));
+        self.idents.insert((user, host, program), i);
+        i
+    }
+
+    /// Moves samples older than [`RECENT`] into buckets, drops what is older than [`HISTORY`]
+    /// or past [`MAX_ROWS`], and forgets names nothing refers to any more.
+    fn age(&mut self, now: f64) {
+        while let Some(s) = self.recent.front() {
+            if now - s.at <= RECENT {
+                break;
+            }
+            let Some(s) = self.recent.pop_front() else {
+                break;
+            };
+            self.rows -= s.rows.len();
+            let start = (s.at / BUCKET).floor() * BUCKET;
+            let open = self
+                .buckets
+                .back()
+                .is_some_and(|b| b.start == start && s.at >= b.end);
+            if !open {
+                self.buckets.push_back(Bucket {
+                    start,
+                    end: s.at,
+                    samples: 0,
+                    rows: Vec::new(),
+                });
+            }
+            if let Some(b) = self.buckets.back_mut() {
+                let before = b.rows.len();
+                merge_into(b, &s);
+                self.rows += b.rows.len() - before;
+            }
+        }
+        while let Some(b) = self.buckets.front() {
+            if now - b.end <= HISTORY && self.rows <= MAX_ROWS {
+                break;
+            }
+            if let Some(b) = self.buckets.pop_front() {
+                self.rows -= b.rows.len();
+            }
+        }
+        // Past the row limit with no bucket left: the oldest samples go.
+        while self.rows > MAX_ROWS && self.recent.len() > 1 {
+            if let Some(s) = self.recent.pop_front() {
+                self.rows -= s.rows.len();
+            }
+        }
+        let from = self.covered_from().unwrap_or(now);
+        while self.chart.front().is_some_and(|c| c.at < from) {
+            self.chart.pop_front();
+        }
+        if self.names.len() > 200_000 {
+            self.compact();
+        }
+    }
+
+    /// Keeps only the names and idents the rows still use.
+    fn compact(&mut self) {
+        let mut names = Names::default();
+        let mut idents: FxHashMap<(NameId, NameId, NameId), NameId> = FxHashMap::default();
+        let mut ident_of = Vec::new();
+        let old_names = std::mem::take(&mut self.names);
+        let old_idents = std::mem::take(&mut self.ident_of);
+        let mut renumber = |r: &mut Row| {
+            let remap = |names: &mut Names, id: NameId| match old_names.name(id) {
+                Some(n) => names.id(n),
+                None => NONE,
+            };
+            let (u, h, p) = old_idents
+                .get(r.ident as usize)
+                .copied()
+                .unwrap_or((NONE, NONE, NONE));
+            let key = (
+                remap(&mut names, u),
+                remap(&mut names, h),
+                remap(&mut names, p),
+            );
+            r.ident = *idents.entry(key).or_insert_with(|| {
+                ident_of.push(key);
+                NameId::try_from(ident_of.len() - 1).unwrap_or(NameId::MAX)
+            });
+            r.sql = remap(&mut names, r.sql);
+            r.object = remap(&mut names, r.object);
+        };
+        for s in &mut self.recent {
+            s.rows.iter_mut().for_each(&mut renumber);
+        }
+        for b in &mut self.buckets {
+            b.rows.iter_mut().for_each(|(r, _)| renumber(r));
+        }
+        self.names = names;
+        self.idents = idents;
+        self.ident_of = ident_of;
+    }
+
+    /// The first moment the history still holds (session seconds).
+    pub fn covered_from(&self) -> Option<f64> {
+        match (self.buckets.front(), self.recent.front()) {
+            (Some(b), _) => Some(b.start),
+            (None, Some(s)) => Some(s.at),
+            _ => None,
+        }
+    }
+
+    /// The last moment sampled.
+    pub fn last(&self) -> Option<f64> {
+        self.last_moment
+    }
+
+    /// Rows held (samples' and buckets'), for the memory budget.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// The chart's points after `from` up to `to` (session seconds).
+    pub fn chart(&self, from: f64, to: f64) -> impl Iterator<Item = &ChartPoint> {
+        self.chart.iter().filter(move |c| c.at > from && c.at <= to)
+    }
+
+    /// The latest sample's active sessions by class (the exporter's gauge).
+    pub fn latest(&self) -> Option<&ChartPoint> {
+        self.chart.back()
+    }
+
+    fn text(&self, key: Key, r: &Row) -> String {
+        let (u, h, p) = self
+            .ident_of
+            .get(r.ident as usize)
+            .copied()
+            .unwrap_or((NONE, NONE, NONE));
+        let name = |id| self.names.name(id).unwrap_or("-").to_string();
+        match key {
+            Key::Class => r.class.name().to_string(),
+            Key::Sql => self
+                .names
+                .name(r.sql)
+                .map_or_else(|| "(not read)".to_string(), str::to_string),
+            Key::User => name(u),
+            Key::Host => name(h),
+            Key::Program => name(p),
+            Key::Object => name(r.object),
+            Key::Session => r.sid.to_string(),
+            Key::HeadBlocker => match r.head {
+                0 => "-".to_string(),
+                h => (h - 1).to_string(),
+            },
+        }
+    }
+
+    /// Every row after `from` up to `to` (session seconds) with the seconds it
+    /// stands for: the samples', and the buckets' whose middle is in the window.
+    fn rows_in(&self, from: f64, to: f64) -> impl Iterator<Item = (&Row, f64)> {
+        let buckets = self
+            .buckets
+            .iter()
+            .filter(move |b| {
+                let mid = (b.start + b.end) / 2.0;
+                mid > from && mid <= to
+            })
+            .flat_map(|b| b.rows.iter().map(|(r, s)| (r, f64::from(*s))));
+        let samples = self
+            .recent
+            .iter()
+            .filter(move |s| s.at > from && s.at <= to)
+            .flat_map(|s| s.rows.iter().map(move |r| (r, f64::from(s.weight))));
+        buckets.chain(samples)
+    }
+
+    /// The samples in the window, and the seconds it covers: from its first sample to its end.
+    fn coverage(&self, from: f64, to: f64) -> (u64, f64) {
+        let mut n = 0u64;
+        let mut secs = 0.0;
+        for b in &self.buckets {
+            let mid = (b.start + b.end) / 2.0;
+            if mid > from && mid <= to {
+                n += u64::from(b.samples);
+            }
+        }
+        for c in self.chart(from, to) {
+            if c.at >= self.recent.front().map_or(f64::MAX, |s| s.at) {
+                n += 1;
+            }
+            secs += f64::from(c.weight);
+        }
+        (n, secs)
+    }
+
+    /// Database time between `from` and `to` (session seconds), grouped by `keys`, each list
+    /// the `top` largest, narrowed to the rows whose `filter` key reads the given text.
+    pub fn report(&self, q: &Query) -> Report {
+        let (samples, window_s) = self.coverage(q.from, q.to);
+        let mut by_class = [0f64; Class::COUNT];
+        let mut groups: Vec<FxHashMap<String, Group>> = vec![FxHashMap::default(); q.keys.len()];
+        let mut db_time = 0.0;
+        for (r, secs) in self.rows_in(q.from, q.to) {
+            if let Some((k, v)) = &q.filter {
+                if self.text(*k, r) != *v {
+                    continue;
+                }
+            }
+            db_time += secs;
+            by_class[r.class.index()] += secs;
+            for (i, k) in q.keys.iter().enumerate() {
+                let g = groups[i].entry(self.text(*k, r)).or_default();
+                g.secs += secs;
+                g.by_class[r.class.index()] += secs;
+                g.sessions.insert(r.sid);
+            }
+        }
+        let window = window_s.max(f64::EPSILON);
+        let top = q
+            .keys
+            .iter()
+            .zip(groups)
+            .map(|(k, g)| {
+                let mut entries: Vec<Entry> = g
+                    .into_iter()
+                    .map(|(key, g)| Entry {
+                        key,
+                        db_time_s: round3(g.secs),
+                        share: if db_time > 0.0 {
+                            round3(g.secs / db_time)
+                        } else {
+                            0.0
+                        },
+                        aas: round3(g.secs / window),
+                        sessions: g.sessions.len(),
+                        by_class: class_map(&g.by_class),
+                    })
+                    .collect();
+                entries.sort_by(|a, b| {
+                    b.db_time_s
+                        .total_cmp(&a.db_time_s)
+                        .then_with(|| a.key.cmp(&b.key))
+                });
+                entries.truncate(q.top);
+                (k.name().to_string(), entries)
+            })
+            .collect();
+        Report {
+            from_s: q.from,
+            to_s: q.to,
+            window_s: round3(window_s),
+            samples,
+            db_time_s: round3(db_time),
+            aas: round3(db_time / window),
+            by_class: class_map(&by_class),
+            top,
+        }
+    }
+}
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+fn class_map(secs: &[f64; Class::COUNT]) -> Vec<(Class, f64)> {
+    Class::ALL
+        .into_iter()
+        .filter(|c| secs[c.index()] > 0.0)
+        .map(|c| (c, round3(secs[c.index()])))
+        .collect()
+}
+
+/// Adds a sample's rows into a bucket.
+fn merge_into(b: &mut Bucket, s: &Sample) {
+    let mut index: FxHashMap<Row, usize> = b
+        .rows
+        .iter()
+        .enumerate()
+        .map(|(i, (r, _))| (*r, i))
+        .collect();
+    for r in &s.rows {
+        match index.get(r) {
+            Some(i) => b.rows[*i].1 += s.weight,
+            None => {
+                index.insert(*r, b.rows.len());
+                b.rows.push((*r, s.weight));
+            }
+        }
+    }
+    b.samples += 1;
+    b.end = s.at;
+}
+
+#[derive(Debug, Default, Clone)]
+struct Group {
+    secs: f64,
+    by_class: [f64; Class::COUNT],
+    sessions: FxHashSet<u32>,
+}
+
+/// What a report asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Query {
+    /// Session seconds: the samples after `from` up to `to`.
+    pub from: f64,
+    pub to: f64,
+    /// One top list per key.
+    pub keys: Vec<Key>,
+    /// Only the rows whose key reads this text (a drill into a group).
+    pub filter: Option<(Key, String)>,
+    /// At most this many entries a list.
+    pub top: usize,
+}
+
+impl Query {
+    /// Every key, the top `top` of each, over `from..=to`.
+    pub fn every_key(from: f64, to: f64, top: usize) -> Query {
+        Query {
+            from,
+            to,
+            keys: Key::ALL.to_vec(),
+            filter: None,
+            top,
+        }
+    }
+}
+
+/// Database time over a window.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    /// The window asked for (session seconds).
+    #[serde(skip)]
+    pub from_s: f64,
+    #[serde(skip)]
+    pub to_s: f64,
+    /// The seconds of the window the history holds samples for.
+    pub window_s: f64,
+    pub samples: u64,
+    /// Seconds of database time (active sessions × seconds).
+    pub db_time_s: f64,
+    /// Average active sessions: database time over the window.
+    pub aas: f64,
+    #[serde(serialize_with = "ser_classes")]
+    pub by_class: Vec<(Class, f64)>,
+    /// One list per key, the largest first.
+    #[serde(serialize_with = "ser_top")]
+    pub top: Vec<(String, Vec<Entry>)>,
+}
+
+/// One group of a top list.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Entry {
+    pub key: String,
+    pub db_time_s: f64,
+    /// Of the window's database time, 0 to 1.
+    pub share: f64,
+    /// Average active sessions.
+    pub aas: f64,
+    /// Distinct sessions.
+    pub sessions: usize,
+    #[serde(serialize_with = "ser_classes")]
+    pub by_class: Vec<(Class, f64)>,
+}
+
+fn ser_classes<S: serde::Serializer>(v: &[(Class, f64)], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut m = s.serialize_map(Some(v.len()))?;
+    for (c, secs) in v {
+        m.serialize_entry(c.name(), secs)?;
+    }
+    m.end()
+}
+
+fn ser_top<S: serde::Serializer>(v: &[(String, Vec<Entry>)], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut m = s.serialize_map(Some(v.len()))?;
+    for (k, e) in v {
+        m.serialize_entry(k, e)?;
+    }
+    m.end()
+}
+
+impl Report {
+    /// The list of one key.
+    pub fn list(&self, key: Key) -> &[Entry] {
+        self.top
+            .iter()
+            .find(|(k, _)| k == key.name())
+            .map_or(&[], |(_, e)| e.as_slice())
+    }
+
+    /// Seconds of one class.
+    pub fn class_secs(&self, c: Class) -> f64 {
+        self.by_class
+            .iter()
+            .find(|(k, _)| *k == c)
+            .map_or(0.0, |(_, s)| *s)
+    }
+
+    /// The report as text: the window, then each list as a table.
+    pub fn text(&self, when: &dyn Fn(f64) -> String) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "ACTIVITY  {} to {}: {:.0}s of samples ({}), database time {:.0}s, {:.2} average active sessions",
+            when(self.from_s),
+            when(self.to_s),
+            self.window_s,
+            self.samples,
+            self.db_time_s,
+            self.aas,
+        );
+        if self.samples == 0 {
+            let _ = writeln!(s, "          no samples in this window");
+        }
+        for (key, entries) in &self.top {
+            let title = Key::from_name(key).map_or(key.as_str(), |k| k.title());
+            let _ = writeln!(
+                s,
+                "\n{:<40} {:>6} {:>8} {:>6} {:>5}  BY CLASS",
+                title, "%DBT", "SECONDS", "AAS", "SESS"
+            );
+            for e in entries {
+                let classes: Vec<String> = e
+                    .by_class
+                    .iter()
+                    .map(|(c, secs)| format!("{} {:.0}s", c.label(), secs))
+                    .collect();
+                let _ = writeln!(
+                    s,
+                    "{:<40} {:>5.1}% {:>8.1} {:>6.2} {:>5}  {}",
+                    truncate(&e.key, 40),
+                    e.share * 100.0,
+                    e.db_time_s,
+                    e.aas,
+                    e.sessions,
+                    classes.join(", ")
+                );
+            }
+        }
+        s
+    }
+}
+
+/// `s` cut to `n` characters, `…` marking the cut.
+pub fn truncate(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        return s.to_string();
+    }
+    let mut t: String = s.chars().take(n.saturating_sub(1)).collect();
+    t.push('…');
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn active(sid: u64, class: Class, object: Option<&str>, head: Option<u64>) -> Active<'static> {
+        Active {
+            sid: Sid(sid),
+            class,
+            user: "app",
+            host: Some("web1"),
+            program: None,
+            sql: Some("update  items\n set qty = 1"),
+            object: object.map(str::to_string),
+            head: head.map(Sid),
+        }
+    }
+
+    /// Each sample stands for the seconds since the one before; a moment sampled twice counts
+    /// once; grouped by any key, the seconds add up to the database time.
+    #[test]
+    fn samples_add_up_by_key() {
+        let mut a = Activity::new();
+        assert!(a.add(10.0, &[active(1, Class::Cpu, None, None)]));
+        assert!(!a.add(10.0, &[active(1, Class::Cpu, None, None)]));
+        for t in 11..=20 {
+            a.add(
+                f64::from(t),
+                &[
+                    active(1, Class::Lock, Some("stores:items"), Some(7)),
+                    active(2, Class::Lock, Some("stores:items"), Some(7)),
+                    active(7, Class::Cpu, None, None),
+                ],
+            );
+        }
+        let r = a.report(&Query::every_key(0.0, 100.0, 10));
+        assert_eq!(r.samples, 11);
+        assert_eq!(r.db_time_s, 31.0);
+        assert_eq!(r.class_secs(Class::Lock), 20.0);
+        assert_eq!(r.class_secs(Class::Cpu), 11.0);
+        assert_eq!(r.window_s, 11.0);
+        let heads = r.list(Key::HeadBlocker);
+        assert_eq!(heads[0].key, "7");
+        assert_eq!(heads[0].db_time_s, 20.0);
+        assert_eq!(heads[0].sessions, 2);
+        let objects = r.list(Key::Object);
+        assert_eq!(objects[0].key, "stores:items");
+        assert_eq!(r.list(Key::Sql)[0].key, "update items set qty = 1");
+        for (_, list) in &r.top {
+            let sum: f64 = list.iter().map(|e| e.db_time_s).sum();
+            assert!((sum - r.db_time_s).abs() < 1e-6, "{list:?}");
+        }
+        // A window on the lock seconds alone.
+        let r = a.report(&Query {
+            filter: Some((Key::Class, "lock".into())),
+            ..Query::every_key(15.0, 20.0, 10)
+        });
+        assert_eq!(r.db_time_s, 10.0);
+        assert_eq!(r.list(Key::Session).len(), 2);
+    }
+
+    /// A gap in the data is not database time: a sample stands for at most MAX_WEIGHT seconds.
+    #[test]
+    fn a_gap_is_not_database_time() {
+        let mut a = Activity::new();
+        a.add(0.0, &[active(1, Class::Cpu, None, None)]);
+        a.add(100.0, &[active(1, Class::Cpu, None, None)]);
+        let r = a.report(&Query::every_key(-1.0, 100.0, 5));
+        assert_eq!(r.db_time_s, 1.0 + MAX_WEIGHT);
+    }
+
+    /// Older samples are added up into buckets by their keys: the same totals, fewer rows; an
+    /// hour on, they are gone.
+    #[test]
+    fn old_samples_become_buckets_then_go() {
+        let mut a = Activity::new();
+        for t in 0..1000 {
+            a.add(
+                f64::from(t),
+                &[
+                    active(1, Class::Lock, Some("t"), Some(2)),
+                    active(2, Class::Cpu, None, None),
+                ],
+            );
+        }
+        // 301 recent samples of 2 rows (the last 300 s), 70 buckets of 2 rows: not 2,000.
+        assert_eq!(a.rows(), 301 * 2 + 70 * 2);
+        let r = a.report(&Query::every_key(-1.0, 1000.0, 5));
+        assert_eq!(r.db_time_s, 2000.0);
+        assert_eq!(r.class_secs(Class::Lock), 1000.0);
+        assert_eq!(r.samples, 1000);
+        for t in 1000..5000 {
+            a.add(f64::from(t), &[active(3, Class::Cpu, None, None)]);
+        }
+        assert!(a.covered_from().unwrap() >= 4999.0 - HISTORY - BUCKET);
+        let r = a.report(&Query::every_key(0.0, 1000.0, 5));
+        assert_eq!(r.db_time_s, 0.0);
+    }
+
+    /// Names nothing refers to any more are forgotten (distinct statements by the hundred
+    /// thousand must not grow the history for ever).
+    #[test]
+    fn compaction_keeps_what_rows_use() {
+        let mut a = Activity::new();
+        for t in 0..10 {
+            a.add(f64::from(t), &[active(1, Class::Cpu, None, None)]);
+        }
+        a.compact();
+        let r = a.report(&Query::every_key(0.0, 10.0, 5));
+        assert_eq!(r.list(Key::User)[0].key, "app");
+        assert_eq!(r.list(Key::Host)[0].key, "web1");
+        assert_eq!(r.list(Key::Program)[0].key, "-");
+        assert_eq!(r.list(Key::Sql)[0].key, "update items set qty = 1");
+    }
+
+    #[test]
+    fn statement_words_are_cut() {
+        assert_eq!(
+            statement_words("select *\n  from t", 100),
+            "select * from t"
+        );
+        assert_eq!(statement_words("select a, b from t", 8), "select …");
+    }
+}
