@@ -131,6 +131,29 @@ pub(crate) fn replay_walk(
     store
 }
 
+/// The demo's database time from `from` to `to` (demo seconds), sampled as the live screen
+/// samples it (the simulation starts a minute before `from`).
+pub fn demo_activity(
+    demo: crate::demo::DemoInstance,
+    from: Duration,
+    to: Duration,
+) -> Result<Activity, Error> {
+    let mut activity = Activity::new();
+    let settings = StoreSettings {
+        wall_start: Some(crate::demo::EPOCH),
+        ..StoreSettings::default()
+    };
+    crate::commands::snapshot::demo_store_sampled(
+        demo,
+        from.saturating_sub(WARM),
+        to,
+        settings,
+        false,
+        Some(&mut activity),
+    )?;
+    Ok(activity)
+}
+
 /// The recording's settings, as `snapshot --replay` takes them.
 pub(crate) fn replay_settings(
     rec: &crate::collect::record::Recording,

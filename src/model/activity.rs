@@ -323,7 +323,8 @@ fn object_of(w: &WaiterRow) -> Option<String> {
     }
 }
 
-/// The active sessions of a snapshot, each classed and keyed: a session waiting for the server
+/// The active sessions of a snapshot, each classed and keyed (the server's own threads left
+/// out, as ASH counts foreground sessions only): a session waiting for the server
 /// (its primary thread's wait; an idle client wait is not active), or running (on CPU; waiting
 /// for one when `ready` holds it).
 pub fn actives<'a>(snap: &'a Snapshot, ready: &FxHashSet<Sid>) -> Vec<Active<'a>> {
@@ -336,7 +337,7 @@ pub fn actives<'a>(snap: &'a Snapshot, ready: &FxHashSet<Sid>) -> Vec<Active<'a>
         }
     }
     let mut out = Vec::new();
-    for s in &snap.sessions {
+    for s in snap.sessions.iter().filter(|s| !s.system) {
         let (class, w) = match s.state {
             SessionState::Idle => continue,
             SessionState::Running if ready.contains(&s.sessid) => (Class::CpuWait, None),

@@ -57,6 +57,10 @@ pub struct SessionRow {
     /// `in_state_s` is a lower bound: the state was on before ifxtop saw it begin.
     pub in_state_s_at_least: bool,
     pub threads: u32,
+    /// Every thread of it is one of the server's own (`onstat -u` flags position 7: `B` B-tree
+    /// cleaner, `D` daemon, `F` page flusher, `M` monitor): not database time.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub system: bool,
 }
 
 impl SessionRow {
@@ -132,6 +136,7 @@ pub(crate) fn build(u: &OnstatU, inp: &SessionInputs<'_>) -> Vec<SessionRow> {
                 in_state_s: None,
                 in_state_s_at_least: false,
                 threads: 0,
+                system: true,
             });
             rows.len() - 1
         });
@@ -139,6 +144,7 @@ pub(crate) fn build(u: &OnstatU, inp: &SessionInputs<'_>) -> Vec<SessionRow> {
             continue;
         };
         row.threads += 1;
+        row.system &= matches!(th.flags.thread_kind(), Some('B' | 'D' | 'F' | 'M'));
         row.locks += th.locks;
         row.critical_section |= th.flags.in_critical_section();
         if let Some((r, w)) = inp.rates.get(th.address) {

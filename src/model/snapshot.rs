@@ -120,6 +120,9 @@ pub struct Snapshot {
     /// pane).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub activity: Option<crate::model::activity::Report>,
+    /// The samples of the Activity pane's chart over its window.
+    #[serde(skip)]
+    pub activity_chart: Vec<crate::model::activity::ChartPoint>,
     /// The blocker tree of the Waiters pane.
     #[serde(skip)]
     pub tree: Vec<crate::model::tree::TreeLine>,
@@ -636,6 +639,7 @@ pub fn build_with(
         moment_s: store.moment().map(|m| m.as_secs_f64()),
         ready: ready_sessions(store),
         activity: None,
+        activity_chart: Vec::new(),
     };
     snap.findings = snap.with_facts(crate::model::findings::build);
     snap

@@ -49,6 +49,42 @@ impl TableUi {
     }
 }
 
+/// The Activity pane: the window shown, what the table groups by, and the group drilled into.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ActivityUi {
+    /// Seconds: one of [`ActivityUi::WINDOWS`].
+    pub window_s: u32,
+    pub group: crate::model::activity::Key,
+    /// Enter on a group: only its rows, grouped by session (Esc goes back).
+    pub filter: Option<(crate::model::activity::Key, String)>,
+}
+
+impl ActivityUi {
+    /// The windows `w` cycles through: 1, 5, 15 and 60 minutes.
+    pub const WINDOWS: [u32; 4] = [60, 300, 900, 3600];
+
+    /// The query of the shown window, ending at `to` (session seconds).
+    pub fn query(&self, to: f64) -> crate::model::activity::Query {
+        crate::model::activity::Query {
+            from: to - f64::from(self.window_s),
+            to,
+            keys: vec![self.group],
+            filter: self.filter.clone(),
+            top: 200,
+        }
+    }
+}
+
+impl Default for ActivityUi {
+    fn default() -> Self {
+        ActivityUi {
+            window_s: 300,
+            group: crate::model::activity::Key::Class,
+            filter: None,
+        }
+    }
+}
+
 /// One session screen on the drill stack.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DrillUi {
@@ -128,7 +164,9 @@ pub struct App {
     pub(crate) mode: Mode,
     pub server: Option<String>,
     pub pane: Pane,
-    pub(crate) tables: [TableUi; 7],
+    pub(crate) tables: [TableUi; 8],
+    /// The Activity pane's window, grouping and drill.
+    pub activity: ActivityUi,
     pub help: bool,
     /// The list of every finding is open (`f`).
     pub findings: bool,
@@ -195,6 +233,7 @@ impl App {
             server: None,
             pane: Pane::Sessions,
             tables: Pane::ALL.map(TableUi::new),
+            activity: ActivityUi::default(),
             help: false,
             findings: false,
             prompt: None,
@@ -271,6 +310,14 @@ impl App {
             Pane::Sockets => snap.sockets.get(row).and_then(|s| s.sessid),
             Pane::Buffers => snap.hotspots.get(row).and_then(|h| h.owner_sid),
             Pane::Numa | Pane::Io => None,
+            Pane::Activity => {
+                let e = crate::tui::panes::activity_entry(snap, row)?;
+                match self.activity.group {
+                    crate::model::activity::Key::Session
+                    | crate::model::activity::Key::HeadBlocker => e.key.parse().ok().map(Sid),
+                    _ => None,
+                }
+            }
             Pane::Server => crate::tui::server_lines::lines(snap, &self.theme)
                 .get(row)
                 .and_then(|l| l.sid),

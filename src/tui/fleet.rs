@@ -69,7 +69,7 @@ impl FleetUi {
                 self.selected = (self.selected + 1).min(last);
                 FleetCommand::Moved
             }
-            Action::Home | Action::PageUp => {
+            Action::Home | Action::GroupNext | Action::PageUp => {
                 self.selected = 0;
                 FleetCommand::Moved
             }

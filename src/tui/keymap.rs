@@ -29,6 +29,11 @@ pub enum Action {
     PaneNuma,
     PaneServer,
     PaneIo,
+    PaneActivity,
+    /// The Activity pane: group by the next key (class, SQL, user...); elsewhere, as Home.
+    GroupNext,
+    /// The Activity pane: the next window (1, 5, 15, 60 minutes).
+    WindowNext,
     DrillDown,
     /// Open any session's screen by its number (`#`).
     GotoSession,
@@ -206,7 +211,7 @@ const DEFAULTS: &[(&str, Action)] = &[
     ("pgdn", Action::PageDown),
     ("ctrl-f", Action::PageDown),
     ("home", Action::Home),
-    ("g", Action::Home),
+    ("g", Action::GroupNext),
     ("end", Action::End),
     ("G", Action::End),
     ("tab", Action::NextPane),
@@ -218,6 +223,8 @@ const DEFAULTS: &[(&str, Action)] = &[
     ("5", Action::PaneNuma),
     ("6", Action::PaneServer),
     ("7", Action::PaneIo),
+    ("8", Action::PaneActivity),
+    ("w", Action::WindowNext),
     ("enter", Action::DrillDown),
     ("#", Action::GotoSession),
     ("esc", Action::Back),

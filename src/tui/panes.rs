@@ -30,6 +30,8 @@ pub enum Pane {
     Server,
     /// Each chunk with its device (is it the disk?), and replication (is it the replica?).
     Io,
+    /// Database time over a window: a chart by class and the top groups (`model/activity.rs`).
+    Activity,
 }
 
 /// A column of the Sessions pane.
@@ -214,7 +216,7 @@ const IO_COLS: [Column; 13] = [
 ];
 
 impl Pane {
-    pub const ALL: [Pane; 7] = [
+    pub const ALL: [Pane; 8] = [
         Pane::Sessions,
         Pane::Waiters,
         Pane::Buffers,
@@ -222,6 +224,7 @@ impl Pane {
         Pane::Numa,
         Pane::Server,
         Pane::Io,
+        Pane::Activity,
     ];
 
     pub(crate) fn index(self) -> usize {
@@ -233,6 +236,7 @@ impl Pane {
             Pane::Numa => 4,
             Pane::Server => 5,
             Pane::Io => 6,
+            Pane::Activity => 7,
         }
     }
 
@@ -245,6 +249,7 @@ impl Pane {
             Pane::Numa => "NUMA",
             Pane::Server => "Server",
             Pane::Io => "I/O & HA",
+            Pane::Activity => "Activity",
         }
     }
 
@@ -258,6 +263,7 @@ impl Pane {
             Pane::Numa => "NUMA",
             Pane::Server => "Srv",
             Pane::Io => "I/O",
+            Pane::Activity => "Act",
         }
     }
 
@@ -269,7 +275,7 @@ impl Pane {
             Pane::Buffers => &HOTSPOT_COLS,
             Pane::Sockets => &SOCKET_COLS,
             Pane::Io => &IO_COLS,
-            Pane::Numa | Pane::Server => &[],
+            Pane::Numa | Pane::Server | Pane::Activity => &[],
         }
     }
 
@@ -281,7 +287,7 @@ impl Pane {
                 column: Column::Hotspot(HotspotCol::Window),
                 desc: true,
             },
-            Pane::Sockets | Pane::Numa | Pane::Server => Order::By {
+            Pane::Sockets | Pane::Numa | Pane::Server | Pane::Activity => Order::By {
                 column: Column::Socket(SocketCol::SendQ),
                 desc: true,
             },
@@ -323,6 +329,10 @@ impl Pane {
             // Every line is a row the cursor moves over (Enter on one naming a session).
             Pane::Server => crate::tui::server_lines::lines(snap, &Theme::plain()).len(),
             Pane::Io => snap.io.chunks.len(),
+            Pane::Activity => snap
+                .activity
+                .as_ref()
+                .map_or(0, |a| a.top.first().map_or(0, |(_, entries)| entries.len())),
         }
     }
 
@@ -340,6 +350,8 @@ impl Pane {
             (Order::Grouped, Pane::Io) => snap.io.chunks.get(row).map_or(SortKey::None, |c| {
                 c.latency_ms().map_or(SortKey::None, SortKey::Num)
             }),
+            // Report panes keep their own order (the rows' sort key is their place).
+            (_, Pane::Server | Pane::Activity) => SortKey::Num(-(row as f64)),
             (Order::By { column, .. }, _) => column.key(snap, row),
             _ => SortKey::Num(row as f64),
         }
@@ -358,6 +370,7 @@ impl Pane {
             Pane::Numa => snap.numa.nodes.get(row).map(|n| n.node.to_string()),
             Pane::Server => None,
             Pane::Io => snap.io.chunks.get(row).map(|c| c.chunk.to_string()),
+            Pane::Activity => activity_entry(snap, row).map(|e| e.key.clone()),
         }
     }
 
@@ -896,7 +909,7 @@ impl TableRows for PaneRows<'_> {
                 Some(Concern::Warn) => theme.warn,
                 _ => Style::new(),
             },
-            Pane::Numa | Pane::Server => Style::new(),
+            Pane::Numa | Pane::Server | Pane::Activity => Style::new(),
         }
     }
 }
@@ -943,4 +956,12 @@ mod tests {
             }
         ));
     }
+}
+
+/// The Activity pane's row: an entry of the report's one list.
+pub(crate) fn activity_entry(
+    snap: &Snapshot,
+    row: usize,
+) -> Option<&crate::model::activity::Entry> {
+    snap.activity.as_ref()?.top.first()?.1.get(row)
 }

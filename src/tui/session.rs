@@ -66,6 +66,8 @@ pub struct Session {
     server: Option<String>,
     /// The focus the shown snapshot was built from.
     built_focus: (Vec<Sid>, Option<String>),
+    /// The Activity pane's window and grouping its report was built for (`None`: not shown).
+    built_activity: Option<crate::tui::app::ActivityUi>,
     /// The sessions whose SQL the collectors were last asked for.
     sent_focus: crate::collect::Focus,
     last_auto_rebuild: Option<Instant>,
@@ -123,6 +125,7 @@ impl Session {
             watched: Watched::new(store, log),
             server,
             built_focus: (Vec::new(), None),
+            built_activity: None,
             sent_focus: crate::collect::Focus::default(),
             last_auto_rebuild: None,
             was_offline: false,
@@ -252,6 +255,8 @@ impl Session {
                 self.app.set_frozen_snapshot(Arc::new(rebuilt));
             }
         }
+        // The Activity pane's report is built only while the pane is on screen.
+        let activity = self.app.activity_shown().then(|| self.app.activity.clone());
         let due = self.watched.due(self.app.interval);
         if let Due::In(wait) = due {
             // Too soon after the last build: come back when the gap is over.
@@ -259,13 +264,17 @@ impl Session {
         }
         if due == Due::Now || focus_moved {
             self.watched.built();
-            let snap = snapshot::build_with(
+            let mut snap = snapshot::build_with(
                 &self.watched.store,
                 now,
                 self.server.as_deref(),
                 &focus,
                 hot.as_deref(),
             );
+            self.watched.sample(&snap);
+            if let Some(ui) = &activity {
+                attach_activity(&self.watched.activity, ui, &mut snap);
+            }
             if self.auto_rebuild_due(&snap) || self.back_online(&snap) {
                 effects.push(Effect::RebuildExtents);
             }
@@ -276,14 +285,29 @@ impl Session {
                 .recording
                 .as_ref()
                 .is_some_and(|r| r.stopped.is_none());
-            let background = if recording && self.app.replay.is_none() {
+            // The Activity pane groups by statement: while it is open, likewise.
+            let background = if (recording || activity.is_some()) && self.app.replay.is_none() {
                 snapshot::worth_recording(&snap, &focus, crate::collect::Focus::MAX_BACKGROUND)
             } else {
                 Vec::new()
             };
             self.app.set_snapshot(Arc::new(snap));
             self.built_focus = (focus.clone(), hot);
+            self.built_activity = activity;
             self.send_focus(focus, background, &mut effects);
+        } else if activity != self.built_activity {
+            // A key moved the window or the grouping: the same snapshots, their report again.
+            if let Some(ui) = &activity {
+                let mut snap = (*self.app.live).clone();
+                attach_activity(&self.watched.activity, ui, &mut snap);
+                self.app.set_snapshot(Arc::new(snap));
+                if let Some((frozen, _)) = &self.app.frozen {
+                    let mut snap = (**frozen).clone();
+                    attach_activity(&self.watched.activity, ui, &mut snap);
+                    self.app.set_frozen_snapshot(Arc::new(snap));
+                }
+            }
+            self.built_activity = activity;
         }
         effects
     }
@@ -345,4 +369,20 @@ fn replay_extent_status(store: &Store) -> ExtentStatus {
         },
         None => ExtentStatus::None,
     }
+}
+
+/// The Activity pane's report and chart over its window, ending at the snapshot's moment.
+fn attach_activity(
+    activity: &crate::model::activity::Activity,
+    ui: &crate::tui::app::ActivityUi,
+    snap: &mut snapshot::Snapshot,
+) {
+    let Some(to) = snap.moment_s.or(activity.last()) else {
+        return;
+    };
+    snap.activity = Some(activity.report(&ui.query(to)));
+    snap.activity_chart = activity
+        .chart(to - f64::from(ui.window_s), to)
+        .copied()
+        .collect();
 }

@@ -173,6 +173,40 @@ impl App {
         }
     }
 
+    /// The Activity pane is on screen (no session or hot spot screen above it).
+    pub(crate) fn activity_shown(&self) -> bool {
+        self.pane == Pane::Activity && self.drill.is_empty() && self.hotspot.is_none()
+    }
+
+    /// Enter in the Activity pane: a session (or head blocker) opens its screen; any other
+    /// group narrows the table to its rows, grouped by session.
+    fn activity_drill(&mut self, now: Duration) {
+        use crate::model::activity::Key;
+        if let Some(sid) = self.selected_sid() {
+            self.open_session(sid, now);
+            return;
+        }
+        let t = self.table();
+        let entry = t
+            .order
+            .get(t.selected)
+            .and_then(|&r| crate::tui::panes::activity_entry(self.shown(), r));
+        let Some(entry) = entry else {
+            self.say("no group selected", now);
+            return;
+        };
+        match self.activity.group {
+            Key::Session | Key::HeadBlocker => {
+                self.say("no session to open here", now);
+            }
+            key => {
+                self.activity.filter = Some((key, entry.key.clone()));
+                self.activity.group = Key::Session;
+                self.table_mut().selected = 0;
+            }
+        }
+    }
+
     /// Opens the screen of `sid` (on top of the drill stack).
     fn open_session(&mut self, sid: Sid, now: Duration) {
         if sid.0 == 0 {
@@ -370,6 +404,18 @@ impl App {
             Action::PaneNuma => self.set_pane(Pane::Numa),
             Action::PaneServer => self.set_pane(Pane::Server),
             Action::PaneIo => self.set_pane(Pane::Io),
+            Action::PaneActivity => self.set_pane(Pane::Activity),
+            Action::GroupNext if self.activity_shown() => {
+                self.activity.group = self.activity.group.next();
+                self.table_mut().selected = 0;
+            }
+            Action::GroupNext => self.move_selection(isize::MIN / 2),
+            Action::WindowNext if self.activity_shown() => {
+                let w = crate::tui::app::ActivityUi::WINDOWS;
+                let i = w.iter().position(|x| *x == self.activity.window_s);
+                self.activity.window_s = w[i.map_or(0, |i| (i + 1) % w.len())];
+            }
+            Action::WindowNext => {}
             Action::DrillDown if !self.drill.is_empty() => match self.session() {
                 Some((d, Some(view))) => match view.chain.get(d.selected) {
                     Some(link) => {
@@ -401,6 +447,7 @@ impl App {
                     None => self.say("no hot spot selected", now),
                 }
             }
+            Action::DrillDown if self.activity_shown() => self.activity_drill(now),
             Action::DrillDown => match self.selected_sid() {
                 Some(sid) => self.open_session(sid, now),
                 None => self.say("select a session, a waiter, a hot spot with an owner or a socket with a session", now),
@@ -408,7 +455,13 @@ impl App {
             Action::GotoSession => self.prompt = Some(Prompt::Session(String::new())),
             Action::Back => {
                 if self.drill.pop().is_none() && self.hotspot.take().is_none() {
-                    if !self.table().filter.is_empty() {
+                    if self.activity_shown() && self.activity.filter.is_some() {
+                        // Out of the group drilled into, back to the grouping it was in.
+                        if let Some((key, _)) = self.activity.filter.take() {
+                            self.activity.group = key;
+                        }
+                        self.table_mut().selected = 0;
+                    } else if !self.table().filter.is_empty() {
                         self.table_mut().filter.clear();
                         self.refresh_order(self.pane);
                     } else if self.help {

@@ -195,6 +195,10 @@ metrics! {
         "1 when log transmission to a secondary is blocked";
     Finding => Gauge "informix_finding"
         "1 while ifxtop finds a cause of this kind (lock_chain, checkpoint_blocked, ...), labelled with its worst severity (docs/findings.md); absent when none holds";
+    ActiveSessions => Gauge "informix_active_sessions"
+        "Sessions active in the latest onstat -u sample, by class: on CPU (cpu), in the ready queue (cpu_wait), or waiting for the server (lock, buffer, mutex, checkpoint, log_buffer, transaction, condition, other); idle client waits are not counted";
+    DbTime => Counter "informix_db_time_seconds_total"
+        "Database time by class since ifxtop serve started: each onstat -u sample's active sessions times the seconds it stands for (rate() of it: average active sessions)";
 }
 
 /// How a series' value is encoded.
@@ -224,6 +228,46 @@ pub struct Counted {
     /// The newest checkpoint interval seen in `onstat -g ckp`.
     last_checkpoint: Option<u64>,
     blocking_checkpoints: u64,
+    /// Database time by class (seconds), in the order of `Class::ALL`, and the latest sample.
+    db_time: Option<[f64; crate::model::activity::Class::COUNT]>,
+    active: Option<crate::model::activity::ChartPoint>,
+}
+
+impl Counted {
+    /// A new activity sample (`model/activity.rs`): counted into the database time.
+    pub(crate) fn sampled(&mut self, p: &crate::model::activity::ChartPoint) {
+        let t = self
+            .db_time
+            .get_or_insert([0.0; crate::model::activity::Class::COUNT]);
+        for (secs, n) in t.iter_mut().zip(p.counts) {
+            *secs += f64::from(n) * f64::from(p.weight);
+        }
+        self.active = Some(*p);
+    }
+}
+
+/// Active sessions by class and database time: one series per class (ten, bounded), from the
+/// first sample on.
+fn activity(out: &mut Out, counted: &Counted) {
+    use crate::model::activity::Class;
+    if let Some(p) = &counted.active {
+        for c in Class::ALL {
+            out.gauge(
+                Metric::ActiveSessions,
+                vec![("class", c.name().into())],
+                f64::from(p.counts[c.index()]),
+            );
+        }
+    }
+    if let Some(t) = &counted.db_time {
+        for c in Class::ALL {
+            out.push(
+                Metric::DbTime,
+                vec![("class", c.name().into())],
+                Value::Counter(t[c.index()]),
+            );
+        }
+    }
 }
 
 /// What one instance exports at one moment.
@@ -373,6 +417,7 @@ impl InstanceMetrics {
             server_state(&mut out, snap);
             waits(&mut out, snap);
             findings(&mut out, snap);
+            activity(&mut out, counted);
         }
         if answers(store, Source::OnstatP) {
             profile(&mut out, store);

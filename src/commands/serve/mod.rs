@@ -204,6 +204,12 @@ async fn watch_instance(
                             setup.server.as_deref(),
                             &[],
                         );
+                        if watched.sample(&snap) {
+                            if let Some(p) = watched.activity.latest() {
+                                counted.sampled(p);
+                            }
+                        }
+                        let store = &watched.store;
                         let m = InstanceMetrics::build(
                             server,
                             host,

@@ -16,6 +16,10 @@ const GROUPS: &[(&[Action], &str)] = &[
     (&[Action::PageUp, Action::PageDown], "page"),
     (&[Action::Home, Action::End], "first / last row"),
     (
+        &[Action::GroupNext, Action::WindowNext],
+        "activity (8): group by / window",
+    ),
+    (
         &[Action::NextPane, Action::PrevPane],
         "next / previous pane",
     ),
@@ -28,8 +32,9 @@ const GROUPS: &[(&[Action], &str)] = &[
             Action::PaneNuma,
             Action::PaneServer,
             Action::PaneIo,
+            Action::PaneActivity,
         ],
-        "the seven panes (below)",
+        "the eight panes (below)",
     ),
     (&[Action::DrillDown], "open the row's screen"),
     (&[Action::GotoSession], "open session by number"),
@@ -76,6 +81,7 @@ const PANES: &[&str] = &[
     "5 NUMA     node memory, zone_reclaim_mode, page scans, oninit per node",
     "6 Server   rates, checkpoints, logs, VPs, mutexes, memory; Enter on a sid",
     "7 I/O & HA chunks: Informix's ms/op vs device await, %util; replica lag",
+    "8 Activity database time over 1-60 min by class; g groups by SQL, user...",
     // At 80x24 the panes and this line fill the box: each line stands alone.
     "B C G L S T Y X: waits on buffer ckpt log lock mutex txn cond rollback",
     "-u 2s in the header: the age of each source's data",

@@ -24,6 +24,7 @@ fn pane_sources(pane: Pane) -> &'static [&'static str] {
         Pane::Numa => &["/proc/vmstat"],
         Pane::Server => &["onstat -p"],
         Pane::Io => &["onstat -D"],
+        Pane::Activity => &["onstat -u"],
     }
 }
 
@@ -117,7 +118,7 @@ fn empty_message(app: &App, snap: &Snapshot) -> String {
         Pane::Buffers => "no buffer has had waiters yet (onstat -X shows none)".to_string(),
         Pane::Sockets => "no client connection on the listener ports".to_string(),
         Pane::Io => "onstat -D lists no chunk".to_string(),
-        Pane::Numa | Pane::Server => String::new(),
+        Pane::Numa | Pane::Server | Pane::Activity => String::new(),
     }
 }
 
@@ -298,7 +299,7 @@ fn summary_line<'a>(app: &'a App, snap: &'a Snapshot, width: u16) -> Line<'a> {
                 human_bytes(total)
             )));
         }
-        Pane::Numa | Pane::Server | Pane::Io => {}
+        Pane::Numa | Pane::Server | Pane::Io | Pane::Activity => {}
     }
     // A sort marker only shows on a column on screen: say what the rows are sorted by when the
     // column is not.

@@ -1,5 +1,6 @@
 //! Views: pure functions from app state (and `now`) to a frame. They never run anything.
 
+pub mod activity;
 pub mod findings;
 pub mod fleet;
 pub mod header;
@@ -74,6 +75,7 @@ pub fn render(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
             Pane::Numa => numa::render(app, body, buf),
             Pane::Server => server::render(app, body, buf),
             Pane::Io => io::render(app, body, buf),
+            Pane::Activity => activity::render(app, body, buf),
             _ => lists::render(app, body, buf),
         }
     }
@@ -344,6 +346,29 @@ fn hints(app: &App) -> &'static [(&'static str, &'static str)] {
             ("space", "freeze"),
             ("+/-", "interval"),
         ]
+    } else if app.pane == Pane::Activity && app.hotspot.is_none() {
+        if app.activity.filter.is_some() {
+            &[
+                ("q", "quit"),
+                ("Esc", "back"),
+                ("Enter", "open session"),
+                ("g", "group by"),
+                ("w", "window"),
+                ("y", "copy"),
+                ("space", "freeze"),
+            ]
+        } else {
+            &[
+                ("q", "quit"),
+                ("?", "help"),
+                ("↑/↓", "move"),
+                ("Enter", "drill"),
+                ("g", "group by"),
+                ("w", "window"),
+                ("y", "copy"),
+                ("space", "freeze"),
+            ]
+        }
     } else if app.pane == Pane::Io && app.hotspot.is_none() {
         &[
             ("q", "quit"),
@@ -419,6 +444,10 @@ pub(crate) fn copy_text(app: &App) -> Option<String> {
     }
     if app.pane == Pane::Numa {
         out.push_str(&numa::report_text(snap));
+        return Some(out);
+    }
+    if app.pane == Pane::Activity {
+        out.push_str(&activity::report_text(app));
         return Some(out);
     }
     if app.pane == Pane::Io {

@@ -1,0 +1,324 @@
+//! Draws the Activity pane: database time over the window as a chart of average active sessions
+//! stacked by class (Oracle's Top Activity), its legend, and the top groups by the chosen key.
+
+use crate::model::activity::{ChartPoint, Class, Entry, Report};
+use crate::tui::app::{ActivityUi, App};
+use crate::tui::theme::Theme;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Style};
+use ratatui::text::{Line, Span};
+
+/// The chart's glyph of a class without colour: the wait letters of `onstat -u` (B, C, G, L,
+/// S, T, Y), `#` on CPU, `+` waiting for a CPU, `o` other.
+pub(crate) fn glyph(c: Class, color: bool) -> char {
+    if color {
+        return '█';
+    }
+    match c {
+        Class::Cpu => '#',
+        Class::CpuWait => '+',
+        Class::Lock => 'L',
+        Class::Buffer => 'B',
+        Class::Mutex => 'S',
+        Class::Checkpoint => 'C',
+        Class::LogBuffer => 'G',
+        Class::Transaction => 'T',
+        Class::Condition => 'Y',
+        Class::Other => 'o',
+    }
+}
+
+/// A class's colour: the basic ANSI colours, readable on light and dark backgrounds.
+fn style(c: Class, theme: &Theme) -> Style {
+    if !theme.color {
+        return Style::new();
+    }
+    Style::new().fg(match c {
+        Class::Cpu => Color::Green,
+        Class::CpuWait => Color::LightGreen,
+        Class::Lock => Color::Red,
+        Class::Buffer => Color::Magenta,
+        Class::Mutex => Color::Yellow,
+        Class::Checkpoint => Color::LightRed,
+        Class::LogBuffer => Color::Blue,
+        Class::Transaction => Color::LightMagenta,
+        Class::Condition => Color::Cyan,
+        Class::Other => Color::Gray,
+    })
+}
+
+/// Average active sessions per class in each of `cols` columns spanning the window.
+pub(crate) fn columns(
+    points: &[ChartPoint],
+    from: f64,
+    window_s: f64,
+    cols: usize,
+) -> Vec<[f64; Class::COUNT]> {
+    let cols = cols.max(1);
+    let span = window_s / cols as f64;
+    let mut sums = vec![[0f64; Class::COUNT]; cols];
+    let mut secs = vec![0f64; cols];
+    for p in points {
+        let i = (((p.at - from) / span).ceil() as isize - 1).clamp(0, cols as isize - 1) as usize;
+        secs[i] += f64::from(p.weight);
+        for c in Class::ALL {
+            sums[i][c.index()] += f64::from(p.counts[c.index()]) * f64::from(p.weight);
+        }
+    }
+    sums.iter()
+        .zip(&secs)
+        .map(|(s, t)| {
+            let mut out = [0f64; Class::COUNT];
+            if *t > 0.0 {
+                for (o, v) in out.iter_mut().zip(s) {
+                    *o = v / t;
+                }
+            }
+            out
+        })
+        .collect()
+}
+
+fn window_words(s: u32) -> String {
+    if s >= 60 {
+        format!("{} min", s / 60)
+    } else {
+        format!("{s} s")
+    }
+}
+
+/// The title line: the window, the average active sessions, the grouping, the drill; short
+/// enough for 80 columns.
+fn title(ui: &ActivityUi, report: Option<&Report>, theme: &Theme) -> Line<'static> {
+    let mut spans = vec![
+        Span::styled("DB TIME", theme.title),
+        Span::raw(format!(" {} ", window_words(ui.window_s))),
+        Span::styled("(w)", theme.key),
+    ];
+    if let Some(r) = report {
+        spans.push(Span::raw(format!("  {:.2} AAS", r.aas)));
+        if r.window_s + 1.0 < f64::from(ui.window_s) {
+            spans.push(Span::styled(
+                format!(" (in {:.0}s seen)", r.window_s),
+                theme.dim,
+            ));
+        }
+    }
+    spans.push(Span::raw(format!("  by {} ", ui.group.name())));
+    spans.push(Span::styled("(g)", theme.key));
+    if let Some((k, v)) = &ui.filter {
+        spans.push(Span::styled(
+            format!(
+                "  {} {} ",
+                k.name(),
+                crate::model::activity::truncate(v, 24)
+            ),
+            theme.warn,
+        ));
+        spans.push(Span::styled("(Esc)", theme.key));
+    }
+    Line::from(spans)
+}
+
+pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
+    let snap = app.shown();
+    let ui = &app.activity;
+    let theme = &app.theme;
+    let report = snap.activity.as_ref();
+    let mut y = area.y;
+    let bottom = area.y + area.height;
+    buf.set_line(area.x, y, &title(ui, report, theme), area.width);
+    y += 1;
+    let Some(report) = report else {
+        if y < bottom {
+            buf.set_line(
+                area.x,
+                y,
+                &Line::styled(
+                    "waiting for the first samples (one per onstat -u)",
+                    theme.dim,
+                ),
+                area.width,
+            );
+        }
+        return;
+    };
+    // The chart: a third of the pane, 3 to 10 rows, its scale on the left.
+    let chart_h = (area.height / 3).clamp(3, 10);
+    let label_w: u16 = 6;
+    let cols = usize::from(area.width.saturating_sub(label_w)).min(ui.window_s as usize);
+    let from = report.to_s - f64::from(ui.window_s);
+    let mut data = columns(&snap.activity_chart, from, f64::from(ui.window_s), cols);
+    // Drilled into a class, the chart shows that class alone (the samples keep classes, not
+    // statements or users: for those it shows every class).
+    if let Some(only) = ui
+        .filter
+        .as_ref()
+        .filter(|(k, _)| *k == crate::model::activity::Key::Class)
+        .and_then(|(_, v)| Class::from_name(v))
+    {
+        for col in &mut data {
+            for c in Class::ALL.into_iter().filter(|c| *c != only) {
+                col[c.index()] = 0.0;
+            }
+        }
+    }
+    let max = data
+        .iter()
+        .map(|c| c.iter().sum::<f64>())
+        .fold(0.0, f64::max)
+        .max(1.0);
+    let unit = max / f64::from(chart_h);
+    for r in 0..chart_h {
+        if y >= bottom {
+            return;
+        }
+        // Row r from the top covers the values around (chart_h - r - 0.5) units.
+        let level = (f64::from(chart_h - r) - 0.5) * unit;
+        let label = match r {
+            0 => format!("{max:>5.1}"),
+            r if r == chart_h - 1 => format!("{:>5}", 0),
+            _ => String::new(),
+        };
+        buf.set_string(area.x, y, &label, theme.dim);
+        for (i, col) in data.iter().enumerate() {
+            let mut top = 0.0;
+            let class = Class::ALL.into_iter().find(|c| {
+                top += col[c.index()];
+                top > level
+            });
+            if let Some(c) = class {
+                let x = area.x + label_w + i as u16;
+                buf.set_string(x, y, glyph(c, theme.color).to_string(), style(c, theme));
+            }
+        }
+        y += 1;
+    }
+    // The time axis and the legend: each class seen, with its share.
+    if y < bottom {
+        let axis = format!(
+            "{:>w$}-{}{:>pad$}",
+            "",
+            window_words(ui.window_s),
+            "now",
+            w = usize::from(label_w),
+            pad = cols.saturating_sub(window_words(ui.window_s).len() + 1)
+        );
+        buf.set_string(area.x, y, axis, theme.dim);
+        y += 1;
+    }
+    if y < bottom {
+        let mut spans = Vec::new();
+        for (c, secs) in &report.by_class {
+            let share = if report.db_time_s > 0.0 {
+                secs / report.db_time_s * 100.0
+            } else {
+                0.0
+            };
+            spans.push(Span::styled(
+                glyph(*c, theme.color).to_string(),
+                style(*c, theme),
+            ));
+            spans.push(Span::raw(format!(" {} {share:.0}%  ", c.label())));
+        }
+        if spans.is_empty() {
+            spans.push(Span::styled(
+                "no database time in this window: every session idle",
+                theme.dim,
+            ));
+        }
+        buf.set_line(area.x, y, &Line::from(spans), area.width);
+        y += 1;
+    }
+    table(
+        app,
+        report,
+        Rect::new(area.x, y, area.width, bottom.saturating_sub(y)),
+        buf,
+    );
+}
+
+/// The top groups: `%` of database time, seconds, average active sessions, sessions, and the
+/// classes they spent it on.
+fn table(app: &App, report: &Report, area: Rect, buf: &mut Buffer) {
+    if area.height == 0 {
+        return;
+    }
+    let theme = &app.theme;
+    let key = app.activity.group;
+    let entries: &[Entry] = report.list(key);
+    // The key a third of the width (a statement's first words), the classes the rest.
+    let key_w = (usize::from(area.width) * 35 / 100).clamp(10, 48);
+    let header = format!(
+        "{:<key_w$} {:>5} {:>7} {:>6} {:>4} {}",
+        key.title(),
+        "%DBT",
+        "SECONDS",
+        "AAS",
+        "SESS",
+        "BY CLASS"
+    );
+    buf.set_string(
+        area.x,
+        area.y,
+        crate::model::activity::truncate(&header, usize::from(area.width)),
+        theme.column_header,
+    );
+    let t = app.table();
+    let rows = usize::from(area.height - 1);
+    let skip = (t.selected + 1).saturating_sub(rows);
+    if entries.is_empty() {
+        if area.height > 1 {
+            buf.set_string(
+                area.x,
+                area.y + 1,
+                "no database time in this window",
+                theme.dim,
+            );
+        }
+        return;
+    }
+    for (line, pos) in (skip..t.order.len()).take(rows).enumerate() {
+        let Some(e) = t.order.get(pos).and_then(|&r| entries.get(r)) else {
+            continue;
+        };
+        let classes: Vec<String> = {
+            let mut v = e.by_class.clone();
+            v.sort_by(|a, b| b.1.total_cmp(&a.1));
+            v.iter()
+                .take(3)
+                .map(|(c, s)| format!("{} {:.0}%", c.label(), s / e.db_time_s.max(1e-9) * 100.0))
+                .collect()
+        };
+        let text = format!(
+            "{:<key_w$} {:>4.1}% {:>7.0} {:>6.2} {:>4} {}",
+            crate::model::activity::truncate(&e.key, key_w),
+            e.share * 100.0,
+            e.db_time_s,
+            e.aas,
+            e.sessions,
+            classes.join(" ")
+        );
+        let mut style = Style::new();
+        if pos == t.selected {
+            style = theme.selected;
+        }
+        let y = area.y + 1 + line as u16;
+        buf.set_string(area.x, y, " ".repeat(usize::from(area.width)), style);
+        buf.set_string(
+            area.x,
+            y,
+            crate::model::activity::truncate(&text, usize::from(area.width)),
+            style,
+        );
+    }
+}
+
+/// The pane as text (copy, export): the report as `ifxtop ash` prints it.
+pub(crate) fn report_text(app: &App) -> String {
+    match &app.shown().activity {
+        Some(r) => r.text(&|t| format!("{t:.0} s")),
+        None => "no activity sampled yet\n".to_string(),
+    }
+}
