@@ -768,3 +768,35 @@ fn f_lists_every_finding() {
         assert!(!a.findings);
     }
 }
+
+/// The Activity pane (8) over samples of the oninit capture (one moment, sampled each second
+/// for 30 s), grouped by class, then drilled into the class on top (its sessions).
+#[test]
+fn activity_pane() {
+    use ifxtop::model::activity::{actives, Activity};
+    for (w, h) in SIZES {
+        let mut a = app(w, h, &[]);
+        a.handle(Action::PaneActivity, NOW);
+        let base = (*a.live).clone();
+        let ready = base.ready.iter().copied().collect();
+        let mut activity = Activity::new();
+        for t in 1..=30 {
+            assert!(activity.add(f64::from(t), &actives(&base, &ready)));
+        }
+        let attach = |a: &mut App| {
+            let mut snap = base.clone();
+            snap.activity = Some(activity.report(&a.activity.query(30.0)));
+            snap.activity_chart = activity.chart(30.0 - 300.0, 30.0).copied().collect();
+            a.set_snapshot(Arc::new(snap));
+        };
+        attach(&mut a);
+        let text = screen(&a, w, h);
+        assert!(text.contains("DB TIME 5 min"), "{text}");
+        crate::snap_text!(format!("view__activity__{w}x{h}"), text);
+        a.handle(Action::DrillDown, NOW);
+        attach(&mut a);
+        let text = screen(&a, w, h);
+        assert!(text.contains("by session"), "{text}");
+        crate::snap_text!(format!("view__activity_drilled__{w}x{h}"), text);
+    }
+}

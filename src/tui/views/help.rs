@@ -16,10 +16,6 @@ const GROUPS: &[(&[Action], &str)] = &[
     (&[Action::PageUp, Action::PageDown], "page"),
     (&[Action::Home, Action::End], "first / last row"),
     (
-        &[Action::GroupNext, Action::WindowNext],
-        "activity (8): group by / window",
-    ),
-    (
         &[Action::NextPane, Action::PrevPane],
         "next / previous pane",
     ),
@@ -39,8 +35,7 @@ const GROUPS: &[(&[Action], &str)] = &[
     (&[Action::DrillDown], "open the row's screen"),
     (&[Action::GotoSession], "open session by number"),
     (&[Action::Back], "back / clear filter"),
-    (&[Action::Filter], "filter: row + verdict"),
-    (&[Action::Search], "find the next match"),
+    (&[Action::Filter, Action::Search], "filter / find next"),
     (
         &[Action::SortNext, Action::SortReverse],
         "sort column / reverse",
@@ -53,8 +48,7 @@ const GROUPS: &[(&[Action], &str)] = &[
     (&[Action::ToggleIdle], "hide / show idle waits"),
     (&[Action::ToggleTree], "blocker tree / list"),
     (&[Action::RebuildExtents], "rebuild extent map"),
-    (&[Action::Copy], "copy selection (OSC 52)"),
-    (&[Action::Export], "export screen + JSON"),
+    (&[Action::Copy, Action::Export], "copy (OSC 52) / export"),
     (&[Action::ReplayPause], "replay: pause / play"),
     (
         &[Action::ReplayStepBack, Action::ReplayStepForward],
@@ -81,7 +75,7 @@ const PANES: &[&str] = &[
     "5 NUMA     node memory, zone_reclaim_mode, page scans, oninit per node",
     "6 Server   rates, checkpoints, logs, VPs, mutexes, memory; Enter on a sid",
     "7 I/O & HA chunks: Informix's ms/op vs device await, %util; replica lag",
-    "8 Activity database time over 1-60 min by class; g groups by SQL, user...",
+    "8 Activity database time by class; g: by SQL, user, object...; w: window",
     // At 80x24 the panes and this line fill the box: each line stands alone.
     "B C G L S T Y X: waits on buffer ckpt log lock mutex txn cond rollback",
     "-u 2s in the header: the age of each source's data",
@@ -122,7 +116,7 @@ pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
                 .collect();
             // Plain keys first: Ctrl- variants are alternatives.
             keys.sort_by_key(|k| k.starts_with("Ctrl-"));
-            (!keys.is_empty()).then(|| (keys.join(" "), *what))
+            (!keys.is_empty()).then(|| (digit_run(&keys).unwrap_or_else(|| keys.join(" ")), *what))
         })
         .collect();
     let two_columns = inner.width >= 70;
@@ -155,6 +149,22 @@ pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     for (y, p) in (first..inner.y + inner.height).zip(PANES) {
         buf.set_line(inner.x, y, &Line::from(*p), inner.width);
     }
+}
+
+/// Keys that are the digits of one run (`1 2 3 4 5 6 7 8`) as the run (`1-8`).
+fn digit_run(keys: &[String]) -> Option<String> {
+    let digits: Vec<u32> = keys
+        .iter()
+        .map(|k| {
+            let mut c = k.chars();
+            match (c.next(), c.next()) {
+                (Some(d), None) => d.to_digit(10),
+                _ => None,
+            }
+        })
+        .collect::<Option<_>>()?;
+    let consecutive = digits.windows(2).all(|w| w[1] == w[0] + 1);
+    (digits.len() > 2 && consecutive).then(|| format!("{}-{}", digits[0], digits[digits.len() - 1]))
 }
 
 /// The keys that fit in `n` characters, whole keys only (`PgUp PgDn` rather than `PgUp PgDn Ctr`).
