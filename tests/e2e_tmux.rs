@@ -155,6 +155,14 @@ fn demo_at_80x24_every_pane_help_and_quit() {
     let s = t.wait_for("ol_dr1      RSS", wait);
     assert!(s.lines().all(|l| l.chars().count() <= 80), "{s}");
 
+    // Activity: database time stacked by class, the classes' table; g groups by session.
+    t.keys(&["8"]);
+    let s = t.wait_for("DB TIME 5 min", wait);
+    assert!(s.contains("CLASS") && s.contains("cpu"), "{s}");
+    t.keys(&["g"]);
+    let s = t.wait_for("by sql", wait);
+    assert!(s.lines().all(|l| l.chars().count() <= 80), "{s}");
+
     // Tab moves on from the last pane to the first (the Sessions pane's summary line; the
     // I/O pane has a STATE column too).
     t.keys(&["Tab"]);
