@@ -54,6 +54,18 @@ enum PipeEnd {
     Exceeded,
 }
 
+/// What a command reads on its standard input.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Input<'a> {
+    /// Nothing (`/dev/null`).
+    Null,
+    /// This text, then the end of input.
+    Text(&'a str),
+    /// A pipe held open and never written, closed when the run ends however it ends: the remote
+    /// side of an ssh run watches it to know when ssh is gone (`ssh.rs`).
+    Held,
+}
+
 /// The process group of one command (its own: `process_group(0)`). Dropped, it kills what is
 /// left in the group.
 struct Group(Option<nix::unistd::Pid>);
@@ -133,7 +145,7 @@ impl LocalRunner {
     pub(crate) async fn run_command(
         &self,
         argv: &[String],
-        stdin: Option<&str>,
+        stdin: Input<'_>,
         timeout: Duration,
     ) -> Result<Output, SourceError> {
         self.run_command_capped(argv, stdin, timeout, self.cap())
@@ -145,7 +157,7 @@ impl LocalRunner {
     pub(crate) async fn run_command_capped(
         &self,
         argv: &[String],
-        stdin: Option<&str>,
+        stdin: Input<'_>,
         timeout: Duration,
         cap: u64,
     ) -> Result<Output, SourceError> {
@@ -154,10 +166,9 @@ impl LocalRunner {
         };
         let mut cmd = tokio::process::Command::new(program);
         cmd.args(args)
-            .stdin(if stdin.is_some() {
-                Stdio::piped()
-            } else {
-                Stdio::null()
+            .stdin(match stdin {
+                Input::Null => Stdio::null(),
+                Input::Text(_) | Input::Held => Stdio::piped(),
             })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -197,9 +208,15 @@ impl LocalRunner {
         let stdout = child.stdout.take();
         let stderr = child.stderr.take();
         let input = child.stdin.take();
+        // Held open until the run ends (dropped before the group is killed).
+        let (input, _held) = match stdin {
+            Input::Text(text) => (input.map(|pipe| (text, pipe)), None),
+            Input::Held => (None, input),
+            Input::Null => (None, None),
+        };
         let work = async {
             let feed = async {
-                if let (Some(text), Some(mut pipe)) = (stdin, input) {
+                if let Some((text, mut pipe)) = input {
                     use tokio::io::AsyncWriteExt;
                     // A program that exits without reading its input is not an error here:
                     // its exit code and output tell what happened.
@@ -264,9 +281,12 @@ impl LocalRunner {
         cap: u64,
     ) -> Result<Output, SourceError> {
         match request {
-            Request::Command(argv) => self.run_command_capped(argv, None, timeout, cap).await,
+            Request::Command(argv) => {
+                self.run_command_capped(argv, Input::Null, timeout, cap)
+                    .await
+            }
             Request::CommandInput { argv, stdin } => {
-                self.run_command_capped(argv, Some(stdin), timeout, cap)
+                self.run_command_capped(argv, Input::Text(stdin), timeout, cap)
                     .await
             }
             Request::ReadFile(path) => self.read_file(path, timeout, cap).await,
