@@ -1,5 +1,6 @@
 //! The local runner: runs onstat/oncheck/netstat on this machine and reads /proc and /sys.
 
+use super::budget::{self, Reservation};
 use super::{
     BoxFuture, CommandRunner, Output, Request, DEFAULT_MAX_OUTPUT_MB, EXTENT_OUTPUT_FACTOR,
 };
@@ -52,6 +53,8 @@ enum PipeEnd {
     Io(std::io::Error),
     /// Past the cap.
     Exceeded,
+    /// Past the process's one budget for outputs being read (`budget.rs`).
+    OverBudget,
 }
 
 /// What a command reads on its standard input.
@@ -81,15 +84,17 @@ impl Drop for Group {
 
 /// Reads a pipe to its end, counting what it read in `used` (shared by stdout and stderr);
 /// stops as soon as `used` passes `cap`. The buffer grows by doubling but never past what the
-/// cap allows.
+/// cap allows; each growth is first reserved from the process's one budget (`budget.rs`), in
+/// `held`, which comes back with the buffer and is held until the run is done.
 async fn read_pipe<R: tokio::io::AsyncRead + Unpin>(
     pipe: Option<R>,
     used: &AtomicU64,
     cap: u64,
-) -> Result<Vec<u8>, PipeEnd> {
+    mut held: Reservation,
+) -> Result<(Vec<u8>, Reservation), PipeEnd> {
     use tokio::io::AsyncReadExt;
     let Some(mut pipe) = pipe else {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), held));
     };
     let most = usize::try_from(cap)
         .unwrap_or(usize::MAX)
@@ -98,11 +103,19 @@ async fn read_pipe<R: tokio::io::AsyncRead + Unpin>(
     loop {
         if buf.capacity() - buf.len() < CHUNK {
             let want = buf.capacity().saturating_mul(2).max(CHUNK).min(most);
-            buf.reserve_exact(want.saturating_sub(buf.len()).max(CHUNK));
+            let extra = want.saturating_sub(buf.len()).max(CHUNK);
+            let grows = buf
+                .len()
+                .saturating_add(extra)
+                .saturating_sub(buf.capacity());
+            if !held.grow(grows as u64) {
+                return Err(PipeEnd::OverBudget);
+            }
+            buf.reserve_exact(extra);
         }
         let n = pipe.read_buf(&mut buf).await.map_err(PipeEnd::Io)?;
         if n == 0 {
-            return Ok(buf);
+            return Ok((buf, held));
         }
         let n = n as u64;
         if used.fetch_add(n, Ordering::Relaxed) + n > cap {
@@ -125,9 +138,11 @@ impl LocalRunner {
         self
     }
 
-    /// Caps what a command may print, and a file read, at `mb` MB (at least 1).
+    /// Caps what a command may print, and a file read, at `mb` MB (at least 1); the process's
+    /// budget for outputs being read is at least twice that (`budget.rs`).
     pub fn with_max_output_mb(mut self, mb: u64) -> Self {
         self.max_output_mb = mb.max(1);
+        budget::raise_to(self.cap().saturating_mul(2));
         self
     }
 
@@ -205,6 +220,15 @@ impl LocalRunner {
                 .map(nix::unistd::Pid::from_raw),
         );
         let used = AtomicU64::new(0);
+        // Ordinary runs share the process's budget; the extent map's report, with its own far
+        // larger cap, may pass it by that cap (`budget.rs`).
+        let held = || {
+            if cap <= self.cap() {
+                Reservation::poll()
+            } else {
+                Reservation::extent_report(cap)
+            }
+        };
         let stdout = child.stdout.take();
         let stderr = child.stderr.take();
         let input = child.stdin.take();
@@ -226,8 +250,8 @@ impl LocalRunner {
             };
             let (_, out, err) = tokio::try_join!(
                 feed,
-                read_pipe(stdout, &used, cap),
-                read_pipe(stderr, &used, cap)
+                read_pipe(stdout, &used, cap, held()),
+                read_pipe(stderr, &used, cap, held())
             )?;
             let status = child.wait().await.map_err(PipeEnd::Io)?;
             Ok::<_, PipeEnd>((status, out, err))
@@ -237,11 +261,15 @@ impl LocalRunner {
             Ok(Err(PipeEnd::Exceeded)) => Err(SourceError::OutputTooLarge {
                 limit_mb: cap.div_ceil(MB),
             }),
+            Ok(Err(PipeEnd::OverBudget)) => Err(SourceError::MemoryBudget {
+                budget_mb: budget::limit().div_ceil(MB),
+            }),
             Ok(Err(PipeEnd::Io(e))) => Err(SourceError::Spawn {
                 program: program.clone(),
                 reason: e.to_string(),
             }),
-            Ok(Ok((status, out, err))) => Ok(Output {
+            // The reservations go back once the text is made (dropped at the end of the arm).
+            Ok(Ok((status, (out, _out_held), (err, _err_held)))) => Ok(Output {
                 exit: status.code(),
                 stdout: lossy(out),
                 stderr: lossy(err),
