@@ -296,6 +296,17 @@ mod tests {
     }
 
     #[test]
+    fn the_abort_message_writes_numbers_without_allocating() {
+        let mut buf = [0u8; 20];
+        assert_eq!(digits(0, &mut buf), b"0");
+        assert_eq!(digits(268_435_456, &mut buf), b"268435456");
+        assert_eq!(
+            digits(usize::MAX, &mut buf),
+            usize::MAX.to_string().as_bytes()
+        );
+    }
+
+    #[test]
     fn a_threshold_set_in_the_environment_is_the_users_choice() {
         let none = lookup(&[]);
         assert!(!chosen_by_user(Threshold::Mmap, &none));
