@@ -69,6 +69,12 @@ pub enum SourceError {
     /// nothing of what it printed is used.
     #[error("output exceeded {limit_mb} MB (killed)")]
     OutputTooLarge { limit_mb: u64 },
+    /// The outputs of every run being read at once reached ifxtop's one memory budget
+    /// (`source/budget.rs`): this run was killed, and nothing of what it printed is used.
+    #[error(
+        "output stopped at the {budget_mb} MB memory budget of all outputs being read (killed)"
+    )]
+    MemoryBudget { budget_mb: u64 },
     #[error("cannot read {path}: {reason}")]
     Io { path: String, reason: String },
     #[error("could not parse: {0}")]
@@ -106,6 +112,13 @@ impl SourceError {
             .and_then(|n| n.parse().ok())
         {
             return SourceError::OutputTooLarge { limit_mb: mb };
+        }
+        if let Some(mb) = message
+            .strip_prefix("output stopped at the ")
+            .and_then(|r| r.strip_suffix(" MB memory budget of all outputs being read (killed)"))
+            .and_then(|n| n.parse().ok())
+        {
+            return SourceError::MemoryBudget { budget_mb: mb };
         }
         if let Some((path, reason)) = message
             .strip_prefix("cannot read ")
@@ -186,6 +199,7 @@ mod tests {
             },
             SourceError::Killed,
             SourceError::OutputTooLarge { limit_mb: 64 },
+            SourceError::MemoryBudget { budget_mb: 128 },
             SourceError::Io {
                 path: "/proc/net/tcp6".into(),
                 reason: "No such file or directory (os error 2)".into(),

@@ -4,6 +4,11 @@ use clap::Parser;
 use ifxtop::cli::{Cli, Command};
 use std::process::ExitCode;
 
+/// The system allocator, noting a failed allocation so the abort that follows says so on a
+/// terminal given back (src/memory.rs).
+#[global_allocator]
+static ALLOCATOR: ifxtop::memory::Allocator = ifxtop::memory::Allocator;
+
 fn main() -> ExitCode {
     // Before any thread or large allocation: freed output buffers go back to the system.
     ifxtop::memory::tune();

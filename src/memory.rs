@@ -1,4 +1,5 @@
-//! The allocator's settings for a long-running process on a database server.
+//! The allocator's settings for a long-running process on a database server, and the terminal
+//! given back when the process aborts (an allocation that failed: see `guard_terminal`).
 //!
 //! glibc's malloc serves allocations above its mmap threshold (128 KiB at start) with their own
 //! `mmap`, returned to the system when freed. But by default the threshold moves: each time such
@@ -86,6 +87,196 @@ fn chosen_by_user(which: Threshold, env: impl Fn(&str) -> Option<String>) -> boo
     })
 }
 
+/// The terminal as it was before ifxtop took it (its fd and settings), for the abort path.
+#[cfg(unix)]
+static SAVED_TTY: std::sync::OnceLock<(libc::c_int, libc::termios)> = std::sync::OnceLock::new();
+/// Whether the screen holds the terminal now (raw mode, the alternate screen, no cursor).
+static TERMINAL_TAKEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// The size of the last allocation that failed (0: none), for the message on abort.
+static FAILED_ALLOCATION: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+static ABORT_HANDLER: std::sync::Once = std::sync::Once::new();
+
+/// What leaves the alternate screen and shows the cursor (crossterm's `LeaveAlternateScreen`
+/// and `Show`).
+const LEAVE_SCREEN: &[u8] = b"\x1b[?1049l\x1b[?25h";
+
+/// Makes an abort give the terminal back: call it before the screen takes the terminal (raw
+/// mode, the alternate screen), and [`terminal_released`] when it gives it back.
+///
+/// An allocation that fails does not panic in Rust: the process aborts (SIGABRT) without
+/// running the panic hook, and stable Rust has no hook of its own for it
+/// (`std::alloc::set_alloc_error_hook` is unstable). So the terminal's settings are saved here,
+/// and a SIGABRT handler puts them back, leaves the alternate screen and shows the cursor, then
+/// lets the abort go on (the process still ends by SIGABRT, with its core dump if any). It
+/// covers every abort: an allocation failing, a panic while panicking.
+pub fn guard_terminal() {
+    #[cfg(unix)]
+    {
+        use std::io::IsTerminal;
+        use std::os::fd::IntoRawFd;
+        // The terminal crossterm puts in raw mode: standard input when it is one, else
+        // /dev/tty (kept open for the process: the handler may need it at any time).
+        let fd = if std::io::stdin().is_terminal() {
+            Some(libc::STDIN_FILENO)
+        } else {
+            std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .open("/dev/tty")
+                .ok()
+                .map(IntoRawFd::into_raw_fd)
+        };
+        if let Some(fd) = fd {
+            if SAVED_TTY.get().is_none() {
+                // SAFETY: `termios` is plain data (integers and arrays), so all zeroes is a valid
+                // value; tcgetattr only writes into the struct it is given, which outlives the
+                // call, and fails harmlessly (we then keep nothing) on a bad fd.
+                #[allow(unsafe_code)]
+                let saved = unsafe {
+                    let mut t: libc::termios = std::mem::zeroed();
+                    (libc::tcgetattr(fd, &mut t) == 0).then_some(t)
+                };
+                if let Some(t) = saved {
+                    let _ = SAVED_TTY.set((fd, t));
+                }
+            }
+        }
+        ABORT_HANDLER.call_once(|| {
+            // SAFETY: the handler only does what is async-signal-safe: atomic loads and stores,
+            // write(2) and tcsetattr(3) on saved, immutable data (OnceLock::get is a load), and
+            // formatting into a stack buffer. SA_RESETHAND puts the default action back at
+            // once, so the abort that follows (glibc's abort() raises SIGABRT again after a
+            // handler returns) ends the process.
+            #[allow(unsafe_code)]
+            unsafe {
+                let mut action: libc::sigaction = std::mem::zeroed();
+                action.sa_sigaction = on_abort as *const () as libc::sighandler_t;
+                action.sa_flags = libc::SA_RESETHAND;
+                libc::sigemptyset(&mut action.sa_mask);
+                libc::sigaction(libc::SIGABRT, &action, std::ptr::null_mut());
+            }
+        });
+    }
+    TERMINAL_TAKEN.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// The screen gave the terminal back: an abort from now on has nothing to restore.
+pub fn terminal_released() {
+    TERMINAL_TAKEN.store(false, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// Records an allocation of `size` bytes that failed (the allocator wrapper below), so the
+/// abort that follows can say so once the terminal is back. The first one is the cause (std's
+/// own message and backtrace may fail to allocate after it).
+fn allocation_failed(size: usize) {
+    let _ = FAILED_ALLOCATION.compare_exchange(
+        0,
+        size.max(1),
+        std::sync::atomic::Ordering::SeqCst,
+        std::sync::atomic::Ordering::SeqCst,
+    );
+}
+
+/// The SIGABRT handler: the terminal back as it was, then a line saying why when an
+/// allocation failed (std's own message went to the alternate screen, which is gone).
+#[cfg(unix)]
+extern "C" fn on_abort(_signal: libc::c_int) {
+    use std::sync::atomic::Ordering;
+    if TERMINAL_TAKEN.swap(false, Ordering::SeqCst) {
+        write_all(libc::STDOUT_FILENO, LEAVE_SCREEN);
+        if let Some((fd, t)) = SAVED_TTY.get() {
+            // SAFETY: tcsetattr reads the saved settings, which live for the whole process.
+            #[allow(unsafe_code)]
+            unsafe {
+                libc::tcsetattr(*fd, libc::TCSANOW, t);
+            }
+        }
+        let size = FAILED_ALLOCATION.load(Ordering::SeqCst);
+        if size > 0 {
+            let mut line = [0u8; 96];
+            let mut n = 0;
+            for part in [
+                &b"ifxtop: out of memory (an allocation of "[..],
+                digits(size, &mut [0u8; 20]),
+                &b" bytes failed); aborting\n"[..],
+            ] {
+                let end = (n + part.len()).min(line.len());
+                line[n..end].copy_from_slice(&part[..end - n]);
+                n = end;
+            }
+            write_all(libc::STDERR_FILENO, &line[..n]);
+        }
+    }
+}
+
+/// `n` in decimal, into `buf` (no allocation: for the signal handler).
+fn digits(mut n: usize, buf: &mut [u8; 20]) -> &[u8] {
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 || at == 0 {
+            return &buf[at..];
+        }
+    }
+}
+
+#[cfg(unix)]
+fn write_all(fd: libc::c_int, mut bytes: &[u8]) {
+    while !bytes.is_empty() {
+        // SAFETY: write(2) reads at most `len` bytes from a live slice.
+        #[allow(unsafe_code)]
+        let n = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
+        if n <= 0 {
+            return;
+        }
+        bytes = bytes.get(n as usize..).unwrap_or_default();
+    }
+}
+
+/// The system allocator, noting the size of an allocation that fails (the abort that follows
+/// then says so: see `on_abort`). The binary installs it (`#[global_allocator]` in main.rs).
+#[derive(Debug, Default)]
+pub struct Allocator;
+
+// SAFETY: every call is passed to the system allocator unchanged, with the same layout and
+// pointer; only a null result is noted, in an atomic.
+#[allow(unsafe_code)]
+unsafe impl std::alloc::GlobalAlloc for Allocator {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        // SAFETY: the caller's contract (a non-zero-sized layout) is passed on as it is.
+        let p = unsafe { std::alloc::System.alloc(layout) };
+        if p.is_null() {
+            allocation_failed(layout.size());
+        }
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        // SAFETY: as for `alloc`.
+        let p = unsafe { std::alloc::System.alloc_zeroed(layout) };
+        if p.is_null() {
+            allocation_failed(layout.size());
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        // SAFETY: `ptr` came from this allocator, that is from System, with this layout.
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new: usize) -> *mut u8 {
+        // SAFETY: as for `dealloc`; `new` is the caller's, passed on.
+        let p = unsafe { std::alloc::System.realloc(ptr, layout, new) };
+        if p.is_null() {
+            allocation_failed(new);
+        }
+        p
+    }
+}
+
 #[cfg(all(test, target_os = "linux", target_env = "gnu"))]
 mod tests {
     use super::*;
@@ -102,6 +293,17 @@ mod tests {
                 .find(|(k, _)| *k == name)
                 .map(|(_, v)| (*v).to_string())
         }
+    }
+
+    #[test]
+    fn the_abort_message_writes_numbers_without_allocating() {
+        let mut buf = [0u8; 20];
+        assert_eq!(digits(0, &mut buf), b"0");
+        assert_eq!(digits(268_435_456, &mut buf), b"268435456");
+        assert_eq!(
+            digits(usize::MAX, &mut buf),
+            usize::MAX.to_string().as_bytes()
+        );
     }
 
     #[test]

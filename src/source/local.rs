@@ -1,5 +1,6 @@
 //! The local runner: runs onstat/oncheck/netstat on this machine and reads /proc and /sys.
 
+use super::budget::{self, Reservation};
 use super::{
     BoxFuture, CommandRunner, Output, Request, DEFAULT_MAX_OUTPUT_MB, EXTENT_OUTPUT_FACTOR,
 };
@@ -52,6 +53,20 @@ enum PipeEnd {
     Io(std::io::Error),
     /// Past the cap.
     Exceeded,
+    /// Past the process's one budget for outputs being read (`budget.rs`).
+    OverBudget,
+}
+
+/// What a command reads on its standard input.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Input<'a> {
+    /// Nothing (`/dev/null`).
+    Null,
+    /// This text, then the end of input.
+    Text(&'a str),
+    /// A pipe held open and never written, closed when the run ends however it ends: the remote
+    /// side of an ssh run watches it to know when ssh is gone (`ssh.rs`).
+    Held,
 }
 
 /// The process group of one command (its own: `process_group(0)`). Dropped, it kills what is
@@ -69,15 +84,17 @@ impl Drop for Group {
 
 /// Reads a pipe to its end, counting what it read in `used` (shared by stdout and stderr);
 /// stops as soon as `used` passes `cap`. The buffer grows by doubling but never past what the
-/// cap allows.
+/// cap allows; each growth is first reserved from the process's one budget (`budget.rs`), in
+/// `held`, which comes back with the buffer and is held until the run is done.
 async fn read_pipe<R: tokio::io::AsyncRead + Unpin>(
     pipe: Option<R>,
     used: &AtomicU64,
     cap: u64,
-) -> Result<Vec<u8>, PipeEnd> {
+    mut held: Reservation,
+) -> Result<(Vec<u8>, Reservation), PipeEnd> {
     use tokio::io::AsyncReadExt;
     let Some(mut pipe) = pipe else {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), held));
     };
     let most = usize::try_from(cap)
         .unwrap_or(usize::MAX)
@@ -86,11 +103,19 @@ async fn read_pipe<R: tokio::io::AsyncRead + Unpin>(
     loop {
         if buf.capacity() - buf.len() < CHUNK {
             let want = buf.capacity().saturating_mul(2).max(CHUNK).min(most);
-            buf.reserve_exact(want.saturating_sub(buf.len()).max(CHUNK));
+            let extra = want.saturating_sub(buf.len()).max(CHUNK);
+            let grows = buf
+                .len()
+                .saturating_add(extra)
+                .saturating_sub(buf.capacity());
+            if !held.grow(grows as u64) {
+                return Err(PipeEnd::OverBudget);
+            }
+            buf.reserve_exact(extra);
         }
         let n = pipe.read_buf(&mut buf).await.map_err(PipeEnd::Io)?;
         if n == 0 {
-            return Ok(buf);
+            return Ok((buf, held));
         }
         let n = n as u64;
         if used.fetch_add(n, Ordering::Relaxed) + n > cap {
@@ -113,9 +138,11 @@ impl LocalRunner {
         self
     }
 
-    /// Caps what a command may print, and a file read, at `mb` MB (at least 1).
+    /// Caps what a command may print, and a file read, at `mb` MB (at least 1); the process's
+    /// budget for outputs being read is at least twice that (`budget.rs`).
     pub fn with_max_output_mb(mut self, mb: u64) -> Self {
         self.max_output_mb = mb.max(1);
+        budget::raise_to(self.cap().saturating_mul(2));
         self
     }
 
@@ -133,7 +160,7 @@ impl LocalRunner {
     pub(crate) async fn run_command(
         &self,
         argv: &[String],
-        stdin: Option<&str>,
+        stdin: Input<'_>,
         timeout: Duration,
     ) -> Result<Output, SourceError> {
         self.run_command_capped(argv, stdin, timeout, self.cap())
@@ -145,7 +172,7 @@ impl LocalRunner {
     pub(crate) async fn run_command_capped(
         &self,
         argv: &[String],
-        stdin: Option<&str>,
+        stdin: Input<'_>,
         timeout: Duration,
         cap: u64,
     ) -> Result<Output, SourceError> {
@@ -154,10 +181,9 @@ impl LocalRunner {
         };
         let mut cmd = tokio::process::Command::new(program);
         cmd.args(args)
-            .stdin(if stdin.is_some() {
-                Stdio::piped()
-            } else {
-                Stdio::null()
+            .stdin(match stdin {
+                Input::Null => Stdio::null(),
+                Input::Text(_) | Input::Held => Stdio::piped(),
             })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -194,12 +220,27 @@ impl LocalRunner {
                 .map(nix::unistd::Pid::from_raw),
         );
         let used = AtomicU64::new(0);
+        // Ordinary runs share the process's budget; the extent map's report, with its own far
+        // larger cap, may pass it by that cap (`budget.rs`).
+        let held = || {
+            if cap <= self.cap() {
+                Reservation::poll()
+            } else {
+                Reservation::extent_report(cap)
+            }
+        };
         let stdout = child.stdout.take();
         let stderr = child.stderr.take();
         let input = child.stdin.take();
+        // Held open until the run ends (dropped before the group is killed).
+        let (input, _held) = match stdin {
+            Input::Text(text) => (input.map(|pipe| (text, pipe)), None),
+            Input::Held => (None, input),
+            Input::Null => (None, None),
+        };
         let work = async {
             let feed = async {
-                if let (Some(text), Some(mut pipe)) = (stdin, input) {
+                if let Some((text, mut pipe)) = input {
                     use tokio::io::AsyncWriteExt;
                     // A program that exits without reading its input is not an error here:
                     // its exit code and output tell what happened.
@@ -209,8 +250,8 @@ impl LocalRunner {
             };
             let (_, out, err) = tokio::try_join!(
                 feed,
-                read_pipe(stdout, &used, cap),
-                read_pipe(stderr, &used, cap)
+                read_pipe(stdout, &used, cap, held()),
+                read_pipe(stderr, &used, cap, held())
             )?;
             let status = child.wait().await.map_err(PipeEnd::Io)?;
             Ok::<_, PipeEnd>((status, out, err))
@@ -220,11 +261,15 @@ impl LocalRunner {
             Ok(Err(PipeEnd::Exceeded)) => Err(SourceError::OutputTooLarge {
                 limit_mb: cap.div_ceil(MB),
             }),
+            Ok(Err(PipeEnd::OverBudget)) => Err(SourceError::MemoryBudget {
+                budget_mb: budget::limit().div_ceil(MB),
+            }),
             Ok(Err(PipeEnd::Io(e))) => Err(SourceError::Spawn {
                 program: program.clone(),
                 reason: e.to_string(),
             }),
-            Ok(Ok((status, out, err))) => Ok(Output {
+            // The reservations go back once the text is made (dropped at the end of the arm).
+            Ok(Ok((status, (out, _out_held), (err, _err_held)))) => Ok(Output {
                 exit: status.code(),
                 stdout: lossy(out),
                 stderr: lossy(err),
@@ -264,9 +309,12 @@ impl LocalRunner {
         cap: u64,
     ) -> Result<Output, SourceError> {
         match request {
-            Request::Command(argv) => self.run_command_capped(argv, None, timeout, cap).await,
+            Request::Command(argv) => {
+                self.run_command_capped(argv, Input::Null, timeout, cap)
+                    .await
+            }
             Request::CommandInput { argv, stdin } => {
-                self.run_command_capped(argv, Some(stdin), timeout, cap)
+                self.run_command_capped(argv, Input::Text(stdin), timeout, cap)
                     .await
             }
             Request::ReadFile(path) => self.read_file(path, timeout, cap).await,

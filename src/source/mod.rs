@@ -2,6 +2,7 @@
 //! `CommandRunner` trait — the only door to processes and files. Local, demo and replay runners
 //! implement it, so every mode runs the same pipeline.
 
+pub mod budget;
 pub mod local;
 pub mod registry;
 pub mod sqlhosts;

@@ -7,12 +7,17 @@
 //! spawned by the local runner (`LocalRunner::run_command`), so output caps, process groups and
 //! kills on timeout and drop are the same as for local commands.
 //!
-//! The remote command of a run is `env INFORMIXSERVER=… onstat -u`, then its exit status on a
-//! last line of standard error (`ifxtop-exit=N`): `ssh` exits 255 both when the connection fails
-//! and when the remote command does (onstat exits 255 when the server is off-line), and that
-//! line tells the two apart. The remote login shell must be a POSIX shell (sh, bash, ksh).
+//! The remote command of a run is `env INFORMIXSERVER=… onstat -u` inside a small POSIX-sh
+//! wrapper (`wrapped`): it runs the command in a process group of its own and kills that group
+//! when its standard input ends (the local ssh is gone: killed at the timeout, or the connection
+//! dropped) or when its own time is up, so nothing of a run outlives it on the host. It frames
+//! both output streams between lines holding a random marker, so whatever the remote shell's
+//! startup files print (a `.bashrc` greeting) is dropped, and ends standard error with the
+//! command's exit status: `ssh` exits 255 both when the connection fails and when the remote
+//! command does (onstat exits 255 when the server is off-line), and that line tells the two
+//! apart. The remote login shell must be a POSIX shell (sh, bash, ksh).
 
-use super::local::LocalRunner;
+use super::local::{Input, LocalRunner};
 use super::{BoxFuture, CommandRunner, Output, Request};
 use crate::error::SourceError;
 use std::path::{Path, PathBuf};
@@ -39,8 +44,10 @@ const ALIVE_COUNT: u32 = 3;
 const BACKOFF_MAX: Duration = Duration::from_secs(30);
 /// Runs timing out in a row (with no success between) before the master is taken for stuck.
 const STUCK_AFTER_TIMEOUTS: u32 = 3;
-/// The last line of standard error that carries the remote command's exit status.
-const EXIT_MARK: &str = "ifxtop-exit=";
+/// How much longer than the run's timeout the remote wrapper lets a command run before it kills
+/// it itself: the local side kills ssh first, and its end reaches the host at once; this limit is
+/// for a connection that hangs without ending.
+const REMOTE_GRACE: Duration = Duration::from_secs(5);
 
 /// A `[user@]host[:port]` to run on, checked so no part of it can reach ssh as an option.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -196,19 +203,55 @@ pub fn quote_words<S: AsRef<str>>(words: &[S]) -> String {
         .join(" ")
 }
 
-/// The remote command's exit status from the last line of `stderr`, and `stderr` without it.
-fn split_exit_mark(stderr: &str) -> Option<(i32, String)> {
-    let body = stderr.strip_suffix('\n').unwrap_or(stderr);
-    let at = body.rfind(EXIT_MARK)?;
-    // The mark follows the newline the remote `printf` wrote before it.
-    if at > 0 && body.as_bytes().get(at - 1) != Some(&b'\n') {
-        return None;
-    }
-    let code: i32 = body.get(at + EXIT_MARK.len()..)?.trim().parse().ok()?;
-    let before = body.get(..at.saturating_sub(1))?;
-    Some((code, before.to_string()))
+/// A marker no output can guess: framing lines hold it, so a command printing look-alike lines
+/// cannot end its own output early or forge an exit status.
+fn frame_marker() -> String {
+    use std::hash::BuildHasher;
+    static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    // Each RandomState is keyed from the OS's randomness (std), so the marker is unpredictable.
+    let state = std::collections::hash_map::RandomState::new();
+    let a = state.hash_one((n, nanos, std::process::id()));
+    let b = std::collections::hash_map::RandomState::new().hash_one((a, n));
+    format!("ifxtop-frame-{a:016x}{b:016x}")
 }
 
+/// The text between the line `marker` and the last `\n` + `marker` (exclusive), and what
+/// follows that end marker on its line. Whatever came before the start line (the remote
+/// shell's startup files) and after the end line (an exit trap) is dropped.
+fn framed<'a>(text: &'a str, marker: &str) -> Option<(&'a str, Option<&'a str>)> {
+    let start = text.find(&format!("{marker}\n"))? + marker.len() + 1;
+    let rest = text.get(start..)?;
+    match rest.rfind(&format!("\n{marker}")) {
+        Some(end) => {
+            let tail = rest.get(end + 1 + marker.len()..)?;
+            let tail = tail.split('\n').next().unwrap_or("");
+            Some((rest.get(..end)?, Some(tail)))
+        }
+        // Cut short (a run that did not end): what came after the start.
+        None => Some((rest, None)),
+    }
+}
+
+/// A run's output without the wrapper's frames: the command's own stdout and stderr and its
+/// exit status. `None` when standard error carries no end line with a status (the connection
+/// failed, or the remote side ran something else than the wrapper: a forced command).
+fn unframe(out: &Output, marker: &str) -> Option<Output> {
+    let (stderr, tail) = framed(&out.stderr, marker)?;
+    let code: i32 = tail?.trim().parse().ok()?;
+    let stdout = framed(&out.stdout, marker)
+        .map(|(body, _)| body)
+        .unwrap_or(&out.stdout);
+    Some(Output {
+        exit: Some(code),
+        stdout: stdout.to_string(),
+        stderr: stderr.to_string(),
+    })
+}
 /// What ssh said when it failed: its last line (the verdict after any warning banner).
 fn ssh_message(stderr: &str) -> String {
     let line = stderr
@@ -386,7 +429,7 @@ impl SshRunner {
     }
 
     /// `argv` as a remote command line: `env [INFORMIXSERVER=…] [PATH=…:"$PATH"] argv…`, every
-    /// value single-quoted, then the line reporting its exit status.
+    /// value single-quoted.
     pub(crate) fn remote_line(&self, argv: &[String], informixserver: bool) -> String {
         let mut line = String::from("env");
         if informixserver {
@@ -407,9 +450,6 @@ impl SshRunner {
         }
         line.push(' ');
         line.push_str(&quote_words(argv));
-        line.push_str("; s=$?; printf '\\n");
-        line.push_str(EXIT_MARK);
-        line.push_str("%s\\n' \"$s\" >&2; exit \"$s\"");
         line
     }
 
@@ -434,25 +474,40 @@ impl SshRunner {
             .saturating_sub(started.elapsed())
             .max(Duration::from_secs(1));
         self.ensure_connected(timeout).await?;
-        let argv = self.ssh_argv(remote);
+        self.exec_now(remote, stdin, timeout, cap).await
+    }
+
+    /// Runs one remote command line inside the wrapper, over the connection (opening it when
+    /// there is none), and reads the result.
+    async fn exec_now(
+        &self,
+        remote: &str,
+        stdin: Option<&str>,
+        timeout: Duration,
+        cap: u64,
+    ) -> Result<Output, SourceError> {
+        let marker = frame_marker();
+        let argv = self.ssh_argv(&wrapped(remote, stdin, timeout, &marker));
+        // ssh's input stays open for as long as the run: its end tells the host that ssh is
+        // gone. What the command reads travels in the script.
         let out = self
             .local
-            .run_command_capped(&argv, stdin, timeout, cap)
+            .run_command_capped(&argv, Input::Held, timeout, cap)
             .await;
-        self.settle(out).await
+        self.settle(out, &marker).await
     }
 
     /// Reads the end of one run: a success resets the link, a failed connection backs off.
-    async fn settle(&self, out: Result<Output, SourceError>) -> Result<Output, SourceError> {
+    async fn settle(
+        &self,
+        out: Result<Output, SourceError>,
+        marker: &str,
+    ) -> Result<Output, SourceError> {
         match out {
-            Ok(o) => match split_exit_mark(&o.stderr) {
-                Some((code, stderr)) => {
+            Ok(o) => match unframe(&o, marker) {
+                Some(framed) => {
                     self.mark_up();
-                    Ok(Output {
-                        exit: Some(code),
-                        stdout: o.stdout,
-                        stderr,
-                    })
+                    Ok(framed)
                 }
                 None if o.exit == Some(255) || o.exit.is_none() => {
                     Err(self.mark_down(ssh_message(&o.stderr)).await)
@@ -560,12 +615,15 @@ impl SshRunner {
     /// One run of `uname -n` (the remote host name): it becomes the master connection.
     async fn probe(&self) -> Result<String, SourceError> {
         let line = self.remote_line(&["uname".to_string(), "-n".to_string()], false);
-        let argv = self.ssh_argv(&line);
         let out = self
-            .local
-            .run_command(&argv, None, CONNECT_TIMEOUT + Duration::from_secs(5))
+            .exec_now(
+                &line,
+                None,
+                CONNECT_TIMEOUT + Duration::from_secs(5),
+                self.local.cap(),
+            )
             .await;
-        let out = match self.settle(out).await {
+        let out = match out {
             Err(SourceError::Timeout { .. }) => Err(self
                 .mark_down(format!(
                     "no connection after {}s",
@@ -644,7 +702,11 @@ impl SshRunner {
     async fn close_master_async(&self) {
         let _ = self
             .local
-            .run_command(&self.control_exit_argv(), None, Duration::from_secs(2))
+            .run_command(
+                &self.control_exit_argv(),
+                Input::Null,
+                Duration::from_secs(2),
+            )
             .await;
     }
 
@@ -734,6 +796,58 @@ impl SshRunner {
         }
         Ok(out)
     }
+}
+
+/// The remote script around one command line (`line`, its words already quoted), in plain
+/// POSIX sh for old hosts (AIX's ksh, dash, bash):
+///
+/// - the start of each stream is a line holding `marker`, so what the shell's startup files
+///   printed before it is known for noise; the end of standard output is another, the end of
+///   standard error one with the command's exit status;
+/// - the wrapper's own stderr (job notices, `set -m` refused without a terminal) goes nowhere;
+///   the command's goes to the real one (fd 4);
+/// - the command runs in a process group of its own: through job control (`set -m`: bash, ksh),
+///   else `setsid` where there is one (Linux: dash has no job control without a terminal), else
+///   as a plain child, then killed alone;
+/// - a watcher reads the script's standard input (ssh's, held open and never written by
+///   ifxtop) and kills the group when it ends: ssh was killed at the timeout, or the
+///   connection dropped; a timer kills it past the run's time and [`REMOTE_GRACE`], for a
+///   connection that hangs without ending;
+/// - the command's input, if any, is a here-document ending at a line holding the marker.
+fn wrapped(line: &str, stdin: Option<&str>, timeout: Duration, marker: &str) -> String {
+    let limit = (timeout + REMOTE_GRACE).as_secs().max(1);
+    let mut s = format!(
+        "m='{marker}'\n\
+         printf '%s\\n' \"$m\"; printf '%s\\n' \"$m\" >&2\n\
+         exec 3<&0 4>&2 </dev/null 2>/dev/null\n\
+         set -m; g=\n\
+         case $- in *m*) ;; *) command -v setsid >/dev/null && g=setsid;; esac\n\
+         $g {line} 2>&4 3<&- 4>&-"
+    );
+    match stdin {
+        Some(text) => {
+            s.push_str(&format!(" <<'{marker}-input' &\n{text}"));
+            if !text.is_empty() && !text.ends_with('\n') {
+                s.push('\n');
+            }
+            s.push_str(&format!("{marker}-input\n"));
+        }
+        None => s.push_str(" </dev/null &\n"),
+    }
+    s.push_str(&format!(
+        "c=$!\n\
+         {{ while read -r _; do :; done; kill -9 -$c $c; }} <&3 >/dev/null 4>&- &\n\
+         w=$!\n\
+         {{ trap 'kill -9 $p; exit' TERM; sleep {limit} & p=$!; wait $p && kill -9 -$c $c; }} \
+         </dev/null >/dev/null 3<&- 4>&- &\n\
+         t=$!\n\
+         exec 3<&-\n\
+         wait $c; s=$?\n\
+         kill -9 -$c -$w -$t $w; kill -s TERM $t\n\
+         printf '\\n%s\\n' \"$m\"; printf '\\n%s %s\\n' \"$m\" \"$s\" >&4\n\
+         exit \"$s\"\n"
+    ));
+    s
 }
 
 fn backoff(failures: u32) -> Duration {
@@ -892,22 +1006,141 @@ mod tests {
     }
 
     #[test]
-    fn the_exit_mark_is_taken_off_the_end_of_stderr() {
+    fn frames_drop_what_the_shell_printed_around_the_output() {
+        let m = frame_marker();
+        assert_ne!(m, frame_marker(), "a marker of its own for each run");
+        let out = Output {
+            exit: Some(0),
+            stdout: format!("Welcome to db01\nno newline{m}\nline 1\nlast\n{m}\nbye\n"),
+            stderr: format!("noise\n{m}\noops\n\n{m} 255\nbye\n"),
+        };
         assert_eq!(
-            split_exit_mark("\nifxtop-exit=255\n"),
-            Some((255, String::new()))
+            unframe(&out, &m),
+            Some(Output {
+                exit: Some(255),
+                stdout: "line 1\nlast".into(),
+                stderr: "oops\n".into(),
+            })
         );
-        assert_eq!(
-            split_exit_mark("oops\n\nifxtop-exit=1\n"),
-            Some((1, "oops\n".to_string()))
-        );
-        assert_eq!(
-            split_exit_mark("no newline\nifxtop-exit=0\n"),
-            Some((0, "no newline".to_string()))
-        );
-        assert_eq!(split_exit_mark("Connection refused\n"), None);
-        assert_eq!(split_exit_mark("xifxtop-exit=3\n"), None);
-        assert_eq!(split_exit_mark("\nifxtop-exit=x\n"), None);
+        // Empty outputs stay empty.
+        let out = Output {
+            exit: Some(0),
+            stdout: format!("{m}\n\n{m}\n"),
+            stderr: format!("{m}\n\n{m} 0\n"),
+        };
+        let back = unframe(&out, &m).expect("framed");
+        assert_eq!((back.stdout.as_str(), back.stderr.as_str()), ("", ""));
+        // No end line with a status: not the wrapper's output (a failed connection).
+        for stderr in [
+            "Connection refused\n".to_string(),
+            format!("{m}\ncut short"),
+            format!("{m}\n\n{m} x\n"),
+            format!("{}\n\n{m} 0\n", "ifxtop-frame-0000"),
+        ] {
+            let out = Output {
+                exit: Some(255),
+                stdout: String::new(),
+                stderr,
+            };
+            assert_eq!(unframe(&out, &m), None, "{out:?}");
+        }
+    }
+
+    /// Whether `pid` runs (a zombie does not).
+    fn alive(pid: i32) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|st| {
+            st.rfind(')')
+                .and_then(|at| st[at + 1..].split_whitespace().next())
+                .is_some_and(|state| state != "Z")
+        })
+    }
+
+    /// The wrapper under each POSIX shell here (dash has no job control without a terminal and
+    /// takes the `setsid` way; bash takes `set -m`): the output comes back framed, and when its
+    /// input ends (ssh gone) the command and its children are killed.
+    #[test]
+    fn the_wrapper_frames_and_kills_its_group_under_each_shell() {
+        use std::io::Write;
+        use std::process::{Command, Stdio};
+        for shell in ["/bin/sh", "/bin/dash", "/bin/bash"] {
+            if !Path::new(shell).exists() {
+                continue;
+            }
+            let m = frame_marker();
+            let line = quote_words(&["sh", "-c", "cat; echo err >&2; exit 3"]);
+            // Its input held open, as ssh's is while it runs.
+            let mut child = Command::new(shell)
+                .arg("-c")
+                .arg(wrapped(
+                    &line,
+                    Some("it's\nfed"),
+                    Duration::from_secs(5),
+                    &m,
+                ))
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("runs");
+            let held = child.stdin.take();
+            let out = child.wait_with_output().expect("ends");
+            drop(held);
+            let out = Output {
+                exit: out.status.code(),
+                stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+                stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            };
+            let back = unframe(&out, &m).unwrap_or_else(|| panic!("{shell}: {out:?}"));
+            assert_eq!(back.exit, Some(3), "{shell}: {out:?}");
+            assert_eq!(back.stdout, "it's\nfed\n", "{shell}");
+            assert_eq!(back.stderr, "err\n", "{shell}");
+
+            let dir = tempfile::tempdir().expect("dir");
+            let pids = dir.path().join("pids");
+            let hang = format!(
+                "sleep 600 </dev/null >/dev/null 2>&1 & echo \"$$ $!\" > '{}'; wait",
+                pids.display()
+            );
+            let line = quote_words(&["sh", "-c", &hang]);
+            let mut child = Command::new(shell)
+                .arg("-c")
+                .arg(wrapped(&line, None, Duration::from_secs(60), &m))
+                .stdin(Stdio::piped())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("starts");
+            let until = std::time::Instant::now() + Duration::from_secs(10);
+            let recorded: Vec<i32> = loop {
+                let text = std::fs::read_to_string(&pids).unwrap_or_default();
+                let v: Vec<i32> = text
+                    .split_whitespace()
+                    .filter_map(|p| p.parse().ok())
+                    .collect();
+                if v.len() == 2 {
+                    break v;
+                }
+                assert!(std::time::Instant::now() < until, "{shell}: never started");
+                std::thread::sleep(Duration::from_millis(20));
+            };
+            // ssh goes: the wrapper's input ends.
+            let mut input = child.stdin.take().expect("stdin");
+            let _ = input.flush();
+            drop(input);
+            let status = child.wait().expect("the wrapper ends");
+            let until = std::time::Instant::now() + Duration::from_secs(5);
+            while recorded.iter().any(|&p| alive(p)) && std::time::Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let left: Vec<i32> = recorded.iter().copied().filter(|&p| alive(p)).collect();
+            for &p in &left {
+                let _ = nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(p),
+                    nix::sys::signal::Signal::SIGKILL,
+                );
+            }
+            assert!(left.is_empty(), "{shell}: {left:?} left running ({status})");
+        }
     }
 
     #[test]

@@ -65,6 +65,8 @@ pub(crate) fn enter() -> io::Result<(Term, Guard)> {
             previous(info);
         }));
     });
+    // Before raw mode: the settings an abort (an allocation failing) puts back.
+    crate::memory::guard_terminal();
     enable_raw_mode()?;
     ACTIVE.store(true, Ordering::SeqCst);
     let mut out = io::stdout();
@@ -85,6 +87,7 @@ pub(crate) fn enter() -> io::Result<(Term, Guard)> {
 /// (after SIGHUP the terminal is gone and writes fail — there is nothing left to restore).
 pub(crate) fn restore() {
     if ACTIVE.swap(false, Ordering::SeqCst) {
+        crate::memory::terminal_released();
         let mut out = io::stdout();
         let _ = execute!(out, LeaveAlternateScreen, Show);
         let _ = disable_raw_mode();
@@ -108,6 +111,7 @@ pub fn suspend() -> io::Result<()> {
 /// cooked mode without crossterm knowing.
 pub fn take_again() -> io::Result<()> {
     let _ = disable_raw_mode();
+    crate::memory::guard_terminal();
     enable_raw_mode()?;
     ACTIVE.store(true, Ordering::SeqCst);
     execute!(io::stdout(), EnterAlternateScreen, Hide)

@@ -19,7 +19,7 @@ impl FakeSsh {
         let d = dir.path().display().to_string();
         let script = format!(
             r#"#!/bin/sh
-for a in "$@"; do printf '%s\n' "$a"; done > '{d}/last-args'
+for a in "$@"; do printf '%s\0' "$a"; done > '{d}/last-args'
 case " $* " in
   *" -O exit "*) echo exit >> '{d}/control.log'; exit 0;;
 esac
@@ -62,7 +62,7 @@ exec sh -c "$last"
     fn last_args(&self) -> Vec<String> {
         std::fs::read_to_string(self.dir.path().join("last-args"))
             .unwrap_or_default()
-            .lines()
+            .split_terminator('\0')
             .map(str::to_string)
             .collect()
     }
@@ -90,7 +90,7 @@ async fn ssh_gets_batch_mode_a_private_control_path_and_the_host_after_a_double_
     assert!(args.contains(&cp), "{args:?}");
     let dd = args.iter().position(|a| a == "--").expect("--");
     assert_eq!(args[dd + 1], "db01");
-    // The remote command line is one argument, last.
+    // The remote script (its lines, the command's among them) is one argument, last.
     assert_eq!(args.len(), dd + 3, "{args:?}");
     assert!(args[dd + 2].contains("'INFORMIXSERVER=ol'"), "{args:?}");
 }

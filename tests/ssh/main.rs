@@ -10,6 +10,7 @@ mod common;
 mod cli;
 mod fake;
 mod quote;
+mod remote;
 mod screen;
 mod sshd;
 
