@@ -104,7 +104,7 @@ fn window(
 
 /// Plays a recording into a store from its start to `to`, sampling every `onstat -u` moment
 /// from `sample_from` on, each once its data settled (as the live screen builds it).
-pub(crate) fn replay_walk(
+pub fn replay_walk(
     rec: Arc<crate::collect::record::Recording>,
     settings: StoreSettings,
     sample_from: Duration,
@@ -155,7 +155,7 @@ pub fn demo_activity(
 }
 
 /// The recording's settings, as `snapshot --replay` takes them.
-pub(crate) fn replay_settings(
+pub fn replay_settings(
     rec: &crate::collect::record::Recording,
     mut settings: StoreSettings,
 ) -> StoreSettings {

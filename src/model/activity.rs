@@ -555,6 +555,32 @@ impl Activity {
         self.rows
     }
 
+    /// The bytes the history holds on the heap, from its containers' capacities (the rows,
+    /// the chart, the names and their index): what the memory budget counts.
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let samples: usize = self
+            .recent
+            .iter()
+            .map(|s| s.rows.capacity() * size_of::<Row>() + size_of::<Sample>())
+            .sum();
+        let buckets: usize = self
+            .buckets
+            .iter()
+            .map(|b| b.rows.capacity() * size_of::<(Row, f32)>() + size_of::<Bucket>())
+            .sum();
+        let names: usize = self
+            .names
+            .names
+            .iter()
+            .map(|n| size_of::<CompactString>() + if n.is_heap_allocated() { n.capacity() } else { 0 })
+            .sum::<usize>()
+            * 2 // the index holds each name again
+            + self.names.by_name.capacity() * (size_of::<CompactString>() + size_of::<NameId>() + 8);
+        let idents = self.ident_of.capacity() * 12 + self.idents.capacity() * (16 + 8);
+        samples + buckets + names + idents + self.chart.capacity() * size_of::<ChartPoint>()
+    }
+
     /// The chart's points after `from` up to `to` (session seconds).
     pub fn chart(&self, from: f64, to: f64) -> impl Iterator<Item = &ChartPoint> {
         self.chart.iter().filter(move |c| c.at > from && c.at <= to)

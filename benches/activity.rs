@@ -1,0 +1,172 @@
+//! Budgets of database time (issue 22, docs/activity.md) at 5,000 sessions:
+//! - sampling and aggregation, and the Activity pane's report, at most 3 ms more per second of
+//!   the cycle (`sample_and_pane_5000`: one sample added and the pane's 5-minute report built);
+//! - one hour of samples within the whole TUI's 50 MB (printed: the history's heap after an
+//!   hour of 5,000-session samples, each from a different demo moment);
+//! - `ifxtop ash` over a one-hour recording of 5,000 sessions in under 5 s (`ash_replay`: the
+//!   replay walk over a recorded stretch of the demo; a second of recording costs the time per
+//!   `onstat -u` printed, times 3,600 for the hour).
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use ifxtop::collect::sample::Update;
+use ifxtop::demo::DemoInstance;
+use ifxtop::model::activity::{actives, Activity, Key, Query};
+use ifxtop::model::snapshot::{self, Snapshot};
+use ifxtop::source::Source;
+use ifxtop::store::{Store, StoreSettings};
+use std::time::Duration;
+
+const SOURCES: [Source; 8] = [
+    Source::OnstatU,
+    Source::OnstatGCon,
+    Source::OnstatX,
+    Source::OnstatK,
+    Source::OnstatGNtt,
+    Source::OnstatGRea,
+    Source::OnstatGLmx,
+    Source::OnstatGAth,
+];
+
+/// Snapshots of `n` consecutive demo seconds from `from`, built as the screen builds them.
+fn snapshots(sessions: usize, from: u64, n: u64) -> Vec<Snapshot> {
+    let demo = DemoInstance::new(1).with_sessions(sessions);
+    let mut store = Store::new(StoreSettings::default());
+    let mut out = Vec::new();
+    for t in from - 20..from + n {
+        for s in SOURCES {
+            let o = demo
+                .respond(&s.request(), Duration::from_secs(t))
+                .expect("the demo answers");
+            store.apply(Update {
+                source: s,
+                t: Duration::from_secs(t),
+                took: Duration::ZERO,
+                result: s.parse(o),
+            });
+        }
+        if t >= from {
+            out.push(snapshot::build(&store, Duration::from_secs(t), None, &[]));
+        }
+    }
+    out
+}
+
+fn sample_all(a: &mut Activity, snaps: &[Snapshot], seconds: u64) {
+    let ready: Vec<_> = snaps
+        .iter()
+        .map(|s| s.ready.iter().copied().collect())
+        .collect();
+    for t in 0..seconds {
+        let i = (t as usize) % snaps.len();
+        a.add(t as f64, &actives(&snaps[i], &ready[i]));
+    }
+}
+
+fn activity(c: &mut Criterion) {
+    ifxtop::memory::tune();
+    // `cargo test --all-targets` runs this once without `--bench`: keep that cheap.
+    let full = std::env::args().any(|a| a == "--bench");
+    let (sessions, moments) = if full { (5_000, 60) } else { (200, 5) };
+    // The lock chain and the stretch before it: running sessions, lock, buffer, mutex waits.
+    let snaps = snapshots(sessions, 280, moments);
+    let mut hour = Activity::new();
+    sample_all(&mut hour, &snaps, 3_600);
+    let active: usize = snaps
+        .iter()
+        .map(|s| actives(s, &Default::default()).len())
+        .sum::<usize>()
+        / snaps.len();
+    eprintln!(
+        "activity: {sessions} sessions, {active} active a sample on average; one hour: {} rows, {:.1} MB on the heap",
+        hour.rows(),
+        hour.heap_bytes() as f64 / 1e6
+    );
+    assert!(
+        hour.heap_bytes() < 20_000_000,
+        "an hour of activity holds {} bytes",
+        hour.heap_bytes()
+    );
+    let mut g = c.benchmark_group("activity");
+    g.sample_size(20);
+    // One second of the live loop's extra work with the pane open: a sample, the 5-minute
+    // report by class, and its chart.
+    let ready: Vec<_> = snaps
+        .iter()
+        .map(|s| s.ready.iter().copied().collect())
+        .collect();
+    let mut a = hour.clone();
+    let mut t = 3_600u64;
+    g.bench_function("sample_and_pane_5000", |b| {
+        b.iter(|| {
+            let i = (t as usize) % snaps.len();
+            a.add(t as f64, &actives(&snaps[i], &ready[i]));
+            let r = a.report(&Query {
+                from: t as f64 - 300.0,
+                to: t as f64,
+                keys: vec![Key::Class],
+                filter: None,
+                top: 200,
+            });
+            let chart = a.chart(t as f64 - 300.0, t as f64).count();
+            t += 1;
+            (r.db_time_s, chart)
+        })
+    });
+    // The pane over the whole hour, grouped by session (the most groups).
+    g.bench_function("pane_hour_by_session_5000", |b| {
+        b.iter(|| {
+            hour.report(&Query {
+                from: 0.0,
+                to: 3_600.0,
+                keys: vec![Key::Session],
+                filter: None,
+                top: 200,
+            })
+            .db_time_s
+        })
+    });
+    g.finish();
+}
+
+/// `ifxtop ash --replay` over a recorded stretch of the demo at 5,000 sessions.
+fn ash_replay(c: &mut Criterion) {
+    let full = std::env::args().any(|a| a == "--bench");
+    let (sessions, secs) = if full { (5_000, 60) } else { (100, 5) };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("demo.jsonl.zst");
+    let settings = StoreSettings {
+        wall_start: Some(ifxtop::demo::EPOCH),
+        ..StoreSettings::default()
+    };
+    let (_, samples) = ifxtop::commands::snapshot::demo_store(
+        DemoInstance::new(1).with_sessions(sessions),
+        Duration::from_secs(280),
+        Duration::from_secs(280 + secs),
+        settings.clone(),
+        true,
+    )
+    .expect("the demo");
+    ifxtop::commands::snapshot::write_recording(&path, Some("ol_demo"), &settings, &samples)
+        .expect("written");
+    let rec = std::sync::Arc::new(ifxtop::collect::record::read_recording(&path).expect("read"));
+    let settings = ifxtop::commands::ash::replay_settings(&rec, StoreSettings::default());
+    let mut g = c.benchmark_group("activity");
+    g.sample_size(10);
+    g.bench_function(format!("ash_replay_{secs}s_{sessions}"), |b| {
+        b.iter(|| {
+            let mut a = Activity::new();
+            ifxtop::commands::ash::replay_walk(
+                rec.clone(),
+                settings.clone(),
+                Duration::ZERO,
+                rec.length(),
+                &mut a,
+            );
+            a.rows()
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, activity, ash_replay);
+criterion_main!(benches);
