@@ -61,14 +61,20 @@ pub struct SessionRow {
     /// cleaner, `D` daemon, `F` page flusher, `M` monitor): not database time.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub system: bool,
+    /// Its primary thread is in a transaction (`onstat -u` flags position 3 `B`): with the
+    /// session idle, the application that forgot to commit (`idle txn`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub in_txn: bool,
 }
 
 impl SessionRow {
-    /// The state in a word or two, at most 10 characters: `running`, `idle`, what it waits on
+    /// The state in a word or two, at most 10 characters: `running`, `idle`, `idle txn` (idle
+    /// in an open transaction), what it waits on
     /// (`lock`, `checkpoint`, `condition`...), `crit.sect.` (running inside a critical section).
     pub fn state_words(&self) -> String {
         match (self.state, self.wait) {
             (SessionState::Waiting, Some(r)) => r.short().into(),
+            (SessionState::Idle, _) if self.in_txn => "idle txn".into(),
             (SessionState::Idle, _) => "idle".into(),
             (SessionState::Running, _) if self.critical_section => "crit.sect.".into(),
             (SessionState::Running, _) => "running".into(),
@@ -137,6 +143,7 @@ pub(crate) fn build(u: &OnstatU, inp: &SessionInputs<'_>) -> Vec<SessionRow> {
                 in_state_s_at_least: false,
                 threads: 0,
                 system: true,
+                in_txn: false,
             });
             rows.len() - 1
         });
@@ -145,6 +152,9 @@ pub(crate) fn build(u: &OnstatU, inp: &SessionInputs<'_>) -> Vec<SessionRow> {
         };
         row.threads += 1;
         row.system &= matches!(th.flags.thread_kind(), Some('B' | 'D' | 'F' | 'M'));
+        if th.flags.is_primary() {
+            row.in_txn = th.flags.txn_state() == Some('B');
+        }
         row.locks += th.locks;
         row.critical_section |= th.flags.in_critical_section();
         if let Some((r, w)) = inp.rates.get(th.address) {

@@ -575,6 +575,8 @@ pub(crate) fn session_priority(s: &SessionRow) -> f64 {
         match s.state {
             SessionState::Waiting => 3e9 + time,
             SessionState::Running => 2e9 + io.min(1e8),
+            // Idle in an open transaction: above the plain idle, the longest first.
+            SessionState::Idle if s.in_txn => 1.5e9 + time,
             SessionState::Idle => 1e9 - time,
         }
     }
@@ -879,7 +881,7 @@ impl TableRows for PaneRows<'_> {
                 Some(r) if (!r.blocks.is_empty() && !r.harm.background) || r.critical_section => {
                     theme.hot
                 }
-                Some(r) if r.state == SessionState::Idle => theme.dim,
+                Some(r) if r.state == SessionState::Idle && !r.in_txn => theme.dim,
                 Some(r) if r.state == SessionState::Waiting => theme.warn,
                 _ => Style::new(),
             },

@@ -210,6 +210,27 @@ fn compare(snap: &Snapshot, truth: &Truth, at: &str, r: &mut Report) {
             }
         }
     }
+    // An idle session is said to be in an open transaction exactly when it is (the
+    // application that forgot to commit).
+    for row in &snap.sessions {
+        let Some(st) = truth.session(row.sessid.0) else {
+            continue;
+        };
+        if row.state != ifxtop::model::sessions::SessionState::Idle {
+            continue;
+        }
+        if row.in_txn == st.txn {
+            r.right("idle in txn");
+        } else {
+            r.wrong(
+                "idle in txn",
+                format!(
+                    "{at} sid {}: shown in_txn={}, true {}",
+                    row.sessid, row.in_txn, st.txn
+                ),
+            );
+        }
+    }
     // One screen, one answer: the Waiters pane's session count is the Sessions pane's.
     if snap.summary.sessions == snap.sessions.len() {
         r.right("counts agree");
