@@ -74,6 +74,8 @@ pub struct Session {
     /// The data of the frozen moment (space): a session drilled into while frozen is shown as
     /// it was then, not as it is now.
     frozen_store: Option<Store>,
+    /// The findings' starts as they were at the frozen moment.
+    frozen_findings: Option<crate::model::findings::FindingsHistory>,
     /// When the session started, on the loop's clock: what status messages expire by.
     started: Instant,
     /// What is left of a replay seek through a long recording: applied a slice at a time, so
@@ -127,6 +129,7 @@ impl Session {
             last_auto_rebuild: None,
             was_offline: false,
             frozen_store: None,
+            frozen_findings: None,
             started: Instant::now(),
             seeking: None,
             dirty: true,
@@ -221,8 +224,14 @@ impl Session {
         }
         // Freezing keeps the moment's data too; resuming lets it go.
         match (&self.app.frozen, &self.frozen_store) {
-            (Some(_), None) => self.frozen_store = Some(self.watched.store.clone()),
-            (None, Some(_)) => self.frozen_store = None,
+            (Some(_), None) => {
+                self.frozen_store = Some(self.watched.store.clone());
+                self.frozen_findings = Some(self.watched.findings.clone());
+            }
+            (None, Some(_)) => {
+                self.frozen_store = None;
+                self.frozen_findings = None;
+            }
             _ => {}
         }
         if self.dirty {
@@ -242,13 +251,16 @@ impl Session {
             if let (Some(frozen), Some((snap, _))) = (&self.frozen_store, &self.app.frozen) {
                 // The frozen moment, with the sessions drilled into now.
                 let at = Duration::from_secs_f64(snap.at_s);
-                let rebuilt = snapshot::build_with(
+                let mut rebuilt = snapshot::build_with(
                     frozen,
                     at,
                     self.server.as_deref(),
                     &focus,
                     hot.as_deref(),
                 );
+                if let Some(h) = &mut self.frozen_findings {
+                    rebuilt.track_findings(h, frozen.settings.wall_start);
+                }
                 self.app.set_frozen_snapshot(Arc::new(rebuilt));
             }
         }
@@ -259,12 +271,16 @@ impl Session {
         }
         if due == Due::Now || focus_moved {
             self.watched.built();
-            let snap = snapshot::build_with(
+            let mut snap = snapshot::build_with(
                 &self.watched.store,
                 now,
                 self.server.as_deref(),
                 &focus,
                 hot.as_deref(),
+            );
+            snap.track_findings(
+                &mut self.watched.findings,
+                self.watched.store.settings.wall_start,
             );
             if self.auto_rebuild_due(&snap) || self.back_online(&snap) {
                 effects.push(Effect::RebuildExtents);

@@ -338,6 +338,7 @@ fn run_with(
             SessionClock::starting_at(from),
         );
         let mut store = Store::new(StoreSettings::default());
+        let mut findings = ifxtop::model::findings::FindingsHistory::default();
         let mut walk = TruthWalk::new(&demo, start.saturating_sub(WARM));
         let mut truth = walk.next();
         let t0 = tokio::time::Instant::now();
@@ -358,7 +359,8 @@ fn run_with(
                 continue;
             };
             let now = from + Duration::from_secs(k) + Duration::from_millis(500);
-            let snap = build(&store, now, None, &[]);
+            let mut snap = build(&store, now, None, &[]);
+            snap.track_findings(&mut findings, None);
             while truth.t < u_t.as_secs() {
                 truth = walk.next();
             }
@@ -545,6 +547,8 @@ struct Confusion {
     cells: BTreeMap<(String, String), u64>,
     right: u64,
     wrong: u64,
+    /// The latest a finding's exact start came after its episode's (seconds).
+    late_s: f64,
 }
 
 impl Confusion {
@@ -559,14 +563,15 @@ impl Confusion {
         let all = self.right + self.wrong;
         let _ = writeln!(
             s,
-            "right {} of {} ({:.1} %)",
+            "right {} of {} ({:.1} %); a finding's start at most {:.1} s after its episode's",
             self.right,
             all,
             if all > 0 {
                 100.0 * self.right as f64 / all as f64
             } else {
                 0.0
-            }
+            },
+            self.late_s
         );
         s
     }
@@ -623,10 +628,13 @@ fn check_findings(snap: &Snapshot, truth: &Truth, at: &str, r: &mut Report, c: &
         );
         return;
     }
-    // The culprit the truth names.
     let Some(f) = top else {
         return;
     };
+    if expected.is_some() {
+        check_since(f, truth, at, r, c);
+    }
+    // The culprit the truth names.
     let want: Vec<u64> = match truth.incident {
         Incident::LockChain => truth
             .sessions
@@ -654,6 +662,36 @@ fn check_findings(snap: &Snapshot, truth: &Truth, at: &str, r: &mut Report, c: &
             "finding culprit",
             format!("{at} {:?}: shown {shown:?}, true {want:?}", truth.incident),
         );
+    }
+}
+
+/// A finding's start is never before its episode's (a second's slack: the sample that saw it
+/// begin); one the history saw begin is exact, one older than the history a lower bound.
+fn check_since(
+    f: &ifxtop::model::findings::Finding,
+    truth: &Truth,
+    at: &str,
+    r: &mut Report,
+    c: &mut Confusion,
+) {
+    let began = (truth.t - into_episode(truth.t)) as f64;
+    let Some(since) = f.since_s else {
+        r.wrong("finding since", format!("{at}: no since: {f:?}"));
+        return;
+    };
+    if since < began - 1.0 {
+        r.wrong(
+            "finding since",
+            format!(
+                "{at} {:?}: since {since}, episode began {began}",
+                truth.incident
+            ),
+        );
+    } else if f.for_s_at_least {
+        r.unknown("finding since");
+    } else {
+        r.right("finding since");
+        c.late_s = c.late_s.max(since - began);
     }
 }
 

@@ -198,12 +198,13 @@ async fn watch_instance(
                         settle = None;
                         watched.built();
                         let store = &watched.store;
-                        let snap = snapshot::build(
+                        let mut snap = snapshot::build(
                             store,
                             collection.clock.now(),
                             setup.server.as_deref(),
                             &[],
                         );
+                        snap.track_findings(&mut watched.findings, store.settings.wall_start);
                         let m = InstanceMetrics::build(
                             server,
                             host,
