@@ -412,6 +412,8 @@ pub struct FindingsHistory {
     held: HashMap<Key, Since>,
     /// The moment of the last snapshot stamped.
     last_at: Option<f64>,
+    /// The sources whose data a finding could be read from at that snapshot.
+    ready: Vec<String>,
 }
 
 impl FindingsHistory {
@@ -420,10 +422,15 @@ impl FindingsHistory {
     /// earlier of: the first snapshot it held in (a lower bound of its age when that was the
     /// first one seen or followed a gap), and its oldest wait's start as the moment's facts
     /// tell. Never earlier than either shows it held.
+    ///
+    /// `ready` names the sources with data enough to read a finding from (two good samples:
+    /// rates need two). A finding first seen when a source has just become ready may have held
+    /// before ifxtop could see it: its start is then an upper bound too.
     pub fn stamp(
         &mut self,
         findings: &mut [Finding],
         at_s: f64,
+        ready: Vec<String>,
         wall_start: Option<time::OffsetDateTime>,
     ) {
         let continuous = self
@@ -432,13 +439,15 @@ impl FindingsHistory {
         if !continuous {
             self.held.clear();
         }
+        // New data, not a new cause, may be what shows a finding first seen now.
+        let seen_begin = continuous && ready.iter().all(|r| self.ready.contains(r));
         let mut held: HashMap<Key, Since> = HashMap::new();
         for f in findings.iter_mut() {
             let key = (f.kind, f.severity > Severity::Info, f.identity());
             // First seen now: it began since the last snapshot, or before when there was none.
             let seen = self.held.get(&key).copied().unwrap_or(Since {
                 at: at_s,
-                at_least: !continuous,
+                at_least: !seen_begin,
             });
             let waits = f.for_s.map(|s| Since {
                 at: at_s - s,
@@ -452,6 +461,7 @@ impl FindingsHistory {
         }
         self.held = held;
         self.last_at = Some(at_s);
+        self.ready = ready;
     }
 }
 
@@ -1300,7 +1310,7 @@ mod tests {
     }
 
     fn stamped(h: &mut FindingsHistory, mut f: Vec<Finding>, at: f64) -> Vec<Finding> {
-        h.stamp(&mut f, at, None);
+        h.stamp(&mut f, at, vec!["onstat -u".into()], None);
         f
     }
 
@@ -1370,6 +1380,33 @@ mod tests {
         assert!(f[0].for_s_at_least);
     }
 
+    /// A finding first seen when a source has just become ready may have held before: a
+    /// lower bound; once the data is steady, a new finding was seen to begin.
+    #[test]
+    fn a_finding_shown_by_new_data_is_a_lower_bound() {
+        let mut h = FindingsHistory::default();
+        let u = || vec!["onstat -u".to_string()];
+        let mut f = vec![];
+        h.stamp(&mut f, 10.0, u(), None);
+        let mut f = vec![lock_chain(812, None, false)];
+        h.stamp(
+            &mut f,
+            11.0,
+            vec!["onstat -u".into(), "onstat -k".into()],
+            None,
+        );
+        assert_eq!(f[0].since_s, Some(11.0));
+        assert!(f[0].for_s_at_least);
+        let mut f = vec![lock_chain(813, None, false)];
+        h.stamp(
+            &mut f,
+            12.0,
+            vec!["onstat -u".into(), "onstat -k".into()],
+            None,
+        );
+        assert!(!f[0].for_s_at_least);
+    }
+
     /// A hot spot whose holder rotates is one finding: its object stays.
     #[test]
     fn a_hot_spot_keeps_its_start_while_its_holder_rotates() {
@@ -1396,7 +1433,7 @@ mod tests {
         let start = time::macros::datetime!(2026-11-26 13:10:00 UTC);
         let mut h = FindingsHistory::default();
         let mut f = vec![lock_chain(812, Some(40.0), true)];
-        h.stamp(&mut f, 42.0, Some(start));
+        h.stamp(&mut f, 42.0, Vec::new(), Some(start));
         assert_eq!(f[0].since.as_deref(), Some("2026-11-26T13:10:02Z"));
         assert_eq!(
             f[0].held_words().as_deref(),

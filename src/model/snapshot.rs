@@ -588,7 +588,14 @@ impl Snapshot {
         history: &mut crate::model::findings::FindingsHistory,
         wall_start: Option<time::OffsetDateTime>,
     ) {
-        history.stamp(&mut self.findings, self.at_s, wall_start);
+        // Two good samples: a rate (of a device's await, of reclaim) needs two.
+        let ready = self
+            .sources
+            .iter()
+            .filter(|s| s.runs.saturating_sub(s.failures) >= 2)
+            .map(|s| s.source.clone())
+            .collect();
+        history.stamp(&mut self.findings, self.at_s, ready, wall_start);
     }
 
     /// `f` of the facts the findings' rules read.
