@@ -934,8 +934,9 @@ fn replica_lag(snap: &Facts<'_>, out: &mut Vec<Finding>) {
 /// A device's await that rose this many times over from its first kept sample, while
 /// Informix's demand on the chunk stayed within [`FLAT_DEMAND`], is a device slowing down...
 pub const SLOWING_FACTOR: f64 = 3.0;
-/// ... once it reaches this (ms).
-pub const SLOWING_AWAIT_MS: f64 = 10.0;
+/// ... once it reaches this (ms): a device that answered in 1.5 ms and now takes 5 with the
+/// same demand is failing (a SAN path, an array rebuilding), whatever its absolute speed.
+pub const SLOWING_AWAIT_MS: f64 = 5.0;
 /// Demand within this share of its first kept sample is flat.
 pub const FLAT_DEMAND: f64 = 0.2;
 

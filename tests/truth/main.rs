@@ -549,6 +549,9 @@ struct Confusion {
     wrong: u64,
     /// The latest a finding's exact start came after its episode's (seconds).
     late_s: f64,
+    /// Per incident, the latest second of its warm-up the top finding was still wrong: right
+    /// from then on.
+    wrong_until: BTreeMap<String, u64>,
 }
 
 impl Confusion {
@@ -573,6 +576,16 @@ impl Confusion {
             },
             self.late_s
         );
+        let right_from: Vec<String> = self
+            .wrong_until
+            .iter()
+            .map(|(i, s)| format!("{i} +{s}s"))
+            .collect();
+        let _ = writeln!(
+            s,
+            "right from (else from the start): {}",
+            right_from.join(", ")
+        );
         s
     }
 }
@@ -581,10 +594,24 @@ impl Confusion {
 /// incident's kind first (with the culprit the truth names: the lock chain's head, the
 /// checkpoint's critical section), and a calm stretch has no finding above info.
 fn check_findings(snap: &Snapshot, truth: &Truth, at: &str, r: &mut Report, c: &mut Confusion) {
+    let top = snap.findings.first();
     if into_episode(truth.t) < FINDING_WARM_UP {
+        // The warm-up is not judged, but how soon the top finding is right is measured.
+        let drained = truth.incident == Incident::SendQDrain;
+        let ok = match expected_kind(truth.incident) {
+            _ if drained => true,
+            None => ifxtop::model::findings::headline(&snap.findings).is_none(),
+            Some(k) => top.is_some_and(|f| f.kind == k),
+        };
+        if !ok {
+            let e = c
+                .wrong_until
+                .entry(format!("{:?}", truth.incident))
+                .or_default();
+            *e = (*e).max(into_episode(truth.t) + 1);
+        }
         return;
     }
-    let top = snap.findings.first();
     let headline = ifxtop::model::findings::headline(&snap.findings);
     let shown = headline.map_or("-".to_string(), |f| f.kind.as_str().to_string());
     let incident = format!("{:?}", truth.incident);
@@ -693,6 +720,38 @@ fn check_since(
         r.right("finding since");
         c.late_s = c.late_s.max(since - began);
     }
+}
+
+/// A device that slows down is named within 6 s of its start: its await is read every second
+/// over the last 5 s, and a threefold rise with flat demand counts from 5 ms.
+#[test]
+fn a_slowing_device_is_named_within_6_s() {
+    let start = TIMELINE
+        .iter()
+        .find(|p| p.incident == Incident::SlowDevice)
+        .map(|p| p.start)
+        .expect("a slow device phase");
+    let report = run_with(1, 300, start - 20, 40, &mut |snap, truth, at, r| {
+        if truth.incident != Incident::SlowDevice || truth.t < start + 6 {
+            return;
+        }
+        let top = snap.findings.first();
+        if top.is_some_and(|f| f.kind == FindingKind::SlowDevice && f.culprit.chunk.is_some()) {
+            r.right("slow device by +6s");
+        } else {
+            r.wrong(
+                "slow device by +6s",
+                format!("{at}: {:?}", top.map(|f| &f.summary)),
+            );
+        }
+    });
+    eprintln!("{}", report.table());
+    assert_eq!(report.wrong_total(), 0, "{}", report.examples.join("\n"));
+    assert!(
+        report.table().contains("slow device by +6s"),
+        "{}",
+        report.table()
+    );
 }
 
 /// The CI slice of the findings: the whole first pass of the timeline at 300 sessions.
