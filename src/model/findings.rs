@@ -423,9 +423,9 @@ impl FindingsHistory {
     /// first one seen or followed a gap), and its oldest wait's start as the moment's facts
     /// tell. Never earlier than either shows it held.
     ///
-    /// `ready` names the sources with data enough to read a finding from (two good samples:
-    /// rates need two). A finding first seen when a source has just become ready may have held
-    /// before ifxtop could see it: its start is then an upper bound too.
+    /// `ready` names the sources with data and how much (its first good sample, its second:
+    /// rates need two). A finding first seen when a source has just had its first or second
+    /// sample may have held before ifxtop could see it: its start is then an upper bound too.
     pub fn stamp(
         &mut self,
         findings: &mut [Finding],

@@ -588,12 +588,15 @@ impl Snapshot {
         history: &mut crate::model::findings::FindingsHistory,
         wall_start: Option<time::OffsetDateTime>,
     ) {
-        // Two good samples: a rate (of a device's await, of reclaim) needs two.
+        // Each source with its first good sample, and with its second: a rate (of a device's
+        // await, of reclaim) needs two.
         let ready = self
             .sources
             .iter()
-            .filter(|s| s.runs.saturating_sub(s.failures) >= 2)
-            .map(|s| s.source.clone())
+            .filter_map(|s| {
+                let ok = s.runs.saturating_sub(s.failures).min(2);
+                (ok > 0).then(|| format!("{} ×{ok}", s.source))
+            })
             .collect();
         history.stamp(&mut self.findings, self.at_s, ready, wall_start);
     }
