@@ -18,6 +18,8 @@ pub(crate) const SETTLE: Duration = Duration::from_millis(60);
 /// screen's session and `serve` each keep one per instance.
 pub struct Watched {
     pub(crate) store: Store,
+    /// Since when each finding of the snapshots built from the store has held.
+    pub(crate) findings: crate::model::findings::FindingsHistory,
     log: Option<DebugLog>,
     rebuild: Rebuild,
     /// Database time: one sample per `onstat -u` moment built (`model/activity.rs`).
@@ -28,6 +30,7 @@ impl Watched {
     pub(crate) fn new(store: Store, log: Option<DebugLog>) -> Self {
         Watched {
             store,
+            findings: Default::default(),
             log,
             rebuild: Rebuild::default(),
             activity: Activity::new(),

@@ -14,7 +14,7 @@ use crate::parsers::onstat_u::WaitReason;
 use crate::store::hotspots::HotspotRow;
 use crate::store::sockets::SocketRow;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// What the rules read: the parts of one snapshot (the snapshot, which holds the findings,
 /// builds it, so this file needs not know it).
@@ -209,12 +209,19 @@ pub struct Evidence {
 pub struct Finding {
     pub kind: FindingKind,
     pub severity: Severity,
-    /// How long it has held as far as the moment's facts tell (its oldest wait); not tracked
-    /// across snapshots.
+    /// How long it has held: from `since_s` to the snapshot's moment (see [`FindingsHistory`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub for_s: Option<f64>,
-    /// `for_s` is a lower bound: the oldest wait began before ifxtop saw it.
+    /// `for_s` is a lower bound and `since_s` an upper one: it held already when ifxtop first
+    /// saw it (its first snapshot, after a gap, or a wait older than ifxtop's first sample).
     pub for_s_at_least: bool,
+    /// The first moment it held, on the snapshot's clock (`at_s`; below 0: before ifxtop
+    /// started): kept across snapshots while a finding of the same kind and culprit holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub since_s: Option<f64>,
+    /// `since_s` as a UTC time, when the session's wall clock is known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
     pub impact: Impact,
     pub culprit: Culprit,
     /// One line a DBA reads out on a call.
@@ -222,6 +229,12 @@ pub struct Finding {
     pub evidence: Vec<Evidence>,
     /// What helps (ifxtop only reads).
     pub action: String,
+    /// `since` on the server's clock (`13:10:02`), for the screen and the text report.
+    #[serde(skip)]
+    pub since_clock: Option<String>,
+    /// The summary's words before and after its age, so the age can follow `for_s`.
+    #[serde(skip)]
+    aged: Option<(String, String)>,
 }
 
 impl Finding {
@@ -231,12 +244,23 @@ impl Finding {
             severity,
             for_s: None,
             for_s_at_least: false,
+            since_s: None,
+            since: None,
             impact: Impact::default(),
             culprit: Culprit::default(),
             summary,
             evidence: Vec::new(),
             action: action.to_string(),
+            since_clock: None,
+            aged: None,
         }
+    }
+
+    /// The summary: `before`, its age (`42s`, `≥42s`), `after`; the age follows `for_s` when
+    /// [`FindingsHistory::stamp`] sets it.
+    fn aged_summary(&mut self, before: String, after: String) {
+        self.summary = format!("{before}{}{after}", self.age_words());
+        self.aged = Some((before, after));
     }
 
     fn fact(mut self, source: &'static str, fact: String) -> Self {
@@ -263,9 +287,10 @@ impl Finding {
         self
     }
 
-    /// `42s`, `≥42s`, or nothing.
+    /// `42s`, `≥42s`, or nothing (nor for a lower bound under a second: it says nothing).
     fn age_words(&self) -> String {
         self.for_s
+            .filter(|s| !(self.for_s_at_least && *s < 1.0))
             .map(|s| {
                 format!(
                     " {}",
@@ -278,6 +303,165 @@ impl Finding {
     /// The line the screen shows: `⚠ lock chain 42s: sid 812 holds up 3 (...)`.
     pub fn line(&self) -> String {
         format!("{} {}", self.severity.marker(), self.summary)
+    }
+
+    /// `for 42s, since 13:10:02`; as bounds `for ≥42s, since 13:10:02 or before`, and only
+    /// `since 13:10:02 or before` for a lower bound under a second (it says nothing more).
+    pub fn held_words(&self) -> Option<String> {
+        let s = self.for_s?;
+        if self.for_s_at_least && s < 1.0 {
+            return self
+                .since_clock
+                .as_ref()
+                .map(|c| format!("since {c} or before"));
+        }
+        let since = self
+            .since_clock
+            .as_deref()
+            .map(|c| {
+                format!(
+                    ", since {c}{}",
+                    if self.for_s_at_least {
+                        " or before"
+                    } else {
+                        ""
+                    }
+                )
+            })
+            .unwrap_or_default();
+        Some(format!(
+            "for {}{since}",
+            crate::format::human_duration_bound(s, self.for_s_at_least)
+        ))
+    }
+
+    /// What makes two findings one across snapshots beyond their kind: the part of the
+    /// culprit that stays while the cause does (a hot spot's holder rotates, its object stays;
+    /// a checkpoint's critical sections change, the checkpoint is one).
+    fn identity(&self) -> String {
+        let c = &self.culprit;
+        match self.kind {
+            FindingKind::LockChain => sids_words(&c.sids),
+            FindingKind::BufferHotSpot | FindingKind::MutexContention => {
+                c.object.clone().unwrap_or_default()
+            }
+            FindingKind::SlowDevice => c.chunk.map(|n| n.to_string()).unwrap_or_default(),
+            FindingKind::ReplicaLag => c.peer.clone().unwrap_or_default(),
+            // The reason named.
+            FindingKind::ServerBlocked => self
+                .evidence
+                .first()
+                .map(|e| e.fact.clone())
+                .unwrap_or_default(),
+            _ => String::new(),
+        }
+    }
+
+    /// Sets its start, and its age and summary from it.
+    fn set_since(&mut self, since: Since, at_s: f64, wall_start: Option<time::OffsetDateTime>) {
+        let at = wall_start.and_then(|w| w.checked_add(time::Duration::seconds_f64(since.at)));
+        self.since_s = Some((since.at * 10.0).round() / 10.0);
+        self.since = at.map(crate::format::iso_utc);
+        self.since_clock = at.map(crate::format::local_time);
+        self.for_s = Some((at_s - since.at).max(0.0));
+        self.for_s_at_least = since.at_least;
+        if let Some((before, after)) = self.aged.take() {
+            self.aged_summary(before, after);
+        }
+    }
+}
+
+/// Builds of the snapshot at most this far apart (seconds) see a finding continuously: the
+/// wait tracker's rule (`SEEN_BEGIN_WITHIN`). After a longer gap (a slower interval, a replay
+/// seek, a restart) what held before may have stopped in between: its start is not kept.
+pub const CONTINUOUS_WITHIN_S: f64 = 1.5;
+
+/// A finding across snapshots: its kind, whether it is above info (background that becomes a
+/// cause starts anew), and [`Finding::identity`].
+type Key = (FindingKind, bool, String);
+
+/// A finding's first moment and whether it held already then.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Since {
+    at: f64,
+    at_least: bool,
+}
+
+impl Since {
+    /// The earlier of two starts (each one a moment the finding is known to have held).
+    fn earliest(a: Since, b: Since) -> Since {
+        if a.at < b.at {
+            a
+        } else if b.at < a.at {
+            b
+        } else {
+            Since {
+                at: a.at,
+                at_least: a.at_least && b.at_least,
+            }
+        }
+    }
+}
+
+/// Since when each finding has held, across the snapshots of one watched instance: a finding
+/// of the same kind and culprit keeps its start; one that stops holding is forgotten. The model
+/// stays pure: the owner of the store keeps this beside it and passes it to each new snapshot
+/// ([`crate::model::snapshot::Snapshot::track_findings`]).
+#[derive(Debug, Clone, Default)]
+pub struct FindingsHistory {
+    held: HashMap<Key, Since>,
+    /// The moment of the last snapshot stamped.
+    last_at: Option<f64>,
+    /// The sources whose data a finding could be read from at that snapshot.
+    ready: Vec<String>,
+}
+
+impl FindingsHistory {
+    /// Sets each finding's start (`since_s`, `for_s`, the age in its summary) from the
+    /// snapshots seen before, the one at `at_s` included, and remembers them. The start is the
+    /// earlier of: the first snapshot it held in (a lower bound of its age when that was the
+    /// first one seen or followed a gap), and its oldest wait's start as the moment's facts
+    /// tell. Never earlier than either shows it held.
+    ///
+    /// `ready` names the sources with data and how much (its first good sample, its second:
+    /// rates need two). A finding first seen when a source has just had its first or second
+    /// sample may have held before ifxtop could see it: its start is then an upper bound too.
+    pub fn stamp(
+        &mut self,
+        findings: &mut [Finding],
+        at_s: f64,
+        ready: Vec<String>,
+        wall_start: Option<time::OffsetDateTime>,
+    ) {
+        let continuous = self
+            .last_at
+            .is_some_and(|last| at_s >= last && at_s - last <= CONTINUOUS_WITHIN_S);
+        if !continuous {
+            self.held.clear();
+        }
+        // New data, not a new cause, may be what shows a finding first seen now.
+        let seen_begin = continuous && ready.iter().all(|r| self.ready.contains(r));
+        let mut held: HashMap<Key, Since> = HashMap::new();
+        for f in findings.iter_mut() {
+            let key = (f.kind, f.severity > Severity::Info, f.identity());
+            // First seen now: it began since the last snapshot, or before when there was none.
+            let seen = self.held.get(&key).copied().unwrap_or(Since {
+                at: at_s,
+                at_least: !seen_begin,
+            });
+            let waits = f.for_s.map(|s| Since {
+                at: at_s - s,
+                at_least: f.for_s_at_least,
+            });
+            let since = waits.map_or(seen, |w| Since::earliest(w, seen));
+            f.set_since(since, at_s, wall_start);
+            held.entry(key)
+                .and_modify(|s| *s = Since::earliest(*s, since))
+                .or_insert(since);
+        }
+        self.held = held;
+        self.last_at = Some(at_s);
+        self.ready = ready;
     }
 }
 
@@ -401,11 +585,10 @@ fn checkpoint(snap: &Facts<'_>, serious: &[&WaiterRow], out: &mut Vec<Finding>) 
     } else {
         format!(", slowed by {}", why.join(" and "))
     };
-    let age = f.age_words();
     if critical.is_empty() {
-        f.summary = format!(
-            "checkpoint blocking{age}: flushing, {} threads wait{why}",
-            waits.len()
+        f.aged_summary(
+            "checkpoint blocking".into(),
+            format!(": flushing, {} threads wait{why}", waits.len()),
         );
         f.action = if slow.is_some() {
             "the checkpoint is flushing to a slow device: look at the chunk's device (the I/O pane)"
@@ -417,10 +600,13 @@ fn checkpoint(snap: &Facts<'_>, serious: &[&WaiterRow], out: &mut Vec<Finding>) 
         }
         .to_string();
     } else {
-        f.summary = format!(
-            "checkpoint blocked{age}: sid {} in a critical section holds up {}{why}",
-            sids_words(&critical),
-            waits.len()
+        f.aged_summary(
+            "checkpoint blocked".into(),
+            format!(
+                ": sid {} in a critical section holds up {}{why}",
+                sids_words(&critical),
+                waits.len()
+            ),
         );
         f = f.fact(
             "onstat -u",
@@ -513,23 +699,31 @@ fn long_transaction(snap: &Facts<'_>, serious: &[&WaiterRow], out: &mut Vec<Find
             format!("{} threads wait to write the log (G)", waits.len()),
         );
     }
-    let age = f.age_words();
     let who = holder
         .map(|s| format!("sid {s}"))
         .unwrap_or_else(|| "a transaction".into());
-    f.summary = if waits.is_empty() {
-        format!("long transaction: {who} holds {spanned} logical logs")
+    let (before, after) = if blocked && !waits.is_empty() {
+        (
+            "LONGTX",
+            format!(": {who} holds the logs, {} wait", waits.len()),
+        )
+    } else if blocked {
+        (
+            "LONGTX",
+            format!(": {who} holds {spanned} logical logs, server blocked"),
+        )
+    } else if waits.is_empty() {
+        (
+            "long transaction",
+            format!(": {who} holds {spanned} logical logs"),
+        )
     } else {
-        format!(
-            "long transaction{age}: {who} holds {spanned} logs, {} wait to log",
-            waits.len()
+        (
+            "long transaction",
+            format!(": {who} holds {spanned} logs, {} wait to log", waits.len()),
         )
     };
-    if blocked && !waits.is_empty() {
-        f.summary = format!("LONGTX{age}: {who} holds the logs, {} wait", waits.len());
-    } else if blocked {
-        f.summary = format!("LONGTX: {who} holds {spanned} logical logs, server blocked");
-    }
+    f.aged_summary(before.into(), after);
     if spanned < LONG_TXN_LOGS && waits.is_empty() && !blocked {
         f.action = "let it commit or roll back".into();
     }
@@ -629,11 +823,9 @@ fn lock_chains(snap: &Facts<'_>, serious: &[&WaiterRow], out: &mut Vec<Finding>)
             .as_deref()
             .map(|o| format!(" on {}", short_object(o)))
             .unwrap_or_default();
-        f.summary = format!(
-            "lock chain{}: sid {} holds up {}{on} ({state})",
-            f.age_words(),
-            h.sid,
-            waits.len()
+        f.aged_summary(
+            "lock chain".into(),
+            format!(": sid {} holds up {}{on} ({state})", h.sid, waits.len()),
         );
         f = f.fact(
             "onstat -k",
@@ -742,8 +934,9 @@ fn replica_lag(snap: &Facts<'_>, out: &mut Vec<Finding>) {
 /// A device's await that rose this many times over from its first kept sample, while
 /// Informix's demand on the chunk stayed within [`FLAT_DEMAND`], is a device slowing down...
 pub const SLOWING_FACTOR: f64 = 3.0;
-/// ... once it reaches this (ms).
-pub const SLOWING_AWAIT_MS: f64 = 10.0;
+/// ... once it reaches this (ms): a device that answered in 1.5 ms and now takes 5 with the
+/// same demand is failing (a SAN path, an array rebuilding), whatever its absolute speed.
+pub const SLOWING_AWAIT_MS: f64 = 5.0;
 /// Demand within this share of its first kept sample is flat.
 pub const FLAT_DEMAND: f64 = 0.2;
 
@@ -868,12 +1061,13 @@ fn buffer_hot_spots(snap: &Facts<'_>, serious: &[&WaiterRow], out: &mut Vec<Find
         } else {
             Severity::of_wait(f.for_s.unwrap_or(0.0))
         };
-        f.summary = format!(
-            "{}{}: {} wait on {} ({how})",
-            if pages > 1 { "hot pages" } else { "hot page" },
-            f.age_words(),
-            waits.len(),
-            short_object(&object)
+        f.aged_summary(
+            if pages > 1 { "hot pages" } else { "hot page" }.into(),
+            format!(
+                ": {} wait on {} ({how})",
+                waits.len(),
+                short_object(&object)
+            ),
         );
         f.action = action.to_string();
         f = f.fact(
@@ -1101,4 +1295,154 @@ fn logs(snap: &Facts<'_>, out: &mut Vec<Finding>) {
             ),
         ),
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lock_chain(head: u64, for_s: Option<f64>, at_least: bool) -> Finding {
+        let mut f = Finding::new(FindingKind::LockChain, Severity::Warning, String::new(), "");
+        f.for_s = for_s;
+        f.for_s_at_least = at_least;
+        f.culprit.sids = vec![Sid(head)];
+        f.aged_summary("lock chain".into(), format!(": sid {head} holds up 2"));
+        f
+    }
+
+    fn stamped(h: &mut FindingsHistory, mut f: Vec<Finding>, at: f64) -> Vec<Finding> {
+        h.stamp(&mut f, at, vec!["onstat -u".into()], None);
+        f
+    }
+
+    /// A finding first seen in ifxtop's first snapshot began then or before: a lower bound
+    /// that grows while it holds; one that stops and holds again starts anew, exactly.
+    #[test]
+    fn since_is_kept_while_it_holds_and_reset_when_it_stops() {
+        let mut h = FindingsHistory::default();
+        let f = stamped(&mut h, vec![lock_chain(812, None, false)], 10.0);
+        assert_eq!((f[0].since_s, f[0].for_s), (Some(10.0), Some(0.0)));
+        assert!(f[0].for_s_at_least);
+        assert_eq!(f[0].summary, "lock chain: sid 812 holds up 2");
+        assert_eq!(f[0].held_words(), None);
+        let f = stamped(&mut h, vec![lock_chain(812, None, false)], 11.0);
+        let f2 = stamped(&mut h, vec![lock_chain(812, None, false)], 12.0);
+        assert_eq!(f[0].since_s, Some(10.0));
+        assert_eq!((f2[0].since_s, f2[0].for_s), (Some(10.0), Some(2.0)));
+        assert!(f2[0].for_s_at_least);
+        assert_eq!(f2[0].summary, "lock chain ≥2s: sid 812 holds up 2");
+        assert_eq!(f2[0].held_words().as_deref(), Some("for ≥2s"));
+        // It stops; it holds again: seen to begin between two snapshots.
+        stamped(&mut h, vec![], 13.0);
+        let f = stamped(&mut h, vec![lock_chain(812, None, false)], 14.0);
+        assert_eq!(f[0].since_s, Some(14.0));
+        assert!(!f[0].for_s_at_least);
+        let f = stamped(&mut h, vec![lock_chain(812, None, false)], 15.0);
+        assert_eq!(f[0].summary, "lock chain 1s: sid 812 holds up 2");
+        // Another head is another finding.
+        let f = stamped(&mut h, vec![lock_chain(813, None, false)], 16.0);
+        assert_eq!(f[0].since_s, Some(16.0));
+    }
+
+    /// After a gap (a replay seek forward, a slower interval) or a step back in time (a seek
+    /// back, a restart), what held before is not assumed to have held in between.
+    #[test]
+    fn a_gap_or_a_seek_back_forgets_the_start() {
+        let mut h = FindingsHistory::default();
+        stamped(&mut h, vec![lock_chain(812, None, false)], 10.0);
+        stamped(&mut h, vec![lock_chain(812, None, false)], 11.0);
+        let f = stamped(&mut h, vec![lock_chain(812, None, false)], 100.0);
+        assert_eq!(f[0].since_s, Some(100.0));
+        assert!(f[0].for_s_at_least);
+        let f = stamped(&mut h, vec![lock_chain(812, None, false)], 101.0);
+        assert_eq!((f[0].since_s, f[0].for_s), (Some(100.0), Some(1.0)));
+        let f = stamped(&mut h, vec![lock_chain(812, None, false)], 50.0);
+        assert_eq!((f[0].since_s, f[0].for_s), (Some(50.0), Some(0.0)));
+        assert!(f[0].for_s_at_least);
+    }
+
+    /// The oldest wait's start, when the moment's facts know it to be earlier, is the start;
+    /// it stays when that waiter leaves and the chain holds on with younger waits.
+    #[test]
+    fn an_older_wait_moves_the_start_back_and_it_stays() {
+        let mut h = FindingsHistory::default();
+        let f = stamped(&mut h, vec![lock_chain(812, Some(30.0), false)], 100.0);
+        assert_eq!((f[0].since_s, f[0].for_s), (Some(70.0), Some(30.0)));
+        assert!(!f[0].for_s_at_least);
+        assert_eq!(f[0].summary, "lock chain 30s: sid 812 holds up 2");
+        let f = stamped(&mut h, vec![lock_chain(812, Some(1.0), false)], 101.0);
+        assert_eq!((f[0].since_s, f[0].for_s), (Some(70.0), Some(31.0)));
+        assert!(!f[0].for_s_at_least);
+        assert_eq!(f[0].summary, "lock chain 31s: sid 812 holds up 2");
+        // A wait older than ifxtop's first sample: a lower bound.
+        let mut h = FindingsHistory::default();
+        let f = stamped(&mut h, vec![lock_chain(812, Some(6.0), true)], 100.0);
+        assert_eq!(f[0].since_s, Some(94.0));
+        assert!(f[0].for_s_at_least);
+    }
+
+    /// A finding first seen when a source has just become ready may have held before: a
+    /// lower bound; once the data is steady, a new finding was seen to begin.
+    #[test]
+    fn a_finding_shown_by_new_data_is_a_lower_bound() {
+        let mut h = FindingsHistory::default();
+        let u = || vec!["onstat -u".to_string()];
+        let mut f = vec![];
+        h.stamp(&mut f, 10.0, u(), None);
+        let mut f = vec![lock_chain(812, None, false)];
+        h.stamp(
+            &mut f,
+            11.0,
+            vec!["onstat -u".into(), "onstat -k".into()],
+            None,
+        );
+        assert_eq!(f[0].since_s, Some(11.0));
+        assert!(f[0].for_s_at_least);
+        let mut f = vec![lock_chain(813, None, false)];
+        h.stamp(
+            &mut f,
+            12.0,
+            vec!["onstat -u".into(), "onstat -k".into()],
+            None,
+        );
+        assert!(!f[0].for_s_at_least);
+    }
+
+    /// A hot spot whose holder rotates is one finding: its object stays.
+    #[test]
+    fn a_hot_spot_keeps_its_start_while_its_holder_rotates() {
+        let hot = |holder: u64| {
+            let mut f = Finding::new(
+                FindingKind::BufferHotSpot,
+                Severity::Warning,
+                "hot pages".into(),
+                "",
+            );
+            f.culprit.sids = vec![Sid(holder)];
+            f.culprit.object = Some("stores:'informix'.orders".into());
+            f
+        };
+        let mut h = FindingsHistory::default();
+        stamped(&mut h, vec![hot(1)], 10.0);
+        let f = stamped(&mut h, vec![hot(2)], 11.0);
+        assert_eq!((f[0].since_s, f[0].for_s), (Some(10.0), Some(1.0)));
+    }
+
+    /// With the session's wall clock, the start reads as a time, a lower bound as `or before`.
+    #[test]
+    fn since_reads_as_a_time_of_day() {
+        let start = time::macros::datetime!(2026-11-26 13:10:00 UTC);
+        let mut h = FindingsHistory::default();
+        let mut f = vec![lock_chain(812, Some(40.0), true)];
+        h.stamp(&mut f, 42.0, Vec::new(), Some(start));
+        assert_eq!(f[0].since.as_deref(), Some("2026-11-26T13:10:02Z"));
+        assert_eq!(
+            f[0].held_words().as_deref(),
+            Some("for ≥40s, since 13:10:02 or before")
+        );
+        let json = serde_json::to_value(&f[0]).expect("json");
+        assert_eq!(json["since_s"], 2.0);
+        assert_eq!(json["since"], "2026-11-26T13:10:02Z");
+        assert_eq!(json["for_s_at_least"], true);
+    }
 }

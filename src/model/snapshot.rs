@@ -642,10 +642,36 @@ pub fn build_with(
         activity_chart: Vec::new(),
     };
     snap.findings = snap.with_facts(crate::model::findings::build);
+    // Alone, a snapshot knows each finding's start from its waits, else as a lower bound;
+    // the owner of the store tracks them across snapshots (`track_findings`).
+    snap.track_findings(
+        &mut crate::model::findings::FindingsHistory::default(),
+        store.settings.wall_start,
+    );
     snap
 }
 
 impl Snapshot {
+    /// Each finding's start, kept across the snapshots `history` has seen (one history per
+    /// watched store, passed each of its snapshots in order).
+    pub fn track_findings(
+        &mut self,
+        history: &mut crate::model::findings::FindingsHistory,
+        wall_start: Option<time::OffsetDateTime>,
+    ) {
+        // Each source with its first good sample, and with its second: a rate (of a device's
+        // await, of reclaim) needs two.
+        let ready = self
+            .sources
+            .iter()
+            .filter_map(|s| {
+                let ok = s.runs.saturating_sub(s.failures).min(2);
+                (ok > 0).then(|| format!("{} ×{ok}", s.source))
+            })
+            .collect();
+        history.stamp(&mut self.findings, self.at_s, ready, wall_start);
+    }
+
     /// `f` of the facts the findings' rules read.
     pub fn with_facts<T>(&self, f: impl FnOnce(&crate::model::findings::Facts<'_>) -> T) -> T {
         let heads: Vec<crate::model::findings::HeadFacts<'_>> = self

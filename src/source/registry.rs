@@ -27,9 +27,13 @@ pub(crate) const PERIOD_MEMORY: Duration = Duration::from_secs(60);
 pub(crate) const PERIOD_NUMA: Duration = Duration::from_secs(5);
 pub(crate) const PERIOD_NUMA_MAPS: Duration = Duration::from_secs(30);
 pub(crate) const PERIOD_DISCOVERY: Duration = Duration::from_secs(120);
-/// Chunk page counts (`onstat -D`, inside the grouped onstat call: no process of its own) and
-/// the kernel's device counters (`/proc/diskstats`, a file read): rates over 5 s.
+/// Chunk page counts (`onstat -D`, inside the grouped onstat call: no process of its own):
+/// rates over 5 s.
 pub(crate) const PERIOD_IO: Duration = Duration::from_secs(5);
+/// The kernel's device counters (`/proc/diskstats`, a small file read: no process) every
+/// second, their rates over the last 5 s (`store::io::DISK_WINDOW`): a device that slows down
+/// shows within seconds, not at the next 5 s.
+pub(crate) const PERIOD_DEVICES: Duration = Duration::from_secs(1);
 /// Informix's per-chunk operation times (`onstat -g iof`) and the replication commands: one
 /// onstat process each, so 10 s (6 a minute each). Informix prints its average times to 0.1 ms
 /// since the counters' last reset; a longer span between samples is also what makes the
@@ -336,7 +340,7 @@ registry! {
     }),
     /// Per block device: I/Os completed, ms spent, busy time (await and %util from two
     /// samples).
-    ProcDiskstats => SourceDef::file("/proc/diskstats", PERIOD_IO, Collector::Devices, |t| {
+    ProcDiskstats => SourceDef::file("/proc/diskstats", PERIOD_DEVICES, Collector::Devices, |t| {
         parsed(parsers::proc_diskstats::parse(t))
     }),
     /// Each chunk path's block device and the disks under it: `stat -L` of the chunk paths,

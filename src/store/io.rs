@@ -316,10 +316,22 @@ fn rate_of(a: &DiskCounters, b: &DiskCounters, dt_s: f64) -> Option<DiskRate> {
     })
 }
 
+/// The span a device's rates are taken over: read every second, the await over the last 5 s
+/// (what `iostat 5` shows, steady enough to judge a device by) is known a second after ifxtop
+/// starts (over that second) and follows a device that slows down within a second, not at the
+/// next multiple of 5 s.
+pub(crate) const DISK_WINDOW: Duration = Duration::from_secs(5);
+
 /// Per device rates from `/proc/diskstats`, by device number.
 #[derive(Debug, Clone, Default)]
 pub struct DiskRates {
-    prev: Option<(Duration, BTreeMap<DevNum, DiskCounters>)>,
+    /// The samples of the last [`DISK_WINDOW`] (and the newest one older), oldest first: a
+    /// rate is taken from the newest at least the window old, else the oldest.
+    prev: VecDeque<(Duration, BTreeMap<DevNum, DiskCounters>)>,
+    /// When the histories last took a sample: one every [`DISK_WINDOW`], so they span what they
+    /// did when the counters were read every 5 s (the trend's 12 cells a minute, the slowing
+    /// rule's first sample five minutes back), while the rates follow every second.
+    last_kept: Option<Duration>,
     pub(crate) rates: BTreeMap<DevNum, DiskRate>,
     /// Device → await (ms) over time, oldest first (0 when the device did no I/O).
     pub(crate) await_history: BTreeMap<DevNum, VecDeque<f64>>,
@@ -344,8 +356,26 @@ impl DiskRates {
                 )
             })
             .collect();
-        if let Some((t0, before)) = &self.prev {
+        // A sample from before the last (a replay's seek back, a restart) starts over.
+        if self.prev.back().is_some_and(|(t0, _)| *t0 >= t) {
+            self.prev.clear();
+        }
+        while self.prev.len() >= 2
+            && self
+                .prev
+                .get(1)
+                .is_some_and(|(t1, _)| t.saturating_sub(*t1) >= DISK_WINDOW)
+        {
+            self.prev.pop_front();
+        }
+        if let Some((t0, before)) = self.prev.front() {
             let dt = t.saturating_sub(*t0).as_secs_f64();
+            let keep = self
+                .last_kept
+                .is_none_or(|k| t < k || t.saturating_sub(k) >= DISK_WINDOW);
+            if dt > 0.0 && keep {
+                self.last_kept = Some(t);
+            }
             if dt > 0.0 {
                 self.rates.clear();
                 self.reset.clear();
@@ -355,16 +385,18 @@ impl DiskRates {
                     };
                     match rate_of(c0, c, dt) {
                         Some(r) => {
-                            push(
-                                self.await_history.entry(*dev).or_default(),
-                                r.await_ms.unwrap_or(0.0),
-                                HISTORY,
-                            );
-                            push(
-                                self.util_history.entry(*dev).or_default(),
-                                r.util_pct,
-                                HISTORY,
-                            );
+                            if keep {
+                                push(
+                                    self.await_history.entry(*dev).or_default(),
+                                    r.await_ms.unwrap_or(0.0),
+                                    HISTORY,
+                                );
+                                push(
+                                    self.util_history.entry(*dev).or_default(),
+                                    r.util_pct,
+                                    HISTORY,
+                                );
+                            }
                             self.rates.insert(*dev, r);
                         }
                         None => self.reset.push(*dev),
@@ -374,7 +406,7 @@ impl DiskRates {
                 self.util_history.retain(|d, _| now.contains_key(d));
             }
         }
-        self.prev = Some((t, now));
+        self.prev.push_back((t, now));
     }
 }
 

@@ -170,6 +170,8 @@ pub struct App {
     pub help: bool,
     /// The list of every finding is open (`f`).
     pub findings: bool,
+    /// The finding selected in that list: Enter opens its culprit.
+    pub findings_selected: usize,
     pub prompt: Option<Prompt>,
     pub live: Arc<Snapshot>,
     /// The snapshot kept on screen while frozen, and when it was frozen.
@@ -236,6 +238,7 @@ impl App {
             activity: ActivityUi::default(),
             help: false,
             findings: false,
+            findings_selected: 0,
             prompt: None,
             live: Arc::new(Snapshot::default()),
             frozen: None,

@@ -229,6 +229,9 @@ fn findings(s: &mut String, snap: &Snapshot) {
             f.severity.as_str(),
             printable(&f.summary)
         );
+        if let Some(held) = f.held_words() {
+            let _ = writeln!(s, "{:>11}{held}", "");
+        }
         for e in &f.evidence {
             let _ = writeln!(s, "{:>11}{}: {}", "", e.source, printable(&e.fact));
         }

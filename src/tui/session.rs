@@ -76,6 +76,8 @@ pub struct Session {
     /// The data of the frozen moment (space): a session drilled into while frozen is shown as
     /// it was then, not as it is now.
     frozen_store: Option<Store>,
+    /// The findings' starts as they were at the frozen moment.
+    frozen_findings: Option<crate::model::findings::FindingsHistory>,
     /// When the session started, on the loop's clock: what status messages expire by.
     started: Instant,
     /// What is left of a replay seek through a long recording: applied a slice at a time, so
@@ -130,6 +132,7 @@ impl Session {
             last_auto_rebuild: None,
             was_offline: false,
             frozen_store: None,
+            frozen_findings: None,
             started: Instant::now(),
             seeking: None,
             dirty: true,
@@ -224,8 +227,14 @@ impl Session {
         }
         // Freezing keeps the moment's data too; resuming lets it go.
         match (&self.app.frozen, &self.frozen_store) {
-            (Some(_), None) => self.frozen_store = Some(self.watched.store.clone()),
-            (None, Some(_)) => self.frozen_store = None,
+            (Some(_), None) => {
+                self.frozen_store = Some(self.watched.store.clone());
+                self.frozen_findings = Some(self.watched.findings.clone());
+            }
+            (None, Some(_)) => {
+                self.frozen_store = None;
+                self.frozen_findings = None;
+            }
             _ => {}
         }
         if self.dirty {
@@ -245,13 +254,16 @@ impl Session {
             if let (Some(frozen), Some((snap, _))) = (&self.frozen_store, &self.app.frozen) {
                 // The frozen moment, with the sessions drilled into now.
                 let at = Duration::from_secs_f64(snap.at_s);
-                let rebuilt = snapshot::build_with(
+                let mut rebuilt = snapshot::build_with(
                     frozen,
                     at,
                     self.server.as_deref(),
                     &focus,
                     hot.as_deref(),
                 );
+                if let Some(h) = &mut self.frozen_findings {
+                    rebuilt.track_findings(h, frozen.settings.wall_start);
+                }
                 self.app.set_frozen_snapshot(Arc::new(rebuilt));
             }
         }
@@ -270,6 +282,10 @@ impl Session {
                 self.server.as_deref(),
                 &focus,
                 hot.as_deref(),
+            );
+            snap.track_findings(
+                &mut self.watched.findings,
+                self.watched.store.settings.wall_start,
             );
             self.watched.sample(&snap);
             if let Some(ui) = &activity {

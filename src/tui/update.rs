@@ -207,6 +207,58 @@ impl App {
         }
     }
 
+    /// Opens what the selected finding blames: its session, its hot spot, its chunk in the I/O
+    /// pane; the pane that shows the rest (a peer, a NUMA node, the server's state).
+    fn open_finding(&mut self, now: Duration) {
+        use crate::model::findings::FindingKind as K;
+        let Some(f) = self.shown().findings.get(self.findings_selected).cloned() else {
+            self.say("no finding to open", now);
+            return;
+        };
+        let c = &f.culprit;
+        let hot = c.object.as_ref().filter(|o| {
+            f.kind == K::BufferHotSpot && self.shown().hotspots.iter().any(|h| &h.object == *o)
+        });
+        if let Some(object) = hot {
+            self.set_pane(Pane::Buffers);
+            self.select_row(|snap, r| snap.hotspots.get(r).is_some_and(|h| &h.object == object));
+            self.hotspot = Some(crate::tui::app::HotspotUi {
+                object: object.clone(),
+                selected: 0,
+            });
+        } else if let (Some(chunk), true) = (c.chunk, c.sids.is_empty()) {
+            self.set_pane(Pane::Io);
+            self.select_row(|snap, r| snap.io.chunks.get(r).is_some_and(|x| x.chunk == chunk));
+        } else if let Some(sid) = c.sids.first() {
+            self.open_session(*sid, now);
+        } else if let Some(peer) = &c.peer {
+            self.set_pane(Pane::Io);
+            self.say(
+                format!("replica {peer}: under the chunks, with its lag"),
+                now,
+            );
+        } else if f.kind == K::MemoryReclaim {
+            self.set_pane(Pane::Numa);
+        } else if f.kind == K::CpuSaturation || f.kind == K::ClientNetwork {
+            self.set_pane(Pane::Sessions);
+        } else {
+            self.set_pane(Pane::Server);
+        }
+    }
+
+    /// Selects the first row of the current pane's order that `is` holds for.
+    fn select_row(&mut self, is: impl Fn(&crate::model::snapshot::Snapshot, usize) -> bool) {
+        let snap = Arc::clone(self.shown());
+        let page = self.page_rows();
+        let t = self.table_mut();
+        let n = t.order.len();
+        if let Some(pos) = t.order.iter().position(|&r| is(&snap, r)) {
+            t.selected = pos;
+            t.follow = true;
+            t.offset = scroll_offset(pos, t.offset, page, n);
+        }
+    }
+
     /// Opens the screen of `sid` (on top of the drill stack).
     fn open_session(&mut self, sid: Sid, now: Duration) {
         if sid.0 == 0 {
@@ -234,10 +286,24 @@ impl App {
             return self.on_prompt_key(prompt, key, now);
         }
         if self.findings {
-            // Any key closes the findings, as it does the help.
-            self.findings = false;
-            if ctrl_c {
-                self.quit = true;
+            // Up and down select a finding, Enter opens its culprit; any other key closes the
+            // findings, as it does the help.
+            match self.keymap.action(&key).filter(|_| !ctrl_c) {
+                Some(Action::Up) => {
+                    self.findings_selected = self.findings_selected.saturating_sub(1);
+                }
+                Some(Action::Down) => {
+                    let last = self.shown().findings.len().saturating_sub(1);
+                    self.findings_selected = (self.findings_selected + 1).min(last);
+                }
+                Some(Action::DrillDown) => {
+                    self.findings = false;
+                    self.open_finding(now);
+                }
+                _ => {
+                    self.findings = false;
+                    self.quit = ctrl_c;
+                }
             }
             return Vec::new();
         }
@@ -382,7 +448,10 @@ impl App {
         match action {
             Action::Quit => self.quit = true,
             Action::Help => self.help = !self.help,
-            Action::Findings => self.findings = !self.findings,
+            Action::Findings => {
+                self.findings = !self.findings;
+                self.findings_selected = 0;
+            }
             Action::Up => self.move_selection(-1),
             Action::Down => self.move_selection(1),
             Action::PageUp => self.move_selection(-page),

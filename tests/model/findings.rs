@@ -129,3 +129,39 @@ fn blocked_log_transmission_is_a_lagging_replica() {
         Some(FindingKind::ReplicaLag)
     );
 }
+
+/// A finding's start is kept across the snapshots of one store: the `Blocked:CKPT` capture
+/// read at 1 s, 2 s and 3 s holds from the first, as a lower bound (its waits were on before
+/// ifxtop's first sample); the JSON and the text report say so.
+#[test]
+fn a_finding_keeps_its_start_across_snapshots() {
+    let mut s = Store::new(StoreSettings::default());
+    let u = fixture("onstat-u/ifxtop-banner-ckpt-req-critical-section.txt");
+    let mut history = ifxtop::model::findings::FindingsHistory::default();
+    let mut last = None;
+    for t in 1..=3 {
+        apply(&mut s, Source::OnstatU, t, 5, &u);
+        let mut snap = build(&s);
+        snap.track_findings(&mut history, None);
+        last = Some(snap);
+    }
+    let snap = last.expect("three snapshots");
+    let top = headline(&snap.findings).expect("a finding above info");
+    assert_eq!(top.kind, FindingKind::CheckpointBlocked);
+    assert_eq!((top.since_s, top.for_s), (Some(1.0), Some(2.0)));
+    assert!(top.for_s_at_least);
+    assert!(
+        top.summary.starts_with("checkpoint blocked ≥2s:"),
+        "{}",
+        top.summary
+    );
+    let json = serde_json::to_value(&snap).expect("json");
+    assert_eq!(json["findings"][0]["since_s"], 1.0);
+    assert_eq!(json["findings"][0]["for_s_at_least"], true);
+    let text = ifxtop::tui::report::text(&snap).to_string();
+    assert!(text.contains("\n           for ≥2s\n"), "{text}");
+    // A snapshot alone knows its waits' start: the store's wait tracker saw them at 1 s.
+    let alone = build(&s);
+    assert_eq!(alone.findings[0].since_s, Some(1.0));
+    assert!(alone.findings[0].for_s_at_least);
+}

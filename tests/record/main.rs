@@ -4,6 +4,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod incidents;
 use common::{fixture, fixtures_dir};
 use ifxtop::collect::record::{parse_recording, read_recording};
 use ifxtop::collect::sample::RawSample;

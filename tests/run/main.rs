@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod findings_since;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ifxtop::collect::extents::ExtentSource;
 use ifxtop::demo::DemoRunner;

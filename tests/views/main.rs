@@ -3,6 +3,7 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod findings_keys;
 
 use common::fixture;
 use ifxtop::collect::extents::ExtentStatus;

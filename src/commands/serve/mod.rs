@@ -198,11 +198,15 @@ async fn watch_instance(
                         settle = None;
                         watched.built();
                         let store = &watched.store;
-                        let snap = snapshot::build(
+                        let mut snap = snapshot::build(
                             store,
                             collection.clock.now(),
                             setup.server.as_deref(),
                             &[],
+                        );
+                        snap.track_findings(
+                            &mut watched.findings,
+                            watched.store.settings.wall_start,
                         );
                         if watched.sample(&snap) {
                             if let Some(p) = watched.activity.latest() {

@@ -1,5 +1,6 @@
 //! The findings overlay (`f`): every finding the snapshot names, the worst first, each with its
-//! evidence and what helps, as the text report has them.
+//! evidence and what helps, as the text report has them; the selected one (`▸`) opens its
+//! culprit on Enter.
 
 use crate::model::findings::{headline, Severity, CALM};
 use crate::tui::app::App;
@@ -21,38 +22,81 @@ pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     Clear.render(r, buf);
     let block = Block::default()
         .borders(Borders::ALL)
-        .title(" findings, worst first (ifxtop only reads) — any key closes ");
+        .title(" findings, worst first — ↑↓ select, Enter opens, other keys close ");
     let inner = block.inner(r);
     block.render(r, buf);
-    let width = usize::from(inner.width);
+    // One column on the left for the selection's mark, which reads without colour.
+    let width = usize::from(inner.width).saturating_sub(1);
     let mut lines: Vec<Line> = Vec::new();
-    let mut push = |text: &str, indent: usize, style: Style| {
+    let push = |lines: &mut Vec<Line>, text: &str, indent: usize, style: Style, mark: bool| {
         for (i, part) in wrap(text, width, indent).into_iter().enumerate() {
             let pad = if i == 0 { indent } else { indent + 2 };
+            let m = if mark && i == 0 { "▸" } else { " " };
             lines.push(Line::from(Span::styled(
-                format!("{}{part}", " ".repeat(pad)),
+                format!("{m}{}{part}", " ".repeat(pad)),
                 style,
             )));
         }
     };
     if headline(&snap.findings).is_none() {
-        push(CALM, 0, theme.dim);
+        push(&mut lines, CALM, 0, theme.dim, false);
     }
-    for f in &snap.findings {
+    let selected = app
+        .findings_selected
+        .min(snap.findings.len().saturating_sub(1));
+    let mut selected_at = 0;
+    for (i, f) in snap.findings.iter().enumerate() {
         let style = match f.severity {
             Severity::Critical => theme.error,
             Severity::Warning => theme.warn,
             Severity::Info => Style::new(),
         };
-        push(&crate::format::printable(&f.line()), 0, style);
+        let chosen = i == selected;
+        if chosen {
+            selected_at = lines.len();
+        }
+        let style = if chosen {
+            style.patch(theme.selected)
+        } else {
+            style
+        };
+        push(
+            &mut lines,
+            &crate::format::printable(&f.line()),
+            0,
+            style,
+            chosen,
+        );
+        if let Some(held) = f.held_words() {
+            push(&mut lines, &held, 2, theme.dim, false);
+        }
         for e in &f.evidence {
             let fact = crate::format::printable(&e.fact);
-            push(&format!("{}: {fact}", e.source), 2, Style::new());
+            push(
+                &mut lines,
+                &format!("{}: {fact}", e.source),
+                2,
+                Style::new(),
+                false,
+            );
         }
         let action = crate::format::printable(&f.action);
-        push(&format!("what helps: {action}"), 2, theme.dim);
+        push(
+            &mut lines,
+            &format!("what helps: {action}"),
+            2,
+            theme.dim,
+            false,
+        );
     }
-    for (y, l) in (inner.y..inner.y + inner.height).zip(&lines) {
+    // The selected finding stays in view: from its first line when it would be below.
+    let height = usize::from(inner.height);
+    let skip = if selected_at >= height {
+        selected_at
+    } else {
+        0
+    };
+    for (y, l) in (inner.y..inner.y + inner.height).zip(lines.iter().skip(skip)) {
         buf.set_line(inner.x, y, l, inner.width);
     }
 }
