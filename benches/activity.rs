@@ -58,7 +58,10 @@ fn sample_all(a: &mut Activity, snaps: &[Snapshot], seconds: u64) {
         .collect();
     for t in 0..seconds {
         let i = (t as usize) % snaps.len();
-        a.add(t as f64, &actives(&snaps[i], &ready[i]));
+        a.add(
+            t as f64,
+            &actives(&snaps[i].sessions, &snaps[i].waiters, &ready[i]),
+        );
     }
 }
 
@@ -73,7 +76,7 @@ fn activity(c: &mut Criterion) {
     sample_all(&mut hour, &snaps, 3_600);
     let active: usize = snaps
         .iter()
-        .map(|s| actives(s, &Default::default()).len())
+        .map(|s| actives(&s.sessions, &s.waiters, &Default::default()).len())
         .sum::<usize>()
         / snaps.len();
     eprintln!(
@@ -99,7 +102,10 @@ fn activity(c: &mut Criterion) {
     g.bench_function("sample_and_pane_5000", |b| {
         b.iter(|| {
             let i = (t as usize) % snaps.len();
-            a.add(t as f64, &actives(&snaps[i], &ready[i]));
+            a.add(
+                t as f64,
+                &actives(&snaps[i].sessions, &snaps[i].waiters, &ready[i]),
+            );
             let r = a.report(&Query {
                 from: t as f64 - 300.0,
                 to: t as f64,
@@ -149,13 +155,13 @@ fn ash_replay(c: &mut Criterion) {
     ifxtop::commands::snapshot::write_recording(&path, Some("ol_demo"), &settings, &samples)
         .expect("written");
     let rec = std::sync::Arc::new(ifxtop::collect::record::read_recording(&path).expect("read"));
-    let settings = ifxtop::commands::ash::replay_settings(&rec, StoreSettings::default());
+    let settings = ifxtop::instance::walk::replay_settings(&rec, StoreSettings::default());
     let mut g = c.benchmark_group("activity");
     g.sample_size(10);
     g.bench_function(format!("ash_replay_{secs}s_{sessions}"), |b| {
         b.iter(|| {
             let mut a = Activity::new();
-            ifxtop::commands::ash::replay_walk(
+            ifxtop::instance::walk::replay_walk(
                 rec.clone(),
                 settings.clone(),
                 Duration::ZERO,

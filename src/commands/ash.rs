@@ -5,7 +5,7 @@
 use crate::cli::{AshArgs, Format, LiveArgs};
 use crate::error::Error;
 use crate::model::activity::{Activity, Key, Query, Report};
-use crate::store::{Store, StoreSettings};
+use crate::store::StoreSettings;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -102,35 +102,6 @@ fn window(
     Ok((from, to))
 }
 
-/// Plays a recording into a store from its start to `to`, sampling every `onstat -u` moment
-/// from `sample_from` on, each once its data settled (as the live screen builds it).
-pub fn replay_walk(
-    rec: Arc<crate::collect::record::Recording>,
-    settings: StoreSettings,
-    sample_from: Duration,
-    to: Duration,
-    activity: &mut Activity,
-) -> Store {
-    let mut store = Store::new(settings);
-    let mut player = crate::collect::replay::Player::new(rec.clone());
-    let mut ticks: Vec<Duration> = rec
-        .sources()
-        .zip(rec.times())
-        .filter(|(s, _)| *s == crate::source::Source::OnstatU)
-        .map(|(_, t)| t)
-        .filter(|t| *t >= sample_from && *t <= to)
-        .collect();
-    ticks.dedup();
-    for t in ticks {
-        let settled = t + crate::instance::watch::SETTLE;
-        store.play(player.seek(settled));
-        let snap = crate::model::snapshot::build(&store, settled, None, &[]);
-        crate::instance::watch::sample_into(activity, &snap);
-    }
-    store.play(player.seek(to));
-    store
-}
-
 /// The demo's database time from `from` to `to` (demo seconds), sampled as the live screen
 /// samples it (the simulation starts a minute before `from`).
 pub fn demo_activity(
@@ -143,7 +114,7 @@ pub fn demo_activity(
         wall_start: Some(crate::demo::EPOCH),
         ..StoreSettings::default()
     };
-    crate::commands::snapshot::demo_store_sampled(
+    crate::instance::walk::demo_store_sampled(
         demo,
         from.saturating_sub(WARM),
         to,
@@ -152,19 +123,6 @@ pub fn demo_activity(
         Some(&mut activity),
     )?;
     Ok(activity)
-}
-
-/// The recording's settings, as `snapshot --replay` takes them.
-pub fn replay_settings(
-    rec: &crate::collect::record::Recording,
-    mut settings: StoreSettings,
-) -> StoreSettings {
-    settings.wall_start = rec.started();
-    settings.host = rec.header.as_ref().and_then(|h| h.host.clone());
-    if let Some(kb) = rec.header.as_ref().and_then(|h| h.base_page_kb) {
-        settings.base_page_kb = kb;
-    }
-    settings
 }
 
 /// The report `ifxtop ash` prints, with the wall-clock start to say its times with.
@@ -193,8 +151,8 @@ pub fn report_for(args: &AshArgs) -> Result<(Report, Option<time::OffsetDateTime
                 rec.length().as_secs_f64()
             )));
         }
-        let settings = replay_settings(&rec, settings);
-        replay_walk(Arc::new(rec), settings, from, to, &mut activity);
+        let settings = crate::instance::walk::replay_settings(&rec, settings);
+        crate::instance::walk::replay_walk(Arc::new(rec), settings, from, to, &mut activity);
         (from, to, started)
     } else if args.snapshot.watch.demo {
         let started = Some(crate::demo::EPOCH);
@@ -205,7 +163,7 @@ pub fn report_for(args: &AshArgs) -> Result<(Report, Option<time::OffsetDateTime
             .with_sessions(args.snapshot.watch.demo_sessions);
         let mut settings = settings;
         settings.wall_start = started;
-        crate::commands::snapshot::demo_store_sampled(
+        crate::instance::walk::demo_store_sampled(
             demo,
             from.saturating_sub(WARM),
             to,

@@ -262,7 +262,7 @@ fn demo_snapshot(
         crate::demo::DemoInstance::new(args.watch.seed + i).with_sessions(args.watch.demo_sessions);
     let server = crate::instance::setup::demo_server(i);
     let mut activity = crate::model::activity::Activity::new();
-    let (store, samples) = demo_store_sampled(
+    let (store, samples) = crate::instance::walk::demo_store_sampled(
         demo,
         from,
         to,
@@ -302,93 +302,7 @@ fn activity_report(
     ))
 }
 
-/// What the live collectors would have collected from the demo between demo times `from` and
-/// `to` (inclusive): the real collectors, run on a paused clock. Also every raw output, when
-/// `record` is set.
-pub fn demo_store(
-    demo: crate::demo::DemoInstance,
-    from: Duration,
-    to: Duration,
-    settings: StoreSettings,
-    record: bool,
-) -> Result<(Store, Vec<RawSample>), Error> {
-    demo_store_sampled(demo, from, to, settings, record, None)
-}
-
-/// `demo_store`, sampling the database time of each `onstat -u` moment into `activity` as the
-/// live screen does (a snapshot built once the moment's data settled).
-pub(crate) fn demo_store_sampled(
-    demo: crate::demo::DemoInstance,
-    from: Duration,
-    to: Duration,
-    settings: StoreSettings,
-    record: bool,
-    mut activity: Option<&mut crate::model::activity::Activity>,
-) -> Result<(Store, Vec<RawSample>), Error> {
-    let rt = crate::instance::runtime::paused()?;
-    Ok(rt.block_on(async {
-        let demo = crate::demo::DemoRunner::new(demo).starting_at(from);
-        let (raw_tx, raw_rx) = std::sync::mpsc::sync_channel::<RawSample>(1 << 20);
-        let raw = record.then_some(raw_tx);
-        let mut collection = Collection::start(
-            Arc::new(demo),
-            1.0,
-            raw,
-            ExtentSource::default(),
-            SessionClock::starting_at(from),
-        );
-        let mut store = Store::new(settings);
-        // Everything due at `to` runs before the clock moves on past it.
-        let t0 = tokio::time::Instant::now();
-        // Sampling, the last moment's data settles too.
-        let settle_last = if activity.is_some() {
-            crate::instance::watch::SETTLE
-        } else {
-            Duration::ZERO
-        };
-        let deadline = t0 + (to - from) + settle_last + Duration::from_millis(1);
-        let mut settle: Option<tokio::time::Instant> = None;
-        loop {
-            let settled = settle.unwrap_or(deadline);
-            tokio::select! {
-                Some(u) = collection.updates.recv() => {
-                    let moment = u.source == crate::source::Source::OnstatU;
-                    store.apply(u);
-                    if moment && activity.is_some() {
-                        settle = Some(tokio::time::Instant::now() + crate::instance::watch::SETTLE);
-                    }
-                }
-                _ = tokio::time::sleep_until(settled), if settle.is_some() => {
-                    settle = None;
-                    if let Some(a) = activity.as_deref_mut() {
-                        let now = from + t0.elapsed();
-                        let snap = crate::model::snapshot::build(&store, now, None, &[]);
-                        crate::instance::watch::sample_into(a, &snap);
-                        // The statements of the blockers and the longest waits, as the screen
-                        // collects them while its Activity pane is open.
-                        let background = crate::model::snapshot::worth_recording(
-                            &snap,
-                            &[],
-                            crate::collect::Focus::MAX_BACKGROUND,
-                        );
-                        let _ = collection.focus.send(crate::collect::Focus {
-                            drilled: Vec::new(),
-                            background,
-                        });
-                    }
-                }
-                _ = tokio::time::sleep_until(deadline) => break,
-            }
-        }
-        while let Ok(u) = collection.updates.try_recv() {
-            store.apply(u);
-        }
-        collection.stop();
-        drop(collection);
-        let samples: Vec<RawSample> = raw_rx.try_iter().collect();
-        (store, samples)
-    }))
-}
+pub use crate::instance::walk::demo_store;
 
 /// The snapshot `ifxtop snapshot` prints, from the demo, a recording, or the live instance (the
 /// config file read as the live screen reads it).
@@ -455,7 +369,7 @@ fn snapshot_with(args: &SnapshotArgs, shared: &Shared) -> Result<Snapshot, Error
             ));
         };
         let mut activity = crate::model::activity::Activity::new();
-        let store = crate::commands::ash::replay_walk(
+        let store = crate::instance::walk::replay_walk(
             rec,
             settings,
             t.saturating_sub(window),

@@ -84,7 +84,10 @@ pub(crate) fn sample_into(activity: &mut Activity, snap: &Snapshot) -> bool {
         return false;
     };
     let ready: rustc_hash::FxHashSet<crate::ids::Sid> = snap.ready.iter().copied().collect();
-    activity.add(at, &crate::model::activity::actives(snap, &ready))
+    activity.add(
+        at,
+        &crate::model::activity::actives(&snap.sessions, &snap.waiters, &ready),
+    )
 }
 
 /// Whether a build is due.

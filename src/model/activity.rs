@@ -12,8 +12,7 @@
 //! is still held).
 
 use crate::ids::Sid;
-use crate::model::sessions::SessionState;
-use crate::model::snapshot::Snapshot;
+use crate::model::sessions::{SessionRow, SessionState};
 use crate::model::waiters::{WaitTarget, WaiterRow};
 use crate::parsers::onstat_u::WaitReason;
 use compact_str::CompactString;
@@ -327,9 +326,14 @@ fn object_of(w: &WaiterRow) -> Option<String> {
 /// out, as ASH counts foreground sessions only): a session waiting for the server
 /// (its primary thread's wait; an idle client wait is not active), or running (on CPU; waiting
 /// for one when `ready` holds it).
-pub fn actives<'a>(snap: &'a Snapshot, ready: &FxHashSet<Sid>) -> Vec<Active<'a>> {
+/// `sessions` and `waiters` are a snapshot's (one moment's).
+pub fn actives<'a>(
+    sessions: &'a [SessionRow],
+    waiters: &'a [WaiterRow],
+    ready: &FxHashSet<Sid>,
+) -> Vec<Active<'a>> {
     let mut waiter_of: FxHashMap<Sid, &WaiterRow> = FxHashMap::default();
-    for w in &snap.waiters {
+    for w in waiters {
         let primary = w.flags.as_bytes().get(3) == Some(&b'P');
         let e = waiter_of.entry(w.sessid).or_insert(w);
         if primary {
@@ -337,7 +341,7 @@ pub fn actives<'a>(snap: &'a Snapshot, ready: &FxHashSet<Sid>) -> Vec<Active<'a>
         }
     }
     let mut out = Vec::new();
-    for s in snap.sessions.iter().filter(|s| !s.system) {
+    for s in sessions.iter().filter(|s| !s.system) {
         let (class, w) = match s.state {
             SessionState::Idle => continue,
             SessionState::Running if ready.contains(&s.sessid) => (Class::CpuWait, None),

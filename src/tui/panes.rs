@@ -916,6 +916,14 @@ impl TableRows for PaneRows<'_> {
     }
 }
 
+/// The Activity pane's row: an entry of the report's one list.
+pub(crate) fn activity_entry(
+    snap: &Snapshot,
+    row: usize,
+) -> Option<&crate::model::activity::Entry> {
+    snap.activity.as_ref()?.top.first()?.1.get(row)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -958,12 +966,4 @@ mod tests {
             }
         ));
     }
-}
-
-/// The Activity pane's row: an entry of the report's one list.
-pub(crate) fn activity_entry(
-    snap: &Snapshot,
-    row: usize,
-) -> Option<&crate::model::activity::Entry> {
-    snap.activity.as_ref()?.top.first()?.1.get(row)
 }

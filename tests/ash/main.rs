@@ -110,13 +110,15 @@ fn grew_most(calm: impl Fn(Class) -> f64, incident: impl Fn(Class) -> f64) -> (C
         })
         .max_by(|a, b| a.2.total_cmp(&b.2))
         .map(|(c, g, _)| (c, g))
-        .unwrap()
+        .expect("as the test set it up")
 }
 
 /// The demo's second pass through its timeline, from the calm tail of the first (so the first
 /// incident has a calm stretch before it): ifxtop's activity and the truth at every second.
-fn timeline() -> (Activity, BTreeMap<u64, Truth>, Vec<(u64, u64, Incident)>) {
-    let tail = TIMELINE.last().unwrap().end;
+type Timeline = (Activity, BTreeMap<u64, Truth>, Vec<(u64, u64, Incident)>);
+
+fn timeline() -> Timeline {
+    let tail = TIMELINE.last().expect("as the test set it up").end;
     let mut phases = vec![(tail, CYCLE, Incident::Calm)];
     phases.extend(
         TIMELINE
@@ -130,7 +132,7 @@ fn timeline() -> (Activity, BTreeMap<u64, Truth>, Vec<(u64, u64, Incident)>) {
         Duration::from_secs(start),
         Duration::from_secs(end),
     )
-    .unwrap();
+    .expect("as the test set it up");
     let mut walk = TruthWalk::new(&demo, start.saturating_sub(200));
     let mut truths = BTreeMap::new();
     loop {
@@ -254,13 +256,12 @@ fn database_time_names_each_incident_as_the_truth_does() {
             }
         }
         match (truth_head, our_head) {
-            (Some((h, secs)), Some((k, ours))) if secs >= truth.seconds as f64 => {
-                if k != h.to_string() {
-                    failures.push(format!(
-                        "{:?}: head blocker {k} ({ours}s), the truth {h} ({secs}s)",
-                        incident
-                    ));
-                }
+            (Some((h, secs)), Some((k, ours)))
+                if secs >= truth.seconds as f64 && k != h.to_string() =>
+            {
+                failures.push(format!(
+                    "{incident:?}: head blocker {k} ({ours}s), the truth {h} ({secs}s)"
+                ));
             }
             (Some((h, secs)), None) if secs >= truth.seconds as f64 => failures.push(format!(
                 "{:?}: no head blocker, the truth {h} ({secs}s)",
@@ -277,7 +278,7 @@ fn database_time_names_each_incident_as_the_truth_does() {
 /// recorded, then read back through replay.
 #[test]
 fn a_recording_gives_the_live_table() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().expect("as the test set it up");
     let rec = dir.path().join("lock-chain.jsonl");
     // The lock chain, recorded by `ifxtop snapshot --demo --record` with its activity.
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_ifxtop"))
@@ -287,13 +288,14 @@ fn a_recording_gives_the_live_table() {
         .arg("--record")
         .arg(&rec)
         .output()
-        .unwrap();
+        .expect("as the test set it up");
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let live: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let live: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("as the test set it up");
     let ash = std::process::Command::new(env!("CARGO_BIN_EXE_ifxtop"))
         .args(["ash", "--window", "40", "--format", "json", "--top", "10"])
         .args([
@@ -303,15 +305,19 @@ fn a_recording_gives_the_live_table() {
         .arg("--replay")
         .arg(&rec)
         .output()
-        .unwrap();
+        .expect("as the test set it up");
     assert!(
         ash.status.success(),
         "{}",
         String::from_utf8_lossy(&ash.stderr)
     );
-    let replayed: serde_json::Value = serde_json::from_slice(&ash.stdout).unwrap();
+    let replayed: serde_json::Value =
+        serde_json::from_slice(&ash.stdout).expect("as the test set it up");
     let live = &live["activity"];
-    assert!(live["db_time_s"].as_f64().unwrap() > 0.0, "{live}");
+    assert!(
+        live["db_time_s"].as_f64().expect("as the test set it up") > 0.0,
+        "{live}"
+    );
     assert_eq!(live["samples"], 40, "{live}");
     for field in ["samples", "db_time_s", "by_class", "window_s"] {
         assert_eq!(live[field], replayed[field], "{field}");
@@ -320,6 +326,8 @@ fn a_recording_gives_the_live_table() {
         assert_eq!(live["top"][key], replayed["top"][key], "top {key}");
     }
     // The lock chain's head is there, with its statement.
-    let heads = live["top"]["head_blocker"].as_array().unwrap();
+    let heads = live["top"]["head_blocker"]
+        .as_array()
+        .expect("as the test set it up");
     assert!(heads.iter().any(|h| h["key"] == "812"), "{heads:?}");
 }

@@ -126,7 +126,11 @@ fn pane_keys_switch_panes() {
     a.on_key(code(KeyCode::Tab), NOW);
     assert_eq!(a.pane, Pane::Io);
     a.on_key(code(KeyCode::Tab), NOW);
+    assert_eq!(a.pane, Pane::Activity);
+    a.on_key(code(KeyCode::Tab), NOW);
     assert_eq!(a.pane, Pane::Sessions);
+    a.on_key(code(KeyCode::BackTab), NOW);
+    assert_eq!(a.pane, Pane::Activity);
     a.on_key(code(KeyCode::BackTab), NOW);
     assert_eq!(a.pane, Pane::Io);
     a.on_key(code(KeyCode::BackTab), NOW);

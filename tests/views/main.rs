@@ -782,7 +782,10 @@ fn activity_pane() {
         let ready = base.ready.iter().copied().collect();
         let mut activity = Activity::new();
         for t in 1..=30 {
-            assert!(activity.add(f64::from(t), &actives(&base, &ready)));
+            assert!(activity.add(
+                f64::from(t),
+                &actives(&base.sessions, &base.waiters, &ready)
+            ));
         }
         let attach = |a: &mut App| {
             let mut snap = base.clone();

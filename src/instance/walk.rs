@@ -1,0 +1,143 @@
+//! An instance walked through time without a screen: the demo on a paused clock (the real
+//! collectors, in virtual time) and a recording played from its start, each sampling the
+//! database time of every `onstat -u` moment once its data settled, as the live screen does.
+//! `ifxtop snapshot` and `ifxtop ash` are built on them.
+
+use crate::collect::extents::ExtentSource;
+use crate::collect::sample::RawSample;
+use crate::collect::{Collection, SessionClock};
+use crate::error::Error;
+use crate::model::activity::Activity;
+use crate::store::{Store, StoreSettings};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// What the live collectors would have collected from the demo between demo times `from` and
+/// `to` (inclusive): the real collectors, run on a paused clock. Also every raw output, when
+/// `record` is set.
+pub fn demo_store(
+    demo: crate::demo::DemoInstance,
+    from: Duration,
+    to: Duration,
+    settings: StoreSettings,
+    record: bool,
+) -> Result<(Store, Vec<RawSample>), Error> {
+    demo_store_sampled(demo, from, to, settings, record, None)
+}
+
+/// `demo_store`, sampling the database time of each `onstat -u` moment into `activity` as the
+/// live screen does (a snapshot built once the moment's data settled).
+pub fn demo_store_sampled(
+    demo: crate::demo::DemoInstance,
+    from: Duration,
+    to: Duration,
+    settings: StoreSettings,
+    record: bool,
+    mut activity: Option<&mut crate::model::activity::Activity>,
+) -> Result<(Store, Vec<RawSample>), Error> {
+    let rt = crate::instance::runtime::paused()?;
+    Ok(rt.block_on(async {
+        let demo = crate::demo::DemoRunner::new(demo).starting_at(from);
+        let (raw_tx, raw_rx) = std::sync::mpsc::sync_channel::<RawSample>(1 << 20);
+        let raw = record.then_some(raw_tx);
+        let mut collection = Collection::start(
+            Arc::new(demo),
+            1.0,
+            raw,
+            ExtentSource::default(),
+            SessionClock::starting_at(from),
+        );
+        let mut store = Store::new(settings);
+        // Everything due at `to` runs before the clock moves on past it.
+        let t0 = tokio::time::Instant::now();
+        // Sampling, the last moment's data settles too.
+        let settle_last = if activity.is_some() {
+            crate::instance::watch::SETTLE
+        } else {
+            Duration::ZERO
+        };
+        let deadline = t0 + (to - from) + settle_last + Duration::from_millis(1);
+        let mut settle: Option<tokio::time::Instant> = None;
+        loop {
+            let settled = settle.unwrap_or(deadline);
+            tokio::select! {
+                Some(u) = collection.updates.recv() => {
+                    let moment = u.source == crate::source::Source::OnstatU;
+                    store.apply(u);
+                    if moment && activity.is_some() {
+                        settle = Some(tokio::time::Instant::now() + crate::instance::watch::SETTLE);
+                    }
+                }
+                _ = tokio::time::sleep_until(settled), if settle.is_some() => {
+                    settle = None;
+                    if let Some(a) = activity.as_deref_mut() {
+                        let now = from + t0.elapsed();
+                        let snap = crate::model::snapshot::build(&store, now, None, &[]);
+                        crate::instance::watch::sample_into(a, &snap);
+                        // The statements of the blockers and the longest waits, as the screen
+                        // collects them while its Activity pane is open.
+                        let background = crate::model::snapshot::worth_recording(
+                            &snap,
+                            &[],
+                            crate::collect::Focus::MAX_BACKGROUND,
+                        );
+                        let _ = collection.focus.send(crate::collect::Focus {
+                            drilled: Vec::new(),
+                            background,
+                        });
+                    }
+                }
+                _ = tokio::time::sleep_until(deadline) => break,
+            }
+        }
+        while let Ok(u) = collection.updates.try_recv() {
+            store.apply(u);
+        }
+        collection.stop();
+        drop(collection);
+        let samples: Vec<RawSample> = raw_rx.try_iter().collect();
+        (store, samples)
+    }))
+}
+
+/// Plays a recording into a store from its start to `to`, sampling every `onstat -u` moment
+/// from `sample_from` on, each once its data settled (as the live screen builds it).
+pub fn replay_walk(
+    rec: Arc<crate::collect::record::Recording>,
+    settings: StoreSettings,
+    sample_from: Duration,
+    to: Duration,
+    activity: &mut Activity,
+) -> Store {
+    let mut store = Store::new(settings);
+    let mut player = crate::collect::replay::Player::new(rec.clone());
+    let mut ticks: Vec<Duration> = rec
+        .sources()
+        .zip(rec.times())
+        .filter(|(s, _)| *s == crate::source::Source::OnstatU)
+        .map(|(_, t)| t)
+        .filter(|t| *t >= sample_from && *t <= to)
+        .collect();
+    ticks.dedup();
+    for t in ticks {
+        let settled = t + crate::instance::watch::SETTLE;
+        store.play(player.seek(settled));
+        let snap = crate::model::snapshot::build(&store, settled, None, &[]);
+        crate::instance::watch::sample_into(activity, &snap);
+    }
+    store.play(player.seek(to));
+    store
+}
+
+/// The recording's settings, as `snapshot --replay` takes them.
+pub fn replay_settings(
+    rec: &crate::collect::record::Recording,
+    mut settings: StoreSettings,
+) -> StoreSettings {
+    settings.wall_start = rec.started();
+    settings.host = rec.header.as_ref().and_then(|h| h.host.clone());
+    if let Some(kb) = rec.header.as_ref().and_then(|h| h.base_page_kb) {
+        settings.base_page_kb = kb;
+    }
+    settings
+}
