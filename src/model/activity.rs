@@ -7,7 +7,8 @@
 //!
 //! Idle sessions (waiting for their client) are not database time. The last
 //! [`RECENT`] seconds are kept sample by sample; older ones are added up into [`BUCKET`]-second
-//! buckets by their keys (as ASH keeps one sample in ten), up to [`HISTORY`] and at most
+//! buckets by their keys (as ASH keeps one sample in ten), and past [`MIDDLE`] into
+//! [`COARSE`]-second ones, up to [`HISTORY`] and at most
 //! [`MAX_ROWS`] rows in all (the oldest buckets go first: [`Activity::covered_from`] says what
 //! is still held).
 
@@ -22,9 +23,13 @@ use std::collections::VecDeque;
 use std::fmt::Write as _;
 
 /// Seconds kept sample by sample.
-pub const RECENT: f64 = 300.0;
+pub const RECENT: f64 = 120.0;
 /// The length of an older bucket (seconds).
 pub const BUCKET: f64 = 10.0;
+/// Buckets older than this (seconds) are added up into [`COARSE`]-second ones.
+pub const MIDDLE: f64 = 900.0;
+/// The length of a bucket older than [`MIDDLE`] (seconds).
+pub const COARSE: f64 = 60.0;
 /// How far back the history goes (seconds).
 pub const HISTORY: f64 = 3600.0;
 /// At most this many rows (sample rows and bucket rows together, 28 bytes each): about 11 MB.
@@ -478,6 +483,24 @@ impl Activity {
                 self.rows += b.rows.len() - before;
             }
         }
+        // Past the middle, ten-second buckets become minutes.
+        let mut i = 0;
+        while i + 1 < self.buckets.len() {
+            let (a, b) = (&self.buckets[i], &self.buckets[i + 1]);
+            if now - b.end <= MIDDLE {
+                break;
+            }
+            let minute = |x: f64| (x / COARSE).floor();
+            if minute(a.start) == minute(b.start) {
+                if let Some(b) = self.buckets.remove(i + 1) {
+                    let held = self.buckets[i].rows.len() + b.rows.len();
+                    merge_buckets(&mut self.buckets[i], b);
+                    self.rows -= held - self.buckets[i].rows.len();
+                }
+            } else {
+                i += 1;
+            }
+        }
         while let Some(b) = self.buckets.front() {
             if now - b.end <= HISTORY && self.rows <= MAX_ROWS {
                 break;
@@ -595,28 +618,65 @@ impl Activity {
         self.chart.back()
     }
 
-    fn text(&self, key: Key, r: &Row) -> String {
+    /// A row's value of a key, as a number: the class's place, a name's number, the session.
+    fn raw(&self, key: Key, r: &Row) -> u64 {
         let (u, h, p) = self
             .ident_of
             .get(r.ident as usize)
             .copied()
             .unwrap_or((NONE, NONE, NONE));
-        let name = |id| self.names.name(id).unwrap_or("-").to_string();
+        u64::from(match key {
+            Key::Class => r.class.index() as u32,
+            Key::Sql => r.sql,
+            Key::User => u,
+            Key::Host => h,
+            Key::Program => p,
+            Key::Object => r.object,
+            Key::Session => r.sid,
+            Key::HeadBlocker => r.head,
+        })
+    }
+
+    /// The text of a key's value (`raw`).
+    fn raw_text(&self, key: Key, raw: u64) -> String {
+        let name = |none: &str| {
+            u32::try_from(raw)
+                .ok()
+                .and_then(|id| self.names.name(id))
+                .unwrap_or(none)
+                .to_string()
+        };
         match key {
-            Key::Class => r.class.name().to_string(),
-            Key::Sql => self
-                .names
-                .name(r.sql)
-                .map_or_else(|| "(not read)".to_string(), str::to_string),
-            Key::User => name(u),
-            Key::Host => name(h),
-            Key::Program => name(p),
-            Key::Object => name(r.object),
-            Key::Session => r.sid.to_string(),
-            Key::HeadBlocker => match r.head {
+            Key::Class => Class::ALL
+                .get(raw as usize)
+                .map_or("other", |c| c.name())
+                .to_string(),
+            Key::Sql => name("(not read)"),
+            Key::User | Key::Host | Key::Program | Key::Object => name("-"),
+            Key::Session => raw.to_string(),
+            Key::HeadBlocker => match raw {
                 0 => "-".to_string(),
                 h => (h - 1).to_string(),
             },
+        }
+    }
+
+    /// The value of a key whose text is `text` (`None`: no row can have it).
+    fn raw_of(&self, key: Key, text: &str) -> Option<u64> {
+        let name = |none: &str| {
+            if text == none {
+                Some(u64::from(NONE))
+            } else {
+                self.names.by_name.get(text).map(|id| u64::from(*id))
+            }
+        };
+        match key {
+            Key::Class => Class::from_name(text).map(|c| c.index() as u64),
+            Key::Sql => name("(not read)"),
+            Key::User | Key::Host | Key::Program | Key::Object => name("-"),
+            Key::Session => text.parse().ok(),
+            Key::HeadBlocker if text == "-" => Some(0),
+            Key::HeadBlocker => text.parse::<u64>().ok().map(|h| h + 1),
         }
     }
 
@@ -663,18 +723,24 @@ impl Activity {
     pub fn report(&self, q: &Query) -> Report {
         let (samples, window_s) = self.coverage(q.from, q.to);
         let mut by_class = [0f64; Class::COUNT];
-        let mut groups: Vec<FxHashMap<String, Group>> = vec![FxHashMap::default(); q.keys.len()];
+        // Grouped by number (a name's, a session's), the texts made once per group: a window
+        // holds hundreds of thousands of rows.
+        let mut groups: Vec<FxHashMap<u64, Group>> = vec![FxHashMap::default(); q.keys.len()];
         let mut db_time = 0.0;
+        let filter = match &q.filter {
+            Some((k, v)) => Some((*k, self.raw_of(*k, v))),
+            None => None,
+        };
         for (r, secs) in self.rows_in(q.from, q.to) {
-            if let Some((k, v)) = &q.filter {
-                if self.text(*k, r) != *v {
+            if let Some((k, want)) = filter {
+                if Some(self.raw(k, r)) != want {
                     continue;
                 }
             }
             db_time += secs;
             by_class[r.class.index()] += secs;
             for (i, k) in q.keys.iter().enumerate() {
-                let g = groups[i].entry(self.text(*k, r)).or_default();
+                let g = groups[i].entry(self.raw(*k, r)).or_default();
                 g.secs += secs;
                 g.by_class[r.class.index()] += secs;
                 g.sessions.insert(r.sid);
@@ -688,8 +754,8 @@ impl Activity {
             .map(|(k, g)| {
                 let mut entries: Vec<Entry> = g
                     .into_iter()
-                    .map(|(key, g)| Entry {
-                        key,
+                    .map(|(raw, g)| Entry {
+                        key: self.raw_text(*k, raw),
                         db_time_s: round3(g.secs),
                         share: if db_time > 0.0 {
                             round3(g.secs / db_time)
@@ -733,6 +799,27 @@ fn class_map(secs: &[f64; Class::COUNT]) -> Vec<(Class, f64)> {
         .filter(|c| secs[c.index()] > 0.0)
         .map(|c| (c, round3(secs[c.index()])))
         .collect()
+}
+
+/// Adds a later bucket's rows into a bucket.
+fn merge_buckets(into: &mut Bucket, b: Bucket) {
+    let mut index: FxHashMap<Row, usize> = into
+        .rows
+        .iter()
+        .enumerate()
+        .map(|(i, (r, _))| (*r, i))
+        .collect();
+    for (r, secs) in b.rows {
+        match index.get(&r) {
+            Some(i) => into.rows[*i].1 += secs,
+            None => {
+                index.insert(r, into.rows.len());
+                into.rows.push((r, secs));
+            }
+        }
+    }
+    into.samples += b.samples;
+    into.end = b.end;
 }
 
 /// Adds a sample's rows into a bucket.
@@ -1001,8 +1088,10 @@ mod tests {
                 ],
             );
         }
-        // 301 recent samples of 2 rows (the last 300 s), 70 buckets of 2 rows: not 2,000.
-        assert_eq!(a.rows(), 301 * 2 + 70 * 2);
+        // 121 recent samples of 2 rows (the last 120 s); the 10-second buckets ending within
+        // 900 s (79 of 2 rows, [90, 880)); before them, minutes ([0, 60) and [60, 90)): 2 rows
+        // each, not 2,000.
+        assert_eq!(a.rows(), 121 * 2 + 79 * 2 + 2 * 2);
         let r = a.report(&Query::every_key(-1.0, 1000.0, 5));
         assert_eq!(r.db_time_s, 2000.0);
         assert_eq!(r.class_secs(Class::Lock), 1000.0);
@@ -1010,7 +1099,7 @@ mod tests {
         for t in 1000..5000 {
             a.add(f64::from(t), &[active(3, Class::Cpu, None, None)]);
         }
-        assert!(a.covered_from().unwrap() >= 4999.0 - HISTORY - BUCKET);
+        assert!(a.covered_from().unwrap() >= 4999.0 - HISTORY - COARSE);
         let r = a.report(&Query::every_key(0.0, 1000.0, 5));
         assert_eq!(r.db_time_s, 0.0);
     }

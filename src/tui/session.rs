@@ -68,6 +68,9 @@ pub struct Session {
     built_focus: (Vec<Sid>, Option<String>),
     /// The Activity pane's window and grouping its report was built for (`None`: not shown).
     built_activity: Option<crate::tui::app::ActivityUi>,
+    /// The Activity pane's last table: rebuilt when the window or grouping moves, else at most
+    /// every `window / 60` seconds.
+    activity_cache: Option<ActivityCache>,
     /// The sessions whose SQL the collectors were last asked for.
     sent_focus: crate::collect::Focus,
     last_auto_rebuild: Option<Instant>,
@@ -128,6 +131,7 @@ impl Session {
             server,
             built_focus: (Vec::new(), None),
             built_activity: None,
+            activity_cache: None,
             sent_focus: crate::collect::Focus::default(),
             last_auto_rebuild: None,
             was_offline: false,
@@ -289,7 +293,12 @@ impl Session {
             );
             self.watched.sample(&snap);
             if let Some(ui) = &activity {
-                attach_activity(&self.watched.activity, ui, &mut snap);
+                attach_activity(
+                    &self.watched.activity,
+                    ui,
+                    &mut snap,
+                    &mut self.activity_cache,
+                );
             }
             if self.auto_rebuild_due(&snap) || self.back_online(&snap) {
                 effects.push(Effect::RebuildExtents);
@@ -315,11 +324,21 @@ impl Session {
             // A key moved the window or the grouping: the same snapshots, their report again.
             if let Some(ui) = &activity {
                 let mut snap = (*self.app.live).clone();
-                attach_activity(&self.watched.activity, ui, &mut snap);
+                attach_activity(
+                    &self.watched.activity,
+                    ui,
+                    &mut snap,
+                    &mut self.activity_cache,
+                );
                 self.app.set_snapshot(Arc::new(snap));
                 if let Some((frozen, _)) = &self.app.frozen {
                     let mut snap = (**frozen).clone();
-                    attach_activity(&self.watched.activity, ui, &mut snap);
+                    attach_activity(
+                        &self.watched.activity,
+                        ui,
+                        &mut snap,
+                        &mut self.activity_cache,
+                    );
                     self.app.set_frozen_snapshot(Arc::new(snap));
                 }
             }
@@ -387,16 +406,47 @@ fn replay_extent_status(store: &Store) -> ExtentStatus {
     }
 }
 
-/// The Activity pane's report and chart over its window, ending at the snapshot's moment.
+/// The Activity pane's last table, of which window and grouping, ending when.
+pub(crate) struct ActivityCache {
+    ui: crate::tui::app::ActivityUi,
+    to: f64,
+    report: crate::model::activity::Report,
+}
+
+/// How often the Activity pane's table is built again, for a window of `window_s` seconds: a
+/// table of the last hour does not move in a second, and an hour of 5,000 sessions is
+/// hundreds of thousands of rows to add up.
+fn table_every(window_s: u32) -> f64 {
+    (f64::from(window_s) / 60.0).max(1.0)
+}
+
+/// The Activity pane's report and chart over its window, ending at the snapshot's moment (the
+/// table from `cache` while it is recent enough; the chart every time).
 fn attach_activity(
     activity: &crate::model::activity::Activity,
     ui: &crate::tui::app::ActivityUi,
     snap: &mut snapshot::Snapshot,
+    cache: &mut Option<ActivityCache>,
 ) {
     let Some(to) = snap.moment_s.or(activity.last()) else {
         return;
     };
-    snap.activity = Some(activity.report(&ui.query(to)));
+    let fresh = cache
+        .as_ref()
+        .filter(|c| c.ui == *ui && to >= c.to && to - c.to < table_every(ui.window_s));
+    let report = match fresh {
+        Some(c) => c.report.clone(),
+        None => {
+            let r = activity.report(&ui.query(to));
+            *cache = Some(ActivityCache {
+                ui: ui.clone(),
+                to,
+                report: r.clone(),
+            });
+            r
+        }
+    };
+    snap.activity = Some(report);
     snap.activity_chart = activity
         .chart(to - f64::from(ui.window_s), to)
         .copied()

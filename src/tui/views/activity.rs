@@ -148,7 +148,9 @@ pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let chart_h = (area.height / 3).clamp(3, 10);
     let label_w: u16 = 6;
     let cols = usize::from(area.width.saturating_sub(label_w)).min(ui.window_s as usize);
-    let from = report.to_s - f64::from(ui.window_s);
+    // The chart ends at the moment shown (the table may be a few seconds older: it is built
+    // every window/60 seconds).
+    let from = snap.moment_s.unwrap_or(report.to_s) - f64::from(ui.window_s);
     let mut data = columns(&snap.activity_chart, from, f64::from(ui.window_s), cols);
     // Drilled into a class, the chart shows that class alone (the samples keep classes, not
     // statements or users: for those it shows every class).
