@@ -482,6 +482,10 @@ impl Activity {
                 merge_into(b, &s);
                 self.rows += b.rows.len() - before;
             }
+            // A bucket another sample will not join holds no spare capacity.
+            if let Some(b) = self.buckets.iter_mut().rev().nth(1) {
+                b.rows.shrink_to_fit();
+            }
         }
         // Past the middle, ten-second buckets become minutes.
         let mut i = 0;
@@ -495,6 +499,7 @@ impl Activity {
                 if let Some(b) = self.buckets.remove(i + 1) {
                     let held = self.buckets[i].rows.len() + b.rows.len();
                     merge_buckets(&mut self.buckets[i], b);
+                    self.buckets[i].rows.shrink_to_fit();
                     self.rows -= held - self.buckets[i].rows.len();
                 }
             } else {
