@@ -63,6 +63,7 @@ macro_rules! record {
 }
 
 pub mod group;
+pub mod interactive;
 pub mod header;
 pub mod lex;
 
