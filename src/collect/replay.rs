@@ -153,6 +153,7 @@ pub(crate) fn to_update(source: &Source, raw: &RawSample) -> Update {
         t: raw.at(),
         took: Duration::ZERO,
         result,
+        how: Default::default(),
     }
 }
 

@@ -79,6 +79,10 @@ pub struct SourceStatus {
     pub(crate) took_ms: u64,
     pub(crate) runs: u64,
     pub(crate) failures: u64,
+    /// How it was collected: in one `onstat -i` with other options, or one call per option
+    /// and why (an onstat without interactive mode).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) via: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
@@ -588,6 +592,7 @@ pub fn build_with(
             took_ms: u64::try_from(st.last_took.as_millis()).unwrap_or(u64::MAX),
             runs: st.runs,
             failures: st.failures,
+            via: st.note.clone(),
         })
         .collect();
 

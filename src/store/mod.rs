@@ -72,6 +72,9 @@ pub struct SourceState {
     pub runs: u64,
     pub failures: u64,
     pub(crate) last_took: Duration,
+    /// How the latest run was made, when the collector said (one `onstat -i` for several
+    /// options, or one call per option and why).
+    pub(crate) note: Option<String>,
     /// The latest run applied failed. Order of arrival decides, not timestamps: an error and
     /// a good sample can carry the same time.
     pub(crate) latest_failed: bool,
@@ -205,6 +208,7 @@ impl Store {
         let st = self.sources.entry(u.source).or_default();
         st.runs += 1;
         st.last_took = u.took;
+        st.note = u.how.note.clone();
         let parsed = match u.result {
             Err(e) => {
                 st.failures += 1;
