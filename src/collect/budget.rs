@@ -70,7 +70,13 @@ impl Counting {
             let option: Vec<String> = line
                 .split_whitespace()
                 .enumerate()
-                .map(|(k, w)| if k == 0 { format!("-{w}") } else { w.to_string() })
+                .map(|(k, w)| {
+                    if k == 0 {
+                        format!("-{w}")
+                    } else {
+                        w.to_string()
+                    }
+                })
                 .collect();
             text.push_str("onstat> ");
             text.push_str(&self.alone(&option, timeout).await.stdout);
@@ -196,7 +202,10 @@ async fn a_minute_of_every_source_starts_at_most_60_onstat_processes() {
     let count = |o: &str| by_option.get(o).copied().unwrap_or(0);
     let total = calls.len();
     // One `onstat -i` a tick answers every option due (179 processes a minute before it).
-    assert!(total <= 60, "{total} onstat processes a minute: {by_option:#?}");
+    assert!(
+        total <= 60,
+        "{total} onstat processes a minute: {by_option:#?}"
+    );
     assert!(
         calls.iter().all(|a| a[1] == "-i"),
         "every call interactive: {calls:?}"

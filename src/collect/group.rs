@@ -130,11 +130,7 @@ pub(crate) fn spawn(ctx: &Ctx, sources: Vec<Source>) -> JoinHandle<()> {
             };
             let mut held: Vec<Source> = Vec::new();
             if interactive && split {
-                let slow: Vec<Source> = due
-                    .iter()
-                    .copied()
-                    .filter(|s| s.period() > FAST)
-                    .collect();
+                let slow: Vec<Source> = due.iter().copied().filter(|s| s.period() > FAST).collect();
                 due.retain(|s| !slow.contains(s));
                 if slow_call.0.as_ref().is_some_and(|h| !h.is_finished()) {
                     // Still running: they stay due for the next tick.
@@ -189,7 +185,9 @@ impl Drop for AbortOnDrop {
 }
 
 fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
-    state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    state
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// One tick's sources: in one `onstat -i` when it answers so, else as before. `None` when the
@@ -275,20 +273,30 @@ fn observe(state: &Mutex<State>, source: &Source, result: &Result<Parsed, Source
 
 enum Interactive {
     /// Every source got its part, but these, whose part did not parse, still need a run.
-    Done { unread: Vec<Source> },
+    Done {
+        unread: Vec<Source>,
+    },
     /// The output did not split: why.
     Unsplit(String),
     Gone,
 }
 
 /// One `onstat -i` for every due source, its answer cut at the prompts.
-async fn run_interactive(ctx: &Ctx, state: &Mutex<State>, due: &[Source], why: &str) -> Interactive {
+async fn run_interactive(
+    ctx: &Ctx,
+    state: &Mutex<State>,
+    due: &[Source],
+    why: &str,
+) -> Interactive {
     let mut lines = Vec::with_capacity(due.len());
     for s in due {
         let Run::Onstat(options) = s.def().run else {
             return Interactive::Unsplit(format!("cannot carry {}", s.label()));
         };
-        let words: Vec<String> = options.iter().map(|o| o.replace("{}", &s.arg().unwrap_or_default())).collect();
+        let words: Vec<String> = options
+            .iter()
+            .map(|o| o.replace("{}", &s.arg().unwrap_or_default()))
+            .collect();
         let words: Vec<&str> = words.iter().map(String::as_str).collect();
         match crate::parsers::interactive::option_line(&words) {
             Some(l) => lines.push(l),
@@ -318,7 +326,12 @@ async fn run_interactive(ctx: &Ctx, state: &Mutex<State>, due: &[Source], why: &
         format!("onstat -i: {why}")
     };
     let parts: Vec<Result<Output, SourceError>> = match result {
-        Err(e @ SourceError::Timeout { .. }) => vec![Err(e); n],
+        // Running them one by one would only wait (or read) that much again, once per source.
+        Err(
+            e @ (SourceError::Timeout { .. }
+            | SourceError::OutputTooLarge { .. }
+            | SourceError::MemoryBudget { .. }),
+        ) => vec![Err(e); n],
         Err(e) => return Interactive::Unsplit(format!("failed: {e}")),
         Ok(out) if out.exit.is_none() => return Interactive::Unsplit("was killed".into()),
         Ok(out) => match crate::parsers::interactive::split(&out.stdout, n) {
@@ -369,6 +382,7 @@ async fn run_interactive(ctx: &Ctx, state: &Mutex<State>, due: &[Source], why: &
             note: Some(note.clone()),
             cpu,
             shared: u32::try_from(n).unwrap_or(u32::MAX),
+            process: None,
         };
         match ctx.deliver_result(source, t, took, result, how).await {
             None => return Interactive::Gone,

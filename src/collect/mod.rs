@@ -223,6 +223,7 @@ impl Ctx {
             note,
             cpu: out.cpu,
             shared: out.shared,
+            process: None,
         };
         let result = match out.result {
             Ok(o) => parse_off_the_loop(*source, o).await,
@@ -239,8 +240,11 @@ impl Ctx {
         t: Duration,
         took: Duration,
         result: Result<Parsed, SourceError>,
-        how: How,
+        mut how: How,
     ) -> Option<Result<Parsed, SourceError>> {
+        if how.cpu.is_some() {
+            how.process = crate::source::cost::now();
+        }
         if let (Source::OnstatU, Ok(p)) = (source, &result) {
             let header = p
                 .get::<crate::parsers::onstat_u::OnstatU>()

@@ -58,4 +58,7 @@ pub struct How {
     pub cpu: Option<Duration>,
     /// How many sources that process answered (its CPU time is theirs together).
     pub shared: u32,
+    /// What ifxtop as a whole had cost when this sample came, when a process ran for it (the
+    /// demo and a replay run none).
+    pub process: Option<crate::source::cost::ProcessCost>,
 }

@@ -49,10 +49,8 @@ pub fn option_line(options: &[&str]) -> Option<String> {
         .collect();
     let line = words.join(" ");
     let first = words.first().copied().unwrap_or("");
-    let refused = first.is_empty()
-        || first.contains('z')
-        || first == "r"
-        || line.contains(['\n', '\r']);
+    let refused =
+        first.is_empty() || first.contains('z') || first == "r" || line.contains(['\n', '\r']);
     (!refused).then_some(line)
 }
 
@@ -77,13 +75,8 @@ fn banner_end(part: &str) -> Option<usize> {
                 return Some(at);
             }
         } else if !text.trim().is_empty() {
-            let line = Line {
-                no: k + 1,
-                text,
-            };
-            if header::banner(line).is_none() {
-                return None;
-            }
+            let line = Line { no: k + 1, text };
+            header::banner(line)?;
             seen = true;
         }
     }

@@ -63,8 +63,8 @@ macro_rules! record {
 }
 
 pub mod group;
-pub mod interactive;
 pub mod header;
+pub mod interactive;
 pub mod lex;
 
 pub mod numa;

@@ -43,6 +43,23 @@ pub fn children_cpu() -> Option<Duration> {
     usage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
 }
 
+/// What the whole process has cost so far, read at one instant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ProcessCost {
+    pub self_cpu: Duration,
+    pub children_cpu: Duration,
+    pub processes: u64,
+}
+
+/// The process's cost now (`None` where rusage is not available).
+pub fn now() -> Option<ProcessCost> {
+    Some(ProcessCost {
+        self_cpu: self_cpu()?,
+        children_cpu: children_cpu()?,
+        processes: processes(),
+    })
+}
+
 /// How many processes the local runner started.
 pub fn processes() -> u64 {
     PROCESSES.load(Ordering::Relaxed)

@@ -112,7 +112,12 @@ fn note(u: &Update) -> &str {
 fn assert_interactive(updates: &[Update], calls: &[String]) {
     assert_eq!(calls.first().map(String::as_str), Some("-i"), "{calls:?}");
     for u in updates {
-        assert!(u.result.is_ok(), "{:?}: {:?}", u.source, u.result.as_ref().err());
+        assert!(
+            u.result.is_ok(),
+            "{:?}: {:?}",
+            u.source,
+            u.result.as_ref().err()
+        );
         assert!(
             note(u).starts_with("onstat -i: one process for "),
             "{:?}: {}",
@@ -137,8 +142,15 @@ async fn a_banner_once_and_no_prompt_at_end_of_input() {
 #[tokio::test]
 async fn an_option_it_does_not_know_runs_alone_and_says_so() {
     let (updates, calls) = first_updates(&script(true, false, true, "g con")).await;
-    let u = updates.iter().find(|u| u.source == Source::OnstatU).expect("-u");
-    assert!(u.result.is_ok() && note(u).starts_with("onstat -i: one process"), "{}", note(u));
+    let u = updates
+        .iter()
+        .find(|u| u.source == Source::OnstatU)
+        .expect("-u");
+    assert!(
+        u.result.is_ok() && note(u).starts_with("onstat -i: one process"),
+        "{}",
+        note(u)
+    );
     let con = updates
         .iter()
         .find(|u| u.source == Source::OnstatGCon)
@@ -153,7 +165,12 @@ async fn an_onstat_without_interactive_mode_falls_back_and_says_why() {
     let (updates, calls) = first_updates(&script(false, false, true, "")).await;
     assert_eq!(calls.first().map(String::as_str), Some("-i"), "{calls:?}");
     for u in &updates {
-        assert!(u.result.is_ok(), "{:?}: {:?}", u.source, u.result.as_ref().err());
+        assert!(
+            u.result.is_ok(),
+            "{:?}: {:?}",
+            u.source,
+            u.result.as_ref().err()
+        );
         assert_eq!(
             note(u),
             "one call per option: onstat -i no `onstat>` prompt: onstat did not answer in interactive mode",
