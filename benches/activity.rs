@@ -49,6 +49,7 @@ fn snapshots(sessions: usize, from: u64, n: u64) -> Vec<Snapshot> {
                 t: Duration::from_secs(t),
                 took: Duration::ZERO,
                 result: s.parse(o),
+                how: Default::default(),
             });
         }
         if t >= from {

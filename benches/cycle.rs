@@ -78,6 +78,7 @@ fn cycle(c: &mut Criterion) {
                 t: Duration::from_secs(t),
                 took: Duration::ZERO,
                 result,
+                how: Default::default(),
             });
         }
     };
@@ -250,6 +251,7 @@ fn io_share(c: &mut Criterion) {
                 t: Duration::from_secs(t),
                 took: Duration::ZERO,
                 result,
+                how: Default::default(),
             });
         }
     };

@@ -54,6 +54,7 @@ fn main() {
             t: Duration::from_secs(t),
             took: Duration::ZERO,
             result: source.parse(out),
+            how: Default::default(),
         });
     };
     apply(&mut store, Source::OncheckPe, 0);

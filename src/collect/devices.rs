@@ -104,6 +104,8 @@ async fn resolve(ctx: &Ctx, paths: &[String]) -> Option<bool> {
         t,
         took: started.elapsed(),
         result: Ok(Output::ok(r.transcript())),
+        cpu: None,
+        shared: 1,
     };
     let source = Source::ChunkDevices;
     ctx.record(&source, &Ask::stat_argv(r.paths()), &run);

@@ -125,6 +125,7 @@ async fn deliver_cached(ctx: &Ctx, cached: Cached) -> Option<ExtentStatus> {
         t,
         took: Duration::ZERO,
         result: Ok(Arc::new(cached.map) as Parsed),
+        how: Default::default(),
     };
     ctx.sinks.updates.send(update).await.ok()?;
     Some(ExtentStatus::Ready {
@@ -180,6 +181,7 @@ async fn build_map(
             t,
             took,
             result,
+            how: Default::default(),
         })
         .await
         .ok()?;

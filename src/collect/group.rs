@@ -1,16 +1,28 @@
-//! The polled onstat sources that share calls: at each moment, those due run as ONE `onstat`
-//! with all their options (`onstat -u -X -k -p -l -s -x`), whose output `parsers::group::split`
-//! cuts back into what each option prints alone. One process a second instead of one per
-//! source: onstat attaches the shared memory each time it starts, the costly part on a big
-//! instance.
+//! The polled onstat sources share calls. At each moment, every one due (the `-g` ones and the
+//! replication commands too) is answered by ONE `onstat -i` process: the options are written one
+//! a line, its input closed, and `parsers::interactive::split` cuts the answer at the `onstat>`
+//! prompts into what each option prints alone, for its own parser. One process a second instead
+//! of one per source (179-197 a minute before): onstat attaches the shared memory each time it
+//! starts, the costly part on a big instance.
 //!
-//! A grouped output that does not split (an onstat that refuses one of the options, prints the
-//! banner per option, or a runner that does not know the call) is not guessed at: the sources
-//! then run one by one, and grouping is tried again later.
+//! What does not answer that way is not guessed at: an onstat without interactive mode (no
+//! prompt, another banner rule, a runner that does not know the call) makes the sources run as
+//! before (the non-`-g` options in one `onstat -u -X -k ...` call cut by
+//! `parsers::group::split`, the others one by one) and interactive mode is tried again after
+//! [`RETRY_GROUPING`]; an option whose answer its parser does not read (an option that onstat
+//! does not know) runs alone for as long. Each update says how it ran (its `note`), which the
+//! Server pane's sources and `snapshot` show.
+//!
+//! A slow option must not delay the fast ones: when a tick's call takes more than half the 1 s
+//! period, the options of a period over 2 s go to a second `onstat -i` of their own, in a task
+//! apart, until the retry.
 
 use super::{Ctx, RawRun};
 use crate::error::SourceError;
-use crate::source::{Output, Request, Source};
+use crate::parsers::onstat_g_cluster::OnstatGCluster;
+use crate::parsers::Parsed;
+use crate::source::{Collector, Output, Request, Run, Source};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
@@ -31,6 +43,55 @@ fn next_due(now: Duration, period: Duration) -> Duration {
     Duration::from_nanos(u64::try_from(next).unwrap_or(u64::MAX))
 }
 
+/// What the task keeps between ticks.
+#[derive(Default)]
+struct State {
+    /// Interactive mode failed: until then the sources run as before.
+    not_interactive: Option<(Instant, String)>,
+    /// Options whose interactive answer did not parse: run alone until then.
+    alone: Vec<(Source, Instant)>,
+    /// A call took too long: the slow options get a call of their own until then.
+    split_slow: Option<Instant>,
+    /// The command-line grouping failed: until then one by one.
+    alone_until: Option<Instant>,
+    /// The replication peers the last good `onstat -g cluster` listed.
+    kinds: super::ha::Kinds,
+}
+
+impl State {
+    fn runs_alone(&self, s: &Source) -> bool {
+        let now = Instant::now();
+        self.alone.iter().any(|(a, u)| a == s && now < *u)
+    }
+}
+
+/// Whether `source` is asked at all now: a later release's command waits for the banner, the
+/// replication commands for a role that has them.
+fn asked(ctx: &Ctx, state: &State, source: &Source) -> bool {
+    if !ctx.asks(source) {
+        return false;
+    }
+    if source.def().collector != Collector::Ha {
+        return true;
+    }
+    match ctx.role().filter(|r| r.in_cluster()) {
+        None => false,
+        Some(role) => {
+            *source == Source::OnstatGCluster
+                || super::ha::commands(role, state.kinds).contains(source)
+        }
+    }
+}
+
+/// Why the slow options' call is apart (its sources' note).
+const SLOW_CALL: &str = "a call of its own for the slow options";
+
+/// The tick of the fastest sources.
+const FAST_TICK: Duration = Duration::from_secs(1);
+
+/// A source of this period or shorter stays in the fast call when calls are split.
+const FAST: Duration = Duration::from_secs(2);
+
 /// Starts the task; nothing runs when `sources` is empty.
 pub(crate) fn spawn(ctx: &Ctx, sources: Vec<Source>) -> JoinHandle<()> {
     let mut ctx = ctx.clone();
@@ -39,41 +100,59 @@ pub(crate) fn spawn(ctx: &Ctx, sources: Vec<Source>) -> JoinHandle<()> {
             return;
         }
         let mut next: Vec<Duration> = vec![Duration::ZERO; sources.len()];
-        let mut alone_until: Option<Instant> = None;
+        let state = Arc::new(Mutex::new(State::default()));
+        let mut slow_call = AbortOnDrop(None);
         loop {
             let now = ctx.clock.now();
-            let due: Vec<Source> = sources
+            // Due on its period, or wanted with this tick's onstat -u (demand.rs).
+            let candidates: Vec<Source> = sources
                 .iter()
                 .zip(&next)
-                // Due on its period, or wanted with this tick's onstat -u (demand.rs).
                 .filter(|(s, n)| **n <= now + Duration::from_millis(1) || ctx.demand.wants(s))
                 .map(|(s, _)| *s)
                 .collect();
-            let alone = alone_until.is_some_and(|u| Instant::now() < u);
-            if due.len() == 1 || (alone && !due.is_empty()) {
-                for s in &due {
-                    if ctx.collect(s).await.is_none() {
-                        return;
-                    }
+            let asked_now: Vec<Source> = {
+                let st = lock(&state);
+                candidates
+                    .iter()
+                    .copied()
+                    .filter(|s| asked(&ctx, &st, s))
+                    .collect()
+            };
+            let mut due = asked_now.clone();
+            let (split, interactive) = {
+                let st = lock(&state);
+                let t = Instant::now();
+                (
+                    st.split_slow.is_some_and(|u| t < u),
+                    st.not_interactive.as_ref().is_none_or(|(u, _)| t >= *u),
+                )
+            };
+            let mut held: Vec<Source> = Vec::new();
+            if interactive && split {
+                let slow: Vec<Source> = due.iter().copied().filter(|s| s.period() > FAST).collect();
+                due.retain(|s| !slow.contains(s));
+                if slow_call.0.as_ref().is_some_and(|h| !h.is_finished()) {
+                    // Still running: they stay due for the next tick.
+                    held = slow;
+                } else if !slow.is_empty() {
+                    let (ctx2, state2) = (ctx.clone(), state.clone());
+                    slow_call.0 = Some(tokio::spawn(async move {
+                        let _ = tick(&ctx2, &state2, &slow, SLOW_CALL).await;
+                    }));
                 }
-            } else if !due.is_empty() {
-                match run_grouped(&ctx, &due).await {
-                    Grouped::Gone => return,
-                    Grouped::Done => alone_until = None,
-                    Grouped::Unsplit => {
-                        alone_until = Some(Instant::now() + RETRY_GROUPING);
-                        for s in &due {
-                            if ctx.collect(s).await.is_none() {
-                                return;
-                            }
-                        }
-                    }
-                }
+            }
+            if !due.is_empty() && tick(&ctx, &state, &due, "").await.is_none() {
+                return;
             }
             let after = ctx.clock.now();
             for (s, n) in sources.iter().zip(next.iter_mut()) {
-                if due.contains(s) {
+                if asked_now.contains(s) && !held.contains(s) {
                     *n = next_due(after, ctx.scaled(s.period()));
+                } else if candidates.contains(s) && !asked_now.contains(s) {
+                    // Not asked yet (the role, the peers or the release unknown until this
+                    // tick's answers): asked at the next tick that knows, not a period later.
+                    *n = next_due(after, ctx.scaled(FAST_TICK));
                 }
             }
             let wake = next.iter().min().copied().unwrap_or(after);
@@ -94,6 +173,225 @@ pub(crate) fn spawn(ctx: &Ctx, sources: Vec<Source>) -> JoinHandle<()> {
     })
 }
 
+/// The slow options' call ends with the task that started it.
+struct AbortOnDrop(Option<JoinHandle<()>>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        if let Some(h) = &self.0 {
+            h.abort();
+        }
+    }
+}
+
+fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
+    state
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// One tick's sources: in one `onstat -i` when it answers so, else as before. `None` when the
+/// app has gone.
+async fn tick(ctx: &Ctx, state: &Mutex<State>, due: &[Source], why: &str) -> Option<()> {
+    let interactive = lock(state)
+        .not_interactive
+        .as_ref()
+        .is_none_or(|(u, _)| Instant::now() >= *u);
+    let (alone, together): (Vec<Source>, Vec<Source>) =
+        due.iter().partition(|s| lock(state).runs_alone(s));
+    let mut rest: Vec<Source> = together.clone();
+    let mut note_alone = String::new();
+    if interactive && together.len() > 1 {
+        match run_interactive(ctx, state, &together, why).await {
+            Interactive::Gone => return None,
+            Interactive::Done { unread } => {
+                let until = Instant::now() + RETRY_GROUPING;
+                let mut st = lock(state);
+                for s in &unread {
+                    st.alone.push((*s, until));
+                }
+                rest = unread;
+                note_alone = "run alone: onstat -i did not answer this option".into();
+            }
+            Interactive::Unsplit(reason) => {
+                lock(state).not_interactive = Some((Instant::now() + RETRY_GROUPING, reason));
+            }
+        }
+    } else if together.len() <= 1 {
+        rest = together;
+    }
+    if note_alone.is_empty() {
+        if let Some((_, reason)) = lock(state).not_interactive.clone() {
+            note_alone = format!("one call per option: onstat -i {reason}");
+        }
+    }
+    for s in &alone {
+        rest.push(*s);
+        note_alone = "run alone: onstat -i did not answer this option".into();
+    }
+    if rest.is_empty() {
+        return Some(());
+    }
+    before(ctx, state, &rest, &note_alone).await
+}
+
+/// As before `onstat -i`: the non-`-g` options in one command-line call, the others one by one.
+async fn before(ctx: &Ctx, state: &Mutex<State>, due: &[Source], note: &str) -> Option<()> {
+    let note = (!note.is_empty()).then(|| note.to_string());
+    let (grouped, single): (Vec<Source>, Vec<Source>) =
+        due.iter().partition(|s| s.group_option().is_some());
+    let alone = lock(state).alone_until.is_some_and(|u| Instant::now() < u);
+    let mut one_by_one = single;
+    if grouped.len() > 1 && !alone {
+        match run_grouped(ctx, &grouped, note.clone()).await {
+            Grouped::Gone => return None,
+            Grouped::Done => lock(state).alone_until = None,
+            Grouped::Unsplit => {
+                lock(state).alone_until = Some(Instant::now() + RETRY_GROUPING);
+                one_by_one.extend(grouped);
+            }
+        }
+    } else {
+        one_by_one.extend(grouped);
+    }
+    for s in &one_by_one {
+        let run = ctx.run_raw(s, &s.request()).await;
+        let result = ctx.deliver_noted(s, run, note.clone()).await?;
+        observe(state, s, &result);
+    }
+    Some(())
+}
+
+/// What a source's result tells the task: the cluster's peers.
+fn observe(state: &Mutex<State>, source: &Source, result: &Result<Parsed, SourceError>) {
+    if let (Source::OnstatGCluster, Ok(p)) = (source, result) {
+        if let Some(c) = p.get::<OnstatGCluster>() {
+            lock(state).kinds = super::ha::Kinds::of(c);
+        }
+    }
+}
+
+enum Interactive {
+    /// Every source got its part, but these, whose part did not parse, still need a run.
+    Done {
+        unread: Vec<Source>,
+    },
+    /// The output did not split: why.
+    Unsplit(String),
+    Gone,
+}
+
+/// One `onstat -i` for every due source, its answer cut at the prompts.
+async fn run_interactive(
+    ctx: &Ctx,
+    state: &Mutex<State>,
+    due: &[Source],
+    why: &str,
+) -> Interactive {
+    let mut lines = Vec::with_capacity(due.len());
+    for s in due {
+        let Run::Onstat(options) = s.def().run else {
+            return Interactive::Unsplit(format!("cannot carry {}", s.label()));
+        };
+        let words: Vec<String> = options
+            .iter()
+            .map(|o| o.replace("{}", &s.arg().unwrap_or_default()))
+            .collect();
+        let words: Vec<&str> = words.iter().map(String::as_str).collect();
+        match crate::parsers::interactive::option_line(&words) {
+            Some(l) => lines.push(l),
+            None => return Interactive::Unsplit(format!("refuses to send {}", s.label())),
+        }
+    }
+    let mut stdin = lines.join("\n");
+    stdin.push('\n');
+    let request = Request::CommandInput {
+        argv: vec!["onstat".into(), "-i".into()],
+        stdin,
+    };
+    let started = Instant::now();
+    let t = ctx.clock.now();
+    let timeout = due.iter().map(|s| s.timeout()).max().unwrap_or_default();
+    let (result, cpu) = ctx.run_measured(&request, timeout).await;
+    let took = started.elapsed();
+    if took > ctx.scaled(super::super::source::registry::PERIOD_FAST) / 2 && why.is_empty() {
+        lock(state).split_slow = Some(Instant::now() + RETRY_GROUPING);
+    }
+    let n = due.len();
+    let mut argv = vec!["onstat".to_string(), "-i".to_string()];
+    argv.extend(lines);
+    let note = if why.is_empty() {
+        format!("onstat -i: one process for {n} options")
+    } else {
+        format!("onstat -i: {why}")
+    };
+    let parts: Vec<Result<Output, SourceError>> = match result {
+        // Running them one by one would only wait (or read) that much again, once per source.
+        Err(
+            e @ (SourceError::Timeout { .. }
+            | SourceError::OutputTooLarge { .. }
+            | SourceError::MemoryBudget { .. }),
+        ) => vec![Err(e); n],
+        Err(e) => return Interactive::Unsplit(format!("failed: {e}")),
+        Ok(out) if out.exit.is_none() => return Interactive::Unsplit("was killed".into()),
+        Ok(out) => match crate::parsers::interactive::split(&out.stdout, n) {
+            Ok(texts) => texts
+                .into_iter()
+                .map(|stdout| {
+                    Ok(Output {
+                        exit: out.exit,
+                        stdout,
+                        stderr: String::new(),
+                    })
+                })
+                .collect(),
+            Err(e) => {
+                // An onstat whose answer is only the off-line message is off-line, not
+                // without interactive mode.
+                if crate::parsers::header::is_offline_message(&out.stdout) {
+                    vec![Ok(out); n]
+                } else {
+                    return Interactive::Unsplit(e.to_string());
+                }
+            }
+        },
+    };
+    let mut unread = Vec::new();
+    for (source, part) in due.iter().zip(parts) {
+        let parsed = match &part {
+            Ok(o) => Some(super::parse_off_the_loop(*source, o.clone()).await),
+            Err(_) => None,
+        };
+        if let Some(Err(SourceError::Parse(_))) = &parsed {
+            unread.push(*source);
+            continue;
+        }
+        let run = RawRun {
+            t,
+            took,
+            result: part,
+            cpu,
+            shared: u32::try_from(n).unwrap_or(u32::MAX),
+        };
+        ctx.record(source, &argv, &run);
+        let result = match parsed {
+            Some(r) => r,
+            None => Err(run.result.err().unwrap_or(SourceError::Killed)),
+        };
+        let how = super::sample::How {
+            note: Some(note.clone()),
+            cpu,
+            shared: u32::try_from(n).unwrap_or(u32::MAX),
+            process: None,
+        };
+        match ctx.deliver_result(source, t, took, result, how).await {
+            None => return Interactive::Gone,
+            Some(r) => observe(state, source, &r),
+        }
+    }
+    Interactive::Done { unread }
+}
+
 enum Grouped {
     /// Every source got its part (or the call's failure).
     Done,
@@ -104,7 +402,7 @@ enum Grouped {
 }
 
 /// One `onstat` for every due source, cut into each source's output.
-async fn run_grouped(ctx: &Ctx, due: &[Source]) -> Grouped {
+async fn run_grouped(ctx: &Ctx, due: &[Source], note: Option<String>) -> Grouped {
     let options: Vec<&'static str> = due.iter().filter_map(|s| s.group_option()).collect();
     let mut argv = vec!["onstat".to_string()];
     argv.extend(options.iter().map(|o| o.to_string()));
@@ -112,8 +410,9 @@ async fn run_grouped(ctx: &Ctx, due: &[Source]) -> Grouped {
     let started = Instant::now();
     let t = ctx.clock.now();
     let timeout = due.iter().map(|s| s.timeout()).max().unwrap_or_default();
-    let result = ctx.run_bounded(&request, timeout).await;
+    let (result, cpu) = ctx.run_measured(&request, timeout).await;
     let took = started.elapsed();
+    let shared = u32::try_from(due.len()).unwrap_or(u32::MAX);
     let parts: Vec<Result<Output, SourceError>> = match result {
         // Running them one by one would only wait that long again, once per source.
         Err(e @ SourceError::Timeout { .. }) => vec![Err(e); due.len()],
@@ -133,9 +432,15 @@ async fn run_grouped(ctx: &Ctx, due: &[Source]) -> Grouped {
         },
     };
     for (source, result) in due.iter().zip(parts) {
-        let run = RawRun { t, took, result };
+        let run = RawRun {
+            t,
+            took,
+            result,
+            cpu,
+            shared,
+        };
         ctx.record(source, &argv, &run);
-        if ctx.deliver(source, run).await.is_none() {
+        if ctx.deliver_noted(source, run, note.clone()).await.is_none() {
             return Grouped::Gone;
         }
     }

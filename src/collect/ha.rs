@@ -9,23 +9,22 @@
 //!   SDS peers, `-g dri` when it has an HDR peer; on a secondary, its own kind's command.
 //!
 //! So a standard server costs no process, a primary with one kind of secondary 12 a minute, one
-//! with all three kinds 24.
+//! with all three kinds 24 — or none: they ride in the tick's `onstat -i` call
+//! (`group.rs`), which asks them when [`commands`] says.
 
-use super::{pause, Ctx};
 use crate::parsers::onstat_g_cluster::OnstatGCluster;
 use crate::source::Source;
-use tokio::task::JoinHandle;
 
 /// The kinds of secondary a cluster output lists.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-struct Kinds {
+pub(super) struct Kinds {
     hdr: bool,
     rss: bool,
     sds: bool,
 }
 
 impl Kinds {
-    fn of(c: &OnstatGCluster) -> Kinds {
+    pub(super) fn of(c: &OnstatGCluster) -> Kinds {
         let has = |t: &str| {
             c.servers
                 .iter()
@@ -40,7 +39,7 @@ impl Kinds {
 }
 
 /// The commands that apply to a server of `role` whose cluster has `kinds` of peers.
-fn commands(role: super::Role, kinds: Kinds) -> Vec<Source> {
+pub(super) fn commands(role: super::Role, kinds: Kinds) -> Vec<Source> {
     let mut out = Vec::new();
     if role.primary {
         if kinds.rss {
@@ -64,33 +63,6 @@ fn commands(role: super::Role, kinds: Kinds) -> Vec<Source> {
         }
     }
     out
-}
-
-pub(crate) fn spawn(ctx: &Ctx) -> JoinHandle<()> {
-    let mut ctx = ctx.clone();
-    tokio::spawn(async move {
-        // What the last good cluster output listed: a failed run keeps the peers known.
-        let mut kinds = Kinds::default();
-        loop {
-            if let Some(role) = ctx.role().filter(|r| r.in_cluster()) {
-                match ctx.collect(&Source::OnstatGCluster).await {
-                    None => return,
-                    Some(Ok(p)) => {
-                        if let Some(c) = p.get::<OnstatGCluster>() {
-                            kinds = Kinds::of(c);
-                        }
-                    }
-                    Some(Err(_)) => {}
-                }
-                for source in commands(role, kinds) {
-                    if ctx.collect(&source).await.is_none() {
-                        return;
-                    }
-                }
-            }
-            pause(&mut ctx, Source::OnstatGCluster.period()).await;
-        }
-    })
 }
 
 #[cfg(test)]

@@ -134,6 +134,7 @@ mod tests {
                     as crate::parsers::Parsed),
                 Some(e) => Err(e),
             },
+            how: Default::default(),
         }
     }
 

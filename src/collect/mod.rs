@@ -23,7 +23,7 @@ use crate::source::{
     Collector, CommandRunner, Output, Request, Source, FILE_TIMEOUT, PERIOD_DISCOVERY,
 };
 use extents::{ExtentSource, ExtentStatus};
-use sample::{RawSample, Update};
+use sample::{How, RawSample, Update};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -208,10 +208,43 @@ impl Ctx {
         source: &Source,
         out: RawRun,
     ) -> Option<Result<Parsed, SourceError>> {
+        self.deliver_noted(source, out, None).await
+    }
+
+    /// `deliver`, saying how the run was made (`note`: one `onstat -i` for several options, or
+    /// why not).
+    pub(crate) async fn deliver_noted(
+        &self,
+        source: &Source,
+        out: RawRun,
+        note: Option<String>,
+    ) -> Option<Result<Parsed, SourceError>> {
+        let how = How {
+            note,
+            cpu: out.cpu,
+            shared: out.shared,
+            process: None,
+        };
         let result = match out.result {
             Ok(o) => parse_off_the_loop(*source, o).await,
             Err(e) => Err(e),
         };
+        self.deliver_result(source, out.t, out.took, result, how)
+            .await
+    }
+
+    /// Sends what was parsed (or why not) of a run of `source` at `t` that took `took`.
+    pub(crate) async fn deliver_result(
+        &self,
+        source: &Source,
+        t: Duration,
+        took: Duration,
+        result: Result<Parsed, SourceError>,
+        mut how: How,
+    ) -> Option<Result<Parsed, SourceError>> {
+        if how.cpu.is_some() {
+            how.process = crate::source::cost::now();
+        }
         if let (Source::OnstatU, Ok(p)) = (source, &result) {
             let header = p
                 .get::<crate::parsers::onstat_u::OnstatU>()
@@ -244,9 +277,10 @@ impl Ctx {
         }
         let update = Update {
             source: *source,
-            t: out.t,
-            took: out.took,
+            t,
+            took,
             result: result.clone(),
+            how,
         };
         self.sinks.updates.send(update).await.ok()?;
         Some(result)
@@ -260,6 +294,15 @@ impl Ctx {
         request: &Request,
         timeout: Duration,
     ) -> Result<Output, SourceError> {
+        self.run_bounded_as(request, timeout, false).await.0
+    }
+
+    /// `run_bounded`, with the CPU time of the process that answered (`source::cost`).
+    pub(crate) async fn run_measured(
+        &self,
+        request: &Request,
+        timeout: Duration,
+    ) -> (Result<Output, SourceError>, Option<Duration>) {
         self.run_bounded_as(request, timeout, false).await
     }
 
@@ -270,15 +313,17 @@ impl Ctx {
         request: &Request,
         timeout: Duration,
         extent_report: bool,
-    ) -> Result<Output, SourceError> {
+    ) -> (Result<Output, SourceError>, Option<Duration>) {
         let run = if extent_report {
             self.runner.run_extent_report(request, timeout)
         } else {
             self.runner.run(request, timeout)
         };
-        match tokio::time::timeout(timeout + RUNNER_GRACE, run).await {
-            Ok(r) => r,
-            Err(_) => Err(SourceError::Timeout { after: timeout }),
+        let (r, cpu) =
+            crate::source::cost::measured(tokio::time::timeout(timeout + RUNNER_GRACE, run)).await;
+        match r {
+            Ok(r) => (r, cpu),
+            Err(_) => (Err(SourceError::Timeout { after: timeout }), cpu),
         }
     }
 
@@ -288,11 +333,17 @@ impl Ctx {
         let t = self.clock.now();
         // The extent map's report may be far bigger than any poll: the runner's larger cap.
         let extent_report = source.def().collector == Collector::Extents;
-        let result = self
+        let (result, cpu) = self
             .run_bounded_as(request, source.timeout(), extent_report)
             .await;
         let took = started.elapsed();
-        let run = RawRun { t, took, result };
+        let run = RawRun {
+            t,
+            took,
+            result,
+            cpu,
+            shared: 1,
+        };
         self.record(source, &request.argv(), &run);
         run
     }
@@ -335,6 +386,10 @@ pub(crate) struct RawRun {
     pub(crate) t: Duration,
     pub(crate) took: Duration,
     pub(crate) result: Result<Output, SourceError>,
+    /// The CPU time of the process that answered, when one ran here.
+    pub(crate) cpu: Option<Duration>,
+    /// How many sources that process answered.
+    pub(crate) shared: u32,
 }
 
 /// The sessions whose `onstat -g ses <sid>` and `onstat -g sql <sid>` are collected.
@@ -630,9 +685,11 @@ impl Collection {
             },
             interval_rx,
         );
+        // Every polled onstat source and the replication commands: one `onstat -i` a tick.
         let (grouped, alone): (Vec<Source>, Vec<Source>) = Source::polled()
             .into_iter()
-            .partition(|s| s.group_option().is_some());
+            .chain(Source::replication())
+            .partition(|s| matches!(s.def().run, crate::source::Run::Onstat(_)));
         let mut tasks = spawn_polling(&ctx, alone);
         tasks.push(group::spawn(&ctx, grouped));
         let (focus, focus_rx) = watch::channel::<Focus>(Focus::default());
@@ -640,7 +697,6 @@ impl Collection {
         tasks.push(spawn_sockets(&ctx));
         tasks.push(spawn_numa(&ctx));
         tasks.push(devices::spawn(&ctx));
-        tasks.push(ha::spawn(&ctx));
         let (rebuild, rebuild_rx) = mpsc::channel::<()>(2);
         let (ext_tx, extents) = mpsc::channel::<ExtentStatus>(16);
         match extent_source {

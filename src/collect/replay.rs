@@ -4,7 +4,7 @@
 //! says whether the store must restart before its updates are applied.
 
 use crate::collect::record::{Cursor, Recording};
-use crate::collect::sample::{RawSample, Update};
+use crate::collect::sample::{How, RawSample, Update};
 use crate::error::SourceError;
 use crate::source::{Output, Source};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -153,6 +153,20 @@ pub(crate) fn to_update(source: &Source, raw: &RawSample) -> Update {
         t: raw.at(),
         took: Duration::ZERO,
         result,
+        how: How {
+            note: interactive_note(&raw.argv),
+            ..How::default()
+        },
+    }
+}
+
+/// The note of a sample taken from one `onstat -i` (its argv lists the options), as live.
+fn interactive_note(argv: &[String]) -> Option<String> {
+    match argv {
+        [onstat, i, options @ ..] if onstat == "onstat" && i == "-i" && options.len() > 1 => Some(
+            format!("onstat -i: one process for {} options", options.len()),
+        ),
+        _ => None,
     }
 }
 

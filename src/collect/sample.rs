@@ -44,4 +44,21 @@ pub struct Update {
     /// How long the run took (the command's cost, shown in the status view).
     pub took: Duration,
     pub result: Result<Parsed, SourceError>,
+    /// How it ran and what it cost.
+    pub how: How,
+}
+
+/// How a sample was collected and what its process cost.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct How {
+    /// When worth saying: in one `onstat -i` with other options, or one call per option and
+    /// why (`collect/group.rs`).
+    pub note: Option<String>,
+    /// The CPU time of the process that answered (`source::cost`), when one ran here.
+    pub cpu: Option<Duration>,
+    /// How many sources that process answered (its CPU time is theirs together).
+    pub shared: u32,
+    /// What ifxtop as a whole had cost when this sample came, when a process ran for it (the
+    /// demo and a replay run none).
+    pub process: Option<crate::source::cost::ProcessCost>,
 }

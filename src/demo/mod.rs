@@ -151,6 +151,10 @@ impl DemoInstance {
                             Ok(oncheck::dbaccess_error())
                         }
                     }
+                    // Interactive mode: one option a line, its answer after an `onstat>`
+                    // prompt, and a last prompt before end of input (the manual's
+                    // description; `parsers::interactive`).
+                    ["onstat", "-i"] => Ok(onstat(self.interactive(stdin, t))),
                     _ => Err(not_found(request)),
                 }
             }
@@ -168,6 +172,40 @@ impl DemoInstance {
                 .map(Output::ok)
                 .ok_or_else(|| no_such_file(path)),
         }
+    }
+
+    /// `onstat -i` fed `stdin`: each option as `onstat -OPTION` answers it alone (its banner
+    /// first), after a prompt. An option the demo does not print gets onstat's complaint.
+    fn interactive(&self, stdin: &str, t: Duration) -> String {
+        let mut out = String::new();
+        for line in stdin.lines().map(str::trim).filter(|l| !l.is_empty()) {
+            out.push_str(crate::parsers::interactive::PROMPT);
+            out.push(' ');
+            let mut argv = vec!["onstat".to_string()];
+            for (k, w) in line.split_whitespace().enumerate() {
+                if k == 0 && !w.starts_with('-') {
+                    argv.push(format!("-{w}"));
+                } else {
+                    argv.push(w.to_string());
+                }
+            }
+            // Never a reset or a repeat, as ifxtop never sends one.
+            let refused = crate::parsers::interactive::option_line(
+                &argv[1..].iter().map(String::as_str).collect::<Vec<_>>(),
+            )
+            .is_none();
+            match self.respond(&Request::Command(argv), t) {
+                Ok(o) if !refused => out.push_str(&o.stdout),
+                _ => {
+                    out.push_str("onstat: invalid option: ");
+                    out.push_str(line);
+                    out.push('\n');
+                }
+            }
+        }
+        out.push_str(crate::parsers::interactive::PROMPT);
+        out.push(' ');
+        out
     }
 
     fn read_file(&self, path: &Path, secs: u64) -> Option<String> {

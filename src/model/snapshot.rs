@@ -79,6 +79,35 @@ pub struct SourceStatus {
     pub(crate) took_ms: u64,
     pub(crate) runs: u64,
     pub(crate) failures: u64,
+    /// How it was collected: in one `onstat -i` with other options, or one call per option
+    /// and why (an onstat without interactive mode).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) via: Option<String>,
+    /// Milliseconds of CPU a call (its share of a call shared with other sources), when a
+    /// process ran for it here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) cpu_ms_per_call: Option<f64>,
+    /// Runs a minute, once it has run for 10 s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) calls_per_min: Option<f64>,
+}
+
+/// What ifxtop costs the server it runs on (`source::cost`).
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct Cost {
+    /// ifxtop's own CPU time since it started, and its share of one core since the first
+    /// reading.
+    pub self_cpu_s: Option<f64>,
+    pub self_core_share: Option<f64>,
+    /// Its children's (onstat, cat, ssh) CPU time, and their share of one core.
+    pub children_cpu_s: Option<f64>,
+    pub children_core_share: Option<f64>,
+    /// Processes started a minute since the first reading.
+    pub processes_per_min: Option<f64>,
+    /// `measured`, or why not (the demo and a replay start no process).
+    pub children: String,
+    /// Every source's calls a minute, added up.
+    pub calls_per_min: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
@@ -98,6 +127,9 @@ pub struct Snapshot {
     pub sockets: Vec<SocketRow>,
     pub numa: NumaView,
     pub sources: Vec<SourceStatus>,
+    /// What ifxtop costs the server (`None` before any source ran).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<Cost>,
     /// Share of buffer pages with waiters that did not resolve through the extent map.
     pub unresolved_share: Option<f64>,
     pub extents_loaded: bool,
@@ -588,8 +620,17 @@ pub fn build_with(
             took_ms: u64::try_from(st.last_took.as_millis()).unwrap_or(u64::MAX),
             runs: st.runs,
             failures: st.failures,
+            via: st.note.clone(),
+            cpu_ms_per_call: (st.cpu_calls > 0)
+                .then(|| st.cpu.as_secs_f64() * 1000.0 / st.cpu_calls as f64),
+            calls_per_min: st
+                .first_t
+                .map(|f| now.saturating_sub(f).as_secs_f64())
+                .filter(|span| *span >= 10.0)
+                .map(|span| st.runs as f64 * 60.0 / span),
         })
-        .collect();
+        .collect::<Vec<SourceStatus>>();
+    let cost = cost(store, &sources);
 
     let session_views = focus
         .iter()
@@ -632,6 +673,7 @@ pub fn build_with(
         sockets,
         numa,
         sources,
+        cost,
         unresolved_share: store.hotspots.unresolved_share(),
         ports: store.settings.ports.clone(),
         extents_loaded: extents.is_some(),
@@ -649,6 +691,45 @@ pub fn build_with(
         store.settings.wall_start,
     );
     snap
+}
+
+/// What ifxtop costs, from the store's first and latest readings (`None` before any source ran).
+fn cost(store: &Store, sources: &[SourceStatus]) -> Option<Cost> {
+    if sources.is_empty() {
+        return None;
+    }
+    let calls_per_min = sources.iter().filter_map(|s| s.calls_per_min).sum();
+    let (first, last) = store.process_cost;
+    let Some((t1, last)) = last else {
+        return Some(Cost {
+            children: "simulated: the demo or a replay starts no onstat process".into(),
+            calls_per_min,
+            ..Cost::default()
+        });
+    };
+    let (share, per_min) = match first {
+        Some((t0, first)) if t1.saturating_sub(t0) >= Duration::from_secs(10) => {
+            let span = t1.saturating_sub(t0).as_secs_f64();
+            let share = |a: Duration, b: Duration| Some(a.saturating_sub(b).as_secs_f64() / span);
+            (
+                (
+                    share(last.self_cpu, first.self_cpu),
+                    share(last.children_cpu, first.children_cpu),
+                ),
+                Some(last.processes.saturating_sub(first.processes) as f64 * 60.0 / span),
+            )
+        }
+        _ => ((None, None), None),
+    };
+    Some(Cost {
+        self_cpu_s: Some(last.self_cpu.as_secs_f64()),
+        self_core_share: share.0,
+        children_cpu_s: Some(last.children_cpu.as_secs_f64()),
+        children_core_share: share.1,
+        processes_per_min: per_min,
+        children: "measured".into(),
+        calls_per_min,
+    })
 }
 
 impl Snapshot {

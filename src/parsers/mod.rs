@@ -64,6 +64,7 @@ macro_rules! record {
 
 pub mod group;
 pub mod header;
+pub mod interactive;
 pub mod lex;
 
 pub mod numa;

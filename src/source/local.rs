@@ -211,6 +211,7 @@ impl LocalRunner {
                 }
             }
         })?;
+        super::cost::started();
         // Declared after `child`, so dropped before it: the group is killed while the child is
         // at worst a zombie, its pid (the group's id) still taken.
         let _group = Group(
@@ -254,6 +255,7 @@ impl LocalRunner {
                 read_pipe(stderr, &used, cap, held())
             )?;
             let status = child.wait().await.map_err(PipeEnd::Io)?;
+            super::cost::reaped();
             Ok::<_, PipeEnd>((status, out, err))
         };
         match tokio::time::timeout(timeout, work).await {

@@ -3,6 +3,7 @@
 //! implement it, so every mode runs the same pipeline.
 
 pub mod budget;
+pub mod cost;
 pub mod local;
 pub mod registry;
 pub mod sqlhosts;

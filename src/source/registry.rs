@@ -570,6 +570,14 @@ impl Source {
             .collect()
     }
 
+    /// The replication commands (`collect::ha` says which a role asks).
+    pub(crate) fn replication() -> Vec<Source> {
+        Source::candidates(None)
+            .into_iter()
+            .filter(|s| s.def().collector == Collector::Ha)
+            .collect()
+    }
+
     /// The onstat option a polled source adds to a grouped call (`-u`): a polled onstat
     /// source with one option other than `-g`, whose output `parsers::group::split` can cut
     /// out of a grouped output.

@@ -72,6 +72,15 @@ pub struct SourceState {
     pub runs: u64,
     pub failures: u64,
     pub(crate) last_took: Duration,
+    /// How the latest run was made, when the collector said (one `onstat -i` for several
+    /// options, or one call per option and why).
+    pub(crate) note: Option<String>,
+    /// CPU time of the processes that answered it (its share of a call shared with others),
+    /// and how many calls that is.
+    pub(crate) cpu: Duration,
+    pub(crate) cpu_calls: u64,
+    /// When its first run was applied (calls a minute).
+    pub(crate) first_t: Option<Duration>,
     /// The latest run applied failed. Order of arrival decides, not timestamps: an error and
     /// a good sample can carry the same time.
     pub(crate) latest_failed: bool,
@@ -113,7 +122,16 @@ pub struct Store {
     pub(crate) generation: u64,
     /// Time of the newest sample applied.
     pub latest: Duration,
+    /// What ifxtop had cost at the first and the latest sample that ran a process (none on the
+    /// demo or a replay).
+    pub(crate) process_cost: ProcessCosts,
 }
+
+/// The first and the latest reading of what ifxtop costs, with their times.
+pub(crate) type ProcessCosts = (
+    Option<(Duration, crate::source::cost::ProcessCost)>,
+    Option<(Duration, crate::source::cost::ProcessCost)>,
+);
 
 impl Store {
     pub fn new(settings: StoreSettings) -> Self {
@@ -131,6 +149,7 @@ impl Store {
             mutex_names: rustc_hash::FxHashMap::default(),
             generation: 0,
             latest: Duration::ZERO,
+            process_cost: (None, None),
         }
     }
 
@@ -202,9 +221,19 @@ impl Store {
     pub fn apply(&mut self, u: Update) {
         self.latest = self.latest.max(u.t);
         self.generation += 1;
+        if let Some(p) = u.how.process {
+            self.process_cost.0.get_or_insert((u.t, p));
+            self.process_cost.1 = Some((u.t, p));
+        }
         let st = self.sources.entry(u.source).or_default();
+        st.first_t.get_or_insert(u.t);
+        if let Some(c) = u.how.cpu {
+            st.cpu += c / u.how.shared.max(1);
+            st.cpu_calls += 1;
+        }
         st.runs += 1;
         st.last_took = u.took;
+        st.note = u.how.note.clone();
         let parsed = match u.result {
             Err(e) => {
                 st.failures += 1;

@@ -75,7 +75,63 @@ pub(crate) fn lines(snap: &Snapshot, theme: &Theme) -> Vec<ServerLine> {
     memory(&mut out, snap, theme);
     out.push(plain(Line::from("")));
     checkpoints(&mut out, snap, theme);
+    cost(&mut out, snap, theme);
     out
+}
+
+/// What ifxtop costs this server: itself, its onstat children, and per source (the busiest
+/// first) its calls a minute and CPU per call.
+fn cost(out: &mut Vec<ServerLine>, snap: &Snapshot, theme: &Theme) {
+    let Some(c) = &snap.cost else {
+        return;
+    };
+    let pct = |v: Option<f64>| v.map_or("-".into(), |v| format!("{:.2}%", v * 100.0));
+    let text = if c.children == "measured" {
+        format!(
+            "self {} of a core, onstat and other children {}, {} processes/min, {:.0} calls/min",
+            pct(c.self_core_share),
+            pct(c.children_core_share),
+            c.processes_per_min
+                .map_or("-".into(), |p| format!("{p:.0}")),
+            c.calls_per_min
+        )
+    } else {
+        format!("children {}; {:.0} calls/min", c.children, c.calls_per_min)
+    };
+    out.push(plain(Line::from("")));
+    out.push(plain(Line::from(vec![
+        Span::styled("IFXTOP    ", theme.column_header),
+        Span::raw(text),
+    ])));
+    let mut busiest: Vec<&crate::model::snapshot::SourceStatus> = snap
+        .sources
+        .iter()
+        .filter(|s| s.calls_per_min.is_some())
+        .collect();
+    busiest.sort_by(|a, b| {
+        b.calls_per_min
+            .unwrap_or(0.0)
+            .total_cmp(&a.calls_per_min.unwrap_or(0.0))
+    });
+    let per: Vec<String> = busiest
+        .iter()
+        .take(4)
+        .map(|s| {
+            format!(
+                "{} {:.0}/min{}",
+                s.source,
+                s.calls_per_min.unwrap_or(0.0),
+                s.cpu_ms_per_call
+                    .map_or(String::new(), |ms| format!(" {ms:.1} ms"))
+            )
+        })
+        .collect();
+    if !per.is_empty() {
+        out.push(plain(Line::from(Span::styled(
+            format!("          {}", per.join(", ")),
+            theme.dim,
+        ))));
+    }
 }
 
 /// The profile rates, two to a line (each with its last minute), then the cache hit rates.

@@ -398,3 +398,4 @@ async fn file_reads_refuse_what_is_not_a_regular_file() {
         .expect("16 MB allowed");
     assert_eq!(ok.stdout.len(), 1024 * 1024 + 1);
 }
+mod interactive;

@@ -707,6 +707,7 @@ fn checkpoint_crit_time_is_request_to_start() {
             t: Duration::from_secs(1),
             took: Duration::ZERO,
             result,
+            how: Default::default(),
         });
         ifxtop::model::snapshot::build(&store, Duration::from_secs(1), None, &[])
             .vitals

@@ -22,6 +22,7 @@ fn apply(store: &mut Store, source: Source, t: u64, exit: i32, text: &str) {
         t: Duration::from_secs(t),
         took: Duration::ZERO,
         result,
+        how: Default::default(),
     });
 }
 

@@ -345,6 +345,7 @@ fn apply(store: &mut Store, source: Source, t: u64, text: &str) {
         t: Duration::from_secs(t),
         took: Duration::ZERO,
         result,
+        how: Default::default(),
     });
 }
 
@@ -604,6 +605,7 @@ fn the_devices_are_unknown_without_diskstats_and_say_why() {
             path: "/proc/diskstats".into(),
             reason: "No such file or directory (os error 2)".into(),
         }),
+        how: Default::default(),
     });
     let snap = io_of(&s);
     let note = snap.io.note.as_deref().expect("note");

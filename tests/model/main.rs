@@ -3,6 +3,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod cost;
 mod extents;
 mod findings;
 mod io;

@@ -760,8 +760,11 @@ type Run<'a> = std::pin::Pin<
 impl Switchable {
     fn down(&self, request: &ifxtop::source::Request) -> Option<ifxtop::source::Output> {
         use std::sync::atomic::Ordering;
-        let ifxtop::source::Request::Command(argv) = request else {
-            return None;
+        // A command, or one `onstat -i` fed the tick's options.
+        let argv = match request {
+            ifxtop::source::Request::Command(argv)
+            | ifxtop::source::Request::CommandInput { argv, .. } => argv,
+            _ => return None,
         };
         let prog = argv.first().map(String::as_str).unwrap_or("");
         let off = self.offline.load(Ordering::SeqCst) && (prog == "onstat" || prog == "oncheck");

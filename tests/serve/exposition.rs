@@ -36,6 +36,7 @@ fn apply(store: &mut Store, source: Source, t: u64, text: &str) {
         t: Duration::from_secs(t),
         took: Duration::ZERO,
         result,
+        how: Default::default(),
     });
 }
 
@@ -45,6 +46,7 @@ fn fail(store: &mut Store, source: Source, t: u64, error: SourceError) {
         t: Duration::from_secs(t),
         took: Duration::ZERO,
         result: Err(error),
+        how: Default::default(),
     });
 }
 

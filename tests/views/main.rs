@@ -39,6 +39,7 @@ fn apply(store: &mut Store, source: Source, t: u64, text: &str, exit: i32) {
         t: Duration::from_secs(t),
         took: Duration::from_millis(12),
         result,
+        how: Default::default(),
     });
 }
 
@@ -273,6 +274,7 @@ fn a_failed_source_keeps_its_data_and_says_why() {
         result: Err(ifxtop::error::SourceError::Timeout {
             after: Duration::from_secs(10),
         }),
+        how: Default::default(),
     });
     let mut a = App::new(Keymap::default(), Theme::plain(), Mode::Live, 1.0);
     a.set_snapshot(Arc::new(snapshot::build(&st, NOW, Some("ol_oninit"), &[])));
@@ -291,6 +293,7 @@ fn an_empty_pane_says_why_and_where_to_look() {
             t: NOW,
             took: Duration::ZERO,
             result: Err(e),
+            how: Default::default(),
         });
         let mut a = App::new(Keymap::default(), Theme::plain(), Mode::Live, 1.0);
         a.set_snapshot(Arc::new(snapshot::build(&st, NOW, Some("ol_prod"), &[])));

@@ -199,6 +199,10 @@ metrics! {
         "Sessions active in the latest onstat -u sample, by class: on CPU (cpu), in the ready queue (cpu_wait), or waiting for the server (lock, buffer, mutex, checkpoint, log_buffer, transaction, condition, other); idle client waits are not counted";
     DbTime => Counter "informix_db_time_seconds_total"
         "Database time by class since ifxtop serve started: each onstat -u sample's active sessions times the seconds it stands for (rate() of it: average active sessions)";
+    IfxtopCpu => Counter "ifxtop_cpu_seconds_total"
+        "CPU time ifxtop has used since it started: itself (part=self) and the onstat and other processes it ran (part=children); absent on the demo, whose onstat is simulated";
+    SourceRuns => Counter "ifxtop_source_runs_total"
+        "Runs of each of ifxtop's sources (calls made; several share one onstat -i process)";
 }
 
 /// How a series' value is encoded.
@@ -461,6 +465,7 @@ impl InstanceMetrics {
             replication(&mut out, snap);
         }
         sources(&mut out, snap);
+        cost(&mut out, snap);
         let mut series = out.0;
         // Stable: within a metric, the order the groups pushed.
         series.sort_by_key(|s| s.metric);
@@ -855,6 +860,28 @@ fn sources(out: &mut Out, snap: &Snapshot) {
             Metric::SourceUp,
             vec![("source", s.source.clone())],
             f64::from(u8::from(s.error.is_none())),
+        );
+    }
+}
+
+/// What ifxtop costs: its CPU time and its children's, and each source's runs.
+fn cost(out: &mut Out, snap: &Snapshot) {
+    if let Some(c) = &snap.cost {
+        for (part, v) in [("self", c.self_cpu_s), ("children", c.children_cpu_s)] {
+            if let Some(v) = v {
+                out.push(
+                    Metric::IfxtopCpu,
+                    vec![("part", part.into())],
+                    Value::Counter(v),
+                );
+            }
+        }
+    }
+    for s in &snap.sources {
+        out.push(
+            Metric::SourceRuns,
+            vec![("source", s.source.clone())],
+            Value::Count(s.runs),
         );
     }
 }
