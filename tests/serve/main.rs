@@ -9,6 +9,7 @@
 mod common;
 
 mod exposition;
+mod mixin;
 mod prometheus;
 
 use std::path::Path;
