@@ -11,6 +11,7 @@ mod common;
 mod exposition;
 mod mixin;
 mod prometheus;
+mod tls;
 
 use std::path::Path;
 
