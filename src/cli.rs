@@ -231,12 +231,29 @@ pub const SERVE_DEFAULT_LISTEN: &str = "127.0.0.1:19088";
 
 #[derive(Debug, Clone, Args)]
 pub struct ServeArgs {
-    /// The address to listen on (HOST:PORT). Any address other than a loopback one exposes the
-    /// servers' data (waits, sessions, memory, sockets) to whoever can reach it: no
-    /// authentication, no TLS. Keep it on loopback, or put it behind a firewall or a proxy.
-    #[arg(long, value_name = "ADDR", default_value = SERVE_DEFAULT_LISTEN,
-          value_parser = parse_listen)]
+    /// The address to listen on (HOST:PORT). Beyond loopback, serve needs --web.config.file
+    /// with TLS or basic auth (or --web.insecure): the servers' waits, sessions and SQL must not
+    /// travel in plain HTTP to whoever can reach it.
+    #[arg(long, visible_alias = "web.listen-address", value_name = "ADDR",
+          default_value = SERVE_DEFAULT_LISTEN, value_parser = parse_listen)]
     pub listen: std::net::SocketAddr,
+    /// The path of the metrics (the landing page is `/`).
+    #[arg(
+        long = "telemetry-path",
+        visible_alias = "web.telemetry-path",
+        value_name = "PATH",
+        default_value = "/metrics"
+    )]
+    pub telemetry_path: String,
+    /// The Prometheus exporter toolkit's web configuration (YAML, as node_exporter reads it):
+    /// `tls_server_config` (cert_file, key_file, client_ca_file, client_auth_type) and
+    /// `basic_auth_users` (user: bcrypt hash).
+    #[arg(long = "web.config.file", value_name = "FILE")]
+    pub web_config: Option<std::path::PathBuf>,
+    /// Listen beyond loopback in plain HTTP with no authentication all the same (behind a
+    /// firewall that only lets Prometheus in).
+    #[arg(long = "web.insecure")]
+    pub insecure: bool,
     #[command(flatten)]
     pub live: LiveArgs,
 }

@@ -155,6 +155,51 @@ fn real_outputs_become_named_typed_labelled_series() {
         (2 * 86400 + 3 * 3600 + 4 * 60 + 5) as f64
     );
     assert_eq!(one(&all, "informix_blocked", &[("reason", "CKPT")]), 0.0);
+    // The banner's version and mode; no role flag in it: a standard server.
+    assert_eq!(
+        one(
+            &all,
+            "informix_server_info",
+            &[
+                ("version", "12.10.FC8"),
+                ("mode", "On-Line"),
+                ("role", "standard")
+            ]
+        ),
+        1.0
+    );
+    assert_eq!(of(&all, "informix_server_info").len(), 1);
+    // Sessions by state: the fixture's eight user threads all wait; every state is there.
+    for (state, n) in [
+        ("running", 0.0),
+        ("waiting", 8.0),
+        ("idle", 0.0),
+        ("idle_in_txn", 0.0),
+    ] {
+        assert_eq!(
+            one(&all, "informix_sessions", &[("state", state)]),
+            n,
+            "{state}"
+        );
+    }
+    assert_eq!(of(&all, "informix_sessions").len(), 4);
+    // Each source under its short name, none a command line.
+    let mut names: Vec<&str> = of(&all, "ifxtop_source_up")
+        .iter()
+        .filter_map(|s| s.label("source"))
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "onstat_g_ckp",
+            "onstat_g_glo",
+            "onstat_g_seg",
+            "onstat_l",
+            "onstat_p",
+            "onstat_u"
+        ]
+    );
 
     // onstat -p, as the fixture prints them, as counters.
     for (name, v) in [
@@ -278,11 +323,11 @@ fn a_failing_source_takes_its_series_away_and_an_off_line_server_is_down() {
     assert!(of(&all, "informix_lock_waits_total").is_empty());
     assert!(of(&all, "informix_commits_total").is_empty());
     assert_eq!(
-        one(&all, "ifxtop_source_up", &[("source", "onstat -p")]),
+        one(&all, "ifxtop_source_up", &[("source", "onstat_p")]),
         0.0
     );
     assert_eq!(
-        one(&all, "ifxtop_source_up", &[("source", "onstat -u")]),
+        one(&all, "ifxtop_source_up", &[("source", "onstat_u")]),
         1.0
     );
     // Still there: what answered.
@@ -303,8 +348,10 @@ fn a_failing_source_takes_its_series_away_and_an_off_line_server_is_down() {
     assert_eq!(one(&all, "informix_up", &[]), 0.0);
     assert!(of(&all, "informix_waiting_threads").is_empty());
     assert!(of(&all, "informix_uptime_seconds").is_empty());
+    assert!(of(&all, "informix_server_info").is_empty());
+    assert!(of(&all, "informix_sessions").is_empty());
     assert_eq!(
-        one(&all, "ifxtop_source_up", &[("source", "onstat -u")]),
+        one(&all, "ifxtop_source_up", &[("source", "onstat_u")]),
         0.0
     );
 }
@@ -424,18 +471,20 @@ fn promtool_accepts_the_exposition_and_has_nothing_to_lint() {
 }
 
 /// The demo's slow device (620 s) and its blocked secondary (700 s) through the real
-/// collectors: the slow chunk's device await and Informix's read time, the secondary's lag in
-/// pages and transmission blocked; before the replica incident, not blocked.
+/// collectors: the slow chunk's device await and Informix's read time, the chunks' page
+/// counters, the secondary's lag in pages and seconds (a lower bound when blocked for longer
+/// than ifxtop watched) and transmission blocked; before the replica incident, not blocked;
+/// the server's info and its sessions by state.
 #[test]
 fn chunk_latency_and_replication_lag_are_exported() {
-    let demo_metrics = |to: u64| {
+    let demo_metrics = |from: u64, to: u64| {
         let settings = StoreSettings {
             ports: vec![ifxtop::demo::LISTENER_PORT],
             ..StoreSettings::default()
         };
         let (store, _) = ifxtop::commands::snapshot::demo_store(
             ifxtop::demo::DemoInstance::new(1),
-            Duration::from_secs(to - 60),
+            Duration::from_secs(from),
             Duration::from_secs(to),
             settings,
             false,
@@ -450,7 +499,7 @@ fn chunk_latency_and_replication_lag_are_exported() {
         }
         samples(&text)
     };
-    let slow = demo_metrics(620);
+    let slow = demo_metrics(560, 620);
     let chunk4 = [("chunk", "4"), ("dbspace", "datadbs2")];
     let mut with_device = chunk4.to_vec();
     with_device.push(("device", "dm-8"));
@@ -468,12 +517,100 @@ fn chunk_latency_and_replication_lag_are_exported() {
         one(&slow, "informix_replication_transmission_blocked", &peer),
         0.0
     );
-    let lagging = demo_metrics(700);
+    let lagging = demo_metrics(640, 700);
     assert_eq!(
         one(&lagging, "informix_replication_transmission_blocked", &peer),
         1.0
     );
     assert!(one(&lagging, "informix_replication_lag_pages", &peer) > 1000.0);
+    // Blocked since 645 and watched since 640: ifxtop saw the secondary's position go by, so
+    // it knows the lag (52 s at 700), no bound.
+    let lag = one(&lagging, "informix_replication_lag_seconds", &peer);
+    assert!((45.0..60.0).contains(&lag), "{lag}");
+    assert_eq!(
+        one(&lagging, "informix_replication_lag_lower_bound", &peer),
+        0.0
+    );
+    // Watched only since 690, while blocked: the secondary's position is older than ifxtop's
+    // history. The lag does not vanish: at least the 10 s watched, said to be a lower bound.
+    let late = demo_metrics(690, 700);
+    assert_eq!(
+        one(&late, "informix_replication_transmission_blocked", &peer),
+        1.0
+    );
+    assert_eq!(one(&late, "informix_replication_lag_seconds", &peer), 10.0);
+    assert_eq!(
+        one(&late, "informix_replication_lag_lower_bound", &peer),
+        1.0
+    );
+    // Before the incident, caught up: a small lag, known.
+    assert!(one(&slow, "informix_replication_lag_seconds", &peer) < 1.0);
+    assert_eq!(
+        one(&slow, "informix_replication_lag_lower_bound", &peer),
+        0.0
+    );
+
+    // onstat -D's cumulative pages as counters (no rates of ifxtop's own): the demo's six
+    // chunks, the hot datadbs1 chunk 2 reading most, the counts growing with time.
+    assert_eq!(of(&slow, "informix_chunk_page_reads_total").len(), 6);
+    assert_eq!(of(&slow, "informix_chunk_page_writes_total").len(), 6);
+    let reads =
+        |all: &[Sample], chunk: &[(&str, &str)]| one(all, "informix_chunk_page_reads_total", chunk);
+    let chunk2 = [("chunk", "2"), ("dbspace", "datadbs1")];
+    assert_eq!(reads(&lagging, &chunk2), 1_314_000.0);
+    assert_eq!(reads(&lagging, &chunk4), 46_720.0);
+    assert_eq!(
+        one(&lagging, "informix_chunk_page_writes_total", &chunk4),
+        11_680.0
+    );
+    assert!(reads(&slow, &chunk2) < reads(&lagging, &chunk2));
+    for gone in [
+        "informix_chunk_reads_per_second",
+        "informix_chunk_writes_per_second",
+        "informix_host_page_scans_total",
+        "informix_host_numa_node_memory_bytes",
+        "informix_host_numa_node_free_bytes",
+    ] {
+        assert!(of(&lagging, gone).is_empty(), "{gone}");
+    }
+    // Kept: what node_exporter does not read (zone_reclaim_mode, on in the demo).
+    assert_eq!(one(&lagging, "informix_host_zone_reclaim_mode", &[]), 1.0);
+
+    // The demo's primary, its version and mode.
+    assert_eq!(
+        one(
+            &lagging,
+            "informix_server_info",
+            &[
+                ("version", "12.10.FC8"),
+                ("mode", "On-Line"),
+                ("role", "primary")
+            ]
+        ),
+        1.0
+    );
+    // 300 demo sessions: most idle, some running, a few waiting (every series a state).
+    let sessions: f64 = of(&lagging, "informix_sessions")
+        .iter()
+        .map(|s| s.number())
+        .sum();
+    assert_eq!(sessions, 300.0);
+    assert!(one(&lagging, "informix_sessions", &[("state", "idle")]) > 150.0);
+    assert!(one(&lagging, "informix_sessions", &[("state", "waiting")]) >= 1.0);
+    // Every source a short name: letters, digits and `_`.
+    let sources = of(&lagging, "ifxtop_source_up");
+    assert!(sources.len() > 20, "{sources:?}");
+    for s in &sources {
+        let name = s.label("source").unwrap_or_default();
+        assert!(
+            !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'),
+            "{s:?}"
+        );
+    }
+    assert_eq!(
+        one(&lagging, "ifxtop_source_up", &[("source", "chunk_devices")]),
+        1.0
+    );
     // The findings that hold, one series per kind, 1 while it holds.
     assert_eq!(
         one(
@@ -494,4 +631,44 @@ fn chunk_latency_and_replication_lag_are_exported() {
     assert!(of(&lagging, "informix_finding")
         .iter()
         .all(|s| s.label("kind") != Some("slow_device")));
+}
+
+/// The README's table of series: every metric `serve` declares, once, with its type (counters
+/// are the `_total` ones), and nothing it does not declare.
+#[test]
+fn the_readme_documents_every_series_with_its_type() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    let section = readme
+        .split("## Prometheus and Grafana: `ifxtop serve`")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("the serve section");
+    let rows: Vec<(String, String)> = section
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .map(|l| {
+            let (series, rest) = l.split_once("` | ").expect("| `series` | type | from |");
+            let name = series.split('{').next().unwrap_or(series).to_string();
+            let kind = rest.split(" |").next().unwrap_or("").to_string();
+            (name, kind)
+        })
+        .collect();
+    let declared: Vec<&str> = Metric::ALL.iter().map(|m| m.name()).collect();
+    for (name, kind) in &rows {
+        assert!(
+            declared.contains(&name.as_str()),
+            "README lists {name}: not declared"
+        );
+        let want = if name.ends_with("_total") {
+            "counter"
+        } else {
+            "gauge"
+        };
+        assert_eq!(kind, want, "{name}");
+    }
+    for name in declared {
+        let n = rows.iter().filter(|(r, _)| r == name).count();
+        assert_eq!(n, 1, "{name} is in the README's table {n} times");
+    }
 }

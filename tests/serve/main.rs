@@ -9,7 +9,9 @@
 mod common;
 
 mod exposition;
+mod mixin;
 mod prometheus;
+mod tls;
 
 use std::path::Path;
 

@@ -11,7 +11,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// A child process killed when the test ends, however it ends.
-struct Running(Option<Child>);
+pub(crate) struct Running(pub(crate) Option<Child>);
 
 impl Drop for Running {
     fn drop(&mut self) {
@@ -24,7 +24,7 @@ impl Drop for Running {
 
 impl Running {
     /// SIGTERM, then its exit status within 10 s.
-    fn terminate(mut self) -> std::process::ExitStatus {
+    pub(crate) fn terminate(mut self) -> std::process::ExitStatus {
         let mut c = self.0.take().expect("running");
         let pid = nix::unistd::Pid::from_raw(i32::try_from(c.id()).expect("pid"));
         nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("SIGTERM");
@@ -76,7 +76,12 @@ fn serve(args: &[&str]) -> (Running, SocketAddr) {
 }
 
 /// A plain HTTP/1.1 request on loopback: status code, headers, body.
-fn http(addr: SocketAddr, method: &str, path: &str, headers: &[&str]) -> (u16, String, String) {
+pub(crate) fn http(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[&str],
+) -> (u16, String, String) {
     let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(5)).expect("connects");
     s.set_read_timeout(Some(Duration::from_secs(10)))
         .expect("timeout");
@@ -273,7 +278,7 @@ fn live_screen_options_that_mean_nothing_to_serve_are_refused() {
 
 /// A loopback port free now (for Prometheus, which takes no port 0).
 /// Prometheus's answer to an instant query: the `data.result` array.
-fn query(prom: SocketAddr, promql: &str) -> Vec<serde_json::Value> {
+pub(crate) fn query(prom: SocketAddr, promql: &str) -> Vec<serde_json::Value> {
     let mut encoded = String::new();
     for b in promql.bytes() {
         if b.is_ascii_alphanumeric() || b"_-.".contains(&b) {

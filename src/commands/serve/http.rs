@@ -1,12 +1,15 @@
-//! The exporter's HTTP side, on a thread and a runtime of its own: `/metrics` encodes the latest
-//! metrics of every instance, `/` names it, anything else is 404. HTTP/1.1 through hyper;
-//! connections are bounded in number and in how long a request may take to arrive.
+//! The exporter's HTTP side, on a thread and a runtime of its own: the telemetry path
+//! (`/metrics`) encodes the latest metrics of every instance, `/` is a landing page linking to
+//! it, anything else is 404. HTTP/1.1 through hyper, over TLS when the web configuration says
+//! (`web.rs`), every request checked against its basic-auth users; connections are bounded in
+//! number and in how long a request (and a TLS handshake) may take to arrive.
 
 use super::metrics::{exposition, Format, InstanceMetrics};
+use super::web::WebConfig;
 use crate::error::Error;
 use http_body_util::Full;
 use hyper::body::Bytes;
-use hyper::header::{HeaderValue, ACCEPT, ALLOW, CONTENT_TYPE};
+use hyper::header::{HeaderValue, ACCEPT, ALLOW, AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE};
 use hyper::{Method, Request, Response, StatusCode};
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -28,6 +31,14 @@ const BUSY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nCont
 
 type Latest = Vec<watch::Receiver<Arc<InstanceMetrics>>>;
 
+/// How serve answers: its web configuration and where the metrics are.
+#[derive(Debug)]
+pub(crate) struct Web {
+    pub(crate) config: WebConfig,
+    /// `--web.telemetry-path`: `/metrics` unless told.
+    pub(crate) telemetry_path: String,
+}
+
 /// The HTTP thread, running until `stop` (or drop).
 pub(crate) struct HttpServer {
     stop: Option<oneshot::Sender<()>>,
@@ -39,6 +50,7 @@ impl HttpServer {
     pub(crate) fn start(
         listener: std::net::TcpListener,
         latest: Latest,
+        web: Web,
     ) -> Result<HttpServer, Error> {
         listener.set_nonblocking(true)?;
         let rt = tokio::runtime::Builder::new_current_thread()
@@ -47,7 +59,9 @@ impl HttpServer {
         let (stop, stopped) = oneshot::channel();
         let thread = std::thread::Builder::new()
             .name("ifxtop-http".into())
-            .spawn(move || rt.block_on(accept(listener, Arc::new(latest), stopped)))?;
+            .spawn(move || {
+                rt.block_on(accept(listener, Arc::new(latest), Arc::new(web), stopped))
+            })?;
         Ok(HttpServer {
             stop: Some(stop),
             thread: Some(thread),
@@ -78,6 +92,7 @@ impl Drop for HttpServer {
 async fn accept(
     listener: std::net::TcpListener,
     latest: Arc<Latest>,
+    web: Arc<Web>,
     mut stop: oneshot::Receiver<()>,
 ) {
     let listener = match tokio::net::TcpListener::from_std(listener) {
@@ -109,17 +124,22 @@ async fn accept(
                         continue;
                     };
                     let latest = latest.clone();
+                    let web = web.clone();
                     connections.spawn(async move {
                         let _slot = slot;
-                        let service = hyper::service::service_fn(move |req| {
-                            let response = respond(&req, &latest);
-                            async move { Ok::<_, Infallible>(response) }
-                        });
-                        let conn = hyper::server::conn::http1::Builder::new()
-                            .timer(hyper_util::rt::TokioTimer::new())
-                            .header_read_timeout(HEADER_TIMEOUT)
-                            .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
-                        let _ = tokio::time::timeout(CONNECTION_LIFETIME, conn).await;
+                        match web.config.tls.clone() {
+                            None => serve_connection(stream, latest, web).await,
+                            Some(tls) => {
+                                // The handshake within the header timeout too: a client that
+                                // opens and says nothing keeps no slot.
+                                let acceptor = tokio_rustls::TlsAcceptor::from(tls);
+                                if let Ok(Ok(stream)) =
+                                    tokio::time::timeout(HEADER_TIMEOUT, acceptor.accept(stream)).await
+                                {
+                                    serve_connection(stream, latest, web).await;
+                                }
+                            }
+                        }
                     });
                 }
                 // Out of file descriptors and the like: wait a little, never spin.
@@ -129,6 +149,22 @@ async fn accept(
         }
     }
     connections.abort_all();
+}
+
+/// HTTP/1.1 on one connection (plain or TLS), within its lifetime.
+async fn serve_connection<S>(stream: S, latest: Arc<Latest>, web: Arc<Web>)
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let service = hyper::service::service_fn(move |req| {
+        let response = respond(&req, &latest, &web);
+        async move { Ok::<_, Infallible>(response) }
+    });
+    let conn = hyper::server::conn::http1::Builder::new()
+        .timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(HEADER_TIMEOUT)
+        .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+    let _ = tokio::time::timeout(CONNECTION_LIFETIME, conn).await;
 }
 
 /// The latest metrics of every instance; an instance whose task has ended is `informix_up` 0.
@@ -157,7 +193,22 @@ fn text(status: StatusCode, body: String) -> Response<Full<Bytes>> {
 }
 
 /// The answer to one request.
-pub(crate) fn respond<B>(req: &Request<B>, latest: &Latest) -> Response<Full<Bytes>> {
+pub(crate) fn respond<B>(req: &Request<B>, latest: &Latest, web: &Web) -> Response<Full<Bytes>> {
+    // Every path needs the user and password when there are users, as the toolkit has it.
+    if let Some(auth) = &web.config.auth {
+        let given = req
+            .headers()
+            .get(AUTHORIZATION)
+            .and_then(|v| v.to_str().ok());
+        if !auth.allows(given) {
+            let mut r = text(StatusCode::UNAUTHORIZED, "unauthorized\n".to_string());
+            r.headers_mut().insert(
+                WWW_AUTHENTICATE,
+                HeaderValue::from_static("Basic realm=\"ifxtop serve\""),
+            );
+            return r;
+        }
+    }
     if req.method() != Method::GET && req.method() != Method::HEAD {
         let mut r = text(
             StatusCode::METHOD_NOT_ALLOWED,
@@ -168,7 +219,7 @@ pub(crate) fn respond<B>(req: &Request<B>, latest: &Latest) -> Response<Full<Byt
         return r;
     }
     match req.uri().path() {
-        "/metrics" => {
+        p if p == web.telemetry_path => {
             let format =
                 Format::from_accept(req.headers().get(ACCEPT).and_then(|v| v.to_str().ok()));
             match exposition(latest_metrics(latest), std::time::Instant::now(), format) {
@@ -186,17 +237,44 @@ pub(crate) fn respond<B>(req: &Request<B>, latest: &Latest) -> Response<Full<Byt
                 ),
             }
         }
-        "/" => text(
-            StatusCode::OK,
-            format!(
-                "ifxtop serve: Prometheus metrics of {} Informix instance{} at /metrics\n",
-                latest.len(),
-                if latest.len() == 1 { "" } else { "s" }
-            ),
-        ),
+        "/" => {
+            let path = html_escape(&web.telemetry_path);
+            let mut r = text(
+                StatusCode::OK,
+                format!(
+                    "<!DOCTYPE html>\n<html><head><title>ifxtop serve</title></head><body>\n\
+                     <h1>ifxtop serve</h1>\n\
+                     <p>Prometheus metrics of {} Informix instance{}: <a href=\"{path}\">{path}</a></p>\n\
+                     </body></html>\n",
+                    latest.len(),
+                    if latest.len() == 1 { "" } else { "s" }
+                ),
+            );
+            r.headers_mut().insert(
+                CONTENT_TYPE,
+                HeaderValue::from_static("text/html; charset=utf-8"),
+            );
+            r
+        }
         _ => text(
             StatusCode::NOT_FOUND,
-            "not found: the metrics are at /metrics\n".to_string(),
+            format!("not found: the metrics are at {}\n", web.telemetry_path),
         ),
     }
+}
+
+/// `s` safe inside HTML text and a quoted attribute.
+fn html_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
 }

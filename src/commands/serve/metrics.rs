@@ -63,6 +63,8 @@ metrics! {
         "Age of the newest onstat -u data at the scrape";
     Uptime => Gauge "informix_uptime_seconds"
         "How long the server has been up, from the onstat banner";
+    ServerInfo => Gauge "informix_server_info"
+        "Always 1, labelled with the banner's version and mode and the server's replication role (primary, standard, RSS secondary...): a mode change or a role switch changes its labels";
     Blocked => Gauge "informix_blocked"
         "1 while the onstat banner says Blocked:REASON, 0 for the other known reasons";
     WaitingThreads => Gauge "informix_waiting_threads"
@@ -165,20 +167,14 @@ metrics! {
         "The largest Send-Q of one client connection of a listener port over the socket window (60 s by default)";
     ZoneReclaimMode => Gauge "informix_host_zone_reclaim_mode"
         "/proc/sys/vm/zone_reclaim_mode of the host (anything but 0 stalls database servers)";
-    PageScans => Counter "informix_host_page_scans_total"
-        "/proc/vmstat pages scanned by the kernel's memory reclaim, by kswapd or direct (processes stalled reclaiming)";
-    NumaNodeMemory => Gauge "informix_host_numa_node_memory_bytes"
-        "Memory of a NUMA node of the host";
-    NumaNodeFree => Gauge "informix_host_numa_node_free_bytes"
-        "Free memory of a NUMA node of the host";
     OninitNumaNode => Gauge "informix_oninit_numa_node_bytes"
         "Memory of the oninit processes on a NUMA node (shared segments counted once)";
     SourceUp => Gauge "ifxtop_source_up"
-        "1 when the latest run of an ifxtop source (an onstat option, a /proc file) succeeded";
-    ChunkReads => Gauge "informix_chunk_reads_per_second"
-        "Page reads per second of a chunk (onstat -D between two samples)";
-    ChunkWrites => Gauge "informix_chunk_writes_per_second"
-        "Page writes per second of a chunk (onstat -D between two samples)";
+        "1 when the latest run of an ifxtop source (onstat_u, onstat_g_ckp, proc_diskstats...) succeeded; 0 when one of that name failed";
+    ChunkPageReads => Counter "informix_chunk_page_reads_total"
+        "onstat -D page Rd: pages read from a chunk since the server started";
+    ChunkPageWrites => Counter "informix_chunk_page_writes_total"
+        "onstat -D page Wr: pages written to a chunk since the server started";
     ChunkReadLatency => Gauge "informix_chunk_read_latency_seconds"
         "Informix's average time per read of a chunk over the last interval (onstat -g iof)";
     ChunkWriteLatency => Gauge "informix_chunk_write_latency_seconds"
@@ -190,11 +186,15 @@ metrics! {
     ReplicationLagPages => Gauge "informix_replication_lag_pages"
         "Logical-log pages a secondary has not acknowledged (onstat -g cluster / -g rss / -g sds / -g dri)";
     ReplicationLagSeconds => Gauge "informix_replication_lag_seconds"
-        "How far behind a secondary is in time, when two samples tell it";
+        "How far behind a secondary is in time; while its acknowledged position is older than ifxtop's log history, the history's length (a lower bound)";
+    ReplicationLagLowerBound => Gauge "informix_replication_lag_lower_bound"
+        "1 when informix_replication_lag_seconds of that secondary is a lower bound (it is at least that far behind)";
     ReplicationBlocked => Gauge "informix_replication_transmission_blocked"
         "1 when log transmission to a secondary is blocked";
     Finding => Gauge "informix_finding"
         "1 while ifxtop finds a cause of this kind (lock_chain, checkpoint_blocked, ...), labelled with its worst severity (docs/findings.md); absent when none holds";
+    Sessions => Gauge "informix_sessions"
+        "User sessions by state in the latest onstat -u: running, waiting (for the server), idle (waiting for their client), idle_in_txn (idle in an open transaction); the server's own daemons not counted";
     ActiveSessions => Gauge "informix_active_sessions"
         "Sessions active in the latest onstat -u sample, by class: on CPU (cpu), in the ready queue (cpu_wait), or waiting for the server (lock, buffer, mutex, checkpoint, log_buffer, transaction, condition, other); idle client waits are not counted";
     DbTime => Counter "informix_db_time_seconds_total"
@@ -247,6 +247,27 @@ impl Counted {
             *secs += f64::from(n) * f64::from(p.weight);
         }
         self.active = Some(*p);
+    }
+}
+
+/// User sessions by state, every state always (0 when none): the server's own daemons are no
+/// one's sessions.
+fn sessions(out: &mut Out, snap: &Snapshot) {
+    use crate::model::sessions::SessionState;
+    let mut n = [0usize; 4];
+    for s in snap.sessions.iter().filter(|s| !s.system) {
+        n[match (s.state, s.in_txn) {
+            (SessionState::Running, _) => 0,
+            (SessionState::Waiting, _) => 1,
+            (SessionState::Idle, false) => 2,
+            (SessionState::Idle, true) => 3,
+        }] += 1;
+    }
+    for (state, n) in ["running", "waiting", "idle", "idle_in_txn"]
+        .into_iter()
+        .zip(n)
+    {
+        out.gauge(Metric::Sessions, vec![("state", state.into())], n as f64);
     }
 }
 
@@ -421,6 +442,7 @@ impl InstanceMetrics {
             server_state(&mut out, snap);
             waits(&mut out, snap);
             findings(&mut out, snap);
+            sessions(&mut out, snap);
             activity(&mut out, counted);
         }
         if answers(store, Source::OnstatP) {
@@ -495,11 +517,14 @@ impl InstanceMetrics {
     }
 }
 
-/// Per chunk: Informix's rates and times (while `onstat -D` / `-g iof` answer), and the block
-/// device's await and busy share (while `/proc/diskstats` answers and the chunk's device is
+/// Per chunk: `onstat -D`'s cumulative page counts (counters: `rate()` over the scrape's own
+/// window, not ifxtop's) and Informix's times (while `onstat -D` / `-g iof` answer), and the
+/// block device's await and busy share (while `/proc/diskstats` answers and the chunk's device is
 /// known).
 fn io(out: &mut Out, snap: &Snapshot, store: &Store) {
-    let d_upper = answers(store, Source::OnstatDUpper);
+    let d_upper = answers(store, Source::OnstatDUpper)
+        .then(|| store.get::<crate::parsers::onstat_d_upper::OnstatDUpper>(Source::OnstatDUpper))
+        .flatten();
     let iof = answers(store, Source::OnstatGIof);
     let disks = answers(store, Source::ProcDiskstats);
     for c in &snap.io.chunks {
@@ -509,13 +534,9 @@ fn io(out: &mut Out, snap: &Snapshot, store: &Store) {
                 ("dbspace", c.dbspace.clone().unwrap_or_default()),
             ]
         };
-        if d_upper {
-            if let Some(v) = c.reads_per_s {
-                out.gauge(Metric::ChunkReads, l(), v);
-            }
-            if let Some(v) = c.writes_per_s {
-                out.gauge(Metric::ChunkWrites, l(), v);
-            }
+        if let Some(io) = d_upper.and_then(|d| d.chunks.iter().find(|k| k.chunk == c.chunk)) {
+            out.push(Metric::ChunkPageReads, l(), Value::Count(io.page_rd));
+            out.push(Metric::ChunkPageWrites, l(), Value::Count(io.page_wr));
         }
         if iof {
             // Only a time measured over the last interval (not the average since the reset).
@@ -543,8 +564,8 @@ fn io(out: &mut Out, snap: &Snapshot, store: &Store) {
     }
 }
 
-/// Per secondary of this primary: pages behind, seconds behind when known, transmission
-/// blocked.
+/// Per secondary of this primary: pages behind, seconds behind (or at least behind) when known,
+/// transmission blocked.
 fn replication(out: &mut Out, snap: &Snapshot) {
     for p in &snap.replication.peers {
         let l = || {
@@ -556,8 +577,21 @@ fn replication(out: &mut Out, snap: &Snapshot) {
         if let Some(n) = p.lag_pages {
             out.gauge(Metric::ReplicationLagPages, l(), n as f64);
         }
-        if let Some(secs) = p.lag_s {
+        // While the acknowledged position is older than ifxtop's log history (transmission
+        // blocked for longer than ifxtop has watched), the history's length is a lower bound:
+        // exported as the value, and said by its companion, so an alert still fires.
+        let (secs, at_least) = match (p.lag_s, p.lag_s_at_least) {
+            (Some(s), _) => (Some(s), false),
+            (None, Some(s)) => (Some(s), true),
+            (None, None) => (None, false),
+        };
+        if let Some(secs) = secs {
             out.gauge(Metric::ReplicationLagSeconds, l(), secs);
+            out.gauge(
+                Metric::ReplicationLagLowerBound,
+                l(),
+                f64::from(u8::from(at_least)),
+            );
         }
         let blocked = p.transmission.as_deref() == Some("Blocked");
         out.gauge(
@@ -568,11 +602,25 @@ fn replication(out: &mut Out, snap: &Snapshot) {
     }
 }
 
-/// Uptime and `Blocked:`.
+/// Uptime, the server's version, mode and role, and `Blocked:`.
 fn server_state(out: &mut Out, snap: &Snapshot) {
     let s = &snap.server;
     if let Some(up) = s.uptime_s {
         out.gauge(Metric::Uptime, vec![], up as f64);
+    }
+    // The banner's mode without its passing flags (`(CKPT REQ)`, `Prim`): those change every
+    // checkpoint and would churn the series. `unknown` until a banner or a cluster says.
+    if s.version.is_some() || s.mode.is_some() {
+        let or_unknown = |v: Option<&str>| v.unwrap_or("unknown").to_string();
+        out.gauge(
+            Metric::ServerInfo,
+            vec![
+                ("version", or_unknown(s.version.as_deref())),
+                ("mode", or_unknown(s.mode.as_deref())),
+                ("role", or_unknown(snap.replication.role.as_deref())),
+            ],
+            1.0,
+        );
     }
     let current: Vec<&str> = s
         .blocked
@@ -814,7 +862,10 @@ fn sockets(out: &mut Out, snap: &Snapshot) {
     }
 }
 
-/// The host's NUMA settings, page scans and node memory, each while its file answers.
+/// What of the host's NUMA state only ifxtop knows: zone_reclaim_mode (node_exporter's default
+/// collectors do not read sysctls, and it is the seeds' checkpoint stall) and where the oninit
+/// processes' memory sits (the join with the instance). The host's page scans and node memory
+/// are node_exporter's (`node_vmstat_pgscan_*`, `node_memory_numa_*`): not exported twice.
 fn numa(out: &mut Out, snap: &Snapshot, store: &Store) {
     let n = &snap.numa;
     if answers(store, Source::ZoneReclaimMode) {
@@ -822,31 +873,8 @@ fn numa(out: &mut Out, snap: &Snapshot, store: &Store) {
             out.gauge(Metric::ZoneReclaimMode, vec![], f64::from(z));
         }
     }
-    if answers(store, Source::Vmstat) {
-        if let Some(v) = store.get::<crate::parsers::numa::Vmstat>(Source::Vmstat) {
-            let (all, direct) = crate::store::scan::pgscan_totals(&v.0);
-            out.push(
-                Metric::PageScans,
-                vec![("kind", "kswapd".into())],
-                Value::Count(all.saturating_sub(direct)),
-            );
-            out.push(
-                Metric::PageScans,
-                vec![("kind", "direct".into())],
-                Value::Count(direct),
-            );
-        }
-    }
     for node in &n.nodes {
         let l = || vec![("node", node.node.to_string())];
-        if answers(store, Source::NodeMeminfo(node.node)) {
-            if let Some(kb) = node.total_kb {
-                out.gauge(Metric::NumaNodeMemory, l(), kb as f64 * 1024.0);
-            }
-            if let Some(kb) = node.free_kb {
-                out.gauge(Metric::NumaNodeFree, l(), kb as f64 * 1024.0);
-            }
-        }
         if let Some(kb) = node.oninit_kb {
             out.gauge(Metric::OninitNumaNode, l(), kb as f64 * 1024.0);
         }
@@ -854,12 +882,18 @@ fn numa(out: &mut Out, snap: &Snapshot, store: &Store) {
 }
 
 /// Whether each of ifxtop's sources answered its latest run.
+/// Per short name (`source_name`): 1 when every source of that name answered (the per-node
+/// and per-process files share one).
 fn sources(out: &mut Out, snap: &Snapshot) {
+    let mut up: BTreeMap<String, bool> = BTreeMap::new();
     for s in &snap.sources {
+        *up.entry(source_name(&s.source)).or_insert(true) &= s.error.is_none();
+    }
+    for (name, ok) in up {
         out.gauge(
             Metric::SourceUp,
-            vec![("source", s.source.clone())],
-            f64::from(u8::from(s.error.is_none())),
+            vec![("source", name)],
+            f64::from(u8::from(ok)),
         );
     }
 }
@@ -877,12 +911,74 @@ fn cost(out: &mut Out, snap: &Snapshot) {
             }
         }
     }
+    // Per short name (`source_name`), as `ifxtop_source_up`: the per-node and per-process
+    // files add up into one series.
+    let mut runs: BTreeMap<String, u64> = BTreeMap::new();
     for s in &snap.sources {
-        out.push(
-            Metric::SourceRuns,
-            vec![("source", s.source.clone())],
-            Value::Count(s.runs),
-        );
+        *runs.entry(source_name(&s.source)).or_default() += s.runs;
+    }
+    for (name, n) in runs {
+        out.push(Metric::SourceRuns, vec![("source", name)], Value::Count(n));
+    }
+}
+
+/// A source's short, stable name for the `source` label, from its label (`Source::label`):
+/// an onstat's options joined by `_` (`onstat -g rss verbose` → `onstat_g_rss`, `onstat -X`
+/// → `onstat_X`: onstat's options are case-sensitive), a file's path without its numbers
+/// (`/sys/devices/system/node/node1/meminfo` → `node_meminfo`, `/proc/4711/numa_maps` →
+/// `numa_maps`), a command's words (`oncheck -pe` → `oncheck_pe`; the chunk paths' `stat -L
+/// -c FORMAT --` → `chunk_devices`). Never a
+/// command line, a pid or anything else that changes from run to run.
+pub fn source_name(label: &str) -> String {
+    let words: Vec<&str> = label.split_whitespace().collect();
+    match words.as_slice() {
+        ["onstat", options @ ..] => {
+            let mut name = String::from("onstat");
+            for o in options.iter().filter(|o| **o != "verbose") {
+                // `onstat -g ses 812`: the session is no part of the name.
+                if o.bytes().all(|b| b.is_ascii_digit()) {
+                    continue;
+                }
+                name.push('_');
+                name.push_str(o.trim_start_matches('-'));
+            }
+            name
+        }
+        ["stat", ..] => "chunk_devices".to_string(),
+        ["dbaccess", database, ..] => format!("dbaccess_{database}"),
+        [path] if path.starts_with('/') => {
+            let file = |p: &str| {
+                p.rsplit('/')
+                    .next()
+                    .unwrap_or(p)
+                    .trim_matches(|c: char| c.is_ascii_digit())
+                    .to_string()
+            };
+            let parent = path.rsplit('/').nth(1).unwrap_or("");
+            match *path {
+                p if p.starts_with("/sys/devices/system/node/node") => {
+                    format!("node_{}", file(p))
+                }
+                "/sys/devices/system/node/online" => "nodes_online".to_string(),
+                p if p.starts_with("/proc/") && parent.bytes().all(|b| b.is_ascii_digit()) => {
+                    file(p)
+                }
+                p => p
+                    .trim_start_matches('/')
+                    .replace(['/', '.', '-'], "_")
+                    .replace("proc_sys_vm_", ""),
+            }
+        }
+        // `oncheck -pe` → `oncheck_pe`, `netstat -an` → `netstat_an`.
+        words => words
+            .iter()
+            .map(|w| w.trim_start_matches('-'))
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .join("_")
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect(),
     }
 }
 
@@ -1009,6 +1105,79 @@ mod tests {
             sessid: sessid.map(crate::ids::Sid),
             user: None,
         }
+    }
+
+    /// Every label `Source::label` gives, as the `source` label: short, stable (no pid, node,
+    /// session or format string), distinct where the sources differ.
+    #[test]
+    fn source_labels_are_short_stable_names() {
+        for (label, name) in [
+            ("onstat -u", "onstat_u"),
+            ("onstat -X", "onstat_X"),
+            ("onstat -x", "onstat_x"),
+            ("onstat -g con", "onstat_g_con"),
+            ("onstat -g rss verbose", "onstat_g_rss"),
+            ("onstat -g ses 812", "onstat_g_ses"),
+            ("onstat -D", "onstat_D"),
+            ("oncheck -pe", "oncheck_pe"),
+            ("netstat -an", "netstat_an"),
+            ("stat -L -c %f %t %T %d %n --", "chunk_devices"),
+            ("dbaccess sysmaster -", "dbaccess_sysmaster"),
+            ("/proc/diskstats", "proc_diskstats"),
+            ("/proc/net/tcp", "proc_net_tcp"),
+            ("/proc/net/tcp6", "proc_net_tcp6"),
+            ("/proc/vmstat", "proc_vmstat"),
+            ("/proc/sys/vm/zone_reclaim_mode", "zone_reclaim_mode"),
+            ("/proc/4711/numa_maps", "numa_maps"),
+            ("/sys/devices/system/node/online", "nodes_online"),
+            ("/sys/devices/system/node/node1/meminfo", "node_meminfo"),
+            ("/sys/devices/system/node/node12/cpulist", "node_cpulist"),
+        ] {
+            assert_eq!(source_name(label), name, "{label}");
+        }
+    }
+
+    /// Node 0 answers, node 1 does not: one `node_meminfo` series, 0.
+    #[test]
+    fn sources_of_one_name_are_one_series_up_only_when_all_answer() {
+        let status = |source: &str, error: Option<&str>| crate::model::snapshot::SourceStatus {
+            source: source.into(),
+            age_s: None,
+            period_s: 1.0,
+            error: error.map(String::from),
+            failure: None,
+            took_ms: 0,
+            runs: 1,
+            failures: 0,
+            via: None,
+            cpu_ms_per_call: None,
+            calls_per_min: None,
+        };
+        let snap = Snapshot {
+            sources: vec![
+                status("/sys/devices/system/node/node0/meminfo", None),
+                status("/sys/devices/system/node/node1/meminfo", Some("gone")),
+                status("onstat -u", None),
+            ],
+            ..Snapshot::default()
+        };
+        let mut out = Out(Vec::new());
+        sources(&mut out, &snap);
+        let got: Vec<(String, f64)> = out
+            .0
+            .iter()
+            .map(|s| match s.value {
+                Value::Gauge(v) => (s.labels[0].1.clone(), v),
+                v => panic!("{v:?}"),
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("node_meminfo".to_string(), 0.0),
+                ("onstat_u".to_string(), 1.0)
+            ]
+        );
     }
 
     /// The reliability test's churn: with no listener port known, 109 `port` values in 12 s,

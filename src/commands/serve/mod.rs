@@ -6,6 +6,7 @@
 
 pub mod http;
 pub mod metrics;
+pub mod web;
 
 use crate::cli::{LiveArgs, ServeArgs};
 use crate::collect::log::DebugLog;
@@ -44,27 +45,53 @@ pub fn run_cli(args: &ServeArgs) -> ExitCode {
 
 fn run(args: &ServeArgs) -> Result<(), Error> {
     check_args(&args.live)?;
+    if !args.telemetry_path.starts_with('/') || args.telemetry_path == "/" {
+        return Err(Error::Usage(format!(
+            "--web.telemetry-path {:?}: a path starting with / other than / (the landing page)",
+            args.telemetry_path
+        )));
+    }
+    let config = match &args.web_config {
+        Some(p) => web::WebConfig::load(p)?,
+        None => web::WebConfig::default(),
+    };
+    web::check_exposure(args.listen, &config, args.insecure)?;
     let setups = crate::instance::setup::setups_unattended(&args.live)?;
     let listener = std::net::TcpListener::bind(args.listen)
         .map_err(|e| Error::Usage(format!("--listen {}: {e}", args.listen)))?;
     let addr = listener.local_addr()?;
     let names: Vec<&str> = setups.iter().map(|s| s.instance.as_str()).collect();
     eprintln!(
-        "ifxtop serve: metrics of {} at http://{addr}/metrics{}",
+        "ifxtop serve: metrics of {} at {}://{addr}{}{}{}",
         names.join(", "),
-        if addr.ip().is_loopback() {
+        if config.tls.is_some() {
+            "https"
+        } else {
+            "http"
+        },
+        args.telemetry_path,
+        if config.auth.is_some() {
+            " (basic auth)"
+        } else {
+            ""
+        },
+        if addr.ip().is_loopback() || config.protects() {
             ""
         } else {
-            " (not a loopback address: anyone who reaches it reads them)"
+            " (not a loopback address, --web.insecure: anyone who reaches it reads them)"
         }
     );
+    let web = http::Web {
+        config,
+        telemetry_path: args.telemetry_path.clone(),
+    };
     let rt = crate::instance::runtime::current_thread()?;
     rt.block_on(async {
         let mut ends = crate::instance::signals::listen(&Signal::ENDS)?;
         let stop = async move {
             ends.recv().await;
         };
-        serve(setups, listener, stop).await
+        serve(setups, listener, web, stop).await
     })
 }
 
@@ -107,9 +134,10 @@ pub(crate) fn labels_of(setup: &Setup) -> (Option<&str>, Option<&str>) {
 
 /// Serves the metrics of `setups` on `listener` until `stop` resolves; then stops every
 /// instance's collectors (and so every command they run) and the HTTP thread.
-pub async fn serve(
+pub(crate) async fn serve(
     setups: Vec<Setup>,
     listener: std::net::TcpListener,
+    web: http::Web,
     stop: impl Future<Output = ()>,
 ) -> Result<(), Error> {
     let (stop_tx, stop_rx) = watch::channel(false);
@@ -133,7 +161,7 @@ pub async fn serve(
             log,
         )));
     }
-    let http = http::HttpServer::start(listener, latest)?;
+    let http = http::HttpServer::start(listener, latest, web)?;
     stop.await;
     let _ = stop_tx.send(true);
     for t in tasks {

@@ -1,0 +1,432 @@
+//! `serve --web.config.file`: TLS with a client certificate required and bcrypt basic auth, as
+//! the exporter toolkit configures them. A throw-away CA and certificates are made here
+//! (rcgen); serve and a real Prometheus run on loopback only, every wait is bounded and every
+//! process is ended by the test, by its own handle.
+
+use crate::common::free_port;
+use crate::prometheus::{http, query, Running};
+use crate::{available, samples, PROMETHEUS};
+use rcgen::{
+    BasicConstraints, CertificateParams, CertifiedIssuer, DnType, ExtendedKeyUsagePurpose, IsCa,
+    KeyPair, SanType,
+};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio_rustls::rustls;
+use tokio_rustls::rustls::pki_types::pem::PemObject;
+use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
+
+const USER: &str = "prometheus";
+const PASSWORD: &str = "correct horse";
+
+/// A CA, a server certificate for 127.0.0.1 and a client certificate, as PEM files in `dir`.
+struct Pki {
+    ca: PathBuf,
+    server_cert: PathBuf,
+    server_key: PathBuf,
+    client_cert: PathBuf,
+    client_key: PathBuf,
+}
+
+fn pki(dir: &Path) -> Pki {
+    let mut ca_params = CertificateParams::new(Vec::<String>::new()).expect("params");
+    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    ca_params
+        .distinguished_name
+        .push(DnType::CommonName, "ifxtop test CA");
+    let ca =
+        CertifiedIssuer::self_signed(ca_params, KeyPair::generate().expect("key")).expect("the CA");
+    let leaf = |name: &str, usage: ExtendedKeyUsagePurpose| {
+        let mut p = CertificateParams::new(vec!["localhost".to_string()]).expect("params");
+        p.subject_alt_names
+            .push(SanType::IpAddress(std::net::Ipv4Addr::LOCALHOST.into()));
+        p.distinguished_name.push(DnType::CommonName, name);
+        p.extended_key_usages = vec![usage];
+        let key = KeyPair::generate().expect("key");
+        let cert = p.signed_by(&key, &ca).expect("signed");
+        (cert.pem(), key.serialize_pem())
+    };
+    let (server_cert, server_key) = leaf("ifxtop serve", ExtendedKeyUsagePurpose::ServerAuth);
+    let (client_cert, client_key) = leaf("prometheus", ExtendedKeyUsagePurpose::ClientAuth);
+    let write = |name: &str, text: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).expect("write");
+        p
+    };
+    Pki {
+        ca: write("ca.pem", &ca.pem()),
+        server_cert: write("server.pem", &server_cert),
+        server_key: write("server-key.pem", &server_key),
+        client_cert: write("client.pem", &client_cert),
+        client_key: write("client-key.pem", &client_key),
+    }
+}
+
+/// The toolkit's web configuration: TLS requiring a client certificate of the CA, one user.
+fn web_config(dir: &Path, pki: &Pki) -> PathBuf {
+    let hash = bcrypt::hash(PASSWORD, 4).expect("bcrypt");
+    let p = dir.join("web.yml");
+    std::fs::write(
+        &p,
+        format!(
+            "tls_server_config:\n  cert_file: {}\n  key_file: {}\n  client_ca_file: {}\n  client_auth_type: RequireAndVerifyClientCert\n\
+             basic_auth_users:\n  {USER}: '{hash}'\n",
+            // One relative path (to the file's directory, as the toolkit has it), the others
+            // absolute.
+            pki.server_cert
+                .file_name()
+                .and_then(|n| n.to_str())
+                .expect("a name"),
+            pki.server_key.display(),
+            pki.ca.display()
+        ),
+    )
+    .expect("write");
+    p
+}
+
+/// `ifxtop serve --demo` with `args`, and the URL it says it serves.
+fn serve(args: &[&str]) -> (Running, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ifxtop"))
+        .args(["serve", "--demo"])
+        .args(args)
+        .env_remove("INFORMIXSERVER")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ifxtop serve starts");
+    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
+    let running = Running(Some(child));
+    let mut line = String::new();
+    stderr.read_line(&mut line).expect("serve says where");
+    std::thread::spawn(move || {
+        let mut rest = String::new();
+        let _ = stderr.read_to_string(&mut rest);
+    });
+    (running, line)
+}
+
+fn address_in(line: &str) -> SocketAddr {
+    line.split("://")
+        .nth(1)
+        .and_then(|r| r.split('/').next())
+        .and_then(|a| a.parse().ok())
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+}
+
+/// A TLS client trusting the CA, with the client certificate or without.
+fn client(pki: &Pki, with_cert: bool) -> Arc<rustls::ClientConfig> {
+    let mut roots = rustls::RootCertStore::empty();
+    for c in CertificateDer::pem_file_iter(&pki.ca).expect("ca") {
+        roots.add(c.expect("ca cert")).expect("added");
+    }
+    let builder = rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .expect("versions")
+    .with_root_certificates(roots);
+    Arc::new(if with_cert {
+        let certs = CertificateDer::pem_file_iter(&pki.client_cert)
+            .expect("cert")
+            .collect::<Result<Vec<_>, _>>()
+            .expect("certs");
+        let key = PrivateKeyDer::from_pem_file(&pki.client_key).expect("key");
+        builder
+            .with_client_auth_cert(certs, key)
+            .expect("client cert")
+    } else {
+        builder.with_no_client_auth()
+    })
+}
+
+/// GET `path` over TLS: the status and the whole answer, or what went wrong (a refused
+/// handshake).
+fn https_get(
+    addr: SocketAddr,
+    config: Arc<rustls::ClientConfig>,
+    path: &str,
+    auth: Option<(&str, &str)>,
+) -> Result<(u16, String), String> {
+    use base64::Engine;
+    let tcp =
+        TcpStream::connect_timeout(&addr, Duration::from_secs(5)).map_err(|e| e.to_string())?;
+    tcp.set_read_timeout(Some(Duration::from_secs(10)))
+        .map_err(|e| e.to_string())?;
+    let name = ServerName::try_from("127.0.0.1").map_err(|e| e.to_string())?;
+    let conn = rustls::ClientConnection::new(config, name).map_err(|e| e.to_string())?;
+    let mut tls = rustls::StreamOwned::new(conn, tcp);
+    let mut req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    if let Some((u, p)) = auth {
+        let token = base64::engine::general_purpose::STANDARD.encode(format!("{u}:{p}"));
+        req.push_str(&format!("Authorization: Basic {token}\r\n"));
+    }
+    req.push_str("\r\n");
+    tls.write_all(req.as_bytes()).map_err(|e| e.to_string())?;
+    let mut raw = Vec::new();
+    let mut buf = [0u8; 16 * 1024];
+    loop {
+        match tls.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => raw.extend_from_slice(&buf[..n]),
+            // A peer that closes without close_notify after a whole answer: keep what came.
+            Err(_) if !raw.is_empty() => break,
+            Err(e) => return Err(e.to_string()),
+        }
+    }
+    let raw = String::from_utf8_lossy(&raw).to_string();
+    let status = raw
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .ok_or_else(|| format!("no HTTP answer: {raw:?}"))?;
+    Ok((status, raw))
+}
+
+#[test]
+fn over_tls_a_client_certificate_and_the_password_are_required() {
+    let dir = tempfile::tempdir().expect("dir");
+    let pki = pki(dir.path());
+    let config = web_config(dir.path(), &pki);
+    let config = config.to_str().expect("utf-8");
+    // The toolkit's spellings of the flags.
+    let (serve, line) = serve(&[
+        "--web.listen-address",
+        "127.0.0.1:0",
+        "--web.config.file",
+        config,
+        "--web.telemetry-path",
+        "/informix",
+    ]);
+    assert!(line.contains("https://127.0.0.1:"), "{line}");
+    assert!(line.contains("/informix (basic auth)"), "{line}");
+    let addr = address_in(&line);
+    let good = client(&pki, true);
+
+    // The password, once the demo answered: the metrics, informix_up 1.
+    let until = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (status, body) =
+            https_get(addr, good.clone(), "/informix", Some((USER, PASSWORD))).expect("answers");
+        assert_eq!(status, 200, "{body}");
+        let text = body.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
+        if samples(text)
+            .iter()
+            .any(|s| s.name == "informix_up" && s.number() == 1.0)
+        {
+            break;
+        }
+        assert!(Instant::now() < until, "not up within 30 s:\n{body}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    // A wrong password, another user, none: 401 with the challenge, on every path.
+    for (path, auth) in [
+        ("/informix", Some((USER, "wrong"))),
+        ("/informix", Some(("someone", PASSWORD))),
+        ("/informix", None),
+        ("/", None),
+    ] {
+        let (status, answer) = https_get(addr, good.clone(), path, auth).expect("answers");
+        assert_eq!(status, 401, "{path} {auth:?}: {answer}");
+        assert!(
+            answer.contains("www-authenticate: Basic realm=\"ifxtop serve\""),
+            "{answer}"
+        );
+        assert!(!answer.contains("informix_"), "{answer}");
+    }
+    // The landing page links to the metrics; the old path is not them.
+    let (status, page) = https_get(addr, good.clone(), "/", Some((USER, PASSWORD))).expect("page");
+    assert_eq!(status, 200, "{page}");
+    assert!(
+        page.contains("<a href=\"/informix\">/informix</a>"),
+        "{page}"
+    );
+    assert!(page.contains("content-type: text/html"), "{page}");
+    let (status, _) = https_get(addr, good, "/metrics", Some((USER, PASSWORD))).expect("404");
+    assert_eq!(status, 404);
+
+    // No client certificate: the handshake is refused, nothing is answered.
+    let refused = https_get(
+        addr,
+        client(&pki, false),
+        "/informix",
+        Some((USER, PASSWORD)),
+    );
+    assert!(
+        refused.is_err(),
+        "answered without a certificate: {refused:?}"
+    );
+    // Plain HTTP to the TLS port: no answer in HTTP.
+    let mut plain = TcpStream::connect_timeout(&addr, Duration::from_secs(5)).expect("connects");
+    plain
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .expect("timeout");
+    let _ = plain.write_all(b"GET /informix HTTP/1.1\r\nHost: x\r\n\r\n");
+    let mut got = Vec::new();
+    let _ = plain.read_to_end(&mut got);
+    assert!(!got.starts_with(b"HTTP/1.1 200"), "plain HTTP served");
+
+    let st = serve.terminate();
+    assert!(st.success(), "serve ends cleanly on SIGTERM: {st:?}");
+}
+
+#[test]
+fn prometheus_scrapes_serve_over_tls_with_basic_auth() {
+    if !available(
+        PROMETHEUS,
+        "prometheus_scrapes_serve_over_tls_with_basic_auth",
+    ) {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("dir");
+    let pki = pki(dir.path());
+    let config = web_config(dir.path(), &pki);
+    let (serve, line) = serve(&[
+        "--listen",
+        "127.0.0.1:0",
+        "--web.config.file",
+        config.to_str().expect("utf-8"),
+    ]);
+    let target = address_in(&line);
+    let prom_config = dir.path().join("prometheus.yml");
+    std::fs::write(
+        &prom_config,
+        format!(
+            "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n\
+             scrape_configs:\n  - job_name: ifxtop\n    scheme: https\n\
+             \x20   tls_config:\n      ca_file: {}\n      cert_file: {}\n      key_file: {}\n\
+             \x20   basic_auth:\n      username: {USER}\n      password: {PASSWORD}\n\
+             \x20   static_configs:\n      - targets: ['{target}']\n",
+            pki.ca.display(),
+            pki.client_cert.display(),
+            pki.client_key.display()
+        ),
+    )
+    .expect("config");
+    let prom_addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().expect("addr");
+    let log = dir.path().join("prometheus.log");
+    let prometheus = Running(Some(
+        Command::new(PROMETHEUS)
+            .arg(format!("--config.file={}", prom_config.display()))
+            .arg(format!(
+                "--storage.tsdb.path={}",
+                dir.path().join("data").display()
+            ))
+            .arg(format!("--web.listen-address={prom_addr}"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).expect("log file"))
+            .spawn()
+            .expect("prometheus starts"),
+    ));
+    let until = Instant::now() + Duration::from_secs(60);
+    let up = loop {
+        if TcpStream::connect_timeout(&prom_addr, Duration::from_secs(1)).is_ok() {
+            let r = query(prom_addr, "informix_up == 1");
+            if !r.is_empty() {
+                break r;
+            }
+        }
+        if Instant::now() > until {
+            let (_, _, targets) = http(prom_addr, "GET", "/api/v1/targets", &[]);
+            panic!(
+                "no informix_up 1 over TLS within 60 s; targets: {targets}\nlog:\n{}",
+                std::fs::read_to_string(&log).unwrap_or_default()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    };
+    assert_eq!(up.len(), 1, "{up:?}");
+    assert_eq!(up[0]["metric"]["server"], "ol_demo");
+    assert_eq!(up[0]["value"][1], "1");
+    let (_, _, targets) = http(prom_addr, "GET", "/api/v1/targets", &[]);
+    let t: serde_json::Value = serde_json::from_str(&targets).expect("JSON");
+    let active = &t["data"]["activeTargets"][0];
+    assert_eq!(active["health"], "up", "{active}");
+    assert_eq!(active["scrapeUrl"], format!("https://{target}/metrics"));
+    drop(prometheus);
+    assert!(serve.terminate().success());
+}
+
+#[test]
+fn bad_web_configs_and_unprotected_exposure_are_refused_before_listening() {
+    let dir = tempfile::tempdir().expect("dir");
+    let missing_key = dir.path().join("web.yml");
+    std::fs::write(
+        &missing_key,
+        "tls_server_config:\n  cert_file: server.pem\n  key_file: nowhere-key.pem\n",
+    )
+    .expect("write");
+    std::fs::write(dir.path().join("server.pem"), "not a certificate\n").expect("write");
+    let typo = dir.path().join("typo.yml");
+    std::fs::write(&typo, "basic_auth_user:\n  prom: x\n").expect("write");
+    for (args, said) in [
+        (
+            vec![
+                "--web.config.file".to_string(),
+                missing_key.display().to_string(),
+            ],
+            "cert_file",
+        ),
+        (
+            vec!["--web.config.file".to_string(), typo.display().to_string()],
+            "unknown field `basic_auth_user`",
+        ),
+        (
+            vec![
+                "--web.config.file".to_string(),
+                "/nonexistent/web.yml".to_string(),
+            ],
+            "--web.config.file /nonexistent/web.yml",
+        ),
+        (
+            vec!["--web.telemetry-path".to_string(), "metrics".to_string()],
+            "--web.telemetry-path",
+        ),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_ifxtop"))
+            .args(["serve", "--demo", "--listen", "127.0.0.1:0"])
+            .args(&args)
+            .output()
+            .expect("runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(said), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    // Beyond loopback with no TLS and no auth: refused before it binds anything. (Bounded: a
+    // serve that did not refuse is killed after 10 s and the test fails.)
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ifxtop"))
+        .args(["serve", "--demo", "--listen", "0.0.0.0:0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    let until = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(st) = child.try_wait().expect("wait") {
+            break st;
+        }
+        if Instant::now() > until {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("serve listened beyond loopback with no TLS and no auth");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut err = String::new();
+    let _ = child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut err);
+    assert_eq!(status.code(), Some(2), "{err}");
+    assert!(err.contains("not a loopback address"), "{err}");
+    assert!(err.contains("--web.insecure"), "{err}");
+}
