@@ -732,10 +732,7 @@ impl Activity {
         // holds hundreds of thousands of rows.
         let mut groups: Vec<FxHashMap<u64, Group>> = vec![FxHashMap::default(); q.keys.len()];
         let mut db_time = 0.0;
-        let filter = match &q.filter {
-            Some((k, v)) => Some((*k, self.raw_of(*k, v))),
-            None => None,
-        };
+        let filter = q.filter.as_ref().map(|(k, v)| (*k, self.raw_of(*k, v)));
         for (r, secs) in self.rows_in(q.from, q.to) {
             if let Some((k, want)) = filter {
                 if Some(self.raw(k, r)) != want {
