@@ -481,6 +481,20 @@ impl Cursor {
     }
 }
 
+/// A recording with something to replay: an empty or garbage file is a usage error naming its
+/// first problems and their count, not every line.
+pub fn read_replayable(path: &Path) -> Result<Recording, Error> {
+    let rec = read_recording(path)?;
+    if rec.is_empty() {
+        return Err(Error::Usage(format!(
+            "{}: nothing to replay: {}",
+            path.display(),
+            rec.problems_line()
+        )));
+    }
+    Ok(rec)
+}
+
 /// Reads a recording (plain or zstd, by content), a line at a time: memory holds one line and
 /// where each sample is, never the outputs. Damage is reported in `skipped`, never fatal: only
 /// a file that cannot be opened is an error.

@@ -109,11 +109,18 @@ pub fn demo_activity(
     from: Duration,
     to: Duration,
 ) -> Result<Activity, Error> {
+    demo_activity_with(demo, from, to, StoreSettings::default())
+}
+
+/// `demo_activity` with the store's settings (the demo's wall clock is set here).
+fn demo_activity_with(
+    demo: crate::demo::DemoInstance,
+    from: Duration,
+    to: Duration,
+    mut settings: StoreSettings,
+) -> Result<Activity, Error> {
     let mut activity = Activity::new();
-    let settings = StoreSettings {
-        wall_start: Some(crate::demo::EPOCH),
-        ..StoreSettings::default()
-    };
+    settings.wall_start = Some(crate::demo::EPOCH);
     crate::instance::walk::demo_store_sampled(
         demo,
         from.saturating_sub(WARM),
@@ -130,17 +137,9 @@ pub fn report_for(args: &AshArgs) -> Result<(Report, Option<time::OffsetDateTime
     let live = LiveArgs::watching(args.snapshot.watch.clone());
     let shared = crate::instance::setup::checked(&live)?;
     let keys = keys(&args.group)?;
-    let mut activity = Activity::new();
     let settings = shared.settings.clone();
-    let (from, to, started) = if let Some(path) = &args.snapshot.watch.replay {
-        let rec = crate::collect::record::read_recording(path)?;
-        if rec.is_empty() {
-            return Err(Error::Usage(format!(
-                "{}: nothing to replay: {}",
-                path.display(),
-                rec.problems_line()
-            )));
-        }
+    let (from, to, started, activity) = if let Some(path) = &args.snapshot.watch.replay {
+        let rec = crate::collect::record::read_replayable(path)?;
         let started = rec.started();
         let (from, to) = window(args, rec.length(), started)?;
         if to > rec.length() {
@@ -152,8 +151,9 @@ pub fn report_for(args: &AshArgs) -> Result<(Report, Option<time::OffsetDateTime
             )));
         }
         let settings = crate::instance::walk::replay_settings(&rec, settings);
+        let mut activity = Activity::new();
         crate::instance::walk::replay_walk(Arc::new(rec), settings, from, to, &mut activity);
-        (from, to, started)
+        (from, to, started, activity)
     } else if args.snapshot.watch.demo {
         let started = Some(crate::demo::EPOCH);
         let w = args.snapshot.window.unwrap_or(DEFAULT_WINDOW);
@@ -161,17 +161,8 @@ pub fn report_for(args: &AshArgs) -> Result<(Report, Option<time::OffsetDateTime
         let (from, to) = window(args, end, started)?;
         let demo = crate::demo::DemoInstance::new(args.snapshot.watch.seed)
             .with_sessions(args.snapshot.watch.demo_sessions);
-        let mut settings = settings;
-        settings.wall_start = started;
-        crate::instance::walk::demo_store_sampled(
-            demo,
-            from.saturating_sub(WARM),
-            to,
-            settings,
-            false,
-            Some(&mut activity),
-        )?;
-        (from, to, started)
+        let activity = demo_activity_with(demo, from, to, settings)?;
+        (from, to, started, activity)
     } else {
         return Err(Error::Usage(
             "ifxtop ash reads the demo (--demo) or a recording (--replay FILE); for a live \

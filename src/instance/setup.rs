@@ -366,15 +366,7 @@ fn setup_of(
     let mut remote = false;
     let (mode, runner, server, note): Chosen = match &spec {
         InstanceSpec::Replay(path) => {
-            let rec = crate::collect::record::read_recording(path)?;
-            if rec.is_empty() {
-                // The first few problems and a count, not every line of a garbage file.
-                return Err(Error::Usage(format!(
-                    "{}: nothing to replay: {}",
-                    path.display(),
-                    rec.problems_line()
-                )));
-            }
+            let rec = crate::collect::record::read_replayable(path)?;
             let header = rec.header.clone();
             settings.ports = if ports.is_empty() {
                 header.as_ref().map(|h| h.ports.clone()).unwrap_or_default()
