@@ -524,7 +524,7 @@ pub async fn live_store(
     loop {
         // The sources this server has (onstat -g bth only from 14.10 on).
         let release = store
-            .get::<crate::parsers::onstat_u::OnstatU>(Source::OnstatU)
+            .get(crate::source::key::OnstatU)
             .and_then(|u| u.header.as_ref())
             .and_then(|h| h.release());
         let polled_done = polled
@@ -587,7 +587,7 @@ pub async fn live_store(
     drop(collection);
     let mut problems = Vec::new();
     let release = store
-        .get::<crate::parsers::onstat_u::OnstatU>(Source::OnstatU)
+        .get(crate::source::key::OnstatU)
         .and_then(|u| u.header.as_ref())
         .and_then(|h| h.release());
     for s in polled.iter().filter(|s| s.supported_by(release)) {
@@ -618,11 +618,11 @@ fn io_collected(
     let failed = |s: Source| seen.get(&s).is_some_and(|(_, e)| e.is_some());
     let diskstats = count(Source::ProcDiskstats) >= 2 || failed(Source::ProcDiskstats);
     let chunks_named = store
-        .get::<crate::parsers::onstat_d_upper::OnstatDUpper>(Source::OnstatDUpper)
+        .get(crate::source::key::OnstatDUpper)
         .is_some_and(|d| !d.chunks.is_empty());
     let devices = !chunks_named || failed(Source::ProcDiskstats) || count(Source::ChunkDevices) > 0;
     let flags = store
-        .get::<crate::parsers::onstat_u::OnstatU>(Source::OnstatU)
+        .get(crate::source::key::OnstatU)
         .and_then(|u| u.header.as_ref())
         .map(|h| h.mode_flags.clone())
         .unwrap_or_default();
@@ -636,7 +636,7 @@ fn io_collected(
     } else {
         let primary = flags.iter().any(|f| f == "Prim");
         let kinds: Vec<String> = store
-            .get::<crate::parsers::onstat_g_cluster::OnstatGCluster>(Source::OnstatGCluster)
+            .get(crate::source::key::OnstatGCluster)
             .map(|c| {
                 c.servers
                     .iter()

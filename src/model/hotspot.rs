@@ -4,8 +4,6 @@
 
 use crate::extents::{ExtentMap, Lookup};
 use crate::ids::{Addr, Sid};
-use crate::parsers::onstat_u::OnstatU;
-use crate::parsers::onstat_x::OnstatX;
 use crate::store::hotspots::HotspotRow;
 use crate::store::Store;
 use rustc_hash::FxHashMap;
@@ -65,11 +63,11 @@ pub(crate) fn build(store: &Store, row: &HotspotRow, now: Duration) -> HotspotVi
     let base = store.settings.base_page_kb;
     let extents: Option<&ExtentMap> = store.extents();
     let sid_of: FxHashMap<Addr, Sid> = store
-        .get::<OnstatU>(crate::source::Source::OnstatU)
+        .get(crate::source::key::OnstatU)
         .map(|u| u.threads.iter().map(|t| (t.address, t.sessid)).collect())
         .unwrap_or_default();
     let user_of: FxHashMap<Addr, String> = store
-        .get::<OnstatU>(crate::source::Source::OnstatU)
+        .get(crate::source::key::OnstatU)
         .map(|u| {
             u.threads
                 .iter()
@@ -80,7 +78,7 @@ pub(crate) fn build(store: &Store, row: &HotspotRow, now: Duration) -> HotspotVi
     let mut people: Vec<HotSession> = Vec::new();
     let mut kind = "chunk:page (not in the extent map)".to_string();
     let mut pages = Vec::new();
-    if let Some(x) = store.get::<OnstatX>(crate::source::Source::OnstatX) {
+    if let Some(x) = store.get(crate::source::key::OnstatX) {
         for b in x.pools.iter().flat_map(|p| &p.buffers) {
             if b.waiters.is_empty() {
                 continue;

@@ -7,7 +7,6 @@ use crate::format::thousands;
 use crate::model::waiters::{WaitTarget, WaiterRow};
 use crate::parsers::chunk_devices::ChunkDevices;
 use crate::parsers::ha::{LogPos, Stamp};
-use crate::parsers::onstat_d_upper::OnstatDUpper;
 use crate::parsers::onstat_g_cluster::OnstatGCluster;
 use crate::parsers::onstat_g_dri::OnstatGDri;
 use crate::parsers::onstat_g_rss::OnstatGRss;
@@ -168,13 +167,13 @@ fn iof_path<'a>(store: &'a Store, path: &str) -> Option<&'a String> {
 
 /// The rows of the I/O pane, slowest first.
 pub fn build_io(store: &Store) -> IoView {
-    let Some(d) = store.get::<OnstatDUpper>(Source::OnstatDUpper) else {
+    let Some(d) = store.get(crate::source::key::OnstatDUpper) else {
         return IoView {
             chunks: Vec::new(),
             note: Some("waiting for onstat -D (the chunks and their page counts)".into()),
         };
     };
-    let devices = store.get::<ChunkDevices>(Source::ChunkDevices);
+    let devices = store.get(crate::source::key::ChunkDevices);
     // /proc/diskstats never read: not Linux, or not readable.
     let no_diskstats = store.source(&Source::ProcDiskstats).and_then(|st| {
         (st.last_ok.is_none())
@@ -593,11 +592,11 @@ pub fn build_replication(store: &Store, flags: Option<&[String]>) -> Replication
         return Replication::default();
     };
     let role = role_of(flags);
-    let cluster = store.get::<OnstatGCluster>(Source::OnstatGCluster);
-    let rss = store.get::<OnstatGRss>(Source::OnstatGRss);
-    let sds = store.get::<OnstatGSds>(Source::OnstatGSds);
-    let dri = store.get::<OnstatGDri>(Source::OnstatGDri);
-    let logs = store.get::<OnstatL>(Source::OnstatL);
+    let cluster = store.get(crate::source::key::OnstatGCluster);
+    let rss = store.get(crate::source::key::OnstatGRss);
+    let sds = store.get(crate::source::key::OnstatGSds);
+    let dri = store.get(crate::source::key::OnstatGDri);
+    let logs = store.get(crate::source::key::OnstatL);
     let mut out = Replication {
         role: Some(role.to_string()),
         current_log_page: cluster.and_then(|c| c.current_log_page),

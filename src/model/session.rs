@@ -4,12 +4,8 @@
 use crate::ids::{Addr, Sid};
 use crate::model::waiters::{flags_in_words, state_words, WaitTarget};
 use crate::model::waiters::{SocketRef, WaiterRow};
-use crate::parsers::onstat_g_ath::{AthThread, OnstatGAth};
-use crate::parsers::onstat_g_ntt::OnstatGNtt;
-use crate::parsers::onstat_g_ses::OnstatGSes;
-use crate::parsers::onstat_g_sql::OnstatGSql;
+use crate::parsers::onstat_g_ath::AthThread;
 use crate::parsers::onstat_k::OnstatK;
-use crate::parsers::onstat_u::OnstatU;
 use crate::parsers::systabnames::Systabnames;
 use crate::source::Source;
 use crate::store::sockets::SocketRow;
@@ -147,15 +143,15 @@ pub(crate) fn build(
         history_end_s: now.as_secs_f64(),
         ..SessionView::default()
     };
-    let Some(u) = store.get::<OnstatU>(Source::OnstatU) else {
+    let Some(u) = store.get(crate::source::key::OnstatU) else {
         v.notes.push("no onstat -u data yet".into());
         return v;
     };
-    let ath = store.get::<OnstatGAth>(Source::OnstatGAth);
+    let ath = store.get(crate::source::key::OnstatGAth);
     // A thread's name and id do not change; its status does within a second: shown only from
     // an onstat -g ath read at the moment of the onstat -u (else its flags say what it does).
     let status_now = store
-        .get_at_moment::<OnstatGAth>(Source::OnstatGAth)
+        .get_at_moment(crate::source::key::OnstatGAth)
         .is_some();
     let by_rstcb: FxHashMap<Addr, &AthThread> = ath
         .map(|a| {
@@ -256,10 +252,10 @@ pub(crate) fn build(
         v.kill_command = action.as_ref().and_then(|a| a.command.clone());
         v.action = action.map(|a| a.words);
         // The oldest open transaction holding the logs: where it began and what it spans.
-        if let Some(l) = store.get::<crate::parsers::onstat_l::OnstatL>(Source::OnstatL) {
+        if let Some(l) = store.get(crate::source::key::OnstatL) {
             let current = l.logs.iter().find(|f| f.is_current());
             let oldest = crate::model::vitals::oldest_transaction(
-                store.get(Source::OnstatXTxn),
+                store.get(crate::source::key::OnstatXTxn),
                 Some(u),
                 current.map(|f| f.uniqid),
             );
@@ -295,7 +291,7 @@ pub(crate) fn build(
         v.send_q_trend = r.trend.clone();
     }
     // Client host and pid: onstat -g ses <sid>, else the host onstat -g ntt printed.
-    if let Some(ses) = store.get::<OnstatGSes>(Source::OnstatGSes(sid)) {
+    if let Some(ses) = store.get(crate::source::key::OnstatGSes(sid)) {
         v.sql_collected = true;
         if let Some(row) = ses.sessions.iter().find(|r| r.sid == sid) {
             v.client_host = row.hostname.as_ref().map(|h| h.to_string());
@@ -318,7 +314,7 @@ pub(crate) fn build(
         }
     }
     if v.client_host.is_none() {
-        if let Some(n) = store.get::<OnstatGNtt>(Source::OnstatGNtt) {
+        if let Some(n) = store.get(crate::source::key::OnstatGNtt) {
             v.client_host = n
                 .threads
                 .iter()
@@ -328,7 +324,7 @@ pub(crate) fn build(
         }
     }
     // The current statement: onstat -g sql <sid> is fresher than the ses detail.
-    if let Some(q) = store.get::<OnstatGSql>(Source::OnstatGSql(sid)) {
+    if let Some(q) = store.get(crate::source::key::OnstatGSql(sid)) {
         v.sql_collected = true;
         if let Some(cur) = &q.current_sql {
             v.sql = Some(cur.clone());
@@ -343,7 +339,7 @@ pub(crate) fn build(
             }
         }
     }
-    if let Some(k) = store.get::<OnstatK>(Source::OnstatK) {
+    if let Some(k) = store.get(crate::source::key::OnstatK) {
         let rstcbs: Vec<Addr> = v.threads.iter().map(|t| t.rstcb).collect();
         let waiting_for = v.waiter.as_ref().and_then(|w| match &w.waiting_on {
             WaitTarget::Lock { address, .. } => Some(*address),
@@ -353,7 +349,7 @@ pub(crate) fn build(
             k,
             &rstcbs,
             waiting_for,
-            store.get::<Systabnames>(Source::Systabnames),
+            store.get(crate::source::key::Systabnames),
         );
         v.locks_known = true;
     }

@@ -4,15 +4,8 @@
 use crate::ids::{Addr, Sid};
 use crate::model::numa::{self, NumaView};
 use crate::model::waiters::{join_chains, verdict, SocketRef, WaitIndex, WaitTarget, WaiterRow};
-use crate::parsers::numa::{CpuList, NodeMeminfo, NumaMaps, ZoneReclaimMode};
-use crate::parsers::onstat_g_con::OnstatGCon;
-use crate::parsers::onstat_g_ntt::OnstatGNtt;
-use crate::parsers::onstat_g_ses::OnstatGSes;
-use crate::parsers::onstat_g_sql::OnstatGSql;
-use crate::parsers::onstat_k::OnstatK;
+use crate::parsers::numa::NodeMeminfo;
 use crate::parsers::onstat_u::{OnstatU, WaitReason};
-use crate::parsers::onstat_x::OnstatX;
-use crate::parsers::systabnames::Systabnames;
 use crate::source::Source;
 use crate::store::hotspots::HotspotRow;
 use crate::store::sockets::SocketRow;
@@ -70,6 +63,9 @@ pub struct WaitSummary {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SourceStatus {
     pub source: String,
+    /// Its short name in the header (`-u`, `con`), from the registry.
+    #[serde(skip)]
+    pub(crate) short: &'static str,
     pub(crate) age_s: Option<f64>,
     /// How often it is collected at an interval of 1 s: data older than a few periods is stale.
     pub(crate) period_s: f64,
@@ -220,7 +216,7 @@ fn checkpoint_words(u: &OnstatU, waiters: &[WaiterRow]) -> String {
 /// The client host of each session, from `onstat -g ntt`.
 fn client_hosts(store: &Store) -> rustc_hash::FxHashMap<Sid, CompactString> {
     let mut out = rustc_hash::FxHashMap::default();
-    if let Some(n) = store.get::<OnstatGNtt>(Source::OnstatGNtt) {
+    if let Some(n) = store.get(crate::source::key::OnstatGNtt) {
         for t in &n.threads {
             if let Some(c) = &t.client {
                 out.insert(t.sid, CompactString::new(&c.host));
@@ -237,7 +233,7 @@ fn client_programs(store: &Store) -> rustc_hash::FxHashMap<Sid, String> {
         .sources()
         .filter_map(|(s, _)| match s {
             Source::OnstatGSes(sid) => {
-                let ses = store.get::<OnstatGSes>(*s)?;
+                let ses = store.get(crate::source::key::OnstatGSes(*sid))?;
                 Some((*sid, ses.detail.as_ref()?.program.clone()?))
             }
             _ => None,
@@ -249,8 +245,8 @@ fn client_programs(store: &Store) -> rustc_hash::FxHashMap<Sid, String> {
 /// of the `onstat -u` (whose addresses name the sessions).
 fn ready_sessions(store: &Store) -> Vec<Sid> {
     let (Some(rea), Some(u)) = (
-        store.get_at_moment::<crate::parsers::onstat_g_rea::OnstatGRea>(Source::OnstatGRea),
-        store.get::<OnstatU>(Source::OnstatU),
+        store.get_at_moment(crate::source::key::OnstatGRea),
+        store.get(crate::source::key::OnstatU),
     ) else {
         return Vec::new();
     };
@@ -282,7 +278,7 @@ fn current_statements(store: &Store) -> rustc_hash::FxHashMap<Sid, String> {
                 if moment.abs_diff(seen).as_secs_f64() > crate::model::activity::SQL_FRESH_S {
                     return None;
                 }
-                let q = store.get::<OnstatGSql>(*s)?;
+                let q = store.get(crate::source::key::OnstatGSql(*sid))?;
                 let text = q.current_sql.as_ref().or(q.last_parsed_sql.as_ref())?;
                 Some((*sid, text.clone()))
             }
@@ -369,25 +365,25 @@ pub fn build_with(
     // onstat -u joins its waiters. Names (of conditions, mutexes, tables) and thread ids do
     // not change that fast and may come from older outputs.
     let index = WaitIndex::new(
-        store.get::<OnstatGCon>(Source::OnstatGCon),
+        store.get(crate::source::key::OnstatGCon),
         store
-            .get_at_moment::<OnstatGCon>(Source::OnstatGCon)
+            .get_at_moment(crate::source::key::OnstatGCon)
             .is_some(),
-        store.get_at_moment::<OnstatX>(Source::OnstatX),
+        store.get_at_moment(crate::source::key::OnstatX),
     )
     .with_locks(
-        store.get_at_moment::<OnstatK>(Source::OnstatK),
-        store.get::<Systabnames>(Source::Systabnames),
+        store.get_at_moment(crate::source::key::OnstatK),
+        store.get(crate::source::key::Systabnames),
     )
     .with_latches(&crate::model::waiters::LatchSources {
-        lmx: store.get_at_moment(Source::OnstatGLmx),
-        wmx: store.get_at_moment(Source::OnstatGWmx),
-        latches: store.get_at_moment(Source::OnstatS),
-        ath: store.get(Source::OnstatGAth),
+        lmx: store.get_at_moment(crate::source::key::OnstatGLmx),
+        wmx: store.get_at_moment(crate::source::key::OnstatGWmx),
+        latches: store.get_at_moment(crate::source::key::OnstatS),
+        ath: store.get(crate::source::key::OnstatGAth),
     })
     .with_mutex_names(store.mutex_names());
     let mut sockets = store.sockets.rows();
-    let client_row = match store.get::<OnstatGNtt>(Source::OnstatGNtt) {
+    let client_row = match store.get(crate::source::key::OnstatGNtt) {
         Some(n) => crate::model::sockets::join_sessions(&mut sockets, n),
         None => Default::default(),
     };
@@ -409,7 +405,7 @@ pub fn build_with(
     let mut waiters = Vec::new();
     let mut heads = Vec::new();
     let mut sessions = Vec::new();
-    if let Some(u) = store.get::<OnstatU>(Source::OnstatU) {
+    if let Some(u) = store.get(crate::source::key::OnstatU) {
         if let Some(h) = &u.header {
             server.version = Some(h.version.clone());
             server.mode = Some(h.mode.clone());
@@ -474,12 +470,12 @@ pub fn build_with(
             });
         }
         let engine = crate::model::waiters::engine_blockers(
-            store.get_at_moment(Source::OnstatGBth),
-            store.get(Source::OnstatGAth),
+            store.get_at_moment(crate::source::key::OnstatGBth),
+            store.get(crate::source::key::OnstatGAth),
         );
         let log_holder = crate::model::waiters::long_transaction_thread(
             u,
-            store.get_at_moment(Source::OnstatXTxn),
+            store.get_at_moment(crate::source::key::OnstatXTxn),
         );
         join_chains(u, &mut waiters, &engine, log_holder);
         for row in &mut waiters {
@@ -554,7 +550,7 @@ pub fn build_with(
     let tree = crate::model::tree::tree(&waiters, &head_sids);
 
     let mut hotspots = store.hotspots.rows();
-    if let Some(u) = store.get::<OnstatU>(Source::OnstatU) {
+    if let Some(u) = store.get(crate::source::key::OnstatU) {
         let users: rustc_hash::FxHashMap<Sid, &CompactString> =
             u.threads.iter().map(|t| (t.sessid, &t.user)).collect();
         for r in &mut sockets {
@@ -570,27 +566,30 @@ pub fn build_with(
     let meminfo: BTreeMap<u32, NodeMeminfo> = store
         .sources()
         .filter_map(|(s, _)| match s {
-            Source::NodeMeminfo(n) => Some((*n, store.get::<NodeMeminfo>(*s)?.clone())),
+            Source::NodeMeminfo(n) => {
+                Some((*n, store.get(crate::source::key::NodeMeminfo(*n))?.clone()))
+            }
             _ => None,
         })
         .collect();
     let cpulists: BTreeMap<u32, Vec<u32>> = store
         .sources()
         .filter_map(|(s, _)| match s {
-            Source::NodeCpulist(n) => Some((*n, store.get::<CpuList>(*s)?.0.clone())),
+            Source::NodeCpulist(n) => Some((
+                *n,
+                store.get(crate::source::key::NodeCpulist(*n))?.0.clone(),
+            )),
             _ => None,
         })
         .collect();
     let online = store
-        .get::<CpuList>(Source::NodesOnline)
+        .get(crate::source::key::NodesOnline)
         .map(|n| n.0.as_slice());
-    let zone = store
-        .get::<ZoneReclaimMode>(Source::ZoneReclaimMode)
-        .map(|z| z.0);
+    let zone = store.get(crate::source::key::ZoneReclaimMode).map(|z| z.0);
     let maps = store
         .sources()
         .filter_map(|(s, _)| match s {
-            Source::NumaMaps(_) => store.get::<NumaMaps>(*s),
+            Source::NumaMaps(pid) => store.get(crate::source::key::NumaMaps(*pid)),
             _ => None,
         })
         .collect();
@@ -613,6 +612,7 @@ pub fn build_with(
         })
         .map(|(s, st)| SourceStatus {
             source: s.label(),
+            short: s.short(),
             age_s: st.age(now).map(|a| a.as_secs_f64()),
             period_s: s.period().as_secs_f64(),
             error: st.failing().map(|e| e.to_string()),
@@ -645,7 +645,7 @@ pub fn build_with(
         .and_then(|label| hotspots.iter().find(|h| h.object == label))
         .map(|row| crate::model::hotspot::build(store, row, now));
     let flags = store
-        .get::<OnstatU>(Source::OnstatU)
+        .get(crate::source::key::OnstatU)
         .and_then(|u| u.header.as_ref())
         .map(|h| h.mode_flags.as_slice());
     let replication = crate::model::io::build_replication(store, flags);

@@ -4,15 +4,8 @@
 
 use crate::ids::{Addr, Sid, Tid};
 use crate::parsers::onstat_g_ath::OnstatGAth;
-use crate::parsers::onstat_g_ckp::OnstatGCkp;
-use crate::parsers::onstat_g_lmx::OnstatGLmx;
-use crate::parsers::onstat_g_rea::OnstatGRea;
-use crate::parsers::onstat_g_seg::OnstatGSeg;
-use crate::parsers::onstat_l::OnstatL;
-use crate::parsers::onstat_s::OnstatS;
 use crate::parsers::onstat_u::OnstatU;
 use crate::parsers::onstat_x_txn::OnstatXTxn;
-use crate::source::Source;
 use crate::store::Store;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -183,7 +176,7 @@ fn sessions_of_tids(ath: Option<&OnstatGAth>, u: Option<&OnstatU>) -> FxHashMap<
 }
 
 pub(crate) fn build(store: &Store) -> Vitals {
-    let u = store.get::<OnstatU>(Source::OnstatU);
+    let u = store.get(crate::source::key::OnstatU);
     let v = &store.vitals;
     let mut out = Vitals::default();
     let p = &v.profile;
@@ -209,7 +202,7 @@ pub(crate) fn build(store: &Store) -> Vitals {
         .iter()
         .map(|(k, h)| (*k, h.iter().copied().collect()))
         .collect();
-    if let Some(c) = store.get::<OnstatGCkp>(Source::OnstatGCkp) {
+    if let Some(c) = store.get(crate::source::key::OnstatGCkp) {
         out.checkpoints = c
             .checkpoints
             .iter()
@@ -226,7 +219,7 @@ pub(crate) fn build(store: &Store) -> Vitals {
             })
             .collect();
     }
-    if let Some(l) = store.get::<OnstatL>(Source::OnstatL) {
+    if let Some(l) = store.get(crate::source::key::OnstatL) {
         if !l.logs.is_empty() {
             let size: u64 = l.logs.iter().map(|f| f.size).sum();
             let held: u64 = l
@@ -247,14 +240,14 @@ pub(crate) fn build(store: &Store) -> Vitals {
                 current: current.map(|f| f.number),
                 physical_used_pct: l.physical.as_ref().and_then(|p| p.used_pct),
                 oldest_transaction: oldest_transaction(
-                    store.get::<OnstatXTxn>(Source::OnstatXTxn),
+                    store.get(crate::source::key::OnstatXTxn),
                     u,
                     current.map(|f| f.uniqid),
                 ),
             });
         }
     }
-    if let Some(g) = store.get::<crate::parsers::onstat_g_glo::OnstatGGlo>(Source::OnstatGGlo) {
+    if let Some(g) = store.get(crate::source::key::OnstatGGlo) {
         out.vps = g
             .classes
             .iter()
@@ -272,12 +265,12 @@ pub(crate) fn build(store: &Store) -> Vitals {
         .map(|(k, h)| (k.clone(), h.iter().copied().collect()))
         .collect();
     out.ready_queue = store
-        .get::<OnstatGRea>(Source::OnstatGRea)
+        .get(crate::source::key::OnstatGRea)
         .map(|r| r.threads.len());
     out.history.ready_queue = v.ready.history.iter().copied().collect();
     out.mutexes = mutexes(store, u);
     if let (Some(s), Some(total)) = (
-        store.get::<OnstatGSeg>(Source::OnstatGSeg),
+        store.get(crate::source::key::OnstatGSeg),
         v.memory.latest_kb,
     ) {
         let mut by_class: BTreeMap<String, u64> = BTreeMap::new();
@@ -326,19 +319,22 @@ pub(crate) fn oldest_transaction(
 /// other moment the list is this `onstat -u`'s mutex waits, named from the names seen before,
 /// and the holder is unknown.
 fn mutexes(store: &Store, u: Option<&OnstatU>) -> Vec<MutexRow> {
-    let sid_of_tid = sessions_of_tids(store.get::<OnstatGAth>(Source::OnstatGAth), u);
+    let sid_of_tid = sessions_of_tids(store.get(crate::source::key::OnstatGAth), u);
     let sid_of_addr: FxHashMap<Addr, Sid> = u
         .map(|u| u.threads.iter().map(|t| (t.address, t.sessid)).collect())
         .unwrap_or_default();
     let moment = store.moment();
     let mut rows: BTreeMap<Addr, MutexRow> = BTreeMap::new();
     let mut read_now = false;
-    for src in [Source::OnstatGLmx, Source::OnstatGWmx] {
-        let Some(x) = store.get_at_moment::<OnstatGLmx>(src) else {
+    for src in [
+        crate::source::key::OnstatGLmx,
+        crate::source::key::OnstatGWmx,
+    ] {
+        let Some(x) = store.get_at_moment(src) else {
             continue;
         };
         read_now = true;
-        let age = match (moment, store.observed(src)) {
+        let age = match (moment, store.observed(src.source())) {
             (Some(m), Some(t)) => Some(m.saturating_sub(t).as_secs_f64()),
             _ => None,
         };
@@ -387,7 +383,7 @@ fn mutexes(store: &Store, u: Option<&OnstatU>) -> Vec<MutexRow> {
         }
     }
     for l in store
-        .get_at_moment::<OnstatS>(Source::OnstatS)
+        .get_at_moment(crate::source::key::OnstatS)
         .map(|s| s.latches.as_slice())
         .unwrap_or_default()
     {

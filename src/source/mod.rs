@@ -9,7 +9,7 @@ pub mod registry;
 pub mod sqlhosts;
 pub mod ssh;
 
-pub use registry::Source;
+pub use registry::{key, Key, Source};
 pub(crate) use registry::{Collector, Run, FILE_TIMEOUT, PERIOD_DISCOVERY};
 
 use crate::error::SourceError;

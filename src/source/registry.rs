@@ -97,7 +97,12 @@ pub(crate) struct SourceDef {
     pub(crate) timeout: Duration,
     pub(crate) exit: ExitPolicy,
     pub(crate) collector: Collector,
+    /// Its parser, set by `registry!` from the entry's typed parser (so the record type its
+    /// [`Key`] promises is the one stored).
     pub(crate) parse: fn(&str) -> Result<Parsed, ParseError>,
+    /// Its short name in the header's list of sources (`-u`, `con`, `disk`); empty for one
+    /// the header shows otherwise.
+    pub(crate) short: &'static str,
     /// A recording may name it with other options (`netstat -Aan` on AIX).
     pub(crate) any_options: bool,
     /// The first server release that has it (`onstat -g bth`: 14.10); older ones are not asked.
@@ -113,41 +118,48 @@ impl std::fmt::Debug for SourceDef {
     }
 }
 
+/// The parser of an entry before `registry!` sets the entry's own.
+fn no_parser(_: &str) -> Result<Parsed, ParseError> {
+    Err(ParseError {
+        line: 1,
+        column: 1,
+        expected: "a source with a parser".into(),
+        snippet: String::new(),
+    })
+}
+
 impl SourceDef {
+    /// What an entry written out in full starts from (`..SourceDef::BASE`).
+    const BASE: SourceDef = SourceDef {
+        run: Run::File(""),
+        period: ON_DEMAND,
+        timeout: FILE_TIMEOUT,
+        exit: ExitPolicy::ZeroIsSuccess,
+        collector: Collector::Poll,
+        parse: no_parser,
+        short: "",
+        any_options: false,
+        since: None,
+    };
+
     /// `onstat OPTIONS`, polled by a task of its own.
-    const fn onstat(
-        options: &'static [&'static str],
-        period: Duration,
-        parse: fn(&str) -> Result<Parsed, ParseError>,
-    ) -> SourceDef {
+    const fn onstat(options: &'static [&'static str], period: Duration) -> SourceDef {
         SourceDef {
             run: Run::Onstat(options),
             period,
             timeout: ONSTAT_TIMEOUT,
             exit: ExitPolicy::Onstat,
-            collector: Collector::Poll,
-            parse,
-            any_options: false,
-            since: None,
+            ..SourceDef::BASE
         }
     }
 
     /// A file read directly, by the `collector` that knows which ones exist.
-    const fn file(
-        path: &'static str,
-        period: Duration,
-        collector: Collector,
-        parse: fn(&str) -> Result<Parsed, ParseError>,
-    ) -> SourceDef {
+    const fn file(path: &'static str, period: Duration, collector: Collector) -> SourceDef {
         SourceDef {
             run: Run::File(path),
             period,
-            timeout: FILE_TIMEOUT,
-            exit: ExitPolicy::ZeroIsSuccess,
             collector,
-            parse,
-            any_options: false,
-            since: None,
+            ..SourceDef::BASE
         }
     }
 
@@ -163,10 +175,63 @@ impl SourceDef {
     }
 }
 
-/// Generates `Source` (one variant per entry, with its argument type if it has one) and
-/// `Source::def` (its entry), so an entry is written once.
+/// A source with the type of its record: `store.get(key::OnstatU)` is an `Option<&OnstatU>`,
+/// and a key of one type for a source of another does not compile. Keys come only from
+/// [`key`], which `registry!` writes from each entry's record type:
+///
+/// ```compile_fail
+/// # fn f(store: &ifxtop::store::Store) {
+/// // `onstat -X` is not a thread list: this does not compile.
+/// let u: Option<&ifxtop::parsers::onstat_u::OnstatU> = store.get(ifxtop::source::key::OnstatX);
+/// # }
+/// ```
+///
+/// ```
+/// # fn f(store: &ifxtop::store::Store) {
+/// let u: Option<&ifxtop::parsers::onstat_u::OnstatU> = store.get(ifxtop::source::key::OnstatU);
+/// # }
+/// ```
+pub struct Key<T> {
+    source: Source,
+    record: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for Key<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Key<T> {}
+
+impl<T> std::fmt::Debug for Key<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Key({:?})", self.source)
+    }
+}
+
+impl<T> Key<T> {
+    /// Private: only `registry!` pairs a source with its record type.
+    const fn new(source: Source) -> Self {
+        Key {
+            source,
+            record: std::marker::PhantomData,
+        }
+    }
+
+    /// The source it names.
+    pub fn source(self) -> Source {
+        self.source
+    }
+}
+
+/// Generates `Source` (one variant per entry, with its argument type if it has one),
+/// `Source::def` (its entry, with its typed parser and short name set) and [`key`] (one typed
+/// key per entry), so an entry is written once:
+///
+/// `Name(Arg): RecordType as "short" = parser; definition,`
 macro_rules! registry {
-    ($( $(#[$doc:meta])* $name:ident $( ( $arg:ty ) )? => $def:expr ),* $(,)?) => {
+    ($( $(#[$doc:meta])* $name:ident $( ( $arg:ty ) )? : $rec:ty as $short:literal = $parse:expr ; $def:expr ),* $(,)?) => {
         /// One thing ifxtop collects. Its `label` is how a DBA would type it (`onstat -u`) or,
         /// for a file read directly, its path; recordings name their samples by it.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -174,12 +239,29 @@ macro_rules! registry {
             $( $(#[$doc])* $name $( ($arg) )? ),*
         }
 
+        /// The typed key of every source: a constant for a source without an argument
+        /// (`key::OnstatU`), a function of its argument for one with (`key::OnstatGSes(sid)`).
+        #[allow(non_upper_case_globals, non_snake_case, private_interfaces)]
+        pub mod key {
+            use super::*;
+            $( registry!(@key $name, $rec $(, $arg)?); )*
+        }
+
         impl Source {
             /// Its entry in the registry.
             pub(crate) fn def(&self) -> &'static SourceDef {
                 match self {
                     $( Source::$name { .. } => {
-                        const DEF: SourceDef = $def;
+                        fn parse(text: &str) -> Result<Parsed, ParseError> {
+                            let typed: fn(&str) -> Result<$rec, ParseError> = $parse;
+                            parsed(typed(text))
+                        }
+                        const DEF: SourceDef = {
+                            let mut def: SourceDef = $def;
+                            def.parse = parse;
+                            def.short = $short;
+                            def
+                        };
                         &DEF
                     } )*
                 }
@@ -201,6 +283,16 @@ macro_rules! registry {
                 } )*
                 all
             }
+        }
+    };
+    (@key $name:ident, $rec:ty) => {
+        /// The typed key of this source.
+        pub const $name: Key<$rec> = Key::new(Source::$name);
+    };
+    (@key $name:ident, $rec:ty, $arg:ty) => {
+        /// The typed key of this source for one argument.
+        pub fn $name(arg: $arg) -> Key<$rec> {
+            Key::new(Source::$name(arg))
         }
     };
     (@bind $name:ident $x:ident $arg:ty) => { Source::$name($x) };
@@ -235,214 +327,178 @@ fn complete_u(
 
 registry! {
     /// User threads: flags, wait address, session, counters.
-    OnstatU => SourceDef::onstat(&["-u"], PERIOD_FAST, |t| {
-        parsed(parsers::onstat_u::parse(t).and_then(complete_u))
-    }),
+    OnstatU: parsers::onstat_u::OnstatU as "-u" =
+        |t| parsers::onstat_u::parse(t).and_then(complete_u);
+        SourceDef::onstat(&["-u"], PERIOD_FAST),
     /// Buffers being accessed: owner, waiters, page.
-    OnstatX => SourceDef::onstat(&["-X"], PERIOD_BUFFERS, |t| {
-        parsed(parsers::onstat_x::parse(t))
-    }),
+    OnstatX: parsers::onstat_x::OnstatX as "-X" = parsers::onstat_x::parse;
+        SourceDef::onstat(&["-X"], PERIOD_BUFFERS),
     /// Conditions with waiters.
-    OnstatGCon => SourceDef::onstat(&["-g", "con"], PERIOD_FAST, |t| {
-        parsed(parsers::onstat_g_con::parse(t))
-    }),
+    OnstatGCon: parsers::onstat_g_con::OnstatGCon as "con" = parsers::onstat_g_con::parse;
+        SourceDef::onstat(&["-g", "con"], PERIOD_FAST),
     /// Threads: tid ↔ rstcb ↔ name.
-    OnstatGAth => SourceDef::onstat(&["-g", "ath"], PERIOD_THREADS, |t| {
-        parsed(parsers::onstat_g_ath::parse(t))
-    }),
+    OnstatGAth: parsers::onstat_g_ath::OnstatGAth as "ath" = parsers::onstat_g_ath::parse;
+        SourceDef::onstat(&["-g", "ath"], PERIOD_THREADS),
     /// Network threads: session ↔ client `host|port`.
-    OnstatGNtt => SourceDef::onstat(&["-g", "ntt"], PERIOD_THREADS, |t| {
-        parsed(parsers::onstat_g_ntt::parse(t))
-    }),
+    OnstatGNtt: parsers::onstat_g_ntt::OnstatGNtt as "ntt" = parsers::onstat_g_ntt::parse;
+        SourceDef::onstat(&["-g", "ntt"], PERIOD_THREADS),
     /// Locks: owner, waiters, partnum.
-    OnstatK => SourceDef::onstat(&["-k"], PERIOD_JOINS, |t| {
-        parsed(parsers::onstat_k::parse(t))
-    }),
+    OnstatK: parsers::onstat_k::OnstatK as "-k" = parsers::onstat_k::parse;
+        SourceDef::onstat(&["-k"], PERIOD_JOINS),
     /// Profile counters: per-second rates between two samples.
-    OnstatP => SourceDef::onstat(&["-p"], PERIOD_VITALS, |t| {
-        parsed(parsers::onstat_p::parse(t))
-    }),
+    OnstatP: parsers::onstat_p::OnstatP as "-p" = parsers::onstat_p::parse;
+        SourceDef::onstat(&["-p"], PERIOD_VITALS),
     /// Physical and logical logs: fill, backups, the current log.
-    OnstatL => SourceDef::onstat(&["-l"], PERIOD_VITALS, |t| {
-        parsed(parsers::onstat_l::parse(t))
-    }),
+    OnstatL: parsers::onstat_l::OnstatL as "-l" = parsers::onstat_l::parse;
+        SourceDef::onstat(&["-l"], PERIOD_VITALS),
     /// Latches held or waited for: who is behind an S waiter.
-    OnstatS => SourceDef::onstat(&["-s"], PERIOD_VITALS, |t| {
-        parsed(parsers::onstat_s::parse(t))
-    }),
+    OnstatS: parsers::onstat_s::OnstatS as "-s" = parsers::onstat_s::parse;
+        SourceDef::onstat(&["-s"], PERIOD_VITALS),
     /// Transactions: the oldest open one and the logs it spans.
-    OnstatXTxn => SourceDef::onstat(&["-x"], PERIOD_VITALS, |t| {
-        parsed(parsers::onstat_x_txn::parse(t))
-    }),
+    OnstatXTxn: parsers::onstat_x_txn::OnstatXTxn as "-x" = parsers::onstat_x_txn::parse;
+        SourceDef::onstat(&["-x"], PERIOD_VITALS),
     /// VP classes and their CPU seconds: busy % between samples.
-    OnstatGGlo => SourceDef::onstat(&["-g", "glo"], PERIOD_CPU, |t| {
-        parsed(parsers::onstat_g_glo::parse(t))
-    }),
+    OnstatGGlo: parsers::onstat_g_glo::OnstatGGlo as "glo" = parsers::onstat_g_glo::parse;
+        SourceDef::onstat(&["-g", "glo"], PERIOD_CPU),
     /// Threads ready to run but waiting for a VP.
-    OnstatGRea => SourceDef::onstat(&["-g", "rea"], PERIOD_CPU, |t| {
-        parsed(parsers::onstat_g_rea::parse(t))
-    }),
+    OnstatGRea: parsers::onstat_g_rea::OnstatGRea as "rea" = parsers::onstat_g_rea::parse;
+        SourceDef::onstat(&["-g", "rea"], PERIOD_CPU),
     /// Mutexes held, with their waiters.
-    OnstatGLmx => SourceDef::onstat(&["-g", "lmx"], PERIOD_CPU, |t| {
-        parsed(parsers::onstat_g_lmx::parse(t))
-    }),
+    OnstatGLmx: parsers::onstat_g_lmx::OnstatGLmx as "lmx" = parsers::onstat_g_lmx::parse;
+        SourceDef::onstat(&["-g", "lmx"], PERIOD_CPU),
     /// Mutexes with waiters.
-    OnstatGWmx => SourceDef::onstat(&["-g", "wmx"], PERIOD_CPU, |t| {
-        parsed(parsers::onstat_g_wmx::parse(t))
-    }),
+    OnstatGWmx: parsers::onstat_g_wmx::OnstatGWmx as "wmx" = parsers::onstat_g_wmx::parse;
+        SourceDef::onstat(&["-g", "wmx"], PERIOD_CPU),
     /// The engine's blocker graph (14.10+): MGM and condition blockers `-k` cannot see.
-    OnstatGBth => SourceDef::onstat(&["-g", "bth"], PERIOD_CPU, |t| {
-        parsed(parsers::onstat_g_bth::parse(t))
-    })
-    .since(14, 10),
+    OnstatGBth: parsers::onstat_g_bth::OnstatGBth as "bth" = parsers::onstat_g_bth::parse;
+        SourceDef::onstat(&["-g", "bth"], PERIOD_CPU).since(14, 10),
     /// Per-thread profiles: log space used (who fills the logs).
-    OnstatGTpf => SourceDef::onstat(&["-g", "tpf"], PERIOD_HISTORY, |t| {
-        parsed(parsers::onstat_g_tpf::parse(t))
-    }),
+    OnstatGTpf: parsers::onstat_g_tpf::OnstatGTpf as "tpf" = parsers::onstat_g_tpf::parse;
+        SourceDef::onstat(&["-g", "tpf"], PERIOD_HISTORY),
     /// The last checkpoints: trigger, times, waits, whether they blocked.
-    OnstatGCkp => SourceDef::onstat(&["-g", "ckp"], PERIOD_HISTORY, |t| {
-        parsed(parsers::onstat_g_ckp::parse(t))
-    }),
+    OnstatGCkp: parsers::onstat_g_ckp::OnstatGCkp as "ckp" = parsers::onstat_g_ckp::parse;
+        SourceDef::onstat(&["-g", "ckp"], PERIOD_HISTORY),
     /// Shared-memory segments: growth since start.
-    OnstatGSeg => SourceDef::onstat(&["-g", "seg"], PERIOD_MEMORY, |t| {
-        parsed(parsers::onstat_g_seg::parse(t))
-    }),
+    OnstatGSeg: parsers::onstat_g_seg::OnstatGSeg as "seg" = parsers::onstat_g_seg::parse;
+        SourceDef::onstat(&["-g", "seg"], PERIOD_MEMORY),
     /// One session's detail, for the session screen.
-    OnstatGSes(Sid) => SourceDef::onstat(&["-g", "ses", "{}"], PERIOD_JOINS, |t| {
-        parsed(parsers::onstat_g_ses::parse(t))
-    })
-    .collected_by(Collector::Focus),
+    OnstatGSes(Sid): parsers::onstat_g_ses::OnstatGSes as "ses" = parsers::onstat_g_ses::parse;
+        SourceDef::onstat(&["-g", "ses", "{}"], PERIOD_JOINS).collected_by(Collector::Focus),
     /// One session's SQL, for the session screen.
-    OnstatGSql(Sid) => SourceDef::onstat(&["-g", "sql", "{}"], PERIOD_JOINS, |t| {
-        parsed(parsers::onstat_g_sql::parse(t))
-    })
-    .collected_by(Collector::Focus),
-    /// The extent map: chunk:page → object.
-    OncheckPe => SourceDef {
-        run: Run::Command(&["oncheck", "-pe"]),
-        period: ON_DEMAND,
-        timeout: ONCHECK_TIMEOUT,
-        exit: ExitPolicy::ZeroIsSuccess,
-        collector: Collector::Extents,
-        parse: |t| parsed(ExtentMap::from_oncheck_pe(t)),
-        any_options: false,
-        since: None,
-    },
+    OnstatGSql(Sid): parsers::onstat_g_sql::OnstatGSql as "sql" = parsers::onstat_g_sql::parse;
+        SourceDef::onstat(&["-g", "sql", "{}"], PERIOD_JOINS).collected_by(Collector::Focus),
+    /// The extent map: chunk:page → object. No short name: the header's map span says its
+    /// state.
+    OncheckPe: ExtentMap as "" = ExtentMap::from_oncheck_pe;
+        SourceDef {
+            run: Run::Command(&["oncheck", "-pe"]),
+            period: ON_DEMAND,
+            timeout: ONCHECK_TIMEOUT,
+            exit: ExitPolicy::ZeroIsSuccess,
+            collector: Collector::Extents,
+            ..SourceDef::BASE
+        },
     // Chunk I/O, devices and replication (issue 12).
     /// Per chunk: pages read and written (rates between two samples). Not a `-g` option: it
     /// joins the grouped onstat call.
-    OnstatDUpper => SourceDef::onstat(&["-D"], PERIOD_IO, |t| {
-        parsed(parsers::onstat_d_upper::parse(t))
-    }),
+    OnstatDUpper: parsers::onstat_d_upper::OnstatDUpper as "-D" = parsers::onstat_d_upper::parse;
+        SourceDef::onstat(&["-D"], PERIOD_IO),
     /// Per chunk file: operations, and Informix's own average time per operation.
-    OnstatGIof => SourceDef::onstat(&["-g", "iof"], PERIOD_HA, |t| {
-        parsed(parsers::onstat_g_iof::parse(t))
-    }),
+    OnstatGIof: parsers::onstat_g_iof::OnstatGIof as "iof" = parsers::onstat_g_iof::parse;
+        SourceDef::onstat(&["-g", "iof"], PERIOD_HA),
     /// Per block device: I/Os completed, ms spent, busy time (await and %util from two
     /// samples).
-    ProcDiskstats => SourceDef::file("/proc/diskstats", PERIOD_DEVICES, Collector::Devices, |t| {
-        parsed(parsers::proc_diskstats::parse(t))
-    }),
+    ProcDiskstats: parsers::proc_diskstats::ProcDiskstats as "disk" =
+        parsers::proc_diskstats::parse;
+        SourceDef::file("/proc/diskstats", PERIOD_DEVICES, Collector::Devices),
     /// Each chunk path's block device and the disks under it: `stat -L` of the chunk paths,
     /// then `/sys/dev/block` files; recorded as the transcript of every request
     /// (`parsers::chunk_devices`), resolved once per chunk list.
-    ChunkDevices => SourceDef {
-        run: Run::Command(&["stat", "-L", "-c", parsers::chunk_devices::STAT_FORMAT, "--"]),
-        period: ON_DEMAND,
-        timeout: FILE_TIMEOUT,
-        exit: ExitPolicy::ZeroIsSuccess,
-        collector: Collector::Devices,
-        parse: |t| parsed(parsers::chunk_devices::parse(t)),
-        any_options: true,
-        since: None,
-    },
+    ChunkDevices: parsers::chunk_devices::ChunkDevices as "devices" =
+        parsers::chunk_devices::parse;
+        SourceDef {
+            run: Run::Command(&["stat", "-L", "-c", parsers::chunk_devices::STAT_FORMAT, "--"]),
+            period: ON_DEMAND,
+            timeout: FILE_TIMEOUT,
+            exit: ExitPolicy::ZeroIsSuccess,
+            collector: Collector::Devices,
+            any_options: true,
+            ..SourceDef::BASE
+        },
     /// The HA cluster as this server sees it: the primary's current log page, each peer's
     /// acknowledged position, type and state.
-    OnstatGCluster => SourceDef::onstat(&["-g", "cluster"], PERIOD_HA, |t| {
-        parsed(parsers::onstat_g_cluster::parse(t))
-    })
-    .collected_by(Collector::Ha),
+    OnstatGCluster: parsers::onstat_g_cluster::OnstatGCluster as "cluster" =
+        parsers::onstat_g_cluster::parse;
+        SourceDef::onstat(&["-g", "cluster"], PERIOD_HA).collected_by(Collector::Ha),
     /// RSS secondaries: backlog, pages not yet acknowledged, log transmission blocked or not.
-    OnstatGRss => SourceDef::onstat(&["-g", "rss", "verbose"], PERIOD_HA, |t| {
-        parsed(parsers::onstat_g_rss::parse(t))
-    })
-    .collected_by(Collector::Ha),
+    OnstatGRss: parsers::onstat_g_rss::OnstatGRss as "rss" = parsers::onstat_g_rss::parse;
+        SourceDef::onstat(&["-g", "rss", "verbose"], PERIOD_HA).collected_by(Collector::Ha),
     /// SDS secondaries: backlog and the last acknowledgement.
-    OnstatGSds => SourceDef::onstat(&["-g", "sds", "verbose"], PERIOD_HA, |t| {
-        parsed(parsers::onstat_g_sds::parse(t))
-    })
-    .collected_by(Collector::Ha),
+    OnstatGSds: parsers::onstat_g_sds::OnstatGSds as "sds" = parsers::onstat_g_sds::parse;
+        SourceDef::onstat(&["-g", "sds", "verbose"], PERIOD_HA).collected_by(Collector::Ha),
     /// HDR: the pair's state, the backlog, the last log page applied.
-    OnstatGDri => SourceDef::onstat(&["-g", "dri"], PERIOD_HA, |t| {
-        parsed(parsers::onstat_g_dri::parse(t))
-    })
-    .collected_by(Collector::Ha),
+    OnstatGDri: parsers::onstat_g_dri::OnstatGDri as "dri" = parsers::onstat_g_dri::parse;
+        SourceDef::onstat(&["-g", "dri"], PERIOD_HA).collected_by(Collector::Ha),
     /// Sockets where /proc/net/tcp is missing.
-    Netstat => SourceDef {
-        run: Run::Command(&["netstat", "-an"]),
-        period: PERIOD_FAST,
-        timeout: ONSTAT_TIMEOUT,
-        exit: ExitPolicy::ZeroIsSuccess,
-        collector: Collector::Sockets,
-        parse: |t| parsed(parsers::sockets::parse_netstat(t)),
-        any_options: true,
-        since: None,
-    },
-    ProcNetTcp => SourceDef::file("/proc/net/tcp", PERIOD_FAST, Collector::Sockets, |t| {
-        parsed(parsers::sockets::parse_proc_net_tcp(t))
-    }),
-    ProcNetTcp6 => SourceDef::file("/proc/net/tcp6", PERIOD_FAST, Collector::Sockets, |t| {
-        parsed(parsers::sockets::parse_proc_net_tcp(t))
-    }),
-    /// The NUMA nodes (`0-1`).
-    NodesOnline => SourceDef::file(
-        "/sys/devices/system/node/online",
-        PERIOD_NUMA,
-        Collector::Numa,
-        |t| parsed(parsers::numa::parse_cpulist(t).map(parsers::numa::CpuList)),
-    ),
-    NodeMeminfo(u32) => SourceDef::file(
-        "/sys/devices/system/node/node{}/meminfo",
-        PERIOD_NUMA,
-        Collector::Numa,
-        |t| parsed(parsers::numa::parse_node_meminfo(t)),
-    ),
-    NodeCpulist(u32) => SourceDef::file(
-        "/sys/devices/system/node/node{}/cpulist",
-        PERIOD_DISCOVERY,
-        Collector::Numa,
-        |t| parsed(parsers::numa::parse_cpulist(t).map(parsers::numa::CpuList)),
-    ),
-    ZoneReclaimMode => SourceDef::file(
-        "/proc/sys/vm/zone_reclaim_mode",
-        PERIOD_NUMA,
-        Collector::Numa,
-        |t| parsed(parsers::numa::parse_zone_reclaim_mode(t).map(parsers::numa::ZoneReclaimMode)),
-    ),
-    Vmstat => SourceDef::file("/proc/vmstat", PERIOD_NUMA, Collector::Numa, |t| {
-        parsed(parsers::numa::parse_vmstat(t).map(parsers::numa::Vmstat))
-    }),
-    /// Where an oninit process's memory sits, per node.
-    NumaMaps(u32) => SourceDef::file(
-        "/proc/{}/numa_maps",
-        PERIOD_NUMA_MAPS,
-        Collector::Numa,
-        |t| parsed(parsers::numa::parse_numa_maps(t)),
-    ),
-    /// `sysmaster:systabnames` through dbaccess: partnum → table name.
-    Systabnames => SourceDef {
-        run: Run::Dbaccess {
-            database: "sysmaster",
-            query: parsers::systabnames::QUERY,
+    Netstat: parsers::sockets::Sockets as "netstat" = parsers::sockets::parse_netstat;
+        SourceDef {
+            run: Run::Command(&["netstat", "-an"]),
+            period: PERIOD_FAST,
+            timeout: ONSTAT_TIMEOUT,
+            exit: ExitPolicy::ZeroIsSuccess,
+            collector: Collector::Sockets,
+            any_options: true,
+            ..SourceDef::BASE
         },
-        period: PERIOD_TABLES,
-        timeout: DBACCESS_TIMEOUT,
-        exit: ExitPolicy::ZeroIsSuccess,
-        collector: Collector::Poll,
-        parse: |t| parsed(parsers::systabnames::parse(t)),
-        any_options: false,
-        since: None,
-    },
+    /// TCP sockets over IPv4: Send-Q per connection.
+    ProcNetTcp: parsers::sockets::Sockets as "tcp" = parsers::sockets::parse_proc_net_tcp;
+        SourceDef::file("/proc/net/tcp", PERIOD_FAST, Collector::Sockets),
+    /// TCP sockets over IPv6.
+    ProcNetTcp6: parsers::sockets::Sockets as "tcp6" = parsers::sockets::parse_proc_net_tcp;
+        SourceDef::file("/proc/net/tcp6", PERIOD_FAST, Collector::Sockets),
+    /// The NUMA nodes (`0-1`).
+    NodesOnline: parsers::numa::CpuList as "nodes" =
+        |t| parsers::numa::parse_cpulist(t).map(parsers::numa::CpuList);
+        SourceDef::file("/sys/devices/system/node/online", PERIOD_NUMA, Collector::Numa),
+    /// A node's memory: total, free, file pages.
+    NodeMeminfo(u32): parsers::numa::NodeMeminfo as "meminfo" = parsers::numa::parse_node_meminfo;
+        SourceDef::file(
+            "/sys/devices/system/node/node{}/meminfo",
+            PERIOD_NUMA,
+            Collector::Numa,
+        ),
+    /// A node's CPUs.
+    NodeCpulist(u32): parsers::numa::CpuList as "cpulist" =
+        |t| parsers::numa::parse_cpulist(t).map(parsers::numa::CpuList);
+        SourceDef::file(
+            "/sys/devices/system/node/node{}/cpulist",
+            PERIOD_DISCOVERY,
+            Collector::Numa,
+        ),
+    /// Whether the kernel reclaims memory on a node before it uses another.
+    ZoneReclaimMode: parsers::numa::ZoneReclaimMode as "zone" =
+        |t| parsers::numa::parse_zone_reclaim_mode(t).map(parsers::numa::ZoneReclaimMode);
+        SourceDef::file("/proc/sys/vm/zone_reclaim_mode", PERIOD_NUMA, Collector::Numa),
+    /// Page scans and NUMA counters.
+    Vmstat: parsers::numa::Vmstat as "numa" =
+        |t| parsers::numa::parse_vmstat(t).map(parsers::numa::Vmstat);
+        SourceDef::file("/proc/vmstat", PERIOD_NUMA, Collector::Numa),
+    /// Where an oninit process's memory sits, per node.
+    NumaMaps(u32): parsers::numa::NumaMaps as "numa_maps" = parsers::numa::parse_numa_maps;
+        SourceDef::file("/proc/{}/numa_maps", PERIOD_NUMA_MAPS, Collector::Numa),
+    /// `sysmaster:systabnames` through dbaccess: partnum → table name.
+    Systabnames: parsers::systabnames::Systabnames as "tables" = parsers::systabnames::parse;
+        SourceDef {
+            run: Run::Dbaccess {
+                database: "sysmaster",
+                query: parsers::systabnames::QUERY,
+            },
+            period: PERIOD_TABLES,
+            timeout: DBACCESS_TIMEOUT,
+            exit: ExitPolicy::ZeroIsSuccess,
+            collector: Collector::Poll,
+            ..SourceDef::BASE
+        },
 }
 
 /// `template` with its `{}` replaced by `arg` (when it has one).
@@ -521,6 +577,11 @@ impl Source {
         }
     }
 
+    /// Its short name in the header's list of sources (`-u`, `con`, `disk`).
+    pub fn short(&self) -> &'static str {
+        self.def().short
+    }
+
     /// How often it is collected at an interval of 1 s (`+`/`-` scale it): the one table the
     /// collectors, the demo and the header's staleness all read.
     pub fn period(&self) -> Duration {
@@ -590,5 +651,48 @@ impl Source {
             } if crate::parsers::group::title_of(option).is_some() => Some(option),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every entry, those with an argument with a sample one.
+    fn every_entry() -> Vec<Source> {
+        let mut all = Source::candidates(None);
+        all.extend(Source::candidates(Some("42")));
+        all
+    }
+
+    #[test]
+    fn every_entry_has_its_parser_and_a_short_name() {
+        let all = every_entry();
+        assert!(all.len() >= 39, "{all:?}");
+        for s in all {
+            // `registry!` set the entry's own parser: the placeholder's error is never seen.
+            let refused = (s.def().parse)("").err().map(|e| e.expected);
+            assert_ne!(
+                refused.as_deref(),
+                Some("a source with a parser"),
+                "{s:?} kept the placeholder parser"
+            );
+            // The header lists it (the extent map has a span of its own).
+            if s != Source::OncheckPe {
+                assert!(!s.short().is_empty(), "{s:?} has no short name");
+            }
+        }
+        assert_eq!(Source::OnstatU.short(), "-u");
+        assert_eq!(Source::OnstatGRss.short(), "rss");
+        assert_eq!(Source::NodeMeminfo(3).short(), "meminfo");
+    }
+
+    #[test]
+    fn a_key_names_its_source_and_its_parser_makes_its_type() {
+        assert_eq!(key::OnstatU.source(), Source::OnstatU);
+        assert_eq!(key::OnstatGSes(Sid(7)).source(), Source::OnstatGSes(Sid(7)));
+        let text = "IBM Informix Dynamic Server Version 12.10.FC8 -- On-Line -- Up 00:01:00 -- 100 Kbytes\n\nUserthreads\naddress          flags   sessid   user     tty      wait             tout locks nreads   nwrites\n1 active, 128 total, 1 maximum concurrent\n";
+        let parsed = (Source::OnstatU.def().parse)(text).expect("an onstat -u");
+        assert!(parsed.get::<parsers::onstat_u::OnstatU>().is_some());
     }
 }

@@ -16,7 +16,7 @@ use crate::parsers::onstat_u::OnstatU;
 use crate::parsers::onstat_x::OnstatX;
 use crate::parsers::sockets::Sockets;
 use crate::parsers::{Parsed, Record};
-use crate::source::Source;
+use crate::source::{Key, Source};
 use crate::store::hotspots::Hotspots;
 use crate::store::scan::ScanRate;
 use crate::store::sockets::SocketHistory;
@@ -171,8 +171,8 @@ impl Store {
 
     /// The last good value of a source in its own type (`None`: not collected yet, or not
     /// of that type).
-    pub fn get<T: Record>(&self, s: Source) -> Option<&T> {
-        self.parsed(&s).and_then(|p| p.get::<T>())
+    pub fn get<T: Record>(&self, k: Key<T>) -> Option<&T> {
+        self.parsed(&k.source()).and_then(|p| p.get::<T>())
     }
 
     /// When the last good value of a source was taken.
@@ -192,10 +192,10 @@ impl Store {
     /// The last good value of a source only if it was taken at the same moment as the latest
     /// `onstat -u` (within [`SAME_MOMENT`]): holders change within a second, so an older one is
     /// not joined to this moment's waiters.
-    pub fn get_at_moment<T: Record>(&self, s: Source) -> Option<&T> {
-        let (u, t) = (self.moment()?, self.observed(s)?);
+    pub fn get_at_moment<T: Record>(&self, k: Key<T>) -> Option<&T> {
+        let (u, t) = (self.moment()?, self.observed(k.source())?);
         let apart = u.abs_diff(t);
-        (apart <= SAME_MOMENT).then(|| self.get::<T>(s)).flatten()
+        (apart <= SAME_MOMENT).then(|| self.get(k)).flatten()
     }
 
     /// A mutex's name at an address: it does not change while the server is up, so a name

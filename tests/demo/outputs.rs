@@ -10,8 +10,6 @@ use ifxtop::error::SourceError;
 use ifxtop::extents::ExtentMap;
 use ifxtop::ids::{Addr, Sid};
 use ifxtop::model::snapshot::{self, Snapshot};
-use ifxtop::parsers::onstat_u::OnstatU;
-use ifxtop::parsers::onstat_x::OnstatX;
 use ifxtop::parsers::systabnames::Systabnames;
 use ifxtop::parsers::{self, Kind};
 use ifxtop::source::{Output, Request, Source};
@@ -543,7 +541,7 @@ fn insert_hot_spot_ranks_order_log_first() {
         let owner = top.owner.expect("the buffer has an owner");
         let store = simulate(&d, from + 30, from + 30);
         let u = store
-            .get::<OnstatU>(Source::OnstatU)
+            .get(ifxtop::source::key::OnstatU)
             .expect("onstat -u")
             .clone();
         let owner_sid = u
@@ -592,7 +590,7 @@ fn null_index_leaf_ranks_ix_orders_ship_date_first() {
     assert!((4..=8).contains(&top.current_waiters), "{top:?}");
     let store = simulate(&d, p.start + 24, p.start + 24);
     let x = store
-        .get::<OnstatX>(Source::OnstatX)
+        .get(ifxtop::source::key::OnstatX)
         .expect("onstat -X")
         .clone();
     let leaf = x

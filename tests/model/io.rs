@@ -12,7 +12,7 @@ use ifxtop::collect::sample::Update;
 use ifxtop::error::SourceError;
 use ifxtop::model::io::Concern;
 use ifxtop::model::snapshot::{self, Snapshot};
-use ifxtop::parsers::chunk_devices::{self, ChunkDevices, PathKind};
+use ifxtop::parsers::chunk_devices::{self, PathKind};
 use ifxtop::parsers::sysblock::{DevNum, DmTarget};
 use ifxtop::source::{CommandRunner, Output, Request, Source};
 use ifxtop::store::{Store, StoreSettings};
@@ -625,7 +625,7 @@ fn the_devices_are_unknown_without_diskstats_and_say_why() {
 fn the_store_keeps_the_resolution() {
     let s = devices_store();
     let d = s
-        .get::<ChunkDevices>(Source::ChunkDevices)
+        .get(ifxtop::source::key::ChunkDevices)
         .expect("resolution");
     assert_eq!(d.chunks.len(), 2);
 }

@@ -523,7 +523,7 @@ impl InstanceMetrics {
 /// known).
 fn io(out: &mut Out, snap: &Snapshot, store: &Store) {
     let d_upper = answers(store, Source::OnstatDUpper)
-        .then(|| store.get::<crate::parsers::onstat_d_upper::OnstatDUpper>(Source::OnstatDUpper))
+        .then(|| store.get(crate::source::key::OnstatDUpper))
         .flatten();
     let iof = answers(store, Source::OnstatGIof);
     let disks = answers(store, Source::ProcDiskstats);
@@ -711,8 +711,8 @@ fn findings(out: &mut Out, snap: &Snapshot) {
 
 /// The `onstat -p` counters, as the store holds the last good `onstat -p`.
 fn profile(out: &mut Out, store: &Store) {
-    use crate::parsers::onstat_p::{Counter, OnstatP};
-    let Some(p) = store.get::<OnstatP>(Source::OnstatP) else {
+    use crate::parsers::onstat_p::Counter;
+    let Some(p) = store.get(crate::source::key::OnstatP) else {
         return;
     };
     for (name, metric) in PROFILE_COUNTERS {
@@ -794,7 +794,7 @@ fn vps(out: &mut Out, snap: &Snapshot, store: &Store) {
             out.gauge(Metric::VpBusy, class(), b / 100.0);
         }
     }
-    if let Some(g) = store.get::<crate::parsers::onstat_g_glo::OnstatGGlo>(Source::OnstatGGlo) {
+    if let Some(g) = store.get(crate::source::key::OnstatGGlo) {
         for c in &g.classes {
             for (mode, v) in [("user", c.usercpu), ("system", c.syscpu)] {
                 if v >= 0.0 {
@@ -1142,6 +1142,7 @@ mod tests {
     fn sources_of_one_name_are_one_series_up_only_when_all_answer() {
         let status = |source: &str, error: Option<&str>| crate::model::snapshot::SourceStatus {
             source: source.into(),
+            short: "",
             age_s: None,
             period_s: 1.0,
             error: error.map(String::from),

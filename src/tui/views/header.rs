@@ -423,38 +423,6 @@ fn title_line<'a>(
     Line::from(spans.into_iter().map(|(s, _)| s).collect::<Vec<_>>())
 }
 
-/// Short names for the header's source list.
-fn short(source: &str) -> Option<&'static str> {
-    Some(match source {
-        "onstat -u" => "-u",
-        "onstat -X" => "-X",
-        "onstat -g con" => "con",
-        "onstat -g ath" => "ath",
-        "onstat -g ntt" => "ntt",
-        "onstat -k" => "-k",
-        "/proc/net/tcp" => "tcp",
-        "netstat -an" => "netstat",
-        "/proc/vmstat" => "numa",
-        "onstat -p" => "-p",
-        "onstat -l" => "-l",
-        "onstat -s" => "-s",
-        "onstat -x" => "-x",
-        "onstat -g glo" => "glo",
-        "onstat -g rea" => "rea",
-        "onstat -g lmx" => "lmx",
-        "onstat -g wmx" => "wmx",
-        "onstat -g seg" => "seg",
-        "onstat -g tpf" => "tpf",
-        "onstat -g ckp" => "ckp",
-        "onstat -g bth" => "bth",
-        "onstat -D" => "-D",
-        "onstat -g iof" => "iof",
-        "/proc/diskstats" => "disk",
-        "onstat -g cluster" => "cluster",
-        _ => return None,
-    })
-}
-
 fn sources_line<'a>(
     app: &'a App,
     snap: &'a Snapshot,
@@ -472,25 +440,38 @@ fn sources_line<'a>(
         /// Older than its own period allows (a slow source late for its next run).
         overdue: bool,
     }
-    let items: Vec<Item> = snap
-        .sources
-        .iter()
-        .filter_map(|s| {
-            let name = short(&s.source)?;
-            Some(Item {
-                name,
-                age: s.age_s,
-                stale: s.error.is_none()
-                    && s.age_s
-                        .is_some_and(|a| a > 3.0 * s.period_s * app.interval.max(1.0) + 2.0),
-                fast: s.period_s <= 1.0,
-                overdue: s.error.is_none()
-                    && s.age_s
-                        .is_some_and(|a| a > 1.5 * s.period_s * app.interval.max(1.0) + 2.0),
-                error: s.error.as_ref().map(|e| format!(" {}: {e}", s.source)),
-            })
-        })
-        .collect();
+    // One item per short name (every source has one, from the registry): the oldest age,
+    // the first error, late if any is late.
+    let mut items: Vec<Item> = Vec::with_capacity(snap.sources.len());
+    for s in snap.sources.iter().filter(|s| !s.short.is_empty()) {
+        let item = Item {
+            name: s.short,
+            age: s.age_s,
+            stale: s.error.is_none()
+                && s.age_s
+                    .is_some_and(|a| a > 3.0 * s.period_s * app.interval.max(1.0) + 2.0),
+            fast: s.period_s <= 1.0,
+            overdue: s.error.is_none()
+                && s.age_s
+                    .is_some_and(|a| a > 1.5 * s.period_s * app.interval.max(1.0) + 2.0),
+            error: s.error.as_ref().map(|e| format!(" {}: {e}", s.source)),
+        };
+        match items.iter_mut().find(|i| i.name == item.name) {
+            Some(i) => {
+                i.age = match (i.age, item.age) {
+                    (Some(a), Some(b)) => Some(a.max(b)),
+                    (a, b) => a.or(b),
+                };
+                i.stale |= item.stale;
+                i.overdue |= item.overdue;
+                i.fast &= item.fast;
+                if i.error.is_none() {
+                    i.error = item.error;
+                }
+            }
+            None => items.push(item),
+        }
+    }
     let map = extent_span(app, now, theme);
     let first_error = items.iter().find_map(|i| i.error.clone());
     let age = |a: Option<f64>| a.map_or("-".to_string(), human_duration);
