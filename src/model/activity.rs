@@ -284,6 +284,10 @@ pub struct Activity {
     chart: VecDeque<ChartPoint>,
     rows: usize,
     last_moment: Option<f64>,
+    /// Only the counts by class are kept (the chart), no session's row: what the exporter
+    /// needs (`informix_active_sessions`, the database-time counter), at a fraction of the
+    /// memory.
+    counts_only: bool,
 }
 
 /// One sample's active sessions by class (seconds of database time = count × weight).
@@ -398,13 +402,27 @@ impl Activity {
         Activity::default()
     }
 
+    /// One that keeps only the counts by class of each sample (the chart), no session's row
+    /// and no name: `serve`'s, which exports the latest counts and their sum.
+    pub fn counts_only() -> Self {
+        Activity {
+            counts_only: true,
+            ..Activity::default()
+        }
+    }
+
     /// Adds the sample of one `onstat -u` moment (`at`, session seconds); a moment already
     /// sampled (a second build of the same data) is ignored, and an older one (a replay sought
     /// back) starts the history again. Returns whether it was added.
     pub fn add(&mut self, at: f64, actives: &[Active<'_>]) -> bool {
         match self.last_moment {
             Some(m) if at == m => return false,
-            Some(m) if at < m => *self = Activity::new(),
+            Some(m) if at < m => {
+                *self = Activity {
+                    counts_only: self.counts_only,
+                    ..Activity::new()
+                }
+            }
             _ => {}
         }
         let weight = match self.last_moment {
@@ -413,9 +431,12 @@ impl Activity {
         } as f32;
         self.last_moment = Some(at);
         let mut counts = [0u16; Class::COUNT];
-        let mut rows = Vec::with_capacity(actives.len());
+        let mut rows = Vec::with_capacity(if self.counts_only { 0 } else { actives.len() });
         for a in actives {
             counts[a.class.index()] = counts[a.class.index()].saturating_add(1);
+            if self.counts_only {
+                continue;
+            }
             let user = self.names.id(a.user);
             let host = self.names.id(a.host.unwrap_or(""));
             let program = self.names.id(a.program.unwrap_or(""));
@@ -1021,6 +1042,40 @@ mod tests {
             object: object.map(str::to_string),
             head: head.map(Sid),
         }
+    }
+
+    /// The exporter's history keeps the counts by class the full one keeps, and no row.
+    #[test]
+    fn counts_only_keeps_the_chart_and_no_row() {
+        let mut full = Activity::new();
+        let mut counts = Activity::counts_only();
+        for t in 0..600 {
+            // 50 active sessions a second, as a busy server has.
+            let sample: Vec<Active<'static>> = (0..50)
+                .map(|i| match i % 2 {
+                    0 => active(t * 100 + i, Class::Lock, Some("stores:items"), Some(7)),
+                    _ => active(t * 100 + i, Class::Cpu, None, None),
+                })
+                .collect();
+            full.add(f64::from(u32::try_from(t).expect("small")), &sample);
+            counts.add(f64::from(u32::try_from(t).expect("small")), &sample);
+        }
+        assert_eq!(counts.latest(), full.latest());
+        assert_eq!(
+            counts.chart(0.0, 600.0).count(),
+            full.chart(0.0, 600.0).count()
+        );
+        assert_eq!(counts.rows(), 0);
+        assert!(full.rows() > 0);
+        assert!(
+            counts.heap_bytes() * 4 < full.heap_bytes(),
+            "{} vs {}",
+            counts.heap_bytes(),
+            full.heap_bytes()
+        );
+        // Sought back (a replay), it stays a counts-only history.
+        counts.add(1.0, &[active(1, Class::Cpu, None, None)]);
+        assert_eq!(counts.rows(), 0);
     }
 
     /// Each sample stands for the seconds since the one before; a moment sampled twice counts

@@ -190,6 +190,8 @@ async fn watch_instance(
         SessionClock::start(),
     );
     let mut watched = Watched::new(Store::new(setup.settings.clone()), log);
+    // The exporter reads only the latest counts by class: no session's row is kept.
+    watched.activity = crate::model::activity::Activity::counts_only();
     watched.log(
         Duration::ZERO,
         &format!(
