@@ -349,9 +349,12 @@ pub(crate) fn banner(line: Line<'_>) -> Option<Header> {
 fn product_and_version(first: &str) -> Option<(Option<String>, String, bool)> {
     let named = match first.strip_prefix("Version ") {
         Some(after) => Some((None, after)),
-        None => first
-            .find(" Version ")
-            .map(|vpos| (Some(first[..vpos].trim()), &first[vpos + " Version ".len()..])),
+        None => first.find(" Version ").map(|vpos| {
+            (
+                Some(first[..vpos].trim()),
+                &first[vpos + " Version ".len()..],
+            )
+        }),
     };
     if let Some((product, after)) = named {
         let version = after.trim();
@@ -368,7 +371,11 @@ fn product_and_version(first: &str) -> Option<(Option<String>, String, bool)> {
     if !digits.starts_with(|c: char| c.is_ascii_digit()) || !digits.contains('.') {
         return None;
     }
-    Some((product.filter(|p| !p.is_empty()), version.to_string(), false))
+    Some((
+        product.filter(|p| !p.is_empty()),
+        version.to_string(),
+        false,
+    ))
 }
 
 /// The server modes onstat prints in the banner.

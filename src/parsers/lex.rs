@@ -308,8 +308,8 @@ pub(crate) fn is_prompt_line(text: &str, commands: &[&str]) -> bool {
             continue;
         }
         let before = trim_end_bytes(&t[..at], is_blank_byte);
-        let prompt_ok = before.is_empty()
-            || (at > before.len() && before.ends_with(['$', '#', '>', '%']));
+        let prompt_ok =
+            before.is_empty() || (at > before.len() && before.ends_with(['$', '#', '>', '%']));
         let after = trim_blanks(&t[at + word.len()..]);
         let args_ok = after.is_empty() || after.starts_with('-');
         return prompt_ok && args_ok;

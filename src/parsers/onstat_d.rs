@@ -284,7 +284,9 @@ pub(super) fn directories(text: &str) -> Option<Vec<String>> {
         .map(|w| {
             let path = w.starts_with('/')
                 || w.starts_with("\\\\")
-                || (w.len() > 2 && w.as_bytes()[1] == b':' && w.as_bytes()[0].is_ascii_alphabetic());
+                || (w.len() > 2
+                    && w.as_bytes()[1] == b':'
+                    && w.as_bytes()[0].is_ascii_alphabetic());
             path.then(|| w.to_string())
         })
         .collect()

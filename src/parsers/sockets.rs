@@ -64,14 +64,21 @@ impl Endpoint {
 /// as it was.
 pub fn unmapped_host(host: &str) -> std::borrow::Cow<'_, str> {
     use std::borrow::Cow;
-    if !host.get(..7).is_some_and(|p| p.eq_ignore_ascii_case("::ffff:")) {
+    if !host
+        .get(..7)
+        .is_some_and(|p| p.eq_ignore_ascii_case("::ffff:"))
+    {
         return Cow::Borrowed(host);
     }
     let tail = &host[7..];
     if tail.parse::<Ipv4Addr>().is_ok() {
         return Cow::Borrowed(tail);
     }
-    match host.parse::<Ipv6Addr>().ok().and_then(|a| a.to_ipv4_mapped()) {
+    match host
+        .parse::<Ipv6Addr>()
+        .ok()
+        .and_then(|a| a.to_ipv4_mapped())
+    {
         Some(v4) => Cow::Owned(v4.to_string()),
         None => Cow::Borrowed(host),
     }
@@ -780,10 +787,7 @@ udp        0      0 0.0.0.0:68              0.0.0.0:*                           
         let e = |s| split_endpoint(s).map(|e| e.to_string());
         assert_eq!(e("192.168.1.2:48342").as_deref(), Some("192.168.1.2:48342"));
         assert_eq!(e(":::22").as_deref(), Some("[::]:22"));
-        assert_eq!(
-            e("::ffff:10.1.2.3:9088").as_deref(),
-            Some("10.1.2.3:9088")
-        );
+        assert_eq!(e("::ffff:10.1.2.3:9088").as_deref(), Some("10.1.2.3:9088"));
         assert_eq!(
             e("[::ffff:10.1.2.3]:9088").as_deref(),
             Some("10.1.2.3:9088")
@@ -792,10 +796,7 @@ udp        0      0 0.0.0.0:68              0.0.0.0:*                           
             e("[::FFFF:0a01:0203]:9088").as_deref(),
             Some("10.1.2.3:9088")
         );
-        assert_eq!(
-            e("[::ffff:1]:9088").as_deref(),
-            Some("[::ffff:1]:9088")
-        );
+        assert_eq!(e("[::ffff:1]:9088").as_deref(), Some("[::ffff:1]:9088"));
         assert_eq!(e("0.0.0.0:*").as_deref(), Some("0.0.0.0:*"));
         assert_eq!(e("localhost:ipp").as_deref(), Some("localhost:ipp"));
         assert_eq!(e("10.1.2.3.9088").as_deref(), Some("10.1.2.3:9088"));

@@ -13,8 +13,8 @@ mod oncheck_pe;
 mod onstat_g_con;
 mod onstat_u;
 mod onstat_x;
-mod sockets;
 mod real_formats;
+mod sockets;
 mod wrong_kind;
 // Vital signs (issue 11).
 mod vitals;

@@ -191,7 +191,9 @@ fn banners_of_oem_builds_keep_mode_uptime_and_memory() {
         ),
     ];
     for (line, product, version, mode, up, kb) in cases {
-        let text = format!("{line}\n\nUserthreads\naddress flags sessid user tty wait tout locks nreads nwrites\n");
+        let text = format!(
+            "{line}\n\nUserthreads\naddress flags sessid user tty wait tout locks nreads nwrites\n"
+        );
         let h: Header = onstat_u::parse(&text)
             .unwrap_or_else(|e| panic!("{line}: {e}"))
             .header
@@ -227,7 +229,8 @@ fn lines_with_dashes_are_not_banners() {
 
 #[test]
 fn the_15_0_banner_and_its_infrastructure_line() {
-    let banner = "HCL Informix Dynamic Server Version 15.0.0.0 -- On-Line -- Up 00:05:00 -- 1048576 Kbytes";
+    let banner =
+        "HCL Informix Dynamic Server Version 15.0.0.0 -- On-Line -- Up 00:05:00 -- 1048576 Kbytes";
     let cases: [(&str, &str, Option<u32>, Option<&str>); 5] = [
         (
             "2024-11-08 14:54:12 -- Infrastructure Version: 0 (Compatibility mode)",
@@ -271,7 +274,9 @@ fn the_15_0_banner_and_its_infrastructure_line() {
     // In JSON, under these names.
     let v = header_of(
         "onstat-banner",
-        &format!("{banner}\n2024-11-08 14:54:12 -- Infrastructure Version: 0 (Compatibility mode)\n"),
+        &format!(
+            "{banner}\n2024-11-08 14:54:12 -- Infrastructure Version: 0 (Compatibility mode)\n"
+        ),
     );
     assert_eq!(v["infrastructure_version"], 0);
     assert_eq!(v["storage_mode"], "Compatibility mode");
@@ -279,8 +284,10 @@ fn the_15_0_banner_and_its_infrastructure_line() {
     let text = format!("{banner}\n2024-11-08 14:54:12 -- Something else\n");
     let b = onstat_banner::parse(&text);
     assert!(
-        b.as_ref()
-            .map_or(true, |b| b.header.as_ref().is_some_and(|h| h.date.is_none())),
+        b.as_ref().map_or(true, |b| b
+            .header
+            .as_ref()
+            .is_some_and(|h| h.date.is_none())),
         "{b:?}"
     );
 }
@@ -355,7 +362,8 @@ fn wide_page_numbers_and_rowids_of_native_mode() {
 /// line), then the chunks: every chunk is kept, in `onstat -d` and in `onstat -D`.
 #[test]
 fn external_sbspace_directories_keep_the_chunks_after_them() {
-    let dbspaces = "IBM Informix Dynamic Server Version 15.0.0.0 -- On-Line -- Up 00:10:00 -- 150000 Kbytes\n\
+    let dbspaces =
+        "IBM Informix Dynamic Server Version 15.0.0.0 -- On-Line -- Up 00:10:00 -- 150000 Kbytes\n\
         \n\
         Dbspaces\n\
         address          number   flags      fchunk   nchunks  pgsize   flags    owner    name\n\
@@ -385,7 +393,12 @@ fn external_sbspace_directories_keep_the_chunks_after_them() {
     );
     assert_eq!(
         d.dbspaces[1].external_dirs,
-        ["/work/sbdir1", "/work/sbdir2", "/work/sbdir3", "/work/sbdir4"]
+        [
+            "/work/sbdir1",
+            "/work/sbdir2",
+            "/work/sbdir3",
+            "/work/sbdir4"
+        ]
     );
     assert_eq!(d.dbspaces[2].external_dirs, ["/work/sbdir5"]);
     assert_eq!(d.dbspaces_active, Some(2));
@@ -405,7 +418,12 @@ fn external_sbspace_directories_keep_the_chunks_after_them() {
     );
     assert_eq!(
         upper.dbspaces[1].external_dirs,
-        ["/work/sbdir1", "/work/sbdir2", "/work/sbdir3", "/work/sbdir4"]
+        [
+            "/work/sbdir1",
+            "/work/sbdir2",
+            "/work/sbdir3",
+            "/work/sbdir4"
+        ]
     );
     assert_eq!(upper.dbspaces[2].external_dirs, ["/work/sbdir5"]);
     assert_eq!(upper.chunks_active, Some(3));
@@ -536,9 +554,27 @@ fn numeric_columns_are_json_numbers() {
     }
     // Columns that are hex as printed (a hex word of digits only looks decimal).
     let hex = [
-        "address", "flags", "memaddr", "pgflgs", "tcb", "addr", "netscb", "control_block",
-        "key", "rowid", "tblsnum", "tblnum", "rstcb", "wait", "owner", "wtlist", "lklist",
-        "waiter", "waiters[]", "userthread", "xflgs",
+        "address",
+        "flags",
+        "memaddr",
+        "pgflgs",
+        "tcb",
+        "addr",
+        "netscb",
+        "control_block",
+        "key",
+        "rowid",
+        "tblsnum",
+        "tblnum",
+        "rstcb",
+        "wait",
+        "owner",
+        "wtlist",
+        "lklist",
+        "waiter",
+        "waiters[]",
+        "userthread",
+        "xflgs",
     ];
     // Words: a version (`9.28`), a tty name.
     let words = ["fe_version", "tty", "name", "user"];
@@ -546,7 +582,11 @@ fn numeric_columns_are_json_numbers() {
     let root = crate::common::fixtures_dir();
     for dir in std::fs::read_dir(&root).expect("fixtures").flatten() {
         let dname = dir.file_name().to_string_lossy().to_string();
-        for f in std::fs::read_dir(dir.path()).into_iter().flatten().flatten() {
+        for f in std::fs::read_dir(dir.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
             let fname = f.file_name().to_string_lossy().to_string();
             if !fname.ends_with(".txt") {
                 continue;
@@ -570,7 +610,11 @@ fn numeric_columns_are_json_numbers() {
             }
         }
     }
-    assert!(found.is_empty(), "numbers typed as strings:\n{}", found.join("\n"));
+    assert!(
+        found.is_empty(),
+        "numbers typed as strings:\n{}",
+        found.join("\n")
+    );
 }
 
 #[test]
@@ -584,7 +628,11 @@ fn onstat_s_lock_and_settings_are_numbers() {
         "onstat-g-dri",
         &fixture("onstat-g-dri/hcl-14.10-adr-0527-doc.txt"),
     );
-    assert!(dri["settings"]["DRINTERVAL"].is_u64(), "{}", dri["settings"]);
+    assert!(
+        dri["settings"]["DRINTERVAL"].is_u64(),
+        "{}",
+        dri["settings"]
+    );
     let ntt = json(
         "onstat-g-ntt",
         &fixture("onstat-g-ntt/oninit-onstat-g-ntt-truncated.txt"),
@@ -655,7 +703,9 @@ fn kinds_are_named_as_the_command_is_typed() {
     }
     // Output of neither says nothing of `-X`.
     let e = kind("onstat-x")
-        .parse_to_json("Userthreads\naddress flags sessid user tty wait tout locks nreads nwrites\n")
+        .parse_to_json(
+            "Userthreads\naddress flags sessid user tty wait tout locks nreads nwrites\n",
+        )
         .expect_err("-u output");
     assert!(!e.to_string().contains("onstat-X"), "{e}");
     for (typed, name) in [
