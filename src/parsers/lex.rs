@@ -390,4 +390,37 @@ mod tests {
         let e = l.error_at(&l.text[4..], "a number");
         assert_eq!((e.line, e.column), (7, 5));
     }
+
+    #[test]
+    fn prompt_lines_that_run_the_command() {
+        for yes in [
+            "$ onstat -g dri",
+            "informix@db01:~> onstat -l",
+            "[informix@db01 ~]$ onstat -u",
+            "# onstat -d",
+            "db01% /opt/informix/bin/onstat -k",
+            "  onstat -r 5",
+            "onstat",
+        ] {
+            assert!(is_prompt_line(yes, &["onstat"]), "{yes}");
+        }
+        for no in [
+            "$ ls -l",
+            "$onstat -u",
+            "onstat: cannot attach",
+            "echo onstat -u",
+            "onstat_wrapper -u",
+            "$ onstat foo",
+            "Userthreads",
+            "IBM Informix Dynamic Server Version 12.10.FC8 -- On-Line",
+        ] {
+            assert!(!is_prompt_line(no, &["onstat"]), "{no}");
+        }
+        let mut l = lines("\n$ onstat -u\nUserthreads\n");
+        skip_prompt_line(&mut l, &["onstat"]);
+        assert_eq!(l.next().map(|l| l.text), Some("Userthreads"));
+        let mut l = lines("Userthreads\n");
+        skip_prompt_line(&mut l, &["onstat"]);
+        assert_eq!(l.next().map(|l| l.no), Some(1));
+    }
 }
