@@ -336,10 +336,8 @@ pub(crate) fn banner(line: Line<'_>) -> Option<Header> {
     }
     // Without the word `Version` the line is a banner only if the rest says so: a known mode
     // and an uptime (or a wrapped line still to come).
-    if !named && !(is_known_mode(&header.mode) && header.uptime_s.is_some()) {
-        return None;
-    }
-    Some(header)
+    let says_banner = named || (is_known_mode(&header.mode) && header.uptime_s.is_some());
+    says_banner.then_some(header)
 }
 
 /// The part before the first `--`: `IBM Informix Dynamic Server Version 12.10.FC8` (product

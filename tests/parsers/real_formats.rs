@@ -138,9 +138,12 @@ fn a_line_that_is_not_a_prompt_for_the_command_is_kept() {
 
 // 2. Banners without a product name, or without the word `Version`.
 
+/// A banner line and what it must give: product, version, mode, uptime, memory.
+type BannerCase<'a> = (&'a str, Option<&'a str>, &'a str, &'a str, u64, u64);
+
 #[test]
 fn banners_of_oem_builds_keep_mode_uptime_and_memory() {
-    let cases: [(&str, Option<&str>, &str, &str, u64, u64); 6] = [
+    let cases: [BannerCase<'_>; 6] = [
         (
             "GBase Database Server Version 8.8.0 -- On-Line -- Up 2 days 03:04:05 -- 2048000 Kbytes",
             Some("GBase Database Server"),
