@@ -547,9 +547,7 @@ fn numeric_columns_are_json_numbers() {
                 .iter()
                 .for_each(|(k, v)| walk(v, &format!("{path}.{k}"), found)),
             Value::Array(a) => a.iter().for_each(|v| walk(v, &format!("{path}[]"), found)),
-            Value::String(s)
-                if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) && s.len() < 8 =>
-            {
+            Value::String(s) if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => {
                 found.push(format!("{path} = {s:?}"))
             }
             _ => {}
@@ -722,4 +720,37 @@ fn kinds_are_named_as_the_command_is_typed() {
         assert_eq!(kind(typed).name, name, "{typed}");
     }
     assert!(ifxtop::parsers::Kind::from_name("ONSTAT-X").is_none());
+}
+
+/// The other commands a ticket pastes (`netstat`, `ss`, `oncheck -pe`, `numactl -H`): their
+/// prompt line is skipped too, not listed as a line not understood.
+#[test]
+fn prompt_lines_before_the_os_commands_and_oncheck() {
+    for (prompt, name, rel) in [
+        (
+            "[root@db01 ~]# netstat -Aan | grep 9088",
+            "netstat",
+            "netstat/ifxtop-aix-netstat-Aan.txt",
+        ),
+        (
+            "$ ss -ant",
+            "ss",
+            "netstat/ss-github-netdata-2169-ss-ant.txt",
+        ),
+        (
+            "informix@db01:~> oncheck -pe datadbs01",
+            "oncheck-pe",
+            "oncheck-pe/gbase8s-datadbs01-16k-two-chunks.txt",
+        ),
+        (
+            "# numactl -H",
+            "numactl-H",
+            "numactl-H/hadoop-yarn-numa-doc-2node-96cpu.txt",
+        ),
+    ] {
+        let real = fixture(rel);
+        let expected = json(name, &real);
+        let got = json(name, &format!("{prompt}\n{real}"));
+        assert_eq!(got, expected, "{prompt:?} before {rel}");
+    }
 }
