@@ -59,6 +59,17 @@ pub struct WaitSummary {
     pub idle: usize,
 }
 
+/// A period in seconds, or `null` for none: a one-shot or on-demand source's period is
+/// `Duration::MAX` (1.8e19 s), which says "never again", not a number to show or compute with.
+fn period_or_null<S: serde::Serializer>(period_s: &f64, s: S) -> Result<S::Ok, S::Error> {
+    // A year: no polled source has a period anywhere near it.
+    if period_s.is_finite() && *period_s < 365.0 * 86_400.0 {
+        s.serialize_f64(*period_s)
+    } else {
+        s.serialize_none()
+    }
+}
+
 /// Health of one source, for the header and the status line.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SourceStatus {
@@ -68,6 +79,8 @@ pub struct SourceStatus {
     pub(crate) short: &'static str,
     pub(crate) age_s: Option<f64>,
     /// How often it is collected at an interval of 1 s: data older than a few periods is stale.
+    /// A source collected once or on demand has no period (`Duration::MAX`): `null` in JSON.
+    #[serde(serialize_with = "period_or_null")]
     pub(crate) period_s: f64,
     pub error: Option<String>,
     /// What kind of failure `error` is.

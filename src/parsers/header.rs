@@ -5,11 +5,12 @@
 //! name at all: `Version 14.10.FC1 -- ...`); a `Blocked:CKPT` line and, in newer versions, a date
 //! line may follow; a long banner wraps so that the next line starts with `-- Up`.
 
-use super::lex::{dec_u64, sp0, sp1, Line, Lines, PResult};
+use super::lex::{self, dec_u32, dec_u64, sp0, sp1, Line, Lines, PResult};
 use nom::branch::alt;
-use nom::bytes::complete::{tag, take_while_m_n};
+use nom::bytes::complete::{tag, take_until, take_while_m_n};
 use nom::character::complete::char;
 use nom::combinator::{all_consuming, opt};
+use nom::sequence::delimited;
 use nom::Parser;
 use serde::Serialize;
 
@@ -30,8 +31,12 @@ pub struct Header {
     /// The text after `Blocked:` on the line below the banner (`CKPT`, `LONGTX`, `ARCHIVE`, ...).
     pub blocked: Option<String>,
     /// The date line newer versions (15.0) print under the banner, as printed
-    /// (`Mon Nov 23 13:35:20 2026`, `2026-11-23 13:35:20`).
+    /// (`Mon Nov 23 13:35:20 2026`, `2024-11-08 14:54:12`), without what follows its `--`.
     pub date: Option<String>,
+    /// 15.0: `-- Infrastructure Version: 0` after the date.
+    pub infrastructure_version: Option<u32>,
+    /// 15.0: the parenthesised mode after the infrastructure version (`Compatibility mode`).
+    pub storage_mode: Option<String>,
 }
 
 impl Header {
@@ -83,6 +88,8 @@ impl Preamble {
 /// non-blank line is one; leaves `lines` at the first line after it. Leaves `lines` untouched
 /// otherwise.
 pub(crate) fn parse_preamble(lines: &mut Lines<'_>) -> Preamble {
+    // A capture pasted from a terminal starts with the prompt line that ran it.
+    lex::skip_prompt_line(lines, &["onstat"]);
     let Some(first) = lines.peek_non_blank() else {
         return Preamble::None;
     };
@@ -141,11 +148,65 @@ pub(crate) fn amend_below(header: &mut Header, text: &str) -> bool {
         header.blocked = Some(rest.trim().to_string());
         return true;
     }
-    if header.date.is_none() && is_date_line(text) {
-        header.date = Some(text.trim().to_string());
-        return true;
+    if header.date.is_some() {
+        return false;
     }
-    false
+    match date_line(text) {
+        Some(d) => {
+            header.date = Some(d.date.to_string());
+            header.infrastructure_version = d.infrastructure_version;
+            header.storage_mode = d.storage_mode.map(str::to_string);
+            true
+        }
+        None => false,
+    }
+}
+
+/// The parts of a date line: `2024-11-08 14:54:12 -- Infrastructure Version: 0 (Compatibility
+/// mode)` (15.0), or the date alone.
+struct DateLine<'a> {
+    date: &'a str,
+    infrastructure_version: Option<u32>,
+    storage_mode: Option<&'a str>,
+}
+
+/// Reads a date line; `None` when `text` is not one.
+fn date_line(text: &str) -> Option<DateLine<'_>> {
+    let t = text.trim();
+    let (date, rest) = match t.split_once("--") {
+        Some((d, rest)) => (d.trim(), Some(rest.trim())),
+        None => (t, None),
+    };
+    if !is_date_line(date) {
+        return None;
+    }
+    let mut out = DateLine {
+        date,
+        infrastructure_version: None,
+        storage_mode: None,
+    };
+    if let Some(rest) = rest {
+        let (_, (version, mode)) = all_consuming(infrastructure).parse(rest).ok()?;
+        out.infrastructure_version = Some(version);
+        out.storage_mode = mode.map(str::trim).filter(|m| !m.is_empty());
+    }
+    Some(out)
+}
+
+/// `Infrastructure Version: 0 (Compatibility mode)`, the mode optional.
+fn infrastructure(i: &str) -> PResult<'_, (u32, Option<&str>)> {
+    let (i, (_, _, _, _, version, _)) = (
+        tag("Infrastructure"),
+        sp1,
+        tag("Version:"),
+        sp0,
+        dec_u32,
+        sp0,
+    )
+        .parse(i)?;
+    let (i, mode) = opt(delimited(char('('), take_until(")"), char(')'))).parse(i)?;
+    let (i, _) = sp0(i)?;
+    Ok((i, (version, mode)))
 }
 
 /// The whole line is a date and time: `Mon Nov 23 13:35:20 2026` (the C library's `ctime`
@@ -250,22 +311,8 @@ pub(crate) fn is_offline_message(text: &str) -> bool {
 /// Parses one banner line; `None` when the line is not a banner.
 pub(crate) fn banner(line: Line<'_>) -> Option<Header> {
     let text = line.text.trim();
-    // Some builds print no product name: the banner starts at `Version`.
-    let (product, after) = match text.strip_prefix("Version ") {
-        Some(after) => (None, after),
-        None => {
-            let vpos = text.find(" Version ")?;
-            (
-                Some(text[..vpos].trim().to_string()),
-                &text[vpos + " Version ".len()..],
-            )
-        }
-    };
-    let mut parts = after.split("--").map(str::trim);
-    let version = parts.next()?.to_string();
-    if version.is_empty() || version.contains(' ') {
-        return None;
-    }
+    let mut parts = text.split("--").map(str::trim);
+    let (product, version, named) = product_and_version(parts.next()?)?;
     let mode_text = parts.next()?;
     let (mode, mode_flags) = split_mode(mode_text);
     let mut header = Header {
@@ -277,6 +324,8 @@ pub(crate) fn banner(line: Line<'_>) -> Option<Header> {
         shm_kb: None,
         blocked: None,
         date: None,
+        infrastructure_version: None,
+        storage_mode: None,
     };
     for part in parts.filter(|p| !p.is_empty()) {
         if let Ok((_, up)) = all_consuming(uptime).parse(part) {
@@ -285,7 +334,66 @@ pub(crate) fn banner(line: Line<'_>) -> Option<Header> {
             header.shm_kb = Some(kb);
         }
     }
-    Some(header)
+    // Without the word `Version` the line is a banner only if the rest says so: a known mode
+    // and an uptime (or a wrapped line still to come).
+    let says_banner = named || (is_known_mode(&header.mode) && header.uptime_s.is_some());
+    says_banner.then_some(header)
+}
+
+/// The part before the first `--`: `IBM Informix Dynamic Server Version 12.10.FC8` (product
+/// and version, `named` true), `Version 14.10.FC1` (no product), or an OEM build's
+/// `GBase 8s V8.8` / `Informix Dynamic Server 12.10.FC8` without the word `Version` (the last
+/// word is the version when it starts with a digit, or `V` and a digit, and has a dot).
+fn product_and_version(first: &str) -> Option<(Option<String>, String, bool)> {
+    let named = match first.strip_prefix("Version ") {
+        Some(after) => Some((None, after)),
+        None => first.find(" Version ").map(|vpos| {
+            (
+                Some(first[..vpos].trim()),
+                &first[vpos + " Version ".len()..],
+            )
+        }),
+    };
+    if let Some((product, after)) = named {
+        let version = after.trim();
+        if version.is_empty() || version.contains(' ') {
+            return None;
+        }
+        return Some((product.map(str::to_string), version.to_string(), true));
+    }
+    let (product, version) = match first.rsplit_once([' ', '\t']) {
+        Some((p, v)) => (Some(p.trim().to_string()), v),
+        None => (None, first),
+    };
+    let digits = version.strip_prefix(['V', 'v']).unwrap_or(version);
+    if !digits.starts_with(|c: char| c.is_ascii_digit()) || !digits.contains('.') {
+        return None;
+    }
+    Some((
+        product.filter(|p| !p.is_empty()),
+        version.to_string(),
+        false,
+    ))
+}
+
+/// The server modes onstat prints in the banner.
+fn is_known_mode(mode: &str) -> bool {
+    [
+        "On-Line",
+        "Off-Line",
+        "Quiescent",
+        "Read-Only",
+        "Updatable",
+        "Single-User",
+        "Administration",
+        "Fast Recovery",
+        "Initialization",
+        "Shutdown",
+        "Recovery",
+        "Backup",
+    ]
+    .iter()
+    .any(|m| mode.starts_with(m))
 }
 
 /// `On-Line (Prim) (CKPT REQ)` → (`On-Line`, [`Prim`, `CKPT REQ`]).

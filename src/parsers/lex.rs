@@ -288,6 +288,47 @@ pub(crate) fn starts_with_words(text: &str, expected: &[&str]) -> bool {
     expected.iter().all(|e| w.next() == Some(*e))
 }
 
+/// True for a shell prompt line that runs one of `commands`, as a capture pasted from a terminal
+/// starts: `$ onstat -g dri`, `informix@db01:~> onstat -l`, `[informix@db01 ~]$ onstat -u`,
+/// `# onstat -d`, `db01% /opt/informix/bin/onstat -k`, or the command alone (`onstat -l`). The
+/// command (its path's last part) must be one of `commands`, followed only by options and
+/// arguments; whatever comes before it must end in a prompt character (`$`, `#`, `>`, `%`) and
+/// a blank. No output line of these commands looks like that.
+pub(crate) fn is_prompt_line(text: &str, commands: &[&str]) -> bool {
+    let t = trim_blanks(text);
+    let mut start = 0;
+    for word in t.split([' ', '\t']) {
+        let at = offset_in(t, word);
+        if at < start || word.is_empty() {
+            continue;
+        }
+        start = at + word.len();
+        let name = word.rsplit('/').next().unwrap_or(word);
+        if !commands.contains(&name) {
+            continue;
+        }
+        let before = trim_end_bytes(&t[..at], is_blank_byte);
+        let prompt_ok =
+            before.is_empty() || (at > before.len() && before.ends_with(['$', '#', '>', '%']));
+        let after = trim_blanks(&t[at + word.len()..]);
+        let args_ok = after.is_empty() || after.starts_with('-');
+        return prompt_ok && args_ok;
+    }
+    false
+}
+
+/// Skips the first non-blank line when it is a prompt line running one of `commands` (see
+/// [`is_prompt_line`]); leaves `lines` untouched otherwise.
+pub(crate) fn skip_prompt_line(lines: &mut Lines<'_>, commands: &[&str]) {
+    let mut ahead = lines.clone();
+    if let Some(first) = ahead.peek_non_blank() {
+        if is_prompt_line(first.text, commands) {
+            ahead.next();
+            *lines = ahead;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -348,5 +389,38 @@ mod tests {
         };
         let e = l.error_at(&l.text[4..], "a number");
         assert_eq!((e.line, e.column), (7, 5));
+    }
+
+    #[test]
+    fn prompt_lines_that_run_the_command() {
+        for yes in [
+            "$ onstat -g dri",
+            "informix@db01:~> onstat -l",
+            "[informix@db01 ~]$ onstat -u",
+            "# onstat -d",
+            "db01% /opt/informix/bin/onstat -k",
+            "  onstat -r 5",
+            "onstat",
+        ] {
+            assert!(is_prompt_line(yes, &["onstat"]), "{yes}");
+        }
+        for no in [
+            "$ ls -l",
+            "$onstat -u",
+            "onstat: cannot attach",
+            "echo onstat -u",
+            "onstat_wrapper -u",
+            "$ onstat foo",
+            "Userthreads",
+            "IBM Informix Dynamic Server Version 12.10.FC8 -- On-Line",
+        ] {
+            assert!(!is_prompt_line(no, &["onstat"]), "{no}");
+        }
+        let mut l = lines("\n$ onstat -u\nUserthreads\n");
+        skip_prompt_line(&mut l, &["onstat"]);
+        assert_eq!(l.next().map(|l| l.text), Some("Userthreads"));
+        let mut l = lines("Userthreads\n");
+        skip_prompt_line(&mut l, &["onstat"]);
+        assert_eq!(l.next().map(|l| l.no), Some(1));
     }
 }

@@ -199,6 +199,45 @@ pub(crate) fn json_of<T: Serialize>(v: &T) -> serde_json::Value {
         .unwrap_or_else(|e| serde_json::Value::String(format!("cannot encode: {e}")))
 }
 
+/// A column that holds a number or a word (a port or a service name, a setting's value):
+/// a JSON number when it is a decimal number, its text otherwise.
+pub(crate) fn number_or_text<S: serde::Serializer, T: AsRef<str> + ?Sized>(
+    v: &T,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    let v = v.as_ref();
+    match v.parse::<u64>() {
+        Ok(n) => s.serialize_u64(n),
+        Err(_) => match v.parse::<i64>() {
+            Ok(n) => s.serialize_i64(n),
+            Err(_) => s.serialize_str(v),
+        },
+    }
+}
+
+/// [`number_or_text`] for every value of a map of settings or other named fields.
+pub(crate) fn numbers_or_texts<S: serde::Serializer>(
+    map: &std::collections::BTreeMap<String, String>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut m = s.serialize_map(Some(map.len()))?;
+    for (k, v) in map {
+        m.serialize_key(k)?;
+        m.serialize_value(&NumberOrText(v))?;
+    }
+    m.end()
+}
+
+/// One value as [`number_or_text`] writes it.
+struct NumberOrText<'a>(&'a str);
+
+impl Serialize for NumberOrText<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        number_or_text(self.0, s)
+    }
+}
+
 /// The parts every onstat record has: the banner and the off-line message (both from the
 /// preamble) and the lines not understood.
 pub(crate) trait OnstatRecord: Default {
@@ -359,8 +398,11 @@ pub(crate) fn nothing_found(text: &str, expected: &str) -> ParseError {
 /// One kind `ifxtop parse KIND` accepts: its name and its parser.
 #[derive(Clone, Copy)]
 pub struct Kind {
-    /// The name used on the command line (`ifxtop parse onstat-u`).
+    /// The name used on the command line, the command as it is typed (`ifxtop parse onstat-u`,
+    /// `onstat-X` for `onstat -X`, `onstat-g-con`).
     pub name: &'static str,
+    /// Older or other spellings still accepted (`onstat-x-txn` for `onstat-x`).
+    pub aliases: &'static [&'static str],
     pub(crate) parse: fn(&str) -> Result<Parsed, ParseError>,
 }
 
@@ -380,171 +422,232 @@ impl PartialEq for Kind {
 pub const KINDS: &[Kind] = &[
     Kind {
         name: "onstat-u",
+        aliases: &[],
         parse: |t| parsed(onstat_u::parse(t)),
     },
     Kind {
-        name: "onstat-x",
+        name: "onstat-X",
+        aliases: &[],
         parse: |t| parsed(onstat_x::parse(t)),
     },
     Kind {
         name: "onstat-g-con",
+        aliases: &[],
         parse: |t| parsed(onstat_g_con::parse(t)),
     },
     Kind {
         name: "oncheck-pe",
+        aliases: &[],
         parse: |t| parsed(oncheck_pe::parse(t)),
     },
     Kind {
         name: "netstat",
+        aliases: &[],
         parse: |t| parsed(sockets::parse_netstat(t)),
     },
     Kind {
         name: "ss",
+        aliases: &[],
         parse: |t| parsed(sockets::parse_ss(t)),
     },
     Kind {
         name: "proc-net-tcp",
+        aliases: &[],
         parse: |t| parsed(sockets::parse_proc_net_tcp(t)),
     },
     Kind {
-        name: "numactl-h",
+        name: "numactl-H",
+        aliases: &["numactl-h"],
         parse: |t| parsed(numa::parse_numactl_h(t)),
     },
     Kind {
         name: "node-meminfo",
+        aliases: &[],
         parse: |t| parsed(numa::parse_node_meminfo(t)),
     },
     Kind {
         name: "numa-maps",
+        aliases: &[],
         parse: |t| parsed(numa::parse_numa_maps(t)),
     },
     Kind {
         name: "onstat-g-ath",
+        aliases: &[],
         parse: |t| parsed(onstat_g_ath::parse(t)),
     },
     Kind {
         name: "onstat-g-ntt",
+        aliases: &[],
         parse: |t| parsed(onstat_g_ntt::parse(t)),
     },
     Kind {
         name: "onstat-k",
+        aliases: &[],
         parse: |t| parsed(onstat_k::parse(t)),
     },
     Kind {
         name: "onstat-g-ses",
+        aliases: &[],
         parse: |t| parsed(onstat_g_ses::parse(t)),
     },
     Kind {
         name: "onstat-g-sql",
+        aliases: &[],
         parse: |t| parsed(onstat_g_sql::parse(t)),
     },
     Kind {
         name: "onstat-b",
+        aliases: &["onstat-B"],
         parse: |t| parsed(onstat_b::parse(t)),
     },
     Kind {
         name: "onstat-d",
+        aliases: &[],
         parse: |t| parsed(onstat_d::parse(t)),
     },
     Kind {
         name: "onstat-t",
+        aliases: &[],
         parse: |t| parsed(onstat_t::parse(t)),
     },
     Kind {
         name: "onstat-g-ckp",
+        aliases: &[],
         parse: |t| parsed(onstat_g_ckp::parse(t)),
     },
     // Chunk I/O, devices and replication (HA).
     Kind {
         name: "onstat-D",
+        aliases: &[],
         parse: |t| parsed(onstat_d_upper::parse(t)),
     },
     Kind {
         name: "onstat-g-iof",
+        aliases: &[],
         parse: |t| parsed(onstat_g_iof::parse(t)),
     },
     Kind {
         name: "onstat-g-rss",
+        aliases: &[],
         parse: |t| parsed(onstat_g_rss::parse(t)),
     },
     Kind {
         name: "onstat-g-dri",
+        aliases: &[],
         parse: |t| parsed(onstat_g_dri::parse(t)),
     },
     Kind {
         name: "onstat-g-cluster",
+        aliases: &[],
         parse: |t| parsed(onstat_g_cluster::parse(t)),
     },
     Kind {
         name: "onstat-g-sds",
+        aliases: &[],
         parse: |t| parsed(onstat_g_sds::parse(t)),
     },
     Kind {
         name: "proc-diskstats",
+        aliases: &[],
         parse: |t| parsed(proc_diskstats::parse(t)),
     },
     // Vital signs (issue 11).
     Kind {
         name: "onstat-banner",
+        aliases: &[],
         parse: |t| parsed(onstat_banner::parse(t)),
     },
     Kind {
         name: "onstat-p",
+        aliases: &[],
         parse: |t| parsed(onstat_p::parse(t)),
     },
     Kind {
         name: "onstat-l",
+        aliases: &[],
         parse: |t| parsed(onstat_l::parse(t)),
     },
     Kind {
         name: "onstat-g-glo",
+        aliases: &[],
         parse: |t| parsed(onstat_g_glo::parse(t)),
     },
     Kind {
         name: "onstat-g-lmx",
+        aliases: &[],
         parse: |t| parsed(onstat_g_lmx::parse(t)),
     },
     Kind {
         name: "onstat-g-wmx",
+        aliases: &[],
         parse: |t| parsed(onstat_g_wmx::parse(t)),
     },
     Kind {
         name: "onstat-s",
+        aliases: &[],
         parse: |t| parsed(onstat_s::parse(t)),
     },
     Kind {
         name: "onstat-g-seg",
+        aliases: &[],
         parse: |t| parsed(onstat_g_seg::parse(t)),
     },
     Kind {
         name: "onstat-g-bth",
+        aliases: &["onstat-g-BTH"],
         parse: |t| parsed(onstat_g_bth::parse(t)),
     },
     Kind {
         name: "onstat-g-tpf",
+        aliases: &[],
         parse: |t| parsed(onstat_g_tpf::parse(t)),
     },
-    // `onstat -x`, the transactions: `onstat-x` is `onstat -X` and names match without case.
+    // `onstat -x`, the transactions (`onstat-x-txn` before kinds were named as typed).
     Kind {
-        name: "onstat-x-txn",
-        parse: |t| parsed(onstat_x_txn::parse(t)),
+        name: "onstat-x",
+        aliases: &["onstat-x-txn"],
+        parse: parse_onstat_x,
     },
     Kind {
         name: "onstat-g-rea",
+        aliases: &[],
         parse: |t| parsed(onstat_g_rea::parse(t)),
     },
 ];
 
+/// `onstat -x` (transactions). `onstat-x` once meant `onstat -X` (buffers): given `-X` output,
+/// say so rather than fail with a puzzle (or, worse, answer as the wrong command).
+fn parse_onstat_x(text: &str) -> Result<Parsed, ParseError> {
+    match onstat_x_txn::parse(text) {
+        Ok(r) => parsed(Ok(r)),
+        Err(e) if onstat_x::parse(text).is_ok() => Err(ParseError {
+            expected: format!(
+                "{}; this looks like `onstat -X` output: use kind onstat-X",
+                e.expected
+            ),
+            ..e
+        }),
+        Err(e) => Err(e),
+    }
+}
+
 impl Kind {
-    /// The kind named exactly `name`, else the one named by its lower case, else any whose name
-    /// differs only in case: `onstat-D` (`onstat -D`) and `onstat-d` (`onstat -d`) are two
-    /// kinds, and `ONSTAT-U` or `onstat-X` still work.
+    /// The kind named `name` exactly (by its name or an alias); else the one whose name or alias
+    /// it is in another case, when only one kind is (`ONSTAT-U`). Names that differ only in
+    /// case are different commands (`onstat-d`/`onstat-D`, `onstat-x`/`onstat-X`): in any
+    /// other case they name no kind.
     pub fn from_name(name: &str) -> Option<Kind> {
-        let lower = name.to_ascii_lowercase();
-        let find = |p: &dyn Fn(&Kind) -> bool| KINDS.iter().copied().find(|k| p(k));
-        find(&|k| k.name == name)
-            .or_else(|| find(&|k| k.name == lower))
-            .or_else(|| find(&|k| k.name.eq_ignore_ascii_case(name)))
+        let spellings = |k: &Kind| std::iter::once(k.name).chain(k.aliases.iter().copied());
+        if let Some(k) = KINDS.iter().find(|k| spellings(k).any(|n| n == name)) {
+            return Some(*k);
+        }
+        let mut found = KINDS
+            .iter()
+            .filter(|k| spellings(k).any(|n| n.eq_ignore_ascii_case(name)));
+        match (found.next(), found.next()) {
+            (Some(k), None) => Some(*k),
+            _ => None,
+        }
     }
 
     /// Parses `text` as this kind and returns what was understood as JSON.
@@ -561,38 +664,35 @@ mod tests {
     fn kind_names_round_trip() {
         for k in KINDS {
             assert_eq!(Kind::from_name(k.name), Some(*k));
+            for a in k.aliases {
+                assert_eq!(Kind::from_name(a), Some(*k), "{a}");
+            }
         }
-        assert_eq!(
-            Kind::from_name("onstat-X").map(|k| k.name),
-            Some("onstat-x")
-        );
+        let name = |n: &str| Kind::from_name(n).map(|k| k.name);
+        // As the command is typed: `-X` buffers, `-x` transactions, `-D` and `-d` apart.
+        assert_eq!(name("onstat-X"), Some("onstat-X"));
+        assert_eq!(name("onstat-x"), Some("onstat-x"));
+        assert_eq!(name("onstat-x-txn"), Some("onstat-x"));
+        assert_eq!(name("onstat-x-TXN"), Some("onstat-x"));
+        assert_eq!(name("onstat-D"), Some("onstat-D"));
+        assert_eq!(name("onstat-d"), Some("onstat-d"));
+        assert_eq!(name("numactl-h"), Some("numactl-H"));
+        assert_eq!(name("onstat-B"), Some("onstat-b"));
+        assert_eq!(name("onstat-g-BTH"), Some("onstat-g-bth"));
+        // Another case is accepted only where it names one kind.
+        assert_eq!(name("ONSTAT-U"), Some("onstat-u"));
+        assert_eq!(name("Onstat-G-Cluster"), Some("onstat-g-cluster"));
+        assert_eq!(name("ONSTAT-D"), None);
+        assert_eq!(name("ONSTAT-X"), None);
         assert!(Kind::from_name("onstat -u").is_none());
-        // `-D` and `-d` are two commands: the exact name decides, then the lower-case one.
-        assert_eq!(
-            Kind::from_name("onstat-D").map(|k| k.name),
-            Some("onstat-D")
-        );
-        assert_eq!(
-            Kind::from_name("onstat-d").map(|k| k.name),
-            Some("onstat-d")
-        );
-        assert_eq!(
-            Kind::from_name("ONSTAT-D").map(|k| k.name),
-            Some("onstat-d")
-        );
-        assert_eq!(
-            Kind::from_name("ONSTAT-U").map(|k| k.name),
-            Some("onstat-u")
-        );
-        assert_eq!(
-            Kind::from_name("Onstat-G-Cluster").map(|k| k.name),
-            Some("onstat-g-cluster")
-        );
     }
 
     #[test]
     fn kind_names_are_unique() {
-        let mut names: Vec<_> = KINDS.iter().map(|k| k.name).collect();
+        let mut names: Vec<_> = KINDS
+            .iter()
+            .flat_map(|k| std::iter::once(k.name).chain(k.aliases.iter().copied()))
+            .collect();
         names.sort_unstable();
         let n = names.len();
         names.dedup();

@@ -1,7 +1,7 @@
 //! NUMA: `numactl -H`, `/sys/devices/system/node/nodeN/meminfo`, `/proc/<pid>/numa_maps`, and the
 //! small sysfs/procfs files around them (cpulist, online, zone_reclaim_mode, /proc/vmstat).
 
-use super::lex::{dec_u32, dec_u64, lines, sp0, sp1, Line, PResult};
+use super::lex::{self, dec_u32, dec_u64, lines, sp0, sp1, Line, PResult};
 use super::Unparsed;
 use crate::error::ParseError;
 use crate::ids::Addr;
@@ -73,12 +73,14 @@ pub struct NumaMapping {
 
 /// `node 3 cpus: 27 28 ...`, `node 3 size: 32251 MB`, `node 3 free: 32012 MB`.
 fn node_line(i: &str) -> PResult<'_, (u32, &str, &str)> {
-    let (i, (_, _, n, _, key, _, _)) = (
+    let (i, (_, _, n, _, key, _, _, _)) = (
         tag("node"),
         sp1,
         dec_u32,
         sp1,
         alt((tag("cpus"), tag("size"), tag("free"))),
+        // A copy from a mail or a ticket may space it out: `node 0 free :  1234 MB`.
+        sp0,
         char(':'),
         sp0,
     )
@@ -90,10 +92,14 @@ fn numbers(text: &str) -> Option<Vec<u32>> {
     text.split_whitespace().map(|w| w.parse().ok()).collect()
 }
 
-/// `1234 MB` → 1234.
+/// `1234 MB` (or `1234MB`, `1234 mb`) → 1234.
 fn megabytes(text: &str) -> Option<u64> {
     let t = text.trim();
-    let num = t.strip_suffix("MB").unwrap_or(t).trim();
+    let num = t
+        .strip_suffix("MB")
+        .or_else(|| t.strip_suffix("mb"))
+        .unwrap_or(t)
+        .trim();
     num.parse().ok()
 }
 
@@ -104,12 +110,24 @@ pub fn parse_numactl_h(text: &str) -> Result<NumactlH, ParseError> {
     let mut distance_cols: Vec<u32> = Vec::new();
     let mut distances: Vec<Vec<u32>> = Vec::new();
     let mut first_line: Option<Line<'_>> = None;
-    for line in lines(text) {
+    // The node whose `cpus:` list the last line was: a line of numbers alone continues it (a
+    // long list wrapped in a mail or ticket copy).
+    let mut cpus_of: Option<usize> = None;
+    let mut rows = lines(text);
+    lex::skip_prompt_line(&mut rows, &["numactl"]);
+    for line in rows {
         if line.is_blank() {
             continue;
         }
         first_line.get_or_insert(line);
         let t = line.text.trim();
+        if let Some(idx) = cpus_of.take() {
+            if let Some(more) = numbers(t).filter(|m| !m.is_empty()) {
+                out.nodes[idx].cpus.extend(more);
+                cpus_of = Some(idx);
+                continue;
+            }
+        }
         if t.starts_with("No NUMA available") {
             recognised = true;
             continue;
@@ -155,7 +173,10 @@ pub fn parse_numactl_h(text: &str) -> Result<NumactlH, ParseError> {
             };
             let node = &mut out.nodes[idx];
             let ok = match key {
-                "cpus" => numbers(value).map(|c| node.cpus = c).is_some(),
+                "cpus" => {
+                    cpus_of = Some(idx);
+                    numbers(value).map(|c| node.cpus = c).is_some()
+                }
                 "size" => megabytes(value).map(|v| node.size_mb = Some(v)).is_some(),
                 _ => megabytes(value).map(|v| node.free_mb = Some(v)).is_some(),
             };

@@ -184,7 +184,9 @@ pub fn visit<'a>(text: &'a str, mut f: impl FnMut(PeEvent<'a>)) -> Result<(), Pa
     // After a `Description Offset Size` header: rows ending in two numbers are extents.
     let mut in_extents = false;
 
-    for line in lex::lines(text) {
+    let mut rows = lex::lines(text);
+    lex::skip_prompt_line(&mut rows, &["oncheck"]);
+    for line in rows {
         let t = line.text.trim_start_matches(lex::is_blank);
         if t.is_empty() {
             continue;

@@ -120,14 +120,15 @@ mod tests {
         )
         .expect_err("onstat -u");
         assert_eq!((e.line, e.column), (3, 1));
-        // A caption between two banners is unparsed, not fatal.
+        // A caption between two banners is unparsed, not fatal; the command line above the
+        // first is skipped as a prompt line is.
         let b = parse(
             "onstat -r\nVersion 12.10.FC8 -- On-Line -- Up 00:00:05 -- 1 Kbytes\nFigure 2\n\
              Version 12.10.FC8 -- On-Line -- Up 00:00:10 -- 1 Kbytes\n",
         )
         .expect("captions between banners");
         let lines: Vec<_> = b.unparsed.iter().map(|u| u.line).collect();
-        assert_eq!(lines, [1, 3]);
+        assert_eq!(lines, [3]);
         assert_eq!(b.repeats.len(), 1);
     }
 }

@@ -248,11 +248,9 @@ fn known_line(
         out.notes.push(t.to_string());
     } else if let Some(mode) = t.strip_prefix("Expanded chunk capacity mode:") {
         out.expanded_chunk_capacity = Some(mode.trim().to_string());
-    } else if let Some(dirs) = t.strip_prefix("External SBLOBspace directories:") {
+    } else if let Some(dirs) = external_dirs_title(t) {
         match out.dbspaces.last_mut() {
-            Some(d) => d
-                .external_dirs
-                .extend(lex::header_words(dirs).map(str::to_string)),
+            Some(d) => d.external_dirs.extend(dirs),
             None => return Continues::Unknown,
         }
         return Continues::ExternalDirs;
@@ -270,8 +268,42 @@ fn known_line(
     Continues::Nothing
 }
 
-/// An indented line continuing a `NOTE:` paragraph or a list of external directories.
+/// `External SBLOBspace directories: /a /b` → the directories on that line (maybe none).
+pub(super) fn external_dirs_title(t: &str) -> Option<Vec<String>> {
+    let rest = t.strip_prefix("External SBLOBspace directories")?;
+    let rest = rest.trim_start().strip_prefix(':')?;
+    Some(directories(rest).unwrap_or_default())
+}
+
+/// A line continuing a list of external directories: paths alone, indented or not (a copy from
+/// a mail loses the indent), one or several, maybe comma-separated. `None` when any word is not
+/// a path: a dbspace or chunk row after the list is a row, never a directory.
+pub(super) fn directories(text: &str) -> Option<Vec<String>> {
+    text.split([' ', '\t', ','])
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let path = w.starts_with('/')
+                || w.starts_with("\\\\")
+                || (w.len() > 2
+                    && w.as_bytes()[1] == b':'
+                    && w.as_bytes()[0].is_ascii_alphabetic());
+            path.then(|| w.to_string())
+        })
+        .collect()
+}
+
+/// An indented line continuing a `NOTE:` paragraph, or a line continuing a list of external
+/// directories.
 fn continuation(text: &str, continues: Continues, out: &mut OnstatD) -> bool {
+    if continues == Continues::ExternalDirs {
+        return match (directories(text), out.dbspaces.last_mut()) {
+            (Some(dirs), Some(d)) if !dirs.is_empty() => {
+                d.external_dirs.extend(dirs);
+                true
+            }
+            _ => false,
+        };
+    }
     if !text.starts_with([' ', '\t']) {
         return false;
     }
@@ -283,13 +315,6 @@ fn continuation(text: &str, continues: Continues, out: &mut OnstatD) -> bool {
                     note.push(' ');
                 }
                 note.push_str(t);
-                true
-            }
-            None => false,
-        },
-        Continues::ExternalDirs if !t.contains([' ', '\t']) => match out.dbspaces.last_mut() {
-            Some(d) => {
-                d.external_dirs.push(t.to_string());
                 true
             }
             None => false,

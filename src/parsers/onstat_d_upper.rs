@@ -4,7 +4,7 @@
 use super::header::Header;
 use super::lex::{self, dec_u32, dec_u64, hex_addr, trim_blanks, Line};
 use super::onstat_b::column;
-use super::onstat_d::{dbspace, footer, Dbspace};
+use super::onstat_d::{dbspace, directories, external_dirs_title, footer, Dbspace};
 use super::Unparsed;
 use super::{Miss, OnstatBody, Seen};
 use crate::error::ParseError;
@@ -92,6 +92,8 @@ struct Body {
     section: Section,
     /// The last known line was a `NOTE:`: an indented line continues it.
     in_note: bool,
+    /// The last lines listed an external sbspace's directories: more may follow.
+    in_external_dirs: bool,
 }
 
 impl Default for Body {
@@ -100,6 +102,7 @@ impl Default for Body {
             with_pgsize: true,
             section: Section::None,
             in_note: false,
+            in_external_dirs: false,
         }
     }
 }
@@ -110,6 +113,7 @@ impl OnstatBody for Body {
 
     fn blank(&mut self, _out: &mut OnstatDUpper) {
         self.in_note = false;
+        self.in_external_dirs = false;
     }
 
     fn line<'a>(&mut self, out: &mut OnstatDUpper, line: Line<'a>) -> Seen<'a> {
@@ -136,6 +140,22 @@ impl Body {
             }
         }
         self.in_note = false;
+        if std::mem::take(&mut self.in_external_dirs) {
+            if let (Some(dirs), Some(d)) = (directories(text), out.dbspaces.last_mut()) {
+                if !dirs.is_empty() {
+                    d.external_dirs.extend(dirs);
+                    self.in_external_dirs = true;
+                    return Seen::Known;
+                }
+            }
+        }
+        if let Some(dirs) = external_dirs_title(t) {
+            if let Some(d) = out.dbspaces.last_mut() {
+                d.external_dirs.extend(dirs);
+                self.in_external_dirs = true;
+                return Seen::Known;
+            }
+        }
         let dbs_miss = match dbspace(text, self.with_pgsize) {
             Ok(d) => {
                 out.dbspaces.push(d);

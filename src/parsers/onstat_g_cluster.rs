@@ -75,6 +75,7 @@ pub struct ClusterServer {
     /// `Stop Apply Not Used` → `Not Used`, as printed.
     pub stop_apply: Option<String>,
     /// Other `Label: value` lines of the block, as printed.
+    #[serde(serialize_with = "super::numbers_or_texts")]
     pub other: BTreeMap<String, String>,
 }
 

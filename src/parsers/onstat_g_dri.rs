@@ -44,6 +44,7 @@ pub struct OnstatGDri {
     pub last_applied: Option<LogPos>,
     /// The configuration lines (`DRINTERVAL 5`, `HDR_TXN_SCOPE NEAR_SYNC`): name → value as
     /// printed.
+    #[serde(serialize_with = "super::numbers_or_texts")]
     pub settings: BTreeMap<String, String>,
     pub unparsed: Vec<Unparsed>,
 }

@@ -48,9 +48,10 @@ pub struct NetThread {
 /// `10.1.2.3|51234|soctcp`: the client end of the connection.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ClientAddr {
-    /// A host name or an IP address, as printed.
+    /// A host name or an IP address, as printed (an IPv4-mapped IPv6 address as IPv4).
     pub host: CompactString,
-    /// A port number or a service name, as printed.
+    /// A port number or a service name, as printed (a number in JSON when it is one).
+    #[serde(serialize_with = "super::number_or_text")]
     pub port: CompactString,
     /// `soctcp`, `tlitcp`, `onsoctcp`, `olsoctcp`, ... (empty when not printed).
     pub proto: CompactString,
@@ -71,7 +72,7 @@ impl ClientAddr {
             return None;
         }
         Some(ClientAddr {
-            host: CompactString::new(host),
+            host: CompactString::new(super::sockets::unmapped_host(host)),
             port: CompactString::new(port),
             proto: CompactString::new(proto),
         })

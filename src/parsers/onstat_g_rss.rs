@@ -40,6 +40,7 @@ pub struct OnstatGRss {
     /// On an RSS server: `Sequence number of last buffer acked:`.
     pub last_acked_buffer: Option<u64>,
     /// Other `Label: value` lines of an RSS server's output, label → value as printed.
+    #[serde(serialize_with = "super::numbers_or_texts")]
     pub other: BTreeMap<String, String>,
     pub unparsed: Vec<Unparsed>,
 }
@@ -80,6 +81,7 @@ pub struct RssServer {
     /// `Time of last delay:` as printed.
     pub last_delay_time: Option<String>,
     /// Other `Label: value` lines of the block, label → value as printed.
+    #[serde(serialize_with = "super::numbers_or_texts")]
     pub other: BTreeMap<String, String>,
 }
 

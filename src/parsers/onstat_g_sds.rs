@@ -45,6 +45,7 @@ pub struct OnstatGSds {
     pub last_received_buffer: Option<u64>,
     pub last_acked_buffer: Option<u64>,
     /// Other `Label: value` lines of an SDS server's output (paging files, ...), as printed.
+    #[serde(serialize_with = "super::numbers_or_texts")]
     pub other: BTreeMap<String, String>,
     pub unparsed: Vec<Unparsed>,
 }
@@ -76,6 +77,7 @@ pub struct SdsServer {
     pub next_buffer: Option<u64>,
     pub last_acked_buffer: Option<u64>,
     /// Other `Label: value` lines of the block (SDS cycles, ...), as printed.
+    #[serde(serialize_with = "super::numbers_or_texts")]
     pub other: BTreeMap<String, String>,
 }
 

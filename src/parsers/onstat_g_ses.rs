@@ -560,7 +560,7 @@ fn session_row(t: &str, effective: Option<bool>) -> Result<SessionRow, Miss<'_>>
         effective_user: euser.and_then(dash_none),
         tty: dash_none(tty),
         pid,
-        hostname: dash_none(hostname),
+        hostname: dash_none(&super::sockets::unmapped_host(hostname)),
         threads,
         total_memory: total,
         used_memory: used,
@@ -592,7 +592,7 @@ fn terminated_row(t: &str) -> Result<TerminatedSession, Miss<'_>> {
     Ok(TerminatedSession {
         sid: Sid(sid),
         user: CompactString::new(user),
-        hostname: CompactString::new(hostname),
+        hostname: CompactString::new(super::sockets::unmapped_host(hostname)),
         pid,
         time: CompactString::new(time),
         reason: collapse_blanks(reason),

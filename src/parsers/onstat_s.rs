@@ -29,8 +29,9 @@ pub struct Latch {
     /// `physlog`, `LRU1`, `bf[34]`, ...
     pub name: String,
     pub address: Addr,
-    /// The lock word (hex as printed; non-zero while the latch is held).
-    pub lock: Addr,
+    /// The lock word, a count (non-zero while the latch is held); printed in hex, a number in
+    /// JSON.
+    pub lock: u64,
     /// What the holder waits on; `None` for 0.
     pub wait: Option<Addr>,
     /// The thread (rstcb, an `onstat -u` address) holding it; `None` for 0.
@@ -99,7 +100,7 @@ fn latch(t: &str) -> Result<Latch, Miss<'_>> {
     Ok(Latch {
         name: name.to_string(),
         address,
-        lock,
+        lock: lock.0,
         wait: wait.non_zero(),
         userthread: userthread.non_zero(),
     })

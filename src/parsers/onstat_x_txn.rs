@@ -1,6 +1,6 @@
 //! `onstat -x` (lowercase): the transactions, their owner thread, locks, log positions (where
-//! each began and where it writes now) and isolation. Kind `onstat-x-txn`: `onstat-x` is
-//! `onstat -X`, the buffers, and kind names are matched without case.
+//! each began and where it writes now) and isolation. Kind `onstat-x` (once `onstat-x-txn`, still
+//! accepted); `onstat-X` is `onstat -X`, the buffers.
 
 use super::header::Header;
 use super::lex::{self, dec_u32, dec_u64, hex_addr, sp0, sp1, Line, PResult};

@@ -41,9 +41,11 @@ pub struct Endpoint {
 }
 
 impl Endpoint {
+    /// An IPv4-mapped IPv6 host (`::ffff:10.20.1.5`, a dual-stack listener's view of an IPv4
+    /// client) becomes the plain IPv4 address, so one client is one host everywhere.
     pub fn new(host: &str, port: &str) -> Self {
         Endpoint {
-            host: host.into(),
+            host: unmapped_host(host).into(),
             port: port.into(),
         }
     }
@@ -55,6 +57,30 @@ impl Endpoint {
 
     pub(crate) fn is_ipv6(&self) -> bool {
         self.host.contains(':')
+    }
+}
+
+/// `::ffff:10.20.1.5` (any case, or `::FFFF:0a14:0105` in hex) → `10.20.1.5`; any other host
+/// as it was.
+pub fn unmapped_host(host: &str) -> std::borrow::Cow<'_, str> {
+    use std::borrow::Cow;
+    if !host
+        .get(..7)
+        .is_some_and(|p| p.eq_ignore_ascii_case("::ffff:"))
+    {
+        return Cow::Borrowed(host);
+    }
+    let tail = &host[7..];
+    if tail.parse::<Ipv4Addr>().is_ok() {
+        return Cow::Borrowed(tail);
+    }
+    match host
+        .parse::<Ipv6Addr>()
+        .ok()
+        .and_then(|a| a.to_ipv4_mapped())
+    {
+        Some(v4) => Cow::Owned(v4.to_string()),
+        None => Cow::Borrowed(host),
     }
 }
 
@@ -145,15 +171,17 @@ impl TcpState {
             .replace('-', "_");
         Some(match n.to_ascii_uppercase().as_str() {
             "ESTABLISHED" | "ESTAB" => TcpState::Established,
-            "SYN_SENT" => TcpState::SynSent,
-            "SYN_RECV" | "SYN_RCVD" | "SYN_RECEIVED" => TcpState::SynRecv,
-            "FIN_WAIT1" | "FIN_WAIT_1" => TcpState::FinWait1,
-            "FIN_WAIT2" | "FIN_WAIT_2" => TcpState::FinWait2,
-            "TIME_WAIT" => TcpState::TimeWait,
+            // AIX, BSD and Solaris spell some states apart: `SYN_RCVD`, `FIN_WAIT_1`,
+            // `CLOSED`, Windows `LISTENING`; a few print them run together (`TIMEWAIT`).
+            "SYN_RECV" | "SYN_RCVD" | "SYN_RECEIVED" | "SYNRECV" => TcpState::SynRecv,
+            "SYN_SENT" | "SYNSENT" => TcpState::SynSent,
+            "FIN_WAIT1" | "FIN_WAIT_1" | "FINWAIT1" | "FINWAIT_1" => TcpState::FinWait1,
+            "FIN_WAIT2" | "FIN_WAIT_2" | "FINWAIT2" | "FINWAIT_2" => TcpState::FinWait2,
+            "TIME_WAIT" | "TIMEWAIT" | "TIMED_WAIT" => TcpState::TimeWait,
             "CLOSE" | "CLOSED" => TcpState::Close,
-            "CLOSE_WAIT" => TcpState::CloseWait,
-            "LAST_ACK" => TcpState::LastAck,
-            "LISTEN" => TcpState::Listen,
+            "CLOSE_WAIT" | "CLOSEWAIT" => TcpState::CloseWait,
+            "LAST_ACK" | "LASTACK" => TcpState::LastAck,
+            "LISTEN" | "LISTENING" => TcpState::Listen,
             "CLOSING" => TcpState::Closing,
             "NEW_SYN_RECV" => TcpState::NewSynRecv,
             "UNCONN" => TcpState::Unconn,
@@ -186,6 +214,14 @@ fn proc_ipv6(hex: &str) -> Option<Ipv6Addr> {
         chunk.copy_from_slice(&host_order_bytes(v));
     }
     Some(Ipv6Addr::from(bytes))
+}
+
+/// An IPv6 host as printed, or the IPv4 address it maps (`::ffff:10.20.1.5` → `10.20.1.5`).
+fn v6_host(a: Ipv6Addr) -> CompactString {
+    match a.to_ipv4_mapped() {
+        Some(v4) => dotted(v4),
+        None => a.to_compact_string(),
+    }
 }
 
 /// `a.b.c.d` without the formatting machinery: thousands of these are made every second.
@@ -223,7 +259,7 @@ fn proc_endpoint(i: &str) -> PResult<'_, Endpoint> {
     let host = match ip.len() {
         // Formatted straight into the inline string: no heap allocation per address.
         8 => proc_ipv4(ip).map(dotted),
-        32 => proc_ipv6(ip).map(|a| a.to_compact_string()),
+        32 => proc_ipv6(ip).map(v6_host),
         _ => None,
     };
     let port = u16::from_str_radix(port, 16).ok();
@@ -253,6 +289,8 @@ fn hex_u64(i: &str) -> PResult<'_, u64> {
 /// One /proc/net/tcp row: `  1: 0F02000A:0016 0202000A:8B6B 01 00000015:00000001 ...`.
 fn proc_row(i: &str) -> PResult<'_, Socket> {
     let (i, _) = (sp0, dec_u64, char(':'), sp1).parse(i)?;
+    // A tcp6 row stays `tcp6` when its addresses are IPv4-mapped (and printed as IPv4).
+    let v6 = i.find(':') == Some(32);
     let (i, (local, _, remote, _, st, _, tx, _, rx)) = (
         proc_endpoint,
         sp1,
@@ -266,7 +304,7 @@ fn proc_row(i: &str) -> PResult<'_, Socket> {
     )
         .parse(i)?;
     let state = u8::from_str_radix(st, 16).map_or(TcpState::Unknown, TcpState::from_kernel);
-    let proto = if local.is_ipv6() { "tcp6" } else { "tcp" };
+    let proto = if v6 { "tcp6" } else { "tcp" };
     Ok((
         i,
         Socket {
@@ -316,6 +354,7 @@ fn proc_row_fast(line: &str) -> Option<Socket> {
         return None;
     }
     i += 2;
+    let v6 = b.get(i..)?.iter().position(|c| *c == b':') == Some(32);
     let endpoint = |i: &mut usize| -> Option<Endpoint> {
         let rest = b.get(*i..)?;
         let colon = rest.iter().position(|c| *c == b':')?;
@@ -324,7 +363,7 @@ fn proc_row_fast(line: &str) -> Option<Socket> {
                 let v = u32::try_from(hex_n(rest, 8)?).ok()?;
                 dotted(Ipv4Addr::from(host_order_bytes(v)))
             }
-            32 => proc_ipv6(std::str::from_utf8(&rest[..32]).ok()?)?.to_compact_string(),
+            32 => v6_host(proc_ipv6(std::str::from_utf8(&rest[..32]).ok()?)?),
             _ => return None,
         };
         let port = u16::try_from(hex_n(rest.get(colon + 1..)?, 4)?).ok()?;
@@ -353,7 +392,7 @@ fn proc_row_fast(line: &str) -> Option<Socket> {
     if !matches!(b.get(i + 17), None | Some(b' ')) {
         return None;
     }
-    let proto = if local.is_ipv6() { "tcp6" } else { "tcp" };
+    let proto = if v6 { "tcp6" } else { "tcp" };
     Some(Socket {
         proto: proto.into(),
         recv_q: rx,
@@ -503,7 +542,9 @@ pub fn parse_netstat(text: &str) -> Result<Sockets, ParseError> {
     let mut has_pcb = false;
     let mut in_unix = false;
     let mut first_line: Option<Line<'_>> = None;
-    for line in lines(text) {
+    let mut rows = lines(text);
+    super::lex::skip_prompt_line(&mut rows, &["netstat"]);
+    for line in rows {
         if line.is_blank() {
             continue;
         }
@@ -555,7 +596,9 @@ pub fn parse_ss(text: &str) -> Result<Sockets, ParseError> {
     let mut recognised = false;
     let mut has_netid = false;
     let mut first_line: Option<Line<'_>> = None;
-    for line in lines(text) {
+    let mut rows = lines(text);
+    super::lex::skip_prompt_line(&mut rows, &["ss"]);
+    for line in rows {
         if line.is_blank() {
             continue;
         }
@@ -616,7 +659,8 @@ fn ss_row(words: &[&str], has_netid: bool) -> Option<Socket> {
     let local = split_endpoint(w.next()?)?;
     let remote = split_endpoint(w.next()?)?;
     let rest: Vec<&str> = w.collect();
-    let proto = if !has_netid && local.is_ipv6() && !local.host.starts_with("::ffff:") {
+    // Mapped addresses were made IPv4 (`Endpoint::new`): such a socket counts as tcp.
+    let proto = if !has_netid && local.is_ipv6() {
         "tcp6"
     } else {
         proto
@@ -743,14 +787,16 @@ udp        0      0 0.0.0.0:68              0.0.0.0:*                           
         let e = |s| split_endpoint(s).map(|e| e.to_string());
         assert_eq!(e("192.168.1.2:48342").as_deref(), Some("192.168.1.2:48342"));
         assert_eq!(e(":::22").as_deref(), Some("[::]:22"));
-        assert_eq!(
-            e("::ffff:10.1.2.3:9088").as_deref(),
-            Some("[::ffff:10.1.2.3]:9088")
-        );
+        assert_eq!(e("::ffff:10.1.2.3:9088").as_deref(), Some("10.1.2.3:9088"));
         assert_eq!(
             e("[::ffff:10.1.2.3]:9088").as_deref(),
-            Some("[::ffff:10.1.2.3]:9088")
+            Some("10.1.2.3:9088")
         );
+        assert_eq!(
+            e("[::FFFF:0a01:0203]:9088").as_deref(),
+            Some("10.1.2.3:9088")
+        );
+        assert_eq!(e("[::ffff:1]:9088").as_deref(), Some("[::ffff:1]:9088"));
         assert_eq!(e("0.0.0.0:*").as_deref(), Some("0.0.0.0:*"));
         assert_eq!(e("localhost:ipp").as_deref(), Some("localhost:ipp"));
         assert_eq!(e("10.1.2.3.9088").as_deref(), Some("10.1.2.3:9088"));

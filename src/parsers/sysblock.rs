@@ -53,6 +53,7 @@ pub struct Uevent {
     /// `PARTNAME=` (GPT partition label) when there is one.
     pub partname: Option<String>,
     /// Every other `KEY=value` line (`DISKSEQ`, `DM_NAME`, ...), as printed.
+    #[serde(serialize_with = "super::numbers_or_texts")]
     pub other: BTreeMap<String, String>,
 }
 

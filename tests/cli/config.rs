@@ -92,3 +92,40 @@ fn a_world_writable_config_is_warned_of() {
         "{err}"
     );
 }
+
+/// A source collected once or on demand has no period: `period_s` is `null` in the JSON, not
+/// `Duration::MAX` in seconds (1.8e19); a polled source keeps its period in seconds.
+#[test]
+fn one_shot_sources_have_a_null_period() {
+    let out = Command::new(env!("CARGO_BIN_EXE_ifxtop"))
+        .args(["snapshot", "--demo", "--at", "40", "--format", "json"])
+        .env_remove("INFORMIXSERVER")
+        .output()
+        .expect("ifxtop runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let sources = v["sources"].as_array().expect("sources");
+    let period = |name: &str| {
+        sources
+            .iter()
+            .find(|s| s["source"] == name)
+            .unwrap_or_else(|| panic!("source {name} in {sources:?}"))["period_s"]
+            .clone()
+    };
+    for s in sources {
+        let p = &s["period_s"];
+        assert!(
+            p.is_null() || p.as_f64().is_some_and(|p| p > 0.0 && p < 86_400.0),
+            "{s}"
+        );
+    }
+    assert!(period("onstat -u").as_f64().is_some(), "{sources:?}");
+    assert!(
+        sources.iter().any(|s| s["period_s"].is_null()),
+        "a one-shot source: {sources:?}"
+    );
+}

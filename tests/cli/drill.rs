@@ -71,7 +71,7 @@ fn onstat_g_ntt_prints_client_addresses() {
     assert_eq!(t["netscb"], "c000000011f2a028");
     assert_eq!(t["thread"], "sqlexec");
     assert_eq!(t["client"]["host"], "10.20.4.31");
-    assert_eq!(t["client"]["port"], "51234");
+    assert_eq!(t["client"]["port"], 51234);
     assert_eq!(t["client"]["proto"], "soctcp");
     assert_eq!(t["date"], "05/14/2024");
     let v = parse_file(

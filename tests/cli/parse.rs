@@ -205,7 +205,7 @@ fn the_wrong_kind_exits_2_with_one_line_naming_line_and_column() {
 
 #[test]
 fn garbage_exits_2_pointing_at_where_it_stopped() {
-    let out = ifxtop_parse(&["onstat-x"], Some("\n\nthis is not onstat\n"));
+    let out = ifxtop_parse(&["onstat-X"], Some("\n\nthis is not onstat\n"));
     assert_eq!(out.status.code(), Some(2));
     let err = error_line(&out);
     assert!(err.contains("line 3, column 1"), "{err}");
@@ -256,7 +256,7 @@ fn an_unknown_kind_is_a_usage_error() {
         "{err}"
     );
     assert!(
-        err.contains("unknown kind 'onstat-q'; one of: onstat-u, onstat-x"),
+        err.contains("unknown kind 'onstat-q'; one of: onstat-u, onstat-X"),
         "{err}"
     );
     assert!(err.contains("try '--help'"), "{err}");

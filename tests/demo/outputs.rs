@@ -96,7 +96,7 @@ fn kind_of(source: &Source) -> Option<Kind> {
         Source::OnstatP => kind("onstat-p"),
         Source::OnstatL => kind("onstat-l"),
         Source::OnstatS => kind("onstat-s"),
-        Source::OnstatXTxn => kind("onstat-x-txn"),
+        Source::OnstatXTxn => kind("onstat-x"),
         Source::OnstatGGlo => kind("onstat-g-glo"),
         Source::OnstatGRea => kind("onstat-g-rea"),
         Source::OnstatGLmx => kind("onstat-g-lmx"),

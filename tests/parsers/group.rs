@@ -15,7 +15,7 @@ const PARTS: &[(&str, &str, &str, &str)] = &[
     ),
     (
         "-X",
-        "onstat-x",
+        "onstat-X",
         "onstat-X/oninit-onstat-X-two-pools.txt",
         "Buffers (Access)",
     ),
@@ -45,7 +45,7 @@ const PARTS: &[(&str, &str, &str, &str)] = &[
     ),
     (
         "-x",
-        "onstat-x-txn",
+        "onstat-x",
         "onstat-x-txn/ifxtop-single-line-header-no-rb-time.txt",
         "Transactions",
     ),

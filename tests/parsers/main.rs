@@ -13,6 +13,7 @@ mod oncheck_pe;
 mod onstat_g_con;
 mod onstat_u;
 mod onstat_x;
+mod real_formats;
 mod sockets;
 mod wrong_kind;
 // Vital signs (issue 11).

@@ -8,7 +8,7 @@ use proptest::prelude::*;
 #[test]
 fn every_numa_fixture_snapshots() {
     for (dir, kind) in [
-        ("numactl-H", kind("numactl-h")),
+        ("numactl-H", kind("numactl-H")),
         ("node-meminfo", kind("node-meminfo")),
         ("numa_maps", kind("numa-maps")),
     ] {

@@ -32,7 +32,7 @@ fn every_fixture_matches_its_snapshot() {
     let all = fixtures_in("onstat-X");
     assert!(all.len() >= 5, "fixtures: {}", all.len());
     for (stem, text) in all {
-        let json = kind("onstat-x")
+        let json = kind("onstat-X")
             .parse_to_json(&text)
             .unwrap_or_else(|e| panic!("{stem}: {e}"));
         crate::snap_json!(format!("parse__onstat-X__{stem}"), &json);

@@ -48,8 +48,10 @@ fn tcp6_rows_and_v4_mapped_clients() {
     assert_eq!(s.sockets[0].proto, "tcp6");
     assert_eq!(s.sockets[0].local.to_string(), "[::]:9088");
     if cfg!(target_endian = "little") {
-        assert_eq!(s.sockets[1].local.to_string(), "[::ffff:10.0.0.5]:9088");
-        assert_eq!(s.sockets[1].remote.to_string(), "[::ffff:10.1.2.3]:51234");
+        // IPv4-mapped addresses read as the IPv4 client; the row stays a tcp6 socket.
+        assert_eq!(s.sockets[1].proto, "tcp6");
+        assert_eq!(s.sockets[1].local.to_string(), "10.0.0.5:9088");
+        assert_eq!(s.sockets[1].remote.to_string(), "10.1.2.3:51234");
     }
     assert_eq!(s.sockets[1].send_q, 0x3D000);
 }
@@ -105,7 +107,7 @@ fn newer_ss_with_netid_brackets_and_process() {
         s.sockets[0].process.as_deref(),
         Some("users:((\"oninit\",pid=4242,fd=9))")
     );
-    assert_eq!(s.sockets[1].remote.to_string(), "[::ffff:10.1.2.3]:51234");
+    assert_eq!(s.sockets[1].remote.to_string(), "10.1.2.3:51234");
     assert_eq!(s.sockets[1].send_q, 249_856);
     assert_eq!(s.sockets[2].state, Some(TcpState::Unconn));
     assert_eq!(s.sockets[2].local.host, "127.0.0.53%lo");
@@ -130,7 +132,7 @@ fn linux_v6_rows_and_the_unix_section_is_not_misread() {
     assert!(s.unparsed.is_empty(), "{:?}", s.unparsed);
     assert_eq!(s.sockets.len(), 5);
     assert_eq!(s.sockets[2].local.to_string(), "[::]:22");
-    assert_eq!(s.sockets[3].remote.to_string(), "[::ffff:10.1.9.9]:40001");
+    assert_eq!(s.sockets[3].remote.to_string(), "10.1.9.9:40001");
     assert_eq!(s.sockets[3].send_q, 1312);
 }
 
