@@ -284,16 +284,16 @@ fn prometheus_scrapes_serve_and_answers_queries() {
     assert!(st.success(), "serve ends cleanly on SIGTERM: {st:?}");
 }
 
-/// The reliability test's flood: 64 connections that send nothing, then slow senders (a header
-/// line every 2 s). Past the limit a connection is answered 503 at once (not reset); idle and
-/// trickling connections are closed within the header timeout (3 s), and a scrape then
-/// succeeds. Bounded: 80 connections on loopback, a few seconds.
+/// The reliability test's flood: as many connections as serve takes (512) that send nothing,
+/// then slow senders (a header line every 2 s). Past the limit a connection is answered 503 at
+/// once (not reset); idle and trickling connections are closed within the header timeout (3 s),
+/// and a scrape then succeeds. Bounded: 530 connections on loopback, a few seconds.
 #[test]
 fn idle_and_slow_connections_do_not_starve_the_scrapes() {
     let (running, addr) = serve(&["--demo"]);
     metrics_when_up(addr, 1);
-    // 64 idle connections take every slot.
-    let idle: Vec<TcpStream> = (0..64)
+    // Idle connections take every slot (serve's MAX_CONNECTIONS).
+    let idle: Vec<TcpStream> = (0..512)
         .map(|_| TcpStream::connect_timeout(&addr, Duration::from_secs(5)).expect("connects"))
         .collect();
     std::thread::sleep(Duration::from_millis(300));
