@@ -292,26 +292,49 @@ fn prometheus_scrapes_serve_and_answers_queries() {
 fn idle_and_slow_connections_do_not_starve_the_scrapes() {
     let (running, addr) = serve(&["--demo"]);
     metrics_when_up(addr, 1);
-    // Idle connections take every slot (serve's MAX_CONNECTIONS).
-    let idle: Vec<TcpStream> = (0..512)
-        .map(|_| TcpStream::connect_timeout(&addr, Duration::from_secs(5)).expect("connects"))
-        .collect();
-    // One more: an answer, 503, at once. (Opening 512 takes a while on a busy machine, past the
-    // 128 a listen queue holds: the first may meet the header timeout meanwhile. A connection
-    // that is not turned away takes a freed slot and is kept, so the slots stay full.)
-    let mut refill = Vec::new();
-    let busy = (0..64).any(|_| {
-        let mut extra =
-            TcpStream::connect_timeout(&addr, Duration::from_secs(5)).expect("connects");
-        extra
-            .set_read_timeout(Some(Duration::from_millis(500)))
-            .expect("timeout");
-        let mut answer = [0u8; 12];
-        let n = extra.read(&mut answer).unwrap_or(0);
-        refill.push(extra);
-        answer[..n].starts_with(b"HTTP/1.1 503")
+    // Idle connections take every slot (serve's MAX_CONNECTIONS, 512): eight threads open them
+    // (at most 1,200) until a connection past the limit is answered 503, at once. Opening them
+    // one by one on a busy machine is slower than the header timeout (3 s) closes them.
+    let full = std::sync::atomic::AtomicBool::new(false);
+    let (idle, busy) = std::thread::scope(|scope| {
+        let fillers: Vec<_> = (0..8)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut held = Vec::new();
+                    while held.len() < 150 && !full.load(std::sync::atomic::Ordering::Relaxed) {
+                        if let Ok(s) = TcpStream::connect_timeout(&addr, Duration::from_secs(5)) {
+                            held.push(s);
+                        }
+                    }
+                    held
+                })
+            })
+            .collect();
+        let until = Instant::now() + Duration::from_secs(10);
+        let busy = loop {
+            std::thread::sleep(Duration::from_millis(50));
+            let mut extra =
+                TcpStream::connect_timeout(&addr, Duration::from_secs(5)).expect("connects");
+            extra
+                .set_read_timeout(Some(Duration::from_millis(200)))
+                .expect("timeout");
+            let mut answer = [0u8; 12];
+            let n = extra.read(&mut answer).unwrap_or(0);
+            if answer[..n].starts_with(b"HTTP/1.1 503") {
+                break true;
+            }
+            if Instant::now() > until {
+                break false;
+            }
+        };
+        full.store(true, std::sync::atomic::Ordering::Relaxed);
+        let idle: Vec<TcpStream> = fillers
+            .into_iter()
+            .flat_map(|f| f.join().expect("filler"))
+            .collect();
+        (idle, busy)
     });
-    assert!(busy, "no 503 past the connection limit");
+    assert!(busy, "no 503 past the connection limit within 10 s");
     // Slow senders: a header line every 2 s keeps no slot past the header timeout.
     let slow: Vec<std::thread::JoinHandle<String>> = (0..8)
         .map(|_| {
