@@ -9,8 +9,10 @@
 mod common;
 
 mod exposition;
+mod load;
 mod mixin;
 mod prometheus;
+mod run;
 mod tls;
 
 use std::path::Path;

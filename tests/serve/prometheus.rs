@@ -4,123 +4,12 @@
 //! (SIGTERM for serve, which must then end cleanly) and every wait is bounded.
 
 use crate::common::free_port;
+use crate::run::{http, metrics_when_up, serve, Running};
 use crate::{available, samples, PROMETHEUS};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// A child process killed when the test ends, however it ends.
-pub(crate) struct Running(pub(crate) Option<Child>);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        if let Some(mut c) = self.0.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
-
-impl Running {
-    /// SIGTERM, then its exit status within 10 s.
-    pub(crate) fn terminate(mut self) -> std::process::ExitStatus {
-        let mut c = self.0.take().expect("running");
-        let pid = nix::unistd::Pid::from_raw(i32::try_from(c.id()).expect("pid"));
-        nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("SIGTERM");
-        let until = Instant::now() + Duration::from_secs(10);
-        loop {
-            if let Some(st) = c.try_wait().expect("wait") {
-                return st;
-            }
-            if Instant::now() > until {
-                let _ = c.kill();
-                let _ = c.wait();
-                panic!("ifxtop serve did not end within 10 s of SIGTERM");
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-/// `ifxtop serve --listen 127.0.0.1:0 ARGS`, and the address it says it listens on.
-fn serve(args: &[&str]) -> (Running, SocketAddr) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ifxtop"))
-        .args(["serve", "--listen", "127.0.0.1:0"])
-        .args(args)
-        .env_remove("INFORMIXSERVER")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("ifxtop serve starts");
-    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
-    let running = Running(Some(child));
-    let mut line = String::new();
-    stderr
-        .read_line(&mut line)
-        .expect("serve says where it listens");
-    // "ifxtop serve: metrics of ol_demo at http://127.0.0.1:PORT/metrics"
-    let addr = line
-        .split("http://")
-        .nth(1)
-        .and_then(|r| r.split('/').next())
-        .and_then(|a| a.parse().ok())
-        .unwrap_or_else(|| panic!("no address in {line:?}"));
-    // Keep reading its stderr so it never blocks on a full pipe.
-    std::thread::spawn(move || {
-        let mut rest = String::new();
-        let _ = stderr.read_to_string(&mut rest);
-    });
-    (running, addr)
-}
-
-/// A plain HTTP/1.1 request on loopback: status code, headers, body.
-pub(crate) fn http(
-    addr: SocketAddr,
-    method: &str,
-    path: &str,
-    headers: &[&str],
-) -> (u16, String, String) {
-    let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(5)).expect("connects");
-    s.set_read_timeout(Some(Duration::from_secs(10)))
-        .expect("timeout");
-    let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
-    for h in headers {
-        req.push_str(h);
-        req.push_str("\r\n");
-    }
-    req.push_str("\r\n");
-    s.write_all(req.as_bytes()).expect("sends");
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).expect("reads the answer");
-    let raw = String::from_utf8(raw).expect("utf-8");
-    let (head, body) = raw.split_once("\r\n\r\n").expect("a head and a body");
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or_else(|| panic!("status in {head:?}"));
-    (status, head.to_string(), body.to_string())
-}
-
-/// The metrics once every instance has answered (`informix_up` 1 for `n` instances), within 30 s.
-fn metrics_when_up(addr: SocketAddr, n: usize) -> String {
-    let until = Instant::now() + Duration::from_secs(30);
-    loop {
-        let (status, _, body) = http(addr, "GET", "/metrics", &[]);
-        assert_eq!(status, 200, "{body}");
-        let up = samples(&body)
-            .iter()
-            .filter(|s| s.name == "informix_up" && s.number() == 1.0)
-            .count();
-        if up == n {
-            return body;
-        }
-        assert!(Instant::now() < until, "not up within 30 s:\n{body}");
-        std::thread::sleep(Duration::from_millis(200));
-    }
-}
 
 #[test]
 fn serve_answers_metrics_in_both_formats_and_nothing_else() {
@@ -276,7 +165,6 @@ fn live_screen_options_that_mean_nothing_to_serve_are_refused() {
     }
 }
 
-/// A loopback port free now (for Prometheus, which takes no port 0).
 /// Prometheus's answer to an instant query: the `data.result` array.
 pub(crate) fn query(prom: SocketAddr, promql: &str) -> Vec<serde_json::Value> {
     let mut encoded = String::new();
@@ -396,27 +284,57 @@ fn prometheus_scrapes_serve_and_answers_queries() {
     assert!(st.success(), "serve ends cleanly on SIGTERM: {st:?}");
 }
 
-/// The reliability test's flood: 64 connections that send nothing, then slow senders (a header
-/// line every 2 s). Past the limit a connection is answered 503 at once (not reset); idle and
-/// trickling connections are closed within the header timeout (3 s), and a scrape then
-/// succeeds. Bounded: 80 connections on loopback, a few seconds.
+/// The reliability test's flood: as many connections as serve takes (512) that send nothing,
+/// then slow senders (a header line every 2 s). Past the limit a connection is answered 503 at
+/// once (not reset); idle and trickling connections are closed within the header timeout (3 s),
+/// and a scrape then succeeds. Bounded: 530 connections on loopback, a few seconds.
 #[test]
 fn idle_and_slow_connections_do_not_starve_the_scrapes() {
     let (running, addr) = serve(&["--demo"]);
     metrics_when_up(addr, 1);
-    // 64 idle connections take every slot.
-    let idle: Vec<TcpStream> = (0..64)
-        .map(|_| TcpStream::connect_timeout(&addr, Duration::from_secs(5)).expect("connects"))
-        .collect();
-    std::thread::sleep(Duration::from_millis(300));
-    // One more: an answer, 503, at once.
-    let mut extra = TcpStream::connect_timeout(&addr, Duration::from_secs(5)).expect("connects");
-    extra
-        .set_read_timeout(Some(Duration::from_secs(2)))
-        .expect("timeout");
-    let mut answer = String::new();
-    let _ = extra.read_to_string(&mut answer);
-    assert!(answer.starts_with("HTTP/1.1 503"), "{answer:?}");
+    // Idle connections take every slot (serve's MAX_CONNECTIONS, 512): eight threads open them
+    // (at most 1,200) until a connection past the limit is answered 503, at once. Opening them
+    // one by one on a busy machine is slower than the header timeout (3 s) closes them.
+    let full = std::sync::atomic::AtomicBool::new(false);
+    let (idle, busy) = std::thread::scope(|scope| {
+        let fillers: Vec<_> = (0..8)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut held = Vec::new();
+                    while held.len() < 150 && !full.load(std::sync::atomic::Ordering::Relaxed) {
+                        if let Ok(s) = TcpStream::connect_timeout(&addr, Duration::from_secs(5)) {
+                            held.push(s);
+                        }
+                    }
+                    held
+                })
+            })
+            .collect();
+        let until = Instant::now() + Duration::from_secs(10);
+        let busy = loop {
+            std::thread::sleep(Duration::from_millis(50));
+            let mut extra =
+                TcpStream::connect_timeout(&addr, Duration::from_secs(5)).expect("connects");
+            extra
+                .set_read_timeout(Some(Duration::from_millis(200)))
+                .expect("timeout");
+            let mut answer = [0u8; 12];
+            let n = extra.read(&mut answer).unwrap_or(0);
+            if answer[..n].starts_with(b"HTTP/1.1 503") {
+                break true;
+            }
+            if Instant::now() > until {
+                break false;
+            }
+        };
+        full.store(true, std::sync::atomic::Ordering::Relaxed);
+        let idle: Vec<TcpStream> = fillers
+            .into_iter()
+            .flat_map(|f| f.join().expect("filler"))
+            .collect();
+        (idle, busy)
+    });
+    assert!(busy, "no 503 past the connection limit within 10 s");
     // Slow senders: a header line every 2 s keeps no slot past the header timeout.
     let slow: Vec<std::thread::JoinHandle<String>> = (0..8)
         .map(|_| {

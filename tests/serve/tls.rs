@@ -4,7 +4,8 @@
 //! process is ended by the test, by its own handle.
 
 use crate::common::free_port;
-use crate::prometheus::{http, query, Running};
+use crate::prometheus::query;
+use crate::run::{http, Running};
 use crate::{available, samples, PROMETHEUS};
 use rcgen::{
     BasicConstraints, CertificateParams, CertifiedIssuer, DnType, ExtendedKeyUsagePurpose, IsCa,

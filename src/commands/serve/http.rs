@@ -16,10 +16,14 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{oneshot, watch};
 
-/// At most this many connections at once (Prometheus keeps one per target); past it a new
-/// connection is answered `503 Service Unavailable` at once and closed (a scraper sees why and
-/// retries; a reset says nothing).
-pub(crate) const MAX_CONNECTIONS: usize = 64;
+/// At most this many connections at once; past it a new connection is answered `503 Service
+/// Unavailable` at once and closed (a scraper sees why and retries; a reset says nothing).
+/// Prometheus keeps one per target, but a burst of scrapers (200 at once, tests/serve/load.rs)
+/// or a slow flood (connections that stall until the header timeout ends them) must not take
+/// every slot: at 64, 59 of 200 scrapes at once were turned away. An idle connection costs a
+/// few KiB (VmHWM over the load test: see the README), and 512 stay well inside the 1024
+/// descriptors a service gets by default.
+pub(crate) const MAX_CONNECTIONS: usize = 512;
 /// A request's headers must arrive within this, from the connection's start or the last
 /// answer: Prometheus sends its request at once, so an idle or trickling connection (a header
 /// line every 2 s) is closed well before it could starve the scrapes.

@@ -1,0 +1,126 @@
+//! `ifxtop serve` as a child process of a test: started on a loopback port it picks itself,
+//! stopped by the test (SIGTERM, or killed when the test ends however it ends), and asked over
+//! plain HTTP/1.1.
+
+use crate::samples;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A child process killed when the test ends, however it ends.
+pub(crate) struct Running(pub(crate) Option<Child>);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.0.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl Running {
+    /// The process id, for /proc/PID.
+    pub(crate) fn pid(&self) -> u32 {
+        self.0.as_ref().expect("running").id()
+    }
+
+    /// SIGTERM, then its exit status within 10 s.
+    pub(crate) fn terminate(mut self) -> std::process::ExitStatus {
+        let mut c = self.0.take().expect("running");
+        let pid = nix::unistd::Pid::from_raw(i32::try_from(c.id()).expect("pid"));
+        nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("SIGTERM");
+        let until = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(st) = c.try_wait().expect("wait") {
+                return st;
+            }
+            if Instant::now() > until {
+                let _ = c.kill();
+                let _ = c.wait();
+                panic!("ifxtop serve did not end within 10 s of SIGTERM");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+/// `ifxtop serve --listen 127.0.0.1:0 ARGS`, and the address it says it listens on.
+pub(crate) fn serve(args: &[&str]) -> (Running, SocketAddr) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ifxtop"))
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(args)
+        .env_remove("INFORMIXSERVER")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ifxtop serve starts");
+    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
+    let running = Running(Some(child));
+    let mut line = String::new();
+    stderr
+        .read_line(&mut line)
+        .expect("serve says where it listens");
+    // "ifxtop serve: metrics of ol_demo at http://127.0.0.1:PORT/metrics"
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|r| r.split('/').next())
+        .and_then(|a| a.parse().ok())
+        .unwrap_or_else(|| panic!("no address in {line:?}"));
+    // Keep reading its stderr so it never blocks on a full pipe.
+    std::thread::spawn(move || {
+        let mut rest = String::new();
+        let _ = stderr.read_to_string(&mut rest);
+    });
+    (running, addr)
+}
+
+/// A plain HTTP/1.1 request on loopback: status code, headers, body.
+pub(crate) fn http(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[&str],
+) -> (u16, String, String) {
+    let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(5)).expect("connects");
+    s.set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("timeout");
+    let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    for h in headers {
+        req.push_str(h);
+        req.push_str("\r\n");
+    }
+    req.push_str("\r\n");
+    s.write_all(req.as_bytes()).expect("sends");
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).expect("reads the answer");
+    let raw = String::from_utf8(raw).expect("utf-8");
+    let (head, body) = raw.split_once("\r\n\r\n").expect("a head and a body");
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or_else(|| panic!("status in {head:?}"));
+    (status, head.to_string(), body.to_string())
+}
+
+/// The metrics once every instance has answered (`informix_up` 1 for `n` instances), within 30 s.
+pub(crate) fn metrics_when_up(addr: SocketAddr, n: usize) -> String {
+    let until = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (status, _, body) = http(addr, "GET", "/metrics", &[]);
+        assert_eq!(status, 200, "{body}");
+        let up = samples(&body)
+            .iter()
+            .filter(|s| s.name == "informix_up" && s.number() == 1.0)
+            .count();
+        if up == n {
+            return body;
+        }
+        assert!(Instant::now() < until, "not up within 30 s:\n{body}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
