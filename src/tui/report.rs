@@ -52,9 +52,9 @@ fn raw_text(snap: &Snapshot) -> String {
         s,
         "\nWAITERS  {}  ({}, {}, {} not listed)",
         counts.join("  "),
-        crate::tui::table::count(snap.summary.threads as u64, "thread", "threads"),
-        crate::tui::table::count(snap.summary.sessions as u64, "session", "sessions"),
-        crate::tui::table::count(
+        crate::format::count(snap.summary.threads as u64, "thread", "threads"),
+        crate::format::count(snap.summary.sessions as u64, "session", "sessions"),
+        crate::format::count(
             snap.summary.idle as u64,
             "idle client wait",
             "idle client waits"
@@ -108,7 +108,7 @@ fn raw_text(snap: &Snapshot) -> String {
                 format!(
                     "{}, {}",
                     h.state,
-                    crate::tui::table::count(h.locks, "lock", "locks")
+                    crate::format::count(h.locks, "lock", "locks")
                 ),
                 h.blocked,
                 sql
@@ -165,7 +165,7 @@ fn raw_text(snap: &Snapshot) -> String {
         s,
         "({} more active, {} not listed)",
         more,
-        crate::tui::table::count(idle as u64, "idle session", "idle sessions")
+        crate::format::count(idle as u64, "idle session", "idle sessions")
     );
     let _ = writeln!(s, "\nBUFFER HOT SPOTS");
     let _ = writeln!(
@@ -222,7 +222,7 @@ fn raw_text(snap: &Snapshot) -> String {
     let _ = writeln!(
         s,
         "({} with nothing queued not listed)",
-        crate::tui::table::count(quiet as u64, "connection", "connections")
+        crate::format::count(quiet as u64, "connection", "connections")
     );
     let _ = writeln!(s, "\nNUMA");
     s.push_str(&crate::tui::views::numa::report_text(snap));

@@ -318,8 +318,8 @@ fn logs(out: &mut Vec<ServerLine>, snap: &Snapshot, theme: &Theme) {
                             format!(
                                 " oldest open transaction: {who}, spans {}, {}, began in log \
                                  {}{note}",
-                                crate::tui::table::count(t.logs_spanned, "log", "logs"),
-                                crate::tui::table::count(t.locks, "lock", "locks"),
+                                crate::format::count(t.logs_spanned, "log", "logs"),
+                                crate::format::count(t.locks, "lock", "locks"),
                                 t.begin_log,
                             ),
                             st,

@@ -188,12 +188,6 @@ pub(crate) fn fit(text: &str, width: u16, right: bool) -> String {
     }
 }
 
-/// `1 lock`, `3 locks`: a count with its noun agreeing.
-pub(crate) fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
-    let n = n.into();
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
 /// Splits `text` into lines of at most `width` characters at blanks (a longer word gets a line
 /// of its own); no line for empty text.
 pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {

@@ -744,8 +744,8 @@ impl App {
 /// say why; any other points to the help.
 fn unbound_hint(key: &str) -> String {
     match key {
-        "P" => "P: no CPU per session yet (needs onstat -g cpu); s sorts, ? for help".into(),
-        "M" => "M: no memory per session yet (needs onstat -g mem); s sorts, ? for help".into(),
+        "P" => "P: no CPU per session yet (needs onstat -g cpu); ? for help".into(),
+        "M" => "M: no memory per session yet (needs onstat -g mem); ? for help".into(),
         k => format!("unbound key {k} — ? for help"),
     }
 }

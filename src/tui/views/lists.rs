@@ -220,8 +220,8 @@ fn summary_line<'a>(app: &'a App, snap: &'a Snapshot, width: u16) -> Line<'a> {
             } else {
                 format!(
                     "{} {}",
-                    crate::tui::table::count(snap.summary.threads as u64, "thread", "threads"),
-                    crate::tui::table::count(snap.summary.sessions as u64, "session", "sessions")
+                    crate::format::count(snap.summary.threads as u64, "thread", "threads"),
+                    crate::format::count(snap.summary.sessions as u64, "session", "sessions")
                 )
             }));
             if snap.summary.idle > 0 {
@@ -385,11 +385,11 @@ fn tree(app: &App, snap: &Snapshot, area: Rect, buf: &mut Buffer) {
                 let text = match h {
                     // The counts before the state: a narrow screen cuts the end.
                     Some(h) => format!(
-                        "HEAD sid {} {}  blocks {}, {}  {}",
+                        "HEAD sid {} {}  blocks {}, {}, {}",
                         h.sid,
                         h.user,
                         h.blocked,
-                        crate::tui::table::count(h.locks, "lock", "locks"),
+                        crate::format::count(h.locks, "lock", "locks"),
                         if holds_logs {
                             "the oldest transaction: holds the logs"
                         } else if crit && holds_checkpoint {

@@ -239,8 +239,23 @@ fn tabs(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
     if !fits(&spans) {
         spans = labels(true, "");
     }
+    if !fits(&spans) {
+        // 60 columns: the other panes by their numbers only, so the eighth is not cut.
+        spans = Vec::new();
+        for (i, p) in Pane::ALL.iter().enumerate() {
+            let active = *p == app.pane && app.drill.is_empty();
+            let (text, style) = if active {
+                (format!(" {} {} ", i + 1, p.title()), theme.tab_active)
+            } else {
+                (format!(" {} ", i + 1), theme.tab)
+            };
+            spans.push(Span::styled(text, style));
+        }
+        spans.push(Span::raw(" "));
+    }
     spans.extend(tail);
-    buf.set_line(area.x, area.y, &Line::from(spans), area.width);
+    // The note after the tabs may not fit: it ends in `…` then.
+    set_line_cut(buf, area.x, area.y, &Line::from(spans), area.width);
 }
 
 fn status_line(app: &App, _now: Duration, area: Rect, buf: &mut Buffer) {
@@ -492,7 +507,7 @@ pub(crate) fn copy_text(app: &App) -> Option<String> {
                     h.sid,
                     h.user,
                     h.state,
-                    crate::tui::table::count(h.locks, "lock", "locks"),
+                    crate::format::count(h.locks, "lock", "locks"),
                     h.blocked
                 ));
                 return Some(out);

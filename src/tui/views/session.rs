@@ -128,7 +128,7 @@ pub(crate) fn lines(
                 link.sid,
                 link.user,
                 link.state,
-                crate::tui::table::count(link.locks, "lock", "locks"),
+                crate::format::count(link.locks, "lock", "locks"),
                 if link.head { "  HEAD BLOCKER" } else { "" }
             );
             let style = if i == d.selected {
@@ -149,7 +149,7 @@ pub(crate) fn lines(
         let sids: Vec<String> = view.blocking.iter().map(|s| s.to_string()).collect();
         let text = format!(
             "{} for it: sid {}",
-            crate::tui::table::count(n as u64, "session waits", "sessions wait"),
+            crate::format::count(n as u64, "session waits", "sessions wait"),
             sids.join(", ")
         );
         let w = width.saturating_sub(L as u16).max(20);
