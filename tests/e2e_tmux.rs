@@ -210,9 +210,8 @@ fn demo_at_80x24_every_pane_help_and_quit() {
 #[test]
 fn an_8_colour_c_locale_terminal_gets_basic_colours_and_ascii() {
     let bin = env!("CARGO_BIN_EXE_ifxtop");
-    let cmd = format!(
-        "env -u NO_COLOR -u COLORTERM TERM=xterm LANG=C LC_ALL=C {bin} --demo; sleep 30"
-    );
+    let cmd =
+        format!("env -u NO_COLOR -u COLORTERM TERM=xterm LANG=C LC_ALL=C {bin} --demo; sleep 30");
     let Some(t) = Tmux::start(&cmd, 80, 24) else {
         return;
     };

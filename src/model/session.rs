@@ -236,11 +236,7 @@ pub(crate) fn build(
         v.verdict = if v.critical_section && checkpoint_waiters > 0 {
             format!(
                 "holds up the checkpoint: in a critical section while {} for the checkpoint",
-                crate::format::count(
-                    checkpoint_waiters as u64,
-                    "session waits",
-                    "sessions wait"
-                )
+                crate::format::count(checkpoint_waiters as u64, "session waits", "sessions wait")
             )
         } else if !v.blocking.is_empty() {
             format!(

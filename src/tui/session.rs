@@ -207,11 +207,9 @@ impl Session {
                     Outcome::Copied { bytes, tmux } => crate::tui::share::copy_note(bytes, tmux),
                     // The names first, then the directory shortened from the left: its end says
                     // where, on an 80-column status line too.
-                    Outcome::Exported { files, dir } => crate::tui::share::export_note(
-                        &files,
-                        &dir,
-                        usize::from(self.app.size.0),
-                    ),
+                    Outcome::Exported { files, dir } => {
+                        crate::tui::share::export_note(&files, &dir, usize::from(self.app.size.0))
+                    }
                     Outcome::Failed(e) => e,
                 };
                 self.app.say(text, now);

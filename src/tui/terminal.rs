@@ -172,7 +172,10 @@ pub(crate) fn enter(basic_colors: bool) -> io::Result<(Term, Guard)> {
         restore();
         return Err(e);
     }
-    match Terminal::new(CrosstermBackend::new(Colors::new(io::stdout(), basic_colors))) {
+    match Terminal::new(CrosstermBackend::new(Colors::new(
+        io::stdout(),
+        basic_colors,
+    ))) {
         Ok(t) => Ok((t, Guard)),
         Err(e) => {
             restore();

@@ -289,7 +289,8 @@ mod tests {
 
     #[test]
     fn every_glyph_has_an_ascii_stand_in() {
-        for c in "▼▲·⚠│├└→…░▁▂▃▄▅▆▇█┌┐┘╭╮╯╰┬┴┤┼═║≥▸×±↑↓←".chars() {
+        for c in "▼▲·⚠│├└→…░▁▂▃▄▅▆▇█┌┐┘╭╮╯╰┬┴┤┼═║≥▸×±↑↓←".chars()
+        {
             let a = ascii_for(c);
             assert!(a.is_ascii() && a != '?', "{c} -> {a}");
         }

@@ -757,10 +757,21 @@ fn unbound_hint(key: &str) -> String {
 /// first/last one.
 fn server_step(selectable: &[usize], from: usize, delta: isize, len: usize) -> usize {
     let last = len.saturating_sub(1);
-    let target = (from as isize).saturating_add(delta).clamp(0, last as isize) as usize;
+    let target = (from as isize)
+        .saturating_add(delta)
+        .clamp(0, last as isize) as usize;
     match delta {
-        1 => selectable.iter().copied().find(|&p| p > from).unwrap_or(last),
-        -1 => selectable.iter().rev().copied().find(|&p| p < from).unwrap_or(0),
+        1 => selectable
+            .iter()
+            .copied()
+            .find(|&p| p > from)
+            .unwrap_or(last),
+        -1 => selectable
+            .iter()
+            .rev()
+            .copied()
+            .find(|&p| p < from)
+            .unwrap_or(0),
         d if d <= isize::MIN / 4 => selectable.first().copied().unwrap_or(0),
         d if d >= isize::MAX / 4 => selectable.last().copied().unwrap_or(last),
         d if d > 0 => selectable

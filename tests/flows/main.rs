@@ -695,7 +695,10 @@ fn unbound_keys_give_a_hint() {
     let mut a = app();
     a.on_key(fkey(9), NOW);
     let m = a.current_message().unwrap_or_default().to_string();
-    assert!(m.contains("unbound key F9") && m.contains("? for help"), "{m}");
+    assert!(
+        m.contains("unbound key F9") && m.contains("? for help"),
+        "{m}"
+    );
     a.on_key(key('P'), NOW);
     let m = a.current_message().unwrap_or_default().to_string();
     assert!(m.contains("onstat -g cpu"), "{m}");

@@ -883,7 +883,10 @@ fn a_replay_says_the_sql_is_not_in_the_recording() {
     assert!(live.contains("not known yet"), "{live}");
     a.replay = Some(ifxtop::collect::replay::ReplayUi::default());
     let replay = screen(&a, 80, 24);
-    assert!(replay.contains("SQL       not in the recording"), "{replay}");
+    assert!(
+        replay.contains("SQL       not in the recording"),
+        "{replay}"
+    );
     assert!(!replay.contains("not known yet"), "{replay}");
 }
 
@@ -965,7 +968,10 @@ fn a_c_locale_gets_ascii_frames() {
     let lines: Vec<&str> = text.lines().collect();
     assert!(lines[1].trim_start().starts_with('+'), "{text}");
     assert!(lines[1].ends_with('+'), "{text}");
-    assert!(lines[h as usize - 1].trim_start().starts_with('+'), "{text}");
+    assert!(
+        lines[h as usize - 1].trim_start().starts_with('+'),
+        "{text}"
+    );
     assert!(!lines[1].contains('?'), "{text}");
     assert!(text.is_ascii(), "{text}");
 }
@@ -1007,7 +1013,10 @@ fn the_export_message_shows_where() {
     a.say(note, Duration::ZERO);
     let text = demo_screen(&a, 110, 80, 24);
     let footer = text.lines().last().unwrap_or_default();
-    assert!(footer.starts_with("exported ifxtop-20261122-133520-k3j9.txt"), "{footer}");
+    assert!(
+        footer.starts_with("exported ifxtop-20261122-133520-k3j9.txt"),
+        "{footer}"
+    );
     assert!(footer.ends_with("db01-lock-chain-on-orders"), "{footer}");
     assert!(footer.contains('…'), "{footer}");
 }

@@ -150,7 +150,10 @@ fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
         if p.chars().count() <= w || w < 31 {
             out.push(Line::from(*p));
         } else if head.ends_with(' ') {
-            for (i, part) in crate::tui::table::wrap(rest, w - 11).into_iter().enumerate() {
+            for (i, part) in crate::tui::table::wrap(rest, w - 11)
+                .into_iter()
+                .enumerate()
+            {
                 let lead = if i == 0 { head } else { "           " };
                 out.push(Line::from(format!("{lead}{part}")));
             }

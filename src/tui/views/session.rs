@@ -19,6 +19,22 @@ fn label(text: &str, theme: &Theme) -> Span<'static> {
     Span::styled(format!("{text:<L$}"), theme.column_header)
 }
 
+/// `text` in at most three lines of `width`; the third ends in `…` when there was more.
+fn wrap3(text: &str, width: usize) -> Vec<String> {
+    let mut lines = wrap(text, width);
+    if lines.len() > 3 {
+        lines.truncate(3);
+        if let Some(last) = lines.last_mut() {
+            if last.chars().count() >= width {
+                let keep: String = last.chars().take(width.saturating_sub(1)).collect();
+                *last = keep;
+            }
+            last.push('…');
+        }
+    }
+    lines
+}
+
 /// The screen's lines; `selected` marks the chosen blocker. `replay`: what was not collected
 /// then never will be.
 pub(crate) fn lines(
@@ -69,7 +85,7 @@ pub(crate) fn lines(
     };
     // The width text gets beside the labels.
     let w = usize::from(width).saturating_sub(L).max(20);
-    for (i, part) in wrap(&view.verdict, w).into_iter().take(3).enumerate() {
+    for (i, part) in wrap3(&view.verdict, w).into_iter().enumerate() {
         out.push(Line::from(vec![
             label(if i == 0 { "VERDICT" } else { "" }, theme),
             Span::styled(part, verdict_style),
@@ -103,7 +119,10 @@ pub(crate) fn lines(
                 s.push_str(&format!(" (onstat -g con: {wt}s)"));
             }
             // Wrapped like the verdict: its end is how long.
-            for (i, part) in wrap(&s, usize::from(width).saturating_sub(L).max(20)).into_iter().take(3).enumerate() {
+            for (i, part) in wrap3(&s, usize::from(width).saturating_sub(L).max(20))
+                .into_iter()
+                .enumerate()
+            {
                 out.push(Line::from(vec![
                     label(if i == 0 { "WAITS ON" } else { "" }, theme),
                     Span::raw(part),
@@ -166,7 +185,7 @@ pub(crate) fn lines(
         ]));
     } else if let Some(words) = &view.action {
         let w = usize::from(width).saturating_sub(L).max(20);
-        for (i, part) in wrap(words, w).into_iter().take(3).enumerate() {
+        for (i, part) in wrap3(words, w).into_iter().enumerate() {
             out.push(Line::from(vec![
                 label(if i == 0 { "ACTION" } else { "" }, theme),
                 Span::raw(part),
@@ -259,7 +278,7 @@ pub(crate) fn lines(
             } else {
                 "SQL"
             };
-            for (i, part) in wrap(&text, w).into_iter().take(3).enumerate() {
+            for (i, part) in wrap3(&text, w).into_iter().enumerate() {
                 out.push(Line::from(vec![
                     label(if i == 0 { first } else { "" }, theme),
                     Span::raw(part),
