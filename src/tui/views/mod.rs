@@ -239,8 +239,9 @@ fn tabs(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
     if !fits(&spans) {
         spans = labels(true, "");
     }
-    if !fits(&spans) {
-        // 60 columns: the other panes by their numbers only, so the eighth is not cut.
+    if spans.iter().map(Span::width).sum::<usize>() > width {
+        // 60 columns: the other panes by their numbers only, so the eighth is not cut (a
+        // note after them is cut with `…` instead).
         spans = Vec::new();
         for (i, p) in Pane::ALL.iter().enumerate() {
             let active = *p == app.pane && app.drill.is_empty();
