@@ -1020,3 +1020,16 @@ fn the_export_message_shows_where() {
     assert!(footer.ends_with("db01-lock-chain-on-orders"), "{footer}");
     assert!(footer.contains('…'), "{footer}");
 }
+
+/// At 60 columns the tabs name every pane: the other panes by number when their short titles do
+/// not fit, never a cut `8 Ac`.
+#[test]
+fn tabs_at_60_columns_show_all_eight() {
+    let mut a = app(60, 20, &[]);
+    a.handle(Action::PaneWaiters, NOW);
+    let text = screen(&a, 60, 20);
+    let tabs = text.lines().nth(4).unwrap_or_default();
+    assert!(tabs.contains("2 Waiters"), "{tabs}");
+    assert!(tabs.trim_end().ends_with(" 8"), "{tabs}");
+    assert!(tabs.chars().count() <= 60, "{tabs}");
+}
