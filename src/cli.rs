@@ -181,6 +181,10 @@ pub struct SnapshotArgs {
     /// its warm-up; the end of a recording).
     #[arg(long, value_name = "SECONDS")]
     pub at: Option<f64>,
+    /// The live screen's `--demo-at`: here the moment is `--at`, which says so (the live
+    /// screen's flag typed by habit must not meet clap's "did you mean --demo").
+    #[arg(long, hide = true, value_name = "SECONDS", value_parser = demo_at_is_at)]
+    pub demo_at: Option<f64>,
     /// Which of the demo instances this is (set per report, not on the command line).
     #[arg(skip)]
     pub demo_index: u64,
@@ -196,6 +200,14 @@ pub struct SnapshotArgs {
     // `--record FILE` writes every output collected for this snapshot.
     #[command(flatten)]
     pub watch: WatchArgs,
+}
+
+/// `--demo-at` given to `snapshot` or `ash`: points to `--at`, which means the same there.
+fn demo_at_is_at(value: &str) -> Result<f64, String> {
+    Err(format!(
+        "here the demo's moment is --at: `--demo --at {value}` (seconds into the demo's \
+         timeline, as the live screen's --demo-at)"
+    ))
 }
 
 #[derive(Debug, Clone, Args)]

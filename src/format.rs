@@ -82,6 +82,13 @@ pub fn local_date_time(t: time::OffsetDateTime) -> String {
     t.format(&fmt).unwrap_or_default()
 }
 
+/// `1 lock`, `3 locks`, `1 session waits`: a count with its words agreeing (the one helper for
+/// every such count on screen and in reports).
+pub(crate) fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
+    let n = n.into();
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// `2,400`, `97,104`: a count with thousands separated, as the verdicts print them.
 pub(crate) fn thousands(n: u64) -> String {
     let digits = n.to_string();

@@ -92,6 +92,17 @@ impl Tmux {
     }
 }
 
+impl Tmux {
+    /// The screen with its colours and attributes as escape sequences.
+    fn screen_escaped(&self) -> String {
+        let out = tmux()
+            .args(["capture-pane", "-p", "-e", "-t", &self.name])
+            .output()
+            .expect("tmux capture-pane");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+}
+
 impl Drop for Tmux {
     fn drop(&mut self) {
         let _ = tmux().args(["kill-session", "-t", &self.name]).status();
@@ -192,6 +203,28 @@ fn demo_at_80x24_every_pane_help_and_quit() {
         !s.contains("WAITING ON"),
         "TUI left on screen after quit:\n{s}"
     );
+}
+
+/// `TERM=xterm` (8 colours) in a C locale: the basic colour codes, never the 256-colour form,
+/// and ASCII glyphs: the help's corners are `+`, not `?`.
+#[test]
+fn an_8_colour_c_locale_terminal_gets_basic_colours_and_ascii() {
+    let bin = env!("CARGO_BIN_EXE_ifxtop");
+    let cmd =
+        format!("env -u NO_COLOR -u COLORTERM TERM=xterm LANG=C LC_ALL=C {bin} --demo; sleep 30");
+    let Some(t) = Tmux::start(&cmd, 80, 24) else {
+        return;
+    };
+    let wait = Duration::from_secs(20);
+    t.wait_for("STATE", wait);
+    let s = t.screen_escaped();
+    assert!(!s.contains("38;5;"), "256-colour codes on TERM=xterm:\n{s}");
+    assert!(s.contains("\x1b[36m"), "no basic colour at all:\n{s}");
+    t.keys(&["?"]);
+    let s = t.wait_for("ifxtop help", wait);
+    let top = s.lines().nth(1).unwrap_or_default().trim();
+    assert!(top.starts_with('+') && top.ends_with('+'), "{s}");
+    assert!(s.is_ascii() && !top.contains('?'), "{s}");
 }
 
 #[test]

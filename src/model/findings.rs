@@ -830,10 +830,10 @@ fn lock_chains(snap: &Facts<'_>, serious: &[&WaiterRow], out: &mut Vec<Finding>)
         f = f.fact(
             "onstat -k",
             format!(
-                "sid {} holds {} locks; {} sessions wait for them{on}",
+                "sid {} holds {}; {} for them{on}",
                 h.sid,
-                h.locks,
-                waits.len()
+                crate::format::count(h.locks, "lock", "locks"),
+                crate::format::count(waits.len() as u64, "session waits", "sessions wait")
             ),
         );
         f = f.fact("onstat -u", format!("sid {}: {state}", h.sid));

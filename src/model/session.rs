@@ -231,9 +231,8 @@ pub(crate) fn build(
         let (state, ..) = state_words(u, sid);
         v.verdict = if v.critical_section && checkpoint_waiters > 0 {
             format!(
-                "holds up the checkpoint: in a critical section while {checkpoint_waiters} \
-                 session{} wait for the checkpoint",
-                if checkpoint_waiters == 1 { "" } else { "s" }
+                "holds up the checkpoint: in a critical section while {} for the checkpoint",
+                crate::format::count(checkpoint_waiters as u64, "session waits", "sessions wait")
             )
         } else if !v.blocking.is_empty() {
             format!(

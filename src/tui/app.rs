@@ -168,6 +168,8 @@ pub struct App {
     /// The Activity pane's window, grouping and drill.
     pub activity: ActivityUi,
     pub help: bool,
+    /// Lines of the help scrolled past (a terminal too small for all of it).
+    pub help_scroll: usize,
     /// The list of every finding is open (`f`).
     pub findings: bool,
     /// The finding selected in that list: Enter opens its culprit.
@@ -237,6 +239,7 @@ impl App {
             tables: Pane::ALL.map(TableUi::new),
             activity: ActivityUi::default(),
             help: false,
+            help_scroll: 0,
             findings: false,
             findings_selected: 0,
             prompt: None,

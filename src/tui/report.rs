@@ -50,11 +50,15 @@ fn raw_text(snap: &Snapshot) -> String {
         .collect();
     let _ = writeln!(
         s,
-        "\nWAITERS  {}  ({} threads, {} sessions, {} idle client waits not listed)",
+        "\nWAITERS  {}  ({}, {}, {} not listed)",
         counts.join("  "),
-        snap.summary.threads,
-        snap.summary.sessions,
-        snap.summary.idle
+        crate::format::count(snap.summary.threads as u64, "thread", "threads"),
+        crate::format::count(snap.summary.sessions as u64, "session", "sessions"),
+        crate::format::count(
+            snap.summary.idle as u64,
+            "idle client wait",
+            "idle client waits"
+        )
     );
     let _ = writeln!(
         s,
@@ -64,6 +68,10 @@ fn raw_text(snap: &Snapshot) -> String {
     let mut waiters: Vec<_> = snap.waiters.iter().filter(|w| !w.idle).collect();
     // The TUI's default order.
     waiters.sort_by(|a, b| b.priority().total_cmp(&a.priority()));
+    // An empty section says so: a header over nothing reads as a cut report.
+    if waiters.is_empty() {
+        let _ = writeln!(s, "{:>6} none waiting", "");
+    }
     for w in waiters {
         let _ = writeln!(
             s,
@@ -97,7 +105,11 @@ fn raw_text(snap: &Snapshot) -> String {
                 "{:>6} {:<10} {:<24} {:>6}  {}",
                 h.sid,
                 h.user,
-                format!("{}, {} locks", h.state, h.locks),
+                format!(
+                    "{}, {}",
+                    h.state,
+                    crate::format::count(h.locks, "lock", "locks")
+                ),
                 h.blocked,
                 sql
             );
@@ -128,6 +140,9 @@ fn raw_text(snap: &Snapshot) -> String {
             .then(a.sessid.cmp(&b.sessid))
     });
     let rate = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.1}"));
+    if active.is_empty() {
+        let _ = writeln!(s, "{:>6} none active", "");
+    }
     for r in active.iter().take(30) {
         let line = format!(
             "{:>6} {:<10} {:<18} {:>6} {:>7} {:>7} {:>7}  {}",
@@ -146,13 +161,21 @@ fn raw_text(snap: &Snapshot) -> String {
     }
     let idle = snap.sessions.len() - active.len();
     let more = active.len().saturating_sub(30);
-    let _ = writeln!(s, "({} more active, {idle} idle sessions not listed)", more);
+    let _ = writeln!(
+        s,
+        "({} more active, {} not listed)",
+        more,
+        crate::format::count(idle as u64, "idle session", "idle sessions")
+    );
     let _ = writeln!(s, "\nBUFFER HOT SPOTS");
     let _ = writeln!(
         s,
         "{:<44} {:>4} {:>6} {:>8} {:>6} {:>6}",
         "OBJECT", "NOW", "WIN", "SAMPLES", "TOTAL", "PAGES"
     );
+    if snap.hotspots.is_empty() {
+        let _ = writeln!(s, "none (no buffer waits seen)");
+    }
     for h in snap.hotspots.iter().take(20) {
         let _ = writeln!(
             s,
@@ -171,12 +194,15 @@ fn raw_text(snap: &Snapshot) -> String {
         "{:<22} {:>6} {:<12} {:>9} {:>8} {:>9}",
         "REMOTE", "SID", "STATE", "SEND-Q", "RECV-Q", "MAX SQ"
     );
-    for k in snap
+    let queued: Vec<_> = snap
         .sockets
         .iter()
         .filter(|k| k.send_q > 0 || k.max_send_q > 0)
-        .take(20)
-    {
+        .collect();
+    if queued.is_empty() {
+        let _ = writeln!(s, "none with data queued");
+    }
+    for k in queued.into_iter().take(20) {
         let _ = writeln!(
             s,
             "{:<22} {:>6} {:<12} {:>9} {:>8} {:>9}",
@@ -193,7 +219,11 @@ fn raw_text(snap: &Snapshot) -> String {
         .iter()
         .filter(|k| k.send_q == 0 && k.max_send_q == 0)
         .count();
-    let _ = writeln!(s, "({quiet} connections with nothing queued not listed)");
+    let _ = writeln!(
+        s,
+        "({} with nothing queued not listed)",
+        crate::format::count(quiet as u64, "connection", "connections")
+    );
     let _ = writeln!(s, "\nNUMA");
     s.push_str(&crate::tui::views::numa::report_text(snap));
     s.push('\n');

@@ -632,7 +632,9 @@ async fn run_async(setups: Vec<Setup>, keymap: Keymap) -> Result<ExitCode, Error
         }
     });
     spawn_signals(tx)?;
-    let (mut terminal, guard) = crate::tui::terminal::enter()?;
+    let palette = crate::tui::theme::palette(|k| std::env::var(k).ok());
+    let (mut terminal, guard) =
+        crate::tui::terminal::enter(palette == crate::tui::theme::Palette::Basic)?;
     let size = terminal
         .size()
         .map(|s| (s.width, s.height))

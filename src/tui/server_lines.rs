@@ -304,20 +304,23 @@ fn logs(out: &mut Vec<ServerLine>, snap: &Snapshot, theme: &Theme) {
                     } else {
                         Style::new()
                     };
-                    let who = match (t.sessid, &t.user) {
-                        (Some(s), Some(u)) => format!("sid {s} {u}"),
-                        (Some(s), None) => format!("sid {s}"),
-                        _ => format!("thread {} (not in onstat -u)", t.userthread),
+                    let (who, note) = match (t.sessid, &t.user) {
+                        (Some(s), Some(u)) => (format!("sid {s} {u}"), ""),
+                        (Some(s), None) => (format!("sid {s}"), ""),
+                        _ => (
+                            format!("thread {}", t.userthread),
+                            " (the thread is not in onstat -u)",
+                        ),
                     };
                     out.push(ServerLine {
                         line: Line::from(Span::styled(
+                            // The counts first: a narrow screen cuts the end.
                             format!(
-                                " oldest open transaction: {who}, began in log {}, spans {} \
-                                 log{}, {} locks",
+                                " oldest open transaction: {who}, spans {}, {}, began in log \
+                                 {}{note}",
+                                crate::format::count(t.logs_spanned, "log", "logs"),
+                                crate::format::count(t.locks, "lock", "locks"),
                                 t.begin_log,
-                                t.logs_spanned,
-                                if t.logs_spanned == 1 { "" } else { "s" },
-                                t.locks
                             ),
                             st,
                         )),

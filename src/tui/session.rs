@@ -205,10 +205,10 @@ impl Session {
             Msg::Done(outcome) => {
                 let text = match outcome {
                     Outcome::Copied { bytes, tmux } => crate::tui::share::copy_note(bytes, tmux),
-                    // The names first: the directory is where ifxtop was started, and a long
-                    // one would push them off an 80-column status line.
+                    // The names first, then the directory shortened from the left: its end says
+                    // where, on an 80-column status line too.
                     Outcome::Exported { files, dir } => {
-                        format!("exported {} to {dir}", files.join(" and "))
+                        crate::tui::share::export_note(&files, &dir, usize::from(self.app.size.0))
                     }
                     Outcome::Failed(e) => e,
                 };

@@ -14,6 +14,37 @@ pub(crate) fn osc52(text: &crate::format::SafeText) -> String {
     out
 }
 
+/// What to tell the user after an export, in `width` columns: the files (one stem, its
+/// extensions after the first: `ifxtop-x.txt, .json`), then the directory, shortened from the
+/// left (`…/incidents/today`) so its end, the part that tells where, stays on the line.
+pub fn export_note(files: &[String], dir: &str, width: usize) -> String {
+    let mut names = String::new();
+    let mut stem: Option<&str> = None;
+    for f in files {
+        let split = f.rsplit_once('.');
+        match (stem, split) {
+            (Some(s), Some((fs, ext))) if s == fs => names.push_str(&format!(", .{ext}")),
+            _ => {
+                if !names.is_empty() {
+                    names.push_str(", ");
+                }
+                names.push_str(f);
+                stem = split.map(|(s, _)| s);
+            }
+        }
+    }
+    let head = format!("exported {names} to ");
+    let room = width.saturating_sub(head.chars().count());
+    let n = dir.chars().count();
+    let dir = if n > room && room > 1 {
+        let tail: String = dir.chars().skip(n - (room - 1)).collect();
+        format!("…{tail}")
+    } else {
+        dir.to_string()
+    };
+    head + &dir
+}
+
 /// What to tell the user after a copy: OSC 52 is one-way, success cannot be confirmed.
 pub(crate) fn copy_note(bytes: usize, in_tmux: bool) -> String {
     let mut s = format!("copied {bytes} bytes via OSC 52");

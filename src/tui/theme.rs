@@ -36,11 +36,12 @@ impl Theme {
     /// Colour unless `NO_COLOR` is set to anything non-empty (https://no-color.org); ASCII
     /// glyphs unless the locale is UTF-8.
     pub fn from_env() -> Theme {
-        let mut t = match std::env::var_os("NO_COLOR") {
-            Some(v) if !v.is_empty() => Theme::plain(),
-            _ => Theme::colored(),
+        let env = |k: &str| std::env::var(k).ok();
+        let mut t = match palette(env) {
+            Palette::None => Theme::plain(),
+            Palette::Basic | Palette::Extended => Theme::colored(),
         };
-        t.ascii = !locale_is_utf8(|k| std::env::var(k).ok());
+        t.ascii = !locale_is_utf8(env);
         t
     }
 
@@ -116,6 +117,59 @@ impl Theme {
     }
 }
 
+impl Theme {
+    /// The frame of a box: ASCII corners (`+`) where the locale is not UTF-8, so a box does not
+    /// read as a tree's `` ` ``.
+    pub(crate) fn border_set(&self) -> ratatui::symbols::border::Set<'static> {
+        if self.ascii {
+            ratatui::symbols::border::Set {
+                top_left: "+",
+                top_right: "+",
+                bottom_left: "+",
+                bottom_right: "+",
+                vertical_left: "|",
+                vertical_right: "|",
+                horizontal_top: "-",
+                horizontal_bottom: "-",
+            }
+        } else {
+            ratatui::symbols::border::PLAIN
+        }
+    }
+}
+
+/// How colours are written to the terminal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Palette {
+    /// `NO_COLOR`: no colour at all.
+    None,
+    /// The 16 colours every terminal knows (`ESC[36m`): `TERM=xterm`, `vt100`, `linux`, `screen`
+    /// show only these; the 256-colour form (`ESC[38;5;6m`) may print garbage or nothing there.
+    Basic,
+    /// The terminal says it has 256 colours or more (`TERM=*-256color`, `COLORTERM=truecolor`).
+    Extended,
+}
+
+/// The palette the environment asks for: `NO_COLOR` (non-empty) wins; then 256 colours or more
+/// only when the terminal advertises them (`COLORTERM` `truecolor`/`24bit`, or a `TERM` naming
+/// `256color` or `direct`); else the basic 16.
+pub fn palette(var: impl Fn(&str) -> Option<String>) -> Palette {
+    if var("NO_COLOR").is_some_and(|v| !v.is_empty()) {
+        return Palette::None;
+    }
+    let colorterm = var("COLORTERM").unwrap_or_default().to_ascii_lowercase();
+    let term = var("TERM").unwrap_or_default().to_ascii_lowercase();
+    if colorterm == "truecolor"
+        || colorterm == "24bit"
+        || term.contains("256color")
+        || term.contains("direct")
+    {
+        Palette::Extended
+    } else {
+        Palette::Basic
+    }
+}
+
 /// The locale's character set is UTF-8 (`LC_ALL`, then `LC_CTYPE`, then `LANG`, as the C
 /// library looks them up; unset everywhere is the C locale: ASCII).
 pub(crate) fn locale_is_utf8(var: impl Fn(&str) -> Option<String>) -> bool {
@@ -152,6 +206,16 @@ pub(crate) fn ascii_for(c: char) -> char {
         '▆' => '=',
         '▇' | '█' => '#',
         '≤' => '<',
+        '≥' => '>',
+        '▸' => '>',
+        '×' => 'x',
+        '±' => '+',
+        '≠' => '#',
+        // Box corners and lines (the help's and the findings' frames).
+        '═' | '━' => '-',
+        '║' | '┃' => '|',
+        '\u{2500}'..='\u{257F}' => '+',
+        '\u{2580}'..='\u{259F}' => '#',
         _ => '?',
     }
 }
@@ -182,8 +246,51 @@ mod tests {
     }
 
     #[test]
+    fn the_palette_follows_what_the_terminal_advertises() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(key, _)| *key == k)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        for term in ["xterm", "vt100", "linux", "screen", "tmux", "xterm-color"] {
+            let only_term = |k: &str| (k == "TERM").then(|| term.to_string());
+            assert_eq!(palette(only_term), Palette::Basic, "{term}");
+        }
+        assert_eq!(palette(env(&[])), Palette::Basic);
+        assert_eq!(
+            palette(env(&[("TERM", "xterm-256color")])),
+            Palette::Extended
+        );
+        assert_eq!(
+            palette(env(&[("TERM", "screen-256color")])),
+            Palette::Extended
+        );
+        assert_eq!(
+            palette(env(&[("TERM", "xterm"), ("COLORTERM", "truecolor")])),
+            Palette::Extended
+        );
+        assert_eq!(
+            palette(env(&[("TERM", "linux"), ("COLORTERM", "24bit")])),
+            Palette::Extended
+        );
+        // NO_COLOR wins over everything; empty, it means nothing.
+        assert_eq!(
+            palette(env(&[("TERM", "xterm-256color"), ("NO_COLOR", "1")])),
+            Palette::None
+        );
+        assert_eq!(
+            palette(env(&[("TERM", "xterm-256color"), ("NO_COLOR", "")])),
+            Palette::Extended
+        );
+    }
+
+    #[test]
     fn every_glyph_has_an_ascii_stand_in() {
-        for c in "▼▲·⚠│├└→…░▁▂▃▄▅▆▇█".chars() {
+        for c in "▼▲·⚠│├└→…░▁▂▃▄▅▆▇█┌┐┘╭╮╯╰┬┴┤┼═║≥▸×±↑↓←".chars()
+        {
             let a = ascii_for(c);
             assert!(a.is_ascii() && a != '?', "{c} -> {a}");
         }

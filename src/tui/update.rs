@@ -152,14 +152,27 @@ impl App {
             return;
         }
         let page = self.page_rows();
+        let server = (self.pane == Pane::Server).then(|| {
+            crate::tui::server_lines::lines(self.shown(), &crate::tui::theme::Theme::plain())
+                .iter()
+                .map(|l| l.sid.is_some())
+                .collect::<Vec<bool>>()
+        });
         let t = self.table_mut();
         let len = t.order.len();
         if len == 0 {
             t.selected = 0;
             return;
         }
-        let target = t.selected as isize + delta;
-        t.selected = target.clamp(0, len as isize - 1) as usize;
+        if let Some(sids) = server {
+            let selectable: Vec<usize> = (0..len)
+                .filter(|&p| t.order.get(p).and_then(|&r| sids.get(r)) == Some(&true))
+                .collect();
+            t.selected = server_step(&selectable, t.selected, delta, len);
+        } else {
+            let target = t.selected as isize + delta;
+            t.selected = target.clamp(0, len as isize - 1) as usize;
+        }
         t.follow = t.selected != 0;
         t.offset = scroll_offset(t.selected, t.offset, page, len);
     }
@@ -259,6 +272,15 @@ impl App {
         }
     }
 
+    /// `sid` is in the sessions shown, or there are none yet to say it is not (before the first
+    /// onstat -u, a number typed is taken on trust).
+    fn session_known(&self, sid: Sid) -> bool {
+        let snap = self.shown();
+        (snap.sessions.is_empty() && snap.waiters.is_empty())
+            || snap.sessions.iter().any(|s| s.sessid == sid)
+            || snap.waiters.iter().any(|w| w.sessid == sid)
+    }
+
     /// Opens the screen of `sid` (on top of the drill stack).
     fn open_session(&mut self, sid: Sid, now: Duration) {
         if sid.0 == 0 {
@@ -308,17 +330,37 @@ impl App {
             return Vec::new();
         }
         if self.help {
-            // Any key closes the help, `q` included: a quit by reflex must not end a session
-            // (or a recording). Ctrl-C still quits.
-            self.help = false;
-            if ctrl_c {
-                self.quit = true;
-            }
+            // The moving keys scroll it (a small terminal does not show it all); any other key
+            // closes the help, `q` included: a quit by reflex must not end a session (or a
+            // recording). Ctrl-C still quits.
+            let area = ratatui::layout::Rect::new(0, 0, self.size.0, self.size.1);
+            let max = crate::tui::views::help::max_scroll(self, area);
+            let page = usize::from(self.size.1.saturating_sub(4)).max(1);
+            let at = self.help_scroll.min(max);
+            self.help_scroll = match self.keymap.action(&key).filter(|_| !ctrl_c) {
+                Some(Action::Up) => at.saturating_sub(1),
+                Some(Action::Down) => (at + 1).min(max),
+                Some(Action::PageUp) => at.saturating_sub(page),
+                Some(Action::PageDown) => (at + page).min(max),
+                Some(Action::Home) => 0,
+                Some(Action::End) => max,
+                _ => {
+                    self.help = false;
+                    self.quit = ctrl_c;
+                    0
+                }
+            };
             return Vec::new();
         }
         match self.keymap.action(&key) {
             Some(a) => self.handle(a, now),
-            None => Vec::new(),
+            None => {
+                // A key from another tool's habits does something here or says why not.
+                if let Some(k) = crate::tui::keymap::Key::from_event(&key) {
+                    self.say(unbound_hint(&k.label()), now);
+                }
+                Vec::new()
+            }
         }
     }
 
@@ -367,6 +409,9 @@ impl App {
             Prompt::Session(mut text) => {
                 match edit(&mut text) {
                     Some(KeyCode::Enter) => match text.trim().parse::<u64>() {
+                        Ok(n) if n != 0 && !self.session_known(Sid(n)) => {
+                            self.say(format!("no such session {n} (not in onstat -u)"), now)
+                        }
                         Ok(n) => self.open_session(Sid(n), now),
                         Err(_) => self.say(format!("'{text}' is not a session number"), now),
                     },
@@ -447,7 +492,10 @@ impl App {
         } as isize;
         match action {
             Action::Quit => self.quit = true,
-            Action::Help => self.help = !self.help,
+            Action::Help => {
+                self.help = !self.help;
+                self.help_scroll = 0;
+            }
             Action::Findings => {
                 self.findings = !self.findings;
                 self.findings_selected = 0;
@@ -689,6 +737,54 @@ impl App {
             }
         }
         Vec::new()
+    }
+}
+
+/// What the status line says of a key bound to nothing: top's keys that ifxtop cannot honour
+/// say why; any other points to the help.
+fn unbound_hint(key: &str) -> String {
+    match key {
+        "P" => "P: no CPU per session yet (needs onstat -g cpu); ? for help".into(),
+        "M" => "M: no memory per session yet (needs onstat -g mem); ? for help".into(),
+        k => format!("unbound key {k} — ? for help"),
+    }
+}
+
+/// The Server pane's next line from `from` by `delta` (±1 a line, more a page, ±huge the ends),
+/// given the lines that name a session (`selectable`, ascending): ↑/↓ go from one such line to
+/// the next, past the last to the pane's end and before the first to its top, so every line can
+/// still be scrolled to; a page stops on the farthest such line within it; Home/End on the
+/// first/last one.
+fn server_step(selectable: &[usize], from: usize, delta: isize, len: usize) -> usize {
+    let last = len.saturating_sub(1);
+    let target = (from as isize)
+        .saturating_add(delta)
+        .clamp(0, last as isize) as usize;
+    match delta {
+        1 => selectable
+            .iter()
+            .copied()
+            .find(|&p| p > from)
+            .unwrap_or(last),
+        -1 => selectable
+            .iter()
+            .rev()
+            .copied()
+            .find(|&p| p < from)
+            .unwrap_or(0),
+        d if d <= isize::MIN / 4 => selectable.first().copied().unwrap_or(0),
+        d if d >= isize::MAX / 4 => selectable.last().copied().unwrap_or(last),
+        d if d > 0 => selectable
+            .iter()
+            .rev()
+            .copied()
+            .find(|&p| p > from && p <= target)
+            .unwrap_or(target),
+        _ => selectable
+            .iter()
+            .copied()
+            .find(|&p| p < from && p >= target)
+            .unwrap_or(target),
     }
 }
 

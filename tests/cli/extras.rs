@@ -345,6 +345,22 @@ fn help_names_the_keys_inside_and_the_snapshot() {
     assert!(text.contains("ifxtop snapshot"), "{text}");
 }
 
+/// `snapshot --demo-at 290` (the live screen's flag, typed by habit) points to `--at`, which
+/// means the same there, instead of clap's tip for `--demo`.
+#[test]
+fn snapshot_demo_at_points_to_at() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ifxtop"))
+        .args(["snapshot", "--demo-at", "290"])
+        .env_remove("INFORMIXSERVER")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("ifxtop runs");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--demo --at 290"), "{err}");
+    assert!(!err.contains("a similar argument exists"), "{err}");
+}
+
 /// Arguments and config values that name nothing are refused before anything runs, and the
 /// message names where the bad value came from.
 #[test]

@@ -666,3 +666,67 @@ fn replay_seeks_to_a_wall_clock_time() {
         .current_message()
         .is_some_and(|m| m.contains("cannot seek")));
 }
+
+/// `#` with a number no session has says so instead of opening an empty screen; a known one
+/// opens.
+#[test]
+fn a_session_number_nobody_has_says_so() {
+    let mut a = app();
+    for (typed, opens) in [("99999", false), ("812", true)] {
+        a.on_key(key('#'), NOW);
+        for c in typed.chars() {
+            a.on_key(key(c), NOW);
+        }
+        a.on_key(code(KeyCode::Enter), NOW);
+        if opens {
+            assert_eq!(a.drill.last().map(|d| d.sid), Some(Sid(812)));
+        } else {
+            assert!(a.drill.is_empty(), "no screen for a session nobody has");
+            let m = a.current_message().unwrap_or_default();
+            assert!(m.contains("no such session 99999"), "{m}");
+        }
+    }
+}
+
+/// A key bound to nothing says so on the status line; top's P and M say why ifxtop has no such
+/// sort.
+#[test]
+fn unbound_keys_give_a_hint() {
+    let mut a = app();
+    a.on_key(fkey(9), NOW);
+    let m = a.current_message().unwrap_or_default().to_string();
+    assert!(
+        m.contains("unbound key F9") && m.contains("? for help"),
+        "{m}"
+    );
+    a.on_key(key('P'), NOW);
+    let m = a.current_message().unwrap_or_default().to_string();
+    assert!(m.contains("onstat -g cpu"), "{m}");
+    a.on_key(key('M'), NOW);
+    let m = a.current_message().unwrap_or_default().to_string();
+    assert!(m.starts_with("M: "), "{m}");
+    assert_eq!(a.pane, Pane::Waiters, "nothing else moved");
+}
+
+/// In the help the moving keys scroll (j/k, arrows, pages) and keep it open; q and Esc close it
+/// without quitting.
+#[test]
+fn help_scrolls_with_the_moving_keys() {
+    let mut a = app();
+    a.size = (60, 20);
+    a.on_key(key('?'), NOW);
+    a.on_key(key('j'), NOW);
+    assert!(a.help);
+    assert_eq!(a.help_scroll, 1);
+    a.on_key(code(KeyCode::PageDown), NOW);
+    assert!(a.help && a.help_scroll > 1);
+    a.on_key(key('k'), NOW);
+    a.on_key(code(KeyCode::PageUp), NOW);
+    assert_eq!(a.help_scroll, 0);
+    a.on_key(key('q'), NOW);
+    assert!(!a.help && !a.quit);
+    a.on_key(key('?'), NOW);
+    a.on_key(code(KeyCode::Esc), NOW);
+    assert!(!a.help && !a.quit);
+    assert_eq!(a.pane, Pane::Waiters);
+}

@@ -807,3 +807,229 @@ fn activity_pane() {
         crate::snap_text!(format!("view__activity_drilled__{w}x{h}"), text);
     }
 }
+
+/// The keys a screen reads out are whole: at 60 columns a session's WAITS ON keeps how long
+/// (wrapped, as the verdict is); the tree's HEAD line says how many it blocks before its state;
+/// a line too long for the screen ends in `…`, never silently.
+#[test]
+fn body_lines_keep_their_numbers_or_say_they_are_cut() {
+    let (w, h) = (60, 20);
+    let mut a = chain_app(w, h, &[Sid(814)]);
+    a.drill.push(DrillUi {
+        sid: Sid(814),
+        selected: 0,
+        scroll: 0,
+    });
+    let text = screen(&a, w, h);
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with("WAITS ON"))
+        .expect("a WAITS ON line");
+    let mut waits = lines[at].to_string();
+    for l in &lines[at + 1..] {
+        if !l.starts_with("          ") {
+            break;
+        }
+        waits.push_str(l);
+    }
+    assert!(waits.contains(" for "), "{waits}\n{text}");
+    for (w, h) in [(60, 20), (80, 24)] {
+        let mut a = chain_app(w, h, &[]);
+        a.handle(Action::ToggleTree, NOW);
+        let text = screen(&a, w, h);
+        let head = text
+            .lines()
+            .find(|l| l.starts_with("HEAD sid 812"))
+            .unwrap_or_default();
+        assert!(head.contains("blocks 3"), "{w}x{h}: {head}\n{text}");
+    }
+    // Every body line at 60 columns either fits or ends in the mark.
+    for action in [Action::PaneServer, Action::PaneNuma, Action::PaneSessions] {
+        let mut a = app(60, 20, &[]);
+        a.handle(action, NOW);
+        let text = screen(&a, 60, 20);
+        for l in text.lines().skip(5) {
+            assert!(l.chars().count() <= 60, "{l}");
+        }
+    }
+}
+
+/// Counts agree with their nouns: session 813 holds up one session.
+#[test]
+fn one_session_waits_for_it() {
+    let mut a = chain_app(80, 24, &[Sid(813)]);
+    a.drill.push(DrillUi {
+        sid: Sid(813),
+        selected: 0,
+        scroll: 0,
+    });
+    let text = screen(&a, 80, 24);
+    assert!(text.contains("1 session waits for it: sid 814"), "{text}");
+    assert!(!text.contains(" 1 locks"), "{text}");
+}
+
+/// In a replay a session nobody opened while recording has no SQL, and never will: the screen
+/// says it is not in the recording, not "not known yet".
+#[test]
+fn a_replay_says_the_sql_is_not_in_the_recording() {
+    let mut a = chain_app(80, 24, &[Sid(813)]);
+    a.drill.push(DrillUi {
+        sid: Sid(813),
+        selected: 0,
+        scroll: 0,
+    });
+    let live = screen(&a, 80, 24);
+    assert!(live.contains("not known yet"), "{live}");
+    a.replay = Some(ifxtop::collect::replay::ReplayUi::default());
+    let replay = screen(&a, 80, 24);
+    assert!(
+        replay.contains("SQL       not in the recording"),
+        "{replay}"
+    );
+    assert!(!replay.contains("not known yet"), "{replay}");
+}
+
+/// The help at 60x20 does not fit: it says how much is below, the moving keys scroll it to its
+/// last line, and another key closes it.
+#[test]
+fn the_help_scrolls_on_a_small_terminal() {
+    let (w, h) = (60, 20);
+    let mut a = app(w, h, &[]);
+    a.handle(Action::Help, NOW);
+    let first = screen(&a, w, h);
+    assert!(first.contains("more lines (↓/PgDn)"), "{first}");
+    let last_line = "-u 2s in the header";
+    assert!(!first.contains(last_line), "{first}");
+    let key = |code| crossterm::event::KeyEvent::new(code, crossterm::event::KeyModifiers::NONE);
+    a.on_key(key(crossterm::event::KeyCode::Down), NOW);
+    assert!(a.help, "↓ scrolls, it does not close");
+    let down = screen(&a, w, h);
+    assert_ne!(first, down, "one line down");
+    for _ in 0..5 {
+        a.on_key(key(crossterm::event::KeyCode::PageDown), NOW);
+    }
+    let end = screen(&a, w, h);
+    assert!(end.contains(last_line), "{end}");
+    assert!(end.contains("end of help"), "{end}");
+    crate::snap_text!("view__help_scrolled__60x20", end);
+    a.on_key(key(crossterm::event::KeyCode::Char('k')), NOW);
+    assert!(a.help);
+    a.on_key(key(crossterm::event::KeyCode::Esc), NOW);
+    assert!(!a.help);
+    assert!(a.drill.is_empty() && !a.quit);
+}
+
+/// The Server pane's cursor goes from one line naming a session to the next (↑/↓, Home, End),
+/// not through every profile line; PgDn moves a page.
+#[test]
+fn the_server_cursor_steps_between_sessions() {
+    // The demo's mutex contention, long transaction or lock chain: lines naming sessions
+    // under the profile.
+    let at = [530u64, 390, 290]
+        .into_iter()
+        .find(|&at| {
+            let mut a = demo_app(at, 160, 48);
+            a.handle(Action::PaneServer, Duration::from_secs(at));
+            demo_screen(&a, at, 160, 48).contains(" sid ")
+        })
+        .expect("a demo moment with sessions on the Server pane");
+    let mut a = demo_app(at, 80, 24);
+    let now = Duration::from_secs(at);
+    a.handle(Action::PaneServer, now);
+    assert_eq!(a.selected_sid(), None, "the top line names no session");
+    a.handle(Action::Down, now);
+    let first = a.selected_sid();
+    assert!(first.is_some(), "one ↓ reaches a session's line");
+    let first_at = a.table().selected;
+    a.handle(Action::End, now);
+    assert!(a.selected_sid().is_some(), "End: the last session's line");
+    let last_at = a.table().selected;
+    assert!(last_at >= first_at);
+    a.handle(Action::Home, now);
+    assert_eq!(a.table().selected, first_at);
+    assert_eq!(a.selected_sid(), first);
+    a.handle(Action::Up, now);
+    assert_eq!(a.table().selected, 0, "above the first session: the top");
+    a.handle(Action::PageDown, now);
+    assert!(a.table().selected > 1, "PgDn moves more than a line");
+}
+
+/// A terminal without UTF-8 (LANG=C) gets ASCII frames: the help's corners are `+`, not `?`.
+#[test]
+fn a_c_locale_gets_ascii_frames() {
+    let (w, h) = (80, 24);
+    let mut theme = Theme::plain();
+    theme.ascii = true;
+    let mut a = App::new(Keymap::default(), theme, Mode::Live, 1.0);
+    a.size = (w, h);
+    a.handle(Action::Help, NOW);
+    let text = screen(&a, w, h);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[1].trim_start().starts_with('+'), "{text}");
+    assert!(lines[1].ends_with('+'), "{text}");
+    assert!(
+        lines[h as usize - 1].trim_start().starts_with('+'),
+        "{text}"
+    );
+    assert!(!lines[1].contains('?'), "{text}");
+    assert!(text.is_ascii(), "{text}");
+}
+
+/// An empty section of the text report says none rather than a header over nothing.
+#[test]
+fn empty_report_sections_say_none() {
+    let text = ifxtop::tui::report::text(&snapshot::Snapshot::default()).to_string();
+    for (section, none) in [
+        ("WAITERS", "none waiting"),
+        ("SESSIONS (busiest first)", "none active"),
+        ("BUFFER HOT SPOTS", "none"),
+        ("SOCKETS (by Send-Q)", "none"),
+    ] {
+        let lines: Vec<&str> = text.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| l.starts_with(section))
+            .unwrap_or_else(|| panic!("no {section}:\n{text}"));
+        // The header, the column titles, then the word.
+        let after = lines.get(at + 2).copied().unwrap_or_default();
+        assert!(after.contains(none), "{section}: {after}\n{text}");
+    }
+}
+
+/// The export message at 80 columns keeps the directory's end (where the files are), shortened
+/// from the left.
+#[test]
+fn the_export_message_shows_where() {
+    let mut a = demo_app(110, 80, 24);
+    let note = ifxtop::tui::share::export_note(
+        &[
+            "ifxtop-20261122-133520-k3j9.txt".to_string(),
+            "ifxtop-20261122-133520-k3j9.json".to_string(),
+        ],
+        "/home/dba/incidents/2026/november/db01-lock-chain-on-orders",
+        80,
+    );
+    a.say(note, Duration::ZERO);
+    let text = demo_screen(&a, 110, 80, 24);
+    let footer = text.lines().last().unwrap_or_default();
+    assert!(
+        footer.starts_with("exported ifxtop-20261122-133520-k3j9.txt"),
+        "{footer}"
+    );
+    assert!(footer.ends_with("db01-lock-chain-on-orders"), "{footer}");
+    assert!(footer.contains('…'), "{footer}");
+}
+
+/// At 60 columns the tabs name every pane: the other panes by number when their short titles do
+/// not fit, never a cut `8 Ac`.
+#[test]
+fn tabs_at_60_columns_show_all_eight() {
+    let mut a = app(60, 20, &[]);
+    a.handle(Action::PaneWaiters, NOW);
+    let text = screen(&a, 60, 20);
+    let tabs = text.lines().nth(4).unwrap_or_default();
+    assert!(tabs.contains("2 Waiters"), "{tabs}");
+    assert!(tabs.trim_end().ends_with(" 8"), "{tabs}");
+    assert!(tabs.chars().count() <= 60, "{tabs}");
+}

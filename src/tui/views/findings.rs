@@ -22,6 +22,7 @@ pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     Clear.render(r, buf);
     let block = Block::default()
         .borders(Borders::ALL)
+        .border_set(app.theme.border_set())
         .title(" findings, worst first — ↑↓ select, Enter opens, other keys close ");
     let inner = block.inner(r);
     block.render(r, buf);
@@ -97,7 +98,7 @@ pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         0
     };
     for (y, l) in (inner.y..inner.y + inner.height).zip(lines.iter().skip(skip)) {
-        buf.set_line(inner.x, y, l, inner.width);
+        super::set_line_cut(buf, inner.x, y, l, inner.width);
     }
 }
 

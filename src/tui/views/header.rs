@@ -311,7 +311,13 @@ fn title_line<'a>(
                 .map_or(file.as_str().into(), |f| f.to_string_lossy())
         ),
     };
-    spans.push((Span::styled(format!("{name}  "), bar), 8));
+    // In a replay the recorded moment outranks the file's name: paused, stepped or fast, the
+    // time is what the DBA reads out.
+    let replaying = matches!(app.mode, Mode::Replay { .. });
+    spans.push((
+        Span::styled(format!("{name}  "), bar),
+        if replaying { 5 } else { 8 },
+    ));
     let s = &snap.server;
     if let Some(off) = &s.offline {
         spans.push((
@@ -362,7 +368,10 @@ fn title_line<'a>(
         } else {
             crate::format::local_time(wall)
         };
-        spans.push((Span::styled(format!("{text}  "), bar.patch(theme.title)), 6));
+        spans.push((
+            Span::styled(format!("{text}  "), bar.patch(theme.title)),
+            if replaying { 8 } else { 6 },
+        ));
     }
     if let Some(rec) = &app.recording {
         let (text, style) = match &rec.stopped {
@@ -615,6 +624,43 @@ mod tests {
             .iter()
             .map(|s| s.content.as_ref())
             .collect()
+    }
+
+    /// A replay at 80 columns, paused or played fast, keeps the recorded wall-clock time: the
+    /// file's name goes first.
+    #[test]
+    fn a_replay_keeps_its_clock_before_its_file_name() {
+        use crate::collect::replay::ReplayUi;
+        use crate::tui::keymap::Keymap;
+        let wall = time::macros::datetime!(2026-11-22 13:35:02 UTC);
+        for (paused, speed) in [(true, 1.0), (false, 4.0), (false, 1.0)] {
+            let mut app = App::new(
+                Keymap::default(),
+                Theme::plain(),
+                Mode::Replay {
+                    file: "/var/tmp/ifxtop-db01-ol_prod-2026-11-22T13-35-02.ifxrec".into(),
+                },
+                1.0,
+            );
+            app.wall_start = Some(wall);
+            app.replay = Some(ReplayUi {
+                position: Duration::from_secs(90),
+                length: Duration::from_secs(600),
+                paused,
+                speed,
+                ..ReplayUi::default()
+            });
+            let now = Duration::from_secs(90);
+            let line: String = title_line(&app, app.shown(), now, &Theme::plain(), 80)
+                .spans
+                .iter()
+                .map(|s| s.content.as_ref())
+                .collect();
+            let clock = crate::format::local_time(wall + now);
+            assert!(line.contains(&clock), "{paused} x{speed}: {line}");
+            assert!(line.contains("REPLAY"), "{line}");
+            assert!(line.chars().count() <= 80, "{line}");
+        }
     }
 
     /// "slow disk" carries the device's own await (the pane's AWAIT column), even when

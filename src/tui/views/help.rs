@@ -1,5 +1,5 @@
 //! The help screen: every key binding (read from the keymap, so it matches the config) grouped
-//! so that it fits 80x24, and what each pane shows.
+//! so that it fits 80x24, and what each pane shows; it scrolls on a smaller terminal.
 
 use crate::tui::app::App;
 use crate::tui::keymap::Action;
@@ -81,29 +81,20 @@ const PANES: &[&str] = &[
     "-u 2s in the header: the age of each source's data",
 ];
 
-pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
+/// Where the help box goes on a screen of `area`.
+fn boxed(area: Rect) -> Rect {
     let w = area.width.saturating_sub(2).min(84);
-    let h = area.height.saturating_sub(1);
-    let r = Rect {
+    Rect {
         x: area.x + (area.width - w) / 2,
         y: area.y + 1,
         width: w,
-        height: h,
-    };
-    // The whole screen below the title bar, so nothing of the pane shows at the sides.
-    Clear.render(
-        Rect {
-            y: area.y + 1,
-            height: area.height.saturating_sub(1),
-            ..area
-        },
-        buf,
-    );
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .title(" ifxtop help — any key closes ");
-    let inner = block.inner(r);
-    block.render(r, buf);
+        height: area.height.saturating_sub(1),
+    }
+}
+
+/// The help's lines for a box whose inside is `width` wide: the keys (in two columns when they
+/// fit), then what each pane shows.
+fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
     let bindings = app.keymap.bindings();
     let entries: Vec<(String, &str)> = GROUPS
         .iter()
@@ -119,35 +110,107 @@ pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
             (!keys.is_empty()).then(|| (digit_run(&keys).unwrap_or_else(|| keys.join(" ")), *what))
         })
         .collect();
-    let two_columns = inner.width >= 70;
-    let col_w = if two_columns {
-        inner.width / 2
-    } else {
-        inner.width
-    };
+    let two_columns = width >= 70;
+    let col_w = usize::from(if two_columns { width / 2 } else { width });
     let per_col = if two_columns {
         entries.len().div_ceil(2)
     } else {
         entries.len()
     };
     let key_w = 14usize;
-    for (i, (keys, what)) in entries.iter().enumerate() {
-        let (col, row) = (i / per_col, i % per_col);
-        let Ok(row) = u16::try_from(row) else { break };
-        if row >= inner.height {
-            continue;
+    let what_w = col_w.saturating_sub(key_w + 1);
+    let entry = |(keys, what): &(String, &str), spans: &mut Vec<Span<'static>>| {
+        spans.push(Span::styled(
+            format!("{:<key_w$}", cut(keys, key_w - 1)),
+            app.theme.key,
+        ));
+        spans.push(Span::raw(format!(
+            "{:<what_w$} ",
+            crate::tui::table::fit(what, u16::try_from(what_w).unwrap_or(u16::MAX), false)
+        )));
+    };
+    let mut out = Vec::new();
+    for row in 0..per_col {
+        let mut spans = Vec::new();
+        if let Some(e) = entries.get(row) {
+            entry(e, &mut spans);
         }
-        let x = inner.x + u16::try_from(col).unwrap_or(0) * col_w;
-        let line = Line::from(vec![
-            Span::styled(format!("{:<key_w$}", cut(keys, key_w - 1)), app.theme.key),
-            Span::raw(what.to_string()),
-        ]);
-        buf.set_line(x, inner.y + row, &line, col_w.saturating_sub(1));
+        if two_columns {
+            if let Some(e) = entries.get(row + per_col) {
+                entry(e, &mut spans);
+            }
+        }
+        out.push(Line::from(spans));
     }
-    // The pane list right under the keys: at 80x24 every line is needed.
-    let first = inner.y + u16::try_from(per_col).unwrap_or(inner.height);
-    for (y, p) in (first..inner.y + inner.height).zip(PANES) {
-        buf.set_line(inner.x, y, &Line::from(*p), inner.width);
+    // The pane list right under the keys: at 80x24 every line is needed. A narrow box wraps
+    // each under its text (`1 Sessions ` is 11 wide), as it scrolls anyway.
+    let w = usize::from(width);
+    for p in PANES {
+        let (head, rest) = p.split_at(p.char_indices().nth(11).map_or(p.len(), |(i, _)| i));
+        if p.chars().count() <= w || w < 31 {
+            out.push(Line::from(*p));
+        } else if head.ends_with(' ') {
+            for (i, part) in crate::tui::table::wrap(rest, w - 11)
+                .into_iter()
+                .enumerate()
+            {
+                let lead = if i == 0 { head } else { "           " };
+                out.push(Line::from(format!("{lead}{part}")));
+            }
+        } else {
+            for (i, part) in crate::tui::table::wrap(p, w - 2).into_iter().enumerate() {
+                let lead = if i == 0 { "" } else { "  " };
+                out.push(Line::from(format!("{lead}{part}")));
+            }
+        }
+    }
+    out
+}
+
+/// How far the help can scroll on a screen of `area`: the lines below the box.
+pub(crate) fn max_scroll(app: &App, area: Rect) -> usize {
+    let inner = boxed(area).inner(ratatui::layout::Margin::new(1, 1));
+    lines(app, inner.width)
+        .len()
+        .saturating_sub(usize::from(inner.height))
+}
+
+pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
+    let r = boxed(area);
+    // The whole screen below the title bar, so nothing of the pane shows at the sides.
+    Clear.render(
+        Rect {
+            y: area.y + 1,
+            height: area.height.saturating_sub(1),
+            ..area
+        },
+        buf,
+    );
+    let inner = r.inner(ratatui::layout::Margin::new(1, 1));
+    let all = lines(app, inner.width);
+    let scroll = app.help_scroll.min(max_scroll(app, area));
+    let below = all.len().saturating_sub(scroll + usize::from(inner.height));
+    let mut block = Block::default()
+        .borders(Borders::ALL)
+        .border_set(app.theme.border_set());
+    block = if below > 0 || scroll > 0 {
+        block.title(" ifxtop help — ↑/↓ PgDn scroll, other keys close ")
+    } else {
+        block.title(" ifxtop help — any key closes ")
+    };
+    // Said on the frame, not over a line: what is below and how to get there.
+    if below > 0 {
+        block = block.title_bottom(format!(
+            " ↓ {} more line{} (↓/PgDn) ",
+            below,
+            if below == 1 { "" } else { "s" }
+        ));
+    } else if scroll > 0 {
+        block = block.title_bottom(" end of help (↑/PgUp back) ");
+    }
+    block.render(r, buf);
+    for (y, line) in (inner.y..inner.y + inner.height).zip(all.iter().skip(scroll)) {
+        super::set_line_cut(buf, inner.x, y, line, inner.width);
     }
 }
 

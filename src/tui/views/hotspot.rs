@@ -137,7 +137,7 @@ pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let h = usize::from(area.height);
     let skip = selected.map_or(0, |s| (s + 2).saturating_sub(h));
     for (y, line) in (area.y..area.y + area.height).zip(lines.iter().skip(skip)) {
-        buf.set_line(area.x, y, line, area.width);
+        super::set_line_cut(buf, area.x, y, line, area.width);
     }
 }
 

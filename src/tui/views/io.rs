@@ -305,7 +305,7 @@ pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     if area.height < 3 {
         return;
     }
-    buf.set_line(area.x, area.y, &summary_line(snap, app), area.width);
+    super::set_line_cut(buf, area.x, area.y, &summary_line(snap, app), area.width);
     let t = app.table();
     let selected = t.order.get(t.selected).and_then(|&i| snap.io.chunks.get(i));
     let repl = replication_lines(&snap.replication, area.width, theme);
@@ -377,7 +377,7 @@ pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let end = area.y + area.height;
     let mut put = |y: &mut u16, l: &Line| {
         if *y < end {
-            buf.set_line(area.x, *y, l, area.width);
+            super::set_line_cut(buf, area.x, *y, l, area.width);
             *y += 1;
         }
     };

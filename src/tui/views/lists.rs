@@ -35,7 +35,7 @@ pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         return;
     }
     let summary = summary_line(app, snap, area.width);
-    buf.set_line(area.x, area.y, &summary, area.width);
+    super::set_line_cut(buf, area.x, area.y, &summary, area.width);
     let table_area = Rect {
         y: area.y + 1,
         height: area.height - 1,
@@ -219,8 +219,9 @@ fn summary_line<'a>(app: &'a App, snap: &'a Snapshot, width: u16) -> Line<'a> {
                 format!("{} thr {} ses", snap.summary.threads, snap.summary.sessions)
             } else {
                 format!(
-                    "{} threads {} sessions",
-                    snap.summary.threads, snap.summary.sessions
+                    "{} {}",
+                    crate::format::count(snap.summary.threads as u64, "thread", "threads"),
+                    crate::format::count(snap.summary.sessions as u64, "session", "sessions")
                 )
             }));
             if snap.summary.idle > 0 {
@@ -339,12 +340,16 @@ fn tree(app: &App, snap: &Snapshot, area: Rect, buf: &mut Buffer) {
                 app.table().filter
             )
         };
-        buf.set_line(
-            area.x,
-            area.y + 1,
-            &Line::from(Span::styled(msg, theme.dim)),
-            area.width,
-        );
+        // Wrapped, not cut: the way back (`t: list`) is at its end.
+        let lines = crate::tui::table::wrap(&msg, usize::from(area.width).max(1));
+        for (y, l) in (area.y + 1..area.y + area.height).zip(lines) {
+            buf.set_line(
+                area.x,
+                y,
+                &Line::from(Span::styled(l, theme.dim)),
+                area.width,
+            );
+        }
         return;
     }
     let height = usize::from(area.height);
@@ -378,10 +383,13 @@ fn tree(app: &App, snap: &Snapshot, area: Rect, buf: &mut Buffer) {
                     .iter()
                     .any(|w| w.reason == WaitReason::Checkpoint && w.blockers.contains(&sid));
                 let text = match h {
+                    // The counts before the state: a narrow screen cuts the end.
                     Some(h) => format!(
-                        "HEAD sid {} {}  {}, {} lock{}  — blocks {}",
+                        "HEAD sid {} {}  blocks {}, {}, {}",
                         h.sid,
                         h.user,
+                        h.blocked,
+                        crate::format::count(h.locks, "lock", "locks"),
                         if holds_logs {
                             "the oldest transaction: holds the logs"
                         } else if crit && holds_checkpoint {
@@ -391,9 +399,6 @@ fn tree(app: &App, snap: &Snapshot, area: Rect, buf: &mut Buffer) {
                         } else {
                             h.state.as_str()
                         },
-                        h.locks,
-                        if h.locks == 1 { "" } else { "s" },
-                        h.blocked,
                     ),
                     None => format!("HEAD sid {sid}"),
                 };

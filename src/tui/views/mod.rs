@@ -101,6 +101,20 @@ pub fn render(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
     }
 }
 
+/// Draws `line` at (`x`, `y`) in `width` cells; a line that does not fit ends in `…`, so a cut
+/// is never silent (a body line's end is often its number or its duration).
+pub(crate) fn set_line_cut(buf: &mut Buffer, x: u16, y: u16, line: &Line, width: u16) {
+    buf.set_line(x, y, line, width);
+    let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+    // Trailing blanks (a padded selection bar) are no loss.
+    let used = Span::raw(text.trim_end()).width();
+    if width > 0 && used > usize::from(width) {
+        if let Some(cell) = buf.cell_mut((x + width - 1, y)) {
+            cell.set_symbol("…");
+        }
+    }
+}
+
 /// Draws every glyph in ASCII, for a terminal whose locale is not UTF-8.
 fn asciify(buf: &mut Buffer) {
     for cell in buf.content.iter_mut() {
@@ -225,8 +239,24 @@ fn tabs(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
     if !fits(&spans) {
         spans = labels(true, "");
     }
+    if spans.iter().map(Span::width).sum::<usize>() > width {
+        // 60 columns: the other panes by their numbers only, so the eighth is not cut (a
+        // note after them is cut with `…` instead).
+        spans = Vec::new();
+        for (i, p) in Pane::ALL.iter().enumerate() {
+            let active = *p == app.pane && app.drill.is_empty();
+            let (text, style) = if active {
+                (format!(" {} {} ", i + 1, p.title()), theme.tab_active)
+            } else {
+                (format!(" {} ", i + 1), theme.tab)
+            };
+            spans.push(Span::styled(text, style));
+        }
+        spans.push(Span::raw(" "));
+    }
     spans.extend(tail);
-    buf.set_line(area.x, area.y, &Line::from(spans), area.width);
+    // The note after the tabs may not fit: it ends in `…` then.
+    set_line_cut(buf, area.x, area.y, &Line::from(spans), area.width);
 }
 
 fn status_line(app: &App, _now: Duration, area: Rect, buf: &mut Buffer) {
@@ -430,7 +460,7 @@ pub(crate) fn copy_text(app: &App) -> Option<String> {
     // Who and when, so a pasted copy says what it describes.
     let mut out = provenance(app, snap);
     if let Some((d, view)) = app.session() {
-        out.push_str(&session::text(view?, d));
+        out.push_str(&session::text(view?, d, app.replay.is_some()));
         return Some(out);
     }
     if let Some((h, view)) = app.hotspot_screen() {
@@ -474,8 +504,12 @@ pub(crate) fn copy_text(app: &App) -> Option<String> {
             crate::model::tree::TreeItem::Head(sid) => {
                 let h = snap.heads.iter().find(|h| h.sid == sid)?;
                 out.push_str(&format!(
-                    "HEAD BLOCKER: sid {} {}, {}, {} locks, blocks {}\n",
-                    h.sid, h.user, h.state, h.locks, h.blocked
+                    "HEAD BLOCKER: sid {} {}, {}, {}, blocks {}\n",
+                    h.sid,
+                    h.user,
+                    h.state,
+                    crate::format::count(h.locks, "lock", "locks"),
+                    h.blocked
                 ));
                 return Some(out);
             }

@@ -147,7 +147,7 @@ pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         if i >= area.height {
             break;
         }
-        buf.set_line(area.x, area.y + i, &line, area.width);
+        super::set_line_cut(buf, area.x, area.y + i, &line, area.width);
     }
 }
 

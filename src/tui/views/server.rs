@@ -31,6 +31,6 @@ pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         if *i == selected {
             line = line.patch_style(app.theme.selected);
         }
-        buf.set_line(area.x, y, &line, area.width);
+        super::set_line_cut(buf, area.x, y, &line, area.width);
     }
 }

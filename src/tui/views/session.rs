@@ -19,12 +19,30 @@ fn label(text: &str, theme: &Theme) -> Span<'static> {
     Span::styled(format!("{text:<L$}"), theme.column_header)
 }
 
-/// The screen's lines; `selected` marks the chosen blocker.
+/// `text` in at most three lines of `width`; the third ends in `…` when there was more.
+fn wrap3(text: &str, width: usize) -> Vec<String> {
+    let mut lines = wrap(text, width);
+    if lines.len() > 3 {
+        lines.truncate(3);
+        if let Some(last) = lines.last_mut() {
+            if last.chars().count() >= width {
+                let keep: String = last.chars().take(width.saturating_sub(1)).collect();
+                *last = keep;
+            }
+            last.push('…');
+        }
+    }
+    lines
+}
+
+/// The screen's lines; `selected` marks the chosen blocker. `replay`: what was not collected
+/// then never will be.
 pub(crate) fn lines(
     view: &SessionView,
     d: &DrillUi,
     theme: &Theme,
     width: u16,
+    replay: bool,
 ) -> Vec<Line<'static>> {
     let mut out: Vec<Line<'static>> = Vec::new();
     let who = format!(
@@ -67,7 +85,7 @@ pub(crate) fn lines(
     };
     // The width text gets beside the labels.
     let w = usize::from(width).saturating_sub(L).max(20);
-    for (i, part) in wrap(&view.verdict, w).into_iter().take(3).enumerate() {
+    for (i, part) in wrap3(&view.verdict, w).into_iter().enumerate() {
         out.push(Line::from(vec![
             label(if i == 0 { "VERDICT" } else { "" }, theme),
             Span::styled(part, verdict_style),
@@ -100,7 +118,16 @@ pub(crate) fn lines(
             {
                 s.push_str(&format!(" (onstat -g con: {wt}s)"));
             }
-            out.push(Line::from(vec![label("WAITS ON", theme), Span::raw(s)]));
+            // Wrapped like the verdict: its end is how long.
+            for (i, part) in wrap3(&s, usize::from(width).saturating_sub(L).max(20))
+                .into_iter()
+                .enumerate()
+            {
+                out.push(Line::from(vec![
+                    label(if i == 0 { "WAITS ON" } else { "" }, theme),
+                    Span::raw(part),
+                ]));
+            }
         }
         None => out.push(Line::from(vec![
             label("WAITS ON", theme),
@@ -115,13 +142,12 @@ pub(crate) fn lines(
     } else {
         for (i, link) in view.chain.iter().enumerate() {
             let text = format!(
-                "{}sid {} {}  {}, {} lock{}{}",
+                "{}sid {} {}  {}, {}{}",
                 if i == 0 { "" } else { "→ " },
                 link.sid,
                 link.user,
                 link.state,
-                link.locks,
-                if link.locks == 1 { "" } else { "s" },
+                crate::format::count(link.locks, "lock", "locks"),
                 if link.head { "  HEAD BLOCKER" } else { "" }
             );
             let style = if i == d.selected {
@@ -141,8 +167,8 @@ pub(crate) fn lines(
         let n = view.blocking.len();
         let sids: Vec<String> = view.blocking.iter().map(|s| s.to_string()).collect();
         let text = format!(
-            "{n} session{} wait for it: sid {}",
-            if n == 1 { "" } else { "s" },
+            "{} for it: sid {}",
+            crate::format::count(n as u64, "session waits", "sessions wait"),
             sids.join(", ")
         );
         let w = width.saturating_sub(L as u16).max(20);
@@ -159,7 +185,7 @@ pub(crate) fn lines(
         ]));
     } else if let Some(words) = &view.action {
         let w = usize::from(width).saturating_sub(L).max(20);
-        for (i, part) in wrap(words, w).into_iter().take(3).enumerate() {
+        for (i, part) in wrap3(words, w).into_iter().enumerate() {
             out.push(Line::from(vec![
                 label(if i == 0 { "ACTION" } else { "" }, theme),
                 Span::raw(part),
@@ -252,7 +278,7 @@ pub(crate) fn lines(
             } else {
                 "SQL"
             };
-            for (i, part) in wrap(&text, w).into_iter().take(3).enumerate() {
+            for (i, part) in wrap3(&text, w).into_iter().enumerate() {
                 out.push(Line::from(vec![
                     label(if i == 0 { first } else { "" }, theme),
                     Span::raw(part),
@@ -264,6 +290,9 @@ pub(crate) fn lines(
             Span::styled(
                 if view.sql_collected {
                     "none (onstat -g sql shows no statement)"
+                } else if replay {
+                    // Its SQL was asked only for the sessions drilled into while recording.
+                    "not in the recording (not opened while recording)"
                 } else {
                     "not known yet (onstat -g sql / -g ses)"
                 },
@@ -290,16 +319,25 @@ pub(crate) fn lines(
         ]));
     }
     if !view.threads.is_empty() {
+        // The addresses as wide as this server prints them (8 or 16 hex digits): at 80 columns
+        // the row then keeps its status.
+        let rw = view
+            .threads
+            .iter()
+            .map(|t| t.rstcb.to_string().len())
+            .max()
+            .unwrap_or(0)
+            .max(5);
         out.push(Line::from(Span::styled(
             format!(
-                "{:<L$}{:<16} {:>6} {:<12} {:<7} {:>5} {:>9} {:>9}  {}",
+                "{:<L$}{:<rw$} {:>6} {:<12} {:<7} {:>5} {:>9} {:>9}  {}",
                 "THREADS", "rstcb", "tid", "name", "flags", "locks", "nreads", "nwrites", "status"
             ),
             theme.column_header,
         )));
         for t in &view.threads {
             out.push(Line::from(format!(
-                "{:<L$}{:<16} {:>6} {:<12} {:<7} {:>5} {:>9} {:>9}  {}",
+                "{:<L$}{:<rw$} {:>6} {:<12} {:<7} {:>5} {:>9} {:>9}  {}",
                 "",
                 t.rstcb.to_string(),
                 t.tid.map_or("-".into(), |x| x.to_string()),
@@ -323,7 +361,7 @@ pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         return;
     };
     let lines = match view {
-        Some(v) => lines(v, d, &app.theme, area.width),
+        Some(v) => lines(v, d, &app.theme, area.width, app.replay.is_some()),
         None => vec![Line::from(Span::styled(
             format!("collecting session {}…", d.sid),
             app.theme.dim,
@@ -358,14 +396,14 @@ pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         }
     }
     for (y, line) in (area.y..area.y + area.height).zip(shown.iter()) {
-        buf.set_line(area.x, y, line, area.width);
+        super::set_line_cut(buf, area.x, y, line, area.width);
     }
 }
 
 /// The screen as plain text, for the clipboard.
-pub(crate) fn text(view: &SessionView, d: &DrillUi) -> String {
+pub(crate) fn text(view: &SessionView, d: &DrillUi, replay: bool) -> String {
     let mut s = String::new();
-    for l in lines(view, d, &Theme::plain(), 100) {
+    for l in lines(view, d, &Theme::plain(), 100, replay) {
         for span in &l.spans {
             s.push_str(&span.content);
         }
