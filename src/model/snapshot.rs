@@ -21,6 +21,9 @@ use std::time::Duration;
 pub struct ServerInfo {
     pub(crate) name: Option<String>,
     pub(crate) version: Option<String>,
+    /// Informix 15.0's storage mode from its banner's second line (`Compatibility mode`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) storage_mode: Option<String>,
     pub mode: Option<String>,
     pub mode_flags: Vec<String>,
     pub(crate) uptime_s: Option<u64>,
@@ -421,6 +424,7 @@ pub fn build_with(
     if let Some(u) = store.get(crate::source::key::OnstatU) {
         if let Some(h) = &u.header {
             server.version = Some(h.version.clone());
+            server.storage_mode = h.storage_mode.clone();
             server.mode = Some(h.mode.clone());
             server.mode_flags = h.mode_flags.clone();
             server.uptime_s = h.uptime_s;

@@ -326,7 +326,12 @@ fn title_line<'a>(
         ));
     } else {
         if let Some(v) = &s.version {
-            spans.push((Span::styled(format!("{v}  "), bar), 1));
+            // 15.0 says which storage mode it runs in (`15.0.0.0 Compatibility mode`).
+            let text = match &s.storage_mode {
+                Some(m) => format!("{v} {m}  "),
+                None => format!("{v}  "),
+            };
+            spans.push((Span::styled(text, bar), 1));
         }
         if let Some(m) = &s.mode {
             let mut mode = m.clone();
@@ -661,6 +666,24 @@ mod tests {
             assert!(line.contains("REPLAY"), "{line}");
             assert!(line.chars().count() <= 80, "{line}");
         }
+    }
+
+    /// Informix 15.0's banner: the version and its storage mode in the title at 160 columns.
+    #[test]
+    fn the_15_0_storage_mode_shows_beside_the_version() {
+        use crate::tui::keymap::Keymap;
+        let mut app = App::new(Keymap::default(), Theme::plain(), Mode::Live, 1.0);
+        let mut snap = Snapshot::default();
+        snap.server.version = Some("15.0.0.0".into());
+        snap.server.storage_mode = Some("Compatibility mode".into());
+        snap.server.mode = Some("On-Line".into());
+        app.live = std::sync::Arc::new(snap);
+        let line: String = title_line(&app, app.shown(), Duration::ZERO, &Theme::plain(), 160)
+            .spans
+            .iter()
+            .map(|s| s.content.as_ref())
+            .collect();
+        assert!(line.contains("15.0.0.0 Compatibility mode"), "{line}");
     }
 
     /// "slow disk" carries the device's own await (the pane's AWAIT column), even when

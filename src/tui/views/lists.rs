@@ -383,7 +383,8 @@ fn tree(app: &App, snap: &Snapshot, area: Rect, buf: &mut Buffer) {
                     .iter()
                     .any(|w| w.reason == WaitReason::Checkpoint && w.blockers.contains(&sid));
                 let text = match h {
-                    // The counts before the state: a narrow screen cuts the end.
+                    // The counts before the state, and what it holds up before why: a narrow
+                    // screen cuts the end.
                     Some(h) => format!(
                         "HEAD sid {} {}  blocks {}, {}, {}",
                         h.sid,
@@ -391,9 +392,9 @@ fn tree(app: &App, snap: &Snapshot, area: Rect, buf: &mut Buffer) {
                         h.blocked,
                         crate::format::count(h.locks, "lock", "locks"),
                         if holds_logs {
-                            "the oldest transaction: holds the logs"
+                            "holds the logs: the oldest transaction"
                         } else if crit && holds_checkpoint {
-                            "in a critical section: holds up the checkpoint"
+                            "holds up the checkpoint: in a critical section"
                         } else if crit {
                             "in a critical section"
                         } else {
