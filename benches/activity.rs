@@ -175,7 +175,7 @@ fn ash_replay(c: &mut Criterion) {
     g.bench_function(format!("ash_replay_{secs}s_{sessions}"), |b| {
         b.iter(|| {
             let mut a = Activity::new();
-            ifxtop::instance::walk::replay_walk(
+            ifxtop::instance::walk::replay_activity(
                 rec.clone(),
                 settings.clone(),
                 Duration::ZERO,

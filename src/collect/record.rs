@@ -447,7 +447,7 @@ impl Cursor {
                 LineRead::Line => {}
             }
             self.no += 1;
-            if let Line::Sample(source, raw) = classify(self.no, &self.buf) {
+            if let Line::Sample(source, raw) = classify(self.no, &self.buf, true) {
                 // The sample this line was when the recording was read, or the file changed.
                 let expected = rec
                     .entries
@@ -484,7 +484,22 @@ impl Cursor {
 /// A recording with something to replay: an empty or garbage file is a usage error naming its
 /// first problems and their count, not every line.
 pub fn read_replayable(path: &Path) -> Result<Recording, Error> {
-    let rec = read_recording(path)?;
+    replayable(path, read_recording(path)?)
+}
+
+/// `read_replayable` for a walk with no screen (`ifxtop ash`, `snapshot --replay`): no timeline
+/// of waits, so no output is parsed (nor kept) while the recording is indexed; each is read
+/// and parsed once, when played.
+pub fn read_replayable_for_walk(path: &Path) -> Result<Recording, Error> {
+    replayable(path, read_recording_for_walk(path)?)
+}
+
+/// `read_recording` without the replay timeline's waits: see `read_replayable_for_walk`.
+pub fn read_recording_for_walk(path: &Path) -> Result<Recording, Error> {
+    read_with(path, false)
+}
+
+fn replayable(path: &Path, rec: Recording) -> Result<Recording, Error> {
     if rec.is_empty() {
         return Err(Error::Usage(format!(
             "{}: nothing to replay: {}",
@@ -499,6 +514,12 @@ pub fn read_replayable(path: &Path) -> Result<Recording, Error> {
 /// where each sample is, never the outputs. Damage is reported in `skipped`, never fatal: only
 /// a file that cannot be opened is an error.
 pub fn read_recording(path: &Path) -> Result<Recording, Error> {
+    read_with(path, true)
+}
+
+/// `read_recording`, with the replay timeline's waits counted (every `onstat -u` parsed) or
+/// not.
+fn read_with(path: &Path, timeline: bool) -> Result<Recording, Error> {
     let file = std::fs::File::open(path).map_err(|source| Error::File {
         path: path.display().to_string(),
         source,
@@ -522,7 +543,7 @@ pub fn read_recording(path: &Path) -> Result<Recording, Error> {
         )));
     }
     drop(file);
-    Ok(read_from(Input::File(path.to_path_buf())))
+    Ok(read_from(Input::File(path.to_path_buf()), timeline))
 }
 
 /// Problems kept word for word; past them only counted (a garbage file of a gigabyte has
@@ -569,16 +590,16 @@ impl Recording {
 
 /// `read_recording` on bytes already in memory.
 pub fn parse_recording(bytes: &[u8]) -> Recording {
-    read_from(Input::Bytes(Arc::from(bytes)))
+    read_from(Input::Bytes(Arc::from(bytes)), true)
 }
 
-fn read_from(input: Input) -> Recording {
+fn read_from(input: Input, timeline: bool) -> Recording {
     let mut rec = Recording {
         input,
         ..Recording::default()
     };
     match rec.input.lines() {
-        Ok((lines, compressed)) => read_lines(lines, &mut rec, compressed),
+        Ok((lines, compressed)) => read_lines(lines, &mut rec, compressed, timeline),
         Err(e) => rec.skipped.push(e),
     }
     if rec.problems_not_kept > 0 {
@@ -629,8 +650,48 @@ enum Line {
     Problem(String),
 }
 
-/// Reads line `no` of a recording: the same answer each time the file is read.
-fn classify(no: u64, buf: &[u8]) -> Line {
+/// A string field read and dropped: checked to be a string as a sample's is, not kept.
+struct Unkept;
+
+impl<'de> serde::Deserialize<'de> for Unkept {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Unkept;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Unkept, E> {
+                Ok(Unkept)
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// A sample line without its outputs: what indexing a recording needs when nothing reads the
+/// outputs then (no timeline). Its fields are checked as [`RawSample`]'s are, so a line is a
+/// sample to both or to neither.
+#[derive(serde::Deserialize)]
+struct SampleHead {
+    t: f64,
+    source: String,
+    #[serde(default)]
+    #[allow(dead_code)]
+    argv: Vec<Unkept>,
+    #[serde(default = "crate::collect::sample::exit_ok")]
+    exit: Option<i32>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    stdout: Option<Unkept>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    stderr: Option<Unkept>,
+}
+
+/// Reads line `no` of a recording: the same answer each time the file is read. Without
+/// `keep_output`, a sample's outputs are checked and dropped (its `stdout` and `stderr` empty).
+fn classify(no: u64, buf: &[u8], keep_output: bool) -> Line {
     let complete = buf.last() == Some(&b'\n');
     let line = String::from_utf8_lossy(buf);
     let line = line.trim();
@@ -641,8 +702,19 @@ fn classify(no: u64, buf: &[u8]) -> Line {
     // twice (a replay of a 5,000-session recording spent a sixth of its time copying).
     let sample = if line.contains("\"ifxtop_recording\"") {
         None
-    } else {
+    } else if keep_output {
         serde_json::from_str::<RawSample>(line).ok()
+    } else {
+        serde_json::from_str::<SampleHead>(line)
+            .ok()
+            .map(|h| RawSample {
+                t: h.t,
+                source: h.source,
+                argv: Vec::new(),
+                exit: h.exit,
+                stdout: String::new(),
+                stderr: String::new(),
+            })
     };
     if let Some(sample) = sample {
         return sample_line(no, sample);
@@ -724,7 +796,7 @@ fn waiting_threads(raw: RawSample) -> Option<u64> {
     )
 }
 
-fn read_lines(mut input: Lines, rec: &mut Recording, compressed: bool) {
+fn read_lines(mut input: Lines, rec: &mut Recording, compressed: bool, timeline: bool) {
     let mut buf = Vec::new();
     let mut no = 0;
     loop {
@@ -743,7 +815,7 @@ fn read_lines(mut input: Lines, rec: &mut Recording, compressed: bool) {
             }
         }
         no += 1;
-        match classify(no, &buf) {
+        match classify(no, &buf, timeline) {
             Line::Blank => {}
             Line::Problem(p) => rec.problem(p),
             Line::Header(h, problems) => {
@@ -760,7 +832,7 @@ fn read_lines(mut input: Lines, rec: &mut Recording, compressed: bool) {
                     line: no,
                 });
                 rec.last_line = no;
-                if source == Source::OnstatU && raw.exit.is_some() {
+                if timeline && source == Source::OnstatU && raw.exit.is_some() {
                     // The output is not kept: parsed here for the timeline, then dropped.
                     if let Some(n) = waiting_threads(raw) {
                         rec.waiting.push((t, n));
@@ -796,4 +868,52 @@ pub(crate) fn default_file_name(dir: &Path) -> PathBuf {
         "{}.jsonl.zst",
         crate::format::export_stem(time::OffsetDateTime::now_utc())
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Indexed for a walk with no screen, a recording has the same samples, the same problems
+    /// and no timeline; its outputs are still there when played.
+    #[test]
+    fn a_walk_indexes_the_same_samples_without_parsing_them() {
+        let u = include_str!("../../tests/fixtures/onstat-u/ibm-kc-12.10-adref-0608.txt");
+        let sample = |t: u32, stdout: serde_json::Value| {
+            serde_json::json!({"t": t, "source": "onstat -u", "exit": 0, "stdout": stdout})
+                .to_string()
+        };
+        let lines = [
+            format!("{{\"ifxtop_recording\":{FORMAT_VERSION}}}"),
+            sample(1, u.into()),
+            sample(2, u.into()),
+            // Not a sample to either reader: an output that is no string.
+            sample(3, 42.into()),
+            sample(4, u.into()),
+        ];
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("rec.jsonl");
+        std::fs::write(&path, lines.join("\n") + "\n").expect("written");
+        let full = read_recording(&path).expect("read");
+        let walk = read_recording_for_walk(&path).expect("read");
+        let index = |r: &Recording| r.sources().zip(r.times()).collect::<Vec<_>>();
+        assert_eq!(index(&walk), index(&full));
+        assert_eq!(index(&walk).len(), 3);
+        assert_eq!(walk.skipped, full.skipped);
+        assert!(
+            walk.skipped
+                .iter()
+                .any(|p| p.starts_with("line 4: not a sample")),
+            "{:?}",
+            walk.skipped
+        );
+        assert_eq!(full.waiting.len(), 3);
+        assert!(walk.waiting.is_empty());
+        // Played, the walk's samples carry their outputs.
+        let walk = Arc::new(walk);
+        let mut player = crate::collect::replay::Player::new(walk.clone());
+        let played: Vec<_> = player.seek(walk.length()).updates().collect();
+        assert_eq!(played.len(), 3);
+        assert!(played.iter().all(|u| u.result.is_ok()));
+    }
 }

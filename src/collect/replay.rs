@@ -64,6 +64,9 @@ fn reached(rec: &Recording, c: &Cursor) -> Option<Duration> {
 pub struct Played {
     pub(crate) restart: bool,
     samples: Option<(Arc<Recording>, SharedCursor, Duration)>,
+    /// Only the samples of these sources are parsed and given; the others are passed over
+    /// unparsed (a walk that needs a few sources: `ifxtop ash`).
+    only: Option<fn(Source) -> bool>,
 }
 
 impl std::fmt::Debug for Played {
@@ -95,15 +98,26 @@ impl Played {
         !self.restart && self.samples.is_none()
     }
 
+    /// Only the samples of the sources `keep` says yes to: the others are read past, never
+    /// parsed.
+    pub(crate) fn only(mut self, keep: fn(Source) -> bool) -> Played {
+        self.only = Some(keep);
+        self
+    }
+
     /// The next update, read and parsed now.
     pub(crate) fn next_update(&mut self) -> Option<Update> {
         let (rec, cursor, until) = self.samples.as_mut()?;
         let mut c = lock(cursor);
-        if !due(rec, &c, *until) {
-            return None;
+        loop {
+            if !due(rec, &c, *until) {
+                return None;
+            }
+            let (src, raw) = c.next(rec)?;
+            if self.only.is_none_or(|keep| keep(src)) {
+                return Some(to_update(&src, &raw));
+            }
         }
-        let (src, raw) = c.next(rec)?;
-        Some(to_update(&src, &raw))
     }
 
     /// The time of the last sample it applied (`None` before the first).
@@ -260,6 +274,7 @@ impl Player {
         Played {
             restart,
             samples: Some((self.rec.clone(), self.cursor.clone(), self.position)),
+            only: None,
         }
     }
 

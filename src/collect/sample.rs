@@ -26,7 +26,7 @@ pub struct RawSample {
     pub stderr: String,
 }
 
-fn exit_ok() -> Option<i32> {
+pub(crate) fn exit_ok() -> Option<i32> {
     Some(0)
 }
 

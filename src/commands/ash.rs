@@ -139,7 +139,7 @@ pub fn report_for(args: &AshArgs) -> Result<(Report, Option<time::OffsetDateTime
     let keys = keys(&args.group)?;
     let settings = shared.settings.clone();
     let (from, to, started, activity) = if let Some(path) = &args.snapshot.watch.replay {
-        let rec = crate::collect::record::read_replayable(path)?;
+        let rec = crate::collect::record::read_replayable_for_walk(path)?;
         let started = rec.started();
         let (from, to) = window(args, rec.length(), started)?;
         if to > rec.length() {
@@ -152,7 +152,7 @@ pub fn report_for(args: &AshArgs) -> Result<(Report, Option<time::OffsetDateTime
         }
         let settings = crate::instance::walk::replay_settings(&rec, settings);
         let mut activity = Activity::new();
-        crate::instance::walk::replay_walk(Arc::new(rec), settings, from, to, &mut activity);
+        crate::instance::walk::replay_activity(Arc::new(rec), settings, from, to, &mut activity);
         (from, to, started, activity)
     } else if args.snapshot.watch.demo {
         let started = Some(crate::demo::EPOCH);

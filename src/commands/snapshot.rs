@@ -318,7 +318,7 @@ fn snapshot_with(args: &SnapshotArgs, shared: &Shared) -> Result<Snapshot, Error
     let mut settings = shared.settings.clone();
     settings.ports = shared.ports.clone();
     if let Some(path) = &args.watch.replay {
-        let rec = crate::collect::record::read_recording(path)?;
+        let rec = crate::collect::record::read_recording_for_walk(path)?;
         // The first few problems and a count: a garbage file has one per line.
         if !rec.skipped.is_empty() && !rec.is_empty() {
             eprintln!(

@@ -109,8 +109,43 @@ pub fn replay_walk(
     to: Duration,
     activity: &mut Activity,
 ) -> Store {
+    walk(rec, settings, sample_from, to, activity, None)
+}
+
+/// `replay_walk` for the database time alone (`ifxtop ash`): only the sources it reads
+/// ([`feeds_activity`]) are parsed, the rest read past; the same samples, for a fraction of
+/// the work.
+pub fn replay_activity(
+    rec: Arc<crate::collect::record::Recording>,
+    settings: StoreSettings,
+    sample_from: Duration,
+    to: Duration,
+    activity: &mut Activity,
+) {
+    walk(
+        rec,
+        settings,
+        sample_from,
+        to,
+        activity,
+        Some(feeds_activity),
+    );
+}
+
+fn walk(
+    rec: Arc<crate::collect::record::Recording>,
+    settings: StoreSettings,
+    sample_from: Duration,
+    to: Duration,
+    activity: &mut Activity,
+    only: Option<fn(crate::source::Source) -> bool>,
+) -> Store {
     let mut store = Store::new(settings);
     let mut player = crate::collect::replay::Player::new(rec.clone());
+    let play = |store: &mut Store, played: crate::collect::replay::Played| match only {
+        Some(keep) => store.play(played.only(keep)),
+        None => store.play(played),
+    };
     let mut ticks: Vec<Duration> = rec
         .sources()
         .zip(rec.times())
@@ -121,12 +156,65 @@ pub fn replay_walk(
     ticks.dedup();
     for t in ticks {
         let settled = t + crate::instance::watch::SETTLE;
-        store.play(player.seek(settled));
+        play(&mut store, player.seek(settled));
         let snap = crate::model::snapshot::build(&store, settled, None, &[]);
         crate::instance::watch::sample_into(activity, &snap);
     }
-    store.play(player.seek(to));
+    play(&mut store, player.seek(to));
     store
+}
+
+/// Whether database time reads a source: the threads and their waits, what they wait on and
+/// who holds it (locks, buffers, conditions, mutexes, latches, the engine's blocker graph), the
+/// ready queue, names (threads, clients, tables, the extent map), the sessions' programs and
+/// SQL, and the sockets (whether a client wait is idle). The rest (the vital signs and
+/// transactions, I/O, NUMA, replication) is read past unparsed by `replay_activity`. Every
+/// source is named, so a new one is a decision; `tests/ash` checks the samples are the same.
+pub(crate) fn feeds_activity(s: crate::source::Source) -> bool {
+    use crate::source::Source as S;
+    match s {
+        S::OnstatU
+        | S::OnstatX
+        | S::OnstatGCon
+        | S::OnstatGAth
+        | S::OnstatGNtt
+        | S::OnstatK
+        | S::OnstatS
+        | S::OnstatGRea
+        | S::OnstatGLmx
+        | S::OnstatGWmx
+        | S::OnstatGBth
+        | S::OnstatGSes(_)
+        | S::OnstatGSql(_)
+        | S::OncheckPe
+        | S::Systabnames
+        // A client wait is idle only when its socket has nothing queued (a Send-Q is the
+        // server waiting for a slow client: database time).
+        | S::Netstat
+        | S::ProcNetTcp
+        | S::ProcNetTcp6 => true,
+        S::OnstatP
+        | S::OnstatL
+        | S::OnstatXTxn
+        | S::OnstatGGlo
+        | S::OnstatGTpf
+        | S::OnstatGCkp
+        | S::OnstatGSeg
+        | S::OnstatDUpper
+        | S::OnstatGIof
+        | S::ProcDiskstats
+        | S::ChunkDevices
+        | S::OnstatGCluster
+        | S::OnstatGRss
+        | S::OnstatGSds
+        | S::OnstatGDri
+        | S::NodesOnline
+        | S::NodeMeminfo(_)
+        | S::NodeCpulist(_)
+        | S::ZoneReclaimMode
+        | S::Vmstat
+        | S::NumaMaps(_) => false,
+    }
 }
 
 /// The recording's settings, as `snapshot --replay` takes them.

@@ -331,3 +331,49 @@ fn a_recording_gives_the_live_table() {
         .expect("as the test set it up");
     assert!(heads.iter().any(|h| h["key"] == "812"), "{heads:?}");
 }
+
+/// `ifxtop ash` parses only the sources database time reads: over a recording of several
+/// incidents (the lock chain, the checkpoint stall, mutex contention), its samples are the ones
+/// a walk parsing every source takes.
+#[test]
+fn reading_only_what_activity_needs_changes_no_sample() {
+    let dir = tempfile::tempdir().expect("as the test set it up");
+    let path = dir.path().join("demo.jsonl.zst");
+    let settings = ifxtop::store::StoreSettings {
+        wall_start: Some(ifxtop::demo::EPOCH),
+        ..ifxtop::store::StoreSettings::default()
+    };
+    let (_, samples) = ifxtop::commands::snapshot::demo_store(
+        DemoInstance::new(1),
+        Duration::from_secs(280),
+        Duration::from_secs(520),
+        settings.clone(),
+        true,
+    )
+    .expect("the demo");
+    ifxtop::commands::snapshot::write_recording(&path, Some("ol_demo"), &settings, &samples)
+        .expect("written");
+    let rec =
+        std::sync::Arc::new(ifxtop::collect::record::read_recording_for_walk(&path).expect("read"));
+    let settings = ifxtop::instance::walk::replay_settings(&rec, settings);
+    let mut every = Activity::new();
+    ifxtop::instance::walk::replay_walk(
+        rec.clone(),
+        settings.clone(),
+        Duration::ZERO,
+        rec.length(),
+        &mut every,
+    );
+    let mut needed = Activity::new();
+    ifxtop::instance::walk::replay_activity(
+        rec.clone(),
+        settings,
+        Duration::ZERO,
+        rec.length(),
+        &mut needed,
+    );
+    let q = Query::every_key(0.0, rec.length().as_secs_f64(), 20);
+    let (a, b) = (every.report(&q), needed.report(&q));
+    assert!(a.samples > 200 && a.db_time_s > 0.0, "{a:?}");
+    assert_eq!(a, b);
+}
