@@ -4,11 +4,11 @@
 //! (SIGTERM for serve, which must then end cleanly) and every wait is bounded.
 
 use crate::common::free_port;
-use crate::run::{http, metrics_when_up, serve, Running};
+use crate::run::{self, address_in, http, metrics_when_up, serve, serve_command, start};
 use crate::{available, samples, PROMETHEUS};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 #[test]
@@ -64,35 +64,14 @@ fn an_unreachable_ssh_host_is_down_with_its_host_label_and_stalls_nothing() {
     let home = tempfile::tempdir().expect("home");
     // Nothing listens on this port: ssh fails at once (BatchMode, no prompt).
     let far = format!("127.0.0.1:{}", free_port());
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ifxtop"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--demo", "--ssh", &far])
-        .args(["--server", "ol_far", "--ssh-config", "/dev/null"])
+    let mut cmd = serve_command(&["--listen", "127.0.0.1:0", "--demo", "--ssh", &far]);
+    cmd.args(["--server", "ol_far", "--ssh-config", "/dev/null"])
         .env("HOME", home.path())
         .env("XDG_CACHE_HOME", home.path().join("cache"))
-        .env_remove("INFORMIXSERVER")
-        .env_remove("IFXTOP_SSH_CONFIG")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("ifxtop serve starts");
-    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
-    let serve = Running(Some(child));
-    let mut line = String::new();
-    stderr
-        .read_line(&mut line)
-        .expect("serve says where it listens");
+        .env_remove("IFXTOP_SSH_CONFIG");
+    let (serve, line) = start(cmd);
     assert!(line.contains("ol_demo, ol_far@127.0.0.1"), "{line}");
-    let addr: SocketAddr = line
-        .split("http://")
-        .nth(1)
-        .and_then(|r| r.split('/').next())
-        .and_then(|a| a.parse().ok())
-        .unwrap_or_else(|| panic!("no address in {line:?}"));
-    std::thread::spawn(move || {
-        let mut rest = String::new();
-        let _ = stderr.read_to_string(&mut rest);
-    });
+    let addr = address_in(&line);
     // The demo answers while the far host fails.
     let body = metrics_when_up(addr, 1);
     let all = samples(&body);
@@ -198,22 +177,7 @@ fn prometheus_scrapes_serve_and_answers_queries() {
         ),
     )
     .expect("config");
-    let port = free_port();
-    let prom_addr: SocketAddr = format!("127.0.0.1:{port}").parse().expect("addr");
-    let prometheus = Running(Some(
-        Command::new(PROMETHEUS)
-            .arg(format!("--config.file={}", config.display()))
-            .arg(format!(
-                "--storage.tsdb.path={}",
-                dir.path().join("data").display()
-            ))
-            .arg(format!("--web.listen-address={prom_addr}"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(dir.path().join("prometheus.log")).expect("log file"))
-            .spawn()
-            .expect("prometheus starts"),
-    ));
+    let (prometheus, prom_addr, log) = run::prometheus(&config, dir.path());
 
     // Within 60 s: Prometheus up, a scrape done, the demo answered.
     let until = Instant::now() + Duration::from_secs(60);
@@ -226,8 +190,7 @@ fn prometheus_scrapes_serve_and_answers_queries() {
             }
         }
         if Instant::now() > until {
-            let log =
-                std::fs::read_to_string(dir.path().join("prometheus.log")).unwrap_or_default();
+            let log = std::fs::read_to_string(&log).unwrap_or_default();
             panic!("Prometheus has no informix_up 1 within 60 s; its log:\n{log}");
         }
         std::thread::sleep(Duration::from_millis(250));

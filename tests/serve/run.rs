@@ -46,12 +46,10 @@ impl Running {
     }
 }
 
-/// `ifxtop serve --listen 127.0.0.1:0 ARGS`, and the address it says it listens on.
-pub(crate) fn serve(args: &[&str]) -> (Running, SocketAddr) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ifxtop"))
-        .args(["serve", "--listen", "127.0.0.1:0"])
-        .args(args)
-        .env_remove("INFORMIXSERVER")
+/// Starts `cmd` (an `ifxtop serve ...`) with its stderr piped: the first line it prints (where
+/// it listens), then the rest read on so it never blocks on a full pipe.
+pub(crate) fn start(mut cmd: Command) -> (Running, String) {
+    let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -63,19 +61,63 @@ pub(crate) fn serve(args: &[&str]) -> (Running, SocketAddr) {
     stderr
         .read_line(&mut line)
         .expect("serve says where it listens");
-    // "ifxtop serve: metrics of ol_demo at http://127.0.0.1:PORT/metrics"
-    let addr = line
-        .split("http://")
-        .nth(1)
-        .and_then(|r| r.split('/').next())
-        .and_then(|a| a.parse().ok())
-        .unwrap_or_else(|| panic!("no address in {line:?}"));
-    // Keep reading its stderr so it never blocks on a full pipe.
     std::thread::spawn(move || {
         let mut rest = String::new();
         let _ = stderr.read_to_string(&mut rest);
     });
-    (running, addr)
+    (running, line)
+}
+
+/// The address in serve's first line: "ifxtop serve: metrics of ol_demo at
+/// http://127.0.0.1:PORT/metrics" (or https://).
+pub(crate) fn address_in(line: &str) -> SocketAddr {
+    line.split("://")
+        .nth(1)
+        .and_then(|r| r.split('/').next())
+        .and_then(|a| a.parse().ok())
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+}
+
+/// `ifxtop serve ARGS` with `INFORMIXSERVER` unset, as `start` starts it.
+pub(crate) fn serve_command(args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ifxtop"));
+    cmd.arg("serve").args(args).env_remove("INFORMIXSERVER");
+    cmd
+}
+
+/// `ifxtop serve --listen 127.0.0.1:0 ARGS`, and the address it says it listens on.
+pub(crate) fn serve(args: &[&str]) -> (Running, SocketAddr) {
+    let mut cmd = serve_command(&["--listen", "127.0.0.1:0"]);
+    cmd.args(args);
+    let (running, line) = start(cmd);
+    (running, address_in(&line))
+}
+
+/// A Prometheus reading `config`, its data and its log (returned) in `dir`, on a free loopback
+/// port (returned).
+pub(crate) fn prometheus(
+    config: &std::path::Path,
+    dir: &std::path::Path,
+) -> (Running, SocketAddr, std::path::PathBuf) {
+    let addr: SocketAddr = format!("127.0.0.1:{}", crate::common::free_port())
+        .parse()
+        .expect("addr");
+    let log = dir.join("prometheus.log");
+    let running = Running(Some(
+        Command::new(crate::PROMETHEUS)
+            .arg(format!("--config.file={}", config.display()))
+            .arg(format!(
+                "--storage.tsdb.path={}",
+                dir.join("data").display()
+            ))
+            .arg(format!("--web.listen-address={addr}"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).expect("log file"))
+            .spawn()
+            .expect("prometheus starts"),
+    ));
+    (running, addr, log)
 }
 
 /// A plain HTTP/1.1 request on loopback: status code, headers, body.

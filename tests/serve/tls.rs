@@ -3,15 +3,14 @@
 //! (rcgen); serve and a real Prometheus run on loopback only, every wait is bounded and every
 //! process is ended by the test, by its own handle.
 
-use crate::common::free_port;
 use crate::prometheus::query;
-use crate::run::{http, Running};
+use crate::run::{address_in, http, serve_command, start, Running};
 use crate::{available, samples, PROMETHEUS};
 use rcgen::{
     BasicConstraints, CertificateParams, CertifiedIssuer, DnType, ExtendedKeyUsagePurpose, IsCa,
     KeyPair, SanType,
 };
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -90,34 +89,11 @@ fn web_config(dir: &Path, pki: &Pki) -> PathBuf {
     p
 }
 
-/// `ifxtop serve --demo` with `args`, and the URL it says it serves.
+/// `ifxtop serve --demo` with `args`, and the first line it prints (the URL it serves).
 fn serve(args: &[&str]) -> (Running, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ifxtop"))
-        .args(["serve", "--demo"])
-        .args(args)
-        .env_remove("INFORMIXSERVER")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("ifxtop serve starts");
-    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
-    let running = Running(Some(child));
-    let mut line = String::new();
-    stderr.read_line(&mut line).expect("serve says where");
-    std::thread::spawn(move || {
-        let mut rest = String::new();
-        let _ = stderr.read_to_string(&mut rest);
-    });
-    (running, line)
-}
-
-fn address_in(line: &str) -> SocketAddr {
-    line.split("://")
-        .nth(1)
-        .and_then(|r| r.split('/').next())
-        .and_then(|a| a.parse().ok())
-        .unwrap_or_else(|| panic!("no address in {line:?}"))
+    let mut cmd = serve_command(&["--demo"]);
+    cmd.args(args);
+    start(cmd)
 }
 
 /// A TLS client trusting the CA, with the client certificate or without.
@@ -309,22 +285,7 @@ fn prometheus_scrapes_serve_over_tls_with_basic_auth() {
         ),
     )
     .expect("config");
-    let prom_addr: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().expect("addr");
-    let log = dir.path().join("prometheus.log");
-    let prometheus = Running(Some(
-        Command::new(PROMETHEUS)
-            .arg(format!("--config.file={}", prom_config.display()))
-            .arg(format!(
-                "--storage.tsdb.path={}",
-                dir.path().join("data").display()
-            ))
-            .arg(format!("--web.listen-address={prom_addr}"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&log).expect("log file"))
-            .spawn()
-            .expect("prometheus starts"),
-    ));
+    let (prometheus, prom_addr, log) = crate::run::prometheus(&prom_config, dir.path());
     let until = Instant::now() + Duration::from_secs(60);
     let up = loop {
         if TcpStream::connect_timeout(&prom_addr, Duration::from_secs(1)).is_ok() {

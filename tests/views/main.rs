@@ -371,6 +371,17 @@ fn chain_app(w: u16, h: u16, focus: &[Sid]) -> App {
     a
 }
 
+/// `chain_app` with the session screen of `sid` open.
+fn drilled_app(w: u16, h: u16, sid: Sid) -> App {
+    let mut a = chain_app(w, h, &[sid]);
+    a.drill.push(DrillUi {
+        sid,
+        selected: 0,
+        scroll: 0,
+    });
+    a
+}
+
 #[test]
 fn blocker_tree() {
     for (w, h) in SIZES {
@@ -385,12 +396,7 @@ fn blocker_tree() {
 #[test]
 fn session_screen_of_a_lock_waiter() {
     for (w, h) in SIZES {
-        let mut a = chain_app(w, h, &[Sid(814)]);
-        a.drill.push(DrillUi {
-            sid: Sid(814),
-            selected: 0,
-            scroll: 0,
-        });
+        let a = drilled_app(w, h, Sid(814));
         let text = screen(&a, w, h);
         assert!(text.contains("HEAD BLOCKER"), "{text}");
         crate::snap_text!(format!("view__session_814__{w}x{h}"), text);
@@ -400,12 +406,7 @@ fn session_screen_of_a_lock_waiter() {
 #[test]
 fn session_screen_of_a_head_blocker() {
     for (w, h) in SIZES {
-        let mut a = chain_app(w, h, &[Sid(812)]);
-        a.drill.push(DrillUi {
-            sid: Sid(812),
-            selected: 0,
-            scroll: 0,
-        });
+        let a = drilled_app(w, h, Sid(812));
         let text = screen(&a, w, h);
         assert!(
             text.contains("BLOCKS    3 sessions wait for it: sid 813, 815, 814"),
@@ -612,12 +613,7 @@ fn recording_shows_in_the_header() {
 #[test]
 fn a_tall_session_screen_scrolls_on_a_small_terminal() {
     let (w, h) = (60, 14);
-    let mut a = chain_app(w, h, &[Sid(814)]);
-    a.drill.push(DrillUi {
-        sid: Sid(814),
-        selected: 0,
-        scroll: 0,
-    });
+    let mut a = drilled_app(w, h, Sid(814));
     let first = screen(&a, w, h);
     assert!(first.contains("session 814"), "{first}");
     assert!(
@@ -814,12 +810,7 @@ fn activity_pane() {
 #[test]
 fn body_lines_keep_their_numbers_or_say_they_are_cut() {
     let (w, h) = (60, 20);
-    let mut a = chain_app(w, h, &[Sid(814)]);
-    a.drill.push(DrillUi {
-        sid: Sid(814),
-        selected: 0,
-        scroll: 0,
-    });
+    let a = drilled_app(w, h, Sid(814));
     let text = screen(&a, w, h);
     let lines: Vec<&str> = text.lines().collect();
     let at = lines
@@ -858,12 +849,7 @@ fn body_lines_keep_their_numbers_or_say_they_are_cut() {
 /// Counts agree with their nouns: session 813 holds up one session.
 #[test]
 fn one_session_waits_for_it() {
-    let mut a = chain_app(80, 24, &[Sid(813)]);
-    a.drill.push(DrillUi {
-        sid: Sid(813),
-        selected: 0,
-        scroll: 0,
-    });
+    let a = drilled_app(80, 24, Sid(813));
     let text = screen(&a, 80, 24);
     assert!(text.contains("1 session waits for it: sid 814"), "{text}");
     assert!(!text.contains(" 1 locks"), "{text}");
@@ -873,12 +859,7 @@ fn one_session_waits_for_it() {
 /// says it is not in the recording, not "not known yet".
 #[test]
 fn a_replay_says_the_sql_is_not_in_the_recording() {
-    let mut a = chain_app(80, 24, &[Sid(813)]);
-    a.drill.push(DrillUi {
-        sid: Sid(813),
-        selected: 0,
-        scroll: 0,
-    });
+    let mut a = drilled_app(80, 24, Sid(813));
     let live = screen(&a, 80, 24);
     assert!(live.contains("not known yet"), "{live}");
     a.replay = Some(ifxtop::collect::replay::ReplayUi::default());
