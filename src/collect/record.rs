@@ -491,12 +491,7 @@ pub fn read_replayable(path: &Path) -> Result<Recording, Error> {
 /// of waits, so no output is parsed (nor kept) while the recording is indexed; each is read
 /// and parsed once, when played.
 pub fn read_replayable_for_walk(path: &Path) -> Result<Recording, Error> {
-    replayable(path, read_recording_for_walk(path)?)
-}
-
-/// `read_recording` without the replay timeline's waits: see `read_replayable_for_walk`.
-pub fn read_recording_for_walk(path: &Path) -> Result<Recording, Error> {
-    read_with(path, false)
+    replayable(path, read_with(path, false)?)
 }
 
 fn replayable(path: &Path, rec: Recording) -> Result<Recording, Error> {
@@ -895,7 +890,7 @@ mod tests {
         let path = dir.path().join("rec.jsonl");
         std::fs::write(&path, lines.join("\n") + "\n").expect("written");
         let full = read_recording(&path).expect("read");
-        let walk = read_recording_for_walk(&path).expect("read");
+        let walk = read_with(&path, false).expect("read");
         let index = |r: &Recording| r.sources().zip(r.times()).collect::<Vec<_>>();
         assert_eq!(index(&walk), index(&full));
         assert_eq!(index(&walk).len(), 3);

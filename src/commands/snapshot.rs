@@ -318,9 +318,9 @@ fn snapshot_with(args: &SnapshotArgs, shared: &Shared) -> Result<Snapshot, Error
     let mut settings = shared.settings.clone();
     settings.ports = shared.ports.clone();
     if let Some(path) = &args.watch.replay {
-        let rec = crate::collect::record::read_recording_for_walk(path)?;
+        let rec = crate::collect::record::read_replayable_for_walk(path)?;
         // The first few problems and a count: a garbage file has one per line.
-        if !rec.skipped.is_empty() && !rec.is_empty() {
+        if !rec.skipped.is_empty() {
             eprintln!(
                 "ifxtop snapshot: {}: {}",
                 path.display(),
@@ -334,19 +334,8 @@ fn snapshot_with(args: &SnapshotArgs, shared: &Shared) -> Result<Snapshot, Error
                 .map(|h| h.ports.clone())
                 .unwrap_or_default();
         }
-        if rec.is_empty() {
-            return Err(Error::Usage(format!(
-                "{}: nothing to replay: {}",
-                path.display(),
-                rec.problems_line()
-            )));
-        }
         let server = rec.header.as_ref().and_then(|h| h.server.clone());
-        settings.wall_start = rec.started();
-        settings.host = rec.header.as_ref().and_then(|h| h.host.clone());
-        if let Some(kb) = rec.header.as_ref().and_then(|h| h.base_page_kb) {
-            settings.base_page_kb = kb;
-        }
+        let settings = crate::instance::walk::replay_settings(&rec, settings);
         let rec = std::sync::Arc::new(rec);
         let end = rec.length();
         if let Some(t) = at.filter(|t| *t > end) {

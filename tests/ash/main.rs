@@ -353,8 +353,9 @@ fn reading_only_what_activity_needs_changes_no_sample() {
     .expect("the demo");
     ifxtop::commands::snapshot::write_recording(&path, Some("ol_demo"), &settings, &samples)
         .expect("written");
-    let rec =
-        std::sync::Arc::new(ifxtop::collect::record::read_recording_for_walk(&path).expect("read"));
+    let rec = std::sync::Arc::new(
+        ifxtop::collect::record::read_replayable_for_walk(&path).expect("read"),
+    );
     let settings = ifxtop::instance::walk::replay_settings(&rec, settings);
     let mut every = Activity::new();
     ifxtop::instance::walk::replay_walk(
