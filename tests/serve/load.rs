@@ -110,6 +110,7 @@ fn stall(addr: SocketAddr, first: &[u8], until: Instant) -> (usize, Duration) {
 
 #[test]
 fn two_hundred_scrapes_at_once_and_a_slow_flood_are_answered_in_bounded_memory() {
+    let _slots = crate::run::SLOTS.lock().unwrap_or_else(|e| e.into_inner());
     let (running, addr) = serve(&["--demo"]);
     let pid = running.pid();
     metrics_when_up(addr, 1);

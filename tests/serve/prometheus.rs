@@ -253,6 +253,7 @@ fn prometheus_scrapes_serve_and_answers_queries() {
 /// and a scrape then succeeds. Bounded: 530 connections on loopback, a few seconds.
 #[test]
 fn idle_and_slow_connections_do_not_starve_the_scrapes() {
+    let _slots = crate::run::SLOTS.lock().unwrap_or_else(|e| e.into_inner());
     let (running, addr) = serve(&["--demo"]);
     metrics_when_up(addr, 1);
     // Idle connections take every slot (serve's MAX_CONNECTIONS, 512): eight threads open them

@@ -8,6 +8,11 @@ use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// Held by the tests that fill serve's connection slots (`load.rs`, the idle-connection test in
+/// `prometheus.rs`): run together they starve each other's connects on a 2-core machine, and
+/// the slot test then never sees its 503.
+pub(crate) static SLOTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// A child process killed when the test ends, however it ends.
 pub(crate) struct Running(pub(crate) Option<Child>);
 
