@@ -7,6 +7,7 @@
 //! any moment in any order, which is how `ifxtop snapshot --demo --at T` and the tests use it.
 
 mod checkpoints;
+mod cpu;
 mod disk;
 mod grouped;
 mod ha;
@@ -54,6 +55,8 @@ pub const LISTENER_PORT: u16 = 9088;
 pub struct DemoInstance {
     pop: Population,
     counters: Arc<Counters>,
+    /// The client threads' CPU seconds so far (`cpu.rs`): shared by the clones.
+    cpu: Arc<std::sync::Mutex<cpu::Ledger>>,
 }
 
 impl DemoInstance {
@@ -65,7 +68,11 @@ impl DemoInstance {
     fn build(seed: u64, n: usize) -> Self {
         let pop = Population::new(seed, n);
         let counters = Arc::new(Counters::new(seed, pop.sessions.len()));
-        DemoInstance { pop, counters }
+        DemoInstance {
+            pop,
+            counters,
+            cpu: Arc::default(),
+        }
     }
 
     /// The same seed with `n` client sessions (clamped to 1..=`MAX_SESSIONS`).
@@ -82,7 +89,9 @@ impl DemoInstance {
         self.pop.sessions.iter().map(|s| s.sid).collect()
     }
 
-    /// Pure and deterministic: the same (seed, sessions, request, t) gives the same output.
+    /// Pure and deterministic: the same (seed, sessions, request, t) gives the same output;
+    /// but for `onstat -g cpu`'s CPU seconds, which count from the first moment asked
+    /// (`cpu.rs`).
     pub fn respond(&self, request: &Request, t: Duration) -> Result<Output, SourceError> {
         let secs = t.as_secs();
         let world = || World::at(&self.pop, &self.counters, secs);
@@ -114,6 +123,7 @@ impl DemoInstance {
                     ["onstat", "-g", "seg"] => Ok(onstat(vitals::seg(&world()))),
                     ["onstat", "-g", "con"] => Ok(onstat(onstat::onstat_g_con(&world()))),
                     ["onstat", "-g", "ath"] => Ok(onstat(onstat::onstat_g_ath(&world()))),
+                    ["onstat", "-g", "cpu"] => Ok(onstat(cpu::onstat_g_cpu(&world(), &self.cpu))),
                     ["onstat", "-g", "ntt"] => Ok(onstat(onstat::onstat_g_ntt(&world()))),
                     ["onstat", "-g", "ses", sid] => match sid.parse::<u64>() {
                         Ok(sid) => Ok(onstat(onstat::onstat_g_ses(&world(), sid))),

@@ -564,6 +564,39 @@ impl<'a> World<'a> {
         }
     }
 
+    /// CPU seconds each client session uses in this second (its primary thread's, what
+    /// `onstat -g cpu` adds up and the ground truth reads). The CPU VPs' busy seconds of this
+    /// second (`onstat -g glo`'s `cpu` class) are shared out, 90 % to the client sessions (the
+    /// rest is the server's own threads'), by what each wants: a running session its own pace, a
+    /// spinning mutex waiter some, a reader little, a waiter nothing; never more than a core.
+    pub(crate) fn cpu_use(&self) -> Vec<f64> {
+        use super::profile::Q;
+        let seed = self.pop.seed;
+        let want: Vec<f64> = self
+            .pop
+            .sessions
+            .iter()
+            .zip(&self.sessions)
+            .map(|(s, sn)| match sn.activity {
+                Activity::Running | Activity::Critical | Activity::Rollback => {
+                    0.40 + below(seed, Salt::Cpu, s.idx as u64, 3, 56) as f64 / 100.0
+                }
+                Activity::Mutex { .. } => 0.30,
+                Activity::Reading => 0.08,
+                _ => 0.0,
+            })
+            .collect();
+        let total: f64 = want.iter().sum();
+        let t = self.now.t as i64;
+        let busy = |q: Q| self.counters.at(q, t) - self.counters.at(q, t - 1);
+        let have = 0.9 * (busy(Q::CpuUser) + busy(Q::CpuSys)).max(0.0);
+        if total <= 0.0 {
+            return want;
+        }
+        let share = have / total;
+        want.into_iter().map(|w| (w * share).min(1.0)).collect()
+    }
+
     /// Every thread with an rstcb, in rstcb order: `onstat -u`'s rows.
     pub(crate) fn threads(&self) -> Vec<Thread> {
         threads(self)

@@ -42,6 +42,7 @@ pub(crate) enum Salt {
     Ckpt,
     Tpf,
     Segment,
+    Cpu,
 }
 
 /// A hash of (seed, salt, entity, bucket).

@@ -51,7 +51,7 @@ impl State {
 }
 
 /// One client session at one second.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SessionTruth {
     pub sid: u64,
     pub state: State,
@@ -69,6 +69,8 @@ pub struct SessionTruth {
     pub send_q: u64,
     /// In an open transaction.
     pub txn: bool,
+    /// CPU seconds its threads use in this second (what `onstat -g cpu` adds up).
+    pub cpu_s: f64,
 }
 
 /// A mutex held at one second: its address, name, holder's sid and the sids waiting for it.
@@ -223,6 +225,7 @@ fn truth_of(world: &World<'_>, ages: &[Option<u64>]) -> Truth {
         })
         .collect();
     let mut sessions: BTreeMap<u64, SessionTruth> = BTreeMap::new();
+    let cpu = world.cpu_use();
     for (i, sn) in world.sessions.iter().enumerate() {
         let blocker = match sn.activity {
             Activity::Lock { lock } => lock_owner(pop, lock).map(sid),
@@ -252,6 +255,7 @@ fn truth_of(world: &World<'_>, ages: &[Option<u64>]) -> Truth {
                 wait_age: ages.get(i).copied().flatten(),
                 send_q: sn.send_q,
                 txn: sn.txn,
+                cpu_s: cpu.get(i).copied().unwrap_or(0.0),
             },
         );
     }

@@ -198,6 +198,7 @@ pub(crate) fn feeds_activity(s: crate::source::Source) -> bool {
         | S::OnstatXTxn
         | S::OnstatGGlo
         | S::OnstatGTpf
+        | S::OnstatGCpu
         | S::OnstatGCkp
         | S::OnstatGSeg
         | S::OnstatDUpper

@@ -95,6 +95,11 @@ pub struct SessionView {
     pub kill_command: Option<String>,
     /// What helps, for a head blocker, in words (where `onmode -z` does not help, what does).
     pub action: Option<String>,
+    /// Its threads' CPU use between the last two `onstat -g cpu` samples (% of one core), a
+    /// lower bound when `cpu_at_least`, and the samples' session seconds.
+    pub cpu_percent: Option<f64>,
+    pub cpu_at_least: bool,
+    pub cpu_over_s: Option<(f64, f64)>,
 }
 
 /// The session's lock lines from `onstat -k`: those its threads hold, then the one it waits for.
@@ -143,6 +148,11 @@ pub(crate) fn build(
         history_end_s: now.as_secs_f64(),
         ..SessionView::default()
     };
+    if let (Some(c), Some((from, to))) = (store.cpu.get(sid), store.cpu.interval()) {
+        v.cpu_percent = Some(c.cores * 100.0);
+        v.cpu_at_least = c.at_least;
+        v.cpu_over_s = Some((from.as_secs_f64(), to.as_secs_f64()));
+    }
     let Some(u) = store.get(crate::source::key::OnstatU) else {
         v.notes.push("no onstat -u data yet".into());
         return v;

@@ -65,6 +65,13 @@ pub struct SessionRow {
     /// session idle, the application that forgot to commit (`idle txn`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub in_txn: bool,
+    /// CPU use of its threads between the last two `onstat -g cpu` samples, in % of one core
+    /// (htop's `CPU%`): `None` when not known (`Snapshot::session_cpu` says why).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_percent: Option<f64>,
+    /// `cpu_percent` is a lower bound: a thread of it ended between the samples.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub cpu_at_least: bool,
 }
 
 impl SessionRow {
@@ -88,6 +95,8 @@ pub(crate) struct SessionInputs<'a> {
     pub(crate) waiters: &'a [WaiterRow],
     pub(crate) tracker: &'a WaitTracker,
     pub(crate) rates: &'a Rates,
+    /// CPU use per session (onstat -g cpu).
+    pub(crate) cpu: &'a crate::store::cpu::SessionCpu,
     /// Client host per session (onstat -g ntt).
     pub(crate) hosts: &'a FxHashMap<Sid, CompactString>,
     /// Client program per session, where known.
@@ -144,6 +153,8 @@ pub(crate) fn build(u: &OnstatU, inp: &SessionInputs<'_>) -> Vec<SessionRow> {
                 threads: 0,
                 system: true,
                 in_txn: false,
+                cpu_percent: None,
+                cpu_at_least: false,
             });
             rows.len() - 1
         });
@@ -166,6 +177,10 @@ pub(crate) fn build(u: &OnstatU, inp: &SessionInputs<'_>) -> Vec<SessionRow> {
     rows.sort_unstable_by_key(|r| r.sessid);
     for row in &mut rows {
         let sid = row.sessid;
+        if let Some(c) = inp.cpu.get(sid) {
+            row.cpu_percent = Some(c.cores * 100.0);
+            row.cpu_at_least = c.at_least;
+        }
         if let Some(w) = waiter_of.get(&sid) {
             row.wait = Some(w.reason);
             // A client wait with data queued to the client is the Send-Q story: say so here,

@@ -151,6 +151,9 @@ pub struct Snapshot {
     pub heads: Vec<HeadBlocker>,
     /// Every user session with its state.
     pub sessions: Vec<crate::model::sessions::SessionRow>,
+    /// What the sessions' `cpu_percent` covers, or why it is not known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_cpu: Option<SessionCpuSpan>,
     /// The causes this moment shows, the worst first (`model/findings.rs`).
     pub findings: Vec<crate::model::findings::Finding>,
     /// The moment of the `onstat -u` the fast facts were joined at (session seconds).
@@ -184,6 +187,36 @@ pub struct Snapshot {
     /// `mutexes`, `memory` at the JSON's top level.
     #[serde(flatten)]
     pub vitals: crate::model::vitals::Vitals,
+}
+
+/// What the sessions' CPU figures cover (`None` before any `onstat -g cpu`).
+fn session_cpu_span(store: &Store) -> Option<SessionCpuSpan> {
+    if let Some((from, to)) = store.cpu.interval() {
+        return Some(SessionCpuSpan {
+            from_s: Some(from.as_secs_f64()),
+            to_s: Some(to.as_secs_f64()),
+            unknown: None,
+        });
+    }
+    store.cpu.unknown().map(|why| SessionCpuSpan {
+        from_s: None,
+        to_s: None,
+        unknown: Some(why.words()),
+    })
+}
+
+/// The interval the sessions' CPU figures cover (two `onstat -g cpu` samples), or why they are
+/// not known.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SessionCpuSpan {
+    /// Session seconds of the two samples.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub to_s: Option<f64>,
+    /// Why no session has a figure.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unknown: Option<&'static str>,
 }
 
 /// What holds the checkpoint up, in words: `server Blocked:CKPT; in a critical section: sid 882`.
@@ -556,6 +589,7 @@ pub fn build_with(
                 waiters: &waiters,
                 tracker: &store.tracker,
                 rates: &store.rates,
+                cpu: &store.cpu,
                 hosts: &hosts,
                 programs: &programs,
                 sql: &sql,
@@ -673,6 +707,7 @@ pub fn build_with(
         vitals: crate::model::vitals::build(store),
         heads,
         tree,
+        session_cpu: session_cpu_span(store),
         sessions,
         session_views,
         at_s: now.as_secs_f64(),

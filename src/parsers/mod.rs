@@ -74,6 +74,7 @@ pub mod onstat_d;
 pub mod onstat_g_ath;
 pub mod onstat_g_ckp;
 pub mod onstat_g_con;
+pub mod onstat_g_cpu;
 pub mod onstat_g_ntt;
 pub mod onstat_g_ses;
 pub mod onstat_g_sql;
@@ -474,6 +475,11 @@ pub const KINDS: &[Kind] = &[
         name: "onstat-g-ath",
         aliases: &[],
         parse: |t| parsed(onstat_g_ath::parse(t)),
+    },
+    Kind {
+        name: "onstat-g-cpu",
+        aliases: &[],
+        parse: |t| parsed(onstat_g_cpu::parse(t)),
     },
     Kind {
         name: "onstat-g-ntt",

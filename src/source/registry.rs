@@ -339,6 +339,10 @@ registry! {
     /// Threads: tid ↔ rstcb ↔ name.
     OnstatGAth: parsers::onstat_g_ath::OnstatGAth as "ath" = parsers::onstat_g_ath::parse;
         SourceDef::onstat(&["-g", "ath"], PERIOD_THREADS),
+    /// Threads' CPU seconds: each session's CPU use between two samples, joined through the
+    /// `-g ath` and `-u` read with it. Read with `-g ath`, so the three share a moment.
+    OnstatGCpu: parsers::onstat_g_cpu::OnstatGCpu as "cpu" = parsers::onstat_g_cpu::parse;
+        SourceDef::onstat(&["-g", "cpu"], PERIOD_THREADS),
     /// Network threads: session ↔ client `host|port`.
     OnstatGNtt: parsers::onstat_g_ntt::OnstatGNtt as "ntt" = parsers::onstat_g_ntt::parse;
         SourceDef::onstat(&["-g", "ntt"], PERIOD_THREADS),

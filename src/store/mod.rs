@@ -1,6 +1,7 @@
 //! The store: per source the last good value, the last error and their times; and the
 //! accumulators fed by every sample (wait tracking, rates, hot spots, Send-Q history, scan rates).
 
+pub mod cpu;
 pub mod hotspots;
 pub mod io;
 pub mod scan;
@@ -107,6 +108,8 @@ pub struct Store {
     sources: BTreeMap<Source, SourceState>,
     pub(crate) tracker: WaitTracker,
     pub(crate) rates: Rates,
+    /// Each session's CPU use between the last two `onstat -g cpu` samples.
+    pub(crate) cpu: cpu::SessionCpu,
     pub(crate) hotspots: Hotspots,
     pub(crate) sockets: SocketHistory,
     pub(crate) scan: ScanRate,
@@ -142,6 +145,7 @@ impl Store {
             sources: BTreeMap::new(),
             tracker: WaitTracker::default(),
             rates: Rates::default(),
+            cpu: cpu::SessionCpu::default(),
             scan: ScanRate::default(),
             vitals: vitals::Vitals::default(),
             io: io::IoHistory::default(),
@@ -307,6 +311,27 @@ impl Store {
                     if !s.segments.is_empty() {
                         self.vitals.memory.observe(s);
                     }
+                }
+            }
+            Source::OnstatGCpu => {
+                if let Some(g) = parsed.get::<crate::parsers::onstat_g_cpu::OnstatGCpu>() {
+                    // The threads' sessions only from outputs of this moment: an rstcb of
+                    // another moment may be another session's.
+                    let at_moment = |s: Source| {
+                        self.sources
+                            .get(&s)
+                            .and_then(|st| st.last_ok.as_ref())
+                            .filter(|(t, _)| t.abs_diff(u.t) <= SAME_MOMENT)
+                            .map(|(_, p)| p)
+                    };
+                    let ath = at_moment(Source::OnstatGAth)
+                        .and_then(|p| p.get::<crate::parsers::onstat_g_ath::OnstatGAth>());
+                    let users = at_moment(Source::OnstatU).and_then(|p| p.get::<OnstatU>());
+                    let (ath, users) = match (ath, users) {
+                        (Some(a), Some(u)) => (Some(a), Some(u)),
+                        _ => (None, None),
+                    };
+                    self.cpu.observe(g, u.t, ath, users);
                 }
             }
             Source::OnstatGRea => {

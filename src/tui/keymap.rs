@@ -43,6 +43,8 @@ pub enum Action {
     Search,
     SortNext,
     SortReverse,
+    /// The Sessions pane, the most CPU first (htop's `P`).
+    SortCpu,
     ToggleFreeze,
     IntervalLonger,
     IntervalShorter,
@@ -235,6 +237,7 @@ const DEFAULTS: &[(&str, Action)] = &[
     ("s", Action::SortNext),
     ("f6", Action::SortNext),
     ("S", Action::SortReverse),
+    ("P", Action::SortCpu),
     ("space", Action::ToggleFreeze),
     ("+", Action::IntervalLonger),
     ("=", Action::IntervalLonger),

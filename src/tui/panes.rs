@@ -43,6 +43,8 @@ pub enum SessionCol {
     State,
     What,
     Time,
+    /// CPU % of one core between the last two `onstat -g cpu` samples.
+    Cpu,
     ReadsPerS,
     WritesPerS,
     Locks,
@@ -144,13 +146,14 @@ pub enum Order {
     },
 }
 
-const SESSION_COLS: [Column; 12] = [
+const SESSION_COLS: [Column; 13] = [
     Column::Session(SessionCol::Sid),
     Column::Session(SessionCol::User),
     Column::Session(SessionCol::State),
     Column::Session(SessionCol::What),
     Column::Session(SessionCol::Blocks),
     Column::Session(SessionCol::Time),
+    Column::Session(SessionCol::Cpu),
     Column::Session(SessionCol::ReadsPerS),
     Column::Session(SessionCol::WritesPerS),
     Column::Session(SessionCol::Host),
@@ -404,6 +407,7 @@ impl Column {
                 SessionCol::State => Col::new("STATE", 10),
                 SessionCol::What => Col::new("WAITING ON", 16).flex(),
                 SessionCol::Time => Col::new("TIME", 6).right(),
+                SessionCol::Cpu => Col::new("CPU%", 5).right(),
                 // Rates of 100 and more have no decimal: five characters hold 99999/s.
                 SessionCol::ReadsPerS => Col::new("RD/s", 5).right(),
                 SessionCol::WritesPerS => Col::new("WR/s", 5).right(),
@@ -592,6 +596,18 @@ fn session_cell(r: &SessionRow, c: SessionCol) -> Cow<'_, str> {
         SessionCol::Time => r.in_state_s.map_or(Cow::Borrowed("-"), |t| {
             crate::format::human_duration_bound(t, r.in_state_s_at_least).into()
         }),
+        SessionCol::Cpu => r.cpu_percent.map_or(Cow::Borrowed("-"), |c| {
+            let n = if c < 9.95 {
+                format!("{c:.1}")
+            } else {
+                format!("{c:.0}")
+            };
+            if r.cpu_at_least {
+                format!("≥{n}").into()
+            } else {
+                n.into()
+            }
+        }),
         SessionCol::ReadsPerS => rate(r.reads_per_s).into(),
         SessionCol::WritesPerS => rate(r.writes_per_s).into(),
         SessionCol::Locks => r.locks.to_string().into(),
@@ -621,6 +637,7 @@ fn session_key(r: &SessionRow, c: SessionCol) -> SortKey {
             .as_ref()
             .map_or(SortKey::None, |w| SortKey::Text(w.clone())),
         SessionCol::Time => r.in_state_s.map_or(SortKey::None, SortKey::Num),
+        SessionCol::Cpu => r.cpu_percent.map_or(SortKey::None, SortKey::Num),
         SessionCol::ReadsPerS => r.reads_per_s.map_or(SortKey::None, SortKey::Num),
         SessionCol::WritesPerS => r.writes_per_s.map_or(SortKey::None, SortKey::Num),
         SessionCol::Locks => SortKey::Num(r.locks as f64),

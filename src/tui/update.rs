@@ -631,6 +631,17 @@ impl App {
                     self.refresh_order(self.pane);
                 }
             }
+            Action::SortCpu => {
+                self.pane = Pane::Sessions;
+                let column = crate::tui::panes::Column::Session(crate::tui::panes::SessionCol::Cpu);
+                self.table_mut().sort = Order::By { column, desc: true };
+                let why = match self.shown().session_cpu.as_ref() {
+                    None => "; CPU% not collected yet (onstat -g cpu)".to_string(),
+                    Some(c) => c.unknown.map_or_else(String::new, |w| format!("; CPU% {w}")),
+                };
+                self.say(format!("sorted by CPU%, descending{why}"), now);
+                self.refresh_order(self.pane);
+            }
             Action::ToggleFreeze => {
                 if self.frozen.take().is_none() {
                     self.frozen = Some((self.live.clone(), now));
@@ -744,7 +755,6 @@ impl App {
 /// say why; any other points to the help.
 fn unbound_hint(key: &str) -> String {
     match key {
-        "P" => "P: no CPU per session yet (needs onstat -g cpu); ? for help".into(),
         "M" => "M: no memory per session yet (needs onstat -g mem); ? for help".into(),
         k => format!("unbound key {k} — ? for help"),
     }

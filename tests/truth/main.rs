@@ -362,6 +362,7 @@ fn run_with(
         let mut findings = ifxtop::model::findings::FindingsHistory::default();
         let mut walk = TruthWalk::new(&demo, start.saturating_sub(WARM));
         let mut truth = walk.next();
+        let mut cpu_so_far = CpuSoFar::default();
         let t0 = tokio::time::Instant::now();
         for k in 0..len {
             // Half a second into each second: what was taken at its start has arrived.
@@ -383,8 +384,10 @@ fn run_with(
             let mut snap = build(&store, now, None, &[]);
             snap.track_findings(&mut findings, None);
             while truth.t < u_t.as_secs() {
+                cpu_so_far.push(truth.t, &truth);
                 truth = walk.next();
             }
+            check_session_cpu(&snap, &cpu_so_far, &mut report);
             let at = format!(
                 "seed {seed} n {sessions} t={} (con {:?})",
                 truth.t,
@@ -394,6 +397,86 @@ fn run_with(
         }
     });
     report
+}
+
+/// Each session's CPU seconds from the walk's start up to a second (excluded), for the last
+/// minute of seconds: what the demo's `onstat -g cpu` adds up, second by second.
+#[derive(Default)]
+struct CpuSoFar {
+    /// (second, CPU seconds per session before it).
+    upto: std::collections::VecDeque<(u64, BTreeMap<u64, f64>)>,
+}
+
+impl CpuSoFar {
+    /// Takes the truth of second `t`: the sums before `t + 1`.
+    fn push(&mut self, t: u64, truth: &Truth) {
+        let mut next = self.upto.back().map(|(_, m)| m.clone()).unwrap_or_default();
+        if self.upto.is_empty() {
+            self.upto.push_back((t, next.clone()));
+        }
+        for (sid, st) in &truth.sessions {
+            *next.entry(*sid).or_insert(0.0) += st.cpu_s;
+        }
+        if let Some((_, first)) = self.upto.back_mut() {
+            for sid in truth.sessions.keys() {
+                first.entry(*sid).or_insert(0.0);
+            }
+        }
+        self.upto.push_back((t + 1, next));
+        while self.upto.len() > 60 {
+            self.upto.pop_front();
+        }
+    }
+
+    /// A session's true CPU seconds over `[from, to)`, when both ends are kept.
+    fn between(&self, sid: u64, from: u64, to: u64) -> Option<f64> {
+        let at = |t: u64| {
+            self.upto
+                .iter()
+                .find(|(s, _)| *s == t)
+                // A daemon's session is not in the truth's client sessions.
+                .and_then(|(_, m)| m.get(&sid).copied())
+        };
+        Some(at(to)? - at(from)?)
+    }
+}
+
+/// Each session's CPU % (two `onstat -g cpu` samples joined through `-g ath` and `-u` of the
+/// later one's moment) against the CPU its session truly used between them: equal (to the
+/// printed 4 decimals), or a lower bound not above it, or not given.
+fn check_session_cpu(snap: &Snapshot, so_far: &CpuSoFar, r: &mut Report) {
+    let Some((Some(from), Some(to))) = snap.session_cpu.as_ref().map(|c| (c.from_s, c.to_s)) else {
+        return;
+    };
+    // The demo prints the sums up to its whole second.
+    let (a, b) = (from as u64, to as u64);
+    for row in &snap.sessions {
+        let sid = row.sessid.0;
+        let Some(truth) = so_far.between(sid, a, b) else {
+            continue;
+        };
+        let Some(shown) = row.cpu_percent else {
+            r.unknown("session cpu");
+            continue;
+        };
+        let true_pct = truth / (to - from) * 100.0;
+        let ok = if row.cpu_at_least {
+            shown <= true_pct + 0.01
+        } else {
+            (shown - true_pct).abs() <= 0.01
+        };
+        if ok {
+            r.right("session cpu");
+        } else {
+            r.wrong(
+                "session cpu",
+                format!(
+                    "sid {sid} over {from}-{to}: shown {shown:.3}% (at least: {}), true {true_pct:.3}%",
+                    row.cpu_at_least
+                ),
+            );
+        }
+    }
 }
 
 /// Each incident's start.
@@ -438,6 +521,7 @@ fn oracle_slice() {
     );
     // The slice does check what it claims to.
     for kind in [
+        "session cpu",
         "state",
         "direct blocker",
         "head blocker",

@@ -40,6 +40,7 @@ const GROUPS: &[(&[Action], &str)] = &[
         &[Action::SortNext, Action::SortReverse],
         "sort column / reverse",
     ),
+    (&[Action::SortCpu], "sessions by CPU%"),
     (&[Action::ToggleFreeze], "freeze / resume"),
     (
         &[Action::IntervalLonger, Action::IntervalShorter],

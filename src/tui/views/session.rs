@@ -318,6 +318,17 @@ pub(crate) fn lines(
             Span::raw(parts.join(" ← ")),
         ]));
     }
+    if let (Some(pct), Some((from, to))) = (view.cpu_percent, view.cpu_over_s) {
+        let bound = if view.cpu_at_least { "≥" } else { "" };
+        out.push(Line::from(vec![
+            label("CPU", theme),
+            Span::raw(format!(
+                "{bound}{pct:.1}% of a core over {} (onstat -g cpu), {} ago",
+                crate::format::human_duration(to - from),
+                crate::format::human_duration((view.history_end_s - to).max(0.0)),
+            )),
+        ]));
+    }
     if !view.threads.is_empty() {
         // The addresses as wide as this server prints them (8 or 16 hex digits): at 80 columns
         // the row then keeps its status.

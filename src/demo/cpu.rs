@@ -1,0 +1,189 @@
+//! `onstat -g cpu`: each thread's CPU seconds since it started.
+//!
+//! A client thread's CPU seconds are the sum, over every second since the demo was first asked
+//! for them, of what its session used in that second ([`World::cpu_use`], the same function the
+//! ground truth reads). A sum over all the seconds since time 0 would cost minutes at a late
+//! demo time, so the sum starts where the demo was first asked (`Ledger`), as if the threads had
+//! started then. Asked about an earlier moment, or one far ahead, the ledger starts again, as a
+//! restarted server's counters do: the CPU seconds go down, and ifxtop must (and does) say the
+//! use over that interval is not known. This is the one output of the demo that depends on what
+//! was asked before; deltas between two moments a run asks in order are exact.
+//!
+//! The server's own threads use CPU at a steady pace (a pure function of `t`). The scan
+//! helpers of a parallel query show no CPU seconds: the demo gives a helper the same tid each
+//! time its query runs, which a real server never does (its tids are never reused).
+
+use super::instance::{Population, SYSTEM_THREADS};
+use super::moment::{Vp, World};
+use super::noise::{below, Salt};
+use super::profile::Counters;
+use super::text;
+use std::sync::Mutex;
+
+/// Further ahead than this, the ledger starts again rather than walk every second between.
+const MAX_GAP_S: u64 = 600;
+
+/// The client threads' CPU seconds, as far as the demo has walked.
+#[derive(Debug, Default)]
+pub(crate) struct Ledger {
+    /// The second the sums run up to (excluded); `None` before the first ask.
+    t: Option<u64>,
+    /// The second they began at.
+    start: u64,
+    /// Per session: CPU seconds, the last second it ran, times scheduled.
+    cpu: Vec<f64>,
+    last_run: Vec<Option<u64>>,
+    scheds: Vec<u64>,
+}
+
+impl Ledger {
+    /// Brings the sums up to second `t` (excluded).
+    fn walk_to(&mut self, pop: &Population, counters: &Counters, t: u64) {
+        let n = pop.sessions.len();
+        let restart = match self.t {
+            None => true,
+            Some(at) => t < at || t - at > MAX_GAP_S || self.cpu.len() != n,
+        };
+        if restart {
+            // What each thread had used before: a few seconds, as after a recent start.
+            self.cpu = pop
+                .sessions
+                .iter()
+                .map(|s| below(pop.seed, Salt::Cpu, s.idx as u64, 0, 400) as f64 / 100.0)
+                .collect();
+            self.last_run = vec![None; n];
+            self.scheds = pop
+                .sessions
+                .iter()
+                .map(|s| 1 + below(pop.seed, Salt::Cpu, s.idx as u64, 1, 900))
+                .collect();
+            self.t = Some(t);
+            self.start = t;
+            return;
+        }
+        let from = self.t.unwrap_or(t);
+        for u in from..t {
+            let world = World::at(pop, counters, u);
+            for (i, c) in world.cpu_use().into_iter().enumerate() {
+                if c > 0.0 {
+                    self.cpu[i] += c;
+                    self.last_run[i] = Some(u);
+                    // Scheduled about every 2.5 ms of CPU.
+                    self.scheds[i] += 1 + (c * 400.0) as u64;
+                }
+            }
+        }
+        self.t = Some(t);
+    }
+}
+
+/// CPU seconds per second of a server thread (a VP's poll thread, a daemon).
+fn steady_rate(seed: u64, tid: u64) -> f64 {
+    below(seed, Salt::Cpu, tid, 2, 50) as f64 / 10_000.0
+}
+
+/// The demo clock's `MM/DD HH:MM:SS` at demo second `t`.
+fn month_day_time(t: u64) -> String {
+    let at = super::EPOCH + time::Duration::seconds(i64::try_from(t).unwrap_or(i64::MAX));
+    format!(
+        "{:02}/{:02} {:02}:{:02}:{:02}",
+        u8::from(at.month()),
+        at.day(),
+        at.hour(),
+        at.minute(),
+        at.second()
+    )
+}
+
+/// One row: ` 4      aio vp 0          5aio*   06/05 11:19:00    29409.7586    9587799    IO Idle`.
+fn row(o: &mut String, tid: u64, name: &str, vp: &str, last_run: u64, cpu: f64, scheds: u64) {
+    o.push(' ');
+    text::ldec(o, tid, 7);
+    text::left(o, name, 18);
+    text::left(o, vp, 8);
+    o.push_str(&month_day_time(last_run));
+    let secs = format!("{cpu:.4}");
+    text::pad(o, 14usize.saturating_sub(secs.len()).max(1));
+    o.push_str(&secs);
+    text::pad(o, 11usize.saturating_sub(decimal_len(scheds)).max(1));
+    text::ldec(o, scheds, 0);
+    o.push_str("    ");
+}
+
+fn decimal_len(n: u64) -> usize {
+    n.checked_ilog10().map_or(1, |l| l as usize + 1)
+}
+
+/// `onstat -g cpu` at the world's moment, walking the ledger up to it.
+pub(crate) fn onstat_g_cpu(w: &World<'_>, ledger: &Mutex<Ledger>) -> String {
+    let t = w.now.t;
+    let seed = w.pop.seed;
+    let threads = w.threads();
+    let mut o = super::onstat::banner(w);
+    o.reserve(100 * (threads.len() + SYSTEM_THREADS.len() + 4));
+    o.push_str("\nThread CPU Info:\n");
+    o.push_str(
+        " tid    name              vp       Last Run           CPU Time     #scheds    status\n",
+    );
+    let steady = |o: &mut String, tid: u64, name: &str, vp: &str, status: &str| {
+        let rate = steady_rate(seed, tid);
+        // Up since an hour before time 0.
+        let secs = (t + 3_600) as f64 * rate;
+        row(
+            o,
+            tid,
+            name,
+            vp,
+            t.saturating_sub(1),
+            secs,
+            1 + (secs * 400.0) as u64,
+        );
+        o.push_str(status);
+        o.push('\n');
+    };
+    for (i, (status, vp, name)) in SYSTEM_THREADS.iter().enumerate() {
+        steady(
+            &mut o,
+            2 + i as u64,
+            name,
+            &format!("{vp}*"),
+            &status.text(),
+        );
+    }
+    let mut ledger = ledger
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    ledger.walk_to(w.pop, w.counters, t);
+    for th in &threads {
+        let vp = match th.vp {
+            Vp::Cpu(n) => format!("{n}cpu"),
+            Vp::Named(s) => s.to_string(),
+        };
+        let status = th.status.text();
+        match th.session {
+            Some(i) if w.pop.sessions.get(i).is_some_and(|s| s.tid == th.tid) => {
+                let last = ledger.last_run.get(i).copied().flatten();
+                row(
+                    &mut o,
+                    th.tid,
+                    th.name,
+                    &vp,
+                    // Never ran since the ledger began.
+                    last.unwrap_or(ledger.start),
+                    ledger.cpu.get(i).copied().unwrap_or(0.0),
+                    ledger.scheds.get(i).copied().unwrap_or(1),
+                );
+                o.push_str(&status);
+                o.push('\n');
+            }
+            // A parallel query's helper: see the module's note.
+            Some(_) => {
+                row(&mut o, th.tid, th.name, &vp, t.saturating_sub(1), 0.0, 1);
+                o.push_str(&status);
+                o.push('\n');
+            }
+            None => steady(&mut o, th.tid, th.name, &vp, &status),
+        }
+    }
+    o
+}

@@ -1,0 +1,311 @@
+//! Each session's CPU use, from two `onstat -g cpu` samples: a thread's CPU seconds are
+//! cumulative, so their growth over the time between the samples is its CPU use. A thread is a
+//! session's through `onstat -g ath` (tid → rstcb) and `onstat -u` (rstcb → session) read at
+//! the moment of the later sample; read at another moment, an rstcb could be another
+//! session's by then, and no session is named.
+//!
+//! What is not known is said: a thread whose CPU seconds went down (a restart, `onstat -z`)
+//! or that was missing from a sample that was cut leaves its session unknown; a thread that
+//! ended between the samples takes its last seconds with it, so its session's figure is a lower
+//! bound.
+
+use crate::ids::{Sid, Tid};
+use crate::parsers::onstat_g_ath::OnstatGAth;
+use crate::parsers::onstat_g_cpu::OnstatGCpu;
+use crate::parsers::onstat_u::OnstatU;
+use rustc_hash::FxHashMap;
+use std::time::Duration;
+
+/// A session's CPU use between two samples.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CpuUse {
+    /// CPU seconds per second (1.0: one core busy the whole time).
+    pub cores: f64,
+    /// A lower bound: a thread of it ended between the samples.
+    pub at_least: bool,
+}
+
+/// One `onstat -g cpu` sample as kept for the next one.
+#[derive(Debug, Clone, Default)]
+struct Sample {
+    t: Duration,
+    cpu: FxHashMap<Tid, f64>,
+    /// Each user thread's session, when `-g ath` and `-u` were read at its moment.
+    sid: Option<FxHashMap<Tid, Sid>>,
+    /// The highest tid listed: a thread not listed with a higher tid started after it (tids
+    /// are never reused while the server is up).
+    max_tid: u64,
+    /// Every row was read (no elision, nothing unparsed): a thread not listed did not exist.
+    complete: bool,
+}
+
+/// Why no session has a figure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CpuUnknown {
+    /// One sample so far: use needs two.
+    FirstSample,
+    /// The latest `onstat -g cpu` was not read with an `onstat -g ath` and `onstat -u` of its
+    /// moment.
+    NotJoined,
+}
+
+impl CpuUnknown {
+    pub fn words(self) -> &'static str {
+        match self {
+            CpuUnknown::FirstSample => "known after a second onstat -g cpu",
+            CpuUnknown::NotJoined => {
+                "not known: onstat -g ath and -u were not read at the moment of onstat -g cpu"
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SessionCpu {
+    last: Option<Sample>,
+    by_sid: FxHashMap<Sid, CpuUse>,
+    /// The interval the figures cover.
+    interval: Option<(Duration, Duration)>,
+    unknown: Option<CpuUnknown>,
+}
+
+impl SessionCpu {
+    /// Takes the sample of `onstat -g cpu` at `t`. `ath` and `u` are given only when they were
+    /// read at the same moment.
+    pub(crate) fn observe(
+        &mut self,
+        g: &OnstatGCpu,
+        t: Duration,
+        ath: Option<&OnstatGAth>,
+        u: Option<&OnstatU>,
+    ) {
+        let sid = match (ath, u) {
+            (Some(a), Some(u)) => Some(sessions_of_threads(a, u)),
+            _ => None,
+        };
+        let now = Sample {
+            t,
+            cpu: g.threads.iter().map(|th| (th.tid, th.cpu_s)).collect(),
+            sid,
+            max_tid: g.threads.iter().map(|th| th.tid.0).max().unwrap_or(0),
+            complete: g.elisions.is_empty() && g.unparsed.is_empty(),
+        };
+        self.by_sid.clear();
+        self.interval = None;
+        self.unknown = None;
+        match (&self.last, &now.sid) {
+            (None, _) => self.unknown = Some(CpuUnknown::FirstSample),
+            (Some(_), None) => self.unknown = Some(CpuUnknown::NotJoined),
+            (Some(prev), Some(sid_of)) if now.t > prev.t => {
+                self.by_sid = uses(prev, &now, sid_of);
+                self.interval = Some((prev.t, now.t));
+            }
+            (Some(_), Some(_)) => self.unknown = Some(CpuUnknown::FirstSample),
+        }
+        self.last = Some(now);
+    }
+
+    /// A session's CPU use over [`Self::interval`], when known.
+    pub(crate) fn get(&self, sid: Sid) -> Option<CpuUse> {
+        self.by_sid.get(&sid).copied()
+    }
+
+    /// The interval the figures cover (the two samples' times).
+    pub(crate) fn interval(&self) -> Option<(Duration, Duration)> {
+        self.interval
+    }
+
+    /// Why no session has a figure (`None` when they have, or `onstat -g cpu` was never read).
+    pub(crate) fn unknown(&self) -> Option<CpuUnknown> {
+        self.unknown
+    }
+}
+
+/// Each user thread's session: tid → rstcb (`-g ath`) → session (`-u`).
+fn sessions_of_threads(ath: &OnstatGAth, u: &OnstatU) -> FxHashMap<Tid, Sid> {
+    let sid_of: FxHashMap<_, Sid> = u
+        .threads
+        .iter()
+        .filter(|t| t.sessid.0 != 0)
+        .map(|t| (t.address, t.sessid))
+        .collect();
+    ath.threads
+        .iter()
+        .filter_map(|t| Some((t.tid, *sid_of.get(&t.rstcb?)?)))
+        .collect()
+}
+
+/// The use per session between `prev` and `now` (`now.t > prev.t`).
+fn uses(prev: &Sample, now: &Sample, sid_of: &FxHashMap<Tid, Sid>) -> FxHashMap<Sid, CpuUse> {
+    let dt = now.t.saturating_sub(prev.t).as_secs_f64();
+    // Per session: CPU seconds, a lower bound, unknown.
+    let mut acc: FxHashMap<Sid, (f64, bool, bool)> = FxHashMap::default();
+    for (tid, cpu) in &now.cpu {
+        let Some(sid) = sid_of.get(tid) else {
+            continue;
+        };
+        let e = acc.entry(*sid).or_insert((0.0, false, false));
+        match prev.cpu.get(tid) {
+            Some(p) if cpu >= p => e.0 += cpu - p,
+            // Went down: the counters were reset, or the tid is another thread's.
+            Some(_) => e.2 = true,
+            // Started since: all its seconds are of the interval.
+            None if prev.complete && tid.0 > prev.max_tid => e.0 += cpu,
+            // Left out of a cut sample, or listed below the highest tid: not known.
+            None => e.2 = true,
+        }
+    }
+    // Threads that ended between the samples took their last seconds with them.
+    for tid in prev.cpu.keys().filter(|t| !now.cpu.contains_key(t)) {
+        match prev.sid.as_ref().map(|m| m.get(tid)) {
+            Some(Some(sid)) => {
+                if let Some(e) = acc.get_mut(sid) {
+                    e.1 = true;
+                }
+            }
+            // A server thread (no session) that ended: nobody's.
+            Some(None) => {}
+            // Whose it was is not known: every figure may miss it.
+            None => acc.values_mut().for_each(|e| e.1 = true),
+        }
+    }
+    acc.into_iter()
+        .filter(|(_, (_, _, unknown))| !unknown)
+        .map(|(sid, (secs, at_least, _))| {
+            (
+                sid,
+                CpuUse {
+                    cores: secs / dt,
+                    at_least,
+                },
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+#[allow(clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    fn cpu(rows: &[(u64, f64)]) -> OnstatGCpu {
+        let mut text = String::from(
+            "Thread CPU Info:\n tid    name              vp       Last Run           CPU Time     #scheds    status\n",
+        );
+        for (tid, secs) in rows {
+            text.push_str(&format!(
+                " {tid}   sqlexec   1cpu   11/22 13:41:07   {secs:.4}   10   running\n"
+            ));
+        }
+        crate::parsers::onstat_g_cpu::parse(&text).expect("cpu")
+    }
+
+    fn ath(rows: &[(u64, u64)]) -> OnstatGAth {
+        let mut text = String::from(
+            "Threads:\n tid     tcb              rstcb            prty status                vp-class      name\n",
+        );
+        for (tid, rstcb) in rows {
+            text.push_str(&format!(
+                " {tid}   4000{tid:04x}   {rstcb:x}   2    running   1cpu   sqlexec\n"
+            ));
+        }
+        crate::parsers::onstat_g_ath::parse(&text).expect("ath")
+    }
+
+    fn u(rows: &[(u64, u64)]) -> OnstatU {
+        let mut text = String::from(
+            "Userthreads\naddress          flags   sessid   user     tty      wait             tout locks nreads   nwrites\n",
+        );
+        for (addr, sid) in rows {
+            text.push_str(&format!("{addr:x} ---P--- {sid} informix - 0 0 1 0 0\n"));
+        }
+        text.push_str(&format!(
+            " {} active, 128 total, 20 maximum concurrent\n",
+            rows.len()
+        ));
+        crate::parsers::onstat_u::parse(&text).expect("u")
+    }
+
+    const S: fn(u64) -> Duration = Duration::from_secs;
+
+    #[test]
+    fn use_is_the_growth_of_the_sessions_threads_over_the_interval() {
+        let mut c = SessionCpu::default();
+        let (a, uu) = (
+            ath(&[(50, 0xa000), (51, 0xa100), (52, 0xb000)]),
+            u(&[(0xa000, 7), (0xa100, 7), (0xb000, 8)]),
+        );
+        c.observe(
+            &cpu(&[(2, 100.0), (50, 1.0), (51, 2.0), (52, 3.0)]),
+            S(10),
+            Some(&a),
+            Some(&uu),
+        );
+        assert_eq!(c.unknown(), Some(CpuUnknown::FirstSample));
+        assert_eq!(c.get(Sid(7)), None);
+        c.observe(
+            &cpu(&[(2, 300.0), (50, 6.0), (51, 4.5), (52, 3.0)]),
+            S(20),
+            Some(&a),
+            Some(&uu),
+        );
+        assert_eq!(c.interval(), Some((S(10), S(20))));
+        let seven = c.get(Sid(7)).expect("7");
+        assert!((seven.cores - 0.75).abs() < 1e-9, "{seven:?}");
+        assert!(!seven.at_least);
+        assert_eq!(
+            c.get(Sid(8)),
+            Some(CpuUse {
+                cores: 0.0,
+                at_least: false
+            })
+        );
+    }
+
+    #[test]
+    fn a_thread_that_ended_makes_a_lower_bound_and_one_that_began_counts_whole() {
+        let mut c = SessionCpu::default();
+        c.observe(
+            &cpu(&[(50, 1.0), (51, 2.0)]),
+            S(0),
+            Some(&ath(&[(50, 0xa000), (51, 0xa100)])),
+            Some(&u(&[(0xa000, 7), (0xa100, 7)])),
+        );
+        c.observe(
+            &cpu(&[(50, 2.0), (60, 3.0)]),
+            S(10),
+            Some(&ath(&[(50, 0xa000), (60, 0xa100)])),
+            Some(&u(&[(0xa000, 7), (0xa100, 7)])),
+        );
+        let seven = c.get(Sid(7)).expect("7");
+        assert!((seven.cores - 0.4).abs() < 1e-9, "{seven:?}");
+        assert!(seven.at_least);
+    }
+
+    #[test]
+    fn what_cannot_be_known_is_not_given() {
+        let (a, uu) = (ath(&[(50, 0xa000)]), u(&[(0xa000, 7)]));
+        // Not read at the moment of -g ath and -u: no session is named.
+        let mut c = SessionCpu::default();
+        c.observe(&cpu(&[(50, 1.0)]), S(0), Some(&a), Some(&uu));
+        c.observe(&cpu(&[(50, 2.0)]), S(10), None, Some(&uu));
+        assert_eq!(c.get(Sid(7)), None);
+        assert_eq!(c.unknown(), Some(CpuUnknown::NotJoined));
+        // CPU seconds that went down: reset counters.
+        let mut c = SessionCpu::default();
+        c.observe(&cpu(&[(50, 5.0)]), S(0), Some(&a), Some(&uu));
+        c.observe(&cpu(&[(50, 2.0)]), S(10), Some(&a), Some(&uu));
+        assert_eq!(c.get(Sid(7)), None);
+        // A thread missing from the sample before, with a lower tid than one listed there: it
+        // was left out, not started since.
+        let mut c = SessionCpu::default();
+        let (a2, u2) = (
+            ath(&[(40, 0xa000), (50, 0xb000)]),
+            u(&[(0xa000, 7), (0xb000, 8)]),
+        );
+        c.observe(&cpu(&[(50, 1.0)]), S(0), Some(&a2), Some(&u2));
+        c.observe(&cpu(&[(40, 9.0), (50, 2.0)]), S(10), Some(&a2), Some(&u2));
+        assert_eq!(c.get(Sid(7)), None);
+        assert!(c.get(Sid(8)).is_some());
+    }
+}
