@@ -410,7 +410,8 @@ impl Column {
                 SessionCol::Cpu => Col::new("CPU%", 5).right(),
                 // Rates of 100 and more have no decimal: five characters hold 99999/s.
                 SessionCol::ReadsPerS => Col::new("RD/s", 5).right(),
-                SessionCol::WritesPerS => Col::new("WR/s", 5).right(),
+                // At 80 columns CPU% takes its place (WAITING ON keeps its width).
+                SessionCol::WritesPerS => Col::new("WR/s", 5).right().wide(90),
                 SessionCol::Locks => Col::new("LOCKS", 6).right().wide(110),
                 SessionCol::Blocks => Col::new("BLOCKS", 7).right(),
                 SessionCol::Threads => Col::new("THR", 4).right().wide(120),

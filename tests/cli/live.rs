@@ -57,6 +57,7 @@ fn fake_server(tweak: impl FnOnce(&mut FakeOnstat)) -> FakeOnstat {
             "onstat-g-ath/oninit-onstat-g-ath-truncated.txt",
             None,
         )
+        .answer_fixture("-g cpu", "onstat-g-cpu/oninit-onstat-g-cpu-cut.txt", None)
         .answer_fixture(
             "-g ntt",
             "onstat-g-ntt/oninit-onstat-g-ntt-truncated.txt",

@@ -688,7 +688,7 @@ fn a_session_number_nobody_has_says_so() {
     }
 }
 
-/// A key bound to nothing says so on the status line; top's P and M say why ifxtop has no such
+/// A key bound to nothing says so on the status line; top's M says why ifxtop has no such
 /// sort.
 #[test]
 fn unbound_keys_give_a_hint() {
@@ -699,13 +699,23 @@ fn unbound_keys_give_a_hint() {
         m.contains("unbound key F9") && m.contains("? for help"),
         "{m}"
     );
-    a.on_key(key('P'), NOW);
-    let m = a.current_message().unwrap_or_default().to_string();
-    assert!(m.contains("onstat -g cpu"), "{m}");
     a.on_key(key('M'), NOW);
     let m = a.current_message().unwrap_or_default().to_string();
     assert!(m.starts_with("M: "), "{m}");
     assert_eq!(a.pane, Pane::Waiters, "nothing else moved");
+}
+
+/// htop's P: the Sessions pane, the most CPU first; with no `onstat -g cpu` read yet, it says so.
+#[test]
+fn p_sorts_the_sessions_by_cpu() {
+    let mut a = app();
+    a.on_key(key('P'), NOW);
+    assert_eq!(a.pane, Pane::Sessions);
+    let m = a.current_message().unwrap_or_default().to_string();
+    assert!(
+        m.starts_with("sorted by CPU%, descending") && m.contains("not collected yet"),
+        "{m}"
+    );
 }
 
 /// In the help the moving keys scroll (j/k, arrows, pages) and keep it open; q and Esc close it

@@ -22,6 +22,7 @@ pub(crate) fn kind_for(dir: &str, file: &str) -> Option<Kind> {
         "onstat-X" => kind("onstat-X"),
         "onstat-d" => kind("onstat-d"),
         "onstat-g-ath" => kind("onstat-g-ath"),
+        "onstat-g-cpu" => kind("onstat-g-cpu"),
         "onstat-g-ckp" => kind("onstat-g-ckp"),
         "onstat-g-con" => kind("onstat-g-con"),
         "onstat-g-ntt" => kind("onstat-g-ntt"),

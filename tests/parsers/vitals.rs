@@ -807,3 +807,28 @@ proptest! {
         let _ = onstat_p::parse(&text);
     }
 }
+
+/// `onstat -g cpu` as oninit.com published it: every VP thread's row read from the date
+/// inward (names and statuses hold blanks), the row the copy cut left unparsed, not guessed.
+#[test]
+fn cpu_published_sample() {
+    let c =
+        ifxtop::parsers::onstat_g_cpu::parse(&fixture("onstat-g-cpu/oninit-onstat-g-cpu-cut.txt"))
+            .expect("cpu");
+    assert_eq!(c.threads.len(), 18);
+    let aio = c.threads.iter().find(|t| t.tid == Tid(4)).expect("tid 4");
+    assert_eq!(aio.name, "aio vp 0");
+    assert_eq!(aio.vp, "5aio*");
+    assert_eq!(aio.last_run, "06/05 11:19:00");
+    assert!((aio.cpu_s - 29_409.7586).abs() < 1e-6);
+    assert_eq!(aio.scheds, 9_587_799);
+    assert_eq!(aio.status, "IO Idle");
+    let fifo = c.threads.iter().find(|t| t.tid == Tid(6)).expect("tid 6");
+    assert_eq!(
+        (fifo.name.as_str(), fifo.vp.as_str()),
+        ("fifo vp 0", "7fifo*")
+    );
+    let cut: Vec<usize> = c.unparsed.iter().map(|u| u.line).collect();
+    assert_eq!(cut, [21]);
+    assert!(c.threads.iter().all(|t| t.tid != Tid(20)));
+}

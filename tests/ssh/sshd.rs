@@ -306,6 +306,7 @@ fn fake_instance() -> FakeOnstat {
             "onstat-g-ath/oninit-onstat-g-ath-truncated.txt",
             None,
         )
+        .answer_fixture("-g cpu", "onstat-g-cpu/oninit-onstat-g-cpu-cut.txt", None)
         .answer_fixture(
             "-g ntt",
             "onstat-g-ntt/oninit-onstat-g-ntt-truncated.txt",

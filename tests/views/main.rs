@@ -455,6 +455,11 @@ fn the_header_names_the_host() {
 /// The demo at demo time `at` through the real collectors (paused clock), as the live screen
 /// would have it, on a `w`x`h` terminal.
 fn demo_app(at: u64, w: u16, h: u16) -> App {
+    demo_app_with(at, w, h, &[])
+}
+
+/// `demo_app`, with the screens of `drilled` sessions built too.
+fn demo_app_with(at: u64, w: u16, h: u16, drilled: &[Sid]) -> App {
     let settings = StoreSettings {
         ports: vec![ifxtop::demo::LISTENER_PORT],
         wall_start: Some(ifxtop::demo::EPOCH),
@@ -481,7 +486,7 @@ fn demo_app(at: u64, w: u16, h: u16) -> App {
         &store,
         Duration::from_secs(at),
         Some("ol_demo"),
-        &[],
+        drilled,
     )));
     a
 }
@@ -1013,4 +1018,63 @@ fn tabs_at_60_columns_show_all_eight() {
     assert!(tabs.contains("2 Waiters"), "{tabs}");
     assert!(tabs.trim_end().ends_with(" 8"), "{tabs}");
     assert!(tabs.chars().count() <= 60, "{tabs}");
+}
+
+/// htop's `P` on the demo's CPU saturation: the Sessions pane sorted by CPU% (two `onstat -g
+/// cpu` samples joined through `-g ath` and `-u`), the busiest first; Enter opens the busiest
+/// session, whose screen says its CPU and over what.
+#[test]
+fn sessions_by_cpu_at_the_cpu_saturation() {
+    for (w, h) in SIZES {
+        let mut a = demo_app(480, w, h);
+        a.handle(Action::SortCpu, Duration::from_secs(480));
+        let text = demo_screen(&a, 480, w, h);
+        assert!(text.contains("CPU%▼"), "{text}");
+        // The column ends under `CPU%` (counted in characters: `≥` and `▼` are wider in bytes).
+        let header = text.lines().find(|t| t.contains("CPU%▼")).expect("titles");
+        let end = header.chars().take_while(|c| *c != '▼').count() + 1;
+        let cpu_col = |l: &str| -> Option<f64> {
+            let cell: String = l.chars().take(end).collect();
+            cell.split_whitespace()
+                .last()?
+                .trim_start_matches('≥')
+                .parse()
+                .ok()
+        };
+        let shown: Vec<f64> = text
+            .lines()
+            .skip_while(|l| !l.contains("CPU%▼"))
+            .skip(1)
+            .filter_map(cpu_col)
+            .collect();
+        assert!(shown.len() >= 5, "{text}");
+        assert!(shown.windows(2).all(|p| p[0] >= p[1]), "{shown:?}\n{text}");
+        assert!(shown[0] > 0.0, "{text}");
+        crate::snap_text!(format!("view__sessions_by_cpu__{w}x{h}"), text);
+        // The busiest session's screen.
+        let sid = a.selected_sid().expect("a session selected");
+        let mut a = demo_app_with(480, w, h, &[sid]);
+        a.drill.push(DrillUi {
+            sid,
+            selected: 0,
+            scroll: 0,
+        });
+        let text = demo_screen(&a, 480, w, h);
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("CPU "))
+            .unwrap_or_else(|| panic!("no CPU line:\n{text}"));
+        let pct: f64 = line
+            .trim_start_matches("CPU")
+            .trim_start()
+            .split('%')
+            .next()
+            .and_then(|p| p.trim_start_matches('≥').parse().ok())
+            .unwrap_or_else(|| panic!("{line}"));
+        assert!(
+            (pct - shown[0]).abs() <= 0.5 && line.contains("% of a core over 10s (onstat -g cpu)"),
+            "{line} (the list said {})",
+            shown[0]
+        );
+    }
 }

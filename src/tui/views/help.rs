@@ -37,10 +37,9 @@ const GROUPS: &[(&[Action], &str)] = &[
     (&[Action::Back], "back / clear filter"),
     (&[Action::Filter, Action::Search], "filter / find next"),
     (
-        &[Action::SortNext, Action::SortReverse],
-        "sort column / reverse",
+        &[Action::SortNext, Action::SortReverse, Action::SortCpu],
+        "sort / reverse / CPU%",
     ),
-    (&[Action::SortCpu], "sessions by CPU%"),
     (&[Action::ToggleFreeze], "freeze / resume"),
     (
         &[Action::IntervalLonger, Action::IntervalShorter],
