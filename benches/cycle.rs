@@ -3,7 +3,7 @@
 //! the collectors brought, applies it to the store and rebuilds the snapshot (the joins) once;
 //! drawing a frame is measured by `benches/render.rs`. This bench measures that work for a
 //! 5,000-session instance from the demo (real onstat formats), in its heaviest second: every
-//! source due at once (onstat -u, -g con, -X, -g ath, -g ntt, -k, /proc/net/tcp{,6}, and the
+//! source due at once (onstat -u, -g con, -X, -g ath, -g cpu, -g ntt, -k, /proc/net/tcp{,6}, and the
 //! chunk I/O and replication sources: onstat -D, -g iof, /proc/diskstats, -g cluster, -g rss
 //! verbose, joined to the chunks' devices resolved once; the vital signs: onstat -p, -l, -s, -x,
 //! -g glo, -g rea, -g lmx, -g wmx, -g tpf, -g ckp, -g seg).
@@ -17,11 +17,12 @@ use ifxtop::source::Source;
 use ifxtop::store::{Store, StoreSettings};
 use std::time::Duration;
 
-const SOURCES: [Source; 24] = [
+const SOURCES: [Source; 25] = [
     Source::OnstatU,
     Source::OnstatGCon,
     Source::OnstatX,
     Source::OnstatGAth,
+    Source::OnstatGCpu,
     Source::OnstatGNtt,
     Source::OnstatK,
     Source::ProcNetTcp6,
@@ -141,7 +142,7 @@ fn cycle(c: &mut Criterion) {
 
     // The steady state the budget is about: ten seconds of polling as the collectors do it
     // (onstat -u, -g con and the socket tables every second, -X every 2 s, the joins, -k, -p,
-    // -l, -s, -x, -D and /proc/diskstats every 5 s, -g ath, -g ntt, -g glo, -g rea, -g lmx,
+    // -l, -s, -x, -D and /proc/diskstats every 5 s, -g ath, -g cpu, -g ntt, -g glo, -g rea, -g lmx,
     // -g wmx, -g iof and the replication commands every 10 s, -g ckp and -g tpf every 30 s,
     // -g seg every minute; one snapshot a second), reported per second. The ten seconds hold
     // each 30 s and 60 s source once (its heaviest share).
@@ -155,6 +156,7 @@ fn cycle(c: &mut Criterion) {
         | Source::OnstatDUpper
         | Source::ProcDiskstats => t % 5 == 0,
         Source::OnstatGAth
+        | Source::OnstatGCpu
         | Source::OnstatGNtt
         | Source::OnstatGGlo
         | Source::OnstatGRea

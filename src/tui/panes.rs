@@ -42,6 +42,9 @@ pub enum SessionCol {
     Host,
     State,
     What,
+    /// The first words of its current statement, where read lately (`onstat -g sql` of the
+    /// sessions that matter: blockers, the longest waiters, the top by database time).
+    Sql,
     Time,
     /// CPU % of one core between the last two `onstat -g cpu` samples.
     Cpu,
@@ -146,11 +149,12 @@ pub enum Order {
     },
 }
 
-const SESSION_COLS: [Column; 13] = [
+const SESSION_COLS: [Column; 14] = [
     Column::Session(SessionCol::Sid),
     Column::Session(SessionCol::User),
     Column::Session(SessionCol::State),
     Column::Session(SessionCol::What),
+    Column::Session(SessionCol::Sql),
     Column::Session(SessionCol::Blocks),
     Column::Session(SessionCol::Time),
     Column::Session(SessionCol::Cpu),
@@ -406,6 +410,7 @@ impl Column {
                 SessionCol::Host => Col::new("HOST", 15).wide(100),
                 SessionCol::State => Col::new("STATE", 10),
                 SessionCol::What => Col::new("WAITING ON", 16).flex(),
+                SessionCol::Sql => Col::new("SQL", 24).flex().wide(120),
                 SessionCol::Time => Col::new("TIME", 6).right(),
                 SessionCol::Cpu => Col::new("CPU%", 5).right(),
                 // Rates of 100 and more have no decimal: five characters hold 99999/s.
@@ -594,6 +599,10 @@ fn session_cell(r: &SessionRow, c: SessionCol) -> Cow<'_, str> {
         SessionCol::Host => r.host.as_deref().unwrap_or("-").into(),
         SessionCol::State => r.state_words().into(),
         SessionCol::What => r.waiting_on.as_deref().unwrap_or("").into(),
+        // One line: the statement's own line breaks and indentation folded into blanks.
+        SessionCol::Sql => r.sql.as_deref().map_or(Cow::Borrowed("-"), |q| {
+            crate::format::printable(&q.split_whitespace().collect::<Vec<_>>().join(" ")).into()
+        }),
         SessionCol::Time => r.in_state_s.map_or(Cow::Borrowed("-"), |t| {
             crate::format::human_duration_bound(t, r.in_state_s_at_least).into()
         }),
@@ -637,6 +646,10 @@ fn session_key(r: &SessionRow, c: SessionCol) -> SortKey {
             .waiting_on
             .as_ref()
             .map_or(SortKey::None, |w| SortKey::Text(w.clone())),
+        SessionCol::Sql => r
+            .sql
+            .as_ref()
+            .map_or(SortKey::None, |q| SortKey::Text(q.clone())),
         SessionCol::Time => r.in_state_s.map_or(SortKey::None, SortKey::Num),
         SessionCol::Cpu => r.cpu_percent.map_or(SortKey::None, SortKey::Num),
         SessionCol::ReadsPerS => r.reads_per_s.map_or(SortKey::None, SortKey::Num),
