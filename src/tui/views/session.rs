@@ -1,5 +1,6 @@
 //! The session screen: one waiting session explained — identity, flags in words, what it waits
-//! on and for how long, the blocker chain (selectable), locks, SQL, socket, wait history.
+//! on and for how long, the blocker chain (selectable), locks, SQL and the running query's plan,
+//! socket, wait history.
 
 use crate::format::human_bytes;
 use crate::model::session::SessionView;
@@ -300,6 +301,7 @@ pub(crate) fn lines(
             ),
         ])),
     }
+    plan_lines(view, theme, replay, &mut out);
     if !view.history.is_empty() {
         // Newest first, each with how long it lasted: `lock 30s ← running 2m05s`.
         let mut parts: Vec<String> = Vec::new();
@@ -354,6 +356,57 @@ pub(crate) fn lines(
         out.push(Line::from(Span::styled(n.clone(), theme.dim)));
     }
     out
+}
+
+/// The running query's operators (`onstat -g pqs <sid>`), one line each, indented by depth:
+/// `nljoin  next  224,717 rows  1.82s` then its inputs below it.
+fn plan_lines(view: &SessionView, theme: &Theme, replay: bool, out: &mut Vec<Line<'static>>) {
+    const SHOWN: usize = 6;
+    let state = if !view.plan_collected {
+        Some(if replay {
+            // Asked only while a session's screen was open.
+            "not in the recording (not opened while recording)"
+        } else {
+            "not known yet (onstat -g pqs)"
+        })
+    } else if view.plan.is_empty() {
+        Some("no query running (onstat -g pqs)")
+    } else {
+        None
+    };
+    if let Some(state) = state {
+        out.push(Line::from(vec![
+            label("PLAN", theme),
+            Span::styled(state, theme.dim),
+        ]));
+        return;
+    }
+    for (i, step) in view.plan.iter().take(SHOWN).enumerate() {
+        let time = if step.time_s < 60.0 {
+            format!("{:.2}s", step.time_s)
+        } else {
+            crate::format::human_duration(step.time_s)
+        };
+        out.push(Line::from(vec![
+            label(if i == 0 { "PLAN" } else { "" }, theme),
+            Span::raw(format!(
+                "{}{}  {}  {} rows  {time}",
+                "  ".repeat(step.depth.min(8)),
+                step.opname,
+                step.phase,
+                crate::format::thousands(step.rows)
+            )),
+        ]));
+    }
+    if view.plan.len() > SHOWN {
+        out.push(Line::from(vec![
+            label("", theme),
+            Span::styled(
+                format!("… {} more operators", view.plan.len() - SHOWN),
+                theme.dim,
+            ),
+        ]));
+    }
 }
 
 pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
