@@ -70,6 +70,25 @@ pub struct PlanStep {
     pub time_s: f64,
 }
 
+impl PlanStep {
+    /// `nljoin  next  224,717 rows  1.82s`, indented two blanks a level: how the session
+    /// screen and `ifxtop snapshot` print it.
+    pub fn line(&self) -> String {
+        let time = if self.time_s < 60.0 {
+            format!("{:.2}s", self.time_s)
+        } else {
+            crate::format::human_duration(self.time_s)
+        };
+        format!(
+            "{}{}  {}  {} rows  {time}",
+            "  ".repeat(self.depth.min(8)),
+            self.opname,
+            self.phase,
+            crate::format::thousands(self.rows)
+        )
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct SessionView {
     pub sid: Sid,

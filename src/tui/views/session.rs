@@ -382,20 +382,9 @@ fn plan_lines(view: &SessionView, theme: &Theme, replay: bool, out: &mut Vec<Lin
         return;
     }
     for (i, step) in view.plan.iter().take(SHOWN).enumerate() {
-        let time = if step.time_s < 60.0 {
-            format!("{:.2}s", step.time_s)
-        } else {
-            crate::format::human_duration(step.time_s)
-        };
         out.push(Line::from(vec![
             label(if i == 0 { "PLAN" } else { "" }, theme),
-            Span::raw(format!(
-                "{}{}  {}  {} rows  {time}",
-                "  ".repeat(step.depth.min(8)),
-                step.opname,
-                step.phase,
-                crate::format::thousands(step.rows)
-            )),
+            Span::raw(step.line()),
         ]));
     }
     if view.plan.len() > SHOWN {
