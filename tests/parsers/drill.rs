@@ -430,6 +430,45 @@ fn k_doc_example_and_footer_with_overflows() {
     );
 }
 
+/// 15.0 native mode: wider row ids, page numbers and partnums. SYNTHETIC: the real row of
+/// `onstat-k/ibm-kc-12.10-adref-0597.txt` (`a095f78 0 a4d9e68 0 HDR+S 100002 203 0`, under
+/// that file's own title and column header) widened by hand: 16-hex-digit addresses, a
+/// 12-digit partnum, a 16-digit rowid, a wider key/bsiz, the columns pushed out of line.
+#[test]
+fn k_wider_15_0_numbers_synthetic() {
+    let text = format!(
+        "{BANNER}Locks\n\
+         address  wtlist   owner    lklist   type     tblsnum  rowid    key#/bsiz\n\
+         c00000000a095f78  0        c00000000a4d9e68  0        HDR+S    100000100002   7fff000000000203         0   \n\
+         c00000000a095f79 c00000000a4d9e69 c00000000a4d9e68 c00000000a095f78 HDR+X fffffffff00002 10000000203 65536\n\
+         \x20 2 active, 2000 total, 2048 hash buckets, 0 lock table overflows\n"
+    );
+    let k = onstat_k::parse(&text).expect("wide -k");
+    assert!(k.unparsed.is_empty(), "{:?}", k.unparsed);
+    assert_eq!(k.locks.len(), 2);
+    let l = &k.locks[0];
+    assert_eq!(
+        (l.address, l.owner, l.wtlist),
+        (
+            Addr(0xc000_0000_0a09_5f78),
+            Addr(0xc000_0000_0a4d_9e68),
+            None
+        )
+    );
+    assert_eq!(
+        (l.lock_type.as_str(), l.tblsnum, l.rowid, l.key.as_str()),
+        ("HDR+S", 0x1000_0010_0002, 0x7fff_0000_0000_0203, "0")
+    );
+    let l = &k.locks[1];
+    assert_eq!(l.wtlist, Some(Addr(0xc000_0000_0a4d_9e69)));
+    assert_eq!(l.lklist, Some(Addr(0xc000_0000_0a09_5f78)));
+    assert_eq!(
+        (l.tblsnum, l.rowid, l.key.as_str()),
+        (0xff_ffff_fff0_0002, 0x100_0000_0203, "65536")
+    );
+    assert_eq!(k.active, Some(2));
+}
+
 #[test]
 fn k_er_guide_sentence_is_unparsed_and_types_right_aligned() {
     let k = locks("oninit-ids10-erep327");
