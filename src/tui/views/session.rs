@@ -453,3 +453,66 @@ pub(crate) fn text(view: &SessionView, d: &DrillUi, replay: bool) -> String {
     }
     s
 }
+
+#[cfg(test)]
+#[allow(clippy::expect_used)]
+mod tests {
+    use super::*;
+    use crate::model::session::PlanStep;
+
+    fn plan_line(view: &SessionView, replay: bool) -> String {
+        let d = DrillUi {
+            sid: view.sid,
+            selected: 0,
+            scroll: 0,
+        };
+        text(view, &d, replay)
+            .lines()
+            .find(|l| l.starts_with("PLAN"))
+            .expect("a PLAN line")
+            .to_string()
+    }
+
+    /// Why there is no plan: not asked yet, not in a recording, or no query running; and a
+    /// long plan is cut with a count of what is left out.
+    #[test]
+    fn the_plan_or_why_not() {
+        let mut v = SessionView::default();
+        assert_eq!(
+            plan_line(&v, false),
+            "PLAN      not known yet (onstat -g pqs)"
+        );
+        assert_eq!(
+            plan_line(&v, true),
+            "PLAN      not in the recording (not opened while recording)"
+        );
+        v.plan_collected = true;
+        assert_eq!(
+            plan_line(&v, true),
+            "PLAN      no query running (onstat -g pqs)"
+        );
+        v.plan = (0..9)
+            .map(|i| PlanStep {
+                depth: i,
+                opname: "nljoin".into(),
+                phase: "next".into(),
+                rows: 1_234_567,
+                time_s: 75.0,
+            })
+            .collect();
+        let all = text(
+            &v,
+            &DrillUi {
+                sid: v.sid,
+                selected: 0,
+                scroll: 0,
+            },
+            false,
+        );
+        assert!(
+            all.contains("PLAN      nljoin  next  1,234,567 rows  1m15s"),
+            "{all}"
+        );
+        assert!(all.contains("… 3 more operators"), "{all}");
+    }
+}
