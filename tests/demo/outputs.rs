@@ -1398,3 +1398,16 @@ fn pqs_shows_the_plan_of_a_running_statement_and_none_for_an_idle_session() {
     assert!(joins > 0, "no report's join");
     assert!(grew > 0, "rows never grow");
 }
+
+/// `onstat -i` answers `g pqs <sid>` as the command does.
+#[test]
+fn pqs_inside_onstat_i() {
+    let d = DemoInstance::new(1);
+    let req = Request::CommandInput {
+        argv: vec!["onstat".into(), "-i".into()],
+        stdin: "g pqs 812\n".into(),
+    };
+    let out = d.respond(&req, secs(40)).expect("onstat -i").stdout;
+    assert!(out.contains("Query Operators:"), "{out}");
+    assert!(!out.contains("invalid option"), "{out}");
+}
