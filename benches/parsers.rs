@@ -5,8 +5,9 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use ifxtop::parsers::{
     onstat_banner, onstat_d_upper, onstat_g_bth, onstat_g_cluster, onstat_g_dri, onstat_g_glo,
-    onstat_g_iof, onstat_g_lmx, onstat_g_rea, onstat_g_rss, onstat_g_sds, onstat_g_seg,
-    onstat_g_tpf, onstat_g_wmx, onstat_l, onstat_p, onstat_s, onstat_x_txn, proc_diskstats,
+    onstat_g_iof, onstat_g_lmx, onstat_g_pqs, onstat_g_rea, onstat_g_rss, onstat_g_sds,
+    onstat_g_seg, onstat_g_tpf, onstat_g_wmx, onstat_l, onstat_p, onstat_s, onstat_x_txn,
+    proc_diskstats,
 };
 use ifxtop::parsers::{onstat_u, onstat_x};
 use std::fmt::Write;
@@ -646,6 +647,21 @@ fn vital_inputs(n: usize) -> Vec<VitalInput> {
             ),
             |t| onstat_g_rea::parse(t).ok().filter(|x| x.unparsed.is_empty()).map(|x| x.threads.len()),
         ),
+        (
+            // `onstat -g pqs` of a busy server (every session's operators): scans under joins.
+            "onstat_g_pqs",
+            rows_text(
+                "Query Operators:\naddr     ses-id   opname    phase   rows   time           in1         in2    stmt-type\n",
+                n,
+                |r, i| {
+                    let addr = 0x7f3a_2c00_18a0_e2b0u64 + i as u64 * 0x1c0;
+                    let join = i % 3 == 0;
+                    let input = |k: u64| if join { format!("{:x}", addr + k * 0x1c0) } else { "0".to_string() };
+                    format!("{:<8x} {:<8} {:<9} {:<7} {:<6} {:02}:{:02}.{:02} {:>10} {:>11}    SELECT", addr, 100 + i / 3, if join { "hjoin" } else { "scan" }, "next", r.below(10_000_000), r.below(60), r.below(60), r.below(100), input(1), input(2))
+                },
+            ),
+            |t| onstat_g_pqs::parse(t).ok().filter(|x| x.unparsed.is_empty()).map(|x| x.operators.len()),
+        ),
     ]
 }
 
@@ -695,6 +711,7 @@ fn vitals(c: &mut Criterion) {
             "onstat_g_bth" => |t| onstat_g_bth::parse(t).is_ok(),
             "onstat_g_tpf" => |t| onstat_g_tpf::parse(t).is_ok(),
             "onstat_x_txn" => |t| onstat_x_txn::parse(t).is_ok(),
+            "onstat_g_pqs" => |t| onstat_g_pqs::parse(t).is_ok(),
             _ => |t| onstat_g_rea::parse(t).is_ok(),
         };
         g.throughput(Throughput::Bytes(text.len() as u64));

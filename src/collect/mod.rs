@@ -392,7 +392,8 @@ pub(crate) struct RawRun {
     pub(crate) shared: u32,
 }
 
-/// The sessions whose `onstat -g ses <sid>` and `onstat -g sql <sid>` are collected.
+/// The sessions whose `onstat -g ses <sid>` and `onstat -g sql <sid>` are collected (and, for
+/// the drilled ones, `onstat -g pqs <sid>`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Focus {
     /// Drilled into by the user: collected at once when one is added, then on the joins' period.
@@ -418,8 +419,24 @@ impl Focus {
     }
 }
 
-/// The sessions in focus: `onstat -g ses <sid>` and `onstat -g sql <sid>` for each, on the
-/// joins' period. A session newly drilled into is collected at once; background changes wait
+/// What the focus task asks for session `sid` of `focus`: `onstat -g ses` and `-g sql`, and for
+/// a drilled session (its screen is open) `onstat -g pqs`, the operators of the query it runs,
+/// where the server has it (`asks`). A background session's plan is not worth a process.
+pub(crate) fn focus_sources(
+    focus: &Focus,
+    sid: Sid,
+    asks: impl Fn(&Source) -> bool,
+) -> Vec<Source> {
+    let mut out = vec![Source::OnstatGSes(sid), Source::OnstatGSql(sid)];
+    let plan = Source::OnstatGPqs(sid);
+    if focus.drilled.contains(&sid) && asks(&plan) {
+        out.push(plan);
+    }
+    out
+}
+
+/// The sessions in focus: `onstat -g ses <sid>` and `onstat -g sql <sid>` for each (and
+/// `onstat -g pqs <sid>` for the drilled ones, see [`focus_sources`]), on the joins' period. A session newly drilled into is collected at once; background changes wait
 /// for the period. Nothing runs while the set is empty.
 fn spawn_focus(ctx: &Ctx, mut focus: watch::Receiver<Focus>) -> JoinHandle<()> {
     let ctx = ctx.clone();
@@ -428,7 +445,7 @@ fn spawn_focus(ctx: &Ctx, mut focus: watch::Receiver<Focus>) -> JoinHandle<()> {
             let started = Instant::now();
             let collected: Focus = focus.borrow_and_update().clone();
             for sid in collected.sids() {
-                for source in [Source::OnstatGSes(sid), Source::OnstatGSql(sid)] {
+                for source in focus_sources(&collected, sid, |s| ctx.asks(s)) {
                     if ctx.collect(&source).await.is_none() {
                         return;
                     }
@@ -730,5 +747,41 @@ impl Collection {
 impl Drop for Collection {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `onstat -g pqs` only for the sessions whose screen is open, and only where the server
+    /// has it: a background session (a recording's blocker) costs ses and sql alone.
+    #[test]
+    fn the_plan_is_asked_for_drilled_sessions_only() {
+        let focus = Focus {
+            drilled: vec![Sid(812)],
+            background: vec![Sid(813), Sid(812)],
+        };
+        let all = |sid| focus_sources(&focus, sid, |_| true);
+        assert_eq!(
+            all(Sid(812)),
+            [
+                Source::OnstatGSes(Sid(812)),
+                Source::OnstatGSql(Sid(812)),
+                Source::OnstatGPqs(Sid(812))
+            ]
+        );
+        assert_eq!(
+            all(Sid(813)),
+            [Source::OnstatGSes(Sid(813)), Source::OnstatGSql(Sid(813))]
+        );
+        // A server older than 12.10 (or not known yet) is not asked.
+        let old = focus_sources(&focus, Sid(812), |s| s.supported_by(Some((11, 70))));
+        assert_eq!(
+            old,
+            [Source::OnstatGSes(Sid(812)), Source::OnstatGSql(Sid(812))]
+        );
+        let new = focus_sources(&focus, Sid(812), |s| s.supported_by(Some((15, 0))));
+        assert_eq!(new.len(), 3);
     }
 }

@@ -542,9 +542,13 @@ pub async fn live_store(
                     focus_sent = Some(sids);
                 }
                 Some(sids) => {
+                    // Their screens are open (drilled): the plan of the query each runs
+                    // too, where the server has `onstat -g pqs`.
                     let all_in = sids.iter().all(|sid| {
+                        let plan = Source::OnstatGPqs(*sid);
                         seen.contains_key(&Source::OnstatGSes(*sid))
                             && seen.contains_key(&Source::OnstatGSql(*sid))
+                            && (!plan.supported_by(release) || seen.contains_key(&plan))
                     });
                     if all_in {
                         break;

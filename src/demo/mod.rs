@@ -133,6 +133,10 @@ impl DemoInstance {
                         Ok(sid) => Ok(onstat(onstat::onstat_g_sql(&world(), sid))),
                         Err(_) => Err(not_found(request)),
                     },
+                    ["onstat", "-g", "pqs", sid] => match sid.parse::<u64>() {
+                        Ok(sid) => Ok(onstat(onstat::onstat_g_pqs(&world(), sid))),
+                        Err(_) => Err(not_found(request)),
+                    },
                     // Chunk I/O and replication (disk.rs, ha.rs). `-D` answers alone here; in a
                     // grouped call it is cut out like the others.
                     ["onstat", "-D"] => Ok(onstat(disk::onstat_d_upper(&world()))),

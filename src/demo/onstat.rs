@@ -754,6 +754,87 @@ pub(crate) fn onstat_g_sql(w: &World<'_>, sid: u64) -> String {
     o
 }
 
+/// The shape of the plan a statement runs: (opname, in1, in2) per operator, root first, the
+/// inputs as indexes into the list.
+type Shape = &'static [(&'static str, Option<usize>, Option<usize>)];
+
+/// A plausible plan for the statement `sql_of` gives the session: a scan for one table, a
+/// group over a scan for an aggregate, joins of scans for the report's three tables, an insert
+/// over a scan for `insert ... select`, an insert alone for `insert ... values`.
+fn plan_shape(q: &Sql) -> Shape {
+    let text = q.text.as_str();
+    if text.contains(", items i, stock s") {
+        &[
+            ("hjoin", Some(1), Some(4)),
+            ("nljoin", Some(2), Some(3)),
+            ("scan", None, None),
+            ("scan", None, None),
+            ("scan", None, None),
+        ]
+    } else if text.starts_with("insert") && text.contains("select") {
+        &[("insert", Some(1), None), ("scan", None, None)]
+    } else if text.starts_with("insert") {
+        &[("insert", None, None)]
+    } else if text.contains("sum(") {
+        &[("group", Some(1), None), ("scan", None, None)]
+    } else {
+        &[("scan", None, None)]
+    }
+}
+
+/// `onstat -g pqs <sid>`: the operators of the query the session is in the middle of (any
+/// state but waiting for its client or rolling back), rows growing with the seconds since its
+/// statement began (its state's period); the title and column header alone otherwise, and the
+/// banner alone for a sid with no session.
+pub(crate) fn onstat_g_pqs(w: &World<'_>, sid: u64) -> String {
+    let mut o = banner(w);
+    let Some(i) = w.pop.sessions.iter().position(|s| s.sid == sid) else {
+        return o;
+    };
+    let (s, sn) = (&w.pop.sessions[i], w.sessions.get(i));
+    o.push_str("Query Operators:\n");
+    o.push_str(
+        "addr     ses-id   opname    phase   rows   time           in1         in2    stmt-type\n",
+    );
+    let in_statement =
+        sn.is_some_and(|sn| !matches!(sn.activity, Activity::Idle { .. } | Activity::Rollback));
+    if !in_statement {
+        return o;
+    }
+    let q = sql_of(s);
+    let shape = plan_shape(&q);
+    // Seconds into the statement: its state changes every `period` s, shifted by `offset`.
+    let into = (w.now.t + s.offset) % s.period.max(1) + 1;
+    let addr = |k: usize| s.rstcb + 0x2_0000 + 0x1c0 * k as u64;
+    for (k, (opname, in1, in2)) in shape.iter().enumerate() {
+        // The leaves read the most; an operator over an input passes on a part of it.
+        let read = (s.reads_rate.max(1) / 4 + 7 * k as u64) * into;
+        let rows = read / (1 + u64::from(in1.is_some()) * 3);
+        let centis = into * 100 * (shape.len() - k) as u64 / (shape.len() as u64 + 1);
+        let time = format!(
+            "{:02}:{:02}.{:02}",
+            centis / 6000,
+            centis / 100 % 60,
+            centis % 100
+        );
+        let input = |x: Option<usize>| x.map_or("0".to_string(), |j| format!("{:x}", addr(j)));
+        let _ = writeln!(
+            o,
+            "{:<8x} {:<8} {:<9} {:<7} {:<6} {:<8} {:>10} {:>11}    {}",
+            addr(k),
+            s.sid,
+            opname,
+            "next",
+            rows,
+            time,
+            input(*in1),
+            input(*in2),
+            q.stmt_type
+        );
+    }
+    o
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -168,8 +168,9 @@ fn walk(
 /// who holds it (locks, buffers, conditions, mutexes, latches, the engine's blocker graph), the
 /// ready queue, names (threads, clients, tables, the extent map), the sessions' programs and
 /// SQL, and the sockets (whether a client wait is idle). The rest (the vital signs and
-/// transactions, I/O, NUMA, replication) is read past unparsed by `replay_activity`. Every
-/// source is named, so a new one is a decision; `tests/ash` checks the samples are the same.
+/// transactions, I/O, NUMA, replication, a running query's operators) is read past unparsed by
+/// `replay_activity`. Every source is named, so a new one is a decision; `tests/ash` checks the
+/// samples are the same.
 pub(crate) fn feeds_activity(s: crate::source::Source) -> bool {
     use crate::source::Source as S;
     match s {
@@ -199,6 +200,7 @@ pub(crate) fn feeds_activity(s: crate::source::Source) -> bool {
         | S::OnstatGGlo
         | S::OnstatGTpf
         | S::OnstatGCpu
+        | S::OnstatGPqs(_)
         | S::OnstatGCkp
         | S::OnstatGSeg
         | S::OnstatDUpper

@@ -456,7 +456,7 @@ pub fn build_with(
     let mut sessions = Vec::new();
     if let Some(u) = store.get(crate::source::key::OnstatU) {
         if let Some(h) = &u.header {
-            server.version = Some(h.version.clone());
+            server.version = h.version.clone();
             server.storage_mode = h.storage_mode.clone();
             server.mode = Some(h.mode.clone());
             server.mode_flags = h.mode_flags.clone();

@@ -32,7 +32,7 @@ pub enum WaitTarget {
         address: Addr,
         #[serde(rename = "type")]
         lock_type: Option<CompactString>,
-        partnum: Option<u32>,
+        partnum: Option<u64>,
         /// The table, when the partnum resolves.
         object: Option<String>,
         owner: Option<Addr>,
@@ -288,7 +288,7 @@ impl<'a> WaitIndex<'a> {
     }
 
     /// The table a partnum names, when systabnames was read.
-    pub(crate) fn table(&self, partnum: u32) -> Option<&'a str> {
+    pub(crate) fn table(&self, partnum: u64) -> Option<&'a str> {
         self.tables.and_then(|t| t.table(partnum))
     }
 

@@ -20,8 +20,9 @@ pub struct Header {
     /// `IBM Informix Dynamic Server`, `HCL Informix Dynamic Server`, ...; `None` when the banner
     /// starts at `Version`.
     pub product: Option<String>,
-    /// `12.10.FC8`
-    pub version: String,
+    /// `12.10.FC8`; `None` when the copy lost the banner's start and it begins at the mode
+    /// (`On-Line -- Up 2 days 03:12:44 -- 2944000 Kbytes`).
+    pub version: Option<String>,
     /// The mode without its parenthesised qualifiers: `On-Line`, `Quiescent`, `Read-Only`, ...
     pub mode: String,
     /// The parenthesised qualifiers after the mode: `Prim`, `CKPT REQ`, `CKPT INP`, ...
@@ -42,7 +43,7 @@ pub struct Header {
 impl Header {
     /// Major and minor of the version (`12.10.FC8` → (12, 10), `15.0.0.0` → (15, 0)).
     pub fn release(&self) -> Option<(u32, u32)> {
-        let mut parts = self.version.split('.');
+        let mut parts = self.version.as_deref()?.split('.');
         let major = parts.next()?.trim().parse().ok()?;
         let minor = parts
             .next()?
@@ -312,8 +313,14 @@ pub(crate) fn is_offline_message(text: &str) -> bool {
 pub(crate) fn banner(line: Line<'_>) -> Option<Header> {
     let text = line.text.trim();
     let mut parts = text.split("--").map(str::trim);
-    let (product, version, named) = product_and_version(parts.next()?)?;
-    let mode_text = parts.next()?;
+    let first = parts.next()?;
+    // A copy that lost the banner's start begins at the mode (`On-Line -- Up ...`, or
+    // `-- On-Line -- Up ...`): the product and version are unknown.
+    let (product, version, named, mode_text) = match product_and_version(first) {
+        Some((product, version, named)) => (product, Some(version), named, parts.next()?),
+        None if first.is_empty() => (None, None, false, parts.next()?),
+        None => (None, None, false, first),
+    };
     let (mode, mode_flags) = split_mode(mode_text);
     let mut header = Header {
         product,
@@ -453,7 +460,7 @@ mod tests {
         let (p, next) = pre("IBM Informix Dynamic Server Version 12.10.FC8 -- On-Line -- Up 3 days 04:05:06 -- 2457600 Kbytes\n\nUserthreads\n");
         let h = p.into_parts().0.expect("banner");
         assert_eq!(h.product.as_deref(), Some("IBM Informix Dynamic Server"));
-        assert_eq!(h.version, "12.10.FC8");
+        assert_eq!(h.version.as_deref(), Some("12.10.FC8"));
         assert_eq!(h.mode, "On-Line");
         assert!(h.mode_flags.is_empty());
         assert_eq!(h.uptime_s, Some(3 * 86_400 + 4 * 3_600 + 5 * 60 + 6));
@@ -469,7 +476,7 @@ mod tests {
         );
         let h = p.into_parts().0.expect("banner");
         assert_eq!(h.product.as_deref(), Some("BM Informix Dynamic Server"));
-        assert_eq!(h.version, "14.10.F");
+        assert_eq!(h.version.as_deref(), Some("14.10.F"));
         assert_eq!(h.uptime_s, Some(87));
         assert_eq!(h.shm_kb, Some(133_540));
     }
@@ -502,7 +509,7 @@ mod tests {
         let (p, _) = pre("Version 14.10.FC1 -- On-Line (Prim) -- Up 00:00:09 -- 1024 Kbytes\n");
         let h = p.into_parts().0.expect("banner");
         assert_eq!(h.product, None);
-        assert_eq!(h.version, "14.10.FC1");
+        assert_eq!(h.version.as_deref(), Some("14.10.FC1"));
         assert_eq!(h.mode_flags, vec!["Prim"]);
         let (p, _) = pre(
             "Informix Dynamic Server Version 11.70.FC4 -- On-Line -- Up 00:00:09 -- 1024 Kbytes",
@@ -548,6 +555,74 @@ mod tests {
             "Moo Nov 23 13:35:20 2026",
         ] {
             assert!(!is_date_line(not_a_date), "{not_a_date}");
+        }
+    }
+
+    /// A capture pasted into a ticket that lost the banner's start: read from the mode on, the
+    /// version unknown. Real banners cut at the front: the first line of the GBase 8s capture
+    /// `onstat-g-ses/gbase8s-ses-51-running-cut-banner.txt` (cut so by its author), and, cut
+    /// here, the IBM 10.00 banner of `onstat-g-ses/cisco-uccx-15.0-cli-ses-27-10.00.txt`, the
+    /// GBase `(Prim)` banner of `onstat-d/gbase8s-12.10-csdn-sbspace-metadata-...` and the HCL
+    /// 14.10 `onstat -s` doc's `(CKPT REQ)` banner (wrapped in the doc, joined here).
+    #[test]
+    fn banner_copied_without_its_start() {
+        let cases: [(&str, &str, &[&str], u64, u64); 4] = [
+            (
+                "On-Line -- Up 14 days 19:53:19 -- 674664 Kbytes",
+                "On-Line",
+                &[],
+                14 * 86_400 + 19 * 3_600 + 53 * 60 + 19,
+                674_664,
+            ),
+            (
+                "-- On-Line -- Up 58 days 02:26:37 -- 444676 Kbytes",
+                "On-Line",
+                &[],
+                58 * 86_400 + 2 * 3_600 + 26 * 60 + 37,
+                444_676,
+            ),
+            (
+                "On-Line (Prim) -- Up 00:16:02 -- 2023104 Kbytes",
+                "On-Line",
+                &["Prim"],
+                16 * 60 + 2,
+                2_023_104,
+            ),
+            (
+                "  -- On-Line (CKPT REQ) -- Up 00:19:21 -- 167608 Kbytes",
+                "On-Line",
+                &["CKPT REQ"],
+                19 * 60 + 21,
+                167_608,
+            ),
+        ];
+        for (line, mode, flags, up, kb) in cases {
+            let (p, next) = pre(&format!("{line}\n\nUserthreads\n"));
+            let h = p
+                .into_parts()
+                .0
+                .unwrap_or_else(|| panic!("no banner: {line}"));
+            assert_eq!((&h.product, &h.version), (&None, &None), "{line}");
+            let got: Vec<&str> = h.mode_flags.iter().map(String::as_str).collect();
+            assert_eq!((h.mode.as_str(), got.as_slice()), (mode, flags), "{line}");
+            assert_eq!((h.uptime_s, h.shm_kb), (Some(up), Some(kb)), "{line}");
+            assert_eq!(h.release(), None);
+            assert_eq!(next, Some(3), "{line}");
+        }
+        // Without an uptime, or with a mode onstat never prints, it is not a banner.
+        for not_banner in [
+            "On-Line -- 674664 Kbytes",
+            "Online -- Up 00:16:02 -- 2023104 Kbytes",
+            "-- Up 00:16:02 -- 2023104 Kbytes",
+        ] {
+            assert!(
+                banner(Line {
+                    no: 1,
+                    text: not_banner
+                })
+                .is_none(),
+                "{not_banner}"
+            );
         }
     }
 

@@ -76,6 +76,7 @@ pub mod onstat_g_ckp;
 pub mod onstat_g_con;
 pub mod onstat_g_cpu;
 pub mod onstat_g_ntt;
+pub mod onstat_g_pqs;
 pub mod onstat_g_ses;
 pub mod onstat_g_sql;
 pub mod onstat_k;
@@ -500,6 +501,11 @@ pub const KINDS: &[Kind] = &[
         name: "onstat-g-sql",
         aliases: &[],
         parse: |t| parsed(onstat_g_sql::parse(t)),
+    },
+    Kind {
+        name: "onstat-g-pqs",
+        aliases: &[],
+        parse: |t| parsed(onstat_g_pqs::parse(t)),
     },
     Kind {
         name: "onstat-b",

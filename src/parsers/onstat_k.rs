@@ -48,9 +48,10 @@ pub struct Lock {
     /// As printed: `HDR+S`, `S`, `X`, `HDR+IX`, `B`, ...
     #[serde(rename = "type")]
     pub lock_type: CompactString,
-    /// The partnum (hex as printed): which table or index.
-    #[serde(serialize_with = "crate::ids::hex_u32")]
-    pub tblsnum: u32,
+    /// The partnum (hex as printed): which table or index. 64 bits: 15.0's native mode prints
+    /// wider ones than the 8 digits of older versions.
+    #[serde(serialize_with = "hex_u64")]
+    pub tblsnum: u64,
     /// Hex as printed; 0 for a table lock.
     #[serde(serialize_with = "hex_u64")]
     pub rowid: u64,
@@ -198,8 +199,8 @@ fn lock_row(text: &str) -> Result<Lock, Miss<'_>> {
     let (j, (lock_type, _)) =
         parsed.map_err(|_| Miss::new(k, "a lock type (`S`, `X`, `HDR+S`, `IX`, ...)"))?;
     let parsed: PResult<'_, _> = (
-        map_res(take_while_m_n(1, 8, lex::is_hex), |s: &str| {
-            u32::from_str_radix(s, 16)
+        map_res(take_while_m_n(1, 16, lex::is_hex), |s: &str| {
+            u64::from_str_radix(s, 16)
         }),
         sp1,
     )
@@ -251,7 +252,8 @@ mod tests {
         assert!(lock_row("address wtlist owner lklist type tblsnum rowid key#/bsiz").is_err());
         assert!(lock_row("a095f78 0 a4d9e68 0 hdr+s 100002 203 0").is_err());
         assert!(lock_row("a095f78 0 a4d9e68 0 HDR+S 100002 203").is_err());
-        assert!(lock_row("a095f78 0 a4d9e68 0 HDR+S 1000020000 203 0").is_err());
+        // Wider than 16 hex digits is no number onstat prints.
+        assert!(lock_row("a095f78 0 a4d9e68 0 HDR+S 10000200000000000 203 0").is_err());
     }
 
     #[test]

@@ -23,7 +23,9 @@ pub struct Systabnames {
 }
 
 impl Systabnames {
-    pub fn table(&self, partnum: u32) -> Option<&str> {
+    pub fn table(&self, partnum: u64) -> Option<&str> {
+        // `onstat -k` reads partnums as wide as 15.0 prints them; systabnames holds 32-bit ones.
+        let partnum = u32::try_from(partnum).ok()?;
         self.tables.get(&partnum).map(String::as_str)
     }
 }

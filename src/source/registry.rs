@@ -391,6 +391,12 @@ registry! {
     /// One session's SQL, for the session screen.
     OnstatGSql(Sid): parsers::onstat_g_sql::OnstatGSql as "sql" = parsers::onstat_g_sql::parse;
         SourceDef::onstat(&["-g", "sql", "{}"], PERIOD_JOINS).collected_by(Collector::Focus),
+    /// The operators of the query a session runs (its plan as it runs), for the session
+    /// screen: asked only while the screen is open (12.10+).
+    OnstatGPqs(Sid): parsers::onstat_g_pqs::OnstatGPqs as "pqs" = parsers::onstat_g_pqs::parse;
+        SourceDef::onstat(&["-g", "pqs", "{}"], PERIOD_JOINS)
+            .collected_by(Collector::Focus)
+            .since(12, 10),
     /// The extent map: chunk:page → object. No short name: the header's map span says its
     /// state.
     OncheckPe: ExtentMap as "" = ExtentMap::from_oncheck_pe;

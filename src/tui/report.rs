@@ -113,6 +113,21 @@ fn raw_text(snap: &Snapshot) -> String {
                 h.blocked,
                 sql
             );
+            // The plan of the query it runs, where its screen was open (`onstat -g pqs`).
+            let plan = snap
+                .session_views
+                .iter()
+                .find(|v| v.sid == h.sid)
+                .map_or(&[][..], |v| v.plan.as_slice());
+            for (i, step) in plan.iter().enumerate() {
+                let _ = writeln!(
+                    s,
+                    "{:>6} {:<5} {}",
+                    "",
+                    if i == 0 { "plan:" } else { "" },
+                    crate::format::printable(&step.line())
+                );
+            }
             if let Some(a) = &h.action {
                 let _ = writeln!(s, "{:>6} what helps: {}", "", crate::format::printable(a));
             }

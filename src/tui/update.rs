@@ -487,8 +487,16 @@ impl App {
     pub fn handle(&mut self, action: Action, now: Duration) -> Vec<Effect> {
         let page = if self.drill.is_empty() {
             self.page_rows()
+        } else if self.size.1 == 0 {
+            SESSION_PAGE
         } else {
-            usize::from(self.size.1.saturating_sub(6)).max(SESSION_PAGE)
+            // What the session screen shows between its `↑`/`↓` lines (the body is the height
+            // less the header, tabs, footer and a replay's timeline): a page skips no line.
+            let body = self
+                .size
+                .1
+                .saturating_sub(6 + u16::from(self.replay.is_some()));
+            usize::from(body.saturating_sub(2)).max(1)
         } as isize;
         match action {
             Action::Quit => self.quit = true,

@@ -64,6 +64,7 @@ fn fake_server(tweak: impl FnOnce(&mut FakeOnstat)) -> FakeOnstat {
             None,
         )
         .answer_fixture("-g sql 812", "onstat-g-sql/ifxtop-sql-812.txt", None)
+        .answer_fixture("-g pqs 812", "onstat-g-pqs/ifxtop-pqs-812.txt", None)
         .answer_fixture(
             "-g glo",
             "onstat-g-glo/hcl-14.10-adr-0533-doc-truncated.txt",
@@ -172,6 +173,15 @@ fn a_live_snapshot_collects_every_source_once_and_reports() {
         assert!(log.contains(cmd), "{cmd} never ran:\n{log}");
     }
     assert!(log.contains("onstat -g sql 812 "), "the head's SQL:\n{log}");
+    // And the plan of the query it runs, under its SQL.
+    assert!(
+        log.contains("onstat -g pqs 812 "),
+        "the head's plan:\n{log}"
+    );
+    assert!(
+        stdout.contains("       plan: scan  next  1 rows  0.02s"),
+        "{stdout}"
+    );
     assert!(log.contains("INFORMIXSERVER=ol_test"), "{log}");
     // Once each, twice for the sources whose rates need two samples: the 1 s ones and the chunk
     // page counts (`-D`, in the grouped call every 5 s), so the report waits about 5 s and the

@@ -80,6 +80,7 @@ fn sources(sids: &[u64]) -> Vec<Source> {
     for &sid in sids {
         v.push(Source::OnstatGSes(Sid(sid)));
         v.push(Source::OnstatGSql(Sid(sid)));
+        v.push(Source::OnstatGPqs(Sid(sid)));
     }
     v
 }
@@ -92,6 +93,7 @@ fn kind_of(source: &Source) -> Option<Kind> {
         Source::OnstatK => kind("onstat-k"),
         Source::OnstatGSes(_) => kind("onstat-g-ses"),
         Source::OnstatGSql(_) => kind("onstat-g-sql"),
+        Source::OnstatGPqs(_) => kind("onstat-g-pqs"),
         Source::OncheckPe => kind("oncheck-pe"),
         Source::OnstatP => kind("onstat-p"),
         Source::OnstatL => kind("onstat-l"),
@@ -113,10 +115,10 @@ fn kind_of(source: &Source) -> Option<Kind> {
 fn assert_parses_fully(source: &Source, out: Output, what: &str) {
     let stdout = out.stdout.clone();
     if banner_only(&stdout) {
-        // onstat -g sql of a session with no SQL (a daemon's) prints the banner alone: only
-        // there is that expected.
+        // onstat -g sql (or -g pqs) of a session with no SQL (a daemon's) prints the banner
+        // alone: only there is that expected.
         assert!(
-            matches!(source, Source::OnstatGSql(Sid(sid)) if *sid < 800),
+            matches!(source, Source::OnstatGSql(Sid(sid)) | Source::OnstatGPqs(Sid(sid)) if *sid < 800),
             "{what} {}: the banner alone",
             source.label()
         );
@@ -1355,4 +1357,57 @@ fn the_readme_names_every_io_and_replication_field() {
         .filter(|n| !readme.contains(&format!("`{n}`")))
         .collect();
     assert!(missing.is_empty(), "the README lacks {missing:?}");
+}
+
+/// `onstat -g pqs <sid>`: a session inside a statement shows its plan (the report's three-table
+/// join as joins of scans), rows growing from one second to the next within the statement; a
+/// session waiting for its client prints the title and column header with no rows.
+#[test]
+fn pqs_shows_the_plan_of_a_running_statement_and_none_for_an_idle_session() {
+    let d = DemoInstance::new(1);
+    let t = 40;
+    let pqs = |sid: u64, t: u64| {
+        let s = Source::OnstatGPqs(Sid(sid));
+        let out = text(&d, &s, t);
+        ifxtop::parsers::onstat_g_pqs::parse(&out).unwrap_or_else(|e| panic!("{sid}: {e}"))
+    };
+    let (mut idle, mut joins, mut grew) = (0, 0, 0);
+    for sid in d.sids() {
+        let now = pqs(sid, t);
+        assert!(now.unparsed.is_empty(), "{sid}: {:?}", now.unparsed);
+        if now.operators.is_empty() {
+            idle += 1;
+            continue;
+        }
+        assert!(now
+            .operators
+            .iter()
+            .all(|o| o.sid == Sid(sid) && o.phase == "next"));
+        if now.operators[0].opname == "hjoin" {
+            joins += 1;
+            assert_eq!(now.operators.len(), 5, "{:?}", now.operators);
+        }
+        let next = pqs(sid, t + 1);
+        if let (Some(a), Some(b)) = (now.operators.last(), next.operators.last()) {
+            if a.addr == b.addr && b.rows > a.rows {
+                grew += 1;
+            }
+        }
+    }
+    assert!(idle > 0, "no idle session");
+    assert!(joins > 0, "no report's join");
+    assert!(grew > 0, "rows never grow");
+}
+
+/// `onstat -i` answers `g pqs <sid>` as the command does.
+#[test]
+fn pqs_inside_onstat_i() {
+    let d = DemoInstance::new(1);
+    let req = Request::CommandInput {
+        argv: vec!["onstat".into(), "-i".into()],
+        stdin: "g pqs 812\n".into(),
+    };
+    let out = d.respond(&req, secs(40)).expect("onstat -i").stdout;
+    assert!(out.contains("Query Operators:"), "{out}");
+    assert!(!out.contains("invalid option"), "{out}");
 }

@@ -751,7 +751,7 @@ fn onstat_dash_prints_the_banner_alone() {
             "t={t}: {text}"
         );
         let h = b.header.expect("a banner");
-        assert_eq!(h.version, "12.10.FC8");
+        assert_eq!(h.version.as_deref(), Some("12.10.FC8"));
         assert_eq!(h.mode, "On-Line", "t={t}");
         assert_eq!(h.mode_flags, flags, "t={t}");
         assert_eq!(h.blocked.as_deref(), blocked, "t={t}");

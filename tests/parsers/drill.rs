@@ -1,5 +1,5 @@
-//! Tests for the drill-down parsers (`onstat -g ath`, `-g ntt`, `-k`, `-g ses`, `-g sql`): every
-//! fixture snapshotted and checked against its real values, hand-made edge cases, errors, the
+//! Tests for the drill-down parsers (`onstat -g ath`, `-g ntt`, `-k`, `-g ses`, `-g sql`,
+//! `-g pqs`): every fixture snapshotted and checked against its real values, hand-made edge cases, errors, the
 //! join of the oninit captures, and never panicking on anything.
 
 // Tests fail by panicking; `expect` says what was missing.
@@ -12,6 +12,7 @@ use ifxtop::ids::{Addr, Sid, Tid};
 use ifxtop::parsers::onstat_g_ath::{self, AthThread, OnstatGAth, ThreadState};
 use ifxtop::parsers::onstat_g_con;
 use ifxtop::parsers::onstat_g_ntt::{self, NetThread, OnstatGNtt};
+use ifxtop::parsers::onstat_g_pqs::{self, OnstatGPqs};
 use ifxtop::parsers::onstat_g_ses::{self, OnstatGSes, SessionDetail, SqlState};
 use ifxtop::parsers::onstat_g_sql::{self, OnstatGSql};
 use ifxtop::parsers::onstat_k::{self, Lock, OnstatK};
@@ -24,14 +25,15 @@ const BANNER: &str =
 const CKPT_BANNER: &str = "IBM Informix Dynamic Server Version 12.10.FC8 -- On-Line (CKPT REQ) -- Up 12 days 03:04:05 -- 4194304 Kbytes\nBlocked:CKPT\n\n";
 const OFFLINE: &str = "\nshared memory not initialized for INFORMIXSERVER 'ol_prod'\n";
 
-/// The five kinds: (fixture directory, kind).
-fn kinds() -> [(&'static str, Kind); 5] {
+/// The six kinds: (fixture directory, kind).
+fn kinds() -> [(&'static str, Kind); 6] {
     [
         ("onstat-g-ath", kind("onstat-g-ath")),
         ("onstat-g-ntt", kind("onstat-g-ntt")),
         ("onstat-k", kind("onstat-k")),
         ("onstat-g-ses", kind("onstat-g-ses")),
         ("onstat-g-sql", kind("onstat-g-sql")),
+        ("onstat-g-pqs", kind("onstat-g-pqs")),
     ]
 }
 
@@ -78,7 +80,7 @@ fn unparsed_lines(v: &[ifxtop::parsers::Unparsed]) -> Vec<usize> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Snapshots: every fixture of the five kinds, as `ifxtop parse KIND` prints it.
+// Snapshots: every fixture of the six kinds, as `ifxtop parse KIND` prints it.
 
 fn snapshot_dir(dir: &str, kind: Kind, at_least: usize) {
     let all = fixtures_in(dir);
@@ -99,6 +101,11 @@ fn every_ath_fixture_matches_its_snapshot() {
 #[test]
 fn every_ntt_fixture_matches_its_snapshot() {
     snapshot_dir("onstat-g-ntt", kind("onstat-g-ntt"), 3);
+}
+
+#[test]
+fn every_pqs_fixture_matches_its_snapshot() {
+    snapshot_dir("onstat-g-pqs", kind("onstat-g-pqs"), 2);
 }
 
 #[test]
@@ -328,7 +335,7 @@ fn ntt_client_addresses_of_sessions() {
     let n = ntt("ifxtop-clients-ipv4");
     assert!(n.unparsed.is_empty(), "{:?}", n.unparsed);
     assert_eq!(
-        n.header.as_ref().map(|h| h.version.as_str()),
+        n.header.as_ref().and_then(|h| h.version.as_deref()),
         Some("12.10.FC8")
     );
     assert_eq!(n.threads.len(), 6);
@@ -421,6 +428,45 @@ fn k_doc_example_and_footer_with_overflows() {
         (k.active, k.total, k.hash_buckets, k.overflows),
         (Some(1), Some(2000), Some(2048), Some(0))
     );
+}
+
+/// 15.0 native mode: wider row ids, page numbers and partnums. SYNTHETIC: the real row of
+/// `onstat-k/ibm-kc-12.10-adref-0597.txt` (`a095f78 0 a4d9e68 0 HDR+S 100002 203 0`, under
+/// that file's own title and column header) widened by hand: 16-hex-digit addresses, a
+/// 12-digit partnum, a 16-digit rowid, a wider key/bsiz, the columns pushed out of line.
+#[test]
+fn k_wider_15_0_numbers_synthetic() {
+    let text = format!(
+        "{BANNER}Locks\n\
+         address  wtlist   owner    lklist   type     tblsnum  rowid    key#/bsiz\n\
+         c00000000a095f78  0        c00000000a4d9e68  0        HDR+S    100000100002   7fff000000000203         0   \n\
+         c00000000a095f79 c00000000a4d9e69 c00000000a4d9e68 c00000000a095f78 HDR+X fffffffff00002 10000000203 65536\n\
+         \x20 2 active, 2000 total, 2048 hash buckets, 0 lock table overflows\n"
+    );
+    let k = onstat_k::parse(&text).expect("wide -k");
+    assert!(k.unparsed.is_empty(), "{:?}", k.unparsed);
+    assert_eq!(k.locks.len(), 2);
+    let l = &k.locks[0];
+    assert_eq!(
+        (l.address, l.owner, l.wtlist),
+        (
+            Addr(0xc000_0000_0a09_5f78),
+            Addr(0xc000_0000_0a4d_9e68),
+            None
+        )
+    );
+    assert_eq!(
+        (l.lock_type.as_str(), l.tblsnum, l.rowid, l.key.as_str()),
+        ("HDR+S", 0x1000_0010_0002, 0x7fff_0000_0000_0203, "0")
+    );
+    let l = &k.locks[1];
+    assert_eq!(l.wtlist, Some(Addr(0xc000_0000_0a4d_9e69)));
+    assert_eq!(l.lklist, Some(Addr(0xc000_0000_0a09_5f78)));
+    assert_eq!(
+        (l.tblsnum, l.rowid, l.key.as_str()),
+        (0xff_ffff_fff0_0002, 0x100_0000_0203, "65536")
+    );
+    assert_eq!(k.active, Some(2));
 }
 
 #[test]
@@ -620,7 +666,7 @@ fn ses_detail_cisco_11_50_and_10_00() {
     let s = ses("cisco-uccx-15.0-cli-ses-58-11.50");
     assert!(s.unparsed.is_empty(), "{:?}", s.unparsed);
     assert_eq!(
-        s.header.as_ref().map(|h| h.version.as_str()),
+        s.header.as_ref().and_then(|h| h.version.as_deref()),
         Some("11.50.UC4")
     );
     let r = &s.sessions[0];
@@ -671,8 +717,18 @@ fn ses_detail_cisco_11_50_and_10_00() {
 #[test]
 fn ses_detail_gbase_running_session() {
     let s = ses("gbase8s-ses-51-running-cut-banner");
-    // Only the cut banner is not understood.
-    assert_eq!(unparsed_lines(&s.unparsed), [1]);
+    // The banner, cut by the author's copy to `On-Line -- Up ...`, is read from its mode on.
+    assert!(s.unparsed.is_empty(), "{:?}", s.unparsed);
+    let h = s.header.as_ref().expect("the cut banner");
+    assert_eq!(
+        (h.version.as_deref(), h.mode.as_str(), h.uptime_s, h.shm_kb),
+        (
+            None,
+            "On-Line",
+            Some(14 * 86_400 + 19 * 3_600 + 53 * 60 + 19),
+            Some(674_664)
+        )
+    );
     let d = detail(&s);
     assert_eq!(d.program.as_deref(), Some("/opt/gbase/bin/dbaccess"));
     assert_eq!(
@@ -915,6 +971,7 @@ fn every_kind_rejects_empty_and_garbage_at_line_and_column() {
             "onstat-g-ntt" => "onstat -g ntt",
             "onstat-k" => "onstat -k",
             "onstat-g-ses" => "onstat -g ses",
+            "onstat-g-pqs" => "onstat -g pqs",
             _ => "onstat -g sql",
         };
         assert!(
@@ -1056,21 +1113,21 @@ fn every_fixture_truncated_anywhere_does_not_panic() {
 
 proptest! {
     #[test]
-    fn never_panics_on_arbitrary_text(s in "\\PC*", k in 0usize..5) {
+    fn never_panics_on_arbitrary_text(s in "\\PC*", k in 0usize..6) {
         let _ = parse_any(kinds()[k].1, &s);
     }
 
     #[test]
     fn never_panics_on_row_like_noise(
         s in "[0-9a-fA-F|:/.()* \\t+-]{0,100}(\n[0-9a-zA-Z|:/ +-]{0,80}){0,6}",
-        k in 0usize..5,
+        k in 0usize..6,
     ) {
         let _ = parse_any(kinds()[k].1, &s);
     }
 
     #[test]
     fn shuffled_and_duplicated_lines_do_not_panic(
-        k in 0usize..5,
+        k in 0usize..6,
         pick in 0usize..64,
         order in proptest::collection::vec(0usize..64, 0..40),
     ) {
@@ -1085,4 +1142,107 @@ proptest! {
             }
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// onstat -g pqs
+
+fn pqs(stem: &str) -> OnstatGPqs {
+    ok("onstat-g-pqs", stem, onstat_g_pqs::parse)
+}
+
+/// The doc figure (ids_adr_1077, no banner): every field of the two whole rows, and the third
+/// row, cut by the copy after its time, kept with what it has.
+#[test]
+fn pqs_doc_figure_rows_and_the_cut_row() {
+    let p = pqs("hcl-14.10-adr-1077-doc-cut");
+    assert!(p.header.is_none());
+    assert!(p.unparsed.is_empty(), "{:?}", p.unparsed);
+    assert_eq!(p.operators.len(), 3);
+    let o = &p.operators[0];
+    assert_eq!(
+        (o.addr, o.sid, o.opname.as_str(), o.phase.as_str(), o.rows),
+        (Addr(0xae5_0b3a), Sid(23), "scan", "open", 0)
+    );
+    assert_eq!((o.time_s, o.in1, o.in2), (0.0, None, None));
+    assert_eq!(o.stmt_type.as_deref(), Some("SELECT"));
+    let o = &p.operators[1];
+    assert_eq!(
+        (o.addr, o.sid, o.opname.as_str(), o.phase.as_str(), o.rows),
+        (Addr(0xaf2_69d0), Sid(5), "nljoin", "next", 224_717)
+    );
+    assert!((o.time_s - 1.82).abs() < 1e-9, "{}", o.time_s);
+    assert_eq!(
+        (o.in1, o.in2),
+        (Some(Addr(0xaf2_6a90)), Some(Addr(0xaeb_4478)))
+    );
+    assert_eq!(o.stmt_type.as_deref(), Some("SELECT"));
+    let o = &p.operators[2];
+    assert_eq!(
+        (o.addr, o.sid, o.opname.as_str(), o.phase.as_str(), o.rows),
+        (Addr(0xaf2_6a90), Sid(5), "scan", "next", 472)
+    );
+    assert!((o.time_s - 0.2).abs() < 1e-9, "{}", o.time_s);
+    assert_eq!((o.in1, o.in2, o.stmt_type.as_deref()), (None, None, None));
+    // Session 5's join reads the scan: in1 names it.
+    assert_eq!(p.of_session(Sid(5)).count(), 2);
+}
+
+/// SYNTHETIC (`ifxtop-15.0-wide-three-sessions.txt`, made from the doc figure's layout): a 15.0
+/// banner and date line, 16-hex-digit addresses, rows in the billions, times past an hour.
+#[test]
+fn pqs_wide_15_0_numbers_synthetic() {
+    let p = pqs("ifxtop-15.0-wide-three-sessions");
+    assert_eq!(p.header.as_ref().map(|h| h.mode.as_str()), Some("On-Line"));
+    assert!(p.unparsed.is_empty(), "{:?}", p.unparsed);
+    assert_eq!(p.operators.len(), 6);
+    let o = &p.operators[0];
+    assert_eq!(
+        (o.addr, o.sid, o.opname.as_str(), o.rows),
+        (
+            Addr(0x7f3a_2c00_18a0_e2b0),
+            Sid(1201),
+            "hjoin",
+            4_829_110_377
+        )
+    );
+    assert!((o.time_s - 3761.07).abs() < 1e-6, "{}", o.time_s);
+    assert_eq!(
+        (o.in1, o.in2),
+        (
+            Some(Addr(0x7f3a_2c00_18a0_f410)),
+            Some(Addr(0x7f3a_2c00_18a1_0570))
+        )
+    );
+    let sort = &p.operators[3];
+    assert_eq!(
+        (sort.in1, sort.in2),
+        (Some(Addr(0x7f3a_2c00_21b7_8e68)), None)
+    );
+    let last = &p.operators[5];
+    assert_eq!(
+        (last.sid, last.rows, last.stmt_type.as_deref()),
+        (Sid(77), 12_000_000_000, Some("DELETE"))
+    );
+    assert!((last.time_s - 150_787.4).abs() < 1e-6, "{}", last.time_s);
+    assert_eq!(
+        [Sid(1201), Sid(18004), Sid(77)].map(|s| p.of_session(s).count()),
+        [3, 2, 1]
+    );
+}
+
+/// A row the parser cannot read is listed, not dropped; the banner alone is an answer.
+#[test]
+fn pqs_unreadable_rows_are_listed_and_the_banner_alone_answers() {
+    let text = format!(
+        "{BANNER}Query Operators:\naddr ses-id opname phase rows time in1 in2 stmt-type\n\
+         af269d0 5 nljoin next 224717 00:01.82 af26a90 aeb4478 SELECT\n\
+         af26a90 5 scan next lots 00:00.20 0 0 SELECT\n"
+    );
+    let p = onstat_g_pqs::parse(&text).expect("pqs");
+    assert_eq!(p.operators.len(), 1);
+    assert_eq!(p.unparsed.len(), 1);
+    assert!(p.unparsed[0].text.contains("lots"));
+    let p = onstat_g_pqs::parse(BANNER).expect("banner alone");
+    assert!(p.operators.is_empty() && p.header.is_some());
 }

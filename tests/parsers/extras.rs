@@ -209,7 +209,7 @@ fn d_14_10_doc_sample_typo_banner_and_split_flags() {
         .as_ref()
         .expect("the `BM Informix` banner is still a banner");
     assert_eq!(h.product.as_deref(), Some("BM Informix Dynamic Server"));
-    assert_eq!(h.version, "14.10.F");
+    assert_eq!(h.version.as_deref(), Some("14.10.F"));
     assert_eq!(h.uptime_s, Some(87));
     assert_eq!(d.dbspaces.len(), 2);
     let root = &d.dbspaces[0];

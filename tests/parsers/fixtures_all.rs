@@ -26,6 +26,7 @@ pub(crate) fn kind_for(dir: &str, file: &str) -> Option<Kind> {
         "onstat-g-ckp" => kind("onstat-g-ckp"),
         "onstat-g-con" => kind("onstat-g-con"),
         "onstat-g-ntt" => kind("onstat-g-ntt"),
+        "onstat-g-pqs" => kind("onstat-g-pqs"),
         "onstat-g-ses" => kind("onstat-g-ses"),
         "onstat-g-sql" => kind("onstat-g-sql"),
         "onstat-k" => kind("onstat-k"),

@@ -105,7 +105,7 @@ fn pdq_helpers_share_a_session_and_have_ttys() {
 fn checkpoint_stall_with_a_thread_in_critical_section() {
     let u = parse_fixture("ifxtop-banner-ckpt-req-critical-section");
     let h = u.header.as_ref().expect("banner");
-    assert_eq!(h.version, "12.10.FC8");
+    assert_eq!(h.version.as_deref(), Some("12.10.FC8"));
     assert_eq!(h.checkpoint_flag(), Some("CKPT REQ"));
     assert_eq!(h.blocked.as_deref(), Some("CKPT"));
     assert_eq!(u.threads.len(), 9);

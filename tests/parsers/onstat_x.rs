@@ -115,7 +115,7 @@ fn several_waiters_on_the_row_and_on_continuation_lines() {
     let x = parse_fixture("ifxtop-several-waiters-continuation-lines");
     assert!(x.unparsed.is_empty(), "{:?}", x.unparsed);
     assert_eq!(
-        x.header.as_ref().map(|h| h.version.as_str()),
+        x.header.as_ref().and_then(|h| h.version.as_deref()),
         Some("12.10.FC8")
     );
     assert_eq!(page_sizes(&x), [2048, 16384]);

@@ -33,6 +33,12 @@ const ALLOWED: &[(&str, &str, &str, &str)] = &[
         "*",
         "the banner alone is `onstat -g sql <sid>` of a session that has ended",
     ),
+    (
+        "onstat-g-pqs",
+        "onstat-banner",
+        "*",
+        "the banner alone is `onstat -g pqs <sid>` of a session running no query",
+    ),
 ];
 
 /// Whether the allow-list entry `(k, d, f)` covers `kind` parsing `dir/file`.

@@ -342,6 +342,8 @@ async fn drilling_into_a_session_collects_its_sql() {
     // collected once the session was drilled into.
     assert!(last.contains("VERDICT"), "{last}");
     assert!(last.contains("SQL       [stores]"), "{last}");
+    // And the plan of the statement it is in (onstat -g pqs <sid>, asked for drilled sessions).
+    assert!(last.contains("PLAN      scan  next"), "{last}");
 }
 
 #[tokio::test(start_paused = true)]
@@ -437,6 +439,12 @@ async fn a_recording_holds_the_sql_of_blockers_nobody_drilled_into() {
         .collect();
     // The lock chain's head blocker, 812, holds up three sessions: its SQL is on record.
     assert!(focus.iter().any(|s| s == "onstat -g sql 812"), "{focus:?}");
+    // Not its plan: `onstat -g pqs` is asked only while a session's screen is open.
+    assert!(
+        !rec.sources()
+            .any(|s| matches!(s, ifxtop::source::Source::OnstatGPqs(_))),
+        "a plan recorded for a session nobody opened"
+    );
     let mut sids: Vec<&str> = focus.iter().filter_map(|s| s.rsplit(' ').next()).collect();
     sids.sort_unstable();
     sids.dedup();

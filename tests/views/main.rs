@@ -416,6 +416,51 @@ fn session_screen_of_a_head_blocker() {
     }
 }
 
+/// The session screen with the plan of the query it runs: the doc figure's session 5
+/// (`onstat -g pqs`, ids_adr_1077, cut inside its third row) given to 814, the nljoin over the
+/// scan it reads (its other input was cut from the copy); 812 runs no query (the banner alone).
+#[test]
+fn session_screen_with_the_running_querys_plan() {
+    let mut st = lock_chain_store();
+    let pqs = fixture("onstat-g-pqs/hcl-14.10-adr-1077-doc-cut.txt").replace("   5 ", " 814 ");
+    apply(
+        &mut st,
+        Source::OnstatGPqs(Sid(814)),
+        29,
+        &format!("{BANNER}{pqs}"),
+        5,
+    );
+    apply(&mut st, Source::OnstatGPqs(Sid(812)), 29, BANNER, 5);
+    let (w, h) = (80, 24);
+    let open = |sid: Sid| {
+        let mut a = App::new(Keymap::default(), Theme::plain(), Mode::Live, 1.0);
+        a.server = Some("ol_prod".into());
+        a.size = (w, h);
+        a.set_snapshot(Arc::new(snapshot::build(&st, NOW, Some("ol_prod"), &[sid])));
+        a.drill.push(DrillUi {
+            sid,
+            selected: 0,
+            scroll: 0,
+        });
+        screen(&a, w, h)
+    };
+    let text = open(Sid(814));
+    assert!(
+        text.contains("PLAN      nljoin  next  224,717 rows  1.82s"),
+        "{text}"
+    );
+    assert!(
+        text.contains("            scan  next  472 rows  0.20s"),
+        "{text}"
+    );
+    crate::snap_text!(format!("view__session_814_plan__{w}x{h}"), text);
+    let text = open(Sid(812));
+    assert!(
+        text.contains("PLAN      no query running (onstat -g pqs)"),
+        "{text}"
+    );
+}
+
 #[test]
 fn control_characters_from_onstat_never_reach_the_screen() {
     // A user name with an escape sequence (clear screen) and a bell.

@@ -1,5 +1,6 @@
 //! The session screen: one waiting session explained — identity, flags in words, what it waits
-//! on and for how long, the blocker chain (selectable), locks, SQL, socket, wait history.
+//! on and for how long, the blocker chain (selectable), locks, SQL and the running query's plan,
+//! socket, wait history.
 
 use crate::format::human_bytes;
 use crate::model::session::SessionView;
@@ -300,6 +301,7 @@ pub(crate) fn lines(
             ),
         ])),
     }
+    plan_lines(view, theme, replay, &mut out);
     if !view.history.is_empty() {
         // Newest first, each with how long it lasted: `lock 30s ← running 2m05s`.
         let mut parts: Vec<String> = Vec::new();
@@ -367,6 +369,46 @@ pub(crate) fn lines(
     out
 }
 
+/// The running query's operators (`onstat -g pqs <sid>`), one line each, indented by depth:
+/// `nljoin  next  224,717 rows  1.82s` then its inputs below it.
+fn plan_lines(view: &SessionView, theme: &Theme, replay: bool, out: &mut Vec<Line<'static>>) {
+    const SHOWN: usize = 6;
+    let state = if !view.plan_collected {
+        Some(if replay {
+            // Asked only while a session's screen was open.
+            "not in the recording (not opened while recording)"
+        } else {
+            "not known yet (onstat -g pqs)"
+        })
+    } else if view.plan.is_empty() {
+        Some("no query running (onstat -g pqs)")
+    } else {
+        None
+    };
+    if let Some(state) = state {
+        out.push(Line::from(vec![
+            label("PLAN", theme),
+            Span::styled(state, theme.dim),
+        ]));
+        return;
+    }
+    for (i, step) in view.plan.iter().take(SHOWN).enumerate() {
+        out.push(Line::from(vec![
+            label(if i == 0 { "PLAN" } else { "" }, theme),
+            Span::raw(step.line()),
+        ]));
+    }
+    if view.plan.len() > SHOWN {
+        out.push(Line::from(vec![
+            label("", theme),
+            Span::styled(
+                format!("… {} more operators", view.plan.len() - SHOWN),
+                theme.dim,
+            ),
+        ]));
+    }
+}
+
 pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let Some((d, view)) = app.session() else {
         return;
@@ -421,4 +463,67 @@ pub(crate) fn text(view: &SessionView, d: &DrillUi, replay: bool) -> String {
         s.push('\n');
     }
     s
+}
+
+#[cfg(test)]
+#[allow(clippy::expect_used)]
+mod tests {
+    use super::*;
+    use crate::model::session::PlanStep;
+
+    fn plan_line(view: &SessionView, replay: bool) -> String {
+        let d = DrillUi {
+            sid: view.sid,
+            selected: 0,
+            scroll: 0,
+        };
+        text(view, &d, replay)
+            .lines()
+            .find(|l| l.starts_with("PLAN"))
+            .expect("a PLAN line")
+            .to_string()
+    }
+
+    /// Why there is no plan: not asked yet, not in a recording, or no query running; and a
+    /// long plan is cut with a count of what is left out.
+    #[test]
+    fn the_plan_or_why_not() {
+        let mut v = SessionView::default();
+        assert_eq!(
+            plan_line(&v, false),
+            "PLAN      not known yet (onstat -g pqs)"
+        );
+        assert_eq!(
+            plan_line(&v, true),
+            "PLAN      not in the recording (not opened while recording)"
+        );
+        v.plan_collected = true;
+        assert_eq!(
+            plan_line(&v, true),
+            "PLAN      no query running (onstat -g pqs)"
+        );
+        v.plan = (0..9)
+            .map(|i| PlanStep {
+                depth: i,
+                opname: "nljoin".into(),
+                phase: "next".into(),
+                rows: 1_234_567,
+                time_s: 75.0,
+            })
+            .collect();
+        let all = text(
+            &v,
+            &DrillUi {
+                sid: v.sid,
+                selected: 0,
+                scroll: 0,
+            },
+            false,
+        );
+        assert!(
+            all.contains("PLAN      nljoin  next  1,234,567 rows  1m15s"),
+            "{all}"
+        );
+        assert!(all.contains("… 3 more operators"), "{all}");
+    }
 }
