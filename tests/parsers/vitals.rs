@@ -823,7 +823,7 @@ fn cpu_published_sample() {
     assert_eq!(aio.name, "aio vp 0");
     assert_eq!(aio.vp, "5aio*");
     assert_eq!(aio.last_run, "06/05 11:19:00");
-    assert!((aio.cpu_s - 29_409.7586).abs() < 1e-6);
+    assert!((aio.cpu_s - 29_409.758_6).abs() < 1e-6);
     assert_eq!(aio.scheds, 9_587_799);
     assert_eq!(aio.status, "IO Idle");
     let fifo = c.threads.iter().find(|t| t.tid == Tid(6)).expect("tid 6");
