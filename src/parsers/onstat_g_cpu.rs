@@ -120,62 +120,79 @@ fn is_vp(w: &str) -> bool {
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
 }
 
-/// The blank-separated words of a line.
-fn words(text: &str) -> impl Iterator<Item = &str> {
-    text.split([' ', '\t']).filter(|w| !w.is_empty())
+/// The next blank-separated word of `s` and what follows it, or `None` at the end.
+fn word(s: &str) -> Option<(&str, &str)> {
+    let s = lex::trim_start_bytes(s, lex::is_blank_byte);
+    if s.is_empty() {
+        return None;
+    }
+    let end = s.find([' ', '\t']).unwrap_or(s.len());
+    Some((&s[..end], &s[end..]))
+}
+
+/// `text` with its blanks made single, without a copy when they already are.
+fn single_blanks(text: &str) -> CompactString {
+    let text = lex::trim_blanks(text);
+    if text.contains("  ") || text.contains('\t') {
+        CompactString::new(super::onstat_g_ath::collapse_blanks(text))
+    } else {
+        CompactString::new(text)
+    }
 }
 
 /// One thread row. The name and the status may hold blanks, so the row is read from the
 /// `Last Run` date inward: the word before it is the VP, the words between the tid and the VP
 /// the name; after it come the time of day, the CPU seconds, the schedule count and the status.
+/// Read word by word without a copy of the line (5,000 rows every 10 s).
 fn thread_row(text: &str) -> Result<CpuThread, Miss<'_>> {
     let i = lex::trim_start_bytes(text, lex::is_blank_byte);
-    let w: Vec<&str> = words(i).collect();
-    let first = w.first().copied().unwrap_or(i);
+    let (first, after_tid) = word(i).ok_or(Miss::new(i, "a thread id (a number)"))?;
     let tid = first
         .parse::<u64>()
         .map_err(|_| Miss::new(i, "a thread id (a number)"))?;
-    let date = w
-        .iter()
-        .position(|x| is_month_day(x))
-        .filter(|&d| d >= 3 && w.get(d + 1).is_some_and(|x| is_time_of_day(x)))
-        .ok_or(Miss::new(
-            i,
-            "a name, a VP (`3lio*`) and the last run (`05/17 14:50:12`)",
-        ))?;
-    let vp = w[date - 1];
+    // Walk to the date, keeping the word before it (the VP) and where the name ends.
+    let needs_date = "a name, a VP (`3lio*`) and the last run (`05/17 14:50:12`)";
+    let mut rest = after_tid;
+    let mut prev: Option<&str> = None;
+    let mut words = 0usize;
+    let (date, after_date) = loop {
+        let (w, r) = word(rest).ok_or(Miss::new(i, needs_date))?;
+        if words >= 2 && is_month_day(w) && word(r).is_some_and(|(t, _)| is_time_of_day(t)) {
+            break (w, r);
+        }
+        prev = Some(w);
+        words += 1;
+        rest = r;
+    };
+    let vp = prev.ok_or(Miss::new(i, needs_date))?;
     if !is_vp(vp) {
         return Err(Miss::new(vp, "a VP (`1cpu`, `3lio*`) before the last run"));
     }
-    let at = |k: usize| w.get(k).copied().unwrap_or("");
-    let cpu = at(date + 2);
+    let name_end = lex::offset_in(i, vp);
+    let name_start = lex::offset_in(i, after_tid);
+    let name = single_blanks(i.get(name_start..name_end).unwrap_or(""));
+    let (time, r) = word(after_date).ok_or(Miss::new(i, needs_date))?;
+    let (cpu, r) = word(r).ok_or(Miss::new(i, "the CPU seconds (`29409.7586`)"))?;
     let cpu_s = cpu
         .parse::<f64>()
         .ok()
         .filter(|c| c.is_finite() && *c >= 0.0)
-        .ok_or(Miss::new(
-            if cpu.is_empty() { i } else { cpu },
-            "the CPU seconds (`29409.7586`)",
-        ))?;
-    let scheds_word = at(date + 3);
-    let scheds = scheds_word.parse::<u64>().map_err(|_| {
-        Miss::new(
-            if scheds_word.is_empty() {
-                i
-            } else {
-                scheds_word
-            },
-            "the times scheduled (a number)",
-        )
-    })?;
+        .ok_or(Miss::new(cpu, "the CPU seconds (`29409.7586`)"))?;
+    let (scheds_word, status) =
+        word(r).ok_or(Miss::new(i, "the times scheduled (a number)"))?;
+    let scheds = scheds_word
+        .parse::<u64>()
+        .map_err(|_| Miss::new(scheds_word, "the times scheduled (a number)"))?;
+    let run_start = lex::offset_in(i, date);
+    let run_end = lex::offset_in(i, time) + time.len();
     Ok(CpuThread {
         tid: Tid(tid),
-        name: CompactString::new(w[1..date - 1].join(" ")),
+        name,
         vp: CompactString::new(vp),
-        last_run: CompactString::new(format!("{} {}", w[date], w[date + 1])),
+        last_run: single_blanks(i.get(run_start..run_end).unwrap_or("")),
         cpu_s,
         scheds,
-        status: w.get(date + 4..).map(|s| s.join(" ")).unwrap_or_default(),
+        status: single_blanks(status).into(),
     })
 }
 
