@@ -79,14 +79,11 @@ pub(crate) fn lines(snap: &Snapshot, theme: &Theme) -> Vec<ServerLine> {
     out
 }
 
-/// What ifxtop costs this server: itself, its onstat children, and per source (the busiest
-/// first) its calls a minute and CPU per call.
-fn cost(out: &mut Vec<ServerLine>, snap: &Snapshot, theme: &Theme) {
-    let Some(c) = &snap.cost else {
-        return;
-    };
+/// What ifxtop costs this server in a line: itself, its children, processes and calls a minute
+/// (the Server pane's IFXTOP line, and the help's last line).
+pub(crate) fn cost_words(c: &crate::model::snapshot::Cost) -> String {
     let pct = |v: Option<f64>| v.map_or("-".into(), |v| format!("{:.2}%", v * 100.0));
-    let text = if c.children == "measured" {
+    if c.children == "measured" {
         format!(
             "self {} of a core, onstat and other children {}, {} processes/min, {:.0} calls/min",
             pct(c.self_core_share),
@@ -97,7 +94,16 @@ fn cost(out: &mut Vec<ServerLine>, snap: &Snapshot, theme: &Theme) {
         )
     } else {
         format!("children {}; {:.0} calls/min", c.children, c.calls_per_min)
+    }
+}
+
+/// What ifxtop costs this server: itself, its onstat children, and per source (the busiest
+/// first) its calls a minute and CPU per call.
+fn cost(out: &mut Vec<ServerLine>, snap: &Snapshot, theme: &Theme) {
+    let Some(c) = &snap.cost else {
+        return;
     };
+    let text = cost_words(c);
     out.push(plain(Line::from("")));
     out.push(plain(Line::from(vec![
         Span::styled("IFXTOP    ", theme.column_header),

@@ -1,5 +1,6 @@
 //! The help screen: every key binding (read from the keymap, so it matches the config) grouped
-//! so that it fits 80x24, and what each pane shows; it scrolls on a smaller terminal.
+//! so that it fits 80x24, what each pane shows, and what ifxtop costs this server; it scrolls
+//! on a smaller terminal.
 
 use crate::tui::app::App;
 use crate::tui::keymap::Action;
@@ -163,6 +164,17 @@ fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
                 out.push(Line::from(format!("{lead}{part}")));
             }
         }
+    }
+    // Last, what ifxtop costs this server (the Server pane has it per source).
+    let cost = app.shown().cost.as_ref().map_or_else(
+        || "not measured yet".to_string(),
+        crate::tui::server_lines::cost_words,
+    );
+    for (i, part) in crate::tui::table::wrap(&format!("ifxtop's cost: {cost} (6: per source)"), w.saturating_sub(2).max(20))
+        .into_iter()
+        .enumerate()
+    {
+        out.push(Line::from(if i == 0 { part } else { format!("  {part}") }));
     }
     out
 }
