@@ -178,8 +178,7 @@ fn thread_row(text: &str) -> Result<CpuThread, Miss<'_>> {
         .ok()
         .filter(|c| c.is_finite() && *c >= 0.0)
         .ok_or(Miss::new(cpu, "the CPU seconds (`29409.7586`)"))?;
-    let (scheds_word, status) =
-        word(r).ok_or(Miss::new(i, "the times scheduled (a number)"))?;
+    let (scheds_word, status) = word(r).ok_or(Miss::new(i, "the times scheduled (a number)"))?;
     let scheds = scheds_word
         .parse::<u64>()
         .map_err(|_| Miss::new(scheds_word, "the times scheduled (a number)"))?;

@@ -170,9 +170,12 @@ fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
         || "not measured yet".to_string(),
         crate::tui::server_lines::cost_words,
     );
-    for (i, part) in crate::tui::table::wrap(&format!("ifxtop's cost: {cost} (6: per source)"), w.saturating_sub(2).max(20))
-        .into_iter()
-        .enumerate()
+    for (i, part) in crate::tui::table::wrap(
+        &format!("ifxtop's cost: {cost} (6: per source)"),
+        w.saturating_sub(2).max(20),
+    )
+    .into_iter()
+    .enumerate()
     {
         out.push(Line::from(if i == 0 { part } else { format!("  {part}") }));
     }
