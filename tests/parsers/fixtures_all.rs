@@ -9,53 +9,21 @@ use crate::common::kind;
 use ifxtop::parsers::Kind;
 use std::collections::BTreeSet;
 
-/// The kind a fixture is parsed as: by directory, and for `netstat/` by file name (`ss-*`).
+/// The kind a fixture is parsed as: the kind its directory is named after (`onstat-g-ath/`), so
+/// a new source's fixtures are checked without a line here; the directories named otherwise
+/// below; for `netstat/` by file name (`ss-*`).
 pub(crate) fn kind_for(dir: &str, file: &str) -> Option<Kind> {
     Some(match dir {
         "netstat" if file.starts_with("ss-") => kind("ss"),
         "netstat" => kind("netstat"),
-        "node-meminfo" => kind("node-meminfo"),
         "numa_maps" => kind("numa-maps"),
-        "numactl-H" => kind("numactl-H"),
-        "oncheck-pe" => kind("oncheck-pe"),
         "onstat-B" => kind("onstat-b"),
-        "onstat-X" => kind("onstat-X"),
-        "onstat-d" => kind("onstat-d"),
-        "onstat-g-ath" => kind("onstat-g-ath"),
-        "onstat-g-cpu" => kind("onstat-g-cpu"),
-        "onstat-g-ckp" => kind("onstat-g-ckp"),
-        "onstat-g-con" => kind("onstat-g-con"),
-        "onstat-g-ntt" => kind("onstat-g-ntt"),
-        "onstat-g-pqs" => kind("onstat-g-pqs"),
-        "onstat-g-ses" => kind("onstat-g-ses"),
-        "onstat-g-sql" => kind("onstat-g-sql"),
-        "onstat-k" => kind("onstat-k"),
-        "onstat-t" => kind("onstat-t"),
-        "onstat-u" => kind("onstat-u"),
-        "proc-net-tcp" => kind("proc-net-tcp"),
-        // Chunk I/O, devices and replication (HA).
-        "onstat-D" => kind("onstat-D"),
-        "onstat-g-cluster" => kind("onstat-g-cluster"),
-        "onstat-g-dri" => kind("onstat-g-dri"),
-        "onstat-g-iof" => kind("onstat-g-iof"),
-        "onstat-g-rss" => kind("onstat-g-rss"),
-        "onstat-g-sds" => kind("onstat-g-sds"),
-        "proc-diskstats" => kind("proc-diskstats"),
-        // Vital signs (issue 11). `onstat -r` repeats the banner; `onstat -g BTH` is
-        // `onstat -g bth` with stacks and sessions.
-        "onstat-banner" | "onstat-r" => kind("onstat-banner"),
-        "onstat-p" => kind("onstat-p"),
-        "onstat-l" => kind("onstat-l"),
-        "onstat-g-glo" => kind("onstat-g-glo"),
-        "onstat-g-lmx" => kind("onstat-g-lmx"),
-        "onstat-g-wmx" => kind("onstat-g-wmx"),
-        "onstat-s" => kind("onstat-s"),
-        "onstat-g-seg" => kind("onstat-g-seg"),
-        "onstat-g-bth" | "onstat-g-BTH" => kind("onstat-g-bth"),
-        "onstat-g-tpf" => kind("onstat-g-tpf"),
+        "onstat-g-BTH" => kind("onstat-g-bth"),
         "onstat-x-txn" => kind("onstat-x"),
-        "onstat-g-rea" => kind("onstat-g-rea"),
-        _ => return None,
+        "onstat-r" => kind("onstat-banner"),
+        // Not outputs: recordings of whole sessions.
+        "recordings" => return None,
+        _ => Kind::from_name(dir)?,
     })
 }
 
