@@ -84,15 +84,8 @@ fn steady_rate(seed: u64, tid: u64) -> f64 {
 
 /// The demo clock's `MM/DD HH:MM:SS` at demo second `t`.
 fn month_day_time(t: u64) -> String {
-    let at = super::EPOCH + time::Duration::seconds(i64::try_from(t).unwrap_or(i64::MAX));
-    format!(
-        "{:02}/{:02} {:02}:{:02}:{:02}",
-        u8::from(at.month()),
-        at.day(),
-        at.hour(),
-        at.minute(),
-        at.second()
-    )
+    let (date, time) = super::onstat::clock(i64::try_from(t).unwrap_or(i64::MAX));
+    format!("{} {time}", date.get(..5).unwrap_or(&date))
 }
 
 /// One row: ` 4      aio vp 0          5aio*   06/05 11:19:00    29409.7586    9587799    IO Idle`.
@@ -102,16 +95,11 @@ fn row(o: &mut String, tid: u64, name: &str, vp: &str, last_run: u64, cpu: f64, 
     text::left(o, name, 18);
     text::left(o, vp, 8);
     o.push_str(&month_day_time(last_run));
-    let secs = format!("{cpu:.4}");
-    text::pad(o, 14usize.saturating_sub(secs.len()).max(1));
-    o.push_str(&secs);
-    text::pad(o, 11usize.saturating_sub(decimal_len(scheds)).max(1));
-    text::ldec(o, scheds, 0);
+    o.push(' ');
+    text::right(o, &format!("{cpu:.4}"), 13);
+    o.push(' ');
+    text::rdec(o, scheds, 10);
     o.push_str("    ");
-}
-
-fn decimal_len(n: u64) -> usize {
-    n.checked_ilog10().map_or(1, |l| l as usize + 1)
 }
 
 /// `onstat -g cpu` at the world's moment, walking the ledger up to it.

@@ -179,7 +179,7 @@ pub(crate) fn time_of_day(t: i64) -> String {
 }
 
 /// Civil date and time of a moment of the demo clock: (MM/DD/YYYY, HH:MM:SS).
-fn clock(t: i64) -> (String, String) {
+pub(crate) fn clock(t: i64) -> (String, String) {
     let secs = CLOCK_AT_ZERO + t;
     let days = secs.div_euclid(86_400);
     let tod = secs.rem_euclid(86_400);

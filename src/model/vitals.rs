@@ -3,7 +3,6 @@
 //! with waiters, shared memory and its growth.
 
 use crate::ids::{Addr, Sid, Tid};
-use crate::parsers::onstat_g_ath::OnstatGAth;
 use crate::parsers::onstat_u::OnstatU;
 use crate::parsers::onstat_x_txn::OnstatXTxn;
 use crate::store::Store;
@@ -161,20 +160,6 @@ pub struct History {
     pub ready_queue: Vec<f64>,
 }
 
-/// Thread id → session, through `onstat -g ath` (tid → rstcb) and `onstat -u` (rstcb → sid).
-fn sessions_of_tids(ath: Option<&OnstatGAth>, u: Option<&OnstatU>) -> FxHashMap<Tid, Sid> {
-    let sid_of: FxHashMap<Addr, Sid> = u
-        .map(|u| u.threads.iter().map(|t| (t.address, t.sessid)).collect())
-        .unwrap_or_default();
-    ath.map(|a| {
-        a.threads
-            .iter()
-            .filter_map(|t| Some((t.tid, *sid_of.get(&t.rstcb?)?)))
-            .collect()
-    })
-    .unwrap_or_default()
-}
-
 pub(crate) fn build(store: &Store) -> Vitals {
     let u = store.get(crate::source::key::OnstatU);
     let v = &store.vitals;
@@ -319,7 +304,10 @@ pub(crate) fn oldest_transaction(
 /// other moment the list is this `onstat -u`'s mutex waits, named from the names seen before,
 /// and the holder is unknown.
 fn mutexes(store: &Store, u: Option<&OnstatU>) -> Vec<MutexRow> {
-    let sid_of_tid = sessions_of_tids(store.get(crate::source::key::OnstatGAth), u);
+    let sid_of_tid = match (store.get(crate::source::key::OnstatGAth), u) {
+        (Some(ath), Some(u)) => ath.sessions(u),
+        _ => FxHashMap::default(),
+    };
     let sid_of_addr: FxHashMap<Addr, Sid> = u
         .map(|u| u.threads.iter().map(|t| (t.address, t.sessid)).collect())
         .unwrap_or_default();

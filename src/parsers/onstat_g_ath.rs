@@ -27,6 +27,20 @@ impl OnstatGAth {
     pub fn thread(&self, tid: Tid) -> Option<&AthThread> {
         self.threads.iter().find(|t| t.tid == tid)
     }
+
+    /// Each user thread's session: tid → rstcb (here) → session (`u`'s row at that address).
+    /// Only as true as the two are of one moment: an rstcb is reused by the next session.
+    pub fn sessions(
+        &self,
+        u: &super::onstat_u::OnstatU,
+    ) -> rustc_hash::FxHashMap<Tid, crate::ids::Sid> {
+        let sid_of: rustc_hash::FxHashMap<Addr, crate::ids::Sid> =
+            u.threads.iter().map(|t| (t.address, t.sessid)).collect();
+        self.threads
+            .iter()
+            .filter_map(|t| Some((t.tid, *sid_of.get(&t.rstcb?)?)))
+            .collect()
+    }
 }
 
 /// One row: `213  14c91ec0 14a58b98 2  cond wait  sm_read  1cpu  sqlexec`.

@@ -80,7 +80,7 @@ impl SessionCpu {
         u: Option<&OnstatU>,
     ) {
         let sid = match (ath, u) {
-            (Some(a), Some(u)) => Some(sessions_of_threads(a, u)),
+            (Some(a), Some(u)) => Some(a.sessions(u)),
             _ => None,
         };
         let now = Sample {
@@ -119,20 +119,6 @@ impl SessionCpu {
     pub(crate) fn unknown(&self) -> Option<CpuUnknown> {
         self.unknown
     }
-}
-
-/// Each user thread's session: tid → rstcb (`-g ath`) → session (`-u`).
-fn sessions_of_threads(ath: &OnstatGAth, u: &OnstatU) -> FxHashMap<Tid, Sid> {
-    let sid_of: FxHashMap<_, Sid> = u
-        .threads
-        .iter()
-        .filter(|t| t.sessid.0 != 0)
-        .map(|t| (t.address, t.sessid))
-        .collect();
-    ath.threads
-        .iter()
-        .filter_map(|t| Some((t.tid, *sid_of.get(&t.rstcb?)?)))
-        .collect()
 }
 
 /// The use per session between `prev` and `now` (`now.t > prev.t`).

@@ -197,8 +197,13 @@ impl Store {
     /// `onstat -u` (within [`SAME_MOMENT`]): holders change within a second, so an older one is
     /// not joined to this moment's waiters.
     pub fn get_at_moment<T: Record>(&self, k: Key<T>) -> Option<&T> {
-        let (u, t) = (self.moment()?, self.observed(k.source())?);
-        let apart = u.abs_diff(t);
+        self.get_at(k, self.moment()?)
+    }
+
+    /// The last good value of a source only if it was taken at moment `t` (within
+    /// [`SAME_MOMENT`]).
+    pub(crate) fn get_at<T: Record>(&self, k: Key<T>, t: Duration) -> Option<&T> {
+        let apart = t.abs_diff(self.observed(k.source())?);
         (apart <= SAME_MOMENT).then(|| self.get(k)).flatten()
     }
 
@@ -317,21 +322,11 @@ impl Store {
                 if let Some(g) = parsed.get::<crate::parsers::onstat_g_cpu::OnstatGCpu>() {
                     // The threads' sessions only from outputs of this moment: an rstcb of
                     // another moment may be another session's.
-                    let at_moment = |s: Source| {
-                        self.sources
-                            .get(&s)
-                            .and_then(|st| st.last_ok.as_ref())
-                            .filter(|(t, _)| t.abs_diff(u.t) <= SAME_MOMENT)
-                            .map(|(_, p)| p)
-                    };
-                    let ath = at_moment(Source::OnstatGAth)
-                        .and_then(|p| p.get::<crate::parsers::onstat_g_ath::OnstatGAth>());
-                    let users = at_moment(Source::OnstatU).and_then(|p| p.get::<OnstatU>());
-                    let (ath, users) = match (ath, users) {
-                        (Some(a), Some(u)) => (Some(a), Some(u)),
-                        _ => (None, None),
-                    };
-                    self.cpu.observe(g, u.t, ath, users);
+                    let mut cpu = std::mem::take(&mut self.cpu);
+                    let ath = self.get_at(crate::source::key::OnstatGAth, u.t);
+                    let users = self.get_at(crate::source::key::OnstatU, u.t);
+                    cpu.observe(g, u.t, ath, users);
+                    self.cpu = cpu;
                 }
             }
             Source::OnstatGRea => {

@@ -640,7 +640,8 @@ impl App {
                 }
             }
             Action::SortCpu => {
-                self.pane = Pane::Sessions;
+                // As `1` does: the list, not a screen left open above it.
+                self.set_pane(Pane::Sessions);
                 let column = crate::tui::panes::Column::Session(crate::tui::panes::SessionCol::Cpu);
                 self.table_mut().sort = Order::By { column, desc: true };
                 let why = match self.shown().session_cpu.as_ref() {

@@ -718,6 +718,22 @@ fn p_sorts_the_sessions_by_cpu() {
     );
 }
 
+/// P on a session's screen goes to the list it sorts, as `1` does (the screen would otherwise
+/// stay above the pane it changed).
+#[test]
+fn p_on_a_session_screen_shows_the_sorted_list() {
+    let mut a = app();
+    a.on_key(key('j'), NOW);
+    a.on_key(code(KeyCode::Enter), NOW);
+    assert!(!a.drill.is_empty(), "a session screen is open");
+    a.on_key(key('P'), NOW);
+    assert_eq!(a.pane, Pane::Sessions);
+    assert!(
+        a.drill.is_empty(),
+        "the session screen was left open above the list"
+    );
+}
+
 /// In the help the moving keys scroll (j/k, arrows, pages) and keep it open; q and Esc close it
 /// without quitting.
 #[test]
