@@ -119,6 +119,9 @@ pub struct SessionView {
     pub plan: Vec<PlanStep>,
     /// `onstat -g pqs <sid>` answered, so an empty `plan` means no query running.
     pub plan_collected: bool,
+    /// How long before the moment shown it answered (seconds): the plan is of then, and the
+    /// session may have moved on (it is read every 5 s, the state every second).
+    pub plan_age_s: Option<f64>,
     pub socket: Option<SocketRef>,
     pub send_q_trend: Vec<u64>,
     pub history: Vec<WaitSpan>,
@@ -452,6 +455,9 @@ pub(crate) fn build(
     if let Some(pqs) = store.get(crate::source::key::OnstatGPqs(sid)) {
         v.plan = plan(pqs, sid);
         v.plan_collected = true;
+        v.plan_age_s = store
+            .observed(Source::OnstatGPqs(sid))
+            .map(|t| now.saturating_sub(t).as_secs_f64());
     }
     if let Some(k) = store.get(crate::source::key::OnstatK) {
         let rstcbs: Vec<Addr> = v.threads.iter().map(|t| t.rstcb).collect();

@@ -385,18 +385,29 @@ fn plan_lines(view: &SessionView, theme: &Theme, replay: bool, out: &mut Vec<Lin
     } else {
         None
     };
+    // A plan read before the moment shown says when: the state above is of the moment, and a
+    // session idle now may have been running when the plan was read.
+    let age = view
+        .plan_age_s
+        .filter(|a| *a >= 1.0)
+        .map(|a| format!("  ({} ago)", crate::format::human_duration(a)));
     if let Some(state) = state {
-        out.push(Line::from(vec![
-            label("PLAN", theme),
-            Span::styled(state, theme.dim),
-        ]));
+        let mut spans = vec![label("PLAN", theme), Span::styled(state, theme.dim)];
+        if view.plan_collected {
+            spans.extend(age.map(|a| Span::styled(a, theme.dim)));
+        }
+        out.push(Line::from(spans));
         return;
     }
     for (i, step) in view.plan.iter().take(SHOWN).enumerate() {
-        out.push(Line::from(vec![
+        let mut spans = vec![
             label(if i == 0 { "PLAN" } else { "" }, theme),
             Span::raw(step.line()),
-        ]));
+        ];
+        if i == 0 {
+            spans.extend(age.clone().map(|a| Span::styled(a, theme.dim)));
+        }
+        out.push(Line::from(spans));
     }
     if view.plan.len() > SHOWN {
         out.push(Line::from(vec![
@@ -525,5 +536,37 @@ mod tests {
             "{all}"
         );
         assert!(all.contains("… 3 more operators"), "{all}");
+    }
+
+    /// A plan read before the moment shown says how long before: the session's state above is
+    /// of the moment, and an idle session may have been running when its plan was read.
+    #[test]
+    fn an_older_plan_says_when_it_was_read() {
+        let mut v = SessionView {
+            plan_collected: true,
+            plan_age_s: Some(4.0),
+            ..SessionView::default()
+        };
+        assert_eq!(
+            plan_line(&v, false),
+            "PLAN      no query running (onstat -g pqs)  (4s ago)"
+        );
+        v.plan = vec![PlanStep {
+            depth: 0,
+            opname: "scan".into(),
+            phase: "next".into(),
+            rows: 992,
+            time_s: 1.0,
+        }];
+        assert_eq!(
+            plan_line(&v, false),
+            "PLAN      scan  next  992 rows  1.00s  (4s ago)"
+        );
+        // Read at the moment shown: nothing to say.
+        v.plan_age_s = Some(0.4);
+        assert_eq!(
+            plan_line(&v, false),
+            "PLAN      scan  next  992 rows  1.00s"
+        );
     }
 }
