@@ -4,9 +4,11 @@
 //!   `pane_5min_by_class_5000`: the pane's table over its default window, built every 5 s);
 //! - one hour of samples within the whole TUI's 50 MB (printed: the history's heap after an
 //!   hour of 5,000-session samples, each from a different demo moment);
-//! - `ifxtop ash` over a one-hour recording of 5,000 sessions in under 5 s (`ash_replay`: the
-//!   replay walk over a recorded stretch of the demo; a second of recording costs the time per
-//!   `onstat -u` printed, times 3,600 for the hour).
+//! - `ifxtop ash` over a one-hour recording of 5,000 sessions in under 5 s (`ash_track`: an
+//!   hour's zstd recording read through its database-time track, as `ifxtop ash --replay` reads
+//!   it; `ash_replay`: the outputs parsed again, as for a recording without a track, over a
+//!   recorded stretch of the demo: a second of recording costs the time per `onstat -u`
+//!   printed, times 3,600 for the hour).
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use ifxtop::collect::sample::Update;
@@ -188,5 +190,87 @@ fn ash_replay(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, activity, ash_replay);
+/// `ifxtop ash --replay` over an hour's zstd recording of 5,000 sessions through its
+/// database-time track: the track's span, its samples added up, the report of every key. The
+/// hour is the demo's lock chain and mutex contention (two minutes walked at 5,000 sessions,
+/// their outputs and samples repeated thirty times, each a stretch later: the file is an hour's
+/// size, about 700 MB, and its frames are walked as any hour's).
+fn ash_track(c: &mut Criterion) {
+    use ifxtop::model::track::{TrackDecoder, TrackEncoder};
+    let full = std::env::args().any(|a| a == "--bench");
+    let (sessions, walked, hour) = if full {
+        (5_000, 120u64, 3_600u64)
+    } else {
+        (100, 10, 60)
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("hour.jsonl.zst");
+    let settings = StoreSettings {
+        wall_start: Some(ifxtop::demo::EPOCH),
+        ..StoreSettings::default()
+    };
+    let mut track = Vec::new();
+    let (_, samples) = ifxtop::instance::walk::demo_store_sampled(
+        DemoInstance::new(1).with_sessions(sessions),
+        Duration::from_secs(280),
+        Duration::from_secs(280 + walked - 1),
+        settings.clone(),
+        true,
+        None,
+        Some(&mut track),
+    )
+    .expect("the demo");
+    let mut decoder = TrackDecoder::new();
+    let kept: Vec<_> = track
+        .iter()
+        .map(|l| decoder.sample(l).expect("a good line"))
+        .collect();
+    let mut encoder = TrackEncoder::new();
+    let stretches = hour / walked;
+    let shift = |k: u64| (k * walked) as f64;
+    let lines: Vec<String> = (0..stretches)
+        .flat_map(|k| kept.iter().map(move |s| (k, s)))
+        .map(|(k, s)| encoder.line(s.at + shift(k), &s.actives()))
+        .collect();
+    let outputs = (0..stretches).flat_map(|k| {
+        samples
+            .iter()
+            .map(move |r| ifxtop::collect::sample::RawSample {
+                t: r.t + shift(k),
+                ..r.clone()
+            })
+    });
+    ifxtop::commands::snapshot::write_recording_tracked(
+        &path,
+        Some("ol_demo"),
+        &settings,
+        outputs,
+        Some(&lines),
+    )
+    .expect("written");
+    drop(samples);
+    let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    println!(
+        "ash_track: {hour} s of {sessions} sessions, {} MB, {} samples",
+        size / 1_000_000,
+        lines.len()
+    );
+    let mut g = c.benchmark_group("activity");
+    g.sample_size(10);
+    g.bench_function(format!("ash_track_{hour}s_{sessions}"), |b| {
+        b.iter(|| {
+            let (first, last, _) = ifxtop::instance::walk::track_span(&path)
+                .expect("read")
+                .expect("a track");
+            let mut a = Activity::new();
+            ifxtop::instance::walk::track_activity(&path, first, last, &mut a)
+                .expect("read")
+                .expect("whole");
+            a.report(&Query::every_key(first - 1.0, last, 10)).db_time_s
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, activity, ash_replay, ash_track);
 criterion_main!(benches);

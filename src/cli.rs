@@ -232,6 +232,10 @@ pub struct AshArgs {
     /// At most this many entries in each table.
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub top: usize,
+    /// Parse a recording's outputs again rather than read its database-time track (the
+    /// samples the screen took while recording): a newer ifxtop's parsers and joins.
+    #[arg(long)]
+    pub rederive: bool,
     #[command(flatten)]
     pub snapshot: SnapshotArgs,
 }

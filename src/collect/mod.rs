@@ -14,6 +14,7 @@ pub mod log;
 pub mod record;
 pub mod replay;
 pub mod sample;
+pub mod track;
 
 use crate::error::SourceError;
 use crate::ids::Sid;

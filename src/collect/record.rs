@@ -16,6 +16,9 @@ use std::time::{Duration, Instant};
 pub(crate) const FORMAT_VERSION: u64 = 1;
 const FLUSH_EVERY: Duration = Duration::from_secs(1);
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+const ZSTD_LEVEL: i32 = 3;
+/// The track's lines a live recording lets wait for the recorder: a minute of samples.
+pub(crate) const TRACK_QUEUE: usize = 64;
 
 /// The first line of a recording.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -104,28 +107,70 @@ impl<W: Write> Write for Counting<W> {
 
 enum Sink {
     Plain(std::io::BufWriter<Counting<std::fs::File>>),
-    Zstd(zstd::stream::write::Encoder<'static, Counting<std::fs::File>>),
+    /// The frame being written (none only while one is being ended).
+    Zstd(Option<zstd::stream::write::Encoder<'static, Counting<std::fs::File>>>),
 }
 
 impl Sink {
-    fn writer(&mut self) -> &mut dyn Write {
+    fn writer(&mut self) -> std::io::Result<&mut dyn Write> {
         match self {
-            Sink::Plain(w) => w,
-            Sink::Zstd(w) => w,
+            Sink::Plain(w) => Ok(w),
+            Sink::Zstd(Some(w)) => Ok(w),
+            Sink::Zstd(None) => Err(std::io::Error::other("a zstd frame failed to start")),
         }
     }
 
     /// Makes everything written so far readable from the file (a zstd flush ends a block).
     fn flush(&mut self) -> std::io::Result<()> {
-        self.writer().flush()
+        self.writer()?.flush()
+    }
+
+    /// Ends the zstd frame being written and writes the track frame of `track` after it
+    /// (`collect/track.rs`); a new frame starts when `more` is set.
+    fn end_frame(&mut self, track: &[String], more: bool) -> std::io::Result<()> {
+        let Sink::Zstd(enc) = self else {
+            return Ok(());
+        };
+        let Some(e) = enc.take() else {
+            return Err(std::io::Error::other("a zstd frame failed to start"));
+        };
+        let mut file = e.finish()?;
+        file.write_all(&crate::collect::track::frame(track)?)?;
+        if more {
+            *enc = Some(zstd::stream::write::Encoder::new(file, ZSTD_LEVEL)?);
+        } else {
+            file.flush()?;
+        }
+        Ok(())
     }
 
     fn finish(self) -> std::io::Result<()> {
         match self {
             Sink::Plain(mut w) => w.flush(),
-            Sink::Zstd(w) => w.finish().and_then(|mut c| c.flush()),
+            Sink::Zstd(Some(w)) => w.finish().and_then(|mut c| c.flush()),
+            Sink::Zstd(None) => Ok(()),
         }
     }
+}
+
+/// The track's lines waiting for the end of the zstd frame they follow.
+struct Track {
+    rx: Receiver<String>,
+    pending: Vec<String>,
+    /// The session time the frame being written ends at.
+    frame_end: f64,
+}
+
+impl Track {
+    fn take(&mut self) -> &[String] {
+        self.pending.extend(self.rx.try_iter());
+        &self.pending
+    }
+}
+
+/// Whether a recording at `path` is zstd, and so keeps a database-time track.
+pub fn keeps_track(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "zst")
 }
 
 /// A recording being written on its own thread.
@@ -133,16 +178,21 @@ pub struct Recorder {
     thread: std::thread::JoinHandle<Result<String, Error>>,
     status: Arc<Mutex<Option<String>>>,
     written: Arc<std::sync::atomic::AtomicU64>,
+    /// Where the database-time track's lines go (a zstd recording asked to keep one).
+    track: Option<std::sync::mpsc::SyncSender<String>>,
 }
 
 impl Recorder {
     /// Creates the file (so a bad path fails before the screen opens), writes the header, and
-    /// starts writing what arrives on `rx` until every sender is gone.
+    /// starts writing what arrives on `rx` until every sender is gone. With `track` (a queue
+    /// length) and a zstd file, the recording also keeps the database-time track sent to
+    /// [`Recorder::track`] (`collect/track.rs`).
     pub(crate) fn start(
         path: &Path,
         max_mb: u64,
         header: &RecordingHeader,
         rx: Receiver<RawSample>,
+        track: Option<usize>,
     ) -> Result<Recorder, Error> {
         // A new file, 0600 (a recording holds SQL text): an existing one (an earlier
         // incident's recording) is never truncated, a planted link never followed.
@@ -162,27 +212,46 @@ impl Recorder {
             inner: file,
             written: written.clone(),
         };
-        let zst = path.extension().is_some_and(|e| e == "zst");
+        let zst = keeps_track(path);
         let mut sink = if zst {
-            Sink::Zstd(zstd::stream::write::Encoder::new(counting, 3)?)
+            Sink::Zstd(Some(zstd::stream::write::Encoder::new(
+                counting, ZSTD_LEVEL,
+            )?))
         } else {
             Sink::Plain(std::io::BufWriter::new(counting))
         };
         let header = serde_json::to_string(header).map_err(|e| Error::Other(e.to_string()))?;
-        writeln!(sink.writer(), "{header}")?;
+        writeln!(sink.writer()?, "{header}")?;
         sink.flush()?;
+        let (track_tx, track) = if let Some(queue) = track.filter(|_| zst) {
+            let (tx, rx) = std::sync::mpsc::sync_channel(queue);
+            let t = Track {
+                rx,
+                pending: Vec::new(),
+                frame_end: crate::collect::track::FRAME_S,
+            };
+            (Some(tx), Some(t))
+        } else {
+            (None, None)
+        };
         let status = Arc::new(Mutex::new(None));
         let st = status.clone();
         let cap = max_mb.saturating_mul(1024 * 1024);
         let path_text = path.display().to_string();
         let counter = written.clone();
         let thread =
-            std::thread::spawn(move || write_loop(sink, rx, &written, cap, &st, &path_text));
+            std::thread::spawn(move || write_loop(sink, rx, track, &written, cap, &st, &path_text));
         Ok(Recorder {
             thread,
             status,
             written: counter,
+            track: track_tx,
         })
+    }
+
+    /// Where the database-time track's lines go, when this recording keeps one.
+    pub fn track(&self) -> Option<std::sync::mpsc::SyncSender<String>> {
+        self.track.clone()
     }
 
     /// Bytes written to the file so far (compressed, when it is).
@@ -206,6 +275,7 @@ impl Recorder {
 fn write_loop(
     mut sink: Sink,
     rx: Receiver<RawSample>,
+    mut track: Option<Track>,
     written: &std::sync::atomic::AtomicU64,
     cap: u64,
     status: &Mutex<Option<String>>,
@@ -220,15 +290,29 @@ fn write_loop(
             Ok(sample) if stopped.is_none() => {
                 let line =
                     serde_json::to_string(&sample).map_err(|e| Error::Other(e.to_string()))?;
-                if let Err(e) = writeln!(sink.writer(), "{line}") {
-                    stopped = Some(format!("recording stopped: {path}: {e}"));
-                } else {
-                    samples += 1;
+                // A sample past the frame's stretch ends the frame, its track after it.
+                if let Some(tr) = track.as_mut().filter(|tr| sample.t >= tr.frame_end) {
+                    let ended = sink.end_frame(tr.take(), true);
+                    tr.pending.clear();
+                    tr.frame_end = ((sample.t / crate::collect::track::FRAME_S).floor() + 1.0)
+                        * crate::collect::track::FRAME_S;
+                    if let Err(e) = ended {
+                        stopped = Some(format!("recording stopped: {path}: {e}"));
+                    }
+                }
+                if stopped.is_none() {
+                    match sink.writer().and_then(|w| writeln!(w, "{line}")) {
+                        Ok(()) => samples += 1,
+                        Err(e) => stopped = Some(format!("recording stopped: {path}: {e}")),
+                    }
                 }
             }
             Ok(_) => {} // stopped: drain without writing
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => break,
+        }
+        if let Some(tr) = &mut track {
+            tr.take(); // the queue never fills
         }
         if last_flush.elapsed() >= FLUSH_EVERY {
             if let Err(e) = sink.flush() {
@@ -249,6 +333,11 @@ fn write_loop(
                     *st = Some(s.clone());
                 }
             }
+        }
+    }
+    if let Some(tr) = &mut track {
+        if stopped.is_none() {
+            sink.end_frame(tr.take(), false)?;
         }
     }
     sink.finish()?;
@@ -514,7 +603,21 @@ pub fn read_recording(path: &Path) -> Result<Recording, Error> {
 
 /// `read_recording`, with the replay timeline's waits counted (every `onstat -u` parsed) or
 /// not.
-fn read_with(path: &Path, timeline: bool) -> Result<Recording, Error> {
+/// The header of the recording at `path`, from its first line alone (none when the first line
+/// is not a header).
+pub fn read_header(path: &Path) -> Result<Option<RecordingHeader>, Error> {
+    checked_file(path)?;
+    let (lines, _) = Input::File(path.to_path_buf())
+        .lines()
+        .map_err(|e| Error::Usage(format!("{}: {e}", path.display())))?;
+    let mut first = String::new();
+    // A header is a few hundred bytes; a file of one endless line is not read to its end.
+    let _ = std::io::Read::take(lines, 64 * 1024).read_line(&mut first);
+    Ok(serde_json::from_str(&first).ok())
+}
+
+/// A regular file, or an error that says what `path` is instead.
+fn checked_file(path: &Path) -> Result<(), Error> {
     let file = std::fs::File::open(path).map_err(|source| Error::File {
         path: path.display().to_string(),
         source,
@@ -537,7 +640,11 @@ fn read_with(path: &Path, timeline: bool) -> Result<Recording, Error> {
             path.display()
         )));
     }
-    drop(file);
+    Ok(())
+}
+
+fn read_with(path: &Path, timeline: bool) -> Result<Recording, Error> {
+    checked_file(path)?;
     Ok(read_from(Input::File(path.to_path_buf()), timeline))
 }
 

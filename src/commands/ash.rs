@@ -128,17 +128,113 @@ fn demo_activity_with(
         settings,
         false,
         Some(&mut activity),
+        None,
     )?;
     Ok(activity)
 }
 
-/// The report `ifxtop ash` prints, with the wall-clock start to say its times with.
-pub fn report_for(args: &AshArgs) -> Result<(Report, Option<time::OffsetDateTime>), Error> {
+/// Where `ifxtop ash` read database time from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReadFrom {
+    /// The demo, walked.
+    Demo,
+    /// A recording's database-time track: the samples the screen took while recording.
+    Track,
+    /// A recording's outputs, parsed again (a recording without a track, one whose track ends
+    /// before the window does, or `--rederive`).
+    Outputs,
+}
+
+impl ReadFrom {
+    /// What the text report says of it.
+    fn words(self) -> &'static str {
+        match self {
+            ReadFrom::Demo => "the demo, simulated",
+            ReadFrom::Track => {
+                "the recording's database-time track (the samples the screen took while recording)"
+            }
+            ReadFrom::Outputs => "the recorded outputs, parsed again",
+        }
+    }
+}
+
+/// What `ifxtop ash` prints: the report, the wall-clock start to say its times with, where it
+/// was read from, and why a recording's track was not used.
+pub struct Ash {
+    pub report: Report,
+    pub started: Option<time::OffsetDateTime>,
+    pub read_from: ReadFrom,
+    pub note: Option<String>,
+}
+
+/// The report of a recording's track over the window asked for; `Err` says why the track
+/// cannot answer (then the outputs are parsed again).
+fn from_track(
+    path: &std::path::Path,
+    args: &AshArgs,
+    keys: &[Key],
+) -> Result<Result<Ash, String>, Error> {
+    let Some((_, last, complete)) = crate::instance::walk::track_span(path)? else {
+        return Ok(Err("the recording has no database-time track".into()));
+    };
+    // A recording cut short (a crash, a full disk) may hold outputs past its track's end: the
+    // window that ends at the recording's end is read from those.
+    if !complete && args.to.is_none() && args.snapshot.at.is_none() {
+        return Ok(Err(format!(
+            "the recording is cut short, its database-time track at {last:.0} s"
+        )));
+    }
+    let started = crate::collect::record::read_header(path)?.and_then(|h| h.started_at());
+    let end = Duration::try_from_secs_f64(last).unwrap_or_default();
+    let (from, to) = window(args, end, started)?;
+    if to.as_secs_f64() > last + 1.0 {
+        return Ok(Err(format!(
+            "the recording's database-time track ends {last:.0} s in, before the window"
+        )));
+    }
+    let mut activity = Activity::new();
+    if let Err(why) = crate::instance::walk::track_activity(
+        path,
+        from.as_secs_f64(),
+        to.as_secs_f64(),
+        &mut activity,
+    )? {
+        return Ok(Err(format!("the recording's database-time track: {why}")));
+    }
+    Ok(Ok(Ash {
+        report: activity.report(&query(from, to, keys, args.top)),
+        started,
+        read_from: ReadFrom::Track,
+        note: None,
+    }))
+}
+
+fn query(from: Duration, to: Duration, keys: &[Key], top: usize) -> Query {
+    Query {
+        from: from.as_secs_f64(),
+        to: to.as_secs_f64(),
+        keys: keys.to_vec(),
+        filter: None,
+        top,
+    }
+}
+
+/// The report `ifxtop ash` prints.
+pub fn report_for(args: &AshArgs) -> Result<Ash, Error> {
     let live = LiveArgs::watching(args.snapshot.watch.clone());
     let shared = crate::instance::setup::checked(&live)?;
     let keys = keys(&args.group)?;
     let settings = shared.settings.clone();
-    let (from, to, started, activity) = if let Some(path) = &args.snapshot.watch.replay {
+    if let Some(path) = &args.snapshot.watch.replay {
+        let note = if args.rederive {
+            "--rederive".to_string()
+        } else {
+            match from_track(path, args, &keys)? {
+                Ok(ash) => return Ok(ash),
+                Err(why) => why,
+            }
+        };
         let rec = crate::collect::record::read_replayable_for_walk(path)?;
         let started = rec.started();
         let (from, to) = window(args, rec.length(), started)?;
@@ -153,7 +249,12 @@ pub fn report_for(args: &AshArgs) -> Result<(Report, Option<time::OffsetDateTime
         let settings = crate::instance::walk::replay_settings(&rec, settings);
         let mut activity = Activity::new();
         crate::instance::walk::replay_activity(Arc::new(rec), settings, from, to, &mut activity);
-        (from, to, started, activity)
+        Ok(Ash {
+            report: activity.report(&query(from, to, &keys, args.top)),
+            started,
+            read_from: ReadFrom::Outputs,
+            note: Some(note),
+        })
     } else if args.snapshot.watch.demo {
         let started = Some(crate::demo::EPOCH);
         let w = args.snapshot.window.unwrap_or(DEFAULT_WINDOW);
@@ -162,23 +263,20 @@ pub fn report_for(args: &AshArgs) -> Result<(Report, Option<time::OffsetDateTime
         let demo = crate::demo::DemoInstance::new(args.snapshot.watch.seed)
             .with_sessions(args.snapshot.watch.demo_sessions);
         let activity = demo_activity_with(demo, from, to, settings)?;
-        (from, to, started, activity)
+        Ok(Ash {
+            report: activity.report(&query(from, to, &keys, args.top)),
+            started,
+            read_from: ReadFrom::Demo,
+            note: None,
+        })
     } else {
-        return Err(Error::Usage(
+        Err(Error::Usage(
             "ifxtop ash reads the demo (--demo) or a recording (--replay FILE); for a live \
              server, watch the Activity pane (8) of the screen, or record (--record FILE) and \
              read the recording"
                 .into(),
-        ));
-    };
-    let report = activity.report(&Query {
-        from: from.as_secs_f64(),
-        to: to.as_secs_f64(),
-        keys,
-        filter: None,
-        top: args.top,
-    });
-    Ok((report, started))
+        ))
+    }
 }
 
 /// A moment of the window in words: the wall clock where known, with its seconds in.
@@ -195,12 +293,27 @@ pub(crate) fn when(started: Option<time::OffsetDateTime>) -> impl Fn(f64) -> Str
 /// `ifxtop ash`.
 pub fn run_cli(args: &AshArgs) -> std::process::ExitCode {
     match report_for(args) {
-        Ok((report, started)) => {
+        Ok(ash) => {
             let out = match args.snapshot.format {
-                Format::Text => Ok(report.text(&when(started))),
-                Format::Json => {
-                    serde_json::to_string_pretty(&report).map_err(|e| Error::Other(e.to_string()))
+                Format::Text => {
+                    let mut text = ash.report.text(&when(ash.started));
+                    text.push_str(&format!("\nread from {}", ash.read_from.words()));
+                    if let Some(n) = &ash.note {
+                        text.push_str(&format!(" ({n})"));
+                    }
+                    Ok(text)
                 }
+                Format::Json => serde_json::to_value(&ash.report)
+                    .and_then(|mut v| {
+                        if let Some(o) = v.as_object_mut() {
+                            o.insert("read_from".into(), serde_json::to_value(ash.read_from)?);
+                            if let Some(n) = &ash.note {
+                                o.insert("read_from_note".into(), n.clone().into());
+                            }
+                        }
+                        serde_json::to_string_pretty(&v)
+                    })
+                    .map_err(|e| Error::Other(e.to_string())),
             };
             match out {
                 Ok(s) => {

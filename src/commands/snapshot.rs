@@ -262,6 +262,13 @@ fn demo_snapshot(
         crate::demo::DemoInstance::new(args.watch.seed + i).with_sessions(args.watch.demo_sessions);
     let server = crate::instance::setup::demo_server(i);
     let mut activity = crate::model::activity::Activity::new();
+    // A zstd recording keeps the database-time track the screen would have kept.
+    let mut track = Vec::new();
+    let tracked = args
+        .watch
+        .record
+        .as_deref()
+        .is_some_and(crate::collect::record::keeps_track);
     let (store, samples) = crate::instance::walk::demo_store_sampled(
         demo,
         from,
@@ -269,9 +276,16 @@ fn demo_snapshot(
         settings.clone(),
         args.watch.record.is_some(),
         window.is_some().then_some(&mut activity),
+        tracked.then_some(&mut track),
     )?;
     if let Some(path) = &args.watch.record {
-        write_recording(path, Some(&server), &settings, &samples)?;
+        write_recording_tracked(
+            path,
+            Some(&server),
+            &settings,
+            samples.iter().cloned(),
+            Some(&track),
+        )?;
     }
     let mut snap = crate::model::snapshot::build(&store, to, Some(&server), &[]);
     snap.activity = window.map(|w| activity_report(&activity, to, w));
@@ -655,14 +669,28 @@ fn io_collected(
     diskstats && devices && ha
 }
 
-/// Writes samples as a recording file (the same format `--record` writes).
+/// Writes samples as a recording file (the same format `--record` writes), without a
+/// database-time track.
 pub fn write_recording(
     path: &std::path::Path,
     server: Option<&str>,
     settings: &crate::store::StoreSettings,
     samples: &[RawSample],
 ) -> Result<(), Error> {
-    let (tx, rx) = std::sync::mpsc::sync_channel::<RawSample>(samples.len().max(1));
+    write_recording_tracked(path, server, settings, samples.iter().cloned(), None)
+}
+
+/// `write_recording`, with the lines of its database-time track (`model/track.rs`) when the
+/// file is zstd, each sent before the first output collected after its moment (as a live
+/// recording gets them); the outputs may be an iterator of any length.
+pub fn write_recording_tracked(
+    path: &std::path::Path,
+    server: Option<&str>,
+    settings: &crate::store::StoreSettings,
+    samples: impl IntoIterator<Item = RawSample>,
+    track: Option<&[String]>,
+) -> Result<(), Error> {
+    let (tx, rx) = std::sync::mpsc::sync_channel::<RawSample>(1024);
     let header = crate::collect::record::RecordingHeader::new(
         server,
         settings.host.as_deref(),
@@ -672,11 +700,32 @@ pub fn write_recording(
         &settings.ports,
         settings.base_page_kb,
     );
-    let rec = crate::collect::record::Recorder::start(path, u64::MAX / (1024 * 1024), &header, rx)?;
+    let queue = track.map(|t| t.len().max(1));
+    let rec = crate::collect::record::Recorder::start(
+        path,
+        u64::MAX / (1024 * 1024),
+        &header,
+        rx,
+        queue,
+    )?;
+    let stopped = || Error::Other("recorder stopped".into());
+    let track_tx = rec.track();
+    let mut lines = track.unwrap_or_default().iter().peekable();
     for s in samples {
-        tx.send(s.clone())
-            .map_err(|_| Error::Other("recorder stopped".into()))?;
+        if let Some(ttx) = &track_tx {
+            while let Some(l) =
+                lines.next_if(|l| crate::model::track::moment_of(l).is_some_and(|at| at < s.t))
+            {
+                ttx.send(l.clone()).map_err(|_| stopped())?;
+            }
+        }
+        tx.send(s).map_err(|_| stopped())?;
     }
-    drop(tx);
+    if let Some(ttx) = &track_tx {
+        for l in lines {
+            ttx.send(l.clone()).map_err(|_| stopped())?;
+        }
+    }
+    drop((tx, track_tx));
     rec.finish().map(|_| ())
 }

@@ -45,7 +45,13 @@ impl Feed {
                     &setup.settings.ports,
                     setup.settings.base_page_kb,
                 );
-                let rec = Recorder::start(path, *max_mb, &header, rx)?;
+                let rec = Recorder::start(
+                    path,
+                    *max_mb,
+                    &header,
+                    rx,
+                    Some(crate::collect::record::TRACK_QUEUE),
+                )?;
                 (Some(tx), Some(rec))
             }
             None => (None, None),
@@ -69,6 +75,16 @@ impl Feed {
         match self {
             Feed::Collect { collection, .. } => collection.clock.now(),
             Feed::Replay { player, .. } => player.shown(),
+        }
+    }
+
+    /// Where the database-time track of the recording goes, when recording one.
+    pub fn track(&self) -> Option<std::sync::mpsc::SyncSender<String>> {
+        match self {
+            Feed::Collect {
+                recorder: Some(r), ..
+            } => r.track(),
+            _ => None,
         }
     }
 

@@ -22,19 +22,25 @@ pub fn demo_store(
     settings: StoreSettings,
     record: bool,
 ) -> Result<(Store, Vec<RawSample>), Error> {
-    demo_store_sampled(demo, from, to, settings, record, None)
+    demo_store_sampled(demo, from, to, settings, record, None, None)
 }
 
 /// `demo_store`, sampling the database time of each `onstat -u` moment into `activity` as the
-/// live screen does (a snapshot built once the moment's data settled).
+/// live screen does (a snapshot built once the moment's data settled), and each sample's line
+/// of a recording's track into `track` (`model/track.rs`).
 pub fn demo_store_sampled(
     demo: crate::demo::DemoInstance,
     from: Duration,
     to: Duration,
     settings: StoreSettings,
     record: bool,
-    mut activity: Option<&mut crate::model::activity::Activity>,
+    activity: Option<&mut crate::model::activity::Activity>,
+    mut track: Option<&mut Vec<String>>,
 ) -> Result<(Store, Vec<RawSample>), Error> {
+    let mut own = Activity::new();
+    let sampling = activity.is_some() || track.is_some();
+    let activity = activity.unwrap_or(&mut own);
+    let mut encoder = crate::model::track::TrackEncoder::new();
     let rt = crate::instance::runtime::paused()?;
     Ok(rt.block_on(async {
         let demo = crate::demo::DemoRunner::new(demo).starting_at(from);
@@ -51,7 +57,7 @@ pub fn demo_store_sampled(
         // Everything due at `to` runs before the clock moves on past it.
         let t0 = tokio::time::Instant::now();
         // Sampling, the last moment's data settles too.
-        let settle_last = if activity.is_some() {
+        let settle_last = if sampling {
             crate::instance::watch::SETTLE
         } else {
             Duration::ZERO
@@ -64,28 +70,30 @@ pub fn demo_store_sampled(
                 Some(u) = collection.updates.recv() => {
                     let moment = u.source == crate::source::Source::OnstatU;
                     store.apply(u);
-                    if moment && activity.is_some() {
+                    if moment && sampling {
                         settle = Some(tokio::time::Instant::now() + crate::instance::watch::SETTLE);
                     }
                 }
                 _ = tokio::time::sleep_until(settled), if settle.is_some() => {
                     settle = None;
-                    if let Some(a) = activity.as_deref_mut() {
-                        let now = from + t0.elapsed();
-                        let snap = crate::model::snapshot::build(&store, now, None, &[]);
-                        crate::instance::watch::sample_into(a, &snap);
-                        // The statements of the blockers and the longest waits, as the screen
-                        // collects them while its Activity pane is open.
-                        let background = crate::model::snapshot::worth_recording(
-                            &snap,
-                            &[],
-                            crate::collect::Focus::MAX_BACKGROUND,
-                        );
-                        let _ = collection.focus.send(crate::collect::Focus {
-                            drilled: Vec::new(),
-                            background,
-                        });
-                    }
+                    let now = from + t0.elapsed();
+                    let snap = crate::model::snapshot::build(&store, now, None, &[]);
+                    crate::instance::watch::sample_keeping(activity, &snap, &mut |at, a| {
+                        if let Some(t) = track.as_deref_mut() {
+                            t.push(encoder.line(at, a));
+                        }
+                    });
+                    // The statements of the blockers and the longest waits, as the screen
+                    // collects them while its Activity pane is open.
+                    let background = crate::model::snapshot::worth_recording(
+                        &snap,
+                        &[],
+                        crate::collect::Focus::MAX_BACKGROUND,
+                    );
+                    let _ = collection.focus.send(crate::collect::Focus {
+                        drilled: Vec::new(),
+                        background,
+                    });
                 }
                 _ = tokio::time::sleep_until(deadline) => break,
             }
@@ -163,6 +171,61 @@ fn walk(
     play(&mut store, player.seek(to));
     store
 }
+
+/// The first and last moments of the database-time track of the recording at `path`
+/// (`collect/track.rs`), and whether it was read to the file's end; none without a track.
+pub fn track_span(path: &std::path::Path) -> Result<Option<(f64, f64, bool)>, Error> {
+    let mut span: Option<(f64, f64)> = None;
+    let read = crate::collect::track::read_track(path, |line| {
+        if let Some(at) = crate::model::track::moment_of(line) {
+            let first = span.map_or(at, |s| s.0);
+            span = Some((first, at));
+        }
+        true
+    })
+    .map_err(|source| Error::File {
+        path: path.display().to_string(),
+        source,
+    })?;
+    Ok(read.zip(span).map(|(r, (a, b))| (a, b, r.complete)))
+}
+
+/// Adds the samples of the recording's track from `from` to `to` (session seconds) to
+/// `activity`, with those of the [`WARM`] before `from` (as the screen had them before the
+/// window: each sample stands for the time since the one before). The track's damage, if it
+/// has any before `to`, is the error's text.
+pub fn track_activity(
+    path: &std::path::Path,
+    from: f64,
+    to: f64,
+    activity: &mut Activity,
+) -> Result<Result<(), String>, Error> {
+    let mut decoder = crate::model::track::TrackDecoder::new();
+    let mut bad = None;
+    let lead = from - WARM.as_secs_f64();
+    crate::collect::track::read_track(path, |line| match decoder.sample(line) {
+        Ok(s) if s.at > to => false,
+        Ok(s) => {
+            if s.at >= lead {
+                s.add_to(activity);
+            }
+            true
+        }
+        Err(e) => {
+            bad = Some(e);
+            false
+        }
+    })
+    .map_err(|source| Error::File {
+        path: path.display().to_string(),
+        source,
+    })?;
+    Ok(bad.map_or(Ok(()), Err))
+}
+
+/// What a walk into a window of database time starts with, so the first sample has a sample
+/// before it (and waits and rates a past).
+pub const WARM: Duration = Duration::from_secs(60);
 
 /// Whether database time reads a source: the threads and their waits, what they wait on and
 /// who holds it (locks, buffers, conditions, mutexes, latches, the engine's blocker graph), the

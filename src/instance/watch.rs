@@ -24,6 +24,15 @@ pub struct Watched {
     rebuild: Rebuild,
     /// Database time: one sample per `onstat -u` moment built (`model/activity.rs`).
     pub(crate) activity: Activity,
+    /// Where each sample also goes when recording: the recording's track.
+    track: Option<Kept>,
+}
+
+/// The recording's database-time track (`model/track.rs`): each sample's line, sent to the
+/// recorder.
+struct Kept {
+    tx: std::sync::mpsc::SyncSender<String>,
+    encoder: crate::model::track::TrackEncoder,
 }
 
 impl Watched {
@@ -34,7 +43,16 @@ impl Watched {
             log,
             rebuild: Rebuild::default(),
             activity: Activity::new(),
+            track: None,
         }
+    }
+
+    /// Each sample taken from now on also goes to the recording's track.
+    pub(crate) fn keep_track(&mut self, tx: std::sync::mpsc::SyncSender<String>) {
+        self.track = Some(Kept {
+            tx,
+            encoder: crate::model::track::TrackEncoder::new(),
+        });
     }
 
     /// Applies updates that arrived together (and writes them to the diary); what is built
@@ -69,7 +87,23 @@ impl Watched {
     /// Samples the active sessions of a snapshot just built from this store (once per
     /// `onstat -u` moment): whether it was a new moment.
     pub(crate) fn sample(&mut self, snap: &Snapshot) -> bool {
-        sample_into(&mut self.activity, snap)
+        let Some(kept) = &mut self.track else {
+            return sample_into(&mut self.activity, snap);
+        };
+        let mut gone = false;
+        let added = sample_keeping(&mut self.activity, snap, &mut |at, actives| {
+            let line = kept.encoder.line(at, actives);
+            match kept.tx.try_send(line) {
+                Ok(()) => {}
+                // A lost line: the next defines its names again.
+                Err(std::sync::mpsc::TrySendError::Full(_)) => kept.encoder.restart(),
+                Err(std::sync::mpsc::TrySendError::Disconnected(_)) => gone = true,
+            }
+        });
+        if gone {
+            self.track = None; // the recording stopped
+        }
+        added
     }
 
     /// What was just built is of the store as it is now.
@@ -80,14 +114,25 @@ impl Watched {
 
 /// Adds a snapshot's active sessions to `activity`, once per `onstat -u` moment.
 pub(crate) fn sample_into(activity: &mut Activity, snap: &Snapshot) -> bool {
+    sample_keeping(activity, snap, &mut |_, _| {})
+}
+
+/// `sample_into`, handing a new moment's sample to `keep` too (the recording's track).
+pub(crate) fn sample_keeping(
+    activity: &mut Activity,
+    snap: &Snapshot,
+    keep: &mut dyn FnMut(f64, &[crate::model::activity::Active<'_>]),
+) -> bool {
     let Some(at) = snap.moment_s else {
         return false;
     };
     let ready: rustc_hash::FxHashSet<crate::ids::Sid> = snap.ready.iter().copied().collect();
-    activity.add(
-        at,
-        &crate::model::activity::actives(&snap.sessions, &snap.waiters, &ready),
-    )
+    let actives = crate::model::activity::actives(&snap.sessions, &snap.waiters, &ready);
+    let added = activity.add(at, &actives);
+    if added {
+        keep(at, &actives);
+    }
+    added
 }
 
 /// Whether a build is due.

@@ -311,6 +311,9 @@ pub struct Active<'a> {
     pub head: Option<Sid>,
 }
 
+/// A statement's words as the history keys them.
+pub(crate) const SQL_KEY_CHARS: usize = 200;
+
 /// What a waiter waits on, as the Activity pane groups it: the table or index of a lock or a
 /// buffer, the mutex's name, the condition's name.
 fn object_of(w: &WaiterRow) -> Option<String> {
@@ -442,7 +445,7 @@ impl Activity {
             let program = self.names.id(a.program.unwrap_or(""));
             let ident = self.ident(user, host, program);
             let sql = match a.sql {
-                Some(q) => self.names.id(&statement_words(q, 200)),
+                Some(q) => self.names.id(&statement_words(q, SQL_KEY_CHARS)),
                 None => NONE,
             };
             let object = self.names.id(a.object.as_deref().unwrap_or(""));

@@ -13,6 +13,7 @@ pub mod session;
 pub mod sessions;
 pub mod snapshot;
 pub mod sockets;
+pub mod track;
 pub mod tree;
 pub mod vitals;
 pub mod waiters;

@@ -100,6 +100,10 @@ pub struct Member<'a> {
 
 impl<'a> Member<'a> {
     pub fn new(session: &'a mut Session, feed: &'a mut Feed, name: String) -> Self {
+        // Recording, the database time the screen samples goes into the recording too.
+        if let Some(tx) = feed.track() {
+            session.watched.keep_track(tx);
+        }
         Member {
             session,
             feed,

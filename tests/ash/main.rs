@@ -274,19 +274,10 @@ fn database_time_names_each_incident_as_the_truth_does() {
     assert!(failures.is_empty(), "{table}\n{}", failures.join("\n"));
 }
 
-/// `ifxtop ash` over a recording gives the same table as the sampling did live: the demo
-/// recorded, then read back through replay.
-#[test]
-fn a_recording_gives_the_live_table() {
-    let dir = tempfile::tempdir().expect("as the test set it up");
-    let rec = dir.path().join("lock-chain.jsonl");
-    // The lock chain, recorded by `ifxtop snapshot --demo --record` with its activity.
+fn ifxtop(args: &[&str], path: &std::path::Path) -> serde_json::Value {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_ifxtop"))
-        .args([
-            "snapshot", "--demo", "--at", "330", "--window", "40", "--format", "json",
-        ])
-        .arg("--record")
-        .arg(&rec)
+        .args(args)
+        .arg(path)
         .output()
         .expect("as the test set it up");
     assert!(
@@ -294,47 +285,116 @@ fn a_recording_gives_the_live_table() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let live: serde_json::Value =
-        serde_json::from_slice(&out.stdout).expect("as the test set it up");
-    let ash = std::process::Command::new(env!("CARGO_BIN_EXE_ifxtop"))
-        .args(["ash", "--window", "40", "--format", "json", "--top", "10"])
-        .args([
-            "--group",
-            "class,sql,user,host,program,object,session,head_blocker",
-        ])
-        .arg("--replay")
-        .arg(&rec)
-        .output()
-        .expect("as the test set it up");
-    assert!(
-        ash.status.success(),
-        "{}",
-        String::from_utf8_lossy(&ash.stderr)
-    );
-    let replayed: serde_json::Value =
-        serde_json::from_slice(&ash.stdout).expect("as the test set it up");
-    let live = &live["activity"];
-    assert!(
-        live["db_time_s"].as_f64().expect("as the test set it up") > 0.0,
-        "{live}"
-    );
-    assert_eq!(live["samples"], 40, "{live}");
-    for field in ["samples", "db_time_s", "by_class", "window_s"] {
-        assert_eq!(live[field], replayed[field], "{field}");
+    serde_json::from_slice(&out.stdout).expect("as the test set it up")
+}
+
+const EVERY_KEY: [&str; 2] = [
+    "--group",
+    "class,sql,user,host,program,object,session,head_blocker",
+];
+
+/// `ifxtop ash` over a recording gives the same table as the sampling did live: the demo
+/// recorded, then read back, from the database-time track a zstd recording keeps (the samples
+/// taken while recording) and from the outputs parsed again (a plain recording has no track;
+/// `--rederive` ignores one).
+#[test]
+fn a_recording_gives_the_live_table() {
+    let dir = tempfile::tempdir().expect("as the test set it up");
+    for (name, rederive, read_from) in [
+        ("lock-chain.jsonl.zst", false, "track"),
+        ("lock-chain.jsonl.zst", true, "outputs"),
+        ("lock-chain.jsonl", false, "outputs"),
+    ] {
+        let rec = dir.path().join(name);
+        // The lock chain, recorded by `ifxtop snapshot --demo --record` with its activity.
+        let live = if rec.exists() {
+            None
+        } else {
+            let snap = [
+                "snapshot", "--demo", "--at", "330", "--window", "40", "--format", "json",
+                "--record",
+            ];
+            Some(ifxtop(&snap, &rec))
+        };
+        let mut ash = vec!["ash", "--window", "40", "--format", "json", "--top", "10"];
+        ash.extend(EVERY_KEY);
+        if rederive {
+            ash.push("--rederive");
+        }
+        ash.push("--replay");
+        let replayed = ifxtop(&ash, &rec);
+        assert_eq!(replayed["read_from"], read_from, "{name}");
+        let Some(live) = live else {
+            continue;
+        };
+        let live = &live["activity"];
+        assert!(
+            live["db_time_s"].as_f64().expect("as the test set it up") > 0.0,
+            "{live}"
+        );
+        assert_eq!(live["samples"], 40, "{live}");
+        for field in ["samples", "db_time_s", "by_class", "window_s"] {
+            assert_eq!(live[field], replayed[field], "{name} {field}");
+        }
+        for key in ["class", "user", "object", "session", "head_blocker", "sql"] {
+            assert_eq!(live["top"][key], replayed["top"][key], "{name} top {key}");
+        }
+        // The lock chain's head is there, with its statement.
+        let heads = live["top"]["head_blocker"]
+            .as_array()
+            .expect("as the test set it up");
+        assert!(heads.iter().any(|h| h["key"] == "812"), "{heads:?}");
     }
-    for key in ["class", "user", "object", "session", "head_blocker", "sql"] {
-        assert_eq!(live["top"][key], replayed["top"][key], "top {key}");
+}
+
+/// A recording cut short (a crash): its track ends with the last whole frame, its outputs go on
+/// a little further. The window ending at the recording's end is read from the outputs (and
+/// says why); one ending within the track from the track, with the same table.
+#[test]
+fn a_cut_recording_reads_its_end_from_the_outputs() {
+    let dir = tempfile::tempdir().expect("as the test set it up");
+    let whole = dir.path().join("whole.jsonl.zst");
+    let snap = [
+        "snapshot", "--demo", "--at", "330", "--format", "json", "--record",
+    ];
+    ifxtop(&snap, &whole);
+    let bytes = std::fs::read(&whole).expect("as the test set it up");
+    let cut = dir.path().join("cut.jsonl.zst");
+    std::fs::write(&cut, &bytes[..bytes.len() * 9 / 10]).expect("as the test set it up");
+    let mut end = vec!["ash", "--window", "20", "--format", "json"];
+    end.extend(EVERY_KEY);
+    end.push("--replay");
+    let at_end = ifxtop(&end, &cut);
+    assert_eq!(at_end["read_from"], "outputs", "{at_end}");
+    let note = at_end["read_from_note"].as_str().unwrap_or_default();
+    assert!(note.contains("cut short"), "{note}");
+    let within = |rederive: bool| {
+        let mut a = vec!["ash", "--from", "290", "--to", "300", "--format", "json"];
+        a.extend(EVERY_KEY);
+        if rederive {
+            a.push("--rederive");
+        }
+        a.push("--replay");
+        ifxtop(&a, &cut)
+    };
+    let (from_track, from_outputs) = (within(false), within(true));
+    assert_eq!(from_track["read_from"], "track", "{from_track}");
+    assert_eq!(from_outputs["read_from"], "outputs");
+    assert!(
+        from_track["samples"].as_u64().is_some_and(|n| n >= 9),
+        "{from_track}"
+    );
+    for field in ["samples", "db_time_s", "by_class", "top"] {
+        assert_eq!(from_track[field], from_outputs[field], "{field}");
     }
-    // The lock chain's head is there, with its statement.
-    let heads = live["top"]["head_blocker"]
-        .as_array()
-        .expect("as the test set it up");
-    assert!(heads.iter().any(|h| h["key"] == "812"), "{heads:?}");
 }
 
 /// `ifxtop ash` parses only the sources database time reads: over a recording of several
 /// incidents (the lock chain, the checkpoint stall, mutex contention), its samples are the ones
-/// a walk parsing every source takes.
+/// a walk parsing every source takes. And the recording's track gives the table the samples
+/// taken as it was recorded gave, exactly (parsed again, a statement read 60 ms after a moment
+/// may count for that moment's sample, which the recording's screen had built already: the
+/// statements' seconds can differ by one a session, the classes' cannot).
 #[test]
 fn reading_only_what_activity_needs_changes_no_sample() {
     let dir = tempfile::tempdir().expect("as the test set it up");
@@ -343,16 +403,26 @@ fn reading_only_what_activity_needs_changes_no_sample() {
         wall_start: Some(ifxtop::demo::EPOCH),
         ..ifxtop::store::StoreSettings::default()
     };
-    let (_, samples) = ifxtop::commands::snapshot::demo_store(
+    let mut track = Vec::new();
+    let mut live = Activity::new();
+    let (_, samples) = ifxtop::instance::walk::demo_store_sampled(
         DemoInstance::new(1),
         Duration::from_secs(280),
         Duration::from_secs(520),
         settings.clone(),
         true,
+        Some(&mut live),
+        Some(&mut track),
     )
     .expect("the demo");
-    ifxtop::commands::snapshot::write_recording(&path, Some("ol_demo"), &settings, &samples)
-        .expect("written");
+    ifxtop::commands::snapshot::write_recording_tracked(
+        &path,
+        Some("ol_demo"),
+        &settings,
+        samples.iter().cloned(),
+        Some(&track),
+    )
+    .expect("written");
     let rec = std::sync::Arc::new(
         ifxtop::collect::record::read_replayable_for_walk(&path).expect("read"),
     );
@@ -373,8 +443,21 @@ fn reading_only_what_activity_needs_changes_no_sample() {
         rec.length(),
         &mut needed,
     );
+    let mut kept = Activity::new();
+    ifxtop::instance::walk::track_activity(&path, 0.0, rec.length().as_secs_f64(), &mut kept)
+        .expect("read")
+        .expect("a whole track");
     let q = Query::every_key(0.0, rec.length().as_secs_f64(), 20);
     let (a, b) = (every.report(&q), needed.report(&q));
     assert!(a.samples > 200 && a.db_time_s > 0.0, "{a:?}");
     assert_eq!(a, b);
+    let (recorded, kept) = (live.report(&q), kept.report(&q));
+    assert_eq!(recorded, kept);
+    for key in [Key::Class, Key::Session, Key::Object, Key::HeadBlocker] {
+        assert_eq!(a.list(key), kept.list(key), "{key:?}");
+    }
+    assert_eq!(
+        (a.samples, a.db_time_s, &a.by_class),
+        (kept.samples, kept.db_time_s, &kept.by_class)
+    );
 }

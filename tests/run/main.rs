@@ -462,6 +462,50 @@ async fn a_recording_holds_the_sql_of_blockers_nobody_drilled_into() {
     }
 }
 
+/// A zstd recording keeps the database time the screen sampled (its track): every second the
+/// screen played is there, read to the file's end, and it adds up to what parsing the recorded
+/// outputs again gives.
+#[tokio::test(start_paused = true)]
+async fn a_zstd_recording_keeps_the_screens_database_time() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("rec.jsonl.zst");
+    let mut setup = demo_setup(278);
+    setup.record = Some((path.clone(), 50));
+    let (code, _, _) = play(setup, vec![(25_000, key('q'))]).await;
+    assert_eq!(code, 0);
+    let (first, last, complete) = ifxtop::instance::walk::track_span(&path)
+        .expect("read")
+        .expect("a track");
+    assert!(
+        complete && last - first >= 20.0,
+        "{first} {last} {complete}"
+    );
+    let mut kept = ifxtop::model::activity::Activity::new();
+    ifxtop::instance::walk::track_activity(&path, first, last, &mut kept)
+        .expect("read")
+        .expect("a whole track");
+    let rec = std::sync::Arc::new(
+        ifxtop::collect::record::read_replayable_for_walk(&path).expect("the recording reads"),
+    );
+    let settings =
+        ifxtop::instance::walk::replay_settings(&rec, ifxtop::store::StoreSettings::default());
+    let mut parsed = ifxtop::model::activity::Activity::new();
+    ifxtop::instance::walk::replay_activity(
+        rec,
+        settings,
+        Duration::ZERO,
+        Duration::from_secs_f64(last),
+        &mut parsed,
+    );
+    let q = ifxtop::model::activity::Query::every_key(first, last, 10);
+    let (kept, parsed) = (kept.report(&q), parsed.report(&q));
+    assert!(kept.samples >= 20 && kept.db_time_s > 0.0, "{kept:?}");
+    assert_eq!(
+        (kept.samples, kept.db_time_s, &kept.by_class),
+        (parsed.samples, parsed.db_time_s, &parsed.by_class)
+    );
+}
+
 /// Enter on a Buffers row opens the hot spot: the all-NULL index leaf reads "one index page, N
 /// waiters", its holder and waiters are listed, and Enter on one opens that session.
 #[tokio::test(start_paused = true)]

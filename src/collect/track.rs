@@ -1,0 +1,345 @@
+//! A recording's database-time track: the samples of database time the screen took while it
+//! recorded (one line per `onstat -u` moment, encoded by `model/activity.rs`), kept beside the
+//! raw outputs so `ifxtop ash` reads an hour in seconds instead of parsing gigabytes again.
+//!
+//! A zstd recording is a run of zstd frames, one every [`FRAME_S`] seconds of recording (the
+//! raw lines, flushed each second as before); after each comes a zstd *skippable frame*
+//! (RFC 8878 §3.1.2) holding that stretch's track lines, compressed. Every zstd reader (an
+//! older ifxtop, `zstdcat`) skips skippable frames, so the recording's text is what it always
+//! was; [`read_track`] reads only the skippable frames, stepping over the others by their block
+//! headers without unpacking them.
+
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+
+/// Seconds of recording per zstd frame: a frame starts its compression history afresh, and at
+/// 10 s the file grew 8 % against one unbroken frame (a 5,000-session demo recording: one
+/// frame per second grew it 65 %); a crash loses the track of the frame being written.
+pub(crate) const FRAME_S: f64 = 10.0;
+
+/// A zstd frame's magic number.
+const ZSTD_FRAME: u32 = 0xFD2F_B528;
+/// The skippable frame's magic number the track uses (RFC 8878 allows 0x184D2A50-5F).
+const SKIPPABLE: u32 = 0x184D_2A5E;
+/// What a track frame's content starts with.
+const TAG: &[u8; 8] = b"IFXTRACK";
+/// A track frame's largest content (a skippable frame's size is 32 bits).
+const MAX_FRAME: usize = u32::MAX as usize;
+
+/// A skippable frame holding `lines` (each a line of the track), compressed. A tracked
+/// recording has one after every data frame, empty or not, so a reader tells a recording with
+/// a track from one without by the frame after the first.
+pub(crate) fn frame(lines: &[String]) -> std::io::Result<Vec<u8>> {
+    let mut text = Vec::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
+    for l in lines {
+        text.extend_from_slice(l.as_bytes());
+        text.push(b'\n');
+    }
+    let packed = zstd::bulk::compress(&text, 3)?;
+    let size = TAG.len() + packed.len();
+    if size > MAX_FRAME {
+        return Err(std::io::Error::other("a track frame past 4 GB"));
+    }
+    let mut out = Vec::with_capacity(8 + size);
+    out.extend_from_slice(&SKIPPABLE.to_le_bytes());
+    out.extend_from_slice(&u32::try_from(size).unwrap_or(u32::MAX).to_le_bytes());
+    out.extend_from_slice(TAG);
+    out.extend_from_slice(&packed);
+    Ok(out)
+}
+
+/// What reading a track found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrackRead {
+    /// Track frames read.
+    pub frames: usize,
+    /// Lines handed on.
+    pub lines: usize,
+    /// Whether the file was read to its end (not stopped by damage, a cut or the reader).
+    pub complete: bool,
+    /// Why reading stopped early.
+    pub problem: Option<String>,
+}
+
+/// Reads the track of the zstd recording at `path`, handing each line to `each` in order (it
+/// returns false to stop). `None` when the file is not zstd or holds no track (a recording
+/// made before the track, or written without one).
+pub fn read_track(
+    path: &Path,
+    mut each: impl FnMut(&str) -> bool,
+) -> std::io::Result<Option<TrackRead>> {
+    let mut f = std::io::BufReader::with_capacity(64 * 1024, std::fs::File::open(path)?);
+    let len = f.get_ref().metadata()?.len();
+    let mut at = 0u64;
+    let mut read = TrackRead {
+        frames: 0,
+        lines: 0,
+        complete: false,
+        problem: None,
+    };
+    let mut data_frames = 0usize;
+    let mut content = Vec::new();
+    loop {
+        if at == len {
+            read.complete = true;
+            break;
+        }
+        let Some(head) = read_at::<8>(&mut f, at, len)? else {
+            read.problem = Some(format!("cut at byte {at}"));
+            break;
+        };
+        let magic = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
+        if magic == ZSTD_FRAME {
+            match frame_len(&mut f, at, len)? {
+                Some(n) => at += n,
+                None => {
+                    read.problem = Some(format!("a frame cut at byte {at}"));
+                    break;
+                }
+            }
+            data_frames += 1;
+            // Two data frames in a row at the start: no track.
+            if data_frames >= 2 && read.frames == 0 {
+                return Ok(None);
+            }
+            continue;
+        }
+        if magic & 0xFFFF_FFF0 != 0x184D_2A50 {
+            if data_frames == 0 {
+                return Ok(None); // not zstd
+            }
+            read.problem = Some(format!("not a zstd frame at byte {at}"));
+            break;
+        }
+        let size = u64::from(u32::from_le_bytes([head[4], head[5], head[6], head[7]]));
+        if at + 8 + size > len {
+            read.problem = Some(format!("a track frame cut at byte {at}"));
+            break;
+        }
+        if magic != SKIPPABLE || size < TAG.len() as u64 {
+            at += 8 + size; // another tool's skippable frame
+            continue;
+        }
+        content.resize(usize::try_from(size).unwrap_or(usize::MAX), 0);
+        f.seek(SeekFrom::Start(at + 8))?;
+        f.read_exact(&mut content)?;
+        at += 8 + size;
+        if &content[..TAG.len()] != TAG {
+            continue;
+        }
+        let text = match zstd::stream::decode_all(&content[TAG.len()..]) {
+            Ok(t) => t,
+            Err(e) => {
+                read.problem = Some(format!("a damaged track frame at byte {at}: {e}"));
+                break;
+            }
+        };
+        read.frames += 1;
+        let Ok(text) = std::str::from_utf8(&text) else {
+            read.problem = Some(format!("a track frame not UTF-8 before byte {at}"));
+            break;
+        };
+        for line in text.lines() {
+            read.lines += 1;
+            if !each(line) {
+                read.problem = Some("stopped".into());
+                return Ok(Some(read));
+            }
+        }
+    }
+    Ok((read.frames > 0).then_some(read))
+}
+
+/// `N` bytes at `at`, or none past the end.
+fn read_at<const N: usize>(
+    f: &mut (impl Read + Seek),
+    at: u64,
+    len: u64,
+) -> std::io::Result<Option<[u8; N]>> {
+    if at + N as u64 > len {
+        return Ok(None);
+    }
+    let mut b = [0u8; N];
+    f.seek(SeekFrom::Start(at))?;
+    f.read_exact(&mut b)?;
+    Ok(Some(b))
+}
+
+/// The length of the zstd frame at `at`, from its header and its blocks' headers (RFC 8878
+/// §3.1.1), without unpacking it; none when it is cut or not valid.
+fn frame_len(f: &mut (impl Read + Seek), at: u64, len: u64) -> std::io::Result<Option<u64>> {
+    let Some([descriptor]) = read_at::<1>(f, at + 4, len)? else {
+        return Ok(None);
+    };
+    let fcs_flag = descriptor >> 6;
+    let single_segment = descriptor & 0x20 != 0;
+    let checksum = descriptor & 0x04 != 0;
+    if descriptor & 0x08 != 0 {
+        return Ok(None); // the reserved bit
+    }
+    let dictionary = [0u64, 1, 2, 4][usize::from(descriptor & 3)];
+    let content_size = match fcs_flag {
+        0 => u64::from(single_segment),
+        1 => 2,
+        2 => 4,
+        _ => 8,
+    };
+    let window = u64::from(!single_segment);
+    let mut p = at + 4 + 1 + window + dictionary + content_size;
+    loop {
+        let Some(h) = read_at::<3>(f, p, len)? else {
+            return Ok(None);
+        };
+        let h = u32::from(h[0]) | u32::from(h[1]) << 8 | u32::from(h[2]) << 16;
+        let last = h & 1 != 0;
+        let size = u64::from(h >> 3);
+        let body = match (h >> 1) & 3 {
+            0 | 2 => size, // raw, compressed
+            1 => 1,        // one byte repeated
+            _ => return Ok(None),
+        };
+        p += 3 + body;
+        if p > len {
+            return Ok(None);
+        }
+        if last {
+            break;
+        }
+    }
+    if checksum {
+        p += 4;
+    }
+    Ok((p <= len).then_some(p - at))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// Frames of every kind zstd writes (content size known or not, a checksum, one block or
+    /// many, raw and repeated blocks): the walk over their headers finds each frame's length as
+    /// zstd's own `ZSTD_findFrameCompressedSize` does.
+    #[test]
+    fn frame_lengths_are_zstds() {
+        let text: Vec<u8> = (0..400_000u32)
+            .flat_map(|i| format!("{i} {}\n", i % 97).into_bytes())
+            .collect();
+        let noise: Vec<u8> = (0..300_000u64)
+            .map(|i| (i.wrapping_mul(6_364_136_223_846_793_005) >> 33) as u8)
+            .collect();
+        let zeros = vec![0u8; 500_000];
+        let mut file = Vec::new();
+        let mut lens = Vec::new();
+        for (data, checksum, size_known) in [
+            (&text[..], false, false),
+            (&text[..], true, true),
+            (&noise[..], true, false),
+            (&zeros[..], false, true),
+            (&b"x"[..], false, true),
+            (&b""[..], true, false),
+        ] {
+            let mut enc = zstd::stream::write::Encoder::new(Vec::new(), 3).expect("an encoder");
+            enc.include_checksum(checksum).expect("set");
+            if size_known {
+                enc.set_pledged_src_size(Some(data.len() as u64))
+                    .expect("set");
+                enc.include_contentsize(true).expect("set");
+            }
+            enc.write_all(data).expect("written");
+            let bytes = enc.finish().expect("finished");
+            let zstds = zstd::zstd_safe::find_frame_compressed_size(&bytes).expect("a frame");
+            assert_eq!(zstds, bytes.len());
+            lens.push(bytes.len() as u64);
+            file.extend_from_slice(&bytes);
+        }
+        let len = file.len() as u64;
+        let mut cur = std::io::Cursor::new(file);
+        let mut at = 0;
+        for want in lens {
+            assert_eq!(frame_len(&mut cur, at, len).expect("read"), Some(want));
+            at += want;
+        }
+        // Cut short, the last frame has no length.
+        let cut = cur.into_inner();
+        let short = cut.len() as u64 - 1;
+        let mut cur = std::io::Cursor::new(cut);
+        let mut at = 0;
+        let mut last = None;
+        while let Some(n) = frame_len(&mut cur, at, short).expect("read") {
+            at += n;
+            last = Some(at);
+        }
+        assert!(last.is_some_and(|a| a < short), "{last:?} {short}");
+    }
+
+    fn file_of(parts: &[&[u8]]) -> tempfile::NamedTempFile {
+        let mut f = tempfile::NamedTempFile::new().expect("a temp file");
+        for p in parts {
+            f.write_all(p).expect("written");
+        }
+        f
+    }
+
+    fn data_frame(text: &str) -> Vec<u8> {
+        zstd::stream::encode_all(text.as_bytes(), 3).expect("packed")
+    }
+
+    fn lines_of(path: &Path) -> (Option<TrackRead>, Vec<String>) {
+        let mut got = Vec::new();
+        let read = read_track(path, |l| {
+            got.push(l.to_string());
+            true
+        })
+        .expect("read");
+        (read, got)
+    }
+
+    /// Data frames and track frames in turn: the track's lines in order, the data untouched
+    /// for every zstd reader (the skippable frames skipped).
+    #[test]
+    fn the_track_is_read_past_the_data_and_skipped_by_zstd() {
+        let t1 = frame(&["a".into(), "b".into()]).expect("packed");
+        let t2 = frame(&["c".into()]).expect("packed");
+        let empty = frame(&[]).expect("packed");
+        let f = file_of(&[
+            &data_frame("{\"header\":1}\nzero\n"),
+            &empty,
+            &data_frame("one\ntwo\n"),
+            &t1,
+            &data_frame("three\n"),
+            &t2,
+        ]);
+        let (read, lines) = lines_of(f.path());
+        assert_eq!(lines, ["a", "b", "c"]);
+        let read = read.expect("a track");
+        assert!(
+            read.complete && read.frames == 3 && read.problem.is_none(),
+            "{read:?}"
+        );
+        let text = zstd::stream::decode_all(std::fs::File::open(f.path()).expect("open"))
+            .expect("unpacked");
+        assert_eq!(text, b"{\"header\":1}\nzero\none\ntwo\nthree\n");
+    }
+
+    /// No track (a recording from before it, plain text), and one cut by a crash: the cut
+    /// track says where it stopped and keeps what came before.
+    #[test]
+    fn no_track_and_a_cut_track() {
+        let old = file_of(&[&data_frame("{\"header\":1}\n"), &data_frame("one\n")]);
+        assert_eq!(lines_of(old.path()).0, None);
+        let plain = file_of(&[b"{\"header\":1}\n"]);
+        assert_eq!(lines_of(plain.path()).0, None);
+        let t1 = frame(&["a".into()]).expect("packed");
+        let data = data_frame("three\n");
+        let cut = file_of(&[
+            &data_frame("{\"header\":1}\none\n"),
+            &t1,
+            &data[..data.len() - 2],
+        ]);
+        let (read, lines) = lines_of(cut.path());
+        assert_eq!(lines, ["a"]);
+        let read = read.expect("a track");
+        assert!(!read.complete && read.problem.is_some(), "{read:?}");
+    }
+}
