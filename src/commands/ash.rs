@@ -1,5 +1,5 @@
 //! `ifxtop ash`: database time over a window, as Oracle's ASH reports it: who waited on what,
-//! grouped by any key, from the demo or a recording. The same samples as the Activity pane
+//! grouped by any key, from the demo, a recording, or the live server watched for the window. The same samples as the Activity pane
 //! (`model/activity.rs`): one per `onstat -u` moment, taken once the moment's data settled.
 
 use crate::cli::{AshArgs, Format, LiveArgs};
@@ -144,6 +144,8 @@ pub enum ReadFrom {
     /// A recording's outputs, parsed again (a recording without a track, one whose track ends
     /// before the window does, or `--rederive`).
     Outputs,
+    /// The live server, watched for the window.
+    Live,
 }
 
 impl ReadFrom {
@@ -155,6 +157,7 @@ impl ReadFrom {
                 "the recording's database-time track (the samples the screen took while recording)"
             }
             ReadFrom::Outputs => "the recorded outputs, parsed again",
+            ReadFrom::Live => "the live server, watched",
         }
     }
 }
@@ -270,12 +273,164 @@ pub fn report_for(args: &AshArgs) -> Result<Ash, Error> {
             note: None,
         })
     } else {
-        Err(Error::Usage(
-            "ifxtop ash reads the demo (--demo) or a recording (--replay FILE); for a live \
-             server, watch the Activity pane (8) of the screen, or record (--record FILE) and \
-             read the recording"
-                .into(),
-        ))
+        watch(args, &live, shared, &keys)
+    }
+}
+
+/// How long `ifxtop ash` watches a live server when no `--window` is given (seconds).
+pub const LIVE_WINDOW: f64 = 60.0;
+
+/// The live instance watched for the window (a signal ends it early, with the table so far):
+/// every `onstat -u` moment sampled as the screen samples it, with the statements of the
+/// blockers and the longest waits collected as the screen collects them. `--record` records it.
+fn watch(
+    args: &AshArgs,
+    live: &LiveArgs,
+    shared: crate::instance::setup::Shared,
+    keys: &[Key],
+) -> Result<Ash, Error> {
+    for (given, name) in [
+        (args.from.is_some(), "--from"),
+        (args.to.is_some(), "--to"),
+        (args.snapshot.at.is_some(), "--at"),
+    ] {
+        if given {
+            return Err(Error::Usage(format!(
+                "{name}: only with --demo or --replay (a live server is watched from now for \
+                 --window seconds)"
+            )));
+        }
+    }
+    let w = args.snapshot.window.unwrap_or(LIVE_WINDOW);
+    let window = Duration::try_from_secs_f64(w)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| Error::Usage(format!("--window {w}: a number of seconds, more than 0")))?;
+    let mut setups = crate::instance::setup::setups(live, shared)?;
+    if setups.len() != 1 {
+        return Err(Error::Usage(format!(
+            "ifxtop ash watches one instance, and {} are named (give --server or --ssh for one)",
+            setups.len()
+        )));
+    }
+    let setup = setups.remove(0);
+    if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        eprintln!(
+            "ifxtop ash: watching {} for {:.0} s (Ctrl-C prints the table so far)",
+            crate::format::SafeText::new(&setup.instance),
+            window.as_secs_f64()
+        );
+    }
+    let rt = crate::instance::runtime::current_thread()?;
+    let watched = rt.block_on(watch_live(&setup, window));
+    crate::instance::runtime::finish(rt);
+    let (activity, to, interrupted) = watched?;
+    if activity.last().is_none() {
+        return Err(Error::Other(format!(
+            "{}: no onstat -u answered in {:.0} s, so no database time is known",
+            setup.instance,
+            to.as_secs_f64()
+        )));
+    }
+    Ok(Ash {
+        report: activity.report(&query(Duration::ZERO, to, keys, args.top)),
+        started: setup.settings.wall_start,
+        read_from: ReadFrom::Live,
+        note: interrupted.then(|| format!("interrupted after {:.0} s", to.as_secs_f64())),
+    })
+}
+
+/// Watches the live instance of `setup` for `window`, or until a signal that ends a watch:
+/// the database time sampled, the session time it ended at, and whether a signal ended it.
+async fn watch_live(
+    setup: &crate::instance::setup::Setup,
+    window: Duration,
+) -> Result<(Activity, Duration, bool), Error> {
+    use crate::instance::watch::{Due, Watched};
+    use tokio::time::Instant;
+    let mut ends = crate::instance::signals::listen(&crate::instance::signals::Signal::ENDS)?;
+    let mut feed = crate::instance::feed::Feed::start(setup)?;
+    let mut watched = Watched::new(crate::store::Store::new(setup.settings.clone()), None);
+    if let Some(tx) = feed.track() {
+        watched.keep_track(tx);
+    }
+    let crate::instance::feed::Feed::Collect { collection, .. } = &mut feed else {
+        return Err(Error::Other("a live watch got a replay".into()));
+    };
+    // The last moment's data settles before the end.
+    let deadline = Instant::now() + window + crate::instance::watch::SETTLE * 2;
+    let mut settle: Option<Instant> = None;
+    let mut extents_open = true;
+    let mut interrupted = false;
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep_until(deadline) => break,
+            s = ends.recv() => {
+                interrupted = s.is_some();
+                break;
+            }
+            u = collection.updates.recv() => match u {
+                Some(u) => {
+                    let mut all = vec![u];
+                    while let Ok(u) = collection.updates.try_recv() {
+                        all.push(u);
+                    }
+                    let wait = watched.apply(all);
+                    settle.get_or_insert_with(|| Instant::now() + wait);
+                }
+                None => break,
+            },
+            st = collection.extents.recv(), if extents_open => extents_open = st.is_some(),
+            _ = tokio::time::sleep_until(settle.unwrap_or_else(Instant::now)), if settle.is_some() => {
+                match watched.due(setup.interval) {
+                    Due::In(wait) => settle = Some(Instant::now() + wait),
+                    Due::Nothing => settle = None,
+                    Due::Now => {
+                        settle = None;
+                        watched.built();
+                        let now = collection.clock.now();
+                        let snap = crate::model::snapshot::build(
+                            &watched.store,
+                            now,
+                            setup.server.as_deref(),
+                            &[],
+                        );
+                        watched.sample(&snap);
+                        // The statements of the blockers and the longest waits, as the screen
+                        // collects them.
+                        let background = crate::model::snapshot::worth_recording(
+                            &snap,
+                            &[],
+                            crate::collect::Focus::MAX_BACKGROUND,
+                        );
+                        let _ = collection.focus.send(crate::collect::Focus {
+                            drilled: Vec::new(),
+                            background,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    let to = collection.clock.now();
+    let activity = std::mem::take(&mut watched.activity);
+    // No sample: say why, where the store knows (the server off-line).
+    let offline = activity.last().is_none().then(|| {
+        crate::model::snapshot::build(&watched.store, to, setup.server.as_deref(), &[])
+            .server
+            .offline
+    });
+    drop(watched);
+    if let Some(done) = feed.finish().await {
+        let summary = done?;
+        eprintln!("ifxtop ash: {}", crate::format::SafeText::new(&summary));
+    }
+    match offline.flatten() {
+        Some(off) => Err(Error::Other(format!(
+            "{}: the server is off-line: {off}",
+            setup.instance
+        ))),
+        None => Ok((activity, to, interrupted)),
     }
 }
 

@@ -527,3 +527,77 @@ fn a_signal_ends_a_snapshot_and_leaves_no_onstat_behind() {
         assert!(left.is_empty(), "{signal}: left behind {left:?}");
     }
 }
+
+fn ash(f: &FakeOnstat, args: &[&str]) -> std::process::Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_ifxtop"));
+    c.arg("ash")
+        .args(["--server", "ol_test", "--port", "9088", "--format", "json"])
+        .args(["--group", "class,head_blocker,object"])
+        .args(args)
+        .env("PATH", f.path())
+        .env("HOME", &f.home)
+        .env("XDG_CACHE_HOME", f.home.join("cache"))
+        .env_remove("INFORMIXSERVER");
+    c
+}
+
+/// `ifxtop ash` on a live server watches it for the window and prints its database time: the
+/// lock chain's three waiters are lock time, held up by 812, on the customer table.
+#[test]
+fn a_live_ash_watches_for_the_window() {
+    let f = fake_server(|_| {});
+    let out = ash(&f, &["--window", "3"]).output().expect("ifxtop runs");
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stderr}\n{stdout}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    assert_eq!(v["read_from"], "live", "{v}");
+    let samples = v["samples"].as_u64().unwrap_or_default();
+    assert!((2..=4).contains(&samples), "{v}");
+    let lock = v["by_class"]["lock"].as_f64().unwrap_or_default();
+    assert!(
+        lock >= 3.0 * (samples - 1) as f64,
+        "three waiters each second: {v}"
+    );
+    let heads = v["top"]["head_blocker"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        heads
+            .iter()
+            .any(|h| h["key"] == "812" && h["sessions"] == 3),
+        "{heads:?}"
+    );
+}
+
+/// Ctrl-C (SIGINT) ends a live `ifxtop ash` early with the table so far, saying so; an off-line
+/// server is an error that says so, never an empty table.
+#[test]
+fn a_live_ash_interrupted_prints_what_it_has_and_off_line_is_an_error() {
+    let f = fake_server(|_| {});
+    let child = ash(&f, &["--window", "600"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("ifxtop runs");
+    std::thread::sleep(std::time::Duration::from_millis(2_500));
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("a pid"));
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).expect("signalled");
+    let out = child.wait_with_output().expect("it ends");
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stderr}\n{stdout}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    let note = v["read_from_note"].as_str().unwrap_or_default();
+    assert!(note.starts_with("interrupted after"), "{v}");
+    assert!(v["samples"].as_u64().is_some_and(|n| n >= 1), "{v}");
+
+    let off = "echo; echo 'shared memory not initialized for INFORMIXSERVER '\"'\"'ol_test'\"'\"''";
+    let f = fake_server(|f| {
+        f.override_call("*", &format!("{off}; exit 255"));
+    });
+    let out = ash(&f, &["--window", "1"]).output().expect("ifxtop runs");
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("off-line"), "{stderr}");
+    assert!(text(&out.stdout).is_empty());
+}
