@@ -6,7 +6,7 @@
 //! source due at once (onstat -u, -g con, -X, -g ath, -g cpu, -g ntt, -k, /proc/net/tcp{,6}, and the
 //! chunk I/O and replication sources: onstat -D, -g iof, /proc/diskstats, -g cluster, -g rss
 //! verbose, joined to the chunks' devices resolved once; the vital signs: onstat -p, -l, -s, -x,
-//! -g glo, -g rea, -g lmx, -g wmx, -g tpf, -g ckp, -g seg).
+//! -g glo, -g rea, -g lmx, -g wmx, -g tpf, -g ckp, -g seg; each session's memory: onstat -g ses).
 //! 2 % of a core is 20 ms per second: the `steady` group's ten seconds must take under 200 ms.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -17,7 +17,7 @@ use ifxtop::source::Source;
 use ifxtop::store::{Store, StoreSettings};
 use std::time::Duration;
 
-const SOURCES: [Source; 25] = [
+const SOURCES: [Source; 26] = [
     Source::OnstatU,
     Source::OnstatGCon,
     Source::OnstatX,
@@ -43,6 +43,7 @@ const SOURCES: [Source; 25] = [
     Source::OnstatGTpf,
     Source::OnstatGCkp,
     Source::OnstatGSeg,
+    Source::OnstatGSesList,
 ];
 
 fn cycle(c: &mut Criterion) {
@@ -143,7 +144,7 @@ fn cycle(c: &mut Criterion) {
     // The steady state the budget is about: ten seconds of polling as the collectors do it
     // (onstat -u, -g con and the socket tables every second, -X every 2 s, the joins, -k, -p,
     // -l, -s, -x, -D and /proc/diskstats every 5 s, -g ath, -g cpu, -g ntt, -g glo, -g rea, -g lmx,
-    // -g wmx, -g iof and the replication commands every 10 s, -g ckp and -g tpf every 30 s,
+    // -g wmx, -g iof and the replication commands every 10 s, -g ckp, -g tpf and -g ses every 30 s,
     // -g seg every minute; one snapshot a second), reported per second. The ten seconds hold
     // each 30 s and 60 s source once (its heaviest share).
     let due = |s: &Source, t: u64| match s {
@@ -165,7 +166,9 @@ fn cycle(c: &mut Criterion) {
         | Source::OnstatGIof
         | Source::OnstatGCluster
         | Source::OnstatGRss => t % 10 == 0,
-        Source::OnstatGTpf | Source::OnstatGCkp | Source::OnstatGSeg => t == 150,
+        Source::OnstatGTpf | Source::OnstatGCkp | Source::OnstatGSeg | Source::OnstatGSesList => {
+            t == 150
+        }
         _ => true,
     };
     let ten: Vec<(u64, Vec<(Source, ifxtop::source::Output)>)> = (150..160)

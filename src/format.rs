@@ -42,6 +42,27 @@ pub(crate) fn human_bytes(n: u64) -> String {
     }
 }
 
+/// `764K`, `12.3M`, `1.2G`: a size in at most 5 cells (top's RES), for a table column. Under
+/// 100 of a unit it keeps a decimal.
+pub(crate) fn compact_bytes(n: u64) -> String {
+    const UNITS: [&str; 6] = ["K", "M", "G", "T", "P", "E"];
+    if n < 1024 {
+        return format!("{n}B");
+    }
+    let mut f = n as f64 / 1024.0;
+    let mut unit = 0;
+    // 1023.6K would print as 1024K: past 999.95 of a unit, the next one.
+    while f >= 999.95 && unit + 1 < UNITS.len() {
+        f /= 1024.0;
+        unit += 1;
+    }
+    if f < 99.95 {
+        format!("{f:.1}{}", UNITS[unit])
+    } else {
+        format!("{f:.0}{}", UNITS[unit])
+    }
+}
+
 /// `mm:ss` or `h:mm:ss`.
 pub(crate) fn clock(d: Duration) -> String {
     let s = d.as_secs();
@@ -169,6 +190,21 @@ mod tests {
         assert_eq!(human_duration(72.0), "1m12s");
         assert_eq!(human_duration(7260.0), "2h01m");
         assert_eq!(human_duration(90_000.0), "1d01h");
+    }
+
+    #[test]
+    fn compact_sizes_fit_five_cells() {
+        assert_eq!(compact_bytes(812), "812B");
+        assert_eq!(compact_bytes(12_288), "12.0K");
+        assert_eq!(compact_bytes(782_336), "764K");
+        assert_eq!(compact_bytes(1_048_576), "1.0M");
+        assert_eq!(compact_bytes(12_897_485), "12.3M");
+        assert_eq!(compact_bytes(1_048_000), "1.0M");
+        assert_eq!(compact_bytes(3 << 30), "3.0G");
+        assert_eq!(compact_bytes(u64::MAX), "16.0E");
+        for n in [1023, 102_350, 1_047_552, 1_073_000_000, u64::MAX] {
+            assert!(compact_bytes(n).len() <= 5, "{n}: {}", compact_bytes(n));
+        }
     }
 
     #[test]

@@ -125,6 +125,7 @@ impl DemoInstance {
                     ["onstat", "-g", "ath"] => Ok(onstat(onstat::onstat_g_ath(&world()))),
                     ["onstat", "-g", "cpu"] => Ok(onstat(cpu::onstat_g_cpu(&world(), &self.cpu))),
                     ["onstat", "-g", "ntt"] => Ok(onstat(onstat::onstat_g_ntt(&world()))),
+                    ["onstat", "-g", "ses"] => Ok(onstat(onstat::onstat_g_ses_list(&world()))),
                     ["onstat", "-g", "ses", sid] => match sid.parse::<u64>() {
                         Ok(sid) => Ok(onstat(onstat::onstat_g_ses(&world(), sid))),
                         Err(_) => Err(not_found(request)),

@@ -1,7 +1,7 @@
 //! The onstat outputs of the demo instance, printed in the real layouts (column widths, titles,
 //! footers as in `tests/fixtures/`): the banner, `-u`, `-X`, `-g con`, `-g ath`, `-g ntt`, `-k`,
-//! `-d`, `-g ses <sid>`, `-g sql <sid>`, and several options in one call (`onstat -u -X -k -p`,
-//! the options of `GROUPABLE`, the vital signs' from `vitals`).
+//! `-d`, `-g ses` (the list) and `-g ses <sid>`, `-g sql <sid>`, and several options in one
+//! call (`onstat -u -X -k -p`, the options of `GROUPABLE`, the vital signs' from `vitals`).
 
 use super::instance::Status;
 use super::instance::{
@@ -596,10 +596,54 @@ fn sql_of(s: &Session) -> Sql {
     }
 }
 
-fn session_memory(s: &Session) -> (u64, u64) {
-    let total = 8_192 * (12 + s.sql % 40);
+/// A client session's pool at second `t`, total and used: what `onstat -g ses` prints for it,
+/// in the list and in its detail, and what the ground truth reads. It grows by 8 KB a minute
+/// over eight minutes, then its statement's memory is freed: memory moves slowly.
+pub(crate) fn session_memory(s: &Session, t: u64) -> (u64, u64) {
+    let grown = (t / 60 + s.idx as u64) % 8;
+    let total = 8_192 * (12 + s.sql % 40 + grown);
     let used = total * (40 + s.sql % 30) / 100;
     (total, used)
+}
+
+/// The pool of the session of thread `th` at the world's moment: a daemon's (no client
+/// session) is the smallest one.
+fn memory_of(w: &World<'_>, th: &Thread) -> (u64, u64) {
+    th.session
+        .and_then(|i| w.pop.sessions.get(i))
+        .map_or((12_288, 7_936), |s| session_memory(s, w.now.t))
+}
+
+/// `onstat -g ses`, the list: every session with a thread, the newest first (as onstat prints
+/// them), each with its threads and the memory its `-g ses <sid>` prints at that moment.
+pub(crate) fn onstat_g_ses_list(w: &World<'_>) -> String {
+    let mut o = banner(w);
+    let all = w.threads();
+    let mut by_sid: std::collections::BTreeMap<u64, (&Thread, usize)> =
+        std::collections::BTreeMap::new();
+    for th in all.iter().filter(|t| t.sid != 0) {
+        by_sid.entry(th.sid).or_insert((th, 0)).1 += 1;
+    }
+    o.push_str(
+        "session                                      #RSAM    total      used       dynamic\n",
+    );
+    o.push_str(
+        "id       user     tty      pid      hostname threads  memory     memory     explain\n",
+    );
+    for (sid, (first, n)) in by_sid.iter().rev() {
+        let session = first.session.and_then(|i| w.pop.sessions.get(i));
+        let (pid, host) = match session {
+            Some(s) => (s.pid.to_string(), s.hostname.as_str()),
+            None => ("0".to_string(), "-"),
+        };
+        let (total, used) = memory_of(w, first);
+        let _ = writeln!(
+            o,
+            "{:<8} {:<8} {:<8} {:<8} {:<8} {:<8} {:<10} {:<10} off",
+            sid, first.user, "-", pid, host, n, total, used
+        );
+    }
+    o
 }
 
 /// The `Sess SQL ...` table and the statements: the part `onstat -g sql <sid>` prints.
@@ -648,7 +692,7 @@ pub(crate) fn onstat_g_ses(w: &World<'_>, sid: u64) -> String {
         return o;
     };
     let session = first.session.and_then(|i| w.pop.sessions.get(i));
-    let (total, used) = session.map_or((12_288, 7_936), session_memory);
+    let (total, used) = memory_of(w, first);
     o.push_str(
         "session           effective                            #RSAM    total      used       dynamic\n",
     );

@@ -71,6 +71,8 @@ pub struct SessionTruth {
     pub txn: bool,
     /// CPU seconds its threads use in this second (what `onstat -g cpu` adds up).
     pub cpu_s: f64,
+    /// Its pool's memory in this second, total and used (what `onstat -g ses` prints).
+    pub memory: (u64, u64),
 }
 
 /// A mutex held at one second: its address, name, holder's sid and the sids waiting for it.
@@ -256,6 +258,7 @@ fn truth_of(world: &World<'_>, ages: &[Option<u64>]) -> Truth {
                 send_q: sn.send_q,
                 txn: sn.txn,
                 cpu_s: cpu.get(i).copied().unwrap_or(0.0),
+                memory: super::onstat::session_memory(&pop.sessions[i], world.now.t),
             },
         );
     }

@@ -263,6 +263,7 @@ pub(crate) fn feeds_activity(s: crate::source::Source) -> bool {
         | S::OnstatGGlo
         | S::OnstatGTpf
         | S::OnstatGCpu
+        | S::OnstatGSesList
         | S::OnstatGPqs(_)
         | S::OnstatGCkp
         | S::OnstatGSeg

@@ -144,6 +144,54 @@ pub struct SessionView {
     pub cpu_percent: Option<f64>,
     pub cpu_at_least: bool,
     pub cpu_over_s: Option<(f64, f64)>,
+    /// Its pool's memory, from the newer of `onstat -g ses` (the list, every 30 s) and
+    /// `onstat -g ses <sid>` (this screen's, every 5 s), with the moment it was read.
+    pub memory: Option<SessionMemory>,
+    /// The list read at this moment (session seconds) did not name it (it started since) and
+    /// no `onstat -g ses <sid>` told it: its memory is not known.
+    pub memory_missing_at_s: Option<f64>,
+}
+
+/// A session's memory as one `onstat -g ses` printed it: a slow fact, with its moment.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct SessionMemory {
+    /// `total memory`: what its pool holds.
+    pub total_bytes: u64,
+    /// `used memory`.
+    pub used_bytes: u64,
+    /// When it was read (session seconds).
+    pub at_s: f64,
+    /// Read with `onstat -g ses <sid>` (else the list, `onstat -g ses`).
+    pub by_sid: bool,
+}
+
+/// Session `sid`'s memory from the newer of the list and its own `-g ses <sid>`; else, when the
+/// list was read without it, that moment.
+fn memory(store: &Store, sid: Sid) -> (Option<SessionMemory>, Option<f64>) {
+    use crate::source::{key, Key};
+    let read = |k: Key<crate::parsers::onstat_g_ses::OnstatGSes>, by_sid: bool| {
+        let at = store.observed(k.source())?;
+        let ses = store.get(k)?;
+        Some((at, ses.sessions.iter().find(|r| r.sid == sid), by_sid))
+    };
+    let list = read(key::OnstatGSesList, false);
+    let own = read(key::OnstatGSes(sid), true);
+    let newest = [list, own]
+        .into_iter()
+        .flatten()
+        .filter_map(|(at, row, by_sid)| row.map(|r| (at, r, by_sid)))
+        .max_by_key(|(at, ..)| *at)
+        .map(|(at, r, by_sid)| SessionMemory {
+            total_bytes: r.total_memory,
+            used_bytes: r.used_memory,
+            at_s: at.as_secs_f64(),
+            by_sid,
+        });
+    let missing = match (&newest, list) {
+        (None, Some((at, None, _))) => Some(at.as_secs_f64()),
+        _ => None,
+    };
+    (newest, missing)
 }
 
 /// The session's lock lines from `onstat -k`: those its threads hold, then the one it waits for.
@@ -257,6 +305,7 @@ pub(crate) fn build(
         v.cpu_at_least = c.at_least;
         v.cpu_over_s = Some((from.as_secs_f64(), to.as_secs_f64()));
     }
+    (v.memory, v.memory_missing_at_s) = memory(store, sid);
     let Some(u) = store.get(crate::source::key::OnstatU) else {
         v.notes.push("no onstat -u data yet".into());
         return v;

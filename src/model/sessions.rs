@@ -72,6 +72,14 @@ pub struct SessionRow {
     /// `cpu_percent` is a lower bound: a thread of it ended between the samples.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub cpu_at_least: bool,
+    /// The memory its pool holds (`total memory` of the last `onstat -g ses`, read every 30 s
+    /// at `Snapshot::session_memory_at_s`): `None` for a session that list did not name (one
+    /// started since), never 0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_bytes: Option<u64>,
+    /// What of it is in use (`used memory`), from the same read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_used_bytes: Option<u64>,
 }
 
 impl SessionRow {
@@ -97,6 +105,8 @@ pub(crate) struct SessionInputs<'a> {
     pub(crate) rates: &'a Rates,
     /// CPU use per session (onstat -g cpu).
     pub(crate) cpu: &'a crate::store::cpu::SessionCpu,
+    /// Memory per session, total and used (onstat -g ses, the list).
+    pub(crate) memory: &'a FxHashMap<Sid, (u64, u64)>,
     /// Client host per session (onstat -g ntt).
     pub(crate) hosts: &'a FxHashMap<Sid, CompactString>,
     /// Client program per session, where known.
@@ -155,6 +165,8 @@ pub(crate) fn build(u: &OnstatU, inp: &SessionInputs<'_>) -> Vec<SessionRow> {
                 in_txn: false,
                 cpu_percent: None,
                 cpu_at_least: false,
+                memory_bytes: None,
+                memory_used_bytes: None,
             });
             rows.len() - 1
         });
@@ -180,6 +192,10 @@ pub(crate) fn build(u: &OnstatU, inp: &SessionInputs<'_>) -> Vec<SessionRow> {
         if let Some(c) = inp.cpu.get(sid) {
             row.cpu_percent = Some(c.cores * 100.0);
             row.cpu_at_least = c.at_least;
+        }
+        if let Some(&(total, used)) = inp.memory.get(&sid) {
+            row.memory_bytes = Some(total);
+            row.memory_used_bytes = Some(used);
         }
         if let Some(w) = waiter_of.get(&sid) {
             row.wait = Some(w.reason);

@@ -154,6 +154,10 @@ pub struct Snapshot {
     /// What the sessions' `cpu_percent` covers, or why it is not known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub session_cpu: Option<SessionCpuSpan>,
+    /// When the sessions' `memory_bytes` were read (`onstat -g ses`, session seconds; `None`
+    /// before the first read): a slow fact, of its own moment, not of `at_s`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_memory_at_s: Option<f64>,
     /// The causes this moment shows, the worst first (`model/findings.rs`).
     pub findings: Vec<crate::model::findings::Finding>,
     /// The moment of the `onstat -u` the fast facts were joined at (session seconds).
@@ -187,6 +191,20 @@ pub struct Snapshot {
     /// `mutexes`, `memory` at the JSON's top level.
     #[serde(flatten)]
     pub vitals: crate::model::vitals::Vitals,
+}
+
+/// Each session's memory, total and used, from the last `onstat -g ses` (the list): empty
+/// before it is read. A session it does not name has no figure (unknown, not 0).
+fn session_memory(store: &Store) -> rustc_hash::FxHashMap<Sid, (u64, u64)> {
+    store
+        .get(crate::source::key::OnstatGSesList)
+        .map(|l| {
+            l.sessions
+                .iter()
+                .map(|r| (r.sid, (r.total_memory, r.used_memory)))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// What the sessions' CPU figures cover (`None` before any `onstat -g cpu`).
@@ -583,6 +601,7 @@ pub fn build_with(
         let hosts = client_hosts(store);
         let programs = client_programs(store);
         let sql = current_statements(store);
+        let memory = session_memory(store);
         sessions = crate::model::sessions::build(
             u,
             &crate::model::sessions::SessionInputs {
@@ -590,6 +609,7 @@ pub fn build_with(
                 tracker: &store.tracker,
                 rates: &store.rates,
                 cpu: &store.cpu,
+                memory: &memory,
                 hosts: &hosts,
                 programs: &programs,
                 sql: &sql,
@@ -708,6 +728,9 @@ pub fn build_with(
         heads,
         tree,
         session_cpu: session_cpu_span(store),
+        session_memory_at_s: store
+            .observed(Source::OnstatGSesList)
+            .map(|t| t.as_secs_f64()),
         sessions,
         session_views,
         at_s: now.as_secs_f64(),

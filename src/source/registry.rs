@@ -24,6 +24,11 @@ pub(crate) const PERIOD_CPU: Duration = Duration::from_secs(10);
 pub(crate) const PERIOD_HISTORY: Duration = Duration::from_secs(30);
 /// Memory segments: added rarely, watched for growth.
 pub(crate) const PERIOD_MEMORY: Duration = Duration::from_secs(60);
+/// Each session's memory (`onstat -g ses`, the list): a session's pool grows and shrinks with
+/// its statements over seconds to minutes, and the list is one line per session (5,000 lines
+/// on a busy server, the size of `onstat -u`), so every 30 s: a session that balloons shows
+/// within half a minute at a sixtieth of `-u`'s cost.
+pub(crate) const PERIOD_SESSION_MEMORY: Duration = Duration::from_secs(30);
 pub(crate) const PERIOD_NUMA: Duration = Duration::from_secs(5);
 pub(crate) const PERIOD_NUMA_MAPS: Duration = Duration::from_secs(30);
 pub(crate) const PERIOD_DISCOVERY: Duration = Duration::from_secs(120);
@@ -385,6 +390,10 @@ registry! {
     /// Shared-memory segments: growth since start.
     OnstatGSeg: parsers::onstat_g_seg::OnstatGSeg as "seg" = parsers::onstat_g_seg::parse;
         SourceDef::onstat(&["-g", "seg"], PERIOD_MEMORY),
+    /// Every session's memory (total and used of its pool): the list form of `-g ses`, without
+    /// a session id. Short name `mem`: the `ses` of the header is the session screen's.
+    OnstatGSesList: parsers::onstat_g_ses::OnstatGSes as "mem" = parsers::onstat_g_ses::parse;
+        SourceDef::onstat(&["-g", "ses"], PERIOD_SESSION_MEMORY),
     /// One session's detail, for the session screen.
     OnstatGSes(Sid): parsers::onstat_g_ses::OnstatGSes as "ses" = parsers::onstat_g_ses::parse;
         SourceDef::onstat(&["-g", "ses", "{}"], PERIOD_JOINS).collected_by(Collector::Focus),
@@ -695,6 +704,36 @@ mod tests {
         assert_eq!(Source::OnstatU.short(), "-u");
         assert_eq!(Source::OnstatGRss.short(), "rss");
         assert_eq!(Source::NodeMeminfo(3).short(), "meminfo");
+    }
+
+    /// The list and one session's detail are two sources of one parser, told apart by the
+    /// session id: a recording's label finds each.
+    #[test]
+    fn the_session_list_and_one_session_are_two_labels() {
+        assert_eq!(Source::OnstatGSesList.label(), "onstat -g ses");
+        assert_eq!(
+            Source::from_label("onstat -g ses"),
+            Some(Source::OnstatGSesList)
+        );
+        assert_eq!(
+            Source::from_label("onstat -g ses 812"),
+            Some(Source::OnstatGSes(Sid(812)))
+        );
+        assert!(Source::polled().contains(&Source::OnstatGSesList));
+        // Its parser reads the real list (oninit.com's): every session with its memory.
+        let text = include_str!("../../tests/fixtures/onstat-g-ses/oninit-onstat-g-ses.txt");
+        let parsed = (Source::OnstatGSesList.def().parse)(text).expect("the list");
+        let list = parsed
+            .get::<parsers::onstat_g_ses::OnstatGSes>()
+            .expect("an onstat -g ses");
+        assert_eq!(list.sessions.len(), 11);
+        assert_eq!(
+            list.sessions
+                .iter()
+                .find(|r| r.sid == Sid(1458))
+                .map(|r| (r.total_memory, r.used_memory)),
+            Some((782_336, 735_584))
+        );
     }
 
     #[test]

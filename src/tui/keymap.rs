@@ -45,6 +45,8 @@ pub enum Action {
     SortReverse,
     /// The Sessions pane, the most CPU first (htop's `P`).
     SortCpu,
+    /// The Sessions pane, the most memory first (htop's `M`).
+    SortMem,
     ToggleFreeze,
     IntervalLonger,
     IntervalShorter,
@@ -238,6 +240,7 @@ const DEFAULTS: &[(&str, Action)] = &[
     ("f6", Action::SortNext),
     ("S", Action::SortReverse),
     ("P", Action::SortCpu),
+    ("M", Action::SortMem),
     ("space", Action::ToggleFreeze),
     ("+", Action::IntervalLonger),
     ("=", Action::IntervalLonger),

@@ -48,6 +48,8 @@ pub enum SessionCol {
     Time,
     /// CPU % of one core between the last two `onstat -g cpu` samples.
     Cpu,
+    /// The memory its pool holds (`onstat -g ses`, read every 30 s).
+    Mem,
     ReadsPerS,
     WritesPerS,
     Locks,
@@ -149,7 +151,7 @@ pub enum Order {
     },
 }
 
-const SESSION_COLS: [Column; 14] = [
+const SESSION_COLS: [Column; 15] = [
     Column::Session(SessionCol::Sid),
     Column::Session(SessionCol::User),
     Column::Session(SessionCol::State),
@@ -158,6 +160,7 @@ const SESSION_COLS: [Column; 14] = [
     Column::Session(SessionCol::Blocks),
     Column::Session(SessionCol::Time),
     Column::Session(SessionCol::Cpu),
+    Column::Session(SessionCol::Mem),
     Column::Session(SessionCol::ReadsPerS),
     Column::Session(SessionCol::WritesPerS),
     Column::Session(SessionCol::Host),
@@ -413,6 +416,9 @@ impl Column {
                 SessionCol::Sql => Col::new("SQL", 24).flex().wide(120),
                 SessionCol::Time => Col::new("TIME", 6).right(),
                 SessionCol::Cpu => Col::new("CPU%", 5).right(),
+                // Not at 80 columns, where WAITING ON would lose its width (`M` still sorts
+                // by it there).
+                SessionCol::Mem => Col::new("MEM", 5).right().wide(90),
                 // Rates of 100 and more have no decimal: five characters hold 99999/s.
                 SessionCol::ReadsPerS => Col::new("RD/s", 5).right(),
                 // At 80 columns CPU% takes its place (WAITING ON keeps its width).
@@ -618,6 +624,9 @@ fn session_cell(r: &SessionRow, c: SessionCol) -> Cow<'_, str> {
                 n.into()
             }
         }),
+        SessionCol::Mem => r.memory_bytes.map_or(Cow::Borrowed("-"), |b| {
+            crate::format::compact_bytes(b).into()
+        }),
         SessionCol::ReadsPerS => rate(r.reads_per_s).into(),
         SessionCol::WritesPerS => rate(r.writes_per_s).into(),
         SessionCol::Locks => r.locks.to_string().into(),
@@ -652,6 +661,9 @@ fn session_key(r: &SessionRow, c: SessionCol) -> SortKey {
             .map_or(SortKey::None, |q| SortKey::Text(q.clone())),
         SessionCol::Time => r.in_state_s.map_or(SortKey::None, SortKey::Num),
         SessionCol::Cpu => r.cpu_percent.map_or(SortKey::None, SortKey::Num),
+        SessionCol::Mem => r
+            .memory_bytes
+            .map_or(SortKey::None, |b| SortKey::Num(b as f64)),
         SessionCol::ReadsPerS => r.reads_per_s.map_or(SortKey::None, SortKey::Num),
         SessionCol::WritesPerS => r.writes_per_s.map_or(SortKey::None, SortKey::Num),
         SessionCol::Locks => SortKey::Num(r.locks as f64),

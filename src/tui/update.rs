@@ -651,6 +651,22 @@ impl App {
                 self.say(format!("sorted by CPU%, descending{why}"), now);
                 self.refresh_order(self.pane);
             }
+            Action::SortMem => {
+                self.set_pane(Pane::Sessions);
+                let column = crate::tui::panes::Column::Session(crate::tui::panes::SessionCol::Mem);
+                self.table_mut().sort = Order::By { column, desc: true };
+                // A slow fact: its age, as the pane's title says it too.
+                let snap = self.shown();
+                let of = match snap.session_memory_at_s {
+                    None => "; MEM not collected yet (onstat -g ses, every 30s)".to_string(),
+                    Some(at) => format!(
+                        " (onstat -g ses, {} ago)",
+                        crate::format::human_duration(snap.at_s - at)
+                    ),
+                };
+                self.say(format!("sorted by MEM, descending{of}"), now);
+                self.refresh_order(self.pane);
+            }
             Action::ToggleFreeze => {
                 if self.frozen.take().is_none() {
                     self.frozen = Some((self.live.clone(), now));
@@ -760,13 +776,9 @@ impl App {
     }
 }
 
-/// What the status line says of a key bound to nothing: top's keys that ifxtop cannot honour
-/// say why; any other points to the help.
+/// What the status line says of a key bound to nothing: it points to the help.
 fn unbound_hint(key: &str) -> String {
-    match key {
-        "M" => "M: no memory per session yet (needs onstat -g mem); ? for help".into(),
-        k => format!("unbound key {k} — ? for help"),
-    }
+    format!("unbound key {key} — ? for help")
 }
 
 /// The Server pane's next line from `from` by `delta` (±1 a line, more a page, ±huge the ends),

@@ -58,6 +58,8 @@ fn fake_server(tweak: impl FnOnce(&mut FakeOnstat)) -> FakeOnstat {
             None,
         )
         .answer_fixture("-g cpu", "onstat-g-cpu/oninit-onstat-g-cpu-cut.txt", None)
+        // The session list (`-g ses` exactly: `-g ses 812` is another answer).
+        .answer_fixture("-g ses", "onstat-g-ses/ibm-kc-12.10-adr-0574.txt", None)
         .answer_fixture(
             "-g ntt",
             "onstat-g-ntt/oninit-onstat-g-ntt-truncated.txt",
@@ -238,6 +240,39 @@ fn a_live_snapshot_as_json_names_time_host_and_server() {
         .find(|w| w["sessid"] == 814)
         .expect("814 waits");
     assert_eq!(s814["blockers"], serde_json::json!([813, 812]));
+}
+
+/// `sessions[].memory_bytes` from `onstat -g ses` (the list): a session it names has its pool's
+/// total memory, one it does not (started since the list was read) has none, never 0; the
+/// read's moment is `session_memory_at_s`.
+#[test]
+fn a_live_snapshot_as_json_gives_each_listed_session_its_memory() {
+    let list =
+        "\nsession                                      #RSAM    total      used       dynamic
+id       user     tty      pid      hostname threads  memory     memory     explain
+813      appuser  -        20551    app03    1        90112      61440      off
+812      appuser  -        20544    app03    1        782336     735584     off
+";
+    let f = fake_server(|f| {
+        f.answer("-g ses", list);
+    });
+    let out = snapshot(&f, &["--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert!(v["session_memory_at_s"].is_number(), "{v}");
+    let sessions = v["sessions"].as_array().expect("sessions");
+    let of = |sid: u64| {
+        sessions
+            .iter()
+            .find(|s| s["sessid"] == sid)
+            .unwrap_or_else(|| panic!("session {sid}: {}", v["sessions"]))
+    };
+    assert_eq!(of(812)["memory_bytes"], 782_336);
+    assert_eq!(of(812)["memory_used_bytes"], 735_584);
+    assert_eq!(of(813)["memory_bytes"], 90_112);
+    for sid in [814, 815] {
+        assert_eq!(of(sid)["memory_bytes"], serde_json::Value::Null, "{sid}");
+    }
 }
 
 #[test]

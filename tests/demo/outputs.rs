@@ -76,6 +76,7 @@ fn sources(sids: &[u64]) -> Vec<Source> {
         Source::OnstatGTpf,
         Source::OnstatGCkp,
         Source::OnstatGSeg,
+        Source::OnstatGSesList,
     ];
     for &sid in sids {
         v.push(Source::OnstatGSes(Sid(sid)));
@@ -91,7 +92,7 @@ fn kind_of(source: &Source) -> Option<Kind> {
         Source::OnstatGAth => kind("onstat-g-ath"),
         Source::OnstatGNtt => kind("onstat-g-ntt"),
         Source::OnstatK => kind("onstat-k"),
-        Source::OnstatGSes(_) => kind("onstat-g-ses"),
+        Source::OnstatGSes(_) | Source::OnstatGSesList => kind("onstat-g-ses"),
         Source::OnstatGSql(_) => kind("onstat-g-sql"),
         Source::OnstatGPqs(_) => kind("onstat-g-pqs"),
         Source::OncheckPe => kind("oncheck-pe"),
@@ -1409,5 +1410,65 @@ fn pqs_inside_onstat_i() {
     };
     let out = d.respond(&req, secs(40)).expect("onstat -i").stdout;
     assert!(out.contains("Query Operators:"), "{out}");
+    assert!(!out.contains("invalid option"), "{out}");
+}
+
+/// `onstat -g ses` (the list) names every session of `onstat -u`, each with the memory its own
+/// `onstat -g ses <sid>` prints at the same moment (the two never disagree), and the memory
+/// moves over minutes; `onstat -i` answers `g ses` as the command does.
+#[test]
+fn the_session_list_agrees_with_each_session() {
+    let d = DemoInstance::new(1);
+    let list_at = |t: u64| {
+        let out = run(&d, &Source::OnstatGSesList, t);
+        let l = parsers::onstat_g_ses::parse(&out.stdout).expect("the list parses");
+        assert!(l.unparsed.is_empty(), "{:?}", l.unparsed);
+        assert!(l.detail.is_none());
+        l
+    };
+    let t = 300;
+    let list = list_at(t);
+    let u = parsers::onstat_u::parse(&text(&d, &Source::OnstatU, t)).expect("-u");
+    let u_sids: BTreeSet<Sid> = u
+        .threads
+        .iter()
+        .map(|th| th.sessid)
+        .filter(|s| s.0 != 0)
+        .collect();
+    let list_sids: BTreeSet<Sid> = list.sessions.iter().map(|r| r.sid).collect();
+    assert_eq!(list_sids, u_sids, "the list names the sessions of -u");
+    // Newest first, as onstat prints it.
+    assert!(list.sessions.windows(2).all(|w| w[0].sid > w[1].sid));
+    let all = d.sids();
+    for sid in [812, all[20], all[all.len() - 1]] {
+        let one = parsers::onstat_g_ses::parse(&text(&d, &Source::OnstatGSes(Sid(sid)), t))
+            .expect("-g ses <sid>");
+        let own = one.sessions.first().expect("its row");
+        let row = list
+            .sessions
+            .iter()
+            .find(|r| r.sid == Sid(sid))
+            .expect("in the list");
+        assert_eq!(
+            (row.total_memory, row.used_memory, row.threads),
+            (own.total_memory, own.used_memory, own.threads),
+            "sid {sid}"
+        );
+        assert!(row.used_memory > 0 && row.used_memory < row.total_memory);
+    }
+    let later = list_at(t + 120);
+    let moved = list
+        .sessions
+        .iter()
+        .zip(&later.sessions)
+        .filter(|(a, b)| a.sid == b.sid && a.total_memory != b.total_memory)
+        .count();
+    assert!(moved > 0, "memory never moves");
+    let req = Request::CommandInput {
+        argv: vec!["onstat".into(), "-i".into()],
+        stdin: "g ses\n".into(),
+    };
+    let out = d.respond(&req, secs(t)).expect("onstat -i").stdout;
+    assert!(out.contains("#RSAM"), "{out}");
     assert!(!out.contains("invalid option"), "{out}");
 }

@@ -688,8 +688,7 @@ fn a_session_number_nobody_has_says_so() {
     }
 }
 
-/// A key bound to nothing says so on the status line; top's M says why ifxtop has no such
-/// sort.
+/// A key bound to nothing says so on the status line.
 #[test]
 fn unbound_keys_give_a_hint() {
     let mut a = app();
@@ -699,10 +698,33 @@ fn unbound_keys_give_a_hint() {
         m.contains("unbound key F9") && m.contains("? for help"),
         "{m}"
     );
+    assert_eq!(a.pane, Pane::Waiters, "nothing else moved");
+}
+
+/// htop's M: the Sessions pane, the most memory first; with no `onstat -g ses` read yet, it
+/// says so; once read, how old the figures are (a slow fact, read every 30 s).
+#[test]
+fn m_sorts_the_sessions_by_memory() {
+    let mut a = app();
+    a.on_key(key('M'), NOW);
+    assert_eq!(a.pane, Pane::Sessions);
+    let Order::By { column, desc } = a.table().sort else {
+        panic!("a column order")
+    };
+    assert_eq!((column.spec().title, desc), ("MEM", true));
+    let m = a.current_message().unwrap_or_default().to_string();
+    assert!(
+        m.starts_with("sorted by MEM, descending") && m.contains("not collected yet"),
+        "{m}"
+    );
+    let mut s = snapshot();
+    s.at_s = 100.0;
+    s.session_memory_at_s = Some(88.0);
+    a.set_snapshot(Arc::new(s));
+    a.on_key(key('2'), NOW);
     a.on_key(key('M'), NOW);
     let m = a.current_message().unwrap_or_default().to_string();
-    assert!(m.starts_with("M: "), "{m}");
-    assert_eq!(a.pane, Pane::Waiters, "nothing else moved");
+    assert_eq!(m, "sorted by MEM, descending (onstat -g ses, 12s ago)");
 }
 
 /// htop's P: the Sessions pane, the most CPU first; with no `onstat -g cpu` read yet, it says so.

@@ -472,3 +472,71 @@ fn pages_seen_before_the_extent_map_arrived_do_not_count_as_unresolved() {
     assert!(top.resolved, "{top:?}");
     assert_eq!(top.samples_total, 4);
 }
+
+/// Each session's memory from `onstat -g ses` (the list): a slow fact joined with its own
+/// moment. A session the list does not name (started since it was read) has none (unknown,
+/// never 0); the session screen says how old the figure is, and takes the newer of the list
+/// and the session's own `onstat -g ses <sid>`.
+#[test]
+fn session_memory_joins_the_list_of_its_moment_and_is_unknown_when_not_listed() {
+    let mut s = lock_chain();
+    let list = format!(
+        "{BANNER}session                                      #RSAM    total      used       dynamic
+id       user     tty      pid      hostname threads  memory     memory     explain
+813      appuser  -        20551    app03    1        90112      61440      off
+812      appuser  -        20544    app03    1        782336     735584     off
+"
+    );
+    // Before the first read: no figure, and no moment.
+    let snap = build(&s, &[Sid(814)]);
+    assert!(snap.sessions.iter().all(|r| r.memory_bytes.is_none()));
+    assert_eq!(snap.session_memory_at_s, None);
+    apply(&mut s, Source::OnstatGSesList, 1, &list);
+    // Twenty seconds on: the list keeps its own moment.
+    let snap = snapshot::build(&s, Duration::from_secs(21), None, &[Sid(812), Sid(814)]);
+    assert_eq!(snap.session_memory_at_s, Some(1.0));
+    let row = |sid: u64| {
+        snap.sessions
+            .iter()
+            .find(|r| r.sessid == Sid(sid))
+            .unwrap_or_else(|| panic!("{sid}"))
+    };
+    assert_eq!(
+        (row(812).memory_bytes, row(812).memory_used_bytes),
+        (Some(782_336), Some(735_584))
+    );
+    assert_eq!(row(813).memory_bytes, Some(90_112));
+    assert_eq!((row(814).memory_bytes, row(815).memory_bytes), (None, None));
+    let view = |sid: u64| {
+        snap.session_views
+            .iter()
+            .find(|v| v.sid == Sid(sid))
+            .unwrap_or_else(|| panic!("{sid}"))
+    };
+    let m = view(812).memory.expect("812's memory");
+    assert_eq!(
+        (m.total_bytes, m.used_bytes, m.at_s, m.by_sid),
+        (782_336, 735_584, 1.0, false)
+    );
+    assert_eq!(view(814).memory, None);
+    assert_eq!(view(814).memory_missing_at_s, Some(1.0));
+    // The session's own -g ses <sid>, read later, is the newer figure.
+    let own = format!(
+        "{BANNER}session           effective                            #RSAM    total      used       dynamic
+id       user     user      tty      pid      hostname threads  memory     memory     explain
+812      appuser  -         -        20544    app03    1        794624     740000     off
+"
+    );
+    apply(&mut s, Source::OnstatGSes(Sid(812)), 16, &own);
+    let snap = snapshot::build(&s, Duration::from_secs(21), None, &[Sid(812)]);
+    let m = snap.session_views[0].memory.expect("812's memory");
+    assert_eq!((m.total_bytes, m.at_s, m.by_sid), (794_624, 16.0, true));
+    // The Sessions pane keeps the list's figure: every row of one read.
+    assert_eq!(
+        snap.sessions
+            .iter()
+            .find(|r| r.sessid == Sid(812))
+            .and_then(|r| r.memory_bytes),
+        Some(782_336)
+    );
+}

@@ -307,6 +307,8 @@ fn fake_instance() -> FakeOnstat {
             None,
         )
         .answer_fixture("-g cpu", "onstat-g-cpu/oninit-onstat-g-cpu-cut.txt", None)
+        // The session list (`-g ses` exactly: `-g ses 812` is another answer).
+        .answer_fixture("-g ses", "onstat-g-ses/ibm-kc-12.10-adr-0574.txt", None)
         .answer_fixture(
             "-g ntt",
             "onstat-g-ntt/oninit-onstat-g-ntt-truncated.txt",

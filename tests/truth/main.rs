@@ -363,6 +363,7 @@ fn run_with(
         let mut walk = TruthWalk::new(&demo, start.saturating_sub(WARM));
         let mut truth = walk.next();
         let mut cpu_so_far = CpuSoFar::default();
+        let mut memory_so_far = MemorySoFar::default();
         let t0 = tokio::time::Instant::now();
         for k in 0..len {
             // Half a second into each second: what was taken at its start has arrived.
@@ -385,9 +386,11 @@ fn run_with(
             snap.track_findings(&mut findings, None);
             while truth.t < u_t.as_secs() {
                 cpu_so_far.push(truth.t, &truth);
+                memory_so_far.push(&truth);
                 truth = walk.next();
             }
             check_session_cpu(&snap, &cpu_so_far, &mut report);
+            check_session_memory(&snap, &memory_so_far, &truth, &mut report);
             let at = format!(
                 "seed {seed} n {sessions} t={} (con {:?})",
                 truth.t,
@@ -479,6 +482,70 @@ fn check_session_cpu(snap: &Snapshot, so_far: &CpuSoFar, r: &mut Report) {
     }
 }
 
+/// Each session's memory (total, used) at each second of the last two minutes: the list is
+/// read every 30 s, and its figures are of its own moment.
+#[derive(Default)]
+struct MemorySoFar {
+    seconds: std::collections::VecDeque<(u64, Pools)>,
+}
+
+/// Each session's (total, used) memory at one second.
+type Pools = BTreeMap<u64, (u64, u64)>;
+
+impl MemorySoFar {
+    fn push(&mut self, truth: &Truth) {
+        let now = truth
+            .sessions
+            .iter()
+            .map(|(sid, st)| (*sid, st.memory))
+            .collect();
+        self.seconds.push_back((truth.t, now));
+        while self.seconds.len() > 120 {
+            self.seconds.pop_front();
+        }
+    }
+
+    fn at(&self, t: u64, sid: u64) -> Option<(u64, u64)> {
+        let (_, m) = self.seconds.iter().find(|(s, _)| *s == t)?;
+        m.get(&sid).copied()
+    }
+}
+
+/// Each session's memory (`onstat -g ses`, the list) against the demo's truth at the moment the
+/// list was read (not the moment of the snapshot): equal, or not given for a session the list
+/// did not name.
+fn check_session_memory(snap: &Snapshot, so_far: &MemorySoFar, now: &Truth, r: &mut Report) {
+    let Some(at) = snap.session_memory_at_s else {
+        return;
+    };
+    // The demo prints the memory of its whole second.
+    let t = at as u64;
+    for row in &snap.sessions {
+        let sid = row.sessid.0;
+        let truth = if now.t == t {
+            now.session(sid).map(|s| s.memory)
+        } else {
+            so_far.at(t, sid)
+        };
+        // A daemon's session is not in the truth's client sessions.
+        let Some((total, used)) = truth else {
+            continue;
+        };
+        match (row.memory_bytes, row.memory_used_bytes) {
+            (None, _) => r.unknown("session memory"),
+            (Some(shown), Some(shown_used)) if (shown, shown_used) == (total, used) => {
+                r.right("session memory");
+            }
+            (shown, shown_used) => r.wrong(
+                "session memory",
+                format!(
+                    "sid {sid} read at {at}: shown {shown:?}/{shown_used:?}, true {total}/{used}"
+                ),
+            ),
+        }
+    }
+}
+
 /// Each incident's start.
 fn incident_starts() -> Vec<(Incident, u64)> {
     let mut v: Vec<(Incident, u64)> = Vec::new();
@@ -522,6 +589,7 @@ fn oracle_slice() {
     // The slice does check what it claims to.
     for kind in [
         "session cpu",
+        "session memory",
         "state",
         "direct blocker",
         "head blocker",

@@ -1131,3 +1131,106 @@ fn sessions_by_cpu_at_the_cpu_saturation() {
         );
     }
 }
+
+/// `compact_bytes` read back (`764K`, `12.3M`): bytes, to the printed precision.
+fn size_cell(cell: &str) -> Option<f64> {
+    let (n, unit) = cell.split_at(cell.len().checked_sub(1)?);
+    let scale = match unit {
+        "B" => 1.0,
+        "K" => 1024.0,
+        "M" => 1024.0 * 1024.0,
+        "G" => 1024.0 * 1024.0 * 1024.0,
+        _ => return None,
+    };
+    Some(n.parse::<f64>().ok()? * scale)
+}
+
+/// htop's `M` on the demo: the Sessions pane sorted by each session's memory (`onstat -g ses`,
+/// the list, read every 30 s), the most first, the list's age in the pane's title. At 80
+/// columns MEM has no room (WAITING ON keeps its width) and `M` still sorts; at 160 the column
+/// shows. Enter opens the first session, whose screen says its memory and how old it is.
+#[test]
+fn sessions_by_memory() {
+    // 10 s after the list's read at 300 s.
+    const AT: u64 = 310;
+    for (w, h) in SIZES {
+        let mut a = demo_app(AT, w, h);
+        a.handle(Action::SortMem, Duration::from_secs(AT));
+        let msg = a.current_message().unwrap_or_default().to_string();
+        assert!(
+            msg.starts_with("sorted by MEM, descending (onstat -g ses, "),
+            "{msg}"
+        );
+        let text = demo_screen(&a, AT, w, h);
+        let snap = a.shown();
+        let at = snap.session_memory_at_s.expect("the list was read");
+        let age_s = (snap.at_s - at).round();
+        assert!((0.0..60.0).contains(&age_s), "{at} at {}", snap.at_s);
+        let age = format!("{age_s}s");
+        let title = if w < 100 {
+            format!(" · MEM {age} old")
+        } else {
+            format!(" · MEM from onstat -g ses {age} ago")
+        };
+        assert!(text.contains(&title), "{title}\n{text}");
+        // The order, whether the column shows or not: the most memory first.
+        let order: Vec<Option<u64>> = a
+            .table()
+            .order
+            .iter()
+            .map(|&i| snap.sessions[i].memory_bytes)
+            .collect();
+        assert!(order.iter().take(5).all(Option::is_some), "{order:?}");
+        assert!(
+            order.windows(2).all(|p| p[0] >= p[1] || p[1].is_none()),
+            "{order:?}"
+        );
+        if w >= 90 {
+            let header = text.lines().find(|t| t.contains("MEM▼")).expect("titles");
+            let end = header.chars().take_while(|c| *c != '▼').count() + 1;
+            let shown: Vec<f64> = text
+                .lines()
+                .skip_while(|l| !l.contains("MEM▼"))
+                .skip(1)
+                .filter_map(|l| {
+                    let cell: String = l.chars().take(end).collect();
+                    size_cell(cell.split_whitespace().last()?)
+                })
+                .collect();
+            assert!(shown.len() >= 5, "{text}");
+            assert!(shown.windows(2).all(|p| p[0] >= p[1]), "{shown:?}\n{text}");
+        } else {
+            let header = text
+                .lines()
+                .find(|t| t.trim_start().starts_with("SID "))
+                .expect("titles");
+            assert!(!header.contains("MEM"), "no room at {w}: {text}");
+        }
+        crate::snap_text!(format!("view__sessions_by_memory__{w}x{h}"), text);
+        // The first session's screen: its memory, and of when.
+        let sid = a.selected_sid().expect("a session selected");
+        let top = snap
+            .sessions
+            .iter()
+            .find(|s| s.sessid == sid)
+            .and_then(|s| s.memory_bytes)
+            .expect("the first has a figure");
+        let mut a = demo_app_with(AT, w, h, &[sid]);
+        a.drill.push(DrillUi {
+            sid,
+            selected: 0,
+            scroll: 0,
+        });
+        let text = demo_screen(&a, AT, w, h);
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("MEMORY "))
+            .unwrap_or_else(|| panic!("no MEMORY line:\n{text}"));
+        let kb = format!("{:.0} KB", top as f64 / 1024.0);
+        let mb = format!("{:.1} MB", top as f64 / 1024.0 / 1024.0);
+        assert!(
+            (line.contains(&kb) || line.contains(&mb)) && line.contains(" ago"),
+            "{line} (the list said {top})"
+        );
+    }
+}

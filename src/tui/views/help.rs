@@ -38,8 +38,13 @@ const GROUPS: &[(&[Action], &str)] = &[
     (&[Action::Back], "back / clear filter"),
     (&[Action::Filter, Action::Search], "filter / find next"),
     (
-        &[Action::SortNext, Action::SortReverse, Action::SortCpu],
-        "sort / reverse / CPU%",
+        &[
+            Action::SortNext,
+            Action::SortReverse,
+            Action::SortCpu,
+            Action::SortMem,
+        ],
+        "sort / rev / CPU% / MEM",
     ),
     (&[Action::ToggleFreeze], "freeze / resume"),
     (

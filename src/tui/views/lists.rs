@@ -7,7 +7,7 @@ use crate::format::human_bytes;
 use crate::model::snapshot::Snapshot;
 use crate::parsers::onstat_u::WaitReason;
 use crate::tui::app::App;
-use crate::tui::panes::{Order, Pane, PaneRows};
+use crate::tui::panes::{Column, Order, Pane, PaneRows, SessionCol};
 use crate::tui::table::TableView;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -167,6 +167,22 @@ fn summary_line<'a>(app: &'a App, snap: &'a Snapshot, width: u16) -> Line<'a> {
             }
             if app.hide_idle {
                 spans.push(Span::styled(" · idle hidden (i)", theme.dim));
+            }
+            // Sorted by memory, the age of the list it comes from (read every 30 s).
+            let by_mem = Column::Session(SessionCol::Mem);
+            if matches!(app.table().sort, Order::By { column, .. } if column == by_mem) {
+                let text = match snap.session_memory_at_s {
+                    Some(at) if narrow => format!(
+                        " · MEM {} old",
+                        crate::format::human_duration(snap.at_s - at)
+                    ),
+                    Some(at) => format!(
+                        " · MEM from onstat -g ses {} ago",
+                        crate::format::human_duration(snap.at_s - at)
+                    ),
+                    None => " · MEM not read yet".to_string(),
+                };
+                spans.push(Span::styled(text, theme.dim));
             }
             if app.table().sort == Order::Grouped {
                 spans.push(Span::styled(

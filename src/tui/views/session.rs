@@ -331,6 +331,34 @@ pub(crate) fn lines(
             )),
         ]));
     }
+    // Memory is read every 30 s (every 5 s with this screen open): it says of when.
+    if let Some(m) = view.memory {
+        let from = if m.by_sid {
+            format!("onstat -g ses {}", view.sid)
+        } else {
+            "onstat -g ses".to_string()
+        };
+        out.push(Line::from(vec![
+            label("MEMORY", theme),
+            Span::raw(format!(
+                "{} in its pool, {} used ({from}), {} ago",
+                crate::format::human_bytes(m.total_bytes),
+                crate::format::human_bytes(m.used_bytes),
+                crate::format::human_duration((view.history_end_s - m.at_s).max(0.0)),
+            )),
+        ]));
+    } else if let Some(at) = view.memory_missing_at_s {
+        out.push(Line::from(vec![
+            label("MEMORY", theme),
+            Span::styled(
+                format!(
+                    "- (not in onstat -g ses of {} ago: started since)",
+                    crate::format::human_duration((view.history_end_s - at).max(0.0)),
+                ),
+                theme.dim,
+            ),
+        ]));
+    }
     if !view.threads.is_empty() {
         // The addresses as wide as this server prints them (8 or 16 hex digits): at 80 columns
         // the row then keeps its status.
