@@ -670,6 +670,15 @@ pub struct Collection {
 }
 
 impl Collection {
+    /// `first`, and every other update already waiting: what is applied together.
+    pub(crate) fn arrived(&mut self, first: Update) -> Vec<Update> {
+        let mut all = vec![first];
+        while let Ok(u) = self.updates.try_recv() {
+            all.push(u);
+        }
+        all
+    }
+
     /// Starts every collector against `runner`: the polled sources of the registry, sockets,
     /// NUMA, the drill-down sessions and the extent job.
     pub fn start(

@@ -371,11 +371,7 @@ async fn watch_live(
             }
             u = collection.updates.recv() => match u {
                 Some(u) => {
-                    let mut all = vec![u];
-                    while let Ok(u) = collection.updates.try_recv() {
-                        all.push(u);
-                    }
-                    let wait = watched.apply(all);
+                    let wait = watched.apply(collection.arrived(u));
                     settle.get_or_insert_with(|| Instant::now() + wait);
                 }
                 None => break,
@@ -396,17 +392,7 @@ async fn watch_live(
                             &[],
                         );
                         watched.sample(&snap);
-                        // The statements of the blockers and the longest waits, as the screen
-                        // collects them.
-                        let background = crate::model::snapshot::worth_recording(
-                            &snap,
-                            &[],
-                            crate::collect::Focus::MAX_BACKGROUND,
-                        );
-                        let _ = collection.focus.send(crate::collect::Focus {
-                            drilled: Vec::new(),
-                            background,
-                        });
+                        crate::instance::watch::ask_background(collection, &snap);
                     }
                 }
             }

@@ -83,17 +83,7 @@ pub fn demo_store_sampled(
                             t.push(encoder.line(at, a));
                         }
                     });
-                    // The statements of the blockers and the longest waits, as the screen
-                    // collects them while its Activity pane is open.
-                    let background = crate::model::snapshot::worth_recording(
-                        &snap,
-                        &[],
-                        crate::collect::Focus::MAX_BACKGROUND,
-                    );
-                    let _ = collection.focus.send(crate::collect::Focus {
-                        drilled: Vec::new(),
-                        background,
-                    });
+                    crate::instance::watch::ask_background(&collection, &snap);
                 }
                 _ = tokio::time::sleep_until(deadline) => break,
             }

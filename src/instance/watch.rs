@@ -112,6 +112,18 @@ impl Watched {
     }
 }
 
+/// Asks for the statements of the blockers and the longest waits of `snap` (their `onstat -g
+/// sql`), as the screen collects them in the background, with no session drilled into: what a
+/// watch without a screen (`ifxtop ash`, the demo's walks) collects.
+pub(crate) fn ask_background(collection: &crate::collect::Collection, snap: &Snapshot) {
+    let background =
+        crate::model::snapshot::worth_recording(snap, &[], crate::collect::Focus::MAX_BACKGROUND);
+    let _ = collection.focus.send(crate::collect::Focus {
+        drilled: Vec::new(),
+        background,
+    });
+}
+
 /// Adds a snapshot's active sessions to `activity`, once per `onstat -u` moment.
 pub(crate) fn sample_into(activity: &mut Activity, snap: &Snapshot) -> bool {
     sample_keeping(activity, snap, &mut |_, _| {})

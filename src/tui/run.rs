@@ -138,11 +138,7 @@ fn poll_feeds(
         if let Feed::Collect { collection, .. } = &mut *members[i].feed {
             if let Poll::Ready(Some(first)) = collection.updates.poll_recv(cx) {
                 // This update and every other already waiting, applied together.
-                let mut all = vec![first];
-                while let Ok(u) = collection.updates.try_recv() {
-                    all.push(u);
-                }
-                return Poll::Ready(Event::Updates(i, all));
+                return Poll::Ready(Event::Updates(i, collection.arrived(first)));
             }
             if let Poll::Ready(Some(st)) = collection.extents.poll_recv(cx) {
                 return Poll::Ready(Event::Extents(i, st));

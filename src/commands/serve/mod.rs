@@ -207,11 +207,7 @@ async fn watch_instance(
             _ = stop.changed() => break,
             u = collection.updates.recv() => match u {
                 Some(u) => {
-                    let mut all = vec![u];
-                    while let Ok(u) = collection.updates.try_recv() {
-                        all.push(u);
-                    }
-                    let wait = watched.apply(all);
+                    let wait = watched.apply(collection.arrived(u));
                     settle.get_or_insert_with(|| Instant::now() + wait);
                 }
                 None => break,
