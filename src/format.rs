@@ -123,12 +123,28 @@ pub(crate) fn thousands(n: u64) -> String {
     out
 }
 
-/// `text` cut to `max` characters, with `…` when cut.
+/// The terminal cells `text` takes: a CJK character two, a combining mark none (what the
+/// terminal draws, not the characters counted).
+pub fn cells(text: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(text)
+}
+
+/// `text` cut to at most `max` cells, with `…` (one cell) when cut.
 pub fn cut(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
+    if cells(text) <= max {
         return text.to_string();
     }
-    let mut s: String = text.chars().take(max.saturating_sub(1)).collect();
+    let room = max.saturating_sub(1);
+    let mut s = String::with_capacity(room + 3);
+    let mut used = 0;
+    for c in text.chars() {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w > room {
+            break;
+        }
+        used += w;
+        s.push(c);
+    }
     s.push('…');
     s
 }

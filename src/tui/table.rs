@@ -170,21 +170,24 @@ pub fn layout_for(cols: &[Col], width: u16, needs: &[u16]) -> Vec<(usize, u16)> 
     widths
 }
 
-/// Fits text into `width` cells: cut with `…` when too long, padded left or right.
+/// Fits text into `width` terminal cells (a CJK character takes two): cut with `…` when too
+/// long, padded left or right.
 pub(crate) fn fit(text: &str, width: u16, right: bool) -> String {
     let w = usize::from(width);
-    let count = text.chars().count();
+    let count = crate::format::cells(text);
     if count > w {
         if w == 0 {
             return String::new();
         }
-        let mut s: String = text.chars().take(w - 1).collect();
-        s.push('…');
-        s
+        // A wide character that does not fit whole leaves its cell blank before the `…`.
+        let s = crate::format::cut(text, w);
+        let pad = w.saturating_sub(crate::format::cells(&s));
+        let head = s.strip_suffix('…').unwrap_or(&s);
+        format!("{head}{}…", " ".repeat(pad))
     } else if right {
-        format!("{text:>w$}")
+        format!("{}{text}", " ".repeat(w - count))
     } else {
-        format!("{text:<w$}")
+        format!("{text}{}", " ".repeat(w - count))
     }
 }
 
@@ -194,8 +197,8 @@ pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     for word in text.split_whitespace() {
-        let len = cur.chars().count();
-        if len > 0 && len + 1 + word.chars().count() > width {
+        let len = crate::format::cells(&cur);
+        if len > 0 && len + 1 + crate::format::cells(word) > width {
             out.push(std::mem::take(&mut cur));
         }
         if !cur.is_empty() {
@@ -265,7 +268,7 @@ impl TableView<'_> {
                 let Some(&row) = self.order.get(pos) else {
                     break;
                 };
-                let n = self.rows.cell(row, i).chars().count();
+                let n = crate::format::cells(&self.rows.cell(row, i));
                 needs[i] = needs[i].max(u16::try_from(n).unwrap_or(u16::MAX));
             }
         }
@@ -302,7 +305,7 @@ impl TableView<'_> {
                     text.push(' ');
                 }
                 let mut cell = self.rows.cell(row, *i);
-                if cell.chars().count() > usize::from(*w) {
+                if crate::format::cells(&cell) > usize::from(*w) {
                     if let Some(short) = self.rows.short_cell(row, *i) {
                         cell = short;
                     }
@@ -361,6 +364,67 @@ mod tests {
         assert_eq!(fit("ab", 4, true), "  ab");
         assert_eq!(fit("ab", 4, false), "ab  ");
         assert_eq!(fit("ab", 0, false), "");
+    }
+
+    /// Widths are terminal cells: a CJK character takes two, so a column of CJK names is as
+    /// wide as one of ASCII names (counted in characters, it was half again too wide and the
+    /// columns after it moved right).
+    #[test]
+    fn fit_counts_terminal_cells() {
+        let cells = crate::format::cells;
+        assert_eq!(fit("数据", 6, false), "数据  ");
+        assert_eq!(fit("数据", 6, true), "  数据");
+        // Cut: what fits whole, a blank where half a character would go, then `…`.
+        assert_eq!(fit("数据库服务", 6, false), "数据 …");
+        assert_eq!(fit("数据库服务", 7, false), "数据库…");
+        for t in ["数据库服务", "ab数c", "e\u{301}te", "plain"] {
+            for w in 1..9u16 {
+                assert_eq!(cells(&fit(t, w, false)), usize::from(w), "{t} {w}");
+                assert_eq!(cells(&fit(t, w, true)), usize::from(w), "{t} {w}");
+            }
+        }
+        assert_eq!(wrap("数据 库服 务", 5), vec!["数据", "库服", "务"]);
+    }
+
+    struct Names(Vec<[&'static str; 2]>);
+
+    impl TableRows for Names {
+        fn cell(&self, row: usize, col: usize) -> Cow<'_, str> {
+            Cow::Borrowed(self.0[row][col])
+        }
+        fn style(&self, _row: usize, _theme: &Theme) -> Style {
+            Style::default()
+        }
+    }
+
+    /// Drawn, a column after one holding CJK, accented and ASCII names starts at the same cell
+    /// on every row.
+    #[test]
+    fn columns_line_up_after_wide_characters() {
+        let rows = Names(vec![
+            ["数据库", "x"],
+            ["abc", "y"],
+            ["e\u{301}t\u{e9}", "z"],
+            ["服务器服务器服务器服务器", "w"],
+        ]);
+        let cols = [Col::new("PROGRAM", 10), Col::new("N", 1)];
+        let theme = Theme::plain();
+        let area = Rect::new(0, 0, 12, 5);
+        let mut buf = Buffer::empty(area);
+        TableView {
+            cols: &cols,
+            order: &[0, 1, 2, 3],
+            rows: &rows,
+            selected: None,
+            offset: 0,
+            sort: None,
+            theme: &theme,
+        }
+        .render(area, &mut buf);
+        for (y, want) in [(1, "x"), (2, "y"), (3, "z"), (4, "w")] {
+            assert_eq!(buf[(11, y)].symbol(), want, "row {y}");
+        }
+        assert_eq!(buf[(9, 4)].symbol(), "…");
     }
 
     #[test]

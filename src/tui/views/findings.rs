@@ -111,8 +111,8 @@ fn wrap(text: &str, width: usize, indent: usize) -> Vec<String> {
         let room = width
             .saturating_sub(if out.is_empty() { indent } else { indent + 2 })
             .max(8);
-        let len = line.chars().count();
-        if len > 0 && len + 1 + word.chars().count() > room {
+        let len = crate::format::cells(&line);
+        if len > 0 && len + 1 + crate::format::cells(word) > room {
             out.push(std::mem::take(&mut line));
         }
         if !line.is_empty() {

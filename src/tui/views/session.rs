@@ -26,11 +26,8 @@ fn wrap3(text: &str, width: usize) -> Vec<String> {
     if lines.len() > 3 {
         lines.truncate(3);
         if let Some(last) = lines.last_mut() {
-            if last.chars().count() >= width {
-                let keep: String = last.chars().take(width.saturating_sub(1)).collect();
-                *last = keep;
-            }
-            last.push('…');
+            // `…` after the last line, cut to the width when it does not fit after it.
+            *last = crate::format::cut(&format!("{last}…"), width);
         }
     }
     lines
@@ -508,6 +505,26 @@ pub(crate) fn text(view: &SessionView, d: &DrillUi, replay: bool) -> String {
 #[allow(clippy::expect_used)]
 mod tests {
     use super::*;
+
+    /// Three lines at most, the third ending in `…` within the width, whether it filled the
+    /// width or not and whatever the characters' widths.
+    #[test]
+    fn wrap3_ends_in_an_ellipsis_within_the_width() {
+        for (text, width) in [
+            ("aaaa bbbb cccc dddd eeee", 4),
+            ("aa bb cc dd", 4),
+            ("数据 库服 务器 数据", 4),
+            ("数据 库 服务 器", 5),
+        ] {
+            let lines = wrap3(text, width);
+            assert_eq!(lines.len(), 3, "{text}");
+            let last = lines.last().map(String::as_str).unwrap_or_default();
+            assert!(last.ends_with('…'), "{text}: {lines:?}");
+            for l in &lines {
+                assert!(crate::format::cells(l) <= width, "{text}: {lines:?}");
+            }
+        }
+    }
     use crate::model::session::PlanStep;
 
     fn plan_line(view: &SessionView, replay: bool) -> String {
