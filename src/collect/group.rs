@@ -359,7 +359,9 @@ async fn run_interactive(
     let mut unread = Vec::new();
     for (source, part) in due.iter().zip(parts) {
         let parsed = match &part {
-            Ok(o) => Some(super::parse_off_the_loop(*source, o.clone()).await),
+            // Parsed where it is (no copy of the part); an `onstat -i` option is never the
+            // extent map, which alone is parsed off the loop.
+            Ok(o) => Some(source.parse_ref(o)),
             Err(_) => None,
         };
         if let Some(Err(SourceError::Parse(_))) = &parsed {

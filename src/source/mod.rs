@@ -93,7 +93,7 @@ pub(crate) enum ExitPolicy {
 
 impl ExitPolicy {
     /// Turns a finished run into usable output or the reason it is not.
-    pub(crate) fn check(self, out: Output) -> Result<Output, SourceError> {
+    pub(crate) fn check(self, out: &Output) -> Result<(), SourceError> {
         let Some(code) = out.exit else {
             return Err(SourceError::Killed);
         };
@@ -110,7 +110,7 @@ impl ExitPolicy {
                 } else if !out.stdout.trim().is_empty() {
                     // Any exit code is a mode (newer versions add modes): what onstat printed
                     // decides, through the parser.
-                    Ok(out)
+                    Ok(())
                 } else {
                     Err(SourceError::Failed {
                         code,
@@ -120,7 +120,7 @@ impl ExitPolicy {
             }
             ExitPolicy::ZeroIsSuccess => {
                 if code == 0 {
-                    Ok(out)
+                    Ok(())
                 } else {
                     Err(SourceError::Failed {
                         code,
@@ -174,7 +174,12 @@ impl Source {
     /// mode; 255 means off-line), so a failed run never reaches a parser; an onstat that prints
     /// the off-line message with another exit code (a wrapper script) is off-line too.
     pub fn parse(&self, out: Output) -> Result<Parsed, SourceError> {
-        let out = self.exit_policy().check(out)?;
+        self.parse_ref(&out)
+    }
+
+    /// `parse`, of output the caller keeps (an `onstat -i` part, recorded after it parsed).
+    pub fn parse_ref(&self, out: &Output) -> Result<Parsed, SourceError> {
+        self.exit_policy().check(out)?;
         let parsed = (self.def().parse)(&out.stdout).map_err(SourceError::from)?;
         if let Some(m) = parsed.offline() {
             return Err(SourceError::Offline {
@@ -251,14 +256,14 @@ mod tests {
             stdout: "x".into(),
             stderr: String::new(),
         };
-        assert!(ExitPolicy::Onstat.check(on).is_ok());
+        assert!(ExitPolicy::Onstat.check(&on).is_ok());
         // Exit code 1 is Quiescent mode, not a failure...
         let quiescent = Output {
             exit: Some(1),
             stdout: "x".into(),
             stderr: String::new(),
         };
-        assert!(ExitPolicy::Onstat.check(quiescent).is_ok());
+        assert!(ExitPolicy::Onstat.check(&quiescent).is_ok());
         // ...but a run that printed nothing and complained on stderr is.
         let failed = Output {
             exit: Some(1),
@@ -266,7 +271,7 @@ mod tests {
             stderr: "onstat: permission denied\n".into(),
         };
         assert_eq!(
-            ExitPolicy::Onstat.check(failed),
+            ExitPolicy::Onstat.check(&failed),
             Err(SourceError::Failed {
                 code: 1,
                 stderr: "onstat: permission denied".into()
@@ -278,20 +283,20 @@ mod tests {
             stderr: String::new(),
         };
         assert_eq!(
-            ExitPolicy::Onstat.check(off),
+            ExitPolicy::Onstat.check(&off),
             Err(SourceError::Offline {
                 message: "shared memory not initialized for INFORMIXSERVER 'x'".into()
             })
         );
         let killed = Output::default();
-        assert_eq!(ExitPolicy::Onstat.check(killed), Err(SourceError::Killed));
+        assert_eq!(ExitPolicy::Onstat.check(&killed), Err(SourceError::Killed));
         let bad = Output {
             exit: Some(1),
             stdout: String::new(),
             stderr: "oops".into(),
         };
         assert!(matches!(
-            ExitPolicy::ZeroIsSuccess.check(bad),
+            ExitPolicy::ZeroIsSuccess.check(&bad),
             Err(SourceError::Failed { code: 1, .. })
         ));
     }
