@@ -346,7 +346,7 @@ async fn watch_live(
     setup: &crate::instance::setup::Setup,
     window: Duration,
 ) -> Result<(Activity, Duration, bool), Error> {
-    use crate::instance::watch::{Due, Watched};
+    use crate::instance::watch::Watched;
     use tokio::time::Instant;
     let mut ends = crate::instance::signals::listen(&crate::instance::signals::Signal::ENDS)?;
     let mut feed = crate::instance::feed::Feed::start(setup)?;
@@ -378,22 +378,16 @@ async fn watch_live(
             },
             st = collection.extents.recv(), if extents_open => extents_open = st.is_some(),
             _ = tokio::time::sleep_until(settle.unwrap_or_else(Instant::now)), if settle.is_some() => {
-                match watched.due(setup.interval) {
-                    Due::In(wait) => settle = Some(Instant::now() + wait),
-                    Due::Nothing => settle = None,
-                    Due::Now => {
-                        settle = None;
-                        watched.built();
-                        let now = collection.clock.now();
-                        let snap = crate::model::snapshot::build(
-                            &watched.store,
-                            now,
-                            setup.server.as_deref(),
-                            &[],
-                        );
-                        watched.sample(&snap);
-                        crate::instance::watch::ask_background(collection, &snap);
-                    }
+                if watched.build_due(&mut settle, setup.interval) {
+                    let now = collection.clock.now();
+                    let snap = crate::model::snapshot::build(
+                        &watched.store,
+                        now,
+                        setup.server.as_deref(),
+                        &[],
+                    );
+                    watched.sample(&snap);
+                    crate::instance::watch::ask_background(collection, &snap);
                 }
             }
         }

@@ -106,6 +106,26 @@ impl Watched {
         added
     }
 
+    /// At the settle timer: whether a build is due now (it then counts as built, and the timer
+    /// is off); if not, the timer moves to when one is due, or goes off when nothing moved.
+    pub(crate) fn build_due(&mut self, settle: &mut Option<Instant>, interval: f64) -> bool {
+        match self.due(interval) {
+            Due::In(wait) => {
+                *settle = Some(Instant::now() + wait);
+                false
+            }
+            Due::Nothing => {
+                *settle = None;
+                false
+            }
+            Due::Now => {
+                *settle = None;
+                self.built();
+                true
+            }
+        }
+    }
+
     /// What was just built is of the store as it is now.
     pub(crate) fn built(&mut self) {
         self.rebuild.built(self.store.generation);

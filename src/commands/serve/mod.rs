@@ -14,7 +14,7 @@ use crate::collect::{Collection, SessionClock};
 use crate::error::Error;
 use crate::instance::setup::Setup;
 use crate::instance::signals::Signal;
-use crate::instance::watch::{Due, Watched};
+use crate::instance::watch::Watched;
 use crate::model::snapshot;
 use crate::store::Store;
 use metrics::{Counted, InstanceMetrics};
@@ -217,39 +217,33 @@ async fn watch_instance(
                 extents_open = st.is_some();
             }
             _ = tokio::time::sleep_until(settle.unwrap_or_else(Instant::now)), if settle.is_some() => {
-                match watched.due(setup.interval) {
-                    Due::In(wait) => settle = Some(Instant::now() + wait),
-                    Due::Nothing => settle = None,
-                    Due::Now => {
-                        settle = None;
-                        watched.built();
-                        let store = &watched.store;
-                        let mut snap = snapshot::build(
-                            store,
-                            collection.clock.now(),
-                            setup.server.as_deref(),
-                            &[],
-                        );
-                        snap.track_findings(
-                            &mut watched.findings,
-                            watched.store.settings.wall_start,
-                        );
-                        if watched.sample(&snap) {
-                            if let Some(p) = watched.activity.latest() {
-                                counted.sampled(p);
-                            }
+                if watched.build_due(&mut settle, setup.interval) {
+                    let store = &watched.store;
+                    let mut snap = snapshot::build(
+                        store,
+                        collection.clock.now(),
+                        setup.server.as_deref(),
+                        &[],
+                    );
+                    snap.track_findings(
+                        &mut watched.findings,
+                        watched.store.settings.wall_start,
+                    );
+                    if watched.sample(&snap) {
+                        if let Some(p) = watched.activity.latest() {
+                            counted.sampled(p);
                         }
-                        let store = &watched.store;
-                        let m = InstanceMetrics::build(
-                            server,
-                            host,
-                            store,
-                            &snap,
-                            &mut counted,
-                            std::time::Instant::now(),
-                        );
-                        publish.send_replace(Arc::new(m));
                     }
+                    let store = &watched.store;
+                    let m = InstanceMetrics::build(
+                        server,
+                        host,
+                        store,
+                        &snap,
+                        &mut counted,
+                        std::time::Instant::now(),
+                    );
+                    publish.send_replace(Arc::new(m));
                 }
             }
         }
