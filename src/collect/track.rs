@@ -61,45 +61,47 @@ pub struct TrackRead {
     pub problem: Option<String>,
 }
 
-/// Reads the track of the zstd recording at `path`, handing each line to `each` in order (it
-/// returns false to stop). `None` when the file is not zstd or holds no track (a recording
-/// made before the track, or written without one).
-pub fn read_track(
-    path: &Path,
-    mut each: impl FnMut(&str) -> bool,
-) -> std::io::Result<Option<TrackRead>> {
-    let mut f = std::io::BufReader::with_capacity(64 * 1024, std::fs::File::open(path)?);
-    let len = f.get_ref().metadata()?.len();
-    let mut at = 0u64;
-    let mut read = TrackRead {
-        frames: 0,
-        lines: 0,
+/// Where a recording's track frames are (each one's content: offset and length), and how the
+/// walk over the file ended (`complete`, `problem`); none when the file is not zstd or holds no
+/// track.
+struct Frames {
+    at: Vec<(u64, u64)>,
+    complete: bool,
+    problem: Option<String>,
+}
+
+type File = std::io::BufReader<std::fs::File>;
+
+/// Walks the frames of the file, unpacking none.
+fn frames(f: &mut File, len: u64) -> std::io::Result<Option<Frames>> {
+    let mut out = Frames {
+        at: Vec::new(),
         complete: false,
         problem: None,
     };
+    let mut at = 0u64;
     let mut data_frames = 0usize;
-    let mut content = Vec::new();
     loop {
         if at == len {
-            read.complete = true;
+            out.complete = true;
             break;
         }
-        let Some(head) = read_at::<8>(&mut f, at, len)? else {
-            read.problem = Some(format!("cut at byte {at}"));
+        let Some(head) = read_at::<8>(f, at, len)? else {
+            out.problem = Some(format!("cut at byte {at}"));
             break;
         };
         let magic = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
         if magic == ZSTD_FRAME {
-            match frame_len(&mut f, at, len)? {
+            match frame_len(f, at, len)? {
                 Some(n) => at += n,
                 None => {
-                    read.problem = Some(format!("a frame cut at byte {at}"));
+                    out.problem = Some(format!("a frame cut at byte {at}"));
                     break;
                 }
             }
             data_frames += 1;
             // Two data frames in a row at the start: no track.
-            if data_frames >= 2 && read.frames == 0 {
+            if data_frames >= 2 && out.at.is_empty() {
                 return Ok(None);
             }
             continue;
@@ -108,46 +110,132 @@ pub fn read_track(
             if data_frames == 0 {
                 return Ok(None); // not zstd
             }
-            read.problem = Some(format!("not a zstd frame at byte {at}"));
+            out.problem = Some(format!("not a zstd frame at byte {at}"));
             break;
         }
         let size = u64::from(u32::from_le_bytes([head[4], head[5], head[6], head[7]]));
         if at + 8 + size > len {
-            read.problem = Some(format!("a track frame cut at byte {at}"));
+            out.problem = Some(format!("a track frame cut at byte {at}"));
             break;
         }
-        if magic != SKIPPABLE || size < TAG.len() as u64 {
-            at += 8 + size; // another tool's skippable frame
-            continue;
+        let ours = magic == SKIPPABLE
+            && size >= TAG.len() as u64
+            && read_at::<8>(f, at + 8, len)?.is_some_and(|t| &t == TAG);
+        if ours {
+            out.at.push((at + 8, size));
         }
-        content.resize(usize::try_from(size).unwrap_or(usize::MAX), 0);
-        f.seek(SeekFrom::Start(at + 8))?;
-        f.read_exact(&mut content)?;
-        at += 8 + size;
-        if &content[..TAG.len()] != TAG {
-            continue;
-        }
-        let text = match zstd::stream::decode_all(&content[TAG.len()..]) {
+        at += 8 + size; // another tool's skippable frame is stepped over
+    }
+    Ok((!out.at.is_empty()).then_some(out))
+}
+
+/// The text of the track frame whose content is at `(at, size)`.
+fn unpack(f: &mut File, (at, size): (u64, u64)) -> Result<String, String> {
+    let mut content = vec![0u8; usize::try_from(size).unwrap_or(usize::MAX)];
+    f.seek(SeekFrom::Start(at))
+        .and_then(|_| f.read_exact(&mut content))
+        .map_err(|e| format!("cannot read the track frame at byte {at}: {e}"))?;
+    let text = zstd::stream::decode_all(&content[TAG.len()..])
+        .map_err(|e| format!("a damaged track frame at byte {at}: {e}"))?;
+    String::from_utf8(text).map_err(|_| format!("a track frame not UTF-8 at byte {at}"))
+}
+
+/// The file's track frames, found, with what reading them has given so far.
+struct Reader {
+    f: File,
+    at: Vec<(u64, u64)>,
+    read: TrackRead,
+}
+
+impl Reader {
+    /// None when the file is not zstd or holds no track.
+    fn open(path: &Path) -> std::io::Result<Option<Reader>> {
+        let mut f = std::io::BufReader::with_capacity(64 * 1024, std::fs::File::open(path)?);
+        let len = f.get_ref().metadata()?.len();
+        Ok(frames(&mut f, len)?.map(|found| Reader {
+            f,
+            at: found.at,
+            read: TrackRead {
+                frames: 0,
+                lines: 0,
+                complete: found.complete,
+                problem: found.problem,
+            },
+        }))
+    }
+
+    /// Hands the lines of frame `i` to `each`: how many, or none when reading stopped (the
+    /// frame damaged, or `each` said so).
+    fn frame(&mut self, i: usize, each: &mut dyn FnMut(&str) -> bool) -> Option<usize> {
+        let text = match unpack(&mut self.f, self.at[i]) {
             Ok(t) => t,
-            Err(e) => {
-                read.problem = Some(format!("a damaged track frame at byte {at}: {e}"));
-                break;
-            }
+            Err(e) => return self.stop(e),
         };
-        read.frames += 1;
-        let Ok(text) = std::str::from_utf8(&text) else {
-            read.problem = Some(format!("a track frame not UTF-8 before byte {at}"));
-            break;
-        };
+        self.read.frames += 1;
+        let mut n = 0;
         for line in text.lines() {
-            read.lines += 1;
+            n += 1;
+            self.read.lines += 1;
             if !each(line) {
-                read.problem = Some("stopped".into());
-                return Ok(Some(read));
+                return self.stop("stopped".into());
+            }
+        }
+        Some(n)
+    }
+
+    fn stop(&mut self, why: String) -> Option<usize> {
+        self.read.complete = false;
+        self.read.problem = Some(why);
+        None
+    }
+}
+
+/// Reads the track of the zstd recording at `path`, handing each line to `each` in order (it
+/// returns false to stop). `None` when the file is not zstd or holds no track (a recording
+/// made before the track, or written without one).
+pub fn read_track(
+    path: &Path,
+    mut each: impl FnMut(&str) -> bool,
+) -> std::io::Result<Option<TrackRead>> {
+    let Some(mut r) = Reader::open(path)? else {
+        return Ok(None);
+    };
+    for i in 0..r.at.len() {
+        if r.frame(i, &mut each).is_none() {
+            break;
+        }
+    }
+    Ok(Some(r.read))
+}
+
+/// `read_track` of where the track starts and ends only: the first frame with lines, then the
+/// last one with lines (a frame may hold none); the frames between are stepped over, not
+/// unpacked.
+pub fn read_track_ends(
+    path: &Path,
+    mut each: impl FnMut(&str) -> bool,
+) -> std::io::Result<Option<TrackRead>> {
+    let Some(mut r) = Reader::open(path)? else {
+        return Ok(None);
+    };
+    let n = r.at.len();
+    let mut first = n;
+    for i in 0..n {
+        match r.frame(i, &mut each) {
+            None => return Ok(Some(r.read)),
+            Some(0) => {}
+            Some(_) => {
+                first = i;
+                break;
             }
         }
     }
-    Ok((read.frames > 0).then_some(read))
+    for i in (first + 1..n).rev() {
+        if r.frame(i, &mut each) != Some(0) {
+            break;
+        }
+    }
+    Ok(Some(r.read))
 }
 
 /// `N` bytes at `at`, or none past the end.
@@ -300,6 +388,7 @@ mod tests {
     #[test]
     fn the_track_is_read_past_the_data_and_skipped_by_zstd() {
         let t1 = frame(&["a".into(), "b".into()]).expect("packed");
+        let middle = frame(&["m".into()]).expect("packed");
         let t2 = frame(&["c".into()]).expect("packed");
         let empty = frame(&[]).expect("packed");
         let f = file_of(&[
@@ -308,18 +397,33 @@ mod tests {
             &data_frame("one\ntwo\n"),
             &t1,
             &data_frame("three\n"),
+            &middle,
+            &data_frame("four\n"),
             &t2,
+            &data_frame("five\n"),
+            &empty,
         ]);
         let (read, lines) = lines_of(f.path());
-        assert_eq!(lines, ["a", "b", "c"]);
+        assert_eq!(lines, ["a", "b", "m", "c"]);
         let read = read.expect("a track");
         assert!(
-            read.complete && read.frames == 3 && read.problem.is_none(),
+            read.complete && read.frames == 5 && read.problem.is_none(),
             "{read:?}"
         );
+        // The ends alone: the first frame with lines (after the empty first one), and from the
+        // end the last with lines (after the empty last one); the middle is never unpacked.
+        let mut ends = Vec::new();
+        let read = read_track_ends(f.path(), |l| {
+            ends.push(l.to_string());
+            true
+        })
+        .expect("read")
+        .expect("a track");
+        assert_eq!(ends, ["a", "b", "c"]);
+        assert!(read.complete && read.frames == 4, "{read:?}");
         let text = zstd::stream::decode_all(std::fs::File::open(f.path()).expect("open"))
             .expect("unpacked");
-        assert_eq!(text, b"{\"header\":1}\nzero\none\ntwo\nthree\n");
+        assert_eq!(text, b"{\"header\":1}\nzero\none\ntwo\nthree\nfour\nfive\n");
     }
 
     /// No track (a recording from before it, plain text), and one cut by a crash: the cut

@@ -452,7 +452,7 @@ pub fn run_cli(args: &AshArgs) -> std::process::ExitCode {
             };
             match out {
                 Ok(s) => {
-                    println!("{}", crate::format::SafeText::new(s.trim_end()));
+                    crate::commands::snapshot::print(&crate::format::SafeText::new(s.trim_end()));
                     std::process::ExitCode::SUCCESS
                 }
                 Err(e) => fail(&e),

@@ -77,8 +77,9 @@ pub(crate) fn per_instance(
         .collect())
 }
 
-/// Writes a finished report to standard output: only text through the sanitizer.
-fn print(s: &crate::format::SafeText) {
+/// Writes a finished report to standard output: only text through the sanitizer (a closed
+/// pipe, `| head`, is no error).
+pub(crate) fn print(s: &crate::format::SafeText) {
     use std::io::Write;
     let mut o = std::io::stdout().lock();
     let _ = o.write_all(s.as_str().as_bytes());

@@ -166,7 +166,8 @@ fn walk(
 /// (`collect/track.rs`), and whether it was read to the file's end; none without a track.
 pub fn track_span(path: &std::path::Path) -> Result<Option<(f64, f64, bool)>, Error> {
     let mut span: Option<(f64, f64)> = None;
-    let read = crate::collect::track::read_track(path, |line| {
+    // Its first and last frames: the frames between are stepped over, not unpacked.
+    let read = crate::collect::track::read_track_ends(path, |line| {
         if let Some(at) = crate::model::track::moment_of(line) {
             let first = span.map_or(at, |s| s.0);
             span = Some((first, at));

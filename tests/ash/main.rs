@@ -461,3 +461,20 @@ fn reading_only_what_activity_needs_changes_no_sample() {
         (kept.samples, kept.db_time_s, &kept.by_class)
     );
 }
+
+/// `ifxtop ash ... | head` closes the pipe early: no panic, no message, success (it panicked
+/// printing before).
+#[test]
+fn a_closed_pipe_is_no_error() {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ifxtop"))
+        .args(["ash", "--demo", "--window", "5", "--group", "class,session,sql"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("as the test set it up");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("as the test set it up");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
