@@ -467,7 +467,14 @@ fn reading_only_what_activity_needs_changes_no_sample() {
 #[test]
 fn a_closed_pipe_is_no_error() {
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ifxtop"))
-        .args(["ash", "--demo", "--window", "5", "--group", "class,session,sql"])
+        .args([
+            "ash",
+            "--demo",
+            "--window",
+            "5",
+            "--group",
+            "class,session,sql",
+        ])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
