@@ -57,7 +57,7 @@ fn run(args: &ServeArgs) -> Result<(), Error> {
     };
     web::check_exposure(args.listen, &config, args.insecure)?;
     let setups = crate::instance::setup::setups_unattended(&args.live)?;
-    let listener = std::net::TcpListener::bind(args.listen)
+    let listener = http::listen(args.listen)
         .map_err(|e| Error::Usage(format!("--listen {}: {e}", args.listen)))?;
     let addr = listener.local_addr()?;
     let names: Vec<&str> = setups.iter().map(|s| s.instance.as_str()).collect();
