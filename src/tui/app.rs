@@ -49,7 +49,8 @@ impl TableUi {
     }
 }
 
-/// The Activity pane: the window shown, what the table groups by, and the group drilled into.
+/// The Activity pane: the window shown, what the table groups by, the group drilled into, and
+/// the span of the chart the table is narrowed to.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ActivityUi {
     /// Seconds: one of [`ActivityUi::WINDOWS`].
@@ -57,21 +58,76 @@ pub struct ActivityUi {
     pub group: crate::model::activity::Key,
     /// Enter on a group: only its rows, grouped by session (Esc goes back).
     pub filter: Option<(crate::model::activity::Key, String)>,
+    /// The span of the chart the table covers instead of the whole window ("since when"):
+    /// session seconds, from..to. It stays on those moments as the chart moves on.
+    pub span: Option<(f64, f64)>,
+    /// Picking a span (`v`): the cursor moves over the chart, the table is not narrowed yet.
+    pub pick: Option<SpanPick>,
+}
+
+/// A span being picked on the Activity chart: both ends are moments (session seconds) on the
+/// chart's grid of [`ActivityUi::step`] seconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SpanPick {
+    /// Where `v` marked.
+    pub mark: f64,
+    /// Where the cursor is.
+    pub cursor: f64,
+}
+
+impl SpanPick {
+    /// The span between the mark and the cursor, a step wide at least (a mark on the cursor
+    /// is the step ending there).
+    pub fn span(&self, step: f64) -> (f64, f64) {
+        let (a, b) = (self.mark.min(self.cursor), self.mark.max(self.cursor));
+        if b - a < step {
+            (b - step, b)
+        } else {
+            (a, b)
+        }
+    }
 }
 
 impl ActivityUi {
     /// The windows `w` cycles through: 1, 5, 15 and 60 minutes.
     pub const WINDOWS: [u32; 4] = [60, 300, 900, 3600];
 
-    /// The query of the shown window, ending at `to` (session seconds).
+    /// How far the span cursor moves for `←`/`→`: a sixtieth of the window (1 s of a minute,
+    /// a minute of an hour), at least a second.
+    pub fn step(&self) -> f64 {
+        (f64::from(self.window_s) / 60.0).max(1.0)
+    }
+
+    /// `at` on the cursor's grid: the end of the step it falls in.
+    pub fn on_grid(&self, at: f64) -> f64 {
+        let step = self.step();
+        (at / step).ceil() * step
+    }
+
+    /// From when to when the table covers, for a chart ending at `to`: the span if one is
+    /// picked, else the whole window.
+    pub fn covers(&self, to: f64) -> (f64, f64) {
+        self.span.unwrap_or((to - f64::from(self.window_s), to))
+    }
+
+    /// The query of the table, for a chart ending at `to` (session seconds).
     pub fn query(&self, to: f64) -> crate::model::activity::Query {
+        let (from, to) = self.covers(to);
         crate::model::activity::Query {
-            from: to - f64::from(self.window_s),
+            from,
             to,
             keys: vec![self.group],
             filter: self.filter.clone(),
             top: 200,
         }
+    }
+
+    /// The same table as `other` would show (the pick cursor moves over the chart alone).
+    pub fn same_table(&self, other: &ActivityUi) -> bool {
+        self.window_s == other.window_s
+            && self.group == other.group
+            && self.filter == other.filter
+            && self.span == other.span
     }
 }
 
@@ -81,6 +137,8 @@ impl Default for ActivityUi {
             window_s: 300,
             group: crate::model::activity::Key::Class,
             filter: None,
+            span: None,
+            pick: None,
         }
     }
 }

@@ -34,6 +34,9 @@ pub enum Action {
     GroupNext,
     /// The Activity pane: the next window (1, 5, 15, 60 minutes).
     WindowNext,
+    /// The Activity pane: pick a span of the chart (`v`; again marks where the cursor is,
+    /// `←`/`→` move, Enter narrows the table to it).
+    SpanPick,
     DrillDown,
     /// Open any session's screen by its number (`#`).
     GotoSession,
@@ -229,6 +232,7 @@ const DEFAULTS: &[(&str, Action)] = &[
     ("7", Action::PaneIo),
     ("8", Action::PaneActivity),
     ("w", Action::WindowNext),
+    ("v", Action::SpanPick),
     ("enter", Action::DrillDown),
     ("#", Action::GotoSession),
     ("esc", Action::Back),

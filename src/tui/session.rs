@@ -320,8 +320,9 @@ impl Session {
             self.built_focus = (focus.clone(), hot);
             self.built_activity = activity;
             self.send_focus(focus, background, &mut effects);
-        } else if activity != self.built_activity {
-            // A key moved the window or the grouping: the same snapshots, their report again.
+        } else if !same_tables(activity.as_ref(), self.built_activity.as_ref()) {
+            // A key moved the window, the grouping or the span: the same snapshots, their
+            // report again (the pick cursor alone draws over the same report).
             if let Some(ui) = &activity {
                 let mut snap = (*self.app.live).clone();
                 attach_activity(
@@ -406,6 +407,17 @@ fn replay_extent_status(store: &Store) -> ExtentStatus {
     }
 }
 
+/// Whether two states of the Activity pane (`None`: not shown) show the same table.
+fn same_tables(
+    a: Option<&crate::tui::app::ActivityUi>,
+    b: Option<&crate::tui::app::ActivityUi>,
+) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => a.same_table(b),
+        (a, b) => a.is_none() && b.is_none(),
+    }
+}
+
 /// The Activity pane's last table, of which window and grouping, ending when.
 pub(crate) struct ActivityCache {
     ui: crate::tui::app::ActivityUi,
@@ -431,9 +443,12 @@ fn attach_activity(
     let Some(to) = snap.moment_s.or(activity.last()) else {
         return;
     };
-    let fresh = cache
-        .as_ref()
-        .filter(|c| c.ui == *ui && to >= c.to && to - c.to < table_every(ui.window_s));
+    // A span's table covers moments gone by: it holds until the span, grouping or filter
+    // changes.
+    let fresh = cache.as_ref().filter(|c| {
+        c.ui.same_table(ui)
+            && (ui.span.is_some() || (to >= c.to && to - c.to < table_every(ui.window_s)))
+    });
     let report = match fresh {
         Some(c) => c.report.clone(),
         None => {

@@ -191,6 +191,85 @@ impl App {
         self.pane == Pane::Activity && self.drill.is_empty() && self.hotspot.is_none()
     }
 
+    /// The moment the Activity chart ends at: the moment shown, on the span cursor's grid.
+    fn chart_end(&self) -> Option<f64> {
+        let snap = self.shown();
+        let at = snap
+            .moment_s
+            .or_else(|| snap.activity.as_ref().map(|r| r.to_s))?;
+        Some(self.activity.on_grid(at))
+    }
+
+    /// `v` in the Activity pane: a cursor on the chart's newest step, marked there.
+    fn span_pick_start(&mut self, now: Duration) {
+        let Some(end) = self.chart_end() else {
+            self.say("no samples yet: nothing to pick a span of", now);
+            return;
+        };
+        self.activity.pick = Some(crate::tui::app::SpanPick {
+            mark: end,
+            cursor: end,
+        });
+        self.say(
+            "span: ←/→ move, v marks here, Enter narrows the table to it, Esc cancels",
+            now,
+        );
+    }
+
+    /// A key while a span is being picked; `false` for a key the pick leaves alone (↑/↓ move
+    /// in the table, `q` quits...).
+    fn span_pick_key(&mut self, action: Action, now: Duration) -> bool {
+        let (Some(mut pick), Some(end)) = (self.activity.pick, self.chart_end()) else {
+            return false;
+        };
+        let step = self.activity.step();
+        let first = end - f64::from(self.activity.window_s) + step;
+        match action {
+            Action::ReplaySeekBack => pick.cursor -= step,
+            Action::ReplaySeekForward => pick.cursor += step,
+            Action::Home => pick.cursor = first,
+            Action::End => pick.cursor = end,
+            Action::SpanPick => {
+                pick.mark = pick.cursor;
+                let at = self.moment_words(pick.mark);
+                self.say(
+                    format!("marked {at}: move to the span's other end, then Enter"),
+                    now,
+                );
+            }
+            Action::DrillDown => {
+                let span = pick.span(step);
+                self.activity.span = Some(span);
+                self.activity.pick = None;
+                self.table_mut().selected = 0;
+                let words = format!(
+                    "the table covers {} to {} (Esc: the whole window)",
+                    self.moment_words(span.0),
+                    self.moment_words(span.1)
+                );
+                self.say(words, now);
+                return true;
+            }
+            Action::Back => {
+                self.activity.pick = None;
+                self.say("no span picked", now);
+                return true;
+            }
+            _ => return false,
+        }
+        pick.cursor = pick.cursor.clamp(first, end);
+        self.activity.pick = Some(pick);
+        true
+    }
+
+    /// A moment (session seconds) as the screen says it: the server's clock time when known.
+    pub fn moment_words(&self, at: f64) -> String {
+        match self.wall_clock(Duration::from_secs_f64(at.max(0.0))) {
+            Some(w) => crate::format::local_time(w),
+            None => format!("{at:.0} s"),
+        }
+    }
+
     /// Enter in the Activity pane: a session (or head blocker) opens its screen; any other
     /// group narrows the table to its rows, grouped by session.
     fn activity_drill(&mut self, now: Duration) {
@@ -498,6 +577,10 @@ impl App {
                 .saturating_sub(6 + u16::from(self.replay.is_some()));
             usize::from(body.saturating_sub(2)).max(1)
         } as isize;
+        if self.activity_shown() && self.activity.pick.is_some() && self.span_pick_key(action, now)
+        {
+            return Vec::new();
+        }
         match action {
             Action::Quit => self.quit = true,
             Action::Help => {
@@ -541,6 +624,8 @@ impl App {
                 self.activity.window_s = w[i.map_or(0, |i| (i + 1) % w.len())];
             }
             Action::WindowNext => {}
+            Action::SpanPick if self.activity_shown() => self.span_pick_start(now),
+            Action::SpanPick => {}
             Action::DrillDown if !self.drill.is_empty() => match self.session() {
                 Some((d, Some(view))) => match view.chain.get(d.selected) {
                     Some(link) => {
@@ -580,7 +665,13 @@ impl App {
             Action::GotoSession => self.prompt = Some(Prompt::Session(String::new())),
             Action::Back => {
                 if self.drill.pop().is_none() && self.hotspot.take().is_none() {
-                    if self.activity_shown() && self.activity.filter.is_some() {
+                    if self.activity_shown() && self.activity.span.is_some() {
+                        // Out of the span, back to the whole window (the group drilled into
+                        // stays: Esc again leaves it).
+                        self.activity.span = None;
+                        self.table_mut().selected = 0;
+                        self.say("the table covers the whole window again", now);
+                    } else if self.activity_shown() && self.activity.filter.is_some() {
                         // Out of the group drilled into, back to the grouping it was in.
                         if let Some((key, _)) = self.activity.filter.take() {
                             self.activity.group = key;

@@ -862,6 +862,127 @@ fn activity_pane() {
     }
 }
 
+/// `v` picks a span of the Activity chart and Enter narrows the table to it ("since when"):
+/// over a window holding the demo's checkpoint stall (215-260 s) and lock chain (275-345 s),
+/// the keys pick 270-350 s, and the table is the report of exactly that span, the stall's
+/// checkpoint time gone and the chain's lock time all there; Esc gives the whole window back.
+#[test]
+fn a_span_picked_on_the_activity_chart_narrows_the_table() {
+    use ifxtop::model::activity::{Activity, Class, Key, Query};
+    let (from, to) = (200u64, 370u64);
+    let mut activity = Activity::new();
+    let settings = StoreSettings {
+        ports: vec![ifxtop::demo::LISTENER_PORT],
+        wall_start: Some(ifxtop::demo::EPOCH),
+        host: Some(ifxtop::demo::HOST.into()),
+        ..StoreSettings::default()
+    };
+    let (store, _) = ifxtop::instance::walk::demo_store_sampled(
+        ifxtop::demo::DemoInstance::new(1),
+        Duration::from_secs(from),
+        Duration::from_secs(to),
+        settings,
+        false,
+        Some(&mut activity),
+        None,
+    )
+    .expect("demo store");
+    let base = snapshot::build(&store, Duration::from_secs(to), Some("ol_demo"), &[]);
+    let end = base.moment_s.expect("a moment");
+    let attach = |a: &mut App| {
+        let mut snap = base.clone();
+        snap.activity = Some(activity.report(&a.activity.query(end)));
+        snap.activity_chart = activity.chart(end - 300.0, end).copied().collect();
+        a.set_snapshot(Arc::new(snap));
+    };
+    let secs = |r: &ifxtop::model::activity::Report, c: Class| {
+        r.by_class
+            .iter()
+            .find(|(k, _)| *k == c)
+            .map_or(0.0, |(_, s)| *s)
+    };
+    for (w, h) in SIZES {
+        let at = Duration::from_secs(to);
+        let mut a = App::new(
+            Keymap::default(),
+            Theme::plain(),
+            Mode::Demo { seed: 1 },
+            1.0,
+        );
+        a.server = Some("ol_demo".into());
+        a.wall_start = Some(ifxtop::demo::EPOCH);
+        a.size = (w, h);
+        a.handle(Action::PaneActivity, at);
+        attach(&mut a);
+        let whole = a.shown().activity.clone().expect("a report");
+        assert!(secs(&whole, Class::Checkpoint) > 0.0, "{whole:?}");
+        assert!(secs(&whole, Class::Lock) > 0.0, "{whole:?}");
+        // v: the cursor on the newest step (5 s of a 5-minute window), marked there.
+        a.handle(Action::SpanPick, at);
+        let pick = a.activity.pick.expect("picking");
+        assert_eq!((pick.mark, pick.cursor), (370.0, 370.0));
+        for _ in 0..4 {
+            a.handle(Action::ReplaySeekBack, at);
+        }
+        a.handle(Action::SpanPick, at);
+        for _ in 0..16 {
+            a.handle(Action::ReplaySeekBack, at);
+        }
+        assert_eq!(a.activity.span, None, "not narrowed while picking");
+        let text = demo_screen(&a, to, w, h);
+        let title = format!("span {}-{}", a.moment_words(270.0), a.moment_words(350.0));
+        assert!(text.contains(&title), "{title}\n{text}");
+        crate::snap_text!(format!("view__activity_span_picking__{w}x{h}"), text);
+        // Enter: the table is the span's report.
+        a.handle(Action::DrillDown, at);
+        assert_eq!(a.activity.span, Some((270.0, 350.0)));
+        assert!(a.activity.pick.is_none());
+        attach(&mut a);
+        let narrowed = a.shown().activity.clone().expect("a report");
+        let direct = activity.report(&Query {
+            from: 270.0,
+            to: 350.0,
+            keys: vec![Key::Class],
+            filter: None,
+            top: 200,
+        });
+        assert_eq!(narrowed, direct);
+        assert_eq!(secs(&narrowed, Class::Checkpoint), 0.0, "{narrowed:?}");
+        assert_eq!(
+            secs(&narrowed, Class::Lock),
+            secs(&whole, Class::Lock),
+            "every second of lock time in the window is the chain's"
+        );
+        let text = demo_screen(&a, to, w, h);
+        assert!(
+            text.contains(&format!(
+                "{}-{} (Esc)",
+                a.moment_words(270.0),
+                a.moment_words(350.0)
+            )),
+            "{text}"
+        );
+        crate::snap_text!(format!("view__activity_span__{w}x{h}"), text);
+        // Esc: the whole window again.
+        a.handle(Action::Back, at);
+        assert_eq!(a.activity.span, None);
+        attach(&mut a);
+        assert_eq!(a.shown().activity.as_ref(), Some(&whole));
+        // Picking, Esc cancels and narrows nothing; the cursor stops at the chart's ends.
+        a.handle(Action::SpanPick, at);
+        for _ in 0..100 {
+            a.handle(Action::ReplaySeekBack, at);
+        }
+        assert_eq!(a.activity.pick.map(|p| p.cursor), Some(75.0));
+        a.handle(Action::End, at);
+        a.handle(Action::ReplaySeekForward, at);
+        assert_eq!(a.activity.pick.map(|p| p.cursor), Some(370.0));
+        a.handle(Action::Back, at);
+        assert!(a.activity.pick.is_none() && a.activity.span.is_none());
+        assert!(!a.quit);
+    }
+}
+
 /// The keys a screen reads out are whole: at 60 columns a session's WAITS ON keeps how long
 /// (wrapped, as the verdict is); the tree's HEAD line says how many it blocks before its state;
 /// a line too long for the screen ends in `…`, never silently.

@@ -88,9 +88,10 @@ fn window_words(s: u32) -> String {
     }
 }
 
-/// The title line: the window, the average active sessions, the grouping, the drill; short
-/// enough for 80 columns.
-fn title(ui: &ActivityUi, report: Option<&Report>, theme: &Theme) -> Line<'static> {
+/// The title line: the window, the average active sessions, the span picked, the grouping,
+/// the drill; short enough for 80 columns.
+fn title(app: &App, report: Option<&Report>) -> Line<'static> {
+    let (ui, theme) = (&app.activity, &app.theme);
     let mut spans = vec![
         Span::styled("DB TIME", theme.title),
         Span::raw(format!(" {} ", window_words(ui.window_s))),
@@ -98,12 +99,25 @@ fn title(ui: &ActivityUi, report: Option<&Report>, theme: &Theme) -> Line<'stati
     ];
     if let Some(r) = report {
         spans.push(Span::raw(format!("  {:.2} AAS", r.aas)));
-        if r.window_s + 1.0 < f64::from(ui.window_s) {
+        // A span says its own ends instead.
+        let picking = ui.pick.is_some() || ui.span.is_some();
+        if !picking && r.window_s + 1.0 < f64::from(ui.window_s) {
             spans.push(Span::styled(
                 format!(" (in {:.0}s seen)", r.window_s),
                 theme.dim,
             ));
         }
+    }
+    let between = |(a, b): (f64, f64)| format!("{}-{}", app.moment_words(a), app.moment_words(b));
+    if let Some(p) = &ui.pick {
+        spans.push(Span::styled(
+            format!("  span {} ", between(p.span(ui.step()))),
+            theme.warn,
+        ));
+        spans.push(Span::styled("(Enter)", theme.key));
+    } else if let Some(span) = ui.span {
+        spans.push(Span::styled(format!("  {} ", between(span)), theme.warn));
+        spans.push(Span::styled("(Esc)", theme.key));
     }
     spans.push(Span::raw(format!("  by {} ", ui.group.name())));
     spans.push(Span::styled("(g)", theme.key));
@@ -121,6 +135,54 @@ fn title(ui: &ActivityUi, report: Option<&Report>, theme: &Theme) -> Line<'stati
     Line::from(spans)
 }
 
+/// The chart's column (0 = oldest) a moment falls in, as [`columns`] places samples, or
+/// `None` off the chart.
+fn column_of(at: f64, from: f64, window_s: f64, cols: usize) -> Option<usize> {
+    let width = window_s / cols.max(1) as f64;
+    let i = ((at - from) / width).ceil() - 1.0;
+    (i >= 0.0 && i < cols as f64).then_some(i as usize)
+}
+
+/// The span's marks under the chart: `[---]` over the columns it covers (a part off the
+/// chart has no bracket at that end), `^` at a picking cursor.
+fn span_marks(ui: &ActivityUi, from: f64, cols: usize) -> Vec<(usize, char)> {
+    let window = f64::from(ui.window_s);
+    let mut marks = Vec::new();
+    let span = match &ui.pick {
+        Some(p) => Some(p.span(ui.step())),
+        None => ui.span,
+    };
+    // The cursor's grid may end a moment past the chart's end (now): nothing is later.
+    let end = from + window;
+    if let Some((a, b)) = span.map(|(a, b)| (a.min(end - 1e-3), b.min(end))) {
+        // Samples strictly after `a`, up to `b`.
+        let first = column_of(a + 1e-6, from, window, cols);
+        let last = column_of(b, from, window, cols);
+        let lo = first.unwrap_or(0);
+        let hi = last.unwrap_or(cols.saturating_sub(1));
+        let on_chart = b > from && a < from + window;
+        if on_chart {
+            for i in lo..=hi {
+                let c = match (i == lo && first.is_some(), i == hi && last.is_some()) {
+                    (true, true) => '|',
+                    (true, false) => '[',
+                    (false, true) => ']',
+                    (false, false) => '-',
+                };
+                marks.push((i, c));
+            }
+        }
+    }
+    if let Some(i) = ui
+        .pick
+        .and_then(|p| column_of(p.cursor.min(end), from, window, cols))
+    {
+        marks.retain(|(j, _)| *j != i);
+        marks.push((i, '^'));
+    }
+    marks
+}
+
 pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let snap = app.shown();
     let ui = &app.activity;
@@ -128,7 +190,7 @@ pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let report = snap.activity.as_ref();
     let mut y = area.y;
     let bottom = area.y + area.height;
-    buf.set_line(area.x, y, &title(ui, report, theme), area.width);
+    buf.set_line(area.x, y, &title(app, report), area.width);
     y += 1;
     let Some(report) = report else {
         if y < bottom {
@@ -208,6 +270,12 @@ pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
             pad = cols.saturating_sub(window_words(ui.window_s).len() + 1)
         );
         buf.set_string(area.x, y, axis, theme.dim);
+        for (i, c) in span_marks(ui, from, cols) {
+            let x = area.x + label_w + i as u16;
+            if x < area.x + area.width {
+                buf.set_string(x, y, c.to_string(), theme.warn);
+            }
+        }
         y += 1;
     }
     if y < bottom {

@@ -81,7 +81,7 @@ const PANES: &[&str] = &[
     "5 NUMA     node memory, zone_reclaim_mode, page scans, oninit per node",
     "6 Server   rates, checkpoints, logs, VPs, mutexes, memory; Enter on a sid",
     "7 I/O & HA chunks: Informix's ms/op vs device await, %util; replica lag",
-    "8 Activity database time by class; g: by SQL, user, object...; w: window",
+    "8 Activity database time by class; g: by SQL, user...; w: window; v: a span",
     // At 80x24 the panes and this line fill the box: each line stands alone.
     "B C G L S T Y X: waits on buffer ckpt log lock mutex txn cond rollback",
     "-u 2s in the header: the age of each source's data",

@@ -377,7 +377,25 @@ fn hints(app: &App) -> &'static [(&'static str, &'static str)] {
             ("+/-", "interval"),
         ]
     } else if app.pane == Pane::Activity && app.hotspot.is_none() {
-        if app.activity.filter.is_some() {
+        if app.activity.pick.is_some() {
+            &[
+                ("←/→", "move"),
+                ("Home/End", "ends"),
+                ("v", "mark here"),
+                ("Enter", "narrow the table"),
+                ("Esc", "cancel"),
+            ]
+        } else if app.activity.span.is_some() {
+            &[
+                ("q", "quit"),
+                ("Esc", "whole window"),
+                ("v", "another span"),
+                ("Enter", "drill"),
+                ("g", "group by"),
+                ("y", "copy"),
+                ("space", "freeze"),
+            ]
+        } else if app.activity.filter.is_some() {
             &[
                 ("q", "quit"),
                 ("Esc", "back"),
@@ -395,6 +413,7 @@ fn hints(app: &App) -> &'static [(&'static str, &'static str)] {
                 ("Enter", "drill"),
                 ("g", "group by"),
                 ("w", "window"),
+                ("v", "span"),
                 ("y", "copy"),
                 ("space", "freeze"),
             ]
