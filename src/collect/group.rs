@@ -358,6 +358,7 @@ async fn run_interactive(
     };
     let mut unread = Vec::new();
     for (source, part) in due.iter().zip(parts) {
+        let bytes = part.as_ref().ok().map(|o| o.stdout.len() as u64);
         let parsed = match &part {
             // Parsed where it is (no copy of the part); an `onstat -i` option is never the
             // extent map, which alone is parsed off the loop.
@@ -384,6 +385,7 @@ async fn run_interactive(
             note: Some(note.clone()),
             cpu,
             shared: u32::try_from(n).unwrap_or(u32::MAX),
+            bytes,
             process: None,
         };
         match ctx.deliver_result(source, t, took, result, how).await {

@@ -224,6 +224,7 @@ impl Ctx {
             note,
             cpu: out.cpu,
             shared: out.shared,
+            bytes: out.result.as_ref().ok().map(|o| o.stdout.len() as u64),
             process: None,
         };
         let result = match out.result {

@@ -169,6 +169,7 @@ pub(crate) fn to_update(source: &Source, raw: &RawSample) -> Update {
         result,
         how: How {
             note: interactive_note(&raw.argv),
+            bytes: Some(raw.stdout.len() as u64),
             ..How::default()
         },
     }

@@ -58,6 +58,8 @@ pub struct How {
     pub cpu: Option<Duration>,
     /// How many sources that process answered (its CPU time is theirs together).
     pub shared: u32,
+    /// The bytes of output read for this source (its part of a shared call), when it answered.
+    pub bytes: Option<u64>,
     /// What ifxtop as a whole had cost when this sample came, when a process ran for it (the
     /// demo and a replay run none).
     pub process: Option<crate::source::cost::ProcessCost>,

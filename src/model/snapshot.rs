@@ -102,6 +102,10 @@ pub struct SourceStatus {
     /// Runs a minute, once it has run for 10 s.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) calls_per_min: Option<f64>,
+    /// Bytes of output a call (its part of a call shared with other sources), once one
+    /// answered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) bytes_per_call: Option<f64>,
 }
 
 /// What ifxtop costs the server it runs on (`source::cost`).
@@ -699,6 +703,7 @@ pub fn build_with(
                 .map(|f| now.saturating_sub(f).as_secs_f64())
                 .filter(|span| *span >= 10.0)
                 .map(|span| st.runs as f64 * 60.0 / span),
+            bytes_per_call: (st.byte_calls > 0).then(|| st.bytes as f64 / st.byte_calls as f64),
         })
         .collect::<Vec<SourceStatus>>();
     let cost = cost(store, &sources);

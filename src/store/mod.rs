@@ -80,6 +80,9 @@ pub struct SourceState {
     /// and how many calls that is.
     pub(crate) cpu: Duration,
     pub(crate) cpu_calls: u64,
+    /// Bytes of output read for it, and how many calls that is.
+    pub(crate) bytes: u64,
+    pub(crate) byte_calls: u64,
     /// When its first run was applied (calls a minute).
     pub(crate) first_t: Option<Duration>,
     /// The latest run applied failed. Order of arrival decides, not timestamps: an error and
@@ -239,6 +242,10 @@ impl Store {
         if let Some(c) = u.how.cpu {
             st.cpu += c / u.how.shared.max(1);
             st.cpu_calls += 1;
+        }
+        if let Some(b) = u.how.bytes {
+            st.bytes = st.bytes.saturating_add(b);
+            st.byte_calls += 1;
         }
         st.runs += 1;
         st.last_took = u.took;

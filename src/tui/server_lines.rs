@@ -98,7 +98,7 @@ pub(crate) fn cost_words(c: &crate::model::snapshot::Cost) -> String {
 }
 
 /// What ifxtop costs this server: itself, its onstat children, and per source (the busiest
-/// first) its calls a minute and CPU per call.
+/// first) its calls a minute, CPU and bytes of output a call.
 fn cost(out: &mut Vec<ServerLine>, snap: &Snapshot, theme: &Theme) {
     let Some(c) = &snap.cost else {
         return;
@@ -124,17 +124,22 @@ fn cost(out: &mut Vec<ServerLine>, snap: &Snapshot, theme: &Theme) {
         .take(4)
         .map(|s| {
             format!(
-                "{} {:.0}/min{}",
+                "{} {:.0}/min{}{}",
                 s.source,
                 s.calls_per_min.unwrap_or(0.0),
                 s.cpu_ms_per_call
-                    .map_or(String::new(), |ms| format!(" {ms:.1} ms"))
+                    .map_or(String::new(), |ms| format!(" {ms:.1} ms")),
+                s.bytes_per_call.map_or(String::new(), |b| format!(
+                    " {}",
+                    crate::format::human_bytes(b.round() as u64)
+                ))
             )
         })
         .collect();
-    if !per.is_empty() {
+    // Two a line: each says its calls, CPU and bytes a call, and 80 columns hold two.
+    for pair in per.chunks(2) {
         out.push(plain(Line::from(Span::styled(
-            format!("          {}", per.join(", ")),
+            format!("          {}", pair.join(", ")),
             theme.dim,
         ))));
     }

@@ -240,6 +240,25 @@ fn a_live_snapshot_as_json_names_time_host_and_server() {
         .find(|w| w["sessid"] == 814)
         .expect("814 waits");
     assert_eq!(s814["blockers"], serde_json::json!([813, 812]));
+    // What each source cost in output: `onstat -g con` read as many bytes a call as the fake
+    // prints for it (this fake has no interactive mode: one call per option).
+    let con = v["sources"]
+        .as_array()
+        .expect("sources")
+        .iter()
+        .find(|s| s["source"] == "onstat -g con")
+        .expect("onstat -g con");
+    let printed = Command::new("sh")
+        .args(["-c", "onstat -g con"])
+        .env("PATH", f.path())
+        .output()
+        .expect("the fake onstat");
+    assert!(printed.stdout.len() > 400, "{}", text(&printed.stdout));
+    assert_eq!(
+        con["bytes_per_call"].as_f64(),
+        Some(printed.stdout.len() as f64),
+        "{con}"
+    );
 }
 
 /// `sessions[].memory_bytes` from `onstat -g ses` (the list): a session it names has its pool's

@@ -131,6 +131,19 @@ fn assert_interactive(updates: &[Update], calls: &[String]) {
 async fn a_banner_per_option_and_a_last_prompt() {
     let (updates, calls) = first_updates(&script(true, false, true, "")).await;
     assert_interactive(&updates, &calls);
+    // Each source's bytes are its own part of the one call: what onstat printed for it.
+    let demo = DemoInstance::new(1);
+    for u in &updates {
+        let printed = demo
+            .respond(&u.source.request(), Duration::from_secs(600))
+            .expect("the demo's answer");
+        assert_eq!(
+            u.how.bytes,
+            Some(printed.stdout.len() as u64),
+            "{:?}",
+            u.source
+        );
+    }
 }
 
 #[tokio::test]

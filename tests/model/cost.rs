@@ -42,6 +42,8 @@ fn live_calls_show_their_cpu_and_ifxtop_its_share_of_a_core() {
                 note: Some("onstat -i: one process for 4 options".into()),
                 cpu: Some(Duration::from_millis(8)),
                 shared: 4,
+                // Its part of each call: 1,000 bytes more every second.
+                bytes: Some(1000 * (t + 1)),
                 process: Some(ProcessCost {
                     self_cpu: Duration::from_millis(1000 + 10 * t),
                     children_cpu: Duration::from_millis(500 + 8 * t),
@@ -57,6 +59,10 @@ fn live_calls_show_their_cpu_and_ifxtop_its_share_of_a_core() {
         .expect("onstat -u");
     assert_eq!(u["cpu_ms_per_call"], 2.0, "{u}");
     assert_eq!(u["calls_per_min"], 63.0, "{u}");
+    assert_eq!(
+        u["bytes_per_call"], 11_000.0,
+        "the mean of 1,000..=21,000: {u}"
+    );
     assert_eq!(u["via"], "onstat -i: one process for 4 options");
     let c = &j["cost"];
     assert_eq!(c["children"], "measured", "{c}");
@@ -92,4 +98,5 @@ fn without_a_process_the_children_are_simulated_not_zero() {
     assert_eq!(c["calls_per_min"], 63.0, "{c}");
     let u = &j["sources"][0];
     assert!(u.get("cpu_ms_per_call").is_none(), "{u}");
+    assert!(u.get("bytes_per_call").is_none(), "nothing read: {u}");
 }

@@ -1153,6 +1153,7 @@ mod tests {
             via: None,
             cpu_ms_per_call: None,
             calls_per_min: None,
+            bytes_per_call: None,
         };
         let snap = Snapshot {
             sources: vec![
