@@ -341,6 +341,32 @@ impl Keymap {
         self.map.get(&key).copied()
     }
 
+    /// The key that does `action`, as a hint names it: its first default key still bound to
+    /// it, else the first key the config gave it; `None` when it has none.
+    pub(crate) fn key_of(&self, action: Action) -> Option<Key> {
+        let default = DEFAULTS
+            .iter()
+            .filter(|(_, a)| *a == action)
+            .filter_map(|(k, _)| Key::parse(k))
+            .find(|k| self.map.get(k) == Some(&action));
+        default.or_else(|| {
+            self.map
+                .iter()
+                .find(|(_, a)| **a == action)
+                .map(|(k, _)| *k)
+        })
+    }
+
+    /// A hint's keys: each action's key ([`Keymap::key_of`]) joined by `/` (`↑/↓`); `None`
+    /// when one of them has no key.
+    pub(crate) fn hint(&self, actions: &[Action]) -> Option<String> {
+        let labels: Option<Vec<String>> = actions
+            .iter()
+            .map(|a| self.key_of(*a).map(|k| k.label()))
+            .collect();
+        Some(labels?.join("/"))
+    }
+
     /// Keys bound to each action, in the order of the help screen.
     pub fn bindings(&self) -> BTreeMap<Action, Vec<String>> {
         let mut out: BTreeMap<Action, Vec<String>> = BTreeMap::new();
@@ -355,6 +381,36 @@ impl Keymap {
 mod tests {
     use super::*;
     use crossterm::event::KeyEventKind;
+
+    /// A hint names the key that does the action: the first default, else the key the config
+    /// gave it, never a key taken away; an action with no key has no hint.
+    #[test]
+    fn hints_name_the_bound_keys() {
+        let km = Keymap::default();
+        assert_eq!(km.hint(&[Action::Quit]).as_deref(), Some("q"));
+        assert_eq!(km.hint(&[Action::Up, Action::Down]).as_deref(), Some("↑/↓"));
+        assert_eq!(
+            km.hint(&[Action::IntervalLonger, Action::IntervalShorter])
+                .as_deref(),
+            Some("+/-")
+        );
+        assert_eq!(km.hint(&[Action::ToggleFreeze]).as_deref(), Some("space"));
+        let mut overrides = BTreeMap::new();
+        overrides.insert(Action::WindowNext, vec!["W".to_string()]);
+        overrides.insert(Action::Copy, vec![]);
+        overrides.insert(Action::Up, vec!["ctrl-p".to_string(), "up".to_string()]);
+        let km = Keymap::with_overrides(&overrides).expect("keymap");
+        assert_eq!(km.hint(&[Action::WindowNext]).as_deref(), Some("W"));
+        assert_eq!(km.hint(&[Action::Copy]), None);
+        assert_eq!(km.hint(&[Action::Up, Action::Down]).as_deref(), Some("↑/↓"));
+        let mut overrides = BTreeMap::new();
+        overrides.insert(Action::Up, vec!["ctrl-p".to_string()]);
+        let km = Keymap::with_overrides(&overrides).expect("keymap");
+        assert_eq!(
+            km.hint(&[Action::Up, Action::Down]).as_deref(),
+            Some("Ctrl-p/↓")
+        );
+    }
 
     /// An action name the config's `[keys]` table does not know is refused (it was a typo).
     #[test]

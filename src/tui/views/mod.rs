@@ -13,6 +13,7 @@ pub mod server;
 pub mod session;
 
 use crate::tui::app::{App, Prompt};
+use crate::tui::keymap::Action;
 use crate::tui::panes::{Pane, PaneRows};
 use crate::tui::table::{self, TableRows};
 use ratatui::buffer::Buffer;
@@ -309,13 +310,17 @@ fn status_line(app: &App, _now: Duration, area: Rect, buf: &mut Buffer) {
                     spans.push(Span::styled(text, theme.warn));
                 }
                 // One of several instances: Esc goes back to the fleet screen.
-                let fleet: &[(&str, &str)] =
+                let fleet: &[Hint] =
                     if app.instance.is_some() && app.drill.is_empty() && app.hotspot.is_none() {
-                        &[("Esc", "fleet")]
+                        &[(&[Action::Back], "fleet")]
                     } else {
                         &[]
                     };
-                for (k, what) in fleet.iter().chain(hints(app)) {
+                for (actions, what) in fleet.iter().chain(hints(app)) {
+                    // An action left without a key (the config unbound it) is not hinted.
+                    let Some(k) = app.keymap.hint(actions) else {
+                        continue;
+                    };
                     let n = k.chars().count() + what.chars().count() + 2;
                     if used + n > width {
                         break;
@@ -331,127 +336,143 @@ fn status_line(app: &App, _now: Duration, area: Rect, buf: &mut Buffer) {
     buf.set_line(area.x, area.y, &line, area.width);
 }
 
+/// A hint of the status line: the actions whose keys it names (`↑/↓`: up and down, each by
+/// its first key in the keymap, so a key bound in the config shows as bound), and what they do.
+type Hint = (&'static [Action], &'static str);
+
 /// The keys the status line names, most useful first (the line keeps what fits).
-fn hints(app: &App) -> &'static [(&'static str, &'static str)] {
+fn hints(app: &App) -> &'static [Hint] {
     if app.replay.is_some() {
         &[
-            ("q", "quit"),
-            ("?", "help"),
-            ("p", "pause"),
-            (",/.", "step"),
-            ("←/→", "seek"),
-            (":", "go to"),
-            ("[/]", "speed"),
-            ("Enter", "drill"),
-            ("#", "sid"),
+            (&[Action::Quit], "quit"),
+            (&[Action::Help], "help"),
+            (&[Action::ReplayPause], "pause"),
+            (&[Action::ReplayStepBack, Action::ReplayStepForward], "step"),
+            (&[Action::ReplaySeekBack, Action::ReplaySeekForward], "seek"),
+            (&[Action::ReplaySeek], "go to"),
+            (&[Action::ReplaySlower, Action::ReplayFaster], "speed"),
+            (&[Action::DrillDown], "drill"),
+            (&[Action::GotoSession], "sid"),
         ]
     } else if !app.drill.is_empty() {
         &[
-            ("q", "quit"),
-            ("?", "help"),
-            ("Esc", "back"),
-            ("↑/↓", "blocker"),
-            ("Enter", "open blocker"),
-            ("PgDn", "scroll"),
-            ("y", "copy"),
-            ("space", "freeze"),
+            (&[Action::Quit], "quit"),
+            (&[Action::Help], "help"),
+            (&[Action::Back], "back"),
+            (&[Action::Up, Action::Down], "blocker"),
+            (&[Action::DrillDown], "open blocker"),
+            (&[Action::PageDown], "scroll"),
+            (&[Action::Copy], "copy"),
+            (&[Action::ToggleFreeze], "freeze"),
         ]
     } else if app.pane == Pane::Numa && app.hotspot.is_none() {
         &[
-            ("q", "quit"),
-            ("?", "help"),
-            ("#", "sid"),
-            ("y", "copy"),
-            ("space", "freeze"),
-            ("+/-", "interval"),
+            (&[Action::Quit], "quit"),
+            (&[Action::Help], "help"),
+            (&[Action::GotoSession], "sid"),
+            (&[Action::Copy], "copy"),
+            (&[Action::ToggleFreeze], "freeze"),
+            (
+                &[Action::IntervalLonger, Action::IntervalShorter],
+                "interval",
+            ),
         ]
     } else if app.pane == Pane::Server && app.hotspot.is_none() {
         &[
-            ("q", "quit"),
-            ("?", "help"),
-            ("↑/↓", "move"),
-            ("Enter", "open the sid"),
-            ("#", "sid"),
-            ("y", "copy"),
-            ("space", "freeze"),
-            ("+/-", "interval"),
+            (&[Action::Quit], "quit"),
+            (&[Action::Help], "help"),
+            (&[Action::Up, Action::Down], "move"),
+            (&[Action::DrillDown], "open the sid"),
+            (&[Action::GotoSession], "sid"),
+            (&[Action::Copy], "copy"),
+            (&[Action::ToggleFreeze], "freeze"),
+            (
+                &[Action::IntervalLonger, Action::IntervalShorter],
+                "interval",
+            ),
         ]
     } else if app.pane == Pane::Activity && app.hotspot.is_none() {
         if app.activity.pick.is_some() {
             &[
-                ("←/→", "move"),
-                ("Home/End", "ends"),
-                ("v", "mark here"),
-                ("Enter", "narrow the table"),
-                ("Esc", "cancel"),
+                (&[Action::ReplaySeekBack, Action::ReplaySeekForward], "move"),
+                (&[Action::Home, Action::End], "ends"),
+                (&[Action::SpanPick], "mark here"),
+                (&[Action::DrillDown], "narrow the table"),
+                (&[Action::Back], "cancel"),
             ]
         } else if app.activity.span.is_some() {
             &[
-                ("q", "quit"),
-                ("Esc", "whole window"),
-                ("v", "another span"),
-                ("Enter", "drill"),
-                ("g", "group by"),
-                ("y", "copy"),
-                ("space", "freeze"),
+                (&[Action::Quit], "quit"),
+                (&[Action::Back], "whole window"),
+                (&[Action::SpanPick], "another span"),
+                (&[Action::DrillDown], "drill"),
+                (&[Action::GroupNext], "group by"),
+                (&[Action::Copy], "copy"),
+                (&[Action::ToggleFreeze], "freeze"),
             ]
         } else if app.activity.filter.is_some() {
             &[
-                ("q", "quit"),
-                ("Esc", "back"),
-                ("Enter", "open session"),
-                ("g", "group by"),
-                ("w", "window"),
-                ("y", "copy"),
-                ("space", "freeze"),
+                (&[Action::Quit], "quit"),
+                (&[Action::Back], "back"),
+                (&[Action::DrillDown], "open session"),
+                (&[Action::GroupNext], "group by"),
+                (&[Action::WindowNext], "window"),
+                (&[Action::Copy], "copy"),
+                (&[Action::ToggleFreeze], "freeze"),
             ]
         } else {
             &[
-                ("q", "quit"),
-                ("?", "help"),
-                ("↑/↓", "move"),
-                ("Enter", "drill"),
-                ("g", "group by"),
-                ("w", "window"),
-                ("v", "span"),
-                ("y", "copy"),
-                ("space", "freeze"),
+                (&[Action::Quit], "quit"),
+                (&[Action::Help], "help"),
+                (&[Action::Up, Action::Down], "move"),
+                (&[Action::DrillDown], "drill"),
+                (&[Action::GroupNext], "group by"),
+                (&[Action::WindowNext], "window"),
+                (&[Action::SpanPick], "span"),
+                (&[Action::Copy], "copy"),
+                (&[Action::ToggleFreeze], "freeze"),
             ]
         }
     } else if app.pane == Pane::Io && app.hotspot.is_none() {
         &[
-            ("q", "quit"),
-            ("?", "help"),
-            ("↑/↓", "chunk"),
-            ("/", "filter"),
-            ("s", "sort"),
-            ("y", "copy"),
-            ("space", "freeze"),
-            ("+/-", "interval"),
+            (&[Action::Quit], "quit"),
+            (&[Action::Help], "help"),
+            (&[Action::Up, Action::Down], "chunk"),
+            (&[Action::Filter], "filter"),
+            (&[Action::SortNext], "sort"),
+            (&[Action::Copy], "copy"),
+            (&[Action::ToggleFreeze], "freeze"),
+            (
+                &[Action::IntervalLonger, Action::IntervalShorter],
+                "interval",
+            ),
         ]
     } else if app.hotspot.is_some() {
         &[
-            ("q", "quit"),
-            ("?", "help"),
-            ("Esc", "back"),
-            ("↑/↓", "session"),
-            ("Enter", "open session"),
-            ("y", "copy"),
-            ("space", "freeze"),
+            (&[Action::Quit], "quit"),
+            (&[Action::Help], "help"),
+            (&[Action::Back], "back"),
+            (&[Action::Up, Action::Down], "session"),
+            (&[Action::DrillDown], "open session"),
+            (&[Action::Copy], "copy"),
+            (&[Action::ToggleFreeze], "freeze"),
         ]
     } else {
         &[
             // The tabs above show each pane's number.
-            ("q", "quit"),
-            ("?", "help"),
-            ("Enter", "drill"),
-            ("#", "sid"),
-            ("/", "filter"),
-            ("t", "tree"),
-            ("i", "idle"),
-            ("s", "sort"),
-            ("space", "freeze"),
-            ("+/-", "interval"),
+            (&[Action::Quit], "quit"),
+            (&[Action::Help], "help"),
+            (&[Action::DrillDown], "drill"),
+            (&[Action::GotoSession], "sid"),
+            (&[Action::Filter], "filter"),
+            (&[Action::ToggleTree], "tree"),
+            (&[Action::ToggleIdle], "idle"),
+            (&[Action::SortNext], "sort"),
+            (&[Action::ToggleFreeze], "freeze"),
+            (
+                &[Action::IntervalLonger, Action::IntervalShorter],
+                "interval",
+            ),
         ]
     }
 }
@@ -556,4 +577,46 @@ pub fn provenance(app: &App, snap: &crate::model::snapshot::Snapshot) -> String 
         snap.host.as_deref().unwrap_or("?"),
         app.server.as_deref().unwrap_or("?")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::keymap::Keymap;
+    use std::collections::BTreeMap;
+
+    fn status_line(keymap: Keymap) -> String {
+        let mut app = App::new(
+            keymap,
+            crate::tui::theme::Theme::plain(),
+            crate::tui::app::Mode::Demo { seed: 1 },
+            1.0,
+        );
+        app.size = (100, 24);
+        app.handle(Action::PaneActivity, Duration::ZERO);
+        let area = Rect::new(0, 0, 100, 24);
+        let mut buf = Buffer::empty(area);
+        render(&app, Duration::ZERO, area, &mut buf);
+        buffer_text(&buf)
+            .lines()
+            .last()
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    /// The status line names the keys the keymap binds: a window key moved to `W` in the
+    /// config shows as `W`, and a copy key taken away is not offered.
+    #[test]
+    fn the_status_line_names_the_keys_the_config_binds() {
+        let line = status_line(Keymap::default());
+        assert!(line.contains(" w window"), "{line}");
+        assert!(line.contains(" y copy"), "{line}");
+        let mut keys = BTreeMap::new();
+        keys.insert("window-next".to_string(), vec!["W".to_string()]);
+        keys.insert("copy".to_string(), vec![]);
+        let line = status_line(Keymap::from_config(&keys).expect("keymap"));
+        assert!(line.contains(" W window"), "{line}");
+        assert!(!line.contains(" w window"), "{line}");
+        assert!(!line.contains("copy"), "{line}");
+    }
 }
