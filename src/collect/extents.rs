@@ -125,7 +125,11 @@ async fn deliver_cached(ctx: &Ctx, cached: Cached) -> Option<ExtentStatus> {
         t,
         took: Duration::ZERO,
         result: Ok(Arc::new(cached.map) as Parsed),
-        how: Default::default(),
+        // What was read for it: the cache file (a replay reads the same bytes again).
+        how: crate::collect::sample::How {
+            bytes: Some(cached.text.len() as u64),
+            ..Default::default()
+        },
     };
     ctx.sinks.updates.send(update).await.ok()?;
     Some(ExtentStatus::Ready {
@@ -181,7 +185,10 @@ async fn build_map(
             t,
             took,
             result,
-            how: Default::default(),
+            how: crate::collect::sample::How {
+                bytes: text.as_ref().map(|t| t.len() as u64),
+                ..Default::default()
+            },
         })
         .await
         .ok()?;

@@ -325,23 +325,29 @@ async fn run_interactive(
     } else {
         format!("onstat -i: {why}")
     };
-    let parts: Vec<Result<Output, SourceError>> = match result {
+    // The parts are slices of the one output where they can be (`interactive::split`): it
+    // stays whole until every part is parsed.
+    let whole = match result {
         // Running them one by one would only wait (or read) that much again, once per source.
         Err(
             e @ (SourceError::Timeout { .. }
             | SourceError::OutputTooLarge { .. }
             | SourceError::MemoryBudget { .. }),
-        ) => vec![Err(e); n],
+        ) => Err(e),
         Err(e) => return Interactive::Unsplit(format!("failed: {e}")),
         Ok(out) if out.exit.is_none() => return Interactive::Unsplit("was killed".into()),
+        Ok(out) => Ok(out),
+    };
+    let parts: Vec<Result<Part<'_>, &SourceError>> = match &whole {
+        Err(e) => vec![Err(e); n],
         Ok(out) => match crate::parsers::interactive::split(&out.stdout, n) {
             Ok(texts) => texts
                 .into_iter()
                 .map(|stdout| {
-                    Ok(Output {
+                    Ok(Part {
                         exit: out.exit,
                         stdout,
-                        stderr: String::new(),
+                        stderr: "",
                     })
                 })
                 .collect(),
@@ -349,7 +355,12 @@ async fn run_interactive(
                 // An onstat whose answer is only the off-line message is off-line, not
                 // without interactive mode.
                 if crate::parsers::header::is_offline_message(&out.stdout) {
-                    vec![Ok(out); n]
+                    let part = Part {
+                        exit: out.exit,
+                        stdout: std::borrow::Cow::Borrowed(out.stdout.as_str()),
+                        stderr: &out.stderr,
+                    };
+                    vec![Ok(part); n]
                 } else {
                     return Interactive::Unsplit(e.to_string());
                 }
@@ -358,28 +369,37 @@ async fn run_interactive(
     };
     let mut unread = Vec::new();
     for (source, part) in due.iter().zip(parts) {
-        let bytes = part.as_ref().ok().map(|o| o.stdout.len() as u64);
+        let bytes = part.as_ref().ok().map(|p| p.stdout.len() as u64);
         let parsed = match &part {
             // Parsed where it is (no copy of the part); an `onstat -i` option is never the
             // extent map, which alone is parsed off the loop.
-            Ok(o) => Some(source.parse_ref(o)),
+            Ok(p) => Some(source.parse_text(p.exit, &p.stdout, p.stderr)),
             Err(_) => None,
         };
         if let Some(Err(SourceError::Parse(_))) = &parsed {
             unread.push(*source);
             continue;
         }
-        let run = RawRun {
-            t,
-            took,
-            result: part,
-            cpu,
-            shared: u32::try_from(n).unwrap_or(u32::MAX),
-        };
-        ctx.record(source, &argv, &run);
+        if ctx.recording() {
+            let run = RawRun {
+                t,
+                took,
+                result: match &part {
+                    Ok(p) => Ok(Output {
+                        exit: p.exit,
+                        stdout: p.stdout.to_string(),
+                        stderr: p.stderr.to_string(),
+                    }),
+                    Err(e) => Err((*e).clone()),
+                },
+                cpu,
+                shared: u32::try_from(n).unwrap_or(u32::MAX),
+            };
+            ctx.record(source, &argv, &run);
+        }
         let result = match parsed {
             Some(r) => r,
-            None => Err(run.result.err().unwrap_or(SourceError::Killed)),
+            None => Err(part.err().cloned().unwrap_or(SourceError::Killed)),
         };
         let how = super::sample::How {
             note: Some(note.clone()),
@@ -394,6 +414,15 @@ async fn run_interactive(
         }
     }
     Interactive::Done { unread }
+}
+
+/// One option's part of an `onstat -i` output: a slice of it, or built with the banner it
+/// lends.
+#[derive(Clone)]
+struct Part<'a> {
+    exit: Option<i32>,
+    stdout: std::borrow::Cow<'a, str>,
+    stderr: &'a str,
 }
 
 enum Grouped {

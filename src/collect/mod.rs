@@ -350,6 +350,11 @@ impl Ctx {
         run
     }
 
+    /// Whether runs are recorded (their outputs go to the recorder).
+    pub(crate) fn recording(&self) -> bool {
+        self.sinks.raw.is_some()
+    }
+
     /// Keeps a run's raw output for the recording, when recording. `argv` is the command that
     /// ran (a grouped `onstat -u -X -k` for each of its sources' parts).
     pub(crate) fn record(&self, source: &Source, argv: &[String], run: &RawRun) {

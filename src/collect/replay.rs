@@ -169,7 +169,10 @@ pub(crate) fn to_update(source: &Source, raw: &RawSample) -> Update {
         result,
         how: How {
             note: interactive_note(&raw.argv),
-            bytes: Some(raw.stdout.len() as u64),
+            // As live: a run that failed before printing (a timeout, recorded without an
+            // exit code or output) read nothing.
+            bytes: (raw.exit.is_some() || !raw.stdout.is_empty())
+                .then_some(raw.stdout.len() as u64),
             ..How::default()
         },
     }

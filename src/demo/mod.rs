@@ -57,6 +57,9 @@ pub struct DemoInstance {
     counters: Arc<Counters>,
     /// The client threads' CPU seconds so far (`cpu.rs`): shared by the clones.
     cpu: Arc<std::sync::Mutex<cpu::Ledger>>,
+    /// The size of the last `onstat -i` answer to each set of options (its input), to size
+    /// the next one at once.
+    interactive_sizes: Arc<std::sync::Mutex<std::collections::HashMap<String, usize>>>,
 }
 
 impl DemoInstance {
@@ -72,6 +75,7 @@ impl DemoInstance {
             pop,
             counters,
             cpu: Arc::default(),
+            interactive_sizes: Arc::default(),
         }
     }
 
@@ -192,7 +196,14 @@ impl DemoInstance {
     /// `onstat -i` fed `stdin`: each option as `onstat -OPTION` answers it alone (its banner
     /// first), after a prompt. An option the demo does not print gets onstat's complaint.
     fn interactive(&self, stdin: &str, t: Duration) -> String {
-        let mut out = String::new();
+        // Sized once, from the last answer to the same options: grown by doubling, a tick's
+        // answer of 5,000 sessions took up to twice its few megabytes (the demo's own cost,
+        // inside ifxtop's process).
+        let hint = lock(&self.interactive_sizes)
+            .get(stdin)
+            .copied()
+            .unwrap_or(0);
+        let mut out = String::with_capacity(hint + hint / 16);
         for line in stdin.lines().map(str::trim).filter(|l| !l.is_empty()) {
             out.push_str(crate::parsers::interactive::PROMPT);
             out.push(' ');
@@ -220,6 +231,11 @@ impl DemoInstance {
         }
         out.push_str(crate::parsers::interactive::PROMPT);
         out.push(' ');
+        let mut sizes = lock(&self.interactive_sizes);
+        // A few option sets recur (those due together); any other is one more entry, bounded.
+        if sizes.len() < 64 || sizes.contains_key(stdin) {
+            sizes.insert(stdin.to_string(), out.len());
+        }
         out
     }
 
@@ -333,4 +349,10 @@ impl CommandRunner for DemoRunner {
     fn clock(&self) -> Option<Duration> {
         Some(self.now())
     }
+}
+
+/// A lock of the demo's shared state; a thread that panicked holding it left nothing half
+/// done that matters to a simulation.
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }

@@ -92,29 +92,41 @@ pub(crate) enum ExitPolicy {
 }
 
 impl ExitPolicy {
-    /// Turns a finished run into usable output or the reason it is not.
-    pub(crate) fn check(self, out: &Output) -> Result<(), SourceError> {
-        let Some(code) = out.exit else {
+    /// `check_text` of an output.
+    #[cfg(test)]
+    fn check(self, out: &Output) -> Result<(), SourceError> {
+        self.check_text(out.exit, &out.stdout, &out.stderr)
+    }
+
+    /// Turns a finished run (its exit code and what it printed) into usable output or the
+    /// reason it is not.
+    pub(crate) fn check_text(
+        self,
+        exit: Option<i32>,
+        stdout: &str,
+        stderr: &str,
+    ) -> Result<(), SourceError> {
+        let Some(code) = exit else {
             return Err(SourceError::Killed);
         };
         match self {
             ExitPolicy::Onstat => {
-                let offline = crate::parsers::header::is_offline_message(&out.stdout)
-                    || crate::parsers::header::is_offline_message(&out.stderr);
+                let offline = crate::parsers::header::is_offline_message(stdout)
+                    || crate::parsers::header::is_offline_message(stderr);
                 if code == 255 || code == -1 || offline {
-                    let message = first_line(&out.stdout)
-                        .or_else(|| first_line(&out.stderr))
+                    let message = first_line(stdout)
+                        .or_else(|| first_line(stderr))
                         .unwrap_or("onstat exit code 255")
                         .to_string();
                     Err(SourceError::Offline { message })
-                } else if !out.stdout.trim().is_empty() {
+                } else if !stdout.trim().is_empty() {
                     // Any exit code is a mode (newer versions add modes): what onstat printed
                     // decides, through the parser.
                     Ok(())
                 } else {
                     Err(SourceError::Failed {
                         code,
-                        stderr: first_line(&out.stderr).unwrap_or("").to_string(),
+                        stderr: first_line(stderr).unwrap_or("").to_string(),
                     })
                 }
             }
@@ -124,8 +136,8 @@ impl ExitPolicy {
                 } else {
                     Err(SourceError::Failed {
                         code,
-                        stderr: first_line(&out.stderr)
-                            .or_else(|| first_line(&out.stdout))
+                        stderr: first_line(stderr)
+                            .or_else(|| first_line(stdout))
                             .unwrap_or("")
                             .to_string(),
                     })
@@ -179,8 +191,19 @@ impl Source {
 
     /// `parse`, of output the caller keeps (an `onstat -i` part, recorded after it parsed).
     pub fn parse_ref(&self, out: &Output) -> Result<Parsed, SourceError> {
-        self.exit_policy().check(out)?;
-        let parsed = (self.def().parse)(&out.stdout).map_err(SourceError::from)?;
+        self.parse_text(out.exit, &out.stdout, &out.stderr)
+    }
+
+    /// `parse`, of a run's exit code and what it printed, wherever those are kept (a part of
+    /// one `onstat -i` output is a slice of it).
+    pub fn parse_text(
+        &self,
+        exit: Option<i32>,
+        stdout: &str,
+        stderr: &str,
+    ) -> Result<Parsed, SourceError> {
+        self.exit_policy().check_text(exit, stdout, stderr)?;
+        let parsed = (self.def().parse)(stdout).map_err(SourceError::from)?;
         if let Some(m) = parsed.offline() {
             return Err(SourceError::Offline {
                 message: m.to_string(),
