@@ -223,7 +223,8 @@ impl App {
             return false;
         };
         let step = self.activity.step();
-        let first = end - f64::from(self.activity.window_s) + step;
+        // The chart's first step, or the session's first (nothing was sampled before it).
+        let first = (end - f64::from(self.activity.window_s) + step).max(step.min(end));
         match action {
             Action::ReplaySeekBack => pick.cursor -= step,
             Action::ReplaySeekForward => pick.cursor += step,

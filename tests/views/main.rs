@@ -859,6 +859,14 @@ fn activity_pane() {
         let text = screen(&a, w, h);
         assert!(text.contains("by session"), "{text}");
         crate::snap_text!(format!("view__activity_drilled__{w}x{h}"), text);
+        // Thirty seconds into the session a span's cursor stops at its first step: nothing
+        // was sampled before it.
+        a.handle(Action::SpanPick, NOW);
+        for _ in 0..100 {
+            a.handle(Action::ReplaySeekBack, NOW);
+        }
+        assert_eq!(a.activity.pick.map(|p| p.cursor), Some(5.0));
+        a.handle(Action::Back, NOW);
     }
 }
 
@@ -980,6 +988,19 @@ fn a_span_picked_on_the_activity_chart_narrows_the_table() {
         a.handle(Action::Back, at);
         assert!(a.activity.pick.is_none() && a.activity.span.is_none());
         assert!(!a.quit);
+        // In a replay, picking takes ←/→ from the seek (no replay command), and says so.
+        a.replay = Some(ifxtop::collect::replay::ReplayUi::default());
+        a.handle(Action::SpanPick, at);
+        assert!(a.handle(Action::ReplaySeekBack, at).is_empty(), "no seek");
+        assert_eq!(a.activity.pick.map(|p| p.cursor), Some(365.0));
+        let text = demo_screen(&a, to, w, h);
+        let footer = text.lines().last().unwrap_or_default();
+        assert!(footer.contains("←/→ move"), "{footer}");
+        a.handle(Action::Back, at);
+        assert!(
+            !a.handle(Action::ReplaySeekBack, at).is_empty(),
+            "a seek again"
+        );
     }
 }
 

@@ -342,7 +342,16 @@ type Hint = (&'static [Action], &'static str);
 
 /// The keys the status line names, most useful first (the line keeps what fits).
 fn hints(app: &App) -> &'static [Hint] {
-    if app.replay.is_some() {
+    if app.activity_shown() && app.activity.pick.is_some() {
+        // Picking a span takes ←/→ from the replay's seek.
+        &[
+            (&[Action::ReplaySeekBack, Action::ReplaySeekForward], "move"),
+            (&[Action::Home, Action::End], "ends"),
+            (&[Action::SpanPick], "mark here"),
+            (&[Action::DrillDown], "narrow the table"),
+            (&[Action::Back], "cancel"),
+        ]
+    } else if app.replay.is_some() {
         &[
             (&[Action::Quit], "quit"),
             (&[Action::Help], "help"),
@@ -392,15 +401,7 @@ fn hints(app: &App) -> &'static [Hint] {
             ),
         ]
     } else if app.pane == Pane::Activity && app.hotspot.is_none() {
-        if app.activity.pick.is_some() {
-            &[
-                (&[Action::ReplaySeekBack, Action::ReplaySeekForward], "move"),
-                (&[Action::Home, Action::End], "ends"),
-                (&[Action::SpanPick], "mark here"),
-                (&[Action::DrillDown], "narrow the table"),
-                (&[Action::Back], "cancel"),
-            ]
-        } else if app.activity.span.is_some() {
+        if app.activity.span.is_some() {
             &[
                 (&[Action::Quit], "quit"),
                 (&[Action::Back], "whole window"),
