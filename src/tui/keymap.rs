@@ -342,19 +342,24 @@ impl Keymap {
     }
 
     /// The key that does `action`, as a hint names it: its first default key still bound to
-    /// it, else the first key the config gave it; `None` when it has none.
+    /// it, else the first key the config gave it, a key without Ctrl first (quit bound to `x`
+    /// is hinted `x`, not the Ctrl-C every keymap keeps); `None` when it has none.
     pub(crate) fn key_of(&self, action: Action) -> Option<Key> {
-        let default = DEFAULTS
+        let defaults = DEFAULTS
             .iter()
             .filter(|(_, a)| *a == action)
             .filter_map(|(k, _)| Key::parse(k))
-            .find(|k| self.map.get(k) == Some(&action));
-        default.or_else(|| {
-            self.map
-                .iter()
-                .find(|(_, a)| **a == action)
-                .map(|(k, _)| *k)
-        })
+            .filter(|k| self.map.get(k) == Some(&action));
+        let bound = self
+            .map
+            .iter()
+            .filter(|(_, a)| **a == action)
+            .map(|(k, _)| *k);
+        let all: Vec<Key> = defaults.chain(bound).collect();
+        all.iter()
+            .find(|k| !k.ctrl)
+            .or_else(|| all.first())
+            .copied()
     }
 
     /// A hint's keys: each action's key ([`Keymap::key_of`]) joined by `/` (`↑/↓`); `None`

@@ -301,11 +301,19 @@ pub async fn drive_fleet<B: Backend>(
                         .wall_clock(first.feed.now())
                         .map(crate::format::local_time);
                     let theme = first.session.app.theme;
+                    let keymap = &first.session.app.keymap;
                     let ui = fleet.clone().unwrap_or_default();
                     terminal
                         .draw(|f| {
                             let area = f.area();
-                            views::fleet::render(&rows, &ui, clock, &theme, area, f.buffer_mut())
+                            views::fleet::render(
+                                &rows,
+                                &ui,
+                                clock,
+                                (&theme, keymap),
+                                area,
+                                f.buffer_mut(),
+                            )
                         })
                         .map_err(|e| Error::Other(format!("terminal: {e}")))?;
                     fleet_dirty = false;

@@ -4,6 +4,7 @@
 
 use crate::model::fleet::{waiters_text, FleetRow};
 use crate::tui::fleet::FleetUi;
+use crate::tui::keymap::{Action, Keymap};
 use crate::tui::table::{self, Col};
 use crate::tui::theme::Theme;
 use ratatui::buffer::Buffer;
@@ -84,7 +85,7 @@ pub(crate) fn render(
     rows: &[FleetRow],
     ui: &FleetUi,
     clock: Option<String>,
-    theme: &Theme,
+    (theme, keymap): (&Theme, &Keymap),
     area: Rect,
     buf: &mut Buffer,
 ) {
@@ -194,17 +195,32 @@ pub(crate) fn render(
             buf.set_string(area.x, y, table::fit(&text, area.width, false), theme.warn);
         }
     }
-    let footer = " q quit ? help ↑/↓ move Enter open Esc (in an instance) back to the fleet";
+    // The keys the keymap binds (a key moved in the config shows as moved).
+    let mut footer = String::new();
+    for (actions, what) in FOOTER {
+        if let Some(k) = keymap.hint(actions) {
+            footer.push_str(&format!(" {k} {what}"));
+        }
+    }
     buf.set_string(
         area.x,
         area.y + area.height - 1,
-        table::fit(footer, area.width, false),
+        table::fit(&footer, area.width, false),
         theme.dim,
     );
     if ui.help {
         help(theme, area, buf);
     }
 }
+
+/// The fleet's keys on its last line.
+const FOOTER: &[(&[Action], &str)] = &[
+    (&[Action::Quit], "quit"),
+    (&[Action::Help], "help"),
+    (&[Action::Up, Action::Down], "move"),
+    (&[Action::DrillDown], "open"),
+    (&[Action::Back], "(in an instance) back to the fleet"),
+];
 
 const HELP: &[&str] = &[
     "ifxtop help: the fleet",
@@ -250,7 +266,40 @@ fn help(theme: &Theme, area: Rect, buf: &mut Buffer) {
 
 #[cfg(test)]
 mod help_tests {
-    use super::HELP;
+    use super::*;
+
+    fn footer(keymap: &Keymap) -> String {
+        let area = Rect::new(0, 0, 100, 10);
+        let mut buf = Buffer::empty(area);
+        render(
+            &[],
+            &FleetUi::default(),
+            None,
+            (&Theme::plain(), keymap),
+            area,
+            &mut buf,
+        );
+        crate::tui::views::buffer_text(&buf)
+            .lines()
+            .last()
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    /// The fleet's last line names the keys the keymap binds.
+    #[test]
+    fn the_footer_names_the_bound_keys() {
+        let line = footer(&Keymap::default());
+        assert!(
+            line.starts_with(" q quit ? help ↑/↓ move Enter open Esc"),
+            "{line}"
+        );
+        let mut keys = std::collections::BTreeMap::new();
+        keys.insert("quit".to_string(), vec!["x".to_string()]);
+        keys.insert("help".to_string(), vec![]);
+        let line = footer(&Keymap::from_config(&keys).expect("keymap"));
+        assert!(line.starts_with(" x quit ↑/↓ move"), "{line}");
+    }
 
     /// The help is drawn one column in, on an 80-column terminal: no line may be cut.
     #[test]
