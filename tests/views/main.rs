@@ -507,26 +507,18 @@ fn the_header_names_the_host() {
 
 /// The demo at demo time `at` through the real collectors (paused clock), as the live screen
 /// would have it, on a `w`x`h` terminal.
-fn demo_app(at: u64, w: u16, h: u16) -> App {
-    demo_app_with(at, w, h, &[])
-}
-
-/// `demo_app`, with the screens of `drilled` sessions built too.
-fn demo_app_with(at: u64, w: u16, h: u16, drilled: &[Sid]) -> App {
-    let settings = StoreSettings {
+/// The store settings of the demo's instance: its listener, clock and host.
+fn demo_settings() -> StoreSettings {
+    StoreSettings {
         ports: vec![ifxtop::demo::LISTENER_PORT],
         wall_start: Some(ifxtop::demo::EPOCH),
         host: Some(ifxtop::demo::HOST.into()),
         ..StoreSettings::default()
-    };
-    let (store, _) = ifxtop::commands::snapshot::demo_store(
-        ifxtop::demo::DemoInstance::new(1),
-        Duration::from_secs(at - 40),
-        Duration::from_secs(at),
-        settings,
-        false,
-    )
-    .expect("demo store");
+    }
+}
+
+/// A screen of the demo's server at `w`x`h`, nothing shown yet.
+fn demo_screen_app(w: u16, h: u16) -> App {
     let mut a = App::new(
         Keymap::default(),
         Theme::plain(),
@@ -535,6 +527,25 @@ fn demo_app_with(at: u64, w: u16, h: u16, drilled: &[Sid]) -> App {
     );
     a.server = Some("ol_demo".into());
     a.size = (w, h);
+    a
+}
+
+fn demo_app(at: u64, w: u16, h: u16) -> App {
+    demo_app_with(at, w, h, &[])
+}
+
+/// `demo_app`, with the screens of `drilled` sessions built too.
+fn demo_app_with(at: u64, w: u16, h: u16, drilled: &[Sid]) -> App {
+    let settings = demo_settings();
+    let (store, _) = ifxtop::commands::snapshot::demo_store(
+        ifxtop::demo::DemoInstance::new(1),
+        Duration::from_secs(at - 40),
+        Duration::from_secs(at),
+        settings,
+        false,
+    )
+    .expect("demo store");
+    let mut a = demo_screen_app(w, h);
     a.set_snapshot(Arc::new(snapshot::build(
         &store,
         Duration::from_secs(at),
@@ -879,12 +890,7 @@ fn a_span_picked_on_the_activity_chart_narrows_the_table() {
     use ifxtop::model::activity::{Activity, Class, Key, Query};
     let (from, to) = (200u64, 370u64);
     let mut activity = Activity::new();
-    let settings = StoreSettings {
-        ports: vec![ifxtop::demo::LISTENER_PORT],
-        wall_start: Some(ifxtop::demo::EPOCH),
-        host: Some(ifxtop::demo::HOST.into()),
-        ..StoreSettings::default()
-    };
+    let settings = demo_settings();
     let (store, _) = ifxtop::instance::walk::demo_store_sampled(
         ifxtop::demo::DemoInstance::new(1),
         Duration::from_secs(from),
@@ -911,15 +917,8 @@ fn a_span_picked_on_the_activity_chart_narrows_the_table() {
     };
     for (w, h) in SIZES {
         let at = Duration::from_secs(to);
-        let mut a = App::new(
-            Keymap::default(),
-            Theme::plain(),
-            Mode::Demo { seed: 1 },
-            1.0,
-        );
-        a.server = Some("ol_demo".into());
+        let mut a = demo_screen_app(w, h);
         a.wall_start = Some(ifxtop::demo::EPOCH);
-        a.size = (w, h);
         a.handle(Action::PaneActivity, at);
         attach(&mut a);
         let whole = a.shown().activity.clone().expect("a report");
