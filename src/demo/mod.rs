@@ -231,9 +231,12 @@ impl DemoInstance {
         }
         out.push_str(crate::parsers::interactive::PROMPT);
         out.push(' ');
+        // A few option sets recur (those due together): each is a key once, updated in place;
+        // any other is one more entry, bounded.
         let mut sizes = lock(&self.interactive_sizes);
-        // A few option sets recur (those due together); any other is one more entry, bounded.
-        if sizes.len() < 64 || sizes.contains_key(stdin) {
+        if let Some(size) = sizes.get_mut(stdin) {
+            *size = out.len();
+        } else if sizes.len() < 64 {
             sizes.insert(stdin.to_string(), out.len());
         }
         out

@@ -60,7 +60,7 @@ pub(crate) fn columns(
     let mut sums = vec![[0f64; Class::COUNT]; cols];
     let mut secs = vec![0f64; cols];
     for p in points {
-        let i = (((p.at - from) / span).ceil() as isize - 1).clamp(0, cols as isize - 1) as usize;
+        let i = column_at(p.at, from, span).clamp(0.0, (cols - 1) as f64) as usize;
         secs[i] += f64::from(p.weight);
         for c in Class::ALL {
             sums[i][c.index()] += f64::from(p.counts[c.index()]) * f64::from(p.weight);
@@ -135,11 +135,16 @@ fn title(app: &App, report: Option<&Report>) -> Line<'static> {
     Line::from(spans)
 }
 
-/// The chart's column (0 = oldest) a moment falls in, as [`columns`] places samples, or
-/// `None` off the chart.
+/// The column (0 = oldest, unbounded) of columns `width` seconds wide from `from` a moment
+/// falls in: a column holds the samples after its start, up to its end.
+fn column_at(at: f64, from: f64, width: f64) -> f64 {
+    ((at - from) / width).ceil() - 1.0
+}
+
+/// The chart's column a moment falls in, as [`columns`] places samples, or `None` off the
+/// chart.
 fn column_of(at: f64, from: f64, window_s: f64, cols: usize) -> Option<usize> {
-    let width = window_s / cols.max(1) as f64;
-    let i = ((at - from) / width).ceil() - 1.0;
+    let i = column_at(at, from, window_s / cols.max(1) as f64);
     (i >= 0.0 && i < cols as f64).then_some(i as usize)
 }
 
