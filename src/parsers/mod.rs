@@ -4,7 +4,8 @@
 //! and fails with a `ParseError` (line, column, expected, found) when the input is not that
 //! command's output at all. The onstat parsers share one driver ([`drive`]): the banner, the
 //! off-line message and "was anything recognised" are handled once; each parser reads its body
-//! a line at a time ([`OnstatBody`]). [`KINDS`] is the registry of what `ifxtop parse` accepts.
+//! a line at a time ([`OnstatBody`]). What `ifxtop parse` accepts is
+//! named with each source in the source registry ([`UNPOLLED`] lists the rest).
 
 /// Implements [`Record`]: `record!(T)` for a type with an `unparsed` list, `record!(T, onstat)`
 /// for an onstat record (with `header`, `offline` and `unparsed`; also [`OnstatRecord`]),
@@ -397,317 +398,61 @@ pub(crate) fn nothing_found(text: &str, expected: &str) -> ParseError {
     }
 }
 
-/// One kind `ifxtop parse KIND` accepts: its name and its parser.
+/// An output `ifxtop parse` reads that no source polls (the sources' kinds are named in the
+/// source registry, with their entries): its kind name, older or other spellings, the command
+/// as typed, and its parser. `ifxtop::source::Kind` lists both.
 #[derive(Clone, Copy)]
-pub struct Kind {
-    /// The name used on the command line, the command as it is typed (`ifxtop parse onstat-u`,
-    /// `onstat-X` for `onstat -X`, `onstat-g-con`).
+pub struct Unpolled {
     pub name: &'static str,
-    /// Older or other spellings still accepted (`onstat-x-txn` for `onstat-x`).
     pub aliases: &'static [&'static str],
-    pub(crate) parse: fn(&str) -> Result<Parsed, ParseError>,
+    pub command: &'static str,
+    pub parse: fn(&str) -> Result<Parsed, ParseError>,
 }
 
-impl std::fmt::Debug for Kind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Kind({})", self.name)
-    }
-}
-
-impl PartialEq for Kind {
-    fn eq(&self, other: &Kind) -> bool {
-        self.name == other.name
-    }
-}
-
-/// Every kind `ifxtop parse` accepts: one per command (or file) whose output ifxtop reads.
-pub const KINDS: &[Kind] = &[
-    Kind {
-        name: "onstat-u",
-        aliases: &[],
-        parse: |t| parsed(onstat_u::parse(t)),
-    },
-    Kind {
-        name: "onstat-X",
-        aliases: &[],
-        parse: |t| parsed(onstat_x::parse(t)),
-    },
-    Kind {
-        name: "onstat-g-con",
-        aliases: &[],
-        parse: |t| parsed(onstat_g_con::parse(t)),
-    },
-    Kind {
+/// Outputs `ifxtop parse` reads that no source polls: read from a capture, or by a collector
+/// in another form (the extent map reads `oncheck -pe` into a map, not these rows).
+pub const UNPOLLED: &[Unpolled] = &[
+    Unpolled {
         name: "oncheck-pe",
         aliases: &[],
+        command: "oncheck -pe",
         parse: |t| parsed(oncheck_pe::parse(t)),
     },
-    Kind {
-        name: "netstat",
-        aliases: &[],
-        parse: |t| parsed(sockets::parse_netstat(t)),
-    },
-    Kind {
+    Unpolled {
         name: "ss",
         aliases: &[],
+        command: "ss -tan",
         parse: |t| parsed(sockets::parse_ss(t)),
     },
-    Kind {
-        name: "proc-net-tcp",
-        aliases: &[],
-        parse: |t| parsed(sockets::parse_proc_net_tcp(t)),
-    },
-    Kind {
+    Unpolled {
         name: "numactl-H",
         aliases: &["numactl-h"],
+        command: "numactl -H",
         parse: |t| parsed(numa::parse_numactl_h(t)),
     },
-    Kind {
-        name: "node-meminfo",
-        aliases: &[],
-        parse: |t| parsed(numa::parse_node_meminfo(t)),
-    },
-    Kind {
-        name: "numa-maps",
-        aliases: &[],
-        parse: |t| parsed(numa::parse_numa_maps(t)),
-    },
-    Kind {
-        name: "onstat-g-ath",
-        aliases: &[],
-        parse: |t| parsed(onstat_g_ath::parse(t)),
-    },
-    Kind {
-        name: "onstat-g-cpu",
-        aliases: &[],
-        parse: |t| parsed(onstat_g_cpu::parse(t)),
-    },
-    Kind {
-        name: "onstat-g-ntt",
-        aliases: &[],
-        parse: |t| parsed(onstat_g_ntt::parse(t)),
-    },
-    Kind {
-        name: "onstat-k",
-        aliases: &[],
-        parse: |t| parsed(onstat_k::parse(t)),
-    },
-    Kind {
-        name: "onstat-g-ses",
-        aliases: &[],
-        parse: |t| parsed(onstat_g_ses::parse(t)),
-    },
-    Kind {
-        name: "onstat-g-sql",
-        aliases: &[],
-        parse: |t| parsed(onstat_g_sql::parse(t)),
-    },
-    Kind {
-        name: "onstat-g-pqs",
-        aliases: &[],
-        parse: |t| parsed(onstat_g_pqs::parse(t)),
-    },
-    Kind {
+    Unpolled {
         name: "onstat-b",
         aliases: &["onstat-B"],
+        command: "onstat -b",
         parse: |t| parsed(onstat_b::parse(t)),
     },
-    Kind {
+    Unpolled {
         name: "onstat-d",
         aliases: &[],
+        command: "onstat -d",
         parse: |t| parsed(onstat_d::parse(t)),
     },
-    Kind {
+    Unpolled {
         name: "onstat-t",
         aliases: &[],
+        command: "onstat -t",
         parse: |t| parsed(onstat_t::parse(t)),
     },
-    Kind {
-        name: "onstat-g-ckp",
-        aliases: &[],
-        parse: |t| parsed(onstat_g_ckp::parse(t)),
-    },
-    // Chunk I/O, devices and replication (HA).
-    Kind {
-        name: "onstat-D",
-        aliases: &[],
-        parse: |t| parsed(onstat_d_upper::parse(t)),
-    },
-    Kind {
-        name: "onstat-g-iof",
-        aliases: &[],
-        parse: |t| parsed(onstat_g_iof::parse(t)),
-    },
-    Kind {
-        name: "onstat-g-rss",
-        aliases: &[],
-        parse: |t| parsed(onstat_g_rss::parse(t)),
-    },
-    Kind {
-        name: "onstat-g-dri",
-        aliases: &[],
-        parse: |t| parsed(onstat_g_dri::parse(t)),
-    },
-    Kind {
-        name: "onstat-g-cluster",
-        aliases: &[],
-        parse: |t| parsed(onstat_g_cluster::parse(t)),
-    },
-    Kind {
-        name: "onstat-g-sds",
-        aliases: &[],
-        parse: |t| parsed(onstat_g_sds::parse(t)),
-    },
-    Kind {
-        name: "proc-diskstats",
-        aliases: &[],
-        parse: |t| parsed(proc_diskstats::parse(t)),
-    },
-    // Vital signs (issue 11).
-    Kind {
+    Unpolled {
         name: "onstat-banner",
         aliases: &[],
+        command: "onstat -",
         parse: |t| parsed(onstat_banner::parse(t)),
-    },
-    Kind {
-        name: "onstat-p",
-        aliases: &[],
-        parse: |t| parsed(onstat_p::parse(t)),
-    },
-    Kind {
-        name: "onstat-l",
-        aliases: &[],
-        parse: |t| parsed(onstat_l::parse(t)),
-    },
-    Kind {
-        name: "onstat-g-glo",
-        aliases: &[],
-        parse: |t| parsed(onstat_g_glo::parse(t)),
-    },
-    Kind {
-        name: "onstat-g-lmx",
-        aliases: &[],
-        parse: |t| parsed(onstat_g_lmx::parse(t)),
-    },
-    Kind {
-        name: "onstat-g-wmx",
-        aliases: &[],
-        parse: |t| parsed(onstat_g_wmx::parse(t)),
-    },
-    Kind {
-        name: "onstat-s",
-        aliases: &[],
-        parse: |t| parsed(onstat_s::parse(t)),
-    },
-    Kind {
-        name: "onstat-g-seg",
-        aliases: &[],
-        parse: |t| parsed(onstat_g_seg::parse(t)),
-    },
-    Kind {
-        name: "onstat-g-bth",
-        aliases: &["onstat-g-BTH"],
-        parse: |t| parsed(onstat_g_bth::parse(t)),
-    },
-    Kind {
-        name: "onstat-g-tpf",
-        aliases: &[],
-        parse: |t| parsed(onstat_g_tpf::parse(t)),
-    },
-    // `onstat -x`, the transactions (`onstat-x-txn` before kinds were named as typed).
-    Kind {
-        name: "onstat-x",
-        aliases: &["onstat-x-txn"],
-        parse: parse_onstat_x,
-    },
-    Kind {
-        name: "onstat-g-rea",
-        aliases: &[],
-        parse: |t| parsed(onstat_g_rea::parse(t)),
     },
 ];
 
-/// `onstat -x` (transactions). `onstat-x` once meant `onstat -X` (buffers): given `-X` output,
-/// say so rather than fail with a puzzle (or, worse, answer as the wrong command).
-fn parse_onstat_x(text: &str) -> Result<Parsed, ParseError> {
-    match onstat_x_txn::parse(text) {
-        Ok(r) => parsed(Ok(r)),
-        Err(e) if onstat_x::parse(text).is_ok() => Err(ParseError {
-            expected: format!(
-                "{}; this looks like `onstat -X` output: use kind onstat-X",
-                e.expected
-            ),
-            ..e
-        }),
-        Err(e) => Err(e),
-    }
-}
-
-impl Kind {
-    /// The kind named `name` exactly (by its name or an alias); else the one whose name or alias
-    /// it is in another case, when only one kind is (`ONSTAT-U`). Names that differ only in
-    /// case are different commands (`onstat-d`/`onstat-D`, `onstat-x`/`onstat-X`): in any
-    /// other case they name no kind.
-    pub fn from_name(name: &str) -> Option<Kind> {
-        let spellings = |k: &Kind| std::iter::once(k.name).chain(k.aliases.iter().copied());
-        if let Some(k) = KINDS.iter().find(|k| spellings(k).any(|n| n == name)) {
-            return Some(*k);
-        }
-        let mut found = KINDS
-            .iter()
-            .filter(|k| spellings(k).any(|n| n.eq_ignore_ascii_case(name)));
-        match (found.next(), found.next()) {
-            (Some(k), None) => Some(*k),
-            _ => None,
-        }
-    }
-
-    /// Parses `text` as this kind and returns what was understood as JSON.
-    pub fn parse_to_json(self, text: &str) -> Result<serde_json::Value, ParseError> {
-        (self.parse)(text).map(|r| r.to_json())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn kind_names_round_trip() {
-        for k in KINDS {
-            assert_eq!(Kind::from_name(k.name), Some(*k));
-            for a in k.aliases {
-                assert_eq!(Kind::from_name(a), Some(*k), "{a}");
-            }
-        }
-        let name = |n: &str| Kind::from_name(n).map(|k| k.name);
-        // As the command is typed: `-X` buffers, `-x` transactions, `-D` and `-d` apart.
-        assert_eq!(name("onstat-X"), Some("onstat-X"));
-        assert_eq!(name("onstat-x"), Some("onstat-x"));
-        assert_eq!(name("onstat-x-txn"), Some("onstat-x"));
-        assert_eq!(name("onstat-x-TXN"), Some("onstat-x"));
-        assert_eq!(name("onstat-D"), Some("onstat-D"));
-        assert_eq!(name("onstat-d"), Some("onstat-d"));
-        assert_eq!(name("numactl-h"), Some("numactl-H"));
-        assert_eq!(name("onstat-B"), Some("onstat-b"));
-        assert_eq!(name("onstat-g-BTH"), Some("onstat-g-bth"));
-        // Another case is accepted only where it names one kind.
-        assert_eq!(name("ONSTAT-U"), Some("onstat-u"));
-        assert_eq!(name("Onstat-G-Cluster"), Some("onstat-g-cluster"));
-        assert_eq!(name("ONSTAT-D"), None);
-        assert_eq!(name("ONSTAT-X"), None);
-        assert!(Kind::from_name("onstat -u").is_none());
-    }
-
-    #[test]
-    fn kind_names_are_unique() {
-        let mut names: Vec<_> = KINDS
-            .iter()
-            .flat_map(|k| std::iter::once(k.name).chain(k.aliases.iter().copied()))
-            .collect();
-        names.sort_unstable();
-        let n = names.len();
-        names.dedup();
-        assert_eq!(names.len(), n);
-    }
-}

@@ -4,11 +4,13 @@
 
 pub mod budget;
 pub mod cost;
+pub mod kinds;
 pub mod local;
 pub mod registry;
 pub mod sqlhosts;
 pub mod ssh;
 
+pub use kinds::Kind;
 pub use registry::{key, Key, Source};
 pub(crate) use registry::{Collector, Run, FILE_TIMEOUT, PERIOD_DISCOVERY};
 
@@ -203,7 +205,7 @@ impl Source {
         stderr: &str,
     ) -> Result<Parsed, SourceError> {
         self.exit_policy().check_text(exit, stdout, stderr)?;
-        let parsed = (self.def().parse)(stdout).map_err(SourceError::from)?;
+        let parsed = self.parse_str(stdout).map_err(SourceError::from)?;
         if let Some(m) = parsed.offline() {
             return Err(SourceError::Offline {
                 message: m.to_string(),

@@ -283,7 +283,7 @@ fn parse_help_names_every_kind() {
         .expect("ifxtop runs");
     assert_eq!(out.status.code(), Some(0));
     let help = String::from_utf8_lossy(&out.stdout).replace(['\n', ' '], "");
-    for k in ifxtop::parsers::KINDS {
+    for k in ifxtop::source::kinds::kinds() {
         assert!(help.contains(k.name), "{} is not in: {help}", k.name);
     }
     assert!(

@@ -51,8 +51,8 @@ pub fn fixtures_in(dir: &str) -> Vec<(String, String)> {
 }
 
 /// The `ifxtop parse` kind named `name` (panics on a name the registry does not have).
-pub fn kind(name: &str) -> ifxtop::parsers::Kind {
-    ifxtop::parsers::Kind::from_name(name).unwrap_or_else(|| panic!("no parse kind {name}"))
+pub fn kind(name: &str) -> ifxtop::source::Kind {
+    ifxtop::source::Kind::from_name(name).unwrap_or_else(|| panic!("no parse kind {name}"))
 }
 
 /// Snapshot a serializable value as JSON into the top-level `snapshots/` directory.

@@ -16,7 +16,7 @@ use ifxtop::parsers::onstat_g_rss::{self, OnstatGRss};
 use ifxtop::parsers::onstat_g_sds::{self, OnstatGSds};
 use ifxtop::parsers::proc_diskstats::{self, ProcDiskstats};
 use ifxtop::parsers::sysblock::{self, BlockFacts, DevType, DmTarget};
-use ifxtop::parsers::Kind;
+use ifxtop::source::Kind;
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 

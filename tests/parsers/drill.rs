@@ -17,7 +17,7 @@ use ifxtop::parsers::onstat_g_ses::{self, OnstatGSes, SessionDetail, SqlState};
 use ifxtop::parsers::onstat_g_sql::{self, OnstatGSql};
 use ifxtop::parsers::onstat_k::{self, Lock, OnstatK};
 use ifxtop::parsers::onstat_u;
-use ifxtop::parsers::Kind;
+use ifxtop::source::Kind;
 use proptest::prelude::*;
 
 const BANNER: &str =

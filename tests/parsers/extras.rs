@@ -11,7 +11,7 @@ use ifxtop::parsers::onstat_b::{self, OnstatB};
 use ifxtop::parsers::onstat_d::{self, ChunkArea, OnstatD};
 use ifxtop::parsers::onstat_g_ckp::{self, Lsn, OnstatGCkp};
 use ifxtop::parsers::onstat_t::{self, OnstatT, Tblspace};
-use ifxtop::parsers::Kind;
+use ifxtop::source::Kind;
 use proptest::prelude::*;
 
 /// Every fixture of `dir` parsed as `kind` and snapshotted as `parse__<dir>__<stem>`.

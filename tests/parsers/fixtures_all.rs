@@ -6,7 +6,7 @@
 
 use crate::common::fixtures_dir;
 use crate::common::kind;
-use ifxtop::parsers::Kind;
+use ifxtop::source::Kind;
 use std::collections::BTreeSet;
 
 /// The kind a fixture is parsed as: the kind its directory is named after (`onstat-g-ath/`), so

@@ -719,7 +719,7 @@ fn kinds_are_named_as_the_command_is_typed() {
     ] {
         assert_eq!(kind(typed).name, name, "{typed}");
     }
-    assert!(ifxtop::parsers::Kind::from_name("ONSTAT-X").is_none());
+    assert!(ifxtop::source::Kind::from_name("ONSTAT-X").is_none());
 }
 
 /// The other commands a ticket pastes (`netstat`, `ss`, `oncheck -pe`, `numactl -H`): their

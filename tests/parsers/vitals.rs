@@ -20,7 +20,7 @@ use ifxtop::parsers::onstat_l;
 use ifxtop::parsers::onstat_p::{self, Counter};
 use ifxtop::parsers::onstat_s;
 use ifxtop::parsers::onstat_x_txn::{self, LogPos};
-use ifxtop::parsers::Kind;
+use ifxtop::source::Kind;
 use proptest::prelude::*;
 
 /// The fixture directories of the vital-sign kinds, with their kind and how many samples each

@@ -5,7 +5,7 @@
 
 use crate::common::fixtures_dir;
 use crate::fixtures_all::kind_for;
-use ifxtop::parsers::KINDS;
+use ifxtop::source::kinds::kinds;
 
 /// (kind parsing or `onstat-*` for every onstat kind, fixture directory, fixture file or `*`,
 /// why it is accepted).
@@ -82,7 +82,7 @@ fn every_fixture_is_rejected_by_every_other_kind() {
                 continue;
             };
             let text = std::fs::read_to_string(&path).expect("fixture text");
-            for k in KINDS.iter().filter(|k| **k != own) {
+            for k in kinds().iter().filter(|k| **k != own) {
                 checked += 1;
                 if k.parse_to_json(&text).is_err() {
                     continue;
