@@ -1,7 +1,7 @@
 //! Command line: the live inspector's options and the `parse`, `resolve`, `snapshot` commands.
 
-use crate::source::Kind;
 use crate::source::ssh::SshTarget;
+use crate::source::Kind;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -292,13 +292,19 @@ pub struct ParseArgs {
 
 /// `What the input is: onstat-u, ...`: every kind `Kind::from_name` accepts.
 fn kind_help() -> String {
-    let names: Vec<_> = crate::source::kinds::kinds().iter().map(|k| k.name).collect();
+    let names: Vec<_> = crate::source::kinds::kinds()
+        .iter()
+        .map(|k| k.name)
+        .collect();
     format!("What the input is: {}", names.join(", "))
 }
 
 fn parse_kind(s: &str) -> std::result::Result<Kind, String> {
     Kind::from_name(s).ok_or_else(|| {
-        let names: Vec<_> = crate::source::kinds::kinds().iter().map(|k| k.name).collect();
+        let names: Vec<_> = crate::source::kinds::kinds()
+            .iter()
+            .map(|k| k.name)
+            .collect();
         format!("unknown kind '{s}'; one of: {}", names.join(", "))
     })
 }

@@ -229,6 +229,37 @@ async fn a_minute_of_every_source_starts_at_most_60_onstat_processes() {
     eprintln!("onstat processes in one minute: {total} ({by_option:?})");
 }
 
+/// The large outputs nothing joins at a moment (`-g tpf`, the `-g ses` list, `-g seg`) are
+/// read off the seconds the 10 s sources meet, each in a second of its own: the heaviest
+/// second's `onstat -i` output at 5,000 sessions was 7.8 MB with all of them in it.
+#[tokio::test(start_paused = true)]
+async fn the_large_slow_outputs_are_read_off_the_busy_seconds() {
+    let calls = calls_between(600, 10, 70).await;
+    let by_option = options_asked(&calls);
+    let count = |o: &str| by_option.get(o).copied().unwrap_or(0);
+    // Still on their periods.
+    assert_eq!(count("-g tpf"), 2, "{by_option:#?}");
+    assert_eq!(count("-g ses"), 2, "{by_option:#?}");
+    assert_eq!(count("-g seg"), 1, "{by_option:#?}");
+    assert_eq!(count("-g ath"), 6, "{by_option:#?}");
+    let slow = ["-g tpf", "-g ses", "-g seg"];
+    let mut apart = 0;
+    for argv in &calls {
+        let options: Vec<String> = argv[2..].iter().map(|l| format!("-{l}")).collect();
+        let has = |o: &str| options.iter().any(|x| x == o);
+        let here: Vec<&str> = slow.iter().copied().filter(|o| has(o)).collect();
+        if here.is_empty() {
+            continue;
+        }
+        apart += here.len();
+        assert_eq!(here.len(), 1, "two large outputs in one call: {options:?}");
+        for busy in ["-g ath", "-g ntt", "-g cpu", "-k", "-x"] {
+            assert!(!has(busy), "{here:?} read with {busy}: {options:?}");
+        }
+    }
+    assert_eq!(apart, 5);
+}
+
 /// The same budget while a mutex contention lasts (demo time 515-555): `onstat -g lmx` then
 /// runs every 3 s to name the holder at the moment of its waiters (demand.rs), and the minute
 /// stays under 200 processes.

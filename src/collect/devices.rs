@@ -54,7 +54,12 @@ pub(crate) fn spawn(ctx: &Ctx) -> JoinHandle<()> {
                     }
                 }
             }
-            pause(&mut ctx, Source::ProcDiskstats.period()).await;
+            pause(
+                &mut ctx,
+                Source::ProcDiskstats.period(),
+                std::time::Duration::ZERO,
+            )
+            .await;
         }
     })
 }

@@ -31,12 +31,18 @@ use tokio::time::Instant;
 const RETRY_GROUPING: Duration = Duration::from_secs(600);
 
 /// The next time a source of `period` is due after `now`: the next multiple of the period on
-/// the session clock (so sources with periods that divide each other meet), or the one after
-/// when the next is less than half a period away (a slow run is not repeated back to back).
-fn next_due(now: Duration, period: Duration) -> Duration {
+/// the session clock (so sources with periods that divide each other meet), `phase` past it
+/// (a source moved off those seconds: `Source::phase`), or the one after when the next is less
+/// than half a period away (a slow run is not repeated back to back).
+pub(crate) fn next_due(now: Duration, period: Duration, phase: Duration) -> Duration {
     let p = period.as_nanos().max(1);
+    let phase = phase.as_nanos() % p;
     let n = now.as_nanos();
-    let mut next = (n / p + 1) * p;
+    let mut next = if n < phase {
+        phase
+    } else {
+        phase + ((n - phase) / p + 1) * p
+    };
     if next - n < p / 2 {
         next += p;
     }
@@ -148,11 +154,11 @@ pub(crate) fn spawn(ctx: &Ctx, sources: Vec<Source>) -> JoinHandle<()> {
             let after = ctx.clock.now();
             for (s, n) in sources.iter().zip(next.iter_mut()) {
                 if asked_now.contains(s) && !held.contains(s) {
-                    *n = next_due(after, ctx.scaled(s.period()));
+                    *n = next_due(after, ctx.scaled(s.period()), ctx.scaled(s.phase()));
                 } else if candidates.contains(s) && !asked_now.contains(s) {
                     // Not asked yet (the role, the peers or the release unknown until this
                     // tick's answers): asked at the next tick that knows, not a period later.
-                    *n = next_due(after, ctx.scaled(FAST_TICK));
+                    *n = next_due(after, ctx.scaled(FAST_TICK), Duration::ZERO);
                 }
             }
             let wake = next.iter().min().copied().unwrap_or(after);
@@ -165,7 +171,7 @@ pub(crate) fn spawn(ctx: &Ctx, sources: Vec<Source>) -> JoinHandle<()> {
                     // New periods: every source is due again on the new grid.
                     let now = ctx.clock.now();
                     for (s, n) in sources.iter().zip(next.iter_mut()) {
-                        *n = next_due(now, ctx.scaled(s.period()));
+                        *n = next_due(now, ctx.scaled(s.period()), ctx.scaled(s.phase()));
                     }
                 }
             }
@@ -478,4 +484,31 @@ async fn run_grouped(ctx: &Ctx, due: &[Source], note: Option<String>) -> Grouped
         }
     }
     Grouped::Done
+}
+
+#[cfg(test)]
+mod tests {
+    use super::next_due;
+    use std::time::Duration;
+
+    fn s(x: f64) -> Duration {
+        Duration::from_secs_f64(x)
+    }
+
+    #[test]
+    fn due_on_the_multiples_of_the_period_or_past_them_by_the_phase() {
+        // On the multiples, as before.
+        assert_eq!(next_due(s(0.5), s(10.0), s(0.0)), s(10.0));
+        assert_eq!(next_due(s(10.2), s(10.0), s(0.0)), s(20.0));
+        // A run that took most of its period waits for the next multiple but one.
+        assert_eq!(next_due(s(16.0), s(10.0), s(0.0)), s(30.0));
+        // Past them by the phase: 3, 33, 63...
+        assert_eq!(next_due(s(0.0), s(30.0), s(3.0)), s(33.0));
+        assert_eq!(next_due(s(3.4), s(30.0), s(3.0)), s(33.0));
+        assert_eq!(next_due(s(33.2), s(30.0), s(3.0)), s(63.0));
+        assert_eq!(next_due(s(20.0), s(30.0), s(3.0)), s(63.0));
+        assert_eq!(next_due(s(10.0), s(30.0), s(3.0)), s(33.0));
+        // A phase of a period or more is taken modulo the period.
+        assert_eq!(next_due(s(0.5), s(30.0), s(33.0)), s(33.0));
+    }
 }

@@ -491,14 +491,10 @@ fn spawn_focus(ctx: &Ctx, mut focus: watch::Receiver<Focus>) -> JoinHandle<()> {
 /// run together and their results reach the screen in one redraw (one snapshot to build, not one
 /// per source). A run that used most of its period waits for the next multiple but one: a slow
 /// onstat is not run back to back.
-async fn pause(ctx: &mut Ctx, base: Duration) {
-    let period = ctx.scaled(base).as_nanos().max(1);
-    let now = ctx.clock.now().as_nanos();
-    let mut next = (now / period + 1) * period;
-    if next - now < period / 2 {
-        next += period;
-    }
-    let wait = Duration::from_nanos(u64::try_from(next - now).unwrap_or(u64::MAX));
+async fn pause(ctx: &mut Ctx, base: Duration, phase: Duration) {
+    let now = ctx.clock.now();
+    let next = group::next_due(now, ctx.scaled(base), ctx.scaled(phase));
+    let wait = next.saturating_sub(now);
     tokio::select! {
         _ = tokio::time::sleep(wait) => {}
         _ = ctx.interval.changed() => {}
@@ -528,7 +524,7 @@ pub fn spawn_polling(ctx: &Ctx, sources: Vec<Source>) -> Vec<JoinHandle<()>> {
                             source.period()
                         };
                         tokio::select! {
-                            _ = pause(&mut ctx, period) => break,
+                            _ = pause(&mut ctx, period, if wanted { Duration::ZERO } else { source.phase() }) => break,
                             // Wanted now: wait for the next tick instead of the period.
                             changed = demand.changed(), if !wanted && demandable => {
                                 if changed.is_err() || !ctx.demand.wants(&source) {
@@ -566,7 +562,7 @@ fn spawn_sockets(ctx: &Ctx) -> JoinHandle<()> {
                     Some(Err(_)) => {}
                 }
             }
-            pause(&mut ctx, Source::ProcNetTcp.period()).await;
+            pause(&mut ctx, Source::ProcNetTcp.period(), Duration::ZERO).await;
         }
     })
 }
@@ -655,7 +651,7 @@ fn spawn_numa(ctx: &Ctx) -> JoinHandle<()> {
                 }
                 last_maps = Some(Instant::now());
             }
-            pause(&mut ctx, Source::Vmstat.period()).await;
+            pause(&mut ctx, Source::Vmstat.period(), Duration::ZERO).await;
         }
     })
 }

@@ -455,4 +455,3 @@ pub const UNPOLLED: &[Unpolled] = &[
         parse: |t| parsed(onstat_banner::parse(t)),
     },
 ];
-

@@ -130,8 +130,7 @@ impl Kind {
     /// The one other kind that reads `text` with no line left over, if exactly one does.
     fn other_reading(self, text: &str) -> Option<Kind> {
         let mut readers = kinds().iter().filter(|k| {
-            **k != self
-                && (k.parse)(text).is_ok_and(|r| r.unparsed() == 0 && r.offline().is_none())
+            **k != self && (k.parse)(text).is_ok_and(|r| r.unparsed() == 0 && r.offline().is_none())
         });
         match (readers.next(), readers.next()) {
             (Some(k), None) => Some(*k),

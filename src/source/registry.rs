@@ -106,6 +106,10 @@ pub(crate) struct SourceDef {
     pub(crate) any_options: bool,
     /// The first server release that has it (`onstat -g bth`: 14.10); older ones are not asked.
     pub(crate) since: Option<(u32, u32)>,
+    /// Where in its period it is due, at an interval of 1 s: sources of one period meet on
+    /// its multiples, and a large output nothing joins at a moment is moved off them
+    /// ([`SourceDef::offset`]).
+    pub(crate) phase: Duration,
 }
 
 impl std::fmt::Debug for SourceDef {
@@ -127,6 +131,7 @@ impl SourceDef {
         collector: Collector::Poll,
         any_options: false,
         since: None,
+        phase: Duration::ZERO,
     };
 
     /// `onstat OPTIONS`, polled by a task of its own.
@@ -152,6 +157,15 @@ impl SourceDef {
 
     const fn collected_by(mut self, collector: Collector) -> SourceDef {
         self.collector = collector;
+        self
+    }
+
+    /// Due `seconds` past the multiples of its period: for a large output that nothing joins
+    /// with another at one moment, so it is not read (and held twice while the old one is
+    /// replaced) in the second every other period meets. At 5,000 sessions the 10, 30 and
+    /// 60 s periods made one second's `onstat -i` output 7.8 MB.
+    const fn offset(mut self, seconds: u64) -> SourceDef {
+        self.phase = Duration::from_secs(seconds);
         self
     }
 
@@ -393,17 +407,17 @@ registry! {
         SourceDef::onstat(&["-g", "bth"], PERIOD_CPU).since(14, 10),
     /// Per-thread profiles: log space used (who fills the logs).
     OnstatGTpf: parsers::onstat_g_tpf::OnstatGTpf as "tpf" = parsers::onstat_g_tpf::parse, kind "onstat-g-tpf";
-        SourceDef::onstat(&["-g", "tpf"], PERIOD_HISTORY),
+        SourceDef::onstat(&["-g", "tpf"], PERIOD_HISTORY).offset(3),
     /// The last checkpoints: trigger, times, waits, whether they blocked.
     OnstatGCkp: parsers::onstat_g_ckp::OnstatGCkp as "ckp" = parsers::onstat_g_ckp::parse, kind "onstat-g-ckp";
         SourceDef::onstat(&["-g", "ckp"], PERIOD_HISTORY),
     /// Shared-memory segments: growth since start.
     OnstatGSeg: parsers::onstat_g_seg::OnstatGSeg as "seg" = parsers::onstat_g_seg::parse, kind "onstat-g-seg";
-        SourceDef::onstat(&["-g", "seg"], PERIOD_MEMORY),
+        SourceDef::onstat(&["-g", "seg"], PERIOD_MEMORY).offset(7),
     /// Every session's memory (total and used of its pool): the list form of `-g ses`, without
     /// a session id. Short name `mem`: the `ses` of the header is the session screen's.
     OnstatGSesList: parsers::onstat_g_ses::OnstatGSes as "mem" = parsers::onstat_g_ses::parse, kind "onstat-g-ses";
-        SourceDef::onstat(&["-g", "ses"], PERIOD_SESSION_MEMORY),
+        SourceDef::onstat(&["-g", "ses"], PERIOD_SESSION_MEMORY).offset(17),
     /// One session's detail, for the session screen.
     OnstatGSes(Sid): parsers::onstat_g_ses::OnstatGSes as "ses" = parsers::onstat_g_ses::parse;
         SourceDef::onstat(&["-g", "ses", "{}"], PERIOD_JOINS).collected_by(Collector::Focus),
@@ -610,6 +624,11 @@ impl Source {
     /// collectors, the demo and the header's staleness all read.
     pub fn period(&self) -> Duration {
         self.def().period
+    }
+
+    /// Where in its period it is due (see `SourceDef::offset`): zero for most.
+    pub fn phase(&self) -> Duration {
+        self.def().phase
     }
 
     pub(crate) fn timeout(&self) -> Duration {

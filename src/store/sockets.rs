@@ -24,8 +24,13 @@ struct ConnHistory {
     /// strictly decreasing from the front, so the front is the window's maximum (a
     /// sliding-window maximum). A connection whose queue never changes holds one.
     peaks: VecDeque<Sample>,
-    last: Socket,
-    last_seen: Duration,
+    /// The latest sample's queues and state: the endpoints are the maps' keys, not kept
+    /// again (5,000 connections held 2.5 MB of map with a whole socket in each entry).
+    send_q: u64,
+    recv_q: u64,
+    state: Option<TcpState>,
+    /// When it was last in a sample (nanoseconds since ifxtop started).
+    last_seen: u64,
     /// Order of first appearance: a stable, cheap tie-break for the pane's order.
     seq: u64,
 }
@@ -130,8 +135,10 @@ impl SocketHistory {
                     by_remote.entry(s.remote.clone()).or_insert(ConnHistory {
                         recent: VecDeque::with_capacity(TREND_SAMPLES),
                         peaks: VecDeque::new(),
-                        last: s.clone(),
-                        last_seen: t,
+                        send_q: s.send_q,
+                        recv_q: s.recv_q,
+                        state: s.state,
+                        last_seen: now,
                         seq: self.next_seq,
                     })
                 }
@@ -141,15 +148,15 @@ impl SocketHistory {
             }
             h.push(now, s.send_q);
             // Only what changes between samples (the endpoints are the key).
-            h.last.send_q = s.send_q;
-            h.last.recv_q = s.recv_q;
-            h.last.state = s.state;
-            h.last_seen = t;
+            h.send_q = s.send_q;
+            h.recv_q = s.recv_q;
+            h.state = s.state;
+            h.last_seen = now;
         }
-        let horizon = t.saturating_sub(self.window);
+        let horizon = nanos(t.saturating_sub(self.window));
         for by_remote in self.conns.values_mut() {
             by_remote.retain(|_, h| {
-                h.expire(nanos(horizon));
+                h.expire(horizon);
                 h.last_seen >= horizon
             });
         }
@@ -164,27 +171,27 @@ impl SocketHistory {
         };
         // Sort references with the keys computed once (thousands of connections on a big
         // instance, rebuilt every second), then build the rows in order.
-        let mut live: Vec<(&ConnHistory, u64)> = self
+        let latest = nanos(latest);
+        let mut live: Vec<(&Endpoint, &Endpoint, &ConnHistory, u64)> = self
             .conns
-            .values()
-            .flat_map(|m| m.values())
-            .filter(|h| h.last_seen == latest)
-            .map(|h| (h, h.max()))
+            .iter()
+            .flat_map(|(local, m)| m.iter().map(move |(remote, h)| (local, remote, h)))
+            .filter(|(_, _, h)| h.last_seen == latest)
+            .map(|(local, remote, h)| (local, remote, h, h.max()))
             .collect();
-        live.sort_unstable_by(|(a, amax), (b, bmax)| {
-            b.last
-                .send_q
-                .cmp(&a.last.send_q)
+        live.sort_unstable_by(|(_, _, a, amax), (_, _, b, bmax)| {
+            b.send_q
+                .cmp(&a.send_q)
                 .then(bmax.cmp(amax))
                 .then(a.seq.cmp(&b.seq))
         });
         live.into_iter()
-            .map(|(h, max)| SocketRow {
-                local: h.last.local.clone(),
-                remote: h.last.remote.clone(),
-                state: h.last.state,
-                send_q: h.last.send_q,
-                recv_q: h.last.recv_q,
+            .map(|(local, remote, h, max)| SocketRow {
+                local: local.clone(),
+                remote: remote.clone(),
+                state: h.state,
+                send_q: h.send_q,
+                recv_q: h.recv_q,
                 max_send_q: max,
                 // A connection that never queued anything in the window draws a blank
                 // sparkline: no samples needed (most of thousands of connections).
