@@ -8,5 +8,7 @@ pub mod feed;
 pub mod runtime;
 pub mod setup;
 pub mod signals;
+#[cfg(test)]
+mod toy;
 pub mod walk;
 pub mod watch;

@@ -86,6 +86,9 @@ pub mod onstat_u;
 pub mod onstat_x;
 pub mod sockets;
 pub mod systabnames;
+/// The test build's toy source's parser (`Source::Toy`).
+#[cfg(test)]
+pub mod toy;
 
 // Chunk I/O, devices and replication (HA).
 pub mod chunk_devices;

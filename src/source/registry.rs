@@ -234,15 +234,16 @@ impl<T> Key<T> {
 /// `Name(Arg): RecordType as "short" = parser, poll rule, kind "name" | "alias"; definition,`
 ///
 /// (`poll` and `kind` are optional). The kind parses with the parser alone: `ifxtop parse`
-/// reads a captured fragment that a poll would refuse.
+/// reads a captured fragment that a poll would refuse. An entry may be `#[cfg(...)]` after its
+/// doc comment (the test build's toy source is).
 macro_rules! registry {
-    ($( $(#[$doc:meta])* $name:ident $( ( $arg:ty ) )? : $rec:ty as $short:literal = $parse:expr
+    ($( $(#[doc = $doc:literal])* $(#[cfg($cfg:meta)])? $name:ident $( ( $arg:ty ) )? : $rec:ty as $short:literal = $parse:expr
         $(, poll $check:expr)? $(, kind $kind:literal $(| $alias:literal)*)? ; $def:expr ),* $(,)?) => {
         /// One thing ifxtop collects. Its `label` is how a DBA would type it (`onstat -u`) or,
         /// for a file read directly, its path; recordings name their samples by it.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Source {
-            $( $(#[$doc])* $name $( ($arg) )? ),*
+            $( $(#[doc = $doc])* $(#[cfg($cfg)])? $name $( ($arg) )? ),*
         }
 
         /// The typed key of every source: a constant for a source without an argument
@@ -250,27 +251,31 @@ macro_rules! registry {
         #[allow(non_upper_case_globals, non_snake_case, private_interfaces)]
         pub mod key {
             use super::*;
-            $( registry!(@key $name, $rec $(, $arg)?); )*
+            $( $(#[cfg($cfg)])? registry!(@key $name, $rec $(, $arg)?); )*
         }
 
         /// The sources `ifxtop parse` reads by a kind name, in the registry's order.
-        pub(crate) const KINDS: &[super::kinds::Kind] = &[
-            $( $( super::kinds::Kind::of_source(
-                $kind,
-                &[$($alias),*],
-                ($def).run,
-                |text| {
-                    let typed: fn(&str) -> Result<$rec, ParseError> = $parse;
-                    parsed(typed(text))
-                },
-            ), )? )*
-        ];
+        pub(crate) fn kinds() -> Vec<super::kinds::Kind> {
+            let mut all = Vec::new();
+            $( $(#[cfg($cfg)])? {
+                $( all.push(super::kinds::Kind::of_source(
+                    $kind,
+                    &[$($alias),*],
+                    ($def).run,
+                    |text| {
+                        let typed: fn(&str) -> Result<$rec, ParseError> = $parse;
+                        parsed(typed(text))
+                    },
+                )); )?
+            } )*
+            all
+        }
 
         impl Source {
             /// Its entry in the registry.
             pub(crate) fn def(&self) -> &'static SourceDef {
                 match self {
-                    $( Source::$name { .. } => {
+                    $( $(#[cfg($cfg)])? Source::$name { .. } => {
                         const DEF: SourceDef = $def;
                         &DEF
                     } )*
@@ -281,7 +286,7 @@ macro_rules! registry {
             /// the poll's rule for a source that has one (a cut `onstat -u` is refused).
             pub(crate) fn parse_str(&self, text: &str) -> Result<Parsed, ParseError> {
                 match self {
-                    $( Source::$name { .. } => {
+                    $( $(#[cfg($cfg)])? Source::$name { .. } => {
                         let typed: fn(&str) -> Result<$rec, ParseError> = $parse;
                         parsed(typed(text) $( .and_then($check) )?)
                     } )*
@@ -292,14 +297,14 @@ macro_rules! registry {
             /// for one the header shows otherwise.
             pub fn short(&self) -> &'static str {
                 match self {
-                    $( Source::$name { .. } => $short, )*
+                    $( $(#[cfg($cfg)])? Source::$name { .. } => $short, )*
                 }
             }
 
             /// The argument of a source that has one (a session id, a node, a pid), as text.
             pub(crate) fn arg(&self) -> Option<String> {
                 match self {
-                    $( registry!(@bind $name x $($arg)?) => registry!(@show x $($arg)?) ),*
+                    $( $(#[cfg($cfg)])? registry!(@bind $name x $($arg)?) => registry!(@show x $($arg)?) ),*
                 }
             }
 
@@ -307,7 +312,7 @@ macro_rules! registry {
             /// label is matched against.
             fn candidates(arg: Option<&str>) -> Vec<Source> {
                 let mut all = Vec::new();
-                $( if let Some(s) = registry!(@make $name arg $($arg)?) {
+                $( $(#[cfg($cfg)])? if let Some(s) = registry!(@make $name arg $($arg)?) {
                     all.push(s);
                 } )*
                 all
@@ -542,6 +547,11 @@ registry! {
             collector: Collector::Poll,
             ..SourceDef::BASE
         },
+    /// A toy, in test builds only: with its parser (`parsers::toy`) this entry is a whole
+    /// source, collected, recorded, stored, listed and parsed (`instance::toy` shows it).
+    #[cfg(test)]
+    Toy: parsers::toy::LoadAvg as "toy" = parsers::toy::parse, kind "toy-loadavg";
+        SourceDef::file("/proc/loadavg", PERIOD_FAST, Collector::Poll),
 }
 
 /// `template` with its `{}` replaced by `arg` (when it has one).
