@@ -80,7 +80,10 @@ async fn a_toy_source_is_one_entry_and_its_parser() {
         .find(|s| s.short == "toy")
         .expect("listed among the sources");
     assert_eq!(listed.source, "/proc/loadavg");
-    assert!(listed.age_s.is_some() && listed.error.is_none(), "{listed:?}");
+    assert!(
+        listed.age_s.is_some() && listed.error.is_none(),
+        "{listed:?}"
+    );
 
     let kind = Kind::from_name("toy-loadavg").expect("a parse kind");
     assert_eq!(kind.command(), "/proc/loadavg");
