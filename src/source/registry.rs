@@ -418,7 +418,7 @@ registry! {
         SourceDef::onstat(&["-g", "ckp"], PERIOD_HISTORY),
     /// Shared-memory segments: growth since start.
     OnstatGSeg: parsers::onstat_g_seg::OnstatGSeg as "seg" = parsers::onstat_g_seg::parse, kind "onstat-g-seg";
-        SourceDef::onstat(&["-g", "seg"], PERIOD_MEMORY).offset(7),
+        SourceDef::onstat(&["-g", "seg"], PERIOD_MEMORY),
     /// Every session's memory (total and used of its pool): the list form of `-g ses`, without
     /// a session id. Short name `mem`: the `ses` of the header is the session screen's.
     OnstatGSesList: parsers::onstat_g_ses::OnstatGSes as "mem" = parsers::onstat_g_ses::parse, kind "onstat-g-ses";
