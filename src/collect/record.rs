@@ -753,6 +753,7 @@ enum Line {
 }
 
 /// A string field read and dropped: checked to be a string as a sample's is, not kept.
+#[derive(Default)]
 struct Unkept;
 
 impl<'de> serde::Deserialize<'de> for Unkept {
@@ -772,24 +773,9 @@ impl<'de> serde::Deserialize<'de> for Unkept {
 }
 
 /// A sample line without its outputs: what indexing a recording needs when nothing reads the
-/// outputs then (no timeline). Its fields are checked as [`RawSample`]'s are, so a line is a
-/// sample to both or to neither.
-#[derive(serde::Deserialize)]
-struct SampleHead {
-    t: f64,
-    source: String,
-    #[serde(default)]
-    #[allow(dead_code)]
-    argv: Vec<Unkept>,
-    #[serde(default = "crate::collect::sample::exit_ok")]
-    exit: Option<i32>,
-    #[serde(default)]
-    #[allow(dead_code)]
-    stdout: Option<Unkept>,
-    #[serde(default)]
-    #[allow(dead_code)]
-    stderr: Option<Unkept>,
-}
+/// outputs then (no timeline). The same type as a sample with its texts dropped, so a line is
+/// a sample to both or to neither.
+type SampleHead = RawSample<Unkept>;
 
 /// Reads line `no` of a recording: the same answer each time the file is read. Without
 /// `keep_output`, a sample's outputs are checked and dropped (its `stdout` and `stderr` empty).
@@ -989,9 +975,11 @@ mod tests {
             format!("{{\"ifxtop_recording\":{FORMAT_VERSION}}}"),
             sample(1, u.into()),
             sample(2, u.into()),
-            // Not a sample to either reader: an output that is no string.
+            // Not a sample to either reader: an output that is no string, or null (the
+            // outputs-dropping reader once took a null).
             sample(3, 42.into()),
             sample(4, u.into()),
+            sample(5, serde_json::Value::Null),
         ];
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("rec.jsonl");

@@ -7,23 +7,25 @@ use crate::source::Source;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
-/// A collected output exactly as the command printed it: one line of a recording.
+/// A collected output exactly as the command printed it: one line of a recording. `T` is how
+/// its texts are kept: read as `String`s, or checked and dropped when indexing a recording
+/// needs only when and what (`collect::record`), by the same rules.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RawSample {
+pub struct RawSample<T = String> {
     /// Seconds since the start of the session (recording).
     pub t: f64,
     /// The command line as a DBA types it (`onstat -u`) or the path of a file read directly.
     pub source: String,
     #[serde(default)]
-    pub argv: Vec<String>,
+    pub argv: Vec<T>,
     /// Exit code; null when killed, timed out or not started (then `stderr` says why). A
     /// hand-written line may leave it out: it then counts as a successful run (0).
     #[serde(default = "exit_ok")]
     pub exit: Option<i32>,
     #[serde(default)]
-    pub stdout: String,
+    pub stdout: T,
     #[serde(default)]
-    pub stderr: String,
+    pub stderr: T,
 }
 
 pub(crate) fn exit_ok() -> Option<i32> {

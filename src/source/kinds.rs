@@ -49,26 +49,17 @@ pub fn kinds() -> &'static [Kind] {
             command: Command::Text(u.command),
             parse: u.parse,
         });
-        registry::kinds().into_iter().chain(unpolled).collect()
+        let sources = registry::kinds().into_iter().map(|e| Kind {
+            name: e.name,
+            aliases: e.aliases,
+            command: Command::Run(e.run),
+            parse: e.parse,
+        });
+        sources.chain(unpolled).collect()
     })
 }
 
 impl Kind {
-    /// A source's kind (written by `registry!`).
-    pub(crate) const fn of_source(
-        name: &'static str,
-        aliases: &'static [&'static str],
-        run: Run,
-        parse: fn(&str) -> Result<Parsed, ParseError>,
-    ) -> Kind {
-        Kind {
-            name,
-            aliases,
-            command: Command::Run(run),
-            parse,
-        }
-    }
-
     /// The kind named `name` exactly (by its name or an alias); else the one whose name or alias
     /// it is in another case, when only one kind is (`ONSTAT-U`). Names that differ only in
     /// case are different commands (`onstat-d`/`onstat-D`, `onstat-x`/`onstat-X`): in any

@@ -226,6 +226,15 @@ impl<T> Key<T> {
     }
 }
 
+/// An entry's parse kind: its name and other spellings, what it runs, and its parser alone
+/// (without the poll's rule).
+pub(crate) struct KindEntry {
+    pub(crate) name: &'static str,
+    pub(crate) aliases: &'static [&'static str],
+    pub(crate) run: Run,
+    pub(crate) parse: fn(&str) -> Result<Parsed, ParseError>,
+}
+
 /// Generates `Source` (one variant per entry, with its argument type if it has one),
 /// `Source::def` (its entry), `Source::parse` (its typed parser, then the poll's rule if it has
 /// one), `Source::short`, [`key`] (one typed key per entry) and [`KINDS`] (the entries
@@ -254,19 +263,20 @@ macro_rules! registry {
             $( $(#[cfg($cfg)])? registry!(@key $name, $rec $(, $arg)?); )*
         }
 
-        /// The sources `ifxtop parse` reads by a kind name, in the registry's order.
-        pub(crate) fn kinds() -> Vec<super::kinds::Kind> {
+        /// The sources `ifxtop parse` reads by a kind name, in the registry's order
+        /// (`source::kinds` lists them with the rest).
+        pub(crate) fn kinds() -> Vec<KindEntry> {
             let mut all = Vec::new();
             $( $(#[cfg($cfg)])? {
-                $( all.push(super::kinds::Kind::of_source(
-                    $kind,
-                    &[$($alias),*],
-                    ($def).run,
-                    |text| {
+                $( all.push(KindEntry {
+                    name: $kind,
+                    aliases: &[$($alias),*],
+                    run: ($def).run,
+                    parse: |text| {
                         let typed: fn(&str) -> Result<$rec, ParseError> = $parse;
                         parsed(typed(text))
                     },
-                )); )?
+                }); )?
             } )*
             all
         }

@@ -1292,7 +1292,7 @@ fn size_cell(cell: &str) -> Option<f64> {
 /// shows. Enter opens the first session, whose screen says its memory and how old it is.
 #[test]
 fn sessions_by_memory() {
-    // 10 s after the list's read at 300 s.
+    // 23 s after the list's read at 287 s (it is read 17 s past each half-minute).
     const AT: u64 = 310;
     for (w, h) in SIZES {
         let mut a = demo_app(AT, w, h);
