@@ -51,9 +51,23 @@ impl App {
             if pane == self.pane {
                 self.refresh_order(pane);
             } else {
-                self.tables[pane.index()].stale = true;
+                self.let_go(pane);
             }
         }
+    }
+
+    /// Marks a pane off screen stale, keeping its selected row's identity and letting go of
+    /// the snapshot its order was of.
+    fn let_go(&mut self, pane: Pane) {
+        let t = &self.tables[pane.index()];
+        if let Some(basis) = &t.basis {
+            let row = t.order.get(t.selected).copied().filter(|_| t.follow);
+            let kept = row.and_then(|r| self.row_id_of(pane, basis, r));
+            let t = &mut self.tables[pane.index()];
+            t.kept = kept;
+            t.basis = None;
+        }
+        self.tables[pane.index()].stale = true;
     }
 
     /// What identifies row `row` of `pane` (a tree line when the tree is shown).
@@ -77,7 +91,8 @@ impl App {
         let prev_row = t.order.get(t.selected).copied().filter(|_| t.follow);
         let prev_id = match (&t.basis, prev_row) {
             (Some(basis), Some(r)) => self.row_id_of(pane, basis, r),
-            _ => None,
+            (Some(_), None) => None,
+            (None, _) => t.kept.clone().filter(|_| t.follow),
         };
         let needle = t.filter.to_lowercase();
         let sort = t.sort;
@@ -117,6 +132,7 @@ impl App {
         let t = &mut self.tables[pane.index()];
         t.stale = false;
         t.basis = Some(snap);
+        t.kept = None;
         if let Some(pos) = keep {
             t.selected = pos;
         }
