@@ -49,7 +49,7 @@ pub struct ThreadProfile {
 
 /// A row's counters: the names sorted, shared by every row under one column header, and the
 /// row's numbers in the same order (one allocation a row: 5,000 threads held ~20 MB as a map
-/// of owned names per row, 2.2 MB as a list of shared names and numbers, 0.7 MB so).
+/// of owned names per row, 2.2 MB as a list of shared names and numbers, 0.6 MB so).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Counters {
     names: Arc<[Arc<str>]>,
