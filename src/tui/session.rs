@@ -280,6 +280,7 @@ impl Session {
         }
         if due == Due::Now || focus_moved {
             self.watched.built();
+            self.app.release_live();
             let mut snap = snapshot::build_with(
                 &self.watched.store,
                 now,

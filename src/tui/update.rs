@@ -56,6 +56,20 @@ impl App {
         }
     }
 
+    /// Lets go of the live snapshot before the next is built, so the two are not held at once
+    /// (about 4.5 MB each at 5,000 sessions): every table keeps its selected row's identity
+    /// instead, and the next snapshot's order follows it. Not while frozen: the tables are of
+    /// the frozen snapshot then.
+    pub fn release_live(&mut self) {
+        if self.frozen.is_some() {
+            return;
+        }
+        for pane in Pane::ALL {
+            self.let_go(pane);
+        }
+        self.live = Arc::new(Snapshot::default());
+    }
+
     /// Marks a pane off screen stale, keeping its selected row's identity and letting go of
     /// the snapshot its order was of.
     fn let_go(&mut self, pane: Pane) {

@@ -283,6 +283,36 @@ fn a_pane_off_screen_holds_no_old_snapshot_and_keeps_its_selection() {
     assert_eq!(selected_sid(&a), chosen, "the selection followed its row");
 }
 
+/// The snapshot on screen is let go before the next is built (the two are 9 MB at 5,000
+/// sessions); the selection still follows its row into the next.
+#[test]
+fn the_live_snapshot_is_let_go_before_the_next_and_the_selection_follows() {
+    let mut a = app();
+    let first = Arc::new(snapshot());
+    a.set_snapshot(first.clone());
+    a.on_key(key('j'), NOW);
+    let chosen = selected_sid(&a);
+    assert!(chosen.is_some() && chosen != Some(Sid(812)), "{chosen:?}");
+    a.release_live();
+    assert_eq!(
+        Arc::strong_count(&first),
+        1,
+        "the old snapshot is still held"
+    );
+    let mut s = snapshot();
+    s.waiters.insert(
+        0,
+        waiter(77, "newcomer", WaitReason::Condition, 900.0, false),
+    );
+    a.set_snapshot(Arc::new(s));
+    assert_eq!(selected_sid(&a), chosen, "the selection followed its row");
+    // Frozen, the screen's snapshot is kept.
+    a.on_key(key(' '), NOW);
+    let shown = a.shown().clone();
+    a.release_live();
+    assert!(Arc::ptr_eq(&shown, a.shown()));
+}
+
 #[test]
 fn filter_narrows_rows_and_esc_clears_it() {
     let mut a = app();
