@@ -252,28 +252,39 @@ fn an_untouched_selection_stays_on_the_top_row() {
     assert!(!a.table().follow);
 }
 
-/// A pane off screen keeps its selected row's identity, not the snapshot it was sorted on:
-/// every pane visited once held an old snapshot each (4.5 MB at 5,000 sessions) until it was
-/// shown again. The selection still follows its row across the switch.
-#[test]
-fn a_pane_off_screen_holds_no_old_snapshot_and_keeps_its_selection() {
+/// The app on its snapshot, the second waiter selected: the app, the snapshot, its sid.
+fn second_row_chosen() -> (App, Arc<Snapshot>, Option<Sid>) {
     let mut a = app();
     let first = Arc::new(snapshot());
     a.set_snapshot(first.clone());
     a.on_key(key('j'), NOW);
     let chosen = selected_sid(&a);
     assert!(chosen.is_some() && chosen != Some(Sid(812)), "{chosen:?}");
-    // Every pane sorted on `first`, then the Sessions pane on screen.
-    for k in ['1', '3', '4', '5', '6', '7', '8', '1'] {
-        a.on_key(key(k), NOW);
-    }
-    // A newcomer before the chosen row: its index moves.
+    (a, first, chosen)
+}
+
+/// The snapshot with a newcomer first: every other row's index moves.
+fn newcomer_first() -> Snapshot {
     let mut s = snapshot();
     s.waiters.insert(
         0,
         waiter(77, "newcomer", WaitReason::Condition, 900.0, false),
     );
-    a.set_snapshot(Arc::new(s));
+    s
+}
+
+/// A pane off screen keeps its selected row's identity, not the snapshot it was sorted on:
+/// every pane visited once held an old snapshot each (4.5 MB at 5,000 sessions) until it was
+/// shown again. The selection still follows its row across the switch.
+#[test]
+fn a_pane_off_screen_holds_no_old_snapshot_and_keeps_its_selection() {
+    let (mut a, first, chosen) = second_row_chosen();
+    // Every pane sorted on `first`, then the Sessions pane on screen.
+    for k in ['1', '3', '4', '5', '6', '7', '8', '1'] {
+        a.on_key(key(k), NOW);
+    }
+    // A newcomer before the chosen row: its index moves.
+    a.set_snapshot(Arc::new(newcomer_first()));
     assert_eq!(
         Arc::strong_count(&first),
         1,
@@ -287,24 +298,14 @@ fn a_pane_off_screen_holds_no_old_snapshot_and_keeps_its_selection() {
 /// sessions); the selection still follows its row into the next.
 #[test]
 fn the_live_snapshot_is_let_go_before_the_next_and_the_selection_follows() {
-    let mut a = app();
-    let first = Arc::new(snapshot());
-    a.set_snapshot(first.clone());
-    a.on_key(key('j'), NOW);
-    let chosen = selected_sid(&a);
-    assert!(chosen.is_some() && chosen != Some(Sid(812)), "{chosen:?}");
+    let (mut a, first, chosen) = second_row_chosen();
     a.release_live();
     assert_eq!(
         Arc::strong_count(&first),
         1,
         "the old snapshot is still held"
     );
-    let mut s = snapshot();
-    s.waiters.insert(
-        0,
-        waiter(77, "newcomer", WaitReason::Condition, 900.0, false),
-    );
-    a.set_snapshot(Arc::new(s));
+    a.set_snapshot(Arc::new(newcomer_first()));
     assert_eq!(selected_sid(&a), chosen, "the selection followed its row");
     // Frozen, the screen's snapshot is kept.
     a.on_key(key(' '), NOW);
