@@ -292,19 +292,13 @@ pub struct ParseArgs {
 
 /// `What the input is: onstat-u, ...`: every kind `Kind::from_name` accepts.
 fn kind_help() -> String {
-    let names: Vec<_> = crate::source::kinds::kinds()
-        .iter()
-        .map(|k| k.name)
-        .collect();
+    let names = crate::source::kinds::names();
     format!("What the input is: {}", names.join(", "))
 }
 
 fn parse_kind(s: &str) -> std::result::Result<Kind, String> {
     Kind::from_name(s).ok_or_else(|| {
-        let names: Vec<_> = crate::source::kinds::kinds()
-            .iter()
-            .map(|k| k.name)
-            .collect();
+        let names = crate::source::kinds::names();
         format!("unknown kind '{s}'; one of: {}", names.join(", "))
     })
 }

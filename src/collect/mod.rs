@@ -518,13 +518,14 @@ pub fn spawn_polling(ctx: &Ctx, sources: Vec<Source>) -> Vec<JoinHandle<()>> {
                     }
                     loop {
                         let wanted = ctx.demand.wants(&source);
-                        let period = if wanted {
-                            demand::Demand::period(&source)
+                        // Wanted with every tick, it is due on the tick, not past it.
+                        let (period, phase) = if wanted {
+                            (demand::Demand::period(&source), Duration::ZERO)
                         } else {
-                            source.period()
+                            (source.period(), source.phase())
                         };
                         tokio::select! {
-                            _ = pause(&mut ctx, period, if wanted { Duration::ZERO } else { source.phase() }) => break,
+                            _ = pause(&mut ctx, period, phase) => break,
                             // Wanted now: wait for the next tick instead of the period.
                             changed = demand.changed(), if !wanted && demandable => {
                                 if changed.is_err() || !ctx.demand.wants(&source) {

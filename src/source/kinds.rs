@@ -39,6 +39,12 @@ impl PartialEq for Kind {
     }
 }
 
+/// Every kind's name, in the order `kinds` lists them (for the help and an unknown name's
+/// error).
+pub fn names() -> Vec<&'static str> {
+    kinds().iter().map(|k| k.name).collect()
+}
+
 /// Every kind: the registry's, then those no source polls.
 pub fn kinds() -> &'static [Kind] {
     static ALL: OnceLock<Vec<Kind>> = OnceLock::new();
@@ -82,18 +88,7 @@ impl Kind {
     pub fn command(&self) -> String {
         match self.command {
             Command::Text(t) => t.to_string(),
-            Command::Run(run) => {
-                let words: Vec<&str> = match run {
-                    Run::Onstat(options) => std::iter::once("onstat")
-                        .chain(options.iter().copied())
-                        .filter(|w| *w != "{}")
-                        .collect(),
-                    Run::Command(argv) => argv.to_vec(),
-                    Run::Dbaccess { database, .. } => vec!["dbaccess", database],
-                    Run::File(path) => vec![path],
-                };
-                words.join(" ").replace("{}", "N")
-            }
+            Command::Run(run) => run.text(None),
         }
     }
 

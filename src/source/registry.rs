@@ -237,7 +237,7 @@ pub(crate) struct KindEntry {
 
 /// Generates `Source` (one variant per entry, with its argument type if it has one),
 /// `Source::def` (its entry), `Source::parse` (its typed parser, then the poll's rule if it has
-/// one), `Source::short`, [`key`] (one typed key per entry) and [`KINDS`] (the entries
+/// one), `Source::short`, [`key`] (one typed key per entry) and `kinds` (the entries
 /// `ifxtop parse` reads by a kind name), so an entry is written once:
 ///
 /// `Name(Arg): RecordType as "short" = parser, poll rule, kind "name" | "alias"; definition,`
@@ -246,8 +246,10 @@ pub(crate) struct KindEntry {
 /// reads a captured fragment that a poll would refuse. An entry may be `#[cfg(...)]` after its
 /// doc comment (the test build's toy source is).
 macro_rules! registry {
-    ($( $(#[doc = $doc:literal])* $(#[cfg($cfg:meta)])? $name:ident $( ( $arg:ty ) )? : $rec:ty as $short:literal = $parse:expr
-        $(, poll $check:expr)? $(, kind $kind:literal $(| $alias:literal)*)? ; $def:expr ),* $(,)?) => {
+    ($( $(#[doc = $doc:literal])* $(#[cfg($cfg:meta)])?
+        $name:ident $( ( $arg:ty ) )? : $rec:ty as $short:literal = $parse:expr
+        $(, poll $check:expr)? $(, kind $kind:literal $(| $alias:literal)*)? ; $def:expr
+    ),* $(,)?) => {
         /// One thing ifxtop collects. Its `label` is how a DBA would type it (`onstat -u`) or,
         /// for a file read directly, its path; recordings name their samples by it.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -314,7 +316,8 @@ macro_rules! registry {
             /// The argument of a source that has one (a session id, a node, a pid), as text.
             pub(crate) fn arg(&self) -> Option<String> {
                 match self {
-                    $( $(#[cfg($cfg)])? registry!(@bind $name x $($arg)?) => registry!(@show x $($arg)?) ),*
+                    $( $(#[cfg($cfg)])?
+                        registry!(@bind $name x $($arg)?) => registry!(@show x $($arg)?) ),*
                 }
             }
 
@@ -378,17 +381,21 @@ registry! {
     OnstatX: parsers::onstat_x::OnstatX as "-X" = parsers::onstat_x::parse, kind "onstat-X";
         SourceDef::onstat(&["-X"], PERIOD_BUFFERS),
     /// Conditions with waiters.
-    OnstatGCon: parsers::onstat_g_con::OnstatGCon as "con" = parsers::onstat_g_con::parse, kind "onstat-g-con";
+    OnstatGCon: parsers::onstat_g_con::OnstatGCon as "con" = parsers::onstat_g_con::parse,
+        kind "onstat-g-con";
         SourceDef::onstat(&["-g", "con"], PERIOD_FAST),
     /// Threads: tid ↔ rstcb ↔ name.
-    OnstatGAth: parsers::onstat_g_ath::OnstatGAth as "ath" = parsers::onstat_g_ath::parse, kind "onstat-g-ath";
+    OnstatGAth: parsers::onstat_g_ath::OnstatGAth as "ath" = parsers::onstat_g_ath::parse,
+        kind "onstat-g-ath";
         SourceDef::onstat(&["-g", "ath"], PERIOD_THREADS),
     /// Threads' CPU seconds: each session's CPU use between two samples, joined through the
     /// `-g ath` and `-u` read with it. Read with `-g ath`, so the three share a moment.
-    OnstatGCpu: parsers::onstat_g_cpu::OnstatGCpu as "cpu" = parsers::onstat_g_cpu::parse, kind "onstat-g-cpu";
+    OnstatGCpu: parsers::onstat_g_cpu::OnstatGCpu as "cpu" = parsers::onstat_g_cpu::parse,
+        kind "onstat-g-cpu";
         SourceDef::onstat(&["-g", "cpu"], PERIOD_THREADS),
     /// Network threads: session ↔ client `host|port`.
-    OnstatGNtt: parsers::onstat_g_ntt::OnstatGNtt as "ntt" = parsers::onstat_g_ntt::parse, kind "onstat-g-ntt";
+    OnstatGNtt: parsers::onstat_g_ntt::OnstatGNtt as "ntt" = parsers::onstat_g_ntt::parse,
+        kind "onstat-g-ntt";
         SourceDef::onstat(&["-g", "ntt"], PERIOD_THREADS),
     /// Locks: owner, waiters, partnum.
     OnstatK: parsers::onstat_k::OnstatK as "-k" = parsers::onstat_k::parse, kind "onstat-k";
@@ -403,45 +410,57 @@ registry! {
     OnstatS: parsers::onstat_s::OnstatS as "-s" = parsers::onstat_s::parse, kind "onstat-s";
         SourceDef::onstat(&["-s"], PERIOD_VITALS),
     /// Transactions: the oldest open one and the logs it spans.
-    OnstatXTxn: parsers::onstat_x_txn::OnstatXTxn as "-x" = parsers::onstat_x_txn::parse, kind "onstat-x" | "onstat-x-txn";
+    OnstatXTxn: parsers::onstat_x_txn::OnstatXTxn as "-x" = parsers::onstat_x_txn::parse,
+        kind "onstat-x" | "onstat-x-txn";
         SourceDef::onstat(&["-x"], PERIOD_VITALS),
     /// VP classes and their CPU seconds: busy % between samples.
-    OnstatGGlo: parsers::onstat_g_glo::OnstatGGlo as "glo" = parsers::onstat_g_glo::parse, kind "onstat-g-glo";
+    OnstatGGlo: parsers::onstat_g_glo::OnstatGGlo as "glo" = parsers::onstat_g_glo::parse,
+        kind "onstat-g-glo";
         SourceDef::onstat(&["-g", "glo"], PERIOD_CPU),
     /// Threads ready to run but waiting for a VP.
-    OnstatGRea: parsers::onstat_g_rea::OnstatGRea as "rea" = parsers::onstat_g_rea::parse, kind "onstat-g-rea";
+    OnstatGRea: parsers::onstat_g_rea::OnstatGRea as "rea" = parsers::onstat_g_rea::parse,
+        kind "onstat-g-rea";
         SourceDef::onstat(&["-g", "rea"], PERIOD_CPU),
     /// Mutexes held, with their waiters.
-    OnstatGLmx: parsers::onstat_g_lmx::OnstatGLmx as "lmx" = parsers::onstat_g_lmx::parse, kind "onstat-g-lmx";
+    OnstatGLmx: parsers::onstat_g_lmx::OnstatGLmx as "lmx" = parsers::onstat_g_lmx::parse,
+        kind "onstat-g-lmx";
         SourceDef::onstat(&["-g", "lmx"], PERIOD_CPU),
     /// Mutexes with waiters.
-    OnstatGWmx: parsers::onstat_g_wmx::OnstatGWmx as "wmx" = parsers::onstat_g_wmx::parse, kind "onstat-g-wmx";
+    OnstatGWmx: parsers::onstat_g_wmx::OnstatGWmx as "wmx" = parsers::onstat_g_wmx::parse,
+        kind "onstat-g-wmx";
         SourceDef::onstat(&["-g", "wmx"], PERIOD_CPU),
     /// The engine's blocker graph (14.10+): MGM and condition blockers `-k` cannot see.
-    OnstatGBth: parsers::onstat_g_bth::OnstatGBth as "bth" = parsers::onstat_g_bth::parse, kind "onstat-g-bth" | "onstat-g-BTH";
+    OnstatGBth: parsers::onstat_g_bth::OnstatGBth as "bth" = parsers::onstat_g_bth::parse,
+        kind "onstat-g-bth" | "onstat-g-BTH";
         SourceDef::onstat(&["-g", "bth"], PERIOD_CPU).since(14, 10),
     /// Per-thread profiles: log space used (who fills the logs).
-    OnstatGTpf: parsers::onstat_g_tpf::OnstatGTpf as "tpf" = parsers::onstat_g_tpf::parse, kind "onstat-g-tpf";
+    OnstatGTpf: parsers::onstat_g_tpf::OnstatGTpf as "tpf" = parsers::onstat_g_tpf::parse,
+        kind "onstat-g-tpf";
         SourceDef::onstat(&["-g", "tpf"], PERIOD_HISTORY).offset(3),
     /// The last checkpoints: trigger, times, waits, whether they blocked.
-    OnstatGCkp: parsers::onstat_g_ckp::OnstatGCkp as "ckp" = parsers::onstat_g_ckp::parse, kind "onstat-g-ckp";
+    OnstatGCkp: parsers::onstat_g_ckp::OnstatGCkp as "ckp" = parsers::onstat_g_ckp::parse,
+        kind "onstat-g-ckp";
         SourceDef::onstat(&["-g", "ckp"], PERIOD_HISTORY),
     /// Shared-memory segments: growth since start.
-    OnstatGSeg: parsers::onstat_g_seg::OnstatGSeg as "seg" = parsers::onstat_g_seg::parse, kind "onstat-g-seg";
+    OnstatGSeg: parsers::onstat_g_seg::OnstatGSeg as "seg" = parsers::onstat_g_seg::parse,
+        kind "onstat-g-seg";
         SourceDef::onstat(&["-g", "seg"], PERIOD_MEMORY),
     /// Every session's memory (total and used of its pool): the list form of `-g ses`, without
     /// a session id. Short name `mem`: the `ses` of the header is the session screen's.
-    OnstatGSesList: parsers::onstat_g_ses::OnstatGSes as "mem" = parsers::onstat_g_ses::parse, kind "onstat-g-ses";
+    OnstatGSesList: parsers::onstat_g_ses::OnstatGSes as "mem" = parsers::onstat_g_ses::parse,
+        kind "onstat-g-ses";
         SourceDef::onstat(&["-g", "ses"], PERIOD_SESSION_MEMORY).offset(17),
     /// One session's detail, for the session screen.
     OnstatGSes(Sid): parsers::onstat_g_ses::OnstatGSes as "ses" = parsers::onstat_g_ses::parse;
         SourceDef::onstat(&["-g", "ses", "{}"], PERIOD_JOINS).collected_by(Collector::Focus),
     /// One session's SQL, for the session screen.
-    OnstatGSql(Sid): parsers::onstat_g_sql::OnstatGSql as "sql" = parsers::onstat_g_sql::parse, kind "onstat-g-sql";
+    OnstatGSql(Sid): parsers::onstat_g_sql::OnstatGSql as "sql" = parsers::onstat_g_sql::parse,
+        kind "onstat-g-sql";
         SourceDef::onstat(&["-g", "sql", "{}"], PERIOD_JOINS).collected_by(Collector::Focus),
     /// The operators of the query a session runs (its plan as it runs), for the session
     /// screen: asked only while the screen is open (12.10+).
-    OnstatGPqs(Sid): parsers::onstat_g_pqs::OnstatGPqs as "pqs" = parsers::onstat_g_pqs::parse, kind "onstat-g-pqs";
+    OnstatGPqs(Sid): parsers::onstat_g_pqs::OnstatGPqs as "pqs" = parsers::onstat_g_pqs::parse,
+        kind "onstat-g-pqs";
         SourceDef::onstat(&["-g", "pqs", "{}"], PERIOD_JOINS)
             .collected_by(Collector::Focus)
             .since(12, 10),
@@ -459,10 +478,12 @@ registry! {
     // Chunk I/O, devices and replication (issue 12).
     /// Per chunk: pages read and written (rates between two samples). Not a `-g` option: it
     /// joins the grouped onstat call.
-    OnstatDUpper: parsers::onstat_d_upper::OnstatDUpper as "-D" = parsers::onstat_d_upper::parse, kind "onstat-D";
+    OnstatDUpper: parsers::onstat_d_upper::OnstatDUpper as "-D" = parsers::onstat_d_upper::parse,
+        kind "onstat-D";
         SourceDef::onstat(&["-D"], PERIOD_IO),
     /// Per chunk file: operations, and Informix's own average time per operation.
-    OnstatGIof: parsers::onstat_g_iof::OnstatGIof as "iof" = parsers::onstat_g_iof::parse, kind "onstat-g-iof";
+    OnstatGIof: parsers::onstat_g_iof::OnstatGIof as "iof" = parsers::onstat_g_iof::parse,
+        kind "onstat-g-iof";
         SourceDef::onstat(&["-g", "iof"], PERIOD_HA),
     /// Per block device: I/Os completed, ms spent, busy time (await and %util from two
     /// samples).
@@ -489,16 +510,20 @@ registry! {
         parsers::onstat_g_cluster::parse, kind "onstat-g-cluster";
         SourceDef::onstat(&["-g", "cluster"], PERIOD_HA).collected_by(Collector::Ha),
     /// RSS secondaries: backlog, pages not yet acknowledged, log transmission blocked or not.
-    OnstatGRss: parsers::onstat_g_rss::OnstatGRss as "rss" = parsers::onstat_g_rss::parse, kind "onstat-g-rss";
+    OnstatGRss: parsers::onstat_g_rss::OnstatGRss as "rss" = parsers::onstat_g_rss::parse,
+        kind "onstat-g-rss";
         SourceDef::onstat(&["-g", "rss", "verbose"], PERIOD_HA).collected_by(Collector::Ha),
     /// SDS secondaries: backlog and the last acknowledgement.
-    OnstatGSds: parsers::onstat_g_sds::OnstatGSds as "sds" = parsers::onstat_g_sds::parse, kind "onstat-g-sds";
+    OnstatGSds: parsers::onstat_g_sds::OnstatGSds as "sds" = parsers::onstat_g_sds::parse,
+        kind "onstat-g-sds";
         SourceDef::onstat(&["-g", "sds", "verbose"], PERIOD_HA).collected_by(Collector::Ha),
     /// HDR: the pair's state, the backlog, the last log page applied.
-    OnstatGDri: parsers::onstat_g_dri::OnstatGDri as "dri" = parsers::onstat_g_dri::parse, kind "onstat-g-dri";
+    OnstatGDri: parsers::onstat_g_dri::OnstatGDri as "dri" = parsers::onstat_g_dri::parse,
+        kind "onstat-g-dri";
         SourceDef::onstat(&["-g", "dri"], PERIOD_HA).collected_by(Collector::Ha),
     /// Sockets where /proc/net/tcp is missing.
-    Netstat: parsers::sockets::Sockets as "netstat" = parsers::sockets::parse_netstat, kind "netstat";
+    Netstat: parsers::sockets::Sockets as "netstat" = parsers::sockets::parse_netstat,
+        kind "netstat";
         SourceDef {
             run: Run::Command(&["netstat", "-an"]),
             period: PERIOD_FAST,
@@ -509,7 +534,8 @@ registry! {
             ..SourceDef::BASE
         },
     /// TCP sockets over IPv4: Send-Q per connection.
-    ProcNetTcp: parsers::sockets::Sockets as "tcp" = parsers::sockets::parse_proc_net_tcp, kind "proc-net-tcp";
+    ProcNetTcp: parsers::sockets::Sockets as "tcp" = parsers::sockets::parse_proc_net_tcp,
+        kind "proc-net-tcp";
         SourceDef::file("/proc/net/tcp", PERIOD_FAST, Collector::Sockets),
     /// TCP sockets over IPv6.
     ProcNetTcp6: parsers::sockets::Sockets as "tcp6" = parsers::sockets::parse_proc_net_tcp;
@@ -519,7 +545,8 @@ registry! {
         |t| parsers::numa::parse_cpulist(t).map(parsers::numa::CpuList);
         SourceDef::file("/sys/devices/system/node/online", PERIOD_NUMA, Collector::Numa),
     /// A node's memory: total, free, file pages.
-    NodeMeminfo(u32): parsers::numa::NodeMeminfo as "meminfo" = parsers::numa::parse_node_meminfo, kind "node-meminfo";
+    NodeMeminfo(u32): parsers::numa::NodeMeminfo as "meminfo" = parsers::numa::parse_node_meminfo,
+        kind "node-meminfo";
         SourceDef::file(
             "/sys/devices/system/node/node{}/meminfo",
             PERIOD_NUMA,
@@ -542,7 +569,8 @@ registry! {
         |t| parsers::numa::parse_vmstat(t).map(parsers::numa::Vmstat);
         SourceDef::file("/proc/vmstat", PERIOD_NUMA, Collector::Numa),
     /// Where an oninit process's memory sits, per node.
-    NumaMaps(u32): parsers::numa::NumaMaps as "numa_maps" = parsers::numa::parse_numa_maps, kind "numa-maps";
+    NumaMaps(u32): parsers::numa::NumaMaps as "numa_maps" = parsers::numa::parse_numa_maps,
+        kind "numa-maps";
         SourceDef::file("/proc/{}/numa_maps", PERIOD_NUMA_MAPS, Collector::Numa),
     /// `sysmaster:systabnames` through dbaccess: partnum → table name.
     Systabnames: parsers::systabnames::Systabnames as "tables" = parsers::systabnames::parse;
@@ -572,27 +600,33 @@ fn fill(template: &str, arg: Option<&str>) -> String {
     }
 }
 
+impl Run {
+    /// What it runs as a DBA would type it, with `arg` in its `{}`: `onstat -g ses 812`,
+    /// `/proc/1234/numa_maps`. Without one, an argument word is left out and a path says `N`
+    /// (`onstat -g ses`, `/proc/N/numa_maps`): how `ifxtop parse` names a kind's command.
+    pub(crate) fn text(&self, arg: Option<&str>) -> String {
+        let words = |argv: &[&str]| -> Vec<String> {
+            argv.iter()
+                .filter(|w| arg.is_some() || **w != "{}")
+                .map(|w| fill(w, arg))
+                .collect()
+        };
+        match *self {
+            Run::Onstat(options) => std::iter::once("onstat".to_string())
+                .chain(words(options))
+                .collect::<Vec<_>>()
+                .join(" "),
+            Run::Command(argv) => words(argv).join(" "),
+            Run::Dbaccess { database, .. } => format!("dbaccess {database} -"),
+            Run::File(path) => fill(path, arg.or(Some("N"))),
+        }
+    }
+}
+
 impl Source {
     /// `onstat -u`, `/proc/net/tcp`, `/sys/devices/system/node/node0/meminfo`, ...
     pub fn label(&self) -> String {
-        let arg = self.arg();
-        match self.def().run {
-            Run::Onstat(options) => {
-                let mut s = String::from("onstat");
-                for o in options {
-                    s.push(' ');
-                    s.push_str(&fill(o, arg.as_deref()));
-                }
-                s
-            }
-            Run::Command(argv) => argv
-                .iter()
-                .map(|a| fill(a, arg.as_deref()))
-                .collect::<Vec<_>>()
-                .join(" "),
-            Run::Dbaccess { database, .. } => format!("dbaccess {database} -"),
-            Run::File(path) => fill(path, arg.as_deref()),
-        }
+        self.def().run.text(self.arg().as_deref())
     }
 
     /// The inverse of `label`, for recordings. Extra blanks in a hand-written label are
