@@ -86,14 +86,14 @@ impl SessionRow {
     /// The state in a word or two, at most 10 characters: `running`, `idle`, `idle txn` (idle
     /// in an open transaction), what it waits on
     /// (`lock`, `checkpoint`, `condition`...), `crit.sect.` (running inside a critical section).
-    pub fn state_words(&self) -> String {
+    pub fn state_words(&self) -> &'static str {
         match (self.state, self.wait) {
-            (SessionState::Waiting, Some(r)) => r.short().into(),
-            (SessionState::Idle, _) if self.in_txn => "idle txn".into(),
-            (SessionState::Idle, _) => "idle".into(),
-            (SessionState::Running, _) if self.critical_section => "crit.sect.".into(),
-            (SessionState::Running, _) => "running".into(),
-            (SessionState::Waiting, None) => "waiting".into(),
+            (SessionState::Waiting, Some(r)) => r.short(),
+            (SessionState::Idle, _) if self.in_txn => "idle txn",
+            (SessionState::Idle, _) => "idle",
+            (SessionState::Running, _) if self.critical_section => "crit.sect.",
+            (SessionState::Running, _) => "running",
+            (SessionState::Waiting, None) => "waiting",
         }
     }
 }

@@ -95,6 +95,32 @@ impl WaitTarget {
         }
     }
 
+    /// What the Waiters list sorts WAITING ON by, with no text built for it: the name of what
+    /// is waited on (table or index, condition, mutex; empty when unknown), then where it is (an
+    /// address, a buffer's chunk and page), so the waits on one object sit together.
+    pub fn sort_parts(&self) -> (&str, f64) {
+        let at = |a: &Addr| a.0 as f64;
+        match self {
+            WaitTarget::Condition { address, name, .. } => {
+                (name.as_deref().unwrap_or(""), at(address))
+            }
+            WaitTarget::Lock {
+                address, object, ..
+            } => (object.as_deref().unwrap_or(""), at(address)),
+            WaitTarget::Buffer {
+                chunk,
+                page,
+                object,
+                ..
+            } => (
+                object.as_deref().unwrap_or(""),
+                f64::from(*chunk) * 4_294_967_296.0 + *page as f64,
+            ),
+            WaitTarget::Latch { address, name, .. } => (name.as_deref().unwrap_or(""), at(address)),
+            WaitTarget::Other { address } => ("", address.as_ref().map_or(0.0, at)),
+        }
+    }
+
     /// One line for the Waiters pane.
     pub fn describe(&self) -> String {
         match self {

@@ -29,7 +29,7 @@ pub struct TableUi {
     /// does not hold an old snapshot, 4.5 MB at 5,000 sessions, until it is shown again.
     pub(crate) basis: Option<Arc<Snapshot>>,
     /// The selected row's identity, read from `basis` when the pane went stale.
-    pub(crate) kept: Option<String>,
+    pub(crate) kept: Option<crate::tui::panes::RowId>,
     /// The user moved the selection off the top row: it then follows its row as data moves.
     /// Left on the top row, it stays there, so what matters most stays in view, as in `top`.
     pub follow: bool,
@@ -292,6 +292,32 @@ pub(crate) const MESSAGE_TTL: Duration = Duration::from_secs(6);
 pub(crate) const CHROME_ROWS: u16 = 8;
 
 impl App {
+    /// The key that does `action`, as a hint names it (`s`, `Enter`, `Ctrl-p`); `None` when the
+    /// config left the action with no key. Hints on screen come from here, not from text.
+    pub(crate) fn key_of(&self, action: crate::tui::keymap::Action) -> Option<String> {
+        self.keymap.hint(&[action])
+    }
+
+    /// ` (s sorts)`: a parenthesised hint naming the key, or nothing when it has none.
+    pub(crate) fn hint(&self, action: crate::tui::keymap::Action, words: &str) -> String {
+        self.key_of(action)
+            .map_or_else(String::new, |k| format!(" ({k} {words})"))
+    }
+
+    /// `↑/↓ selects a session, Enter opens it`: each phrase led by the keys of its actions,
+    /// joined by `sep`; a phrase whose action has no key is left out.
+    pub(crate) fn key_phrases(
+        &self,
+        phrases: &[(&[crate::tui::keymap::Action], &str)],
+        sep: &str,
+    ) -> String {
+        phrases
+            .iter()
+            .filter_map(|(actions, words)| Some(format!("{} {words}", self.keymap.hint(actions)?)))
+            .collect::<Vec<_>>()
+            .join(sep)
+    }
+
     pub fn new(keymap: Keymap, theme: Theme, mode: Mode, interval: f64) -> Self {
         App {
             keymap,

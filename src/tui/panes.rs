@@ -3,7 +3,7 @@
 //! with them.
 
 use crate::format::human_bytes;
-use crate::ids::Sid;
+use crate::ids::{Addr, Sid};
 use crate::model::io::{ChunkRow, Concern};
 use crate::model::sessions::{SessionRow, SessionState};
 use crate::model::snapshot::Snapshot;
@@ -17,7 +17,8 @@ use crate::tui::theme::Theme;
 use ratatui::style::Style;
 use std::borrow::Cow;
 
-/// The panes. NUMA and Server are drawn as reports, not lists.
+/// The panes: five lists of rows under typed columns ([`ListPane`]) and three reports drawn in
+/// their own order (NUMA, Server, Activity).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Pane {
     /// Every session, as `top` lists every process.
@@ -32,6 +33,43 @@ pub enum Pane {
     Io,
     /// Database time over a window: a chart by class and the top groups (`model/activity.rs`).
     Activity,
+}
+
+/// A pane that lists rows under typed columns: sorted by any of them, filtered and searched.
+/// The report panes have no columns and no sort: they keep their rows in their own order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ListPane {
+    Sessions,
+    Waiters,
+    Buffers,
+    Sockets,
+    Io,
+}
+
+/// What identifies a row across snapshots, so the selection follows its row as rows move.
+/// Compared with a snapshot's rows in place ([`Pane::is_row`]): finding it allocates nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RowId {
+    /// A session (Sessions; NUMA has none).
+    Session(Sid),
+    /// A waiting thread, by its `onstat -u` address (Waiters).
+    Thread(Addr),
+    /// A table or index (Buffers).
+    Object(Box<str>),
+    /// A connection (Sockets).
+    Connection {
+        local: Endpoint,
+        remote: Endpoint,
+    },
+    /// A NUMA node.
+    Node(u32),
+    /// A chunk (I/O & HA).
+    Chunk(u32),
+    /// A group of the Activity table.
+    Group(Box<str>),
+    /// A line of the Waiters tree: the head of a chain, or a deadlock's lowest session.
+    Head(Sid),
+    Deadlock(Sid),
 }
 
 /// A column of the Sessions pane.
@@ -277,27 +315,133 @@ impl Pane {
         }
     }
 
+    /// The list it is, if it is one.
+    pub fn list(self) -> Option<ListPane> {
+        match self {
+            Pane::Sessions => Some(ListPane::Sessions),
+            Pane::Waiters => Some(ListPane::Waiters),
+            Pane::Buffers => Some(ListPane::Buffers),
+            Pane::Sockets => Some(ListPane::Sockets),
+            Pane::Io => Some(ListPane::Io),
+            Pane::Numa | Pane::Server | Pane::Activity => None,
+        }
+    }
+
+    /// The order until the user picks another: a report's is its own.
+    pub fn default_order(self) -> Order {
+        self.list().map_or(Order::Grouped, ListPane::default_order)
+    }
+
+    pub(crate) fn len(self, snap: &Snapshot) -> usize {
+        match self {
+            Pane::Sessions => snap.sessions.len(),
+            Pane::Waiters => snap.waiters.len(),
+            Pane::Buffers => snap.hotspots.len(),
+            Pane::Sockets => snap.sockets.len(),
+            Pane::Numa => snap.numa.nodes.len(),
+            // Every line is a row the cursor moves over (Enter on one naming a session).
+            Pane::Server => crate::tui::server_lines::lines(snap, &Theme::plain()).len(),
+            Pane::Io => snap.io.chunks.len(),
+            Pane::Activity => snap
+                .activity
+                .as_ref()
+                .map_or(0, |a| a.top.first().map_or(0, |(_, entries)| entries.len())),
+        }
+    }
+
+    /// What identifies row `row` (a line of the list or report, not of the Waiters tree).
+    pub(crate) fn row_id(self, snap: &Snapshot, row: usize) -> Option<RowId> {
+        match self {
+            Pane::Sessions => snap.sessions.get(row).map(|s| RowId::Session(s.sessid)),
+            Pane::Waiters => snap.waiters.get(row).map(|w| RowId::Thread(w.rstcb)),
+            Pane::Buffers => snap
+                .hotspots
+                .get(row)
+                .map(|h| RowId::Object(h.object.as_str().into())),
+            Pane::Sockets => snap.sockets.get(row).map(|s| RowId::Connection {
+                local: s.local.clone(),
+                remote: s.remote.clone(),
+            }),
+            Pane::Numa => snap.numa.nodes.get(row).map(|n| RowId::Node(n.node)),
+            Pane::Server => None,
+            Pane::Io => snap.io.chunks.get(row).map(|c| RowId::Chunk(c.chunk)),
+            Pane::Activity => {
+                activity_entry(snap, row).map(|e| RowId::Group(e.key.as_str().into()))
+            }
+        }
+    }
+
+    /// Whether row `row` is the one `id` names.
+    pub(crate) fn is_row(self, snap: &Snapshot, row: usize, id: &RowId) -> bool {
+        match (self, id) {
+            (Pane::Sessions, RowId::Session(sid)) => {
+                snap.sessions.get(row).is_some_and(|s| s.sessid == *sid)
+            }
+            (Pane::Waiters, RowId::Thread(a)) => {
+                snap.waiters.get(row).is_some_and(|w| w.rstcb == *a)
+            }
+            (Pane::Buffers, RowId::Object(o)) => {
+                snap.hotspots.get(row).is_some_and(|h| *h.object == **o)
+            }
+            (Pane::Sockets, RowId::Connection { local, remote }) => snap
+                .sockets
+                .get(row)
+                .is_some_and(|s| s.local == *local && s.remote == *remote),
+            (Pane::Numa, RowId::Node(n)) => snap.numa.nodes.get(row).is_some_and(|r| r.node == *n),
+            (Pane::Io, RowId::Chunk(c)) => snap.io.chunks.get(row).is_some_and(|r| r.chunk == *c),
+            (Pane::Activity, RowId::Group(k)) => {
+                activity_entry(snap, row).is_some_and(|e| *e.key == **k)
+            }
+            _ => false,
+        }
+    }
+}
+
+impl ListPane {
+    pub const ALL: [ListPane; 5] = [
+        ListPane::Sessions,
+        ListPane::Waiters,
+        ListPane::Buffers,
+        ListPane::Sockets,
+        ListPane::Io,
+    ];
+
+    /// How many rows the list has in `snap`.
+    pub fn len(self, snap: &Snapshot) -> usize {
+        self.pane().len(snap)
+    }
+
+    /// The pane it is.
+    pub fn pane(self) -> Pane {
+        match self {
+            ListPane::Sessions => Pane::Sessions,
+            ListPane::Waiters => Pane::Waiters,
+            ListPane::Buffers => Pane::Buffers,
+            ListPane::Sockets => Pane::Sockets,
+            ListPane::Io => Pane::Io,
+        }
+    }
+
     /// The pane's columns, left to right.
     pub fn columns(self) -> &'static [Column] {
         match self {
-            Pane::Sessions => &SESSION_COLS,
-            Pane::Waiters => &WAITER_COLS,
-            Pane::Buffers => &HOTSPOT_COLS,
-            Pane::Sockets => &SOCKET_COLS,
-            Pane::Io => &IO_COLS,
-            Pane::Numa | Pane::Server | Pane::Activity => &[],
+            ListPane::Sessions => &SESSION_COLS,
+            ListPane::Waiters => &WAITER_COLS,
+            ListPane::Buffers => &HOTSPOT_COLS,
+            ListPane::Sockets => &SOCKET_COLS,
+            ListPane::Io => &IO_COLS,
         }
     }
 
     /// The order until the user picks another.
     pub fn default_order(self) -> Order {
         match self {
-            Pane::Sessions | Pane::Waiters | Pane::Io => Order::Grouped,
-            Pane::Buffers => Order::By {
+            ListPane::Sessions | ListPane::Waiters | ListPane::Io => Order::Grouped,
+            ListPane::Buffers => Order::By {
                 column: Column::Hotspot(HotspotCol::Window),
                 desc: true,
             },
-            Pane::Sockets | Pane::Numa | Pane::Server | Pane::Activity => Order::By {
+            ListPane::Sockets => Order::By {
                 column: Column::Socket(SocketCol::SendQ),
                 desc: true,
             },
@@ -329,77 +473,80 @@ impl Pane {
         }
     }
 
-    pub(crate) fn len(self, snap: &Snapshot) -> usize {
-        match self {
-            Pane::Sessions => snap.sessions.len(),
-            Pane::Waiters => snap.waiters.len(),
-            Pane::Buffers => snap.hotspots.len(),
-            Pane::Sockets => snap.sockets.len(),
-            Pane::Numa => snap.numa.nodes.len(),
-            // Every line is a row the cursor moves over (Enter on one naming a session).
-            Pane::Server => crate::tui::server_lines::lines(snap, &Theme::plain()).len(),
-            Pane::Io => snap.io.chunks.len(),
-            Pane::Activity => snap
-                .activity
-                .as_ref()
-                .map_or(0, |a| a.top.first().map_or(0, |(_, entries)| entries.len())),
-        }
-    }
-
-    /// The key `row` sorts by under `order`.
-    pub(crate) fn sort_key(self, snap: &Snapshot, row: usize, order: Order) -> SortKey {
+    /// The key `row` sorts by under `order`, borrowed from the row.
+    pub(crate) fn sort_key(self, snap: &Snapshot, row: usize, order: Order) -> SortKey<'_> {
         match (order, self) {
-            (Order::Grouped, Pane::Waiters) => snap
+            (Order::By { column, .. }, _) => column.key(snap, row),
+            (Order::Grouped, ListPane::Waiters) => snap
                 .waiters
                 .get(row)
                 .map_or(SortKey::None, |w| SortKey::Num(w.priority())),
-            (Order::Grouped, Pane::Sessions) => snap
+            (Order::Grouped, ListPane::Sessions) => snap
                 .sessions
                 .get(row)
                 .map_or(SortKey::None, |s| SortKey::Num(session_priority(s))),
-            (Order::Grouped, Pane::Io) => snap.io.chunks.get(row).map_or(SortKey::None, |c| {
+            (Order::Grouped, ListPane::Io) => snap.io.chunks.get(row).map_or(SortKey::None, |c| {
                 c.latency_ms().map_or(SortKey::None, SortKey::Num)
             }),
-            // Report panes keep their own order (the rows' sort key is their place).
-            (_, Pane::Server | Pane::Activity) => SortKey::Num(-(row as f64)),
-            (Order::By { column, .. }, _) => column.key(snap, row),
-            _ => SortKey::Num(row as f64),
+            // No grouped order of their own: the rows' place.
+            (Order::Grouped, ListPane::Buffers | ListPane::Sockets) => SortKey::Num(-(row as f64)),
         }
     }
 
-    /// What identifies a row across snapshots, to keep it selected when rows move.
-    pub(crate) fn row_id(self, snap: &Snapshot, row: usize) -> Option<String> {
+    /// Whether `row` is an idle one (hidden by `i`): an idle session, a waiter in an idle
+    /// client wait.
+    pub(crate) fn is_idle(self, snap: &Snapshot, row: usize) -> bool {
         match self {
-            Pane::Sessions => snap.sessions.get(row).map(|s| s.sessid.to_string()),
-            Pane::Waiters => snap.waiters.get(row).map(|w| w.rstcb.to_string()),
-            Pane::Buffers => snap.hotspots.get(row).map(|h| h.object.clone()),
-            Pane::Sockets => snap
-                .sockets
+            ListPane::Waiters => snap.waiters.get(row).is_some_and(|w| w.idle),
+            ListPane::Sessions => snap
+                .sessions
                 .get(row)
-                .map(|s| format!("{} {}", s.local, s.remote)),
-            Pane::Numa => snap.numa.nodes.get(row).map(|n| n.node.to_string()),
-            Pane::Server => None,
-            Pane::Io => snap.io.chunks.get(row).map(|c| c.chunk.to_string()),
-            Pane::Activity => activity_entry(snap, row).map(|e| e.key.clone()),
+                .is_some_and(|s| s.state == SessionState::Idle),
+            ListPane::Buffers | ListPane::Sockets | ListPane::Io => false,
         }
     }
 
-    /// The row's text for `/` filtering: every column, lowercase.
-    pub(crate) fn row_text(self, snap: &Snapshot, row: usize) -> String {
-        let mut s = String::new();
+    /// The row's text for `/` filtering and `n` search, lowercase: every column, and the
+    /// verdict, path and device the narrow columns cut. Written into `out` (cleared first), so
+    /// filtering thousands of rows reuses one buffer.
+    pub(crate) fn row_text(self, snap: &Snapshot, row: usize, out: &mut String) {
+        use std::fmt::Write;
+        out.clear();
         for c in self.columns() {
-            s.push_str(&c.cell(snap, row));
-            s.push(' ');
+            out.push_str(&c.cell(snap, row));
+            out.push(' ');
         }
-        if let (Pane::Waiters, Some(w)) = (self, snap.waiters.get(row)) {
-            s.push_str(&w.verdict);
+        if let (ListPane::Waiters, Some(w)) = (self, snap.waiters.get(row)) {
+            out.push_str(&w.verdict);
         }
-        if let (Pane::Io, Some(c)) = (self, snap.io.chunks.get(row)) {
-            s.push_str(&c.path);
-            s.push(' ');
-            s.push_str(c.device_name.as_deref().unwrap_or(""));
+        if let (ListPane::Io, Some(c)) = (self, snap.io.chunks.get(row)) {
+            let _ = write!(out, "{} {}", c.path, c.device_name.as_deref().unwrap_or(""));
         }
-        s.to_lowercase()
+        if !out.is_ascii() {
+            *out = out.to_lowercase();
+        } else {
+            out.make_ascii_lowercase();
+        }
+    }
+
+    /// What the pane's grouped order is, in words.
+    pub(crate) fn grouped_label(self) -> &'static str {
+        match self {
+            ListPane::Sessions => "blockers, waiting, running, idle",
+            ListPane::Io => "slowest first",
+            ListPane::Waiters => "concern, then time in wait",
+            ListPane::Buffers | ListPane::Sockets => "as collected",
+        }
+    }
+
+    /// How an order is named on screen: `concern, then time in wait`, `IN WAIT▼`.
+    pub(crate) fn order_label(self, order: Order) -> String {
+        match order {
+            Order::Grouped => self.grouped_label().to_string(),
+            Order::By { column, desc } => {
+                format!("{}{}", column.spec().title, if desc { "▼" } else { "▲" })
+            }
+        }
     }
 }
 
@@ -511,7 +658,7 @@ impl Column {
     }
 
     /// The value `row` sorts by in this column.
-    pub(crate) fn key(self, snap: &Snapshot, row: usize) -> SortKey {
+    pub(crate) fn key(self, snap: &Snapshot, row: usize) -> SortKey<'_> {
         match self {
             Column::Session(c) => snap
                 .sessions
@@ -554,29 +701,8 @@ fn rate(r: Option<f64>) -> String {
     }
 }
 
-fn sid_key(s: Option<Sid>) -> SortKey {
+fn sid_key(s: Option<Sid>) -> SortKey<'static> {
     s.map_or(SortKey::None, |s| SortKey::Num(s.0 as f64))
-}
-
-impl Pane {
-    /// What the pane's grouped order is, in words.
-    pub(crate) fn grouped_label(self) -> &'static str {
-        match self {
-            Pane::Sessions => "blockers, waiting, running, idle",
-            Pane::Io => "slowest first",
-            _ => "concern, then time in wait",
-        }
-    }
-
-    /// How an order is named on screen: `concern, then time in wait`, `IN WAIT▼`.
-    pub(crate) fn order_label(self, order: Order) -> String {
-        match order {
-            Order::Grouped => self.grouped_label().to_string(),
-            Order::By { column, desc } => {
-                format!("{}{}", column.spec().title, if desc { "▼" } else { "▲" })
-            }
-        }
-    }
 }
 
 /// The Sessions pane's grouped order, largest first: sessions holding others up (most first),
@@ -642,37 +768,27 @@ fn session_cell(r: &SessionRow, c: SessionCol) -> Cow<'_, str> {
     }
 }
 
-fn session_key(r: &SessionRow, c: SessionCol) -> SortKey {
+fn session_key(r: &SessionRow, c: SessionCol) -> SortKey<'_> {
+    fn text(t: Option<&str>) -> SortKey<'_> {
+        t.map_or(SortKey::None, SortKey::Text)
+    }
+    let num = |v: Option<f64>| v.map_or(SortKey::None, SortKey::Num);
     match c {
         SessionCol::Sid => SortKey::Num(r.sessid.0 as f64),
-        SessionCol::User => SortKey::Text(r.user.to_string()),
-        SessionCol::Host => r
-            .host
-            .as_ref()
-            .map_or(SortKey::None, |h| SortKey::Text(h.to_string())),
+        SessionCol::User => SortKey::Text(&r.user),
+        SessionCol::Host => text(r.host.as_deref()),
         SessionCol::State => SortKey::Text(r.state_words()),
-        SessionCol::What => r
-            .waiting_on
-            .as_ref()
-            .map_or(SortKey::None, |w| SortKey::Text(w.clone())),
-        SessionCol::Sql => r
-            .sql
-            .as_ref()
-            .map_or(SortKey::None, |q| SortKey::Text(q.clone())),
-        SessionCol::Time => r.in_state_s.map_or(SortKey::None, SortKey::Num),
-        SessionCol::Cpu => r.cpu_percent.map_or(SortKey::None, SortKey::Num),
-        SessionCol::Mem => r
-            .memory_bytes
-            .map_or(SortKey::None, |b| SortKey::Num(b as f64)),
-        SessionCol::ReadsPerS => r.reads_per_s.map_or(SortKey::None, SortKey::Num),
-        SessionCol::WritesPerS => r.writes_per_s.map_or(SortKey::None, SortKey::Num),
+        SessionCol::What => text(r.waiting_on.as_deref()),
+        SessionCol::Sql => text(r.sql.as_deref()),
+        SessionCol::Time => num(r.in_state_s),
+        SessionCol::Cpu => num(r.cpu_percent),
+        SessionCol::Mem => num(r.memory_bytes.map(|b| b as f64)),
+        SessionCol::ReadsPerS => num(r.reads_per_s),
+        SessionCol::WritesPerS => num(r.writes_per_s),
         SessionCol::Locks => SortKey::Num(r.locks as f64),
         SessionCol::Blocks => SortKey::Num(r.blocks.len() as f64),
         SessionCol::Threads => SortKey::Num(f64::from(r.threads)),
-        SessionCol::Program => r
-            .program
-            .as_ref()
-            .map_or(SortKey::None, |p| SortKey::Text(p.clone())),
+        SessionCol::Program => text(r.program.as_deref()),
     }
 }
 
@@ -709,12 +825,15 @@ fn waiter_cell(r: &WaiterRow, c: WaiterCol) -> Cow<'_, str> {
     }
 }
 
-fn waiter_key(r: &WaiterRow, c: WaiterCol) -> SortKey {
+fn waiter_key(r: &WaiterRow, c: WaiterCol) -> SortKey<'_> {
     match c {
         WaiterCol::Sid => SortKey::Num(r.sessid.0 as f64),
-        WaiterCol::User => SortKey::Text(r.user.to_string()),
-        WaiterCol::Wait => SortKey::Text(r.reason.short().into()),
-        WaiterCol::WaitingOn => SortKey::Text(r.waiting_on.describe()),
+        WaiterCol::User => SortKey::Text(&r.user),
+        WaiterCol::Wait => SortKey::Text(r.reason.short()),
+        WaiterCol::WaitingOn => {
+            let (what, at) = r.waiting_on.sort_parts();
+            SortKey::TextNum(what, at)
+        }
         WaiterCol::InWait => SortKey::Num(r.in_wait_s),
         WaiterCol::Blocker => sid_key(r.direct_blocker()),
         WaiterCol::SendQ => r
@@ -724,8 +843,8 @@ fn waiter_key(r: &WaiterRow, c: WaiterCol) -> SortKey {
         WaiterCol::Locks => SortKey::Num(r.locks as f64),
         WaiterCol::ReadsPerS => r.reads_per_s.map_or(SortKey::None, SortKey::Num),
         WaiterCol::WritesPerS => r.writes_per_s.map_or(SortKey::None, SortKey::Num),
-        WaiterCol::Flags => SortKey::Text(r.flags.to_string()),
-        WaiterCol::Verdict => SortKey::Text(r.verdict.to_string()),
+        WaiterCol::Flags => SortKey::Text(&r.flags),
+        WaiterCol::Verdict => SortKey::Text(&r.verdict),
     }
 }
 
@@ -746,9 +865,9 @@ fn hotspot_cell(r: &HotspotRow, c: HotspotCol) -> Cow<'_, str> {
     }
 }
 
-fn hotspot_key(r: &HotspotRow, c: HotspotCol) -> SortKey {
+fn hotspot_key(r: &HotspotRow, c: HotspotCol) -> SortKey<'_> {
     match c {
-        HotspotCol::Object => SortKey::Text(r.object.clone()),
+        HotspotCol::Object => SortKey::Text(&r.object),
         HotspotCol::Now => SortKey::Num(r.current_waiters as f64),
         // Ties in the window broken by the total since start.
         HotspotCol::Window => SortKey::Num(r.waiters_window as f64 + r.waiters_total as f64 * 1e-9),
@@ -758,7 +877,7 @@ fn hotspot_key(r: &HotspotRow, c: HotspotCol) -> SortKey {
         HotspotCol::Owner => sid_key(r.owner_sid),
         HotspotCol::Trend => SortKey::Num(r.trend.iter().sum::<u64>() as f64),
         HotspotCol::Streak => SortKey::Num(f64::from(r.longest_streak)),
-        HotspotCol::Dbspace => SortKey::Text(r.dbspace.clone().unwrap_or_default()),
+        HotspotCol::Dbspace => SortKey::Text(r.dbspace.as_deref().unwrap_or("")),
     }
 }
 
@@ -778,20 +897,17 @@ fn socket_cell(r: &SocketRow, c: SocketCol) -> Cow<'_, str> {
     }
 }
 
-fn socket_key(r: &SocketRow, c: SocketCol) -> SortKey {
+fn socket_key(r: &SocketRow, c: SocketCol) -> SortKey<'_> {
     match c {
-        SocketCol::Remote => SortKey::Text(r.remote.to_string()),
+        SocketCol::Remote => endpoint_key(&r.remote),
         SocketCol::Sid => sid_key(r.sessid),
-        SocketCol::State => SortKey::Text(r.state.map(|s| s.as_str()).unwrap_or("").into()),
+        SocketCol::State => SortKey::Text(r.state.map(|s| s.as_str()).unwrap_or("")),
         SocketCol::SendQ => SortKey::Num(r.send_q as f64),
         SocketCol::RecvQ => SortKey::Num(r.recv_q as f64),
         SocketCol::MaxSendQ => SortKey::Num(r.max_send_q as f64),
         SocketCol::Trend => SortKey::Num(r.trend.iter().sum::<u64>() as f64),
-        SocketCol::User => r
-            .user
-            .as_ref()
-            .map_or(SortKey::None, |u| SortKey::Text(u.to_string())),
-        SocketCol::Local => SortKey::Text(r.local.to_string()),
+        SocketCol::User => r.user.as_deref().map_or(SortKey::None, SortKey::Text),
+        SocketCol::Local => endpoint_key(&r.local),
     }
 }
 
@@ -861,13 +977,19 @@ pub(crate) fn io_cell(r: &ChunkRow, c: IoCol) -> Cow<'_, str> {
     }
 }
 
-fn io_key(r: &ChunkRow, c: IoCol) -> SortKey {
+fn io_key(r: &ChunkRow, c: IoCol) -> SortKey<'_> {
     let num = |v: Option<f64>| v.map_or(SortKey::None, SortKey::Num);
     match c {
         IoCol::Chunk => SortKey::Num(f64::from(r.chunk)),
-        IoCol::Dbspace => SortKey::Text(r.dbspace.clone().unwrap_or_default()),
-        IoCol::Path => SortKey::Text(r.path.clone()),
-        IoCol::Device => SortKey::Text(r.device_label()),
+        IoCol::Dbspace => SortKey::Text(r.dbspace.as_deref().unwrap_or("")),
+        IoCol::Path => SortKey::Text(&r.path),
+        // The name shown first (`vg01-data`), else the kernel's (`dm-8`).
+        IoCol::Device => SortKey::Text(
+            r.device_name
+                .as_deref()
+                .or(r.device.as_deref())
+                .unwrap_or("?"),
+        ),
         IoCol::ReadsPerS => num(r.reads_per_s),
         IoCol::WritesPerS => num(r.writes_per_s),
         IoCol::IfxRead => num(r.avg_read_ms),
@@ -875,33 +997,33 @@ fn io_key(r: &ChunkRow, c: IoCol) -> SortKey {
         IoCol::Await => num(r.device_await_ms),
         IoCol::Util => num(r.device_util_pct),
         IoCol::Trend => SortKey::Num(r.await_history.iter().sum()),
-        IoCol::Disks => SortKey::Text(
-            r.disks
-                .iter()
-                .map(|d| d.name.as_str())
-                .collect::<Vec<_>>()
-                .join(","),
-        ),
-        IoCol::Verdict => SortKey::Text(r.verdict.clone().unwrap_or_default()),
+        // By the first disk under it.
+        IoCol::Disks => SortKey::Text(r.disks.first().map_or("", |d| d.name.as_str())),
+        IoCol::Verdict => SortKey::Text(r.verdict.as_deref().unwrap_or("")),
     }
+}
+
+/// An endpoint sorts by its host, then its port as a number.
+fn endpoint_key(e: &Endpoint) -> SortKey<'_> {
+    SortKey::TextNum(&e.host, e.port_num().map_or(f64::MAX, f64::from))
 }
 
 /// Adapts a pane of a snapshot to the generic table.
 pub(crate) struct PaneRows<'a> {
-    pub(crate) pane: Pane,
+    pub(crate) list: ListPane,
     pub(crate) snap: &'a Snapshot,
 }
 
 impl TableRows for PaneRows<'_> {
     fn cell(&self, row: usize, col: usize) -> Cow<'_, str> {
-        match self.pane.columns().get(col) {
+        match self.list.columns().get(col) {
             Some(c) => c.cell(self.snap, row),
             None => Cow::Borrowed(""),
         }
     }
 
     fn short_cell(&self, row: usize, col: usize) -> Option<Cow<'_, str>> {
-        match self.pane.columns().get(col)? {
+        match self.list.columns().get(col)? {
             Column::Hotspot(HotspotCol::Object) => {
                 let r = self.snap.hotspots.get(row)?;
                 let n = crate::parsers::oncheck_pe::split_object(&r.object)?;
@@ -917,8 +1039,8 @@ impl TableRows for PaneRows<'_> {
     }
 
     fn style(&self, row: usize, theme: &Theme) -> Style {
-        match self.pane {
-            Pane::Sessions => match self.snap.sessions.get(row) {
+        match self.list {
+            ListPane::Sessions => match self.snap.sessions.get(row) {
                 // Holding others up is an alarm; holding a mutex someone waits on for an
                 // instant is the background of a busy server.
                 Some(r) if (!r.blocks.is_empty() && !r.harm.background) || r.critical_section => {
@@ -928,7 +1050,7 @@ impl TableRows for PaneRows<'_> {
                 Some(r) if r.state == SessionState::Waiting => theme.warn,
                 _ => Style::new(),
             },
-            Pane::Waiters => match self.snap.waiters.get(row) {
+            ListPane::Waiters => match self.snap.waiters.get(row) {
                 Some(r) if r.idle => theme.dim,
                 // Client waits with data queued are the FET_BUF_SIZE story: worth a look.
                 Some(r) if r.socket.as_ref().is_some_and(|s| s.send_q > 0) => {
@@ -941,20 +1063,19 @@ impl TableRows for PaneRows<'_> {
                 Some(r) => theme.wait_style(r.in_wait_s),
                 _ => Style::new(),
             },
-            Pane::Buffers => match self.snap.hotspots.get(row) {
+            ListPane::Buffers => match self.snap.hotspots.get(row) {
                 Some(r) if r.current_waiters > 0 => theme.hot,
                 _ => Style::new(),
             },
-            Pane::Sockets => match self.snap.sockets.get(row) {
+            ListPane::Sockets => match self.snap.sockets.get(row) {
                 Some(r) if r.send_q > 0 => theme.hot,
                 _ => Style::new(),
             },
-            Pane::Io => match self.snap.io.chunks.get(row).map(|c| c.concern) {
+            ListPane::Io => match self.snap.io.chunks.get(row).map(|c| c.concern) {
                 Some(Concern::Alarm) => theme.error,
                 Some(Concern::Warn) => theme.warn,
                 _ => Style::new(),
             },
-            Pane::Numa | Pane::Server | Pane::Activity => Style::new(),
         }
     }
 }
@@ -973,7 +1094,7 @@ mod tests {
 
     #[test]
     fn every_title_has_room_for_the_sort_marker() {
-        for pane in Pane::ALL {
+        for pane in ListPane::ALL {
             for c in pane.columns() {
                 let s = c.spec();
                 let need = s.title.chars().count() + 1;
@@ -982,27 +1103,116 @@ mod tests {
         }
     }
 
+    fn socket(host: &str, port: &str, send_q: u64) -> SocketRow {
+        SocketRow {
+            local: Endpoint::new("10.0.0.5", "9088"),
+            remote: Endpoint::new(host, port),
+            state: None,
+            send_q,
+            recv_q: 0,
+            max_send_q: send_q,
+            trend: Vec::new(),
+            sessid: None,
+            user: None,
+        }
+    }
+
+    /// A report pane is not sorted by another pane's column: NUMA used to take the Sockets
+    /// pane's SEND-Q as its default order, and so sorted its nodes by the send queues of the
+    /// sockets at the same row numbers.
+    #[test]
+    fn a_report_pane_keeps_its_own_order() {
+        let mut snap = Snapshot::default();
+        for node in 0..3 {
+            snap.numa.nodes.push(crate::model::numa::NodeRow {
+                node,
+                cpus: None,
+                total_kb: None,
+                free_kb: None,
+                used_kb: None,
+                oninit_kb: None,
+            });
+            snap.sockets
+                .push(socket("10.1.1.1", "40000", u64::from(node) * 1000));
+        }
+        let mut app = crate::tui::app::App::new(
+            crate::tui::keymap::Keymap::default(),
+            Theme::plain(),
+            crate::tui::app::Mode::Demo { seed: 1 },
+            1.0,
+        );
+        app.set_snapshot(std::sync::Arc::new(snap));
+        let now = std::time::Duration::from_secs(1);
+        app.handle(crate::tui::keymap::Action::PaneNuma, now);
+        assert_eq!(app.table().order, vec![0, 1, 2]);
+        assert_eq!(Pane::Numa.list(), None);
+        // And `s` there changes nothing.
+        app.handle(crate::tui::keymap::Action::SortNext, now);
+        assert_eq!(app.table().sort, Order::Grouped);
+        assert_eq!(app.table().order, vec![0, 1, 2]);
+    }
+
+    /// REMOTE sorts by host, then by port as a number: `:9088` before `:40000`, which the
+    /// text `10.1.1.1:40000` < `10.1.1.1:9088` would reverse.
+    #[test]
+    fn endpoints_sort_by_host_then_port_number() {
+        let snap = Snapshot {
+            sockets: vec![
+                socket("10.1.1.2", "1", 0),
+                socket("10.1.1.1", "40000", 0),
+                socket("10.1.1.1", "9088", 0),
+            ],
+            ..Snapshot::default()
+        };
+        let by = Order::By {
+            column: Column::Socket(SocketCol::Remote),
+            desc: false,
+        };
+        let key = |row| ListPane::Sockets.sort_key(&snap, row, by);
+        let mut rows = vec![0, 1, 2];
+        rows.sort_by(|a, b| key(*a).compare(&key(*b)));
+        assert_eq!(rows, vec![2, 1, 0]);
+    }
+
+    /// The selection's identity is compared in place: each kind of row is found by its own
+    /// id, and an id of another pane's kind matches nothing.
+    #[test]
+    fn a_row_is_found_by_its_identity() {
+        let snap = Snapshot {
+            sockets: vec![
+                socket("10.1.1.1", "40000", 0),
+                socket("10.1.1.1", "9088", 0),
+            ],
+            ..Snapshot::default()
+        };
+        let id = Pane::Sockets.row_id(&snap, 1).expect("a socket's id");
+        assert!(Pane::Sockets.is_row(&snap, 1, &id));
+        assert!(!Pane::Sockets.is_row(&snap, 0, &id));
+        assert!(!Pane::Sessions.is_row(&snap, 1, &id));
+        assert!(!Pane::Sockets.is_row(&snap, 1, &RowId::Chunk(1)));
+    }
+
     #[test]
     fn sort_cycles_through_every_column_and_back_to_the_grouped_order() {
-        let mut o = Pane::Waiters.default_order();
+        let mut o = ListPane::Waiters.default_order();
         assert_eq!(o, Order::Grouped);
         let mut seen = Vec::new();
-        for _ in 0..Pane::Waiters.columns().len() {
-            o = Pane::Waiters.next_order(o);
+        for _ in 0..ListPane::Waiters.columns().len() {
+            o = ListPane::Waiters.next_order(o);
             let Order::By { column, .. } = o else {
                 panic!("a column")
             };
             seen.push(column);
         }
-        assert_eq!(seen, Pane::Waiters.columns());
-        assert_eq!(Pane::Waiters.next_order(o), Order::Grouped);
+        assert_eq!(seen, ListPane::Waiters.columns());
+        assert_eq!(ListPane::Waiters.next_order(o), Order::Grouped);
         // A pane without a grouped order wraps to its first column.
         let last = Order::By {
             column: Column::Socket(SocketCol::Local),
             desc: false,
         };
         assert!(matches!(
-            Pane::Sockets.next_order(last),
+            ListPane::Sockets.next_order(last),
             Order::By {
                 column: Column::Socket(SocketCol::Remote),
                 ..

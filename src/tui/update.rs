@@ -9,8 +9,9 @@ use crate::model::snapshot::Snapshot;
 use crate::model::tree::TreeItem;
 use crate::tui::app::{App, DrillUi, Effect, Mode, Prompt, TableUi};
 use crate::tui::keymap::Action;
-use crate::tui::panes::{Order, Pane};
+use crate::tui::panes::{ListPane, Order, Pane, RowId};
 use crate::tui::table::scroll_offset;
+use crate::tui::table::SortKey;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use std::sync::Arc;
 use std::time::Duration;
@@ -85,15 +86,28 @@ impl App {
     }
 
     /// What identifies row `row` of `pane` (a tree line when the tree is shown).
-    fn row_id_of(&self, pane: Pane, snap: &Snapshot, row: usize) -> Option<String> {
+    fn row_id_of(&self, pane: Pane, snap: &Snapshot, row: usize) -> Option<RowId> {
         if self.tree_shown(pane) {
             return match snap.tree.get(row)?.item {
-                TreeItem::Head(s) => Some(format!("head {s}")),
-                TreeItem::Deadlock(s) => Some(format!("deadlock {s}")),
+                TreeItem::Head(s) => Some(RowId::Head(s)),
+                TreeItem::Deadlock(s) => Some(RowId::Deadlock(s)),
                 TreeItem::Waiter(i) => pane.row_id(snap, i),
             };
         }
         pane.row_id(snap, row)
+    }
+
+    /// Whether row `row` of `pane` (a tree line when the tree is shown) is the one `id` names.
+    fn is_row_of(&self, pane: Pane, snap: &Snapshot, row: usize, id: &RowId) -> bool {
+        if self.tree_shown(pane) {
+            return match (snap.tree.get(row).map(|l| l.item), id) {
+                (Some(TreeItem::Head(s)), RowId::Head(h)) => s == *h,
+                (Some(TreeItem::Deadlock(s)), RowId::Deadlock(d)) => s == *d,
+                (Some(TreeItem::Waiter(i)), _) => pane.is_row(snap, i, id),
+                _ => false,
+            };
+        }
+        pane.is_row(snap, row, id)
     }
 
     fn refresh_order(&mut self, pane: Pane) {
@@ -110,38 +124,17 @@ impl App {
         };
         let needle = t.filter.to_lowercase();
         let sort = t.sort;
-        let order = if tree {
-            tree_order(&snap, &needle)
-        } else {
-            let mut order: Vec<usize> = (0..pane.len(&snap))
-                .filter(|&i| {
-                    let idle = match pane {
-                        Pane::Waiters => snap.waiters[i].idle,
-                        Pane::Sessions => {
-                            snap.sessions[i].state == crate::model::sessions::SessionState::Idle
-                        }
-                        _ => false,
-                    };
-                    !(hide_idle && idle)
-                })
-                .filter(|&i| needle.is_empty() || pane.row_text(&snap, i).contains(&needle))
-                .collect();
-            let desc = match sort {
-                Order::Grouped => true,
-                Order::By { desc, .. } => desc,
-            };
-            let mut keys = vec![crate::tui::table::SortKey::None; pane.len(&snap)];
-            for &i in &order {
-                keys[i] = pane.sort_key(&snap, i, sort);
-            }
-            order.sort_by(|a, b| keys[*a].compare_dir(&keys[*b], desc).then(a.cmp(b)));
-            order
+        let order = match pane.list() {
+            _ if tree => tree_order(&snap, &needle),
+            Some(list) => list_order(&snap, list, sort, &needle, hide_idle),
+            // A report keeps its own order.
+            None => (0..pane.len(&snap)).collect(),
         };
         // Keep the same row selected when it is still there.
         let keep = prev_id.and_then(|id| {
             order
                 .iter()
-                .position(|&i| self.row_id_of(pane, &snap, i).as_deref() == Some(id.as_str()))
+                .position(|&i| self.is_row_of(pane, &snap, i, &id))
         });
         let t = &mut self.tables[pane.index()];
         t.stale = false;
@@ -560,25 +553,21 @@ impl App {
     /// the search text.
     fn search_next(&mut self, now: Duration) {
         let needle = self.search.to_lowercase();
-        if needle.is_empty() || self.pane.columns().is_empty() {
+        let Some(list) = self.pane.list().filter(|_| !needle.is_empty()) else {
             return;
-        }
+        };
         let snap = self.shown().clone();
-        let pane = self.pane;
-        let tree = self.tree_shown(pane);
+        let tree = self.tree_shown(self.pane);
         let t = self.table();
         let n = t.order.len();
+        let mut text = String::new();
         let found = (1..=n).map(|k| (t.selected + k) % n.max(1)).find(|&pos| {
             let row = t.order[pos];
-            let text = if tree {
-                match snap.tree.get(row).map(|l| l.item) {
-                    Some(TreeItem::Waiter(i)) => pane.row_text(&snap, i),
-                    Some(TreeItem::Head(s) | TreeItem::Deadlock(s)) => format!("sid {s}"),
-                    None => String::new(),
-                }
+            if tree {
+                tree_line_text(&snap, row, &mut text);
             } else {
-                pane.row_text(&snap, row)
-            };
+                list.row_text(&snap, row, &mut text);
+            }
             text.contains(&needle)
         });
         match found {
@@ -719,13 +708,13 @@ impl App {
                 }
             }
             Action::Filter => {
-                if !self.pane.columns().is_empty() {
+                if self.pane.list().is_some() {
                     // Edits the filter in place: a second `/` does not start over.
                     self.prompt = Some(Prompt::Filter(self.table().filter.clone()));
                 }
             }
             Action::Search => {
-                if self.pane.columns().is_empty() {
+                if self.pane.list().is_none() {
                 } else if self.search.is_empty() || self.prompt.is_some() {
                     self.prompt = Some(Prompt::Search(String::new()));
                 } else {
@@ -733,8 +722,7 @@ impl App {
                 }
             }
             Action::SortNext | Action::SortReverse => {
-                if !self.pane.columns().is_empty() {
-                    let pane = self.pane;
+                if let Some(pane) = self.pane.list() {
                     let t = self.table_mut();
                     t.sort = match (action, t.sort) {
                         (Action::SortNext, o) => pane.next_order(o),
@@ -941,6 +929,51 @@ fn server_step(selectable: &[usize], from: usize, delta: isize, len: usize) -> u
     }
 }
 
+/// A list's rows to show, filtered (`/`, `i`) and sorted. Filtering reuses one buffer for the
+/// rows' text; the sort keys borrow from the rows: thousands of rows allocate nothing each.
+fn list_order(
+    snap: &Snapshot,
+    list: ListPane,
+    sort: Order,
+    needle: &str,
+    hide_idle: bool,
+) -> Vec<usize> {
+    let mut text = String::new();
+    let mut order: Vec<usize> = (0..list.pane().len(snap))
+        .filter(|&i| !(hide_idle && list.is_idle(snap, i)))
+        .filter(|&i| {
+            needle.is_empty() || {
+                list.row_text(snap, i, &mut text);
+                text.contains(needle)
+            }
+        })
+        .collect();
+    let desc = match sort {
+        Order::Grouped => true,
+        Order::By { desc, .. } => desc,
+    };
+    let mut keys = vec![SortKey::None; list.pane().len(snap)];
+    for &i in &order {
+        keys[i] = list.sort_key(snap, i, sort);
+    }
+    order.sort_by(|a, b| keys[*a].compare_dir(&keys[*b], desc).then(a.cmp(b)));
+    order
+}
+
+/// A line of the blocker tree's text for `/` and `n`, lowercase, into `out`: a waiter's row
+/// text, or the session a chain or deadlock is headed by.
+fn tree_line_text(snap: &Snapshot, line: usize, out: &mut String) {
+    match snap.tree.get(line).map(|l| l.item) {
+        Some(TreeItem::Waiter(w)) => ListPane::Waiters.row_text(snap, w, out),
+        Some(TreeItem::Head(s) | TreeItem::Deadlock(s)) => {
+            out.clear();
+            out.push_str("sid ");
+            out.push_str(&s.to_string());
+        }
+        None => out.clear(),
+    }
+}
+
 /// The blocker tree's lines to show: all of them without a filter; with one, the waiter lines
 /// whose text holds it, with the lines above them (their blockers and their head).
 fn tree_order(snap: &Snapshot, needle: &str) -> Vec<usize> {
@@ -948,6 +981,7 @@ fn tree_order(snap: &Snapshot, needle: &str) -> Vec<usize> {
         return (0..snap.tree.len()).collect();
     }
     let mut keep = vec![false; snap.tree.len()];
+    let mut text = String::new();
     // The last line seen at each depth (index 0: the head), to keep a match's ancestors.
     let mut path: Vec<usize> = Vec::new();
     for (i, line) in snap.tree.iter().enumerate() {
@@ -957,10 +991,7 @@ fn tree_order(snap: &Snapshot, needle: &str) -> Vec<usize> {
         };
         path.truncate(level);
         path.push(i);
-        let text = match line.item {
-            TreeItem::Waiter(w) => Pane::Waiters.row_text(snap, w),
-            TreeItem::Head(s) | TreeItem::Deadlock(s) => format!("sid {s}"),
-        };
+        tree_line_text(snap, i, &mut text);
         if text.contains(needle) {
             for &p in &path {
                 keep[p] = true;

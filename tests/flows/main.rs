@@ -1,6 +1,7 @@
 //! App flows: keys in, state and effects out, against snapshots built by hand (the data path is
 //! covered by the store and view tests; here the subject is what each key does).
 
+mod alloc;
 #[path = "../common/mod.rs"]
 mod common;
 
@@ -337,7 +338,7 @@ fn sort_keys_cycle_columns_and_reverse() {
     let mut a = app();
     assert_eq!(a.table().sort, Pane::Waiters.default_order());
     a.on_key(key('s'), NOW);
-    let first = Pane::Waiters.columns()[0];
+    let first = ifxtop::tui::panes::ListPane::Waiters.columns()[0];
     let Order::By { column, desc } = a.table().sort else {
         panic!("s sorts by a column: {:?}", a.table().sort)
     };

@@ -3,6 +3,7 @@
 
 use crate::model::activity::{ChartPoint, Class, Entry, Report};
 use crate::tui::app::{ActivityUi, App};
+use crate::tui::keymap::Action;
 use crate::tui::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -95,8 +96,12 @@ fn title(app: &App, report: Option<&Report>) -> Line<'static> {
     let mut spans = vec![
         Span::styled("DB TIME", theme.title),
         Span::raw(format!(" {} ", window_words(ui.window_s))),
-        Span::styled("(w)", theme.key),
     ];
+    let key = |action| {
+        app.key_of(action)
+            .map(|k| Span::styled(format!("({k})"), theme.key))
+    };
+    spans.extend(key(Action::WindowNext));
     if let Some(r) = report {
         spans.push(Span::raw(format!("  {:.2} AAS", r.aas)));
         // A span says its own ends instead.
@@ -114,13 +119,13 @@ fn title(app: &App, report: Option<&Report>) -> Line<'static> {
             format!("  span {} ", between(p.span(ui.step()))),
             theme.warn,
         ));
-        spans.push(Span::styled("(Enter)", theme.key));
+        spans.extend(key(Action::DrillDown));
     } else if let Some(span) = ui.span {
         spans.push(Span::styled(format!("  {} ", between(span)), theme.warn));
-        spans.push(Span::styled("(Esc)", theme.key));
+        spans.extend(key(Action::Back));
     }
     spans.push(Span::raw(format!("  by {} ", ui.group.name())));
-    spans.push(Span::styled("(g)", theme.key));
+    spans.extend(key(Action::GroupNext));
     if let Some((k, v)) = &ui.filter {
         spans.push(Span::styled(
             format!(
@@ -130,7 +135,7 @@ fn title(app: &App, report: Option<&Report>) -> Line<'static> {
             ),
             theme.warn,
         ));
-        spans.push(Span::styled("(Esc)", theme.key));
+        spans.extend(key(Action::Back));
     }
     Line::from(spans)
 }

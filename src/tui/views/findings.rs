@@ -4,6 +4,7 @@
 
 use crate::model::findings::{headline, Severity, CALM};
 use crate::tui::app::App;
+use crate::tui::keymap::Action;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -23,7 +24,16 @@ pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let block = Block::default()
         .borders(Borders::ALL)
         .border_set(app.theme.border_set())
-        .title(" findings, worst first — ↑↓ select, Enter opens, other keys close ");
+        .title(format!(
+            " findings, worst first — {}, other keys close ",
+            app.key_phrases(
+                &[
+                    (&[Action::Up, Action::Down], "select"),
+                    (&[Action::DrillDown], "opens"),
+                ],
+                ", "
+            )
+        ));
     let inner = block.inner(r);
     block.render(r, buf);
     // One column on the left for the selection's mark, which reads without colour.

@@ -4,6 +4,7 @@
 use crate::format::human_duration;
 use crate::model::hotspot::HotspotView;
 use crate::tui::app::{App, HotspotUi};
+use crate::tui::keymap::Action;
 use crate::tui::table::{sparkline, wrap};
 use crate::tui::theme::Theme;
 use ratatui::buffer::Buffer;
@@ -16,12 +17,14 @@ fn label(text: &str, theme: &Theme) -> Span<'static> {
     Span::styled(format!("{text:<L$}"), theme.column_header)
 }
 
-/// The screen's lines, and which one is the selected session's.
+/// The screen's lines, and which one is the selected session's; `keys`, the line naming the
+/// keys at its foot (none in the clipboard's text).
 pub(crate) fn lines(
     v: &HotspotView,
     ui: &HotspotUi,
     theme: &Theme,
     width: u16,
+    keys: Option<String>,
 ) -> (Vec<Line<'static>>, Option<usize>) {
     let w = usize::from(width).saturating_sub(L).max(20);
     let mut out = vec![Line::from(vec![
@@ -111,11 +114,10 @@ pub(crate) fn lines(
             }
         }
     }
-    out.push(Line::from(""));
-    out.push(Line::from(Span::styled(
-        "↑/↓ selects a session, Enter opens it, Esc goes back",
-        theme.dim,
-    )));
+    if let Some(keys) = keys {
+        out.push(Line::from(""));
+        out.push(Line::from(Span::styled(keys, theme.dim)));
+    }
     (out, selected_line)
 }
 
@@ -124,7 +126,17 @@ pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         return;
     };
     let (lines, selected) = match view {
-        Some(v) => lines(v, ui, &app.theme, area.width),
+        Some(v) => {
+            let keys = app.key_phrases(
+                &[
+                    (&[Action::Up, Action::Down], "selects a session"),
+                    (&[Action::DrillDown], "opens it"),
+                    (&[Action::Back], "goes back"),
+                ],
+                ", ",
+            );
+            lines(v, ui, &app.theme, area.width, Some(keys))
+        }
         None => (
             vec![Line::from(Span::styled(
                 format!("{}: no longer among the hot spots", ui.object),
@@ -144,7 +156,7 @@ pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
 /// The screen as plain text, for the clipboard.
 pub(crate) fn text(v: &HotspotView, ui: &HotspotUi) -> String {
     let mut s = String::new();
-    for l in lines(v, ui, &Theme::plain(), 100).0 {
+    for l in lines(v, ui, &Theme::plain(), 100, None).0 {
         for span in &l.spans {
             s.push_str(&span.content);
         }

@@ -8,7 +8,7 @@ use crate::format::{human_duration, thousands};
 use crate::model::io::{ChunkRow, Concern, Peer, Replication};
 use crate::model::snapshot::Snapshot;
 use crate::tui::app::App;
-use crate::tui::panes::{ms, spark_floor, Order, Pane, PaneRows};
+use crate::tui::panes::{ms, spark_floor, ListPane, Order, PaneRows};
 use crate::tui::table::{wrap, TableView};
 use crate::tui::theme::Theme;
 use ratatui::buffer::Buffer;
@@ -287,7 +287,7 @@ fn summary_line<'a>(snap: &'a Snapshot, app: &App) -> Line<'a> {
         let order = app.table().sort;
         spans.push(Span::raw(format!(
             "{} · IFX: Informix's ms/op (* since its reset)",
-            Pane::Io.order_label(order)
+            ListPane::Io.order_label(order)
         )));
     }
     if let Some(n) = &io.note {
@@ -327,7 +327,7 @@ pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let table_h = table_want.min(body.saturating_sub(reserved).max(4.min(table_want)));
     let mut y = area.y + 1;
     if table_h > 0 {
-        let columns = Pane::Io.columns();
+        let columns = ListPane::Io.columns();
         let specs: Vec<_> = columns.iter().map(|c| c.spec()).collect();
         let sort = match t.sort {
             Order::By { column, desc } => {
@@ -348,7 +348,7 @@ pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
             cols: &specs,
             order: &t.order,
             rows: &PaneRows {
-                pane: Pane::Io,
+                list: ListPane::Io,
                 snap,
             },
             selected: Some(t.selected),

@@ -7,7 +7,8 @@ use crate::format::human_bytes;
 use crate::model::snapshot::Snapshot;
 use crate::parsers::onstat_u::WaitReason;
 use crate::tui::app::App;
-use crate::tui::panes::{Column, Order, Pane, PaneRows, SessionCol};
+use crate::tui::keymap::Action;
+use crate::tui::panes::{Column, ListPane, Order, Pane, PaneRows, SessionCol};
 use crate::tui::table::TableView;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -56,11 +57,11 @@ pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         );
         return;
     }
-    let rows = PaneRows {
-        pane: app.pane,
-        snap,
+    let Some(list) = app.pane.list() else {
+        return;
     };
-    let columns = app.pane.columns();
+    let rows = PaneRows { list, snap };
+    let columns = list.columns();
     let specs: Vec<_> = columns.iter().map(|c| c.spec()).collect();
     let sort = match t.sort {
         Order::By { column, desc } => columns.iter().position(|c| *c == column).map(|i| (i, desc)),
@@ -100,13 +101,17 @@ fn empty_message(app: &App, snap: &Snapshot) -> String {
         .any(|x| sources.contains(&x.source.as_str()));
     if !app.table().filter.is_empty() {
         return format!(
-            "no row matches the filter '{}' (Esc clears it)",
-            app.table().filter
+            "no row matches the filter '{}'{}",
+            app.table().filter,
+            app.hint(Action::Back, "clears it")
         );
     }
     match app.pane {
         _ if !seen => format!("waiting for first data ({})", sources.join(", ")),
-        Pane::Sessions if app.hide_idle => "no session but idle ones (i shows them)".to_string(),
+        Pane::Sessions if app.hide_idle => format!(
+            "no session but idle ones{}",
+            app.hint(Action::ToggleIdle, "shows them")
+        ),
         Pane::Sessions => "no user session (only the server's own threads)".to_string(),
         Pane::Waiters if app.hide_idle && snap.summary.idle > 0 => {
             format!(
@@ -166,7 +171,10 @@ fn summary_line<'a>(app: &'a App, snap: &'a Snapshot, width: u16) -> Line<'a> {
                 spans.push(Span::styled(format!(" · {blocking} {holding}"), theme.hot));
             }
             if app.hide_idle {
-                spans.push(Span::styled(" · idle hidden (i)", theme.dim));
+                let key = app
+                    .key_of(Action::ToggleIdle)
+                    .map_or_else(String::new, |k| format!(" ({k})"));
+                spans.push(Span::styled(format!(" · idle hidden{key}"), theme.dim));
             }
             // Sorted by memory, the age of the list it comes from (read every 30 s).
             let by_mem = Column::Session(SessionCol::Mem);
@@ -189,7 +197,11 @@ fn summary_line<'a>(app: &'a App, snap: &'a Snapshot, width: u16) -> Line<'a> {
                     if narrow {
                         " · by activity".to_string()
                     } else {
-                        format!(" · ordered: {} (s sorts)", app.pane.grouped_label())
+                        format!(
+                            " · ordered: {}{}",
+                            ListPane::Sessions.grouped_label(),
+                            app.hint(Action::SortNext, "sorts")
+                        )
                     },
                     theme.dim,
                 ));
@@ -242,10 +254,13 @@ fn summary_line<'a>(app: &'a App, snap: &'a Snapshot, width: u16) -> Line<'a> {
             }));
             if snap.summary.idle > 0 {
                 let verb = if app.hide_idle { "hidden" } else { "shown" };
+                let key = app
+                    .key_of(Action::ToggleIdle)
+                    .map_or_else(String::new, |k| format!(" ({k})"));
                 let text = if narrow {
-                    format!(" · {} idle (i)", snap.summary.idle)
+                    format!(" · {} idle{key}", snap.summary.idle)
                 } else {
-                    format!(" · {} idle {verb} (i)", snap.summary.idle)
+                    format!(" · {} idle {verb}{key}", snap.summary.idle)
                 };
                 spans.push(Span::styled(text, theme.dim));
             }
@@ -253,9 +268,13 @@ fn summary_line<'a>(app: &'a App, snap: &'a Snapshot, width: u16) -> Line<'a> {
                 // The grouped default order marks no column: it says what it is here.
                 spans.push(Span::styled(
                     if narrow {
-                        " · by concern"
+                        " · by concern".to_string()
                     } else {
-                        " · ordered by concern, then time in wait (s sorts)"
+                        format!(
+                            " · ordered by {}{}",
+                            ListPane::Waiters.grouped_label(),
+                            app.hint(Action::SortNext, "sorts")
+                        )
                     },
                     theme.dim,
                 ));
@@ -320,9 +339,9 @@ fn summary_line<'a>(app: &'a App, snap: &'a Snapshot, width: u16) -> Line<'a> {
     }
     // A sort marker only shows on a column on screen: say what the rows are sorted by when the
     // column is not.
-    if let Order::By { column, .. } = app.table().sort {
-        let specs: Vec<_> = app.pane.columns().iter().map(|c| c.spec()).collect();
-        let pos = app.pane.columns().iter().position(|c| *c == column);
+    if let (Order::By { column, .. }, Some(list)) = (app.table().sort, app.pane.list()) {
+        let specs: Vec<_> = list.columns().iter().map(|c| c.spec()).collect();
+        let pos = list.columns().iter().position(|c| *c == column);
         let visible = crate::tui::table::layout(&specs, width)
             .iter()
             .any(|(i, _)| Some(*i) == pos);
@@ -330,7 +349,7 @@ fn summary_line<'a>(app: &'a App, snap: &'a Snapshot, width: u16) -> Line<'a> {
             spans.push(Span::styled(
                 format!(
                     " · sorted by {} (off screen)",
-                    app.pane.order_label(app.table().sort)
+                    list.order_label(app.table().sort)
                 ),
                 theme.warn,
             ));
@@ -347,13 +366,18 @@ fn tree(app: &App, snap: &Snapshot, area: Rect, buf: &mut Buffer) {
     let t = app.table();
     if t.order.is_empty() {
         let msg = if app.table().filter.is_empty() {
-            "no session blocks another (no lock, buffer, checkpoint or critical section holds up \
-             a waiter); t: list"
-                .to_string()
+            let back = app
+                .key_of(Action::ToggleTree)
+                .map_or_else(String::new, |k| format!("; {k}: list"));
+            format!(
+                "no session blocks another (no lock, buffer, checkpoint or critical section holds \
+                 up a waiter){back}"
+            )
         } else {
             format!(
-                "no line matches the filter '{}' (Esc clears it)",
-                app.table().filter
+                "no line matches the filter '{}'{}",
+                app.table().filter,
+                app.hint(Action::Back, "clears it")
             )
         };
         // Wrapped, not cut: the way back (`t: list`) is at its end.

@@ -300,8 +300,17 @@ fn status_line(app: &App, _now: Duration, area: Rect, buf: &mut Buffer) {
                     } else {
                         app.pane.len(app.shown())
                     };
+                    let keys: Vec<String> = [(Action::Filter, "edits"), (Action::Back, "clears")]
+                        .iter()
+                        .filter_map(|(a, words)| Some(format!("{} {words}", app.key_of(*a)?)))
+                        .collect();
+                    let keys = if keys.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({})", keys.join(", "))
+                    };
                     let text = format!(
-                        " filter '{}': {} of {} (/ edits, Esc clears) ",
+                        " filter '{}': {} of {}{keys} ",
                         t.filter,
                         t.order.len(),
                         total
@@ -560,11 +569,9 @@ pub(crate) fn copy_text(app: &App) -> Option<String> {
             }
         }
     }
-    let rows = PaneRows {
-        pane: app.pane,
-        snap,
-    };
-    for (i, c) in app.pane.columns().iter().enumerate() {
+    let list = app.pane.list()?;
+    let rows = PaneRows { list, snap };
+    for (i, c) in list.columns().iter().enumerate() {
         out.push_str(&format!("{}: {}\n", c.spec().title, rows.cell(row, i)));
     }
     Some(out)
@@ -619,5 +626,47 @@ mod tests {
         assert!(line.contains(" W window"), "{line}");
         assert!(!line.contains(" w window"), "{line}");
         assert!(!line.contains("copy"), "{line}");
+    }
+
+    /// The hints inside the panes name the bound keys too: rebound, the Waiters' summary says
+    /// `(o sorts)` and `(I)`, a filter's footer `x clears`, the Activity title `(W)`; a key
+    /// taken away leaves its hint out.
+    #[test]
+    fn the_hints_in_the_panes_name_the_keys_the_config_binds() {
+        let mut keys = BTreeMap::new();
+        keys.insert("sort-next".to_string(), vec!["o".to_string()]);
+        keys.insert("toggle-idle".to_string(), vec!["I".to_string()]);
+        keys.insert("back".to_string(), vec!["x".to_string()]);
+        keys.insert("window-next".to_string(), vec!["W".to_string()]);
+        keys.insert("group-next".to_string(), vec![]);
+        let mut app = App::new(
+            Keymap::from_config(&keys).expect("keymap"),
+            crate::tui::theme::Theme::plain(),
+            crate::tui::app::Mode::Demo { seed: 1 },
+            1.0,
+        );
+        app.size = (160, 24);
+        let mut snap = crate::model::snapshot::Snapshot::default();
+        snap.summary.idle = 1;
+        app.set_snapshot(std::sync::Arc::new(snap));
+        let screen = |app: &App| {
+            let area = Rect::new(0, 0, 160, 24);
+            let mut buf = Buffer::empty(area);
+            render(app, Duration::ZERO, area, &mut buf);
+            buffer_text(&buf)
+        };
+        app.handle(Action::PaneWaiters, Duration::ZERO);
+        let text = screen(&app);
+        assert!(text.contains("(o sorts)"), "{text}");
+        assert!(!text.contains("(s sorts)"), "{text}");
+        assert!(text.contains("idle shown (I)"), "{text}");
+        app.tables[Pane::Waiters.index()].filter = "nothing".into();
+        let text = screen(&app);
+        assert!(text.contains("(x clears it)"), "{text}");
+        assert!(!text.contains("Esc"), "{text}");
+        app.handle(Action::PaneActivity, Duration::ZERO);
+        let text = screen(&app);
+        assert!(text.contains("(W)"), "{text}");
+        assert!(!text.contains("(w)") && !text.contains("(g)"), "{text}");
     }
 }
