@@ -98,7 +98,7 @@ fn bench(c: &mut Criterion) {
         Keymap::default(),
         Theme::colored(),
         Mode::Demo { seed: 1 },
-        1.0,
+        Duration::from_secs(1),
     );
     app.size = (200, 50);
     app.set_snapshot(Arc::new(snapshot()));

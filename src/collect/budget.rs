@@ -156,7 +156,7 @@ async fn calls_between(at: u64, from: u64, to: u64) -> Vec<Vec<String>> {
     });
     let mut collection = Collection::start(
         runner.clone(),
-        1.0,
+        Duration::from_secs(1),
         None,
         ExtentSource::default(),
         SessionClock::starting_at(Duration::from_secs(at)),

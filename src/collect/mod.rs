@@ -33,7 +33,24 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 /// The refresh intervals `+` and `-` step through.
-pub(crate) const INTERVALS: [f64; 7] = [0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 30.0];
+pub(crate) const INTERVALS: [Duration; 7] = [
+    Duration::from_millis(500),
+    Duration::from_secs(1),
+    Duration::from_secs(2),
+    Duration::from_secs(3),
+    Duration::from_secs(5),
+    Duration::from_secs(10),
+    Duration::from_secs(30),
+];
+
+/// The shortest and the longest interval `--interval` and the config may set.
+pub(crate) const INTERVAL_RANGE: std::ops::RangeInclusive<Duration> =
+    Duration::from_millis(100)..=Duration::from_secs(3600);
+
+/// `interval` within [`INTERVAL_RANGE`].
+pub(crate) fn clamp_interval(interval: Duration) -> Duration {
+    interval.clamp(*INTERVAL_RANGE.start(), *INTERVAL_RANGE.end())
+}
 
 /// How long past its own timeout a runner's answer is waited for before the collector gives
 /// up on it (the runner's kill and reporting come first).
@@ -85,8 +102,8 @@ pub struct Ctx {
     pub runner: Arc<dyn CommandRunner>,
     pub clock: SessionClock,
     pub sinks: Sinks,
-    /// Interval in seconds for the 1 s sources; the others scale with it.
-    pub interval: watch::Receiver<f64>,
+    /// The interval of the 1 s sources; the others scale with it.
+    pub interval: watch::Receiver<Duration>,
     /// The server's release (major << 32 | minor) from the latest banner; 0 until one is seen.
     release: Arc<AtomicU64>,
     /// The server's replication role from the latest `onstat -u` banner ([`Role`] bits); 0
@@ -150,7 +167,7 @@ impl Ctx {
         runner: Arc<dyn CommandRunner>,
         clock: SessionClock,
         sinks: Sinks,
-        interval: watch::Receiver<f64>,
+        interval: watch::Receiver<Duration>,
     ) -> Ctx {
         Ctx {
             runner,
@@ -181,8 +198,8 @@ impl Ctx {
     }
 
     fn scaled(&self, base: Duration) -> Duration {
-        let interval = *self.interval.borrow();
-        base.mul_f64(interval.clamp(0.1, 3600.0))
+        let interval = clamp_interval(*self.interval.borrow());
+        base.mul_f64(interval.as_secs_f64())
     }
 
     /// Runs one request for `source`, records it, parses it, and sends the update. Returns what
@@ -661,8 +678,8 @@ fn spawn_numa(ctx: &Ctx) -> JoinHandle<()> {
 /// command in flight: the runners kill what they started when their futures are dropped).
 pub struct Collection {
     pub(crate) clock: SessionClock,
-    /// Interval in seconds for the 1 s sources (`+`/`-`).
-    pub(crate) interval: watch::Sender<f64>,
+    /// The interval of the 1 s sources (`+`/`-`).
+    pub(crate) interval: watch::Sender<Duration>,
     /// The sessions whose `onstat -g ses/sql` are collected.
     pub(crate) focus: watch::Sender<Focus>,
     /// Asks the extent job for a new map.
@@ -686,7 +703,7 @@ impl Collection {
     /// NUMA, the drill-down sessions and the extent job.
     pub fn start(
         runner: Arc<dyn CommandRunner>,
-        interval: f64,
+        interval: Duration,
         raw: Option<std::sync::mpsc::SyncSender<RawSample>>,
         extent_source: ExtentSource,
         clock: SessionClock,
@@ -699,7 +716,7 @@ impl Collection {
     /// channel is then closed from the start.
     pub(crate) fn start_with(
         runner: Arc<dyn CommandRunner>,
-        interval: f64,
+        interval: Duration,
         raw: Option<std::sync::mpsc::SyncSender<RawSample>>,
         extent_source: Option<ExtentSource>,
         clock: SessionClock,

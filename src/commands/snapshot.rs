@@ -503,7 +503,7 @@ pub async fn live_store(
     let (raw_tx, raw_rx) = std::sync::mpsc::sync_channel::<RawSample>(1 << 16);
     let mut collection = Collection::start(
         runner,
-        1.0,
+        Duration::from_secs(1),
         record.then_some(raw_tx),
         extents,
         SessionClock::start(),

@@ -33,7 +33,8 @@ pub struct Setup {
     pub mode: Mode,
     pub runner: Arc<dyn CommandRunner>,
     pub settings: StoreSettings,
-    pub interval: f64,
+    /// The interval of the 1 s sources (`--interval`, the config's `interval`, else 1 s).
+    pub interval: Duration,
     pub server: Option<String>,
     pub extents: ExtentSource,
     pub record: Option<(PathBuf, u64)>,
@@ -200,7 +201,7 @@ pub(crate) struct Shared {
     /// `now_in_local_offset`).
     pub(crate) started: time::OffsetDateTime,
     config: Config,
-    interval: f64,
+    interval: Duration,
     /// The base page size and the windows of the command line or the config.
     pub(crate) settings: StoreSettings,
     /// `--max-output-mb`, else the config's `max-output-mb`, else the default.
@@ -250,6 +251,8 @@ fn shared(args: &LiveArgs) -> Result<Shared, Error> {
             "{from} = {interval}: between 0.1 and 3600 seconds"
         )));
     }
+    // Seconds on the command line and in the config; a Duration from here on.
+    let interval = Duration::from_secs_f64(interval);
     let base_page_kb = args.watch.base_page_kb.or(config.base_page_kb).unwrap_or(2);
     if ![1, 2, 4, 8, 16].contains(&base_page_kb) {
         return Err(Error::Usage(format!(

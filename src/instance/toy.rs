@@ -41,7 +41,7 @@ async fn a_toy_source_is_one_entry_and_its_parser() {
     assert!(Source::polled().contains(&Source::Toy), "polled on its own");
     let (tx, mut updates) = tokio::sync::mpsc::channel(16);
     let (raw_tx, raw) = std::sync::mpsc::sync_channel(16);
-    let (_interval, interval_rx) = tokio::sync::watch::channel(1.0);
+    let (_interval, interval_rx) = tokio::sync::watch::channel(Duration::from_secs(1));
     let ctx = Ctx::new(
         Arc::new(LoadAvgFile),
         SessionClock::start(),

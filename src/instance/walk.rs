@@ -48,7 +48,7 @@ pub fn demo_store_sampled(
         let raw = record.then_some(raw_tx);
         let mut collection = Collection::start(
             Arc::new(demo),
-            1.0,
+            Duration::from_secs(1),
             raw,
             ExtentSource::default(),
             SessionClock::starting_at(from),

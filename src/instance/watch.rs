@@ -80,7 +80,7 @@ impl Watched {
     }
 
     /// Whether the store calls for a build, at `interval` seconds.
-    pub(crate) fn due(&self, interval: f64) -> Due {
+    pub(crate) fn due(&self, interval: Duration) -> Due {
         self.rebuild.due(self.store.generation, interval)
     }
 
@@ -108,7 +108,7 @@ impl Watched {
 
     /// At the settle timer: whether a build is due now (it then counts as built, and the timer
     /// is off); if not, the timer moves to when one is due, or goes off when nothing moved.
-    pub(crate) fn build_due(&mut self, settle: &mut Option<Instant>, interval: f64) -> bool {
+    pub(crate) fn build_due(&mut self, settle: &mut Option<Instant>, interval: Duration) -> bool {
         match self.due(interval) {
             Due::In(wait) => {
                 *settle = Some(Instant::now() + wait);
@@ -201,14 +201,14 @@ impl Rebuild {
         self.force = true;
     }
 
-    /// The least time between two builds for data alone, at `interval` seconds (a build joins
+    /// The least time between two builds for data alone, half the interval (a build joins
     /// thousands of rows).
-    fn min_gap(interval: f64) -> Duration {
-        Duration::from_secs_f64(interval.clamp(0.1, 3600.0) * 0.5)
+    fn min_gap(interval: Duration) -> Duration {
+        crate::collect::clamp_interval(interval) / 2
     }
 
-    /// Whether the store at `generation` calls for a build, at `interval` seconds.
-    fn due(&self, generation: u64, interval: f64) -> Due {
+    /// Whether the store at `generation` calls for a build, at `interval`.
+    fn due(&self, generation: u64, interval: Duration) -> Due {
         if generation == self.built_generation {
             return Due::Nothing;
         }
@@ -238,16 +238,22 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn data_alone_waits_half_an_interval_and_a_key_does_not() {
         let mut r = Rebuild::default();
-        assert_eq!(r.due(0, 2.0), Due::Now);
+        assert_eq!(r.due(0, Duration::from_secs(2)), Due::Now);
         r.built(0);
-        assert_eq!(r.due(0, 2.0), Due::Nothing);
-        assert_eq!(r.due(1, 2.0), Due::In(Duration::from_secs(1)));
+        assert_eq!(r.due(0, Duration::from_secs(2)), Due::Nothing);
+        assert_eq!(
+            r.due(1, Duration::from_secs(2)),
+            Due::In(Duration::from_secs(1))
+        );
         tokio::time::advance(Duration::from_millis(400)).await;
-        assert_eq!(r.due(1, 2.0), Due::In(Duration::from_millis(600)));
+        assert_eq!(
+            r.due(1, Duration::from_secs(2)),
+            Due::In(Duration::from_millis(600))
+        );
         r.force();
-        assert_eq!(r.due(1, 2.0), Due::Now);
+        assert_eq!(r.due(1, Duration::from_secs(2)), Due::Now);
         r.built(1);
         tokio::time::advance(Duration::from_secs(1)).await;
-        assert_eq!(r.due(2, 2.0), Due::Now);
+        assert_eq!(r.due(2, Duration::from_secs(2)), Due::Now);
     }
 }

@@ -183,7 +183,7 @@ pub(crate) use crate::instance::setup::NoteFn;
 /// What the live loop must do after an action.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
-    SetInterval(f64),
+    SetInterval(Duration),
     RebuildExtents,
     /// Put this text on the clipboard (OSC 52).
     Copy(String),
@@ -241,7 +241,7 @@ pub struct App {
     pub live: Arc<Snapshot>,
     /// The snapshot kept on screen while frozen, and when it was frozen.
     pub frozen: Option<(Arc<Snapshot>, Duration)>,
-    pub interval: f64,
+    pub interval: Duration,
     pub hide_idle: bool,
     pub tree: bool,
     /// Sessions drilled into, innermost last.
@@ -318,7 +318,7 @@ impl App {
             .join(sep)
     }
 
-    pub fn new(keymap: Keymap, theme: Theme, mode: Mode, interval: f64) -> Self {
+    pub fn new(keymap: Keymap, theme: Theme, mode: Mode, interval: Duration) -> Self {
         App {
             keymap,
             theme,

@@ -1139,7 +1139,7 @@ mod tests {
             crate::tui::keymap::Keymap::default(),
             Theme::plain(),
             crate::tui::app::Mode::Demo { seed: 1 },
-            1.0,
+            std::time::Duration::from_secs(1),
         );
         app.set_snapshot(std::sync::Arc::new(snap));
         let now = std::time::Duration::from_secs(1);

@@ -597,7 +597,7 @@ pub fn session_for(
             setup.server.as_deref().unwrap_or("-"),
             setup.settings.ports,
             setup.settings.base_page_kb,
-            setup.interval
+            setup.interval.as_secs_f64()
         ),
     );
     Ok(session)

@@ -795,9 +795,9 @@ impl App {
                 } else {
                     INTERVALS[pos.saturating_sub(1)]
                 };
-                if (new - self.interval).abs() > f64::EPSILON {
+                if new != self.interval {
                     self.interval = new;
-                    self.say(format!("refresh every {new}s"), now);
+                    self.say(format!("refresh every {}s", new.as_secs_f64()), now);
                     return vec![Effect::SetInterval(new)];
                 }
             }

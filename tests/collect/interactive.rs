@@ -84,7 +84,7 @@ async fn first_updates(body: &str) -> (Vec<Update>, Vec<String>) {
     let runner = Arc::new(LocalRunner::new(Some("ol_test".into())).with_path(path_with(&dir)));
     let mut collection = Collection::start(
         runner,
-        1.0,
+        Duration::from_secs(1),
         None,
         ExtentSource::default(),
         SessionClock::start(),

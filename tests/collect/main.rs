@@ -189,7 +189,7 @@ async fn a_failed_poll_keeps_the_last_good_data_marked_stale() {
         fixture_path("onstat-u/ibm-kc-12.10-adref-0608.txt")
     ));
     let (tx, mut rx) = mpsc::channel(16);
-    let (_itx, irx) = watch::channel(0.1);
+    let (_itx, irx) = watch::channel(Duration::from_millis(100));
     let ctx = Ctx::new(
         Arc::new(runner(&dir)),
         SessionClock::start(),

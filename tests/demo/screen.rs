@@ -40,7 +40,7 @@ fn screen(from: u64, to: u64, pane: Action, (w, h): (u16, u16)) -> String {
         Keymap::default(),
         Theme::plain(),
         Mode::Demo { seed: 1 },
-        1.0,
+        Duration::from_secs(1),
     );
     a.server = Some("ol_demo".into());
     a.size = (w, h);

@@ -87,7 +87,7 @@ fn sorting_a_list_by_any_column_allocates_nothing_per_row() {
             Keymap::default(),
             Theme::plain(),
             Mode::Demo { seed: 1 },
-            1.0,
+            Duration::from_secs(1),
         );
         a.size = (160, 48);
         a.set_snapshot(small.clone());

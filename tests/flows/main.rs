@@ -100,7 +100,7 @@ fn app() -> App {
         Keymap::default(),
         Theme::plain(),
         Mode::Demo { seed: 1 },
-        1.0,
+        Duration::from_secs(1),
     );
     a.size = (80, 24);
     a.set_snapshot(Arc::new(snapshot()));
@@ -414,11 +414,20 @@ fn freeze_keeps_the_screen_while_data_arrives() {
 #[test]
 fn interval_keys_step_through_the_intervals() {
     let mut a = app();
-    assert_eq!(a.on_key(key('+'), NOW), vec![Effect::SetInterval(2.0)]);
-    assert_eq!(a.on_key(key('-'), NOW), vec![Effect::SetInterval(1.0)]);
-    assert_eq!(a.on_key(key('-'), NOW), vec![Effect::SetInterval(0.5)]);
+    assert_eq!(
+        a.on_key(key('+'), NOW),
+        vec![Effect::SetInterval(Duration::from_secs(2))]
+    );
+    assert_eq!(
+        a.on_key(key('-'), NOW),
+        vec![Effect::SetInterval(Duration::from_secs(1))]
+    );
+    assert_eq!(
+        a.on_key(key('-'), NOW),
+        vec![Effect::SetInterval(Duration::from_millis(500))]
+    );
     assert_eq!(a.on_key(key('-'), NOW), vec![], "0.5 s is the shortest");
-    assert_eq!(a.interval, 0.5);
+    assert_eq!(a.interval, Duration::from_millis(500));
 }
 
 #[test]

@@ -128,7 +128,7 @@ fn demo_setup(at: u64) -> Setup {
             host: Some(ifxtop::demo::HOST.into()),
             ..StoreSettings::default()
         },
-        interval: 1.0,
+        interval: Duration::from_secs(1),
         server: Some("ol_demo".into()),
         extents: ExtentSource::default(),
         record: None,

@@ -353,7 +353,7 @@ fn run_with(
         let runner = DemoRunner::new(demo.clone()).starting_at(from);
         let mut collection = Collection::start(
             Arc::new(runner),
-            1.0,
+            Duration::from_secs(1),
             None,
             ExtentSource::default(),
             SessionClock::starting_at(from),

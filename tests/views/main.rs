@@ -182,7 +182,12 @@ const NOW: Duration = Duration::from_secs(30);
 
 fn app(w: u16, h: u16, focus: &[Sid]) -> App {
     let st = store();
-    let mut a = App::new(Keymap::default(), Theme::plain(), Mode::Live, 1.0);
+    let mut a = App::new(
+        Keymap::default(),
+        Theme::plain(),
+        Mode::Live,
+        Duration::from_secs(1),
+    );
     a.server = Some("ol_oninit".into());
     a.size = (w, h);
     a.extents = ExtentStatus::Ready {
@@ -284,7 +289,12 @@ fn a_failed_source_keeps_its_data_and_says_why() {
         }),
         how: Default::default(),
     });
-    let mut a = App::new(Keymap::default(), Theme::plain(), Mode::Live, 1.0);
+    let mut a = App::new(
+        Keymap::default(),
+        Theme::plain(),
+        Mode::Live,
+        Duration::from_secs(1),
+    );
     a.set_snapshot(Arc::new(snapshot::build(&st, NOW, Some("ol_oninit"), &[])));
     let text = screen(&a, 80, 24);
     assert!(text.contains("-u 0s!") || text.contains("-u 1s!"), "{text}");
@@ -303,7 +313,12 @@ fn an_empty_pane_says_why_and_where_to_look() {
             result: Err(e),
             how: Default::default(),
         });
-        let mut a = App::new(Keymap::default(), Theme::plain(), Mode::Live, 1.0);
+        let mut a = App::new(
+            Keymap::default(),
+            Theme::plain(),
+            Mode::Live,
+            Duration::from_secs(1),
+        );
         a.set_snapshot(Arc::new(snapshot::build(&st, NOW, Some("ol_prod"), &[])));
         screen(&a, 120, 24)
     };
@@ -372,7 +387,12 @@ address          wtlist           owner            lklist           type     tbl
 
 fn chain_app(w: u16, h: u16, focus: &[Sid]) -> App {
     let st = lock_chain_store();
-    let mut a = App::new(Keymap::default(), Theme::plain(), Mode::Live, 1.0);
+    let mut a = App::new(
+        Keymap::default(),
+        Theme::plain(),
+        Mode::Live,
+        Duration::from_secs(1),
+    );
     a.server = Some("ol_prod".into());
     a.size = (w, h);
     a.set_snapshot(Arc::new(snapshot::build(&st, NOW, Some("ol_prod"), focus)));
@@ -441,7 +461,12 @@ fn session_screen_with_the_running_querys_plan() {
     apply(&mut st, Source::OnstatGPqs(Sid(812)), 29, BANNER, 5);
     let (w, h) = (80, 24);
     let open = |sid: Sid| {
-        let mut a = App::new(Keymap::default(), Theme::plain(), Mode::Live, 1.0);
+        let mut a = App::new(
+            Keymap::default(),
+            Theme::plain(),
+            Mode::Live,
+            Duration::from_secs(1),
+        );
         a.server = Some("ol_prod".into());
         a.size = (w, h);
         a.set_snapshot(Arc::new(snapshot::build(&st, NOW, Some("ol_prod"), &[sid])));
@@ -479,7 +504,12 @@ fn control_characters_from_onstat_never_reach_the_screen() {
     );
     let mut st = Store::new(StoreSettings::default());
     apply(&mut st, Source::OnstatU, 30, &u, 5);
-    let mut a = App::new(Keymap::default(), Theme::plain(), Mode::Live, 1.0);
+    let mut a = App::new(
+        Keymap::default(),
+        Theme::plain(),
+        Mode::Live,
+        Duration::from_secs(1),
+    );
     a.set_snapshot(Arc::new(snapshot::build(&st, NOW, None, &[])));
     assert!(a.shown().waiters[0].user.contains('\x1b'));
     let area = Rect::new(0, 0, 80, 24);
@@ -523,7 +553,7 @@ fn demo_screen_app(w: u16, h: u16) -> App {
         Keymap::default(),
         Theme::plain(),
         Mode::Demo { seed: 1 },
-        1.0,
+        Duration::from_secs(1),
     );
     a.server = Some("ol_demo".into());
     a.size = (w, h);
@@ -728,7 +758,12 @@ fn demo_io_app(to: u64, w: u16, h: u16) -> (App, Duration) {
         false,
     )
     .expect("the demo runs");
-    let mut a = App::new(Keymap::default(), Theme::plain(), Mode::Live, 1.0);
+    let mut a = App::new(
+        Keymap::default(),
+        Theme::plain(),
+        Mode::Live,
+        Duration::from_secs(1),
+    );
     a.server = Some("ol_demo".into());
     a.size = (w, h);
     a.set_snapshot(Arc::new(snapshot::build(&store, to, Some("ol_demo"), &[])));
@@ -1141,7 +1176,7 @@ fn a_c_locale_gets_ascii_frames() {
     let (w, h) = (80, 24);
     let mut theme = Theme::plain();
     theme.ascii = true;
-    let mut a = App::new(Keymap::default(), theme, Mode::Live, 1.0);
+    let mut a = App::new(Keymap::default(), theme, Mode::Live, Duration::from_secs(1));
     a.size = (w, h);
     a.handle(Action::Help, NOW);
     let text = screen(&a, w, h);

@@ -196,7 +196,10 @@ async fn watch_instance(
         Duration::ZERO,
         &format!(
             "serve: {} ({:?}, ports {:?}, interval {}s)",
-            setup.instance, setup.mode, setup.settings.ports, setup.interval
+            setup.instance,
+            setup.mode,
+            setup.settings.ports,
+            setup.interval.as_secs_f64()
         ),
     );
     let mut counted = Counted::default();

@@ -360,7 +360,10 @@ fn title_line<'a>(
     }
     if app.replay.is_none() {
         // A replay plays at its own speed; the interval means nothing there.
-        spans.push((Span::styled(format!("every {}s  ", app.interval), bar), 3));
+        spans.push((
+            Span::styled(format!("every {}s  ", app.interval.as_secs_f64()), bar),
+            3,
+        ));
     }
     // The server's clock at the moment shown (frozen: when frozen; replay: as recorded).
     let shown_at = match &app.frozen {
@@ -462,12 +465,14 @@ fn sources_line<'a>(
             name: s.short,
             age: s.age_s,
             stale: s.error.is_none()
-                && s.age_s
-                    .is_some_and(|a| a > 3.0 * s.period_s * app.interval.max(1.0) + 2.0),
+                && s.age_s.is_some_and(|a| {
+                    a > 3.0 * s.period_s * app.interval.as_secs_f64().max(1.0) + 2.0
+                }),
             fast: s.period_s <= 1.0,
             overdue: s.error.is_none()
-                && s.age_s
-                    .is_some_and(|a| a > 1.5 * s.period_s * app.interval.max(1.0) + 2.0),
+                && s.age_s.is_some_and(|a| {
+                    a > 1.5 * s.period_s * app.interval.as_secs_f64().max(1.0) + 2.0
+                }),
             error: s.error.as_ref().map(|e| format!(" {}: {e}", s.source)),
         };
         match items.iter_mut().find(|i| i.name == item.name) {
@@ -645,7 +650,7 @@ mod tests {
                 Mode::Replay {
                     file: "/var/tmp/ifxtop-db01-ol_prod-2026-11-22T13-35-02.ifxrec".into(),
                 },
-                1.0,
+                Duration::from_secs(1),
             );
             app.wall_start = Some(wall);
             app.replay = Some(ReplayUi {
@@ -672,7 +677,12 @@ mod tests {
     #[test]
     fn the_15_0_storage_mode_shows_beside_the_version() {
         use crate::tui::keymap::Keymap;
-        let mut app = App::new(Keymap::default(), Theme::plain(), Mode::Live, 1.0);
+        let mut app = App::new(
+            Keymap::default(),
+            Theme::plain(),
+            Mode::Live,
+            Duration::from_secs(1),
+        );
         let mut snap = Snapshot::default();
         snap.server.version = Some("15.0.0.0".into());
         snap.server.storage_mode = Some("Compatibility mode".into());

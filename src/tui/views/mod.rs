@@ -598,7 +598,7 @@ mod tests {
             keymap,
             crate::tui::theme::Theme::plain(),
             crate::tui::app::Mode::Demo { seed: 1 },
-            1.0,
+            Duration::from_secs(1),
         );
         app.size = (100, 24);
         app.handle(Action::PaneActivity, Duration::ZERO);
@@ -643,7 +643,7 @@ mod tests {
             Keymap::from_config(&keys).expect("keymap"),
             crate::tui::theme::Theme::plain(),
             crate::tui::app::Mode::Demo { seed: 1 },
-            1.0,
+            Duration::from_secs(1),
         );
         app.size = (160, 24);
         let mut snap = crate::model::snapshot::Snapshot::default();
