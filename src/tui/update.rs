@@ -9,7 +9,7 @@ use crate::model::snapshot::Snapshot;
 use crate::model::tree::TreeItem;
 use crate::tui::app::{App, DrillUi, Effect, Mode, Prompt, TableUi};
 use crate::tui::keymap::Action;
-use crate::tui::panes::{ListPane, Order, Pane, RowId};
+use crate::tui::panes::{Column, ListPane, Order, Pane, RowId, SessionCol};
 use crate::tui::table::scroll_offset;
 use crate::tui::table::SortKey;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
@@ -584,19 +584,7 @@ impl App {
 
     /// Carries out one action.
     pub fn handle(&mut self, action: Action, now: Duration) -> Vec<Effect> {
-        let page = if self.drill.is_empty() {
-            self.page_rows()
-        } else if self.size.1 == 0 {
-            SESSION_PAGE
-        } else {
-            // What the session screen shows between its `↑`/`↓` lines (the body is the height
-            // less the header, tabs, footer and a replay's timeline): a page skips no line.
-            let body = self
-                .size
-                .1
-                .saturating_sub(6 + u16::from(self.replay.is_some()));
-            usize::from(body.saturating_sub(2)).max(1)
-        } as isize;
+        let page = self.page_step();
         if self.activity_shown() && self.activity.pick.is_some() && self.span_pick_key(action, now)
         {
             return Vec::new();
@@ -646,67 +634,9 @@ impl App {
             Action::WindowNext => {}
             Action::SpanPick if self.activity_shown() => self.span_pick_start(now),
             Action::SpanPick => {}
-            Action::DrillDown if !self.drill.is_empty() => match self.session() {
-                Some((d, Some(view))) => match view.chain.get(d.selected) {
-                    Some(link) => {
-                        let sid = link.sid;
-                        self.open_session(sid, now);
-                    }
-                    None => self.say("nothing blocks this session: no one to drill into", now),
-                },
-                _ => self.say("this session's details are not collected yet", now),
-            },
-            Action::DrillDown if self.hotspot_screen().is_some() => {
-                let sid = self
-                    .hotspot_screen()
-                    .and_then(|(h, v)| v?.sessions().get(h.selected).copied());
-                match sid {
-                    Some(sid) => self.open_session(sid, now),
-                    None => self.say("no session holds or waits for this object now", now),
-                }
-            }
-            Action::DrillDown if self.pane == Pane::Buffers => {
-                let t = self.table();
-                match t.order.get(t.selected).and_then(|&r| self.shown().hotspots.get(r)) {
-                    Some(row) => {
-                        self.hotspot = Some(crate::tui::app::HotspotUi {
-                            object: row.object.clone(),
-                            selected: 0,
-                        })
-                    }
-                    None => self.say("no hot spot selected", now),
-                }
-            }
-            Action::DrillDown if self.activity_shown() => self.activity_drill(now),
-            Action::DrillDown => match self.selected_sid() {
-                Some(sid) => self.open_session(sid, now),
-                None => self.say("select a session, a waiter, a hot spot with an owner or a socket with a session", now),
-            },
+            Action::DrillDown => self.drill_down(now),
             Action::GotoSession => self.prompt = Some(Prompt::Session(String::new())),
-            Action::Back => {
-                if self.drill.pop().is_none() && self.hotspot.take().is_none() {
-                    if self.activity_shown() && self.activity.span.is_some() {
-                        // Out of the span, back to the whole window (the group drilled into
-                        // stays: Esc again leaves it).
-                        self.activity.span = None;
-                        self.table_mut().selected = 0;
-                        self.say("the table covers the whole window again", now);
-                    } else if self.activity_shown() && self.activity.filter.is_some() {
-                        // Out of the group drilled into, back to the grouping it was in.
-                        if let Some((key, _)) = self.activity.filter.take() {
-                            self.activity.group = key;
-                        }
-                        self.table_mut().selected = 0;
-                    } else if !self.table().filter.is_empty() {
-                        self.table_mut().filter.clear();
-                        self.refresh_order(self.pane);
-                    } else if self.help {
-                        self.help = false;
-                    } else {
-                        self.leave = true;
-                    }
-                }
-            }
+            Action::Back => self.back(now),
             Action::Filter => {
                 if self.pane.list().is_some() {
                     // Edits the filter in place: a second `/` does not start over.
@@ -721,62 +651,9 @@ impl App {
                     self.search_next(now);
                 }
             }
-            Action::SortNext | Action::SortReverse => {
-                if let Some(pane) = self.pane.list() {
-                    let t = self.table_mut();
-                    t.sort = match (action, t.sort) {
-                        (Action::SortNext, o) => pane.next_order(o),
-                        (_, Order::By { column, desc }) => Order::By {
-                            column,
-                            desc: !desc,
-                        },
-                        // The grouped order has one direction: reversing it starts at the
-                        // first column, descending.
-                        (_, Order::Grouped) => match pane.next_order(Order::Grouped) {
-                            Order::By { column, .. } => Order::By { column, desc: true },
-                            o => o,
-                        },
-                    };
-                    let msg = match self.table().sort {
-                        Order::Grouped => format!("sorted by {}", pane.grouped_label()),
-                        Order::By { column, desc } => format!(
-                            "sorted by {}, {}",
-                            column.spec().title,
-                            if desc { "descending" } else { "ascending" }
-                        ),
-                    };
-                    self.say(msg, now);
-                    self.refresh_order(self.pane);
-                }
-            }
-            Action::SortCpu => {
-                // As `1` does: the list, not a screen left open above it.
-                self.set_pane(Pane::Sessions);
-                let column = crate::tui::panes::Column::Session(crate::tui::panes::SessionCol::Cpu);
-                self.table_mut().sort = Order::By { column, desc: true };
-                let why = match self.shown().session_cpu.as_ref() {
-                    None => "; CPU% not collected yet (onstat -g cpu)".to_string(),
-                    Some(c) => c.unknown.map_or_else(String::new, |w| format!("; CPU% {w}")),
-                };
-                self.say(format!("sorted by CPU%, descending{why}"), now);
-                self.refresh_order(self.pane);
-            }
-            Action::SortMem => {
-                self.set_pane(Pane::Sessions);
-                let column = crate::tui::panes::Column::Session(crate::tui::panes::SessionCol::Mem);
-                self.table_mut().sort = Order::By { column, desc: true };
-                // A slow fact: its age, as the pane's title says it too.
-                let snap = self.shown();
-                let of = match snap.session_memory_at_s {
-                    None => "; MEM not collected yet (onstat -g ses, every 30s)".to_string(),
-                    Some(at) => format!(
-                        " (onstat -g ses, {} ago)",
-                        crate::format::human_duration(snap.at_s - at)
-                    ),
-                };
-                self.say(format!("sorted by MEM, descending{of}"), now);
-                self.refresh_order(self.pane);
-            }
+            Action::SortNext | Action::SortReverse => self.sort_step(action, now),
+            Action::SortCpu => self.sort_sessions_by(SessionCol::Cpu, now),
+            Action::SortMem => self.sort_sessions_by(SessionCol::Mem, now),
             Action::ToggleFreeze => {
                 if self.frozen.take().is_none() {
                     self.frozen = Some((self.live.clone(), now));
@@ -786,20 +663,7 @@ impl App {
                 }
             }
             Action::IntervalLonger | Action::IntervalShorter => {
-                let pos = INTERVALS
-                    .iter()
-                    .position(|&i| i >= self.interval)
-                    .unwrap_or(INTERVALS.len() - 1);
-                let new = if action == Action::IntervalLonger {
-                    INTERVALS[(pos + 1).min(INTERVALS.len() - 1)]
-                } else {
-                    INTERVALS[pos.saturating_sub(1)]
-                };
-                if new != self.interval {
-                    self.interval = new;
-                    self.say(format!("refresh every {}s", new.as_secs_f64()), now);
-                    return vec![Effect::SetInterval(new)];
-                }
+                return self.step_interval(action == Action::IntervalLonger, now);
             }
             Action::ToggleIdle => {
                 self.hide_idle = !self.hide_idle;
@@ -859,30 +723,209 @@ impl App {
             | Action::ReplaySlower
             | Action::ReplaySeekForward
             | Action::ReplaySeekBack
-            | Action::ReplaySeek => {
-                if self.replay.is_none() {
-                    if action == Action::ReplayPause {
-                        self.say("not replaying (space freezes the screen)", now);
-                    }
-                    return Vec::new();
-                }
-                let cmd = match action {
-                    Action::ReplayPause => ReplayCommand::TogglePause,
-                    Action::ReplayStepForward => ReplayCommand::Step(1),
-                    Action::ReplayStepBack => ReplayCommand::Step(-1),
-                    Action::ReplayFaster => ReplayCommand::Speed(2.0),
-                    Action::ReplaySlower => ReplayCommand::Speed(0.5),
-                    Action::ReplaySeekForward => ReplayCommand::SeekBy(0.1),
-                    Action::ReplaySeekBack => ReplayCommand::SeekBy(-0.1),
-                    _ => {
-                        self.prompt = Some(Prompt::Seek(String::new()));
-                        return Vec::new();
-                    }
-                };
-                return vec![Effect::Replay(cmd)];
-            }
+            | Action::ReplaySeek => return self.replay_key(action, now),
         }
         Vec::new()
+    }
+
+    /// How many rows a page key moves by: the list's page, or the session screen's.
+    fn page_step(&self) -> isize {
+        (if self.drill.is_empty() {
+            self.page_rows()
+        } else if self.size.1 == 0 {
+            SESSION_PAGE
+        } else {
+            // What the session screen shows between its `↑`/`↓` lines (the body is the height
+            // less the header, tabs, footer and a replay's timeline): a page skips no line.
+            let body = self
+                .size
+                .1
+                .saturating_sub(6 + u16::from(self.replay.is_some()));
+            usize::from(body.saturating_sub(2)).max(1)
+        }) as isize
+    }
+
+    /// Enter: one level down from what is shown (a blocker of the session screen, a session
+    /// of a hot spot, a hot spot, an Activity group, the selected row's session).
+    fn drill_down(&mut self, now: Duration) {
+        if !self.drill.is_empty() {
+            match self.session() {
+                Some((d, Some(view))) => match view.chain.get(d.selected) {
+                    Some(link) => {
+                        let sid = link.sid;
+                        self.open_session(sid, now);
+                    }
+                    None => self.say("nothing blocks this session: no one to drill into", now),
+                },
+                _ => self.say("this session's details are not collected yet", now),
+            }
+        } else if self.hotspot_screen().is_some() {
+            let sid = self
+                .hotspot_screen()
+                .and_then(|(h, v)| v?.sessions().get(h.selected).copied());
+            match sid {
+                Some(sid) => self.open_session(sid, now),
+                None => self.say("no session holds or waits for this object now", now),
+            }
+        } else if self.pane == Pane::Buffers {
+            let t = self.table();
+            match t
+                .order
+                .get(t.selected)
+                .and_then(|&r| self.shown().hotspots.get(r))
+            {
+                Some(row) => {
+                    self.hotspot = Some(crate::tui::app::HotspotUi {
+                        object: row.object.clone(),
+                        selected: 0,
+                    })
+                }
+                None => self.say("no hot spot selected", now),
+            }
+        } else if self.activity_shown() {
+            self.activity_drill(now);
+        } else {
+            match self.selected_sid() {
+                Some(sid) => self.open_session(sid, now),
+                None => self.say(
+                    "select a session, a waiter, a hot spot with an owner or a socket with a \
+                     session",
+                    now,
+                ),
+            }
+        }
+    }
+
+    /// Esc: out of the screen, span, group, filter or help shown; with nothing open, leave.
+    fn back(&mut self, now: Duration) {
+        if self.drill.pop().is_none() && self.hotspot.take().is_none() {
+            if self.activity_shown() && self.activity.span.is_some() {
+                // Out of the span, back to the whole window (the group drilled into
+                // stays: Esc again leaves it).
+                self.activity.span = None;
+                self.table_mut().selected = 0;
+                self.say("the table covers the whole window again", now);
+            } else if self.activity_shown() && self.activity.filter.is_some() {
+                // Out of the group drilled into, back to the grouping it was in.
+                if let Some((key, _)) = self.activity.filter.take() {
+                    self.activity.group = key;
+                }
+                self.table_mut().selected = 0;
+            } else if !self.table().filter.is_empty() {
+                self.table_mut().filter.clear();
+                self.refresh_order(self.pane);
+            } else if self.help {
+                self.help = false;
+            } else {
+                self.leave = true;
+            }
+        }
+    }
+
+    /// `s` (the next column) and `r` (the other direction) on a list.
+    fn sort_step(&mut self, action: Action, now: Duration) {
+        if let Some(pane) = self.pane.list() {
+            let t = self.table_mut();
+            t.sort = match (action, t.sort) {
+                (Action::SortNext, o) => pane.next_order(o),
+                (_, Order::By { column, desc }) => Order::By {
+                    column,
+                    desc: !desc,
+                },
+                // The grouped order has one direction: reversing it starts at the
+                // first column, descending.
+                (_, Order::Grouped) => match pane.next_order(Order::Grouped) {
+                    Order::By { column, .. } => Order::By { column, desc: true },
+                    o => o,
+                },
+            };
+            let msg = match self.table().sort {
+                Order::Grouped => format!("sorted by {}", pane.grouped_label()),
+                Order::By { column, desc } => format!(
+                    "sorted by {}, {}",
+                    column.spec().title,
+                    if desc { "descending" } else { "ascending" }
+                ),
+            };
+            self.say(msg, now);
+            self.refresh_order(self.pane);
+        }
+    }
+
+    /// `+`/`-`: the next longer or shorter of [`INTERVALS`].
+    fn step_interval(&mut self, longer: bool, now: Duration) -> Vec<Effect> {
+        let pos = INTERVALS
+            .iter()
+            .position(|&i| i >= self.interval)
+            .unwrap_or(INTERVALS.len() - 1);
+        let new = if longer {
+            INTERVALS[(pos + 1).min(INTERVALS.len() - 1)]
+        } else {
+            INTERVALS[pos.saturating_sub(1)]
+        };
+        if new == self.interval {
+            return Vec::new();
+        }
+        self.interval = new;
+        self.say(format!("refresh every {}s", new.as_secs_f64()), now);
+        vec![Effect::SetInterval(new)]
+    }
+
+    /// `P` and `M`: the Sessions list by CPU% or by memory, descending, as htop has them; the
+    /// status line says where the figures come from and, for memory, how old they are.
+    fn sort_sessions_by(&mut self, col: SessionCol, now: Duration) {
+        // As `1` does: the list, not a screen left open above it.
+        self.set_pane(Pane::Sessions);
+        self.table_mut().sort = Order::By {
+            column: Column::Session(col),
+            desc: true,
+        };
+        let snap = self.shown();
+        let msg = if col == SessionCol::Mem {
+            // A slow fact: its age, as the pane's title says it too.
+            let of = match snap.session_memory_at_s {
+                None => "; MEM not collected yet (onstat -g ses, every 30s)".to_string(),
+                Some(at) => format!(
+                    " (onstat -g ses, {} ago)",
+                    crate::format::human_duration(snap.at_s - at)
+                ),
+            };
+            format!("sorted by MEM, descending{of}")
+        } else {
+            let why = match snap.session_cpu.as_ref() {
+                None => "; CPU% not collected yet (onstat -g cpu)".to_string(),
+                Some(c) => c
+                    .unknown
+                    .map_or_else(String::new, |w| format!("; CPU% {w}")),
+            };
+            format!("sorted by CPU%, descending{why}")
+        };
+        self.say(msg, now);
+        self.refresh_order(self.pane);
+    }
+
+    /// A replay's keys: pause, step, speed, seek (nothing outside a replay).
+    fn replay_key(&mut self, action: Action, now: Duration) -> Vec<Effect> {
+        if self.replay.is_none() {
+            if action == Action::ReplayPause {
+                self.say("not replaying (space freezes the screen)", now);
+            }
+            return Vec::new();
+        }
+        let cmd = match action {
+            Action::ReplayPause => ReplayCommand::TogglePause,
+            Action::ReplayStepForward => ReplayCommand::Step(1),
+            Action::ReplayStepBack => ReplayCommand::Step(-1),
+            Action::ReplayFaster => ReplayCommand::Speed(2.0),
+            Action::ReplaySlower => ReplayCommand::Speed(0.5),
+            Action::ReplaySeekForward => ReplayCommand::SeekBy(0.1),
+            Action::ReplaySeekBack => ReplayCommand::SeekBy(-0.1),
+            _ => {
+                self.prompt = Some(Prompt::Seek(String::new()));
+                return Vec::new();
+            }
+        };
+        vec![Effect::Replay(cmd)]
     }
 }
 
