@@ -127,218 +127,240 @@ fn empty_message(app: &App, snap: &Snapshot) -> String {
     }
 }
 
+/// The line above a list: what its rows add up to, and how they are ordered.
 fn summary_line<'a>(app: &'a App, snap: &'a Snapshot, width: u16) -> Line<'a> {
-    let theme = &app.theme;
     let mut spans: Vec<Span> = Vec::new();
-    let narrow = width < 100;
     match app.pane {
-        Pane::Sessions => {
-            use crate::model::sessions::SessionState;
-            let count = |st: SessionState| snap.sessions.iter().filter(|s| s.state == st).count();
-            // Brief mutex waits are the background of any busy server: not "blocking".
-            let blocking = snap
-                .sessions
-                .iter()
-                .filter(|s| !s.blocks.is_empty() && !s.harm.background)
-                .count();
-            let (ses, run, wait, idle, holding) = if narrow {
-                ("ses", "run", "wait", "idle", "blocking")
-            } else {
-                (
-                    "sessions",
-                    "running",
-                    "waiting",
-                    "idle",
-                    "holding others up",
-                )
-            };
-            spans.push(Span::raw(format!(
-                "{} {ses}: {} {run}, ",
-                snap.sessions.len(),
-                count(SessionState::Running)
-            )));
-            let waiting = count(SessionState::Waiting);
-            spans.push(Span::styled(
-                format!("{waiting} {wait}"),
-                if waiting > 0 {
-                    theme.warn
-                } else {
-                    Style::new()
-                },
-            ));
-            spans.push(Span::raw(format!(", {} {idle}", count(SessionState::Idle))));
-            if blocking > 0 {
-                spans.push(Span::styled(format!(" · {blocking} {holding}"), theme.hot));
-            }
-            if app.hide_idle {
-                let key = app
-                    .key_of(Action::ToggleIdle)
-                    .map_or_else(String::new, |k| format!(" ({k})"));
-                spans.push(Span::styled(format!(" · idle hidden{key}"), theme.dim));
-            }
-            // Sorted by memory, the age of the list it comes from (read every 30 s).
-            let by_mem = Column::Session(SessionCol::Mem);
-            if matches!(app.table().sort, Order::By { column, .. } if column == by_mem) {
-                let text = match snap.session_memory_at_s {
-                    Some(at) if narrow => format!(
-                        " · MEM {} old",
-                        crate::format::human_duration(snap.at_s - at)
-                    ),
-                    Some(at) => format!(
-                        " · MEM from onstat -g ses {} ago",
-                        crate::format::human_duration(snap.at_s - at)
-                    ),
-                    None => " · MEM not read yet".to_string(),
-                };
-                spans.push(Span::styled(text, theme.dim));
-            }
-            if app.table().sort == Order::Grouped {
-                spans.push(Span::styled(
-                    if narrow {
-                        " · by activity".to_string()
-                    } else {
-                        format!(
-                            " · ordered: {}{}",
-                            ListPane::Sessions.grouped_label(),
-                            app.hint(Action::SortNext, "sorts")
-                        )
-                    },
-                    theme.dim,
-                ));
-            }
-        }
-        Pane::Waiters => {
-            for r in WaitReason::ALL
-                .iter()
-                .filter(|r| **r != WaitReason::Defunct)
-            {
-                let n = snap
-                    .summary
-                    .by_reason
-                    .get(&r.letter())
-                    .copied()
-                    .unwrap_or(0);
-                // A count is only an alarm when its waits last: a mutex or lock wait of a
-                // second is everyday traffic.
-                let longest = snap
-                    .waiters
-                    .iter()
-                    .filter(|w| w.reason == *r && !w.idle)
-                    .map(|w| w.in_wait_s)
-                    .fold(0.0, f64::max);
-                let style = if n == 0 {
-                    theme.dim
-                } else if *r == WaitReason::Condition {
-                    Style::new()
-                } else {
-                    theme.wait_style(longest)
-                };
-                let text = if width < 100 {
-                    format!("{}{n} ", r.letter())
-                } else {
-                    format!("{} {n}  ", r.letter())
-                };
-                spans.push(Span::styled(text, style));
-            }
-            if narrow {
-                spans.push(Span::raw(" "));
-            }
-            spans.push(Span::raw(if narrow {
-                format!("{} thr {} ses", snap.summary.threads, snap.summary.sessions)
-            } else {
-                format!(
-                    "{} {}",
-                    crate::format::count(snap.summary.threads as u64, "thread", "threads"),
-                    crate::format::count(snap.summary.sessions as u64, "session", "sessions")
-                )
-            }));
-            if snap.summary.idle > 0 {
-                let verb = if app.hide_idle { "hidden" } else { "shown" };
-                let key = app
-                    .key_of(Action::ToggleIdle)
-                    .map_or_else(String::new, |k| format!(" ({k})"));
-                let text = if narrow {
-                    format!(" · {} idle{key}", snap.summary.idle)
-                } else {
-                    format!(" · {} idle {verb}{key}", snap.summary.idle)
-                };
-                spans.push(Span::styled(text, theme.dim));
-            }
-            if app.table().sort == Order::Grouped && !app.tree {
-                // The grouped default order marks no column: it says what it is here.
-                spans.push(Span::styled(
-                    if narrow {
-                        " · by concern".to_string()
-                    } else {
-                        format!(
-                            " · ordered by {}{}",
-                            ListPane::Waiters.grouped_label(),
-                            app.hint(Action::SortNext, "sorts")
-                        )
-                    },
-                    theme.dim,
-                ));
-            }
-        }
-        Pane::Buffers => {
-            let window = snap.hotspots.first().map_or(0, |h| h.window_samples);
-            spans.push(Span::raw(format!(
-                "buffer waits · window {window} samples · "
-            )));
-            spans.push(match &app.extents {
-                ExtentStatus::Ready { extents, what, .. } => {
-                    let mut s = format!("map {extents} extents from {what}");
-                    if let Some(u) = snap.unresolved_share.filter(|u| *u > 0.0) {
-                        s.push_str(&format!(" · {:.0}% pages unresolved", u * 100.0));
-                    }
-                    Span::raw(s)
-                }
-                ExtentStatus::Building { what, .. } => Span::styled(
-                    format!("building extent map ({what}); pages shown as chunk:page"),
-                    theme.warn,
-                ),
-                ExtentStatus::Failed {
-                    error,
-                    in_use: Some(extents),
-                    ..
-                } => Span::styled(
-                    format!(
-                        "older map of {extents} extents in use: rebuild failed ({error}); R retries"
-                    ),
-                    theme.warn,
-                ),
-                ExtentStatus::Failed { error, .. } => {
-                    Span::styled(format!("no extent map ({error}); R retries"), theme.error)
-                }
-                ExtentStatus::None => Span::styled(
-                    "no extent map: pages shown as chunk:page (--extents FILE or R)",
-                    theme.dim,
-                ),
-            });
-        }
-        Pane::Sockets => {
-            let total: u64 = snap.sockets.iter().map(|s| s.send_q).sum();
-            let queued = snap.sockets.iter().filter(|s| s.send_q > 0).count();
-            if snap.ports.is_empty() {
-                spans.push(Span::styled(
-                    "listener port unknown: every TCP connection shown (--port N) · ",
-                    theme.warn,
-                ));
-            } else {
-                let ports: Vec<String> = snap.ports.iter().map(|p| p.to_string()).collect();
-                spans.push(Span::raw(format!("port {} · ", ports.join(","))));
-            }
-            spans.push(Span::raw(format!(
-                "{} connection{} · {queued} with Send-Q · {} queued",
-                snap.sockets.len(),
-                if snap.sockets.len() == 1 { "" } else { "s" },
-                human_bytes(total)
-            )));
-        }
+        Pane::Sessions => sessions_summary(app, snap, width < 100, &mut spans),
+        Pane::Waiters => waiters_summary(app, snap, width, &mut spans),
+        Pane::Buffers => buffers_summary(app, snap, &mut spans),
+        Pane::Sockets => sockets_summary(app, snap, &mut spans),
         Pane::Numa | Pane::Server | Pane::Io | Pane::Activity => {}
     }
-    // A sort marker only shows on a column on screen: say what the rows are sorted by when the
-    // column is not.
+    off_screen_sort(app, width, &mut spans);
+    Line::from(spans)
+}
+
+/// The Sessions pane's summary: running, waiting, idle, holding others up; the age of MEM when
+/// sorted by it; what the grouped order is.
+fn sessions_summary(app: &App, snap: &Snapshot, narrow: bool, spans: &mut Vec<Span<'_>>) {
+    use crate::model::sessions::SessionState;
+    let theme = &app.theme;
+    let count = |st: SessionState| snap.sessions.iter().filter(|s| s.state == st).count();
+    // Brief mutex waits are the background of any busy server: not "blocking".
+    let blocking = snap
+        .sessions
+        .iter()
+        .filter(|s| !s.blocks.is_empty() && !s.harm.background)
+        .count();
+    let (ses, run, wait, idle, holding) = if narrow {
+        ("ses", "run", "wait", "idle", "blocking")
+    } else {
+        (
+            "sessions",
+            "running",
+            "waiting",
+            "idle",
+            "holding others up",
+        )
+    };
+    spans.push(Span::raw(format!(
+        "{} {ses}: {} {run}, ",
+        snap.sessions.len(),
+        count(SessionState::Running)
+    )));
+    let waiting = count(SessionState::Waiting);
+    spans.push(Span::styled(
+        format!("{waiting} {wait}"),
+        if waiting > 0 {
+            theme.warn
+        } else {
+            Style::new()
+        },
+    ));
+    spans.push(Span::raw(format!(", {} {idle}", count(SessionState::Idle))));
+    if blocking > 0 {
+        spans.push(Span::styled(format!(" · {blocking} {holding}"), theme.hot));
+    }
+    if app.hide_idle {
+        let key = app
+            .key_of(Action::ToggleIdle)
+            .map_or_else(String::new, |k| format!(" ({k})"));
+        spans.push(Span::styled(format!(" · idle hidden{key}"), theme.dim));
+    }
+    // Sorted by memory, the age of the list it comes from (read every 30 s).
+    let by_mem = Column::Session(SessionCol::Mem);
+    if matches!(app.table().sort, Order::By { column, .. } if column == by_mem) {
+        let text = match snap.session_memory_at_s {
+            Some(at) if narrow => format!(
+                " · MEM {} old",
+                crate::format::human_duration(snap.at_s - at)
+            ),
+            Some(at) => format!(
+                " · MEM from onstat -g ses {} ago",
+                crate::format::human_duration(snap.at_s - at)
+            ),
+            None => " · MEM not read yet".to_string(),
+        };
+        spans.push(Span::styled(text, theme.dim));
+    }
+    if app.table().sort == Order::Grouped {
+        spans.push(Span::styled(
+            if narrow {
+                " · by activity".to_string()
+            } else {
+                format!(
+                    " · ordered: {}{}",
+                    ListPane::Sessions.grouped_label(),
+                    app.hint(Action::SortNext, "sorts")
+                )
+            },
+            theme.dim,
+        ));
+    }
+}
+
+/// The Waiters pane's summary: a count per wait reason (coloured by its longest wait), threads
+/// and sessions, the idle, what the grouped order is.
+fn waiters_summary(app: &App, snap: &Snapshot, width: u16, spans: &mut Vec<Span<'_>>) {
+    let theme = &app.theme;
+    let narrow = width < 100;
+    for r in WaitReason::ALL
+        .iter()
+        .filter(|r| **r != WaitReason::Defunct)
+    {
+        let n = snap
+            .summary
+            .by_reason
+            .get(&r.letter())
+            .copied()
+            .unwrap_or(0);
+        // A count is only an alarm when its waits last: a mutex or lock wait of a
+        // second is everyday traffic.
+        let longest = snap
+            .waiters
+            .iter()
+            .filter(|w| w.reason == *r && !w.idle)
+            .map(|w| w.in_wait_s)
+            .fold(0.0, f64::max);
+        let style = if n == 0 {
+            theme.dim
+        } else if *r == WaitReason::Condition {
+            Style::new()
+        } else {
+            theme.wait_style(longest)
+        };
+        let text = if width < 100 {
+            format!("{}{n} ", r.letter())
+        } else {
+            format!("{} {n}  ", r.letter())
+        };
+        spans.push(Span::styled(text, style));
+    }
+    if narrow {
+        spans.push(Span::raw(" "));
+    }
+    spans.push(Span::raw(if narrow {
+        format!("{} thr {} ses", snap.summary.threads, snap.summary.sessions)
+    } else {
+        format!(
+            "{} {}",
+            crate::format::count(snap.summary.threads as u64, "thread", "threads"),
+            crate::format::count(snap.summary.sessions as u64, "session", "sessions")
+        )
+    }));
+    if snap.summary.idle > 0 {
+        let verb = if app.hide_idle { "hidden" } else { "shown" };
+        let key = app
+            .key_of(Action::ToggleIdle)
+            .map_or_else(String::new, |k| format!(" ({k})"));
+        let text = if narrow {
+            format!(" · {} idle{key}", snap.summary.idle)
+        } else {
+            format!(" · {} idle {verb}{key}", snap.summary.idle)
+        };
+        spans.push(Span::styled(text, theme.dim));
+    }
+    if app.table().sort == Order::Grouped && !app.tree {
+        // The grouped default order marks no column: it says what it is here.
+        spans.push(Span::styled(
+            if narrow {
+                " · by concern".to_string()
+            } else {
+                format!(
+                    " · ordered by {}{}",
+                    ListPane::Waiters.grouped_label(),
+                    app.hint(Action::SortNext, "sorts")
+                )
+            },
+            theme.dim,
+        ));
+    }
+}
+
+/// The Buffers pane's summary: the window, and the extent map the objects are named from.
+fn buffers_summary(app: &App, snap: &Snapshot, spans: &mut Vec<Span<'_>>) {
+    let theme = &app.theme;
+    let window = snap.hotspots.first().map_or(0, |h| h.window_samples);
+    spans.push(Span::raw(format!(
+        "buffer waits · window {window} samples · "
+    )));
+    spans.push(match &app.extents {
+        ExtentStatus::Ready { extents, what, .. } => {
+            let mut s = format!("map {extents} extents from {what}");
+            if let Some(u) = snap.unresolved_share.filter(|u| *u > 0.0) {
+                s.push_str(&format!(" · {:.0}% pages unresolved", u * 100.0));
+            }
+            Span::raw(s)
+        }
+        ExtentStatus::Building { what, .. } => Span::styled(
+            format!("building extent map ({what}); pages shown as chunk:page"),
+            theme.warn,
+        ),
+        ExtentStatus::Failed {
+            error,
+            in_use: Some(extents),
+            ..
+        } => Span::styled(
+            format!("older map of {extents} extents in use: rebuild failed ({error}); R retries"),
+            theme.warn,
+        ),
+        ExtentStatus::Failed { error, .. } => {
+            Span::styled(format!("no extent map ({error}); R retries"), theme.error)
+        }
+        ExtentStatus::None => Span::styled(
+            "no extent map: pages shown as chunk:page (--extents FILE or R)",
+            theme.dim,
+        ),
+    });
+}
+
+/// The Sockets pane's summary: the listener ports, the connections, what is queued.
+fn sockets_summary(app: &App, snap: &Snapshot, spans: &mut Vec<Span<'_>>) {
+    let theme = &app.theme;
+    let total: u64 = snap.sockets.iter().map(|s| s.send_q).sum();
+    let queued = snap.sockets.iter().filter(|s| s.send_q > 0).count();
+    if snap.ports.is_empty() {
+        spans.push(Span::styled(
+            "listener port unknown: every TCP connection shown (--port N) · ",
+            theme.warn,
+        ));
+    } else {
+        let ports: Vec<String> = snap.ports.iter().map(|p| p.to_string()).collect();
+        spans.push(Span::raw(format!("port {} · ", ports.join(","))));
+    }
+    spans.push(Span::raw(format!(
+        "{} connection{} · {queued} with Send-Q · {} queued",
+        snap.sockets.len(),
+        if snap.sockets.len() == 1 { "" } else { "s" },
+        human_bytes(total)
+    )));
+}
+
+/// A sort marker only shows on a column on screen: say what the rows are sorted by when the
+/// column is not.
+fn off_screen_sort(app: &App, width: u16, spans: &mut Vec<Span<'_>>) {
+    let theme = &app.theme;
     if let (Order::By { column, .. }, Some(list)) = (app.table().sort, app.pane.list()) {
         let specs: Vec<_> = list.columns().iter().map(|c| c.spec()).collect();
         let pos = list.columns().iter().position(|c| *c == column);
@@ -355,7 +377,6 @@ fn summary_line<'a>(app: &'a App, snap: &'a Snapshot, width: u16) -> Line<'a> {
             ));
         }
     }
-    Line::from(spans)
 }
 
 /// The Waiters pane as blocker trees: each head blocker, then the sessions it holds up, each
