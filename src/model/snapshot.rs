@@ -430,29 +430,8 @@ pub fn build_with(
     focus: &[Sid],
     hotspot: Option<&str>,
 ) -> Snapshot {
-    let base = store.settings.base_page_kb;
     let extents = store.extents();
-    // Holders and waits change within a second: only what was read at the moment of the
-    // onstat -u joins its waiters. Names (of conditions, mutexes, tables) and thread ids do
-    // not change that fast and may come from older outputs.
-    let index = WaitIndex::new(
-        store.get(crate::source::key::OnstatGCon),
-        store
-            .get_at_moment(crate::source::key::OnstatGCon)
-            .is_some(),
-        store.get_at_moment(crate::source::key::OnstatX),
-    )
-    .with_locks(
-        store.get_at_moment(crate::source::key::OnstatK),
-        store.get(crate::source::key::Systabnames),
-    )
-    .with_latches(&crate::model::waiters::LatchSources {
-        lmx: store.get_at_moment(crate::source::key::OnstatGLmx),
-        wmx: store.get_at_moment(crate::source::key::OnstatGWmx),
-        latches: store.get_at_moment(crate::source::key::OnstatS),
-        ath: store.get(crate::source::key::OnstatGAth),
-    })
-    .with_mutex_names(store.mutex_names());
+    let index = wait_index(store);
     let mut sockets = store.sockets.rows();
     let client_row = match store.get(crate::source::key::OnstatGNtt) {
         Some(n) => crate::model::sockets::join_sessions(&mut sockets, n),
@@ -462,253 +441,24 @@ pub fn build_with(
         sockets.get(*client_row.get(&sid)?).map(SocketRef::from)
     };
 
-    let mut server = ServerInfo {
-        name: server_name.map(String::from),
-        ..ServerInfo::default()
-    };
-    if let Some(st) = store.source(&Source::OnstatU) {
-        if let Some(crate::error::SourceError::Offline { message }) = st.failing() {
-            server.offline = Some(message.clone());
-        }
-    }
+    let server = server_info(store, server_name);
     let io = crate::model::io::build_io(store);
-    let mut summary = WaitSummary::default();
-    let mut waiters = Vec::new();
-    let mut heads = Vec::new();
-    let mut sessions = Vec::new();
-    if let Some(u) = store.get(crate::source::key::OnstatU) {
-        if let Some(h) = &u.header {
-            server.version = h.version.clone();
-            server.storage_mode = h.storage_mode.clone();
-            server.mode = Some(h.mode.clone());
-            server.mode_flags = h.mode_flags.clone();
-            server.uptime_s = h.uptime_s;
-            server.blocked = h.blocked.clone();
-        }
-        summary.threads = u.threads.len();
-        // User sessions, as the Sessions pane counts them (the daemons' session 0 is none).
-        let mut sids: Vec<Sid> = u
-            .threads
-            .iter()
-            .map(|t| t.sessid)
-            .filter(|s| s.0 != 0)
-            .collect();
-        sids.sort_unstable();
-        sids.dedup();
-        summary.sessions = sids.len();
-        // A row for each waiting thread, sized once (most of 5,000 sessions wait: pushed one
-        // by one, the rows took up to twice their size at the heaviest second).
-        waiters.reserve_exact(u.threads.iter().filter(|t| t.wait_reason.is_some()).count());
-        for th in &u.threads {
-            let Some(reason) = th.wait_reason else {
-                continue;
-            };
-            *summary.by_reason.entry(reason.letter()).or_default() += 1;
-            let target = index.target(th, reason, extents, base);
-            let (since, at_least) = store.tracker.since(th.address).unwrap_or((now, true));
-            let tracked = now.saturating_sub(since).as_secs_f64();
-            // onstat -g con, read at this moment, knows how long a condition wait has lasted:
-            // from before ifxtop ran, and since it began again between two samples (the same
-            // condition, a new wait). Counted on to `now` as the tracked time is.
-            let reported = match &target {
-                WaitTarget::Condition {
-                    waittime: Some(w), ..
-                } => Some(
-                    *w as f64
-                        + now
-                            .saturating_sub(store.moment().unwrap_or(now))
-                            .as_secs_f64(),
-                ),
-                _ => None,
-            };
-            let rates = store.rates.get(th.address);
-            waiters.push(WaiterRow {
-                rstcb: th.address,
-                sessid: th.sessid,
-                user: th.user.clone(),
-                flags: CompactString::new(th.flags.as_str()),
-                reason,
-                waiting_on: target,
-                in_wait_s: reported.unwrap_or(tracked),
-                // onstat -g con's count is the wait's whole age.
-                in_wait_s_at_least: reported.is_none() && at_least,
-                locks: th.locks,
-                reads_per_s: rates.map(|r| r.0),
-                writes_per_s: rates.map(|r| r.1),
-                idle: false,
-                socket: socket_of(th.sessid),
-                blockers: Vec::new(),
-                head_blocker: None,
-                deadlock: false,
-                engine_blocker: None,
-                verdict: Cow::Borrowed(""),
-            });
-        }
-        let engine = crate::model::waiters::engine_blockers(
-            store.get_at_moment(crate::source::key::OnstatGBth),
-            store.get(crate::source::key::OnstatGAth),
-        );
-        let log_holder = crate::model::waiters::long_transaction_thread(
-            u,
-            store.get_at_moment(crate::source::key::OnstatXTxn),
-        );
-        join_chains(u, &mut waiters, &engine, log_holder);
-        for row in &mut waiters {
-            row.idle = row.is_idle_client_wait();
-            if row.idle {
-                summary.idle += 1;
-            }
-        }
-        let checkpoint = checkpoint_words(u, &waiters);
-        let moment = store.moment();
-        let note = |label: &str, s: Source| {
-            crate::model::waiters::HolderNotes::note(label, store.observed(s), moment)
-        };
-        let notes = crate::model::waiters::HolderNotes {
-            lock: note("onstat -k", Source::OnstatK),
-            buffer: note("onstat -X", Source::OnstatX),
-            mutex: note("onstat -g lmx", Source::OnstatGLmx),
-        };
-        for row in &mut waiters {
-            row.verdict = verdict(row, u, &checkpoint, &notes);
-        }
-        crate::model::io::note_slow_chunks(&mut waiters, &io);
-        let mut counts: BTreeMap<Sid, usize> = BTreeMap::new();
-        for w in &waiters {
-            if let Some(h) = w.head_blocker {
-                *counts.entry(h).or_default() += 1;
-            }
-        }
-        heads = counts
-            .into_iter()
-            .map(|(sid, blocked)| {
-                let (state, locks, user) = crate::model::waiters::state_words(u, sid);
-                let action = crate::model::harm::action_for(u, &waiters, sid);
-                HeadBlocker {
-                    sid,
-                    user,
-                    state,
-                    locks,
-                    blocked,
-                    harm: crate::model::harm::harm_of(&waiters, sid),
-                    action: action.as_ref().map(|a| a.words.clone()),
-                    command: action.and_then(|a| a.command),
-                }
-            })
-            .collect();
-        // The most harmful first: the oldest wait caused, then how many wait; sub-second
-        // mutex waits last (background of any busy server).
-        heads.sort_by(|a, b| {
-            b.harm
-                .rank_key()
-                .cmp(&a.harm.rank_key())
-                .then(b.blocked.cmp(&a.blocked))
-                .then(a.sid.cmp(&b.sid))
-        });
-        let hosts = client_hosts(store);
-        let programs = client_programs(store);
-        let sql = current_statements(store);
-        let memory = session_memory(store);
-        sessions = crate::model::sessions::build(
-            u,
-            &crate::model::sessions::SessionInputs {
-                waiters: &waiters,
-                tracker: &store.tracker,
-                rates: &store.rates,
-                cpu: &store.cpu,
-                memory: &memory,
-                hosts: &hosts,
-                programs: &programs,
-                sql: &sql,
-                now,
-            },
-        );
-    }
+    let Waits {
+        summary,
+        waiters,
+        heads,
+        sessions,
+    } = match store.get(crate::source::key::OnstatU) {
+        Some(u) => waits(store, u, &index, now, &socket_of, &io),
+        None => Waits::default(),
+    };
     let head_sids: Vec<Sid> = heads.iter().map(|h| h.sid).collect();
     let tree = crate::model::tree::tree(&waiters, &head_sids);
 
     let mut hotspots = store.hotspots.rows();
-    if let Some(u) = store.get(crate::source::key::OnstatU) {
-        let users: rustc_hash::FxHashMap<Sid, &CompactString> =
-            u.threads.iter().map(|t| (t.sessid, &t.user)).collect();
-        for r in &mut sockets {
-            r.user = r.sessid.and_then(|s| users.get(&s)).map(|u| (*u).clone());
-        }
-        let sid_of: rustc_hash::FxHashMap<Addr, Sid> =
-            u.threads.iter().map(|t| (t.address, t.sessid)).collect();
-        for h in &mut hotspots {
-            h.owner_sid = h.owner.and_then(|o| sid_of.get(&o).copied());
-        }
-    }
-
-    let meminfo: BTreeMap<u32, NodeMeminfo> = store
-        .sources()
-        .filter_map(|(s, _)| match s {
-            Source::NodeMeminfo(n) => {
-                Some((*n, store.get(crate::source::key::NodeMeminfo(*n))?.clone()))
-            }
-            _ => None,
-        })
-        .collect();
-    let cpulists: BTreeMap<u32, Vec<u32>> = store
-        .sources()
-        .filter_map(|(s, _)| match s {
-            Source::NodeCpulist(n) => Some((
-                *n,
-                store.get(crate::source::key::NodeCpulist(*n))?.0.clone(),
-            )),
-            _ => None,
-        })
-        .collect();
-    let online = store
-        .get(crate::source::key::NodesOnline)
-        .map(|n| n.0.as_slice());
-    let zone = store.get(crate::source::key::ZoneReclaimMode).map(|z| z.0);
-    let maps = store
-        .sources()
-        .filter_map(|(s, _)| match s {
-            Source::NumaMaps(pid) => store.get(crate::source::key::NumaMaps(*pid)),
-            _ => None,
-        })
-        .collect();
-    let numa = numa::build(&numa::NumaInputs {
-        online,
-        meminfo: &meminfo,
-        cpulists: &cpulists,
-        zone_reclaim_mode: zone,
-        scan: &store.scan,
-        numa_maps: maps,
-    });
-
-    let sources = store
-        .sources()
-        .filter(|(s, _)| {
-            !matches!(
-                s,
-                Source::NodeMeminfo(_) | Source::NodeCpulist(_) | Source::NumaMaps(_)
-            )
-        })
-        .map(|(s, st)| SourceStatus {
-            source: s.label(),
-            short: s.short(),
-            age_s: st.age(now).map(|a| a.as_secs_f64()),
-            period_s: s.period().as_secs_f64(),
-            error: st.failing().map(|e| e.to_string()),
-            failure: st.failing().map(|e| e.failure()),
-            took_ms: u64::try_from(st.last_took.as_millis()).unwrap_or(u64::MAX),
-            runs: st.runs,
-            failures: st.failures,
-            via: st.note.clone(),
-            cpu_ms_per_call: (st.cpu_calls > 0)
-                .then(|| st.cpu.as_secs_f64() * 1000.0 / st.cpu_calls as f64),
-            calls_per_min: st
-                .first_t
-                .map(|f| now.saturating_sub(f).as_secs_f64())
-                .filter(|span| *span >= 10.0)
-                .map(|span| st.runs as f64 * 60.0 / span),
-            bytes_per_call: (st.byte_calls > 0).then(|| st.bytes as f64 / st.byte_calls as f64),
-        })
-        .collect::<Vec<SourceStatus>>();
+    name_owners(store, &mut sockets, &mut hotspots);
+    let numa = numa_view(store);
+    let sources = source_statuses(store, now);
     let cost = cost(store, &sources);
 
     let session_views = focus
@@ -774,6 +524,361 @@ pub fn build_with(
         store.settings.wall_start,
     );
     snap
+}
+
+/// What each waiting thread waits on: conditions, buffers, locks and latches by address.
+fn wait_index(store: &Store) -> WaitIndex<'_> {
+    // Holders and waits change within a second: only what was read at the moment of the
+    // onstat -u joins its waiters. Names (of conditions, mutexes, tables) and thread ids do
+    // not change that fast and may come from older outputs.
+    WaitIndex::new(
+        store.get(crate::source::key::OnstatGCon),
+        store
+            .get_at_moment(crate::source::key::OnstatGCon)
+            .is_some(),
+        store.get_at_moment(crate::source::key::OnstatX),
+    )
+    .with_locks(
+        store.get_at_moment(crate::source::key::OnstatK),
+        store.get(crate::source::key::Systabnames),
+    )
+    .with_latches(&crate::model::waiters::LatchSources {
+        lmx: store.get_at_moment(crate::source::key::OnstatGLmx),
+        wmx: store.get_at_moment(crate::source::key::OnstatGWmx),
+        latches: store.get_at_moment(crate::source::key::OnstatS),
+        ath: store.get(crate::source::key::OnstatGAth),
+    })
+    .with_mutex_names(store.mutex_names())
+}
+
+/// The server's name, whether it is off-line, and what the latest onstat -u's banner said.
+fn server_info(store: &Store, server_name: Option<&str>) -> ServerInfo {
+    let mut server = ServerInfo {
+        name: server_name.map(String::from),
+        ..ServerInfo::default()
+    };
+    if let Some(st) = store.source(&Source::OnstatU) {
+        if let Some(crate::error::SourceError::Offline { message }) = st.failing() {
+            server.offline = Some(message.clone());
+        }
+    }
+    if let Some(h) = store
+        .get(crate::source::key::OnstatU)
+        .and_then(|u| u.header.as_ref())
+    {
+        server.version = h.version.clone();
+        server.storage_mode = h.storage_mode.clone();
+        server.mode = Some(h.mode.clone());
+        server.mode_flags = h.mode_flags.clone();
+        server.uptime_s = h.uptime_s;
+        server.blocked = h.blocked.clone();
+    }
+    server
+}
+
+/// What the threads of onstat -u join into: empty when there is no onstat -u yet.
+#[derive(Default)]
+struct Waits {
+    summary: WaitSummary,
+    waiters: Vec<WaiterRow>,
+    heads: Vec<HeadBlocker>,
+    sessions: Vec<crate::model::sessions::SessionRow>,
+}
+
+/// The waiters with their chains and verdicts, the head blockers they lead to and the
+/// sessions, from the threads of `u`.
+fn waits(
+    store: &Store,
+    u: &OnstatU,
+    index: &WaitIndex<'_>,
+    now: Duration,
+    socket_of: &impl Fn(Sid) -> Option<SocketRef>,
+    io: &crate::model::io::IoView,
+) -> Waits {
+    let mut summary = WaitSummary {
+        threads: u.threads.len(),
+        ..WaitSummary::default()
+    };
+    // User sessions, as the Sessions pane counts them (the daemons' session 0 is none).
+    let mut sids: Vec<Sid> = u
+        .threads
+        .iter()
+        .map(|t| t.sessid)
+        .filter(|s| s.0 != 0)
+        .collect();
+    sids.sort_unstable();
+    sids.dedup();
+    summary.sessions = sids.len();
+    let mut waiters = waiter_rows(store, u, index, now, socket_of, &mut summary);
+    let engine = crate::model::waiters::engine_blockers(
+        store.get_at_moment(crate::source::key::OnstatGBth),
+        store.get(crate::source::key::OnstatGAth),
+    );
+    let log_holder = crate::model::waiters::long_transaction_thread(
+        u,
+        store.get_at_moment(crate::source::key::OnstatXTxn),
+    );
+    join_chains(u, &mut waiters, &engine, log_holder);
+    for row in &mut waiters {
+        row.idle = row.is_idle_client_wait();
+        if row.idle {
+            summary.idle += 1;
+        }
+    }
+    explain_waits(store, u, &mut waiters, io);
+    let heads = head_blockers(u, &waiters);
+    let sessions = session_rows(store, u, &waiters, now);
+    Waits {
+        summary,
+        waiters,
+        heads,
+        sessions,
+    }
+}
+
+/// A row for each waiting thread of `u`, counted by reason in `summary`; chains, idleness and
+/// verdicts are joined later.
+fn waiter_rows(
+    store: &Store,
+    u: &OnstatU,
+    index: &WaitIndex<'_>,
+    now: Duration,
+    socket_of: &impl Fn(Sid) -> Option<SocketRef>,
+    summary: &mut WaitSummary,
+) -> Vec<WaiterRow> {
+    let base = store.settings.base_page_kb;
+    let extents = store.extents();
+    // A row for each waiting thread, sized once (most of 5,000 sessions wait: pushed one
+    // by one, the rows took up to twice their size at the heaviest second).
+    let mut waiters = Vec::new();
+    waiters.reserve_exact(u.threads.iter().filter(|t| t.wait_reason.is_some()).count());
+    for th in &u.threads {
+        let Some(reason) = th.wait_reason else {
+            continue;
+        };
+        *summary.by_reason.entry(reason.letter()).or_default() += 1;
+        let target = index.target(th, reason, extents, base);
+        let (since, at_least) = store.tracker.since(th.address).unwrap_or((now, true));
+        let tracked = now.saturating_sub(since).as_secs_f64();
+        // onstat -g con, read at this moment, knows how long a condition wait has lasted:
+        // from before ifxtop ran, and since it began again between two samples (the same
+        // condition, a new wait). Counted on to `now` as the tracked time is.
+        let reported = match &target {
+            WaitTarget::Condition {
+                waittime: Some(w), ..
+            } => Some(
+                *w as f64
+                    + now
+                        .saturating_sub(store.moment().unwrap_or(now))
+                        .as_secs_f64(),
+            ),
+            _ => None,
+        };
+        let rates = store.rates.get(th.address);
+        waiters.push(WaiterRow {
+            rstcb: th.address,
+            sessid: th.sessid,
+            user: th.user.clone(),
+            flags: CompactString::new(th.flags.as_str()),
+            reason,
+            waiting_on: target,
+            in_wait_s: reported.unwrap_or(tracked),
+            // onstat -g con's count is the wait's whole age.
+            in_wait_s_at_least: reported.is_none() && at_least,
+            locks: th.locks,
+            reads_per_s: rates.map(|r| r.0),
+            writes_per_s: rates.map(|r| r.1),
+            idle: false,
+            socket: socket_of(th.sessid),
+            blockers: Vec::new(),
+            head_blocker: None,
+            deadlock: false,
+            engine_blocker: None,
+            verdict: Cow::Borrowed(""),
+        });
+    }
+    waiters
+}
+
+/// Each waiter's verdict in words, and the waits on a slow chunk noted.
+fn explain_waits(
+    store: &Store,
+    u: &OnstatU,
+    waiters: &mut [WaiterRow],
+    io: &crate::model::io::IoView,
+) {
+    let checkpoint = checkpoint_words(u, waiters);
+    let moment = store.moment();
+    let note = |label: &str, s: Source| {
+        crate::model::waiters::HolderNotes::note(label, store.observed(s), moment)
+    };
+    let notes = crate::model::waiters::HolderNotes {
+        lock: note("onstat -k", Source::OnstatK),
+        buffer: note("onstat -X", Source::OnstatX),
+        mutex: note("onstat -g lmx", Source::OnstatGLmx),
+    };
+    for row in waiters.iter_mut() {
+        row.verdict = verdict(row, u, &checkpoint, &notes);
+    }
+    crate::model::io::note_slow_chunks(waiters, io);
+}
+
+/// The sessions at the end of the waiters' chains, with how many wait for each and the harm
+/// it causes.
+fn head_blockers(u: &OnstatU, waiters: &[WaiterRow]) -> Vec<HeadBlocker> {
+    let mut counts: BTreeMap<Sid, usize> = BTreeMap::new();
+    for w in waiters {
+        if let Some(h) = w.head_blocker {
+            *counts.entry(h).or_default() += 1;
+        }
+    }
+    let mut heads: Vec<HeadBlocker> = counts
+        .into_iter()
+        .map(|(sid, blocked)| {
+            let (state, locks, user) = crate::model::waiters::state_words(u, sid);
+            let action = crate::model::harm::action_for(u, waiters, sid);
+            HeadBlocker {
+                sid,
+                user,
+                state,
+                locks,
+                blocked,
+                harm: crate::model::harm::harm_of(waiters, sid),
+                action: action.as_ref().map(|a| a.words.clone()),
+                command: action.and_then(|a| a.command),
+            }
+        })
+        .collect();
+    // The most harmful first: the oldest wait caused, then how many wait; sub-second
+    // mutex waits last (background of any busy server).
+    heads.sort_by(|a, b| {
+        b.harm
+            .rank_key()
+            .cmp(&a.harm.rank_key())
+            .then(b.blocked.cmp(&a.blocked))
+            .then(a.sid.cmp(&b.sid))
+    });
+    heads
+}
+
+/// The Sessions pane's rows: each session of `u` with its client, SQL, memory and CPU.
+fn session_rows(
+    store: &Store,
+    u: &OnstatU,
+    waiters: &[WaiterRow],
+    now: Duration,
+) -> Vec<crate::model::sessions::SessionRow> {
+    let hosts = client_hosts(store);
+    let programs = client_programs(store);
+    let sql = current_statements(store);
+    let memory = session_memory(store);
+    crate::model::sessions::build(
+        u,
+        &crate::model::sessions::SessionInputs {
+            waiters,
+            tracker: &store.tracker,
+            rates: &store.rates,
+            cpu: &store.cpu,
+            memory: &memory,
+            hosts: &hosts,
+            programs: &programs,
+            sql: &sql,
+            now,
+        },
+    )
+}
+
+/// The user of each socket's session, and the session of each hot spot's owning thread.
+fn name_owners(store: &Store, sockets: &mut [SocketRow], hotspots: &mut [HotspotRow]) {
+    if let Some(u) = store.get(crate::source::key::OnstatU) {
+        let users: rustc_hash::FxHashMap<Sid, &CompactString> =
+            u.threads.iter().map(|t| (t.sessid, &t.user)).collect();
+        for r in sockets.iter_mut() {
+            r.user = r.sessid.and_then(|s| users.get(&s)).map(|u| (*u).clone());
+        }
+        let sid_of: rustc_hash::FxHashMap<Addr, Sid> =
+            u.threads.iter().map(|t| (t.address, t.sessid)).collect();
+        for h in hotspots.iter_mut() {
+            h.owner_sid = h.owner.and_then(|o| sid_of.get(&o).copied());
+        }
+    }
+}
+
+/// The NUMA view from every node's meminfo and cpulist, the nodes online, zone reclaim and
+/// the server processes' numa_maps.
+fn numa_view(store: &Store) -> NumaView {
+    let meminfo: BTreeMap<u32, NodeMeminfo> = store
+        .sources()
+        .filter_map(|(s, _)| match s {
+            Source::NodeMeminfo(n) => {
+                Some((*n, store.get(crate::source::key::NodeMeminfo(*n))?.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    let cpulists: BTreeMap<u32, Vec<u32>> = store
+        .sources()
+        .filter_map(|(s, _)| match s {
+            Source::NodeCpulist(n) => Some((
+                *n,
+                store.get(crate::source::key::NodeCpulist(*n))?.0.clone(),
+            )),
+            _ => None,
+        })
+        .collect();
+    let online = store
+        .get(crate::source::key::NodesOnline)
+        .map(|n| n.0.as_slice());
+    let zone = store.get(crate::source::key::ZoneReclaimMode).map(|z| z.0);
+    let maps = store
+        .sources()
+        .filter_map(|(s, _)| match s {
+            Source::NumaMaps(pid) => store.get(crate::source::key::NumaMaps(*pid)),
+            _ => None,
+        })
+        .collect();
+    numa::build(&numa::NumaInputs {
+        online,
+        meminfo: &meminfo,
+        cpulists: &cpulists,
+        zone_reclaim_mode: zone,
+        scan: &store.scan,
+        numa_maps: maps,
+    })
+}
+
+/// Each source's health, age and cost, for the header and the status line; the per-node NUMA
+/// sources are left out.
+fn source_statuses(store: &Store, now: Duration) -> Vec<SourceStatus> {
+    store
+        .sources()
+        .filter(|(s, _)| {
+            !matches!(
+                s,
+                Source::NodeMeminfo(_) | Source::NodeCpulist(_) | Source::NumaMaps(_)
+            )
+        })
+        .map(|(s, st)| SourceStatus {
+            source: s.label(),
+            short: s.short(),
+            age_s: st.age(now).map(|a| a.as_secs_f64()),
+            period_s: s.period().as_secs_f64(),
+            error: st.failing().map(|e| e.to_string()),
+            failure: st.failing().map(|e| e.failure()),
+            took_ms: u64::try_from(st.last_took.as_millis()).unwrap_or(u64::MAX),
+            runs: st.runs,
+            failures: st.failures,
+            via: st.note.clone(),
+            cpu_ms_per_call: (st.cpu_calls > 0)
+                .then(|| st.cpu.as_secs_f64() * 1000.0 / st.cpu_calls as f64),
+            calls_per_min: st
+                .first_t
+                .map(|f| now.saturating_sub(f).as_secs_f64())
+                .filter(|span| *span >= 10.0)
+                .map(|span| st.runs as f64 * 60.0 / span),
+            bytes_per_call: (st.byte_calls > 0).then(|| st.bytes as f64 / st.byte_calls as f64),
+        })
+        .collect::<Vec<SourceStatus>>()
 }
 
 /// What ifxtop costs, from the store's first and latest readings (`None` before any source ran).
