@@ -43,6 +43,36 @@ pub(crate) fn lines(
     replay: bool,
 ) -> Vec<Line<'static>> {
     let mut out: Vec<Line<'static>> = Vec::new();
+    identity_lines(view, theme, &mut out);
+    // The width text gets beside the labels.
+    let w = usize::from(width).saturating_sub(L).max(20);
+    verdict_lines(view, theme, w, &mut out);
+    if let Some(t) = view.threads.first() {
+        out.push(Line::from(vec![
+            label("FLAGS", theme),
+            Span::raw(format!("{}  {}", t.flags, t.in_words.join(", "))),
+        ]));
+    }
+    wait_lines(view, theme, width, &mut out);
+    blocker_lines(view, d, theme, &mut out);
+    blocks_lines(view, theme, width, &mut out);
+    action_lines(view, theme, width, &mut out);
+    socket_lines(view, theme, width, &mut out);
+    lock_lines(view, theme, &mut out);
+    sql_lines(view, theme, w, replay, &mut out);
+    plan_lines(view, theme, replay, &mut out);
+    history_lines(view, theme, &mut out);
+    cpu_lines(view, theme, &mut out);
+    memory_lines(view, theme, &mut out);
+    thread_lines(view, theme, &mut out);
+    for n in &view.notes {
+        out.push(Line::from(Span::styled(n.clone(), theme.dim)));
+    }
+    out
+}
+
+/// The title: who the session is, its threads and program, and whether it is gone.
+fn identity_lines(view: &SessionView, theme: &Theme, out: &mut Vec<Line<'static>>) {
     let who = format!(
         "session {}  {}{}{}",
         view.sid,
@@ -76,25 +106,26 @@ pub(crate) fn lines(
             theme.error,
         ),
     ]));
-    let verdict_style = if view.waiter.as_ref().is_some_and(|w| !w.idle) {
+}
+
+/// The verdict in at most three lines of `w`: hot while the session waits on anything but its
+/// client.
+fn verdict_lines(view: &SessionView, theme: &Theme, w: usize, out: &mut Vec<Line<'static>>) {
+    let verdict_style = if view.waiter.as_ref().is_some_and(|waiter| !waiter.idle) {
         theme.hot
     } else {
         theme.ok
     };
-    // The width text gets beside the labels.
-    let w = usize::from(width).saturating_sub(L).max(20);
     for (i, part) in wrap3(&view.verdict, w).into_iter().enumerate() {
         out.push(Line::from(vec![
             label(if i == 0 { "VERDICT" } else { "" }, theme),
             Span::styled(part, verdict_style),
         ]));
     }
-    if let Some(t) = view.threads.first() {
-        out.push(Line::from(vec![
-            label("FLAGS", theme),
-            Span::raw(format!("{}  {}", t.flags, t.in_words.join(", "))),
-        ]));
-    }
+}
+
+/// What it waits on and for how long, or that it waits on nothing.
+fn wait_lines(view: &SessionView, theme: &Theme, width: u16, out: &mut Vec<Line<'static>>) {
     match &view.waiter {
         Some(w) => {
             // A lock or a mutex says what it is (`HDR+X on ...`, `mutex 2685501a40`); a
@@ -132,6 +163,10 @@ pub(crate) fn lines(
             Span::styled("nothing", theme.dim),
         ])),
     }
+}
+
+/// The chain of blockers up to the head blocker; `d.selected` marks the chosen one.
+fn blocker_lines(view: &SessionView, d: &DrillUi, theme: &Theme, out: &mut Vec<Line<'static>>) {
     if view.chain.is_empty() {
         out.push(Line::from(vec![
             label("BLOCKERS", theme),
@@ -161,6 +196,10 @@ pub(crate) fn lines(
             ]));
         }
     }
+}
+
+/// The sessions that wait for this one, when any do.
+fn blocks_lines(view: &SessionView, theme: &Theme, width: u16, out: &mut Vec<Line<'static>>) {
     if !view.blocking.is_empty() {
         let n = view.blocking.len();
         let sids: Vec<String> = view.blocking.iter().map(|s| s.to_string()).collect();
@@ -175,6 +214,10 @@ pub(crate) fn lines(
             Span::styled(crate::tui::table::fit(&text, w, false), theme.hot),
         ]));
     }
+}
+
+/// What helps: the command that ends the session where that frees others, else words.
+fn action_lines(view: &SessionView, theme: &Theme, width: u16, out: &mut Vec<Line<'static>>) {
     if let Some(cmd) = &view.kill_command {
         out.push(Line::from(vec![
             label("ACTION", theme),
@@ -190,6 +233,10 @@ pub(crate) fn lines(
             ]));
         }
     }
+}
+
+/// The client's socket and its send queue, or why there is none to show.
+fn socket_lines(view: &SessionView, theme: &Theme, width: u16, out: &mut Vec<Line<'static>>) {
     match &view.socket {
         Some(s) => out.push(Line::from(vec![
             label("SOCKET", theme),
@@ -223,6 +270,10 @@ pub(crate) fn lines(
             ),
         ])),
     }
+}
+
+/// The locks it holds or waits for (the first few), or why there are none to show.
+fn lock_lines(view: &SessionView, theme: &Theme, out: &mut Vec<Line<'static>>) {
     if !view.locks_known {
         out.push(Line::from(vec![
             label("LOCKS", theme),
@@ -264,6 +315,17 @@ pub(crate) fn lines(
             ]));
         }
     }
+}
+
+/// Its SQL in at most three lines of `w`, or why there is none to show. `replay`: what was
+/// not collected then never will be.
+fn sql_lines(
+    view: &SessionView,
+    theme: &Theme,
+    w: usize,
+    replay: bool,
+    out: &mut Vec<Line<'static>>,
+) {
     match &view.sql {
         Some(sql) => {
             // `wrap` folds the statement's own line breaks and indentation into blanks.
@@ -298,7 +360,10 @@ pub(crate) fn lines(
             ),
         ])),
     }
-    plan_lines(view, theme, replay, &mut out);
+}
+
+/// What it did before, newest first, with how long each lasted.
+fn history_lines(view: &SessionView, theme: &Theme, out: &mut Vec<Line<'static>>) {
     if !view.history.is_empty() {
         // Newest first, each with how long it lasted: `lock 30s ← running 2m05s`.
         let mut parts: Vec<String> = Vec::new();
@@ -317,6 +382,10 @@ pub(crate) fn lines(
             Span::raw(parts.join(" ← ")),
         ]));
     }
+}
+
+/// Its share of a core over the last span onstat -g cpu measured.
+fn cpu_lines(view: &SessionView, theme: &Theme, out: &mut Vec<Line<'static>>) {
     if let (Some(pct), Some((from, to))) = (view.cpu_percent, view.cpu_over_s) {
         let bound = if view.cpu_at_least { "≥" } else { "" };
         out.push(Line::from(vec![
@@ -328,6 +397,10 @@ pub(crate) fn lines(
             )),
         ]));
     }
+}
+
+/// Its memory pool, and when onstat -g ses read it.
+fn memory_lines(view: &SessionView, theme: &Theme, out: &mut Vec<Line<'static>>) {
     // Memory is read every 30 s (every 5 s with this screen open): it says of when.
     if let Some(m) = view.memory {
         let from = if m.by_sid {
@@ -356,6 +429,10 @@ pub(crate) fn lines(
             ),
         ]));
     }
+}
+
+/// Its threads, one row each, under a header.
+fn thread_lines(view: &SessionView, theme: &Theme, out: &mut Vec<Line<'static>>) {
     if !view.threads.is_empty() {
         // The addresses as wide as this server prints them (8 or 16 hex digits): at 80 columns
         // the row then keeps its status.
@@ -388,10 +465,6 @@ pub(crate) fn lines(
             )));
         }
     }
-    for n in &view.notes {
-        out.push(Line::from(Span::styled(n.clone(), theme.dim)));
-    }
-    out
 }
 
 /// The running query's operators (`onstat -g pqs <sid>`), one line each, indented by depth:
