@@ -270,288 +270,28 @@ impl<'a> World<'a> {
         let now = timeline::now(t);
         let seed = pop.seed;
         let n = pop.sessions.len();
-        let mut sessions: Vec<SessionNow> = pop
+        let sessions: Vec<SessionNow> = pop
             .sessions
             .iter()
             .map(|s| background(seed, s, t))
             .collect();
-        let mut held: Vec<Vec<Held>> = vec![Vec::new(); n];
-        let mut hot: Option<HotBuffer> = None;
-        match now.incident() {
-            Incident::InsertHotSpot => {
-                let members = group(pop, INSERTERS);
-                if !members.is_empty() {
-                    let (owner, waiters) = hot_group(seed, &members, now.into, 8, 8);
-                    let (chunk, page) = pop.order_log_last_page(&now);
-                    for &m in &members {
-                        sessions[m] = SessionNow {
-                            activity: Activity::Running,
-                            txn: true,
-                            send_q: 0,
-                        };
-                    }
-                    hot = Some(HotBuffer {
-                        pool8k: false,
-                        chunk,
-                        page,
-                        owner,
-                        waiters,
-                    });
-                }
-            }
-            Incident::NullIndexLeaf => {
-                let members = group(pop, UPDATERS);
-                if !members.is_empty() {
-                    let (owner, waiters) = hot_group(seed, &members, now.into, 4, 5);
-                    let (chunk, page) = pop.null_leaf_page();
-                    for &m in &members {
-                        sessions[m] = SessionNow {
-                            activity: Activity::Running,
-                            txn: true,
-                            send_q: 0,
-                        };
-                    }
-                    hot = Some(HotBuffer {
-                        pool8k: true,
-                        chunk,
-                        page,
-                        owner,
-                        waiters,
-                    });
-                }
-            }
-            Incident::SendQFill | Incident::SendQDrain => {
-                let count = 4 + below(seed, Salt::Count, 3, 0, 3) as usize;
-                let waited = t - timeline_start_of_fill(&now);
-                for (k, m) in group(pop, SLOW).into_iter().take(count).enumerate() {
-                    sessions[m] = SessionNow {
-                        activity: Activity::SlowFetch { waited },
-                        txn: false,
-                        send_q: send_q_of_slow(seed, k as u64, &now),
-                    };
-                }
-            }
-            // The slow clients' query runs (reads) just before it starts sending rows, so their
-            // netnorm wait is a new one, not the idle wait before it.
-            _ if timeline::now(t + QUERY_RUNS).incident() == Incident::SendQFill => {
-                for m in group(pop, SLOW) {
-                    sessions[m] = SessionNow {
-                        activity: Activity::Reading,
-                        txn: false,
-                        send_q: 0,
-                    };
-                }
-            }
-            Incident::CheckpointRequested | Incident::CheckpointInProgress => {
-                let members = group(pop, CKPT);
-                let count =
-                    schedule::checkpoint_waiters(now.incident(), now.into, members.len() as u64);
-                for m in members.into_iter().take(count as usize) {
-                    let txn = sessions[m].txn;
-                    sessions[m] = SessionNow {
-                        activity: Activity::Checkpoint,
-                        txn,
-                        send_q: 0,
-                    };
-                }
-                if CRITICAL < n && now.incident() == Incident::CheckpointRequested {
-                    sessions[CRITICAL] = SessionNow {
-                        activity: Activity::Critical,
-                        txn: true,
-                        send_q: 0,
-                    };
-                    let log = schema::partnum(schema::ORDER_LOG);
-                    held[CRITICAL].push(Held {
-                        partnum: log,
-                        rowid: 0,
-                        kind: "HDR+IX",
-                        waiter: 0,
-                    });
-                    for r in 0..10 {
-                        held[CRITICAL].push(Held {
-                            partnum: log,
-                            rowid: 0x4_0000 + (now.cycle * 0x100 + r) * 0x101,
-                            kind: "HDR+X",
-                            waiter: 0,
-                        });
-                    }
-                }
-            }
-            Incident::LongTransaction => {
-                if let (Some(stage), true) = (longtx::stage(&now), LONG_TXN < n) {
-                    if stage == Stage::Blocked {
-                        // Nothing but the rollback may write: a session that came to write
-                        // since the server blocked waits until it is unblocked.
-                        let blocked_at = longtx::began(&now) + longtx::EHWM_INTO;
-                        for (s, sn) in pop.sessions.iter().zip(sessions.iter_mut()) {
-                            if s.role != Role::LongTxn && wrote_between(seed, s, blocked_at, t) {
-                                *sn = waiting(Activity::LogWait);
-                            }
-                        }
-                    }
-                    let reading = below(seed, Salt::State, LONG_TXN as u64, t / 2, 3) == 0;
-                    sessions[LONG_TXN] = SessionNow {
-                        activity: match stage {
-                            Stage::Open if reading => Activity::Reading,
-                            Stage::Open => Activity::Running,
-                            _ => Activity::Rollback,
-                        },
-                        txn: true,
-                        send_q: 0,
-                    };
-                    // LOCK TABLE order_log IN EXCLUSIVE MODE, then the delete.
-                    held[LONG_TXN].push(Held {
-                        partnum: schema::partnum(schema::ORDER_LOG),
-                        rowid: 0,
-                        kind: "HDR+X",
-                        waiter: 0,
-                    });
-                }
-            }
-            Incident::CpuSaturated => {
-                // Every session with work to do runs: the CPU VPs are the bottleneck.
-                for (s, sn) in pop.sessions.iter().zip(sessions.iter_mut()) {
-                    if s.kind == Kind::Active {
-                        sn.activity = Activity::Running;
-                    }
-                }
-            }
-            Incident::MutexContention if MUTEX_HOLDER < n => {
-                // Repricing items row by row: a lock taken from the free list for each row.
-                sessions[MUTEX_HOLDER] = SessionNow {
-                    activity: Activity::Running,
-                    txn: true,
-                    send_q: 0,
-                };
-                let items = schema::partnum(schema::ITEMS);
-                held[MUTEX_HOLDER].push(Held {
-                    partnum: items,
-                    rowid: 0,
-                    kind: "HDR+IX",
-                    waiter: 0,
-                });
-                for r in 0..10 {
-                    held[MUTEX_HOLDER].push(Held {
-                        partnum: items,
-                        rowid: 0x1_0000 + (t * 10 + r) * 0x101 % 0xf_0000,
-                        kind: "HDR+X",
-                        waiter: 0,
-                    });
-                }
-                for (k, m) in group(pop, MUTEX_WAITERS).into_iter().enumerate() {
-                    if now.into >= contention_join(k) {
-                        sessions[m] = SessionNow {
-                            activity: Activity::Mutex { which: CONTENDED },
-                            txn: false,
-                            send_q: 0,
-                        };
-                    }
-                }
-            }
-            Incident::LockChain if CHAIN.end <= n => {
-                // 812 runs a long transaction holding row locks on customer and orders; 813
-                // (holding an items row) and 815 wait on 812; 814 waits on 813.
-                let [s812, s813, s814, s815] = [CHAIN.start, 13, 14, 15];
-                let reading = below(seed, Salt::State, 812, now.into / 3, 3) == 0;
-                sessions[s812] = SessionNow {
-                    activity: if reading {
-                        Activity::Reading
-                    } else {
-                        Activity::Running
-                    },
-                    txn: true,
-                    send_q: 0,
-                };
-                let lock = |owner: usize, j: u64| lock_address(pop, owner, j);
-                let customer = schema::partnum(schema::CUSTOMER);
-                let orders = schema::partnum(schema::ORDERS);
-                let items = schema::partnum(schema::ITEMS);
-                let rstcb = |i: usize| pop.sessions[i].rstcb;
-                held[s812].push(Held {
-                    partnum: customer,
-                    rowid: 0x104,
-                    kind: "HDR+X",
-                    waiter: rstcb(s813),
-                });
-                held[s812].push(Held {
-                    partnum: orders,
-                    rowid: 0x2a07,
-                    kind: "HDR+X",
-                    waiter: rstcb(s815),
-                });
-                held[s813].push(Held {
-                    partnum: items,
-                    rowid: 0x1f03,
-                    kind: "HDR+X",
-                    waiter: rstcb(s814),
-                });
-                // Lock slot 0 is the database lock; the row locks follow.
-                sessions[s813] = waiting(Activity::Lock {
-                    lock: lock(s812, 1),
-                });
-                sessions[s815] = waiting(Activity::Lock {
-                    lock: lock(s812, 2),
-                });
-                sessions[s814] = waiting(Activity::Lock {
-                    lock: lock(s813, 1),
-                });
-            }
-            _ => {}
-        }
-        if let Some(h) = &hot {
-            let (buf, _) = pop.buffer_address(h.pool8k, h.chunk, h.page);
-            for &w in &h.waiters {
-                sessions[w] = SessionNow {
-                    activity: Activity::Buffer { buf },
-                    txn: true,
-                    send_q: 0,
-                };
-            }
-            let (tbl, rowbase) = if h.pool8k {
-                (schema::partnum(schema::ORDERS), 0x3000)
-            } else {
-                (schema::partnum(schema::ORDER_LOG), h.page << 8)
-            };
-            for (k, &m) in std::iter::once(&h.owner).chain(&h.waiters).enumerate() {
-                held[m].push(Held {
-                    partnum: tbl,
-                    rowid: 0,
-                    kind: "HDR+IX",
-                    waiter: 0,
-                });
-                held[m].push(Held {
-                    partnum: tbl,
-                    rowid: rowbase + 1 + k as u64 + below(seed, Salt::Noise, m as u64, t, 7),
-                    kind: "HDR+X",
-                    waiter: 0,
-                });
-            }
-        }
-        // Ordinary transactions in the background hold a table and a row lock.
-        for (i, sn) in sessions.iter().enumerate() {
-            if sn.txn && held[i].is_empty() && !matches!(sn.activity, Activity::Lock { .. }) {
-                let s = &pop.sessions[i];
-                let table = [
-                    schema::ORDERS,
-                    schema::ITEMS,
-                    schema::CUSTOMER,
-                    schema::STOCK,
-                ][(s.sql % 4) as usize];
-                let p = schema::partnum(table);
-                held[i].push(Held {
-                    partnum: p,
-                    rowid: 0,
-                    kind: "HDR+IX",
-                    waiter: 0,
-                });
-                held[i].push(Held {
-                    partnum: p,
-                    rowid: 0x100 + below(seed, Salt::Noise, i as u64, t / s.period, 0x8000),
-                    kind: "HDR+X",
-                    waiter: 0,
-                });
-            }
-        }
+        let mut scene = Scene {
+            pop,
+            now,
+            t,
+            sessions,
+            held: vec![Vec::new(); n],
+            hot: None,
+        };
+        scene.incident();
+        scene.hot_buffer();
+        scene.background_locks();
+        let Scene {
+            sessions,
+            held,
+            hot,
+            ..
+        } = scene;
         let mutexes = held_mutexes(pop, &now, &sessions);
         World {
             pop,
@@ -665,6 +405,366 @@ impl<'a> World<'a> {
             return unit(seed, Salt::State, idx as u64, 77) < share;
         }
         below(seed, Salt::State, idx as u64, self.now.t + 3, 40) == 0
+    }
+}
+
+/// The moment `World::at` builds, in phases: each session starts as its own rhythm makes it,
+/// then the timeline's incident, its hot buffer and the background transactions change what
+/// sessions do and add the locks they hold. The phases run in this order because each later
+/// one reads what the earlier ones decided.
+struct Scene<'a> {
+    pop: &'a Population,
+    now: Now,
+    t: u64,
+    sessions: Vec<SessionNow>,
+    held: Vec<Vec<Held>>,
+    hot: Option<HotBuffer>,
+}
+
+impl Scene<'_> {
+    /// What the timeline's incident makes its sessions do, and the locks it makes them hold.
+    fn incident(&mut self) {
+        let pop = self.pop;
+        let now = self.now;
+        let t = self.t;
+        let n = pop.sessions.len();
+        match now.incident() {
+            Incident::InsertHotSpot => self.insert_hot_spot(),
+            Incident::NullIndexLeaf => self.null_index_leaf(),
+            Incident::SendQFill | Incident::SendQDrain => self.slow_fetch(),
+            // The slow clients' query runs (reads) just before it starts sending rows, so their
+            // netnorm wait is a new one, not the idle wait before it.
+            _ if timeline::now(t + QUERY_RUNS).incident() == Incident::SendQFill => {
+                for m in group(pop, SLOW) {
+                    self.sessions[m] = SessionNow {
+                        activity: Activity::Reading,
+                        txn: false,
+                        send_q: 0,
+                    };
+                }
+            }
+            Incident::CheckpointRequested | Incident::CheckpointInProgress => self.checkpoint(),
+            Incident::LongTransaction => self.long_transaction(),
+            Incident::CpuSaturated => {
+                // Every session with work to do runs: the CPU VPs are the bottleneck.
+                for (s, sn) in pop.sessions.iter().zip(self.sessions.iter_mut()) {
+                    if s.kind == Kind::Active {
+                        sn.activity = Activity::Running;
+                    }
+                }
+            }
+            Incident::MutexContention if MUTEX_HOLDER < n => self.mutex_contention(),
+            Incident::LockChain if CHAIN.end <= n => self.lock_chain(),
+            _ => {}
+        }
+    }
+
+    /// The inserters all run in a transaction; one owns order_log's last page, some wait for it.
+    fn insert_hot_spot(&mut self) {
+        let pop = self.pop;
+        let now = self.now;
+        let seed = pop.seed;
+        let members = group(pop, INSERTERS);
+        if !members.is_empty() {
+            let (owner, waiters) = hot_group(seed, &members, now.into, 8, 8);
+            let (chunk, page) = pop.order_log_last_page(&now);
+            for &m in &members {
+                self.sessions[m] = SessionNow {
+                    activity: Activity::Running,
+                    txn: true,
+                    send_q: 0,
+                };
+            }
+            self.hot = Some(HotBuffer {
+                pool8k: false,
+                chunk,
+                page,
+                owner,
+                waiters,
+            });
+        }
+    }
+
+    /// The updaters all run in a transaction; one owns the index leaf of every NULL key, some
+    /// wait for it.
+    fn null_index_leaf(&mut self) {
+        let pop = self.pop;
+        let now = self.now;
+        let seed = pop.seed;
+        let members = group(pop, UPDATERS);
+        if !members.is_empty() {
+            let (owner, waiters) = hot_group(seed, &members, now.into, 4, 5);
+            let (chunk, page) = pop.null_leaf_page();
+            for &m in &members {
+                self.sessions[m] = SessionNow {
+                    activity: Activity::Running,
+                    txn: true,
+                    send_q: 0,
+                };
+            }
+            self.hot = Some(HotBuffer {
+                pool8k: true,
+                chunk,
+                page,
+                owner,
+                waiters,
+            });
+        }
+    }
+
+    /// A few slow clients fetch a big result, their Send-Q filling then draining.
+    fn slow_fetch(&mut self) {
+        let pop = self.pop;
+        let now = self.now;
+        let t = self.t;
+        let seed = pop.seed;
+        let count = 4 + below(seed, Salt::Count, 3, 0, 3) as usize;
+        let waited = t - timeline_start_of_fill(&now);
+        for (k, m) in group(pop, SLOW).into_iter().take(count).enumerate() {
+            self.sessions[m] = SessionNow {
+                activity: Activity::SlowFetch { waited },
+                txn: false,
+                send_q: send_q_of_slow(seed, k as u64, &now),
+            };
+        }
+    }
+
+    /// Sessions wait for the checkpoint; while it is requested, one session in a critical
+    /// section holds order_log's locks.
+    fn checkpoint(&mut self) {
+        let pop = self.pop;
+        let now = self.now;
+        let n = pop.sessions.len();
+        let members = group(pop, CKPT);
+        let count = schedule::checkpoint_waiters(now.incident(), now.into, members.len() as u64);
+        for m in members.into_iter().take(count as usize) {
+            let txn = self.sessions[m].txn;
+            self.sessions[m] = SessionNow {
+                activity: Activity::Checkpoint,
+                txn,
+                send_q: 0,
+            };
+        }
+        if CRITICAL < n && now.incident() == Incident::CheckpointRequested {
+            self.sessions[CRITICAL] = SessionNow {
+                activity: Activity::Critical,
+                txn: true,
+                send_q: 0,
+            };
+            let log = schema::partnum(schema::ORDER_LOG);
+            self.held[CRITICAL].push(Held {
+                partnum: log,
+                rowid: 0,
+                kind: "HDR+IX",
+                waiter: 0,
+            });
+            for r in 0..10 {
+                self.held[CRITICAL].push(Held {
+                    partnum: log,
+                    rowid: 0x4_0000 + (now.cycle * 0x100 + r) * 0x101,
+                    kind: "HDR+X",
+                    waiter: 0,
+                });
+            }
+        }
+    }
+
+    /// The long transaction runs, then rolls back; while the server is blocked, sessions that
+    /// came to write wait for the log.
+    fn long_transaction(&mut self) {
+        let pop = self.pop;
+        let now = self.now;
+        let t = self.t;
+        let seed = pop.seed;
+        let n = pop.sessions.len();
+        if let (Some(stage), true) = (longtx::stage(&now), LONG_TXN < n) {
+            if stage == Stage::Blocked {
+                // Nothing but the rollback may write: a session that came to write
+                // since the server blocked waits until it is unblocked.
+                let blocked_at = longtx::began(&now) + longtx::EHWM_INTO;
+                for (s, sn) in pop.sessions.iter().zip(self.sessions.iter_mut()) {
+                    if s.role != Role::LongTxn && wrote_between(seed, s, blocked_at, t) {
+                        *sn = waiting(Activity::LogWait);
+                    }
+                }
+            }
+            let reading = below(seed, Salt::State, LONG_TXN as u64, t / 2, 3) == 0;
+            self.sessions[LONG_TXN] = SessionNow {
+                activity: match stage {
+                    Stage::Open if reading => Activity::Reading,
+                    Stage::Open => Activity::Running,
+                    _ => Activity::Rollback,
+                },
+                txn: true,
+                send_q: 0,
+            };
+            // LOCK TABLE order_log IN EXCLUSIVE MODE, then the delete.
+            self.held[LONG_TXN].push(Held {
+                partnum: schema::partnum(schema::ORDER_LOG),
+                rowid: 0,
+                kind: "HDR+X",
+                waiter: 0,
+            });
+        }
+    }
+
+    /// The mutex contention: its holder runs in a transaction with its row locks, and its
+    /// waiters join the queue for the mutex one by one.
+    fn mutex_contention(&mut self) {
+        let pop = self.pop;
+        let now = self.now;
+        let t = self.t;
+        // Repricing items row by row: a lock taken from the free list for each row.
+        self.sessions[MUTEX_HOLDER] = SessionNow {
+            activity: Activity::Running,
+            txn: true,
+            send_q: 0,
+        };
+        let items = schema::partnum(schema::ITEMS);
+        self.held[MUTEX_HOLDER].push(Held {
+            partnum: items,
+            rowid: 0,
+            kind: "HDR+IX",
+            waiter: 0,
+        });
+        for r in 0..10 {
+            self.held[MUTEX_HOLDER].push(Held {
+                partnum: items,
+                rowid: 0x1_0000 + (t * 10 + r) * 0x101 % 0xf_0000,
+                kind: "HDR+X",
+                waiter: 0,
+            });
+        }
+        for (k, m) in group(pop, MUTEX_WAITERS).into_iter().enumerate() {
+            if now.into >= contention_join(k) {
+                self.sessions[m] = SessionNow {
+                    activity: Activity::Mutex { which: CONTENDED },
+                    txn: false,
+                    send_q: 0,
+                };
+            }
+        }
+    }
+
+    /// The chain of lock waits: who holds which row and who waits for it.
+    fn lock_chain(&mut self) {
+        let pop = self.pop;
+        let now = self.now;
+        let seed = pop.seed;
+        // 812 runs a long transaction holding row locks on customer and orders; 813
+        // (holding an items row) and 815 wait on 812; 814 waits on 813.
+        let [s812, s813, s814, s815] = [CHAIN.start, 13, 14, 15];
+        let reading = below(seed, Salt::State, 812, now.into / 3, 3) == 0;
+        self.sessions[s812] = SessionNow {
+            activity: if reading {
+                Activity::Reading
+            } else {
+                Activity::Running
+            },
+            txn: true,
+            send_q: 0,
+        };
+        let lock = |owner: usize, j: u64| lock_address(pop, owner, j);
+        let customer = schema::partnum(schema::CUSTOMER);
+        let orders = schema::partnum(schema::ORDERS);
+        let items = schema::partnum(schema::ITEMS);
+        let rstcb = |i: usize| pop.sessions[i].rstcb;
+        self.held[s812].push(Held {
+            partnum: customer,
+            rowid: 0x104,
+            kind: "HDR+X",
+            waiter: rstcb(s813),
+        });
+        self.held[s812].push(Held {
+            partnum: orders,
+            rowid: 0x2a07,
+            kind: "HDR+X",
+            waiter: rstcb(s815),
+        });
+        self.held[s813].push(Held {
+            partnum: items,
+            rowid: 0x1f03,
+            kind: "HDR+X",
+            waiter: rstcb(s814),
+        });
+        // Lock slot 0 is the database lock; the row locks follow.
+        self.sessions[s813] = waiting(Activity::Lock {
+            lock: lock(s812, 1),
+        });
+        self.sessions[s815] = waiting(Activity::Lock {
+            lock: lock(s812, 2),
+        });
+        self.sessions[s814] = waiting(Activity::Lock {
+            lock: lock(s813, 1),
+        });
+    }
+
+    /// The hot buffer's waiters wait for it; its owner and waiters hold a lock on its table and
+    /// one on a row each.
+    fn hot_buffer(&mut self) {
+        let pop = self.pop;
+        let t = self.t;
+        let seed = pop.seed;
+        if let Some(h) = &self.hot {
+            let (buf, _) = pop.buffer_address(h.pool8k, h.chunk, h.page);
+            for &w in &h.waiters {
+                self.sessions[w] = SessionNow {
+                    activity: Activity::Buffer { buf },
+                    txn: true,
+                    send_q: 0,
+                };
+            }
+            let (tbl, rowbase) = if h.pool8k {
+                (schema::partnum(schema::ORDERS), 0x3000)
+            } else {
+                (schema::partnum(schema::ORDER_LOG), h.page << 8)
+            };
+            for (k, &m) in std::iter::once(&h.owner).chain(&h.waiters).enumerate() {
+                self.held[m].push(Held {
+                    partnum: tbl,
+                    rowid: 0,
+                    kind: "HDR+IX",
+                    waiter: 0,
+                });
+                self.held[m].push(Held {
+                    partnum: tbl,
+                    rowid: rowbase + 1 + k as u64 + below(seed, Salt::Noise, m as u64, t, 7),
+                    kind: "HDR+X",
+                    waiter: 0,
+                });
+            }
+        }
+    }
+
+    /// Ordinary transactions in the background hold a table and a row lock.
+    fn background_locks(&mut self) {
+        let pop = self.pop;
+        let t = self.t;
+        let seed = pop.seed;
+        for (i, sn) in self.sessions.iter().enumerate() {
+            if sn.txn && self.held[i].is_empty() && !matches!(sn.activity, Activity::Lock { .. }) {
+                let s = &pop.sessions[i];
+                let table = [
+                    schema::ORDERS,
+                    schema::ITEMS,
+                    schema::CUSTOMER,
+                    schema::STOCK,
+                ][(s.sql % 4) as usize];
+                let p = schema::partnum(table);
+                self.held[i].push(Held {
+                    partnum: p,
+                    rowid: 0,
+                    kind: "HDR+IX",
+                    waiter: 0,
+                });
+                self.held[i].push(Held {
+                    partnum: p,
+                    rowid: 0x100 + below(seed, Salt::Noise, i as u64, t / s.period, 0x8000),
+                    kind: "HDR+X",
+                    waiter: 0,
+                });
+            }
+        }
     }
 }
 
