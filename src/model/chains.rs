@@ -63,6 +63,41 @@ mod tests {
         assert_eq!(follow(Addr(901), &m), Chain::default());
     }
 
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Over any "waits on a thing held by" map of a few threads: the chain follows the
+        /// map's edges one by one from the start, names no thread twice and not the start,
+        /// stops within MAX_DEPTH; a chain with a head ends where the map ends (or a thread
+        /// holds what it waits on itself), a cycle's last thread leads back into the chain.
+        #[test]
+        fn a_chain_follows_the_map_to_its_head_or_its_cycle(
+            pairs in proptest::collection::vec((0u64..12, 0u64..12), 0..24),
+            start in 0u64..12,
+        ) {
+            let m: FxHashMap<Addr, Addr> = pairs.iter().map(|(a, b)| (Addr(*a), Addr(*b))).collect();
+            let c = follow(Addr(start), &m);
+            prop_assert!(c.blockers.len() <= MAX_DEPTH);
+            let mut seen = FxHashSet::default();
+            seen.insert(Addr(start));
+            let mut cur = Addr(start);
+            for b in &c.blockers {
+                prop_assert_eq!(m.get(&cur), Some(b), "each blocker holds what the one before waits on");
+                prop_assert!(seen.insert(*b), "no thread twice");
+                cur = *b;
+            }
+            let next = m.get(&cur).copied();
+            if c.cycle {
+                prop_assert_eq!(c.head, None);
+                let back = next.expect("a cycle continues");
+                prop_assert!(back != cur && seen.contains(&back), "the cycle leads back into the chain");
+            } else {
+                prop_assert_eq!(c.head, c.blockers.last().copied());
+                prop_assert!(next.is_none() || next == Some(cur), "the head waits on no other thread");
+            }
+        }
+    }
+
     #[test]
     fn cycles_are_deadlocks() {
         let m = map(&[(1, 2), (2, 3), (3, 1)]);

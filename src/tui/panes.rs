@@ -1089,7 +1089,7 @@ pub(crate) fn activity_entry(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -1103,7 +1103,7 @@ mod tests {
         }
     }
 
-    fn socket(host: &str, port: &str, send_q: u64) -> SocketRow {
+    pub(crate) fn socket(host: &str, port: &str, send_q: u64) -> SocketRow {
         SocketRow {
             local: Endpoint::new("10.0.0.5", "9088"),
             remote: Endpoint::new(host, port),
@@ -1117,39 +1117,29 @@ mod tests {
         }
     }
 
-    /// A report pane is not sorted by another pane's column: NUMA used to take the Sockets
-    /// pane's SEND-Q as its default order, and so sorted its nodes by the send queues of the
-    /// sockets at the same row numbers.
+    /// At 130 columns the I/O pane shows PATH (optional, left of DEVICE): the device's name
+    /// gets the width it needs first; PATH used to take the spare width before it, cutting
+    /// `vg01-data (dm-8)` to widen a path.
     #[test]
-    fn a_report_pane_keeps_its_own_order() {
-        let mut snap = Snapshot::default();
-        for node in 0..3 {
-            snap.numa.nodes.push(crate::model::numa::NodeRow {
-                node,
-                cpus: None,
-                total_kb: None,
-                free_kb: None,
-                used_kb: None,
-                oninit_kb: None,
-            });
-            snap.sockets
-                .push(socket("10.1.1.1", "40000", u64::from(node) * 1000));
-        }
-        let mut app = crate::tui::app::App::new(
-            crate::tui::keymap::Keymap::default(),
-            Theme::plain(),
-            crate::tui::app::Mode::Demo { seed: 1 },
-            std::time::Duration::from_secs(1),
+    fn the_device_gets_its_width_before_the_optional_path() {
+        let cols: Vec<Col> = ListPane::Io.columns().iter().map(|c| c.spec()).collect();
+        let at = |c: IoCol| {
+            ListPane::Io
+                .columns()
+                .iter()
+                .position(|x| *x == Column::Io(c))
+        };
+        let (path, device) = (
+            at(IoCol::Path).expect("PATH"),
+            at(IoCol::Device).expect("DEVICE"),
         );
-        app.set_snapshot(std::sync::Arc::new(snap));
-        let now = std::time::Duration::from_secs(1);
-        app.handle(crate::tui::keymap::Action::PaneNuma, now);
-        assert_eq!(app.table().order, vec![0, 1, 2]);
-        assert_eq!(Pane::Numa.list(), None);
-        // And `s` there changes nothing.
-        app.handle(crate::tui::keymap::Action::SortNext, now);
-        assert_eq!(app.table().sort, Order::Grouped);
-        assert_eq!(app.table().order, vec![0, 1, 2]);
+        let mut needs = vec![0u16; cols.len()];
+        needs[path] = 60;
+        needs[device] = 30;
+        let got = crate::tui::table::layout_for(&cols, 130, &needs);
+        let width_of = |i| got.iter().find(|g| g.0 == i).map(|g| g.1);
+        assert!(width_of(path).is_some(), "PATH is shown at 130: {got:?}");
+        assert_eq!(width_of(device), Some(30), "{got:?}");
     }
 
     /// REMOTE sorts by host, then by port as a number: `:9088` before `:40000`, which the

@@ -109,8 +109,9 @@ pub fn layout(cols: &[Col], width: u16) -> Vec<(usize, u16)> {
 }
 
 /// `layout`, where `needs[i]` is the width column `i`'s shown cells need: the spare width goes
-/// first to the flexible columns, left to right, up to what they need (what is waited on is
-/// never cut to widen a lesser column), then the rest by their weights.
+/// first to the flexible columns always shown, left to right, up to what they need, then to
+/// the optional flexible ones (what is waited on is never cut to widen a lesser column), then
+/// the rest by their weights.
 pub fn layout_for(cols: &[Col], width: u16, needs: &[u16]) -> Vec<(usize, u16)> {
     let mut shown: Vec<usize> = (0..cols.len())
         .filter(|&i| cols[i].min_table_width <= width)
@@ -165,14 +166,18 @@ pub fn layout_for(cols: &[Col], width: u16, needs: &[u16]) -> Vec<(usize, u16)> 
     let fixed = total(&shown);
     let mut spare = width.saturating_sub(fixed);
     let mut widths: Vec<(usize, u16)> = shown.iter().map(|&i| (i, cols[i].width)).collect();
-    for (i, w) in widths.iter_mut() {
-        if cols[*i].flex == 0 {
-            continue;
+    // The always-shown flexible columns first, then the optional ones: an optional column
+    // left of WAITING ON or DEVICE (the I/O pane's PATH) must not take what those need.
+    for optional in [false, true] {
+        for (i, w) in widths.iter_mut() {
+            if cols[*i].flex == 0 || (cols[*i].min_table_width > 0) != optional {
+                continue;
+            }
+            let want = needs.get(*i).copied().unwrap_or(0).saturating_sub(*w);
+            let give = want.min(spare);
+            *w += give;
+            spare -= give;
         }
-        let want = needs.get(*i).copied().unwrap_or(0).saturating_sub(*w);
-        let give = want.min(spare);
-        *w += give;
-        spare -= give;
     }
     let weights: u32 = shown.iter().map(|&i| u32::from(cols[i].flex)).sum();
     for (i, w) in widths.iter_mut() {
@@ -354,6 +359,73 @@ pub(crate) fn sparkline(values: &[u64], width: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use proptest::prelude::*;
+
+    fn col() -> impl Strategy<Value = Col> {
+        (
+            1u16..30,
+            0u16..3,
+            any::<bool>(),
+            prop_oneof![Just(0u16), 60u16..200],
+        )
+            .prop_map(|(width, flex, right, wide)| Col {
+                title: "C",
+                width,
+                flex,
+                right,
+                min_table_width: wide,
+            })
+    }
+
+    proptest! {
+        /// Any columns at any width: the columns shown keep their order, none is shown below
+        /// its table width, a fixed column gets exactly its width and a flexible one at least
+        /// its own; when their minimums fit, the row fits; the first always-shown column is
+        /// never dropped; a flexible always-shown column gets the width its cells need when
+        /// the row has room for it.
+        #[test]
+        fn the_layout_fits_keeps_order_and_gives_the_flexible_what_they_need(
+            cols in proptest::collection::vec(col(), 1..12),
+            width in 0u16..300,
+            needs in proptest::collection::vec(0u16..60, 12),
+        ) {
+            let got = layout_for(&cols, width, &needs);
+            prop_assert!(got.windows(2).all(|p| p[0].0 < p[1].0), "in order: {got:?}");
+            let gaps = u16::try_from(got.len().saturating_sub(1)).unwrap_or(u16::MAX);
+            let mins: u16 = got.iter().map(|&(i, _)| cols[i].width).sum::<u16>() + gaps;
+            let total: u16 = got.iter().map(|&(_, w)| w).sum::<u16>() + gaps;
+            for &(i, w) in &got {
+                prop_assert!(cols[i].min_table_width <= width);
+                if cols[i].flex == 0 {
+                    prop_assert_eq!(w, cols[i].width);
+                } else {
+                    prop_assert!(w >= cols[i].width);
+                }
+            }
+            if mins <= width {
+                prop_assert!(total <= width, "{total} > {width}: {got:?}");
+            }
+            if let Some(first) = cols.iter().position(|c| c.min_table_width == 0) {
+                if first == 0 {
+                    prop_assert_eq!(got.first().map(|g| g.0), Some(0));
+                }
+            }
+            // What the always-shown flexible columns need, when every one of them fits.
+            let deficit: u16 = got
+                .iter()
+                .filter(|&&(i, _)| cols[i].flex > 0 && cols[i].min_table_width == 0)
+                .map(|&(i, _)| needs[i].saturating_sub(cols[i].width))
+                .sum();
+            if mins.saturating_add(deficit) <= width {
+                for &(i, w) in &got {
+                    if cols[i].flex > 0 && cols[i].min_table_width == 0 {
+                        prop_assert!(w >= needs[i], "column {i}: {w} < its need {}", needs[i]);
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn missing_values_sort_last_both_ways() {

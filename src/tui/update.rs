@@ -1098,6 +1098,44 @@ pub(crate) fn parse_seek(
 mod tests {
     use super::*;
 
+    /// A report pane is not sorted by another pane's column: NUMA used to take the Sockets
+    /// pane's SEND-Q as its default order, and so sorted its nodes by the send queues of the
+    /// sockets at the same row numbers.
+    #[test]
+    fn a_report_pane_keeps_its_own_order() {
+        let mut snap = Snapshot::default();
+        for node in 0..3 {
+            snap.numa.nodes.push(crate::model::numa::NodeRow {
+                node,
+                cpus: None,
+                total_kb: None,
+                free_kb: None,
+                used_kb: None,
+                oninit_kb: None,
+            });
+            snap.sockets.push(crate::tui::panes::tests::socket(
+                "10.1.1.1",
+                "40000",
+                u64::from(node) * 1000,
+            ));
+        }
+        let mut app = crate::tui::app::App::new(
+            crate::tui::keymap::Keymap::default(),
+            crate::tui::theme::Theme::plain(),
+            crate::tui::app::Mode::Demo { seed: 1 },
+            std::time::Duration::from_secs(1),
+        );
+        app.set_snapshot(std::sync::Arc::new(snap));
+        let now = std::time::Duration::from_secs(1);
+        app.handle(crate::tui::keymap::Action::PaneNuma, now);
+        assert_eq!(app.table().order, vec![0, 1, 2]);
+        assert_eq!(Pane::Numa.list(), None);
+        // And `s` there changes nothing.
+        app.handle(crate::tui::keymap::Action::SortNext, now);
+        assert_eq!(app.table().sort, Order::Grouped);
+        assert_eq!(app.table().order, vec![0, 1, 2]);
+    }
+
     #[test]
     fn seek_syntax() {
         assert_eq!(

@@ -8,4 +8,5 @@ mod extents;
 mod findings;
 mod io;
 mod joins;
+mod tree;
 mod vitals;
