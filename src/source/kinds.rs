@@ -113,6 +113,13 @@ impl Kind {
         }
     }
 
+    /// Parses `text` as this kind alone, with no search for the kind it may be instead: how
+    /// many of its lines were left unparsed, or why it was refused. For checks over many texts
+    /// (a refusal by `parse_to_json` tries every other kind: forty parses).
+    pub fn unparsed_lines(self, text: &str) -> Result<usize, ParseError> {
+        (self.parse)(text).map(|r| r.unparsed())
+    }
+
     /// The one other kind that reads `text` with no line left over, if exactly one does.
     fn other_reading(self, text: &str) -> Option<Kind> {
         let mut readers = kinds().iter().filter(|k| {

@@ -1,5 +1,6 @@
 //! Tests for the `onstat -b`/`-B`, `onstat -d`, `onstat -t` and `onstat -g ckp` parsers: every
-//! fixture snapshotted and checked, the values the joins rely on, errors, and never panicking.
+//! fixture snapshotted and checked, the values the joins rely on, errors. Never panicking is
+//! `robust`'s, for every kind.
 
 // Tests fail by panicking; `expect` says what was missing.
 #![allow(clippy::expect_used)]
@@ -696,75 +697,9 @@ fn ckp_errors_name_line_and_column() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Never panicking
-
-type Parse = fn(&str) -> bool;
-
-/// Each parser, ignoring what it returns: only a panic fails.
-const PARSERS: [(&str, Parse); 4] = [
-    ("onstat-B", |s| onstat_b::parse(s).is_ok()),
-    ("onstat-d", |s| onstat_d::parse(s).is_ok()),
-    ("onstat-t", |s| onstat_t::parse(s).is_ok()),
-    ("onstat-g-ckp", |s| onstat_g_ckp::parse(s).is_ok()),
-];
-
-/// Every fixture of the four kinds, with the parser of its kind.
-fn all_texts() -> Vec<(Parse, String)> {
-    PARSERS
-        .iter()
-        .flat_map(|(dir, p)| fixtures_in(dir).into_iter().map(move |(_, t)| (*p, t)))
-        .collect()
-}
-
-#[test]
-fn every_fixture_truncated_anywhere_does_not_panic() {
-    for (parse, text) in all_texts() {
-        for (i, _) in text.char_indices() {
-            let _ = parse(&text[..i]);
-        }
-    }
-}
-
-#[test]
-fn every_fixture_is_parsed_by_the_others_without_panic() {
-    for (_, text) in all_texts() {
-        for (_, parse) in PARSERS {
-            let _ = parse(&text);
-        }
-    }
-}
+// Shuffled rows, each counted once (never panicking is `robust`'s, for every kind)
 
 proptest! {
-    #[test]
-    fn never_panics_on_arbitrary_text(s in "\\PC*") {
-        for (_, parse) in PARSERS {
-            let _ = parse(&s);
-        }
-    }
-
-    #[test]
-    fn never_panics_on_row_like_noise(
-        s in "[0-9a-fx :.*~/\\t]{0,120}(\n[0-9a-fA-Z:.* ]{0,90}){0,5}"
-    ) {
-        for (_, parse) in PARSERS {
-            let _ = parse(&s);
-        }
-    }
-
-    #[test]
-    fn shuffled_and_duplicated_lines_do_not_panic(
-        pick in 0usize..64,
-        order in proptest::collection::vec(0usize..64, 0..60),
-    ) {
-        let texts = all_texts();
-        let (parse, text) = &texts[pick % texts.len()];
-        let lines: Vec<&str> = text.lines().collect();
-        if !lines.is_empty() {
-            let mixed: Vec<&str> = order.iter().map(|i| lines[i % lines.len()]).collect();
-            let _ = parse(&mixed.join("\n"));
-        }
-    }
-
     #[test]
     fn shuffled_rows_are_each_counted_once(
         order in proptest::collection::vec(0usize..64, 0..60),

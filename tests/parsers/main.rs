@@ -14,6 +14,7 @@ mod onstat_g_con;
 mod onstat_u;
 mod onstat_x;
 mod real_formats;
+mod robust;
 mod sockets;
 mod wrong_kind;
 // Vital signs (issue 11).

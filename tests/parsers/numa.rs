@@ -106,12 +106,12 @@ fn all_texts() -> Vec<String> {
         .collect()
 }
 
+// Never panicking on anything, and on a fixture cut or shuffled read as its own kind, is
+// `robust`'s, for every kind (`numactl-H`, `node-meminfo`, `numa-maps`); here the files no kind
+// reads, and each kind's samples, cut or shuffled, read as the other two kinds too.
 proptest! {
     #[test]
-    fn never_panics_on_arbitrary_text(s in "\\PC{0,300}") {
-        let _ = parse_numactl_h(&s);
-        let _ = parse_node_meminfo(&s);
-        let _ = parse_numa_maps(&s);
+    fn files_no_kind_reads_never_panic_on_arbitrary_text(s in "\\PC{0,300}") {
         let _ = ifxtop::parsers::numa::parse_cpulist(&s);
         let _ = ifxtop::parsers::numa::parse_vmstat(&s);
         let _ = ifxtop::parsers::numa::parse_zone_reclaim_mode(&s);

@@ -1,4 +1,5 @@
-//! Tests for the `onstat -g con` parser: fixtures snapshotted and checked, errors, robustness.
+//! Tests for the `onstat -g con` parser: fixtures snapshotted and checked, errors, shuffled lines
+//! each counted once (never panicking on anything is `robust`'s).
 
 // Tests fail by panicking; `expect` says what was missing.
 #![allow(clippy::expect_used)]
@@ -129,21 +130,7 @@ fn all_texts() -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn every_fixture_truncated_anywhere_does_not_panic() {
-    for text in all_texts() {
-        for (i, _) in text.char_indices() {
-            let _ = onstat_g_con::parse(&text[..i]);
-        }
-    }
-}
-
 proptest! {
-    #[test]
-    fn never_panics_on_arbitrary_text(s in "\\PC*") {
-        let _ = onstat_g_con::parse(&s);
-    }
-
     #[test]
     fn shuffled_and_duplicated_lines_do_not_panic(
         pick in 0usize..64,

@@ -152,14 +152,10 @@ fn all_texts() -> Vec<String> {
     v
 }
 
+// Never panicking on anything, and on a fixture cut or shuffled read as its own kind, is
+// `robust`'s, for every kind; here each table's samples, cut or shuffled, are read as the other
+// socket tables too.
 proptest! {
-    #[test]
-    fn never_panics_on_arbitrary_text(s in "\\PC{0,300}") {
-        let _ = parse_proc_net_tcp(&s);
-        let _ = parse_netstat(&s);
-        let _ = parse_ss(&s);
-    }
-
     #[test]
     fn never_panics_on_truncated_or_shuffled_fixtures(cut in 0usize..2000, seed in any::<u64>()) {
         for text in all_texts() {
