@@ -28,6 +28,18 @@ pub fn fixture(rel: &str) -> String {
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("fixture {}: {e}", p.display()))
 }
 
+/// The directories of `tests/fixtures/` (one per command or file read), sorted.
+pub fn fixture_dirs() -> Vec<String> {
+    let mut dirs: Vec<String> = std::fs::read_dir(fixtures_dir())
+        .expect("fixtures dir")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
 /// Every `.txt` fixture in `tests/fixtures/<dir>/`, sorted, as (file stem, text).
 pub fn fixtures_in(dir: &str) -> Vec<(String, String)> {
     let d = fixtures_dir().join(dir);

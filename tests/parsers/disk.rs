@@ -6,7 +6,7 @@
 // Tests fail by panicking; `expect` says what was missing.
 #![allow(clippy::expect_used)]
 
-use crate::common::{fixture, fixtures_dir, fixtures_in, kind};
+use crate::common::{fixture, fixtures_in, kind};
 use ifxtop::parsers::ha::LogPos;
 use ifxtop::parsers::onstat_d_upper::{self, OnstatDUpper};
 use ifxtop::parsers::onstat_g_cluster::{self, OnstatGCluster, SdsCycle};
@@ -77,13 +77,7 @@ fn is_offline_only(text: &str) -> bool {
 
 #[test]
 fn every_kind_refuses_every_other_fixture_directory() {
-    let mut dirs: Vec<String> = std::fs::read_dir(fixtures_dir())
-        .expect("fixtures dir")
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().is_dir())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    dirs.sort();
+    let dirs = crate::common::fixture_dirs();
     let mut accepted = Vec::new();
     let mut checked = 0;
     for (name, own_dir) in KINDS {

@@ -11,7 +11,7 @@
 // Tests fail by panicking; `expect` says what was missing.
 #![allow(clippy::expect_used)]
 
-use crate::common::{fixtures_dir, fixtures_in};
+use crate::common::fixtures_in;
 use crate::fixtures_all::kind_for;
 use ifxtop::source::kinds::kinds;
 use ifxtop::source::Kind;
@@ -30,13 +30,7 @@ fn table() -> &'static [(Kind, Vec<String>)] {
     static TABLE: OnceLock<Vec<(Kind, Vec<String>)>> = OnceLock::new();
     TABLE.get_or_init(|| {
         let mut table: Vec<(Kind, Vec<String>)> = kinds().iter().map(|k| (*k, vec![])).collect();
-        let mut dirs: Vec<String> = std::fs::read_dir(fixtures_dir())
-            .expect("fixtures dir")
-            .filter_map(|e| e.ok())
-            .filter(|e| e.path().is_dir())
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .collect();
-        dirs.sort();
+        let dirs = crate::common::fixture_dirs();
         for dir in dirs {
             for (stem, text) in fixtures_in(&dir) {
                 let Some(kind) = kind_for(&dir, &format!("{stem}.txt")) else {

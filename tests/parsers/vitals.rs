@@ -6,7 +6,7 @@
 // Tests fail by panicking; `expect` says what was missing.
 #![allow(clippy::expect_used)]
 
-use crate::common::{fixture, fixtures_dir, fixtures_in, kind};
+use crate::common::{fixture, fixtures_in, kind};
 use crate::fixtures_all::kind_for;
 use ifxtop::ids::{Addr, Sid, Tid};
 use ifxtop::parsers::onstat_banner;
@@ -85,14 +85,7 @@ const ACCEPTED_BY_EVERY_ONSTAT_KIND: &[&str] = &[
 
 #[test]
 fn each_vital_kind_rejects_every_other_commands_fixture() {
-    let root = fixtures_dir();
-    let mut dirs: Vec<_> = std::fs::read_dir(&root)
-        .expect("fixtures dir")
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().is_dir())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    dirs.sort();
+    let dirs = crate::common::fixture_dirs();
     let mut accepted = Vec::new();
     let mut checked = 0;
     for dir in &dirs {
