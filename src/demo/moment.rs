@@ -180,6 +180,27 @@ struct Held {
     waiter: u64,
 }
 
+/// A transaction's locks on a table: its intent lock (`HDR+IX`), then a lock on each row.
+fn hold_rows(held: &mut Vec<Held>, partnum: u32, rows: impl IntoIterator<Item = u64>) {
+    held.push(Held {
+        kind: "HDR+IX",
+        ..Held::row(partnum, 0)
+    });
+    held.extend(rows.into_iter().map(|rowid| Held::row(partnum, rowid)));
+}
+
+impl Held {
+    /// A row lock (`HDR+X`) no one waits for.
+    fn row(partnum: u32, rowid: u64) -> Held {
+        Held {
+            partnum,
+            rowid,
+            kind: "HDR+X",
+            waiter: 0,
+        }
+    }
+}
+
 /// The incidents' buffers: which page, owned by whom, waited on by whom.
 struct HotBuffer {
     pool8k: bool,
@@ -552,20 +573,8 @@ impl Scene<'_> {
                 send_q: 0,
             };
             let log = schema::partnum(schema::ORDER_LOG);
-            self.held[CRITICAL].push(Held {
-                partnum: log,
-                rowid: 0,
-                kind: "HDR+IX",
-                waiter: 0,
-            });
-            for r in 0..10 {
-                self.held[CRITICAL].push(Held {
-                    partnum: log,
-                    rowid: 0x4_0000 + (now.cycle * 0x100 + r) * 0x101,
-                    kind: "HDR+X",
-                    waiter: 0,
-                });
-            }
+            let rows = (0..10).map(|r| 0x4_0000 + (now.cycle * 0x100 + r) * 0x101);
+            hold_rows(&mut self.held[CRITICAL], log, rows);
         }
     }
 
@@ -599,12 +608,7 @@ impl Scene<'_> {
                 send_q: 0,
             };
             // LOCK TABLE order_log IN EXCLUSIVE MODE, then the delete.
-            self.held[LONG_TXN].push(Held {
-                partnum: schema::partnum(schema::ORDER_LOG),
-                rowid: 0,
-                kind: "HDR+X",
-                waiter: 0,
-            });
+            self.held[LONG_TXN].push(Held::row(schema::partnum(schema::ORDER_LOG), 0));
         }
     }
 
@@ -621,20 +625,8 @@ impl Scene<'_> {
             send_q: 0,
         };
         let items = schema::partnum(schema::ITEMS);
-        self.held[MUTEX_HOLDER].push(Held {
-            partnum: items,
-            rowid: 0,
-            kind: "HDR+IX",
-            waiter: 0,
-        });
-        for r in 0..10 {
-            self.held[MUTEX_HOLDER].push(Held {
-                partnum: items,
-                rowid: 0x1_0000 + (t * 10 + r) * 0x101 % 0xf_0000,
-                kind: "HDR+X",
-                waiter: 0,
-            });
-        }
+        let rows = (0..10).map(|r| 0x1_0000 + (t * 10 + r) * 0x101 % 0xf_0000);
+        hold_rows(&mut self.held[MUTEX_HOLDER], items, rows);
         for (k, m) in group(pop, MUTEX_WAITERS).into_iter().enumerate() {
             if now.into >= contention_join(k) {
                 self.sessions[m] = SessionNow {
@@ -669,24 +661,13 @@ impl Scene<'_> {
         let orders = schema::partnum(schema::ORDERS);
         let items = schema::partnum(schema::ITEMS);
         let rstcb = |i: usize| pop.sessions[i].rstcb;
-        self.held[s812].push(Held {
-            partnum: customer,
-            rowid: 0x104,
-            kind: "HDR+X",
-            waiter: rstcb(s813),
-        });
-        self.held[s812].push(Held {
-            partnum: orders,
-            rowid: 0x2a07,
-            kind: "HDR+X",
-            waiter: rstcb(s815),
-        });
-        self.held[s813].push(Held {
-            partnum: items,
-            rowid: 0x1f03,
-            kind: "HDR+X",
-            waiter: rstcb(s814),
-        });
+        let waited = |partnum, rowid, waiter: usize| Held {
+            waiter: rstcb(waiter),
+            ..Held::row(partnum, rowid)
+        };
+        self.held[s812].push(waited(customer, 0x104, s813));
+        self.held[s812].push(waited(orders, 0x2a07, s815));
+        self.held[s813].push(waited(items, 0x1f03, s814));
         // Lock slot 0 is the database lock; the row locks follow.
         self.sessions[s813] = waiting(Activity::Lock {
             lock: lock(s812, 1),
@@ -720,18 +701,8 @@ impl Scene<'_> {
                 (schema::partnum(schema::ORDER_LOG), h.page << 8)
             };
             for (k, &m) in std::iter::once(&h.owner).chain(&h.waiters).enumerate() {
-                self.held[m].push(Held {
-                    partnum: tbl,
-                    rowid: 0,
-                    kind: "HDR+IX",
-                    waiter: 0,
-                });
-                self.held[m].push(Held {
-                    partnum: tbl,
-                    rowid: rowbase + 1 + k as u64 + below(seed, Salt::Noise, m as u64, t, 7),
-                    kind: "HDR+X",
-                    waiter: 0,
-                });
+                let row = rowbase + 1 + k as u64 + below(seed, Salt::Noise, m as u64, t, 7);
+                hold_rows(&mut self.held[m], tbl, [row]);
             }
         }
     }
@@ -750,19 +721,8 @@ impl Scene<'_> {
                     schema::CUSTOMER,
                     schema::STOCK,
                 ][(s.sql % 4) as usize];
-                let p = schema::partnum(table);
-                self.held[i].push(Held {
-                    partnum: p,
-                    rowid: 0,
-                    kind: "HDR+IX",
-                    waiter: 0,
-                });
-                self.held[i].push(Held {
-                    partnum: p,
-                    rowid: 0x100 + below(seed, Salt::Noise, i as u64, t / s.period, 0x8000),
-                    kind: "HDR+X",
-                    waiter: 0,
-                });
+                let row = 0x100 + below(seed, Salt::Noise, i as u64, t / s.period, 0x8000);
+                hold_rows(&mut self.held[i], schema::partnum(table), [row]);
             }
         }
     }
