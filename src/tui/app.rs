@@ -298,10 +298,14 @@ impl App {
         self.keymap.hint(&[action])
     }
 
-    /// ` (s sorts)`: a parenthesised hint naming the key, or nothing when it has none.
+    /// ` (s sorts)`, or ` (i)` with no words: a parenthesised hint naming the key, or nothing
+    /// when it has none.
     pub(crate) fn hint(&self, action: crate::tui::keymap::Action, words: &str) -> String {
-        self.key_of(action)
-            .map_or_else(String::new, |k| format!(" ({k} {words})"))
+        match (self.key_of(action), words) {
+            (None, _) => String::new(),
+            (Some(k), "") => format!(" ({k})"),
+            (Some(k), w) => format!(" ({k} {w})"),
+        }
     }
 
     /// `↑/↓ selects a session, Enter opens it`: each phrase led by the keys of its actions,

@@ -485,9 +485,11 @@ impl ListPane {
                 .sessions
                 .get(row)
                 .map_or(SortKey::None, |s| SortKey::Num(session_priority(s))),
-            (Order::Grouped, ListPane::Io) => snap.io.chunks.get(row).map_or(SortKey::None, |c| {
-                c.latency_ms().map_or(SortKey::None, SortKey::Num)
-            }),
+            (Order::Grouped, ListPane::Io) => snap
+                .io
+                .chunks
+                .get(row)
+                .map_or(SortKey::None, |c| SortKey::num(c.latency_ms())),
             // No grouped order of their own: the rows' place.
             (Order::Grouped, ListPane::Buffers | ListPane::Sockets) => SortKey::Num(-(row as f64)),
         }
@@ -769,10 +771,7 @@ fn session_cell(r: &SessionRow, c: SessionCol) -> Cow<'_, str> {
 }
 
 fn session_key(r: &SessionRow, c: SessionCol) -> SortKey<'_> {
-    fn text(t: Option<&str>) -> SortKey<'_> {
-        t.map_or(SortKey::None, SortKey::Text)
-    }
-    let num = |v: Option<f64>| v.map_or(SortKey::None, SortKey::Num);
+    let (text, num) = (SortKey::text, SortKey::num);
     match c {
         SessionCol::Sid => SortKey::Num(r.sessid.0 as f64),
         SessionCol::User => SortKey::Text(&r.user),
@@ -841,8 +840,8 @@ fn waiter_key(r: &WaiterRow, c: WaiterCol) -> SortKey<'_> {
             .as_ref()
             .map_or(SortKey::None, |s| SortKey::Num(s.send_q as f64)),
         WaiterCol::Locks => SortKey::Num(r.locks as f64),
-        WaiterCol::ReadsPerS => r.reads_per_s.map_or(SortKey::None, SortKey::Num),
-        WaiterCol::WritesPerS => r.writes_per_s.map_or(SortKey::None, SortKey::Num),
+        WaiterCol::ReadsPerS => SortKey::num(r.reads_per_s),
+        WaiterCol::WritesPerS => SortKey::num(r.writes_per_s),
         WaiterCol::Flags => SortKey::Text(&r.flags),
         WaiterCol::Verdict => SortKey::Text(&r.verdict),
     }
@@ -906,7 +905,7 @@ fn socket_key(r: &SocketRow, c: SocketCol) -> SortKey<'_> {
         SocketCol::RecvQ => SortKey::Num(r.recv_q as f64),
         SocketCol::MaxSendQ => SortKey::Num(r.max_send_q as f64),
         SocketCol::Trend => SortKey::Num(r.trend.iter().sum::<u64>() as f64),
-        SocketCol::User => r.user.as_deref().map_or(SortKey::None, SortKey::Text),
+        SocketCol::User => SortKey::text(r.user.as_deref()),
         SocketCol::Local => endpoint_key(&r.local),
     }
 }
@@ -978,7 +977,7 @@ pub(crate) fn io_cell(r: &ChunkRow, c: IoCol) -> Cow<'_, str> {
 }
 
 fn io_key(r: &ChunkRow, c: IoCol) -> SortKey<'_> {
-    let num = |v: Option<f64>| v.map_or(SortKey::None, SortKey::Num);
+    let num = SortKey::num;
     match c {
         IoCol::Chunk => SortKey::Num(f64::from(r.chunk)),
         IoCol::Dbspace => SortKey::Text(r.dbspace.as_deref().unwrap_or("")),

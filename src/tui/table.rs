@@ -68,7 +68,17 @@ pub(crate) enum SortKey<'a> {
     None,
 }
 
-impl SortKey<'_> {
+impl<'a> SortKey<'a> {
+    /// A number, or `None` (sorted last) when there is none.
+    pub(crate) fn num(v: Option<f64>) -> SortKey<'a> {
+        v.map_or(SortKey::None, SortKey::Num)
+    }
+
+    /// A text, or `None` (sorted last) when there is none.
+    pub(crate) fn text(t: Option<&'a str>) -> SortKey<'a> {
+        t.map_or(SortKey::None, SortKey::Text)
+    }
+
     /// `compare` in the given direction, with missing values last either way: sorting by
     /// BLOCKER or SEND-Q, descending, shows the rows that have one first.
     pub(crate) fn compare_dir(&self, other: &SortKey<'_>, desc: bool) -> Ordering {

@@ -233,10 +233,16 @@ impl App {
             mark: end,
             cursor: end,
         });
-        self.say(
-            "span: ←/→ move, v marks here, Enter narrows the table to it, Esc cancels",
-            now,
+        let keys = self.key_phrases(
+            &[
+                (&[Action::ReplaySeekBack, Action::ReplaySeekForward], "move"),
+                (&[Action::SpanPick], "marks here"),
+                (&[Action::DrillDown], "narrows the table to it"),
+                (&[Action::Back], "cancels"),
+            ],
+            ", ",
         );
+        self.say(format!("span: {keys}"), now);
     }
 
     /// A key while a span is being picked; `false` for a key the pick leaves alone (↑/↓ move
@@ -257,7 +263,11 @@ impl App {
                 pick.mark = pick.cursor;
                 let at = self.moment_words(pick.mark);
                 self.say(
-                    format!("marked {at}: move to the span's other end, then Enter"),
+                    format!(
+                        "marked {at}: move to the span's other end{}",
+                        self.key_of(Action::DrillDown)
+                            .map_or_else(String::new, |k| format!(", then {k}"))
+                    ),
                     now,
                 );
             }
@@ -267,9 +277,11 @@ impl App {
                 self.activity.pick = None;
                 self.table_mut().selected = 0;
                 let words = format!(
-                    "the table covers {} to {} (Esc: the whole window)",
+                    "the table covers {} to {}{}",
                     self.moment_words(span.0),
-                    self.moment_words(span.1)
+                    self.moment_words(span.1),
+                    self.key_of(Action::Back)
+                        .map_or_else(String::new, |k| format!(" ({k}: the whole window)"))
                 );
                 self.say(words, now);
                 return true;
@@ -657,7 +669,10 @@ impl App {
             Action::ToggleFreeze => {
                 if self.frozen.take().is_none() {
                     self.frozen = Some((self.live.clone(), now));
-                    self.say("frozen: collection goes on; space to resume", now);
+                    let resume = self
+                        .key_of(Action::ToggleFreeze)
+                        .map_or_else(String::new, |k| format!("; {k} to resume"));
+                    self.say(format!("frozen: collection goes on{resume}"), now);
                 } else {
                     self.refresh_orders();
                 }
@@ -667,14 +682,15 @@ impl App {
             }
             Action::ToggleIdle => {
                 self.hide_idle = !self.hide_idle;
-                self.say(
-                    if self.hide_idle {
-                        "idle sessions and client waits hidden (i to show)"
-                    } else {
-                        "idle sessions and client waits shown"
-                    },
-                    now,
-                );
+                let words = if self.hide_idle {
+                    format!(
+                        "idle sessions and client waits hidden{}",
+                        self.hint(Action::ToggleIdle, "to show")
+                    )
+                } else {
+                    "idle sessions and client waits shown".to_string()
+                };
+                self.say(words, now);
                 self.refresh_orders();
             }
             Action::RebuildExtents => {
@@ -908,7 +924,8 @@ impl App {
     fn replay_key(&mut self, action: Action, now: Duration) -> Vec<Effect> {
         if self.replay.is_none() {
             if action == Action::ReplayPause {
-                self.say("not replaying (space freezes the screen)", now);
+                let freeze = self.hint(Action::ToggleFreeze, "freezes the screen");
+                self.say(format!("not replaying{freeze}"), now);
             }
             return Vec::new();
         }
@@ -982,7 +999,8 @@ fn list_order(
     hide_idle: bool,
 ) -> Vec<usize> {
     let mut text = String::new();
-    let mut order: Vec<usize> = (0..list.pane().len(snap))
+    let rows = list.len(snap);
+    let mut order: Vec<usize> = (0..rows)
         .filter(|&i| !(hide_idle && list.is_idle(snap, i)))
         .filter(|&i| {
             needle.is_empty() || {
@@ -995,7 +1013,7 @@ fn list_order(
         Order::Grouped => true,
         Order::By { desc, .. } => desc,
     };
-    let mut keys = vec![SortKey::None; list.pane().len(snap)];
+    let mut keys = vec![SortKey::None; rows];
     for &i in &order {
         keys[i] = list.sort_key(snap, i, sort);
     }

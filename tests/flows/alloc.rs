@@ -2,12 +2,9 @@
 //! selected row is found again by comparing its identity in place. Counted by an allocator that
 //! counts this thread's allocations (the other tests of this binary run on their own threads).
 
-use super::{key, NOW};
+use super::{bare_app, key, NOW};
 use ifxtop::model::snapshot::Snapshot;
-use ifxtop::tui::app::{App, Mode};
-use ifxtop::tui::keymap::Keymap;
 use ifxtop::tui::panes::ListPane;
-use ifxtop::tui::theme::Theme;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::sync::Arc;
@@ -83,13 +80,7 @@ fn sorting_a_list_by_any_column_allocates_nothing_per_row() {
         let n = list.len(&base);
         assert!(n > 0, "{list:?}: the demo has rows to sort");
         let (small, large) = (repeated(&base, 4), repeated(&base, 40));
-        let mut a = App::new(
-            Keymap::default(),
-            Theme::plain(),
-            Mode::Demo { seed: 1 },
-            Duration::from_secs(1),
-        );
-        a.size = (160, 48);
+        let mut a = bare_app(160, 48);
         a.set_snapshot(small.clone());
         a.on_key(key(k), NOW);
         // Every column, then back to the pane's grouped order where it has one.

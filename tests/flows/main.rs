@@ -95,14 +95,20 @@ fn snapshot() -> Snapshot {
     s
 }
 
-fn app() -> App {
+/// An app at `w`x`h` with the default keys, no colour, nothing shown yet.
+fn bare_app(w: u16, h: u16) -> App {
     let mut a = App::new(
         Keymap::default(),
         Theme::plain(),
         Mode::Demo { seed: 1 },
         Duration::from_secs(1),
     );
-    a.size = (80, 24);
+    a.size = (w, h);
+    a
+}
+
+fn app() -> App {
+    let mut a = bare_app(80, 24);
     a.set_snapshot(Arc::new(snapshot()));
     // These flows are about the Waiters pane (the Sessions pane comes first).
     a.on_key(key('2'), NOW);

@@ -115,8 +115,9 @@ fn empty_message(app: &App, snap: &Snapshot) -> String {
         Pane::Sessions => "no user session (only the server's own threads)".to_string(),
         Pane::Waiters if app.hide_idle && snap.summary.idle > 0 => {
             format!(
-                "no waiters but {} idle client waits (i shows them)",
-                snap.summary.idle
+                "no waiters but {} idle client waits{}",
+                snap.summary.idle,
+                app.hint(Action::ToggleIdle, "shows them")
             )
         }
         Pane::Waiters => "no thread is waiting".to_string(),
@@ -183,9 +184,7 @@ fn sessions_summary(app: &App, snap: &Snapshot, narrow: bool, spans: &mut Vec<Sp
         spans.push(Span::styled(format!(" · {blocking} {holding}"), theme.hot));
     }
     if app.hide_idle {
-        let key = app
-            .key_of(Action::ToggleIdle)
-            .map_or_else(String::new, |k| format!(" ({k})"));
+        let key = app.hint(Action::ToggleIdle, "");
         spans.push(Span::styled(format!(" · idle hidden{key}"), theme.dim));
     }
     // Sorted by memory, the age of the list it comes from (read every 30 s).
@@ -271,9 +270,7 @@ fn waiters_summary(app: &App, snap: &Snapshot, width: u16, spans: &mut Vec<Span<
     }));
     if snap.summary.idle > 0 {
         let verb = if app.hide_idle { "hidden" } else { "shown" };
-        let key = app
-            .key_of(Action::ToggleIdle)
-            .map_or_else(String::new, |k| format!(" ({k})"));
+        let key = app.hint(Action::ToggleIdle, "");
         let text = if narrow {
             format!(" · {} idle{key}", snap.summary.idle)
         } else {
@@ -305,6 +302,9 @@ fn buffers_summary(app: &App, snap: &Snapshot, spans: &mut Vec<Span<'_>>) {
     spans.push(Span::raw(format!(
         "buffer waits · window {window} samples · "
     )));
+    let retry = app
+        .key_of(Action::RebuildExtents)
+        .map_or_else(String::new, |k| format!("; {k} retries"));
     spans.push(match &app.extents {
         ExtentStatus::Ready { extents, what, .. } => {
             let mut s = format!("map {extents} extents from {what}");
@@ -322,14 +322,19 @@ fn buffers_summary(app: &App, snap: &Snapshot, spans: &mut Vec<Span<'_>>) {
             in_use: Some(extents),
             ..
         } => Span::styled(
-            format!("older map of {extents} extents in use: rebuild failed ({error}); R retries"),
+            format!("older map of {extents} extents in use: rebuild failed ({error}){retry}"),
             theme.warn,
         ),
         ExtentStatus::Failed { error, .. } => {
-            Span::styled(format!("no extent map ({error}); R retries"), theme.error)
+            Span::styled(format!("no extent map ({error}){retry}"), theme.error)
         }
         ExtentStatus::None => Span::styled(
-            "no extent map: pages shown as chunk:page (--extents FILE or R)",
+            match app.key_of(Action::RebuildExtents) {
+                Some(k) => {
+                    format!("no extent map: pages shown as chunk:page (--extents FILE or {k})")
+                }
+                None => "no extent map: pages shown as chunk:page (--extents FILE)".to_string(),
+            },
             theme.dim,
         ),
     });

@@ -300,14 +300,14 @@ fn status_line(app: &App, _now: Duration, area: Rect, buf: &mut Buffer) {
                     } else {
                         app.pane.len(app.shown())
                     };
-                    let keys: Vec<String> = [(Action::Filter, "edits"), (Action::Back, "clears")]
-                        .iter()
-                        .filter_map(|(a, words)| Some(format!("{} {words}", app.key_of(*a)?)))
-                        .collect();
+                    let keys = app.key_phrases(
+                        &[(&[Action::Filter], "edits"), (&[Action::Back], "clears")],
+                        ", ",
+                    );
                     let keys = if keys.is_empty() {
-                        String::new()
+                        keys
                     } else {
-                        format!(" ({})", keys.join(", "))
+                        format!(" ({keys})")
                     };
                     let text = format!(
                         " filter '{}': {} of {}{keys} ",
@@ -639,6 +639,8 @@ mod tests {
         keys.insert("back".to_string(), vec!["x".to_string()]);
         keys.insert("window-next".to_string(), vec!["W".to_string()]);
         keys.insert("group-next".to_string(), vec![]);
+        keys.insert("toggle-freeze".to_string(), vec!["F".to_string()]);
+        keys.insert("rebuild-extents".to_string(), vec!["E".to_string()]);
         let mut app = App::new(
             Keymap::from_config(&keys).expect("keymap"),
             crate::tui::theme::Theme::plain(),
@@ -664,6 +666,17 @@ mod tests {
         let text = screen(&app);
         assert!(text.contains("(x clears it)"), "{text}");
         assert!(!text.contains("Esc"), "{text}");
+        app.tables[Pane::Waiters.index()].filter.clear();
+        app.handle(Action::PaneBuffers, Duration::ZERO);
+        let text = screen(&app);
+        assert!(text.contains("(--extents FILE or E)"), "{text}");
+        app.handle(Action::ToggleFreeze, Duration::ZERO);
+        let text = screen(&app);
+        assert!(
+            text.contains("frozen: collection goes on; F to resume"),
+            "{text}"
+        );
+        app.handle(Action::ToggleFreeze, Duration::ZERO);
         app.handle(Action::PaneActivity, Duration::ZERO);
         let text = screen(&app);
         assert!(text.contains("(W)"), "{text}");
