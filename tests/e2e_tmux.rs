@@ -112,7 +112,9 @@ impl Drop for Tmux {
 #[test]
 fn demo_at_80x24_every_pane_help_and_quit() {
     let bin = env!("CARGO_BIN_EXE_ifxtop");
-    let cmd = format!("{bin} --demo; echo IFXTOP-EXIT=$?; sleep 30");
+    // At 16 s the demo's first incident (an insert hot spot) has begun, so the Buffers pane
+    // has rows within a second or two (from the start it waits the 15 s of calm first).
+    let cmd = format!("{bin} --demo --demo-at 16; echo IFXTOP-EXIT=$?; sleep 30");
     let Some(t) = Tmux::start(&cmd, 80, 24) else {
         return;
     };
@@ -475,7 +477,8 @@ fn ctrl_z_tstp_and_stop_suspend_and_fg_resumes_raw_and_repainted() {
         return;
     };
     let wait = Duration::from_secs(20);
-    t.keys(&[&format!("{bin} --demo"), "Enter"]);
+    // The insert hot spot under way (see above): `3` shows buffer rows.
+    t.keys(&[&format!("{bin} --demo --demo-at 16"), "Enter"]);
     t.wait_for("1 Sessions", wait);
     let pid = ifxtop_pid(&t).expect("ifxtop runs in the pane");
 

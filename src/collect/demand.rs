@@ -20,11 +20,16 @@ pub(crate) const MUTEX_PERIOD: std::time::Duration = std::time::Duration::from_s
 const LOCKS: u8 = 1;
 const BUFFERS: u8 = 2;
 const MUTEXES: u8 = 4;
+/// `onstat -D`: wanted at every tick only when a front-end asks ([`Demand::pin`]).
+const CHUNKS: u8 = 8;
 
 /// The demand, shared by the collectors of one instance.
 #[derive(Debug)]
 pub(crate) struct Demand {
     bits: watch::Sender<u8>,
+    /// What a front-end wants at every tick whatever `onstat -u` says: a snapshot's second
+    /// `onstat -D` (the chunk rates) at the next tick rather than five seconds on.
+    pinned: std::sync::atomic::AtomicU8,
     /// The previous sample's mutex waits (thread, mutex): a wait seen in two samples in a row
     /// lasts past an instant.
     mutex_waits: Mutex<Vec<(Addr, Addr)>>,
@@ -34,6 +39,7 @@ impl Default for Demand {
     fn default() -> Self {
         Demand {
             bits: watch::channel(0).0,
+            pinned: std::sync::atomic::AtomicU8::new(0),
             mutex_waits: Mutex::new(Vec::new()),
         }
     }
@@ -75,6 +81,7 @@ impl Demand {
             Source::OnstatK => LOCKS,
             Source::OnstatX => BUFFERS,
             Source::OnstatGLmx => MUTEXES,
+            Source::OnstatDUpper => CHUNKS,
             _ => 0,
         }
     }
@@ -94,7 +101,21 @@ impl Demand {
 
     /// Whether `source` is wanted at every tick now.
     pub(crate) fn wants(&self, source: &Source) -> bool {
-        *self.bits.borrow() & Demand::bit(source) != 0
+        let pinned = self.pinned.load(std::sync::atomic::Ordering::Relaxed);
+        (*self.bits.borrow() | pinned) & Demand::bit(source) != 0
+    }
+
+    /// Wants `source` at every tick (`on`) until unpinned, whatever `onstat -u` says. Only the
+    /// grouped call's sources follow a pin (`onstat -D`, `-k`, `-X`).
+    pub(crate) fn pin(&self, source: &Source, on: bool) {
+        let bit = Demand::bit(source);
+        if on {
+            self.pinned
+                .fetch_or(bit, std::sync::atomic::Ordering::Relaxed);
+        } else {
+            self.pinned
+                .fetch_and(!bit, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 
     /// A receiver that sees the demand change.
@@ -144,5 +165,18 @@ mod tests {
         assert!(!d.wants(&Source::OnstatGLmx));
         d.observe(&u(&[]));
         assert!(!d.wants(&Source::OnstatK) && !d.wants(&Source::OnstatX));
+    }
+
+    #[test]
+    fn a_pinned_source_is_wanted_until_unpinned_whatever_onstat_u_says() {
+        let d = Demand::default();
+        assert!(!d.wants(&Source::OnstatDUpper));
+        d.pin(&Source::OnstatDUpper, true);
+        d.observe(&u(&[(0x1000, 'L', 0x9000)]));
+        assert!(d.wants(&Source::OnstatDUpper) && d.wants(&Source::OnstatK));
+        d.observe(&u(&[]));
+        assert!(d.wants(&Source::OnstatDUpper) && !d.wants(&Source::OnstatK));
+        d.pin(&Source::OnstatDUpper, false);
+        assert!(!d.wants(&Source::OnstatDUpper));
     }
 }

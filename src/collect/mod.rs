@@ -686,6 +686,8 @@ pub struct Collection {
     pub(crate) rebuild: mpsc::Sender<()>,
     pub(crate) updates: mpsc::Receiver<Update>,
     pub(crate) extents: mpsc::Receiver<ExtentStatus>,
+    /// What the latest `onstat -u` wants read with the next one, and what a front-end pins.
+    demand: Arc<demand::Demand>,
     tasks: Vec<JoinHandle<()>>,
 }
 
@@ -697,6 +699,13 @@ impl Collection {
             all.push(u);
         }
         all
+    }
+
+    /// Wants `source` (one of the grouped call's: `onstat -D`, `-k`, `-X`) at every tick from
+    /// the next one on (`on`), or on its own period again. A snapshot pins `onstat -D` until it
+    /// has the two samples its chunk rates need.
+    pub(crate) fn pin(&self, source: &Source, on: bool) {
+        self.demand.pin(source, on);
     }
 
     /// Starts every collector against `runner`: the polled sources of the registry, sockets,
@@ -744,6 +753,7 @@ impl Collection {
         tasks.push(spawn_sockets(&ctx));
         tasks.push(spawn_numa(&ctx));
         tasks.push(devices::spawn(&ctx));
+        let demand = ctx.demand.clone();
         let (rebuild, rebuild_rx) = mpsc::channel::<()>(2);
         let (ext_tx, extents) = mpsc::channel::<ExtentStatus>(16);
         match extent_source {
@@ -757,6 +767,7 @@ impl Collection {
             rebuild,
             updates,
             extents,
+            demand,
             tasks,
         }
     }

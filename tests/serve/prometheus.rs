@@ -293,12 +293,23 @@ fn idle_and_slow_connections_do_not_starve_the_scrapes() {
                 .collect()
         });
         let opened_in = started.elapsed();
-        std::thread::sleep(Duration::from_millis(300));
-        let (busy, idle): (Vec<TcpStream>, Vec<TcpStream>) = held.into_iter().partition(|s| {
-            let _ = s.set_read_timeout(Some(Duration::from_millis(1)));
+        // What each has been sent, looked at without waiting (1,200 waits of even 1 ms took
+        // 3 s), every 300 ms for up to 1.5 s until some answer came.
+        let answered = |s: &TcpStream| {
+            let _ = s.set_nonblocking(true);
             let mut answer = [0u8; 12];
-            matches!(s.peek(&mut answer), Ok(12) if answer.starts_with(b"HTTP/1.1 503"))
-        });
+            let yes = matches!(s.peek(&mut answer), Ok(12) if answer.starts_with(b"HTTP/1.1 503"));
+            let _ = s.set_nonblocking(false);
+            yes
+        };
+        for _ in 0..5 {
+            std::thread::sleep(Duration::from_millis(300));
+            if held.iter().any(answered) {
+                break;
+            }
+        }
+        let (busy, idle): (Vec<TcpStream>, Vec<TcpStream>) =
+            held.into_iter().partition(|s| answered(s));
         eprintln!(
             "fill {}: {} opened in {opened_in:?}",
             tries.len() + 1,
@@ -319,7 +330,8 @@ fn idle_and_slow_connections_do_not_starve_the_scrapes() {
         drop(idle);
         std::thread::sleep(HEADER_TIMEOUT_AND_A_LITTLE);
     };
-    // Slow senders: a header line every 2 s keeps no slot past the header timeout.
+    // Slow senders: a header line every second, for 5 s, keeps no slot past the header
+    // timeout (3 s).
     let slow: Vec<std::thread::JoinHandle<String>> = (0..8)
         .map(|_| {
             std::thread::spawn(move || {
@@ -328,8 +340,8 @@ fn idle_and_slow_connections_do_not_starve_the_scrapes() {
                 };
                 let _ = s.set_read_timeout(Some(Duration::from_secs(12)));
                 let _ = s.write_all(b"GET /metrics HTTP/1.1\r\n");
-                for _ in 0..4 {
-                    std::thread::sleep(Duration::from_secs(2));
+                for _ in 0..5 {
+                    std::thread::sleep(Duration::from_secs(1));
                     if s.write_all(b"X-Slow: 1\r\n").is_err() {
                         break;
                     }
