@@ -20,15 +20,18 @@ pub(crate) const MUTEX_PERIOD: std::time::Duration = std::time::Duration::from_s
 const LOCKS: u8 = 1;
 const BUFFERS: u8 = 2;
 const MUTEXES: u8 = 4;
-/// `onstat -D`: wanted at every tick only when a front-end asks ([`Demand::pin`]).
+/// `onstat -D` and `onstat -g glo`: wanted at every tick only when a front-end asks
+/// ([`Demand::pin`]).
 const CHUNKS: u8 = 8;
+const VPS: u8 = 16;
 
 /// The demand, shared by the collectors of one instance.
 #[derive(Debug)]
 pub(crate) struct Demand {
     bits: watch::Sender<u8>,
     /// What a front-end wants at every tick whatever `onstat -u` says: a snapshot's second
-    /// `onstat -D` (the chunk rates) at the next tick rather than five seconds on.
+    /// `onstat -D` (the chunk rates) and `onstat -g glo` (the CPU VPs' load) at the next tick
+    /// rather than five and ten seconds on.
     pinned: std::sync::atomic::AtomicU8,
     /// The previous sample's mutex waits (thread, mutex): a wait seen in two samples in a row
     /// lasts past an instant.
@@ -82,6 +85,7 @@ impl Demand {
             Source::OnstatX => BUFFERS,
             Source::OnstatGLmx => MUTEXES,
             Source::OnstatDUpper => CHUNKS,
+            Source::OnstatGGlo => VPS,
             _ => 0,
         }
     }
@@ -106,7 +110,7 @@ impl Demand {
     }
 
     /// Wants `source` at every tick (`on`) until unpinned, whatever `onstat -u` says. Only the
-    /// grouped call's sources follow a pin (`onstat -D`, `-k`, `-X`).
+    /// grouped call's sources follow a pin (`onstat -D`, `-g glo`, `-k`, `-X`).
     pub(crate) fn pin(&self, source: &Source, on: bool) {
         let bit = Demand::bit(source);
         if on {

@@ -701,9 +701,9 @@ impl Collection {
         all
     }
 
-    /// Wants `source` (one of the grouped call's: `onstat -D`, `-k`, `-X`) at every tick from
-    /// the next one on (`on`), or on its own period again. A snapshot pins `onstat -D` until it
-    /// has the two samples its chunk rates need.
+    /// Wants `source` (one of the grouped call's: `onstat -D`, `-g glo`, `-k`, `-X`) at every
+    /// tick from the next one on (`on`), or on its own period again. A snapshot pins `onstat -D`
+    /// and `onstat -g glo` until it has the two samples their rates need.
     pub(crate) fn pin(&self, source: &Source, on: bool) {
         self.demand.pin(source, on);
     }

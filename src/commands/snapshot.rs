@@ -511,13 +511,17 @@ pub async fn live_store(
     let mut store = Store::new(settings);
     let polled = Source::polled();
     // How many answers each polled source needs: two of the 1 s sources (rates need two), and
-    // two of the chunk page counts (`onstat -D`, the chunk rates: pinned to every tick until
-    // then, so the second comes a second after the first, not at its own 5 s period).
-    // Informix's op times (`-g iof`, 10 s) are shown from one sample (as averages since its
-    // counters' reset).
-    collection.pin(&Source::OnstatDUpper, true);
+    // two of the chunk page counts (`onstat -D`, the chunk rates) and of the VPs' CPU times
+    // (`onstat -g glo`: without the CPU VPs' load the findings cannot judge a saturated CPU),
+    // each pinned to every tick until then, so the second comes a second after the first, not
+    // at its own 5 or 10 s period. Informix's op times (`-g iof`, 10 s) are shown from one
+    // sample (as averages since its counters' reset).
+    const PINNED: [Source; 2] = [Source::OnstatDUpper, Source::OnstatGGlo];
+    for s in &PINNED {
+        collection.pin(s, true);
+    }
     let need = |s: &Source| {
-        if s.period() <= Duration::from_secs(1) || *s == Source::OnstatDUpper {
+        if s.period() <= Duration::from_secs(1) || PINNED.contains(s) {
             2
         } else {
             1
@@ -579,7 +583,7 @@ pub async fn live_store(
                     let e = seen.entry(u.source).or_insert((0, None));
                     e.0 += 1;
                     e.1 = u.result.as_ref().err().map(|e| e.to_string());
-                    if u.source == Source::OnstatDUpper && e.0 >= need(&u.source) {
+                    if PINNED.contains(&u.source) && e.0 >= need(&u.source) {
                         collection.pin(&u.source, false);
                     }
                     store.apply(u);

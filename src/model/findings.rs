@@ -468,6 +468,36 @@ impl FindingsHistory {
 /// The line for a server with no finding above info.
 pub const CALM: &str = "✓ calm: no finding above info";
 
+/// What the rules cannot judge yet: an input that is a rate and has had one sample only. The
+/// CPU VPs' load needs two `onstat -g glo` (10 s apart in the TUI): until then a server whose
+/// CPU VPs are saturated would read as calm.
+pub fn not_yet_judged(vitals: &Vitals) -> Vec<&'static str> {
+    let cpu_known = vitals
+        .vps
+        .iter()
+        .any(|v| v.class == "cpu" && v.busy_pct.is_some());
+    if cpu_known {
+        Vec::new()
+    } else {
+        vec!["CPU VP load"]
+    }
+}
+
+/// The line for no finding above info: [`CALM`] once every rule could judge, else what it could
+/// not yet (`✓ no finding above info so far (CPU VP load not known yet)`).
+pub fn calm_line(vitals: &Vitals) -> std::borrow::Cow<'static, str> {
+    let pending = not_yet_judged(vitals);
+    if pending.is_empty() {
+        CALM.into()
+    } else {
+        format!(
+            "✓ no finding above info so far ({} not known yet)",
+            pending.join(", ")
+        )
+        .into()
+    }
+}
+
 /// The findings of a snapshot, the worst first.
 pub fn build(snap: &Facts<'_>) -> Vec<Finding> {
     let mut out = Vec::new();

@@ -261,10 +261,10 @@ fn raw_text(snap: &Snapshot) -> String {
 /// The findings, the worst first: each with its evidence and what helps.
 fn findings(s: &mut String, snap: &Snapshot) {
     use crate::format::printable;
-    use crate::model::findings::{headline, CALM};
+    use crate::model::findings::{calm_line, headline};
     let _ = writeln!(s, "\nFINDINGS (worst first; ifxtop only reads)");
     if headline(&snap.findings).is_none() {
-        let _ = writeln!(s, "{CALM}");
+        let _ = writeln!(s, "{}", calm_line(&snap.vitals));
     }
     for f in &snap.findings {
         let _ = writeln!(

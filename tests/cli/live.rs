@@ -215,6 +215,7 @@ fn a_live_snapshot_collects_every_source_once_and_reports() {
         "{log}"
     );
     assert_eq!(runs("onstat -g iof"), 1, "{log}");
+    assert_eq!(runs("onstat -g glo"), 2, "{log}");
     // A standard server (no role in its banner): no replication command at all.
     for ha in ["-g cluster", "-g rss", "-g sds", "-g dri"] {
         assert_eq!(runs(&format!("onstat {ha}")), 0, "{log}");
@@ -246,6 +247,15 @@ fn a_live_snapshot_as_json_names_time_host_and_server() {
         .find(|w| w["sessid"] == 814)
         .expect("814 waits");
     assert_eq!(s814["blockers"], serde_json::json!([813, 812]));
+    // The CPU VPs' load is known (two `onstat -g glo`, the second at the next tick): without
+    // it the findings could not judge a saturated CPU.
+    let cpu = v["vps"]
+        .as_array()
+        .expect("vps")
+        .iter()
+        .find(|vp| vp["class"] == "cpu")
+        .expect("the CPU VPs");
+    assert!(cpu["busy_pct"].is_number(), "{cpu}");
     // What each source cost in output: `onstat -g con` read as many bytes a call as the fake
     // prints for it (this fake has no interactive mode: one call per option).
     let con = v["sources"]

@@ -856,6 +856,40 @@ fn the_top_finding_is_named_under_the_header() {
     assert_eq!(line.trim_end(), " ✓ calm: no finding above info", "{text}");
 }
 
+/// Until two `onstat -g glo` have been read (10 s apart) the CPU VPs' load is not known: the
+/// line under the header does not call calm a server whose CPU it could not judge, and says
+/// what it does not know yet. Watched long enough, the same moment is the CPU saturation.
+#[test]
+fn a_server_is_not_called_calm_before_its_cpu_load_is_known() {
+    let at = 475;
+    let (store, _) = ifxtop::commands::snapshot::demo_store(
+        ifxtop::demo::DemoInstance::new(1),
+        Duration::from_secs(at - 3),
+        Duration::from_secs(at),
+        demo_settings(),
+        false,
+    )
+    .expect("demo store");
+    let mut a = demo_screen_app(80, 24);
+    a.set_snapshot(Arc::new(snapshot::build(
+        &store,
+        Duration::from_secs(at),
+        Some("ol_demo"),
+        &[],
+    )));
+    let text = demo_screen(&a, at, 80, 24);
+    let line = text.lines().nth(3).unwrap_or_default();
+    assert_eq!(
+        line.trim_end(),
+        " ✓ no finding above info so far (CPU VP load not known yet)",
+        "{text}"
+    );
+    let watched = demo_app(at, 80, 24);
+    let text = demo_screen(&watched, at, 80, 24);
+    let line = text.lines().nth(3).unwrap_or_default();
+    assert!(line.starts_with(" ⚠ CPU saturated"), "{text}");
+}
+
 /// `f` lists every finding over the panes, the worst first, with its evidence and what helps;
 /// any key closes it.
 #[test]

@@ -2,7 +2,7 @@
 //! evidence and what helps, as the text report has them; the selected one (`▸`) opens its
 //! culprit on Enter.
 
-use crate::model::findings::{headline, Severity, CALM};
+use crate::model::findings::{calm_line, headline, Severity};
 use crate::tui::app::App;
 use crate::tui::keymap::Action;
 use ratatui::buffer::Buffer;
@@ -50,7 +50,7 @@ pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         }
     };
     if headline(&snap.findings).is_none() {
-        push(&mut lines, CALM, 0, theme.dim, false);
+        push(&mut lines, &calm_line(&snap.vitals), 0, theme.dim, false);
     }
     let selected = app
         .findings_selected

@@ -36,12 +36,15 @@ pub(crate) fn render(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
 /// The top finding, its marker first so it reads without colour (`⚠ lock chain 42s: sid 812
 /// holds up 3 ...`), or the calm line when no finding is above info.
 pub(crate) fn finding_line<'a>(snap: &'a Snapshot, theme: &Theme, width: u16) -> Line<'a> {
-    use crate::model::findings::{headline, Severity, CALM};
+    use crate::model::findings::{calm_line, headline, Severity};
     if snap.server.mode.is_none() && snap.server.offline.is_none() {
         return Line::from(Span::styled(" findings: waiting for onstat -u", theme.dim));
     }
     let Some(f) = headline(&snap.findings) else {
-        return Line::from(Span::styled(format!(" {CALM}"), theme.dim));
+        return Line::from(Span::styled(
+            format!(" {}", calm_line(&snap.vitals)),
+            theme.dim,
+        ));
     };
     let style = match f.severity {
         Severity::Critical => theme.error,
