@@ -10,15 +10,20 @@
 /// Implements [`Record`]: `record!(T)` for a type with an `unparsed` list, `record!(T, onstat)`
 /// for an onstat record (with `header`, `offline` and `unparsed`; also [`OnstatRecord`]),
 /// `record!(T, none)` for a type with nothing to leave unparsed. Defined before the parser
-/// modules, so they see it by name.
+/// modules, so they see it by name. The first two take, after a `;`, the fields holding a row
+/// per session or thread ([`Record::shrink`]).
 macro_rules! record {
-    ($t:ty) => {
+    ($t:ty $(; $($rows:ident),+)?) => {
         impl $crate::parsers::Record for $t {
             fn unparsed(&self) -> usize {
                 $crate::parsers::Unparsed::count(&self.unparsed)
             }
             fn to_json(&self) -> serde_json::Value {
                 $crate::parsers::json_of(self)
+            }
+            fn shrink(&mut self) {
+                self.unparsed.shrink_to_fit();
+                $($(self.$rows.shrink_to_fit();)+)?
             }
         }
     };
@@ -32,10 +37,14 @@ macro_rules! record {
             }
         }
     };
-    ($t:ty, onstat) => {
+    ($t:ty, onstat $(; $($rows:ident),+)?) => {
         impl $crate::parsers::Record for $t {
             fn unparsed(&self) -> usize {
                 $crate::parsers::Unparsed::count(&self.unparsed)
+            }
+            fn shrink(&mut self) {
+                self.unparsed.shrink_to_fit();
+                $($(self.$rows.shrink_to_fit();)+)?
             }
             fn header(&self) -> Option<&$crate::parsers::header::Header> {
                 self.header.as_ref()
@@ -181,6 +190,10 @@ pub trait Record: Any + Send + Sync + std::fmt::Debug {
     }
     /// What `ifxtop parse` prints.
     fn to_json(&self) -> serde_json::Value;
+    /// Gives back what its vectors hold past their rows, before the store keeps it for the
+    /// source's period: a vector grown by doubling holds up to twice its rows (5,000 rows
+    /// of a session's `onstat -g ntt` in room for 8,192).
+    fn shrink(&mut self) {}
 }
 
 /// A parsed output of any kind.
@@ -195,7 +208,10 @@ impl dyn Record {
 
 /// Wraps a parse result for the store.
 pub(crate) fn parsed<T: Record>(r: Result<T, ParseError>) -> Result<Parsed, ParseError> {
-    r.map(|v| Arc::new(v) as Parsed)
+    r.map(|mut v| {
+        v.shrink();
+        Arc::new(v) as Parsed
+    })
 }
 
 /// The JSON of a serializable record. Our records only have string keys and finite numbers, so

@@ -148,7 +148,7 @@ pub fn parse(text: &str) -> Result<OnstatGAth, ParseError> {
     super::drive::<Body>(text)
 }
 
-record!(OnstatGAth, onstat);
+record!(OnstatGAth, onstat; threads);
 
 #[derive(Default)]
 struct Body;

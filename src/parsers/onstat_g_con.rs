@@ -39,7 +39,7 @@ pub fn parse(text: &str) -> Result<OnstatGCon, ParseError> {
     super::drive::<Body>(text)
 }
 
-record!(OnstatGCon, onstat);
+record!(OnstatGCon, onstat; conditions);
 
 #[derive(Default)]
 struct Body;

@@ -57,7 +57,7 @@ pub fn parse(text: &str) -> Result<OnstatGCpu, ParseError> {
     super::drive::<Body>(text)
 }
 
-record!(OnstatGCpu, onstat);
+record!(OnstatGCpu, onstat; threads);
 
 #[derive(Default)]
 struct Body;

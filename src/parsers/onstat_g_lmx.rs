@@ -91,7 +91,7 @@ pub(super) fn parse_wmx(text: &str) -> Result<OnstatGLmx, ParseError> {
     super::drive::<Body<true>>(text)
 }
 
-record!(OnstatGLmx, onstat);
+record!(OnstatGLmx, onstat; mutexes);
 
 /// `WMX`: reading `onstat -g wmx` rather than `onstat -g lmx`.
 #[derive(Default)]

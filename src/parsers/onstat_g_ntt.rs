@@ -90,7 +90,7 @@ pub fn parse(text: &str) -> Result<OnstatGNtt, ParseError> {
     super::drive::<Body>(text)
 }
 
-record!(OnstatGNtt, onstat);
+record!(OnstatGNtt, onstat; threads);
 
 #[derive(Default)]
 struct Body {

@@ -29,7 +29,7 @@ pub fn parse(text: &str) -> Result<OnstatGRea, ParseError> {
     super::drive::<Body>(text)
 }
 
-record!(OnstatGRea, onstat);
+record!(OnstatGRea, onstat; threads);
 
 #[derive(Default)]
 struct Body {

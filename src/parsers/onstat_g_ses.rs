@@ -159,7 +159,7 @@ pub fn parse(text: &str) -> Result<OnstatGSes, ParseError> {
     super::drive::<Body>(text)
 }
 
-record!(OnstatGSes, onstat);
+record!(OnstatGSes, onstat; sessions, terminated);
 
 #[derive(Default)]
 struct Body {

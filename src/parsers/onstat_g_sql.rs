@@ -39,7 +39,7 @@ pub fn parse(text: &str) -> Result<OnstatGSql, ParseError> {
     super::drive::<Body>(text)
 }
 
-record!(OnstatGSql, onstat);
+record!(OnstatGSql, onstat; sessions);
 
 #[derive(Default)]
 struct Body {

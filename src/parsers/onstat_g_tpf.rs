@@ -111,7 +111,7 @@ pub fn parse(text: &str) -> Result<OnstatGTpf, ParseError> {
     super::drive::<Body>(text)
 }
 
-record!(OnstatGTpf, onstat);
+record!(OnstatGTpf, onstat; profiles);
 
 #[derive(Default)]
 struct Body {

@@ -89,7 +89,7 @@ pub fn parse(text: &str) -> Result<OnstatK, ParseError> {
     super::drive::<Body>(text)
 }
 
-record!(OnstatK, onstat);
+record!(OnstatK, onstat; locks);
 
 #[derive(Default)]
 struct Body;

@@ -48,7 +48,7 @@ pub fn parse(text: &str) -> Result<OnstatS, ParseError> {
     super::drive::<Body>(text)
 }
 
-record!(OnstatS, onstat);
+record!(OnstatS, onstat; latches);
 
 #[derive(Default)]
 struct Body {

@@ -222,7 +222,7 @@ pub fn parse(text: &str) -> Result<OnstatU, ParseError> {
     super::drive::<Body>(text)
 }
 
-record!(OnstatU, onstat);
+record!(OnstatU, onstat; threads);
 
 #[derive(Default)]
 struct Body;

@@ -85,7 +85,7 @@ pub fn parse(text: &str) -> Result<OnstatX, ParseError> {
     super::drive::<Body>(text)
 }
 
-record!(OnstatX, onstat);
+record!(OnstatX, onstat; pools);
 
 #[derive(Default)]
 struct Body {

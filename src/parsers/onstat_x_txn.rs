@@ -107,7 +107,7 @@ pub fn parse(text: &str) -> Result<OnstatXTxn, ParseError> {
     super::drive::<Body>(text)
 }
 
-record!(OnstatXTxn, onstat);
+record!(OnstatXTxn, onstat; transactions);
 
 #[derive(Default)]
 struct Body {

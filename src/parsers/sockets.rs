@@ -676,7 +676,7 @@ fn ss_row(words: &[&str], has_netid: bool) -> Option<Socket> {
     })
 }
 
-record!(Sockets);
+record!(Sockets; sockets);
 
 #[cfg(test)]
 mod tests {
