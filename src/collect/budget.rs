@@ -9,6 +9,7 @@
 //! after an `onstat>` prompt), so the count is that of a server where everything works.
 
 use super::extents::ExtentSource;
+use super::sample::Update;
 use super::{Collection, SessionClock};
 use crate::demo::{DemoInstance, DemoRunner};
 use crate::error::SourceError;
@@ -227,6 +228,44 @@ async fn a_minute_of_every_source_starts_at_most_60_onstat_processes() {
         "{by_option:#?}"
     );
     eprintln!("onstat processes in one minute: {total} ({by_option:?})");
+}
+
+/// The parts of one `onstat -i` reach the store one at a time: each is applied (its source's
+/// record replaced, the old one let go) before the next part is parsed. A consumer that takes
+/// what has arrived finds one part of the call at a time, never a whole call's parsed records
+/// waiting beside the ones they replace.
+#[tokio::test(start_paused = true)]
+async fn the_parts_of_one_call_are_applied_one_at_a_time() {
+    let mut collection = Collection::start(
+        Arc::new(DemoRunner::new(DemoInstance::new(1)).starting_at(Duration::from_secs(600))),
+        Duration::from_secs(1),
+        None,
+        ExtentSource::default(),
+        SessionClock::starting_at(Duration::from_secs(600)),
+    );
+    let from_one_call = |u: &Update| {
+        u.how
+            .note
+            .as_deref()
+            .is_some_and(|n| n.starts_with("onstat -i: one process for "))
+    };
+    let deadline = Instant::now() + Duration::from_secs(12);
+    let (mut parts, mut largest) = (0, 0);
+    loop {
+        tokio::select! {
+            Some(first) = collection.updates.recv() => {
+                let batch = collection.arrived(first);
+                let n = batch.iter().filter(|u| from_one_call(u)).count();
+                parts += n;
+                largest = largest.max(n);
+            }
+            _ = tokio::time::sleep_until(deadline) => break,
+        }
+    }
+    collection.stop();
+    // Twelve ticks of the calls' parts (several options each), each part taken alone.
+    assert!(parts > 24, "{parts} parts of onstat -i calls");
+    assert_eq!(largest, 1, "parts of one call waited together");
 }
 
 /// The large outputs nothing joins at a moment (`-g tpf`, the `-g ses` list) are read off the

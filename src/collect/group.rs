@@ -418,6 +418,7 @@ async fn run_interactive(
             None => return Interactive::Gone,
             Some(r) => observe(state, source, &r),
         }
+        let_the_store_apply().await;
     }
     Interactive::Done { unread }
 }
@@ -482,8 +483,17 @@ async fn run_grouped(ctx: &Ctx, due: &[Source], note: Option<String>) -> Grouped
         if ctx.deliver_noted(source, run, note.clone()).await.is_none() {
             return Grouped::Gone;
         }
+        let_the_store_apply().await;
     }
     Grouped::Done
+}
+
+/// Lets the store apply the part just delivered before the next is parsed. The runtime has
+/// one thread: without it, every part of a call is parsed before the first is applied, so
+/// each source's new record and the one it replaces are held at once, with the whole output
+/// (at 5,000 sessions, when every period meets, about 10 MB more at that second).
+async fn let_the_store_apply() {
+    tokio::task::yield_now().await;
 }
 
 #[cfg(test)]
