@@ -7,13 +7,23 @@ use serde::Serialize;
 use std::collections::VecDeque;
 use std::time::Duration;
 
-/// One Send-Q sample: when (nanoseconds since ifxtop started) and how many bytes. 16 bytes,
-/// not `(Duration, u64)`'s 24: thousands of connections each keep a few dozen.
-type Sample = (u64, u64);
+/// One Send-Q sample: when (milliseconds since ifxtop started, modulo 2^32: two are compared
+/// by their wrapping difference, right for any window under [`MAX_WINDOW_MS`]) and how many
+/// bytes (a socket's queue is an `int` in the kernel). 8 bytes, not `(Duration, u64)`'s 24:
+/// thousands of connections each keep a few dozen.
+type Sample = (u32, u32);
 
 fn nanos(t: Duration) -> u64 {
     u64::try_from(t.as_nanos()).unwrap_or(u64::MAX)
 }
+
+/// A sample's time: milliseconds, wrapping every 49 days.
+fn millis(t: Duration) -> u32 {
+    (t.as_millis() % (1u128 << 32)) as u32
+}
+
+/// The longest window the wrapping times can tell (24 days).
+const MAX_WINDOW_MS: u32 = i32::MAX as u32;
 
 #[derive(Debug, Clone)]
 struct ConnHistory {
@@ -37,7 +47,8 @@ struct ConnHistory {
 }
 
 impl ConnHistory {
-    fn push(&mut self, t: u64, q: u64) {
+    fn push(&mut self, t: u32, q: u64) {
+        let q = u32::try_from(q).unwrap_or(u32::MAX);
         if self.recent.len() == TREND_SAMPLES {
             self.recent.pop_front();
         }
@@ -48,19 +59,20 @@ impl ConnHistory {
         self.peaks.push_back((t, q));
     }
 
-    /// Drops the samples taken before `horizon`.
-    fn expire(&mut self, horizon: u64) {
-        while self.recent.front().is_some_and(|&(ft, _)| ft < horizon) {
+    /// Drops the samples taken more than `window` milliseconds before `now`.
+    fn expire(&mut self, now: u32, window: u32) {
+        let old = |&(ft, _): &Sample| now.wrapping_sub(ft) > window;
+        while self.recent.front().is_some_and(old) {
             self.recent.pop_front();
         }
-        while self.peaks.front().is_some_and(|&(ft, _)| ft < horizon) {
+        while self.peaks.front().is_some_and(old) {
             self.peaks.pop_front();
         }
     }
 
     /// The largest Send-Q in the window.
     fn max(&self) -> u64 {
-        self.peaks.front().map_or(0, |&(_, q)| q)
+        self.peaks.front().map_or(0, |&(_, q)| u64::from(q))
     }
 }
 
@@ -121,6 +133,7 @@ impl SocketHistory {
         ports: &[u16],
     ) {
         let now = nanos(t);
+        let now_ms = millis(t);
         for s in sockets {
             if !is_client_connection(s, ports) {
                 continue;
@@ -144,10 +157,10 @@ impl SocketHistory {
                     })
                 }
             };
-            if h.recent.back().is_some_and(|&(bt, _)| bt == now) {
+            if h.last_seen == now && !h.recent.is_empty() {
                 continue;
             }
-            h.push(now, s.send_q);
+            h.push(now_ms, s.send_q);
             // Only what changes between samples (the endpoints are the key).
             h.send_q = s.send_q;
             h.recv_q = s.recv_q;
@@ -155,9 +168,12 @@ impl SocketHistory {
             h.last_seen = now;
         }
         let horizon = nanos(t.saturating_sub(self.window));
+        let window = u32::try_from(self.window.as_millis())
+            .unwrap_or(u32::MAX)
+            .min(MAX_WINDOW_MS);
         for by_remote in self.conns.values_mut() {
             by_remote.retain(|_, h| {
-                h.expire(horizon);
+                h.expire(now_ms, window);
                 h.last_seen >= horizon
             });
         }
@@ -199,7 +215,7 @@ impl SocketHistory {
                 trend: if max == 0 {
                     Vec::new()
                 } else {
-                    h.recent.iter().map(|&(_, q)| q).collect()
+                    h.recent.iter().map(|&(_, q)| u64::from(q)).collect()
                 },
                 sessid: None,
                 user: None,
@@ -284,6 +300,32 @@ mod tests {
         assert!(conn.peaks.len() <= 61, "{} peaks", conn.peaks.len());
         // The window holds seconds 539..=599; the queue was 61 at 539.
         assert_eq!(h.rows()[0].max_send_q, 61);
+    }
+
+    /// A sample is 8 bytes; its time wraps every 49 days of watching, and the window still
+    /// holds what it should across the wrap.
+    #[test]
+    fn the_window_holds_across_the_wrap_of_a_samples_time() {
+        assert_eq!(std::mem::size_of::<Sample>(), 8);
+        let mut h = SocketHistory::new(Duration::from_secs(60));
+        let t0 = Duration::from_millis((1u64 << 32) - 30_000);
+        h.observe([&socket(40000, 5_000)], t0, &[]);
+        for i in 1..=59u64 {
+            h.observe([&socket(40000, 0)], t0 + Duration::from_secs(i), &[]);
+        }
+        // 29 s past the wrap, the 5,000 bytes of 59 s before are still in the window.
+        assert_eq!(h.rows()[0].max_send_q, 5_000);
+        assert_eq!(h.rows()[0].trend.len(), TREND_SAMPLES);
+        h.observe([&socket(40000, 0)], t0 + Duration::from_secs(61), &[]);
+        assert_eq!(h.rows()[0].max_send_q, 0);
+        // A queue past what 32 bits hold (never seen: the kernel's is an int) reads as the
+        // most they hold, not as a wrapped small number.
+        h.observe(
+            [&socket(40000, u64::MAX)],
+            t0 + Duration::from_secs(62),
+            &[],
+        );
+        assert_eq!(h.rows()[0].max_send_q, u64::from(u32::MAX));
     }
 
     #[test]
