@@ -247,6 +247,8 @@ async fn watch_instance(
                         std::time::Instant::now(),
                     );
                     publish.send_replace(Arc::new(m));
+                    drop(snap);
+                    crate::memory::give_back();
                 }
             }
         }
