@@ -77,8 +77,14 @@ static LAST_GIVE_BACK_MS: std::sync::atomic::AtomicU64 = std::sync::atomic::Atom
 /// second's short-lived ones, that free middle grew to 8 MB after 35 minutes at 5,000 sessions
 /// (`malloc_info`: 22.9 MB of heap, 8.1 MB of it free), most of the resident memory's growth
 /// over the hour. The trim walks the free chunks and unmaps their whole pages (about a
-/// millisecond); a page used again is faulted in afresh.
+/// millisecond); a page used again is faulted in afresh. A trim threshold the user chose
+/// through glibc's environment (see [`tune`]) is their choice of when to give back: then this
+/// does nothing.
 pub fn give_back() -> bool {
+    static USERS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if *USERS.get_or_init(|| chosen_by_user(Threshold::Trim, |v| std::env::var(v).ok())) {
+        return false;
+    }
     static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
     let start = START.get_or_init(std::time::Instant::now);
     let now = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
@@ -434,29 +440,37 @@ mod tests {
     #[test]
     fn free_pages_inside_the_heap_go_back() {
         const CHILD: &str = "IFXTOP_MEMORY_TRIM_CHILD";
-        if std::env::var_os(CHILD).is_some() {
-            return alone_free_pages_go_back();
+        match std::env::var(CHILD).as_deref() {
+            Ok("trim") => return alone_free_pages_go_back(),
+            // A trim threshold of the user's: theirs to decide when memory goes back.
+            Ok("users") => return assert!(!give_back(), "trimmed against the user's choice"),
+            _ => {}
         }
-        let exe = std::env::current_exe().expect("the test binary");
-        let out = std::process::Command::new(exe)
-            .args([
-                "--exact",
-                "memory::tests::free_pages_inside_the_heap_go_back",
-                "--test-threads=1",
-                "--nocapture",
-            ])
-            .env(CHILD, "1")
-            .env_remove("MALLOC_MMAP_THRESHOLD_")
-            .env_remove("MALLOC_TRIM_THRESHOLD_")
-            .env_remove("GLIBC_TUNABLES")
-            .output()
-            .expect("the child runs");
-        let text = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success() && text.contains("1 passed"),
-            "{text}{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        for (mode, users) in [("trim", None), ("users", Some("1048576"))] {
+            let exe = std::env::current_exe().expect("the test binary");
+            let mut child = std::process::Command::new(exe);
+            child
+                .args([
+                    "--exact",
+                    "memory::tests::free_pages_inside_the_heap_go_back",
+                    "--test-threads=1",
+                    "--nocapture",
+                ])
+                .env(CHILD, mode)
+                .env_remove("MALLOC_MMAP_THRESHOLD_")
+                .env_remove("MALLOC_TRIM_THRESHOLD_")
+                .env_remove("GLIBC_TUNABLES");
+            if let Some(v) = users {
+                child.env("MALLOC_TRIM_THRESHOLD_", v);
+            }
+            let out = child.output().expect("the child runs");
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                out.status.success() && text.contains("1 passed"),
+                "{mode}: {text}{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
     }
 
     /// This process's resident memory, in bytes.

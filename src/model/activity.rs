@@ -985,38 +985,47 @@ fn class_map(secs: &[f64; Class::COUNT]) -> Vec<(Class, f64)> {
 
 /// Adds a later bucket's rows into a bucket.
 fn merge_buckets(into: &mut Bucket, b: Bucket) {
-    let rows = into.rows.open();
-    let mut index: FxHashMap<Row, usize> =
-        rows.iter().enumerate().map(|(i, (r, _))| (*r, i)).collect();
-    for (r, secs) in b.rows.get().iter().copied() {
-        match index.get(&r) {
-            Some(i) => rows[*i].1 += secs,
-            None => {
-                index.insert(r, rows.len());
-                rows.push((r, secs));
-            }
-        }
-    }
+    add_rows(into.rows.open(), b.rows.get().iter().copied());
     into.samples += b.samples;
     into.end = b.end;
 }
 
 /// Adds a sample's rows into a bucket.
 fn merge_into(b: &mut Bucket, s: &Sample) {
-    let rows = b.rows.open();
-    let mut index: FxHashMap<Row, usize> =
-        rows.iter().enumerate().map(|(i, (r, _))| (*r, i)).collect();
-    for r in &s.rows {
-        match index.get(r) {
-            Some(i) => rows[*i].1 += s.weight,
+    add_rows(b.rows.open(), s.rows.iter().map(|r| (*r, s.weight)));
+    b.samples += 1;
+    b.end = s.at;
+}
+
+/// Adds `incoming` rows with their seconds into `rows`: a row already there gains the
+/// seconds, a new one is appended (in the order it came). The incoming rows are indexed, not
+/// the bucket's (which was indexed afresh every second, for every sample added): a sample is
+/// smaller than the bucket it joins, and a ten-second bucket than the five-minute one.
+fn add_rows(rows: &mut Vec<(Row, f32)>, incoming: impl Iterator<Item = (Row, f32)>) {
+    let mut new: Vec<(Row, f32)> = Vec::new();
+    let mut index: FxHashMap<Row, usize> = FxHashMap::default();
+    for (r, secs) in incoming {
+        match index.get(&r) {
+            Some(&i) => new[i].1 += secs,
             None => {
-                index.insert(*r, rows.len());
-                rows.push((*r, s.weight));
+                index.insert(r, new.len());
+                new.push((r, secs));
             }
         }
     }
-    b.samples += 1;
-    b.end = s.at;
+    let mut taken = vec![false; new.len()];
+    for (r, secs) in rows.iter_mut() {
+        if let Some(&i) = index.get(r) {
+            *secs += new[i].1;
+            taken[i] = true;
+        }
+    }
+    rows.extend(
+        new.into_iter()
+            .zip(taken)
+            .filter(|(_, taken)| !taken)
+            .map(|(row, _)| row),
+    );
 }
 
 #[derive(Debug, Default, Clone)]

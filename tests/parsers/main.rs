@@ -16,6 +16,7 @@ mod onstat_x;
 mod real_formats;
 mod robust;
 mod sockets;
+mod tight;
 mod wrong_kind;
 // Vital signs (issue 11).
 mod vitals;
