@@ -17,16 +17,9 @@ use ifxtop::source::Source;
 use ifxtop::store::{Store, StoreSettings};
 use std::time::Duration;
 
-/// This process's resident memory (VmRSS) in bytes, from /proc (Linux; 0 elsewhere).
+/// This process's resident memory (VmRSS) in bytes.
 fn rss() -> usize {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("VmRSS:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<usize>().ok())
-        })
-        .map_or(0, |kb| kb * 1024)
+    ifxtop::memory::resident()
 }
 
 fn mb(b: usize) -> f64 {

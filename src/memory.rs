@@ -62,6 +62,19 @@ pub fn tune() -> bool {
     }
 }
 
+/// This process's resident memory (`VmRSS`) in bytes, from `/proc/self/status` (Linux; 0
+/// elsewhere): what the soak bench and the tests of [`give_back`] read.
+pub fn resident() -> usize {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<usize>().ok())
+        })
+        .map_or(0, |kb| kb * 1024)
+}
+
 /// At most one [`give_back`] this often.
 pub const GIVE_BACK_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
 
@@ -471,18 +484,6 @@ mod tests {
                 String::from_utf8_lossy(&out.stderr)
             );
         }
-    }
-
-    /// This process's resident memory, in bytes.
-    fn resident() -> usize {
-        std::fs::read_to_string("/proc/self/status")
-            .ok()
-            .and_then(|s| {
-                s.lines()
-                    .find_map(|l| l.strip_prefix("VmRSS:"))
-                    .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<usize>().ok())
-            })
-            .map_or(0, |kb| kb * 1024)
     }
 
     fn alone_free_pages_go_back() {
