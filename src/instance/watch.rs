@@ -85,8 +85,16 @@ impl Watched {
     }
 
     /// Samples the active sessions of a snapshot just built from this store (once per
-    /// `onstat -u` moment): whether it was a new moment.
+    /// `onstat -u` moment): whether it was a new moment. The second's work is then done (the
+    /// snapshot before this one let go), so the heap's free pages go back to the system, at
+    /// most every `memory::GIVE_BACK_EVERY`: the screen, `serve` and a live `ash` alike.
     pub(crate) fn sample(&mut self, snap: &Snapshot) -> bool {
+        let added = self.sample_moment(snap);
+        crate::memory::give_back();
+        added
+    }
+
+    fn sample_moment(&mut self, snap: &Snapshot) -> bool {
         let Some(kept) = &mut self.track else {
             return sample_into(&mut self.activity, snap);
         };

@@ -318,8 +318,6 @@ impl Session {
                 Vec::new()
             };
             self.app.set_snapshot(Arc::new(snap));
-            // The second's work is done and the snapshot before it let go.
-            crate::memory::give_back();
             self.built_focus = (focus.clone(), hot);
             self.built_activity = activity;
             self.send_focus(focus, background, &mut effects);

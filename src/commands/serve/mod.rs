@@ -247,8 +247,6 @@ async fn watch_instance(
                         std::time::Instant::now(),
                     );
                     publish.send_replace(Arc::new(m));
-                    drop(snap);
-                    crate::memory::give_back();
                 }
             }
         }
