@@ -92,6 +92,49 @@ pub fn check_regular(path: &Path) -> io::Result<()> {
     }
 }
 
+/// Who besides its owner may change `path` (or, for a `secret`, read it), as ssh judges its own
+/// files: the file writable by its group or others; a secret readable by them (ssh refuses a
+/// private key with any of the 077 bits set); a directory on the way to it writable by
+/// its group or others without the sticky bit (whoever writes it can put another file in its
+/// place). One sentence per finding, naming the path and its mode; empty when none (or when
+/// the path cannot be looked at: the read that follows says why).
+pub fn loose_modes(path: &Path, secret: bool) -> Vec<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut found = Vec::new();
+    let Ok(mode) = std::fs::metadata(path).map(|m| m.permissions().mode()) else {
+        return found;
+    };
+    if mode & 0o022 != 0 {
+        found.push(format!(
+            "{} is writable by others (mode {:o})",
+            path.display(),
+            mode & 0o7777
+        ));
+    }
+    if secret && mode & 0o044 != 0 {
+        found.push(format!(
+            "{} is readable by others (mode {:o})",
+            path.display(),
+            mode & 0o7777
+        ));
+    }
+    let full = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    for dir in full.ancestors().skip(1) {
+        let Ok(m) = std::fs::metadata(dir).map(|m| m.permissions().mode()) else {
+            continue;
+        };
+        if m & 0o022 != 0 && m & 0o1000 == 0 {
+            found.push(format!(
+                "{}, a directory above {}, is writable by others (mode {:o}, no sticky bit)",
+                dir.display(),
+                path.display(),
+                m & 0o7777
+            ));
+        }
+    }
+    found
+}
+
 /// The error for input past a cap of `cap` bytes.
 pub fn too_large(cap: u64) -> io::Error {
     io::Error::new(

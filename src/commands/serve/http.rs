@@ -2,31 +2,37 @@
 //! (`/metrics`) encodes the latest metrics of every instance, `/` is a landing page linking to
 //! it, anything else is 404. HTTP/1.1 through hyper, over TLS when the web configuration says
 //! (`web.rs`), every request checked against its basic-auth users; connections are bounded in
-//! number and in how long a request (and a TLS handshake) may take to arrive.
+//! number and in how long a request (and a TLS handshake) may take to arrive. When every place
+//! is taken, the connection that has waited longest without a request in progress is closed to
+//! make room: idle and trickling clients, however many, cannot lock a scraper out.
 
 use super::metrics::{exposition, Format, InstanceMetrics};
-use super::web::WebConfig;
+use super::web::{Verdict, WebConfig};
 use crate::error::Error;
 use http_body_util::Full;
 use hyper::body::Bytes;
-use hyper::header::{HeaderValue, ACCEPT, ALLOW, AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE};
+use hyper::header::{
+    HeaderValue, ACCEPT, ALLOW, AUTHORIZATION, CONTENT_TYPE, RETRY_AFTER, WWW_AUTHENTICATE,
+};
 use hyper::{Method, Request, Response, StatusCode};
+use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{oneshot, watch};
 
-/// At most this many connections at once; past it a new connection is answered `503 Service
-/// Unavailable` at once and closed (a scraper sees why and retries; a reset says nothing).
-/// Prometheus keeps one per target, but a burst of scrapers (200 at once, tests/serve/load.rs)
-/// or a slow flood (connections that stall until the header timeout ends them) must not take
-/// every slot: at 64, 59 of 200 scrapes at once were turned away. An idle connection costs a
-/// few KiB (VmHWM over the load test: see the README), and 512 stay well inside the 1024
-/// descriptors a service gets by default.
+/// At most this many connections at once. When a new one comes and every place is taken, the
+/// oldest connection with no request in progress is closed to make room (as nginx drains its
+/// oldest idle connections when it runs out): a client that connects and sends nothing, or
+/// trickles a header line at a time, keeps its place only until newer ones need it, while a
+/// scraper, which sends its request at once, is served. Prometheus keeps one per target, and a
+/// burst of 200 scrapes at once (tests/serve/load.rs) fits. An idle connection costs a few KiB
+/// (VmHWM over the load test: docs/serve.md), and 512 stay well inside the 1024 descriptors a
+/// service gets by default.
 pub(crate) const MAX_CONNECTIONS: usize = 512;
 /// A request's headers must arrive within this, from the connection's start or the last
 /// answer: Prometheus sends its request at once, so an idle or trickling connection (a header
-/// line every 2 s) is closed well before it could starve the scrapes.
+/// line every 2 s) is closed well before it could hold a place for long.
 pub(crate) const HEADER_TIMEOUT: Duration = Duration::from_secs(3);
 /// No connection lives longer than this, however busy: a kept-alive scraper reconnects.
 const CONNECTION_LIFETIME: Duration = Duration::from_secs(120);
@@ -35,7 +41,9 @@ const CONNECTION_LIFETIME: Duration = Duration::from_secs(120);
 /// or more), and in tests/serve/prometheus.rs opening 1,200 connections took 4 s instead of
 /// well under one. Linux caps it at `net.core.somaxconn` (4096 by default).
 const BACKLOG: i32 = 1024;
-/// The answer past the connection limit.
+/// The answer, in plain HTTP, when every connection has a request in progress (only then: any
+/// other is closed to make room). A TLS client is closed without it: plain text on a TLS
+/// socket is a protocol error to the client, not an answer.
 const BUSY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
 
 type Latest = Vec<watch::Receiver<Arc<InstanceMetrics>>>;
@@ -67,7 +75,8 @@ pub(crate) struct HttpServer {
 }
 
 impl HttpServer {
-    /// Serves `latest` (one receiver per instance) on `listener` from a new thread.
+    /// Serves `latest` (one receiver per instance) on `listener` from a new thread. A listener
+    /// the runtime cannot take is an error here, before serve says it listens.
     pub(crate) fn start(
         listener: std::net::TcpListener,
         latest: Latest,
@@ -77,6 +86,10 @@ impl HttpServer {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
+        let listener = {
+            let _in = rt.enter();
+            tokio::net::TcpListener::from_std(listener)?
+        };
         let (stop, stopped) = oneshot::channel();
         let thread = std::thread::Builder::new()
             .name("ifxtop-http".into())
@@ -110,76 +123,222 @@ impl Drop for HttpServer {
     }
 }
 
+/// One open connection: whether a request on it is in progress, and how to close it.
+#[derive(Debug)]
+struct Open {
+    serving: bool,
+    close: Option<oneshot::Sender<()>>,
+}
+
+/// Every open connection, the oldest first: which to close when a new one needs the place.
+#[derive(Debug, Default)]
+struct Connections {
+    next: u64,
+    open: HashMap<u64, Open>,
+    /// Ids in the order they were opened; ids of closed connections are dropped lazily.
+    order: VecDeque<u64>,
+}
+
+impl Connections {
+    /// Makes room for one more, closing the oldest connection with no request in progress if
+    /// every place is taken: `false` when every one has a request in progress.
+    fn make_room(&mut self, max: usize) -> bool {
+        if self.open.len() < max {
+            return true;
+        }
+        let mut busy = Vec::new();
+        let mut made = false;
+        while let Some(id) = self.order.pop_front() {
+            match self.open.get(&id) {
+                None => {}
+                Some(o) if o.serving => busy.push(id),
+                Some(_) => {
+                    if let Some(mut o) = self.open.remove(&id) {
+                        if let Some(close) = o.close.take() {
+                            let _ = close.send(());
+                        }
+                    }
+                    made = true;
+                    break;
+                }
+            }
+        }
+        // The busy ones keep their places, oldest first.
+        for id in busy.into_iter().rev() {
+            self.order.push_front(id);
+        }
+        made
+    }
+
+    fn add(&mut self) -> (u64, oneshot::Receiver<()>) {
+        let (close, closed) = oneshot::channel();
+        let id = self.next;
+        self.next += 1;
+        self.open.insert(
+            id,
+            Open {
+                serving: false,
+                close: Some(close),
+            },
+        );
+        self.order.push_back(id);
+        // Closed connections' ids: dropped once they are half the list (amortized O(1)).
+        if self.order.len() > 2 * self.open.len() + 64 {
+            let open = &self.open;
+            self.order.retain(|id| open.contains_key(id));
+        }
+        (id, closed)
+    }
+}
+
+type Shared = Arc<Mutex<Connections>>;
+
+/// A connection's place, given back when its task ends (however it ends).
+struct Place {
+    id: u64,
+    all: Shared,
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        if let Ok(mut c) = self.all.lock() {
+            c.open.remove(&self.id);
+        }
+    }
+}
+
+/// A request in progress on a connection: it is not closed to make room meanwhile.
+struct Serving {
+    id: u64,
+    all: Shared,
+}
+
+impl Serving {
+    fn start(id: u64, all: &Shared) -> Serving {
+        if let Ok(mut c) = all.lock() {
+            if let Some(o) = c.open.get_mut(&id) {
+                o.serving = true;
+            }
+        }
+        Serving {
+            id,
+            all: all.clone(),
+        }
+    }
+}
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        if let Ok(mut c) = self.all.lock() {
+            if let Some(o) = c.open.get_mut(&self.id) {
+                o.serving = false;
+            }
+        }
+    }
+}
+
 async fn accept(
-    listener: std::net::TcpListener,
+    listener: tokio::net::TcpListener,
     latest: Arc<Latest>,
     web: Arc<Web>,
     mut stop: oneshot::Receiver<()>,
 ) {
-    let listener = match tokio::net::TcpListener::from_std(listener) {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("ifxtop serve: cannot listen: {e}");
-            return;
-        }
-    };
-    let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
-    let mut connections = tokio::task::JoinSet::new();
+    let all: Shared = Arc::default();
+    let mut tasks = tokio::task::JoinSet::new();
     loop {
         tokio::select! {
             _ = &mut stop => break,
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
-                    // Past the limit: a 503 at once, then closed, on a task of its own that may
-                    // take at most a second (the peer may not read).
-                    let Ok(slot) = slots.clone().try_acquire_owned() else {
-                        tokio::spawn(async move {
-                            use tokio::io::AsyncWriteExt;
-                            let mut stream = stream;
-                            let _ = tokio::time::timeout(Duration::from_secs(1), async {
-                                let _ = stream.write_all(BUSY).await;
-                                let _ = stream.shutdown().await;
-                            })
-                            .await;
-                        });
+                    let room = all.lock().map(|mut c| c.make_room(MAX_CONNECTIONS)).unwrap_or(false);
+                    if !room {
+                        // Every connection has a request in progress: plain HTTP is told so
+                        // (on a task of its own that may take a second: the peer may not
+                        // read); a TLS client is closed, never sent plain text.
+                        if web.config.tls.is_none() {
+                            tokio::spawn(async move {
+                                use tokio::io::AsyncWriteExt;
+                                let mut stream = stream;
+                                let _ = tokio::time::timeout(Duration::from_secs(1), async {
+                                    let _ = stream.write_all(BUSY).await;
+                                    let _ = stream.shutdown().await;
+                                })
+                                .await;
+                            });
+                        }
+                        continue;
+                    }
+                    let Ok((id, closed)) = all.lock().map(|mut c| c.add()) else {
                         continue;
                     };
+                    let place = Place { id, all: all.clone() };
                     let latest = latest.clone();
                     let web = web.clone();
-                    connections.spawn(async move {
-                        let _slot = slot;
-                        match web.config.tls.clone() {
-                            None => serve_connection(stream, latest, web).await,
-                            Some(tls) => {
-                                // The handshake within the header timeout too: a client that
-                                // opens and says nothing keeps no slot.
-                                let acceptor = tokio_rustls::TlsAcceptor::from(tls);
-                                if let Ok(Ok(stream)) =
-                                    tokio::time::timeout(HEADER_TIMEOUT, acceptor.accept(stream)).await
-                                {
-                                    serve_connection(stream, latest, web).await;
-                                }
-                            }
+                    tasks.spawn(async move {
+                        let all = place.all.clone();
+                        tokio::select! {
+                            // Closed to make room for a newer connection.
+                            _ = closed => {}
+                            _ = connection(stream, id, all, latest, web) => {}
                         }
+                        drop(place);
                     });
                 }
-                // Out of file descriptors and the like: wait a little, never spin.
-                Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+                // Out of file descriptors: make room by closing the oldest idle connection.
+                // Any error: wait a little, never spin.
+                Err(e) => {
+                    if matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE)) {
+                        if let Ok(mut c) = all.lock() {
+                            let n = c.open.len();
+                            c.make_room(n);
+                        }
+                    }
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
             },
-            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+            Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
         }
     }
-    connections.abort_all();
+    tasks.abort_all();
 }
 
-/// HTTP/1.1 on one connection (plain or TLS), within its lifetime.
-async fn serve_connection<S>(stream: S, latest: Arc<Latest>, web: Arc<Web>)
+/// One connection, plain or TLS (the handshake within the header timeout too: a client that
+/// opens and says nothing is closed when the timeout ends, or sooner to make room).
+async fn connection(
+    stream: tokio::net::TcpStream,
+    id: u64,
+    all: Shared,
+    latest: Arc<Latest>,
+    web: Arc<Web>,
+) {
+    match web.config.tls.clone() {
+        None => serve_connection(stream, id, all, latest, web).await,
+        Some(tls) => {
+            let acceptor = tokio_rustls::TlsAcceptor::from(tls);
+            if let Ok(Ok(stream)) =
+                tokio::time::timeout(HEADER_TIMEOUT, acceptor.accept(stream)).await
+            {
+                serve_connection(stream, id, all, latest, web).await;
+            }
+        }
+    }
+}
+
+/// HTTP/1.1 on one connection (plain or TLS), within its lifetime. While a request is answered
+/// the connection is marked serving ([`Serving`]).
+async fn serve_connection<S>(stream: S, id: u64, all: Shared, latest: Arc<Latest>, web: Arc<Web>)
 where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
-    let service = hyper::service::service_fn(move |req| {
-        let response = respond(&req, &latest, &web);
-        async move { Ok::<_, Infallible>(response) }
+    let service = hyper::service::service_fn(move |req: Request<hyper::body::Incoming>| {
+        let serving = Serving::start(id, &all);
+        let latest = latest.clone();
+        let web = web.clone();
+        async move {
+            let response = respond(&req, &latest, &web).await;
+            drop(serving);
+            Ok::<_, Infallible>(response)
+        }
     });
     let conn = hyper::server::conn::http1::Builder::new()
         .timer(hyper_util::rt::TokioTimer::new())
@@ -214,20 +373,36 @@ fn text(status: StatusCode, body: String) -> Response<Full<Bytes>> {
 }
 
 /// The answer to one request.
-pub(crate) fn respond<B>(req: &Request<B>, latest: &Latest, web: &Web) -> Response<Full<Bytes>> {
+pub(crate) async fn respond<B>(
+    req: &Request<B>,
+    latest: &Latest,
+    web: &Web,
+) -> Response<Full<Bytes>> {
     // Every path needs the user and password when there are users, as the toolkit has it.
     if let Some(auth) = &web.config.auth {
         let given = req
             .headers()
             .get(AUTHORIZATION)
             .and_then(|v| v.to_str().ok());
-        if !auth.allows(given) {
-            let mut r = text(StatusCode::UNAUTHORIZED, "unauthorized\n".to_string());
-            r.headers_mut().insert(
-                WWW_AUTHENTICATE,
-                HeaderValue::from_static("Basic realm=\"ifxtop serve\""),
-            );
-            return r;
+        match auth.check(given).await {
+            Verdict::Allowed => {}
+            Verdict::Refused => {
+                let mut r = text(StatusCode::UNAUTHORIZED, "unauthorized\n".to_string());
+                r.headers_mut().insert(
+                    WWW_AUTHENTICATE,
+                    HeaderValue::from_static("Basic realm=\"ifxtop serve\""),
+                );
+                return r;
+            }
+            Verdict::Busy => {
+                let mut r = text(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "too many passwords being checked: ask again\n".to_string(),
+                );
+                r.headers_mut()
+                    .insert(RETRY_AFTER, HeaderValue::from_static("1"));
+                return r;
+            }
         }
     }
     if req.method() != Method::GET && req.method() != Method::HEAD {

@@ -191,8 +191,8 @@ metrics! {
         "1 when informix_replication_lag_seconds of that secondary is a lower bound (it is at least that far behind)";
     ReplicationBlocked => Gauge "informix_replication_transmission_blocked"
         "1 when log transmission to a secondary is blocked";
-    Finding => Gauge "informix_finding"
-        "1 while ifxtop finds a cause of this kind (lock_chain, checkpoint_blocked, ...), labelled with its worst severity (docs/findings.md); absent when none holds";
+    FindingSeverity => Gauge "informix_finding_severity"
+        "The worst severity of ifxtop's findings of a kind (lock_chain, checkpoint_blocked, ... docs/findings.md): 0 none holds, 1 info, 2 warning, 3 critical; every kind always, so a finding that comes, goes or worsens changes a value, never the series (cpu_saturation is absent until the CPU VPs' load is known)";
     Sessions => Gauge "informix_sessions"
         "User sessions by state in the latest onstat -u: running, waiting (for the server), idle (waiting for their client), idle_in_txn (idle in an open transaction); the server's own daemons not counted";
     ActiveSessions => Gauge "informix_active_sessions"
@@ -577,12 +577,18 @@ fn replication(out: &mut Out, snap: &Snapshot) {
         if let Some(n) = p.lag_pages {
             out.gauge(Metric::ReplicationLagPages, l(), n as f64);
         }
+        let blocked = p.transmission.as_deref() == Some("Blocked");
         // While the acknowledged position is older than ifxtop's log history (transmission
         // blocked for longer than ifxtop has watched), the history's length is a lower bound:
-        // exported as the value, and said by its companion, so an alert still fires.
+        // exported as the value, and said by its companion, so an alert still fires. Before the
+        // history has two samples, a secondary known to be behind is at least 0 s behind: the
+        // series is there from the first scrape, said to be a bound, and grows as the history
+        // does (never absent while it lags, never a guess).
+        let behind = blocked || p.lag_pages.is_some_and(|n| n > 0);
         let (secs, at_least) = match (p.lag_s, p.lag_s_at_least) {
             (Some(s), _) => (Some(s), false),
             (None, Some(s)) => (Some(s), true),
+            (None, None) if behind => (Some(0.0), true),
             (None, None) => (None, false),
         };
         if let Some(secs) = secs {
@@ -593,7 +599,6 @@ fn replication(out: &mut Out, snap: &Snapshot) {
                 f64::from(u8::from(at_least)),
             );
         }
-        let blocked = p.transmission.as_deref() == Some("Blocked");
         out.gauge(
             Metric::ReplicationBlocked,
             l(),
@@ -689,22 +694,42 @@ fn waits(out: &mut Out, snap: &Snapshot) {
     out.gauge(Metric::DeadlockedThreads, vec![], deadlocked as f64);
 }
 
-/// The findings that hold: one series per kind, with the severity of its worst one.
-fn findings(out: &mut Out, snap: &Snapshot) {
-    let mut worst: BTreeMap<crate::model::findings::FindingKind, crate::model::findings::Severity> =
-        BTreeMap::new();
-    for f in &snap.findings {
-        let e = worst.entry(f.kind).or_insert(f.severity);
-        *e = (*e).max(f.severity);
+/// A finding's severity as a value: what `informix_finding_severity` is when none holds, and
+/// the severities in their order, so `>= 2` reads "warning or worse".
+pub const FINDING_NONE: f64 = 0.0;
+
+fn severity_value(s: crate::model::findings::Severity) -> f64 {
+    use crate::model::findings::Severity;
+    match s {
+        Severity::Info => 1.0,
+        Severity::Warning => 2.0,
+        Severity::Critical => 3.0,
     }
-    for (kind, severity) in worst {
+}
+
+/// One series per kind of finding, its value the worst severity of that kind that holds (0 for
+/// none). The severity is the value, not a label: a finding that worsens from warning to
+/// critical keeps its series (its graph and an alert's `for` go on), as the Prometheus
+/// practices ask of a value that changes ("avoid missing metrics": export every series that may
+/// exist, 0 when it does not hold). A kind whose rule cannot judge yet is left out: unknown,
+/// not "none".
+fn findings(out: &mut Out, snap: &Snapshot) {
+    use crate::model::findings::FindingKind;
+    let mut worst: BTreeMap<FindingKind, f64> = BTreeMap::new();
+    for f in &snap.findings {
+        let e = worst.entry(f.kind).or_insert(FINDING_NONE);
+        *e = e.max(severity_value(f.severity));
+    }
+    let cpu_unknown = crate::model::findings::not_yet_judged(&snap.vitals).contains(&"CPU VP load");
+    for kind in FindingKind::ALL {
+        let value = worst.get(&kind).copied().unwrap_or(FINDING_NONE);
+        if kind == FindingKind::CpuSaturation && cpu_unknown && value == FINDING_NONE {
+            continue;
+        }
         out.gauge(
-            Metric::Finding,
-            vec![
-                ("kind", kind.as_str().into()),
-                ("severity", severity.as_str().into()),
-            ],
-            1.0,
+            Metric::FindingSeverity,
+            vec![("kind", kind.as_str().into())],
+            value,
         );
     }
 }
@@ -982,6 +1007,42 @@ pub fn source_name(label: &str) -> String {
     }
 }
 
+/// Whether `c` may go out in a label value as it is: not a control character (C0, DEL, C1:
+/// ESC and BEL would drive the terminal of whoever runs `curl /metrics`) and not a
+/// bidirectional formatting character (U+202E turns the rest of a line around on screen).
+fn plain(c: char) -> bool {
+    !c.is_control()
+        && !matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// A label value as it leaves ifxtop: every character [`plain`] refuses becomes `?`, as the
+/// screen's sanitizer has it. Every label of every series goes through here, at the one place
+/// the exposition is written ([`SafeLabels`]), whatever the value came from (a dbspace, a
+/// peer, a VP class, the banner's version, a host name).
+pub fn label_value(v: &str) -> std::borrow::Cow<'_, str> {
+    if v.chars().all(plain) {
+        std::borrow::Cow::Borrowed(v)
+    } else {
+        std::borrow::Cow::Owned(v.chars().map(|c| if plain(c) { c } else { '?' }).collect())
+    }
+}
+
+/// Labels encoded through [`label_value`].
+struct SafeLabels<'a>(&'a [(&'static str, String)]);
+
+impl prometheus_client::encoding::EncodeLabelSet for SafeLabels<'_> {
+    fn encode(
+        &self,
+        encoder: &mut prometheus_client::encoding::LabelSetEncoder,
+    ) -> Result<(), std::fmt::Error> {
+        use prometheus_client::encoding::EncodeLabel;
+        for (key, value) in self.0 {
+            (*key, label_value(value)).encode(encoder.encode_label())?;
+        }
+        Ok(())
+    }
+}
+
 /// The text formats a scrape can be answered in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -1038,24 +1099,24 @@ impl Collector for Scrape {
             };
             let mut family = encoder.encode_descriptor(name, metric.help(), None, kind)?;
             for i in &self.instances {
-                let none: &[(&str, String)] = &[];
+                let none: &[(&'static str, String)] = &[];
                 match metric {
                     Metric::Up => {
-                        let labels = (i.labels.as_slice(), none);
+                        let labels = (SafeLabels(&i.labels), SafeLabels(none));
                         let e = family.encode_family(&labels)?;
                         ConstGauge::new(if i.up { 1.0 } else { 0.0 }).encode(e)?;
                     }
                     Metric::DataAge => {
                         if let Some(age) = i.data_age_s {
                             let since = self.now.saturating_duration_since(i.built);
-                            let labels = (i.labels.as_slice(), none);
+                            let labels = (SafeLabels(&i.labels), SafeLabels(none));
                             let e = family.encode_family(&labels)?;
                             ConstGauge::new(age + since.as_secs_f64()).encode(e)?;
                         }
                     }
                     m => {
                         for s in i.of(m) {
-                            let labels = (i.labels.as_slice(), s.labels.as_slice());
+                            let labels = (SafeLabels(&i.labels), SafeLabels(&s.labels));
                             let e = family.encode_family(&labels)?;
                             match s.value {
                                 Value::Gauge(v) => ConstGauge::new(v).encode(e)?,

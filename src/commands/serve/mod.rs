@@ -45,16 +45,14 @@ pub fn run_cli(args: &ServeArgs) -> ExitCode {
 
 fn run(args: &ServeArgs) -> Result<(), Error> {
     check_args(&args.live)?;
-    if !args.telemetry_path.starts_with('/') || args.telemetry_path == "/" {
-        return Err(Error::Usage(format!(
-            "--web.telemetry-path {:?}: a path starting with / other than / (the landing page)",
-            args.telemetry_path
-        )));
-    }
+    check_telemetry_path(&args.telemetry_path)?;
     let config = match &args.web_config {
         Some(p) => web::WebConfig::load(p)?,
         None => web::WebConfig::default(),
     };
+    for w in &config.warnings {
+        eprintln!("ifxtop serve: warning: {w}");
+    }
     web::check_exposure(args.listen, &config, args.insecure)?;
     let setups = crate::instance::setup::setups_unattended(&args.live)?;
     let listener = http::listen(args.listen)
@@ -93,6 +91,37 @@ fn run(args: &ServeArgs) -> Result<(), Error> {
         };
         serve(setups, listener, web, stop).await
     })
+}
+
+/// `--web.telemetry-path` must be a path a scraper can ask for as it is written: absolute, not
+/// `/` (the landing page), and only the characters RFC 3986 allows in a path unencoded. A space,
+/// `?` (a query), `#` (a fragment), `%`, a control character or anything a client would
+/// percent-encode would leave the metrics at a path no request matches.
+pub(crate) fn check_telemetry_path(path: &str) -> Result<(), Error> {
+    let allowed = |c: char| c.is_ascii_alphanumeric() || "/-._~!$&'()*+,;=:@".contains(c);
+    let why = if !path.starts_with('/') {
+        Some("it must start with /".to_string())
+    } else if path == "/" {
+        Some("/ is the landing page".to_string())
+    } else {
+        path.chars().find(|c| !allowed(*c)).map(|c| {
+            let what = match c {
+                ' ' => "a space".to_string(),
+                '?' => "'?' (it would start a query)".to_string(),
+                '#' => "'#' (it would start a fragment)".to_string(),
+                '%' => "'%' (percent-encoding)".to_string(),
+                c if c.is_control() => format!("a control character (U+{:04X})", u32::from(c)),
+                c => format!("{c:?}"),
+            };
+            format!("{what} is not allowed in it")
+        })
+    };
+    match why {
+        None => Ok(()),
+        Some(why) => Err(Error::Usage(format!(
+            "--web.telemetry-path {path:?}: {why}; give a path such as /metrics (letters, digits and -._~!$&'()*+,;=:@/)"
+        ))),
+    }
 }
 
 /// What the live screen's options mean nothing to serve: said, not ignored.
