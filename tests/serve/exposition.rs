@@ -613,39 +613,135 @@ fn chunk_latency_and_replication_lag_are_exported() {
         one(&lagging, "ifxtop_source_up", &[("source", "chunk_devices")]),
         1.0
     );
-    // The findings that hold, one series per kind, 1 while it holds.
+    // Every kind of finding, one series each, its value the worst severity that holds: 0 none,
+    // 1 info, 2 warning, 3 critical.
     assert_eq!(
         one(
             &slow,
-            "informix_finding",
-            &[("kind", "slow_device"), ("severity", "warning")]
+            "informix_finding_severity",
+            &[("kind", "slow_device")]
         ),
-        1.0
+        2.0
     );
     assert_eq!(
         one(
             &lagging,
-            "informix_finding",
-            &[("kind", "replica_lag"), ("severity", "critical")]
+            "informix_finding_severity",
+            &[("kind", "replica_lag")]
         ),
-        1.0
+        3.0
     );
-    assert!(of(&lagging, "informix_finding")
-        .iter()
-        .all(|s| s.label("kind") != Some("slow_device")));
+    assert_eq!(
+        one(
+            &lagging,
+            "informix_finding_severity",
+            &[("kind", "slow_device")]
+        ),
+        0.0
+    );
+    // A finding that comes, goes or worsens changes a value, never a series: the same label
+    // sets before and during the incident (a severity label started a new series at the moment
+    // a finding worsened; a kind that stopped holding vanished).
+    let kinds = |all: &[Sample]| {
+        let mut k: Vec<Vec<(String, String)>> = of(all, "informix_finding_severity")
+            .iter()
+            .map(|s| s.labels.clone())
+            .collect();
+        k.sort();
+        k
+    };
+    assert_eq!(kinds(&slow), kinds(&lagging));
+    assert_eq!(kinds(&slow).len(), 13, "{:?}", kinds(&slow));
+    for labels in kinds(&slow) {
+        let keys: Vec<&str> = labels.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["server", "kind"], "{labels:?}");
+    }
 }
 
-/// The README's table of series: every metric `serve` declares, once, with its type (counters
-/// are the `_total` ones), and nothing it does not declare.
+/// Before ifxtop's history of the primary's log position has two samples, a secondary whose
+/// transmission is already blocked has no lag in seconds ifxtop can tell: it is exported at
+/// once as a lower bound (0 s, `informix_replication_lag_lower_bound` 1), never absent (it was
+/// for the first ~10 s of serve), and grows as the history does.
 #[test]
-fn the_readme_documents_every_series_with_its_type() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
-        .expect("README.md");
-    let section = readme
-        .split("## Prometheus and Grafana: `ifxtop serve`")
+fn replication_lag_is_a_lower_bound_from_the_first_sample() {
+    let demo = |from: u64, to: u64| {
+        let (store, _) = ifxtop::commands::snapshot::demo_store(
+            ifxtop::demo::DemoInstance::new(1),
+            Duration::from_secs(from),
+            Duration::from_secs(to),
+            StoreSettings::default(),
+            false,
+        )
+        .expect("the demo runs");
+        let m = metrics(&store, "ol_demo", None, &mut Counted::default());
+        samples(&text_of(vec![m], Format::Text))
+    };
+    let peer = [("peer", "ol_dr1"), ("type", "RSS")];
+    // The first tick tells the role; the replication commands ride in the next one.
+    let first = demo(690, 692);
+    assert_eq!(
+        one(&first, "informix_replication_transmission_blocked", &peer),
+        1.0
+    );
+    assert_eq!(one(&first, "informix_replication_lag_seconds", &peer), 0.0);
+    assert_eq!(
+        one(&first, "informix_replication_lag_lower_bound", &peer),
+        1.0
+    );
+    // Ten seconds on, the bound has grown with the history.
+    let later = demo(690, 700);
+    assert!(one(&later, "informix_replication_lag_seconds", &peer) > 5.0);
+    assert_eq!(
+        one(&later, "informix_replication_lag_lower_bound", &peer),
+        1.0
+    );
+}
+
+/// Control characters (ESC, BEL, a C1 CSI) and U+202E in a label value never reach the
+/// exposition raw: `curl /metrics` must not retitle a terminal or turn a line around. Here in
+/// the server's name and in a `Blocked:` reason the banner names.
+#[test]
+fn control_characters_in_label_values_never_reach_the_exposition() {
+    let mut s = Store::new(StoreSettings::default());
+    let banner = "\nIBM Informix Dynamic Server Version 12.10.FC8 -- On-Line -- Up 2 days 03:04:05 -- 2395548 Kbytes\nBlocked:X\u{1b}]0;pwned\u{7}\u{9b}2J\u{202e}gnp.exe\n\n";
+    let u = format!(
+        "{banner}{}",
+        fixture("onstat-u/ifxtop-every-wait-letter.txt")
+    );
+    apply(&mut s, Source::OnstatU, 1, &u);
+    let server = "ol\u{1b}[31m\u{7}\u{202e}x";
+    let m = metrics(&s, server, Some("db\u{1b}[2J"), &mut Counted::default());
+    for format in [Format::Text, Format::OpenMetrics] {
+        let text = text_of(vec![m.clone()], format);
+        for bad in ['\u{1b}', '\u{7}', '\u{9b}', '\u{202e}'] {
+            assert!(!text.contains(bad), "{bad:?} in:\n{text}");
+        }
+        let all = samples(&text);
+        assert_eq!(one(&all, "informix_up", &[]), 1.0);
+        assert!(all.iter().all(|s| s.label("server") == Some("ol?[31m??x")));
+        assert!(all.iter().all(|s| s.label("host") == Some("db?[2J")));
+        assert_eq!(
+            one(
+                &all,
+                "informix_blocked",
+                &[("reason", "X?]0;pwned??2J?gnp.exe")]
+            ),
+            1.0
+        );
+    }
+}
+
+/// docs/serve.md's table of series: every metric `serve` declares, once, with its type
+/// (counters are the `_total` ones), and nothing it does not declare.
+#[test]
+fn the_docs_list_every_series_with_its_type() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/serve.md"))
+        .expect("docs/serve.md");
+    let section = doc
+        .split("\n## The series\n")
         .nth(1)
         .and_then(|s| s.split("\n## ").next())
-        .expect("the serve section");
+        .expect("the series section");
     let rows: Vec<(String, String)> = section
         .lines()
         .filter_map(|l| l.strip_prefix("| `"))
@@ -660,7 +756,7 @@ fn the_readme_documents_every_series_with_its_type() {
     for (name, kind) in &rows {
         assert!(
             declared.contains(&name.as_str()),
-            "README lists {name}: not declared"
+            "docs/serve.md lists {name}: not declared"
         );
         let want = if name.ends_with("_total") {
             "counter"
@@ -671,6 +767,6 @@ fn the_readme_documents_every_series_with_its_type() {
     }
     for name in declared {
         let n = rows.iter().filter(|(r, _)| r == name).count();
-        assert_eq!(n, 1, "{name} is in the README's table {n} times");
+        assert_eq!(n, 1, "{name} is in docs/serve.md's table {n} times");
     }
 }

@@ -71,12 +71,17 @@ fn the_rules_pass_promtool_check_and_their_unit_tests() {
     assert!(ok, "promtool test rules:\n{said}");
     assert!(said.contains("SUCCESS"), "{said}");
 
-    // The unit tests test something: the lock-chain alert at 10 minutes instead of 60 s, and
-    // the replica lag alert ignoring a lower bound, each fail them.
+    // The unit tests test something: the lock-chain alert at 10 minutes instead of 60 s, the
+    // critical-finding alert firing on a warning, and the replica lag alert ignoring a lower
+    // bound, each fail them.
     for (from, to) in [
         (
             "informix_longest_wait_seconds{reason=\"lock\"} > 60",
             "informix_longest_wait_seconds{reason=\"lock\"} > 600",
+        ),
+        (
+            "expr: informix_finding_severity >= 3",
+            "expr: informix_finding_severity >= 2",
         ),
         (
             "expr: informix_replication_lag_seconds > 30",
@@ -143,10 +148,7 @@ fn the_rules_name_only_metrics_serve_declares_and_cover_the_incidents() {
             "InformixCheckpointBlocking",
             "informix_blocking_checkpoints_total",
         ),
-        (
-            "InformixFindingCritical",
-            "informix_finding{severity=\"critical\"}",
-        ),
+        ("InformixFindingCritical", "informix_finding_severity >= 3"),
     ] {
         let rule = alerts
             .split("- alert: ")
@@ -199,6 +201,7 @@ fn the_dashboard_parses_and_its_panels_query_declared_metrics() {
         "Lock waits per second",
         "Chunk device await",
         "Replica lag",
+        "Findings by kind (worst severity)",
     ] {
         assert!(titles.contains(&want), "no panel {want:?}: {titles:?}");
     }

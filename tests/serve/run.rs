@@ -51,8 +51,9 @@ impl Running {
     }
 }
 
-/// Starts `cmd` (an `ifxtop serve ...`) with its stderr piped: the first line it prints (where
-/// it listens), then the rest read on so it never blocks on a full pipe.
+/// Starts `cmd` (an `ifxtop serve ...`) with its stderr piped: what it prints up to the line
+/// saying where it listens (its warnings, if any, come first), then the rest read on so it
+/// never blocks on a full pipe.
 pub(crate) fn start(mut cmd: Command) -> (Running, String) {
     let mut child = cmd
         .stdin(Stdio::null())
@@ -63,9 +64,14 @@ pub(crate) fn start(mut cmd: Command) -> (Running, String) {
     let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
     let running = Running(Some(child));
     let mut line = String::new();
-    stderr
-        .read_line(&mut line)
-        .expect("serve says where it listens");
+    while !line.contains("://") {
+        let n = stderr
+            .read_line(&mut line)
+            .expect("serve says where it listens");
+        if n == 0 {
+            break;
+        }
+    }
     std::thread::spawn(move || {
         let mut rest = String::new();
         let _ = stderr.read_to_string(&mut rest);
@@ -73,7 +79,7 @@ pub(crate) fn start(mut cmd: Command) -> (Running, String) {
     (running, line)
 }
 
-/// The address in serve's first line: "ifxtop serve: metrics of ol_demo at
+/// The address in serve's line "ifxtop serve: metrics of ol_demo at
 /// http://127.0.0.1:PORT/metrics" (or https://).
 pub(crate) fn address_in(line: &str) -> SocketAddr {
     line.split("://")
