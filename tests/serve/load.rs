@@ -208,13 +208,13 @@ fn two_hundred_scrapes_at_once_and_a_slow_flood_are_answered_in_bounded_memory()
     assert!(running.terminate().success());
 }
 
-/// One GET of `path` on a connection of its own with `headers`: the status, or what went
+/// How a scrape ended (its status and whether the metrics came, or what went wrong) and how
+/// long it took.
+type Timed = (Result<(u16, bool), String>, Duration);
+
+/// One GET of `/metrics` on a connection of its own with `headers`: the status, or what went
 /// wrong, and how long it took. Every read and write waits at most `limit`.
-fn timed_get(
-    addr: SocketAddr,
-    headers: &str,
-    limit: Duration,
-) -> (Result<(u16, bool), String>, Duration) {
+fn timed_get(addr: SocketAddr, headers: &str, limit: Duration) -> Timed {
     let asked = Instant::now();
     let answer = (|| {
         let mut s =
@@ -250,11 +250,7 @@ fn timed_get(
 const WITHIN: Duration = Duration::from_secs(1);
 
 /// Scrapes every 200 ms for `span`, each with `headers`: how each ended and how long it took.
-fn scrape_through(
-    addr: SocketAddr,
-    headers: &str,
-    span: Duration,
-) -> Vec<(Result<(u16, bool), String>, Duration)> {
+fn scrape_through(addr: SocketAddr, headers: &str, span: Duration) -> Vec<Timed> {
     let until = Instant::now() + span;
     let mut scrapes = Vec::new();
     while Instant::now() < until {
@@ -265,9 +261,7 @@ fn scrape_through(
 }
 
 /// The scrapes not answered 200 with the metrics within [`WITHIN`].
-fn late(
-    scrapes: &[(Result<(u16, bool), String>, Duration)],
-) -> Vec<&(Result<(u16, bool), String>, Duration)> {
+fn late(scrapes: &[Timed]) -> Vec<&Timed> {
     scrapes
         .iter()
         .filter(|(a, took)| !matches!(a, Ok((200, true))) || *took > WITHIN)

@@ -383,8 +383,11 @@ fn bad_web_configs_and_unprotected_exposure_are_refused_before_listening() {
     let fifo = dir.path().join("web-fifo.yml");
     let made = Command::new("mkfifo").arg(&fifo).status();
     assert!(made.expect("mkfifo runs").success());
-    // A FIFO as the certificate, then as the key (with a good certificate).
-    let pki = pki(dir.path());
+    // A FIFO as the certificate, then as the key (with a good certificate, in a directory of
+    // its own: `server.pem` above is not one).
+    let good = dir.path().join("good");
+    std::fs::create_dir(&good).expect("mkdir");
+    let pki = pki(&good);
     let fifo_cert = dir.path().join("fifo-cert.yml");
     std::fs::write(
         &fifo_cert,
