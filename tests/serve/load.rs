@@ -260,12 +260,49 @@ fn scrape_through(addr: SocketAddr, headers: &str, span: Duration) -> Vec<Timed>
     scrapes
 }
 
-/// The scrapes not answered 200 with the metrics within [`WITHIN`].
-fn late(scrapes: &[Timed]) -> Vec<&Timed> {
-    scrapes
+/// Every scrape answered 200 with the metrics within [`WITHIN`], at least 20 of them.
+fn all_answered_within(scrapes: &[Timed]) {
+    assert!(scrapes.len() >= 20, "only {} scrapes", scrapes.len());
+    let late: Vec<&Timed> = scrapes
         .iter()
         .filter(|(a, took)| !matches!(a, Ok((200, true))) || *took > WITHIN)
-        .collect()
+        .collect();
+    assert!(
+        late.is_empty(),
+        "{} of {} scrapes not answered 200 within {WITHIN:?}: {:?}",
+        late.len(),
+        scrapes.len(),
+        late.iter().take(5).collect::<Vec<_>>()
+    );
+}
+
+/// `ifxtop serve --demo` with one basic-auth user, `prometheus`, its password hashed at the
+/// README's and the toolkit's cost, 10.
+fn serve_with_a_password(
+    dir: &std::path::Path,
+    password: &str,
+) -> (crate::run::Running, SocketAddr) {
+    let config = dir.join("web.yml");
+    let hash = bcrypt::hash(password, 10).expect("bcrypt");
+    std::fs::write(
+        &config,
+        format!("basic_auth_users:\n  prometheus: '{hash}'\n"),
+    )
+    .expect("write");
+    serve(&[
+        "--demo",
+        "--web.config.file",
+        config.to_str().expect("utf-8"),
+    ])
+}
+
+/// An `Authorization` header line for `user` and `password`.
+fn basic(user: &str, password: &str) -> String {
+    use base64::Engine;
+    format!(
+        "Authorization: Basic {}\r\n",
+        base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"))
+    )
 }
 
 /// The reliability test's password flood: 200 connections at once trying wrong passwords for
@@ -276,28 +313,10 @@ fn late(scrapes: &[Timed]) -> Vec<&Timed> {
 /// 200 threads for 6 s on loopback.
 #[test]
 fn a_wrong_password_flood_does_not_hold_up_a_remembered_scrape() {
-    use base64::Engine;
     let _slots = crate::run::SLOTS.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().expect("dir");
-    let config = dir.path().join("web.yml");
-    let hash = bcrypt::hash("correct horse", 10).expect("bcrypt");
-    std::fs::write(
-        &config,
-        format!("basic_auth_users:\n  prometheus: '{hash}'\n"),
-    )
-    .expect("write");
-    let (running, addr) = serve(&[
-        "--demo",
-        "--web.config.file",
-        config.to_str().expect("utf-8"),
-    ]);
-    let auth = |user: &str, password: &str| {
-        format!(
-            "Authorization: Basic {}\r\n",
-            base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"))
-        )
-    };
-    let good = auth("prometheus", "correct horse");
+    let (running, addr) = serve_with_a_password(dir.path(), "correct horse");
+    let good = basic("prometheus", "correct horse");
     // Up, and the password remembered.
     let until = Instant::now() + Duration::from_secs(30);
     while !matches!(
@@ -320,7 +339,7 @@ fn a_wrong_password_flood_does_not_hold_up_a_remembered_scrape() {
                         let (mut refused, mut busy, mut n) = (0usize, 0usize, 0usize);
                         while !stop.load(std::sync::atomic::Ordering::Relaxed) {
                             n += 1;
-                            let wrong = auth("prometheus", &format!("guess-{i}-{n}"));
+                            let wrong = basic("prometheus", &format!("guess-{i}-{n}"));
                             match timed_get(addr, &wrong, Duration::from_secs(5)).0 {
                                 Ok((401, _)) => refused += 1,
                                 Ok((503, _)) => busy += 1,
@@ -349,17 +368,9 @@ fn a_wrong_password_flood_does_not_hold_up_a_remembered_scrape() {
          {} scrapes, slowest {slowest:?}",
         scrapes.len()
     );
-    assert!(scrapes.len() >= 20, "only {} scrapes", scrapes.len());
     // The flood was one: wrong passwords were checked (and refused) all along.
     assert!(refused >= 10, "only {refused} wrong passwords checked");
-    let late = late(&scrapes);
-    assert!(
-        late.is_empty(),
-        "{} of {} scrapes not answered 200 within {WITHIN:?}: {:?}",
-        late.len(),
-        scrapes.len(),
-        late.iter().take(5).collect::<Vec<_>>()
-    );
+    all_answered_within(&scrapes);
     assert!(running.terminate().success());
 }
 
@@ -454,15 +465,7 @@ fn a_thousand_idle_reconnecting_sockets_do_not_lock_out_the_scrapes() {
     );
     // The flood churned: serve closed idle connections all along, well past the 1,000.
     assert!(closed >= IDLE, "only {closed} idle connections closed");
-    assert!(scrapes.len() >= 20, "only {} scrapes", scrapes.len());
-    let late = late(&scrapes);
-    assert!(
-        late.is_empty(),
-        "{} of {} scrapes not answered 200 within {WITHIN:?}: {:?}",
-        late.len(),
-        scrapes.len(),
-        late.iter().take(5).collect::<Vec<_>>()
-    );
+    all_answered_within(&scrapes);
     assert!(running.terminate().success());
 }
 
@@ -472,27 +475,12 @@ fn a_thousand_idle_reconnecting_sockets_do_not_lock_out_the_scrapes() {
 /// (none answered from memory); a slow moment of a busy machine only adds to one of them.
 #[test]
 fn an_unknown_user_is_refused_as_slowly_as_a_known_one() {
-    use base64::Engine;
     let dir = tempfile::tempdir().expect("dir");
-    let config = dir.path().join("web.yml");
-    let hash = bcrypt::hash("correct horse", 10).expect("bcrypt");
-    std::fs::write(
-        &config,
-        format!("basic_auth_users:\n  prometheus: '{hash}'\n"),
-    )
-    .expect("write");
-    let (running, addr) = serve(&[
-        "--demo",
-        "--web.config.file",
-        config.to_str().expect("utf-8"),
-    ]);
+    let (running, addr) = serve_with_a_password(dir.path(), "correct horse");
     let fastest = |user: &str| {
         (0..5)
             .map(|i| {
-                let h = format!(
-                    "Authorization: Basic {}\r\n",
-                    base64::engine::general_purpose::STANDARD.encode(format!("{user}:wrong-{i}"))
-                );
+                let h = basic(user, &format!("wrong-{i}"));
                 let (answer, took) = timed_get(addr, &h, Duration::from_secs(10));
                 assert!(matches!(answer, Ok((401, false))), "{user}: {answer:?}");
                 took

@@ -92,6 +92,21 @@ fn web_config(dir: &Path, pki: &Pki) -> PathBuf {
     p
 }
 
+/// A web configuration with TLS and nothing else (no client certificate, no users), in `dir`.
+fn tls_only(dir: &Path, pki: &Pki) -> PathBuf {
+    let config = dir.join("web.yml");
+    std::fs::write(
+        &config,
+        format!(
+            "tls_server_config:\n  cert_file: {}\n  key_file: {}\n",
+            pki.server_cert.display(),
+            pki.server_key.display()
+        ),
+    )
+    .expect("write");
+    config
+}
+
 /// `ifxtop serve --demo` with `args`, and the first line it prints (the URL it serves).
 fn serve(args: &[&str]) -> (Running, String) {
     let mut cmd = serve_command(&["--demo"]);
@@ -504,16 +519,7 @@ fn a_web_config_others_may_write_and_a_key_others_may_read_are_warned_of() {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().expect("dir");
     let pki = pki(dir.path());
-    let config = dir.path().join("web.yml");
-    std::fs::write(
-        &config,
-        format!(
-            "tls_server_config:\n  cert_file: {}\n  key_file: {}\n",
-            pki.server_cert.display(),
-            pki.server_key.display()
-        ),
-    )
-    .expect("write");
+    let config = tls_only(dir.path(), &pki);
     std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o666)).expect("chmod");
     std::fs::set_permissions(&pki.server_key, std::fs::Permissions::from_mode(0o644))
         .expect("chmod");
@@ -641,16 +647,7 @@ fn past_the_connection_limit_a_tls_client_never_reads_plain_text() {
     let _slots = crate::run::SLOTS.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().expect("dir");
     let pki = pki(dir.path());
-    let config = dir.path().join("web.yml");
-    std::fs::write(
-        &config,
-        format!(
-            "tls_server_config:\n  cert_file: {}\n  key_file: {}\n",
-            pki.server_cert.display(),
-            pki.server_key.display()
-        ),
-    )
-    .expect("write");
+    let config = tls_only(dir.path(), &pki);
     let (serve, line) = serve(&[
         "--listen",
         "127.0.0.1:0",
