@@ -58,6 +58,13 @@ fn run(args: &ServeArgs) -> Result<(), Error> {
     let listener = http::listen(args.listen)
         .map_err(|e| Error::Usage(format!("--listen {}: {e}", args.listen)))?;
     let addr = listener.local_addr()?;
+    // Listening for SIGTERM and SIGINT before saying where serve listens: a signal from then
+    // on ends it cleanly (it once could come before, and kill it).
+    let rt = crate::instance::runtime::current_thread()?;
+    let mut ends = {
+        let _in = rt.enter();
+        crate::instance::signals::listen(&Signal::ENDS)?
+    };
     let names: Vec<&str> = setups.iter().map(|s| s.instance.as_str()).collect();
     eprintln!(
         "ifxtop serve: metrics of {} at {}://{addr}{}{}{}",
@@ -83,9 +90,7 @@ fn run(args: &ServeArgs) -> Result<(), Error> {
         config,
         telemetry_path: args.telemetry_path.clone(),
     };
-    let rt = crate::instance::runtime::current_thread()?;
     rt.block_on(async {
-        let mut ends = crate::instance::signals::listen(&Signal::ENDS)?;
         let stop = async move {
             ends.recv().await;
         };
