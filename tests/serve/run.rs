@@ -8,9 +8,10 @@ use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Held by the tests that fill serve's connection slots (`load.rs`, the idle-connection test in
-/// `prometheus.rs`): run together they starve each other's connects on a 2-core machine, and
-/// the slot test then never sees its 503.
+/// Held by the tests that flood serve (`load.rs`, the idle-connection test in `prometheus.rs`,
+/// the TLS burst in `tls.rs`), by the one that times refusals and by the real Prometheus's
+/// (a 1 s scrape timeout): run together they take each other's CPU and connects on a 2-core
+/// machine.
 pub(crate) static SLOTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// A child process killed when the test ends, however it ends.
