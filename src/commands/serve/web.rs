@@ -26,7 +26,8 @@ const PEM_CAP: u64 = 4 * MB;
 /// (docs/web-configuration.md, "About bcrypt") hashes with cost 10, "about ~70ms", and warns
 /// that cost 18 "can take up to a few seconds"; each step doubles the work. At 12 (four times
 /// cost 10) a password not checked yet costs a few hundred milliseconds of one core; past it,
-/// seconds (cost 16: 3 s here), and cost 31 days: refused at start, never a silent hang.
+/// seconds (the reliability test saw 3 s a wrong password at cost 16),
+/// and cost 31 days: refused at start, never a silent hang.
 pub(crate) const MAX_COST: u32 = 12;
 /// The toolkit's example cost, and what serve's messages suggest.
 pub(crate) const TOOLKIT_COST: u32 = 10;
