@@ -4,7 +4,10 @@
 //! fails and the process aborts (SIGABRT, no panic hook). Afterwards the terminal is in cooked
 //! mode with echo, off the alternate screen, the cursor shown, and the reason is printed.
 //!
-//! Skipped with a message when `script` (util-linux) is missing, unless `CI` is set.
+//! Skipped with a message when `script` (Debian's bsdutils) is missing, unless in CI (then it fails).
+
+#[path = "common/mod.rs"]
+mod common;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -12,14 +15,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn available() -> bool {
-    if Path::new("/usr/bin/script").exists() {
-        return true;
-    }
-    if std::env::var_os("CI").is_some_and(|v| !v.is_empty()) {
-        panic!("/usr/bin/script (util-linux) is missing");
-    }
-    eprintln!("SKIPPED: /usr/bin/script (util-linux) not found");
-    false
+    common::have("/usr/bin/script", "bsdutils", "the abort under a pseudo-terminal")
 }
 
 fn executable(path: &Path, text: &str) {

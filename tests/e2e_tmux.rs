@@ -1,6 +1,6 @@
 //! End to end: `ifxtop --demo` in a detached tmux session at 80x24, as a DBA sees it: visit every
 //! pane, open the help, read the screen with `capture-pane`, quit with `q`, and check the shell
-//! got its terminal back. Needs tmux (`.ci/run` installs it); outside CI a missing tmux skips
+//! got its terminal back. Needs tmux (`./test` installs it); outside CI a missing tmux skips
 //! with a message, in CI it fails.
 
 #[path = "common/mod.rs"]
@@ -23,12 +23,7 @@ fn tmux() -> Command {
 
 impl Tmux {
     fn start(cmd: &str, w: u16, h: u16) -> Option<Tmux> {
-        if Command::new("tmux").arg("-V").output().is_err() {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "tmux is not installed: .ci/run must install it"
-            );
-            eprintln!("SKIPPED: tmux is not installed here (CI installs it)");
+        if !common::have("tmux", "tmux", "the end-to-end tests") {
             return None;
         }
         static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);

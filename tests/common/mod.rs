@@ -131,3 +131,34 @@ pub fn with_u_footer(source: ifxtop::source::Source, text: &str) -> String {
         text.trim_end()
     )
 }
+
+/// Whether the tests run in CI (`CI` set to anything but empty, `0` or `false`, as CI services
+/// set it and `.ci/run` does): there a test whose program is missing fails instead of skipping.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"))
+}
+
+/// Whether `program` (a path, or a name looked up on the PATH) is there for `test`. Missing:
+/// in CI a failure naming the Debian package (`./test` installs it); elsewhere the test says
+/// it skipped and passes.
+pub fn have(program: &str, package: &str, test: &str) -> bool {
+    let found = if program.contains('/') {
+        Path::new(program).exists()
+    } else {
+        std::env::var_os("PATH").is_some_and(|paths| {
+            std::env::split_paths(&paths).any(|dir| dir.join(program).is_file())
+        })
+    };
+    if found {
+        return true;
+    }
+    assert!(
+        !in_ci(),
+        "{test}: {program} is missing (Debian package {package}; ./test installs it)"
+    );
+    eprintln!(
+        "SKIPPED {test}: {program} not found (Debian package {package}; ./test installs it); \
+         in CI this is a failure"
+    );
+    false
+}

@@ -15,20 +15,10 @@ mod prometheus;
 mod run;
 mod tls;
 
-use std::path::Path;
 
 /// Whether `program` (from the Debian package `prometheus`) is there for `test`.
 pub fn available(program: &str, test: &str) -> bool {
-    if Path::new(program).exists() {
-        return true;
-    }
-    if std::env::var_os("CI").is_some_and(|v| !v.is_empty()) {
-        panic!("{program} is missing: .ci/run installs the Debian package prometheus");
-    }
-    eprintln!(
-        "SKIPPED {test}: {program} not found (apt-get install prometheus); in CI this is a failure"
-    );
-    false
+    common::have(program, "prometheus", test)
 }
 
 pub const PROMTOOL: &str = "/usr/bin/promtool";

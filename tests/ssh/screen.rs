@@ -12,12 +12,7 @@ struct Tmux {
 
 impl Tmux {
     fn start(cmd: &str, env: &[(&str, String)]) -> Option<Tmux> {
-        if Command::new("tmux").arg("-V").output().is_err() {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "tmux is not installed: .ci/run must install it"
-            );
-            eprintln!("SKIPPED: tmux is not installed here (CI installs it)");
+        if !crate::common::have("tmux", "tmux", "the screen over ssh") {
             return None;
         }
         static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);

@@ -14,17 +14,9 @@ pub const SSHD: &str = "/usr/sbin/sshd";
 /// Whether the tests can run: sshd is installed. Without it, outside CI, they say so and pass;
 /// in CI (`CI` set) a missing sshd is a failure.
 pub fn available(test: &str) -> bool {
-    if Path::new(SSHD).exists() {
-        return true;
-    }
-    if std::env::var_os("CI").is_some_and(|v| !v.is_empty()) {
-        panic!("{SSHD} is missing: .ci/run installs openssh-server");
-    }
-    eprintln!(
-        "SKIPPED {test}: {SSHD} not found (apt-get install openssh-server openssh-client); \
-         in CI this is a failure"
-    );
-    false
+    crate::common::have(SSHD, "openssh-server", test)
+        && crate::common::have("ssh", "openssh-client", test)
+        && crate::common::have("ssh-keygen", "openssh-client", test)
 }
 
 /// A running sshd and everything it and its clients need, in one temporary directory.
