@@ -1,5 +1,6 @@
 //! Command line: the live inspector's options and the `parse`, `resolve`, `snapshot` commands.
 
+use crate::format::When;
 use crate::source::ssh::SshTarget;
 use crate::source::Kind;
 use clap::{Args, Parser, Subcommand};
@@ -29,12 +30,12 @@ pub struct Cli {
 pub struct LiveArgs {
     #[command(flatten)]
     pub(crate) watch: WatchArgs,
-    /// Start the demo's timeline this many seconds in (the incidents repeat every 720 s: 15 insert
-    /// hot spot, 95 all-NULL index leaf, 135 Send-Q filling, 215 checkpoint stall, 275 lock chain,
-    /// 375 long transaction, 450 CPU saturated, 515 mutex contention, 570 slow device, 645 replica
-    /// lag).
-    #[arg(long, value_name = "SECONDS", default_value_t = 0, requires = "demo")]
-    pub(crate) demo_at: u64,
+    /// Start the demo's timeline this many seconds in, or at a time of day of its clock (13:30:00
+    /// is second 0). The incidents repeat every 720 s: 15 insert hot spot, 95 all-NULL index
+    /// leaf, 135 Send-Q filling, 215 checkpoint stall, 275 lock chain, 375 long transaction, 450
+    /// CPU saturated, 515 mutex contention, 570 slow device, 645 replica lag.
+    #[arg(long, value_name = "WHEN", default_value = "0", requires = "demo")]
+    pub(crate) demo_at: When,
     /// Refresh interval in seconds for the 1 s sources (others scale with it).
     #[arg(long, value_name = "SECS")]
     pub(crate) interval: Option<f64>,
@@ -55,7 +56,7 @@ impl LiveArgs {
     pub(crate) fn watching(watch: WatchArgs) -> LiveArgs {
         LiveArgs {
             watch,
-            demo_at: 0,
+            demo_at: When::Offset(std::time::Duration::ZERO),
             interval: None,
             record_max: RECORD_MAX_MB,
             log: None,
@@ -177,10 +178,11 @@ pub enum Format {
 
 #[derive(Debug, Clone, Args)]
 pub struct SnapshotArgs {
-    /// The moment: seconds into the demo's timeline or the recording (default: the demo at 0 +
-    /// its warm-up; the end of a recording).
-    #[arg(long, value_name = "SECONDS")]
-    pub at: Option<f64>,
+    /// The moment: seconds into the demo's timeline or the recording (90, 2m), a share of the
+    /// recording (40%), or a time of day on its clock (13:34:50); default: the demo at 0 + its
+    /// warm-up, the end of a recording.
+    #[arg(long, value_name = "WHEN")]
+    pub at: Option<When>,
     /// The live screen's `--demo-at`: here the moment is `--at`, which says so (the live
     /// screen's flag typed by habit must not meet clap's "did you mean --demo").
     #[arg(long, hide = true, value_name = "SECONDS", value_parser = demo_at_is_at)]
@@ -221,14 +223,15 @@ pub struct AshArgs {
         default_value = "class,session,sql,object"
     )]
     pub group: Vec<String>,
-    /// The window's start: seconds into the demo's timeline or the recording, or a time of day
-    /// (13:10, 13:10:30); default: --window seconds before its end.
+    /// The window's start: seconds into the demo's timeline or the recording, a share of the
+    /// recording (40%), or a time of day (13:10, 13:10:30); default: --window seconds before its
+    /// end.
     #[arg(long, value_name = "WHEN")]
-    pub from: Option<String>,
+    pub from: Option<When>,
     /// The window's end, likewise; default: --at, else the end of the recording (the demo:
     /// --window seconds into its timeline).
     #[arg(long, value_name = "WHEN")]
-    pub to: Option<String>,
+    pub to: Option<When>,
     /// At most this many entries in each table.
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub top: usize,

@@ -103,6 +103,122 @@ pub fn local_date_time(t: time::OffsetDateTime) -> String {
     t.format(&fmt).unwrap_or_default()
 }
 
+/// A moment as a DBA types it, wherever ifxtop takes one (`snapshot --at`, `ash --from/--to`,
+/// `--demo-at`, the replay's `:` seek): seconds into the timeline (`90`, `42.5`, `90s`, `2m`,
+/// `1m30s`), a share of a recording (`40%`), or a time of day on its clock (`13:34`,
+/// `13:34:50`). A colon always means a time of day.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum When {
+    Offset(Duration),
+    /// A share of the recording, 0 to 1.
+    Share(f64),
+    TimeOfDay(time::Time),
+}
+
+/// What `When` accepts, for its errors.
+const WHEN_FORMS: &str =
+    "seconds (90, 42.5, 2m, 1m30s), a share of a recording (40%) or a time of day (13:34, 13:34:50)";
+
+impl std::str::FromStr for When {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<When, String> {
+        let t = text.trim();
+        let bad = || format!("`{text}`: {WHEN_FORMS}");
+        if let Some(p) = t.strip_suffix('%') {
+            let v: f64 = p.trim().parse().map_err(|_| bad())?;
+            return if (0.0..=100.0).contains(&v) {
+                Ok(When::Share(v / 100.0))
+            } else {
+                Err(format!("`{text}`: a share from 0% to 100%"))
+            };
+        }
+        if t.contains(':') {
+            let parts: Vec<u8> = t
+                .split(':')
+                .map(|p| {
+                    let p = p.trim();
+                    if p.is_empty() || p.len() > 2 || !p.bytes().all(|b| b.is_ascii_digit()) {
+                        return Err(());
+                    }
+                    p.parse::<u8>().map_err(|_| ())
+                })
+                .collect::<Result<_, _>>()
+                .map_err(|_| bad())?;
+            let (h, m, s) = match parts.as_slice() {
+                [h, m] => (*h, *m, 0),
+                [h, m, s] => (*h, *m, *s),
+                _ => return Err(bad()),
+            };
+            return time::Time::from_hms(h, m, s)
+                .map(When::TimeOfDay)
+                .map_err(|_| format!("`{text}`: not a time of day (00:00:00 to 23:59:59)"));
+        }
+        // `2m`, `1m30s`, `90s`, `90`.
+        let (minutes, rest) = match t.split_once('m') {
+            Some((m, rest)) => (Some(m), rest),
+            None => (None, t),
+        };
+        let minutes: f64 = match minutes {
+            Some(m) => m.trim().parse().map_err(|_| bad())?,
+            None => 0.0,
+        };
+        let rest = rest.trim();
+        let rest = rest.strip_suffix('s').unwrap_or(rest).trim();
+        let seconds: f64 = if rest.is_empty() && t.contains('m') {
+            0.0
+        } else {
+            rest.parse().map_err(|_| bad())?
+        };
+        if !(minutes.is_finite() && seconds.is_finite()) {
+            return Err(bad());
+        }
+        Duration::try_from_secs_f64(minutes * 60.0 + seconds)
+            .map(When::Offset)
+            .map_err(|_| format!("`{text}`: 0 seconds or more"))
+    }
+}
+
+impl std::fmt::Display for When {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            When::Offset(d) => write!(f, "{}", d.as_secs_f64()),
+            When::Share(p) => write!(f, "{}%", p * 100.0),
+            When::TimeOfDay(t) => write!(f, "{:02}:{:02}:{:02}", t.hour(), t.minute(), t.second()),
+        }
+    }
+}
+
+impl When {
+    /// Seconds into a timeline that started at `started` (its clock and time zone, for a time
+    /// of day: the first such moment from the start on) and lasts `length` (for a share).
+    pub fn into_timeline(
+        self,
+        started: Option<time::OffsetDateTime>,
+        length: Option<Duration>,
+    ) -> Result<Duration, String> {
+        match self {
+            When::Offset(d) => Ok(d),
+            When::Share(p) => length.map(|l| l.mul_f64(p)).ok_or_else(|| {
+                format!("{self}: a share needs a recording's length: give seconds or a time of day")
+            }),
+            When::TimeOfDay(t) => {
+                let started = started.ok_or_else(|| {
+                    format!(
+                        "{self}: a time of day needs the recording's start time, which it does \
+                         not have: give seconds"
+                    )
+                })?;
+                let mut at = started.replace_time(t);
+                if at < started {
+                    at += time::Duration::days(1);
+                }
+                Duration::try_from(at - started).map_err(|_| format!("{self}: out of range"))
+            }
+        }
+    }
+}
+
 /// `1 lock`, `3 locks`, `1 session waits`: a count with its words agreeing (the one helper for
 /// every such count on screen and in reports).
 pub(crate) fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
@@ -198,6 +314,61 @@ impl std::fmt::Display for SafeText {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_moment_is_typed_as_seconds_a_share_or_a_time_of_day() {
+        let w = |s: &str| s.parse::<When>();
+        assert_eq!(w("90"), Ok(When::Offset(Duration::from_secs(90))));
+        assert_eq!(w("42.5"), Ok(When::Offset(Duration::from_millis(42_500))));
+        assert_eq!(w("90s"), Ok(When::Offset(Duration::from_secs(90))));
+        assert_eq!(w("2m"), Ok(When::Offset(Duration::from_secs(120))));
+        assert_eq!(w("1m30s"), Ok(When::Offset(Duration::from_secs(90))));
+        assert_eq!(w("40%"), Ok(When::Share(0.4)));
+        assert_eq!(
+            w("13:34:50"),
+            Ok(When::TimeOfDay(time::macros::time!(13:34:50)))
+        );
+        assert_eq!(w("13:10"), Ok(When::TimeOfDay(time::macros::time!(13:10))));
+        for bad in [
+            "soon", "140%", "25:00:00", "13:60", "1:2:3:4", "-5", "13::50", "NaN", "",
+        ] {
+            assert!(w(bad).is_err(), "{bad}");
+        }
+        assert!(w("soon")
+            .unwrap_err()
+            .contains("a time of day (13:34, 13:34:50)"));
+    }
+
+    #[test]
+    fn a_time_of_day_is_on_the_timelines_clock() {
+        let started = time::macros::datetime!(2026-11-22 13:30:00 UTC);
+        let at = |s: &str| {
+            s.parse::<When>()
+                .and_then(|w| w.into_timeline(Some(started), None))
+        };
+        assert_eq!(at("13:34:50"), Ok(Duration::from_secs(290)));
+        // Earlier than the start: the next day's.
+        assert_eq!(
+            at("00:00:10"),
+            Ok(Duration::from_secs(10 * 3600 + 30 * 60 + 10))
+        );
+        // In the recording's own time zone.
+        let east = time::macros::datetime!(2026-11-22 13:30:00 +02:00);
+        assert_eq!(
+            When::TimeOfDay(time::macros::time!(13:31)).into_timeline(Some(east), None),
+            Ok(Duration::from_secs(60))
+        );
+        assert!("13:34:50"
+            .parse::<When>()
+            .and_then(|w| w.into_timeline(None, None))
+            .unwrap_err()
+            .contains("start time"));
+        assert_eq!(
+            When::Share(0.5).into_timeline(None, Some(Duration::from_secs(300))),
+            Ok(Duration::from_secs(150))
+        );
+        assert!(When::Share(0.5).into_timeline(Some(started), None).is_err());
+    }
+
     use super::*;
 
     #[test]

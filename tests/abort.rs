@@ -15,7 +15,11 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn available() -> bool {
-    common::have("/usr/bin/script", "bsdutils", "the abort under a pseudo-terminal")
+    common::have(
+        "/usr/bin/script",
+        "bsdutils",
+        "the abort under a pseudo-terminal",
+    )
 }
 
 fn executable(path: &Path, text: &str) {

@@ -619,3 +619,266 @@ fn every_way_out_leaves_no_onstat_behind() {
         assert!(left.is_empty(), "{how}: left behind {left:?}");
     }
 }
+
+/// `HH:MM:SS` somewhere in `line`: the wall clock of the title line.
+fn has_clock(line: &str) -> bool {
+    line.as_bytes().windows(8).any(|w| {
+        w.iter().enumerate().all(|(i, b)| match i {
+            2 | 5 => *b == b':',
+            _ => b.is_ascii_digit(),
+        })
+    })
+}
+
+/// On a call two DBAs match their screens by the wall clock: at 80 columns it stays on the
+/// title line in an incident, with the mode's alarm (`CKPT REQ`), `REC` and `FROZEN` shown.
+#[test]
+fn the_wall_clock_outlives_the_incidents_flags_at_80_columns() {
+    let bin = env!("CARGO_BIN_EXE_ifxtop");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("call.jsonl.zst");
+    let cmd = format!(
+        "{bin} --demo --demo-at 225 --record {}; echo IFXTOP-EXIT=$?; sleep 30",
+        file.display()
+    );
+    let Some(t) = Tmux::start(&cmd, 80, 24) else {
+        return;
+    };
+    let wait = Duration::from_secs(20);
+    let s = t.wait_for("CKPT REQ", wait);
+    let title = s.lines().next().unwrap_or_default();
+    assert!(title.contains(" REC "), "{s}");
+    assert!(has_clock(title), "the clock is gone: {title}");
+    t.keys(&["Space"]);
+    let s = t.wait_for("FROZEN", wait);
+    let title = s.lines().next().unwrap_or_default();
+    assert!(
+        title.contains("CKPT REQ") && title.contains(" REC ") && title.contains("FROZEN"),
+        "{title}"
+    );
+    assert!(has_clock(title), "the clock is gone: {title}");
+    t.keys(&["q"]);
+    t.wait_for("IFXTOP-EXIT=0", wait);
+}
+
+/// Under `LANG=C` the ASCII stand-ins say what they mean: the data's age is `<=0s` (at most),
+/// not `<0s`; the help's keys are `Down/PgDn`, not `v/PgDn` (`v` is a key of its own).
+#[test]
+fn ascii_fallbacks_say_what_they_mean() {
+    let bin = env!("CARGO_BIN_EXE_ifxtop");
+    let cmd = format!("LANG=C LC_ALL=C {bin} --demo --demo-at 16; echo IFXTOP-EXIT=$?; sleep 30");
+    let Some(t) = Tmux::start(&cmd, 80, 24) else {
+        return;
+    };
+    let wait = Duration::from_secs(20);
+    let s = t.wait_for("data <=", wait);
+    assert!(s.is_ascii(), "{s}");
+    let line2 = s.lines().nth(1).unwrap_or_default();
+    assert!(
+        !line2.contains("data <0") && !line2.contains("data <1"),
+        "{line2}"
+    );
+    t.keys(&["?"]);
+    let s = t.wait_for("help", wait);
+    assert!(s.contains("(Down/PgDn)"), "{s}");
+    assert!(!s.contains("(v/PgDn)") && !s.contains("v/PgDn"), "{s}");
+    assert!(s.contains("Up/Down"), "{s}");
+    t.keys(&["Escape"]);
+    t.keys(&["q"]);
+    t.wait_for("IFXTOP-EXIT=0", wait);
+}
+
+/// `e` writes the whole screen, as `y` copies it: the head blocker's session screen does not
+/// fit 80x24 (it says `more lines (PgDn)`), and the exported text holds every section of it,
+/// down to its threads.
+#[test]
+fn e_exports_the_whole_session_screen() {
+    let bin = env!("CARGO_BIN_EXE_ifxtop");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cmd = format!(
+        "cd {} && {bin} --demo --demo-at 285; echo IFXTOP-EXIT=$?; sleep 30",
+        dir.path().display()
+    );
+    let Some(t) = Tmux::start(&cmd, 80, 24) else {
+        return;
+    };
+    let wait = Duration::from_secs(20);
+    t.wait_for("lock chain", wait);
+    t.keys(&["#", "8", "1", "2", "Enter"]);
+    t.wait_for("session 812", wait);
+    // Its SQL, read once its screen is open, makes the screen longer than the terminal.
+    let s = t.wait_for("SQL       [stores]", wait);
+    assert!(
+        s.contains("more lines (PgDn)"),
+        "the screen must be cut for this test: {s}"
+    );
+    t.keys(&["e"]);
+    t.wait_for("exported", wait);
+    let txt = std::fs::read_dir(dir.path())
+        .expect("dir")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "txt"))
+        .expect("the exported text");
+    let text = std::fs::read_to_string(&txt).expect("read");
+    assert!(!text.contains("more lines (PgDn)"), "{text}");
+    for section in ["VERDICT", "SQL", "THREADS"] {
+        assert!(text.contains(section), "{section}: {text}");
+    }
+    // The screen's last section is there, and the footer is the last line.
+    let last = text.lines().last().unwrap_or_default();
+    assert!(last.contains("q quit"), "{text}");
+    // The JSON beside it: the lock chain's summary quotes the head blocker's statement whole,
+    // as the exported screen's SQL section has it (its lines after the 10-column label).
+    let json = txt.with_extension("json");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("the JSON")).expect("JSON");
+    let mut in_sql = false;
+    let mut sql = String::new();
+    for l in text.lines() {
+        let (label, rest) = l.split_at(l.len().min(10));
+        if label.trim() == "SQL" {
+            in_sql = true;
+        } else if !label.trim().is_empty() {
+            in_sql = false;
+        }
+        if in_sql {
+            sql.push(' ');
+            sql.push_str(rest);
+        }
+    }
+    let sql = sql.split_whitespace().skip(1).collect::<Vec<_>>().join(" ");
+    assert!(sql.starts_with("update "), "{sql}\n{text}");
+    let chain = v["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .find(|f| f["kind"] == "lock_chain")
+        .expect("the lock chain");
+    let summary = chain["summary"].as_str().expect("summary");
+    assert!(summary.contains(&sql), "{summary} / {sql}");
+    assert!(!summary.contains('…'), "{summary}");
+    t.keys(&["q"]);
+    t.wait_for("IFXTOP-EXIT=0", wait);
+}
+
+/// The checkpoint stall in its flushing phase (`CKPT INP`) blames memory reclaim: at 80 columns
+/// the header keeps that "why" (the count of the other findings goes first), and Enter on the
+/// finding opens what it blames, the NUMA pane, not the Server pane.
+#[test]
+fn a_findings_why_outlives_its_count_and_enter_opens_what_it_blames() {
+    let bin = env!("CARGO_BIN_EXE_ifxtop");
+    let cmd = format!("{bin} --demo --demo-at 240; echo IFXTOP-EXIT=$?; sleep 30");
+    let Some(t) = Tmux::start(&cmd, 80, 24) else {
+        return;
+    };
+    let wait = Duration::from_secs(30);
+    // In a critical section first (a summary longer than 80 columns), then flushing: the why
+    // stays on the line in both.
+    let s = t.wait_for("slowed by memory reclaim", wait);
+    let line4 = s.lines().nth(3).unwrap_or_default();
+    assert!(line4.contains("checkpoint blocked"), "{s}");
+    assert!(
+        line4.trim_end().ends_with("slowed by memory reclaim"),
+        "{s}"
+    );
+    let s = t.wait_for("checkpoint blocking", wait);
+    let line4 = s.lines().nth(3).unwrap_or_default();
+    let s = if line4.contains("slowed by memory reclaim") {
+        s
+    } else {
+        t.wait_for("flushing, 40 threads wait, slowed by memory reclaim", wait)
+    };
+    let line4 = s.lines().nth(3).unwrap_or_default();
+    assert!(line4.contains("slowed by memory reclaim"), "{s}");
+    t.keys(&["f"]);
+    t.wait_for("Enter", wait);
+    t.keys(&["Enter"]);
+    let s = t.wait_for("zone_reclaim_mode", wait);
+    assert!(s.contains("5 NUMA"), "{s}");
+    assert!(
+        !s.contains("PROFILE (per second"),
+        "the Server pane opened: {s}"
+    );
+    t.keys(&["q"]);
+    t.wait_for("IFXTOP-EXIT=0", wait);
+}
+
+/// The fleet's mark, its "N need a look" and PROBLEM follow one rule: the third demo instance
+/// (600 s into its timeline: the slow device) is marked and counted; at 220 columns PROBLEM has
+/// the width its finding needs while INSTANCE and MODE hold no spare blanks.
+#[test]
+fn the_fleets_mark_count_and_problem_agree() {
+    let bin = env!("CARGO_BIN_EXE_ifxtop");
+    let cmd = format!("{bin} --demo --demo-instances 3; echo IFXTOP-EXIT=$?; sleep 30");
+    let Some(t) = Tmux::start(&cmd, 220, 24) else {
+        return;
+    };
+    let wait = Duration::from_secs(30);
+    let s = t.wait_for("slow device", wait);
+    let rows: Vec<&str> = s
+        .lines()
+        .filter(|l| l.contains("ol_demo") && l.contains("On-Line"))
+        .collect();
+    assert_eq!(rows.len(), 3, "{s}");
+    let marked = rows
+        .iter()
+        .filter(|r| r.starts_with('⚠') || r.starts_with('✖') || r.starts_with('!'))
+        .count();
+    for r in &rows {
+        let has_problem = r.contains('⚠') || r.contains('✖');
+        let mark = r.starts_with('⚠') || r.starts_with('✖') || r.starts_with('!');
+        assert_eq!(has_problem, mark, "mark and PROBLEM disagree: {r}");
+    }
+    let slow = rows
+        .iter()
+        .find(|r| r.contains("slow device"))
+        .expect("the slow device");
+    assert!(slow.starts_with('⚠') || slow.starts_with('✖'), "{slow}");
+    // Its finding whole: nothing cut.
+    assert!(!slow.trim_end().ends_with('…'), "PROBLEM is cut: {slow}");
+    assert!(
+        s.lines()
+            .next()
+            .unwrap_or_default()
+            .contains(&format!("{marked} need a look")),
+        "{s}"
+    );
+    t.keys(&["q"]);
+    t.wait_for("IFXTOP-EXIT=0", wait);
+}
+
+/// The cost line names ifxtop's own CPU (the demo's simulation is in the process) and keeps
+/// processes apart from file reads; within the first minute it gives counts, not rates.
+#[test]
+fn the_cost_line_shows_ifxtops_cpu_and_processes_apart_from_file_reads() {
+    let bin = env!("CARGO_BIN_EXE_ifxtop");
+    let cmd = format!("{bin} --demo --demo-at 16; echo IFXTOP-EXIT=$?; sleep 30");
+    let Some(t) = Tmux::start(&cmd, 160, 48) else {
+        return;
+    };
+    let wait = Duration::from_secs(30);
+    t.wait_for("RUNNING", wait);
+    // A share of a core needs ten seconds of readings.
+    std::thread::sleep(Duration::from_secs(12));
+    t.keys(&["6"]);
+    let s = t.wait_for("IFXTOP ", wait);
+    let line = s
+        .lines()
+        .find(|l| l.starts_with("IFXTOP "))
+        .expect("the IFXTOP line");
+    assert!(
+        line.contains("ifxtop ") && line.contains("% of a core"),
+        "{line}"
+    );
+    assert!(line.contains("(the demo's simulation included)"), "{line}");
+    assert!(line.contains("onstat (simulated)"), "{line}");
+    assert!(line.contains("file reads"), "{line}");
+    assert!(
+        line.contains("in the first"),
+        "no rate before a minute: {line}"
+    );
+    assert!(!line.contains("calls/min"), "{line}");
+    t.keys(&["q"]);
+    t.wait_for("IFXTOP-EXIT=0", wait);
+}

@@ -35,56 +35,25 @@ pub(crate) fn keys(names: &[String]) -> Result<Vec<Key>, Error> {
     Ok(out)
 }
 
-/// A time of `--from`/`--to`: seconds into the demo's timeline or the recording, or a wall
-/// clock `HH:MM[:SS]` of the day the recording (the demo) started on, in its time zone (the
-/// next day's, when earlier than the start).
-pub(crate) fn moment(s: &str, started: Option<time::OffsetDateTime>) -> Result<Duration, Error> {
-    let bad = || {
-        Error::Usage(format!(
-            "{s}: seconds (130, 42.5) or a time of day (13:10, 13:10:30)"
-        ))
-    };
-    if !s.contains(':') {
-        let secs: f64 = s.trim().parse().map_err(|_| bad())?;
-        return Duration::try_from_secs_f64(secs).map_err(|_| bad());
-    }
-    let parts: Vec<u8> = s
-        .split(':')
-        .map(|p| p.trim().parse::<u8>())
-        .collect::<Result<_, _>>()
-        .map_err(|_| bad())?;
-    let (h, m, sec) = match parts.as_slice() {
-        [h, m] => (*h, *m, 0),
-        [h, m, sec] => (*h, *m, *sec),
-        _ => return Err(bad()),
-    };
-    let t = time::Time::from_hms(h, m, sec).map_err(|_| bad())?;
-    let started = started.ok_or_else(|| {
-        Error::Usage(format!(
-            "{s}: a time of day needs the recording's start time, which it does not have: give seconds"
-        ))
-    })?;
-    let mut at = started.replace_time(t);
-    if at < started {
-        at += time::Duration::days(1);
-    }
-    Duration::try_from(at - started).map_err(|_| bad())
-}
-
-/// The window asked for, as (from, to), with `end` the default end.
+/// The window asked for, as (from, to), with `end` the default end; a time of day is on the
+/// clock that started at `started`, a share of `length` (a recording's).
 fn window(
     args: &AshArgs,
     end: Duration,
     started: Option<time::OffsetDateTime>,
+    length: Option<Duration>,
 ) -> Result<(Duration, Duration), Error> {
-    let to = match (&args.to, args.snapshot.at) {
-        (Some(t), _) => moment(t, started)?,
-        (None, Some(at)) => Duration::try_from_secs_f64(at)
-            .map_err(|_| Error::Usage(format!("--at {at}: a number of seconds, 0 or more")))?,
+    let on = |flag: &str, w: crate::format::When| {
+        w.into_timeline(started, length)
+            .map_err(|e| Error::Usage(format!("{flag} {e}")))
+    };
+    let to = match (args.to, args.snapshot.at) {
+        (Some(t), _) => on("--to", t)?,
+        (None, Some(at)) => on("--at", at)?,
         (None, None) => end,
     };
-    let from = match &args.from {
-        Some(f) => moment(f, started)?,
+    let from = match args.from {
+        Some(f) => on("--from", f)?,
         None => {
             let w = args.snapshot.window.unwrap_or(DEFAULT_WINDOW);
             to.saturating_sub(Duration::try_from_secs_f64(w).map_err(|_| {
@@ -190,7 +159,7 @@ fn from_track(
     }
     let started = crate::collect::record::read_header(path)?.and_then(|h| h.started_at());
     let end = Duration::try_from_secs_f64(last).unwrap_or_default();
-    let (from, to) = window(args, end, started)?;
+    let (from, to) = window(args, end, started, Some(end))?;
     if to.as_secs_f64() > last + 1.0 {
         return Ok(Err(format!(
             "the recording's database-time track ends {last:.0} s in, before the window"
@@ -240,7 +209,7 @@ pub fn report_for(args: &AshArgs) -> Result<Ash, Error> {
         };
         let rec = crate::collect::record::read_replayable_for_walk(path)?;
         let started = rec.started();
-        let (from, to) = window(args, rec.length(), started)?;
+        let (from, to) = window(args, rec.length(), started, Some(rec.length()))?;
         if to > rec.length() {
             return Err(Error::Usage(format!(
                 "--to {:.0}: {} ends {:.0} s in",
@@ -262,7 +231,7 @@ pub fn report_for(args: &AshArgs) -> Result<Ash, Error> {
         let started = Some(crate::demo::EPOCH);
         let w = args.snapshot.window.unwrap_or(DEFAULT_WINDOW);
         let end = Duration::try_from_secs_f64(w.max(1.0)).unwrap_or(Duration::from_secs(600));
-        let (from, to) = window(args, end, started)?;
+        let (from, to) = window(args, end, started, None)?;
         let demo = crate::demo::DemoInstance::new(args.snapshot.watch.seed)
             .with_sessions(args.snapshot.watch.demo_sessions);
         let activity = demo_activity_with(demo, from, to, settings)?;

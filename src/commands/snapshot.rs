@@ -237,10 +237,16 @@ fn instance_of(a: &SnapshotArgs) -> String {
     )
 }
 
-fn at_arg(at: Option<f64>) -> Result<Option<Duration>, Error> {
-    at.map(|s| {
-        Duration::try_from_secs_f64(s)
-            .map_err(|_| Error::Usage(format!("--at {s}: a number of seconds, 0 or more")))
+/// `--at` on a timeline that started at `started` (a time of day is on its clock) and lasts
+/// `length` (a share of a recording).
+fn at_arg(
+    at: Option<crate::format::When>,
+    started: Option<time::OffsetDateTime>,
+    length: Option<Duration>,
+) -> Result<Option<Duration>, Error> {
+    at.map(|w| {
+        w.into_timeline(started, length)
+            .map_err(|e| Error::Usage(format!("--at {e}")))
     })
     .transpose()
 }
@@ -328,7 +334,6 @@ pub fn snapshot_for(args: &SnapshotArgs) -> Result<Snapshot, Error> {
 
 /// `snapshot_for` with the arguments and the config checked.
 fn snapshot_with(args: &SnapshotArgs, shared: &Shared) -> Result<Snapshot, Error> {
-    let at = at_arg(args.at)?;
     // The base page size and the windows of the command line or the config.
     let mut settings = shared.settings.clone();
     settings.ports = shared.ports.clone();
@@ -353,6 +358,7 @@ fn snapshot_with(args: &SnapshotArgs, shared: &Shared) -> Result<Snapshot, Error
         let settings = crate::instance::walk::replay_settings(&rec, settings);
         let rec = std::sync::Arc::new(rec);
         let end = rec.length();
+        let at = at_arg(args.at, rec.started(), Some(end))?;
         if let Some(t) = at.filter(|t| *t > end) {
             return Err(Error::Usage(format!(
                 "--at {}: {} ends at {} ({:.0} s in)",
@@ -392,6 +398,7 @@ fn snapshot_with(args: &SnapshotArgs, shared: &Shared) -> Result<Snapshot, Error
         // screen's fleet does), on a host of its own.
         let i = args.demo_index;
         let offset = Duration::from_secs(i * crate::instance::setup::DEMO_INSTANCE_OFFSET);
+        let at = at_arg(args.at, Some(crate::demo::EPOCH), None)?;
         let to = at.unwrap_or(DEMO_WARMUP) + offset;
         settings.wall_start = Some(crate::demo::EPOCH);
         settings.host = Some(crate::instance::setup::demo_host(i));

@@ -396,7 +396,13 @@ fn setup_of(
         }
         InstanceSpec::Demo { index } => {
             let index = *index as u64;
-            let at = args.demo_at + index * DEMO_INSTANCE_OFFSET;
+            // A time of day is on the demo's clock (second 0 is `demo::EPOCH`).
+            let at = args
+                .demo_at
+                .into_timeline(Some(crate::demo::EPOCH), None)
+                .map_err(|e| Error::Usage(format!("--demo-at {e}")))?
+                .as_secs()
+                + index * DEMO_INSTANCE_OFFSET;
             let seed = args.watch.seed + index;
             let demo = crate::demo::DemoRunner::wall(seed, args.watch.demo_sessions)
                 .starting_at(Duration::from_secs(at));

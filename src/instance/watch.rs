@@ -58,7 +58,15 @@ impl Watched {
     /// Applies updates that arrived together (and writes them to the diary); what is built
     /// from the store is due `SETTLE` later.
     pub(crate) fn apply(&mut self, updates: impl IntoIterator<Item = Update>) -> Duration {
-        for u in updates {
+        // ifxtop's own CPU, read as the data arrives: a watch runs in real time (a replay and
+        // a snapshot's paused clock do not come through here), so the share of a core it makes
+        // with the updates' times is true; in the demo, which starts no process, it is the
+        // only reading.
+        let reading = crate::source::cost::now();
+        for mut u in updates {
+            if u.how.process.is_none() {
+                u.how.process = reading;
+            }
             if let Some(l) = &mut self.log {
                 l.update(&u);
             }

@@ -62,8 +62,6 @@ pub const MUTEX_WAITERS_WARN: usize = 10;
 pub const LONG_TXN_LOGS: u64 = 3;
 /// A client connection's Send-Q this large (bytes) is a client not reading.
 pub const SEND_Q_BYTES: u64 = 1;
-/// Characters of a head blocker's SQL in a lock chain's summary.
-const SQL_CHARS: usize = 24;
 /// Pages per second scanned by direct reclaim (processes stalled reclaiming memory themselves)
 /// that make memory reclaim a cause: a few pages a second is any busy host's background.
 pub const DIRECT_RECLAIM_PAGES_PER_S: f64 = 1_000.0;
@@ -662,7 +660,22 @@ fn checkpoint(snap: &Facts<'_>, serious: &[&WaiterRow], out: &mut Vec<Finding>) 
         f.culprit.chunk = Some(c.chunk);
         f.culprit.device = c.device.clone();
     }
+    // Reclaim blamed: its node is a culprit too (what Enter on the finding opens).
+    if reclaim.is_some() {
+        f.culprit.numa_node = reclaim_node(snap);
+    }
     out.push(f);
+}
+
+/// The node with the least free memory: where reclaim bites (none on a single node).
+fn reclaim_node(snap: &Facts<'_>) -> Option<u32> {
+    snap.numa
+        .nodes
+        .iter()
+        .filter_map(|n| Some((n.node, n.free_kb?)))
+        .min_by_key(|(_, free)| *free)
+        .map(|(n, _)| n)
+        .filter(|_| snap.numa.nodes.len() > 1)
 }
 
 /// Direct reclaim going on, with zone_reclaim_mode on: in words.
@@ -835,7 +848,8 @@ fn lock_chains(snap: &Facts<'_>, serious: &[&WaiterRow], out: &mut Vec<Finding>)
             _ => None,
         });
         let mut state = head_state(snap, h);
-        // Its SQL, where the session was drilled into (or recorded): the first words.
+        // Its SQL, where the session was drilled into (or recorded), whole: a screen cuts the
+        // line to its width, the JSON and a ticket keep the statement.
         if let Some(sql) = snap
             .session_views
             .iter()
@@ -843,11 +857,7 @@ fn lock_chains(snap: &Facts<'_>, serious: &[&WaiterRow], out: &mut Vec<Finding>)
             .and_then(|v| v.sql.as_deref())
         {
             let words = sql.split_whitespace().collect::<Vec<_>>().join(" ");
-            let mut short: String = words.chars().take(SQL_CHARS).collect();
-            if words.chars().count() > SQL_CHARS {
-                short.push('…');
-            }
-            state = format!("{state}: {short}");
+            state = format!("{state}: {words}");
         }
         let on = object
             .as_deref()
@@ -1152,12 +1162,28 @@ fn mutexes(snap: &Facts<'_>, out: &mut Vec<Finding>) {
             .holder_sessid
             .map(|s| format!("held by sid {s}"))
             .unwrap_or_else(|| "holder unknown at this moment".into());
+        let at_least = waits
+            .iter()
+            .any(|w| w.in_wait_s >= longest && w.in_wait_s_at_least);
+        let state = m.holder_sessid.and_then(|sid| {
+            snap.heads
+                .iter()
+                .find(|h| h.sid == sid)
+                .map(|h| head_state(snap, h))
+        });
+        let action = crate::model::harm::mutex_advice(&crate::model::harm::MutexFacts {
+            name: Some(&m.name),
+            holder: m.holder_sessid,
+            holder_state: state.as_deref(),
+            waiting: n,
+            longest_s: longest,
+            longest_at_least: at_least,
+        });
         let mut f = Finding::new(
             FindingKind::MutexContention,
             severity,
             format!("mutex contention: {n} wait on {} ({holder})", m.name),
-            "holds a mutex for an instant: ending it does not help; find what contends on the \
-             mutex",
+            &action,
         )
         .with_waits(&waits)
         .fact(
@@ -1283,15 +1309,7 @@ fn memory_reclaim(snap: &Facts<'_>, out: &mut Vec<Finding>) {
     if let Some(d) = direct {
         f = f.fact("/proc/vmstat", format!("pgscan_direct {d:.0}/s"));
     }
-    // The node with the least free memory is where reclaim bites.
-    f.culprit.numa_node = snap
-        .numa
-        .nodes
-        .iter()
-        .filter_map(|n| Some((n.node, n.free_kb?)))
-        .min_by_key(|(_, free)| *free)
-        .map(|(n, _)| n)
-        .filter(|_| snap.numa.nodes.len() > 1);
+    f.culprit.numa_node = reclaim_node(snap);
     out.push(f);
 }
 

@@ -2,7 +2,7 @@
 //! (mode, blocked reason, waiters by reason, lock and buffer waits per second, worst chunk
 //! latency, replication lag, CPU, data age and what fails), read from that instance's snapshot.
 
-use crate::model::io::{Concern, SLOW_AWAIT_MS};
+use crate::model::io::Concern;
 use crate::model::snapshot::Snapshot;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -36,8 +36,14 @@ pub struct FleetRow {
     pub problem: Option<String>,
     /// The top finding above info, its marker first (`⚠ lock chain 42s: sid 812 ...`).
     pub finding: Option<String>,
-    /// Needs a look: blocked, off-line, failing, or waiters on sessions and resources.
+    /// Needs a look, by one rule for the row's mark, the title's count and the PROBLEM column:
+    /// a problem (`!`) or a finding above info (its own mark, `⚠` or `✖`). A blocked server,
+    /// a slow device or a lagging secondary needs a look through its finding.
     pub alarm: bool,
+    /// The mark of a row that needs a look (`!`, `⚠`, `✖`), `None` otherwise.
+    pub mark: Option<&'static str>,
+    /// No `onstat -u` answer yet: not a problem (yet), said across the line.
+    pub waiting: bool,
 }
 
 /// The fleet line of one instance at session time `now`.
@@ -83,11 +89,6 @@ pub fn row(instance: &str, snap: &Snapshot, now: Duration) -> FleetRow {
             failing("onstat -u")
                 .or_else(|| snap.sources.iter().find(|st| st.error.is_some()))
                 .and_then(|st| st.error.as_ref().map(|e| format!("{}: {e}", st.source)))
-        })
-        .or_else(|| {
-            onstat_u
-                .is_none()
-                .then(|| "waiting for the first onstat -u".to_string())
         });
     let worst_chunk_ms = snap.io.worst().and_then(|c| c.latency_ms());
     let worst_peer = snap.replication.worst();
@@ -107,14 +108,13 @@ pub fn row(instance: &str, snap: &Snapshot, now: Duration) -> FleetRow {
         }
         t
     });
-    let alarm = s.blocked.is_some()
-        || replication_alarm
-        || worst_chunk_ms.is_some_and(|ms| ms >= SLOW_AWAIT_MS)
-        || s.offline.is_some()
-        || problem.is_some() && onstat_u.is_some()
-        || waiters
-            .keys()
-            .any(|r| matches!(r, 'B' | 'C' | 'G' | 'L' | 'T' | 'X'));
+    let top = crate::model::findings::headline(&snap.findings);
+    let waiting = onstat_u.is_none() && problem.is_none();
+    let mark = match (&problem, top) {
+        (Some(_), _) => Some("!"),
+        (None, Some(f)) => Some(f.severity.marker()),
+        (None, None) => None,
+    };
     FleetRow {
         instance: instance.to_string(),
         host: snap.host.clone(),
@@ -129,8 +129,10 @@ pub fn row(instance: &str, snap: &Snapshot, now: Duration) -> FleetRow {
         cpu,
         age_s,
         problem,
-        finding: crate::model::findings::headline(&snap.findings).map(|f| f.line()),
-        alarm,
+        finding: top.map(|f| f.line()),
+        alarm: mark.is_some(),
+        mark,
+        waiting,
     }
 }
 
@@ -162,11 +164,10 @@ mod tests {
     fn an_empty_snapshot_is_waiting_not_alarmed() {
         let r = row("ol_x", &Snapshot::default(), Duration::from_secs(3));
         assert_eq!(r.mode, "-");
-        assert_eq!(
-            r.problem.as_deref(),
-            Some("waiting for the first onstat -u")
-        );
+        assert!(r.waiting);
+        assert_eq!(r.problem, None);
         assert!(!r.alarm);
+        assert_eq!(r.mark, None);
         assert_eq!(r.finding, None);
     }
 }

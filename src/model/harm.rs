@@ -3,7 +3,7 @@
 //! `onmode -z` is offered only where ending the session frees what others wait for.
 
 use crate::ids::Sid;
-use crate::model::waiters::WaiterRow;
+use crate::model::waiters::{WaitTarget, WaiterRow};
 use crate::parsers::onstat_u::{OnstatU, WaitReason};
 use serde::Serialize;
 
@@ -58,6 +58,51 @@ pub(crate) fn harm_of(waiters: &[WaiterRow], sid: Sid) -> Harm {
         h.background = false;
     }
     h
+}
+
+/// What is known of a mutex with waiters, for the advice: its name, its holder and what that
+/// session is doing, how many wait and the longest wait (a lower bound when ifxtop did not see
+/// it begin).
+pub(crate) struct MutexFacts<'a> {
+    pub name: Option<&'a str>,
+    pub holder: Option<Sid>,
+    /// `running`, `in a read`, `waiting: lock`...
+    pub holder_state: Option<&'a str>,
+    pub waiting: usize,
+    pub longest_s: f64,
+    pub longest_at_least: bool,
+}
+
+/// What to do about a mutex others wait for, saying what is true. onstat prints no hold time:
+/// the longest wait is how long the mutex has not come free to that waiter, so a wait past
+/// [`BRIEF_MUTEX_WAIT_S`] is no instant, and what the holder runs is where to look; under it,
+/// the background of any busy server.
+pub(crate) fn mutex_advice(m: &MutexFacts<'_>) -> String {
+    let name = m
+        .name
+        .map(|n| format!("mutex {n}"))
+        .unwrap_or_else(|| "a mutex".to_string());
+    let wait = crate::format::human_duration_bound(m.longest_s, m.longest_at_least);
+    let waiting = crate::format::count(m.waiting as u64, "waits", "wait");
+    if m.longest_s < BRIEF_MUTEX_WAIT_S {
+        return format!(
+            "holds {name} ({waiting}, the longest {wait}): an instant, the background of a busy \
+             server; ending it does not help"
+        );
+    }
+    match m.holder {
+        Some(sid) => {
+            format!(
+            "sid {sid}{} holds {name}; {waiting} for it, the longest {wait}: not an instant. Look \
+             at what sid {sid} runs (onstat -g ses {sid}); ending a waiter does not help",
+            m.holder_state.map(|s| format!(" ({s})")).unwrap_or_default()
+        )
+        }
+        None => format!(
+            "{waiting} on {name}, the longest {wait}: not an instant; its holder is not known \
+             at this moment (onstat -g lmx): see who holds it there"
+        ),
+    }
 }
 
 /// What helps against a blocking session, in the words the session screen shows, and the
@@ -122,10 +167,26 @@ pub(crate) fn action_for(u: &OnstatU, waiters: &[WaiterRow], sid: Sid) -> Option
         );
     }
     if first_of(WaitReason::Mutex) {
-        return words(
-            "holds a mutex for an instant: ending it does not help; find what contends on the \
-             mutex",
-        );
+        let held: Vec<&&WaiterRow> = direct
+            .iter()
+            .filter(|w| w.reason == WaitReason::Mutex && w.direct_blocker() == Some(sid))
+            .collect();
+        let longest = held
+            .iter()
+            .copied()
+            .max_by(|a, b| a.in_wait_s.total_cmp(&b.in_wait_s));
+        let name = held.iter().find_map(|w| match &w.waiting_on {
+            WaitTarget::Latch { name, .. } => name.as_deref().map(str::to_string),
+            _ => None,
+        });
+        return words(&mutex_advice(&MutexFacts {
+            name: name.as_deref(),
+            holder: Some(sid),
+            holder_state: None,
+            waiting: held.len(),
+            longest_s: longest.map_or(0.0, |w| w.in_wait_s),
+            longest_at_least: longest.is_some_and(|w| w.in_wait_s_at_least),
+        }));
     }
     if first_of(WaitReason::Checkpoint) {
         return words("holds up the checkpoint: wait for it, and find why it crawls");

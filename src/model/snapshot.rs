@@ -99,31 +99,41 @@ pub struct SourceStatus {
     /// process ran for it here.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) cpu_ms_per_call: Option<f64>,
-    /// Runs a minute, once it has run for 10 s.
+    /// Runs a minute, once it has been collected for a full minute and run twice (a rate
+    /// over less says nothing: an `oncheck -pe` run once in 25 s is not 2.4 calls a minute).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) calls_per_min: Option<f64>,
+
     /// Bytes of output a call (its part of a call shared with other sources), once one
     /// answered.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) bytes_per_call: Option<f64>,
 }
 
-/// What ifxtop costs the server it runs on (`source::cost`).
+/// What ifxtop costs the server it runs on (`source::cost`): its own CPU, and the processes
+/// and file reads it asks of the server, as rates once there is a full minute to count over.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct Cost {
     /// ifxtop's own CPU time since it started, and its share of one core since the first
-    /// reading.
+    /// reading (the demo's simulation runs inside ifxtop: it is counted in).
     pub self_cpu_s: Option<f64>,
     pub self_core_share: Option<f64>,
     /// Its children's (onstat, cat, ssh) CPU time, and their share of one core.
     pub children_cpu_s: Option<f64>,
     pub children_core_share: Option<f64>,
-    /// Processes started a minute since the first reading.
-    pub processes_per_min: Option<f64>,
     /// `measured`, or why not (the demo and a replay start no process).
     pub children: String,
-    /// Every source's calls a minute, added up.
-    pub calls_per_min: f64,
+    /// The seconds the counts below are over (since the first source ran).
+    pub over_s: f64,
+    /// Processes started: onstat (one `onstat -i` for several options is one), other commands
+    /// (oncheck, dbaccess, ...); and files read (`/proc`, `/sys`).
+    pub onstat_processes: f64,
+    pub other_processes: f64,
+    pub file_reads: u64,
+    /// The same a minute, once `over_s` is a full minute (none before).
+    pub onstat_processes_per_min: Option<f64>,
+    pub other_processes_per_min: Option<f64>,
+    pub file_reads_per_min: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
@@ -459,7 +469,7 @@ pub fn build_with(
     name_owners(store, &mut sockets, &mut hotspots);
     let numa = numa_view(store);
     let sources = source_statuses(store, now);
-    let cost = cost(store, &sources);
+    let cost = cost(store, &sources, now);
 
     let session_views = focus
         .iter()
@@ -874,50 +884,79 @@ fn source_statuses(store: &Store, now: Duration) -> Vec<SourceStatus> {
             calls_per_min: st
                 .first_t
                 .map(|f| now.saturating_sub(f).as_secs_f64())
-                .filter(|span| *span >= 10.0)
+                .filter(|span| *span >= RATE_OVER_S && st.runs >= 2)
                 .map(|span| st.runs as f64 * 60.0 / span),
+
             bytes_per_call: (st.byte_calls > 0).then(|| st.bytes as f64 / st.byte_calls as f64),
         })
         .collect::<Vec<SourceStatus>>()
 }
 
-/// What ifxtop costs, from the store's first and latest readings (`None` before any source ran).
-fn cost(store: &Store, sources: &[SourceStatus]) -> Option<Cost> {
+/// A rate a minute is given over a full minute at least.
+const RATE_OVER_S: f64 = 60.0;
+
+/// What ifxtop costs, from the sources' counts and the store's first and latest readings of the
+/// process's CPU (`None` before any source ran).
+fn cost(store: &Store, sources: &[SourceStatus], now: Duration) -> Option<Cost> {
+    use crate::source::CallKind;
     if sources.is_empty() {
         return None;
     }
-    let calls_per_min = sources.iter().filter_map(|s| s.calls_per_min).sum();
+    // Every source counts here, the per-node NUMA files too.
+    let over_s = store
+        .sources()
+        .filter_map(|(_, st)| st.first_t)
+        .min()
+        .map_or(0.0, |f| now.saturating_sub(f).as_secs_f64());
+    let processes = |kind: CallKind| {
+        store
+            .sources()
+            .filter(|(s, _)| s.call_kind() == kind)
+            .map(|(_, st)| st.processes)
+            .sum::<f64>()
+    };
+    let file_reads: u64 = store
+        .sources()
+        .filter(|(s, _)| s.call_kind() == CallKind::FileRead)
+        .map(|(_, st)| st.runs)
+        .sum();
+    let per_min = |n: f64| (over_s >= RATE_OVER_S).then(|| n * 60.0 / over_s);
+    // A process ran for a call here (its CPU was read when it was reaped): the children are
+    // measured; the demo and a replay start none.
+    let children = if sources.iter().any(|s| s.cpu_ms_per_call.is_some()) {
+        "measured".to_string()
+    } else {
+        "simulated: the demo or a replay starts no onstat process".to_string()
+    };
+    let mut cost = Cost {
+        children,
+        over_s,
+        onstat_processes: processes(CallKind::Onstat),
+        other_processes: processes(CallKind::Command),
+        file_reads,
+        onstat_processes_per_min: per_min(processes(CallKind::Onstat)),
+        other_processes_per_min: per_min(processes(CallKind::Command)),
+        file_reads_per_min: per_min(file_reads as f64),
+        ..Cost::default()
+    };
     let (first, last) = store.process_cost;
-    let Some((t1, last)) = last else {
-        return Some(Cost {
-            children: "simulated: the demo or a replay starts no onstat process".into(),
-            calls_per_min,
-            ..Cost::default()
-        });
-    };
-    let (share, per_min) = match first {
-        Some((t0, first)) if t1.saturating_sub(t0) >= Duration::from_secs(10) => {
-            let span = t1.saturating_sub(t0).as_secs_f64();
-            let share = |a: Duration, b: Duration| Some(a.saturating_sub(b).as_secs_f64() / span);
-            (
-                (
-                    share(last.self_cpu, first.self_cpu),
-                    share(last.children_cpu, first.children_cpu),
-                ),
-                Some(last.processes.saturating_sub(first.processes) as f64 * 60.0 / span),
-            )
+    if let Some((t1, last)) = last {
+        cost.self_cpu_s = Some(last.self_cpu.as_secs_f64());
+        if cost.children == "measured" {
+            cost.children_cpu_s = Some(last.children_cpu.as_secs_f64());
         }
-        _ => ((None, None), None),
-    };
-    Some(Cost {
-        self_cpu_s: Some(last.self_cpu.as_secs_f64()),
-        self_core_share: share.0,
-        children_cpu_s: Some(last.children_cpu.as_secs_f64()),
-        children_core_share: share.1,
-        processes_per_min: per_min,
-        children: "measured".into(),
-        calls_per_min,
-    })
+        if let Some((t0, first)) =
+            first.filter(|(t0, _)| t1.saturating_sub(*t0) >= Duration::from_secs(10))
+        {
+            let span = t1.saturating_sub(t0).as_secs_f64();
+            let share = |a: Duration, b: Duration| a.saturating_sub(b).as_secs_f64() / span;
+            cost.self_core_share = Some(share(last.self_cpu, first.self_cpu));
+            if cost.children == "measured" {
+                cost.children_core_share = Some(share(last.children_cpu, first.children_cpu));
+            }
+        }
+    }
+    Some(cost)
 }
 
 impl Snapshot {

@@ -11,7 +11,7 @@ pub mod sqlhosts;
 pub mod ssh;
 
 pub use kinds::Kind;
-pub use registry::{key, Key, Source};
+pub use registry::{key, CallKind, Key, Source};
 pub(crate) use registry::{Collector, Run, FILE_TIMEOUT, PERIOD_DISCOVERY};
 
 use crate::error::SourceError;

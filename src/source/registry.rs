@@ -623,7 +623,26 @@ impl Run {
     }
 }
 
+/// What a call of a source costs the server: an onstat process, another command's process
+/// (oncheck, dbaccess, stat, netstat...), or a file read (`/proc`, `/sys`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CallKind {
+    #[default]
+    Onstat,
+    Command,
+    FileRead,
+}
+
 impl Source {
+    /// What a call of it costs: a process (onstat, another command) or a file read.
+    pub fn call_kind(&self) -> CallKind {
+        match self.def().run {
+            Run::Onstat(_) => CallKind::Onstat,
+            Run::Command(_) | Run::Dbaccess { .. } => CallKind::Command,
+            Run::File(_) => CallKind::FileRead,
+        }
+    }
+
     /// `onstat -u`, `/proc/net/tcp`, `/sys/devices/system/node/node0/meminfo`, ...
     pub fn label(&self) -> String {
         self.def().run.text(self.arg().as_deref())

@@ -85,6 +85,9 @@ pub struct SourceState {
     pub(crate) byte_calls: u64,
     /// When its first run was applied (calls a minute).
     pub(crate) first_t: Option<Duration>,
+    /// The processes started for it: one a call, or its share of a call that answered several
+    /// sources (one `onstat -i` for N options is 1/N each); none for a file read.
+    pub(crate) processes: f64,
     /// The latest run applied failed. Order of arrival decides, not timestamps: an error and
     /// a good sample can carry the same time.
     pub(crate) latest_failed: bool,
@@ -248,6 +251,9 @@ impl Store {
             st.byte_calls += 1;
         }
         st.runs += 1;
+        if u.source.call_kind() != crate::source::CallKind::FileRead {
+            st.processes += 1.0 / f64::from(u.how.shared.max(1));
+        }
         st.last_took = u.took;
         st.note = u.how.note.clone();
         let parsed = match u.result {

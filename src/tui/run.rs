@@ -522,7 +522,10 @@ fn export<B: Backend>(
     outside: &dyn Outside,
 ) -> Outcome {
     let size = terminal.size().unwrap_or_default();
-    let area = ratatui::layout::Rect::new(0, 0, size.width, size.height);
+    // The whole screen, not the terminal's part of it: a session screen's last sections, a
+    // report pane's last lines are what a ticket needs.
+    let height = views::whole_height(app, size.width, size.height);
+    let area = ratatui::layout::Rect::new(0, 0, size.width, height);
     let mut buf = ratatui::buffer::Buffer::empty(area);
     views::render(app, now, area, &mut buf);
     let text = crate::format::SafeText::new(&format!(

@@ -79,22 +79,68 @@ pub(crate) fn lines(snap: &Snapshot, theme: &Theme) -> Vec<ServerLine> {
     out
 }
 
-/// What ifxtop costs this server in a line: itself, its children, processes and calls a minute
-/// (the Server pane's IFXTOP line, and the help's last line).
+/// What ifxtop costs this server in a line (the Server pane's IFXTOP line, and the help's last
+/// line): `ifxtop 0.4 % of a core; onstat 60 processes/min; file reads 300/min`. Processes
+/// are apart from file reads, and a rate is over a full minute: before that, the counts so far.
 pub(crate) fn cost_words(c: &crate::model::snapshot::Cost) -> String {
-    let pct = |v: Option<f64>| v.map_or("-".into(), |v| format!("{:.2}%", v * 100.0));
-    if c.children == "measured" {
-        format!(
-            "self {} of a core, onstat and other children {}, {} processes/min, {:.0} calls/min",
-            pct(c.self_core_share),
-            pct(c.children_core_share),
-            c.processes_per_min
-                .map_or("-".into(), |p| format!("{p:.0}")),
-            c.calls_per_min
-        )
-    } else {
-        format!("children {}; {:.0} calls/min", c.children, c.calls_per_min)
+    let measured = c.children == "measured";
+    let share = |v: f64| {
+        let pct = v * 100.0;
+        if pct < 10.0 {
+            format!("{pct:.1} %")
+        } else {
+            format!("{pct:.0} %")
+        }
+    };
+    let mut me = match c.self_core_share {
+        Some(v) => format!("ifxtop {} of a core", share(v)),
+        None => "ifxtop's CPU not measured".to_string(),
+    };
+    if measured {
+        if let Some(v) = c.children_core_share {
+            me.push_str(&format!(", its commands {}", share(v)));
+        }
+    } else if c.self_core_share.is_some() {
+        me.push_str(" (the demo's simulation included)");
     }
+    let rate = |n: f64| {
+        if n >= 10.0 {
+            format!("{n:.0}")
+        } else {
+            format!("{n:.1}")
+        }
+    };
+    let onstat = if measured {
+        "onstat"
+    } else {
+        "onstat (simulated)"
+    };
+    let mut parts = vec![me];
+    if c.onstat_processes_per_min.is_some() {
+        parts.push(format!(
+            "{onstat} {} processes/min",
+            rate(c.onstat_processes_per_min.unwrap_or(0.0))
+        ));
+        if let Some(n) = c.other_processes_per_min.filter(|n| *n > 0.0) {
+            parts.push(format!("other commands {}/min", rate(n)));
+        }
+        parts.push(format!(
+            "file reads {}/min",
+            rate(c.file_reads_per_min.unwrap_or(0.0))
+        ));
+    } else {
+        // Under a minute: the counts so far.
+        let mut so_far = format!(
+            "{onstat} {} processes",
+            (c.onstat_processes + c.other_processes).round()
+        );
+        so_far.push_str(&format!(
+            ", file reads {} in the first {:.0} s",
+            c.file_reads, c.over_s
+        ));
+        parts.push(so_far);
+    }
+    parts.join("; ")
 }
 
 /// What ifxtop costs this server: itself, its onstat children, and per source (the busiest

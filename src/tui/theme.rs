@@ -220,6 +220,21 @@ pub(crate) fn ascii_for(c: char) -> char {
     }
 }
 
+/// The ASCII for a glyph where one character would mislead: `≤` `≥` as `<=` `>=` (a lower
+/// bound is not "more than"), and an arrow that names a key (`key`: in a hint like `↑/↓`) as
+/// its name, `Up`, `Down`, `Left`, `Right` (`v` is a key of its own); else [`ascii_for`].
+pub(crate) fn ascii_text(c: char, key: bool) -> std::borrow::Cow<'static, str> {
+    match (c, key) {
+        ('≤', _) => "<=".into(),
+        ('≥', _) => ">=".into(),
+        ('↑', true) => "Up".into(),
+        ('↓', true) => "Down".into(),
+        ('←', true) => "Left".into(),
+        ('→', true) => "Right".into(),
+        _ => ascii_for(c).to_string().into(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -295,6 +310,9 @@ mod tests {
             assert!(a.is_ascii() && a != '?', "{c} -> {a}");
         }
         assert_eq!(ascii_for('é'), '?');
+        assert_eq!(ascii_text('≤', false), "<=");
+        assert_eq!(ascii_text('↓', true), "Down");
+        assert_eq!(ascii_text('↓', false), "v");
         assert_eq!(ascii_for('x'), 'x');
     }
 

@@ -365,7 +365,8 @@ impl App {
                 format!("replica {peer}: under the chunks, with its lag"),
                 now,
             );
-        } else if f.kind == K::MemoryReclaim {
+        } else if f.kind == K::MemoryReclaim || c.numa_node.is_some() {
+            // Memory reclaim, or what it slows (a checkpoint flushing through it).
             self.set_pane(Pane::Numa);
         } else if f.kind == K::CpuSaturation || f.kind == K::ClientNetwork {
             self.set_pane(Pane::Sessions);
@@ -543,7 +544,7 @@ impl App {
                         None => {
                             self.say(
                                 format!(
-                                    "cannot seek to '{text}': use 90, 1:30, 2m, 40% or a time \
+                                    "cannot seek to '{text}': use 90, 2m, 1m30s, 40% or a time \
                                      of day 13:35:20"
                                 ),
                                 now,
@@ -1062,54 +1063,19 @@ fn tree_order(snap: &Snapshot, needle: &str) -> Vec<usize> {
     (0..snap.tree.len()).filter(|&i| keep[i]).collect()
 }
 
-/// `90` or `90s` (seconds into the recording), `1:30` (minutes and seconds), `2m`, `40%`, or a
-/// time of day `13:35:20` (the recording's clock, when it says when it started).
+/// Where `:` seeks: what `When` reads (seconds, `2m`, `40%`, a time of day `13:35:20` on the
+/// recording's clock, when it says when it started).
 pub(crate) fn parse_seek(
     text: &str,
     started: Option<time::OffsetDateTime>,
 ) -> Option<ReplayCommand> {
-    let t = text.trim();
-    if let Some(p) = t.strip_suffix('%') {
-        let v: f64 = p.trim().parse().ok()?;
-        return (0.0..=100.0)
-            .contains(&v)
-            .then_some(ReplayCommand::SeekPercent(v / 100.0));
-    }
-    let parts: Vec<&str> = t.split(':').collect();
-    match parts.as_slice() {
-        [h, m, s] => {
-            let (h, m, s): (u8, u8, u8) = (
-                h.trim().parse().ok()?,
-                m.trim().parse().ok()?,
-                s.trim().parse().ok()?,
-            );
-            let start = started?;
-            let at = time::Time::from_hms(h, m, s).ok()?;
-            // The first moment at that time of day from the recording's start on.
-            let mut wall = start.replace_time(at);
-            if wall < start {
-                wall += time::Duration::days(1);
-            }
-            let into = wall - start;
-            return Duration::try_from(into).ok().map(ReplayCommand::SeekTo);
-        }
-        [m, s] => {
-            let m: u64 = m.trim().parse().ok()?;
-            let s: u64 = s.trim().parse().ok()?;
-            return Some(ReplayCommand::SeekTo(Duration::from_secs(m * 60 + s)));
-        }
-        _ => {}
-    }
-    if let Some(m) = t.strip_suffix('m') {
-        let m: f64 = m.trim().parse().ok()?;
-        return Duration::try_from_secs_f64(m * 60.0)
+    match text.parse::<crate::format::When>().ok()? {
+        crate::format::When::Share(p) => Some(ReplayCommand::SeekPercent(p)),
+        w => w
+            .into_timeline(started, None)
             .ok()
-            .map(ReplayCommand::SeekTo);
+            .map(ReplayCommand::SeekTo),
     }
-    let s: f64 = t.strip_suffix('s').unwrap_or(t).trim().parse().ok()?;
-    Duration::try_from_secs_f64(s)
-        .ok()
-        .map(ReplayCommand::SeekTo)
 }
 
 #[cfg(test)]
@@ -1161,9 +1127,11 @@ mod tests {
             Some(ReplayCommand::SeekTo(Duration::from_secs(90)))
         );
         assert_eq!(
-            parse_seek("1:30", None),
+            parse_seek("1m30s", None),
             Some(ReplayCommand::SeekTo(Duration::from_secs(90)))
         );
+        // A colon is a time of day, as everywhere a moment is typed: none without a clock.
+        assert_eq!(parse_seek("1:30", None), None);
         assert_eq!(
             parse_seek("2m", None),
             Some(ReplayCommand::SeekTo(Duration::from_secs(120)))

@@ -306,16 +306,16 @@ fn a_dumb_terminal_is_refused() {
     );
 }
 
-/// The README names every action the config's `[keys]` table accepts.
+/// docs/keys.md names every action the config's `[keys]` table accepts.
 #[test]
-fn the_readme_lists_every_action_name() {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README");
-    let keys = readme
+fn the_docs_list_every_action_name() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/keys.md"))
+        .expect("docs/keys.md");
+    let keys = doc
         .split("table binds keys to these action names")
         .nth(1)
         .and_then(|t| t.split("Key names:").next())
-        .expect("the README's action list");
+        .expect("the action list of docs/keys.md");
     let listed: std::collections::BTreeSet<String> = keys
         .split('`')
         .skip(1)

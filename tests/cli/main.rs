@@ -3,6 +3,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod call;
 mod config;
 mod drill;
 mod extras;
@@ -10,3 +11,4 @@ mod live;
 mod parse;
 mod resolve;
 mod run;
+mod when;

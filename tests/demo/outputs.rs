@@ -1330,12 +1330,12 @@ fn a_lagging_rss_secondary_ends_with_transmission_blocked() {
     );
 }
 
-/// The README names every field of the snapshot's `io` and `replication` (a chunk, a peer, a
-/// secondary's view), as the demo's incidents fill them.
+/// docs/commands.md names every field of the snapshot's `io` and `replication` (a chunk, a
+/// peer, a secondary's view), as the demo's incidents fill them.
 #[test]
-fn the_readme_names_every_io_and_replication_field() {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README");
+fn the_docs_name_every_io_and_replication_field() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/commands.md"))
+        .expect("docs/commands.md");
     let p = phase(Incident::ReplicaLag);
     let s = snap(&DemoInstance::new(1), p.start, p.start + 30);
     let v = serde_json::to_value(&s).expect("JSON");
@@ -1358,7 +1358,7 @@ fn the_readme_names_every_io_and_replication_field() {
         .iter()
         .filter(|n| !readme.contains(&format!("`{n}`")))
         .collect();
-    assert!(missing.is_empty(), "the README lacks {missing:?}");
+    assert!(missing.is_empty(), "docs/commands.md lacks {missing:?}");
 }
 
 /// `onstat -g pqs <sid>`: a session inside a statement shows its plan (the report's three-table

@@ -537,7 +537,7 @@ fn replay_keys_only_act_in_a_replay() {
         vec![Effect::Replay(ReplayCommand::TogglePause)]
     );
     a.on_key(key(':'), NOW);
-    for c in "1:30".chars() {
+    for c in "1m30s".chars() {
         a.on_key(key(c), NOW);
     }
     assert_eq!(

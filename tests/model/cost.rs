@@ -1,7 +1,8 @@
-//! What ifxtop costs (issue 23), from the store to the snapshot: each source's CPU a call (its
-//! share of an `onstat -i` shared with others) and calls a minute; ifxtop's own CPU and its
-//! children's as a share of a core; and on the demo or a replay, which start no process, that
-//! the children are simulated rather than zeros.
+//! What ifxtop costs, from the store to the snapshot: each source's CPU a call (its share of an
+//! `onstat -i` shared with others) and calls a minute; ifxtop's own CPU and its children's as a
+//! share of a core; the onstat processes apart from the file reads; rates only over a full
+//! minute; and on the demo or a replay, which start no process, that the children are simulated
+//! rather than zeros.
 
 use ifxtop::collect::sample::{How, Update};
 use ifxtop::model::snapshot;
@@ -30,12 +31,27 @@ fn json(store: &Store) -> serde_json::Value {
     serde_json::to_value(snapshot::build(store, store.latest, Some("test"), &[])).expect("json")
 }
 
-#[test]
-fn live_calls_show_their_cpu_and_ifxtop_its_share_of_a_core() {
+/// A read of `/proc/net/tcp` at `t` (a file read: no process).
+fn file_read(t: u64) -> Update {
+    Update {
+        source: Source::ProcNetTcp,
+        t: Duration::from_secs(t),
+        took: Duration::ZERO,
+        result: Source::ProcNetTcp.parse(Output {
+            exit: Some(0),
+            stdout: "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n".into(),
+            stderr: String::new(),
+        }),
+        how: How::default(),
+    }
+}
+
+/// Each second for `secs` seconds: one `onstat -i` of 4 options (this source's share of it:
+/// a quarter of a process) that took 8 ms of CPU, and two file reads; ifxtop itself uses 10 ms
+/// a second and its children 8 ms.
+fn live_store(secs: u64) -> Store {
     let mut store = Store::new(StoreSettings::default());
-    // 21 calls over 20 s, each one onstat -i of 4 options that took 8 ms of CPU; ifxtop itself
-    // used 0.2 s and its children 0.168 s over those 20 s, starting 20 processes.
-    for t in 0..=20u64 {
+    for t in 0..=secs {
         store.apply(update(
             t,
             How {
@@ -51,38 +67,93 @@ fn live_calls_show_their_cpu_and_ifxtop_its_share_of_a_core() {
                 }),
             },
         ));
+        store.apply(file_read(t));
+        store.apply(file_read(t));
     }
-    let j = json(&store);
+    store
+}
+
+fn close(a: &serde_json::Value, b: f64) -> bool {
+    a.as_f64().is_some_and(|a| (a - b).abs() < 1e-9)
+}
+
+#[test]
+fn live_calls_show_their_cpu_and_ifxtop_its_share_of_a_core() {
+    let j = json(&live_store(60));
     let u = j["sources"]
         .as_array()
         .and_then(|s| s.iter().find(|s| s["source"] == "onstat -u"))
         .expect("onstat -u");
     assert_eq!(u["cpu_ms_per_call"], 2.0, "{u}");
-    assert_eq!(u["calls_per_min"], 63.0, "{u}");
+    assert!(close(&u["calls_per_min"], 61.0), "61 runs over 60 s: {u}");
     assert_eq!(
-        u["bytes_per_call"], 11_000.0,
-        "the mean of 1,000..=21,000: {u}"
+        u["bytes_per_call"], 31_000.0,
+        "the mean of 1,000..=61,000: {u}"
     );
     assert_eq!(u["via"], "onstat -i: one process for 4 options");
     let c = &j["cost"];
     assert_eq!(c["children"], "measured", "{c}");
-    assert_eq!(c["self_cpu_s"], 1.2);
-    assert_eq!(c["children_cpu_s"], 0.66);
-    assert!(
-        (c["self_core_share"].as_f64().expect("share") - 0.01).abs() < 1e-9,
-        "{c}"
-    );
-    assert!(
-        (c["children_core_share"].as_f64().expect("share") - 0.008).abs() < 1e-9,
-        "{c}"
-    );
-    assert_eq!(c["processes_per_min"], 60.0, "{c}");
+    assert_eq!(c["self_cpu_s"], 1.6);
+    assert_eq!(c["children_cpu_s"], 0.98);
+    assert!(close(&c["self_core_share"], 0.01), "{c}");
+    assert!(close(&c["children_core_share"], 0.008), "{c}");
+    // Processes apart from file reads: a quarter of an onstat -i a second, two reads a second.
+    assert!(close(&c["onstat_processes"], 61.0 / 4.0), "{c}");
+    assert!(close(&c["onstat_processes_per_min"], 61.0 / 4.0), "{c}");
+    assert_eq!(c["file_reads"], 122, "{c}");
+    assert!(close(&c["file_reads_per_min"], 122.0), "{c}");
+    assert!(close(&c["other_processes_per_min"], 0.0), "{c}");
+}
+
+/// Under a minute there is no rate a minute: a count over 20 s is not "63 a minute".
+#[test]
+fn rates_are_only_over_a_full_minute() {
+    let j = json(&live_store(20));
+    let u = j["sources"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["source"] == "onstat -u"))
+        .expect("onstat -u");
+    assert!(u.get("calls_per_min").is_none(), "{u}");
+    let c = &j["cost"];
+    assert!(c["onstat_processes_per_min"].is_null(), "{c}");
+    assert!(c["file_reads_per_min"].is_null(), "{c}");
+    assert!(close(&c["onstat_processes"], 21.0 / 4.0), "{c}");
+    assert_eq!(c["file_reads"], 42, "{c}");
+    assert!(close(&c["over_s"], 20.0), "{c}");
+    // ifxtop's own share needs ten seconds, not a minute.
+    assert!(close(&c["self_core_share"], 0.01), "{c}");
+}
+
+/// A source run once (the extent map's `oncheck -pe`) has no rate, however long ifxtop ran:
+/// once in 25 s is not 2.4 calls a minute.
+#[test]
+fn a_one_shot_call_is_not_a_rate() {
+    let mut store = live_store(90);
+    store.apply(Update {
+        source: Source::OncheckPe,
+        t: Duration::from_secs(65),
+        took: Duration::ZERO,
+        // It ran (a process) and was killed at its timeout.
+        result: Err(ifxtop::error::SourceError::Timeout {
+            after: Duration::from_secs(600),
+        }),
+        how: How::default(),
+    });
+    let j = json(&store);
+    let pe = j["sources"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["source"] == "oncheck -pe"))
+        .expect("oncheck -pe");
+    assert!(pe.get("calls_per_min").is_none(), "{pe}");
+    // It is counted, as one process of another command than onstat.
+    let c = &j["cost"];
+    assert!(close(&c["other_processes"], 1.0), "{c}");
 }
 
 #[test]
 fn without_a_process_the_children_are_simulated_not_zero() {
     let mut store = Store::new(StoreSettings::default());
-    for t in 0..=20u64 {
+    for t in 0..=60u64 {
         store.apply(update(t, How::default()));
     }
     let j = json(&store);
@@ -95,7 +166,7 @@ fn without_a_process_the_children_are_simulated_not_zero() {
         c["self_cpu_s"].is_null() && c["children_cpu_s"].is_null(),
         "{c}"
     );
-    assert_eq!(c["calls_per_min"], 63.0, "{c}");
+    assert!(close(&c["onstat_processes_per_min"], 61.0), "{c}");
     let u = &j["sources"][0];
     assert!(u.get("cpu_ms_per_call").is_none(), "{u}");
     assert!(u.get("bytes_per_call").is_none(), "nothing read: {u}");

@@ -938,11 +938,11 @@ proptest! {
     }
 }
 
-/// Every name in the JSON of `onstat-g-sds` and `proc-diskstats` (the two kinds whose names the
-/// issue left to ifxtop) is in the README, so a user of `ifxtop parse` can look them up. The
-/// banner's names are the README's `header`; `other` holds labels as printed, not names.
+/// Every name in the JSON of `onstat-g-sds` and `proc-diskstats` (the two kinds whose names are
+/// ifxtop's own) is in docs/commands.md, so a user of `ifxtop parse` can look them up. The
+/// banner's names are its `header`; `other` holds labels as printed, not names.
 #[test]
-fn the_readme_names_every_sds_and_diskstats_field() {
+fn the_docs_name_every_sds_and_diskstats_field() {
     fn walk(v: &serde_json::Value, names: &mut std::collections::BTreeSet<String>) {
         match v {
             serde_json::Value::Object(m) => {
@@ -957,8 +957,8 @@ fn the_readme_names_every_sds_and_diskstats_field() {
             _ => {}
         }
     }
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README");
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/commands.md"))
+        .expect("docs/commands.md");
     for (name, dir) in [
         ("onstat-g-sds", "onstat-g-sds"),
         ("proc-diskstats", "proc-diskstats"),
@@ -975,6 +975,9 @@ fn the_readme_names_every_sds_and_diskstats_field() {
             .iter()
             .filter(|n| !readme.contains(&format!("`{n}`")))
             .collect();
-        assert!(missing.is_empty(), "{name}: the README lacks {missing:?}");
+        assert!(
+            missing.is_empty(),
+            "{name}: docs/commands.md lacks {missing:?}"
+        );
     }
 }

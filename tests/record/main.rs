@@ -276,7 +276,7 @@ fn a_failed_run_replays_as_the_failure_it_was() {
     assert_eq!(snap.waiters.len(), 5);
 }
 
-/// The hand-written recording the README describes, made by its script from real captures.
+/// The hand-written recording docs/recording.md describes, made by its script from real captures.
 #[test]
 fn a_hand_written_recording_of_real_captures_replays() {
     let path = fixtures_dir().join("recordings/oninit-handmade.jsonl");

@@ -15,7 +15,6 @@ mod prometheus;
 mod run;
 mod tls;
 
-
 /// Whether `program` (from the Debian package `prometheus`) is there for `test`.
 pub fn available(program: &str, test: &str) -> bool {
     common::have(program, "prometheus", test)

@@ -39,15 +39,12 @@ fn rate(v: Option<f64>) -> String {
     }
 }
 
+/// What the instance is waiting for, when it has no answer yet and nothing failed.
+const WAITING: &str = "waiting for the first onstat -u";
+
 fn cells(r: &FleetRow) -> [String; 12] {
-    let marker = match (&r.problem, &r.finding) {
-        _ if !r.alarm => String::new(),
-        (Some(_), _) => "!".to_string(),
-        (None, Some(f)) => f.split_whitespace().next().unwrap_or("!").to_string(),
-        (None, None) => "!".to_string(),
-    };
     [
-        marker,
+        r.mark.unwrap_or_default().to_string(),
         r.instance.clone(),
         r.mode.clone(),
         r.blocked.clone().unwrap_or_else(|| "-".into()),
@@ -94,7 +91,8 @@ pub(crate) fn render(
     }
     let bar = theme.header_bar;
     buf.set_style(Rect { height: 1, ..area }, bar);
-    let alarms = rows.iter().filter(|r| r.alarm).count();
+    // The rule of the rows' marks (model::fleet::row): the count is of the marked rows.
+    let alarms = rows.iter().filter(|r| r.mark.is_some()).count();
     let mut title = vec![
         Span::styled(" ifxtop ", bar.patch(theme.title)),
         Span::styled(format!("fleet  {} instances  ", rows.len()), bar),
@@ -112,7 +110,15 @@ pub(crate) fn render(
     title.push(Span::styled(" RUNNING ", bar.patch(theme.badge_running)));
     buf.set_line(area.x, area.y, &Line::from(title), area.width);
 
-    let widths = table::layout(&COLS, area.width);
+    // Each column's widest cell: the spare width goes to what the cells need (PROBLEM, the
+    // finding in words), not to blanks after a short instance name.
+    let all: Vec<[String; 12]> = rows.iter().map(cells).collect();
+    let mut needs = [0u16; 12];
+    for (i, n) in needs.iter_mut().enumerate() {
+        let cells = all.iter().map(|c| crate::format::cells(&c[i]));
+        *n = u16::try_from(cells.max().unwrap_or(0)).unwrap_or(u16::MAX);
+    }
+    let widths = table::layout_for(&COLS, area.width, &needs);
     let mut head = Vec::new();
     for (n, (i, w)) in widths.iter().enumerate() {
         if n > 0 {
@@ -131,7 +137,7 @@ pub(crate) fn render(
     let offset = table::scroll_offset(ui.selected, 0, body_height, rows.len());
     for (k, r) in rows.iter().enumerate().skip(offset).take(body_height) {
         let y = body_top + u16::try_from(k - offset).unwrap_or(0);
-        let c = cells(r);
+        let c = &all[k];
         let row_style = if k == ui.selected {
             theme.selected
         } else if r.alarm {
@@ -143,6 +149,11 @@ pub(crate) fn render(
         // An instance with nothing to show (no answer yet, off-line, unreachable) says why
         // across the columns it cannot fill, whatever the width.
         let no_data = r.age_s.is_none() || r.mode == "OFF-LINE";
+        let why = r
+            .problem
+            .as_ref()
+            .map(|p| (p.as_str(), theme.warn))
+            .or(r.waiting.then_some((WAITING, theme.dim)));
         let mut used: u16 = 0;
         for (n, (i, w)) in widths.iter().enumerate() {
             if n > 0 {
@@ -150,9 +161,9 @@ pub(crate) fn render(
                 used = used.saturating_add(1);
             }
             if *i >= 3 && no_data {
-                if let Some(p) = &r.problem {
+                if let Some((p, style)) = why {
                     let rest = area.width.saturating_sub(used);
-                    spans.push(Span::styled(table::fit(p, rest, false), theme.warn));
+                    spans.push(Span::styled(table::fit(p, rest, false), style));
                     break;
                 }
             }
@@ -210,6 +221,12 @@ pub(crate) fn render(
     );
     if ui.help {
         help(theme, area, buf);
+    }
+    // As on every other screen: no control character reaches the terminal (a finding may quote
+    // SQL), and a locale that is not UTF-8 gets ASCII.
+    super::strip_control(buf);
+    if theme.ascii {
+        super::asciify(buf);
     }
 }
 

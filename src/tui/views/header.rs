@@ -33,6 +33,10 @@ pub(crate) fn render(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
     }
 }
 
+/// Where a finding's summary says why (`checkpoint blocking 35s: flushing, 40 threads wait,
+/// slowed by memory reclaim`): kept when the line is cut.
+const WHY: &str = ", slowed by ";
+
 /// The top finding, its marker first so it reads without colour (`⚠ lock chain 42s: sid 812
 /// holds up 3 ...`), or the calm line when no finding is above info.
 pub(crate) fn finding_line<'a>(snap: &'a Snapshot, theme: &Theme, width: u16) -> Line<'a> {
@@ -62,15 +66,34 @@ pub(crate) fn finding_line<'a>(snap: &'a Snapshot, theme: &Theme, width: u16) ->
     } else {
         String::new()
     };
-    // The count of the others stays; the summary is cut to make room for it.
-    let room = usize::from(width)
-        .saturating_sub(1 + more.chars().count())
-        .max(1);
+    // What the finding says goes before the count of the others (`f` lists them): when the
+    // line is too wide, the count goes first; then the summary is cut before its "why" (`,
+    // slowed by memory reclaim`), which is what to act on, rather than at its end.
     let line = crate::format::printable(&f.line());
-    let text = if line.chars().count() > room {
-        crate::tui::table::fit(&line, u16::try_from(room).unwrap_or(u16::MAX), false)
+    let cells = |t: &str| crate::format::cells(t);
+    let width = usize::from(width);
+    let more = if 1 + cells(&line) + cells(&more) > width {
+        String::new()
     } else {
+        more
+    };
+    let room = width.saturating_sub(1 + cells(&more)).max(1);
+    let text = if cells(&line) <= room {
         line
+    } else {
+        match line.rsplit_once(WHY) {
+            Some((head, why)) if cells(why) + cells(WHY) + 8 < room => {
+                let why = format!("{WHY}{why}");
+                let head_room = room - cells(&why);
+                let head = crate::tui::table::fit(
+                    head,
+                    u16::try_from(head_room).unwrap_or(u16::MAX),
+                    false,
+                );
+                format!("{}{why}", head.trim_end())
+            }
+            _ => crate::tui::table::fit(&line, u16::try_from(room).unwrap_or(u16::MAX), false),
+        }
     };
     Line::from(vec![
         Span::styled(format!(" {text}"), style),
@@ -277,6 +300,9 @@ fn io_items(snap: &Snapshot, theme: &Theme, items: &mut Vec<(String, Style, u8)>
     }
 }
 
+/// The wall clock's priority on the title line: above everything else.
+const CLOCK: u8 = 10;
+
 fn title_line<'a>(
     app: &'a App,
     snap: &'a Snapshot,
@@ -285,10 +311,11 @@ fn title_line<'a>(
     width: u16,
 ) -> Line<'a> {
     let bar = theme.header_bar;
-    // (span, priority): when the line is too wide the lowest priorities go first, so the badge,
-    // the server and its mode are always there.
+    // (span, priority): when the line is too wide the lowest priorities go first. The wall
+    // clock goes last of all: on a call the time is what two DBAs match their screens by, and
+    // it matters most in an incident, when the mode's flags, REC and FROZEN are shown too.
     let mut spans: Vec<(Span<'a>, u8)> =
-        vec![(Span::styled(" ifxtop ", bar.patch(theme.title)), 9)];
+        vec![(Span::styled(" ifxtop ", bar.patch(theme.title)), 4)];
     let name = match &app.mode {
         // On which host: over ssh it is not the one the terminal is on.
         Mode::Live => format!(
@@ -314,18 +341,12 @@ fn title_line<'a>(
                 .map_or(file.as_str().into(), |f| f.to_string_lossy())
         ),
     };
-    // In a replay the recorded moment outranks the file's name: paused, stepped or fast, the
-    // time is what the DBA reads out.
-    let replaying = matches!(app.mode, Mode::Replay { .. });
-    spans.push((
-        Span::styled(format!("{name}  "), bar),
-        if replaying { 5 } else { 8 },
-    ));
+    spans.push((Span::styled(format!("{name}  "), bar), 5));
     let s = &snap.server;
     if let Some(off) = &s.offline {
         spans.push((
             Span::styled(format!("OFF-LINE: {off}  "), bar.patch(theme.error)),
-            7,
+            8,
         ));
     } else {
         if let Some(v) = &s.version {
@@ -348,10 +369,10 @@ fn title_line<'a>(
                 .iter()
                 .any(|f| f.starts_with("CKPT") || f == "LONGTX");
             if alarm {
-                spans.push((Span::styled(format!(" {mode} "), theme.badge_alarm), 7));
-                spans.push((Span::styled("  ", bar), 7));
+                spans.push((Span::styled(format!(" {mode} "), theme.badge_alarm), 8));
+                spans.push((Span::styled("  ", bar), 8));
             } else {
-                spans.push((Span::styled(format!("{mode}  "), bar), 7));
+                spans.push((Span::styled(format!("{mode}  "), bar), 6));
             }
         }
         if let Some(up) = s.uptime_s {
@@ -381,7 +402,7 @@ fn title_line<'a>(
         };
         spans.push((
             Span::styled(format!("{text}  "), bar.patch(theme.title)),
-            if replaying { 8 } else { 6 },
+            CLOCK,
         ));
     }
     if let Some(rec) = &app.recording {
@@ -392,8 +413,8 @@ fn title_line<'a>(
             ),
             Some(_) => (" REC stopped ".to_string(), theme.badge_frozen),
         };
-        spans.push((Span::styled(text, style), 8));
-        spans.push((Span::styled(" ", bar), 8));
+        spans.push((Span::styled(text, style), 7));
+        spans.push((Span::styled(" ", bar), 7));
     }
     let badge = match (&app.frozen, &app.replay) {
         (Some((_, at)), _) => Span::styled(
@@ -432,7 +453,6 @@ fn title_line<'a>(
         let Some(lowest) = spans
             .iter()
             .enumerate()
-            .filter(|(_, (_, p))| *p < 7)
             .min_by_key(|(_, (_, p))| *p)
             .map(|(i, _)| i)
         else {

@@ -299,6 +299,24 @@ fn summary_line<'a>(snap: &'a Snapshot, app: &App) -> Line<'a> {
     Line::from(spans)
 }
 
+/// The pane's rows with nothing left out: the summary, the table, the selected chunk's detail
+/// with its figures, replication (as `render` lays them out).
+pub(crate) fn whole_rows(app: &App, width: u16) -> usize {
+    let snap = app.shown();
+    let t = app.table();
+    let table = if t.order.is_empty() {
+        1
+    } else {
+        t.order.len() + 1
+    };
+    let detail = t
+        .order
+        .get(t.selected)
+        .and_then(|&i| snap.io.chunks.get(i))
+        .map_or(0, |c| chunk_lines(c, width, &app.theme, true).len() + 1);
+    1 + table + detail + 1 + replication_lines(&snap.replication, width, &app.theme).len()
+}
+
 pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let snap = app.shown();
     let theme = &app.theme;

@@ -102,6 +102,35 @@ pub fn render(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
     }
 }
 
+/// The height at which the open screen shows every one of its lines, for an export (`e`
+/// writes whole screens, as `y` copies them, not what fits the terminal): the session and hot
+/// spot screens and the report panes (Server, NUMA, I/O, Activity) grow to their last line; a
+/// list pane is exported as shown (the JSON beside it has every row).
+pub(crate) fn whole_height(app: &App, width: u16, height: u16) -> u16 {
+    let chrome = 6 + usize::from(app.replay.is_some());
+    let theme = &app.theme;
+    let snap = app.shown();
+    let body = if let Some((d, view)) = app.session() {
+        view.map(|v| session::lines(v, d, theme, width, app.replay.is_some()).len())
+    } else if let Some((ui, view)) = app.hotspot_screen() {
+        // The key hints under it: two lines.
+        view.map(|v| hotspot::lines(v, ui, theme, width, None).0.len() + 2)
+    } else {
+        match app.pane {
+            Pane::Server => Some(crate::tui::server_lines::lines(snap, theme).len()),
+            Pane::Numa => Some(numa::lines(&snap.numa, width, Some(app)).len()),
+            Pane::Io => Some(io::whole_rows(app, width)),
+            // Title, the chart at its tallest (10 rows), its axis and legend, the table's
+            // header and rows.
+            Pane::Activity => Some(5 + 10 + app.table().order.len()),
+            _ => None,
+        }
+    };
+    body.map_or(height, |b| {
+        height.max(u16::try_from(chrome + b).unwrap_or(u16::MAX))
+    })
+}
+
 /// Draws `line` at (`x`, `y`) in `width` cells; a line that does not fit ends in `…`, so a cut
 /// is never silent (a body line's end is often its number or its duration).
 pub(crate) fn set_line_cut(buf: &mut Buffer, x: u16, y: u16, line: &Line, width: u16) {
@@ -116,17 +145,80 @@ pub(crate) fn set_line_cut(buf: &mut Buffer, x: u16, y: u16, line: &Line, width:
     }
 }
 
-/// Draws every glyph in ASCII, for a terminal whose locale is not UTF-8.
-fn asciify(buf: &mut Buffer) {
-    for cell in buf.content.iter_mut() {
-        let sym = cell.symbol();
-        if !sym.is_ascii() {
-            let a: String = sym
-                .chars()
-                .map(crate::tui::theme::ascii_for)
-                .take(1)
-                .collect();
-            cell.set_symbol(&a);
+/// Draws every glyph in ASCII, for a terminal whose locale is not UTF-8. Where one character
+/// would say something else (`≤` as `<`, the key `↓` as `v`, itself a key), the stand-in is
+/// written out (`<=`, `Down`): the cells it needs more come out of the nearest padding (two
+/// blanks or more), left of it when it is right-aligned there, else to its right, so the columns
+/// after it stay where they were; a row with no padding left loses its end, marked `~`.
+pub(crate) fn asciify(buf: &mut Buffer) {
+    use ratatui::buffer::Cell;
+    let width = usize::from(buf.area.width);
+    if width == 0 {
+        return;
+    }
+    let blank = |c: &Cell| c.symbol() == " ";
+    // What can give a cell on the right: two blanks, or a frame's line (`─`, or its ASCII `-`
+    // in a run of three, so that `--at` in a text stays whole).
+    let gives_way = |row: &[Cell], i: usize| {
+        let at = |j: usize| row.get(j).map_or("", |c| c.symbol());
+        match at(i) {
+            " " => matches!(at(i + 1), " " | "─" | "━" | "═" | "-"),
+            "─" | "━" | "═" => true,
+            "-" => i > 0 && at(i - 1) == "-" && at(i + 1) == "-",
+            _ => false,
+        }
+    };
+    for row in buf.content.chunks_mut(width) {
+        if row.iter().all(|c| c.symbol().is_ascii()) {
+            continue;
+        }
+        let mut out: Vec<Cell> = Vec::with_capacity(width + 8);
+        // Cells written out beyond the row's, still to be taken from padding on the right.
+        let mut owed = 0usize;
+        for i in 0..row.len() {
+            let sym = row[i].symbol();
+            // Padding on the right (blanks, a frame's line) pays what a stand-in before it took.
+            if owed > 0 && gives_way(row, i) {
+                owed -= 1;
+                continue;
+            }
+            if sym.is_ascii() {
+                out.push(row[i].clone());
+                continue;
+            }
+            let c = sym.chars().next().unwrap_or(' ');
+            // A key in a hint: next to the `/` of `↑/↓`, `↓/PgDn`, `Ctrl-p/↓`.
+            let key = (i > 0 && row[i - 1].symbol() == "/")
+                || row.get(i + 1).is_some_and(|n| n.symbol() == "/");
+            let text = crate::tui::theme::ascii_text(c, key);
+            let mut extra = text.chars().count().saturating_sub(1);
+            // Right-aligned after padding: the padding gives way.
+            while extra > 0
+                && out.len() >= 2
+                && blank(&out[out.len() - 1])
+                && blank(&out[out.len() - 2])
+            {
+                out.pop();
+                extra -= 1;
+            }
+            owed += extra;
+            for ch in text.chars() {
+                let mut cell = row[i].clone();
+                cell.set_symbol(ch.encode_utf8(&mut [0; 4]));
+                out.push(cell);
+            }
+        }
+        if out.len() > width {
+            let lost = out[width..].iter().any(|c| !blank(c));
+            out.truncate(width);
+            if lost {
+                if let Some(last) = out.last_mut() {
+                    last.set_symbol("~");
+                }
+            }
+        }
+        for (cell, new) in row.iter_mut().zip(out) {
+            *cell = new;
         }
     }
 }
@@ -285,7 +377,7 @@ fn status_line(app: &App, _now: Duration, area: Rect, buf: &mut Buffer) {
         Some(Prompt::Seek(text)) => prompt(
             "seek to",
             text,
-            "(90, 1:30, 2m, 40% or a time of day 13:35:20; Esc cancels)",
+            "(90, 2m, 40% or a time of day 13:35:20; Esc cancels)",
         ),
         None => match app.current_message() {
             // Cut with an ellipsis, never silently: the start of a message says what it is.

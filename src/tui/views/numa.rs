@@ -48,7 +48,7 @@ fn bar(used: u64, total: u64, width: usize) -> String {
     format!("{}{}", "█".repeat(filled), "░".repeat(width - filled))
 }
 
-fn lines(view: &NumaView, width: u16, app: Option<&App>) -> Vec<Line<'static>> {
+pub(crate) fn lines(view: &NumaView, width: u16, app: Option<&App>) -> Vec<Line<'static>> {
     let theme = app.map(|a| a.theme);
     let warn = theme.map_or(Style::new(), |t| t.error);
     let dim = theme.map_or(Style::new(), |t| t.dim);
