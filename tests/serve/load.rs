@@ -277,7 +277,7 @@ fn all_answered_within(scrapes: &[Timed]) {
 }
 
 /// `ifxtop serve --demo` with one basic-auth user, `prometheus`, its password hashed at the
-/// README's and the toolkit's cost, 10.
+/// docs/serve.md's and the toolkit's cost, 10.
 fn serve_with_a_password(
     dir: &std::path::Path,
     password: &str,
@@ -309,7 +309,7 @@ fn basic(user: &str, password: &str) -> String {
 /// the real user, each a new one (so none is answered from memory), again as soon as it is
 /// answered, while Prometheus's password (checked once, then remembered) scrapes every 200 ms:
 /// every scrape answered within a second. With bcrypt on the HTTP thread, 100 such connections
-/// pushed a scrape to 15 s at cost 12. Cost 10 here, the README's and the toolkit's. Bounded:
+/// pushed a scrape to 15 s at cost 12. Cost 10 here, docs/serve.md's and the toolkit's. Bounded:
 /// 200 threads for 6 s on loopback.
 #[test]
 fn a_wrong_password_flood_does_not_hold_up_a_remembered_scrape() {
