@@ -62,16 +62,9 @@ fn snapshots(sessions: usize, from: u64, n: u64) -> Vec<Snapshot> {
 }
 
 fn sample_all(a: &mut Activity, snaps: &[Snapshot], seconds: u64) {
-    let ready: Vec<_> = snaps
-        .iter()
-        .map(|s| s.ready.iter().copied().collect())
-        .collect();
     for t in 0..seconds {
         let i = (t as usize) % snaps.len();
-        a.add(
-            t as f64,
-            &actives(&snaps[i].sessions, &snaps[i].waiters, &ready[i]),
-        );
+        a.add(t as f64, &snaps[i].actives());
     }
 }
 
@@ -103,19 +96,12 @@ fn activity(c: &mut Criterion) {
     let mut g = c.benchmark_group("activity");
     g.sample_size(20);
     // One second of the live loop's extra work: a sample, and with the pane open its chart.
-    let ready: Vec<_> = snaps
-        .iter()
-        .map(|s| s.ready.iter().copied().collect())
-        .collect();
     let mut a = hour.clone();
     let mut t = 3_600u64;
     g.bench_function("sample_5000", |b| {
         b.iter(|| {
             let i = (t as usize) % snaps.len();
-            a.add(
-                t as f64,
-                &actives(&snaps[i].sessions, &snaps[i].waiters, &ready[i]),
-            );
+            a.add(t as f64, &snaps[i].actives());
             let chart = a.chart(t as f64 - 300.0, t as f64).count();
             t += 1;
             chart

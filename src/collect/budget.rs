@@ -217,7 +217,26 @@ async fn a_minute_of_every_source_starts_at_most_60_onstat_processes() {
     // replication commands every 10 s, only those the role asks for.
     assert_eq!(count("-D"), 12, "{by_option:#?}");
     assert_eq!(count("-g iof"), 6, "{by_option:#?}");
-    assert_eq!(count("-g ath"), 6, "{by_option:#?}");
+    // The threads' states at every tick: more threads look runnable than the demo's 16 CPU
+    // VPs (demand.rs), so database time knows who is on a CPU and who waits for one.
+    assert_eq!(count("-g ath"), 60, "{by_option:#?}");
+    // The active sessions' statements ride in the same calls, each read again every 10 s.
+    let statements: usize = by_option
+        .iter()
+        .filter(|(o, _)| o.starts_with("-g sql "))
+        .map(|(_, n)| n)
+        .sum();
+    assert!(
+        statements > 60,
+        "{statements} statements read: {by_option:#?}"
+    );
+    assert!(
+        by_option
+            .iter()
+            .filter(|(o, _)| o.starts_with("-g sql "))
+            .all(|(_, n)| *n <= 6),
+        "a statement read more than once in 10 s: {by_option:#?}"
+    );
     assert_eq!(count("-g cluster"), 6, "{by_option:#?}");
     assert_eq!(count("-g rss verbose"), 6, "{by_option:#?}");
     assert_eq!(count("-g seg"), 1, "{by_option:#?}");
@@ -280,7 +299,6 @@ async fn the_large_slow_outputs_are_read_off_the_busy_seconds() {
     assert_eq!(count("-g tpf"), 2, "{by_option:#?}");
     assert_eq!(count("-g ses"), 2, "{by_option:#?}");
     assert_eq!(count("-g seg"), 1, "{by_option:#?}");
-    assert_eq!(count("-g ath"), 6, "{by_option:#?}");
     let slow = ["-g tpf", "-g ses"];
     let mut apart = 0;
     for argv in &calls {
@@ -292,7 +310,9 @@ async fn the_large_slow_outputs_are_read_off_the_busy_seconds() {
         }
         apart += here.len();
         assert_eq!(here.len(), 1, "two large outputs in one call: {options:?}");
-        for busy in ["-g ath", "-g ntt", "-g cpu", "-k", "-x"] {
+        // (`-g ath` is in every tick's call while more threads look runnable than there are
+        // CPU VPs: demand.rs.)
+        for busy in ["-g ntt", "-g cpu", "-k", "-x"] {
             assert!(!has(busy), "{here:?} read with {busy}: {options:?}");
         }
     }

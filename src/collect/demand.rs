@@ -6,8 +6,14 @@
 //! every [`MUTEX_PERIOD`], a process of its own, kept inside the budget of 200 onstat processes
 //! a minute (`budget.rs`). A calm server asks for none of them more often than their own
 //! periods.
+//!
+//! Database time classes a session with no wait flag by what its thread does at the moment:
+//! on a CPU VP, ready for one, or waiting inside the server (`onstat -g ath`'s status). While
+//! more user threads have no wait flag than there are CPU VPs, some of them cannot be on a
+//! CPU, so `onstat -g ath` joins every tick's call; otherwise it keeps its own period, and the
+//! moments between say `cpu_or_wait` for those sessions.
 
-use crate::ids::Addr;
+use crate::ids::{Addr, Sid};
 use crate::parsers::onstat_u::{OnstatU, WaitReason};
 use crate::source::Source;
 use std::sync::Mutex;
@@ -24,6 +30,26 @@ const MUTEXES: u8 = 4;
 /// ([`Demand::pin`]).
 const CHUNKS: u8 = 8;
 const VPS: u8 = 16;
+/// `onstat -g ath`: the threads' states, at every tick while more threads look runnable than
+/// there are CPU VPs.
+const THREADS: u8 = 32;
+
+/// A statement read this long ago is read again while its session stays active: under
+/// `model::activity::SQL_FRESH_S`, so an active session's statement is always of the last
+/// seconds.
+pub(crate) const STATEMENT_REREAD: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// At most this many `onstat -g sql <sid>` lines ride in one tick's call (the sessions never
+/// read first, then the longest ago): at 5,000 sessions, a few hundred are active at once.
+pub(crate) const STATEMENTS_PER_TICK: usize = 200;
+
+/// The statements of the active sessions: who was active at the latest `onstat -u`, and when
+/// each session's statement was last asked for.
+#[derive(Debug, Default)]
+struct Statements {
+    active: Vec<Sid>,
+    asked: rustc_hash::FxHashMap<Sid, std::time::Duration>,
+}
 
 /// The demand, shared by the collectors of one instance.
 #[derive(Debug)]
@@ -36,6 +62,9 @@ pub(crate) struct Demand {
     /// The previous sample's mutex waits (thread, mutex): a wait seen in two samples in a row
     /// lasts past an instant.
     mutex_waits: Mutex<Vec<(Addr, Addr)>>,
+    /// The CPU VPs of the latest `onstat -g glo` (0: not known yet).
+    cpu_vps: std::sync::atomic::AtomicU64,
+    statements: Mutex<Statements>,
 }
 
 impl Default for Demand {
@@ -44,6 +73,8 @@ impl Default for Demand {
             bits: watch::channel(0).0,
             pinned: std::sync::atomic::AtomicU8::new(0),
             mutex_waits: Mutex::new(Vec::new()),
+            cpu_vps: std::sync::atomic::AtomicU64::new(0),
+            statements: Mutex::new(Statements::default()),
         }
     }
 }
@@ -53,7 +84,19 @@ impl Demand {
     pub(crate) fn observe(&self, u: &OnstatU) {
         let mut bits = 0;
         let mut waits: Vec<(Addr, Addr)> = Vec::new();
+        let mut runnable = 0u64;
+        let mut active: Vec<Sid> = Vec::new();
         for th in &u.threads {
+            let server_own =
+                th.sessid.0 == 0 || matches!(th.flags.thread_kind(), Some('B' | 'D' | 'F' | 'M'));
+            if th.wait_reason.is_none() && !server_own {
+                runnable += 1;
+            }
+            // Active: running, or waiting for the server (a condition is most often the
+            // client's: idle).
+            if !server_own && th.wait_reason != Some(WaitReason::Condition) {
+                active.push(th.sessid);
+            }
             match th.wait_reason {
                 Some(WaitReason::Lock) => bits |= LOCKS,
                 Some(WaitReason::Buffer) => bits |= BUFFERS,
@@ -64,6 +107,15 @@ impl Demand {
                 }
                 _ => {}
             }
+        }
+        let vps = self.cpu_vps.load(std::sync::atomic::Ordering::Relaxed);
+        if runnable > 0 && (vps == 0 || runnable > vps) {
+            bits |= THREADS;
+        }
+        active.sort_unstable();
+        active.dedup();
+        if let Ok(mut st) = self.statements.lock() {
+            st.active = active;
         }
         waits.sort_unstable();
         if let Ok(mut prev) = self.mutex_waits.lock() {
@@ -86,8 +138,43 @@ impl Demand {
             Source::OnstatGLmx => MUTEXES,
             Source::OnstatDUpper => CHUNKS,
             Source::OnstatGGlo => VPS,
+            Source::OnstatGAth => THREADS,
             _ => 0,
         }
+    }
+
+    /// The statements to read in the tick's call at `now`: those of the sessions active at the
+    /// latest `onstat -u` not asked for within [`STATEMENT_REREAD`], never asked first, at
+    /// most `max`. They count as asked from now.
+    pub(crate) fn statements_due(&self, now: std::time::Duration, max: usize) -> Vec<Source> {
+        let Ok(mut st) = self.statements.lock() else {
+            return Vec::new();
+        };
+        let st = &mut *st;
+        let mut due: Vec<(Option<std::time::Duration>, Sid)> = st
+            .active
+            .iter()
+            .map(|s| (st.asked.get(s).copied(), *s))
+            .filter(|(at, _)| at.is_none_or(|at| now.saturating_sub(at) >= STATEMENT_REREAD))
+            .collect();
+        due.sort_unstable();
+        due.truncate(max);
+        for (_, sid) in &due {
+            st.asked.insert(*sid, now);
+        }
+        // Sessions not asked for a while are forgotten (sessions come and go).
+        if st.asked.len() > 4 * st.active.len().max(1024) {
+            st.asked
+                .retain(|_, at| now.saturating_sub(*at) < 6 * STATEMENT_REREAD);
+        }
+        due.into_iter()
+            .map(|(_, s)| Source::OnstatGSql(s))
+            .collect()
+    }
+
+    /// Takes an `onstat -g glo`'s count of CPU VPs.
+    pub(crate) fn cpu_vps(&self, n: u64) {
+        self.cpu_vps.store(n, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Whether `source` is ever wanted at every tick.
@@ -169,6 +256,65 @@ mod tests {
         assert!(!d.wants(&Source::OnstatGLmx));
         d.observe(&u(&[]));
         assert!(!d.wants(&Source::OnstatK) && !d.wants(&Source::OnstatX));
+    }
+
+    /// `onstat -g ath` joins every tick while more user threads look runnable (no wait flag)
+    /// than there are CPU VPs, and before the VPs are known; the server's own threads do not
+    /// count.
+    #[test]
+    fn the_threads_states_are_read_at_every_tick_while_more_look_runnable_than_cpu_vps() {
+        let d = Demand::default();
+        let busy: Vec<(u64, char, u64)> = (0..5).map(|i| (0x1000 + i * 0x100, '-', 0)).collect();
+        // The VPs not known yet: read it.
+        d.observe(&u(&busy));
+        assert!(d.wants(&Source::OnstatGAth));
+        d.cpu_vps(4);
+        d.observe(&u(&busy));
+        assert!(d.wants(&Source::OnstatGAth), "5 runnable on 4 CPU VPs");
+        d.observe(&u(&busy[..4]));
+        assert!(!d.wants(&Source::OnstatGAth), "4 runnable on 4 CPU VPs");
+        // Waiters do not look runnable.
+        let mut waiting = busy.clone();
+        waiting[0].1 = 'L';
+        d.observe(&u(&waiting));
+        assert!(!d.wants(&Source::OnstatGAth));
+        d.observe(&u(&[]));
+        assert!(!d.wants(&Source::OnstatGAth));
+    }
+
+    /// The statements of the sessions active at the latest `onstat -u` (running, or waiting
+    /// for the server; not those waiting on a condition, most often their client, nor the
+    /// server's own), never read first, each again once [`STATEMENT_REREAD`] has passed, at
+    /// most `max` a tick.
+    #[test]
+    fn the_active_sessions_statements_are_read_each_in_turn() {
+        let d = Demand::default();
+        let secs = std::time::Duration::from_secs;
+        let sql = |v: Vec<Source>| -> Vec<u64> {
+            v.into_iter()
+                .map(|s| match s {
+                    Source::OnstatGSql(sid) => sid.0,
+                    other => panic!("{other:?}"),
+                })
+                .collect()
+        };
+        // Sessions 100..=103: running, a lock wait, a condition (idle), running.
+        d.observe(&u(&[
+            (0x1000, '-', 0),
+            (0x2000, 'L', 0x9000),
+            (0x3000, 'Y', 0x9100),
+            (0x4000, '-', 0),
+        ]));
+        assert_eq!(sql(d.statements_due(secs(1), 2)), [100, 101]);
+        assert_eq!(sql(d.statements_due(secs(2), 2)), [103]);
+        assert!(d.statements_due(secs(5), 2).is_empty());
+        // Read again once STATEMENT_REREAD has passed, the longest ago first.
+        assert_eq!(sql(d.statements_due(secs(11), 2)), [100, 101]);
+        assert_eq!(sql(d.statements_due(secs(12), 9)), [103]);
+        // A session no longer active is not read.
+        d.observe(&u(&[(0x4000, '-', 0)]));
+        assert!(d.statements_due(secs(13), 9).is_empty());
+        assert_eq!(sql(d.statements_due(secs(30), 9)), [100]);
     }
 
     #[test]

@@ -134,6 +134,16 @@ pub(crate) fn spawn(ctx: &Ctx, sources: Vec<Source>) -> JoinHandle<()> {
                     st.not_interactive.as_ref().is_none_or(|(u, _)| t >= *u),
                 )
             };
+            // The active sessions' statements ride in the call, never in calls of their own.
+            if interactive && !due.is_empty() {
+                let st = lock(&state);
+                due.extend(
+                    ctx.demand
+                        .statements_due(now, super::demand::STATEMENTS_PER_TICK)
+                        .into_iter()
+                        .filter(|s| !st.runs_alone(s)),
+                );
+            }
             let mut held: Vec<Source> = Vec::new();
             if interactive && split {
                 let slow: Vec<Source> = due.iter().copied().filter(|s| s.period() > FAST).collect();

@@ -282,6 +282,15 @@ impl Ctx {
                 self.demand.observe(u);
             }
         }
+        if let (Source::OnstatGGlo, Ok(p)) = (source, &result) {
+            let cpu = p
+                .get::<crate::parsers::onstat_g_glo::OnstatGGlo>()
+                .and_then(|g| g.classes.iter().find(|c| c.class == "cpu"))
+                .map(|c| c.vps);
+            if let Some(n) = cpu {
+                self.demand.cpu_vps(n);
+            }
+        }
         if let (Source::OnstatDUpper, Ok(p)) = (source, &result) {
             if let Some(d) = p.get::<crate::parsers::onstat_d_upper::OnstatDUpper>() {
                 let paths: Vec<String> = d.chunks.iter().map(|c| c.path.clone()).collect();

@@ -90,6 +90,17 @@ pub(crate) struct SessionNow {
     pub(crate) send_q: u64,
 }
 
+/// Where a session with work in hand (running, in a critical section, rolling back) is at
+/// the instant the outputs are taken: on a CPU VP (its number), in the ready queue, or
+/// waiting for a disk read in between. At most one session thread a CPU VP runs at once, and
+/// as many as the VPs' busy seconds of this second make (`World::cpu_use`'s share).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Dispatch {
+    OnCpu(u32),
+    Ready,
+    Io,
+}
+
 /// The virtual processor a thread runs on, as `onstat -g ath` names it (`3cpu`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Vp {
@@ -169,6 +180,9 @@ pub(crate) struct World<'a> {
     hot: Option<HotBuffer>,
     /// Mutexes held, in mutex order.
     pub(crate) mutexes: Vec<HeldMutex>,
+    /// Per session: where it is at the instant when it has work in hand (`None` when it waits
+    /// or is idle).
+    pub(crate) dispatch: Vec<Option<Dispatch>>,
 }
 
 /// A lock a session holds: (partnum, rowid, type), and who waits for it first.
@@ -314,6 +328,7 @@ impl<'a> World<'a> {
             ..
         } = scene;
         let mutexes = held_mutexes(pop, &now, &sessions);
+        let dispatch = dispatch(pop, counters, &now, &sessions);
         World {
             pop,
             counters,
@@ -322,6 +337,7 @@ impl<'a> World<'a> {
             held,
             hot,
             mutexes,
+            dispatch,
         }
     }
 
@@ -415,18 +431,75 @@ impl<'a> World<'a> {
             _ => t - ((t + s.offset) % s.period).min(t),
         }
     }
+}
 
-    /// The session is ready to run but waits for a CPU VP (`onstat -g rea`).
-    pub(crate) fn ready(&self, idx: usize) -> bool {
-        let seed = self.pop.seed;
-        if self.now.incident() == Incident::CpuSaturated {
+/// The CPU VPs a session thread may run on: `1cpu` runs the shared-memory poll thread.
+const FIRST_SESSION_VP: u32 = 2;
+
+/// Where each session with work in hand is at the instant (see [`Dispatch`]). As many run on
+/// a CPU VP as the VPs' busy seconds of this second give the sessions (90 %, as
+/// [`World::cpu_use`] shares them out), never more than the VPs they may run on; while the
+/// CPU VPs are saturated the ready queue holds a growing share of the rest, otherwise a few
+/// (a thread woken an instant before its VP takes it); the others are between two disk reads
+/// of their statement.
+fn dispatch(
+    pop: &Population,
+    counters: &Counters,
+    now: &Now,
+    sessions: &[SessionNow],
+) -> Vec<Option<Dispatch>> {
+    use super::profile::{CPU_VPS, Q};
+    let seed = pop.seed;
+    let t = now.t;
+    let mut out: Vec<Option<Dispatch>> = sessions
+        .iter()
+        .map(|sn| match sn.activity {
+            Activity::Reading => Some(Dispatch::Io),
+            _ => None,
+        })
+        .collect();
+    let mut candidates: Vec<(u64, usize)> = sessions
+        .iter()
+        .enumerate()
+        .filter(|(_, sn)| {
+            matches!(
+                sn.activity,
+                Activity::Running | Activity::Critical | Activity::Rollback
+            )
+        })
+        .map(|(i, _)| (below(seed, Salt::State, i as u64, t * 7 + 5, 1 << 30), i))
+        .collect();
+    candidates.sort_unstable();
+    let ti = i64::try_from(t).unwrap_or(i64::MAX);
+    let busy = |q: Q| counters.at(q, ti) - counters.at(q, ti - 1);
+    let vp_seconds = (busy(Q::CpuUser) + busy(Q::CpuSys)).max(0.0);
+    let slots = (CPU_VPS as u32).saturating_sub(FIRST_SESSION_VP - 1) as usize;
+    let on_cpu = ((0.9 * vp_seconds).round() as usize)
+        .min(slots)
+        .min(candidates.len());
+    let saturated = now.incident() == Incident::CpuSaturated;
+    let calm_ready = below(seed, Salt::State, t, 11, 3) as usize;
+    let len = now.phase.len().max(1) as f64;
+    let share = 0.25 + 0.65 * (now.into as f64 / len);
+    let mut queued = 0;
+    for (k, &(_, i)) in candidates.iter().enumerate() {
+        out[i] = Some(if k < on_cpu {
+            Dispatch::OnCpu(FIRST_SESSION_VP + k as u32)
+        } else if saturated {
             // The queue grows through the phase: a session once queued stays queued.
-            let len = self.now.phase.len().max(1) as f64;
-            let share = 0.25 + 0.65 * (self.now.into as f64 / len);
-            return unit(seed, Salt::State, idx as u64, 77) < share;
-        }
-        below(seed, Salt::State, idx as u64, self.now.t + 3, 40) == 0
+            if unit(seed, Salt::State, i as u64, 77) < share {
+                Dispatch::Ready
+            } else {
+                Dispatch::Io
+            }
+        } else if queued < calm_ready {
+            queued += 1;
+            Dispatch::Ready
+        } else {
+            Dispatch::Io
+        });
     }
+    out
 }
 
 /// The moment `World::at` builds, in phases: each session starts as its own rhythm makes it,
@@ -1060,17 +1133,14 @@ fn threads(w: &World<'_>) -> Vec<Thread> {
                     waited,
                 },
             ),
-            Activity::Running | Activity::Critical | Activity::Rollback => {
-                let ready = w.ready(s.idx);
-                (
-                    0,
-                    if ready {
-                        Status::Ready
-                    } else {
-                        Status::Running
-                    },
-                )
-            }
+            Activity::Running | Activity::Critical | Activity::Rollback => (
+                0,
+                match w.dispatch.get(s.idx).copied().flatten() {
+                    Some(Dispatch::OnCpu(_)) => Status::Running,
+                    Some(Dispatch::Ready) => Status::Ready,
+                    _ => Status::IoWait,
+                },
+            ),
             Activity::Reading => (0, Status::IoWait),
             Activity::Mutex { which } => (
                 pop.layout.mutex + which * MUTEX_SIZE,
@@ -1094,14 +1164,22 @@ fn threads(w: &World<'_>) -> Vec<Thread> {
             nwrites: s.base_writes + s.writes_rate * t / 100,
             user: s.user,
             name: "sqlexec",
-            vp: Vp::Cpu(s.vp),
+            vp: match w.dispatch.get(s.idx).copied().flatten() {
+                Some(Dispatch::OnCpu(vp)) => Vp::Cpu(vp),
+                _ => Vp::Cpu(s.vp),
+            },
             prty: 2,
             status,
         });
         // A parallel query runs with helper threads sharing the sessid.
+        // Its scan threads wait for a VP of their own while it runs, or read.
         if s.pdq && matches!(sn.activity, Activity::Running | Activity::Reading) {
+            let scanning = match w.dispatch.get(s.idx).copied().flatten() {
+                Some(Dispatch::OnCpu(_) | Dispatch::Ready) => Status::Ready,
+                _ => Status::IoWait,
+            };
             for (k, (flags, name, status)) in [
-                (*b"-------", "scan_1.0", Status::Running),
+                (*b"-------", "scan_1.0", scanning),
                 (*b"----R--", "scan_1.1", Status::IoWait),
             ]
             .into_iter()

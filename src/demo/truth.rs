@@ -50,6 +50,18 @@ impl State {
     }
 }
 
+/// Where a session with work in hand (no wait flag: running, reading, in a critical section,
+/// rolling back) is at the instant the outputs are taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dispatch {
+    /// On a CPU VP.
+    OnCpu,
+    /// In the ready queue, waiting for a CPU VP.
+    Ready,
+    /// Waiting for a disk read.
+    Io,
+}
+
 /// One client session at one second.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SessionTruth {
@@ -73,6 +85,9 @@ pub struct SessionTruth {
     pub cpu_s: f64,
     /// Its pool's memory in this second, total and used (what `onstat -g ses` prints).
     pub memory: (u64, u64),
+    /// Where it is at the instant when it has work in hand (`None` when it waits or is idle):
+    /// what its database time is spent on (on CPU, waiting for a CPU, I/O).
+    pub dispatch: Option<Dispatch>,
 }
 
 /// A mutex held at one second: its address, name, holder's sid and the sids waiting for it.
@@ -259,6 +274,11 @@ fn truth_of(world: &World<'_>, ages: &[Option<u64>]) -> Truth {
                 txn: sn.txn,
                 cpu_s: cpu.get(i).copied().unwrap_or(0.0),
                 memory: super::onstat::session_memory(&pop.sessions[i], world.now.t),
+                dispatch: world.dispatch.get(i).copied().flatten().map(|d| match d {
+                    super::moment::Dispatch::OnCpu(_) => Dispatch::OnCpu,
+                    super::moment::Dispatch::Ready => Dispatch::Ready,
+                    super::moment::Dispatch::Io => Dispatch::Io,
+                }),
             },
         );
     }

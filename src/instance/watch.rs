@@ -174,8 +174,7 @@ pub(crate) fn sample_keeping(
     let Some(at) = snap.moment_s else {
         return false;
     };
-    let ready: rustc_hash::FxHashSet<crate::ids::Sid> = snap.ready.iter().copied().collect();
-    let actives = crate::model::activity::actives(&snap.sessions, &snap.waiters, &ready);
+    let actives = snap.actives();
     let added = activity.add(at, &actives);
     if added {
         keep(at, &actives);

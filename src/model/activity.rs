@@ -49,10 +49,16 @@ pub const SQL_FRESH_S: f64 = 12.0;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Class {
-    /// Running: on a CPU VP (or ready for one when `onstat -g rea` was not read at the moment).
+    /// On a CPU VP: its thread `running` in an `onstat -g ath` read at the moment.
     Cpu,
-    /// In the ready queue of `onstat -g rea`, read at the moment: waiting for a CPU VP.
+    /// No wait flag in `onstat -u`, and no thread list of the moment to tell whether it runs
+    /// on a VP, waits for one, or waits inside the server (I/O): said so, never guessed.
+    CpuOrWait,
+    /// Ready to run, waiting for a CPU VP: `ready` in `onstat -g ath`, or in the ready queue
+    /// of an `onstat -g rea`, read at the moment.
     CpuWait,
+    /// Waiting for a disk read or write (`IO Wait` in `onstat -g ath` at the moment).
+    Io,
     Lock,
     Buffer,
     /// A mutex or latch (`S`).
@@ -62,14 +68,17 @@ pub enum Class {
     Transaction,
     /// A condition that is not the client's (`sm_read`, I/O, a sort...).
     Condition,
-    /// Rollback, defunct, a wait with no reason.
+    /// Rollback, defunct, a wait with no reason; a thread sleeping or yielding inside the
+    /// server with no wait flag (`sleeping secs`, `yield`, `join wait` at the moment).
     Other,
 }
 
 impl Class {
-    pub const ALL: [Class; 10] = [
+    pub const ALL: [Class; 12] = [
         Class::Cpu,
+        Class::CpuOrWait,
         Class::CpuWait,
+        Class::Io,
         Class::Lock,
         Class::Buffer,
         Class::Mutex,
@@ -89,7 +98,9 @@ impl Class {
     pub fn name(self) -> &'static str {
         match self {
             Class::Cpu => "cpu",
+            Class::CpuOrWait => "cpu_or_wait",
             Class::CpuWait => "cpu_wait",
+            Class::Io => "io",
             Class::Lock => "lock",
             Class::Buffer => "buffer",
             Class::Mutex => "mutex",
@@ -105,7 +116,9 @@ impl Class {
     pub fn label(self) -> &'static str {
         match self {
             Class::Cpu => "CPU",
+            Class::CpuOrWait => "CPU/wait?",
             Class::CpuWait => "CPU wait",
+            Class::Io => "I/O",
             Class::Lock => "lock",
             Class::Buffer => "buffer",
             Class::Mutex => "mutex",
@@ -429,6 +442,8 @@ pub struct Activity {
     /// (user, host, program) → the ident's number, and back.
     idents: FxHashMap<(NameId, NameId, NameId), NameId>,
     ident_of: Vec<(NameId, NameId, NameId)>,
+    /// A statement's fingerprint (the key) → one text it was seen with.
+    examples: FxHashMap<NameId, NameId>,
     recent: VecDeque<Sample>,
     buckets: VecDeque<Bucket>,
     /// Each sample's active sessions by class, for the chart, over the whole history.
@@ -462,6 +477,9 @@ pub struct Active<'a> {
     pub head: Option<Sid>,
 }
 
+/// What a statement not read lately is called, wherever a statement is shown.
+pub const NOT_READ: &str = "(not read)";
+
 /// A statement's words as the history keys them.
 pub(crate) const SQL_KEY_CHARS: usize = 200;
 
@@ -485,15 +503,68 @@ fn object_of(w: &WaiterRow) -> Option<String> {
     }
 }
 
+/// What the thread lists read at the moment of an `onstat -u` say of the sessions whose
+/// threads have no wait flag there: running on a VP, ready for one, or waiting inside the
+/// server. A list not read at the moment says nothing (its sessions are `cpu_or_wait`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunStates {
+    /// From an `onstat -g ath` of the moment: each session's class by its primary thread's
+    /// status (`running`, `ready`, `IO Wait`, ...). `None`: not read at the moment.
+    pub threads: Option<FxHashMap<Sid, Class>>,
+    /// From an `onstat -g rea` of the moment: the sessions with a thread in the ready queue.
+    pub ready: FxHashSet<Sid>,
+}
+
+impl RunStates {
+    /// The class of a session with no wait flag at the moment: what `onstat -g ath` says of
+    /// its primary thread, else waiting for a CPU when `onstat -g rea` lists it, else not
+    /// known (`cpu_or_wait`).
+    pub fn class_of(&self, sid: Sid) -> Class {
+        if let Some(c) = self.threads.as_ref().and_then(|t| t.get(&sid)) {
+            return *c;
+        }
+        if self.ready.contains(&sid) {
+            return Class::CpuWait;
+        }
+        Class::CpuOrWait
+    }
+}
+
+/// The class an `onstat -g ath` status gives a thread that has no wait flag in `onstat -u`.
+pub fn class_of_thread(state: &crate::parsers::onstat_g_ath::ThreadState) -> Class {
+    use crate::parsers::onstat_g_ath::ThreadState;
+    match state {
+        ThreadState::Running => Class::Cpu,
+        ThreadState::Ready => Class::CpuWait,
+        ThreadState::Io => Class::Io,
+        ThreadState::CondWait { .. } => Class::Condition,
+        ThreadState::MutexWait { .. } => Class::Mutex,
+        ThreadState::LockWait => Class::Lock,
+        ThreadState::Sleeping { .. } => Class::Other,
+        ThreadState::Other { words } => {
+            let w = words.to_ascii_lowercase();
+            if w.contains("buf") {
+                Class::Buffer
+            } else if w.contains("checkpoint") {
+                Class::Checkpoint
+            } else if w.contains("log") {
+                Class::LogBuffer
+            } else {
+                Class::Other
+            }
+        }
+    }
+}
+
 /// The active sessions of a snapshot, each classed and keyed (the server's own threads left
-/// out, as ASH counts foreground sessions only): a session waiting for the server
-/// (its primary thread's wait; an idle client wait is not active), or running (on CPU; waiting
-/// for one when `ready` holds it).
-/// `sessions` and `waiters` are a snapshot's (one moment's).
+/// out, as ASH counts foreground sessions only): a session waiting for the server (its
+/// primary thread's wait; an idle client wait is not active), or with no wait flag, classed by
+/// the thread lists of the moment (`run`: on a CPU, waiting for one, in I/O, or not known).
+/// `sessions`, `waiters` and `run` are a snapshot's (one moment's).
 pub fn actives<'a>(
     sessions: &'a [SessionRow],
     waiters: &'a [WaiterRow],
-    ready: &FxHashSet<Sid>,
+    run: &RunStates,
 ) -> Vec<Active<'a>> {
     let mut waiter_of: FxHashMap<Sid, &WaiterRow> = FxHashMap::default();
     for w in waiters {
@@ -507,8 +578,7 @@ pub fn actives<'a>(
     for s in sessions.iter().filter(|s| !s.system) {
         let (class, w) = match s.state {
             SessionState::Idle => continue,
-            SessionState::Running if ready.contains(&s.sessid) => (Class::CpuWait, None),
-            SessionState::Running => (Class::Cpu, None),
+            SessionState::Running => (run.class_of(s.sessid), None),
             SessionState::Waiting => {
                 let w = waiter_of.get(&s.sessid).copied();
                 match w {
@@ -596,7 +666,19 @@ impl Activity {
             let program = self.names.id(a.program.unwrap_or(""));
             let ident = self.ident(user, host, program);
             let sql = match a.sql {
-                Some(q) => self.names.id(&statement_words(q, SQL_KEY_CHARS)),
+                Some(q) => {
+                    // The fingerprint of the statement's first words (what a recording's track
+                    // keeps, so a track gives the same keys), and the first text seen for it.
+                    let words = statement_words(q, SQL_KEY_CHARS);
+                    let fp = self
+                        .names
+                        .id(&crate::model::fingerprint::fingerprint(&words));
+                    if fp != NONE && !self.examples.contains_key(&fp) {
+                        let example = self.names.id(&words);
+                        self.examples.insert(fp, example);
+                    }
+                    fp
+                }
                 None => NONE,
             };
             let object = self.names.id(a.object.as_deref().unwrap_or(""));
@@ -711,6 +793,8 @@ impl Activity {
         let mut ident_of = Vec::new();
         let old_names = std::mem::take(&mut self.names);
         let old_idents = std::mem::take(&mut self.ident_of);
+        let old_examples = std::mem::take(&mut self.examples);
+        let mut examples: FxHashMap<NameId, NameId> = FxHashMap::default();
         let mut renumber = |r: &mut Row| {
             let remap = |names: &mut Names, id: NameId| match old_names.name(id) {
                 Some(n) => names.id(n),
@@ -729,7 +813,14 @@ impl Activity {
                 ident_of.push(key);
                 NameId::try_from(ident_of.len() - 1).unwrap_or(NameId::MAX)
             });
-            r.sql = remap(&mut names, r.sql);
+            let sql = remap(&mut names, r.sql);
+            if sql != NONE && !examples.contains_key(&sql) {
+                if let Some(e) = old_examples.get(&r.sql) {
+                    let e = remap(&mut names, *e);
+                    examples.insert(sql, e);
+                }
+            }
+            r.sql = sql;
             r.object = remap(&mut names, r.object);
         };
         for s in &mut self.recent {
@@ -746,6 +837,7 @@ impl Activity {
         self.names = names;
         self.idents = idents;
         self.ident_of = ident_of;
+        self.examples = examples;
     }
 
     /// The first moment the history still holds (session seconds).
@@ -789,7 +881,9 @@ impl Activity {
             .sum::<usize>()
             * 2 // the index holds each name again
             + self.names.by_name.capacity() * (size_of::<CompactString>() + size_of::<NameId>() + 8);
-        let idents = self.ident_of.capacity() * 12 + self.idents.capacity() * (16 + 8);
+        let idents = self.ident_of.capacity() * 12
+            + self.idents.capacity() * (16 + 8)
+            + self.examples.capacity() * (4 + 4 + 8);
         samples + buckets + names + idents + self.chart.capacity() * size_of::<ChartPoint>()
     }
 
@@ -836,7 +930,7 @@ impl Activity {
                 .get(raw as usize)
                 .map_or("other", |c| c.name())
                 .to_string(),
-            Key::Sql => name("(not read)"),
+            Key::Sql => name(NOT_READ),
             Key::User | Key::Host | Key::Program | Key::Object => name("-"),
             Key::Session => raw.to_string(),
             Key::HeadBlocker => match raw {
@@ -844,6 +938,16 @@ impl Activity {
                 h => (h - 1).to_string(),
             },
         }
+    }
+
+    /// The text a statement's fingerprint was first seen with, when it differs from it.
+    fn example_of(&self, key: Key, raw: u64) -> Option<String> {
+        if key != Key::Sql {
+            return None;
+        }
+        let fp = u32::try_from(raw).ok()?;
+        let e = self.examples.get(&fp)?;
+        (*e != fp).then(|| self.names.name(*e).map(str::to_string))?
     }
 
     /// The value of a key whose text is `text` (`None`: no row can have it).
@@ -857,7 +961,7 @@ impl Activity {
         };
         match key {
             Key::Class => Class::from_name(text).map(|c| c.index() as u64),
-            Key::Sql => name("(not read)"),
+            Key::Sql => name(NOT_READ),
             Key::User | Key::Host | Key::Program | Key::Object => name("-"),
             Key::Session => text.parse().ok(),
             Key::HeadBlocker if text == "-" => Some(0),
@@ -913,6 +1017,13 @@ impl Activity {
         let mut groups: Vec<FxHashMap<u64, Group>> = vec![FxHashMap::default(); q.keys.len()];
         let mut db_time = 0.0;
         let filter = q.filter.as_ref().map(|(k, v)| (*k, self.raw_of(*k, v)));
+        // By class, each class's head blockers, objects and statements (the first view).
+        let per_class = q.keys.contains(&Key::Class);
+        let mut within: Vec<[FxHashMap<u64, f64>; 3]> = if per_class {
+            vec![Default::default(); Class::COUNT]
+        } else {
+            Vec::new()
+        };
         self.rows_in(q.from, q.to, |r, secs| {
             if let Some((k, want)) = filter {
                 if Some(self.raw(k, r)) != want {
@@ -921,6 +1032,11 @@ impl Activity {
             }
             db_time += secs;
             by_class[r.class.index()] += secs;
+            if let Some(w) = within.get_mut(r.class.index()) {
+                for (m, k) in w.iter_mut().zip(CLASS_TOP_KEYS) {
+                    *m.entry(self.raw(k, r)).or_default() += secs;
+                }
+            }
             for (i, k) in q.keys.iter().enumerate() {
                 let g = groups[i].entry(self.raw(*k, r)).or_default();
                 g.secs += secs;
@@ -947,6 +1063,7 @@ impl Activity {
                         aas: round3(g.secs / window),
                         sessions: g.sessions.len(),
                         by_class: class_map(&g.by_class),
+                        example: self.example_of(*k, raw),
                     })
                     .collect();
                 entries.sort_by(|a, b| {
@@ -958,6 +1075,36 @@ impl Activity {
                 (k.name().to_string(), entries)
             })
             .collect();
+        let class_tops = Class::ALL
+            .into_iter()
+            .zip(within)
+            .filter(|(c, _)| by_class[c.index()] > 0.0)
+            .map(|(c, maps)| {
+                let secs = by_class[c.index()];
+                let [head, object, sql] = maps;
+                let top = |k: Key, m: FxHashMap<u64, f64>| -> Option<Top> {
+                    // A head blocker or an object the class has: not "none" (statements
+                    // not read do count: their share says how much is not known).
+                    let (raw, t) = m
+                        .into_iter()
+                        .filter(|(raw, _)| k == Key::Sql || *raw != u64::from(NONE))
+                        .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))?;
+                    Some(Top {
+                        key: self.raw_text(k, raw),
+                        db_time_s: round3(t),
+                        share: round3(t / secs),
+                        example: self.example_of(k, raw),
+                    })
+                };
+                ClassTop {
+                    class: c,
+                    db_time_s: round3(secs),
+                    head_blocker: top(Key::HeadBlocker, head),
+                    object: top(Key::Object, object),
+                    sql: top(Key::Sql, sql),
+                }
+            })
+            .collect();
         Report {
             from_s: q.from,
             to_s: q.to,
@@ -967,6 +1114,7 @@ impl Activity {
             aas: round3(db_time / window),
             by_class: class_map(&by_class),
             top,
+            class_tops,
         }
     }
 }
@@ -1082,6 +1230,43 @@ pub struct Report {
     /// One list per key, the largest first.
     #[serde(serialize_with = "ser_top")]
     pub top: Vec<(String, Vec<Entry>)>,
+    /// Grouped by class: each class (in the chart's order) with the head blocker, the object
+    /// and the statement that have the most of its time.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub class_tops: Vec<ClassTop>,
+}
+
+/// The keys a class's top is told by (the order of [`ClassTop`]'s fields).
+const CLASS_TOP_KEYS: [Key; 3] = [Key::HeadBlocker, Key::Object, Key::Sql];
+
+/// One class of the first view: its time, and who and what had the most of it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClassTop {
+    pub class: Class,
+    pub db_time_s: f64,
+    /// The session at the head of the chains that held its sessions up the longest (none when
+    /// nobody held them up).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub head_blocker: Option<Top>,
+    /// The table, index, mutex or condition waited on the longest (none for CPU time).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub object: Option<Top>,
+    /// The statement (fingerprint) its sessions ran the longest, `(not read)` when those not
+    /// read had most.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sql: Option<Top>,
+}
+
+/// The value of a key with the most of a class's time.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Top {
+    pub key: String,
+    pub db_time_s: f64,
+    /// Of the class's time, 0 to 1.
+    pub share: f64,
+    /// A statement's text with its values.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub example: Option<String>,
 }
 
 /// One group of a top list.
@@ -1097,6 +1282,10 @@ pub struct Entry {
     pub sessions: usize,
     #[serde(serialize_with = "ser_classes")]
     pub by_class: Vec<(Class, f64)>,
+    /// A statement's fingerprint (the key) was seen with this text first: one example with
+    /// its values.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub example: Option<String>,
 }
 
 fn ser_classes<S: serde::Serializer>(v: &[(Class, f64)], s: S) -> Result<S::Ok, S::Error> {
@@ -1149,6 +1338,31 @@ impl Report {
         );
         if self.samples == 0 {
             let _ = writeln!(s, "          no samples in this window");
+        }
+        if !self.class_tops.is_empty() {
+            let _ = writeln!(
+                s,
+                "\n{:<12} {:>6} {:>6}  {:<12} {:<28} TOP SQL",
+                "CLASS", "%DBT", "AAS", "HEAD BLOCKER", "TOP OBJECT"
+            );
+            let window = self.window_s.max(f64::EPSILON);
+            for t in &self.class_tops {
+                let named = |x: &Option<Top>| {
+                    x.as_ref().map_or("-".to_string(), |x| {
+                        format!("{} {:.0}%", x.key, x.share * 100.0)
+                    })
+                };
+                let _ = writeln!(
+                    s,
+                    "{:<12} {:>5.1}% {:>6.2}  {:<12} {:<28} {}",
+                    t.class.name(),
+                    t.db_time_s / self.db_time_s.max(1e-9) * 100.0,
+                    t.db_time_s / window,
+                    truncate(&named(&t.head_blocker), 12),
+                    truncate(&named(&t.object), 28),
+                    named(&t.sql),
+                );
+            }
         }
         for (key, entries) in &self.top {
             let title = Key::from_name(key).map_or(key.as_str(), |k| k.title());
@@ -1273,7 +1487,12 @@ mod tests {
         assert_eq!(heads[0].sessions, 2);
         let objects = r.list(Key::Object);
         assert_eq!(objects[0].key, "stores:items");
-        assert_eq!(r.list(Key::Sql)[0].key, "update items set qty = 1");
+        // Keyed by the statement's fingerprint, with the text it was seen with.
+        assert_eq!(r.list(Key::Sql)[0].key, "update items set qty = ?");
+        assert_eq!(
+            r.list(Key::Sql)[0].example.as_deref(),
+            Some("update items set qty = 1")
+        );
         for (_, list) in &r.top {
             let sum: f64 = list.iter().map(|e| e.db_time_s).sum();
             assert!((sum - r.db_time_s).abs() < 1e-6, "{list:?}");
@@ -1340,7 +1559,44 @@ mod tests {
         assert_eq!(r.list(Key::User)[0].key, "app");
         assert_eq!(r.list(Key::Host)[0].key, "web1");
         assert_eq!(r.list(Key::Program)[0].key, "-");
-        assert_eq!(r.list(Key::Sql)[0].key, "update items set qty = 1");
+        assert_eq!(r.list(Key::Sql)[0].key, "update items set qty = ?");
+        assert_eq!(
+            r.list(Key::Sql)[0].example.as_deref(),
+            Some("update items set qty = 1")
+        );
+    }
+
+    /// The same statement run with other values is one fingerprint, with the first text seen
+    /// as its example; the example outlives compaction while a row uses its fingerprint.
+    #[test]
+    fn statements_group_by_fingerprint() {
+        let mut a = Activity::new();
+        let texts: Vec<String> = (0..40)
+            .map(|k| format!("select * from orders where order_num = {}", 1000 + k))
+            .collect();
+        for (t, q) in texts.iter().enumerate() {
+            let mut s = active(t as u64 % 7, Class::Cpu, None, None);
+            s.sql = Some(q);
+            a.add(t as f64, &[s]);
+        }
+        let r = a.report(&Query::every_key(-1.0, 100.0, 10));
+        let sql = r.list(Key::Sql);
+        assert_eq!(sql.len(), 1, "{sql:?}");
+        assert_eq!(sql[0].key, "select * from orders where order_num = ?");
+        assert_eq!(sql[0].db_time_s, 40.0);
+        assert_eq!(sql[0].sessions, 7);
+        assert_eq!(
+            sql[0].example.as_deref(),
+            Some("select * from orders where order_num = 1000")
+        );
+        // A drill into the fingerprint finds its rows.
+        let only = a.report(&Query {
+            filter: Some((Key::Sql, sql[0].key.clone())),
+            ..Query::every_key(-1.0, 100.0, 10)
+        });
+        assert_eq!(only.db_time_s, 40.0);
+        a.compact();
+        assert_eq!(a.report(&Query::every_key(-1.0, 100.0, 10)), r);
     }
 
     /// A closed bucket is packed; every report reads the same from it as from its rows kept

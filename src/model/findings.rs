@@ -45,6 +45,8 @@ pub struct HeadFacts<'a> {
     pub state: &'a str,
     /// What helps, in harm.rs's words.
     pub action: Option<&'a str>,
+    /// Its current statement, where read lately.
+    pub sql: Option<&'a str>,
 }
 
 /// A wait this long (seconds) makes a finding a warning...
@@ -848,14 +850,10 @@ fn lock_chains(snap: &Facts<'_>, serious: &[&WaiterRow], out: &mut Vec<Finding>)
             _ => None,
         });
         let mut state = head_state(snap, h);
-        // Its SQL, where the session was drilled into (or recorded), whole: a screen cuts the
-        // line to its width, the JSON and a ticket keep the statement.
-        if let Some(sql) = snap
-            .session_views
-            .iter()
-            .find(|v| v.sid == h.sid)
-            .and_then(|v| v.sql.as_deref())
-        {
+        // Its SQL, where it was read (the active sessions' statements, a drilled session, a
+        // recording), whole: a screen cuts the line to its width, the JSON and a ticket keep
+        // the statement.
+        if let Some(sql) = h.sql {
             let words = sql.split_whitespace().collect::<Vec<_>>().join(" ");
             state = format!("{state}: {words}");
         }

@@ -4,6 +4,7 @@
 pub mod activity;
 pub mod chains;
 pub mod findings;
+pub mod fingerprint;
 pub mod fleet;
 pub mod harm;
 pub mod hotspot;

@@ -49,6 +49,9 @@ pub struct HeadBlocker {
     pub action: Option<String>,
     /// `onmode -z SID`, only where ending the session frees what others wait for.
     pub command: Option<String>,
+    /// Its current statement, where one was read lately (its screen's `onstat -g sql`, or the
+    /// active sessions' read in turn); `null` when not read.
+    pub sql: Option<String>,
 }
 
 /// Counts for the Waiters pane's summary line.
@@ -177,10 +180,10 @@ pub struct Snapshot {
     /// The moment of the `onstat -u` the fast facts were joined at (session seconds).
     #[serde(skip)]
     pub moment_s: Option<f64>,
-    /// The sessions with a thread in the ready queue (`onstat -g rea` read at the moment):
-    /// waiting for a CPU VP.
+    /// What the thread lists read at the moment of the `onstat -u` say of the sessions with no
+    /// wait flag (on a CPU VP, ready for one, in I/O), for database time.
     #[serde(skip)]
-    pub ready: Vec<Sid>,
+    pub run: crate::model::activity::RunStates,
     /// Database time over a window ending at this moment (`snapshot --window`, the Activity
     /// pane).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -322,25 +325,48 @@ fn client_programs(store: &Store) -> rustc_hash::FxHashMap<Sid, String> {
         .collect()
 }
 
-/// The sessions with a thread in the ready queue, where `onstat -g rea` was read at the moment
-/// of the `onstat -u` (whose addresses name the sessions).
-fn ready_sessions(store: &Store) -> Vec<Sid> {
-    let (Some(rea), Some(u)) = (
-        store.get_at_moment(crate::source::key::OnstatGRea),
-        store.get(crate::source::key::OnstatU),
-    ) else {
-        return Vec::new();
+/// What the thread lists read at the moment of the `onstat -u` (whose addresses name the
+/// sessions) say of each session: `onstat -g ath`'s status of its primary thread (else of any
+/// of its threads), and `onstat -g rea`'s ready queue. A list of another moment says nothing.
+fn run_states(store: &Store) -> crate::model::activity::RunStates {
+    let mut out = crate::model::activity::RunStates::default();
+    let Some(u) = store.get(crate::source::key::OnstatU) else {
+        return out;
     };
-    let sid_of: rustc_hash::FxHashMap<Addr, Sid> =
-        u.threads.iter().map(|t| (t.address, t.sessid)).collect();
-    let mut out: Vec<Sid> = rea
+    let rea = store.get_at_moment(crate::source::key::OnstatGRea);
+    let ath = store.get_at_moment(crate::source::key::OnstatGAth);
+    if rea.is_none() && ath.is_none() {
+        return out;
+    }
+    let sid_of: rustc_hash::FxHashMap<Addr, (Sid, bool)> = u
         .threads
         .iter()
-        .filter_map(|t| sid_of.get(&t.rstcb?).copied())
-        .filter(|s| s.0 != 0)
+        .filter(|t| t.sessid.0 != 0)
+        .map(|t| (t.address, (t.sessid, t.flags.is_primary())))
         .collect();
-    out.sort_unstable();
-    out.dedup();
+    if let Some(rea) = rea {
+        out.ready = rea
+            .threads
+            .iter()
+            .filter_map(|t| sid_of.get(&t.rstcb?).map(|(s, _)| *s))
+            .collect();
+    }
+    if let Some(ath) = ath {
+        let mut threads: rustc_hash::FxHashMap<Sid, crate::model::activity::Class> =
+            rustc_hash::FxHashMap::default();
+        for t in &ath.threads {
+            let Some(&(sid, primary)) = t.rstcb.as_ref().and_then(|a| sid_of.get(a)) else {
+                continue;
+            };
+            let class = crate::model::activity::class_of_thread(&t.state);
+            if primary {
+                threads.insert(sid, class);
+            } else {
+                threads.entry(sid).or_insert(class);
+            }
+        }
+        out.threads = Some(threads);
+    }
     out
 }
 
@@ -426,6 +452,29 @@ pub fn worth_recording(snap: &Snapshot, except: &[Sid], max: usize) -> Vec<Sid> 
         }
     }
     out
+}
+
+impl Snapshot {
+    /// A session's current statement where one was read lately: its screen's (drilled into,
+    /// read with the rest of the screen), else the one read in turn for the active sessions.
+    pub fn statement_of(&self, sid: Sid) -> Option<&str> {
+        self.session_views
+            .iter()
+            .find(|v| v.sid == sid)
+            .and_then(|v| v.sql.as_deref())
+            .or_else(|| {
+                self.sessions
+                    .binary_search_by_key(&sid, |s| s.sessid)
+                    .ok()
+                    .and_then(|i| self.sessions[i].sql.as_deref())
+            })
+    }
+
+    /// The active sessions of this moment, each classed and keyed, as database time samples
+    /// them ([`crate::model::activity::actives`]).
+    pub fn actives(&self) -> Vec<crate::model::activity::Active<'_>> {
+        crate::model::activity::actives(&self.sessions, &self.waiters, &self.run)
+    }
 }
 
 pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[Sid]) -> Snapshot {
@@ -522,10 +571,18 @@ pub fn build_with(
         extents_loaded: extents.is_some(),
         findings: Vec::new(),
         moment_s: store.moment().map(|m| m.as_secs_f64()),
-        ready: ready_sessions(store),
+        run: run_states(store),
         activity: None,
         activity_chart: Vec::new(),
     };
+    let statements: Vec<Option<String>> = snap
+        .heads
+        .iter()
+        .map(|h| snap.statement_of(h.sid).map(str::to_string))
+        .collect();
+    for (h, sql) in snap.heads.iter_mut().zip(statements) {
+        h.sql = sql;
+    }
     snap.findings = snap.with_facts(crate::model::findings::build);
     // Alone, a snapshot knows each finding's start from its waits, else as a lower bound;
     // the owner of the store tracks them across snapshots (`track_findings`).
@@ -756,6 +813,7 @@ fn head_blockers(u: &OnstatU, waiters: &[WaiterRow]) -> Vec<HeadBlocker> {
                 harm: crate::model::harm::harm_of(waiters, sid),
                 action: action.as_ref().map(|a| a.words.clone()),
                 command: action.and_then(|a| a.command),
+                sql: None,
             }
         })
         .collect();
@@ -860,36 +918,88 @@ fn numa_view(store: &Store) -> NumaView {
 /// Each source's health, age and cost, for the header and the status line; the per-node NUMA
 /// sources are left out.
 fn source_statuses(store: &Store, now: Duration) -> Vec<SourceStatus> {
-    store
+    let mut out: Vec<SourceStatus> = store
         .sources()
         .filter(|(s, _)| {
             !matches!(
                 s,
-                Source::NodeMeminfo(_) | Source::NodeCpulist(_) | Source::NumaMaps(_)
+                Source::NodeMeminfo(_)
+                    | Source::NodeCpulist(_)
+                    | Source::NumaMaps(_)
+                    | Source::OnstatGSql(_)
             )
         })
-        .map(|(s, st)| SourceStatus {
-            source: s.label(),
-            short: s.short(),
-            age_s: st.age(now).map(|a| a.as_secs_f64()),
-            period_s: s.period().as_secs_f64(),
-            error: st.failing().map(|e| e.to_string()),
-            failure: st.failing().map(|e| e.failure()),
-            took_ms: u64::try_from(st.last_took.as_millis()).unwrap_or(u64::MAX),
-            runs: st.runs,
-            failures: st.failures,
-            via: st.note.clone(),
-            cpu_ms_per_call: (st.cpu_calls > 0)
-                .then(|| st.cpu.as_secs_f64() * 1000.0 / st.cpu_calls as f64),
-            calls_per_min: st
-                .first_t
-                .map(|f| now.saturating_sub(f).as_secs_f64())
-                .filter(|span| *span >= RATE_OVER_S && st.runs >= 2)
-                .map(|span| st.runs as f64 * 60.0 / span),
+        .map(|(s, st)| source_status(s, st, now))
+        .collect();
+    if let Some(sql) = statements_status(store, now) {
+        out.push(sql);
+    }
+    out
+}
 
-            bytes_per_call: (st.byte_calls > 0).then(|| st.bytes as f64 / st.byte_calls as f64),
-        })
-        .collect::<Vec<SourceStatus>>()
+/// The statements read (`onstat -g sql <sid>`, those of the active sessions in turn, hundreds
+/// of sessions on a busy server) as one source: the newest read's age, error and how it ran,
+/// the runs, calls and bytes of them all.
+fn statements_status(store: &Store, now: Duration) -> Option<SourceStatus> {
+    let mut all = store
+        .sources()
+        .filter(|(s, _)| matches!(s, Source::OnstatGSql(_)));
+    let (first, st) = all.next()?;
+    let mut sum = source_status(first, st, now);
+    let mut newest = st.last_ok.as_ref().map(|(t, _)| *t);
+    let mut per_min = sum.calls_per_min;
+    let (mut bytes, mut byte_calls, mut cpu, mut cpu_calls) =
+        (st.bytes, st.byte_calls, st.cpu, st.cpu_calls);
+    for (s, st) in all {
+        let one = source_status(s, st, now);
+        sum.runs += one.runs;
+        sum.failures += one.failures;
+        per_min = match (per_min, one.calls_per_min) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
+        bytes = bytes.saturating_add(st.bytes);
+        byte_calls += st.byte_calls;
+        cpu += st.cpu;
+        cpu_calls += st.cpu_calls;
+        let t = st.last_ok.as_ref().map(|(t, _)| *t);
+        if t > newest {
+            newest = t;
+            sum.age_s = one.age_s;
+            sum.error = one.error;
+            sum.failure = one.failure;
+            sum.took_ms = one.took_ms;
+            sum.via = one.via;
+        }
+    }
+    sum.source = "onstat -g sql <sid>".to_string();
+    sum.calls_per_min = per_min;
+    sum.bytes_per_call = (byte_calls > 0).then(|| bytes as f64 / byte_calls as f64);
+    sum.cpu_ms_per_call = (cpu_calls > 0).then(|| cpu.as_secs_f64() * 1000.0 / cpu_calls as f64);
+    Some(sum)
+}
+
+fn source_status(s: &Source, st: &crate::store::SourceState, now: Duration) -> SourceStatus {
+    SourceStatus {
+        source: s.label(),
+        short: s.short(),
+        age_s: st.age(now).map(|a| a.as_secs_f64()),
+        period_s: s.period().as_secs_f64(),
+        error: st.failing().map(|e| e.to_string()),
+        failure: st.failing().map(|e| e.failure()),
+        took_ms: u64::try_from(st.last_took.as_millis()).unwrap_or(u64::MAX),
+        runs: st.runs,
+        failures: st.failures,
+        via: st.note.clone(),
+        cpu_ms_per_call: (st.cpu_calls > 0)
+            .then(|| st.cpu.as_secs_f64() * 1000.0 / st.cpu_calls as f64),
+        calls_per_min: st
+            .first_t
+            .map(|f| now.saturating_sub(f).as_secs_f64())
+            .filter(|span| *span >= RATE_OVER_S && st.runs >= 2)
+            .map(|span| st.runs as f64 * 60.0 / span),
+        bytes_per_call: (st.byte_calls > 0).then(|| st.bytes as f64 / st.byte_calls as f64),
+    }
 }
 
 /// A rate a minute is given over a full minute at least.
@@ -990,6 +1100,7 @@ impl Snapshot {
                 locks: h.locks,
                 state: &h.state,
                 action: h.action.as_deref(),
+                sql: h.sql.as_deref(),
             })
             .collect();
         f(&crate::model::findings::Facts {

@@ -62,6 +62,11 @@ impl Default for StoreSettings {
 /// `onstat -u -X -k` is one process; `-g lmx` and `-g con` start on the same tick).
 pub const SAME_MOMENT: Duration = Duration::from_millis(250);
 
+/// A session's statement (`onstat -g sql <sid>`) not read again for this long is forgotten:
+/// far past any use (`model::activity::SQL_FRESH_S`), and a drilled session's is read every
+/// 5 s.
+pub const STATEMENTS_KEPT: Duration = Duration::from_secs(120);
+
 /// At most this many mutex names are kept (a server has a few thousand mutexes).
 const MUTEX_NAMES_MAX: usize = 100_000;
 
@@ -129,6 +134,8 @@ pub struct Store {
     mutex_names: rustc_hash::FxHashMap<crate::ids::Addr, compact_str::CompactString>,
     /// Bumped by every applied update: derived views are rebuilt when it moves.
     pub(crate) generation: u64,
+    /// Statements applied (every so many, the old ones are forgotten).
+    statements_applied: u64,
     /// Time of the newest sample applied.
     pub latest: Duration,
     /// What ifxtop had cost at the first and the latest sample that ran a process (none on the
@@ -158,9 +165,29 @@ impl Store {
             extents: None,
             mutex_names: rustc_hash::FxHashMap::default(),
             generation: 0,
+            statements_applied: 0,
             latest: Duration::ZERO,
             process_cost: (None, None),
         }
+    }
+
+    /// Forgets the statements (`onstat -g sql <sid>`) not read for [`STATEMENTS_KEPT`]: the
+    /// active sessions' statements are read in turn, and sessions come and go. Every 256th
+    /// statement applied looks.
+    fn forget_old_statements(&mut self, now: Duration) {
+        self.statements_applied = self.statements_applied.wrapping_add(1);
+        if self.statements_applied % 256 != 0 {
+            return;
+        }
+        self.sources.retain(|s, st| {
+            let read = st
+                .last_ok
+                .as_ref()
+                .map(|(t, _)| *t)
+                .max(st.last_error.as_ref().map(|(t, _)| *t));
+            !matches!(s, Source::OnstatGSql(_))
+                || read.is_some_and(|t| now.saturating_sub(t) <= STATEMENTS_KEPT)
+        });
     }
 
     pub fn source(&self, s: &Source) -> Option<&SourceState> {
@@ -267,6 +294,9 @@ impl Store {
         };
         st.latest_failed = false;
         st.last_ok = Some((u.t, parsed.clone()));
+        if matches!(u.source, Source::OnstatGSql(_)) {
+            self.forget_old_statements(u.t);
+        }
         let base = self.settings.base_page_kb;
         match u.source {
             Source::OnstatU => {
@@ -419,4 +449,51 @@ pub fn replayed(
     let target = at.unwrap_or_else(|| p.length());
     store.play(p.seek(target));
     store
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collect::sample::{How, Update};
+    use crate::ids::Sid;
+
+    fn statement(sid: u64, t: u64) -> Update {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/onstat-g-sql/ifxtop-sql-812.txt"
+        ))
+        .expect("the fixture");
+        Update {
+            source: Source::OnstatGSql(Sid(sid)),
+            t: Duration::from_secs(t),
+            took: Duration::ZERO,
+            result: Ok(Source::OnstatGSql(Sid(sid))
+                .parse_str(&text)
+                .expect("parses")),
+            how: How::default(),
+        }
+    }
+
+    /// The statements of sessions not read again for STATEMENTS_KEPT are forgotten: reading
+    /// the active sessions' statements in turn does not grow the store for ever.
+    #[test]
+    fn old_statements_are_forgotten() {
+        let mut store = Store::new(StoreSettings::default());
+        for sid in 0..1_000u64 {
+            store.apply(statement(sid, sid / 100));
+        }
+        let kept = |store: &Store| {
+            store
+                .sources()
+                .filter(|(s, _)| matches!(s, Source::OnstatGSql(_)))
+                .count()
+        };
+        assert_eq!(kept(&store), 1_000);
+        // Minutes later, session 5 is read again, and others: the ones of long ago go.
+        for k in 0..256u64 {
+            store.apply(statement(5 + (k % 3) * 1_000, 300));
+        }
+        assert_eq!(kept(&store), 3, "only the statements read lately");
+        assert!(store.source(&Source::OnstatGSql(Sid(5))).is_some());
+    }
 }

@@ -726,6 +726,8 @@ pub(crate) fn session_priority(s: &SessionRow) -> f64 {
     }
 }
 
+use crate::model::activity::NOT_READ;
+
 fn session_cell(r: &SessionRow, c: SessionCol) -> Cow<'_, str> {
     match c {
         SessionCol::Sid => r.sessid.to_string().into(),
@@ -734,7 +736,7 @@ fn session_cell(r: &SessionRow, c: SessionCol) -> Cow<'_, str> {
         SessionCol::State => r.state_words().into(),
         SessionCol::What => r.waiting_on.as_deref().unwrap_or("").into(),
         // One line: the statement's own line breaks and indentation folded into blanks.
-        SessionCol::Sql => r.sql.as_deref().map_or(Cow::Borrowed("-"), |q| {
+        SessionCol::Sql => r.sql.as_deref().map_or(Cow::Borrowed(NOT_READ), |q| {
             crate::format::printable(&q.split_whitespace().collect::<Vec<_>>().join(" ")).into()
         }),
         SessionCol::Time => r.in_state_s.map_or(Cow::Borrowed("-"), |t| {

@@ -91,15 +91,13 @@ fn raw_text(snap: &Snapshot) -> String {
             "SID", "USER", "STATE", "BLOCKS"
         );
         for h in &snap.heads {
-            let sql = snap
-                .session_views
-                .iter()
-                .find(|v| v.sid == h.sid)
-                .and_then(|v| v.sql.as_deref())
+            let sql = h
+                .sql
+                .as_deref()
                 .map(|q| {
                     crate::format::printable(&q.split_whitespace().collect::<Vec<_>>().join(" "))
                 })
-                .unwrap_or_else(|| "-".into());
+                .unwrap_or_else(|| crate::model::activity::NOT_READ.into());
             let _ = writeln!(
                 s,
                 "{:>6} {:<10} {:<24} {:>6}  {}",

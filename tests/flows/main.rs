@@ -561,6 +561,7 @@ fn tree_toggle_orders_waiters_by_head_blocker() {
         harm: Default::default(),
         action: None,
         command: None,
+        sql: None,
     }];
     s.tree = ifxtop::model::tree::tree(&s.waiters, &[Sid(901)]);
     a.set_snapshot(Arc::new(s));

@@ -20,6 +20,8 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Duration;
 
+mod dbtime;
+
 /// How far before the first moment checked the truth walk begins (every wait the demo plays
 /// but the idle ones, which say their own age, begins within this).
 const WARM: u64 = 200;

@@ -917,12 +917,11 @@ fn activity_pane() {
         let mut a = app(w, h, &[]);
         a.handle(Action::PaneActivity, NOW);
         let base = (*a.live).clone();
-        let ready = base.ready.iter().copied().collect();
         let mut activity = Activity::new();
         for t in 1..=30 {
             assert!(activity.add(
                 f64::from(t),
-                &actives(&base.sessions, &base.waiters, &ready)
+                &actives(&base.sessions, &base.waiters, &base.run)
             ));
         }
         let attach = |a: &mut App| {

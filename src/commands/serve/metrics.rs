@@ -196,9 +196,11 @@ metrics! {
     Sessions => Gauge "informix_sessions"
         "User sessions by state in the latest onstat -u: running, waiting (for the server), idle (waiting for their client), idle_in_txn (idle in an open transaction); the server's own daemons not counted";
     ActiveSessions => Gauge "informix_active_sessions"
-        "Sessions active in the latest onstat -u sample, by class: on CPU (cpu), in the ready queue (cpu_wait), or waiting for the server (lock, buffer, mutex, checkpoint, log_buffer, transaction, condition, other); idle client waits are not counted";
+        "Sessions active in the latest onstat -u sample, by class: on a CPU VP (cpu), waiting for one (cpu_wait), one or the other when no thread list of the moment tells (cpu_or_wait), waiting for a disk (io), or waiting for the server (lock, buffer, mutex, checkpoint, log_buffer, transaction, condition, other); idle client waits are not counted";
     DbTime => Counter "informix_db_time_seconds_total"
         "Database time by class since ifxtop serve started: each onstat -u sample's active sessions times the seconds it stands for (rate() of it: average active sessions)";
+    SqlDbTime => Counter "informix_sql_db_time_seconds_total"
+        "Database time by statement since ifxtop serve started, for the 20 statements with the most: each keyed by its fingerprint (its text with the values replaced by ?, blanks collapsed, its first 200 characters); the time of statements not read is fingerprint=\"(not read)\"";
     IfxtopCpu => Counter "ifxtop_cpu_seconds_total"
         "CPU time ifxtop has used since it started: itself (part=self) and the onstat and other processes it ran (part=children); absent on the demo, whose onstat is simulated";
     SourceRuns => Counter "ifxtop_source_runs_total"
@@ -235,7 +237,17 @@ pub struct Counted {
     /// Database time by class (seconds), in the order of `Class::ALL`, and the latest sample.
     db_time: Option<[f64; crate::model::activity::Class::COUNT]>,
     active: Option<crate::model::activity::ChartPoint>,
+    /// Database time by statement fingerprint (seconds), at most [`MAX_FINGERPRINTS`].
+    sql: rustc_hash::FxHashMap<String, f64>,
 }
+
+/// Statements exported (`informix_sql_db_time_seconds_total`): the ones with the most time.
+pub(crate) const TOP_STATEMENTS: usize = 20;
+
+/// Statements counted at most: past it, those with the least time go (a series that comes back
+/// starts from 0, a counter reset `rate()` handles), so a server running endless distinct
+/// statements does not grow `serve`.
+const MAX_FINGERPRINTS: usize = 1_000;
 
 impl Counted {
     /// A new activity sample (`model/activity.rs`): counted into the database time.
@@ -247,6 +259,40 @@ impl Counted {
             *secs += f64::from(n) * f64::from(p.weight);
         }
         self.active = Some(*p);
+    }
+
+    /// The same sample's active sessions (`weight` seconds each): counted by statement.
+    pub(crate) fn statements(
+        &mut self,
+        actives: &[crate::model::activity::Active<'_>],
+        weight: f32,
+    ) {
+        for a in actives {
+            let key = match a.sql {
+                Some(q) => crate::model::fingerprint::fingerprint(
+                    &crate::model::activity::statement_words(
+                        q,
+                        crate::model::activity::SQL_KEY_CHARS,
+                    ),
+                ),
+                None => crate::model::activity::NOT_READ.to_string(),
+            };
+            *self.sql.entry(key).or_default() += f64::from(weight);
+        }
+        if self.sql.len() > MAX_FINGERPRINTS {
+            let mut v: Vec<(String, f64)> = self.sql.drain().collect();
+            v.sort_by(|a, b| b.1.total_cmp(&a.1));
+            v.truncate(MAX_FINGERPRINTS / 2);
+            self.sql = v.into_iter().collect();
+        }
+    }
+
+    /// The statements with the most database time, at most `n`, the most first.
+    fn top_statements(&self, n: usize) -> Vec<(&str, f64)> {
+        let mut v: Vec<(&str, f64)> = self.sql.iter().map(|(k, s)| (k.as_str(), *s)).collect();
+        v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
+        v.truncate(n);
+        v
     }
 }
 
@@ -292,6 +338,13 @@ fn activity(out: &mut Out, counted: &Counted) {
                 Value::Counter(t[c.index()]),
             );
         }
+    }
+    for (fingerprint, secs) in counted.top_statements(TOP_STATEMENTS) {
+        out.push(
+            Metric::SqlDbTime,
+            vec![("fingerprint", fingerprint.to_string())],
+            Value::Counter(secs),
+        );
     }
 }
 

@@ -269,6 +269,7 @@ async fn watch_instance(
                     if watched.sample(&snap) {
                         if let Some(p) = watched.activity.latest() {
                             counted.sampled(p);
+                            counted.statements(&snap.actives(), p.weight);
                         }
                     }
                     let store = &watched.store;

@@ -1,7 +1,7 @@
 //! Draws the Activity pane: database time over the window as a chart of average active sessions
 //! stacked by class (Oracle's Top Activity), its legend, and the top groups by the chosen key.
 
-use crate::model::activity::{ChartPoint, Class, Entry, Report};
+use crate::model::activity::{ChartPoint, Class, Entry, Key, Report, Top};
 use crate::tui::app::{ActivityUi, App};
 use crate::tui::keymap::Action;
 use crate::tui::theme::Theme;
@@ -11,14 +11,17 @@ use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 
 /// The chart's glyph of a class without colour: the wait letters of `onstat -u` (B, C, G, L,
-/// S, T, Y), `#` on CPU, `+` waiting for a CPU, `o` other.
+/// S, T, Y), `#` on CPU, `+` waiting for a CPU, `?` one or the other (not known), `i` I/O,
+/// `o` other.
 pub(crate) fn glyph(c: Class, color: bool) -> char {
     if color {
         return '█';
     }
     match c {
         Class::Cpu => '#',
+        Class::CpuOrWait => '?',
         Class::CpuWait => '+',
+        Class::Io => 'i',
         Class::Lock => 'L',
         Class::Buffer => 'B',
         Class::Mutex => 'S',
@@ -37,7 +40,9 @@ fn style(c: Class, theme: &Theme) -> Style {
     }
     Style::new().fg(match c {
         Class::Cpu => Color::Green,
+        Class::CpuOrWait => Color::DarkGray,
         Class::CpuWait => Color::LightGreen,
+        Class::Io => Color::LightBlue,
         Class::Lock => Color::Red,
         Class::Buffer => Color::Magenta,
         Class::Mutex => Color::Yellow,
@@ -238,21 +243,32 @@ pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
             }
         }
     }
+    // The CPU VPs drawn as a line across the chart, as Oracle's Top Activity draws the cores:
+    // more sessions on a CPU or waiting for one than that is a CPU-bound instance.
+    let cpu_vps = cpu_vps(app);
     let max = data
         .iter()
         .map(|c| c.iter().sum::<f64>())
         .fold(0.0, f64::max)
+        .max(cpu_vps.unwrap_or(0) as f64)
         .max(1.0);
     let unit = max / f64::from(chart_h);
+    let line_row = cpu_vps.map(|v| {
+        let from_bottom = (v as f64 / unit).floor() as u16;
+        chart_h
+            .saturating_sub(1)
+            .saturating_sub(from_bottom.min(chart_h - 1))
+    });
     for r in 0..chart_h {
         if y >= bottom {
             return;
         }
         // Row r from the top covers the values around (chart_h - r - 0.5) units.
         let level = (f64::from(chart_h - r) - 0.5) * unit;
-        let label = match r {
-            0 => format!("{max:>5.1}"),
-            r if r == chart_h - 1 => format!("{:>5}", 0),
+        let label = match (r, cpu_vps) {
+            (r, Some(v)) if Some(r) == line_row => format!("{:>3}cpu", v),
+            (0, _) => format!("{max:>5.1}"),
+            (r, _) if r == chart_h - 1 => format!("{:>5}", 0),
             _ => String::new(),
         };
         buf.set_string(area.x, y, &label, theme.dim);
@@ -262,9 +278,11 @@ pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
                 top += col[c.index()];
                 top > level
             });
+            let x = area.x + label_w + i as u16;
             if let Some(c) = class {
-                let x = area.x + label_w + i as u16;
                 buf.set_string(x, y, glyph(c, theme.color).to_string(), style(c, theme));
+            } else if Some(r) == line_row {
+                buf.set_string(x, y, if theme.color { "─" } else { "-" }, theme.dim);
             }
         }
         y += 1;
@@ -308,6 +326,12 @@ pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
                 theme.dim,
             ));
         }
+        if let Some(v) = cpu_vps {
+            spans.push(Span::styled(
+                format!("{} {v} CPU VPs", if theme.color { "─" } else { "-" }),
+                theme.dim,
+            ));
+        }
         buf.set_line(area.x, y, &Line::from(spans), area.width);
         y += 1;
     }
@@ -319,8 +343,20 @@ pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     );
 }
 
+/// The CPU VPs of the instance (`onstat -g glo`), when known.
+fn cpu_vps(app: &App) -> Option<u64> {
+    app.shown()
+        .vitals
+        .vps
+        .iter()
+        .find(|v| v.class == "cpu")
+        .map(|v| v.count)
+        .filter(|n| *n > 0)
+}
+
 /// The top groups: `%` of database time, seconds, average active sessions, sessions, and the
-/// classes they spent it on.
+/// classes they spent it on. By class (the first view), each class's head blocker, object
+/// and statement with the most of its time instead.
 fn table(app: &App, report: &Report, area: Rect, buf: &mut Buffer) {
     if area.height == 0 {
         return;
@@ -328,6 +364,9 @@ fn table(app: &App, report: &Report, area: Rect, buf: &mut Buffer) {
     let theme = &app.theme;
     let key = app.activity.group;
     let entries: &[Entry] = report.list(key);
+    if key == Key::Class && !report.class_tops.is_empty() {
+        return class_table(app, report, entries, area, buf);
+    }
     // The key a third of the width (a statement's first words), the classes the rest.
     let key_w = (usize::from(area.width) * 35 / 100).clamp(10, 48);
     let header = format!(
@@ -390,6 +429,59 @@ fn table(app: &App, report: &Report, area: Rect, buf: &mut Buffer) {
             area.x,
             y,
             crate::model::activity::truncate(&text, usize::from(area.width)),
+            style,
+        );
+    }
+}
+
+/// The first view: each class with its share, its average active sessions, and who and what
+/// had the most of it (the head blocker, the object, the statement).
+fn class_table(app: &App, report: &Report, entries: &[Entry], area: Rect, buf: &mut Buffer) {
+    let theme = &app.theme;
+    let width = usize::from(area.width);
+    let object_w = (width * 22 / 100).clamp(10, 32);
+    let head_w = 7;
+    let header = format!(
+        "{:<9} {:>5} {:>6} {:<head_w$} {:<object_w$} {}",
+        "CLASS", "%DBT", "AAS", "HEAD", "OBJECT", "TOP SQL"
+    );
+    buf.set_string(
+        area.x,
+        area.y,
+        crate::model::activity::truncate(&header, width),
+        theme.column_header,
+    );
+    let t = app.table();
+    let rows = usize::from(area.height - 1);
+    let skip = (t.selected + 1).saturating_sub(rows);
+    let key = |x: &Option<Top>| x.as_ref().map_or("-", |x| x.key.as_str()).to_string();
+    for (line, pos) in (skip..t.order.len()).take(rows).enumerate() {
+        let Some(e) = t.order.get(pos).and_then(|&r| entries.get(r)) else {
+            continue;
+        };
+        let Some(top) = report.class_tops.iter().find(|c| c.class.name() == e.key) else {
+            continue;
+        };
+        let text = format!(
+            "{:<9} {:>4.1}% {:>6.2} {:<head_w$} {:<object_w$} {}",
+            top.class.label(),
+            e.share * 100.0,
+            e.aas,
+            crate::model::activity::truncate(&key(&top.head_blocker), head_w),
+            crate::model::activity::truncate(&key(&top.object), object_w),
+            key(&top.sql),
+        );
+        let style = if pos == t.selected {
+            theme.selected
+        } else {
+            Style::new()
+        };
+        let y = area.y + 1 + line as u16;
+        buf.set_string(area.x, y, " ".repeat(width), style);
+        buf.set_string(
+            area.x,
+            y,
+            crate::model::activity::truncate(&text, width),
             style,
         );
     }
