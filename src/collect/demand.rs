@@ -48,6 +48,8 @@ pub(crate) const STATEMENTS_PER_TICK: usize = 200;
 #[derive(Debug, Default)]
 struct Statements {
     active: Vec<Sid>,
+    /// Besides those: what a front-end's snapshot says is active too (`Focus::statements`).
+    also: Vec<Sid>,
     asked: rustc_hash::FxHashMap<Sid, std::time::Duration>,
 }
 
@@ -154,6 +156,11 @@ impl Demand {
         let mut due: Vec<(Option<std::time::Duration>, Sid)> = st
             .active
             .iter()
+            .chain(
+                st.also
+                    .iter()
+                    .filter(|s| st.active.binary_search(s).is_err()),
+            )
             .map(|s| (st.asked.get(s).copied(), *s))
             .filter(|(at, _)| at.is_none_or(|at| now.saturating_sub(at) >= STATEMENT_REREAD))
             .collect();
@@ -170,6 +177,16 @@ impl Demand {
         due.into_iter()
             .map(|(_, s)| Source::OnstatGSql(s))
             .collect()
+    }
+
+    /// Sessions whose statements are read besides the active ones of `onstat -u` (a
+    /// front-end's snapshot knows them: `Focus::statements`).
+    pub(crate) fn also_statements(&self, sids: &[Sid]) {
+        if let Ok(mut st) = self.statements.lock() {
+            if st.also != sids {
+                st.also = sids.to_vec();
+            }
+        }
     }
 
     /// Takes an `onstat -g glo`'s count of CPU VPs.
@@ -315,6 +332,9 @@ mod tests {
         d.observe(&u(&[(0x4000, '-', 0)]));
         assert!(d.statements_due(secs(13), 9).is_empty());
         assert_eq!(sql(d.statements_due(secs(30), 9)), [100]);
+        // One a front-end knows is active (a slow client's condition wait) is read too.
+        d.also_statements(&[Sid(102)]);
+        assert_eq!(sql(d.statements_due(secs(31), 9)), [102]);
     }
 
     #[test]

@@ -434,6 +434,11 @@ pub struct Focus {
     /// Worth having on record (a recording's blockers and long waiters, a report's heads):
     /// collected on the joins' period only, never more often however the set changes.
     pub background: Vec<Sid>,
+    /// Sessions whose statements ride in the tick's `onstat -i` besides the active ones the
+    /// collectors see in `onstat -u` (demand.rs): those a snapshot knows are active though
+    /// their thread waits on a condition (a slow client), the top CPU sessions. No process
+    /// of their own.
+    pub statements: Vec<Sid>,
 }
 
 impl Focus {
@@ -477,6 +482,7 @@ fn spawn_focus(ctx: &Ctx, mut focus: watch::Receiver<Focus>) -> JoinHandle<()> {
         loop {
             let started = Instant::now();
             let collected: Focus = focus.borrow_and_update().clone();
+            ctx.demand.also_statements(&collected.statements);
             for sid in collected.sids() {
                 for source in focus_sources(&collected, sid, |s| ctx.asks(s)) {
                     if ctx.collect(&source).await.is_none() {
@@ -499,6 +505,7 @@ fn spawn_focus(ctx: &Ctx, mut focus: watch::Receiver<Focus>) -> JoinHandle<()> {
                             return;
                         }
                         let now = focus.borrow();
+                        ctx.demand.also_statements(&now.statements);
                         let newly_drilled =
                             now.drilled.iter().any(|s| !collected.drilled.contains(s));
                         if newly_drilled || (idle && !now.sids().is_empty()) {
@@ -710,6 +717,19 @@ impl Collection {
         all
     }
 
+    /// Reads the statements of these sessions too in every tick's call, besides those of the
+    /// active sessions `onstat -u` shows (what a front-end's snapshot knows:
+    /// `model::snapshot::statements_wanted`).
+    pub fn ask_statements(&self, sids: Vec<Sid>) {
+        self.focus.send_if_modified(|f| {
+            let changed = f.statements != sids;
+            if changed {
+                f.statements = sids;
+            }
+            changed
+        });
+    }
+
     /// Wants `source` (one of the grouped call's: `onstat -D`, `-g glo`, `-k`, `-X`) at every
     /// tick from the next one on (`on`), or on its own period again. A snapshot pins `onstat -D`
     /// and `onstat -g glo` until it has the two samples their rates need.
@@ -811,6 +831,7 @@ mod tests {
         let focus = Focus {
             drilled: vec![Sid(812)],
             background: vec![Sid(813), Sid(812)],
+            statements: Vec::new(),
         };
         let all = |sid| focus_sources(&focus, sid, |_| true);
         assert_eq!(

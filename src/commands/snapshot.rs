@@ -566,6 +566,7 @@ pub async fn live_store(
                     let _ = collection.focus.send(crate::collect::Focus {
                         drilled: sids.clone(),
                         background: Vec::new(),
+                        statements: crate::model::snapshot::statements_wanted(&snap),
                     });
                     focus_sent = Some(sids);
                 }

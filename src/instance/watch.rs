@@ -149,14 +149,17 @@ impl Watched {
 }
 
 /// Asks for the statements of the blockers and the longest waits of `snap` (their `onstat -g
-/// sql`), as the screen collects them in the background, with no session drilled into: what a
-/// watch without a screen (`ifxtop ash`, the demo's walks) collects.
+/// sql`), as the screen collects them in the background, with no session drilled into, and
+/// for those the snapshot knows are active besides the ones `onstat -u` shows
+/// ([`crate::model::snapshot::statements_wanted`]): what a watch without a screen (`ifxtop
+/// ash`, the demo's walks) collects.
 pub(crate) fn ask_background(collection: &crate::collect::Collection, snap: &Snapshot) {
     let background =
         crate::model::snapshot::worth_recording(snap, &[], crate::collect::Focus::MAX_BACKGROUND);
     let _ = collection.focus.send(crate::collect::Focus {
         drilled: Vec::new(),
         background,
+        statements: crate::model::snapshot::statements_wanted(snap),
     });
 }
 

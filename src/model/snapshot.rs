@@ -477,6 +477,34 @@ impl Snapshot {
     }
 }
 
+/// The top CPU sessions whose statements are read (item of the Sessions pane sorted by CPU).
+pub const TOP_CPU_STATEMENTS: usize = 10;
+
+/// The sessions whose statements the collectors should read besides the ones `onstat -u`
+/// shows active (their thread has no wait flag, or waits for the server): the sessions active
+/// though their thread waits on a condition (a client slow to read what it was sent: not the
+/// idle wait for the next statement), and the [`TOP_CPU_STATEMENTS`] sessions that used the
+/// most CPU between the last two `onstat -g cpu` (the Sessions pane sorted by CPU).
+pub fn statements_wanted(snap: &Snapshot) -> Vec<Sid> {
+    let mut out: Vec<Sid> = snap
+        .waiters
+        .iter()
+        .filter(|w| w.reason == WaitReason::Condition && !w.idle && w.sessid.0 != 0)
+        .map(|w| w.sessid)
+        .collect();
+    let mut cpu: Vec<(f64, Sid)> = snap
+        .sessions
+        .iter()
+        .filter(|s| !s.system)
+        .filter_map(|s| Some((s.cpu_percent.filter(|c| *c > 0.0)?, s.sessid)))
+        .collect();
+    cpu.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    out.extend(cpu.into_iter().take(TOP_CPU_STATEMENTS).map(|(_, s)| s));
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
 pub fn build(store: &Store, now: Duration, server_name: Option<&str>, focus: &[Sid]) -> Snapshot {
     build_with(store, now, server_name, focus, None)
 }

@@ -317,10 +317,15 @@ impl Session {
             } else {
                 Vec::new()
             };
+            let statements = if self.app.replay.is_none() {
+                snapshot::statements_wanted(&snap)
+            } else {
+                Vec::new()
+            };
             self.app.set_snapshot(Arc::new(snap));
             self.built_focus = (focus.clone(), hot);
             self.built_activity = activity;
-            self.send_focus(focus, background, &mut effects);
+            self.send_focus(focus, background, statements, &mut effects);
         } else if !same_tables(activity.as_ref(), self.built_activity.as_ref()) {
             // A key moved the window, the grouping or the span: the same snapshots, their
             // report again (the pick cursor alone draws over the same report).
@@ -350,13 +355,20 @@ impl Session {
     }
 
     /// Asks for `onstat -g ses/sql` of these sessions when the set changed.
-    fn send_focus(&mut self, drilled: Vec<Sid>, background: Vec<Sid>, effects: &mut Vec<Effect>) {
+    fn send_focus(
+        &mut self,
+        drilled: Vec<Sid>,
+        background: Vec<Sid>,
+        statements: Vec<Sid>,
+        effects: &mut Vec<Effect>,
+    ) {
         let mut drilled = drilled;
         drilled.sort_unstable();
         drilled.dedup();
         let focus = crate::collect::Focus {
             drilled,
             background,
+            statements,
         };
         if focus != self.sent_focus {
             self.sent_focus = focus.clone();

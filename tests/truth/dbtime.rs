@@ -4,12 +4,69 @@
 //! database time is the truth's within 5 points; and each incident's window names its cause as
 //! the timeline plays it.
 
-use super::{run_with, Report};
+use super::Report;
+use ifxtop::collect::{extents::ExtentSource, Collection, SessionClock};
 use ifxtop::demo::timeline::{Incident, TIMELINE};
-use ifxtop::demo::truth::{Dispatch, SessionTruth, State, Truth};
+use ifxtop::demo::truth::{Dispatch, SessionTruth, State, Truth, TruthWalk};
+use ifxtop::demo::{DemoInstance, DemoRunner};
 use ifxtop::model::activity::{Activity, Class, Key, Query};
-use ifxtop::model::snapshot::Snapshot;
+use ifxtop::model::snapshot::{build, Snapshot};
+use ifxtop::source::Source;
+use ifxtop::store::{Store, StoreSettings};
 use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The pipeline against the demo from `start` for `len` seconds, as a front-end runs it: a
+/// snapshot a second, its sessions active on a slow client and its top CPU sessions asked for
+/// their statements with the active ones (`Collection::ask_statements`), each moment judged
+/// against the truth at the moment of its `onstat -u`.
+fn run(seed: u64, sessions: usize, start: u64, len: u64, judge: &mut Judge) -> Report {
+    let demo = DemoInstance::new(seed).with_sessions(sessions);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .start_paused(true)
+        .build()
+        .expect("runtime");
+    let from = Duration::from_secs(start);
+    let mut report = Report::default();
+    rt.block_on(async {
+        let runner = DemoRunner::new(demo.clone()).starting_at(from);
+        let mut collection = Collection::start(
+            Arc::new(runner),
+            Duration::from_secs(1),
+            None,
+            ExtentSource::default(),
+            SessionClock::starting_at(from),
+        );
+        let mut store = Store::new(StoreSettings::default());
+        let mut walk = TruthWalk::new(&demo, start);
+        let mut truth = walk.next();
+        let t0 = tokio::time::Instant::now();
+        for k in 0..len {
+            // Half a second into each second: what was taken at its start has arrived.
+            let deadline = t0 + Duration::from_secs(k) + Duration::from_millis(500);
+            loop {
+                tokio::select! {
+                    Some(u) = collection.next_update() => store.apply(u),
+                    _ = tokio::time::sleep_until(deadline) => break,
+                }
+            }
+            let Some(u_t) = store.observed(Source::OnstatU) else {
+                continue;
+            };
+            let now = from + Duration::from_secs(k) + Duration::from_millis(500);
+            let snap = build(&store, now, None, &[]);
+            collection.ask_statements(ifxtop::model::snapshot::statements_wanted(&snap));
+            while truth.t < u_t.as_secs() {
+                truth = walk.next();
+            }
+            let at = format!("seed {seed} n {sessions} t={}", truth.t);
+            judge.moment(&snap, &truth, &at, &mut report);
+        }
+    });
+    report
+}
 
 /// Points a class's share of a window may be off the truth's.
 const SHARE_POINTS: f64 = 5.0;
@@ -112,10 +169,10 @@ impl Judge {
         }
     }
 
-    /// The truth's database time of the moments after `from` up to `to`.
+    /// The truth's database time of the moments from `from` to before `to`.
     fn true_time(&self, from: u64, to: u64) -> TrueTime {
         let mut out = TrueTime::default();
-        for (_, counts) in self.truth.range(from + 1..=to) {
+        for (_, counts) in self.truth.range(from..to) {
             for (c, n) in counts {
                 *out.by_class.entry(*c).or_default() += *n as f64;
             }
@@ -123,21 +180,35 @@ impl Judge {
         out
     }
 
+    /// The database time of the moments from `from` to before `to`, both multiples of the
+    /// history's 10 s buckets (a window older than a minute is read whole buckets at a time).
+    fn report(
+        &self,
+        from: u64,
+        to: u64,
+        filter: Option<(Key, &str)>,
+    ) -> ifxtop::model::activity::Report {
+        // Samples after `from - 0.5` up to `to - 0.5`; buckets whose middle is there.
+        self.activity.report(&Query {
+            filter: filter.map(|(k, v)| (k, v.to_string())),
+            ..Query::every_key(from as f64 - 0.5, to as f64 - 0.5, 10)
+        })
+    }
+
     /// Each window of the timeline that the samples cover whole (from its start plus `warm`
-    /// to its end): each class's share within [`SHARE_POINTS`] of the truth's, and each
-    /// incident's cause named.
+    /// to its end, in whole 10 s buckets): each class's share within [`SHARE_POINTS`] of the
+    /// truth's, and each incident's cause named.
     pub(super) fn windows(&self, warm: u64, r: &mut Report) -> Vec<String> {
         let mut lines = Vec::new();
+        let mut calm: Option<ifxtop::model::activity::Report> = None;
         let first = self.truth.keys().next().copied().unwrap_or(0);
         let last = self.truth.keys().last().copied().unwrap_or(0);
         for p in TIMELINE {
-            let (from, to) = (p.start + warm, p.end - 1);
+            let (from, to) = ((p.start + warm).div_ceil(10) * 10, p.end / 10 * 10);
             if from <= first || to > last || from >= to {
                 continue;
             }
-            let report = self
-                .activity
-                .report(&Query::every_key(from as f64, to as f64, 10));
+            let report = self.report(from, to, None);
             let truth = self.true_time(from, to);
             let mut line = format!("{:<22}", format!("{:?}", p.incident));
             for c in Class::ALL {
@@ -161,46 +232,139 @@ impl Judge {
                     );
                 }
             }
+            // The statements: known for at least 90 % of the window's database time.
+            let unread = report
+                .list(Key::Sql)
+                .iter()
+                .find(|e| e.key == ifxtop::model::activity::NOT_READ)
+                .map_or(0.0, |e| e.share);
+            line.push_str(&format!("  (not read) {:.1} %", unread * 100.0));
+            if unread < 0.10 {
+                r.right("window statements known");
+            } else {
+                r.wrong(
+                    "window statements known",
+                    format!(
+                        "{:?} {from}-{to}: statements not read for {:.1} % of the database time",
+                        p.incident,
+                        unread * 100.0
+                    ),
+                );
+            }
             lines.push(line);
+            self.grew(p.incident, (from, to), &mut calm, &report, r);
             self.cause(p.incident, from, to, r);
+            if p.incident == Incident::Calm {
+                calm = Some(report);
+            }
         }
         lines
+    }
+
+    /// The class that grew most against the calm stretch before (in average active sessions)
+    /// is the incident's.
+    fn grew(
+        &self,
+        incident: Incident,
+        (from, to): (u64, u64),
+        calm: &mut Option<ifxtop::model::activity::Report>,
+        report: &ifxtop::model::activity::Report,
+        r: &mut Report,
+    ) {
+        let want = match incident {
+            Incident::InsertHotSpot | Incident::NullIndexLeaf => Class::Buffer,
+            Incident::SendQFill | Incident::SendQDrain => Class::Condition,
+            Incident::CheckpointRequested | Incident::CheckpointInProgress => Class::Checkpoint,
+            Incident::LockChain => Class::Lock,
+            Incident::LongTransaction => Class::LogBuffer,
+            Incident::CpuSaturated => Class::CpuWait,
+            Incident::MutexContention => Class::Mutex,
+            Incident::Calm | Incident::SlowDevice | Incident::ReplicaLag => return,
+        };
+        let Some(before) = calm.as_ref() else {
+            return;
+        };
+        let aas = |rep: &ifxtop::model::activity::Report, c: Class| {
+            rep.class_secs(c) / rep.window_s.max(1e-9)
+        };
+        let top = Class::ALL
+            .into_iter()
+            .max_by(|a, b| {
+                (aas(report, *a) - aas(before, *a)).total_cmp(&(aas(report, *b) - aas(before, *b)))
+            })
+            .expect("classes");
+        if top == want {
+            r.right("incident class");
+        } else {
+            r.wrong(
+                "incident class",
+                format!(
+                    "{incident:?} {from}-{to}: {} grew most, not {}",
+                    top.name(),
+                    want.name()
+                ),
+            );
+        }
     }
 
     /// An incident's window names its cause as the timeline plays it: the lock chain's lock
     /// waits have sid 812 at their head, the CPU saturation's time is on a CPU or waiting for
     /// one.
     fn cause(&self, incident: Incident, from: u64, to: u64, r: &mut Report) {
-        let window = |filter: Option<(Key, &str)>| {
-            self.activity.report(&Query {
-                filter: filter.map(|(k, v)| (k, v.to_string())),
-                ..Query::every_key(from as f64, to as f64, 10)
-            })
-        };
+        let window = |filter: Option<(Key, &str)>| self.report(from, to, filter);
         match incident {
             Incident::LockChain => {
-                let lock = window(Some((Key::Class, "lock")));
-                let head = lock.list(Key::HeadBlocker).first().map(|e| e.key.clone());
-                if head.as_deref() == Some("812") {
+                // By class (the first view): the lock waits' head is 812, running the update
+                // of customer; the waits' own statements are the chain's updates.
+                let all = window(None);
+                let lock = all.class_tops.iter().find(|t| t.class == Class::Lock);
+                let head = lock
+                    .and_then(|t| t.head_blocker.as_ref())
+                    .map(|h| h.key.clone());
+                let sql = lock.and_then(|t| t.sql.as_ref()).map(|q| q.key.clone());
+                let head_sql = window(Some((Key::Session, "812")))
+                    .list(Key::Sql)
+                    .first()
+                    .map(|e| e.key.clone());
+                let ok = head.as_deref() == Some("812")
+                    && head_sql
+                        .as_deref()
+                        .is_some_and(|q| q.starts_with("update customer set"))
+                    && sql.as_deref().is_some_and(|q| q.starts_with("update "));
+                if ok {
                     r.right("incident cause");
                 } else {
                     r.wrong(
                         "incident cause",
-                        format!("lock chain {from}-{to}: the lock waits' head {head:?}"),
+                        format!(
+                            "lock chain {from}-{to}: the lock waits' head {head:?} running {head_sql:?}, their statement {sql:?}"
+                        ),
                     );
                 }
             }
             Incident::CpuSaturated => {
                 let all = window(None);
                 let cpu = all.class_secs(Class::Cpu) + all.class_secs(Class::CpuWait);
-                if cpu > all.db_time_s / 2.0 {
+                // The top statement is one of the busy ones: on a CPU or waiting for one.
+                let top = all.list(Key::Sql).first();
+                let busy = top.is_some_and(|e| {
+                    e.key != ifxtop::model::activity::NOT_READ
+                        && e.by_class
+                            .iter()
+                            .filter(|(c, _)| matches!(c, Class::Cpu | Class::CpuWait))
+                            .map(|(_, s)| s)
+                            .sum::<f64>()
+                            > e.db_time_s / 2.0
+                });
+                if cpu > all.db_time_s / 2.0 && busy {
                     r.right("incident cause");
                 } else {
                     r.wrong(
                         "incident cause",
                         format!(
-                            "CPU saturation {from}-{to}: on a CPU or waiting for one {cpu:.0} s of {:.0} s",
-                            all.db_time_s
+                            "CPU saturation {from}-{to}: on a CPU or waiting for one {cpu:.0} s of {:.0} s; top statement {:?}",
+                            all.db_time_s,
+                            top.map(|e| (&e.key, &e.by_class))
                         ),
                     );
                 }
@@ -216,9 +380,7 @@ impl Judge {
 #[test]
 fn database_time_classes_are_the_truths() {
     let mut judge = Judge::default();
-    let mut report = run_with(1, 300, 0, 720, &mut |snap, truth, at, r| {
-        judge.moment(snap, truth, at, r)
-    });
+    let mut report = run(1, 300, 0, 720, &mut judge);
     let lines = judge.windows(5, &mut report);
     eprintln!("{}\n{}", lines.join("\n"), report.table());
     assert_eq!(
@@ -229,7 +391,13 @@ fn database_time_classes_are_the_truths() {
         report.table(),
         report.examples.join("\n")
     );
-    for kind in ["sample class", "window class share", "incident cause"] {
+    for kind in [
+        "sample class",
+        "window class share",
+        "window statements known",
+        "incident class",
+        "incident cause",
+    ] {
         assert!(
             report.kinds.get(kind).is_some_and(|t| t.right > 0),
             "nothing right of kind {kind}:\n{}",

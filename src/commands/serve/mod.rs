@@ -272,6 +272,9 @@ async fn watch_instance(
                             counted.statements(&snap.actives(), p.weight);
                         }
                     }
+                    // The statements of the sessions active on a slow client, and of the top
+                    // CPU sessions, ride with the active ones.
+                    collection.ask_statements(snapshot::statements_wanted(&snap));
                     let store = &watched.store;
                     let m = InstanceMetrics::build(
                         server,
