@@ -442,8 +442,8 @@ pub struct Activity {
     /// (user, host, program) → the ident's number, and back.
     idents: FxHashMap<(NameId, NameId, NameId), NameId>,
     ident_of: Vec<(NameId, NameId, NameId)>,
-    /// A statement's fingerprint (the key) → one text it was seen with.
-    examples: FxHashMap<NameId, NameId>,
+    /// A statement's text (what a row holds) → its fingerprint (what reports group by).
+    fp_of: FxHashMap<NameId, NameId>,
     recent: VecDeque<Sample>,
     buckets: VecDeque<Bucket>,
     /// Each sample's active sessions by class, for the chart, over the whole history.
@@ -667,17 +667,17 @@ impl Activity {
             let ident = self.ident(user, host, program);
             let sql = match a.sql {
                 Some(q) => {
-                    // The fingerprint of the statement's first words (what a recording's track
-                    // keeps, so a track gives the same keys), and the first text seen for it.
+                    // The row keeps the statement's first words (what a recording's track
+                    // keeps, so a track gives the same rows); reports group them by their
+                    // fingerprint, made once per text.
                     let words = statement_words(q, SQL_KEY_CHARS);
-                    let fp = self
-                        .names
-                        .id(&crate::model::fingerprint::fingerprint(&words));
-                    if fp != NONE && !self.examples.contains_key(&fp) {
-                        let example = self.names.id(&words);
-                        self.examples.insert(fp, example);
+                    let text = self.names.id(&words);
+                    if text != NONE && !self.fp_of.contains_key(&text) {
+                        let fp = crate::model::fingerprint::fingerprint(&words);
+                        let fp = self.names.id(&fp);
+                        self.fp_of.insert(text, fp);
                     }
-                    fp
+                    text
                 }
                 None => NONE,
             };
@@ -793,8 +793,8 @@ impl Activity {
         let mut ident_of = Vec::new();
         let old_names = std::mem::take(&mut self.names);
         let old_idents = std::mem::take(&mut self.ident_of);
-        let old_examples = std::mem::take(&mut self.examples);
-        let mut examples: FxHashMap<NameId, NameId> = FxHashMap::default();
+        let old_fp_of = std::mem::take(&mut self.fp_of);
+        let mut fp_of: FxHashMap<NameId, NameId> = FxHashMap::default();
         let mut renumber = |r: &mut Row| {
             let remap = |names: &mut Names, id: NameId| match old_names.name(id) {
                 Some(n) => names.id(n),
@@ -814,10 +814,10 @@ impl Activity {
                 NameId::try_from(ident_of.len() - 1).unwrap_or(NameId::MAX)
             });
             let sql = remap(&mut names, r.sql);
-            if sql != NONE && !examples.contains_key(&sql) {
-                if let Some(e) = old_examples.get(&r.sql) {
-                    let e = remap(&mut names, *e);
-                    examples.insert(sql, e);
+            if sql != NONE && !fp_of.contains_key(&sql) {
+                if let Some(fp) = old_fp_of.get(&r.sql) {
+                    let fp = remap(&mut names, *fp);
+                    fp_of.insert(sql, fp);
                 }
             }
             r.sql = sql;
@@ -837,7 +837,7 @@ impl Activity {
         self.names = names;
         self.idents = idents;
         self.ident_of = ident_of;
-        self.examples = examples;
+        self.fp_of = fp_of;
     }
 
     /// The first moment the history still holds (session seconds).
@@ -883,7 +883,7 @@ impl Activity {
             + self.names.by_name.capacity() * (size_of::<CompactString>() + size_of::<NameId>() + 8);
         let idents = self.ident_of.capacity() * 12
             + self.idents.capacity() * (16 + 8)
-            + self.examples.capacity() * (4 + 4 + 8);
+            + self.fp_of.capacity() * (4 + 4 + 8);
         samples + buckets + names + idents + self.chart.capacity() * size_of::<ChartPoint>()
     }
 
@@ -906,7 +906,7 @@ impl Activity {
             .unwrap_or((NONE, NONE, NONE));
         u64::from(match key {
             Key::Class => r.class.index() as u32,
-            Key::Sql => r.sql,
+            Key::Sql => self.fingerprint_of(r.sql),
             Key::User => u,
             Key::Host => h,
             Key::Program => p,
@@ -940,13 +940,25 @@ impl Activity {
         }
     }
 
-    /// The text a statement's fingerprint was first seen with, when it differs from it.
-    fn example_of(&self, key: Key, raw: u64) -> Option<String> {
+    /// The fingerprint of a statement's text (a row's `sql`).
+    fn fingerprint_of(&self, text: NameId) -> NameId {
+        self.fp_of.get(&text).copied().unwrap_or(text)
+    }
+
+    /// One text a statement's fingerprint was run with in the window (`examples`: the first
+    /// in text order of those seen there, so any two reports of a window agree), when it
+    /// differs from the fingerprint.
+    fn example_of(
+        &self,
+        examples: &FxHashMap<NameId, NameId>,
+        key: Key,
+        raw: u64,
+    ) -> Option<String> {
         if key != Key::Sql {
             return None;
         }
         let fp = u32::try_from(raw).ok()?;
-        let e = self.examples.get(&fp)?;
+        let e = examples.get(&fp)?;
         (*e != fp).then(|| self.names.name(*e).map(str::to_string))?
     }
 
@@ -1024,6 +1036,10 @@ impl Activity {
         } else {
             Vec::new()
         };
+        // Each session's statements, for the head blockers' own (what holds the others up).
+        let mut session_sql: FxHashMap<(u32, NameId), f64> = FxHashMap::default();
+        // Each fingerprint's example: the first text in text order run in the window.
+        let mut examples: FxHashMap<NameId, NameId> = FxHashMap::default();
         self.rows_in(q.from, q.to, |r, secs| {
             if let Some((k, want)) = filter {
                 if Some(self.raw(k, r)) != want {
@@ -1032,10 +1048,20 @@ impl Activity {
             }
             db_time += secs;
             by_class[r.class.index()] += secs;
+            if r.sql != NONE {
+                let fp = self.fingerprint_of(r.sql);
+                let e = examples.entry(fp).or_insert(r.sql);
+                if *e != r.sql && self.names.name(r.sql) < self.names.name(*e) {
+                    *e = r.sql;
+                }
+            }
             if let Some(w) = within.get_mut(r.class.index()) {
                 for (m, k) in w.iter_mut().zip(CLASS_TOP_KEYS) {
                     *m.entry(self.raw(k, r)).or_default() += secs;
                 }
+                *session_sql
+                    .entry((r.sid, self.fingerprint_of(r.sql)))
+                    .or_default() += secs;
             }
             for (i, k) in q.keys.iter().enumerate() {
                 let g = groups[i].entry(self.raw(*k, r)).or_default();
@@ -1063,7 +1089,7 @@ impl Activity {
                         aas: round3(g.secs / window),
                         sessions: g.sessions.len(),
                         by_class: class_map(&g.by_class),
-                        example: self.example_of(*k, raw),
+                        example: self.example_of(&examples, *k, raw),
                     })
                     .collect();
                 entries.sort_by(|a, b| {
@@ -1093,13 +1119,38 @@ impl Activity {
                         key: self.raw_text(k, raw),
                         db_time_s: round3(t),
                         share: round3(t / secs),
-                        example: self.example_of(k, raw),
+                        example: self.example_of(&examples, k, raw),
                     })
                 };
+                let head_blocker = top(Key::HeadBlocker, head);
+                // The head blocker's own statement over the window (its seconds: its own).
+                let head_sql = head_blocker
+                    .as_ref()
+                    .and_then(|h| h.key.parse::<u32>().ok())
+                    .and_then(|h| {
+                        session_sql
+                            .iter()
+                            .filter(|((sid, _), _)| *sid == h)
+                            .max_by(|a, b| a.1.total_cmp(b.1).then(b.0 .1.cmp(&a.0 .1)))
+                            .map(|((_, q), t)| {
+                                let own: f64 = session_sql
+                                    .iter()
+                                    .filter(|((sid, _), _)| *sid == h)
+                                    .map(|(_, t)| t)
+                                    .sum();
+                                Top {
+                                    key: self.raw_text(Key::Sql, u64::from(*q)),
+                                    db_time_s: round3(*t),
+                                    share: round3(t / own.max(1e-9)),
+                                    example: self.example_of(&examples, Key::Sql, u64::from(*q)),
+                                }
+                            })
+                    });
                 ClassTop {
                     class: c,
                     db_time_s: round3(secs),
-                    head_blocker: top(Key::HeadBlocker, head),
+                    head_blocker,
+                    head_sql,
                     object: top(Key::Object, object),
                     sql: top(Key::Sql, sql),
                 }
@@ -1248,6 +1299,10 @@ pub struct ClassTop {
     /// nobody held them up).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub head_blocker: Option<Top>,
+    /// The statement that head blocker ran the longest over the window (its share: of its own
+    /// time): what holds the others up.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub head_sql: Option<Top>,
     /// The table, index, mutex or condition waited on the longest (none for CPU time).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub object: Option<Top>,
@@ -1342,7 +1397,7 @@ impl Report {
         if !self.class_tops.is_empty() {
             let _ = writeln!(
                 s,
-                "\n{:<12} {:>6} {:>6}  {:<12} {:<28} TOP SQL",
+                "\n{:<12} {:>6} {:>6}  {:<12} {:<28} TOP SQL (the head blocker's: >)",
                 "CLASS", "%DBT", "AAS", "HEAD BLOCKER", "TOP OBJECT"
             );
             let window = self.window_s.max(f64::EPSILON);
@@ -1362,6 +1417,9 @@ impl Report {
                     truncate(&named(&t.object), 28),
                     named(&t.sql),
                 );
+                if let (Some(h), Some(q)) = (&t.head_blocker, &t.head_sql) {
+                    let _ = writeln!(s, "{:>49} > {} runs {}", "", h.key, q.key);
+                }
             }
         }
         for (key, entries) in &self.top {

@@ -238,6 +238,12 @@ pub struct Finding {
 }
 
 impl Finding {
+    /// A finding of `kind` with its words, for other modules' tests.
+    #[cfg(test)]
+    pub(crate) fn of(kind: FindingKind, summary: &str) -> Self {
+        Finding::new(kind, Severity::Warning, summary.to_string(), "")
+    }
+
     fn new(kind: FindingKind, severity: Severity, summary: String, action: &str) -> Self {
         Finding {
             kind,

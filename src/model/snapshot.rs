@@ -946,21 +946,20 @@ fn numa_view(store: &Store) -> NumaView {
 /// Each source's health, age and cost, for the header and the status line; the per-node NUMA
 /// sources are left out.
 fn source_statuses(store: &Store, now: Duration) -> Vec<SourceStatus> {
-    let mut out: Vec<SourceStatus> = store
-        .sources()
-        .filter(|(s, _)| {
-            !matches!(
-                s,
-                Source::NodeMeminfo(_)
-                    | Source::NodeCpulist(_)
-                    | Source::NumaMaps(_)
-                    | Source::OnstatGSql(_)
-            )
-        })
-        .map(|(s, st)| source_status(s, st, now))
-        .collect();
-    if let Some(sql) = statements_status(store, now) {
-        out.push(sql);
+    let mut out: Vec<SourceStatus> = Vec::new();
+    // The statements as one source, where the first of them sorts.
+    let mut statements_at: Option<usize> = None;
+    for (s, st) in store.sources() {
+        match s {
+            Source::NodeMeminfo(_) | Source::NodeCpulist(_) | Source::NumaMaps(_) => {}
+            Source::OnstatGSql(_) => {
+                statements_at.get_or_insert(out.len());
+            }
+            _ => out.push(source_status(s, st, now)),
+        }
+    }
+    if let (Some(at), Some(sql)) = (statements_at, statements_status(store, now)) {
+        out.insert(at, sql);
     }
     out
 }
@@ -1000,7 +999,7 @@ fn statements_status(store: &Store, now: Duration) -> Option<SourceStatus> {
             sum.via = one.via;
         }
     }
-    sum.source = "onstat -g sql <sid>".to_string();
+    sum.source = "onstat -g sql".to_string();
     sum.calls_per_min = per_min;
     sum.bytes_per_call = (byte_calls > 0).then(|| bytes as f64 / byte_calls as f64);
     sum.cpu_ms_per_call = (cpu_calls > 0).then(|| cpu.as_secs_f64() * 1000.0 / cpu_calls as f64);

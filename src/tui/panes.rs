@@ -1104,6 +1104,35 @@ pub(crate) mod tests {
         }
     }
 
+    /// A running session with nothing else known.
+    pub(crate) fn session(sid: u64) -> SessionRow {
+        SessionRow {
+            sessid: crate::ids::Sid(sid),
+            user: "app".into(),
+            host: None,
+            program: None,
+            sql: None,
+            state: crate::model::sessions::SessionState::Running,
+            wait: None,
+            waiting_on: None,
+            reads_per_s: None,
+            writes_per_s: None,
+            locks: 0,
+            blocks: Vec::new(),
+            harm: Default::default(),
+            critical_section: false,
+            in_state_s: None,
+            in_state_s_at_least: false,
+            threads: 1,
+            system: false,
+            in_txn: false,
+            cpu_percent: None,
+            cpu_at_least: false,
+            memory_bytes: None,
+            memory_used_bytes: None,
+        }
+    }
+
     pub(crate) fn socket(host: &str, port: &str, send_q: u64) -> SocketRow {
         SocketRow {
             local: Endpoint::new("10.0.0.5", "9088"),

@@ -368,7 +368,10 @@ impl App {
         } else if f.kind == K::MemoryReclaim || c.numa_node.is_some() {
             // Memory reclaim, or what it slows (a checkpoint flushing through it).
             self.set_pane(Pane::Numa);
-        } else if f.kind == K::CpuSaturation || f.kind == K::ClientNetwork {
+        } else if f.kind == K::CpuSaturation {
+            // Who uses the CPUs: the sessions by CPU%, their statements beside them.
+            self.sort_sessions_by(SessionCol::Cpu, now);
+        } else if f.kind == K::ClientNetwork {
             self.set_pane(Pane::Sessions);
         } else {
             self.set_pane(Pane::Server);
@@ -1118,6 +1121,43 @@ mod tests {
         app.handle(crate::tui::keymap::Action::SortNext, now);
         assert_eq!(app.table().sort, Order::Grouped);
         assert_eq!(app.table().order, vec![0, 1, 2]);
+    }
+
+    /// Enter on a CPU saturation finding opens the Sessions pane sorted by CPU%, the busiest
+    /// session first (their statements beside them).
+    #[test]
+    fn a_cpu_finding_opens_the_sessions_by_cpu() {
+        use crate::model::findings::{Finding, FindingKind};
+        let mut snap = Snapshot::default();
+        for (sid, cpu) in [(801, 5.0), (802, 80.0), (803, 20.0)] {
+            snap.sessions.push(crate::model::sessions::SessionRow {
+                cpu_percent: Some(cpu),
+                ..crate::tui::panes::tests::session(sid)
+            });
+        }
+        snap.findings = vec![Finding::of(FindingKind::CpuSaturation, "CPU VPs saturated")];
+        let mut app = crate::tui::app::App::new(
+            crate::tui::keymap::Keymap::default(),
+            crate::tui::theme::Theme::plain(),
+            crate::tui::app::Mode::Demo { seed: 1 },
+            std::time::Duration::from_secs(1),
+        );
+        app.set_snapshot(std::sync::Arc::new(snap));
+        let now = std::time::Duration::from_secs(1);
+        app.handle(crate::tui::keymap::Action::Findings, now);
+        app.on_key(
+            crossterm::event::KeyEvent::from(crossterm::event::KeyCode::Enter),
+            now,
+        );
+        assert_eq!(app.pane, Pane::Sessions);
+        assert_eq!(
+            app.table().sort,
+            Order::By {
+                column: crate::tui::panes::Column::Session(crate::tui::panes::SessionCol::Cpu),
+                desc: true
+            }
+        );
+        assert_eq!(app.selected_sid(), Some(Sid(802)));
     }
 
     #[test]

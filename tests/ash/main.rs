@@ -7,7 +7,7 @@
 
 use ifxtop::commands::ash::demo_activity;
 use ifxtop::demo::timeline::{Incident, CYCLE, TIMELINE};
-use ifxtop::demo::truth::{SessionTruth, State, Truth, TruthWalk};
+use ifxtop::demo::truth::{Dispatch, SessionTruth, State, Truth, TruthWalk};
 use ifxtop::demo::DemoInstance;
 use ifxtop::model::activity::{Activity, Class, Key, Query, Report};
 use std::collections::BTreeMap;
@@ -18,14 +18,17 @@ const SESSIONS: usize = 300;
 
 /// The class a session's truth stands for in database time (`None`: idle, not database time;
 /// as the oracle of `tests/truth` says, a client wait with nothing queued is idle). Running,
-/// reading pages, in a critical section or rolling back: on a CPU (or waiting for one: the
-/// truth does not split them).
+/// reading pages, in a critical section or rolling back: where it is at the instant, on a CPU
+/// or waiting for one (one class here) or waiting for a disk.
 fn truth_class(s: &SessionTruth) -> Option<Class> {
     Some(match s.state {
         State::Idle => return None,
         State::SlowFetch if s.send_q == 0 => return None,
         State::SlowFetch => Class::Condition,
-        State::Running | State::Reading | State::Critical | State::Rollback => Class::Cpu,
+        State::Running | State::Reading | State::Critical | State::Rollback => match s.dispatch? {
+            Dispatch::OnCpu | Dispatch::Ready => Class::Cpu,
+            Dispatch::Io => Class::Io,
+        },
         State::Mutex => Class::Mutex,
         State::Buffer => Class::Buffer,
         State::Checkpoint => Class::Checkpoint,
@@ -88,8 +91,9 @@ fn aas(r: &Report, c: Class) -> f64 {
     secs / r.window_s.max(1.0)
 }
 
-const CLASSES: [Class; 7] = [
+const CLASSES: [Class; 8] = [
     Class::Cpu,
+    Class::Io,
     Class::Lock,
     Class::Buffer,
     Class::Mutex,

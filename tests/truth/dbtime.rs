@@ -322,10 +322,9 @@ impl Judge {
                     .and_then(|t| t.head_blocker.as_ref())
                     .map(|h| h.key.clone());
                 let sql = lock.and_then(|t| t.sql.as_ref()).map(|q| q.key.clone());
-                let head_sql = window(Some((Key::Session, "812")))
-                    .list(Key::Sql)
-                    .first()
-                    .map(|e| e.key.clone());
+                let head_sql = lock
+                    .and_then(|t| t.head_sql.as_ref())
+                    .map(|q| q.key.clone());
                 let ok = head.as_deref() == Some("812")
                     && head_sql
                         .as_deref()

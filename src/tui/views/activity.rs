@@ -435,15 +435,17 @@ fn table(app: &App, report: &Report, area: Rect, buf: &mut Buffer) {
 }
 
 /// The first view: each class with its share, its average active sessions, and who and what
-/// had the most of it (the head blocker, the object, the statement).
+/// had the most of it: the head blocker with the statement it ran (what holds the others up),
+/// the object waited on, the statement its own sessions ran.
 fn class_table(app: &App, report: &Report, entries: &[Entry], area: Rect, buf: &mut Buffer) {
     let theme = &app.theme;
     let width = usize::from(area.width);
-    let object_w = (width * 22 / 100).clamp(10, 32);
-    let head_w = 7;
+    let rest = width.saturating_sub(25);
+    let head_w = (rest * 36 / 100).max(8);
+    let object_w = (rest * 24 / 100).max(8);
     let header = format!(
-        "{:<9} {:>5} {:>6} {:<head_w$} {:<object_w$} {}",
-        "CLASS", "%DBT", "AAS", "HEAD", "OBJECT", "TOP SQL"
+        "{:<9} {:>6} {:>6} {:<head_w$} {:<object_w$} {}",
+        "CLASS", "%DBT", "AAS", "HEAD BLOCKER: ITS SQL", "OBJECT", "TOP SQL"
     );
     buf.set_string(
         area.x,
@@ -462,12 +464,17 @@ fn class_table(app: &App, report: &Report, entries: &[Entry], area: Rect, buf: &
         let Some(top) = report.class_tops.iter().find(|c| c.class.name() == e.key) else {
             continue;
         };
+        let head = match (&top.head_blocker, &top.head_sql) {
+            (Some(h), Some(q)) => format!("{}: {}", h.key, q.key),
+            (Some(h), None) => h.key.clone(),
+            (None, _) => "-".to_string(),
+        };
         let text = format!(
-            "{:<9} {:>4.1}% {:>6.2} {:<head_w$} {:<object_w$} {}",
+            "{:<9} {:>5.1}% {:>6.2} {:<head_w$} {:<object_w$} {}",
             top.class.label(),
             e.share * 100.0,
             e.aas,
-            crate::model::activity::truncate(&key(&top.head_blocker), head_w),
+            crate::model::activity::truncate(&head, head_w),
             crate::model::activity::truncate(&key(&top.object), object_w),
             key(&top.sql),
         );
