@@ -125,7 +125,7 @@ pub(crate) fn spawn(ctx: &Ctx, sources: Vec<Source>) -> JoinHandle<()> {
                     .filter(|s| asked(&ctx, &st, s))
                     .collect()
             };
-            let mut due = asked_now.clone();
+            let due = asked_now.clone();
             let (split, interactive) = {
                 let st = lock(&state);
                 let t = Instant::now();
@@ -134,29 +134,29 @@ pub(crate) fn spawn(ctx: &Ctx, sources: Vec<Source>) -> JoinHandle<()> {
                     st.not_interactive.as_ref().is_none_or(|(u, _)| t >= *u),
                 )
             };
-            // The active sessions' statements ride in the call, never in calls of their own.
-            if interactive && !due.is_empty() {
-                let st = lock(&state);
-                due.extend(
+            let (due, slow) = plan(
+                due,
+                interactive,
+                split,
+                |s| ctx.demand.wants(s),
+                || {
+                    let st = lock(&state);
                     ctx.demand
                         .statements_due(now, super::demand::STATEMENTS_PER_TICK)
                         .into_iter()
-                        .filter(|s| !st.runs_alone(s)),
-                );
-            }
+                        .filter(|s| !st.runs_alone(s))
+                        .collect()
+                },
+            );
             let mut held: Vec<Source> = Vec::new();
-            if interactive && split {
-                let slow: Vec<Source> = due.iter().copied().filter(|s| s.period() > FAST).collect();
-                due.retain(|s| !slow.contains(s));
-                if slow_call.0.as_ref().is_some_and(|h| !h.is_finished()) {
-                    // Still running: they stay due for the next tick.
-                    held = slow;
-                } else if !slow.is_empty() {
-                    let (ctx2, state2) = (ctx.clone(), state.clone());
-                    slow_call.0 = Some(tokio::spawn(async move {
-                        let _ = tick(&ctx2, &state2, &slow, SLOW_CALL).await;
-                    }));
-                }
+            if slow_call.0.as_ref().is_some_and(|h| !h.is_finished()) {
+                // Still running: they stay due for the next tick.
+                held = slow;
+            } else if !slow.is_empty() {
+                let (ctx2, state2) = (ctx.clone(), state.clone());
+                slow_call.0 = Some(tokio::spawn(async move {
+                    let _ = tick(&ctx2, &state2, &slow, SLOW_CALL).await;
+                }));
             }
             if !due.is_empty() && tick(&ctx, &state, &due, "").await.is_none() {
                 return;
@@ -187,6 +187,33 @@ pub(crate) fn spawn(ctx: &Ctx, sources: Vec<Source>) -> JoinHandle<()> {
             }
         }
     })
+}
+
+/// Cuts a tick's due sources into the tick's call and the slow options' call (empty unless
+/// `interactive && split`). A source wanted at every tick (demand.rs) is read with this tick's
+/// onstat -u, not in the slow call. The active sessions' statements (`statements`, asked only
+/// then: asking counts them as read) ride in the call that carries onstat -u, never in calls
+/// of their own nor in the slow call, which a tick may skip while the previous one runs.
+fn plan(
+    mut due: Vec<Source>,
+    interactive: bool,
+    split: bool,
+    wanted: impl Fn(&Source) -> bool,
+    statements: impl FnOnce() -> Vec<Source>,
+) -> (Vec<Source>, Vec<Source>) {
+    let mut slow = Vec::new();
+    if interactive && split {
+        slow = due
+            .iter()
+            .copied()
+            .filter(|s| s.period() > FAST && !wanted(s))
+            .collect();
+        due.retain(|s| !slow.contains(s));
+    }
+    if interactive && due.contains(&Source::OnstatU) {
+        due.extend(statements());
+    }
+    (due, slow)
 }
 
 /// The slow options' call ends with the task that started it.
@@ -508,7 +535,9 @@ async fn let_the_store_apply() {
 
 #[cfg(test)]
 mod tests {
-    use super::next_due;
+    use super::{next_due, plan};
+    use crate::ids::Sid;
+    use crate::source::Source;
     use std::time::Duration;
 
     fn s(x: f64) -> Duration {
@@ -530,5 +559,38 @@ mod tests {
         assert_eq!(next_due(s(10.0), s(30.0), s(3.0)), s(33.0));
         // A phase of a period or more is taken modulo the period.
         assert_eq!(next_due(s(0.5), s(30.0), s(33.0)), s(33.0));
+    }
+
+    /// While the slow options have a call of their own: `onstat -g ath`, wanted at every tick
+    /// (more threads look runnable than CPU VPs), stays with this tick's `onstat -u`, and the
+    /// statements ride with it too; a tick without `onstat -u` asks for no statement (asking
+    /// counts them as read).
+    #[test]
+    fn statements_and_sources_wanted_at_every_tick_ride_with_the_ticks_onstat_u() {
+        let sql = Source::OnstatGSql(Sid(812));
+        let wanted = |s: &Source| *s == Source::OnstatGAth;
+        let due = vec![Source::OnstatU, Source::OnstatGAth, Source::OnstatGSeg];
+        assert!(Source::OnstatGSeg.period() > super::FAST);
+        let (fast, slow) = plan(due.clone(), true, true, wanted, || vec![sql]);
+        assert_eq!(fast, [Source::OnstatU, Source::OnstatGAth, sql]);
+        assert_eq!(slow, [Source::OnstatGSeg]);
+        // Not split: one call.
+        let (fast, slow) = plan(due, true, false, wanted, || vec![sql]);
+        assert_eq!(
+            fast,
+            [Source::OnstatU, Source::OnstatGAth, Source::OnstatGSeg, sql]
+        );
+        assert!(slow.is_empty());
+        // A tick without onstat -u: the statements are not asked for.
+        let mut asked = false;
+        let (fast, _) = plan(vec![Source::OnstatGSeg], true, false, wanted, || {
+            asked = true;
+            vec![sql]
+        });
+        assert_eq!(fast, [Source::OnstatGSeg]);
+        assert!(!asked);
+        // Without interactive mode they would be calls of their own: none.
+        let (fast, _) = plan(vec![Source::OnstatU], false, true, wanted, || vec![sql]);
+        assert_eq!(fast, [Source::OnstatU]);
     }
 }
