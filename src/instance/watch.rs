@@ -96,7 +96,17 @@ impl Watched {
     /// `onstat -u` moment): whether it was a new moment. The second's work is then done (the
     /// snapshot before this one let go), so the heap's free pages go back to the system, at
     /// most every `memory::GIVE_BACK_EVERY`: the screen, `serve` and a live `ash` alike.
+    ///
+    /// A moment is sampled once every part of the call that read its `onstat -u` is in: the
+    /// parts arrive one by one, and a snapshot built between them would class the sessions
+    /// with no thread list of the moment (`cpu_or_wait`) and without their statements. The
+    /// parts still out come with the next build; a part that never comes (an option whose
+    /// answer did not parse) leaves the moment out, and the next sample stands for its
+    /// seconds too.
     pub(crate) fn sample(&mut self, snap: &Snapshot) -> bool {
+        if !self.store.moment_whole() {
+            return false;
+        }
         let added = self.sample_moment(snap);
         crate::memory::give_back();
         added
@@ -273,5 +283,42 @@ mod tests {
         r.built(1);
         tokio::time::advance(Duration::from_secs(1)).await;
         assert_eq!(r.due(2, Duration::from_secs(2)), Due::Now);
+    }
+
+    /// A tick's call delivers its parts one by one: a snapshot built after its `onstat -u`
+    /// but before its `onstat -g ath` is not sampled (it would say `cpu_or_wait` for every
+    /// session with no wait flag); the one built once both are in is, with true classes.
+    #[test]
+    fn a_moment_is_sampled_once_its_whole_call_is_in() {
+        use crate::collect::sample::{How, Update};
+        use crate::model::activity::{Class, Query};
+        use crate::source::Source;
+        let demo = crate::demo::DemoInstance::new(1);
+        // The CPU VPs saturated: more threads runnable than VPs.
+        let t = Duration::from_secs(470);
+        let part = |source: Source| Update {
+            source,
+            t,
+            took: Duration::ZERO,
+            result: source.parse(
+                demo.respond(&source.request(), t)
+                    .expect("the demo answers"),
+            ),
+            how: How {
+                shared: 2,
+                ..How::default()
+            },
+        };
+        let mut w = Watched::new(Store::new(Default::default()), None);
+        w.apply([part(Source::OnstatU)]);
+        let snap = crate::model::snapshot::build(&w.store, t, None, &[]);
+        assert!(!w.sample(&snap), "sampled before the call's -g ath was in");
+        w.apply([part(Source::OnstatGAth)]);
+        let snap = crate::model::snapshot::build(&w.store, t, None, &[]);
+        assert!(w.sample(&snap));
+        let report = w.activity.report(&Query::every_key(0.0, 1_000.0, 10));
+        assert!(report.class_secs(Class::Cpu) > 0.0);
+        assert!(report.class_secs(Class::CpuWait) > 0.0);
+        assert_eq!(report.class_secs(Class::CpuOrWait), 0.0);
     }
 }

@@ -136,11 +136,55 @@ pub struct Store {
     pub(crate) generation: u64,
     /// Statements applied (every so many, the old ones are forgotten).
     statements_applied: u64,
+    /// The parts applied of the latest calls (by their moment) and how many parts the call of
+    /// the latest `onstat -u` had: whether that moment is whole ([`Store::moment_whole`]).
+    calls: Calls,
     /// Time of the newest sample applied.
     pub latest: Duration,
     /// What ifxtop had cost at the first and the latest sample that ran a process (none on the
     /// demo or a replay).
     pub(crate) process_cost: ProcessCosts,
+}
+
+/// The parts applied of the last few calls, by the moment they share (every part of one call has
+/// its start as its time), and the size of the latest `onstat -u`'s call.
+#[derive(Debug, Clone, Default)]
+struct Calls {
+    /// (moment, parts applied), the newest last; a few, as the slow options' call and the
+    /// sockets' reads interleave with a tick's call.
+    parts: Vec<(Duration, u32)>,
+    /// The latest `onstat -u`'s moment and the parts of its call.
+    u: Option<(Duration, u32)>,
+}
+
+impl Calls {
+    const KEPT: usize = 8;
+
+    fn part(&mut self, u: &Update) {
+        match self.parts.iter_mut().find(|(t, _)| *t == u.t) {
+            Some((_, n)) => *n += 1,
+            None => {
+                if self.parts.len() == Self::KEPT {
+                    self.parts.remove(0);
+                }
+                self.parts.push((u.t, 1));
+            }
+        }
+        if u.source == Source::OnstatU && u.result.is_ok() {
+            self.u = Some((u.t, u.how.shared));
+        }
+    }
+
+    fn whole(&self, moment: Duration) -> bool {
+        match self.u {
+            Some((t, shared)) if t == moment && shared > 1 => self
+                .parts
+                .iter()
+                .find(|(p, _)| *p == t)
+                .is_some_and(|(_, n)| *n >= shared),
+            _ => true,
+        }
+    }
 }
 
 /// The first and the latest reading of what ifxtop costs, with their times.
@@ -166,6 +210,7 @@ impl Store {
             mutex_names: rustc_hash::FxHashMap::default(),
             generation: 0,
             statements_applied: 0,
+            calls: Calls::default(),
             latest: Duration::ZERO,
             process_cost: (None, None),
         }
@@ -226,6 +271,14 @@ impl Store {
         self.observed(Source::OnstatU)
     }
 
+    /// Whether every part of the call that read the latest `onstat -u` has been applied (a
+    /// call's parts arrive one by one: a snapshot built between them has the moment's
+    /// `onstat -u` with the thread states of the moment before). True for an `onstat -u` read
+    /// alone, and where the call's size is not known (a replay).
+    pub fn moment_whole(&self) -> bool {
+        self.moment().is_none_or(|m| self.calls.whole(m))
+    }
+
     /// The last good value of a source only if it was taken at the same moment as the latest
     /// `onstat -u` (within [`SAME_MOMENT`]): holders change within a second, so an older one is
     /// not joined to this moment's waiters.
@@ -263,6 +316,7 @@ impl Store {
     pub fn apply(&mut self, u: Update) {
         self.latest = self.latest.max(u.t);
         self.generation += 1;
+        self.calls.part(&u);
         if let Some(p) = u.how.process {
             self.process_cost.0.get_or_insert((u.t, p));
             self.process_cost.1 = Some((u.t, p));
