@@ -180,8 +180,75 @@ fn cycle(c: &mut Criterion) {
             (t, outs)
         })
         .collect();
+    // The same ten seconds as database time reads them (collect/demand.rs): `onstat -g ath`
+    // at every second (more threads look runnable than CPU VPs, as in the demo at every
+    // second), and the statements of the sessions active at the second's `onstat -u`, each
+    // read again every 10 s (a tenth of them a second, at most 200), `onstat -g sql <sid>`.
+    let with_db_time: Vec<(u64, Vec<(Source, ifxtop::source::Output)>)> = (150..160)
+        .map(|t| {
+            let mut outs: Vec<(Source, ifxtop::source::Output)> = outputs_at(t)
+                .into_iter()
+                .filter(|(s, _)| due(s, t) || *s == Source::OnstatGAth)
+                .collect();
+            let u = outs
+                .iter()
+                .find(|(s, _)| *s == Source::OnstatU)
+                .and_then(|(_, o)| ifxtop::parsers::onstat_u::parse(&o.stdout).ok())
+                .expect("onstat -u");
+            let mut active: Vec<u64> = u
+                .threads
+                .iter()
+                .filter(|th| {
+                    th.sessid.0 != 0
+                        && !matches!(th.flags.thread_kind(), Some('B' | 'D' | 'F' | 'M'))
+                        && th.wait_reason != Some(ifxtop::parsers::onstat_u::WaitReason::Condition)
+                })
+                .map(|th| th.sessid.0)
+                .filter(|sid| sid % 10 == t % 10)
+                .collect();
+            active.sort_unstable();
+            active.dedup();
+            active.truncate(200);
+            for sid in active {
+                let s = Source::OnstatGSql(ifxtop::ids::Sid(sid));
+                let out = demo
+                    .respond(&s.request(), Duration::from_secs(t))
+                    .expect("onstat -g sql");
+                outs.push((s, out));
+            }
+            (t, outs)
+        })
+        .collect();
+    let read: usize = with_db_time
+        .iter()
+        .map(|(_, o)| {
+            o.iter()
+                .filter(|(s, _)| matches!(s, Source::OnstatGSql(_)))
+                .count()
+        })
+        .sum();
+    eprintln!("database time: {read} statements read in ten seconds");
     let mut g = c.benchmark_group(format!("steady_{sessions}_sessions"));
     g.sample_size(20);
+    g.bench_function("ten_seconds_of_polling_with_database_time", |b| {
+        b.iter_batched(
+            || (store.clone(), with_db_time.clone()),
+            |(mut st, ten)| {
+                let mut snaps = Vec::with_capacity(ten.len());
+                for (t, outs) in ten {
+                    apply(&mut st, t, outs);
+                    snaps.push(snapshot::build(
+                        &st,
+                        Duration::from_secs(t),
+                        Some("ol_demo"),
+                        &[],
+                    ));
+                }
+                (st, snaps)
+            },
+            criterion::BatchSize::LargeInput,
+        )
+    });
     g.bench_function("ten_seconds_of_polling", |b| {
         b.iter_batched(
             || (store.clone(), ten.clone()),
