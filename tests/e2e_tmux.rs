@@ -706,11 +706,13 @@ fn e_exports_the_whole_session_screen() {
     t.wait_for("lock chain", wait);
     t.keys(&["#", "8", "1", "2", "Enter"]);
     t.wait_for("session 812", wait);
-    // Its SQL, read once its screen is open, makes the screen longer than the terminal.
-    let s = t.wait_for("SQL       [stores]", wait);
+    // Its SQL (read as an active session's) and, after the second onstat -g cpu, its CPU
+    // line make the screen longer than the terminal.
+    t.wait_for("SQL       [stores]", wait);
+    let s = t.wait_for("more lines (PgDn)", wait);
     assert!(
-        s.contains("more lines (PgDn)"),
-        "the screen must be cut for this test: {s}"
+        s.contains("SQL       [stores]"),
+        "the screen must show the SQL for this test: {s}"
     );
     t.keys(&["e"]);
     t.wait_for("exported", wait);
