@@ -179,6 +179,14 @@ impl Demand {
             .collect()
     }
 
+    /// A statement read by another task at `now` (the focus task's drilled and background
+    /// sessions): not read again with the active ones within [`STATEMENT_REREAD`].
+    pub(crate) fn statement_read(&self, sid: Sid, now: std::time::Duration) {
+        if let Ok(mut st) = self.statements.lock() {
+            st.asked.insert(sid, now);
+        }
+    }
+
     /// Sessions whose statements are read besides the active ones of `onstat -u` (a
     /// front-end's snapshot knows them: `Focus::statements`).
     pub(crate) fn also_statements(&self, sids: &[Sid]) {

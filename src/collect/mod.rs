@@ -485,6 +485,9 @@ fn spawn_focus(ctx: &Ctx, mut focus: watch::Receiver<Focus>) -> JoinHandle<()> {
             ctx.demand.also_statements(&collected.statements);
             for sid in collected.sids() {
                 for source in focus_sources(&collected, sid, |s| ctx.asks(s)) {
+                    if let Source::OnstatGSql(s) = source {
+                        ctx.demand.statement_read(s, ctx.clock.now());
+                    }
                     if ctx.collect(&source).await.is_none() {
                         return;
                     }
