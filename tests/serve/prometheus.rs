@@ -96,6 +96,11 @@ fn an_unreachable_ssh_host_is_down_with_its_host_label_and_stalls_nothing() {
             assert!(s.number() >= 1.0, "{s:?}");
             continue;
         }
+        // What the process has cost (the failed ssh runs made for it are reaped children).
+        if s.name == "ifxtop_cpu_seconds_total" {
+            assert!(s.number() >= 0.0, "{s:?}");
+            continue;
+        }
         assert!(
             ["informix_up", "ifxtop_source_up"].contains(&s.name.as_str()),
             "{s:?}"
