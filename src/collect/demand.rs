@@ -14,7 +14,6 @@
 //! CPU, so `onstat -g ath` joins every tick's call; otherwise it keeps its own period, and the
 //! moments between say `cpu_or_wait` for those sessions.
 
-
 use crate::ids::Sid;
 use crate::parsers::onstat_u::{OnstatU, WaitReason};
 use crate::source::Source;

@@ -169,13 +169,7 @@ pub(crate) fn to_update(source: &Source, raw: &RawSample) -> Update {
         result,
         how: How {
             note: interactive_note(&raw.argv),
-            // As live: the parts of one `onstat -i` share its process.
-            shared: match raw.argv.as_slice() {
-                [onstat, i, options @ ..] if onstat == "onstat" && i == "-i" => {
-                    u32::try_from(options.len()).unwrap_or(u32::MAX)
-                }
-                _ => 0,
-            },
+            // As live: the parts of one call (`onstat -i`, `onstat -u -X -k`) share its process.
             // As live: a run that failed before printing (a timeout, recorded without an
             // exit code or output) read nothing.
             bytes: (raw.exit.is_some() || !raw.stdout.is_empty())
