@@ -77,6 +77,7 @@ fn snapshot() -> Snapshot {
             trend: (0..60).map(|k| ((k * i) % 9) as u64).collect(),
             owner: Some(Addr(0x4400_0000)),
             owner_sid: Some(Sid(i as u64)),
+            span_s: (i % 30) as f64,
         });
         snap.sockets.push(SocketRow {
             local,

@@ -295,6 +295,36 @@ fn is_slow(d: &Dev) -> bool {
     d.slow_util.is_some()
 }
 
+/// The chunks whose I/O goes through the LUN that turns slow (the ground truth's slow chunks).
+pub(crate) fn slow_chunks() -> Vec<u32> {
+    LOADS
+        .iter()
+        .filter(|l| l.route.iter().any(|(d, _)| device(d).is_some_and(is_slow)))
+        .map(|l| l.chunk)
+        .collect()
+}
+
+/// How far up its ramp the slow LUN is at `t` (0 calm, 1 at the top): its devices answer in
+/// their base await plus [`SLOW_EXTRA_MS`] times this.
+pub(crate) fn slowness(t: u64) -> f64 {
+    let now = timeline::now(t);
+    if now.incident() != Incident::SlowDevice {
+        return 0.0;
+    }
+    (now.into as f64 / RAMP_S).min(1.0)
+}
+
+/// The await (ms) the slow LUN's devices answer in at `t`: the largest base await plus the
+/// ramp's extra.
+pub(crate) fn slow_await_ms(t: u64) -> f64 {
+    let base = DEVICES
+        .iter()
+        .filter(|d| is_slow(d))
+        .map(|d| d.r_await.max(d.w_await))
+        .fold(0.0, f64::max);
+    base + SLOW_EXTRA_MS * slowness(t)
+}
+
 /// ∫₀ᵗ of the slow ramp (0 outside the phase, climbing to 1 over `RAMP_S`, then 1): seconds
 /// "at the top" the slow LUN has had by time `t`.
 fn ramp_integral(t: f64) -> f64 {

@@ -6,7 +6,7 @@
 use super::instance::{Population, LOCKS_PER_SESSION, LOCK_SIZE, LONG_TXN};
 use super::moment::{Activity, Holder, World, MUTEXES, MUTEX_SIZE};
 use super::timeline::{self, Incident};
-use super::DemoInstance;
+use super::{disk, ha, logs, schema, DemoInstance};
 use std::collections::BTreeMap;
 
 /// What a session is doing at a moment, as the oracle compares it.
@@ -88,6 +88,46 @@ pub struct SessionTruth {
     /// Where it is at the instant when it has work in hand (`None` when it waits or is idle):
     /// what its database time is spent on (on CPU, waiting for a CPU, I/O).
     pub dispatch: Option<Dispatch>,
+    /// The client's address as `onstat -g ntt` prints it (`10.20.1.13`; `None` for a
+    /// shared-memory connection).
+    pub client: Option<String>,
+    /// The table or index whose lock or buffer it waits for (`stores:'informix'.customer`).
+    pub object: Option<&'static str>,
+    /// The type of the lock it waits for, as `onstat -k` prints it (`HDR+X`).
+    pub lock_type: Option<&'static str>,
+    /// When its open transaction began (seconds), when it is in one.
+    pub txn_began: Option<u64>,
+}
+
+/// The incident's hot buffer: the object its page belongs to and whether that page moves on
+/// (the last page of a table taking inserts) or stays (one index leaf everyone wants).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HotTruth {
+    pub object: &'static str,
+    pub moving: bool,
+    /// The buffer's address in `onstat -X`.
+    pub address: u64,
+}
+
+/// The oldest open transaction: whose, when it began, and how many logical logs it spans.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TxnTruth {
+    pub sid: u64,
+    /// When it began (seconds).
+    pub began: u64,
+    /// Logs from the one its first record is in to the current one.
+    pub logs_spanned: u64,
+    pub rolling_back: bool,
+}
+
+/// The RSS secondary at one second.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplicaTruth {
+    pub name: &'static str,
+    /// Log pages written by the primary and not acknowledged by the secondary.
+    pub lag_pages: u64,
+    /// Log transmission to it is blocked (flow control).
+    pub blocked: bool,
 }
 
 /// A mutex held at one second: its address, name, holder's sid and the sids waiting for it.
@@ -108,6 +148,20 @@ pub struct Truth {
     pub blocked: Option<&'static str>,
     pub sessions: BTreeMap<u64, SessionTruth>,
     pub mutexes: Vec<MutexTruth>,
+    /// The incident's hot buffer, while one plays.
+    pub hot: Option<HotTruth>,
+    /// The oldest open transaction (by where its first log record is).
+    pub oldest_txn: Option<TxnTruth>,
+    /// The chunks whose device is slow now (on the LUN that turns slow, while it does), and
+    /// the await its devices answer in (ms).
+    pub slow_chunks: Vec<u32>,
+    pub slow_await_ms: f64,
+    pub replica: ReplicaTruth,
+    /// `vm.zone_reclaim_mode`, and whether direct reclaim scans thousands of pages a second.
+    pub zone_reclaim_mode: u32,
+    pub direct_reclaim: bool,
+    /// Logical logs used and not backed up, of all.
+    pub logs_not_backed_up: (usize, usize),
 }
 
 impl Truth {
@@ -243,6 +297,27 @@ fn truth_of(world: &World<'_>, ages: &[Option<u64>]) -> Truth {
         .collect();
     let mut sessions: BTreeMap<u64, SessionTruth> = BTreeMap::new();
     let cpu = world.cpu_use();
+    let hot = hot_of(world);
+    // The table and type of every lock someone waits for, by the lock's address.
+    let lock_objects: BTreeMap<u64, (&'static str, &'static str)> = if world
+        .sessions
+        .iter()
+        .any(|s| matches!(s.activity, Activity::Lock { .. }))
+    {
+        world
+            .locks()
+            .iter()
+            .filter_map(|l| {
+                let name = schema::PARTITIONS
+                    .iter()
+                    .find(|p| p.partnum == l.partnum)?
+                    .name;
+                Some((l.address, (name, l.kind)))
+            })
+            .collect()
+    } else {
+        BTreeMap::new()
+    };
     for (i, sn) in world.sessions.iter().enumerate() {
         let blocker = match sn.activity {
             Activity::Lock { lock } => lock_owner(pop, lock).map(sid),
@@ -279,6 +354,19 @@ fn truth_of(world: &World<'_>, ages: &[Option<u64>]) -> Truth {
                     super::moment::Dispatch::Ready => Dispatch::Ready,
                     super::moment::Dispatch::Io => Dispatch::Io,
                 }),
+                client: client_address(&pop.sessions[i]),
+                object: match sn.activity {
+                    Activity::Lock { lock } => lock_objects.get(&lock).map(|(o, _)| *o),
+                    Activity::Buffer { buf } => {
+                        hot.as_ref().filter(|h| h.address == buf).map(|h| h.object)
+                    }
+                    _ => None,
+                },
+                lock_type: match sn.activity {
+                    Activity::Lock { lock } => lock_objects.get(&lock).map(|(_, k)| *k),
+                    _ => None,
+                },
+                txn_began: sn.txn.then(|| world.txn_began(i)),
             },
         );
     }
@@ -301,13 +389,97 @@ fn truth_of(world: &World<'_>, ages: &[Option<u64>]) -> Truth {
         }
         s.head = Some(at);
     }
+    let t = world.now.t;
+    let rss = ha::rss_state(t);
+    let files = logs::files(world.counters, t as i64, None);
+    let slow = disk::slowness(t) > 0.0;
     Truth {
-        t: world.now.t,
+        t,
         incident: world.now.incident(),
         blocked: world.blocked(),
+        oldest_txn: oldest_txn(world),
         sessions,
         mutexes,
+        hot,
+        slow_chunks: if slow {
+            disk::slow_chunks()
+        } else {
+            Vec::new()
+        },
+        slow_await_ms: disk::slow_await_ms(t),
+        replica: ReplicaTruth {
+            name: ha::RSS_NAME,
+            lag_pages: rss.current.saturating_sub(rss.acked),
+            blocked: rss.blocked,
+        },
+        zone_reclaim_mode: super::os::ZONE_RECLAIM_MODE.trim().parse().unwrap_or(0),
+        direct_reclaim: matches!(
+            world.now.incident(),
+            Incident::CheckpointRequested | Incident::CheckpointInProgress
+        ),
+        logs_not_backed_up: (
+            files
+                .iter()
+                .filter(|f| f.flags[0] == b'U' && f.flags[2] != b'B')
+                .count(),
+            files.len(),
+        ),
     }
+}
+
+/// The client's address as `onstat -g ntt` prints it, without the port.
+fn client_address(s: &super::instance::Session) -> Option<String> {
+    let mut a = String::new();
+    super::onstat::ntt_address_into(&mut a, s);
+    a.split('|')
+        .next()
+        .filter(|h| !h.is_empty())
+        .map(str::to_string)
+}
+
+/// The hot buffer of the incident playing, as `World` places it.
+fn hot_of(world: &World<'_>) -> Option<HotTruth> {
+    let pop = world.pop;
+    let (object, moving, pool8k, (chunk, page)) = match world.now.incident() {
+        Incident::InsertHotSpot => (
+            schema::ORDER_LOG,
+            true,
+            false,
+            pop.order_log_last_page(&world.now),
+        ),
+        Incident::NullIndexLeaf => (schema::IX_SHIP_DATE, false, true, pop.null_leaf_page()),
+        _ => return None,
+    };
+    let (address, _) = pop.buffer_address(pool8k, chunk, page);
+    Some(HotTruth {
+        object,
+        moving,
+        address,
+    })
+}
+
+/// The open transaction whose first log record is the oldest (as `onstat -x` prints where each
+/// began: the log's position at the end of the second before it began).
+fn oldest_txn(world: &World<'_>) -> Option<TxnTruth> {
+    let c = world.counters;
+    let t = world.now.t;
+    let (i, began, pos) = world
+        .sessions
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.txn)
+        .map(|(i, _)| {
+            let began = world.txn_began(i);
+            (i, began, logs::pos_at(c, began as i64 - 1))
+        })
+        .min_by_key(|(i, _, pos)| (*pos, *i))?;
+    let current = logs::pos_at(c, t as i64);
+    Some(TxnTruth {
+        sid: world.pop.sessions[i].sid,
+        began,
+        logs_spanned: current.uniq.saturating_sub(pos.uniq) + 1,
+        rolling_back: world.sessions[i].activity == Activity::Rollback,
+    })
 }
 
 /// The incident playing at `t` seconds.

@@ -612,6 +612,7 @@ pub fn build_with(
         h.sql = sql;
     }
     snap.findings = snap.with_facts(crate::model::findings::build);
+    mark_late(&mut snap.findings, &snap.sources);
     // Alone, a snapshot knows each finding's start from its waits, else as a lower bound;
     // the owner of the store tracks them across snapshots (`track_findings`).
     snap.track_findings(
@@ -619,6 +620,34 @@ pub fn build_with(
         store.settings.wall_start,
     );
     snap
+}
+
+/// The findings read from a source older than its period (it failed or stopped answering),
+/// marked `as of` that source's moment: a replica's `blocked` from a `-g rss` read minutes ago
+/// is not said to be so now.
+fn mark_late(findings: &mut [crate::model::findings::Finding], sources: &[SourceStatus]) {
+    for f in findings.iter_mut() {
+        let late = f
+            .kind
+            .sources()
+            .iter()
+            .filter_map(|src| {
+                let label = src.label();
+                let st = sources.iter().find(|s| s.source == label)?;
+                let age = st.age_s?;
+                // Its period, or the spacing its runs have had (a slower interval scales it).
+                let every = st
+                    .calls_per_min
+                    .filter(|c| *c > 0.0)
+                    .map_or(st.period_s, |c| st.period_s.max(60.0 / c));
+                (every.is_finite() && age > every + crate::model::findings::LATE_AFTER_S)
+                    .then_some((age, label))
+            })
+            .max_by(|a, b| a.0.total_cmp(&b.0));
+        if let Some((age, label)) = late {
+            f.mark_as_of(age, &label);
+        }
+    }
 }
 
 /// What each waiting thread waits on: conditions, buffers, locks and latches by address.
@@ -1114,7 +1143,13 @@ impl Snapshot {
                 (ok > 0).then(|| format!("{} ×{ok}", s.source))
             })
             .collect();
-        history.stamp(&mut self.findings, self.at_s, ready, wall_start);
+        history.stamp_at(
+            &mut self.findings,
+            self.at_s,
+            self.moment_s.unwrap_or(self.at_s),
+            ready,
+            wall_start,
+        );
     }
 
     /// `f` of the facts the findings' rules read.
@@ -1131,6 +1166,7 @@ impl Snapshot {
             })
             .collect();
         f(&crate::model::findings::Facts {
+            at_s: self.at_s,
             blocked: self.server.blocked.as_deref(),
             offline: self.server.offline.as_deref(),
             waiters: &self.waiters,

@@ -4,6 +4,7 @@
 pub mod cpu;
 pub mod hotspots;
 pub mod io;
+pub mod logs;
 pub mod scan;
 pub mod sockets;
 pub mod vitals;
@@ -127,6 +128,8 @@ pub struct Store {
     pub(crate) vitals: vitals::Vitals,
     /// Chunk and device I/O rates, Informix's operation times, the primary's log position.
     pub(crate) io: io::IoHistory,
+    /// The logical log's end over time and when each transaction was first seen.
+    pub(crate) logs: logs::LogHistory,
     /// The extent map in use and when it arrived (the `oncheck -pe` source's last good value
     /// that was a map).
     extents: Option<(Duration, Parsed)>,
@@ -206,6 +209,7 @@ impl Store {
             scan: ScanRate::default(),
             vitals: vitals::Vitals::default(),
             io: io::IoHistory::default(),
+            logs: logs::LogHistory::default(),
             extents: None,
             mutex_names: rustc_hash::FxHashMap::default(),
             generation: 0,
@@ -401,6 +405,16 @@ impl Store {
                     if p.offline.is_none() {
                         self.vitals.profile.observe(p, u.t);
                     }
+                }
+            }
+            Source::OnstatL => {
+                if let Some(l) = parsed.get::<crate::parsers::onstat_l::OnstatL>() {
+                    self.logs.observe_l(l, u.t);
+                }
+            }
+            Source::OnstatXTxn => {
+                if let Some(x) = parsed.get::<crate::parsers::onstat_x_txn::OnstatXTxn>() {
+                    self.logs.observe_x(x, u.t);
                 }
             }
             Source::OnstatGGlo => {
