@@ -19,6 +19,9 @@ struct WaitState {
 struct Tracked {
     sessid: Sid,
     state: WaitState,
+    /// Its thread's reads and writes then: counts that went down are a new thread on the
+    /// rstcb (a session that left and another, perhaps given the same sid, that came).
+    counts: (u64, u64),
     since: Duration,
     /// The wait was already on when first seen (the first sample, or after a gap longer than
     /// [`SEEN_BEGIN_WITHIN`]): `since` is when ifxtop saw it, the wait is older.
@@ -41,6 +44,8 @@ pub(crate) struct WaitTracker {
     /// Each session's current wait address: a new address is a new wait (a hot page moved on),
     /// a new span, so the history and the screen's `WAITS ON ... for` agree.
     history_wait: FxHashMap<Sid, Option<Addr>>,
+    /// When each session of the history was last in a sample.
+    seen: FxHashMap<Sid, Duration>,
     last_t: Option<Duration>,
 }
 
@@ -121,8 +126,14 @@ impl WaitTracker {
                 reason,
                 wait: th.wait,
             };
+            let counts = (th.nreads, th.nwrites);
             let (since, at_least) = match self.current.get(&th.address) {
-                Some(prev) if prev.state == state && prev.sessid == th.sessid => {
+                Some(prev)
+                    if prev.state == state
+                        && prev.sessid == th.sessid
+                        && counts.0 >= prev.counts.0
+                        && counts.1 >= prev.counts.1 =>
+                {
                     (prev.since, prev.at_least)
                 }
                 _ => (t, !seen_begin),
@@ -132,6 +143,7 @@ impl WaitTracker {
                 Tracked {
                     sessid: th.sessid,
                     state,
+                    counts,
                     since,
                     at_least,
                 },
@@ -142,6 +154,16 @@ impl WaitTracker {
             if sid.0 == 0 {
                 continue;
             }
+            // A session missing from the last sample ended: a session seen again with its sid
+            // is a new one (the server gives a freed sid out again), its history starts anew.
+            if self
+                .last_t
+                .is_some_and(|last| self.seen.get(&sid) != Some(&last))
+            {
+                self.history.remove(&sid);
+                self.history_wait.remove(&sid);
+            }
+            self.seen.insert(sid, t);
             let h = self.history.entry(sid).or_default();
             let same_wait = self.history_wait.get(&sid) == Some(&wait);
             self.history_wait.insert(sid, wait);
@@ -164,6 +186,7 @@ impl WaitTracker {
         });
         let history = &self.history;
         self.history_wait.retain(|sid, _| history.contains_key(sid));
+        self.seen.retain(|sid, _| history.contains_key(sid));
         self.last_t = Some(t);
     }
 

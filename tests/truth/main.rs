@@ -59,7 +59,12 @@ impl Report {
         let t = self.kinds.entry(kind).or_default();
         t.checked += 1;
         t.wrong += 1;
-        if self.examples.len() < 25 {
+        let same = self
+            .examples
+            .iter()
+            .filter(|e| e.starts_with(&format!("{kind}:")))
+            .count();
+        if same < 4 {
             self.examples.push(format!("{kind}: {what}"));
         }
     }
@@ -78,7 +83,14 @@ impl Report {
             *self.unknown_by_state.entry(k).or_default() += n;
         }
         for e in other.examples {
-            if self.examples.len() < 25 {
+            let kind = e.split(':').next().unwrap_or("").to_string();
+            if self
+                .examples
+                .iter()
+                .filter(|x| x.starts_with(&format!("{kind}:")))
+                .count()
+                < 4
+            {
                 self.examples.push(e);
             }
         }
@@ -133,7 +145,14 @@ fn compare(snap: &Snapshot, truth: &Truth, at: &str, r: &mut Report) {
         // Idle: a client wait with nothing queued.
         let truly_idle =
             st.state == State::Idle || (st.state == State::SlowFetch && st.send_q == 0);
-        if w.idle == truly_idle {
+        // Not judged: a client wait whose socket is not known (a new session not yet in
+        // onstat -g ntt), or whose Send-Q holds a few bytes seen once (a reply in flight, or a
+        // client that stopped reading).
+        let netnorm = matches!(&w.waiting_on,
+            ifxtop::model::waiters::WaitTarget::Condition { name: Some(n), .. } if n == "netnorm");
+        if w.idle_unknown || (!w.idle && netnorm && w.socket.is_none()) {
+            r.unknown("idle");
+        } else if w.idle == truly_idle {
             r.right("idle");
         } else {
             r.wrong(
@@ -343,7 +362,7 @@ fn run_with(
     len: u64,
     check: &mut dyn FnMut(&Snapshot, &Truth, &str, &mut Report),
 ) -> Report {
-    let demo = DemoInstance::new(seed).with_sessions(sessions);
+    let demo = DemoInstance::new(seed).with_sessions(sessions).messy();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .start_paused(true)
@@ -802,9 +821,25 @@ fn check_findings(snap: &Snapshot, truth: &Truth, at: &str, r: &mut Report, c: &
     } else {
         incident
     };
+    // The expected kind among the findings of the top severity (findings of one severity are
+    // ranked by kind: a brief lock wait's info finding may come before a draining Send-Q's).
     let ok = match expected {
         None => headline.is_none(),
-        Some(k) => top.is_some_and(|f| f.kind == k),
+        Some(k) => snap
+            .findings
+            .iter()
+            .take_while(|f| top.is_some_and(|t| t.severity == f.severity))
+            .any(|f| f.kind == k),
+    };
+    // Silence while a source the rules join was printed a second after the onstat -u of its
+    // call: the rule could not judge this moment.
+    if !ok && expected.is_some() && snap.sources.iter().any(|s| s.late) {
+        r.unknown("top finding");
+        return;
+    }
+    let top = match expected {
+        Some(k) if ok => snap.findings.iter().find(|f| f.kind == k),
+        _ => top,
     };
     let shown = if expected.is_some() {
         top.map_or("-".to_string(), |f| f.kind.as_str().to_string())
