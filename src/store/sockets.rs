@@ -305,6 +305,29 @@ mod tests {
         }
     }
 
+    /// Bytes in a Send-Q are dated from the first of the samples in a row that saw them: a
+    /// reply in flight shows in one sample (0 s), a client that does not read holds them
+    /// sample after sample; a connection missing from a sample starts again.
+    #[test]
+    fn a_send_q_is_dated_from_the_first_sample_in_a_row_that_held_bytes() {
+        let mut h = SocketHistory::new(Duration::from_secs(60));
+        let at = Duration::from_secs;
+        let queued = |h: &SocketHistory| h.rows().first().and_then(|r| r.queued_for_s);
+        h.observe([&socket(40000, 0)], at(1), &[]);
+        assert_eq!(queued(&h), None);
+        h.observe([&socket(40000, 300)], at(2), &[]);
+        assert_eq!(queued(&h), Some(0.0));
+        h.observe([&socket(40000, 0)], at(3), &[]);
+        assert_eq!(queued(&h), None);
+        for s in 4..=7 {
+            h.observe([&socket(40000, 900)], at(s), &[]);
+        }
+        assert_eq!(queued(&h), Some(3.0));
+        h.observe([&socket(40001, 0)], at(8), &[]);
+        h.observe([&socket(40000, 900)], at(9), &[]);
+        assert_eq!(queued(&h), Some(0.0));
+    }
+
     #[test]
     fn a_connection_keeps_a_sparklines_worth_of_samples_not_the_window() {
         let mut h = SocketHistory::new(Duration::from_secs(60));

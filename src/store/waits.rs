@@ -258,6 +258,54 @@ impl Rates {
 mod tests {
     use super::*;
 
+    /// `onstat -u` of lock waiters: (rstcb, sid, lock address, nreads).
+    fn u(rows: &[(u64, u64, u64, u64)]) -> OnstatU {
+        let mut text = String::from(
+            "\nIBM Informix Dynamic Server Version 12.10.FC14 -- On-Line -- Up 1 days 00:00:00 -- 1000 Kbytes\n\nUserthreads\naddress          flags   sessid   user     tty      wait             tout locks nreads   nwrites\n",
+        );
+        for (addr, sid, wait, nreads) in rows {
+            text.push_str(&format!(
+                "{addr:x} L--P--- {sid} informix - {wait:x} 0 1 {nreads} 0\n"
+            ));
+        }
+        text.push_str(&format!(
+            " {} active, 1024 total, 20 maximum concurrent\n",
+            rows.len()
+        ));
+        crate::parsers::onstat_u::parse(&text).expect("parses")
+    }
+
+    /// A session that left, and another that connected on its rstcb between two samples with
+    /// its sid (the server gives a freed sid out again), waiting on the same lock address: its
+    /// thread's counts start again, so its wait is a new one, not the old one's.
+    #[test]
+    fn a_new_thread_on_the_rstcb_with_the_same_sid_waits_anew() {
+        let s = Duration::from_secs;
+        let mut w = WaitTracker::default();
+        for t in 1..=3 {
+            w.observe(&u(&[(0x1000, 900, 0x9000, 40 + t)]), s(t));
+        }
+        assert_eq!(w.since(Addr(0x1000)), Some((s(1), true)));
+        w.observe(&u(&[(0x1000, 900, 0x9000, 3)]), s(4));
+        assert_eq!(w.since(Addr(0x1000)), Some((s(4), false)));
+    }
+
+    /// A sid missing from a sample ended: seen again, it is a new session whose history starts
+    /// anew (not the old one's spans).
+    #[test]
+    fn a_sid_seen_again_after_a_sample_without_it_has_a_new_history() {
+        let s = Duration::from_secs;
+        let mut w = WaitTracker::default();
+        w.observe(&u(&[(0x1000, 900, 0x9000, 5)]), s(1));
+        w.observe(&u(&[(0x1000, 900, 0x9100, 6)]), s(2));
+        assert_eq!(w.history(Sid(900)).len(), 2);
+        w.observe(&u(&[]), s(3));
+        w.observe(&u(&[(0x1000, 900, 0x9100, 1)]), s(4));
+        let h = w.history(Sid(900));
+        assert_eq!(h.len(), 1, "{h:?}");
+        assert_eq!(h[0].from, s(4));
+    }
+
     /// Ten minutes of history for 5,000 sessions, up to 128 spans each: at 24 bytes a span (a
     /// `Duration` and the reason) that was 15 MB, the resident memory's growth over the first
     /// ten minutes of `--demo-sessions 5000`; kept at 8 it is 5 MB at most.

@@ -241,6 +241,36 @@ fn lock_waits_follow_owners_to_the_head_blocker() {
     assert!(v814.blocking.is_empty());
 }
 
+/// A head blocker rolling its transaction back (`R`, between two log records not in a critical
+/// section) holds its locks until the rollback ends: ending it frees nothing sooner, so
+/// `onmode -z` is not offered, and its screen says to wait for the rollback.
+#[test]
+fn a_rolling_back_head_blocker_is_never_offered_onmode_z() {
+    let mut s = lock_chain();
+    let u = format!(
+        "{BANNER}Userthreads
+address          flags   sessid   user     tty      wait             tout locks nreads   nwrites
+4b4ad628         --RP--- 812      appuser  -        0                0    3     120      45
+4b4adc40         L-BP--- 813      appuser  -        44a1b000         0    1     10       2
+4b4ae258         L--P--- 814      batch    -        44a1b2c8         0    0     5        0
+4b4ae870         L--P--- 815      report   -        44a1b000         0    0     7        0
+ 4 active, 128 total, 12 maximum concurrent
+"
+    );
+    apply(&mut s, Source::OnstatU, 1, &u);
+    let snap = build(&s, &[Sid(812)]);
+    let v = &snap.session_views[0];
+    assert_eq!(v.sid, Sid(812));
+    assert_eq!(v.kill_command, None, "{:?}", v.action);
+    assert!(
+        v.action
+            .as_deref()
+            .is_some_and(|a| a.starts_with("rolling back") && a.contains("onmode -z does not")),
+        "{:?}",
+        v.action
+    );
+}
+
 #[test]
 fn locks_waiting_on_each_other_are_a_deadlock() {
     let u = format!(
