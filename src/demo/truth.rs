@@ -126,6 +126,10 @@ impl Truth {
     }
 }
 
+/// What the walk keeps of a slot's last second: its session's sid and epoch, its activity, and
+/// when that began.
+type LastSecond = (u64, u64, Activity, Option<u64>);
+
 /// Walks the demo forward one second at a time, keeping when each wait began.
 pub struct TruthWalk<'a> {
     demo: &'a DemoInstance,
@@ -133,7 +137,7 @@ pub struct TruthWalk<'a> {
     /// Per slot: the session on it (its sid and which of the slot's sessions it is), the
     /// activity of the last second and when it began. A new session on the slot, even one
     /// given the last one's sid, starts anew.
-    last: Vec<Option<(u64, u64, Activity, Option<u64>)>>,
+    last: Vec<Option<LastSecond>>,
     /// The walk's first second.
     from: u64,
 }
