@@ -10,7 +10,7 @@
 //!
 //! Informix's demand is flat: every chunk reads and writes the same pages per second all along.
 //! In the `SlowDevice` phase the second LUN turns slow (the array behind it): its devices' await
-//! rises from 2 ms to 45 ms over 30 s and stays there, %util with it from 10 % to 34 %, and
+//! rises from 2 ms to 45 ms over 10 s and stays there, %util with it from 10 % to 34 %, and
 //! Informix's own times per operation on `datadbs2_01` rise with it. Every counter is a closed
 //! form of the time (an integral of the rates), so any moment is computed directly.
 //!
@@ -28,8 +28,9 @@ use std::fmt::Write as _;
 const RESET_AGO: f64 = 30.0;
 /// The kernel booted this long before Informix started.
 const OS_BEFORE_IFX: f64 = 1_800.0;
-/// The slow device's await and %util climb over this many seconds of the phase, then hold.
-const RAMP_S: f64 = 30.0;
+/// The slow device's await and %util climb over this many seconds of the phase, then hold: a
+/// SAN path failing over, or an array starting a rebuild, takes the latency up in seconds.
+const RAMP_S: f64 = 10.0;
 /// Added to the slow LUN's await at the top of the ramp, ms.
 const SLOW_EXTRA_MS: f64 = 43.0;
 /// Informix's own time per operation above the device's (its queue, the KAIO call), ms.

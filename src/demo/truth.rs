@@ -3,7 +3,7 @@
 //! each mutex. Read from the same `World` the printers print, so a test can hold every answer
 //! ifxtop gives against what was true at the moment its data was taken.
 
-use super::instance::{Population, LOCKS_PER_SESSION, LOCK_SIZE, LONG_TXN};
+use super::instance::LONG_TXN;
 use super::moment::{Activity, Holder, World, MUTEXES, MUTEX_SIZE};
 use super::timeline::{self, Incident};
 use super::{disk, ha, logs, schema, DemoInstance};
@@ -97,6 +97,11 @@ pub struct SessionTruth {
     pub lock_type: Option<&'static str>,
     /// When its open transaction began (seconds), when it is in one.
     pub txn_began: Option<u64>,
+    /// When it connected (demo seconds; below 0: before the demo began).
+    pub connected_s: i64,
+    /// Its slot: the rstcb and lock slots it has, which the next session on the slot takes
+    /// after it leaves.
+    pub slot: usize,
 }
 
 /// The incident's hot buffer: the object its page belongs to and whether that page moves on
@@ -175,12 +180,20 @@ impl Truth {
     }
 }
 
+/// What the walk keeps of a slot's last second: its session's sid and epoch, its activity, and
+/// when that began.
+type LastSecond = (u64, u64, Activity, Option<u64>);
+
 /// Walks the demo forward one second at a time, keeping when each wait began.
 pub struct TruthWalk<'a> {
     demo: &'a DemoInstance,
     t: u64,
-    /// Per session index: the activity of the last second and when it began.
-    last: Vec<Option<(Activity, Option<u64>)>>,
+    /// Per slot: the session on it (its sid and which of the slot's sessions it is), the
+    /// activity of the last second and when it began. A new session on the slot, even one
+    /// given the last one's sid, starts anew.
+    last: Vec<Option<LastSecond>>,
+    /// The walk's first second.
+    from: u64,
 }
 
 impl<'a> TruthWalk<'a> {
@@ -191,6 +204,7 @@ impl<'a> TruthWalk<'a> {
         TruthWalk {
             demo,
             t: from,
+            from,
             last: vec![None; demo.pop.sessions.len()],
         }
     }
@@ -202,17 +216,24 @@ impl<'a> TruthWalk<'a> {
         self.t += 1;
         let world = World::at(&self.demo.pop, &self.demo.counters, t);
         // The walk's first second: a wait in progress began at some unknown time before.
-        let first = self.last.iter().all(Option::is_none);
+        let first = self.t == self.from + 1;
         let mut began: Vec<Option<u64>> = Vec::with_capacity(world.sessions.len());
         for (i, sn) in world.sessions.iter().enumerate() {
+            let tenant = world.tenants[i];
             let b = match sn.activity {
                 // Waits that may predate time 0: kept as an age, below.
                 Activity::Idle { .. } | Activity::SlowFetch { .. } => None,
-                Activity::Running | Activity::Reading | Activity::Critical | Activity::Rollback => {
-                    None
-                }
+                Activity::Running
+                | Activity::Reading
+                | Activity::Critical
+                | Activity::Rollback { .. }
+                | Activity::Gone => None,
                 a => match self.last.get(i).copied().flatten() {
-                    Some((prev, since)) if prev == a => since,
+                    Some((sid, epoch, prev, since))
+                        if prev == a && (sid, epoch) == (tenant.sid, tenant.epoch) =>
+                    {
+                        since
+                    }
                     _ if first => None,
                     _ => Some(t),
                 },
@@ -220,8 +241,9 @@ impl<'a> TruthWalk<'a> {
             began.push(b);
         }
         for (i, sn) in world.sessions.iter().enumerate() {
+            let tenant = world.tenants[i];
             if let Some(slot) = self.last.get_mut(i) {
-                *slot = Some((sn.activity, began[i]));
+                *slot = Some((tenant.sid, tenant.epoch, sn.activity, began[i]));
             }
         }
         let ages: Vec<Option<u64>> = world
@@ -244,32 +266,27 @@ fn state_of(a: Activity) -> State {
         Activity::Running => State::Running,
         Activity::Reading => State::Reading,
         Activity::Critical => State::Critical,
-        Activity::Rollback => State::Rollback,
+        Activity::Rollback { .. } => State::Rollback,
         Activity::Mutex { .. } => State::Mutex,
         Activity::Buffer { .. } => State::Buffer,
         Activity::Checkpoint => State::Checkpoint,
         Activity::Lock { .. } => State::Lock,
         Activity::LogWait => State::LogWait,
+        // Not asked: an empty slot has no session.
+        Activity::Gone => State::Idle,
     }
 }
 
-/// The session index owning the lock at `address` (each session's lock slots are contiguous).
-fn lock_owner(pop: &Population, address: u64) -> Option<usize> {
-    let off = address.checked_sub(pop.layout.lock)?;
-    let idx = (off / LOCK_SIZE / LOCKS_PER_SESSION) as usize;
-    (idx < pop.sessions.len()).then_some(idx)
-}
-
-fn holder_sid(pop: &Population, h: Holder) -> u64 {
+fn holder_sid(world: &World<'_>, h: Holder) -> u64 {
     match h {
-        Holder::Session(i) => pop.sessions[i].sid,
-        Holder::Daemon(i) => pop.daemons.get(i).map_or(0, |d| d.sid),
+        Holder::Session(i) => world.sid(i),
+        Holder::Daemon(i) => world.pop.daemons.get(i).map_or(0, |d| d.sid),
     }
 }
 
 fn truth_of(world: &World<'_>, ages: &[Option<u64>]) -> Truth {
     let pop = world.pop;
-    let sid = |i: usize| pop.sessions[i].sid;
+    let sid = |i: usize| world.sid(i);
     let (p2, p8) = world.buffers();
     let buffer_owner: BTreeMap<u64, u64> = p2
         .iter()
@@ -277,7 +294,18 @@ fn truth_of(world: &World<'_>, ages: &[Option<u64>]) -> Truth {
         .filter(|b| b.owner != 0 && b.owner != u64::MAX)
         .map(|b| (b.address, b.owner))
         .collect();
-    let sid_of_rstcb: BTreeMap<u64, u64> = pop.sessions.iter().map(|s| (s.rstcb, s.sid)).collect();
+    // The threads of this second: a slot's rstcb is whichever session is on it now.
+    let sid_of_rstcb: BTreeMap<u64, u64> = pop
+        .sessions
+        .iter()
+        .filter(|s| world.present(s.idx))
+        .map(|s| (s.rstcb, sid(s.idx)))
+        .collect();
+    let lock_owner: BTreeMap<u64, u64> = world
+        .locks()
+        .iter()
+        .filter_map(|l| Some((l.address, *sid_of_rstcb.get(&l.owner)?)))
+        .collect();
     let in_critical: Vec<u64> = world
         .sessions
         .iter()
@@ -291,7 +319,7 @@ fn truth_of(world: &World<'_>, ages: &[Option<u64>]) -> Truth {
         .map(|m| MutexTruth {
             address: pop.layout.mutex + m.which * MUTEX_SIZE,
             name: MUTEXES[m.which as usize % MUTEXES.len()],
-            holder: holder_sid(pop, m.holder),
+            holder: holder_sid(world, m.holder),
             waiters: m.waiters.iter().map(|&(i, _)| sid(i)).collect(),
         })
         .collect();
@@ -319,8 +347,11 @@ fn truth_of(world: &World<'_>, ages: &[Option<u64>]) -> Truth {
         BTreeMap::new()
     };
     for (i, sn) in world.sessions.iter().enumerate() {
+        if !world.present(i) {
+            continue;
+        }
         let blocker = match sn.activity {
-            Activity::Lock { lock } => lock_owner(pop, lock).map(sid),
+            Activity::Lock { lock } => lock_owner.get(&lock).copied(),
             Activity::Buffer { buf } => buffer_owner
                 .get(&buf)
                 .and_then(|r| sid_of_rstcb.get(r))
@@ -329,7 +360,7 @@ fn truth_of(world: &World<'_>, ages: &[Option<u64>]) -> Truth {
                 .mutexes
                 .iter()
                 .find(|m| m.which == which)
-                .map(|m| holder_sid(pop, m.holder)),
+                .map(|m| holder_sid(world, m.holder)),
             // In CKPT REQ the checkpoint waits for the critical section; in CKPT INP for
             // nobody: it is flushing.
             Activity::Checkpoint => in_critical.first().copied(),
@@ -337,6 +368,7 @@ fn truth_of(world: &World<'_>, ages: &[Option<u64>]) -> Truth {
             Activity::LogWait if LONG_TXN < pop.sessions.len() => Some(sid(LONG_TXN)),
             _ => None,
         };
+        let tenant = world.tenants[i];
         sessions.insert(
             sid(i),
             SessionTruth {
@@ -354,7 +386,7 @@ fn truth_of(world: &World<'_>, ages: &[Option<u64>]) -> Truth {
                     super::moment::Dispatch::Ready => Dispatch::Ready,
                     super::moment::Dispatch::Io => Dispatch::Io,
                 }),
-                client: client_address(&pop.sessions[i]),
+                client: client_address(world.client(i).1),
                 object: match sn.activity {
                     Activity::Lock { lock } => lock_objects.get(&lock).map(|(o, _)| *o),
                     Activity::Buffer { buf } => {
@@ -367,6 +399,8 @@ fn truth_of(world: &World<'_>, ages: &[Option<u64>]) -> Truth {
                     _ => None,
                 },
                 txn_began: sn.txn.then(|| world.txn_began(i)),
+                connected_s: tenant.since,
+                slot: i,
             },
         );
     }
@@ -428,9 +462,9 @@ fn truth_of(world: &World<'_>, ages: &[Option<u64>]) -> Truth {
 }
 
 /// The client's address as `onstat -g ntt` prints it, without the port.
-fn client_address(s: &super::instance::Session) -> Option<String> {
+fn client_address(link: super::instance::Link) -> Option<String> {
     let mut a = String::new();
-    super::onstat::ntt_address_into(&mut a, s);
+    super::onstat::ntt_address_into(&mut a, link);
     a.split('|')
         .next()
         .filter(|h| !h.is_empty())
@@ -478,7 +512,7 @@ fn oldest_txn(world: &World<'_>) -> Option<TxnTruth> {
         sid: world.pop.sessions[i].sid,
         began,
         logs_spanned: current.uniq.saturating_sub(pos.uniq) + 1,
-        rolling_back: world.sessions[i].activity == Activity::Rollback,
+        rolling_back: matches!(world.sessions[i].activity, Activity::Rollback { .. }),
     })
 }
 

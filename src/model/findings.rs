@@ -61,13 +61,25 @@ pub const CRITICAL_WAIT_S: f64 = 30.0;
 /// saturated.
 pub const CPU_BUSY_PCT: f64 = 90.0;
 pub const READY_QUEUE_WARN: usize = 10;
-/// Threads waiting on one mutex that make contention a warning whatever their wait's age (at
-/// 5,000 sessions up to 9 wait an instant on the busiest mutexes without an incident).
-pub const MUTEX_WAITERS_WARN: usize = 10;
+/// Threads waiting on one mutex that make contention a warning whatever their wait's age, once
+/// a wait lasts past [`crate::model::harm::BRIEF_MUTEX_WAIT_S`]. No manual gives a number
+/// (oninit.com's `onstat -g lmx` notes: "a large list of waiters on a particular mutex, or large
+/// wait times"): ifxtop's choice, twice the ready queue that makes CPU saturation
+/// ([`READY_QUEUE_WARN`]).
+pub const MUTEX_WAITERS_WARN: usize = 20;
+/// A checkpoint that has blocked the server (`Blocked:CKPT`, threads waiting C) this long is a
+/// warning; shorter blocks are every checkpoint's (the manual's own `onstat -g ckp` example
+/// shows a 2.0 s block at a log switch). The same bar as any wait ([`WARN_WAIT_S`]).
+pub const CKPT_BLOCK_WARN_S: f64 = WARN_WAIT_S;
+/// ... and this long critical: every transaction is held up, and 10 s is the limit for keeping
+/// a user's attention on a task (Nielsen, "Response Times: The 3 Important Limits").
+pub const CKPT_BLOCK_CRITICAL_S: f64 = 10.0;
 /// The oldest open transaction spanning this many logical logs is worth a warning.
 pub const LONG_TXN_LOGS: u64 = 3;
-/// A client connection's Send-Q this large (bytes) is a client not reading.
-pub const SEND_Q_BYTES: u64 = 1;
+/// A client connection's Send-Q is a client not reading when it holds bytes for
+/// [`SEND_Q_PERSIST_S`] (samples in a row), or more than [`SEND_Q_ONE_FLIGHT_BYTES`] at once: a
+/// reply in flight is acknowledged within a round trip.
+pub use crate::model::waiters::{SEND_Q_ONE_FLIGHT_BYTES, SEND_Q_PERSIST_S};
 /// Pages per second scanned by direct reclaim (processes stalled reclaiming memory themselves)
 /// that make memory reclaim a cause: a few pages a second is any busy host's background.
 pub const DIRECT_RECLAIM_PAGES_PER_S: f64 = 1_000.0;
@@ -771,16 +783,27 @@ fn checkpoint(snap: &Facts<'_>, serious: &[&WaiterRow], out: &mut Vec<Finding>) 
     critical.dedup();
     let mut f = Finding::new(
         FindingKind::CheckpointBlocked,
-        if blocked {
-            Severity::Critical
-        } else {
-            Severity::Warning
-        },
+        Severity::Info,
         String::new(),
         "",
     )
     .seen_to_begin()
     .with_waits(&waits);
+    // Every checkpoint blocks for a moment: the block's age (the banner's, or the oldest
+    // checkpoint wait's) makes it a cause.
+    let banner_s = snap.vitals.blocked_for_s.filter(|_| blocked);
+    let block_s = banner_s.into_iter().chain(f.for_s).fold(0.0, f64::max);
+    f.severity = if block_s >= CKPT_BLOCK_CRITICAL_S {
+        Severity::Critical
+    } else if block_s >= CKPT_BLOCK_WARN_S {
+        Severity::Warning
+    } else {
+        Severity::Info
+    };
+    if banner_s.is_some_and(|b| f.for_s.is_none_or(|w| b > w)) {
+        f.for_s = banner_s;
+        f.for_s_at_least = snap.vitals.blocked_for_s_at_least;
+    }
     if blocked {
         f = f.fact("onstat banner", "Blocked:CKPT".to_string());
     }
@@ -1188,9 +1211,11 @@ fn replica_lag(snap: &Facts<'_>, out: &mut Vec<Finding>) {
 /// A device's await that rose this many times over from its first kept sample, while
 /// Informix's demand on the chunk stayed within [`FLAT_DEMAND`], is a device slowing down...
 pub const SLOWING_FACTOR: f64 = 3.0;
-/// ... once it reaches this (ms): a device that answered in 1.5 ms and now takes 5 with the
-/// same demand is failing (a SAN path, an array rebuilding), whatever its absolute speed.
-pub const SLOWING_AWAIT_MS: f64 = 5.0;
+/// ... once it reaches this (ms): the latency a database's data files should stay under (the
+/// common guidance for database storage: under 10 ms good, over 20 ms slow). A device that
+/// answered in 2 ms and now takes 10 with the same demand is failing (a SAN path, an array
+/// rebuilding), before it is slow by [`SLOW_AWAIT_MS`].
+pub const SLOWING_AWAIT_MS: f64 = 10.0;
 /// Demand within this share of its first kept sample is flat.
 pub const FLAT_DEMAND: f64 = 0.2;
 
@@ -1459,7 +1484,8 @@ fn client_network(snap: &Facts<'_>, out: &mut Vec<Finding>) {
         .filter(|w| {
             w.reason == WaitReason::Condition
                 && !w.idle
-                && w.socket.as_ref().is_some_and(|s| s.send_q >= SEND_Q_BYTES)
+                && !w.idle_unknown
+                && w.socket.as_ref().is_some_and(|s| s.send_q > 0)
         })
         .collect();
     if waits.is_empty() {

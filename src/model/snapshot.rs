@@ -111,6 +111,11 @@ pub struct SourceStatus {
     /// answered.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) bytes_per_call: Option<f64>,
+    /// Read at the moment of the latest `onstat -u` but printed a second later by the server's
+    /// clock (the call stalled between the two): what changes within a second (the holders it
+    /// names, its waits' ages) is not joined at this moment.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub late: bool,
 }
 
 /// What ifxtop costs the server it runs on (`source::cost`): its own CPU, and the processes
@@ -673,6 +678,8 @@ fn wait_index(store: &Store) -> WaitIndex<'_> {
         ath: store.get(crate::source::key::OnstatGAth),
     })
     .with_mutex_names(store.mutex_names())
+    .with_condition_names(store.condition_names())
+    .with_waits(store.get(crate::source::key::OnstatU))
 }
 
 /// The server's name, whether it is off-line, and what the latest onstat -u's banner said.
@@ -745,6 +752,12 @@ fn waits(
     join_chains(u, &mut waiters, &engine, log_holder);
     for row in &mut waiters {
         row.idle = row.is_idle_client_wait();
+        // How long it had waited at the moment (the sockets are read with onstat -u), not
+        // counted on to `now`.
+        let at_moment = now
+            .saturating_sub(store.moment().unwrap_or(now))
+            .as_secs_f64();
+        row.idle_unknown = row.is_unjudged_client_wait(row.in_wait_s - at_moment);
         if row.idle {
             summary.idle += 1;
         }
@@ -813,6 +826,7 @@ fn waiter_rows(
             reads_per_s: rates.map(|r| r.0),
             writes_per_s: rates.map(|r| r.1),
             idle: false,
+            idle_unknown: false,
             socket: socket_of(th.sessid),
             blockers: Vec::new(),
             head_blocker: None,
@@ -834,7 +848,12 @@ fn explain_waits(
     let checkpoint = checkpoint_words(u, waiters);
     let moment = store.moment();
     let note = |label: &str, s: Source| {
-        crate::model::waiters::HolderNotes::note(label, store.observed(s), moment)
+        crate::model::waiters::HolderNotes::note(
+            label,
+            store.observed(s),
+            moment,
+            store.late_for_moment(&s),
+        )
     };
     let notes = crate::model::waiters::HolderNotes {
         lock: note("onstat -k", Source::OnstatK),
@@ -984,7 +1003,11 @@ fn source_statuses(store: &Store, now: Duration) -> Vec<SourceStatus> {
             Source::OnstatGSql(_) => {
                 statements_at.get_or_insert(out.len());
             }
-            _ => out.push(source_status(s, st, now)),
+            _ => {
+                let mut status = source_status(s, st, now);
+                status.late = store.late_for_moment(s);
+                out.push(status);
+            }
         }
     }
     if let (Some(at), Some(sql)) = (statements_at, statements_status(store, now)) {
@@ -1055,6 +1078,7 @@ fn source_status(s: &Source, st: &crate::store::SourceState, now: Duration) -> S
             .filter(|span| *span >= RATE_OVER_S && st.runs >= 2)
             .map(|span| st.runs as f64 * 60.0 / span),
         bytes_per_call: (st.byte_calls > 0).then(|| st.bytes as f64 / st.byte_calls as f64),
+        late: false,
     }
 }
 

@@ -171,6 +171,12 @@ pub struct Vitals {
     pub ready_queue: Option<usize>,
     pub mutexes: Vec<MutexRow>,
     pub memory: Option<Memory>,
+    /// Seconds the banner has said `Blocked:` (at the latest `onstat -u`), and whether that is
+    /// a lower bound (it was blocked already when ifxtop first saw it, or after a gap).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blocked_for_s: Option<f64>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub blocked_for_s_at_least: bool,
     /// Recent values for the sparklines: rate name → per second, VP class → busy %, and the
     /// ready queue.
     #[serde(skip)]
@@ -188,6 +194,10 @@ pub(crate) fn build(store: &Store) -> Vitals {
     let u = store.get(crate::source::key::OnstatU);
     let v = &store.vitals;
     let mut out = Vitals::default();
+    if let Some((_, s, at_least)) = store.moment().and_then(|m| v.blocked.lasted(m)) {
+        out.blocked_for_s = Some(s);
+        out.blocked_for_s_at_least = at_least;
+    }
     let p = &v.profile;
     if !p.per_s.is_empty() {
         let r = |k: &str| p.per_s.get(k).copied();

@@ -16,8 +16,9 @@ use crate::walk::{Check, Moment};
 use ifxtop::demo::timeline::{Incident, TIMELINE};
 use ifxtop::demo::truth::{State, Truth};
 use ifxtop::model::findings::{
-    Finding, FindingKind, Severity, Trend, CRITICAL_WAIT_S, LAG_PAGES_INFO, LOGS_NOT_BACKED_UP_PCT,
-    LONG_TXN_LOGS, MUTEX_WAITERS_WARN, SEND_Q_BYTES, WARN_WAIT_S,
+    Finding, FindingKind, Severity, Trend, CKPT_BLOCK_CRITICAL_S, CKPT_BLOCK_WARN_S,
+    CRITICAL_WAIT_S, LAG_PAGES_INFO, LOGS_NOT_BACKED_UP_PCT, LONG_TXN_LOGS, MUTEX_WAITERS_WARN,
+    WARN_WAIT_S,
 };
 use ifxtop::model::harm::BRIEF_MUTEX_WAIT_S;
 use ifxtop::model::io::VERY_SLOW_AWAIT_MS;
@@ -136,6 +137,8 @@ struct Second {
     /// The Send-Q of the clients not reading, summed.
     send_q: u64,
     direct_reclaim: bool,
+    /// The server blocked (`Blocked:CKPT`, `Blocked:LONGTX`).
+    blocked: Option<&'static str>,
 }
 
 /// The severities a cause may have at one second: (second, least, most).
@@ -200,6 +203,7 @@ impl Check for Findings {
             oldest_txn: truth.oldest_txn.as_ref().map(|x| (x.sid, x.began)),
             send_q,
             direct_reclaim: truth.direct_reclaim,
+            blocked: truth.blocked,
         });
         while self.seconds.len() > 60 {
             self.seconds.pop_front();
@@ -271,16 +275,43 @@ fn causes(truth: &Truth, seconds: &VecDeque<Second>) -> Vec<Cause> {
         .collect();
     let blocked = truth.blocked == Some("CKPT");
     if blocked || !ckpt.is_empty() {
-        let sev = if blocked {
+        // Its severity is the block's age (the banner's, or the oldest checkpoint wait's):
+        // ifxtop's is a sample old at most, never above the truth's.
+        let band = |age: f64| {
+            if age >= CKPT_BLOCK_CRITICAL_S {
+                Severity::Critical
+            } else if age >= CKPT_BLOCK_WARN_S {
+                Severity::Warning
+            } else {
+                Severity::Info
+            }
+        };
+        // The banner's run of seconds up to now; begun before the walk: its age not known.
+        let mut since = None;
+        let mut whole = false;
+        if blocked {
+            for s in seconds.iter().rev() {
+                if s.blocked != Some("CKPT") {
+                    whole = true;
+                    break;
+                }
+                since = Some(s.t);
+            }
+        }
+        let banner = since.map(|b| (truth.t - b) as f64);
+        let waits = oldest(&ckpt).map(|w| (truth.t - w) as f64);
+        let age = banner.into_iter().chain(waits).fold(0.0, f64::max);
+        let least = band((age - 1.0).max(0.0));
+        let most = if blocked && !whole {
             Severity::Critical
         } else {
-            Severity::Warning
+            band(age + 1.0)
         };
         let mut c = cause(
             FindingKind::CheckpointBlocked,
             String::new(),
-            sev,
-            sev,
+            least,
+            most,
             Age::Waits,
         );
         let mut crit: Vec<u64> = ckpt
@@ -404,9 +435,8 @@ fn causes(truth: &Truth, seconds: &VecDeque<Second>) -> Vec<Cause> {
     }
     // Clients not reading: waiting for them with bytes queued towards them; growing or
     // draining as their Send-Q went over the last second.
-    let slow: Vec<&ifxtop::demo::truth::SessionTruth> = slow_fetchers(truth)
-        .filter(|s| s.send_q >= SEND_Q_BYTES)
-        .collect();
+    let slow: Vec<&ifxtop::demo::truth::SessionTruth> =
+        slow_fetchers(truth).filter(|s| s.send_q > 0).collect();
     if !slow.is_empty() {
         let now_q: u64 = slow_fetchers(truth).map(|s| s.send_q).sum();
         let before = seconds
@@ -761,6 +791,10 @@ impl Findings {
                 r.right("finding: shown");
             } else if begun <= detect + 1.0 || watched <= detect + 1.0 {
                 r.unknown("finding: shown");
+            } else if snap.sources.iter().any(|s| s.late) {
+                // An output the rules join was printed a second after the onstat -u of its
+                // call: the rule could not judge this moment.
+                r.unknown("finding: shown");
             } else if c.most == Severity::Info && c.kind == FindingKind::MutexContention {
                 // A mutex wait past an instant is info: its holder's row may have gone.
                 r.unknown("finding: shown");
@@ -935,6 +969,12 @@ impl Findings {
                 });
                 let calm = line.starts_with('✓');
                 let watching = line.starts_with("◔ watching");
+                // Watching, not naming, while an output the rules join was printed a second
+                // after the onstat -u of its call: this moment cannot be judged.
+                if due && watching && waits && snap.sources.iter().any(|s| s.late) {
+                    r.unknown("line");
+                    return;
+                }
                 r.judge(
                     "line",
                     !due && (calm && !waits || watching && waits || (calm || watching) && m.first),

@@ -83,16 +83,25 @@ pub fn compare(m: &Moment<'_>, r: &mut Report) {
         // Idle: a client wait with nothing queued.
         let truly_idle =
             st.state == State::Idle || (st.state == State::SlowFetch && st.send_q == 0);
-        r.judge("idle", w.idle == truly_idle, || {
-            format!(
-                "{at} sid {sid}: shown idle={} (socket {:?}, on {:?}), true {:?} send_q {}",
-                w.idle,
-                w.socket.as_ref().map(|s| s.send_q),
-                w.waiting_on,
-                st.state,
-                st.send_q
-            )
-        });
+        // Not judged: a client wait whose socket is not known (a new session not yet in
+        // onstat -g ntt), or whose Send-Q holds a few bytes seen once (a reply in flight, or a
+        // client that stopped reading).
+        let netnorm = matches!(&w.waiting_on,
+            ifxtop::model::waiters::WaitTarget::Condition { name: Some(n), .. } if n == "netnorm");
+        if w.idle_unknown || (!w.idle && netnorm && w.socket.is_none()) {
+            r.unknown("idle");
+        } else {
+            r.judge("idle", w.idle == truly_idle, || {
+                format!(
+                    "{at} sid {sid}: shown idle={} (socket {:?}, on {:?}), true {:?} send_q {}",
+                    w.idle,
+                    w.socket.as_ref().map(|s| s.send_q),
+                    w.waiting_on,
+                    st.state,
+                    st.send_q
+                )
+            });
+        }
         // The direct blocker of a wait truly held up by a session, per kind: named right,
         // unknown (counted: silence has a floor), or wrong.
         let shown = w.blockers.first().map(|s| s.0);

@@ -90,7 +90,7 @@ impl Check for All<'_> {
 
 /// Runs the pipeline against the demo from `start` for `len` seconds, checking every second.
 pub fn run_with(seed: u64, sessions: usize, start: u64, len: u64, check: &mut dyn Check) -> Report {
-    let demo = DemoInstance::new(seed).with_sessions(sessions);
+    let demo = DemoInstance::new(seed).with_sessions(sessions).messy();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .start_paused(true)
