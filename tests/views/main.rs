@@ -915,45 +915,66 @@ fn f_lists_every_finding() {
     }
 }
 
-/// The Activity pane (8) over samples of the oninit capture (one moment, sampled each second
-/// for 30 s), grouped by class, then drilled into the class on top (its sessions).
+/// The Activity pane (8) over the demo's lock chain (sampled each second from 290 s to 320 s),
+/// grouped by class, then drilled into the class on top (its sessions). (The oninit capture
+/// would show nothing: its only session waits are for clients whose sockets it does not hold,
+/// which are not counted as database time.)
 #[test]
 fn activity_pane() {
-    use ifxtop::model::activity::{actives, Activity};
+    use ifxtop::model::activity::{Activity, Class};
+    let (from, to) = (290u64, 320u64);
+    let mut activity = Activity::new();
+    let (store, _) = ifxtop::instance::walk::demo_store_sampled(
+        ifxtop::demo::DemoInstance::new(1),
+        Duration::from_secs(from),
+        Duration::from_secs(to),
+        demo_settings(),
+        false,
+        Some(&mut activity),
+        None,
+    )
+    .expect("demo store");
+    let base = snapshot::build(&store, Duration::from_secs(to), Some("ol_demo"), &[]);
+    let end = base.moment_s.expect("a moment");
     for (w, h) in SIZES {
-        let mut a = app(w, h, &[]);
-        a.handle(Action::PaneActivity, NOW);
-        let base = (*a.live).clone();
-        let mut activity = Activity::new();
-        for t in 1..=30 {
-            assert!(activity.add(
-                f64::from(t),
-                &actives(&base.sessions, &base.waiters, &base.run)
-            ));
-        }
+        let at = Duration::from_secs(to);
+        let mut a = demo_screen_app(w, h);
+        a.wall_start = Some(ifxtop::demo::EPOCH);
+        a.handle(Action::PaneActivity, at);
         let attach = |a: &mut App| {
             let mut snap = base.clone();
-            snap.activity = Some(activity.report(&a.activity.query(30.0)));
-            snap.activity_chart = activity.chart(30.0 - 300.0, 30.0).copied().collect();
+            snap.activity = Some(activity.report(&a.activity.query(end)));
+            snap.activity_chart = activity.chart(end - 300.0, end).copied().collect();
             a.set_snapshot(Arc::new(snap));
         };
         attach(&mut a);
-        let text = screen(&a, w, h);
+        let report = a.shown().activity.clone().expect("a report");
+        let lock = report
+            .by_class
+            .iter()
+            .find(|(c, _)| *c == Class::Lock)
+            .map_or(0.0, |(_, s)| *s);
+        // The chain's three waiters, the whole 30 s.
+        assert!(lock >= 80.0, "{report:?}");
+        let text = demo_screen(&a, to, w, h);
         assert!(text.contains("DB TIME 5 min"), "{text}");
+        assert!(
+            text.contains("812"),
+            "the chain's head blocker named\n{text}"
+        );
         crate::snap_text!(format!("view__activity__{w}x{h}"), text);
-        a.handle(Action::DrillDown, NOW);
+        a.handle(Action::DrillDown, at);
         attach(&mut a);
-        let text = screen(&a, w, h);
+        let text = demo_screen(&a, to, w, h);
         assert!(text.contains("by session"), "{text}");
         crate::snap_text!(format!("view__activity_drilled__{w}x{h}"), text);
-        // Thirty seconds into the session a span's cursor stops at its first step: nothing
-        // was sampled before it.
-        a.handle(Action::SpanPick, NOW);
+        // A span's cursor stops at the end of the chart's first 5 s step, five minutes back.
+        a.handle(Action::SpanPick, at);
         for _ in 0..100 {
-            a.handle(Action::ReplaySeekBack, NOW);
+            a.handle(Action::ReplaySeekBack, at);
         }
-        assert_eq!(a.activity.pick.map(|p| p.cursor), Some(5.0));
-        a.handle(Action::Back, NOW);
+        assert_eq!(a.activity.pick.map(|p| p.cursor), Some(end - 295.0));
+        a.handle(Action::Back, at);
     }
 }
 

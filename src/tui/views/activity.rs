@@ -321,10 +321,9 @@ pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
             spans.push(Span::raw(format!(" {} {share:.0}%  ", c.label())));
         }
         if spans.is_empty() {
-            spans.push(Span::styled(
-                "no database time in this window: every session idle",
-                theme.dim,
-            ));
+            // Not "every session idle": a client wait whose socket is not known is not
+            // counted, and may not be idle.
+            spans.push(Span::styled("no database time in this window  ", theme.dim));
         }
         if let Some(v) = cpu_vps {
             spans.push(Span::styled(
