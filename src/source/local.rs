@@ -64,9 +64,6 @@ pub(crate) enum Input<'a> {
     Null,
     /// This text, then the end of input.
     Text(&'a str),
-    /// A pipe held open and never written, closed when the run ends however it ends: the remote
-    /// side of an ssh run watches it to know when ssh is gone (`ssh.rs`).
-    Held,
 }
 
 /// The process group of one command (its own: `process_group(0)`). Dropped, it kills what is
@@ -183,7 +180,7 @@ impl LocalRunner {
         cmd.args(args)
             .stdin(match stdin {
                 Input::Null => Stdio::null(),
-                Input::Text(_) | Input::Held => Stdio::piped(),
+                Input::Text(_) => Stdio::piped(),
             })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -232,12 +229,9 @@ impl LocalRunner {
         };
         let stdout = child.stdout.take();
         let stderr = child.stderr.take();
-        let input = child.stdin.take();
-        // Held open until the run ends (dropped before the group is killed).
-        let (input, _held) = match stdin {
-            Input::Text(text) => (input.map(|pipe| (text, pipe)), None),
-            Input::Held => (None, input),
-            Input::Null => (None, None),
+        let input = match stdin {
+            Input::Text(text) => child.stdin.take().map(|pipe| (text, pipe)),
+            Input::Null => None,
         };
         let work = async {
             let feed = async {

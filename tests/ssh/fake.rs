@@ -90,9 +90,13 @@ async fn ssh_gets_batch_mode_a_private_control_path_and_the_host_after_a_double_
     assert!(args.contains(&cp), "{args:?}");
     let dd = args.iter().position(|a| a == "--").expect("--");
     assert_eq!(args[dd + 1], "db01");
-    // The remote script (its lines, the command's among them) is one argument, last.
+    // The remote script (its lines, the command's among them) is one argument, last, which
+    // the login shell hands to /bin/sh.
     assert_eq!(args.len(), dd + 3, "{args:?}");
-    assert!(args[dd + 2].contains("'INFORMIXSERVER=ol'"), "{args:?}");
+    assert!(args[dd + 2].starts_with("exec /bin/sh -c '"), "{args:?}");
+    assert!(args[dd + 2].contains("INFORMIXSERVER=ol"), "{args:?}");
+    // No input: a remote startup file that reads some gets the end of it at once.
+    assert!(args[..dd].iter().any(|a| a == "-n"), "{args:?}");
 }
 
 #[tokio::test]
