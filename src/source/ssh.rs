@@ -379,6 +379,8 @@ pub struct SshRunner {
     connecting: tokio::sync::Mutex<()>,
     /// At most [`MAX_SESSIONS`] remote commands at once; the others wait their turn.
     sessions: tokio::sync::Semaphore,
+    /// ssh's `ConnectTimeout` ([`CONNECT_TIMEOUT`]).
+    connect_timeout: Duration,
 }
 
 impl SshRunner {
@@ -397,7 +399,20 @@ impl SshRunner {
             link: std::sync::Mutex::new(Link::default()),
             connecting: tokio::sync::Mutex::new(()),
             sessions: tokio::sync::Semaphore::new(MAX_SESSIONS),
+            connect_timeout: CONNECT_TIMEOUT,
         })
+    }
+
+    /// Another `ConnectTimeout` than [`CONNECT_TIMEOUT`] (whole seconds, at least one); the
+    /// first run, which opens the connection, gets half as long again to log in and start.
+    pub fn with_connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = Duration::from_secs(timeout.as_secs().max(1));
+        self
+    }
+
+    /// How long the first run (`uname -n`) may take: the connection, the login, the command.
+    fn probe_timeout(&self) -> Duration {
+        self.connect_timeout + self.connect_timeout / 2
     }
 
     /// `ssh -F FILE`: another client configuration than `~/.ssh/config`.
@@ -449,7 +464,7 @@ impl SshRunner {
         }
         for o in [
             "BatchMode=yes".to_string(),
-            format!("ConnectTimeout={}", CONNECT_TIMEOUT.as_secs()),
+            format!("ConnectTimeout={}", self.connect_timeout.as_secs()),
             "ControlMaster=auto".into(),
             format!("ControlPersist={CONTROL_PERSIST_SECS}"),
             format!("ControlPath={}", self.control.control_path()),
@@ -661,24 +676,42 @@ impl SshRunner {
     /// One run of `uname -n` (the remote host name): it becomes the master connection.
     async fn probe(&self) -> Result<String, SourceError> {
         let line = self.remote_line(&["uname".to_string(), "-n".to_string()], false);
-        let out = self
-            .exec_now(
-                &line,
-                None,
-                CONNECT_TIMEOUT + Duration::from_secs(5),
-                self.local.cap(),
-            )
-            .await;
+        let limit = self.probe_timeout();
+        let out = self.exec_now(&line, None, limit, self.local.cap()).await;
         let out = match out {
-            Err(SourceError::Timeout { .. }) => Err(self
-                .mark_down(format!(
-                    "no connection after {}s",
-                    CONNECT_TIMEOUT.as_secs() + 5
-                ))
-                .await),
+            Err(SourceError::Timeout { .. }) => {
+                let why = self.why_no_answer(limit).await;
+                Err(self.mark_down(why).await)
+            }
             other => other,
         }?;
         Ok(out.stdout.trim().to_string())
+    }
+
+    /// Why the first run did not answer within `limit`: no connection, or a connection whose
+    /// login shell never started the command (a startup file that waits: for input it no
+    /// longer gets, for a terminal, a network share). The master answers `ssh -O check` once
+    /// logged in: ControlPersist puts it in the background before the session's command runs.
+    async fn why_no_answer(&self, limit: Duration) -> String {
+        let secs = limit.as_secs();
+        let mut argv = vec![self.program.clone()];
+        argv.extend(self.ssh_options());
+        argv.extend(["-O".to_string(), "check".to_string()]);
+        argv.extend(self.target.args());
+        let check = self
+            .local
+            .run_command(&argv, Input::Null, Duration::from_secs(2))
+            .await;
+        if check.is_ok_and(|o| o.exit == Some(0)) {
+            format!(
+                "logged in to {}, but the remote login shell did not start the command within \
+                 {secs}s: does a startup file of that account (~/.bashrc, ~/.cshrc) wait for \
+                 something?",
+                self.target
+            )
+        } else {
+            format!("no connection after {secs}s")
+        }
     }
 
     /// The remote host's name (`uname -n`); connects when not connected yet.

@@ -34,19 +34,21 @@ fn runner(sshd: &Sshd, user: &str) -> SshRunner {
 /// The sessions' HOME belongs to `user`, with startup files that print on both streams and
 /// read a line of input (bash's `.bashrc`, csh's and tcsh's `.cshrc`), each noting it ran.
 fn startup_files(sshd: &Sshd, user: &str) {
-    let home = sshd.path().join("remote-home");
-    std::fs::write(
-        home.join(".bashrc"),
+    rc_files(
+        sshd,
+        user,
         "read line; echo \"bash read [$line]\" > \"$HOME/ran\"\n\
          echo 'Welcome to db01'; echo 'Last backup: yesterday' >&2\n",
-    )
-    .expect(".bashrc");
-    std::fs::write(
-        home.join(".cshrc"),
         "set line = $<\necho \"csh read [$line]\" > \"$HOME/ran\"\n\
          echo 'Welcome to db01'\n",
-    )
-    .expect(".cshrc");
+    );
+}
+
+/// The sessions' HOME belongs to `user`, with this `.bashrc` and `.cshrc`.
+fn rc_files(sshd: &Sshd, user: &str, bashrc: &str, cshrc: &str) {
+    let home = sshd.path().join("remote-home");
+    std::fs::write(home.join(".bashrc"), bashrc).expect(".bashrc");
+    std::fs::write(home.join(".cshrc"), cshrc).expect(".cshrc");
     let uid = sshd::uid_of(user).expect("the test user");
     for p in [home.clone(), home.join(".bashrc"), home.join(".cshrc")] {
         std::os::unix::fs::chown(&p, Some(uid), None).expect("chown");
@@ -163,4 +165,33 @@ async fn tcsh_login_shell() {
     if sshd::available("tcsh_login_shell") {
         under("/bin/tcsh", Some("csh read []\n")).await;
     }
+}
+
+/// A startup file that never lets the login shell start the command is named as the cause,
+/// not taken for a host that does not answer.
+#[tokio::test]
+async fn a_startup_file_that_hangs_is_named_not_taken_for_no_connection() {
+    if !sshd::available("a_startup_file_that_hangs_is_named_not_taken_for_no_connection") {
+        return;
+    }
+    let Some(user) = sshd::login_user("/bin/bash") else {
+        return;
+    };
+    let sshd = Sshd::start();
+    rc_files(&sshd, &user, "sleep 30\n", "");
+    let r = runner(&sshd, &user).with_connect_timeout(Duration::from_secs(2));
+    let err = tokio::time::timeout(Duration::from_secs(30), r.remote_hostname())
+        .await
+        .expect("the probe ended")
+        .expect_err("the login shell never starts the command");
+    // What hangs there is the account's own (its .bashrc), not ifxtop's: end it here.
+    let _ = sshd.left_on_host(Duration::ZERO);
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "ssh: logged in to {}, but the remote login shell did not start the command within \
+             3s: does a startup file of that account (~/.bashrc, ~/.cshrc) wait for something?",
+            sshd.target_as(&user)
+        )
+    );
 }
