@@ -20,7 +20,7 @@
 //! startup file that reads some does not hold the run up.
 
 use super::local::{Input, LocalRunner};
-use super::{BoxFuture, CommandRunner, Output, Request};
+use super::{BoxFuture, CommandRunner, Cut, Output, Request};
 use crate::error::SourceError;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -524,18 +524,32 @@ impl SshRunner {
         timeout: Duration,
         cap: u64,
     ) -> Result<Output, SourceError> {
+        self.exec_keeping(remote, stdin, timeout, cap)
+            .await
+            .map_err(|c| c.error)
+    }
+
+    /// `exec`, keeping what the command had printed on its standard output when it was killed
+    /// at its timeout.
+    async fn exec_keeping(
+        &self,
+        remote: &str,
+        stdin: Option<&str>,
+        timeout: Duration,
+        cap: u64,
+    ) -> Result<Output, Cut> {
         let timeout = timeout.max(MIN_RUN_TIMEOUT);
         let started = tokio::time::Instant::now();
         // Waiting for a session counts against the run's time, like the run itself.
         let _session = match tokio::time::timeout(timeout, self.sessions.acquire()).await {
             Ok(Ok(permit)) => permit,
-            Ok(Err(_)) => return Err(SourceError::Other("ssh runner closed".into())),
-            Err(_) => return Err(SourceError::Timeout { after: timeout }),
+            Ok(Err(_)) => return Err(Cut::bare(SourceError::Other("ssh runner closed".into()))),
+            Err(_) => return Err(Cut::bare(SourceError::Timeout { after: timeout })),
         };
         let timeout = timeout
             .saturating_sub(started.elapsed())
             .max(Duration::from_secs(1));
-        self.ensure_connected(timeout).await?;
+        self.ensure_connected(timeout).await.map_err(Cut::bare)?;
         self.exec_now(remote, stdin, timeout, cap).await
     }
 
@@ -547,19 +561,45 @@ impl SshRunner {
         stdin: Option<&str>,
         timeout: Duration,
         cap: u64,
-    ) -> Result<Output, SourceError> {
+    ) -> Result<Output, Cut> {
         let marker = frame_marker();
         let argv = self.ssh_argv(&login_line(&wrapped(remote, stdin, timeout, &marker)));
         // Nothing on ssh's input (`-n` too): what the command reads travels in the script.
         let out = self
             .local
-            .run_command_capped(&argv, Input::Null, timeout, cap)
+            .run_command_keeping(&argv, Input::Null, timeout, cap)
             .await;
         self.settle(out, &marker).await
     }
 
-    /// Reads the end of one run: a success resets the link, a failed connection backs off.
-    async fn settle(
+    /// Reads the end of one run: a success resets the link, a failed connection backs off. A
+    /// run killed at its timeout keeps what the command printed before (its frame and
+    /// heartbeats taken off).
+    async fn settle(&self, out: Result<Output, Cut>, marker: &str) -> Result<Output, Cut> {
+        let out = match out {
+            Ok(o) => Ok(o),
+            Err(Cut {
+                error: SourceError::Timeout { after },
+                stdout,
+            }) => {
+                self.mark_timeout().await;
+                let stdout = remove_all(stdout, &heartbeat(marker));
+                let stdout = match framed(&stdout, marker) {
+                    Some((body, _)) => keep(stdout, body),
+                    // Nothing of the command's: the login shell's noise at most.
+                    None => String::new(),
+                };
+                return Err(Cut {
+                    error: SourceError::Timeout { after },
+                    stdout,
+                });
+            }
+            Err(c) => Err(c.error),
+        };
+        self.settle_plain(out, marker).await.map_err(Cut::bare)
+    }
+
+    async fn settle_plain(
         &self,
         out: Result<Output, SourceError>,
         marker: &str,
@@ -677,7 +717,10 @@ impl SshRunner {
     async fn probe(&self) -> Result<String, SourceError> {
         let line = self.remote_line(&["uname".to_string(), "-n".to_string()], false);
         let limit = self.probe_timeout();
-        let out = self.exec_now(&line, None, limit, self.local.cap()).await;
+        let out = self
+            .exec_now(&line, None, limit, self.local.cap())
+            .await
+            .map_err(|c| c.error);
         let out = match out {
             Err(SourceError::Timeout { .. }) => {
                 let why = self.why_no_answer(limit).await;
@@ -855,23 +898,23 @@ impl SshRunner {
         stdin: Option<&str>,
         timeout: Duration,
         cap: u64,
-    ) -> Result<Output, SourceError> {
+    ) -> Result<Output, Cut> {
         let Some(program) = argv.first() else {
-            return Err(SourceError::Other("empty command".into()));
+            return Err(Cut::bare(SourceError::Other("empty command".into())));
         };
         if argv.iter().any(|w| w.contains('\0')) || program.contains('=') {
-            return Err(SourceError::Other(format!(
+            return Err(Cut::bare(SourceError::Other(format!(
                 "{}: not a command ifxtop runs remotely",
                 sanitize(program)
-            )));
+            ))));
         }
         let line = self.remote_line(argv, true);
-        let out = self.exec(&line, stdin, timeout, cap).await?;
+        let out = self.exec_keeping(&line, stdin, timeout, cap).await?;
         // env's own verdict: the program is not on the remote PATH.
         if out.exit == Some(127) && out.stdout.is_empty() {
-            return Err(SourceError::NotFound {
+            return Err(Cut::bare(SourceError::NotFound {
                 program: format!("{program} (on {})", self.target.host),
-            });
+            }));
         }
         Ok(out)
     }
@@ -1005,21 +1048,20 @@ impl SshRunner {
         timeout: Duration,
         cap: u64,
         extent_report: bool,
-    ) -> Result<Output, SourceError> {
+    ) -> Result<Output, Cut> {
         match request {
-            Request::ReadFile(path) if self.local_files.contains(path) => {
-                if extent_report {
-                    self.local.run_extent_report(request, timeout).await
-                } else {
-                    self.local.run(request, timeout).await
-                }
+            Request::ReadFile(path) if self.local_files.contains(path) => if extent_report {
+                self.local.run_extent_report(request, timeout).await
+            } else {
+                self.local.run(request, timeout).await
             }
+            .map_err(Cut::bare),
             Request::Command(argv) => self.command(argv, None, timeout, cap).await,
             Request::CommandInput { argv, stdin } => {
                 self.command(argv, Some(stdin), timeout, cap).await
             }
-            Request::ReadFile(path) => self.read_file(path, timeout, cap).await,
-            Request::ListDir(path) => self.list_dir(path, timeout).await,
+            Request::ReadFile(path) => self.read_file(path, timeout, cap).await.map_err(Cut::bare),
+            Request::ListDir(path) => self.list_dir(path, timeout).await.map_err(Cut::bare),
         }
     }
 }
@@ -1030,7 +1072,11 @@ impl CommandRunner for SshRunner {
         request: &'a Request,
         timeout: Duration,
     ) -> BoxFuture<'a, Result<Output, SourceError>> {
-        Box::pin(self.run_capped(request, timeout, self.local.cap(), false))
+        Box::pin(async move {
+            self.run_capped(request, timeout, self.local.cap(), false)
+                .await
+                .map_err(|c| c.error)
+        })
     }
 
     fn run_extent_report<'a>(
@@ -1038,7 +1084,19 @@ impl CommandRunner for SshRunner {
         request: &'a Request,
         timeout: Duration,
     ) -> BoxFuture<'a, Result<Output, SourceError>> {
-        Box::pin(self.run_capped(request, timeout, self.local.extent_cap(), true))
+        Box::pin(async move {
+            self.run_capped(request, timeout, self.local.extent_cap(), true)
+                .await
+                .map_err(|c| c.error)
+        })
+    }
+
+    fn run_keeping<'a>(
+        &'a self,
+        request: &'a Request,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<Output, Cut>> {
+        Box::pin(self.run_capped(request, timeout, self.local.cap(), false))
     }
 }
 
