@@ -580,7 +580,13 @@ fn answered(text: &str) -> Option<(usize, usize)> {
             match trimmed.strip_prefix(PROMPT) {
                 Some(after) => {
                     count += 1;
-                    last = Some(offset + line.len() - trimmed.len());
+                    // The first prompt of a line cuts at the line's start (the blanks before
+                    // it are no answer's, as `split` reads them).
+                    last = Some(if rest.len() == line.len() {
+                        offset
+                    } else {
+                        offset + line.len() - trimmed.len()
+                    });
                     rest = after.strip_prefix(' ').unwrap_or(after);
                 }
                 None => break,
@@ -666,7 +672,27 @@ async fn let_the_store_apply() {
 
 #[cfg(test)]
 mod tests {
-    use super::next_due;
+    use super::{answered, next_due};
+
+    #[test]
+    fn a_killed_call_answered_the_options_before_its_last_prompt() {
+        let banner = "\nIBM Informix Dynamic Server Version 12.10.FC8 -- On-Line -- Up 00:10:00 -- 2457600 Kbytes\n\n";
+        let text = format!(
+            "onstat> {banner}Userthreads\nrow\nonstat> {banner}Locks\nl\n  onstat> {banner}Half"
+        );
+        let (ended, at) = answered(&text).expect("prompts");
+        assert_eq!(ended, 2);
+        assert!(text[at..].starts_with("  onstat> "), "{}", &text[at..]);
+        let parts = crate::parsers::interactive::split(&text[..at], ended).expect("splits");
+        assert_eq!(parts[1], format!("{banner}Locks\nl\n"));
+        // An option with no answer: the next prompt on the same line.
+        assert_eq!(answered("onstat> onstat> x").map(|a| a.0), Some(1));
+        // Killed at the first option: none ended.
+        assert_eq!(answered("onstat> \nIBM"), Some((0, 0)));
+        // No prompt at all.
+        assert_eq!(answered(""), None);
+        assert_eq!(answered("IBM Informix Dynamic Server\n"), None);
+    }
     use std::time::Duration;
 
     fn s(x: f64) -> Duration {

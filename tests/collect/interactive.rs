@@ -352,6 +352,26 @@ async fn a_hung_option_costs_only_itself() {
         1,
         "{calls:?}"
     );
+    // The slower sources (in a call of their own once a call took long) are not held up
+    // either: each answers about every second (its period here), never 3 s apart.
+    for s in [
+        Source::OnstatK,
+        Source::OnstatP,
+        Source::OnstatL,
+        Source::OnstatS,
+        Source::OnstatXTxn,
+        Source::OnstatDUpper,
+    ] {
+        let at: Vec<Duration> = of(s)
+            .iter()
+            .filter(|(_, u)| u.result.is_ok())
+            .map(|(t, _)| *t)
+            .collect();
+        let mut gaps: Vec<Duration> = at.windows(2).map(|w| w[1] - w[0]).collect();
+        gaps.push(Duration::from_secs(7).saturating_sub(*at.last().expect("answers")));
+        let worst = gaps.iter().max().copied().unwrap_or_default();
+        assert!(worst < Duration::from_secs(3), "{s:?}: {at:?}");
+    }
     // While it hangs alone, the others go on: -u answered every tick of that time.
     for (at, u) in alone {
         let from = *at - u.took;

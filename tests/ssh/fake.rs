@@ -172,6 +172,25 @@ async fn a_remote_run_gets_at_least_five_seconds() {
     assert_eq!(out.stdout, "late\n");
 }
 
+/// A remote run killed at its timeout keeps what the command printed before (an `onstat -i`
+/// that answered some options, then hung): the wrapper's frame and its heartbeats taken off.
+#[tokio::test]
+async fn a_run_killed_at_its_timeout_keeps_what_it_printed_before() {
+    let f = FakeSsh::new();
+    let r = f.runner();
+    let req = Request::Command(vec![
+        "sh".into(),
+        "-c".into(),
+        "printf 'onstat> answered\\n'; sleep 1.5; printf 'onstat> half'; exec sleep 600".into(),
+    ]);
+    let cut = r
+        .run_keeping(&req, Duration::from_secs(1))
+        .await
+        .expect_err("killed at 5 s");
+    assert!(matches!(cut.error, SourceError::Timeout { .. }), "{cut:?}");
+    assert_eq!(cut.stdout, "onstat> answered\nonstat> half");
+}
+
 #[tokio::test]
 async fn at_most_eight_remote_commands_run_at_once_over_the_connection() {
     // sshd refuses an eleventh session on a connection by default ("no more sessions"), and
