@@ -85,7 +85,7 @@ impl Drop for Group {
 
 /// Reads a pipe to its end into `buf`, counting what it read in `used` (shared by stdout and
 /// stderr); stops as soon as `used` passes `cap`. The buffer grows by doubling but never past
-/// what the cap allows; each growth is first reserved from the process's one budget
+/// what the cap or the budget allows; each growth is first reserved from the process's one budget
 /// (`budget.rs`), in `held`, which comes back at the end and is held until the run is done.
 async fn read_pipe<R: tokio::io::AsyncRead + Unpin>(
     pipe: Option<R>,
@@ -103,16 +103,18 @@ async fn read_pipe<R: tokio::io::AsyncRead + Unpin>(
         .saturating_add(CHUNK);
     loop {
         if buf.capacity() - buf.len() < CHUNK {
-            let want = buf.capacity().saturating_mul(2).max(CHUNK).min(most);
-            let extra = want.saturating_sub(buf.len()).max(CHUNK);
-            let grows = buf
-                .len()
-                .saturating_add(extra)
-                .saturating_sub(buf.capacity());
-            if !held.grow(grows as u64) {
+            // Twice the capacity, or what the budget has left when less (one more chunk at
+            // least): a report can fill the budget, not just the last doubling below it.
+            let (len, had) = (buf.len(), buf.capacity());
+            let want = had
+                .saturating_mul(2)
+                .min(most)
+                .max(len.saturating_add(CHUNK));
+            let least = len.saturating_add(CHUNK) - had;
+            let Some(took) = held.grow_between(least as u64, (want - had) as u64) else {
                 return Err(PipeEnd::OverBudget);
-            }
-            buf.reserve_exact(extra);
+            };
+            buf.reserve_exact(had + took as usize - len);
         }
         let n = pipe.read_buf(buf).await.map_err(PipeEnd::Io)?;
         if n == 0 {
@@ -243,13 +245,14 @@ impl LocalRunner {
                 .map(nix::unistd::Pid::from_raw),
         );
         let used = AtomicU64::new(0);
-        // Ordinary runs share the process's budget; the extent map's report, with its own far
-        // larger cap, may pass it by that cap (`budget.rs`).
+        // Every run shares the process's budget; the extent map's report (the larger cap) leaves
+        // the polls their room in it (`budget.rs`).
+        let report = cap > self.cap();
         let held = || {
-            if cap <= self.cap() {
-                Reservation::poll()
+            if report {
+                Reservation::extent_report()
             } else {
-                Reservation::extent_report(cap)
+                Reservation::poll()
             }
         };
         let stdout = child.stdout.take();
@@ -312,6 +315,8 @@ impl LocalRunner {
     /// Reads a regular file, at most `cap` bytes, off the async workers. A FIFO, a device or a
     /// directory is refused without blocking; a read that hangs (a dead NFS server) times out
     /// here, and its thread never holds up the exit (the runtimes shut down without waiting).
+    /// What the file holds is taken from the process's one budget before it is read (a
+    /// captured `oncheck -pe` of hundreds of MB as much as a command's output).
     async fn read_file(
         &self,
         path: &std::path::Path,
@@ -319,7 +324,30 @@ impl LocalRunner {
         cap: u64,
     ) -> Result<Output, SourceError> {
         let owned = path.to_path_buf();
-        let read = tokio::task::spawn_blocking(move || crate::files::read_capped(&owned, cap));
+        let report = cap > self.cap();
+        let read = tokio::task::spawn_blocking(move || {
+            let over = || SourceError::MemoryBudget {
+                budget_mb: budget::limit().div_ceil(MB),
+            };
+            // What the file says it holds is taken first; /proc and /sys files say 0 (they are
+            // small), and a file that grew since is counted once read.
+            let len = std::fs::metadata(&owned).map(|m| m.len()).unwrap_or(0);
+            let mut held = if report {
+                Reservation::extent_report()
+            } else {
+                Reservation::poll()
+            };
+            if len <= cap && !held.grow(len) {
+                return Ok(Err(over()));
+            }
+            crate::files::read_capped(&owned, cap).map(|bytes| {
+                let more = (bytes.len() as u64).saturating_sub(len);
+                if more > 0 && !held.grow(more) {
+                    return Err(over());
+                }
+                Ok((bytes, held))
+            })
+        });
         match tokio::time::timeout(timeout, read).await {
             Err(_) => Err(SourceError::Timeout { after: timeout }),
             Ok(Err(e)) => Err(SourceError::Other(format!(
@@ -330,7 +358,9 @@ impl LocalRunner {
                 path: path.display().to_string(),
                 reason: e.to_string(),
             }),
-            Ok(Ok(Ok(bytes))) => Ok(Output::ok(lossy(bytes))),
+            Ok(Ok(Ok(Err(e)))) => Err(e),
+            // The reservation goes back once the text is made.
+            Ok(Ok(Ok(Ok((bytes, _held))))) => Ok(Output::ok(lossy(bytes))),
         }
     }
 
