@@ -11,7 +11,7 @@
 //! wrapper (`wrapped`), which the login shell, whatever it is (sh, dash, bash, ksh93, csh,
 //! tcsh), only hands to `/bin/sh` (`login_line`). The wrapper runs the command in a process
 //! group of its own and kills that group when ssh is gone (killed at the timeout, or the
-//! connection dropped: its heartbeat on standard error fails) or when its own time is up, so
+//! connection dropped: its heartbeat on standard output fails) or when its own time is up, so
 //! nothing of a run outlives it on the host. It frames both output streams between lines
 //! holding a random marker, so whatever the remote shell's startup files print (a `.bashrc`
 //! greeting) is dropped, and ends standard error with the command's exit status: `ssh` exits 255
