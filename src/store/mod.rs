@@ -422,7 +422,7 @@ impl Store {
                     let mut cpu = std::mem::take(&mut self.cpu);
                     let ath = self.get_at(crate::source::key::OnstatGAth, u.t);
                     let users = self.get_at(crate::source::key::OnstatU, u.t);
-                    cpu.observe(g, u.t, ath, users);
+                    cpu.observe(g, u.t, u.took, ath, users);
                     self.cpu = cpu;
                 }
             }
