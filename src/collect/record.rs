@@ -369,8 +369,9 @@ impl Input {
     /// was).
     fn lines(&self) -> Result<(Lines, bool), String> {
         let mut raw: Lines = match self {
+            // Checked again at each open: the file may have been replaced since.
             Input::File(path) => Box::new(BufReader::new(
-                std::fs::File::open(path).map_err(|e| format!("cannot open: {e}"))?,
+                crate::files::open_regular(path).map_err(|e| format!("cannot open: {e}"))?,
             )),
             Input::Bytes(b) => Box::new(std::io::Cursor::new(b.clone())),
         };
@@ -616,31 +617,19 @@ pub fn read_header(path: &Path) -> Result<Option<RecordingHeader>, Error> {
     Ok(serde_json::from_str(&first).ok())
 }
 
-/// A regular file, or an error that says what `path` is instead.
-fn checked_file(path: &Path) -> Result<(), Error> {
-    let file = std::fs::File::open(path).map_err(|source| Error::File {
-        path: path.display().to_string(),
-        source,
-    })?;
-    // A directory opens on Unix and fails only at the first read, which read as a damaged
-    // compressed stream; a FIFO or device would block or never end.
-    let kind = file.metadata().map_err(|source| Error::File {
-        path: path.display().to_string(),
-        source,
-    })?;
-    if kind.is_dir() {
-        return Err(Error::Usage(format!(
-            "{}: is a directory, not a recording",
-            path.display()
-        )));
+/// A regular file, or an error that says what `path` is instead: a FIFO, a device or a
+/// directory is refused at once (`files::open_regular` opens without blocking).
+pub(crate) fn checked_file(path: &Path) -> Result<(), Error> {
+    match crate::files::open_regular(path) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => Err(Error::Usage(
+            crate::files::user_file_error("--replay", path, &e),
+        )),
+        Err(source) => Err(Error::File {
+            path: path.display().to_string(),
+            source,
+        }),
     }
-    if !kind.is_file() {
-        return Err(Error::Usage(format!(
-            "{}: not a regular file, not a recording",
-            path.display()
-        )));
-    }
-    Ok(())
 }
 
 fn read_with(path: &Path, timeline: bool) -> Result<Recording, Error> {

@@ -150,7 +150,7 @@ struct Reader {
 impl Reader {
     /// None when the file is not zstd or holds no track.
     fn open(path: &Path) -> std::io::Result<Option<Reader>> {
-        let mut f = std::io::BufReader::with_capacity(64 * 1024, std::fs::File::open(path)?);
+        let mut f = std::io::BufReader::with_capacity(64 * 1024, crate::files::open_regular(path)?);
         let len = f.get_ref().metadata()?.len();
         Ok(frames(&mut f, len)?.map(|found| Reader {
             f,

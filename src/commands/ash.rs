@@ -199,6 +199,8 @@ pub fn report_for(args: &AshArgs) -> Result<Ash, Error> {
     let keys = keys(&args.group)?;
     let settings = shared.settings.clone();
     if let Some(path) = &args.snapshot.watch.replay {
+        // A FIFO, a device or a directory is refused before the track is looked for.
+        crate::collect::record::checked_file(path)?;
         let note = if args.rederive {
             "--rederive".to_string()
         } else {

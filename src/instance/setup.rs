@@ -672,7 +672,10 @@ pub(crate) fn sqlhosts_ports(server: Option<&str>) -> Vec<u16> {
     let path = std::env::var_os("INFORMIXSQLHOSTS")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("INFORMIXDIR").map(|d| PathBuf::from(d).join("etc/sqlhosts")));
-    let Some(text) = path.and_then(|p| std::fs::read_to_string(p).ok()) else {
+    // A regular file only, at most a megabyte (a FIFO named by the variable would hold the
+    // start forever).
+    let Some(text) = path.and_then(|p| crate::files::read_text_capped(&p, crate::files::MB).ok())
+    else {
         return Vec::new();
     };
     let services = std::fs::read_to_string("/etc/services")

@@ -11,4 +11,5 @@ mod live;
 mod parse;
 mod resolve;
 mod run;
+mod special;
 mod when;
