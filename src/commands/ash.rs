@@ -147,7 +147,11 @@ fn from_track(
     args: &AshArgs,
     keys: &[Key],
 ) -> Result<Result<Ash, String>, Error> {
-    let Some((_, last, complete)) = crate::instance::walk::track_span(path)? else {
+    let span = match crate::instance::walk::track_span(path)? {
+        Ok(span) => span,
+        Err(why) => return Ok(Err(format!("the recording's database-time track: {why}"))),
+    };
+    let Some((_, last, complete)) = span else {
         return Ok(Err("the recording has no database-time track".into()));
     };
     // A recording cut short (a crash, a full disk) may hold outputs past its track's end: the
@@ -174,11 +178,21 @@ fn from_track(
     )? {
         return Ok(Err(format!("the recording's database-time track: {why}")));
     }
+    // Cut short (a crash, a full disk) or damaged past the track's end: said, as `snapshot
+    // --replay` says it, though the window was read whole.
+    let note = (!complete).then(|| {
+        let n = format!(
+            "the recording is cut short or damaged after {last:.0} s, where its database-time \
+             track ends"
+        );
+        warn(&format!("{}: {n}", path.display()));
+        n
+    });
     Ok(Ok(Ash {
         report: activity.report(&query(from, to, keys, args.top)),
         started,
         read_from: ReadFrom::Track,
-        note: None,
+        note,
     }))
 }
 
@@ -210,6 +224,10 @@ pub fn report_for(args: &AshArgs) -> Result<Ash, Error> {
             }
         };
         let rec = crate::collect::record::read_replayable_for_walk(path)?;
+        // Its problems (cut short, damaged lines), as `snapshot --replay` says them.
+        if !rec.skipped.is_empty() {
+            warn(&format!("{}: {}", path.display(), rec.problems_line()));
+        }
         let started = rec.started();
         let (from, to) = window(args, rec.length(), started, Some(rec.length()))?;
         if to > rec.length() {
@@ -431,6 +449,11 @@ pub fn run_cli(args: &AshArgs) -> std::process::ExitCode {
         }
         Err(e) => fail(&e),
     }
+}
+
+/// A line on standard error, through the sanitizer (a problem may quote a recording's text).
+fn warn(msg: &str) {
+    eprintln!("ifxtop ash: {}", crate::format::SafeText::new(msg));
 }
 
 fn fail(e: &Error) -> std::process::ExitCode {

@@ -341,11 +341,7 @@ fn snapshot_with(args: &SnapshotArgs, shared: &Shared) -> Result<Snapshot, Error
         let rec = crate::collect::record::read_replayable_for_walk(path)?;
         // The first few problems and a count: a garbage file has one per line.
         if !rec.skipped.is_empty() {
-            eprintln!(
-                "ifxtop snapshot: {}: {}",
-                path.display(),
-                rec.problems_line()
-            );
+            warn(&format!("{}: {}", path.display(), rec.problems_line()));
         }
         if settings.ports.is_empty() {
             settings.ports = rec

@@ -431,7 +431,7 @@ fn snapshot_replay_of_garbage_says_so_briefly() {
     for (path, want) in [
         (garbage.clone(), "20002 problems: line 1: not JSON"),
         (empty, "nothing to replay"),
-        (dir.path().to_path_buf(), "is a directory"),
+        (dir.path().to_path_buf(), "a directory, not a regular file"),
     ] {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_ifxtop"))
             .arg("snapshot")

@@ -484,6 +484,7 @@ async fn a_zstd_recording_keeps_the_screens_database_time() {
     assert_eq!(code, 0);
     let (first, last, complete) = ifxtop::instance::walk::track_span(&path)
         .expect("read")
+        .expect("no damaged frame")
         .expect("a track");
     assert!(
         complete && last - first >= 20.0,
