@@ -111,6 +111,21 @@ impl Session {
         }
         self.app.extents = replay_extent_status(&self.watched.store);
         self.dirty = true;
+        if let Some(why) = played.broken() {
+            // The recording changed on disk (cut short while replayed): the screen stays at
+            // the last moment read, labelled as that moment, and says why.
+            let reached = played.reached().unwrap_or_default();
+            if let Some(ui) = self.app.replay.as_mut() {
+                ui.position = ui.position.min(reached);
+                ui.paused = true;
+                ui.seeking = None;
+                if !ui.skipped.contains(&why) {
+                    ui.skipped.push(why.clone());
+                }
+            }
+            self.app.say(why, reached);
+            return Some(reached);
+        }
         if done {
             return self.app.replay.as_ref().map(|ui| ui.position);
         }

@@ -7,6 +7,7 @@
 mod common;
 
 mod findings_since;
+mod replay_cut;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ifxtop::collect::extents::ExtentSource;
 use ifxtop::demo::DemoRunner;
