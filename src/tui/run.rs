@@ -566,10 +566,15 @@ pub fn session_for(
     size: (u16, u16),
 ) -> Result<Session, Error> {
     let log = match &setup.log {
-        Some(p) => Some(DebugLog::open(p).map_err(|source| Error::File {
-            path: p.display().to_string(),
-            source,
-        })?),
+        // The screen says it when the log cannot be written (a full disk).
+        Some(p) => Some(
+            DebugLog::open(p)
+                .map(DebugLog::for_screen)
+                .map_err(|source| Error::File {
+                    path: p.display().to_string(),
+                    source,
+                })?,
+        ),
         None => None,
     };
     let mut app = App::new(keymap.clone(), theme, setup.mode.clone(), setup.interval);

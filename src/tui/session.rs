@@ -244,6 +244,11 @@ impl Session {
                 self.dirty = true;
             }
         }
+        // `--log` stopped writing (a full disk): said once, on the status line.
+        if let Some(why) = self.watched.log_failure() {
+            self.app.say(why, now);
+            self.dirty = true;
+        }
         // Freezing keeps the moment's data too; resuming lets it go.
         match (&self.app.frozen, &self.frozen_store) {
             (Some(_), None) => {
