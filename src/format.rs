@@ -115,6 +115,11 @@ pub enum When {
     TimeOfDay(time::Time),
 }
 
+/// The latest moment ifxtop takes (`--at`, `--to`, `--from`, `--demo-at`, a recording's times):
+/// about ten years. Past about 2e10 s the session clock's nanoseconds overflow, and the demo's
+/// walk to `snapshot --demo --at 2e10` never ended.
+pub const MAX_MOMENT: Duration = Duration::from_secs(10 * 365 * 86_400);
+
 /// What `When` accepts, for its errors.
 const WHEN_FORMS: &str =
     "seconds (90, 42.5, 2m, 1m30s), a share of a recording (40%) or a time of day (13:34, 13:34:50)";
@@ -173,9 +178,15 @@ impl std::str::FromStr for When {
         if !(minutes.is_finite() && seconds.is_finite()) {
             return Err(bad());
         }
-        Duration::try_from_secs_f64(minutes * 60.0 + seconds)
-            .map(When::Offset)
-            .map_err(|_| format!("`{text}`: 0 seconds or more"))
+        let d = Duration::try_from_secs_f64(minutes * 60.0 + seconds)
+            .map_err(|_| format!("`{text}`: 0 seconds or more"))?;
+        if d > MAX_MOMENT {
+            return Err(format!(
+                "`{text}`: at most {} s (ten years) into a timeline",
+                MAX_MOMENT.as_secs()
+            ));
+        }
+        Ok(When::Offset(d))
     }
 }
 

@@ -681,8 +681,9 @@ fn max_entries() -> usize {
 const MAX_PROBLEMS: usize = 100;
 
 /// The latest time a sample may carry: about ten years of recording. Beyond it (`t: 1e300`) the
-/// time cannot be a position in a recording, and sorted last it hid every other sample.
-const MAX_T: f64 = 10.0 * 365.0 * 86_400.0;
+/// time cannot be a position in a recording, and sorted last it hid every other sample. The
+/// latest moment a command line may name too (`format::When`).
+pub const MAX_T: f64 = crate::format::MAX_MOMENT.as_secs() as f64;
 
 /// Base page sizes a header may name, in KB.
 const PAGE_SIZES_KB: [u32; 5] = [1, 2, 4, 8, 16];

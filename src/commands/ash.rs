@@ -54,12 +54,7 @@ fn window(
     };
     let from = match args.from {
         Some(f) => on("--from", f)?,
-        None => {
-            let w = args.snapshot.window.unwrap_or(DEFAULT_WINDOW);
-            to.saturating_sub(Duration::try_from_secs_f64(w).map_err(|_| {
-                Error::Usage(format!("--window {w}: a number of seconds, more than 0"))
-            })?)
-        }
+        None => to.saturating_sub(window_len(args.snapshot.window.unwrap_or(DEFAULT_WINDOW))?),
     };
     if from >= to {
         return Err(Error::Usage(format!(
@@ -68,7 +63,31 @@ fn window(
             from.as_secs_f64()
         )));
     }
+    let hour = crate::model::activity::HISTORY;
+    if (to - from).as_secs_f64() > hour {
+        return Err(Error::Usage(format!(
+            "--from {:.0} --to {:.0}: a window of at most {hour:.0} s (database time keeps an \
+             hour)",
+            from.as_secs_f64(),
+            to.as_secs_f64()
+        )));
+    }
     Ok((from, to))
+}
+
+/// `--window SECONDS`, checked: more than 0 and at most the hour database time keeps (a longer
+/// window reported only its last hour, and the demo walked all of it).
+pub(crate) fn window_len(w: f64) -> Result<Duration, Error> {
+    let hour = crate::model::activity::HISTORY;
+    Duration::try_from_secs_f64(w)
+        .ok()
+        .filter(|d| !d.is_zero() && d.as_secs_f64() <= hour)
+        .ok_or_else(|| {
+            Error::Usage(format!(
+                "--window {w}: seconds, more than 0 and at most {hour:.0} (database time keeps \
+                 an hour)"
+            ))
+        })
 }
 
 /// The demo's database time from `from` to `to` (demo seconds), sampled as the live screen
@@ -290,11 +309,7 @@ fn watch(
             )));
         }
     }
-    let w = args.snapshot.window.unwrap_or(LIVE_WINDOW);
-    let window = Duration::try_from_secs_f64(w)
-        .ok()
-        .filter(|d| !d.is_zero())
-        .ok_or_else(|| Error::Usage(format!("--window {w}: a number of seconds, more than 0")))?;
+    let window = window_len(args.snapshot.window.unwrap_or(LIVE_WINDOW))?;
     let mut setups = crate::instance::setup::setups(live, shared)?;
     if setups.len() != 1 {
         return Err(Error::Usage(format!(

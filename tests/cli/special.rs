@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 /// Runs `ifxtop args`, killed (by its pid) if it has not ended within 20 s: the exit code and
 /// standard error, or `None` when it had to be killed.
-fn run_bounded(args: &[&str]) -> Option<(Option<i32>, String)> {
+pub(crate) fn run_bounded(args: &[&str]) -> Option<(Option<i32>, String)> {
     let mut child = Command::new(env!("CARGO_BIN_EXE_ifxtop"))
         .args(args)
         .env_remove("INFORMIXSERVER")
@@ -95,4 +95,55 @@ fn fifos_and_devices_given_as_files_are_refused_at_once() {
         assert_eq!(got, Some(code), "{args:?}: {err}");
         assert!(err.contains(says), "{args:?}: {err}");
     }
+}
+
+/// A moment past ten years (`--at 2e10`: the session clock's nanoseconds overflow) walked the
+/// demo for ever; a window past the hour database time keeps reported only its last hour. Each
+/// is refused at once, naming the flag and the range; the edge of the range still answers.
+#[test]
+fn moments_and_windows_out_of_range_are_refused_at_once() {
+    for (args, says) in [
+        (
+            vec!["snapshot", "--demo", "--at", "2e10"],
+            "`2e10`: at most 315360000 s (ten years) into a timeline",
+        ),
+        (
+            vec!["ash", "--demo", "--to", "2e10"],
+            "`2e10`: at most 315360000 s (ten years) into a timeline",
+        ),
+        (
+            vec!["ash", "--demo", "--at", "2e10"],
+            "`2e10`: at most 315360000 s (ten years)",
+        ),
+        (
+            vec!["ash", "--demo", "--from", "0", "--to", "7200"],
+            "a window of at most 3600 s (database time keeps an hour)",
+        ),
+        (
+            vec!["ash", "--demo", "--window", "1e12"],
+            "--window 1000000000000: seconds, more than 0 and at most 3600",
+        ),
+        (
+            vec!["snapshot", "--demo", "--at", "100", "--window", "7200"],
+            "--window 7200: seconds, more than 0 and at most 3600",
+        ),
+        (
+            vec!["--demo", "--demo-at", "20000000000"],
+            "`20000000000`: at most 315360000 s (ten years)",
+        ),
+    ] {
+        let (code, err) = run_bounded(&args).unwrap_or_else(|| panic!("{args:?} spun"));
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+    let (code, err) = run_bounded(&[
+        "snapshot",
+        "--demo",
+        "--at",
+        "315360000",
+        "--format",
+        "json",
+    ])
+    .expect("the last moment answers");
+    assert_eq!(code, Some(0), "{err}");
 }
