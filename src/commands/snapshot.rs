@@ -302,7 +302,7 @@ fn demo_snapshot(
 /// `--window SECONDS`, checked: more than 0, at most the hour database time keeps (a longer
 /// window reported only its last hour; the demo walked it all).
 fn window_arg(w: Option<f64>) -> Result<Option<Duration>, Error> {
-    w.map(|s| crate::commands::ash::window_len(s)).transpose()
+    w.map(crate::commands::ash::window_len).transpose()
 }
 
 /// The top ten of every key over the `window` ending at `to`.
