@@ -92,9 +92,10 @@ impl DebugLog {
         self
     }
 
-    /// One line: wall-clock time (UTC), session time, the message. A failed write (a full
-    /// disk) never stops the inspector: it is said once (on standard error, or by the screen
-    /// through [`DebugLog::take_failure`]) and nothing more is written.
+    /// One line: wall-clock time (UTC), session time, the message (through the sanitizer: an
+    /// error may quote what a command printed, and the log is read with `cat` and `less`). A
+    /// failed write (a full disk) never stops the inspector: it is said once (on standard
+    /// error, or by the screen through [`DebugLog::take_failure`]) and nothing more is written.
     pub(crate) fn line(&mut self, t: Duration, msg: &str) {
         if self.failed {
             return;
@@ -102,6 +103,7 @@ impl DebugLog {
         let now = time::OffsetDateTime::now_utc()
             .format(&time::format_description::well_known::Rfc3339)
             .unwrap_or_default();
+        let msg = crate::format::SafeText::new(msg);
         let written = writeln!(self.out, "{now} t={:.1}s {msg}", t.as_secs_f64())
             .and_then(|()| self.out.flush());
         if let Err(e) = written {
@@ -208,6 +210,21 @@ mod tests {
                 "t=5.0s onstat -u: killed by signal",
                 "t=6.0s onstat -u: recovered",
             ]
+        );
+    }
+
+    /// What a command printed reaches the log through the sanitizer: no escape sequence, no
+    /// right-to-left override.
+    #[test]
+    fn a_logged_error_carries_no_control_character() {
+        let buf = Shared::default();
+        let mut log = DebugLog::to(Box::new(buf.clone()));
+        let quoted = "onstat: \u{1b}]0;pwn\u{7} user ev\u{202e}il\u{9b}";
+        log.update(&upd(1, Some(SourceError::Other(quoted.into()))));
+        let text = String::from_utf8(buf.0.lock().expect("lock").clone()).expect("utf8");
+        assert!(
+            text.ends_with("onstat -u: onstat: ?]0;pwn? user ev?il?\n"),
+            "{text}"
         );
     }
 }

@@ -440,7 +440,7 @@ pub fn run_cli(args: &AshArgs) -> std::process::ExitCode {
                     if let Some(n) = &ash.note {
                         text.push_str(&format!(" ({n})"));
                     }
-                    Ok(text)
+                    Ok(crate::format::SafeText::new(text.trim_end()))
                 }
                 Format::Json => serde_json::to_value(&ash.report)
                     .and_then(|mut v| {
@@ -452,11 +452,12 @@ pub fn run_cli(args: &AshArgs) -> std::process::ExitCode {
                         }
                         serde_json::to_string_pretty(&v)
                     })
+                    .map(|j| crate::format::SafeText::json(j.trim_end()))
                     .map_err(|e| Error::Other(e.to_string())),
             };
             match out {
                 Ok(s) => {
-                    crate::commands::snapshot::print(&crate::format::SafeText::new(s.trim_end()));
+                    crate::commands::snapshot::print(&s);
                     std::process::ExitCode::SUCCESS
                 }
                 Err(e) => fail(&e),

@@ -2,6 +2,7 @@
 
 use crate::cli::ParseArgs;
 use crate::error::{Error, Result};
+use crate::format::SafeText;
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
@@ -31,22 +32,23 @@ pub fn run_parse(args: &ParseArgs) -> ExitCode {
     let text = match read_text(args.file.as_deref()) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("ifxtop parse: {e}");
+            eprintln!("ifxtop parse: {}", SafeText::new(&e.to_string()));
             return ExitCode::from(1);
         }
     };
     match args.kind.parse_to_json(&text) {
         Ok(v) => {
+            // Through the sanitizer: a user name or SQL in the output may hold any character.
             let mut out = std::io::stdout().lock();
-            let written = serde_json::to_writer_pretty(&mut out, &v)
+            let written = serde_json::to_string_pretty(&v)
                 .map_err(std::io::Error::from)
-                .and_then(|_| writeln!(out));
+                .and_then(|j| writeln!(out, "{}", SafeText::json(&j)));
             match written {
                 Ok(()) => ExitCode::SUCCESS,
                 // A closed pipe (`| head`) is not worth a message.
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
                 Err(e) => {
-                    eprintln!("ifxtop parse: {e}");
+                    eprintln!("ifxtop parse: {}", SafeText::new(&e.to_string()));
                     ExitCode::from(1)
                 }
             }
@@ -57,8 +59,8 @@ pub fn run_parse(args: &ParseArgs) -> ExitCode {
                 .as_ref()
                 .map_or_else(|| "<stdin>".to_string(), |p| p.display().to_string());
             eprintln!(
-                "ifxtop parse: {source} is not {} output: {e}",
-                args.kind.name
+                "ifxtop parse: {}",
+                SafeText::new(&format!("{source} is not {} output: {e}", args.kind.name))
             );
             ExitCode::from(2)
         }

@@ -130,7 +130,7 @@ pub fn run_cli(args: &SnapshotArgs) -> std::process::ExitCode {
         Ok(snap) => {
             let out = match args.format {
                 crate::cli::Format::Text => Ok(text(&snap)),
-                crate::cli::Format::Json => json(&snap).map(|j| crate::format::SafeText::new(&j)),
+                crate::cli::Format::Json => json(&snap).map(|j| crate::format::SafeText::json(&j)),
             };
             match out {
                 Ok(s) => {
@@ -195,7 +195,7 @@ fn run_several(
     let out = match args.format {
         crate::cli::Format::Json => {
             serde_json::to_string_pretty(&serde_json::json!({ "instances": snaps }))
-                .map(|j| crate::format::SafeText::new(&j))
+                .map(|j| crate::format::SafeText::json(&j))
                 .map_err(|e| Error::Other(e.to_string()))
         }
         crate::cli::Format::Text => Ok(crate::format::SafeText::new(
@@ -429,10 +429,16 @@ pub(crate) fn live_report(
     // while the process had one thread (see `now_in_local_offset`).
     let mut settings = shared.settings.clone();
     settings.wall_start = Some(shared.started);
-    // This machine, or the host of `--ssh` (connected here, once).
+    // This machine, or the host of `--ssh` (connected here, once). The listener ports of
+    // `--port` (or an `[[instance]]`'s own), else the config's.
+    let ports = if live_args.ports.is_empty() {
+        &shared.ports
+    } else {
+        &live_args.ports
+    };
     let live = crate::instance::setup::live_target(
         server.clone(),
-        &live_args.ports,
+        ports,
         &live_args.ssh,
         live_args.extents.clone(),
         shared.max_output_mb,

@@ -172,9 +172,7 @@ pub fn parse_env_assignment(s: &str) -> Result<(String, String), String> {
 }
 
 fn sanitize(s: &str) -> String {
-    s.chars()
-        .map(|c| if c.is_control() { '?' } else { c })
-        .collect()
+    crate::format::printable(s)
 }
 
 /// One word for a POSIX shell: always single-quoted, a `'` written as `'\''`. Nothing inside

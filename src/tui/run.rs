@@ -533,7 +533,7 @@ fn export<B: Backend>(
         views::provenance(app, app.shown()),
         views::buffer_text(&buf)
     ));
-    let json = crate::format::SafeText::new(
+    let json = crate::format::SafeText::json(
         &serde_json::to_string_pretty(app.shown().as_ref()).unwrap_or_default(),
     );
     // Named after the moment shown (a replay's recorded time), not the time of the export.

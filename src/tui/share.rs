@@ -71,7 +71,13 @@ pub(crate) fn export(
     // The stem names no directory: only its last part is used.
     let stem: String = stem
         .chars()
-        .map(|c| if c == '/' || c.is_control() { '_' } else { c })
+        .map(|c| {
+            if c == '/' || crate::format::is_unsafe(c) {
+                '_'
+            } else {
+                c
+            }
+        })
         .collect();
     let txt = written(
         tempfile::Builder::new()

@@ -3,6 +3,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod bidi;
 mod call;
 mod config;
 mod drill;
