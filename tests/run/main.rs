@@ -6,6 +6,8 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod bidi;
+mod cost_live;
 mod findings_since;
 mod replay_cut;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -607,7 +609,7 @@ async fn a_checkpoint_stall_names_the_session_holding_it_up() {
 }
 
 /// A runner whose commands never finish: a host that hangs (ssh stuck, NFS, a wedged onstat).
-struct Hanging;
+pub(crate) struct Hanging;
 
 impl ifxtop::source::CommandRunner for Hanging {
     fn run<'a>(
