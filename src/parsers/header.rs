@@ -68,8 +68,10 @@ impl Header {
     }
 }
 
-/// What precedes a command's own output.
+/// What precedes a command's own output. Returned once per parse and taken apart at once
+/// (`into_parts`): the banner is not boxed, which would cost an allocation per output parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Preamble {
     /// No banner (captures often start at the table).
     None,
