@@ -17,11 +17,6 @@ pub(crate) const FORMAT_VERSION: u64 = 1;
 const FLUSH_EVERY: Duration = Duration::from_secs(1);
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 const ZSTD_LEVEL: i32 = 3;
-/// The largest zstd window a recording's reader accepts (2^27 = 128 MB, zstd's own default
-/// limit and the outputs' memory budget): a frame asking for more is refused, not allocated.
-/// ifxtop writes level 3 (a 2 MB window); `zstd -19` asks 8 MB, `--ultra -22` and `--long` 128
-/// MB.
-pub(crate) const WINDOW_LOG_MAX: u32 = 27;
 /// The track's lines a live recording lets wait for the recorder: a minute of samples.
 pub(crate) const TRACK_QUEUE: usize = 64;
 
@@ -383,7 +378,7 @@ impl Input {
         if raw.fill_buf().is_ok_and(|b| b.starts_with(&ZSTD_MAGIC)) {
             let mut d = zstd::stream::read::Decoder::with_buffer(raw)
                 .map_err(|e| format!("cannot decompress: {e}"))?;
-            d.window_log_max(WINDOW_LOG_MAX)
+            d.window_log_max(crate::collect::track::WINDOW_LOG_MAX)
                 .map_err(|e| format!("cannot decompress: {e}"))?;
             Ok((Box::new(BufReader::new(d)), true))
         } else {

@@ -17,6 +17,12 @@ use std::path::Path;
 /// frame per second grew it 65 %); a crash loses the track of the frame being written.
 pub(crate) const FRAME_S: f64 = 10.0;
 
+/// The largest zstd window a recording's reader accepts, its raw lines' frames and its track's
+/// (2^27 = 128 MB, zstd's own default limit and the outputs' memory budget): a frame asking for
+/// more is refused, not allocated. ifxtop writes level 3 (a 2 MB window); `zstd -19` asks 8 MB,
+/// `--ultra -22` and `--long` 128 MB.
+pub(crate) const WINDOW_LOG_MAX: u32 = 27;
+
 /// A zstd frame's magic number.
 const ZSTD_FRAME: u32 = 0xFD2F_B528;
 /// The skippable frame's magic number the track uses (RFC 8878 allows 0x184D2A50-5F).
@@ -147,8 +153,7 @@ fn unpack(
         .map_err(|e| format!("cannot read the track frame at byte {at}: {e}"))?;
     let packed = Read::take(&mut *f, size.saturating_sub(TAG.len() as u64));
     let mut d = zstd::stream::read::Decoder::new(packed).map_err(damaged)?;
-    d.window_log_max(crate::collect::record::WINDOW_LOG_MAX)
-        .map_err(damaged)?;
+    d.window_log_max(WINDOW_LOG_MAX).map_err(damaged)?;
     // One byte past the cap tells a frame that is too big from one that fits.
     let mut text = std::io::BufReader::new(Read::take(d, cap.saturating_add(1)));
     let mut line = Vec::new();

@@ -54,7 +54,9 @@ fn window(
     };
     let from = match args.from {
         Some(f) => on("--from", f)?,
-        None => to.saturating_sub(window_len(args.snapshot.window.unwrap_or(DEFAULT_WINDOW))?),
+        None => to.saturating_sub(crate::commands::snapshot::window_len(
+            args.snapshot.window.unwrap_or(DEFAULT_WINDOW),
+        )?),
     };
     if from >= to {
         return Err(Error::Usage(format!(
@@ -73,21 +75,6 @@ fn window(
         )));
     }
     Ok((from, to))
-}
-
-/// `--window SECONDS`, checked: more than 0 and at most the hour database time keeps (a longer
-/// window reported only its last hour, and the demo walked all of it).
-pub(crate) fn window_len(w: f64) -> Result<Duration, Error> {
-    let hour = crate::model::activity::HISTORY;
-    Duration::try_from_secs_f64(w)
-        .ok()
-        .filter(|d| !d.is_zero() && d.as_secs_f64() <= hour)
-        .ok_or_else(|| {
-            Error::Usage(format!(
-                "--window {w}: seconds, more than 0 and at most {hour:.0} (database time keeps \
-                 an hour)"
-            ))
-        })
 }
 
 /// The demo's database time from `from` to `to` (demo seconds), sampled as the live screen
@@ -309,7 +296,8 @@ fn watch(
             )));
         }
     }
-    let window = window_len(args.snapshot.window.unwrap_or(LIVE_WINDOW))?;
+    let window =
+        crate::commands::snapshot::window_len(args.snapshot.window.unwrap_or(LIVE_WINDOW))?;
     let mut setups = crate::instance::setup::setups(live, shared)?;
     if setups.len() != 1 {
         return Err(Error::Usage(format!(

@@ -299,10 +299,25 @@ fn demo_snapshot(
     Ok(snap)
 }
 
+/// `--window SECONDS`, checked: more than 0 and at most the hour database time keeps (a longer
+/// window reported only its last hour, and the demo walked all of it).
+pub(crate) fn window_len(w: f64) -> Result<Duration, Error> {
+    let hour = crate::model::activity::HISTORY;
+    Duration::try_from_secs_f64(w)
+        .ok()
+        .filter(|d| !d.is_zero() && d.as_secs_f64() <= hour)
+        .ok_or_else(|| {
+            Error::Usage(format!(
+                "--window {w}: seconds, more than 0 and at most {hour:.0} (database time keeps \
+                 an hour)"
+            ))
+        })
+}
+
 /// `--window SECONDS`, checked: more than 0, at most the hour database time keeps (a longer
 /// window reported only its last hour; the demo walked it all).
 fn window_arg(w: Option<f64>) -> Result<Option<Duration>, Error> {
-    w.map(crate::commands::ash::window_len).transpose()
+    w.map(window_len).transpose()
 }
 
 /// The top ten of every key over the `window` ending at `to`.
