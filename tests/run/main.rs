@@ -612,6 +612,11 @@ async fn a_checkpoint_stall_names_the_session_holding_it_up() {
 pub(crate) struct Hanging;
 
 impl ifxtop::source::CommandRunner for Hanging {
+    // A live host's runner (its commands would be processes).
+    fn runs_processes(&self) -> bool {
+        true
+    }
+
     fn run<'a>(
         &'a self,
         _request: &'a ifxtop::source::Request,
