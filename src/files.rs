@@ -3,6 +3,15 @@
 //! writer would hold the open forever), and never more than a cap read into memory. Writing
 //! files ifxtop creates: new files only, never through a symbolic link, never over an existing
 //! file, readable by their owner alone (they may hold SQL text).
+//!
+//! Every path a user gives (`--config`, `--replay`, `--extents`, `ifxtop parse FILE`, the web
+//! config and its certificate and key files) goes through one of these, so each is refused the
+//! same way and at once when it is not a regular file:
+//! - [`check_regular`]: before anything starts, without opening it;
+//! - [`open_regular`]: to read it as a stream (a recording);
+//! - [`read_capped`] / [`read_text_capped`]: to read it whole, at most a cap;
+//! - [`user_file_error`]: the one message, `--config /x: a FIFO (named pipe), not a regular
+//!   file`.
 
 use std::io::{self, Read};
 use std::path::Path;
@@ -171,6 +180,17 @@ pub fn read_capped(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
         return Err(too_large(cap));
     }
     read_all_capped(file, cap, len)
+}
+
+/// Reads the regular file `path` whole as text (invalid UTF-8 replaced), at most `cap` bytes.
+pub fn read_text_capped(path: &Path, cap: u64) -> io::Result<String> {
+    read_capped(path, cap).map(lossy)
+}
+
+/// The message for a user-given file that cannot be used: what it was given as (`--config`),
+/// the path, and why (`a FIFO (named pipe), not a regular file`, `larger than 1 MB`).
+pub fn user_file_error(what: &str, path: &Path, e: &io::Error) -> String {
+    format!("{what} {}: {e}", path.display())
 }
 
 /// Bytes as text: invalid UTF-8 (a legacy code set) is replaced, never an error.

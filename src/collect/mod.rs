@@ -261,7 +261,10 @@ impl Ctx {
         result: Result<Parsed, SourceError>,
         mut how: How,
     ) -> Option<Result<Parsed, SourceError>> {
-        if how.cpu.is_some() {
+        // What ifxtop costs is read wherever processes run: also when no onstat could start or
+        // each was killed, so the cost says measured (its own CPU, no children), never
+        // "simulated" as only the demo and a replay are.
+        if how.cpu.is_some() || self.runner.runs_processes() {
             how.process = crate::source::cost::now();
         }
         if let (Source::OnstatU, Ok(p)) = (source, &result) {

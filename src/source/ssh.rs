@@ -175,9 +175,7 @@ pub fn parse_env_assignment(s: &str) -> Result<(String, String), String> {
 }
 
 fn sanitize(s: &str) -> String {
-    s.chars()
-        .map(|c| if c.is_control() { '?' } else { c })
-        .collect()
+    crate::format::printable(s)
 }
 
 /// One word for a POSIX shell: always single-quoted, a `'` written as `'\''`. Nothing inside
@@ -1067,6 +1065,10 @@ impl SshRunner {
 }
 
 impl CommandRunner for SshRunner {
+    fn runs_processes(&self) -> bool {
+        true
+    }
+
     fn run<'a>(
         &'a self,
         request: &'a Request,

@@ -6,7 +6,10 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod bidi;
+mod cost_live;
 mod findings_since;
+mod replay_cut;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ifxtop::collect::extents::ExtentSource;
 use ifxtop::demo::DemoRunner;
@@ -484,6 +487,7 @@ async fn a_zstd_recording_keeps_the_screens_database_time() {
     assert_eq!(code, 0);
     let (first, last, complete) = ifxtop::instance::walk::track_span(&path)
         .expect("read")
+        .expect("no damaged frame")
         .expect("a track");
     assert!(
         complete && last - first >= 20.0,
@@ -605,9 +609,14 @@ async fn a_checkpoint_stall_names_the_session_holding_it_up() {
 }
 
 /// A runner whose commands never finish: a host that hangs (ssh stuck, NFS, a wedged onstat).
-struct Hanging;
+pub(crate) struct Hanging;
 
 impl ifxtop::source::CommandRunner for Hanging {
+    // A live host's runner (its commands would be processes).
+    fn runs_processes(&self) -> bool {
+        true
+    }
+
     fn run<'a>(
         &'a self,
         _request: &'a ifxtop::source::Request,
