@@ -201,6 +201,41 @@ pub fn lossy(bytes: Vec<u8>) -> String {
     }
 }
 
+/// Helpers of the tests that need a full disk: a small tmpfs in a namespace of their own.
+#[cfg(test)]
+pub(crate) mod test_mounts {
+    /// Runs the ignored test `name` of this binary in a user and mount namespace of its own
+    /// (`unshare -rm`: root there, so it may mount a small tmpfs; nothing outside sees it).
+    pub(crate) fn in_own_mounts(name: &str) {
+        let exe = std::env::current_exe().expect("the test binary");
+        let out = std::process::Command::new("unshare")
+            .args(["-rm"])
+            .arg(exe)
+            .args(["--exact", name, "--ignored", "--nocapture"])
+            .output()
+            .expect("unshare (util-linux) runs");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.status.success(), "{text}");
+        assert!(text.contains("1 passed"), "{text}");
+    }
+
+    /// A 64 kB tmpfs mounted on a new directory (in the namespace `in_own_mounts` made).
+    pub(crate) fn small_tmpfs() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mounted = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=64k", "tmpfs"])
+            .arg(dir.path())
+            .status()
+            .expect("mount runs");
+        assert!(mounted.success(), "mount a tmpfs");
+        dir
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -238,13 +238,13 @@ mod file_tests {
     /// without a word.
     #[test]
     fn a_log_on_a_full_disk_says_so_once() {
-        crate::tui::share::tests::in_own_mounts("collect::log::file_tests::log_on_a_full_tmpfs");
+        crate::files::test_mounts::in_own_mounts("collect::log::file_tests::log_on_a_full_tmpfs");
     }
 
     #[test]
     #[ignore = "run by a_log_on_a_full_disk_says_so_once, in a namespace of its own"]
     fn log_on_a_full_tmpfs() {
-        let dir = crate::tui::share::tests::small_tmpfs();
+        let dir = crate::files::test_mounts::small_tmpfs();
         let path = dir.path().join("ifxtop.log");
         let mut log = DebugLog::open(&path).expect("open").for_screen();
         log.line(Duration::from_secs(1), "first");

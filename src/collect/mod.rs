@@ -261,10 +261,7 @@ impl Ctx {
         result: Result<Parsed, SourceError>,
         mut how: How,
     ) -> Option<Result<Parsed, SourceError>> {
-        // What ifxtop costs is read wherever processes run: also when no onstat could start or
-        // each was killed, so the cost says measured (its own CPU, no children), never
-        // "simulated" as only the demo and a replay are.
-        if how.cpu.is_some() || self.runner.runs_processes() {
+        if how.cpu.is_some() {
             how.process = crate::source::cost::now();
         }
         if let (Source::OnstatU, Ok(p)) = (source, &result) {

@@ -210,13 +210,6 @@ pub trait CommandRunner: Send + Sync {
     fn clock(&self) -> Option<Duration> {
         None
     }
-
-    /// Whether its requests run processes on a host (this machine's, or over ssh): what ifxtop
-    /// costs is measured then, also while every command fails or hangs. The demo and a replay
-    /// run none.
-    fn runs_processes(&self) -> bool {
-        false
-    }
 }
 
 impl Source {

@@ -1065,10 +1065,6 @@ impl SshRunner {
 }
 
 impl CommandRunner for SshRunner {
-    fn runs_processes(&self) -> bool {
-        true
-    }
-
     fn run<'a>(
         &'a self,
         request: &'a Request,

@@ -172,48 +172,17 @@ pub(crate) mod tests {
         assert_eq!(t2.parent(), Some(dir.path()));
     }
 
-    /// Runs the ignored test `name` of this binary in a user and mount namespace of its own
-    /// (`unshare -rm`: root there, so it may mount a small tmpfs; nothing outside sees it).
-    pub(crate) fn in_own_mounts(name: &str) {
-        let exe = std::env::current_exe().expect("the test binary");
-        let out = std::process::Command::new("unshare")
-            .args(["-rm"])
-            .arg(exe)
-            .args(["--exact", name, "--ignored", "--nocapture"])
-            .output()
-            .expect("unshare (util-linux) runs");
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(out.status.success(), "{text}");
-        assert!(text.contains("1 passed"), "{text}");
-    }
-
-    /// A 64 kB tmpfs mounted on a new directory (in the namespace `in_own_mounts` made).
-    pub(crate) fn small_tmpfs() -> tempfile::TempDir {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let mounted = std::process::Command::new("mount")
-            .args(["-t", "tmpfs", "-o", "size=64k", "tmpfs"])
-            .arg(dir.path())
-            .status()
-            .expect("mount runs");
-        assert!(mounted.success(), "mount a tmpfs");
-        dir
-    }
-
     /// An export into a full disk (a 64 kB tmpfs, filled): it fails, says why, and leaves no
     /// file behind (it left a 0-byte one); once there is room, it is written whole.
     #[test]
     fn an_export_into_a_full_disk_leaves_no_file() {
-        in_own_mounts("tui::share::tests::export_into_a_full_tmpfs");
+        crate::files::test_mounts::in_own_mounts("tui::share::tests::export_into_a_full_tmpfs");
     }
 
     #[test]
     #[ignore = "run by an_export_into_a_full_disk_leaves_no_file, in a namespace of its own"]
     fn export_into_a_full_tmpfs() {
-        let dir = small_tmpfs();
+        let dir = crate::files::test_mounts::small_tmpfs();
         let filler = dir.path().join("filler");
         let mut f = std::fs::File::create(&filler).expect("create");
         let _ = std::io::Write::write_all(&mut f, &[b'x'; 60 * 1024]);

@@ -7,7 +7,6 @@
 mod common;
 
 mod bidi;
-mod cost_live;
 mod findings_since;
 mod replay_cut;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -609,14 +608,9 @@ async fn a_checkpoint_stall_names_the_session_holding_it_up() {
 }
 
 /// A runner whose commands never finish: a host that hangs (ssh stuck, NFS, a wedged onstat).
-pub(crate) struct Hanging;
+struct Hanging;
 
 impl ifxtop::source::CommandRunner for Hanging {
-    // A live host's runner (its commands would be processes).
-    fn runs_processes(&self) -> bool {
-        true
-    }
-
     fn run<'a>(
         &'a self,
         _request: &'a ifxtop::source::Request,
