@@ -2,13 +2,16 @@
 //! idle-cost budget of DESIGN.md §6 is measured at). `onstat -u` should take well under 10 ms.
 //! Each output is generated at a moment of the incident that makes it largest.
 //! `one_second_of_polling` is what the demo costs the live screen each second: every polled
-//! source due at that second, averaged over successive seconds.
+//! source due at that second, averaged over successive seconds. `lmx_in_the_call` is what
+//! `onstat -g lmx` adds to a tick's `onstat -i` while mutex waits are seen, measured beside the
+//! same call without it: the demo answering stands in for the server's side (its time and the
+//! bytes), the split and parse for ifxtop's.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use ifxtop::demo::timeline::{self, Incident};
 use ifxtop::demo::DemoInstance;
 use ifxtop::ids::Sid;
-use ifxtop::source::Source;
+use ifxtop::source::{Request, Source};
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -79,5 +82,59 @@ fn population(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, outputs, one_second, population);
+/// A tick's `onstat -i` at 5,000 sessions during the mutex contention (the most mutexes held and
+/// waited for), with and without `-g lmx`: the server's side of the call (the demo answering
+/// it, and the bytes it prints) and ifxtop's (cutting the answer at the prompts and parsing the
+/// `-g lmx` part).
+fn lmx_in_the_call(c: &mut Criterion) {
+    let demo = DemoInstance::new(1).with_sessions(5_000);
+    let t = at(Incident::MutexContention);
+    let tick = [
+        Source::OnstatU,
+        Source::OnstatGCon,
+        Source::OnstatX,
+        Source::OnstatK,
+    ];
+    let lines = |with_lmx: bool| -> String {
+        let mut v: Vec<String> = tick
+            .iter()
+            .chain(with_lmx.then_some(&Source::OnstatGLmx))
+            .filter_map(|s| match s.request() {
+                Request::Command(argv) => ifxtop::parsers::interactive::option_line(
+                    &argv[1..].iter().map(String::as_str).collect::<Vec<_>>(),
+                ),
+                _ => None,
+            })
+            .collect();
+        v.push(String::new());
+        v.join("\n")
+    };
+    let mut g = c.benchmark_group("lmx_in_the_call_5000_sessions");
+    for (name, with_lmx) in [("without_lmx", false), ("with_lmx", true)] {
+        let request = Request::CommandInput {
+            argv: vec!["onstat".into(), "-i".into()],
+            stdin: lines(with_lmx),
+        };
+        let answer = demo.respond(&request, t).expect("onstat -i").stdout;
+        let parts = tick.len() + usize::from(with_lmx);
+        g.throughput(Throughput::Bytes(answer.len() as u64));
+        g.bench_function(format!("server_answers_{name}"), |b| {
+            b.iter(|| demo.respond(black_box(&request), t))
+        });
+        g.bench_function(format!("ifxtop_splits_{name}"), |b| {
+            b.iter(|| ifxtop::parsers::interactive::split(black_box(&answer), parts))
+        });
+        if with_lmx {
+            let cut = ifxtop::parsers::interactive::split(&answer, parts).expect("splits");
+            let lmx = cut.last().expect("the -g lmx part").to_string();
+            g.throughput(Throughput::Bytes(lmx.len() as u64));
+            g.bench_function("ifxtop_parses_the_lmx_part", |b| {
+                b.iter(|| ifxtop::parsers::onstat_g_lmx::parse(black_box(&lmx)))
+            });
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, outputs, one_second, population, lmx_in_the_call);
 criterion_main!(benches);

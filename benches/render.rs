@@ -49,12 +49,14 @@ fn snapshot() -> Snapshot {
             reads_per_s: Some((i % 100) as f64),
             writes_per_s: Some(0.5),
             idle: i % 3 == 0,
+            idle_unknown: false,
             socket: Some(SocketRef {
                 local: local.clone(),
                 remote: remote.clone(),
                 send_q: (i * 37 % 250_000) as u64,
                 recv_q: 0,
                 max_send_q: 250_000,
+                queued_for_s: Some(10.0),
             }),
             blockers: Vec::new(),
             head_blocker: None,
@@ -77,6 +79,7 @@ fn snapshot() -> Snapshot {
             trend: (0..60).map(|k| ((k * i) % 9) as u64).collect(),
             owner: Some(Addr(0x4400_0000)),
             owner_sid: Some(Sid(i as u64)),
+            span_s: (i % 30) as f64,
         });
         snap.sockets.push(SocketRow {
             local,
@@ -86,6 +89,7 @@ fn snapshot() -> Snapshot {
             recv_q: 0,
             max_send_q: 250_000,
             trend: (0..60).map(|k| ((k * i) % 1000) as u64).collect(),
+            queued_for_s: Some(10.0),
             sessid: Some(Sid(1000 + i as u64)),
             user: Some("app".into()),
         });

@@ -2,10 +2,11 @@
 //! a mutex changes within a second, so the joins name a holder only from an output taken at
 //! the same moment as the `onstat -u` whose waiter it explains. While threads wait on locks or
 //! buffers, `onstat -k` and `onstat -X` join every tick's grouped call (no process of their
-//! own); while a mutex wait lasts past one sample, `onstat -g lmx` (holders and waiters) runs
-//! every [`MUTEX_PERIOD`], a process of its own, kept inside the budget of 200 onstat processes
-//! a minute (`budget.rs`). A calm server asks for none of them more often than their own
-//! periods.
+//! own); while mutex waits are seen (any within the last [`MUTEX_WATCH`] samples of `onstat
+//! -u`), `onstat -g lmx` (holders and waiters) joins it too, so the holder of a mutex wait is
+//! named from the very call that shows it: on a busy server mutex waits come and go every
+//! second, each an instant, and a holder read a tick later is another moment's. A calm server
+//! asks for none of them more often than their own periods.
 //!
 //! Database time classes a session with no wait flag by what its thread does at the moment:
 //! on a CPU VP, ready for one, or waiting inside the server (`onstat -g ath`'s status). While
@@ -13,15 +14,22 @@
 //! CPU, so `onstat -g ath` joins every tick's call; otherwise it keeps its own period, and the
 //! moments between say `cpu_or_wait` for those sessions.
 
-use crate::ids::{Addr, Sid};
+use crate::ids::Sid;
 use crate::parsers::onstat_u::{OnstatU, WaitReason};
 use crate::source::Source;
 use std::sync::Mutex;
 use tokio::sync::watch;
 
-/// How often `onstat -g lmx` runs while a mutex wait lasts: a holder is named at one tick in
-/// three (a process every second would take the minute past 200 onstat processes).
+/// How often `onstat -g lmx` runs while it is wanted and not in the grouped call (an onstat
+/// without interactive mode: a process of its own each time, kept inside the budget of onstat
+/// processes a minute).
 pub(crate) const MUTEX_PERIOD: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// `onstat -g lmx` stays in every tick's call while a mutex wait was seen in one of the last
+/// this many samples of `onstat -u`: its own period (10 s), so a server whose threads queue on
+/// mutexes now and then has the holder of each wait read with it, and a calm one goes back to
+/// the period.
+pub(crate) const MUTEX_WATCH: u32 = 10;
 
 const LOCKS: u8 = 1;
 const BUFFERS: u8 = 2;
@@ -61,9 +69,8 @@ pub(crate) struct Demand {
     /// `onstat -D` (the chunk rates) and `onstat -g glo` (the CPU VPs' load) at the next tick
     /// rather than five and ten seconds on.
     pinned: std::sync::atomic::AtomicU8,
-    /// The previous sample's mutex waits (thread, mutex): a wait seen in two samples in a row
-    /// lasts past an instant.
-    mutex_waits: Mutex<Vec<(Addr, Addr)>>,
+    /// Samples of `onstat -u` since the last one with a mutex wait (`None`: none yet).
+    since_mutex_wait: Mutex<Option<u32>>,
     /// The CPU VPs of the latest `onstat -g glo` (0: not known yet).
     cpu_vps: std::sync::atomic::AtomicU64,
     statements: Mutex<Statements>,
@@ -74,7 +81,7 @@ impl Default for Demand {
         Demand {
             bits: watch::channel(0).0,
             pinned: std::sync::atomic::AtomicU8::new(0),
-            mutex_waits: Mutex::new(Vec::new()),
+            since_mutex_wait: Mutex::new(None),
             cpu_vps: std::sync::atomic::AtomicU64::new(0),
             statements: Mutex::new(Statements::default()),
         }
@@ -85,7 +92,7 @@ impl Demand {
     /// Takes one `onstat -u` sample.
     pub(crate) fn observe(&self, u: &OnstatU) {
         let mut bits = 0;
-        let mut waits: Vec<(Addr, Addr)> = Vec::new();
+        let mut mutex_wait = false;
         let mut runnable = 0u64;
         let mut active: Vec<Sid> = Vec::new();
         for th in &u.threads {
@@ -102,11 +109,7 @@ impl Demand {
             match th.wait_reason {
                 Some(WaitReason::Lock) => bits |= LOCKS,
                 Some(WaitReason::Buffer) => bits |= BUFFERS,
-                Some(WaitReason::Mutex) => {
-                    if let Some(w) = th.wait {
-                        waits.push((th.address, w));
-                    }
-                }
+                Some(WaitReason::Mutex) => mutex_wait = true,
                 _ => {}
             }
         }
@@ -119,12 +122,15 @@ impl Demand {
         if let Ok(mut st) = self.statements.lock() {
             st.active = active;
         }
-        waits.sort_unstable();
-        if let Ok(mut prev) = self.mutex_waits.lock() {
-            if waits.iter().any(|w| prev.binary_search(w).is_ok()) {
+        if let Ok(mut since) = self.since_mutex_wait.lock() {
+            *since = match (mutex_wait, *since) {
+                (true, _) => Some(0),
+                (false, Some(n)) => Some(n.saturating_add(1)),
+                (false, None) => None,
+            };
+            if since.is_some_and(|n| n < MUTEX_WATCH) {
                 bits |= MUTEXES;
             }
-            *prev = waits;
         }
         self.bits.send_if_modified(|b| {
             let changed = *b != bits;
@@ -262,25 +268,30 @@ mod tests {
     }
 
     #[test]
-    fn lock_and_buffer_waits_ask_for_k_and_x_at_once_a_mutex_wait_only_when_it_lasts() {
+    fn lock_buffer_and_mutex_waits_ask_for_their_holders_with_the_next_call() {
         let d = Demand::default();
         d.observe(&u(&[(0x1000, 'L', 0x9000)]));
         assert!(d.wants(&Source::OnstatK));
         assert!(!d.wants(&Source::OnstatX));
+        assert!(!d.wants(&Source::OnstatGLmx));
         d.observe(&u(&[(0x1000, 'B', 0x9100), (0x2000, 'S', 0x7000)]));
         assert!(!d.wants(&Source::OnstatK));
         assert!(d.wants(&Source::OnstatX));
-        // The first sample of a mutex wait: an instant, not worth a process a second.
-        assert!(!d.wants(&Source::OnstatGLmx));
-        d.observe(&u(&[(0x2000, 'S', 0x7000)]));
+        // A mutex wait seen: -g lmx rides in the next calls, so the holders of the waits that
+        // follow are read with them.
         assert!(d.wants(&Source::OnstatGLmx));
         // -g lmx names holders and waiters: -g wmx is not asked for more often.
         assert!(!d.wants(&Source::OnstatGWmx));
-        // Another mutex: a new wait.
-        d.observe(&u(&[(0x2000, 'S', 0x7100)]));
-        assert!(!d.wants(&Source::OnstatGLmx));
         d.observe(&u(&[]));
         assert!(!d.wants(&Source::OnstatK) && !d.wants(&Source::OnstatX));
+        // Still wanted while a mutex wait was seen within the last samples, then not.
+        for _ in 1..MUTEX_WATCH {
+            assert!(d.wants(&Source::OnstatGLmx));
+            d.observe(&u(&[]));
+        }
+        assert!(!d.wants(&Source::OnstatGLmx));
+        d.observe(&u(&[(0x2000, 'S', 0x7100)]));
+        assert!(d.wants(&Source::OnstatGLmx));
     }
 
     /// `onstat -g ath` joins every tick while more user threads look runnable (no wait flag)

@@ -176,20 +176,28 @@ pub(crate) fn to_update(source: &Source, raw: &RawSample) -> Update {
         result,
         how: How {
             note: interactive_note(&raw.argv),
-            // As live: the parts of one `onstat -i` share its process.
-            shared: match raw.argv.as_slice() {
-                [onstat, i, options @ ..] if onstat == "onstat" && i == "-i" => {
-                    u32::try_from(options.len()).unwrap_or(u32::MAX)
-                }
-                _ => 0,
-            },
+            // As live: the parts of one call (`onstat -i`, `onstat -u -X -k`) share its process.
             // As live: a run that failed before printing (a timeout, recorded without an
             // exit code or output) read nothing.
             bytes: (raw.exit.is_some() || !raw.stdout.is_empty())
                 .then_some(raw.stdout.len() as u64),
+            shared: shared_by(&raw.argv),
             ..How::default()
         },
     }
+}
+
+/// How many options one recorded call answered, as live: one process shared by them (`onstat
+/// -i` lists one option a line; `onstat -u -X -k` one a flag).
+fn shared_by(argv: &[String]) -> u32 {
+    let n = match argv {
+        [onstat, i, options @ ..] if onstat == "onstat" && i == "-i" => options.len(),
+        [onstat, options @ ..] if onstat == "onstat" => {
+            options.iter().filter(|o| o.starts_with('-')).count()
+        }
+        _ => 1,
+    };
+    u32::try_from(n.max(1)).unwrap_or(u32::MAX)
 }
 
 /// The note of a sample taken from one `onstat -i` (its argv lists the options), as live.

@@ -276,7 +276,9 @@ fn demo_snapshot(
         .record
         .as_deref()
         .is_some_and(crate::collect::record::keeps_track);
-    let (store, samples) = crate::instance::walk::demo_store_sampled(
+    // The findings have the history the screen would have given them.
+    let mut history = crate::model::findings::FindingsHistory::default();
+    let (store, samples) = crate::instance::walk::demo_store_tracked(
         demo,
         from,
         to,
@@ -284,6 +286,7 @@ fn demo_snapshot(
         args.watch.record.is_some(),
         window.is_some().then_some(&mut activity),
         tracked.then_some(&mut track),
+        Some(&mut history),
     )?;
     if let Some(path) = &args.watch.record {
         write_recording_tracked(
@@ -295,6 +298,7 @@ fn demo_snapshot(
         )?;
     }
     let mut snap = crate::model::snapshot::build(&store, to, Some(&server), &[]);
+    snap.track_findings(&mut history, store.settings.wall_start);
     snap.activity = window.map(|w| activity_report(&activity, to, w));
     Ok(snap)
 }
@@ -375,25 +379,18 @@ fn snapshot_with(args: &SnapshotArgs, shared: &Shared) -> Result<Snapshot, Error
             )));
         }
         let t = at.unwrap_or(end);
-        let Some(window) = window_arg(args.window)? else {
-            let store = crate::store::replayed(rec, settings, Some(t));
-            return Ok(crate::model::snapshot::build(
-                &store,
-                t,
-                server.as_deref(),
-                &[],
-            ));
-        };
+        let window = window_arg(args.window)?;
         let mut activity = crate::model::activity::Activity::new();
-        let store = crate::instance::walk::replay_walk(
+        // The findings have the history the screen would have given them.
+        let (store, mut history) = crate::instance::walk::replay_with_findings(
             rec,
             settings,
-            t.saturating_sub(window),
             t,
-            &mut activity,
+            window.map(|w| (t.saturating_sub(w), &mut activity)),
         );
         let mut snap = crate::model::snapshot::build(&store, t, server.as_deref(), &[]);
-        snap.activity = Some(activity_report(&activity, t, window));
+        snap.track_findings(&mut history, store.settings.wall_start);
+        snap.activity = window.map(|w| activity_report(&activity, t, w));
         return Ok(snap);
     }
     if args.watch.demo {

@@ -1,4 +1,4 @@
-//! The checkpoints: one every CKPTINTVL (240 s, three a cycle), all quick except the one
+//! The checkpoints: one every CKPTINTVL (144 s, five a cycle), all quick except the one
 //! requested when the timeline's checkpoint stall begins — the seed's zone-reclaim story: a
 //! thread crawls through its critical section for half a minute while everyone waits, then the
 //! checkpoint itself is done in seconds. Its block time is almost all critical-section time.
@@ -7,7 +7,7 @@
 use super::logs::{self, LogPos};
 use super::noise::{unit, Salt};
 use super::profile::{Counters, DIRTY_AT_CHECKPOINT, Q};
-use super::schedule::{self, offsets, stall, NORMAL_DONE_AFTER};
+use super::schedule::{self, offsets, stall, NORMAL_DONE_AFTER, PER_CYCLE};
 use super::timeline::{self, Incident, CYCLE};
 
 /// How many `onstat -g ckp` keeps.
@@ -57,7 +57,7 @@ pub(crate) fn history(c: &Counters, seed: u64, group: u64, t: u64) -> Vec<Checkp
     let mut cycle = t.div_euclid(CYCLE as i64);
     // Newest first, back through the cycles.
     'outer: loop {
-        for j in (0..3).rev() {
+        for j in (0..PER_CYCLE).rev() {
             let (at, end, stalled) = planned(cycle, j);
             if end <= t {
                 done.push((cycle, j, at, stalled));
@@ -86,7 +86,7 @@ pub(crate) fn last_lsn(c: &Counters, t: u64) -> Option<LogPos> {
     let t = t as i64;
     let mut cycle = t.div_euclid(CYCLE as i64);
     for _ in 0..3 {
-        for j in (0..3).rev() {
+        for j in (0..PER_CYCLE).rev() {
             let (at, end, _) = planned(cycle, j);
             if end <= t {
                 return Some(logs::pos_at(c, at));
@@ -102,7 +102,7 @@ pub(crate) fn since_last(t: u64) -> u64 {
     let t = t as i64;
     let mut cycle = t.div_euclid(CYCLE as i64);
     for _ in 0..3 {
-        for j in (0..3).rev() {
+        for j in (0..PER_CYCLE).rev() {
             let (_, end, _) = planned(cycle, j);
             if end <= t {
                 return (t - end) as u64;
@@ -124,7 +124,7 @@ fn row(
     before: i64,
     stalled: bool,
 ) -> Checkpoint {
-    let id = FIRST_ID + 3 * cycle + j as i64;
+    let id = FIRST_ID + PER_CYCLE as i64 * cycle + j as i64;
     let u = |k: u64| unit(seed, Salt::Ckpt, id as u64, k);
     let since = |q: Q| (c.at(q, at) - c.at(q, before)).max(0.0);
     let dirty = (since(Q::BufWrits) * DIRTY_AT_CHECKPOINT) as u64;
@@ -149,13 +149,15 @@ fn row(
             total - 0.1,
         )
     } else {
-        let total = 0.8 + 2.0 * u(1);
+        // It blocks for a second or two at its start (`schedule::quick_block`).
+        let block = schedule::quick_block(j) as f64 - 0.1 - 0.5 * u(5);
+        let total = block + 0.4 + 0.4 * u(1);
         let waits = schedule::normal_waits(j);
         let wait = if waits > 0 { 0.1 * u(3) } else { 0.0 };
         (
             total,
             total * (0.8 + 0.1 * u(2)),
-            0.0,
+            block,
             waits,
             0.3 * u(4),
             wait,
@@ -188,7 +190,7 @@ mod tests {
 
     #[test]
     fn every_ckptintvl_and_the_stall_blocks() {
-        assert_eq!(offsets(), [215, 455, 695]);
+        assert_eq!(offsets(), [71, 215, 359, 503, 647]);
         let c = Counters::new(1, 300);
         let h = history(&c, 1, 40, 300);
         assert_eq!(h.len(), HISTORY);

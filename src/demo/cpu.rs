@@ -34,6 +34,8 @@ pub(crate) struct Ledger {
     cpu: Vec<f64>,
     last_run: Vec<Option<u64>>,
     scheds: Vec<u64>,
+    /// Per slot, which of its sessions the sums are of: a new session's thread starts at 0.
+    epochs: Vec<u64>,
 }
 
 impl Ledger {
@@ -45,11 +47,18 @@ impl Ledger {
             Some(at) => t < at || t - at > MAX_GAP_S || self.cpu.len() != n,
         };
         if restart {
-            // What each thread had used before: a few seconds, as after a recent start.
+            // What each thread had used before: a few seconds, as after a recent start; an
+            // empty slot has no thread (the next session's starts from nothing).
             self.cpu = pop
                 .sessions
                 .iter()
-                .map(|s| below(pop.seed, Salt::Cpu, s.idx as u64, 0, 400) as f64 / 100.0)
+                .map(|s| {
+                    if pop.tenant(s.idx, t).present {
+                        below(pop.seed, Salt::Cpu, s.idx as u64, 0, 400) as f64 / 100.0
+                    } else {
+                        0.0
+                    }
+                })
                 .collect();
             self.last_run = vec![None; n];
             self.scheds = pop
@@ -57,6 +66,7 @@ impl Ledger {
                 .iter()
                 .map(|s| 1 + below(pop.seed, Salt::Cpu, s.idx as u64, 1, 900))
                 .collect();
+            self.epochs = (0..n).map(|i| pop.tenant(i, t).epoch).collect();
             self.t = Some(t);
             self.start = t;
             return;
@@ -64,6 +74,14 @@ impl Ledger {
         let from = self.t.unwrap_or(t);
         for u in from..t {
             let world = World::at(pop, counters, u);
+            for (i, tn) in world.tenants.iter().enumerate() {
+                if self.epochs.get(i).is_some_and(|e| *e != tn.epoch) {
+                    self.epochs[i] = tn.epoch;
+                    self.cpu[i] = 0.0;
+                    self.last_run[i] = None;
+                    self.scheds[i] = 1;
+                }
+            }
             for (i, c) in world.cpu_use().into_iter().enumerate() {
                 if c > 0.0 {
                     self.cpu[i] += c;
@@ -149,7 +167,7 @@ pub(crate) fn onstat_g_cpu(w: &World<'_>, ledger: &Mutex<Ledger>) -> String {
         };
         let status = th.status.text();
         match th.session {
-            Some(i) if w.pop.sessions.get(i).is_some_and(|s| s.tid == th.tid) => {
+            Some(i) if w.tenants.get(i).is_some_and(|tn| tn.tid == th.tid) => {
                 let last = ledger.last_run.get(i).copied().flatten();
                 row(
                     &mut o,

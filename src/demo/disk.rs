@@ -10,7 +10,7 @@
 //!
 //! Informix's demand is flat: every chunk reads and writes the same pages per second all along.
 //! In the `SlowDevice` phase the second LUN turns slow (the array behind it): its devices' await
-//! rises from 2 ms to 45 ms over 30 s and stays there, %util with it from 10 % to 34 %, and
+//! rises from 2 ms to 45 ms over 10 s and stays there, %util with it from 10 % to 34 %, and
 //! Informix's own times per operation on `datadbs2_01` rise with it. Every counter is a closed
 //! form of the time (an integral of the rates), so any moment is computed directly.
 //!
@@ -28,8 +28,9 @@ use std::fmt::Write as _;
 const RESET_AGO: f64 = 30.0;
 /// The kernel booted this long before Informix started.
 const OS_BEFORE_IFX: f64 = 1_800.0;
-/// The slow device's await and %util climb over this many seconds of the phase, then hold.
-const RAMP_S: f64 = 30.0;
+/// The slow device's await and %util climb over this many seconds of the phase, then hold: a
+/// SAN path failing over, or an array starting a rebuild, takes the latency up in seconds.
+const RAMP_S: f64 = 10.0;
 /// Added to the slow LUN's await at the top of the ramp, ms.
 const SLOW_EXTRA_MS: f64 = 43.0;
 /// Informix's own time per operation above the device's (its queue, the KAIO call), ms.
@@ -293,6 +294,36 @@ fn page_kb(chunk: u32) -> f64 {
 /// Whether a device is on the LUN that turns slow.
 fn is_slow(d: &Dev) -> bool {
     d.slow_util.is_some()
+}
+
+/// The chunks whose I/O goes through the LUN that turns slow (the ground truth's slow chunks).
+pub(crate) fn slow_chunks() -> Vec<u32> {
+    LOADS
+        .iter()
+        .filter(|l| l.route.iter().any(|(d, _)| device(d).is_some_and(is_slow)))
+        .map(|l| l.chunk)
+        .collect()
+}
+
+/// How far up its ramp the slow LUN is at `t` (0 calm, 1 at the top): its devices answer in
+/// their base await plus [`SLOW_EXTRA_MS`] times this.
+pub(crate) fn slowness(t: u64) -> f64 {
+    let now = timeline::now(t);
+    if now.incident() != Incident::SlowDevice {
+        return 0.0;
+    }
+    (now.into as f64 / RAMP_S).min(1.0)
+}
+
+/// The await (ms) the slow LUN's devices answer in at `t`: the largest base await plus the
+/// ramp's extra.
+pub(crate) fn slow_await_ms(t: u64) -> f64 {
+    let base = DEVICES
+        .iter()
+        .filter(|d| is_slow(d))
+        .map(|d| d.r_await.max(d.w_await))
+        .fold(0.0, f64::max);
+    base + SLOW_EXTRA_MS * slowness(t)
 }
 
 /// ∫₀ᵗ of the slow ramp (0 outside the phase, climbing to 1 over `RAMP_S`, then 1): seconds

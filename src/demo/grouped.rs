@@ -31,14 +31,34 @@ pub(crate) fn groupable(option: &str) -> bool {
 /// `onstat OPTIONS...`: the banner once, then each option's part in the order asked, a blank
 /// line between them (what `parsers::group::split` cuts back). `None` for an option not in
 /// `GROUPABLE`.
-pub(crate) fn onstat_options(w: &World<'_>, options: &[&str]) -> Option<String> {
-    let mut o = onstat::banner(w);
-    for (k, option) in options.iter().enumerate() {
-        let body = GROUPABLE.iter().find(|(name, _)| name == option)?.1;
-        if k > 0 {
+///
+/// The parts are printed one after the other (`skew.rs`): `world(at)` is the instance when a
+/// part is printed. The banner is the first part's.
+pub(crate) fn onstat_options<'a>(
+    call: &mut super::skew::Call,
+    world: impl Fn(std::time::Duration) -> World<'a>,
+    options: &[&str],
+) -> Option<String> {
+    let bodies: Vec<Body> = options
+        .iter()
+        .map(|option| {
+            GROUPABLE
+                .iter()
+                .find(|(name, _)| name == option)
+                .map(|g| g.1)
+        })
+        .collect::<Option<_>>()?;
+    let mut o = String::new();
+    for (k, body) in bodies.into_iter().enumerate() {
+        let w = world(call.part_at());
+        let at = o.len();
+        if k == 0 {
+            o.push_str(&onstat::banner(&w));
+        } else {
             o.push('\n');
         }
-        body(w, &mut o);
+        body(&w, &mut o);
+        call.printed(o.len() - at);
     }
     Some(o)
 }

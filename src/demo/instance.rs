@@ -30,7 +30,9 @@ pub(super) const LONG_TXN: usize = 10;
 /// The batch session repricing items row by row, which holds the `free_lock` mutex (sid 811).
 pub(super) const MUTEX_HOLDER: usize = 11;
 /// The sessions queueing (S) on that mutex.
-pub(super) const MUTEX_WAITERS: std::ops::Range<usize> = 89..113;
+pub(super) const MUTEX_WAITERS: std::ops::Range<usize> = 89..125;
+/// Sessions from here on may be short-lived connections (`churn`): none plays an incident.
+const CHURN_FROM: usize = MUTEX_WAITERS.end;
 /// Local batch jobs connected through shared memory: they wait on `sm_read`, with no socket.
 const LOCAL: [usize; 2] = [3, 9];
 
@@ -112,7 +114,48 @@ pub struct Session {
     pub(crate) inode: u64,
     /// Which of its role's statements it runs.
     pub(crate) sql: u64,
+    /// A short-lived connection: sessions come and go on this slot (its rstcb and lock slots
+    /// are the next session's), `None` for a session connected all along.
+    pub(crate) churn: Option<Churn>,
 }
+
+/// How sessions come and go on a slot: each `period` seconds (shifted by `phase`) the session
+/// on it disconnects and, after a gap of 0 to 3 s, a new one connects. Some new sessions are
+/// given the sid of the one before (a sid the server freed): the same rstcb, the same sid, a
+/// new session.
+#[derive(Debug, Clone)]
+pub(crate) struct Churn {
+    /// Its place among the slots that churn (fresh sids and thread ids are numbered by it).
+    pub(crate) ordinal: u64,
+    pub(crate) period: u64,
+    pub(crate) phase: u64,
+    /// The application servers its sessions connect from, in turn: (name, address).
+    pub(crate) hosts: Vec<(String, [u8; 4])>,
+}
+
+/// The session on a slot at a moment (what changes when one session leaves and another
+/// connects on the slot).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Tenant {
+    pub(crate) sid: u64,
+    /// Its thread's id: never reused.
+    pub(crate) tid: u64,
+    /// When it connected (demo seconds; below 0: before the demo's time 0).
+    pub(crate) since: i64,
+    /// Which of the slot's sessions it is (0 for a session connected all along).
+    pub(crate) epoch: u64,
+    /// Connected at this moment (between two sessions the slot is empty).
+    pub(crate) present: bool,
+    /// Which of the slot's client hosts it connected from (`Churn::hosts`).
+    pub(crate) host: usize,
+}
+
+/// Sessions that come and go: how many there are by then, and how long a slot stays empty.
+const CHURN_SHARE: u64 = 4;
+const CHURN_MAX_GAP: u64 = 4;
+/// One new session in this many takes the sid of the slot's last one (never more than three in
+/// a row).
+const SID_REUSE: u64 = 3;
 
 /// A daemon thread (sessid 0 or a low sid, user informix).
 #[derive(Debug, Clone, Copy)]
@@ -293,10 +336,17 @@ pub(crate) struct Population {
     pub(crate) layout: Layout,
     pub(crate) sessions: Vec<Session>,
     pub(crate) daemons: &'static [Daemon],
+    /// How many slots churn, and where their fresh sids and thread ids start.
+    churners: u64,
+    fresh_sid: u64,
+    fresh_tid: u64,
+    /// As untidy as a server (`DemoInstance::messy`): sessions come and go, the parts of one
+    /// call are printed apart, idle clients' replies sit a moment in their Send-Q.
+    pub(crate) messy: bool,
 }
 
 impl Population {
-    pub(crate) fn new(seed: u64, n: usize) -> Self {
+    pub(crate) fn new(seed: u64, n: usize, messy: bool) -> Self {
         let n = n.clamp(1, MAX_SESSIONS);
         let layout = Layout::new(seed);
         let mut sessions = Vec::with_capacity(n);
@@ -308,17 +358,94 @@ impl Population {
             } else if idx > 0 {
                 sid += 1;
             }
-            sessions.push(Self::session(seed, &layout, idx, sid));
+            sessions.push(Self::session(seed, &layout, idx, sid, messy));
         }
+        let mut churners = 0;
+        for s in sessions.iter_mut() {
+            if let Some(c) = s.churn.as_mut() {
+                c.ordinal = churners;
+                churners += 1;
+            }
+        }
+        // Fresh sids start past every sid of a session connected all along, fresh thread ids
+        // past every thread of the slots (three each: the primary and two PDQ helpers).
+        let fresh_sid = (sid / 1_000 + 2) * 1_000;
+        let fresh_tid = 400 + 4 * n as u64 + 100;
         Population {
             seed,
             layout,
             sessions,
             daemons: &DAEMONS,
+            churners,
+            fresh_sid,
+            fresh_tid,
+            messy,
         }
     }
 
-    fn session(seed: u64, l: &Layout, idx: usize, sid: u64) -> Session {
+    /// The session on slot `idx` at second `t`.
+    pub(crate) fn tenant(&self, idx: usize, t: u64) -> Tenant {
+        let Some(s) = self.sessions.get(idx) else {
+            return Tenant {
+                sid: 0,
+                tid: 0,
+                since: 0,
+                epoch: 0,
+                present: false,
+                host: 0,
+            };
+        };
+        let Some(c) = &s.churn else {
+            return Tenant {
+                sid: s.sid,
+                tid: s.tid,
+                since: -(s.opened_ago as i64),
+                epoch: 0,
+                present: true,
+                host: 0,
+            };
+        };
+        let epoch = (t + c.phase) / c.period;
+        let start = (epoch * c.period) as i64 - c.phase as i64;
+        let since = start + self.churn_gap(s, epoch) as i64;
+        Tenant {
+            sid: self.churn_sid(s, c, epoch),
+            tid: self.fresh_tid + c.ordinal + self.churners * epoch,
+            since,
+            epoch,
+            present: t as i64 >= since,
+            host: (below(self.seed, Salt::Churn, s.idx as u64, 8 * epoch + 2, 8) as usize
+                + epoch as usize)
+                % c.hosts.len().max(1),
+        }
+    }
+
+    /// Seconds the slot stays empty before the `epoch`-th session connects (the first was
+    /// connected before the demo began).
+    fn churn_gap(&self, s: &Session, epoch: u64) -> u64 {
+        if epoch == 0 {
+            0
+        } else {
+            below(
+                self.seed,
+                Salt::Churn,
+                s.idx as u64,
+                8 * epoch,
+                CHURN_MAX_GAP,
+            )
+        }
+    }
+
+    /// The sid of the `epoch`-th session of a slot: a fresh one, or the last session's.
+    fn churn_sid(&self, s: &Session, c: &Churn, epoch: u64) -> u64 {
+        let mut e = epoch;
+        while e % 4 != 0 && below(self.seed, Salt::Churn, s.idx as u64, 8 * e + 1, SID_REUSE) == 0 {
+            e -= 1;
+        }
+        self.fresh_sid + c.ordinal + self.churners * e
+    }
+
+    fn session(seed: u64, l: &Layout, idx: usize, sid: u64, messy: bool) -> Session {
         let i = idx as u64;
         let h = |salt, n| below(seed, salt, i, 0, n);
         let role = if CHAIN.contains(&idx) {
@@ -377,7 +504,10 @@ impl Population {
                 (name, link)
             }
         };
+        let churns =
+            messy && role == Role::Plain && idx >= CHURN_FROM && h(Salt::Churn, CHURN_SHARE) == 0;
         let kind = match role {
+            _ if churns => Kind::Active,
             Role::Plain | Role::Local if h(Salt::Kind, 100) < 65 => Kind::Sleepy,
             _ => Kind::Active,
         };
@@ -389,7 +519,16 @@ impl Population {
             (_, Role::Slow(_)) => (800 + h(Salt::Rates, 400), 0),
             _ => (50 + h(Salt::Rates, 3_000), h(Salt::Rates, 300)),
         };
-        let pdq = role == Role::Plain && kind == Kind::Active && h(Salt::Pdq, 12) == 0;
+        let pdq = role == Role::Plain && kind == Kind::Active && !churns && h(Salt::Pdq, 12) == 0;
+        let churn = churns.then(|| {
+            let period = 30 + below(seed, Salt::Churn, i, 1, 60);
+            Churn {
+                ordinal: 0,
+                period,
+                phase: below(seed, Salt::Churn, i, 2, period),
+                hosts: (1..=8).map(|n| app_host(user, n)).collect(),
+            }
+        });
         let tid = 400 + 4 * i + h(Salt::Pdq, 2);
         Session {
             idx,
@@ -418,14 +557,37 @@ impl Population {
             vp: 1 + h(Salt::Vp, 16) as u32,
             inode: 3_100_000 + i * 13 + h(Salt::Link, 13),
             sql: h(Salt::Sql, 1_000),
+            churn,
         }
     }
 
-    pub(crate) fn by_sid(&self, sid: u64) -> Option<&Session> {
+    /// The client end of a session of `s`'s slot that came from its `host`-th client host:
+    /// (host name, link). A slot connected all along has one.
+    pub(crate) fn client_of<'a>(&'a self, s: &'a Session, host: usize) -> (&'a str, Link) {
+        match (&s.churn, s.link) {
+            (Some(c), Link::Tcp { port, .. }) => c
+                .hosts
+                .get(host)
+                .map_or((s.hostname.as_str(), s.link), |(name, ip)| {
+                    (name.as_str(), Link::Tcp { ip: *ip, port })
+                }),
+            (Some(c), Link::Tcp6Mapped { port, .. }) => c
+                .hosts
+                .get(host)
+                .map_or((s.hostname.as_str(), s.link), |(name, ip)| {
+                    (name.as_str(), Link::Tcp6Mapped { ip: *ip, port })
+                }),
+            _ => (s.hostname.as_str(), s.link),
+        }
+    }
+
+    /// The sids of the sessions connected all along (those of the slots that churn change).
+    pub(crate) fn steady_sids(&self) -> Vec<u64> {
         self.sessions
-            .binary_search_by_key(&sid, |s| s.sid)
-            .ok()
-            .and_then(|i| self.sessions.get(i))
+            .iter()
+            .filter(|s| s.churn.is_none())
+            .map(|s| s.sid)
+            .collect()
     }
 
     /// The rstcb of a daemon thread.

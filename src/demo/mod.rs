@@ -14,6 +14,8 @@ mod ha;
 mod instance;
 mod logs;
 mod longtx;
+#[cfg(test)]
+mod mess;
 mod moment;
 mod noise;
 mod oncheck;
@@ -23,6 +25,7 @@ mod profile;
 mod schedule;
 pub mod schema;
 mod segments;
+mod skew;
 mod text;
 pub mod timeline;
 pub mod truth;
@@ -65,11 +68,20 @@ pub struct DemoInstance {
 impl DemoInstance {
     /// An instance of `DEFAULT_SESSIONS` client sessions.
     pub fn new(seed: u64) -> Self {
-        DemoInstance::build(seed, DEFAULT_SESSIONS)
+        DemoInstance::build(seed, DEFAULT_SESSIONS, false)
     }
 
-    fn build(seed: u64, n: usize) -> Self {
-        let pop = Population::new(seed, n);
+    /// The same instance as untidy as a production server: sessions connect and disconnect
+    /// (their sids and lock slots given out again), the parts of one `onstat` call are printed
+    /// milliseconds apart (now and then across a second of the server's clock), idle clients
+    /// show their last reply in the Send-Q for a moment. What the oracle (`tests/truth/`) runs
+    /// on; the tidy instance keeps the figures of the tests written against it.
+    pub fn messy(self) -> Self {
+        DemoInstance::build(self.pop.seed, self.pop.sessions.len(), true)
+    }
+
+    fn build(seed: u64, n: usize, messy: bool) -> Self {
+        let pop = Population::new(seed, n, messy);
         let counters = Arc::new(Counters::new(seed, pop.sessions.len()));
         DemoInstance {
             pop,
@@ -81,23 +93,49 @@ impl DemoInstance {
 
     /// The same seed with `n` client sessions (clamped to 1..=`MAX_SESSIONS`).
     pub fn with_sessions(self, n: usize) -> Self {
-        DemoInstance::build(self.pop.seed, n)
+        DemoInstance::build(self.pop.seed, n, self.pop.messy)
     }
 
     pub fn sessions(&self) -> usize {
         self.pop.sessions.len()
     }
 
-    /// The client session ids, in order.
+    /// The ids of the client sessions connected all along, in order (the short-lived ones come
+    /// and go: `sids_at`).
     pub fn sids(&self) -> Vec<u64> {
-        self.pop.sessions.iter().map(|s| s.sid).collect()
+        self.pop.steady_sids()
+    }
+
+    /// The ids of the client sessions connected at second `t`, in slot order.
+    pub fn sids_at(&self, t: u64) -> Vec<u64> {
+        (0..self.pop.sessions.len())
+            .map(|i| self.pop.tenant(i, t))
+            .filter(|tn| tn.present)
+            .map(|tn| tn.sid)
+            .collect()
+    }
+
+    /// The server's second at the runner's time `t`: the messy instance's seconds begin a
+    /// little after the runner's (`skew.rs`).
+    fn second_of(&self, t: Duration) -> u64 {
+        if self.pop.messy {
+            skew::second_of(t)
+        } else {
+            t.as_secs()
+        }
+    }
+
+    /// One call of `parts` parts started at `t`: the messy instance prints them apart, the
+    /// tidy one all at `t`.
+    fn call(&self, t: Duration, parts: usize) -> skew::Call {
+        skew::Call::new(self.pop.seed, t, parts, self.pop.messy)
     }
 
     /// Pure and deterministic: the same (seed, sessions, request, t) gives the same output;
     /// but for `onstat -g cpu`'s CPU seconds, which count from the first moment asked
     /// (`cpu.rs`).
     pub fn respond(&self, request: &Request, t: Duration) -> Result<Output, SourceError> {
-        let secs = t.as_secs();
+        let secs = self.second_of(t);
         let world = || World::at(&self.pop, &self.counters, secs);
         let onstat = |text: String| Output {
             exit: Some(onstat::ONLINE),
@@ -112,9 +150,17 @@ impl DemoInstance {
                     ["onstat", options @ ..]
                         if !options.is_empty() && options.iter().all(|o| grouped::groupable(o)) =>
                     {
-                        grouped::onstat_options(&world(), options)
+                        {
+                            // Each option's part is printed a little after the one before.
+                            let mut call = self.call(t, options.len());
+                            grouped::onstat_options(
+                                &mut call,
+                                |at| World::at(&self.pop, &self.counters, self.second_of(at)),
+                                options,
+                            )
                             .map(onstat)
                             .ok_or_else(|| not_found(request))
+                        }
                     }
                     // `onstat -`: the banner alone (and the `Blocked:` line under it).
                     ["onstat", "-"] => Ok(onstat(onstat::banner(&world()))),
@@ -204,7 +250,15 @@ impl DemoInstance {
             .copied()
             .unwrap_or(0);
         let mut out = String::with_capacity(hint + hint / 16);
-        for line in stdin.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let lines: Vec<&str> = stdin
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect();
+        // Each option is printed a little after the one before (`skew.rs`).
+        let mut call = self.call(t, lines.len());
+        for line in lines {
+            let part = out.len();
             out.push_str(crate::parsers::interactive::PROMPT);
             out.push(' ');
             let mut argv = vec!["onstat".to_string()];
@@ -220,7 +274,7 @@ impl DemoInstance {
                 &argv[1..].iter().map(String::as_str).collect::<Vec<_>>(),
             )
             .is_none();
-            match self.respond(&Request::Command(argv), t) {
+            match self.respond(&Request::Command(argv), call.part_at()) {
                 Ok(o) if !refused => out.push_str(&o.stdout),
                 _ => {
                     out.push_str("onstat: invalid option: ");
@@ -228,6 +282,7 @@ impl DemoInstance {
                     out.push('\n');
                 }
             }
+            call.printed(out.len() - part);
         }
         out.push_str(crate::parsers::interactive::PROMPT);
         out.push(' ');

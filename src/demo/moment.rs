@@ -4,9 +4,9 @@
 //! `World`, so `onstat -u`, `-g con`, `-g ath`, `-k`, `-X` and the socket tables agree.
 
 use super::instance::{
-    Kind, Link, Population, Role, Session, Status, BUF_HDR_SIZE, CHAIN, CKPT, CRITICAL, INSERTERS,
-    LOCKS_PER_SESSION, LOCK_SIZE, LONG_TXN, MUTEX_HOLDER, MUTEX_WAITERS, POOL_2K_BUFFERS,
-    POOL_8K_BUFFERS, RSTCB_SIZE, SLOW, UPDATERS,
+    Kind, Link, Population, Role, Session, Status, Tenant, BUF_HDR_SIZE, CHAIN, CKPT, CRITICAL,
+    INSERTERS, LOCKS_PER_SESSION, LOCK_SIZE, LONG_TXN, MUTEX_HOLDER, MUTEX_WAITERS,
+    POOL_2K_BUFFERS, POOL_8K_BUFFERS, RSTCB_SIZE, SLOW, UPDATERS,
 };
 use super::longtx::{self, Stage};
 use super::noise::{below, unit, Salt};
@@ -44,8 +44,13 @@ pub(crate) enum Activity {
     Critical,
     /// Waiting to write to the logical log while the server is blocked (`G`).
     LogWait,
-    /// Rolling its transaction back, in a critical section as it writes (`R`, `X`).
-    Rollback,
+    /// Rolling its transaction back (`R`), in a critical section while it writes a log record
+    /// (`X`), between records not.
+    Rollback {
+        writing: bool,
+    },
+    /// No session on the slot: one left, the next has not connected yet.
+    Gone,
 }
 
 /// The mutexes sessions wait for: the first six briefly now and then, the last one during the
@@ -175,6 +180,8 @@ pub(crate) struct World<'a> {
     pub(crate) pop: &'a Population,
     pub(crate) counters: &'a Counters,
     pub(crate) now: Now,
+    /// Who is on each slot (`Population::tenant`).
+    pub(crate) tenants: Vec<Tenant>,
     pub(crate) sessions: Vec<SessionNow>,
     held: Vec<Vec<Held>>,
     hot: Option<HotBuffer>,
@@ -183,6 +190,13 @@ pub(crate) struct World<'a> {
     /// Per session: where it is at the instant when it has work in hand (`None` when it waits
     /// or is idle).
     pub(crate) dispatch: Vec<Option<Dispatch>>,
+}
+
+/// Rolling back, between log records or writing one.
+pub(crate) const fn rolling_back(t: u64) -> Activity {
+    Activity::Rollback {
+        writing: t % 3 != 0,
+    }
 }
 
 /// A lock a session holds: (partnum, rowid, type), and who waits for it first.
@@ -305,10 +319,12 @@ impl<'a> World<'a> {
         let now = timeline::now(t);
         let seed = pop.seed;
         let n = pop.sessions.len();
+        let tenants: Vec<Tenant> = (0..n).map(|i| pop.tenant(i, t)).collect();
         let sessions: Vec<SessionNow> = pop
             .sessions
             .iter()
-            .map(|s| background(seed, s, t))
+            .zip(&tenants)
+            .map(|(s, tn)| background(seed, pop.messy, s, tn, t))
             .collect();
         let mut scene = Scene {
             pop,
@@ -317,22 +333,27 @@ impl<'a> World<'a> {
             sessions,
             held: vec![Vec::new(); n],
             hot: None,
+            contended_holder: None,
         };
         scene.incident();
         scene.hot_buffer();
+        scene.hot_row(&tenants);
+        scene.quick_checkpoint();
         scene.background_locks();
         let Scene {
             sessions,
             held,
             hot,
+            contended_holder,
             ..
         } = scene;
-        let mutexes = held_mutexes(pop, &now, &sessions);
+        let mutexes = held_mutexes(pop, &now, &sessions, contended_holder);
         let dispatch = dispatch(pop, counters, &now, &sessions);
         World {
             pop,
             counters,
             now,
+            tenants,
             sessions,
             held,
             hot,
@@ -355,7 +376,7 @@ impl<'a> World<'a> {
             .iter()
             .zip(&self.sessions)
             .map(|(s, sn)| match sn.activity {
-                Activity::Running | Activity::Critical | Activity::Rollback => {
+                Activity::Running | Activity::Critical | Activity::Rollback { .. } => {
                     0.40 + below(seed, Salt::Cpu, s.idx as u64, 3, 56) as f64 / 100.0
                 }
                 Activity::Mutex { .. } => 0.30,
@@ -381,7 +402,7 @@ impl<'a> World<'a> {
 
     /// `onstat -k`'s rows.
     pub(crate) fn locks(&self) -> Vec<LockRow> {
-        lock_rows(self.pop, &self.held)
+        lock_rows(self.pop, &self.tenants, &self.held)
     }
 
     /// `onstat -X`'s rows: the 2 KB pool's, then the 8 KB pool's.
@@ -395,6 +416,7 @@ impl<'a> World<'a> {
         match self.now.incident() {
             Incident::CheckpointRequested => Some("CKPT REQ"),
             Incident::CheckpointInProgress => Some("CKPT INP"),
+            _ if schedule::quick_block_at(self.now.t).is_some() => Some("CKPT INP"),
             _ => match longtx::stage(&self.now) {
                 Some(Stage::RollingBack | Stage::Blocked) => Some("LONGTX"),
                 _ => None,
@@ -402,15 +424,42 @@ impl<'a> World<'a> {
         }
     }
 
-    /// What the server is blocked by (`Blocked:CKPT`, `Blocked:LONGTX`).
+    /// What the server is blocked by (`Blocked:CKPT`, `Blocked:LONGTX`): the stall, a quick
+    /// checkpoint's second or two, the long transaction.
     pub(crate) fn blocked(&self) -> Option<&'static str> {
         match self.now.incident() {
             Incident::CheckpointRequested | Incident::CheckpointInProgress => Some("CKPT"),
+            _ if schedule::quick_block_at(self.now.t).is_some() => Some("CKPT"),
             _ => match longtx::stage(&self.now) {
                 Some(Stage::Blocked) => Some("LONGTX"),
                 _ => None,
             },
         }
+    }
+
+    /// The sid of the session on slot `idx` now (0 when nobody is on it).
+    pub(crate) fn sid(&self, idx: usize) -> u64 {
+        self.tenants
+            .get(idx)
+            .filter(|t| t.present)
+            .map_or(0, |t| t.sid)
+    }
+
+    /// The slot of the session `sid` now.
+    pub(crate) fn slot_of_sid(&self, sid: u64) -> Option<usize> {
+        self.tenants.iter().position(|t| t.present && t.sid == sid)
+    }
+
+    /// The session on slot `idx` is connected now.
+    pub(crate) fn present(&self, idx: usize) -> bool {
+        self.tenants.get(idx).is_some_and(|t| t.present)
+    }
+
+    /// The client end of the session on slot `idx` now: (host name, link).
+    pub(crate) fn client(&self, idx: usize) -> (&'a str, Link) {
+        let s = &self.pop.sessions[idx];
+        let tenant = self.tenants.get(idx).copied();
+        self.pop.client_of(s, tenant.map_or(0, |t| t.host))
     }
 
     /// When the session's open transaction began (seconds), for `onstat -x`: the incident's
@@ -428,7 +477,12 @@ impl<'a> World<'a> {
                 timeline::first(Incident::CheckpointRequested)
                     .map_or(phase_start, |p| self.now.cycle * timeline::CYCLE + p.start)
             }
-            _ => t - ((t + s.offset) % s.period).min(t),
+            _ => {
+                let began = t - ((t + s.offset) % s.period).min(t);
+                // Not before the session connected.
+                let since = self.tenants.get(idx).map_or(0, |tn| tn.since.max(0) as u64);
+                began.max(since.min(t))
+            }
         }
     }
 }
@@ -464,7 +518,7 @@ fn dispatch(
         .filter(|(_, sn)| {
             matches!(
                 sn.activity,
-                Activity::Running | Activity::Critical | Activity::Rollback
+                Activity::Running | Activity::Critical | Activity::Rollback { .. }
             )
         })
         .map(|(i, _)| (below(seed, Salt::State, i as u64, t * 7 + 5, 1 << 30), i))
@@ -513,6 +567,8 @@ struct Scene<'a> {
     sessions: Vec<SessionNow>,
     held: Vec<Vec<Held>>,
     hot: Option<HotBuffer>,
+    /// Who holds the contended mutex this second, when the contention plays.
+    contended_holder: Option<usize>,
 }
 
 impl Scene<'_> {
@@ -542,7 +598,7 @@ impl Scene<'_> {
             Incident::CpuSaturated => {
                 // Every session with work to do runs: the CPU VPs are the bottleneck.
                 for (s, sn) in pop.sessions.iter().zip(self.sessions.iter_mut()) {
-                    if s.kind == Kind::Active {
+                    if s.kind == Kind::Active && sn.activity != Activity::Gone {
                         sn.activity = Activity::Running;
                     }
                 }
@@ -648,7 +704,27 @@ impl Scene<'_> {
             let log = schema::partnum(schema::ORDER_LOG);
             let rows = (0..10).map(|r| 0x4_0000 + (now.cycle * 0x100 + r) * 0x101);
             hold_rows(&mut self.held[CRITICAL], log, rows);
+            // Two inserters want rows it has locked: they wait on a session that onmode -z
+            // cannot end (its locks go when it leaves the critical section).
+            for (k, w) in LOCKED_OUT_BY_CRITICAL.into_iter().enumerate() {
+                if w < n {
+                    self.wait_for_lock(w, CRITICAL, 1 + k);
+                }
+            }
         }
+    }
+
+    /// Session `waiter` waits for the lock `owner` holds at its `held[k]` (lock slot `k + 1`).
+    fn wait_for_lock(&mut self, waiter: usize, owner: usize, k: usize) {
+        let Some(h) = self.held[owner].get_mut(k) else {
+            return;
+        };
+        if h.waiter == 0 {
+            h.waiter = self.pop.sessions[waiter].rstcb;
+        }
+        self.sessions[waiter] = waiting(Activity::Lock {
+            lock: lock_address(self.pop, owner, k as u64 + 1),
+        });
     }
 
     /// The long transaction runs, then rolls back; while the server is blocked, sessions that
@@ -665,7 +741,11 @@ impl Scene<'_> {
                 // since the server blocked waits until it is unblocked.
                 let blocked_at = longtx::began(&now) + longtx::EHWM_INTO;
                 for (s, sn) in pop.sessions.iter().zip(self.sessions.iter_mut()) {
-                    if s.role != Role::LongTxn && wrote_between(seed, s, blocked_at, t) {
+                    // An empty slot's next session waits only once it has connected.
+                    if s.role != Role::LongTxn
+                        && sn.activity != Activity::Gone
+                        && wrote_between(seed, s, blocked_at, t)
+                    {
                         *sn = waiting(Activity::LogWait);
                     }
                 }
@@ -675,13 +755,18 @@ impl Scene<'_> {
                 activity: match stage {
                     Stage::Open if reading => Activity::Reading,
                     Stage::Open => Activity::Running,
-                    _ => Activity::Rollback,
+                    _ => rolling_back(t),
                 },
                 txn: true,
                 send_q: 0,
             };
             // LOCK TABLE order_log IN EXCLUSIVE MODE, then the delete.
             self.held[LONG_TXN].push(Held::row(schema::partnum(schema::ORDER_LOG), 0));
+            // An inserter that came to order_log waits for that lock while it rolls back:
+            // ending the session would not free it any sooner.
+            if stage != Stage::Open && LOCKED_OUT_BY_ROLLBACK < n {
+                self.wait_for_lock(LOCKED_OUT_BY_ROLLBACK, LONG_TXN, 0);
+            }
         }
     }
 
@@ -700,14 +785,27 @@ impl Scene<'_> {
         let items = schema::partnum(schema::ITEMS);
         let rows = (0..10).map(|r| 0x1_0000 + (t * 10 + r) * 0x101 % 0xf_0000);
         hold_rows(&mut self.held[MUTEX_HOLDER], items, rows);
-        for (k, m) in group(pop, MUTEX_WAITERS).into_iter().enumerate() {
-            if now.into >= contention_join(k) {
+        self.contended_holder = Some(MUTEX_HOLDER);
+        let waiters = group(pop, MUTEX_WAITERS);
+        for (k, &m) in waiters.iter().enumerate() {
+            if now.into < contention_join(k) {
+                continue;
+            }
+            if contention_holder(pop.messy, now.into) == Some(k) {
+                // Its turn: it has the mutex this second, and waits no more.
+                self.contended_holder = Some(m);
                 self.sessions[m] = SessionNow {
-                    activity: Activity::Mutex { which: CONTENDED },
+                    activity: Activity::Running,
                     txn: false,
                     send_q: 0,
                 };
+                continue;
             }
+            self.sessions[m] = SessionNow {
+                activity: Activity::Mutex { which: CONTENDED },
+                txn: false,
+                send_q: 0,
+            };
         }
     }
 
@@ -780,6 +878,64 @@ impl Scene<'_> {
         }
     }
 
+    /// A counter row of `stock` every few short-lived sessions update: its lock passes from
+    /// one to the next every `HOT_ROW_TURN` s, and the next ones in line wait for it (brief lock
+    /// waits in every phase, on a lock whose holder, and whose slot, keep changing).
+    fn hot_row(&mut self, tenants: &[Tenant]) {
+        let pop = self.pop;
+        let t = self.t;
+        let members: Vec<usize> = pop
+            .sessions
+            .iter()
+            .filter(|s| {
+                s.churn
+                    .as_ref()
+                    .is_some_and(|c| c.ordinal < HOT_ROW_MEMBERS)
+            })
+            .map(|s| s.idx)
+            .filter(|&i| {
+                tenants.get(i).is_some_and(|tn| tn.present)
+                    && !matches!(self.sessions[i].activity, Activity::Gone)
+            })
+            .collect();
+        if members.len() < 2 {
+            return;
+        }
+        let g = members.len();
+        let at = (t / HOT_ROW_TURN) as usize % g;
+        let holder = members[at];
+        self.sessions[holder] = SessionNow {
+            activity: Activity::Running,
+            txn: true,
+            send_q: 0,
+        };
+        hold_rows(
+            &mut self.held[holder],
+            schema::partnum(schema::STOCK),
+            [HOT_ROW_ID],
+        );
+        for k in 1..g.min(3) {
+            // Lock slot 2: after its intent lock on the table.
+            self.wait_for_lock(members[(at + k) % g], holder, 1);
+        }
+    }
+
+    /// A quick checkpoint's second or two of block: a thread or two wait for it (C).
+    fn quick_checkpoint(&mut self) {
+        let Some((j, _)) = schedule::quick_block_at(self.t) else {
+            return;
+        };
+        let members = group(self.pop, CKPT);
+        for m in members.into_iter().take(schedule::normal_waits(j) as usize) {
+            let txn = self.sessions[m].txn;
+            self.sessions[m] = SessionNow {
+                activity: Activity::Checkpoint,
+                txn,
+                send_q: 0,
+            };
+        }
+    }
+
     /// Ordinary transactions in the background hold a table and a row lock.
     fn background_locks(&mut self) {
         let pop = self.pop;
@@ -794,22 +950,76 @@ impl Scene<'_> {
                     schema::CUSTOMER,
                     schema::STOCK,
                 ][(s.sql % 4) as usize];
-                let row = 0x100 + below(seed, Salt::Noise, i as u64, t / s.period, 0x8000);
+                let mut row = 0x100 + below(seed, Salt::Noise, i as u64, t / s.period, 0x8000);
+                if table == schema::STOCK && row == HOT_ROW_ID {
+                    row += 1;
+                }
                 hold_rows(&mut self.held[i], schema::partnum(table), [row]);
             }
         }
     }
 }
 
-/// When the `k`-th session of the contention starts waiting (seconds into the phase): eight at
-/// once, then one more every second.
+/// When the `k`-th session of the contention starts waiting (seconds into the phase): twenty
+/// at once, then two more every second (a hot mutex gathers its crowd in seconds).
 pub(crate) fn contention_join(k: usize) -> u64 {
-    k.saturating_sub(8) as u64
+    if k < CONTENTION_AT_ONCE {
+        0
+    } else {
+        ((k - CONTENTION_AT_ONCE) / 2 + 1) as u64
+    }
 }
+
+const CONTENTION_AT_ONCE: usize = 20;
+
+/// The short-lived sessions (by their place among them) that update the hot counter row, and
+/// how long each holds its lock.
+const HOT_ROW_MEMBERS: u64 = 6;
+const HOT_ROW_TURN: u64 = 2;
+/// The counter row's rowid in `stock`.
+const HOT_ROW_ID: u64 = 0x101;
+/// The contended mutex passes from holder to holder: every `ROTATION` s one of the first
+/// `ROTATING` waiters has it for a second (in turn), the repricing session the rest of the time.
+const ROTATION: u64 = 3;
+const ROTATING: u64 = 8;
+
+/// Which of the contention's waiters (by its place) holds the mutex `into` seconds into the
+/// phase, if one does (on the messy instance: the tidy one's repricing session holds it all
+/// along).
+pub(crate) fn contention_holder(messy: bool, into: u64) -> Option<usize> {
+    (messy && into % ROTATION == ROTATION - 1).then_some(((into / ROTATION) % ROTATING) as usize)
+}
+
+/// Seconds the `k`-th waiter of the contention has been waiting `into` seconds into the phase:
+/// since it joined, or since its last turn holding the mutex.
+pub(crate) fn contention_waited(messy: bool, k: usize, into: u64) -> u64 {
+    let joined = contention_join(k);
+    let mut since = joined;
+    if messy && (k as u64) < ROTATING && into >= ROTATION - 1 {
+        // Its turns are the seconds ROTATION * (ROTATING * c + k) + ROTATION - 1.
+        let turn = (into - (ROTATION - 1)) / ROTATION;
+        if turn >= k as u64 {
+            let last = turn - (turn - k as u64) % ROTATING;
+            since = since.max(ROTATION * last + ROTATION);
+        }
+    }
+    into.saturating_sub(since)
+}
+
+/// The inserters locked out of `order_log`'s rows by the session in its critical section during
+/// the checkpoint stall, and the one locked out of the table by the long transaction's
+/// rollback.
+const LOCKED_OUT_BY_CRITICAL: [usize; 2] = [INSERTERS.start, INSERTERS.start + 1];
+const LOCKED_OUT_BY_ROLLBACK: usize = INSERTERS.start + 2;
 
 /// The mutexes held at a moment: each one sessions wait for, with its holder (the contention's
 /// DBA session, or a running session for the brief waits), and one more held without waiters.
-fn held_mutexes(pop: &Population, now: &Now, sessions: &[SessionNow]) -> Vec<HeldMutex> {
+fn held_mutexes(
+    pop: &Population,
+    now: &Now,
+    sessions: &[SessionNow],
+    contended_holder: Option<usize>,
+) -> Vec<HeldMutex> {
     let seed = pop.seed;
     let t = now.t;
     let mut out: Vec<HeldMutex> = Vec::new();
@@ -830,17 +1040,16 @@ fn held_mutexes(pop: &Population, now: &Now, sessions: &[SessionNow]) -> Vec<Hel
         if let Activity::Mutex { which } = sn.activity {
             let waited = if which == CONTENDED {
                 let k = i.saturating_sub(MUTEX_WAITERS.start);
-                now.into.saturating_sub(contention_join(k))
+                contention_waited(pop.messy, k, now.into)
             } else {
                 0
             };
             match out.iter_mut().find(|m| m.which == which) {
                 Some(m) => m.waiters.push((i, waited)),
                 None => {
-                    let holder = if which == CONTENDED && MUTEX_HOLDER < sessions.len() {
-                        Holder::Session(MUTEX_HOLDER)
-                    } else {
-                        pick(1_000 + which)
+                    let holder = match contended_holder {
+                        Some(h) if which == CONTENDED => Holder::Session(h),
+                        _ => pick(1_000 + which),
                     };
                     out.push(HeldMutex {
                         which,
@@ -923,6 +1132,51 @@ fn incident_of(role: Role) -> Option<Incident> {
     })
 }
 
+/// When the latest of the other phases that kept session `s` busy (not waiting for its client)
+/// ended, at or before `t` (0 if none): the CPU saturation runs every active session, the
+/// long transaction's block holds those that came to write until the rollback is done, the
+/// checkpoint stall and the rollback hold the inserters locked out of `order_log`, a quick
+/// checkpoint its waiters. An idle wait cannot have begun before.
+fn busy_until(seed: u64, s: &Session, t: u64) -> u64 {
+    let mut until = 0;
+    if s.kind == Kind::Active {
+        until = until.max(last_end(Incident::CpuSaturated, t));
+    }
+    if LOCKED_OUT_BY_CRITICAL.contains(&s.idx) {
+        until = until.max(last_end(Incident::CheckpointRequested, t));
+    }
+    if let Some(p) = timeline::first(Incident::LongTransaction) {
+        if let Some(done) = last_at(p.start + longtx::DONE_INTO, t) {
+            let blocked_at = done - (longtx::DONE_INTO - longtx::EHWM_INTO);
+            let waited_for_log = s.role != Role::LongTxn
+                && s.kind == Kind::Active
+                && wrote_between(seed, s, blocked_at, done - 1);
+            if s.idx == LOCKED_OUT_BY_ROLLBACK || waited_for_log {
+                until = until.max(done);
+            }
+        }
+    }
+    if let Some(k) = s
+        .idx
+        .checked_sub(CKPT.start)
+        .filter(|_| CKPT.contains(&s.idx))
+    {
+        for (j, at) in schedule::offsets().into_iter().enumerate() {
+            let waited = !schedule::is_stall(at) && (k as u64) < schedule::normal_waits(j);
+            if let Some(end) = last_at(at + schedule::quick_block(j), t).filter(|_| waited) {
+                until = until.max(end);
+            }
+        }
+    }
+    until
+}
+
+/// The latest second `c * CYCLE + offset` at or before `t`, if one is.
+fn last_at(offset: u64, t: u64) -> Option<u64> {
+    let c = t.checked_sub(offset)? / timeline::CYCLE;
+    Some(c * timeline::CYCLE + offset)
+}
+
 /// When the last phase of `incident` before `t` ended (0 if none has yet).
 fn last_end(incident: Incident, t: u64) -> u64 {
     let Some(p) = timeline::first(incident) else {
@@ -962,14 +1216,41 @@ fn wrote_between(seed: u64, s: &Session, from: u64, to: u64) -> bool {
 }
 
 /// What a session does when no incident involves it.
-fn background(seed: u64, s: &Session, t: u64) -> SessionNow {
-    let idle = |waited| SessionNow {
+fn background(seed: u64, messy: bool, s: &Session, tenant: &Tenant, t: u64) -> SessionNow {
+    let idle = |waited, send_q| SessionNow {
         activity: Activity::Idle { waited },
         txn: false,
-        send_q: 0,
+        send_q,
     };
+    if !tenant.present {
+        return SessionNow {
+            activity: Activity::Gone,
+            txn: false,
+            send_q: 0,
+        };
+    }
     if s.kind == Kind::Sleepy {
-        return idle(s.idle_base + t);
+        return idle(s.idle_base + t, 0);
+    }
+    // The counter row's updaters (`Scene::hot_row`) are always at it.
+    if s.churn
+        .as_ref()
+        .is_some_and(|c| c.ordinal < HOT_ROW_MEMBERS)
+    {
+        return SessionNow {
+            activity: Activity::Running,
+            txn: false,
+            send_q: 0,
+        };
+    }
+    // A session that has just connected logs in: it runs its first second.
+    let connected = u64::try_from(tenant.since).ok();
+    if connected == Some(t) && tenant.epoch > 0 {
+        return SessionNow {
+            activity: Activity::Running,
+            txn: false,
+            send_q: 0,
+        };
     }
     let state = |b: u64| bucket_state(seed, s, b);
     let b = (t + s.offset) / s.period;
@@ -982,11 +1263,27 @@ fn background(seed: u64, s: &Session, t: u64) -> SessionNow {
             first -= 1;
         }
         let mut start = (first * s.period).saturating_sub(s.offset);
-        // Before its incident ended, the session was busy with it.
+        // Before its incident ended, the session was busy with it; nor was it idle while
+        // another phase kept it busy.
         if let Some(i) = incident_of(s.role) {
             start = start.max(last_end(i, t));
         }
-        return idle(t - start.min(t));
+        start = start.max(busy_until(seed, s, t));
+        // Nor did it wait before it connected (and logged in).
+        if let Some(c) = connected.filter(|_| tenant.epoch > 0) {
+            start = start.max(c + 1);
+        }
+        let waited = t - start.min(t);
+        // It has just sent the reply to its last request: the bytes sit in the Send-Q until
+        // the client's acknowledgement, a fraction of a second; the socket table read now
+        // catches them about half the time.
+        let in_flight = if messy && waited == 0 && below(seed, Salt::Blip, s.idx as u64, t, 2) == 0
+        {
+            120 + below(seed, Salt::Blip, s.idx as u64, t + 1, 900)
+        } else {
+            0
+        };
+        return idle(waited, in_flight);
     }
     let txn = (88..97).contains(&st);
     let activity = if below(seed, Salt::Mutex, s.idx as u64, t, 100) < 3 {
@@ -1012,15 +1309,34 @@ fn background(seed: u64, s: &Session, t: u64) -> SessionNow {
     }
 }
 
+/// A session's reads and writes so far: a session connected all along counts from before the
+/// demo, a new one from its login.
+fn counted(s: &Session, tenant: &Tenant, t: u64) -> (u64, u64) {
+    if s.churn.is_none() {
+        return (
+            s.base_reads + s.reads_rate * t / 100,
+            s.base_writes + s.writes_rate * t / 100,
+        );
+    }
+    let up = (t as i64 - tenant.since).max(0) as u64;
+    (3 + s.reads_rate * up / 100, s.writes_rate * up / 100)
+}
+
 /// The address of lock slot `j` of session `idx` (slot 0: its database lock).
 pub(crate) fn lock_address(pop: &Population, idx: usize, j: u64) -> u64 {
     pop.layout.lock + ((idx as u64) * LOCKS_PER_SESSION + j) * LOCK_SIZE
 }
 
 /// `onstat -k`: each session's database lock, then the locks it holds, chained through lklist.
-fn lock_rows(pop: &Population, held: &[Vec<Held>]) -> Vec<LockRow> {
+/// An empty slot's locks are free (the next session on it takes the same lock slots).
+fn lock_rows(pop: &Population, tenants: &[Tenant], held: &[Vec<Held>]) -> Vec<LockRow> {
     let mut rows = Vec::with_capacity(pop.sessions.len() + 64);
-    for s in &pop.sessions {
+    for (s, _) in pop
+        .sessions
+        .iter()
+        .zip(tenants)
+        .filter(|(_, tn)| tn.present)
+    {
         let mut prev = 0;
         let db = Held {
             partnum: schema::DATABASE_TBLSPACE,
@@ -1060,7 +1376,7 @@ fn flags_of(sn: &SessionNow, primary: bool) -> [u8; 7] {
     if sn.txn {
         f[2] = b'B';
     }
-    if sn.activity == Activity::Rollback {
+    if matches!(sn.activity, Activity::Rollback { .. }) {
         f[2] = b'R';
     }
     if primary {
@@ -1068,7 +1384,7 @@ fn flags_of(sn: &SessionNow, primary: bool) -> [u8; 7] {
     }
     match sn.activity {
         Activity::Reading => f[4] = b'R',
-        Activity::Critical | Activity::Rollback => f[4] = b'X',
+        Activity::Critical | Activity::Rollback { writing: true } => f[4] = b'X',
         _ => {}
     }
     f
@@ -1111,8 +1427,9 @@ fn threads(w: &World<'_>) -> Vec<Thread> {
             status,
         });
     }
-    for (s, sn) in pop.sessions.iter().zip(sessions) {
+    for ((s, sn), tn) in pop.sessions.iter().zip(sessions).zip(&w.tenants) {
         let (wait, status) = match sn.activity {
+            Activity::Gone => continue,
             Activity::Idle { waited } => (
                 s.cond,
                 Status::Cond {
@@ -1133,7 +1450,7 @@ fn threads(w: &World<'_>) -> Vec<Thread> {
                     waited,
                 },
             ),
-            Activity::Running | Activity::Critical | Activity::Rollback => (
+            Activity::Running | Activity::Critical | Activity::Rollback { .. } => (
                 0,
                 match w.dispatch.get(s.idx).copied().flatten() {
                     Some(Dispatch::OnCpu(_)) => Status::Running,
@@ -1152,16 +1469,17 @@ fn threads(w: &World<'_>) -> Vec<Thread> {
             Activity::Lock { lock } => (lock, Status::Lock),
         };
         let locks = 1 + held.get(s.idx).map_or(0, Vec::len) as u32;
+        let (nreads, nwrites) = counted(s, tn, t);
         out.push(Thread {
             rstcb: s.rstcb,
-            tid: s.tid,
-            sid: s.sid,
+            tid: tn.tid,
+            sid: tn.sid,
             session: Some(s.idx),
             flags: flags_of(sn, true),
             wait,
             locks,
-            nreads: s.base_reads + s.reads_rate * t / 100,
-            nwrites: s.base_writes + s.writes_rate * t / 100,
+            nreads,
+            nwrites,
             user: s.user,
             name: "sqlexec",
             vp: match w.dispatch.get(s.idx).copied().flatten() {
@@ -1187,8 +1505,8 @@ fn threads(w: &World<'_>) -> Vec<Thread> {
             {
                 out.push(Thread {
                     rstcb: s.rstcb + (k as u64 + 1) * RSTCB_SIZE,
-                    tid: s.tid + k as u64 + 1,
-                    sid: s.sid,
+                    tid: tn.tid + k as u64 + 1,
+                    sid: tn.sid,
                     session: Some(s.idx),
                     flags,
                     wait: 0,

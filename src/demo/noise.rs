@@ -43,6 +43,12 @@ pub(crate) enum Salt {
     Tpf,
     Segment,
     Cpu,
+    /// Which sessions come and go, when, and whether a new one takes an old sid.
+    Churn,
+    /// How long each part of one `onstat` call takes to print.
+    Skew,
+    /// An idle client's reply still unacknowledged when the socket table is read.
+    Blip,
 }
 
 /// A hash of (seed, salt, entity, bucket).

@@ -201,8 +201,8 @@ pub(crate) fn clock(t: i64) -> (String, String) {
 
 /// The client end of a session's connection as `onstat -g ntt` prints it
 /// (`10.20.1.13|51234|soctcp`; nothing for a shared-memory connection).
-pub(crate) fn ntt_address_into(o: &mut String, s: &Session) {
-    let (ip, port, mapped) = match s.link {
+pub(crate) fn ntt_address_into(o: &mut String, link: Link) {
+    let (ip, port, mapped) = match link {
         Link::Tcp { ip, port } => (ip, port, false),
         Link::Tcp6Mapped { ip, port } => (ip, port, true),
         Link::Shm => return,
@@ -257,21 +257,24 @@ pub(crate) fn onstat_g_ntt(w: &World<'_>) -> String {
     let now_hms = clock(t).1;
     let day = |t: i64| (CLOCK_AT_ZERO + t).div_euclid(86_400);
     let tod = |t: i64| (CLOCK_AT_ZERO + t).rem_euclid(86_400) as u64;
-    for (s, sn) in w.pop.sessions.iter().zip(&w.sessions) {
-        let opened = -(s.opened_ago as i64);
+    for ((s, sn), tn) in w.pop.sessions.iter().zip(&w.sessions).zip(&w.tenants) {
+        if !tn.present {
+            continue;
+        }
+        let opened = tn.since;
         let last = match sn.activity {
             Activity::Idle { waited } | Activity::SlowFetch { waited } => t - waited as i64,
             _ => t,
         };
         text::lhex(&mut o, s.netscb, 11);
         text::left(&mut o, "sqlexec", 12);
-        text::rdec(&mut o, s.sid, 6);
+        text::rdec(&mut o, tn.sid, 6);
         for at in [opened, last, last] {
             o.push_str("   ");
             text::hms(&mut o, tod(at));
         }
         o.push(' ');
-        ntt_address_into(&mut o, s);
+        ntt_address_into(&mut o, w.client(s.idx).1);
         o.push('\n');
         if day(opened) != day(t) {
             text::pad(&mut o, 24);
@@ -631,9 +634,8 @@ pub(crate) fn onstat_g_ses_list(w: &World<'_>) -> String {
         "id       user     tty      pid      hostname threads  memory     memory     explain\n",
     );
     for (sid, (first, n)) in by_sid.iter().rev() {
-        let session = first.session.and_then(|i| w.pop.sessions.get(i));
-        let (pid, host) = match session {
-            Some(s) => (s.pid.to_string(), s.hostname.as_str()),
+        let (pid, host) = match first.session.and_then(|i| w.pop.sessions.get(i)) {
+            Some(s) => (s.pid.to_string(), w.client(s.idx).0),
             None => ("0".to_string(), "-"),
         };
         let (total, used) = memory_of(w, first);
@@ -647,7 +649,7 @@ pub(crate) fn onstat_g_ses_list(w: &World<'_>) -> String {
 }
 
 /// The `Sess SQL ...` table and the statements: the part `onstat -g sql <sid>` prints.
-fn sql_part(o: &mut String, s: &Session) {
+fn sql_part(o: &mut String, s: &Session, sid: u64) {
     let q = sql_of(s);
     o.push_str("Sess       SQL            Current            Iso Lock       SQL  ISAM F.E.\n");
     o.push_str(
@@ -656,7 +658,7 @@ fn sql_part(o: &mut String, s: &Session) {
     let _ = writeln!(
         o,
         "{:<10} {:<14} {:<18} {:<3} {:<10} {:<4} {:<4} {:<5} Off",
-        s.sid, q.stmt_type, "stores", q.isolation, q.lock_mode, 0, 0, q.fe
+        sid, q.stmt_type, "stores", q.isolation, q.lock_mode, 0, 0, q.fe
     );
     let _ = writeln!(o, "\nCurrent statement name : {}", q.cursor);
     let _ = writeln!(o, "\nCurrent SQL statement ({}) :", q.id);
@@ -700,7 +702,7 @@ pub(crate) fn onstat_g_ses(w: &World<'_>, sid: u64) -> String {
         "id       user     user      tty      pid      hostname threads  memory     memory     explain\n",
     );
     let (pid, host) = match session {
-        Some(s) => (s.pid.to_string(), s.hostname.as_str()),
+        Some(s) => (s.pid.to_string(), w.client(s.idx).0),
         None => ("0".to_string(), "-"),
     };
     let _ = writeln!(
@@ -784,7 +786,7 @@ pub(crate) fn onstat_g_ses(w: &World<'_>, sid: u64) -> String {
         1
     );
     o.push('\n');
-    sql_part(&mut o, s);
+    sql_part(&mut o, s, sid);
     o
 }
 
@@ -792,8 +794,8 @@ pub(crate) fn onstat_g_ses(w: &World<'_>, sid: u64) -> String {
 /// sid with no SQL session.
 pub(crate) fn onstat_g_sql(w: &World<'_>, sid: u64) -> String {
     let mut o = banner(w);
-    if let Some(s) = w.pop.by_sid(sid) {
-        sql_part(&mut o, s);
+    if let Some(s) = w.slot_of_sid(sid).and_then(|i| w.pop.sessions.get(i)) {
+        sql_part(&mut o, s, sid);
     }
     o
 }
@@ -832,7 +834,7 @@ fn plan_shape(q: &Sql) -> Shape {
 /// banner alone for a sid with no session.
 pub(crate) fn onstat_g_pqs(w: &World<'_>, sid: u64) -> String {
     let mut o = banner(w);
-    let Some(i) = w.pop.sessions.iter().position(|s| s.sid == sid) else {
+    let Some(i) = w.slot_of_sid(sid) else {
         return o;
     };
     let (s, sn) = (&w.pop.sessions[i], w.sessions.get(i));
@@ -840,8 +842,12 @@ pub(crate) fn onstat_g_pqs(w: &World<'_>, sid: u64) -> String {
     o.push_str(
         "addr     ses-id   opname    phase   rows   time           in1         in2    stmt-type\n",
     );
-    let in_statement =
-        sn.is_some_and(|sn| !matches!(sn.activity, Activity::Idle { .. } | Activity::Rollback));
+    let in_statement = sn.is_some_and(|sn| {
+        !matches!(
+            sn.activity,
+            Activity::Idle { .. } | Activity::Rollback { .. }
+        )
+    });
     if !in_statement {
         return o;
     }
@@ -866,7 +872,7 @@ pub(crate) fn onstat_g_pqs(w: &World<'_>, sid: u64) -> String {
             o,
             "{:<8x} {:<8} {:<9} {:<7} {:<6} {:<8} {:>10} {:>11}    {}",
             addr(k),
-            s.sid,
+            sid,
             opname,
             "next",
             rows,

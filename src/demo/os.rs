@@ -100,6 +100,22 @@ fn tcp_row(
     o.push('\n');
 }
 
+/// The sessions connected now, with what they do.
+fn connected<'w>(
+    w: &'w World<'_>,
+) -> impl Iterator<Item = (&'w super::instance::Session, &'w super::moment::SessionNow)> {
+    w.pop
+        .sessions
+        .iter()
+        .zip(&w.sessions)
+        .filter(|(s, _)| w.present(s.idx))
+}
+
+/// The inode of the socket of the session on `s`'s slot: each connection its own.
+fn inode(w: &World<'_>, s: &super::instance::Session) -> u64 {
+    s.inode + 1_000_000 * w.tenants.get(s.idx).map_or(0, |t| t.epoch)
+}
+
 /// `/proc/net/tcp`: the listeners, the DBA's ssh connection, and one ESTABLISHED connection per
 /// client session to the Informix port, its `tx_queue` being the session's Send-Q.
 pub(crate) fn proc_net_tcp(w: &World<'_>) -> String {
@@ -126,8 +142,8 @@ pub(crate) fn proc_net_tcp(w: &World<'_>) -> String {
         tcp_row(&mut o, sl, local, remote, st, 0, uid, inode, true);
         sl += 1;
     }
-    for (s, sn) in w.pop.sessions.iter().zip(&w.sessions) {
-        if let Link::Tcp { ip, port } = s.link {
+    for (s, sn) in connected(w) {
+        if let Link::Tcp { ip, port } = w.client(s.idx).1 {
             let (local, remote) = ((me, LISTENER_PORT), (Ip::V4(ip), port));
             tcp_row(
                 &mut o,
@@ -137,7 +153,7 @@ pub(crate) fn proc_net_tcp(w: &World<'_>) -> String {
                 0x01,
                 sn.send_q,
                 INFORMIX_UID,
-                s.inode,
+                inode(w, s),
                 true,
             );
             sl += 1;
@@ -166,8 +182,8 @@ pub(crate) fn proc_net_tcp6(w: &World<'_>) -> String {
     );
     tcp_row(&mut o, 1, (any, 22), (any, 0), 0x0A, 0, 0, 20_116, false);
     let mut sl = 2;
-    for (s, sn) in w.pop.sessions.iter().zip(&w.sessions) {
-        if let Link::Tcp6Mapped { ip, port } = s.link {
+    for (s, sn) in connected(w) {
+        if let Link::Tcp6Mapped { ip, port } = w.client(s.idx).1 {
             let (local, remote) = ((me, LISTENER_PORT), (Ip::Mapped(ip), port));
             tcp_row(
                 &mut o,
@@ -177,7 +193,7 @@ pub(crate) fn proc_net_tcp6(w: &World<'_>) -> String {
                 0x01,
                 sn.send_q,
                 INFORMIX_UID,
-                s.inode,
+                inode(w, s),
                 false,
             );
             sl += 1;
@@ -225,8 +241,8 @@ pub(crate) fn netstat_an(w: &World<'_>) -> String {
         &format!("{}:{}", dotted(SSH_CLIENT.0), SSH_CLIENT.1),
         "ESTABLISHED",
     );
-    for (s, sn) in w.pop.sessions.iter().zip(&w.sessions) {
-        if let Link::Tcp { ip, port } = s.link {
+    for (s, sn) in connected(w) {
+        if let Link::Tcp { ip, port } = w.client(s.idx).1 {
             netstat_row(
                 &mut o,
                 "tcp",
@@ -246,8 +262,8 @@ pub(crate) fn netstat_an(w: &World<'_>) -> String {
         "LISTEN",
     );
     netstat_row(&mut o, "tcp6", 0, ":::22", ":::*", "LISTEN");
-    for (s, sn) in w.pop.sessions.iter().zip(&w.sessions) {
-        if let Link::Tcp6Mapped { ip, port } = s.link {
+    for (s, sn) in connected(w) {
+        if let Link::Tcp6Mapped { ip, port } = w.client(s.idx).1 {
             netstat_row(
                 &mut o,
                 "tcp6",

@@ -118,8 +118,10 @@ impl Counters {
             *b = calm.iter().map(|r| r[q]).sum::<f64>() / calm.len().max(1) as f64;
         }
         before[Q::Checkpoints as usize] = sum[Q::Checkpoints as usize] / CYCLE as f64;
-        before[Q::CkpWaits as usize] =
-            (0..3).map(schedule::normal_waits).sum::<u64>() as f64 / CYCLE as f64;
+        before[Q::CkpWaits as usize] = (0..schedule::PER_CYCLE)
+            .map(schedule::normal_waits)
+            .sum::<u64>() as f64
+            / CYCLE as f64;
         before[Q::DskWrits as usize] = before[Q::BufWrits as usize] * (0.03 + DIRTY_AT_CHECKPOINT);
         let mut base = [0.0; NQ];
         for (q, b) in base.iter_mut().enumerate() {

@@ -1,11 +1,15 @@
-//! When checkpoints are requested (every CKPTINTVL, three a cycle, one of them the stall's) and
-//! how many threads wait for the stalled one: read by the counters, by the threads' flags and
-//! by `onstat -g ckp`, so they agree.
+//! When checkpoints are requested (every CKPTINTVL, five a cycle, one of them the stall's), how
+//! many threads wait for the stalled one, and the second or two a quick one blocks: read by the
+//! counters, by the threads' flags, by the banner and by `onstat -g ckp`, so they agree.
 
 use super::timeline::{self, Incident, CYCLE};
 
-/// CKPTINTVL, seconds: a divisor of the cycle, so the checkpoints repeat with it.
-pub(crate) const CKPTINTVL: u64 = 240;
+/// CKPTINTVL, seconds: a divisor of the cycle, so the checkpoints repeat with it. Two of the
+/// quick ones fall in calm stretches (359 and 503), where their brief block must read as the
+/// normal checkpoint it is.
+pub(crate) const CKPTINTVL: u64 = 144;
+/// Checkpoints requested in a cycle.
+pub(crate) const PER_CYCLE: usize = (CYCLE / CKPTINTVL) as usize;
 /// A quick checkpoint is over (and listed) this many seconds after its request.
 pub(crate) const NORMAL_DONE_AFTER: u64 = 3;
 
@@ -17,11 +21,33 @@ pub(crate) fn stall() -> (u64, u64) {
 }
 
 /// The seconds of a cycle at which a checkpoint is requested, in order.
-pub(crate) fn offsets() -> [u64; 3] {
+pub(crate) fn offsets() -> [u64; PER_CYCLE] {
     let (req, _) = stall();
-    let mut v = [0, 1, 2].map(|k| (req + k * CKPTINTVL) % CYCLE);
+    let mut v = [0; PER_CYCLE];
+    for (k, o) in v.iter_mut().enumerate() {
+        *o = (req + k as u64 * CKPTINTVL) % CYCLE;
+    }
     v.sort_unstable();
     v
+}
+
+/// Seconds the `j`-th checkpoint of a cycle blocks the server when it is a quick one: a
+/// non-blocking checkpoint still blocks for a moment at its start (the manual's own
+/// `onstat -g ckp` example shows a 2.0 s block), `Blocked:CKPT` in the banner, a thread or two
+/// waiting (C).
+pub(crate) fn quick_block(j: usize) -> u64 {
+    1 + (j as u64 % 2)
+}
+
+/// Whether second `t` falls in a quick checkpoint's block: the checkpoint's place in the
+/// cycle, and the seconds since its request.
+pub(crate) fn quick_block_at(t: u64) -> Option<(usize, u64)> {
+    let at = t % CYCLE;
+    offsets()
+        .into_iter()
+        .enumerate()
+        .find(|&(j, o)| !is_stall(o) && (o..o + quick_block(j)).contains(&at))
+        .map(|(j, o)| (j, at - o))
 }
 
 pub(crate) fn is_stall(offset: u64) -> bool {

@@ -261,11 +261,16 @@ pub(crate) fn logs(w: &World<'_>, o: &mut String) {
 }
 
 /// The rstcb and tid of a mutex holder.
-fn holder_ids(pop: &Population, h: Holder) -> (u64, u64) {
+fn holder_ids(w: &World<'_>, h: Holder) -> (u64, u64) {
     match h {
-        Holder::Session(i) => (pop.sessions[i].rstcb, pop.sessions[i].tid),
-        Holder::Daemon(i) => (pop.daemon_rstcb(i), Population::daemon_tid(i)),
+        Holder::Session(i) => (w.pop.sessions[i].rstcb, session_tid(w, i)),
+        Holder::Daemon(i) => (w.pop.daemon_rstcb(i), Population::daemon_tid(i)),
     }
+}
+
+/// The thread id of the session on slot `i` now.
+fn session_tid(w: &World<'_>, i: usize) -> u64 {
+    w.tenants.get(i).map_or(0, |t| t.tid)
 }
 
 fn mutex_addr(pop: &Population, which: u64) -> u64 {
@@ -277,7 +282,7 @@ pub(crate) fn latches(w: &World<'_>, o: &mut String) {
     o.push_str("Latches with lock or userthread set\n");
     o.push_str("name     address          lock wait userthread\n");
     for m in &w.mutexes {
-        let (rstcb, _) = holder_ids(w.pop, m.holder);
+        let (rstcb, _) = holder_ids(w, m.holder);
         text::left(o, MUTEXES[m.which as usize % MUTEXES.len()], 8);
         o.push(' ');
         text::lhex(o, mutex_addr(w.pop, m.which), 17);
@@ -317,7 +322,7 @@ pub(crate) fn transactions(w: &World<'_>, o: &mut String) {
             _ => "COMMIT",
         };
         let (begin, current, rb) = if sn.txn {
-            flags[2] = if sn.activity == Activity::Rollback {
+            flags[2] = if matches!(sn.activity, Activity::Rollback { .. }) {
                 b'R'
             } else {
                 b'B'
@@ -593,7 +598,7 @@ pub(crate) fn mutexes(w: &World<'_>, with_waiters_only: bool) -> String {
         if with_waiters_only && m.waiters.is_empty() {
             continue;
         }
-        let (_, holder_tid) = holder_ids(w.pop, m.holder);
+        let (_, holder_tid) = holder_ids(w, m.holder);
         let mut line = format!(
             "{:<8} {:<16x} {:<18} {:<8} {:<6}",
             4_011 + m.which * 9,
@@ -604,13 +609,13 @@ pub(crate) fn mutexes(w: &World<'_>, with_waiters_only: bool) -> String {
         );
         let mut waiters = m.waiters.iter();
         if let Some(&(i, waited)) = waiters.next() {
-            let _ = write!(line, " {:<8} {}", w.pop.sessions[i].tid, waited);
+            let _ = write!(line, " {:<8} {}", session_tid(w, i), waited);
         }
         o.push_str(&line);
         o.push('\n');
         for &(i, waited) in waiters {
             text::pad(&mut o, 61);
-            let _ = writeln!(o, "{:<8} {}", w.pop.sessions[i].tid, waited);
+            let _ = writeln!(o, "{:<8} {}", session_tid(w, i), waited);
         }
     }
     if !with_waiters_only {

@@ -35,7 +35,24 @@ pub fn demo_store_sampled(
     settings: StoreSettings,
     record: bool,
     activity: Option<&mut crate::model::activity::Activity>,
+    track: Option<&mut Vec<String>>,
+) -> Result<(Store, Vec<RawSample>), Error> {
+    demo_store_tracked(demo, from, to, settings, record, activity, track, None)
+}
+
+/// [`demo_store_sampled`], and with `findings` the history of the findings of every moment
+/// before `to`, as the screen tracks them: a snapshot of `to` tracked with it has its findings'
+/// ages (a hot spot whose waits rotate has held since it began, not since its oldest wait).
+#[allow(clippy::too_many_arguments)]
+pub fn demo_store_tracked(
+    demo: crate::demo::DemoInstance,
+    from: Duration,
+    to: Duration,
+    settings: StoreSettings,
+    record: bool,
+    activity: Option<&mut crate::model::activity::Activity>,
     mut track: Option<&mut Vec<String>>,
+    mut findings: Option<&mut crate::model::findings::FindingsHistory>,
 ) -> Result<(Store, Vec<RawSample>), Error> {
     let mut own = Activity::new();
     let sampling = activity.is_some() || track.is_some();
@@ -70,19 +87,25 @@ pub fn demo_store_sampled(
                 Some(u) = collection.updates.recv() => {
                     let moment = u.source == crate::source::Source::OnstatU;
                     store.apply(u);
-                    if moment && sampling {
+                    if moment && (sampling || findings.is_some()) {
                         settle = Some(tokio::time::Instant::now() + crate::instance::watch::SETTLE);
                     }
                 }
                 _ = tokio::time::sleep_until(settled), if settle.is_some() => {
                     settle = None;
                     let now = from + t0.elapsed();
-                    let snap = crate::model::snapshot::build(&store, now, None, &[]);
-                    crate::instance::watch::sample_keeping(activity, &snap, &mut |at, a| {
-                        if let Some(t) = track.as_deref_mut() {
-                            t.push(encoder.line(at, a));
-                        }
-                    });
+                    let mut snap = crate::model::snapshot::build(&store, now, None, &[]);
+                    // Never past `to`: the snapshot of `to` is tracked after them.
+                    if let Some(h) = findings.as_deref_mut().filter(|_| now <= to) {
+                        snap.track_findings(h, store.settings.wall_start);
+                    }
+                    if sampling {
+                        crate::instance::watch::sample_keeping(activity, &snap, &mut |at, a| {
+                            if let Some(t) = track.as_deref_mut() {
+                                t.push(encoder.line(at, a));
+                            }
+                        });
+                    }
                     crate::instance::watch::ask_background(&collection, &snap);
                 }
                 _ = tokio::time::sleep_until(deadline) => break,
@@ -138,25 +161,81 @@ fn walk(
     activity: &mut Activity,
     only: Option<fn(crate::source::Source) -> bool>,
 ) -> Store {
+    walk_tracked(rec, settings, sample_from, to, activity, only, None)
+}
+
+/// How much of a recording before its moment a replayed snapshot walks, each `onstat -u` moment
+/// built as the screen builds it, so its findings have the history the screen would have given
+/// them: since when each has held, and `≥` for what held already when the walk began.
+pub const FINDINGS_HISTORY: Duration = Duration::from_secs(180);
+
+/// A recording's store at `to`, and the history of its findings over the
+/// [`FINDINGS_HISTORY`] before it (a snapshot of `to` tracked with it has its findings' ages);
+/// with `activity`, database time sampled from its first moment on.
+pub fn replay_with_findings(
+    rec: Arc<crate::collect::record::Recording>,
+    settings: StoreSettings,
+    to: Duration,
+    activity: Option<(Duration, &mut Activity)>,
+) -> (Store, crate::model::findings::FindingsHistory) {
+    let mut history = crate::model::findings::FindingsHistory::default();
+    let mut own = Activity::new();
+    let (sample_from, activity) = match activity {
+        Some((from, a)) => (from, a),
+        // Nothing sampled: a moment after the end.
+        None => (to + Duration::from_secs(1), &mut own),
+    };
+    let store = walk_tracked(
+        rec,
+        settings,
+        sample_from,
+        to,
+        activity,
+        None,
+        Some(&mut history),
+    );
+    (store, history)
+}
+
+fn walk_tracked(
+    rec: Arc<crate::collect::record::Recording>,
+    settings: StoreSettings,
+    sample_from: Duration,
+    to: Duration,
+    activity: &mut Activity,
+    only: Option<fn(crate::source::Source) -> bool>,
+    mut findings: Option<&mut crate::model::findings::FindingsHistory>,
+) -> Store {
     let mut store = Store::new(settings);
     let mut player = crate::collect::replay::Player::new(rec.clone());
     let play = |store: &mut Store, played: crate::collect::replay::Played| match only {
         Some(keep) => store.play(played.only(keep)),
         None => store.play(played),
     };
+    let track_from = if findings.is_some() {
+        to.saturating_sub(FINDINGS_HISTORY).min(sample_from)
+    } else {
+        sample_from
+    };
     let mut ticks: Vec<Duration> = rec
         .sources()
         .zip(rec.times())
         .filter(|(s, _)| *s == crate::source::Source::OnstatU)
         .map(|(_, t)| t)
-        .filter(|t| *t >= sample_from && *t <= to)
+        .filter(|t| *t >= track_from && *t <= to)
         .collect();
     ticks.dedup();
     for t in ticks {
-        let settled = t + crate::instance::watch::SETTLE;
+        // The moment's data settled, as the screen builds it; never past `to`.
+        let settled = (t + crate::instance::watch::SETTLE).min(to);
         play(&mut store, player.seek(settled));
-        let snap = crate::model::snapshot::build(&store, settled, None, &[]);
-        crate::instance::watch::sample_into(activity, &snap);
+        let mut snap = crate::model::snapshot::build(&store, settled, None, &[]);
+        if let Some(h) = findings.as_deref_mut() {
+            snap.track_findings(h, store.settings.wall_start);
+        }
+        if t >= sample_from {
+            crate::instance::watch::sample_into(activity, &snap);
+        }
     }
     play(&mut store, player.seek(to));
     store

@@ -582,7 +582,10 @@ pub fn actives<'a>(
             SessionState::Waiting => {
                 let w = waiter_of.get(&s.sessid).copied();
                 match w {
-                    Some(w) if w.idle => continue,
+                    // A client wait whose Send-Q was seen once is most often an idle
+                    // client's reply in flight: not database time until the next sample shows
+                    // the bytes stay (then it is a client not reading, and counted).
+                    Some(w) if w.idle || w.idle_unknown => continue,
                     Some(w) => (Class::of_wait(w.reason), Some(w)),
                     None => (s.wait.map_or(Class::Other, Class::of_wait), None),
                 }

@@ -138,10 +138,18 @@ pub(crate) fn action_for(u: &OnstatU, waiters: &[WaiterRow], sid: Sid) -> Option
             words: s.to_string(),
         })
     };
-    if first_of(WaitReason::LogBuffer) || (rolling_back && !first_of(WaitReason::Lock)) {
+    if first_of(WaitReason::LogBuffer) {
         return words(
             "the oldest transaction holds the logical logs: add logs (onparams -a -d DBSPACE) \
              and wait for its rollback; onmode -z does not hurry a rollback",
+        );
+    }
+    if rolling_back {
+        // Its locks go when the rollback ends, whatever is done to the session: between two
+        // log records it is not in a critical section, and onmode -z would still free nothing.
+        return words(
+            "rolling back: its locks are freed when the rollback ends, and onmode -z does not \
+             hurry a rollback: wait for it",
         );
     }
     if critical {

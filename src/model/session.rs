@@ -390,6 +390,36 @@ pub(crate) fn build(
         .iter()
         .filter(|w| w.reason == crate::parsers::onstat_u::WaitReason::Checkpoint)
         .count();
+    // The oldest open transaction, when this session holds it: what keeps the logs from being
+    // freed, whether or not anyone waits for it yet.
+    let oldest = store
+        .get(crate::source::key::OnstatL)
+        .and_then(|l| {
+            let current = l.logs.iter().find(|f| f.is_current());
+            crate::model::vitals::oldest_transaction(store, Some(u), current.map(|f| f.uniqid))
+                .map(|o| (o, l.logs.len()))
+        })
+        .filter(|(o, _)| o.sessid == Some(sid));
+    let rolling_back = v
+        .threads
+        .iter()
+        .any(|t| t.flags.as_bytes().get(2) == Some(&b'R'));
+    let holds_oldest = oldest.as_ref().map(|(o, _)| {
+        let age = o
+            .age(now.as_secs_f64())
+            .map(|(s, at_least)| {
+                format!(
+                    ", open {}",
+                    crate::format::human_duration_bound(s, at_least)
+                )
+            })
+            .unwrap_or_default();
+        format!(
+            "holds the oldest open transaction{age} (spans {} of the logical logs{})",
+            o.logs_spanned,
+            if rolling_back { ", rolling back" } else { "" }
+        )
+    });
     if v.waiter.is_none() && !v.gone {
         let (state, ..) = state_words(u, sid);
         v.verdict = if v.critical_section && checkpoint_waiters > 0 {
@@ -403,9 +433,20 @@ pub(crate) fn build(
                 v.blocking.len(),
                 if v.blocking.len() == 1 { "" } else { "s" }
             )
+        } else if let Some(h) = &holds_oldest {
+            format!("not waiting ({state}); {h}")
         } else {
             format!("not waiting ({state})")
         };
+    }
+    if let Some((o, total)) = &oldest {
+        v.notes.push(format!(
+            "the oldest open transaction: began in log {}, spans {} of {} logs{}",
+            o.begin_log,
+            o.logs_spanned,
+            total,
+            if rolling_back { ", rolling back" } else { "" }
+        ));
     }
     // Ending the head blocker is the DBA's call; ifxtop names the command and runs nothing.
     let blocked_itself = v.waiter.as_ref().is_some_and(|w| !w.blockers.is_empty());
@@ -413,31 +454,6 @@ pub(crate) fn build(
         let action = crate::model::harm::action_for(u, waiters, sid);
         v.kill_command = action.as_ref().and_then(|a| a.command.clone());
         v.action = action.map(|a| a.words);
-        // The oldest open transaction holding the logs: where it began and what it spans.
-        if let Some(l) = store.get(crate::source::key::OnstatL) {
-            let current = l.logs.iter().find(|f| f.is_current());
-            let oldest = crate::model::vitals::oldest_transaction(
-                store.get(crate::source::key::OnstatXTxn),
-                Some(u),
-                current.map(|f| f.uniqid),
-            );
-            let rolling_back = v
-                .threads
-                .iter()
-                .any(|t| t.flags.as_bytes().get(2) == Some(&b'R'));
-            // Worth saying once it holds more than the current log, or rolls back.
-            if let Some(o) =
-                oldest.filter(|o| o.sessid == Some(sid) && (o.logs_spanned > 1 || rolling_back))
-            {
-                v.notes.push(format!(
-                    "the oldest open transaction: began in log {}, spans {} of {} logs{}",
-                    o.begin_log,
-                    o.logs_spanned,
-                    l.logs.len(),
-                    if rolling_back { ", rolling back" } else { "" }
-                ));
-            }
-        }
         if v.waiter.is_some() {
             // Waiting itself (for its client, say) while holding what others wait for.
             v.verdict = format!(

@@ -111,6 +111,11 @@ pub struct SourceStatus {
     /// answered.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) bytes_per_call: Option<f64>,
+    /// Read at the moment of the latest `onstat -u` but printed a second later by the server's
+    /// clock (the call stalled between the two): what changes within a second (the holders it
+    /// names, its waits' ages) is not joined at this moment.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub late: bool,
 }
 
 /// What ifxtop costs the server it runs on (`source::cost`): its own CPU, and the processes
@@ -612,6 +617,7 @@ pub fn build_with(
         h.sql = sql;
     }
     snap.findings = snap.with_facts(crate::model::findings::build);
+    mark_late(&mut snap.findings, &snap.sources);
     // Alone, a snapshot knows each finding's start from its waits, else as a lower bound;
     // the owner of the store tracks them across snapshots (`track_findings`).
     snap.track_findings(
@@ -619,6 +625,34 @@ pub fn build_with(
         store.settings.wall_start,
     );
     snap
+}
+
+/// The findings read from a source older than its period (it failed or stopped answering),
+/// marked `as of` that source's moment: a replica's `blocked` from a `-g rss` read minutes ago
+/// is not said to be so now.
+fn mark_late(findings: &mut [crate::model::findings::Finding], sources: &[SourceStatus]) {
+    for f in findings.iter_mut() {
+        let late = f
+            .kind
+            .sources()
+            .iter()
+            .filter_map(|src| {
+                let label = src.label();
+                let st = sources.iter().find(|s| s.source == label)?;
+                let age = st.age_s?;
+                // Its period, or the spacing its runs have had (a slower interval scales it).
+                let every = st
+                    .calls_per_min
+                    .filter(|c| *c > 0.0)
+                    .map_or(st.period_s, |c| st.period_s.max(60.0 / c));
+                (every.is_finite() && age > every + crate::model::findings::LATE_AFTER_S)
+                    .then_some((age, label))
+            })
+            .max_by(|a, b| a.0.total_cmp(&b.0));
+        if let Some((age, label)) = late {
+            f.mark_as_of(age, &label);
+        }
+    }
 }
 
 /// What each waiting thread waits on: conditions, buffers, locks and latches by address.
@@ -644,6 +678,8 @@ fn wait_index(store: &Store) -> WaitIndex<'_> {
         ath: store.get(crate::source::key::OnstatGAth),
     })
     .with_mutex_names(store.mutex_names())
+    .with_condition_names(store.condition_names())
+    .with_waits(store.get(crate::source::key::OnstatU))
 }
 
 /// The server's name, whether it is off-line, and what the latest onstat -u's banner said.
@@ -716,6 +752,12 @@ fn waits(
     join_chains(u, &mut waiters, &engine, log_holder);
     for row in &mut waiters {
         row.idle = row.is_idle_client_wait();
+        // How long it had waited at the moment (the sockets are read with onstat -u), not
+        // counted on to `now`.
+        let at_moment = now
+            .saturating_sub(store.moment().unwrap_or(now))
+            .as_secs_f64();
+        row.idle_unknown = row.is_unjudged_client_wait(row.in_wait_s - at_moment);
         if row.idle {
             summary.idle += 1;
         }
@@ -784,6 +826,7 @@ fn waiter_rows(
             reads_per_s: rates.map(|r| r.0),
             writes_per_s: rates.map(|r| r.1),
             idle: false,
+            idle_unknown: false,
             socket: socket_of(th.sessid),
             blockers: Vec::new(),
             head_blocker: None,
@@ -805,7 +848,12 @@ fn explain_waits(
     let checkpoint = checkpoint_words(u, waiters);
     let moment = store.moment();
     let note = |label: &str, s: Source| {
-        crate::model::waiters::HolderNotes::note(label, store.observed(s), moment)
+        crate::model::waiters::HolderNotes::note(
+            label,
+            store.observed(s),
+            moment,
+            store.late_for_moment(&s),
+        )
     };
     let notes = crate::model::waiters::HolderNotes {
         lock: note("onstat -k", Source::OnstatK),
@@ -955,7 +1003,11 @@ fn source_statuses(store: &Store, now: Duration) -> Vec<SourceStatus> {
             Source::OnstatGSql(_) => {
                 statements_at.get_or_insert(out.len());
             }
-            _ => out.push(source_status(s, st, now)),
+            _ => {
+                let mut status = source_status(s, st, now);
+                status.late = store.late_for_moment(s);
+                out.push(status);
+            }
         }
     }
     if let (Some(at), Some(sql)) = (statements_at, statements_status(store, now)) {
@@ -1026,6 +1078,7 @@ fn source_status(s: &Source, st: &crate::store::SourceState, now: Duration) -> S
             .filter(|span| *span >= RATE_OVER_S && st.runs >= 2)
             .map(|span| st.runs as f64 * 60.0 / span),
         bytes_per_call: (st.byte_calls > 0).then(|| st.bytes as f64 / st.byte_calls as f64),
+        late: false,
     }
 }
 
@@ -1114,7 +1167,13 @@ impl Snapshot {
                 (ok > 0).then(|| format!("{} ×{ok}", s.source))
             })
             .collect();
-        history.stamp(&mut self.findings, self.at_s, ready, wall_start);
+        history.stamp_at(
+            &mut self.findings,
+            self.at_s,
+            self.moment_s.unwrap_or(self.at_s),
+            ready,
+            wall_start,
+        );
     }
 
     /// `f` of the facts the findings' rules read.
@@ -1131,6 +1190,7 @@ impl Snapshot {
             })
             .collect();
         f(&crate::model::findings::Facts {
+            at_s: self.at_s,
             blocked: self.server.blocked.as_deref(),
             offline: self.server.offline.as_deref(),
             waiters: &self.waiters,

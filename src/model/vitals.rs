@@ -4,7 +4,6 @@
 
 use crate::ids::{Addr, Sid, Tid};
 use crate::parsers::onstat_u::OnstatU;
-use crate::parsers::onstat_x_txn::OnstatXTxn;
 use crate::store::Store;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -62,6 +61,31 @@ pub struct OldestTransaction {
     /// The unique id of the log it began in.
     pub begin_log: u32,
     pub locks: u64,
+    /// It began at or before this moment (session seconds): when the log's end had passed its
+    /// first record (`onstat -l`), or it was first seen open (`onstat -x`), the earlier. Its age
+    /// is at least the time since.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub began_by_s: Option<f64>,
+    /// It began after this moment: a sample showed the log's end still before its first
+    /// record. With `began_by_s` a second or so later, its age is known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub began_after_s: Option<f64>,
+}
+
+/// Samples this close (seconds) around a transaction's first record give its begin to within a
+/// tick: the gap the findings' history still counts as one sample to the next.
+pub const BRACKETED_WITHIN_S: f64 = 1.5;
+
+impl OldestTransaction {
+    /// Its age at `at_s` and whether that is a lower bound: exact when the samples around its
+    /// first record lie within [`BRACKETED_WITHIN_S`] of each other.
+    pub fn age(&self, at_s: f64) -> Option<(f64, bool)> {
+        let by = self.began_by_s?;
+        let exact = self
+            .began_after_s
+            .is_some_and(|a| by - a <= BRACKETED_WITHIN_S);
+        Some(((at_s - by).max(0.0), !exact))
+    }
 }
 
 /// The logical logs.
@@ -147,6 +171,12 @@ pub struct Vitals {
     pub ready_queue: Option<usize>,
     pub mutexes: Vec<MutexRow>,
     pub memory: Option<Memory>,
+    /// Seconds the banner has said `Blocked:` (at the latest `onstat -u`), and whether that is
+    /// a lower bound (it was blocked already when ifxtop first saw it, or after a gap).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blocked_for_s: Option<f64>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub blocked_for_s_at_least: bool,
     /// Recent values for the sparklines: rate name → per second, VP class → busy %, and the
     /// ready queue.
     #[serde(skip)]
@@ -164,6 +194,10 @@ pub(crate) fn build(store: &Store) -> Vitals {
     let u = store.get(crate::source::key::OnstatU);
     let v = &store.vitals;
     let mut out = Vitals::default();
+    if let Some((_, s, at_least)) = store.moment().and_then(|m| v.blocked.lasted(m)) {
+        out.blocked_for_s = Some(s);
+        out.blocked_for_s_at_least = at_least;
+    }
     let p = &v.profile;
     if !p.per_s.is_empty() {
         let r = |k: &str| p.per_s.get(k).copied();
@@ -224,11 +258,7 @@ pub(crate) fn build(store: &Store) -> Vitals {
                 total: l.logs.len(),
                 current: current.map(|f| f.number),
                 physical_used_pct: l.physical.as_ref().and_then(|p| p.used_pct),
-                oldest_transaction: oldest_transaction(
-                    store.get(crate::source::key::OnstatXTxn),
-                    u,
-                    current.map(|f| f.uniqid),
-                ),
+                oldest_transaction: oldest_transaction(store, u, current.map(|f| f.uniqid)),
             });
         }
     }
@@ -274,20 +304,23 @@ pub(crate) fn build(store: &Store) -> Vitals {
     out
 }
 
-/// The open transaction that began in the oldest log: what keeps the logs from being freed.
+/// The open transaction whose first log record is the oldest: what keeps the logs from being
+/// freed, with when it began as the log's history tells.
 pub(crate) fn oldest_transaction(
-    x: Option<&OnstatXTxn>,
+    store: &Store,
     u: Option<&OnstatU>,
     current_log: Option<u64>,
 ) -> Option<OldestTransaction> {
-    let t = x?
+    let x = store.get(crate::source::key::OnstatXTxn)?;
+    let (t, begin) = x
         .transactions
         .iter()
         .filter(|t| t.userthread.is_some())
         .filter_map(|t| Some((t, t.begin_logpos?)))
-        .min_by_key(|(_, b)| b.log)?;
-    let (t, begin) = t;
+        .min_by_key(|(_, b)| *b)?;
     let thread = u.and_then(|u| u.threads.iter().find(|th| Some(th.address) == t.userthread));
+    let page_bytes = u64::from(store.settings.base_page_kb) * 1024;
+    let began = store.logs.began(t.address, begin, page_bytes);
     Some(OldestTransaction {
         sessid: thread.map(|th| th.sessid),
         userthread: t.userthread.unwrap_or_default(),
@@ -295,6 +328,8 @@ pub(crate) fn oldest_transaction(
         logs_spanned: current_log.map_or(1, |c| c.saturating_sub(u64::from(begin.log)) + 1),
         begin_log: begin.log,
         locks: t.locks,
+        began_by_s: began.map(|b| b.by.as_secs_f64()),
+        began_after_s: began.and_then(|b| b.after).map(|a| a.as_secs_f64()),
     })
 }
 

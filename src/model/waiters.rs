@@ -36,6 +36,12 @@ pub enum WaitTarget {
         /// The table, when the partnum resolves.
         object: Option<String>,
         owner: Option<Addr>,
+        /// The lock at its address in this moment's `onstat -k` does not show this wait (its
+        /// holder waits for it, or it names no such waiter): the two outputs were printed an
+        /// instant apart and it changed hands, or its slot holds another lock. Nothing of it is
+        /// joined.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        out_of_step: bool,
     },
     /// A buffer from `onstat -X` whose waiter list holds this thread.
     Buffer {
@@ -179,6 +185,8 @@ pub(crate) struct WaitIndex<'a> {
     /// Mutex names seen before (a name does not change at an address): names a mutex wait
     /// when this moment's `onstat -g lmx` was not read.
     mutex_names: Option<&'a FxHashMap<Addr, CompactString>>,
+    /// Condition names seen before, for a condition the latest `onstat -g con` does not list.
+    condition_names: Option<&'a FxHashMap<Addr, CompactString>>,
     /// Waiting thread (rstcb) → the buffer whose waiter list holds it.
     buffers: FxHashMap<Addr, BufferRef>,
     /// Buffer header address → buffer, for a `B` waiter whose `onstat -u` wait column names the
@@ -189,6 +197,9 @@ pub(crate) struct WaitIndex<'a> {
     /// Mutexes and latches by their address, and by the threads their waiter lists name.
     latches: FxHashMap<Addr, LatchRef<'a>>,
     latch_waiters: FxHashMap<Addr, LatchRef<'a>>,
+    /// What each waiting thread of the `onstat -u` waits on (its reason and wait address): a
+    /// holder another output names must not be waiting for the very thing it holds.
+    waits: FxHashMap<Addr, (WaitReason, Addr)>,
 }
 
 /// A mutex or latch: its name and its holder's `onstat -u` address.
@@ -306,10 +317,46 @@ impl<'a> WaitIndex<'a> {
         self
     }
 
+    /// Adds what the threads of the `onstat -u` wait on, to check the holders the other
+    /// outputs name against it.
+    pub(crate) fn with_waits(mut self, u: Option<&OnstatU>) -> Self {
+        if let Some(u) = u {
+            self.waits = u
+                .threads
+                .iter()
+                .filter_map(|t| Some((t.address, (t.wait_reason?, t.wait?))))
+                .collect();
+        }
+        self
+    }
+
+    /// The thread `holder` is itself waiting (in the `onstat -u`) on `address` for `reason`:
+    /// the output naming it as the holder was printed at another instant.
+    fn holder_waits_on(&self, holder: Addr, reason: WaitReason, address: Addr) -> bool {
+        self.waits.get(&holder) == Some(&(reason, address))
+    }
+
+    /// The lock `l` as `onstat -k` shows it is the one `onstat -u`'s waiters wait for: its
+    /// holder is not one of them, and its first waiter (`wtlist`) is one.
+    fn lock_in_step(&self, l: &Lock) -> bool {
+        let waits_here = |t: Addr| self.holder_waits_on(t, WaitReason::Lock, l.address);
+        !waits_here(l.owner) && l.wtlist.is_some_and(waits_here)
+    }
+
     /// Mutex names seen before, for the mutex waits this moment's `onstat -g lmx` does not
     /// explain.
     pub(crate) fn with_mutex_names(mut self, names: &'a FxHashMap<Addr, CompactString>) -> Self {
         self.mutex_names = Some(names);
+        self
+    }
+
+    /// Condition names seen before, for the condition waits the latest `onstat -g con` does
+    /// not list.
+    pub(crate) fn with_condition_names(
+        mut self,
+        names: &'a FxHashMap<Addr, CompactString>,
+    ) -> Self {
+        self.condition_names = Some(names);
         self
     }
 
@@ -332,7 +379,9 @@ impl<'a> WaitIndex<'a> {
                 let hit = self.conditions.get(&address);
                 WaitTarget::Condition {
                     address,
-                    name: hit.map(|(n, _)| CompactString::from(*n)),
+                    name: hit
+                        .map(|(n, _)| CompactString::from(*n))
+                        .or_else(|| self.condition_names.and_then(|n| n.get(&address)).cloned()),
                     waittime: hit.and_then(|(_, w)| *w),
                 }
             }
@@ -350,27 +399,36 @@ impl<'a> WaitIndex<'a> {
                         Lookup::Resolved(hit) => Some(hit.object.description.to_string()),
                         _ => None,
                     }),
-                    owner: b.owner,
+                    // A holder that waits for this very buffer in the onstat -u was named by
+                    // an onstat -X printed at another instant.
+                    owner: b
+                        .owner
+                        .filter(|o| !self.holder_waits_on(*o, WaitReason::Buffer, b.address)),
                 },
                 None => WaitTarget::Other { address: th.wait },
             },
             WaitReason::Lock => {
                 let address = th.wait.unwrap_or_default();
+                let unknown = |out_of_step| WaitTarget::Lock {
+                    address,
+                    lock_type: None,
+                    partnum: None,
+                    object: None,
+                    owner: None,
+                    out_of_step,
+                };
                 match self.locks.get(&address) {
+                    // Checked against the onstat -u only when its waits were given.
+                    Some(l) if !self.waits.is_empty() && !self.lock_in_step(l) => unknown(true),
                     Some(l) => WaitTarget::Lock {
                         address,
                         lock_type: Some(l.lock_type.clone()),
                         partnum: Some(l.tblsnum),
                         object: self.table(l.tblsnum).map(String::from),
                         owner: l.owner.non_zero(),
+                        out_of_step: false,
                     },
-                    None => WaitTarget::Lock {
-                        address,
-                        lock_type: None,
-                        partnum: None,
-                        object: None,
-                        owner: None,
-                    },
+                    None => unknown(false),
                 }
             }
             WaitReason::Mutex => {
@@ -385,8 +443,11 @@ impl<'a> WaitIndex<'a> {
                     name: hit
                         .map(|l| CompactString::from(l.name))
                         .or_else(|| self.mutex_names.and_then(|n| n.get(&address)).cloned()),
-                    // Its own mutex is no wait on itself.
-                    owner: hit.and_then(|l| l.holder).filter(|h| *h != th.address),
+                    // Its own mutex is no wait on itself; a holder that waits for this very
+                    // mutex in the onstat -u was named by an output of another instant.
+                    owner: hit.and_then(|l| l.holder).filter(|h| {
+                        *h != th.address && !self.holder_waits_on(*h, WaitReason::Mutex, address)
+                    }),
                 }
             }
             _ => WaitTarget::Other { address: th.wait },
@@ -455,6 +516,9 @@ pub struct SocketRef {
     pub send_q: u64,
     pub recv_q: u64,
     pub max_send_q: u64,
+    /// Seconds its Send-Q has held bytes in the samples in a row up to now (`None`: empty).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queued_for_s: Option<f64>,
 }
 
 impl From<&SocketRow> for SocketRef {
@@ -465,6 +529,37 @@ impl From<&SocketRow> for SocketRef {
             send_q: r.send_q,
             recv_q: r.recv_q,
             max_send_q: r.max_send_q,
+            queued_for_s: r.queued_for_s,
+        }
+    }
+}
+
+/// A Send-Q that has held bytes this long (seconds) is a client that does not read: a reply
+/// is acknowledged within one round trip (well under this even across a continent), so bytes
+/// still there half a second later, at a 1 s interval in two samples in a row, are not in
+/// flight. Linux counts the unacknowledged bytes in the Send-Q (netstat(8): "the count of bytes
+/// not acknowledged by the remote host"), so an idle client shows a few hundred bytes for a
+/// moment after each reply.
+pub const SEND_Q_PERSIST_S: f64 = 0.5;
+/// More than this in a Send-Q at one sample is more than one round trip of a reply: Linux's
+/// initial congestion window (ten segments of 1,448 bytes, RFC 6928) is what a reply after an
+/// idle pause puts in flight at once.
+pub const SEND_Q_ONE_FLIGHT_BYTES: u64 = 14_480;
+
+impl SocketRef {
+    /// For a session that has waited `waiting_s` seconds for its client: its Send-Q is a client
+    /// that does not read (`Some(true)`), empty (`Some(false)`), or holds a few bytes not yet
+    /// held for [`SEND_Q_PERSIST_S`] while it waits: a reply in flight or a client that stopped
+    /// reading, which the next sample tells (`None`). Bytes queued while it still ran were sent
+    /// then; only what stays unread while it waits counts.
+    pub fn not_reading(&self, waiting_s: f64) -> Option<bool> {
+        let held = self.queued_for_s.unwrap_or(0.0).min(waiting_s);
+        if self.send_q == 0 {
+            Some(false)
+        } else if self.send_q > SEND_Q_ONE_FLIGHT_BYTES || held >= SEND_Q_PERSIST_S {
+            Some(true)
+        } else {
+            None
         }
     }
 }
@@ -489,6 +584,11 @@ pub struct WaiterRow {
     /// A client session waiting for its client with nothing queued (or on a shared-memory
     /// connection, which has no queue to see): not a problem.
     pub idle: bool,
+    /// A client wait whose Send-Q holds a few bytes seen in one sample only: the reply it just
+    /// sent, still in flight, or a client that has stopped reading. Neither idle nor a client
+    /// not reading until the next sample tells.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub idle_unknown: bool,
     pub socket: Option<SocketRef>,
     /// The sessions holding it up, the direct blocker first, then on up the chain to the head
     /// blocker. A checkpoint waiter's are the sessions inside critical sections (what the
@@ -779,12 +879,17 @@ pub(crate) struct HolderNotes {
 }
 
 impl HolderNotes {
-    /// The note for one source: its age at `moment`, or that it was not read yet.
+    /// The note for one source: its age at `moment`, that it was printed a second after the
+    /// `onstat -u` of its call (`late`), or that it was not read yet.
     pub(crate) fn note(
         label: &str,
         observed: Option<std::time::Duration>,
         moment: Option<std::time::Duration>,
+        late: bool,
     ) -> String {
+        if late {
+            return format!("holder unknown: {label} was printed a second after onstat -u");
+        }
         match (observed, moment) {
             (Some(t), Some(m)) => format!(
                 "holder unknown: {label} is {} old",
@@ -835,10 +940,15 @@ pub(crate) fn verdict(
     match &row.waiting_on {
         WaitTarget::Condition { name, .. } => match ConditionKind::of(name.as_deref()) {
             ConditionKind::ClientTcp => match &row.socket {
-                Some(s) if s.send_q > 0 => Cow::Owned(format!(
+                Some(s) if s.send_q > 0 && !row.idle_unknown => Cow::Owned(format!(
                     "waiting for its client to read: {} queued on {} (see FET_BUF_SIZE)",
                     human_bytes(s.send_q),
                     s.remote
+                )),
+                Some(s) if s.send_q > 0 => Cow::Owned(format!(
+                    "waiting for its client: {} in its Send-Q, seen once (a reply in flight, or \
+                     a client not reading: the next sample tells)",
+                    human_bytes(s.send_q)
                 )),
                 Some(_) => Cow::Borrowed("idle: waiting for the client"),
                 None => Cow::Borrowed("waiting for the client (its socket is not known)"),
@@ -863,6 +973,12 @@ pub(crate) fn verdict(
             Some(o) => format!("waiting for a buffer of {o} (page {chunk}:{page})"),
             None => format!("waiting for buffer page {chunk}:{page} (not in the extent map)"),
         }),
+        WaitTarget::Lock {
+            out_of_step: true, ..
+        } => Cow::Borrowed(
+            "waiting for a lock (holder unknown: onstat -k, printed an instant apart, no longer \
+             shows this wait)",
+        ),
         WaitTarget::Lock { owner: None, .. } => {
             Cow::Owned(format!("waiting for a lock ({})", notes.lock))
         }
@@ -913,7 +1029,7 @@ impl WaiterRow {
         match &self.waiting_on {
             WaitTarget::Condition { .. } => match self.waiting_on.condition_kind() {
                 ConditionKind::ClientTcp => match &self.socket {
-                    Some(s) if s.send_q > 0 => 3,
+                    Some(s) if s.send_q > 0 && !self.idle_unknown => 3,
                     _ => 1,
                 },
                 ConditionKind::ClientShm => 0,
@@ -933,6 +1049,24 @@ impl WaiterRow {
             // A netnorm wait with an unknown socket may be the FET_BUF_SIZE case: not idle.
             ConditionKind::ClientTcp => self.socket.as_ref().is_some_and(|s| s.send_q == 0),
             ConditionKind::Other => false,
+        }
+    }
+
+    /// A client wait neither idle nor known not to read: its Send-Q holds a few bytes not
+    /// held while it has waited `waiting_s` seconds (as of the socket table's moment):
+    /// `SocketRef::not_reading`; or its socket is not known (a session newer than the latest
+    /// `onstat -g ntt`), so its queue cannot be seen.
+    pub(crate) fn is_unjudged_client_wait(&self, waiting_s: f64) -> bool {
+        match &self.waiting_on {
+            // A condition no onstat -g con has named yet may be the client's.
+            WaitTarget::Condition { name: None, .. } => true,
+            _ => {
+                self.waiting_on.condition_kind() == ConditionKind::ClientTcp
+                    && self
+                        .socket
+                        .as_ref()
+                        .is_none_or(|s| s.not_reading(waiting_s).is_none())
+            }
         }
     }
 }

@@ -86,7 +86,7 @@ impl Transaction {
 }
 
 /// A log position `log:0xoffset` (`33:0x25018`): log unique id and position in it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct LogPos {
     pub log: u32,
     pub pos: u64,

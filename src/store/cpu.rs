@@ -56,6 +56,9 @@ pub enum CpuUnknown {
     /// The latest `onstat -g cpu` was not read with an `onstat -g ath` and `onstat -u` of its
     /// moment.
     NotJoined,
+    /// The latest `onstat -g cpu` was printed a second after the `onstat -u` of its call: the
+    /// seconds it sums do not end at its time.
+    Late,
 }
 
 impl CpuUnknown {
@@ -64,6 +67,9 @@ impl CpuUnknown {
             CpuUnknown::FirstSample => "known after a second onstat -g cpu",
             CpuUnknown::NotJoined => {
                 "not known: onstat -g ath and -u were not read at the moment of onstat -g cpu"
+            }
+            CpuUnknown::Late => {
+                "not known: onstat -g cpu was printed a second after the onstat -u of its call"
             }
         }
     }
@@ -114,6 +120,14 @@ impl SessionCpu {
             (Some(_), Some(_)) => self.unknown = Some(CpuUnknown::FirstSample),
         }
         self.last = Some(now);
+    }
+
+    /// Takes a sample of `onstat -g cpu` printed in a later second of the server's clock than
+    /// its time says: no figure now, and the next sample is measured from the last one in step.
+    pub(crate) fn observe_late(&mut self) {
+        self.by_sid.clear();
+        self.interval = None;
+        self.unknown = Some(CpuUnknown::Late);
     }
 
     /// A session's CPU use over [`Self::interval`], when known.

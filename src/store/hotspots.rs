@@ -104,6 +104,9 @@ pub struct HotspotRow {
     pub owner: Option<Addr>,
     /// That thread's session (joined through `onstat -u` when the snapshot is built).
     pub owner_sid: Option<crate::ids::Sid>,
+    /// Seconds from the first to the latest sample of the window in which it had waiters.
+    #[serde(skip)]
+    pub span_s: f64,
 }
 
 impl Hotspots {
@@ -262,6 +265,7 @@ impl Hotspots {
                 let mut waiters_window = 0;
                 let mut current = 0;
                 let mut owner = None;
+                let mut span: Option<(Duration, Duration)> = None;
                 for s in &self.ring {
                     let w = s
                         .keys
@@ -277,6 +281,7 @@ impl Hotspots {
                     if w > 0 {
                         samples_window += 1;
                         waiters_window += w;
+                        span = Some(span.map_or((s.t, s.t), |(a, _)| (a, s.t)));
                     }
                     if Some(s.index) == latest {
                         current = w;
@@ -304,6 +309,7 @@ impl Hotspots {
                     trend,
                     owner,
                     owner_sid: None,
+                    span_s: span.map_or(0.0, |(a, b)| b.saturating_sub(a).as_secs_f64()),
                 }
             })
             .collect();

@@ -4,6 +4,7 @@
 pub mod cpu;
 pub mod hotspots;
 pub mod io;
+pub mod logs;
 pub mod scan;
 pub mod sockets;
 pub mod vitals;
@@ -127,11 +128,18 @@ pub struct Store {
     pub(crate) vitals: vitals::Vitals,
     /// Chunk and device I/O rates, Informix's operation times, the primary's log position.
     pub(crate) io: io::IoHistory,
+    /// The logical log's end over time and when each transaction was first seen.
+    pub(crate) logs: logs::LogHistory,
     /// The extent map in use and when it arrived (the `oncheck -pe` source's last good value
     /// that was a map).
     extents: Option<(Duration, Parsed)>,
     /// Mutex names by address, from every `onstat -g lmx`/`-g wmx` seen.
     mutex_names: rustc_hash::FxHashMap<crate::ids::Addr, compact_str::CompactString>,
+    /// A condition's name at an address (`netnorm`, `sm_read`: a session's own condition, the
+    /// next session on its slot has it too), from every `onstat -g con` read: names a
+    /// condition wait when this moment's `onstat -g con` does not list it (read a second late,
+    /// or failed).
+    condition_names: rustc_hash::FxHashMap<crate::ids::Addr, compact_str::CompactString>,
     /// Bumped by every applied update: derived views are rebuilt when it moves.
     pub(crate) generation: u64,
     /// Statements applied (every so many, the old ones are forgotten).
@@ -206,8 +214,10 @@ impl Store {
             scan: ScanRate::default(),
             vitals: vitals::Vitals::default(),
             io: io::IoHistory::default(),
+            logs: logs::LogHistory::default(),
             extents: None,
             mutex_names: rustc_hash::FxHashMap::default(),
+            condition_names: rustc_hash::FxHashMap::default(),
             generation: 0,
             statements_applied: 0,
             calls: Calls::default(),
@@ -282,8 +292,39 @@ impl Store {
     /// The last good value of a source only if it was taken at the same moment as the latest
     /// `onstat -u` (within [`SAME_MOMENT`]): holders change within a second, so an older one is
     /// not joined to this moment's waiters.
+    ///
+    /// Nor when its banner gives another second of the server's uptime than the `onstat -u`'s:
+    /// the options of one `onstat -i` call are printed one after the other, and one printed
+    /// after the server's clock ticked (the call stalled between two of them) may show a holder
+    /// who took over after the waiters of the `onstat -u` were printed.
     pub fn get_at_moment<T: Record>(&self, k: Key<T>) -> Option<&T> {
-        self.get_at(k, self.moment()?)
+        let v = self.get_at(k, self.moment()?)?;
+        self.in_step(&k.source(), &Source::OnstatU).then_some(v)
+    }
+
+    /// Whether `source` was read at the moment of the latest `onstat -u` but printed in a later
+    /// second of the server's clock (its banner says so): of that moment by ifxtop's clock, not
+    /// by the server's.
+    pub(crate) fn late_for_moment(&self, source: &Source) -> bool {
+        let near = self
+            .moment()
+            .zip(self.observed(*source))
+            .is_some_and(|(m, t)| m.abs_diff(t) <= SAME_MOMENT);
+        near && !self.in_step(source, &Source::OnstatU)
+    }
+
+    /// The server's uptime in the banner of the last good output of `s` (whole seconds).
+    fn uptime(&self, s: &Source) -> Option<u64> {
+        self.parsed(s)?.header()?.uptime_s
+    }
+
+    /// Two outputs were printed in the same second of the server's clock, as far as their
+    /// banners tell (an output with no banner, or a banner with no uptime, does not tell).
+    fn in_step(&self, a: &Source, b: &Source) -> bool {
+        match (self.uptime(a), self.uptime(b)) {
+            (Some(x), Some(y)) => x == y,
+            _ => true,
+        }
     }
 
     /// The last good value of a source only if it was taken at moment `t` (within
@@ -300,6 +341,13 @@ impl Store {
         &self,
     ) -> &rustc_hash::FxHashMap<crate::ids::Addr, compact_str::CompactString> {
         &self.mutex_names
+    }
+
+    /// A condition's name at an address, from any `onstat -g con` read so far.
+    pub(crate) fn condition_names(
+        &self,
+    ) -> &rustc_hash::FxHashMap<crate::ids::Addr, compact_str::CompactString> {
+        &self.condition_names
     }
 
     pub fn extents(&self) -> Option<&ExtentMap> {
@@ -357,6 +405,21 @@ impl Store {
                 if let Some(v) = parsed.get::<OnstatU>() {
                     self.tracker.observe(v, u.t);
                     self.rates.observe(v, u.t);
+                    let blocked = v.header.as_ref().and_then(|h| h.blocked.as_deref());
+                    self.vitals.blocked.observe(blocked, u.t);
+                }
+            }
+            Source::OnstatGCon => {
+                if let Some(v) = parsed.get::<crate::parsers::onstat_g_con::OnstatGCon>() {
+                    for c in &v.conditions {
+                        let known = self.condition_names.get(&c.addr);
+                        if known.is_some_and(|n| n == c.name.as_str()) {
+                            continue;
+                        }
+                        if known.is_some() || self.condition_names.len() < MUTEX_NAMES_MAX {
+                            self.condition_names.insert(c.addr, c.name.as_str().into());
+                        }
+                    }
                 }
             }
             Source::OnstatGLmx | Source::OnstatGWmx => {
@@ -403,6 +466,16 @@ impl Store {
                     }
                 }
             }
+            Source::OnstatL => {
+                if let Some(l) = parsed.get::<crate::parsers::onstat_l::OnstatL>() {
+                    self.logs.observe_l(l, u.t);
+                }
+            }
+            Source::OnstatXTxn => {
+                if let Some(x) = parsed.get::<crate::parsers::onstat_x_txn::OnstatXTxn>() {
+                    self.logs.observe_x(x, u.t);
+                }
+            }
             Source::OnstatGGlo => {
                 if let Some(g) = parsed.get::<crate::parsers::onstat_g_glo::OnstatGGlo>() {
                     self.vitals.vps.observe(g, u.t);
@@ -422,7 +495,15 @@ impl Store {
                     let mut cpu = std::mem::take(&mut self.cpu);
                     let ath = self.get_at(crate::source::key::OnstatGAth, u.t);
                     let users = self.get_at(crate::source::key::OnstatU, u.t);
-                    cpu.observe(g, u.t, u.took, ath, users);
+                    // Printed in a later second than the onstat -u of its moment: its CPU
+                    // seconds run to another second than its time says.
+                    let late =
+                        users.is_some() && !self.in_step(&Source::OnstatGCpu, &Source::OnstatU);
+                    if late {
+                        cpu.observe_late();
+                    } else {
+                        cpu.observe(g, u.t, u.took, ath, users);
+                    }
                     self.cpu = cpu;
                 }
             }

@@ -42,6 +42,10 @@ struct ConnHistory {
     state: Option<TcpState>,
     /// When it was last in a sample (nanoseconds since ifxtop started).
     last_seen: u64,
+    /// When the current stretch of samples with bytes in its Send-Q began (nanoseconds since
+    /// ifxtop started): a reply in flight is acknowledged within a round trip, a client that
+    /// does not read leaves them there.
+    queued_since: Option<u64>,
     /// Order of first appearance: a stable, cheap tie-break for the pane's order.
     seq: u64,
 }
@@ -101,6 +105,9 @@ pub struct SocketRow {
     pub max_send_q: u64,
     /// Send-Q per sample over the window, oldest first.
     pub trend: Vec<u64>,
+    /// Seconds its Send-Q has held bytes, from the first of the samples in a row that saw
+    /// bytes in it to the latest (0 when only the latest did); `None` when it is empty.
+    pub queued_for_s: Option<f64>,
     /// The session on this connection (joined through `onstat -g ntt`), when known.
     pub sessid: Option<crate::ids::Sid>,
     pub user: Option<compact_str::CompactString>,
@@ -153,6 +160,7 @@ impl SocketHistory {
                         recv_q: s.recv_q,
                         state: s.state,
                         last_seen: now,
+                        queued_since: None,
                         seq: self.next_seq,
                     })
                 }
@@ -161,6 +169,15 @@ impl SocketHistory {
                 continue;
             }
             h.push(now_ms, s.send_q);
+            // Bytes seen in the sample before this one (of the connection as it was: a
+            // connection missing from a sample starts again).
+            let queued_before =
+                h.send_q > 0 && self.latest.is_some_and(|l| nanos(l) == h.last_seen);
+            h.queued_since = match (s.send_q > 0, queued_before) {
+                (false, _) => None,
+                (true, true) => h.queued_since.or(Some(now)),
+                (true, false) => Some(now),
+            };
             // Only what changes between samples (the endpoints are the key).
             h.send_q = s.send_q;
             h.recv_q = s.recv_q;
@@ -217,6 +234,9 @@ impl SocketHistory {
                 } else {
                     h.recent.iter().map(|&(_, q)| u64::from(q)).collect()
                 },
+                queued_for_s: h
+                    .queued_since
+                    .map(|q| latest.saturating_sub(q) as f64 / 1e9),
                 sessid: None,
                 user: None,
             })
@@ -283,6 +303,29 @@ mod tests {
                 prop_assert_eq!(&rows[0].trend, &trend);
             }
         }
+    }
+
+    /// Bytes in a Send-Q are dated from the first of the samples in a row that saw them: a
+    /// reply in flight shows in one sample (0 s), a client that does not read holds them
+    /// sample after sample; a connection missing from a sample starts again.
+    #[test]
+    fn a_send_q_is_dated_from_the_first_sample_in_a_row_that_held_bytes() {
+        let mut h = SocketHistory::new(Duration::from_secs(60));
+        let at = Duration::from_secs;
+        let queued = |h: &SocketHistory| h.rows().first().and_then(|r| r.queued_for_s);
+        h.observe([&socket(40000, 0)], at(1), &[]);
+        assert_eq!(queued(&h), None);
+        h.observe([&socket(40000, 300)], at(2), &[]);
+        assert_eq!(queued(&h), Some(0.0));
+        h.observe([&socket(40000, 0)], at(3), &[]);
+        assert_eq!(queued(&h), None);
+        for s in 4..=7 {
+            h.observe([&socket(40000, 900)], at(s), &[]);
+        }
+        assert_eq!(queued(&h), Some(3.0));
+        h.observe([&socket(40001, 0)], at(8), &[]);
+        h.observe([&socket(40000, 900)], at(9), &[]);
+        assert_eq!(queued(&h), Some(0.0));
     }
 
     #[test]

@@ -169,6 +169,43 @@ impl ReadyQueue {
     }
 }
 
+/// Since when the banner has said the server is blocked, and for what (`Blocked:CKPT`): a
+/// checkpoint blocks for a moment every time, and only a block that lasts is a cause.
+#[derive(Debug, Clone, Default)]
+pub struct Blocked {
+    /// The reason, since when, and whether that is only when ifxtop first saw it.
+    current: Option<(String, Duration, bool)>,
+    last_t: Option<Duration>,
+}
+
+impl Blocked {
+    /// Takes the `Blocked:` reason of an `onstat -u` banner read at `t` (`None`: not blocked).
+    pub(crate) fn observe(&mut self, reason: Option<&str>, t: Duration) {
+        let seen_begin = self
+            .last_t
+            .is_some_and(|last| t.saturating_sub(last) <= crate::store::waits::SEEN_BEGIN_WITHIN);
+        self.current = match (reason, self.current.take()) {
+            (None, _) => None,
+            (Some(r), Some((was, since, at_least))) if was == r && seen_begin => {
+                Some((was, since, at_least))
+            }
+            (Some(r), _) => Some((r.to_string(), t, !seen_begin)),
+        };
+        self.last_t = Some(t);
+    }
+
+    /// The reason, the seconds it has lasted at `now`, and whether that is a lower bound.
+    pub(crate) fn lasted(&self, now: Duration) -> Option<(&str, f64, bool)> {
+        self.current.as_ref().map(|(r, since, at_least)| {
+            (
+                r.as_str(),
+                now.saturating_sub(*since).as_secs_f64(),
+                *at_least,
+            )
+        })
+    }
+}
+
 /// Everything of the vital signs the store accumulates.
 #[derive(Debug, Clone, Default)]
 pub struct Vitals {
@@ -176,4 +213,5 @@ pub struct Vitals {
     pub(crate) vps: VpBusy,
     pub(crate) memory: MemoryGrowth,
     pub(crate) ready: ReadyQueue,
+    pub(crate) blocked: Blocked,
 }

@@ -19,6 +19,9 @@ struct WaitState {
 struct Tracked {
     sessid: Sid,
     state: WaitState,
+    /// Its thread's reads and writes then: counts that went down are a new thread on the
+    /// rstcb (a session that left and another, perhaps given the same sid, that came).
+    counts: (u64, u64),
     since: Duration,
     /// The wait was already on when first seen (the first sample, or after a gap longer than
     /// [`SEEN_BEGIN_WITHIN`]): `since` is when ifxtop saw it, the wait is older.
@@ -41,6 +44,8 @@ pub(crate) struct WaitTracker {
     /// Each session's current wait address: a new address is a new wait (a hot page moved on),
     /// a new span, so the history and the screen's `WAITS ON ... for` agree.
     history_wait: FxHashMap<Sid, Option<Addr>>,
+    /// When each session of the history was last in a sample.
+    seen: FxHashMap<Sid, Duration>,
     last_t: Option<Duration>,
 }
 
@@ -121,8 +126,14 @@ impl WaitTracker {
                 reason,
                 wait: th.wait,
             };
+            let counts = (th.nreads, th.nwrites);
             let (since, at_least) = match self.current.get(&th.address) {
-                Some(prev) if prev.state == state && prev.sessid == th.sessid => {
+                Some(prev)
+                    if prev.state == state
+                        && prev.sessid == th.sessid
+                        && counts.0 >= prev.counts.0
+                        && counts.1 >= prev.counts.1 =>
+                {
                     (prev.since, prev.at_least)
                 }
                 _ => (t, !seen_begin),
@@ -132,6 +143,7 @@ impl WaitTracker {
                 Tracked {
                     sessid: th.sessid,
                     state,
+                    counts,
                     since,
                     at_least,
                 },
@@ -142,6 +154,16 @@ impl WaitTracker {
             if sid.0 == 0 {
                 continue;
             }
+            // A session missing from the last sample ended: a session seen again with its sid
+            // is a new one (the server gives a freed sid out again), its history starts anew.
+            if self
+                .last_t
+                .is_some_and(|last| self.seen.get(&sid) != Some(&last))
+            {
+                self.history.remove(&sid);
+                self.history_wait.remove(&sid);
+            }
+            self.seen.insert(sid, t);
             let h = self.history.entry(sid).or_default();
             let same_wait = self.history_wait.get(&sid) == Some(&wait);
             self.history_wait.insert(sid, wait);
@@ -164,6 +186,7 @@ impl WaitTracker {
         });
         let history = &self.history;
         self.history_wait.retain(|sid, _| history.contains_key(sid));
+        self.seen.retain(|sid, _| history.contains_key(sid));
         self.last_t = Some(t);
     }
 
@@ -234,6 +257,54 @@ impl Rates {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `onstat -u` of lock waiters: (rstcb, sid, lock address, nreads).
+    fn u(rows: &[(u64, u64, u64, u64)]) -> OnstatU {
+        let mut text = String::from(
+            "\nIBM Informix Dynamic Server Version 12.10.FC14 -- On-Line -- Up 1 days 00:00:00 -- 1000 Kbytes\n\nUserthreads\naddress          flags   sessid   user     tty      wait             tout locks nreads   nwrites\n",
+        );
+        for (addr, sid, wait, nreads) in rows {
+            text.push_str(&format!(
+                "{addr:x} L--P--- {sid} informix - {wait:x} 0 1 {nreads} 0\n"
+            ));
+        }
+        text.push_str(&format!(
+            " {} active, 1024 total, 20 maximum concurrent\n",
+            rows.len()
+        ));
+        crate::parsers::onstat_u::parse(&text).expect("parses")
+    }
+
+    /// A session that left, and another that connected on its rstcb between two samples with
+    /// its sid (the server gives a freed sid out again), waiting on the same lock address: its
+    /// thread's counts start again, so its wait is a new one, not the old one's.
+    #[test]
+    fn a_new_thread_on_the_rstcb_with_the_same_sid_waits_anew() {
+        let s = Duration::from_secs;
+        let mut w = WaitTracker::default();
+        for t in 1..=3 {
+            w.observe(&u(&[(0x1000, 900, 0x9000, 40 + t)]), s(t));
+        }
+        assert_eq!(w.since(Addr(0x1000)), Some((s(1), true)));
+        w.observe(&u(&[(0x1000, 900, 0x9000, 3)]), s(4));
+        assert_eq!(w.since(Addr(0x1000)), Some((s(4), false)));
+    }
+
+    /// A sid missing from a sample ended: seen again, it is a new session whose history starts
+    /// anew (not the old one's spans).
+    #[test]
+    fn a_sid_seen_again_after_a_sample_without_it_has_a_new_history() {
+        let s = Duration::from_secs;
+        let mut w = WaitTracker::default();
+        w.observe(&u(&[(0x1000, 900, 0x9000, 5)]), s(1));
+        w.observe(&u(&[(0x1000, 900, 0x9100, 6)]), s(2));
+        assert_eq!(w.history(Sid(900)).len(), 2);
+        w.observe(&u(&[]), s(3));
+        w.observe(&u(&[(0x1000, 900, 0x9100, 1)]), s(4));
+        let h = w.history(Sid(900));
+        assert_eq!(h.len(), 1, "{h:?}");
+        assert_eq!(h[0].from, s(4));
+    }
 
     /// Ten minutes of history for 5,000 sessions, up to 128 spans each: at 24 bytes a span (a
     /// `Duration` and the reason) that was 15 MB, the resident memory's growth over the first

@@ -1142,6 +1142,7 @@ pub(crate) mod tests {
             recv_q: 0,
             max_send_q: send_q,
             trend: Vec::new(),
+            queued_for_s: (send_q > 0).then_some(0.0),
             sessid: None,
             user: None,
         }

@@ -256,13 +256,26 @@ fn raw_text(snap: &Snapshot) -> String {
     s
 }
 
+/// The line the screen shows above the panes: the top finding above info with its marker and
+/// how many others are above info (`⚠ lock chain 42s: sid 812 holds up 3 (...)  +1 more`), or
+/// the calm line (`✓ calm: no finding above info`, `◔ watching: ...` while waits no rule has
+/// judged yet are on).
+pub fn headline(snap: &Snapshot) -> String {
+    let (line, _, more) = crate::tui::views::header::finding_text(snap);
+    format!("{line}{more}")
+}
+
 /// The findings, the worst first: each with its evidence and what helps.
 fn findings(s: &mut String, snap: &Snapshot) {
     use crate::format::printable;
     use crate::model::findings::{calm_line, headline};
     let _ = writeln!(s, "\nFINDINGS (worst first; ifxtop only reads)");
     if headline(&snap.findings).is_none() {
-        let _ = writeln!(s, "{}", calm_line(&snap.vitals));
+        let _ = writeln!(
+            s,
+            "{}",
+            calm_line(&snap.waiters, &snap.findings, &snap.vitals)
+        );
     }
     for f in &snap.findings {
         let _ = writeln!(

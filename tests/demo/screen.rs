@@ -167,6 +167,95 @@ fn mutex_contention_on_screen() {
     }
 }
 
+/// The session holding the oldest open transaction says so on its own screen from the start,
+/// before anyone waits for it; the long transaction's age is the transaction's, from where its
+/// first log record is, shown as a lower bound (`onstat -l` every 5 s brackets it), never the
+/// finding's own few seconds.
+#[test]
+fn the_oldest_transaction_is_said_with_its_own_age() {
+    let p = phase(Incident::LongTransaction);
+    let settings = StoreSettings {
+        ports: vec![LISTENER_PORT],
+        ..StoreSettings::default()
+    };
+    // 12 s into the purge: running, no one waiting for it yet, spanning 3 logs or more.
+    let (from, to) = (p.start - 30, p.start + 12);
+    let (store, _) = report::demo_store(
+        DemoInstance::new(1),
+        Duration::from_secs(from),
+        Duration::from_secs(to),
+        settings,
+        false,
+    )
+    .expect("the demo runs");
+    let snap = snapshot::build(
+        &store,
+        Duration::from_secs(to),
+        Some("ol_demo"),
+        &[Sid(810)],
+    );
+    let view = &snap.session_views[0];
+    assert!(
+        view.verdict.starts_with("not waiting")
+            && view
+                .verdict
+                .contains("holds the oldest open transaction, open ≥"),
+        "{}",
+        view.verdict
+    );
+    let f = snap
+        .findings
+        .iter()
+        .find(|f| f.kind == ifxtop::model::findings::FindingKind::LongTransaction)
+        .expect("a long transaction finding");
+    let age = f.for_s.expect("an age");
+    // Open 12 s: at least since the first -l past its first record (within 5 s of its begin),
+    // never more than it has been open.
+    assert!(f.for_s_at_least, "{f:?}");
+    assert!((7.0..=12.0).contains(&age), "{age}: {}", f.summary);
+    assert!(f.summary.starts_with("long transaction ≥"), "{}", f.summary);
+}
+
+/// A finding read from a source that has stopped answering is said `as of` that source's
+/// moment, not of now: the replica's `blocked` from a `-g rss` long past its period.
+#[test]
+fn a_finding_from_a_late_source_is_said_as_of() {
+    let p = phase(Incident::ReplicaLag);
+    let settings = StoreSettings {
+        ports: vec![LISTENER_PORT],
+        ..StoreSettings::default()
+    };
+    let to = p.start + 40;
+    let (store, _) = report::demo_store(
+        DemoInstance::new(1),
+        Duration::from_secs(to - 30),
+        Duration::from_secs(to),
+        settings,
+        false,
+    )
+    .expect("the demo runs");
+    let fresh = snapshot::build(&store, Duration::from_secs(to), Some("ol_demo"), &[]);
+    let replica = |s: &Snapshot| {
+        s.findings
+            .iter()
+            .find(|f| f.kind == ifxtop::model::findings::FindingKind::ReplicaLag)
+            .cloned()
+            .expect("the replica's finding")
+    };
+    let f = replica(&fresh);
+    assert!(
+        f.summary.contains("blocked") && f.as_of_s.is_none(),
+        "{f:?}"
+    );
+    // Nothing answered for 30 s more: -g rss (every 10 s) is late.
+    let late = snapshot::build(&store, Duration::from_secs(to + 30), Some("ol_demo"), &[]);
+    let f = replica(&late);
+    assert!(
+        f.as_of_s.is_some_and(|a| a >= 30.0) && f.summary.contains("(as of 3"),
+        "{f:?}"
+    );
+}
+
 /// A recording keeps the SQL of the blockers: the lock chain's head and the mutex contention's
 /// holder, never the sessions that hold a mutex for an instant (the demo's background mutex
 /// waits, as on any busy server, change holder every second).

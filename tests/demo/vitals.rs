@@ -221,10 +221,10 @@ fn profile_rates_follow_the_incidents() {
     assert_eq!(counter(&p(&d, req.start), "ckpwaits") - before, 20.0);
     let inp = phase(Incident::CheckpointInProgress);
     assert_eq!(counter(&p(&d, inp.end), "ckpwaits") - before, 40.0);
-    // A checkpoint every 240 s.
+    // A checkpoint every 144 s (CKPTINTVL).
     let n = |t| counter(&p(&d, t), "numckpts");
     assert_eq!(n(req.start) - n(req.start - 1), 1.0);
-    assert_eq!(n(req.start + 3 * 240) - n(req.start), 3.0);
+    assert_eq!(n(req.start + 5 * 144) - n(req.start), 5.0);
 }
 
 /// CPU VPs are 20-40 % busy in the calm, nearly all busy while saturated.
@@ -582,11 +582,20 @@ fn checkpoint_history_gains_the_stall() {
     assert!(after.checkpoints[..19]
         .iter()
         .all(|k| !k.blocking && k.total_time < 4.0));
-    // The first and second blocks agree row for row, and the summary's blocked time is theirs.
+    // The quick ones block for a second or two each (every checkpoint blocks a moment).
+    assert!(after.checkpoints[..19]
+        .iter()
+        .all(|k| (0.4..=2.0).contains(&k.block_time)));
+    // The first and second blocks agree row for row, and the summary's blocked time is the
+    // sum of theirs.
     assert!(after.checkpoints.iter().all(|k| k.llog_pages.is_some()));
-    assert_eq!(
-        after.summary.map(|s| s.blocked_time),
-        Some(k.block_time as u64)
+    let blocked: f64 = after.checkpoints.iter().map(|k| k.block_time).sum();
+    assert!(
+        after
+            .summary
+            .is_some_and(|s| (s.blocked_time as f64 - blocked).abs() <= 1.0),
+        "{:?} against {blocked}",
+        after.summary
     );
     assert!(after.unparsed.is_empty());
     // Later cycles keep theirs in the history.
@@ -801,11 +810,16 @@ fn f(v: &serde_json::Value) -> f64 {
 #[test]
 fn snapshot_json_shows_each_incident() {
     let longtx = phase(Incident::LongTransaction);
-    // The long transaction has begun: its owner is the oldest transaction.
+    // The long transaction has begun: the oldest transaction is the one whose first log
+    // record is the oldest, as the demo's truth has it (an ETL's, begun two seconds before the
+    // purge in the same log; the purge's once it commits).
     let s = snapshot_json(longtx.start + 5);
     let oldest = &s["logs"]["oldest_transaction"];
-    assert_eq!(oldest["sessid"], 810, "{}", s["logs"]);
-    assert_eq!(oldest["user"], "purge");
+    let truth = ifxtop::demo::truth::TruthWalk::new(&DemoInstance::new(1), longtx.start + 5)
+        .next()
+        .oldest_txn
+        .expect("an open transaction");
+    assert_eq!(oldest["sessid"], truth.sid, "{}", s["logs"]);
     assert!(s["server"]["blocked"].is_null());
     assert!(f(&s["rates"]["commit"]) > 5.0 && f(&s["rates"]["isamtot"]) > 50.0);
     assert!(f(&s["rates"]["read_cache_pct"]) > 95.0);

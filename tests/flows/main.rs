@@ -63,6 +63,7 @@ fn waiter(sid: u64, user: &str, reason: WaitReason, in_wait: f64, idle: bool) ->
         reads_per_s: Some(0.0),
         writes_per_s: Some(0.0),
         idle,
+        idle_unknown: false,
         socket: None,
         blockers: Vec::new(),
         head_blocker: None,
@@ -181,6 +182,7 @@ fn waits_on_sessions_come_before_long_condition_waits() {
         partnum: Some(0x100105),
         object: None,
         owner: Some(Addr(0x4400_0901)),
+        out_of_step: false,
     };
     let mut a = app();
     a.set_snapshot(Arc::new(snap));

@@ -30,11 +30,50 @@ fn build(store: &Store) -> Snapshot {
     snapshot::build(store, store.latest, Some("test"), &[])
 }
 
+/// A checkpoint blocks the server for a moment every time: a block is info until it has lasted
+/// 5 s (`CKPT_BLOCK_WARN_S`), a warning until 10 s (`CKPT_BLOCK_CRITICAL_S`), critical after;
+/// its age is the banner's `Blocked:` or its oldest checkpoint wait, whichever is older.
+#[test]
+fn a_checkpoint_block_is_critical_only_once_it_lasts() {
+    let mut s = Store::new(StoreSettings::default());
+    let u = fixture("onstat-u/ifxtop-banner-ckpt-req-critical-section.txt");
+    let mut seen = Vec::new();
+    for t in 1..=12 {
+        apply(&mut s, Source::OnstatU, t, 5, &u);
+        let snap = build(&s);
+        let f = snap
+            .findings
+            .iter()
+            .find(|f| f.kind == FindingKind::CheckpointBlocked)
+            .unwrap_or_else(|| panic!("{:?}", snap.findings));
+        seen.push((t, f.severity));
+    }
+    let at = |t: u64| seen.iter().find(|(s, _)| *s == t).map(|(_, v)| *v);
+    assert_eq!(at(1), Some(Severity::Info), "{seen:?}");
+    assert_eq!(at(5), Some(Severity::Info), "{seen:?}");
+    assert_eq!(at(6), Some(Severity::Warning), "{seen:?}");
+    assert_eq!(at(10), Some(Severity::Warning), "{seen:?}");
+    assert_eq!(at(11), Some(Severity::Critical), "{seen:?}");
+    // A block that ends and comes back is a new one.
+    apply(&mut s, Source::OnstatU, 13, 5, &onstat_u_under("IBM Informix Dynamic Server Version 12.10.FC8 -- On-Line -- Up 12 days 03:14:28 -- 8913920 Kbytes\n"));
+    apply(&mut s, Source::OnstatU, 14, 5, &u);
+    let snap = build(&s);
+    let f = snap
+        .findings
+        .iter()
+        .find(|f| f.kind == FindingKind::CheckpointBlocked)
+        .expect("blocked again");
+    assert_eq!(f.severity, Severity::Info, "{f:?}");
+}
+
 #[test]
 fn a_blocked_checkpoint_names_the_critical_section() {
     let mut s = Store::new(StoreSettings::default());
     let u = fixture("onstat-u/ifxtop-banner-ckpt-req-critical-section.txt");
-    apply(&mut s, Source::OnstatU, 1, 5, &u);
+    // Blocked for 10 s: critical.
+    for t in 1..=11 {
+        apply(&mut s, Source::OnstatU, t, 5, &u);
+    }
     let snap = build(&s);
     let top = headline(&snap.findings).expect("a finding above info");
     assert_eq!(
@@ -132,27 +171,27 @@ fn blocked_log_transmission_is_a_lagging_replica() {
 }
 
 /// A finding's start is kept across the snapshots of one store: the `Blocked:CKPT` capture
-/// read at 1 s, 2 s and 3 s holds from the first, as a lower bound (its waits were on before
-/// ifxtop's first sample); the JSON and the text report say so.
+/// read every second from 1 s to 12 s holds from the first, as a lower bound (its waits were on
+/// before ifxtop's first sample); the JSON and the text report say so.
 #[test]
 fn a_finding_keeps_its_start_across_snapshots() {
     let mut s = Store::new(StoreSettings::default());
     let u = fixture("onstat-u/ifxtop-banner-ckpt-req-critical-section.txt");
     let mut history = ifxtop::model::findings::FindingsHistory::default();
     let mut last = None;
-    for t in 1..=3 {
+    for t in 1..=12 {
         apply(&mut s, Source::OnstatU, t, 5, &u);
         let mut snap = build(&s);
         snap.track_findings(&mut history, None);
         last = Some(snap);
     }
-    let snap = last.expect("three snapshots");
+    let snap = last.expect("twelve snapshots");
     let top = headline(&snap.findings).expect("a finding above info");
     assert_eq!(top.kind, FindingKind::CheckpointBlocked);
-    assert_eq!((top.since_s, top.for_s), (Some(1.0), Some(2.0)));
+    assert_eq!((top.since_s, top.for_s), (Some(1.0), Some(11.0)));
     assert!(top.for_s_at_least);
     assert!(
-        top.summary.starts_with("checkpoint blocked ≥2s:"),
+        top.summary.starts_with("checkpoint blocked ≥11s:"),
         "{}",
         top.summary
     );
@@ -160,7 +199,7 @@ fn a_finding_keeps_its_start_across_snapshots() {
     assert_eq!(json["findings"][0]["since_s"], 1.0);
     assert_eq!(json["findings"][0]["for_s_at_least"], true);
     let text = ifxtop::tui::report::text(&snap).to_string();
-    assert!(text.contains("\n           for ≥2s\n"), "{text}");
+    assert!(text.contains("\n           for ≥11s\n"), "{text}");
     // A snapshot alone knows its waits' start: the store's wait tracker saw them at 1 s.
     let alone = build(&s);
     assert_eq!(alone.findings[0].since_s, Some(1.0));

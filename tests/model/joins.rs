@@ -241,6 +241,110 @@ fn lock_waits_follow_owners_to_the_head_blocker() {
     assert!(v814.blocking.is_empty());
 }
 
+/// A head blocker rolling its transaction back (`R`, between two log records not in a critical
+/// section) holds its locks until the rollback ends: ending it frees nothing sooner, so
+/// `onmode -z` is not offered, and its screen says to wait for the rollback.
+#[test]
+fn a_rolling_back_head_blocker_is_never_offered_onmode_z() {
+    let mut s = lock_chain();
+    let u = format!(
+        "{BANNER}Userthreads
+address          flags   sessid   user     tty      wait             tout locks nreads   nwrites
+4b4ad628         --RP--- 812      appuser  -        0                0    3     120      45
+4b4adc40         L-BP--- 813      appuser  -        44a1b000         0    1     10       2
+4b4ae258         L--P--- 814      batch    -        44a1b2c8         0    0     5        0
+4b4ae870         L--P--- 815      report   -        44a1b000         0    0     7        0
+ 4 active, 128 total, 12 maximum concurrent
+"
+    );
+    apply(&mut s, Source::OnstatU, 1, &u);
+    let snap = build(&s, &[Sid(812)]);
+    let v = &snap.session_views[0];
+    assert_eq!(v.sid, Sid(812));
+    assert_eq!(v.kill_command, None, "{:?}", v.action);
+    assert!(
+        v.action
+            .as_deref()
+            .is_some_and(|a| a.starts_with("rolling back") && a.contains("onmode -z does not")),
+        "{:?}",
+        v.action
+    );
+}
+
+/// The `onstat -k` of the call was printed an instant after its `onstat -u`, and the lock 813
+/// and 815 wait for changed hands in between: it now shows 813 (a waiter at the `-u`'s moment)
+/// as its owner and 815 as its waiter. Neither wait is joined to it: no blocker is named from
+/// a lock that no longer shows the wait, and the verdict says why.
+#[test]
+fn a_lock_that_changed_hands_between_the_outputs_names_no_holder() {
+    let mut s = lock_chain();
+    let k = format!(
+        "{BANNER}Locks
+address          wtlist           owner            lklist           type     tblsnum  rowid    key#/bsiz
+44a1a000         0                4b4ad628         0                HDR+IX   100105   0            0
+44a1b000         4b4ae870         4b4adc40         0                HDR+X    100105   68           0
+44a1b100         0                4b4ad628         44a1a000         HDR+X    100105   69           0
+44a1b2c8         4b4ae258         4b4adc40         0                HDR+X    100106   12           0
+ 4 active, 20000 total, 16384 hash buckets, 0 lock table overflows
+"
+    );
+    apply(&mut s, Source::OnstatK, 1, &k);
+    let snap = build(&s, &[]);
+    let w = |sid: u64| {
+        snap.waiters
+            .iter()
+            .find(|w| w.sessid == Sid(sid))
+            .unwrap_or_else(|| panic!("{sid} waits"))
+    };
+    for sid in [815, 813] {
+        assert!(w(sid).blockers.is_empty(), "{sid}: {:?}", w(sid).blockers);
+        assert!(
+            w(sid).verdict.contains("no longer shows this wait"),
+            "{}",
+            w(sid).verdict
+        );
+    }
+    // 814's lock is as the onstat -u saw it: 813 holds it.
+    assert_eq!(w(814).blockers, vec![Sid(813)]);
+}
+
+/// The `onstat -k` of the call was printed a second after its `onstat -u` by the server's clock
+/// (the call stalled between them: its banner's uptime is one more): who holds a lock then is
+/// not joined to the waits of the `-u`, and the verdict says so.
+#[test]
+fn a_part_printed_a_second_later_is_not_joined_at_the_moment() {
+    let mut s = lock_chain();
+    let late = BANNER.replace("03:04:05", "03:04:06");
+    let k = format!(
+        "{late}Locks
+address          wtlist           owner            lklist           type     tblsnum  rowid    key#/bsiz
+44a1a000         0                4b4ad628         0                HDR+IX   100105   0            0
+44a1b000         4b4adc40         4b4ad628         44a1a000         HDR+X    100105   68           0
+44a1b100         0                4b4ad628         44a1b000         HDR+X    100105   69           0
+44a1b2c8         4b4ae258         4b4adc40         0                HDR+X    100106   12           0
+ 4 active, 20000 total, 16384 hash buckets, 0 lock table overflows
+"
+    );
+    apply(&mut s, Source::OnstatK, 1, &k);
+    let snap = build(&s, &[]);
+    let w813 = snap
+        .waiters
+        .iter()
+        .find(|w| w.sessid == Sid(813))
+        .expect("813 waits");
+    assert!(w813.blockers.is_empty(), "{:?}", w813.blockers);
+    assert!(
+        w813.verdict
+            .contains("onstat -k was printed a second after onstat -u"),
+        "{}",
+        w813.verdict
+    );
+    assert!(snap
+        .sources
+        .iter()
+        .any(|st| st.source == Source::OnstatK.label() && st.late));
+}
+
 #[test]
 fn locks_waiting_on_each_other_are_a_deadlock() {
     let u = format!(

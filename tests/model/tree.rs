@@ -22,6 +22,7 @@ fn waiter(sid: Sid, blockers: Vec<Sid>, cycle: bool) -> WaiterRow {
         reads_per_s: None,
         writes_per_s: None,
         idle: false,
+        idle_unknown: false,
         socket: None,
         head_blocker: if cycle {
             None

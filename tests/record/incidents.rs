@@ -98,3 +98,46 @@ fn a_slow_device_under_a_checkpoint_is_both_findings() {
         "slow device: chunk 4 (datadbs2) on vg_data2-lv_data2 (dm-8) answers in 41 ms"
     );
 }
+
+/// The snapshot `ifxtop snapshot ARGS... --format json` prints, in process.
+fn snapshot_json(argv: &[&str]) -> Value {
+    let cli = ifxtop::cli::Cli::try_parse_from(argv).expect("arguments");
+    let Some(ifxtop::cli::Command::Snapshot(args)) = cli.command else {
+        panic!("a snapshot");
+    };
+    let snap = ifxtop::commands::snapshot::snapshot_for(&args).expect("snapshot");
+    let text = ifxtop::commands::snapshot::json(&snap).expect("json");
+    serde_json::from_str(&text).expect("json parses")
+}
+
+/// A replayed snapshot walks the recording before its moment, so its findings have the history
+/// the screen gave them: the insert hot spot, whose waiters rotate every few seconds (each wait
+/// a few seconds old), has held since the incident began, at every moment asked.
+#[test]
+fn a_replayed_finding_has_its_history() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("hot.jsonl");
+    let file = file.display().to_string();
+    let hot = ifxtop::demo::timeline::first(ifxtop::demo::timeline::Incident::InsertHotSpot)
+        .expect("the insert hot spot");
+    // The demo from 0 to 70 s, recorded: demo time is the recording's time.
+    let at = (hot.start + 55).to_string();
+    snapshot_json(&[
+        "ifxtop", "snapshot", "--demo", "--at", &at, "--record", &file, "--format", "json",
+    ]);
+    for into in [20, 30, 40] {
+        let t = (hot.start + into).to_string();
+        let v = snapshot_json(&[
+            "ifxtop", "snapshot", "--replay", &file, "--at", &t, "--format", "json",
+        ]);
+        let f = findings(&v)
+            .iter()
+            .find(|f| f["kind"] == "buffer_hot_spot")
+            .unwrap_or_else(|| panic!("a hot spot at +{into}: {v:#}"));
+        let age = f["for_s"].as_f64().expect("its age");
+        assert!(
+            (age - into as f64).abs() <= 0.1 && f["for_s_at_least"] == false,
+            "+{into}: {f:#}"
+        );
+    }
+}

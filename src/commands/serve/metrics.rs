@@ -1216,6 +1216,7 @@ mod tests {
             recv_q: 0,
             max_send_q: 0,
             trend: Vec::new(),
+            queued_for_s: None,
             sessid: sessid.map(crate::ids::Sid),
             user: None,
         }
@@ -1268,6 +1269,7 @@ mod tests {
             cpu_ms_per_call: None,
             calls_per_min: None,
             bytes_per_call: None,
+            late: false,
         };
         let snap = Snapshot {
             sources: vec![

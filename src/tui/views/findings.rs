@@ -50,7 +50,13 @@ pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
         }
     };
     if headline(&snap.findings).is_none() {
-        push(&mut lines, &calm_line(&snap.vitals), 0, theme.dim, false);
+        push(
+            &mut lines,
+            &calm_line(&snap.waiters, &snap.findings, &snap.vitals),
+            0,
+            theme.dim,
+            false,
+        );
     }
     let selected = app
         .findings_selected

@@ -37,23 +37,27 @@ pub(crate) fn render(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
 /// slowed by memory reclaim`): kept when the line is cut.
 const WHY: &str = ", slowed by ";
 
-/// The top finding, its marker first so it reads without colour (`⚠ lock chain 42s: sid 812
-/// holds up 3 ...`), or the calm line when no finding is above info.
-pub(crate) fn finding_line<'a>(snap: &'a Snapshot, theme: &Theme, width: u16) -> Line<'a> {
+/// What the line above the panes says: the top finding above info, its marker first so it
+/// reads without colour (`⚠ lock chain 42s: sid 812 holds up 3 ...`), with its severity and
+/// `  +N more` when others are above info; or the calm line (`✓ calm...`, `◔ watching: ...`)
+/// when none is. The screen's header, the text report and the fleet say it alike.
+pub(crate) fn finding_text(
+    snap: &Snapshot,
+) -> (String, Option<crate::model::findings::Severity>, String) {
     use crate::model::findings::{calm_line, headline, Severity};
     if snap.server.mode.is_none() && snap.server.offline.is_none() {
-        return Line::from(Span::styled(" findings: waiting for onstat -u", theme.dim));
+        return (
+            "findings: waiting for onstat -u".into(),
+            None,
+            String::new(),
+        );
     }
     let Some(f) = headline(&snap.findings) else {
-        return Line::from(Span::styled(
-            format!(" {}", calm_line(&snap.vitals)),
-            theme.dim,
-        ));
-    };
-    let style = match f.severity {
-        Severity::Critical => theme.error,
-        Severity::Warning => theme.warn,
-        Severity::Info => Style::new(),
+        return (
+            calm_line(&snap.waiters, &snap.findings, &snap.vitals).into_owned(),
+            None,
+            String::new(),
+        );
     };
     let more = snap
         .findings
@@ -66,10 +70,24 @@ pub(crate) fn finding_line<'a>(snap: &'a Snapshot, theme: &Theme, width: u16) ->
     } else {
         String::new()
     };
+    (crate::format::printable(&f.line()), Some(f.severity), more)
+}
+
+/// The top finding's line ([`finding_text`]) cut to the width, coloured by its severity.
+pub(crate) fn finding_line<'a>(snap: &'a Snapshot, theme: &Theme, width: u16) -> Line<'a> {
+    use crate::model::findings::Severity;
+    let (line, severity, more) = finding_text(snap);
+    let Some(severity) = severity else {
+        return Line::from(Span::styled(format!(" {line}"), theme.dim));
+    };
+    let style = match severity {
+        Severity::Critical => theme.error,
+        Severity::Warning => theme.warn,
+        Severity::Info => Style::new(),
+    };
     // What the finding says goes before the count of the others (`f` lists them): when the
     // line is too wide, the count goes first; then the summary is cut before its "why" (`,
     // slowed by memory reclaim`), which is what to act on, rather than at its end.
-    let line = crate::format::printable(&f.line());
     let cells = |t: &str| crate::format::cells(t);
     let width = usize::from(width);
     let more = if 1 + cells(&line) + cells(&more) > width {
