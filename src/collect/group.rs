@@ -23,7 +23,8 @@
 //! it gets the timeout, and until the retry it runs alone, in a task of its own with its own
 //! timeout, while the others go on grouped; the options after it were never reached, and are
 //! asked again at the next tick rather than marked timed out until their own period. An
-//! `onstat -i` killed before any prompt does not answer in interactive mode: the sources run
+//! `onstat -i` killed before any prompt does not answer in interactive mode: its timeout is said
+//! at once for the sources it carried, and they run
 //! as before (plain calls) at once, and interactive mode is tried again after the retry. A
 //! plain call that times out runs alone in its own task too.
 
@@ -483,9 +484,39 @@ async fn run_interactive(
             mut stdout,
         }) => match answered(&stdout) {
             None => {
+                // Said at once for every source it carried (where everything hangs, the
+                // timeout shows now, not when the plain calls time out too); then they run as
+                // plain calls.
+                let shared = u32::try_from(n).unwrap_or(u32::MAX);
+                for s in due {
+                    if ctx.recording() {
+                        let run = RawRun {
+                            t,
+                            took,
+                            result: Err(e.clone()),
+                            cpu,
+                            shared,
+                        };
+                        ctx.record(s, &argv, &run);
+                    }
+                    let how = super::sample::How {
+                        note: Some(note.clone()),
+                        cpu,
+                        shared,
+                        bytes: None,
+                        process: None,
+                    };
+                    if ctx
+                        .deliver_result(s, t, took, Err(e.clone()), how)
+                        .await
+                        .is_none()
+                    {
+                        return Interactive::Gone;
+                    }
+                }
                 return Interactive::Unsplit(format!(
                     "hung before its first `onstat>` prompt ({e})"
-                ))
+                ));
             }
             Some((ended, _)) if ended > n => {
                 return Interactive::Unsplit(format!("{ended} answers for {n} options ({e})"))
