@@ -247,6 +247,7 @@ fn ash_track(c: &mut Criterion) {
         b.iter(|| {
             let (first, last, _) = ifxtop::instance::walk::track_span(&path)
                 .expect("read")
+                .expect("no damaged frame")
                 .expect("a track");
             let mut a = Activity::new();
             ifxtop::instance::walk::track_activity(&path, first, last, &mut a)

@@ -103,8 +103,9 @@ pub struct WatchArgs {
     /// Configuration file (TOML); default: the user's config directory, ifxtop/config.toml.
     #[arg(long, value_name = "FILE")]
     pub(crate) config: Option<PathBuf>,
-    /// Kill a command whose output passes this size, and read no file past it (default 64;
-    /// `oncheck -pe` and --extents get 16 times as much).
+    /// Kill a command whose output passes this size, and read no file past it (default 64).
+    /// All outputs being read share a budget of twice this (at least 128 MB); `oncheck -pe` and
+    /// --extents may take three quarters of it.
     #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..=65536))]
     pub(crate) max_output_mb: Option<u64>,
     #[command(flatten)]

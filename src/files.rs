@@ -3,6 +3,15 @@
 //! writer would hold the open forever), and never more than a cap read into memory. Writing
 //! files ifxtop creates: new files only, never through a symbolic link, never over an existing
 //! file, readable by their owner alone (they may hold SQL text).
+//!
+//! Every path a user gives (`--config`, `--replay`, `--extents`, `ifxtop parse FILE`, the web
+//! config and its certificate and key files) goes through one of these, so each is refused the
+//! same way and at once when it is not a regular file:
+//! - [`check_regular`]: before anything starts, without opening it;
+//! - [`open_regular`]: to read it as a stream (a recording);
+//! - [`read_capped`] / [`read_text_capped`]: to read it whole, at most a cap;
+//! - [`user_file_error`]: the one message, `--config /x: a FIFO (named pipe), not a regular
+//!   file`.
 
 use std::io::{self, Read};
 use std::path::Path;
@@ -173,11 +182,57 @@ pub fn read_capped(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
     read_all_capped(file, cap, len)
 }
 
+/// Reads the regular file `path` whole as text (invalid UTF-8 replaced), at most `cap` bytes.
+pub fn read_text_capped(path: &Path, cap: u64) -> io::Result<String> {
+    read_capped(path, cap).map(lossy)
+}
+
+/// The message for a user-given file that cannot be used: what it was given as (`--config`),
+/// the path, and why (`a FIFO (named pipe), not a regular file`, `larger than 1 MB`).
+pub fn user_file_error(what: &str, path: &Path, e: &io::Error) -> String {
+    format!("{what} {}: {e}", path.display())
+}
+
 /// Bytes as text: invalid UTF-8 (a legacy code set) is replaced, never an error.
 pub fn lossy(bytes: Vec<u8>) -> String {
     match String::from_utf8(bytes) {
         Ok(s) => s,
         Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    }
+}
+
+/// Helpers of the tests that need a full disk: a small tmpfs in a namespace of their own.
+#[cfg(test)]
+pub(crate) mod test_mounts {
+    /// Runs the ignored test `name` of this binary in a user and mount namespace of its own
+    /// (`unshare -rm`: root there, so it may mount a small tmpfs; nothing outside sees it).
+    pub(crate) fn in_own_mounts(name: &str) {
+        let exe = std::env::current_exe().expect("the test binary");
+        let out = std::process::Command::new("unshare")
+            .args(["-rm"])
+            .arg(exe)
+            .args(["--exact", name, "--ignored", "--nocapture"])
+            .output()
+            .expect("unshare (util-linux) runs");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.status.success(), "{text}");
+        assert!(text.contains("1 passed"), "{text}");
+    }
+
+    /// A 64 kB tmpfs mounted on a new directory (in the namespace `in_own_mounts` made).
+    pub(crate) fn small_tmpfs() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mounted = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=64k", "tmpfs"])
+            .arg(dir.path())
+            .status()
+            .expect("mount runs");
+        assert!(mounted.success(), "mount a tmpfs");
+        dir
     }
 }
 

@@ -115,6 +115,11 @@ pub enum When {
     TimeOfDay(time::Time),
 }
 
+/// The latest moment ifxtop takes (`--at`, `--to`, `--from`, `--demo-at`, a recording's times):
+/// about ten years. Past about 2e10 s the session clock's nanoseconds overflow, and the demo's
+/// walk to `snapshot --demo --at 2e10` never ended.
+pub const MAX_MOMENT: Duration = Duration::from_secs(10 * 365 * 86_400);
+
 /// What `When` accepts, for its errors.
 const WHEN_FORMS: &str =
     "seconds (90, 42.5, 2m, 1m30s), a share of a recording (40%) or a time of day (13:34, 13:34:50)";
@@ -173,9 +178,15 @@ impl std::str::FromStr for When {
         if !(minutes.is_finite() && seconds.is_finite()) {
             return Err(bad());
         }
-        Duration::try_from_secs_f64(minutes * 60.0 + seconds)
-            .map(When::Offset)
-            .map_err(|_| format!("`{text}`: 0 seconds or more"))
+        let d = Duration::try_from_secs_f64(minutes * 60.0 + seconds)
+            .map_err(|_| format!("`{text}`: 0 seconds or more"))?;
+        if d > MAX_MOMENT {
+            return Err(format!(
+                "`{text}`: at most {} s (ten years) into a timeline",
+                MAX_MOMENT.as_secs()
+            ));
+        }
+        Ok(When::Offset(d))
     }
 }
 
@@ -265,13 +276,31 @@ pub fn cut(text: &str, max: usize) -> String {
     s
 }
 
-/// `text` with every control character but the line break and the tab replaced by `?`: what a
-/// database user wrote (a user name, SQL) must not drive the terminal, a clipboard paste (`\e[201~`
-/// ends a bracketed paste) or a shell reading an export.
+/// A bidirectional control: an embedding, override or isolate (U+202A-U+202E, U+2066-U+2069)
+/// or a direction mark (U+200E, U+200F, U+061C). Not control characters to Unicode (they are
+/// formats), yet one in a user name turns the rest of the line around where it is shown: a
+/// right-to-left override makes a name or a path read as another ("Trojan Source").
+pub fn is_bidi_control(c: char) -> bool {
+    matches!(
+        c,
+        '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{61c}'
+    )
+}
+
+/// A character no text leaving ifxtop may carry as itself: a control character (C0, DEL, C1:
+/// an escape sequence drives the terminal, `\e[201~` ends a bracketed paste) or a bidirectional
+/// control. The one rule: the text sanitizer, the JSON one and the screen's cells all ask it.
+pub fn is_unsafe(c: char) -> bool {
+    c.is_control() || is_bidi_control(c)
+}
+
+/// `text` with every unsafe character ([`is_unsafe`]) but the line break and the tab replaced by
+/// `?`: what a database user wrote (a user name, SQL) must not drive the terminal, a clipboard
+/// paste or a shell reading an export, nor turn a line around.
 pub fn printable(text: &str) -> String {
     text.chars()
         .map(|c| {
-            if c.is_control() && c != '\n' && c != '\t' {
+            if is_unsafe(c) && c != '\n' && c != '\t' {
                 '?'
             } else {
                 c
@@ -280,17 +309,42 @@ pub fn printable(text: &str) -> String {
         .collect()
 }
 
-/// Text that is safe to write to a terminal, a file or a clipboard. The only way to make one is
-/// the sanitizer ([`SafeText::new`]: control characters but newline and tab become `?`), so a
-/// database user's name, a condition's name, a verdict or a recording's host cannot carry an
-/// escape sequence (a pane title, an OSC 52 clipboard write) out of ifxtop: what prints, exports
-/// or copies takes a `SafeText`, not a `&str`.
+/// JSON text (serde_json's output) with every unsafe character ([`is_unsafe`]) left in it
+/// written as its `\uXXXX` escape: serde_json escapes C0 controls but writes DEL, C1 controls
+/// and bidirectional controls as they are. They occur only inside strings (JSON's own syntax is
+/// ASCII), where the escape reads back as the same character: the data is kept whole, the text
+/// carries none of them. The line breaks and blanks of pretty-printed JSON stay.
+fn json_escaped(json: &str) -> String {
+    use std::fmt::Write;
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        if is_unsafe(c) && c != '\n' && c != '\t' {
+            // Every unsafe character is in the Basic Multilingual Plane: one escape each.
+            let _ = write!(out, "\\u{:04x}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Text that is safe to write to a terminal, a file or a clipboard. The only ways to make one
+/// are the sanitizers ([`SafeText::new`]: unsafe characters but newline and tab become `?`;
+/// [`SafeText::json`]: JSON with them escaped), so a database user's name, a condition's name, a
+/// verdict or a recording's host cannot carry an escape sequence (a pane title, an OSC 52
+/// clipboard write) or a right-to-left override out of ifxtop: what prints, exports or copies
+/// takes a `SafeText`, not a `&str`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SafeText(String);
 
 impl SafeText {
     pub fn new(text: &str) -> SafeText {
         SafeText(printable(text))
+    }
+
+    /// Serialized JSON, its unsafe characters escaped (it reads back as the same data).
+    pub fn json(json: &str) -> SafeText {
+        SafeText(json_escaped(json))
     }
 
     pub fn as_str(&self) -> &str {
@@ -401,6 +455,22 @@ mod tests {
             "x?[201~?]0;pwn?\nok\t1"
         );
         assert_eq!(printable("caf\u{e9}"), "caf\u{e9}");
+        assert_eq!(printable("ev\u{202e}il\u{9b}\u{2066}"), "ev?il??");
+    }
+
+    #[test]
+    fn json_keeps_its_data_and_carries_no_unsafe_character() {
+        let name = "ev\u{202e}il\u{9b}\u{7f}\u{1b}";
+        let j = serde_json::to_string_pretty(&serde_json::json!({ "user": name })).expect("json");
+        let safe = SafeText::json(&j);
+        let unsafe_left = |c: char| is_unsafe(c) && c != '\n' && c != '\t';
+        assert!(!safe.as_str().chars().any(unsafe_left), "{safe}");
+        assert!(
+            safe.as_str().contains("ev\\u202eil\\u009b\\u007f\\u001b"),
+            "{safe}"
+        );
+        let back: serde_json::Value = serde_json::from_str(safe.as_str()).expect("reads back");
+        assert_eq!(back["user"], name);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 use super::sample::{RawSample, Update};
 use super::Ctx;
+use crate::error::SourceError;
 use crate::extents::cache::Cached;
 use crate::extents::ExtentMap;
 use crate::parsers::Parsed;
@@ -151,12 +152,25 @@ async fn build_map(
     let run = ctx.run_raw(&Source::OncheckPe, request).await;
     let t = run.t;
     let took = run.took;
-    let (result, text) = match run.result {
-        Err(e) => (Err(e), None),
+    // The text is parsed where it is, and kept only for the cache: never a second copy of a
+    // report of a hundred MB.
+    let keep = cache.is_some() && matches!(request, Request::Command(_));
+    let (result, bytes, text) = match run.result {
+        Err(e) => (Err(e), None, None),
         Ok(out) => {
-            let text = out.stdout.clone();
-            let parsed = super::parse_off_the_loop(Source::OncheckPe, out).await;
-            (parsed, Some(text))
+            let (parsed, text) = tokio::task::spawn_blocking(move || {
+                let parsed = Source::OncheckPe.parse_ref(&out);
+                (parsed, out.stdout)
+            })
+            .await
+            .unwrap_or_else(|e| {
+                (
+                    Err(SourceError::Other(format!("parser: {e}"))),
+                    String::new(),
+                )
+            });
+            let bytes = text.len() as u64;
+            (parsed, Some(bytes), keep.then_some(text))
         }
     };
     let st = match result.as_ref().map(|p| p.get::<ExtentMap>()) {
@@ -186,7 +200,7 @@ async fn build_map(
             took,
             result,
             how: crate::collect::sample::How {
-                bytes: text.as_ref().map(|t| t.len() as u64),
+                bytes,
                 ..Default::default()
             },
         })

@@ -16,12 +16,23 @@
 //! A slow option must not delay the fast ones: when a tick's call takes more than half the 1 s
 //! period, the options of a period over 2 s go to a second `onstat -i` of their own, in a task
 //! apart, until the retry.
+//!
+//! A hung option must cost only itself. When a call is killed at its timeout, what onstat
+//! answered before keeps: the options whose answer ended (the next prompt came) are delivered
+//! as usual; the option after the last prompt, whose answer never ended, is the one that hung:
+//! it gets the timeout, and until the retry it runs alone, in a task of its own with its own
+//! timeout, while the others go on grouped; the options after it were never reached, and are
+//! asked again at the next tick rather than marked timed out until their own period. An
+//! `onstat -i` killed before any prompt does not answer in interactive mode: its timeout is said
+//! at once for the sources it carried, and they run
+//! as before (plain calls) at once, and interactive mode is tried again after the retry. A
+//! plain call that times out runs alone in its own task too.
 
 use super::{Ctx, RawRun};
 use crate::error::SourceError;
 use crate::parsers::onstat_g_cluster::OnstatGCluster;
 use crate::parsers::Parsed;
-use crate::source::{Collector, Output, Request, Run, Source};
+use crate::source::{Collector, Cut, Output, Request, Run, Source};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::task::JoinHandle;
@@ -60,6 +71,10 @@ struct State {
     split_slow: Option<Instant>,
     /// The command-line grouping failed: until then one by one.
     alone_until: Option<Instant>,
+    /// Options that hung a call: each runs alone, in a task of its own, until then.
+    hung: Vec<(Source, Instant)>,
+    /// Options a killed call never reached: asked again at the next tick.
+    retry: Vec<Source>,
     /// The replication peers the last good `onstat -g cluster` listed.
     kinds: super::ha::Kinds,
 }
@@ -68,6 +83,18 @@ impl State {
     fn runs_alone(&self, s: &Source) -> bool {
         let now = Instant::now();
         self.alone.iter().any(|(a, u)| a == s && now < *u)
+    }
+
+    fn is_hung(&self, s: &Source) -> bool {
+        let now = Instant::now();
+        self.hung.iter().any(|(h, u)| h == s && now < *u)
+    }
+
+    /// `source` hung a call: alone in its own task until the retry.
+    fn isolate(&mut self, source: Source) {
+        let now = Instant::now();
+        self.hung.retain(|(h, u)| *h != source && now < *u);
+        self.hung.push((source, now + RETRY_GROUPING));
     }
 }
 
@@ -92,6 +119,9 @@ fn asked(ctx: &Ctx, state: &State, source: &Source) -> bool {
 /// Why the slow options' call is apart (its sources' note).
 const SLOW_CALL: &str = "a call of its own for the slow options";
 
+/// The note of a source that hung a call, run alone.
+const HUNG_ALONE: &str = "run alone: it hung a call";
+
 /// The tick of the fastest sources.
 const FAST_TICK: Duration = Duration::from_secs(1);
 
@@ -108,6 +138,8 @@ pub(crate) fn spawn(ctx: &Ctx, sources: Vec<Source>) -> JoinHandle<()> {
         let mut next: Vec<Duration> = vec![Duration::ZERO; sources.len()];
         let state = Arc::new(Mutex::new(State::default()));
         let mut slow_call = AbortOnDrop(None);
+        // The runs of options that hung a call, one in flight a source.
+        let mut isolated = Isolated(Vec::new());
         loop {
             let now = ctx.clock.now();
             // Due on its period, or wanted with this tick's onstat -u (demand.rs).
@@ -125,7 +157,28 @@ pub(crate) fn spawn(ctx: &Ctx, sources: Vec<Source>) -> JoinHandle<()> {
                     .filter(|s| asked(&ctx, &st, s))
                     .collect()
             };
-            let due = asked_now.clone();
+            let mut due = asked_now.clone();
+            // An option that hung a call runs alone, in a task of its own: its hang costs only
+            // itself. One run at a time: due again while its run still hangs, it is not asked.
+            let hung: Vec<Source> = {
+                let st = lock(&state);
+                due.iter().copied().filter(|s| st.is_hung(s)).collect()
+            };
+            due.retain(|s| !hung.contains(s));
+            isolated.0.retain(|(_, h)| !h.is_finished());
+            for s in hung {
+                if isolated.0.iter().any(|(x, _)| *x == s) {
+                    continue;
+                }
+                let (ctx2, state2) = (ctx.clone(), state.clone());
+                let task = tokio::spawn(async move {
+                    let run = ctx2.run_raw(&s, &s.request()).await;
+                    if let Some(r) = ctx2.deliver_noted(&s, run, Some(HUNG_ALONE.into())).await {
+                        observe(&state2, &s, &r);
+                    }
+                });
+                isolated.0.push((s, task));
+            }
             let (split, interactive) = {
                 let st = lock(&state);
                 let t = Instant::now();
@@ -162,8 +215,12 @@ pub(crate) fn spawn(ctx: &Ctx, sources: Vec<Source>) -> JoinHandle<()> {
                 return;
             }
             let after = ctx.clock.now();
+            let retry = std::mem::take(&mut lock(&state).retry);
             for (s, n) in sources.iter().zip(next.iter_mut()) {
-                if asked_now.contains(s) && !held.contains(s) {
+                if retry.contains(s) {
+                    // A killed call never reached it: asked at the next tick.
+                    *n = next_due(after, ctx.scaled(FAST_TICK), Duration::ZERO);
+                } else if asked_now.contains(s) && !held.contains(s) {
                     *n = next_due(after, ctx.scaled(s.period()), ctx.scaled(s.phase()));
                 } else if candidates.contains(s) && !asked_now.contains(s) {
                     // Not asked yet (the role, the peers or the release unknown until this
@@ -227,6 +284,17 @@ impl Drop for AbortOnDrop {
     }
 }
 
+/// The runs of the options that hung a call end with the task that started them.
+struct Isolated(Vec<(Source, JoinHandle<()>)>);
+
+impl Drop for Isolated {
+    fn drop(&mut self) {
+        for (_, h) in &self.0 {
+            h.abort();
+        }
+    }
+}
+
 fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
     state
         .lock()
@@ -270,12 +338,20 @@ async fn tick(ctx: &Ctx, state: &Mutex<State>, due: &[Source], why: &str) -> Opt
     if interactive && together.len() > 1 {
         match run_interactive(ctx, state, &together, why).await {
             Interactive::Gone => return None,
-            Interactive::Done { unread } => {
+            Interactive::Done {
+                unread,
+                hung,
+                unreached,
+            } => {
                 let until = Instant::now() + RETRY_GROUPING;
                 let mut st = lock(state);
                 for s in &unread {
                     st.alone.push((*s, until));
                 }
+                if let Some(h) = hung {
+                    st.isolate(h);
+                }
+                st.retry.extend(unreached);
                 rest = unread;
                 note_alone = "run alone: onstat -i did not answer this option".into();
             }
@@ -322,6 +398,10 @@ async fn before(ctx: &Ctx, state: &Mutex<State>, due: &[Source], note: &str) -> 
     }
     for s in &one_by_one {
         let run = ctx.run_raw(s, &s.request()).await;
+        if matches!(run.result, Err(SourceError::Timeout { .. })) {
+            // It held up every call after it: alone in its own task from now.
+            lock(state).isolate(*s);
+        }
         let result = ctx.deliver_noted(s, run, note.clone()).await?;
         observe(state, s, &result);
     }
@@ -338,9 +418,12 @@ fn observe(state: &Mutex<State>, source: &Source, result: &Result<Parsed, Source
 }
 
 enum Interactive {
-    /// Every source got its part, but these, whose part did not parse, still need a run.
+    /// Every source answered got its part, but `unread`, whose part did not parse, still need
+    /// a run; `hung` got the call's timeout (its answer never ended); `unreached` got nothing.
     Done {
         unread: Vec<Source>,
+        hung: Option<Source>,
+        unreached: Vec<Source>,
     },
     /// The output did not split: why.
     Unsplit(String),
@@ -378,7 +461,7 @@ async fn run_interactive(
     let started = Instant::now();
     let t = ctx.clock.now();
     let timeout = due.iter().map(|s| s.timeout()).max().unwrap_or_default();
-    let (result, cpu) = ctx.run_measured(&request, timeout).await;
+    let (result, cpu) = ctx.run_measured_keeping(&request, timeout).await;
     let took = started.elapsed();
     if took > ctx.scaled(super::super::source::registry::PERIOD_FAST) / 2 && why.is_empty() {
         lock(state).split_slow = Some(Instant::now() + RETRY_GROUPING);
@@ -391,22 +474,80 @@ async fn run_interactive(
     } else {
         format!("onstat -i: {why}")
     };
+    // Killed at its timeout: the answers that ended before, then the option that hung.
+    let mut cut: Option<(usize, SourceError)> = None;
     // The parts are slices of the one output where they can be (`interactive::split`): it
     // stays whole until every part is parsed.
     let whole = match result {
+        Err(Cut {
+            error: e @ SourceError::Timeout { .. },
+            mut stdout,
+        }) => match answered(&stdout) {
+            None => {
+                // Said at once for every source it carried (where everything hangs, the
+                // timeout shows now, not when the plain calls time out too); then they run as
+                // plain calls.
+                let shared = u32::try_from(n).unwrap_or(u32::MAX);
+                for s in due {
+                    if ctx.recording() {
+                        let run = RawRun {
+                            t,
+                            took,
+                            result: Err(e.clone()),
+                            cpu,
+                            shared,
+                        };
+                        ctx.record(s, &argv, &run);
+                    }
+                    let how = super::sample::How {
+                        note: Some(note.clone()),
+                        cpu,
+                        shared,
+                        bytes: None,
+                        process: None,
+                    };
+                    if ctx
+                        .deliver_result(s, t, took, Err(e.clone()), how)
+                        .await
+                        .is_none()
+                    {
+                        return Interactive::Gone;
+                    }
+                }
+                return Interactive::Unsplit(format!(
+                    "hung before its first `onstat>` prompt ({e})"
+                ));
+            }
+            Some((ended, _)) if ended > n => {
+                return Interactive::Unsplit(format!("{ended} answers for {n} options ({e})"))
+            }
+            Some((ended, at)) => {
+                stdout.truncate(at);
+                cut = Some((ended, e));
+                // Complete answers of a process killed later: no exit code of their own, the
+                // text decides (as for any onstat output, whatever mode its exit code says).
+                Ok(Output {
+                    exit: Some(0),
+                    stdout,
+                    stderr: String::new(),
+                })
+            }
+        },
         // Running them one by one would only wait (or read) that much again, once per source.
-        Err(
-            e @ (SourceError::Timeout { .. }
-            | SourceError::OutputTooLarge { .. }
-            | SourceError::MemoryBudget { .. }),
-        ) => Err(e),
-        Err(e) => return Interactive::Unsplit(format!("failed: {e}")),
+        Err(Cut {
+            error: e @ (SourceError::OutputTooLarge { .. } | SourceError::MemoryBudget { .. }),
+            ..
+        }) => Err(e),
+        Err(Cut { error: e, .. }) => return Interactive::Unsplit(format!("failed: {e}")),
         Ok(out) if out.exit.is_none() => return Interactive::Unsplit("was killed".into()),
         Ok(out) => Ok(out),
     };
+    // How many parts the output holds: every option's, or those that ended before the hang.
+    let answers = cut.as_ref().map_or(n, |(ended, _)| *ended);
     let parts: Vec<Result<Part<'_>, &SourceError>> = match &whole {
         Err(e) => vec![Err(e); n],
-        Ok(out) => match crate::parsers::interactive::split(&out.stdout, n) {
+        Ok(_) if answers == 0 => Vec::new(),
+        Ok(out) => match crate::parsers::interactive::split(&out.stdout, answers) {
             Ok(texts) => texts
                 .into_iter()
                 .map(|stdout| {
@@ -417,6 +558,8 @@ async fn run_interactive(
                     })
                 })
                 .collect(),
+            // What a killed call answered does not read: asked again with the others.
+            Err(_) if cut.is_some() => Vec::new(),
             Err(e) => {
                 // An onstat whose answer is only the off-line message is off-line, not
                 // without interactive mode.
@@ -433,8 +576,31 @@ async fn run_interactive(
             }
         },
     };
+    let mut assigned: Vec<(Source, Result<Part<'_>, &SourceError>)> =
+        due.iter().copied().zip(parts).collect();
+    let mut hung = None;
+    let mut unreached = Vec::new();
+    if let Some((ended, e)) = &cut {
+        if let Some(h) = due.get(*ended) {
+            // The option after the last answer that ended: its answer never did.
+            hung = Some(*h);
+            assigned.push((*h, Err(e)));
+        }
+        unreached = due
+            .iter()
+            .copied()
+            .filter(|s| !assigned.iter().any(|(a, _)| a == s))
+            .collect();
+    }
     let mut unread = Vec::new();
-    for (source, part) in due.iter().zip(parts) {
+    // Each part goes as it is delivered (an owned one, lent the banner, is freed then).
+    for (source, part) in assigned {
+        let source = &source;
+        let note = if Some(*source) == hung {
+            format!("{note}; it hung on this option, which runs alone from now")
+        } else {
+            note.clone()
+        };
         let bytes = part.as_ref().ok().map(|p| p.stdout.len() as u64);
         let parsed = match &part {
             // Parsed where it is (no copy of the part); an `onstat -i` option is never the
@@ -465,10 +631,13 @@ async fn run_interactive(
         }
         let result = match parsed {
             Some(r) => r,
-            None => Err(part.err().cloned().unwrap_or(SourceError::Killed)),
+            None => Err(part
+                .as_ref()
+                .err()
+                .map_or(SourceError::Killed, |e| (*e).clone())),
         };
         let how = super::sample::How {
-            note: Some(note.clone()),
+            note: Some(note),
             cpu,
             shared: u32::try_from(n).unwrap_or(u32::MAX),
             bytes,
@@ -480,7 +649,43 @@ async fn run_interactive(
         }
         let_the_store_apply().await;
     }
-    Interactive::Done { unread }
+    Interactive::Done {
+        unread,
+        hung,
+        unreached,
+    }
+}
+
+/// How far a killed `onstat -i` got: how many options' answers ended (the next prompt came)
+/// and where the last prompt starts (the answers before it are whole). `None` when no prompt
+/// came at all. Prompts are found as `interactive::split` finds them.
+fn answered(text: &str) -> Option<(usize, usize)> {
+    use crate::parsers::interactive::PROMPT;
+    let mut count = 0;
+    let mut last = None;
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let mut rest = line;
+        loop {
+            let trimmed = rest.trim_start_matches([' ', '\t']);
+            match trimmed.strip_prefix(PROMPT) {
+                Some(after) => {
+                    count += 1;
+                    // The first prompt of a line cuts at the line's start (the blanks before
+                    // it are no answer's, as `split` reads them).
+                    last = Some(if rest.len() == line.len() {
+                        offset
+                    } else {
+                        offset + line.len() - trimmed.len()
+                    });
+                    rest = after.strip_prefix(' ').unwrap_or(after);
+                }
+                None => break,
+            }
+        }
+        offset += line.len();
+    }
+    last.map(|at| (count - 1, at))
 }
 
 /// One option's part of an `onstat -i` output: a slice of it, or built with the banner it
@@ -558,9 +763,29 @@ async fn let_the_store_apply() {
 
 #[cfg(test)]
 mod tests {
-    use super::{next_due, plan};
+    use super::{answered, next_due, plan};
     use crate::ids::Sid;
     use crate::source::Source;
+
+    #[test]
+    fn a_killed_call_answered_the_options_before_its_last_prompt() {
+        let banner = "\nIBM Informix Dynamic Server Version 12.10.FC8 -- On-Line -- Up 00:10:00 -- 2457600 Kbytes\n\n";
+        let text = format!(
+            "onstat> {banner}Userthreads\nrow\nonstat> {banner}Locks\nl\n  onstat> {banner}Half"
+        );
+        let (ended, at) = answered(&text).expect("prompts");
+        assert_eq!(ended, 2);
+        assert!(text[at..].starts_with("  onstat> "), "{}", &text[at..]);
+        let parts = crate::parsers::interactive::split(&text[..at], ended).expect("splits");
+        assert_eq!(parts[1], format!("{banner}Locks\nl\n"));
+        // An option with no answer: the next prompt on the same line.
+        assert_eq!(answered("onstat> onstat> x").map(|a| a.0), Some(1));
+        // Killed at the first option: none ended.
+        assert_eq!(answered("onstat> \nIBM"), Some((0, 0)));
+        // No prompt at all.
+        assert_eq!(answered(""), None);
+        assert_eq!(answered("IBM Informix Dynamic Server\n"), None);
+    }
     use std::time::Duration;
 
     fn s(x: f64) -> Duration {

@@ -48,6 +48,14 @@ pub(crate) struct DebugLog {
     out: Box<dyn Write + Send>,
     /// Per source: the error it is failing with (None: healthy).
     state: BTreeMap<Source, Option<String>>,
+    /// The file, as messages name it.
+    path: String,
+    /// A write failed (a full disk): nothing more is written.
+    failed: bool,
+    /// Whether a screen says the failure (`take_failure`), rather than standard error.
+    on_screen: bool,
+    /// The failure, until the screen took it.
+    unsaid: Option<String>,
 }
 
 impl DebugLog {
@@ -56,11 +64,13 @@ impl DebugLog {
     pub(crate) fn open(path: &Path) -> std::io::Result<DebugLog> {
         let f = crate::files::open_append_private(path)?;
         let size = f.metadata()?.len();
-        Ok(DebugLog::to(Box::new(Capped {
+        let mut log = DebugLog::to(Box::new(Capped {
             inner: std::io::LineWriter::new(f),
             left: LOG_CAP.saturating_sub(size),
             full: false,
-        })))
+        }));
+        log.path = path.display().to_string();
+        Ok(log)
     }
 
     /// Logs to any writer (tests).
@@ -68,16 +78,52 @@ impl DebugLog {
         DebugLog {
             out,
             state: BTreeMap::new(),
+            path: "the log".into(),
+            failed: false,
+            on_screen: false,
+            unsaid: None,
         }
     }
 
-    /// One line: wall-clock time (UTC), session time, the message. A failed write is dropped: the
-    /// log must never stop the inspector.
+    /// A screen says a failure to write ([`DebugLog::take_failure`]), not standard error (it
+    /// would land in the middle of the screen).
+    pub(crate) fn for_screen(mut self) -> DebugLog {
+        self.on_screen = true;
+        self
+    }
+
+    /// One line: wall-clock time (UTC), session time, the message (through the sanitizer: an
+    /// error may quote what a command printed, and the log is read with `cat` and `less`). A
+    /// failed write (a full disk) never stops the inspector: it is said once (on standard
+    /// error, or by the screen through [`DebugLog::take_failure`]) and nothing more is written.
     pub(crate) fn line(&mut self, t: Duration, msg: &str) {
+        if self.failed {
+            return;
+        }
         let now = time::OffsetDateTime::now_utc()
             .format(&time::format_description::well_known::Rfc3339)
             .unwrap_or_default();
-        let _ = writeln!(self.out, "{now} t={:.1}s {msg}", t.as_secs_f64());
+        let msg = crate::format::SafeText::new(msg);
+        let written = writeln!(self.out, "{now} t={:.1}s {msg}", t.as_secs_f64())
+            .and_then(|()| self.out.flush());
+        if let Err(e) = written {
+            self.failed = true;
+            let said = format!(
+                "--log {}: cannot write ({e}): nothing more is logged",
+                crate::format::SafeText::new(&self.path)
+            );
+            if self.on_screen {
+                self.unsaid = Some(said);
+            } else {
+                eprintln!("ifxtop: {said}");
+            }
+        }
+    }
+
+    /// The failure to write, the first time it is asked after it happened (a screen says it
+    /// once).
+    pub(crate) fn take_failure(&mut self) -> Option<String> {
+        self.unsaid.take()
     }
 
     /// Notes an update when its source changes between healthy and failing (or fails anew).
@@ -166,11 +212,59 @@ mod tests {
             ]
         );
     }
+
+    /// What a command printed reaches the log through the sanitizer: no escape sequence, no
+    /// right-to-left override.
+    #[test]
+    fn a_logged_error_carries_no_control_character() {
+        let buf = Shared::default();
+        let mut log = DebugLog::to(Box::new(buf.clone()));
+        let quoted = "onstat: \u{1b}]0;pwn\u{7} user ev\u{202e}il\u{9b}";
+        log.update(&upd(1, Some(SourceError::Other(quoted.into()))));
+        let text = String::from_utf8(buf.0.lock().expect("lock").clone()).expect("utf8");
+        assert!(
+            text.ends_with("onstat -u: onstat: ?]0;pwn? user ev?il?\n"),
+            "{text}"
+        );
+    }
 }
 
 #[cfg(test)]
 mod file_tests {
     use super::*;
+
+    /// `--log` into a full disk (a 64 kB tmpfs, filled): the failure is said once (to the
+    /// screen, which asks for it), nothing more is written, the inspector goes on; it stopped
+    /// without a word.
+    #[test]
+    fn a_log_on_a_full_disk_says_so_once() {
+        crate::files::test_mounts::in_own_mounts("collect::log::file_tests::log_on_a_full_tmpfs");
+    }
+
+    #[test]
+    #[ignore = "run by a_log_on_a_full_disk_says_so_once, in a namespace of its own"]
+    fn log_on_a_full_tmpfs() {
+        let dir = crate::files::test_mounts::small_tmpfs();
+        let path = dir.path().join("ifxtop.log");
+        let mut log = DebugLog::open(&path).expect("open").for_screen();
+        log.line(Duration::from_secs(1), "first");
+        assert_eq!(log.take_failure(), None);
+        let mut f = std::fs::File::create(dir.path().join("filler")).expect("create");
+        let _ = f.write_all(&[b'x'; 64 * 1024]);
+        drop(f);
+        for i in 0..50 {
+            log.line(Duration::from_secs(2 + i), &"y".repeat(200));
+        }
+        let said = log.take_failure().expect("said");
+        assert!(said.contains("No space left on device"), "{said}");
+        assert!(
+            said.starts_with(&format!("--log {}: cannot write", path.display())),
+            "{said}"
+        );
+        assert_eq!(log.take_failure(), None, "once");
+        log.line(Duration::from_secs(99), "more");
+        assert_eq!(log.take_failure(), None, "once");
+    }
 
     /// `--log` through a planted link is refused (the link's target untouched); a new log is
     /// 0600; a log at its size limit says so once and grows no more.

@@ -21,7 +21,7 @@ use crate::ids::Sid;
 use crate::parsers::numa::CpuList;
 use crate::parsers::Parsed;
 use crate::source::{
-    Collector, CommandRunner, Output, Request, Source, FILE_TIMEOUT, PERIOD_DISCOVERY,
+    Collector, CommandRunner, Cut, Output, Request, Source, FILE_TIMEOUT, PERIOD_DISCOVERY,
 };
 use extents::{ExtentSource, ExtentStatus};
 use sample::{How, RawSample, Update};
@@ -332,6 +332,22 @@ impl Ctx {
         timeout: Duration,
     ) -> (Result<Output, SourceError>, Option<Duration>) {
         self.run_bounded_as(request, timeout, false).await
+    }
+
+    /// `run_measured`, keeping what the command had printed on its standard output when it was
+    /// killed at its timeout (`CommandRunner::run_keeping`).
+    pub(crate) async fn run_measured_keeping(
+        &self,
+        request: &Request,
+        timeout: Duration,
+    ) -> (Result<Output, Cut>, Option<Duration>) {
+        let run = self.runner.run_keeping(request, timeout);
+        let (r, cpu) =
+            crate::source::cost::measured(tokio::time::timeout(timeout + RUNNER_GRACE, run)).await;
+        match r {
+            Ok(r) => (r, cpu),
+            Err(_) => (Err(Cut::bare(SourceError::Timeout { after: timeout })), cpu),
+        }
     }
 
     /// `run_bounded`, for the extent map's report when `extent_report` (the runner's larger

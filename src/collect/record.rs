@@ -369,13 +369,16 @@ impl Input {
     /// was).
     fn lines(&self) -> Result<(Lines, bool), String> {
         let mut raw: Lines = match self {
+            // Checked again at each open: the file may have been replaced since.
             Input::File(path) => Box::new(BufReader::new(
-                std::fs::File::open(path).map_err(|e| format!("cannot open: {e}"))?,
+                crate::files::open_regular(path).map_err(|e| format!("cannot open: {e}"))?,
             )),
             Input::Bytes(b) => Box::new(std::io::Cursor::new(b.clone())),
         };
         if raw.fill_buf().is_ok_and(|b| b.starts_with(&ZSTD_MAGIC)) {
-            let d = zstd::stream::read::Decoder::with_buffer(raw)
+            let mut d = zstd::stream::read::Decoder::with_buffer(raw)
+                .map_err(|e| format!("cannot decompress: {e}"))?;
+            d.window_log_max(crate::collect::track::WINDOW_LOG_MAX)
                 .map_err(|e| format!("cannot decompress: {e}"))?;
             Ok((Box::new(BufReader::new(d)), true))
         } else {
@@ -503,6 +506,13 @@ pub(crate) struct Cursor {
     /// Why the samples ended before the last (the file changed or went away since it was read).
     pub(crate) broken: Option<String>,
     buf: Vec<u8>,
+    /// The bytes of the outputs in `pending`.
+    pending_bytes: u64,
+}
+
+/// The bytes of text a sample holds.
+fn held(raw: &RawSample) -> u64 {
+    (raw.stdout.len() + raw.stderr.len() + raw.argv.iter().map(String::len).sum::<usize>()) as u64
 }
 
 impl Cursor {
@@ -521,6 +531,7 @@ impl Cursor {
         }
         loop {
             if let Some(raw) = self.pending.remove(&entry.line) {
+                self.pending_bytes = self.pending_bytes.saturating_sub(held(&raw));
                 self.index += 1;
                 return Some((entry.source, raw));
             }
@@ -529,9 +540,14 @@ impl Cursor {
                 return self.fail(format!("line {} is no longer in the recording", entry.line));
             }
             self.buf.clear();
-            match read_line(lines, &mut self.buf) {
+            match read_line(lines, &mut self.buf, line_cap()) {
                 LineRead::End | LineRead::Failed(_) => {
                     return self.fail(format!("the recording ends before line {}", entry.line))
+                }
+                LineRead::Long(_) => {
+                    // Skipped when the recording was read too (no sample is there).
+                    self.no += 1;
+                    continue;
                 }
                 LineRead::Line => {}
             }
@@ -544,6 +560,16 @@ impl Cursor {
                     .and_then(|rest| rest.iter().find(|e| e.line == self.no));
                 match expected {
                     Some(e) if e.source == source && e.t == raw.t => {
+                        // Read ahead of its turn: held, within the outputs' budget (a file
+                        // written in reverse time order would hold every output at once).
+                        self.pending_bytes += held(&raw);
+                        if self.pending_bytes > line_cap() {
+                            return self.fail(format!(
+                                "samples out of time order by more than {} (up to line {})",
+                                crate::files::cap_text(line_cap()),
+                                self.no
+                            ));
+                        }
                         self.pending.insert(self.no, raw);
                     }
                     Some(_) => {
@@ -558,6 +584,7 @@ impl Cursor {
     fn fail(&mut self, why: String) -> Option<(Source, RawSample)> {
         self.lines = None;
         self.pending.clear();
+        self.pending_bytes = 0;
         self.broken = Some(format!(
             "the recording changed on disk: {why}; replay stops here"
         ));
@@ -616,31 +643,19 @@ pub fn read_header(path: &Path) -> Result<Option<RecordingHeader>, Error> {
     Ok(serde_json::from_str(&first).ok())
 }
 
-/// A regular file, or an error that says what `path` is instead.
-fn checked_file(path: &Path) -> Result<(), Error> {
-    let file = std::fs::File::open(path).map_err(|source| Error::File {
-        path: path.display().to_string(),
-        source,
-    })?;
-    // A directory opens on Unix and fails only at the first read, which read as a damaged
-    // compressed stream; a FIFO or device would block or never end.
-    let kind = file.metadata().map_err(|source| Error::File {
-        path: path.display().to_string(),
-        source,
-    })?;
-    if kind.is_dir() {
-        return Err(Error::Usage(format!(
-            "{}: is a directory, not a recording",
-            path.display()
-        )));
+/// A regular file, or an error that says what `path` is instead: a FIFO, a device or a
+/// directory is refused at once (`files::open_regular` opens without blocking).
+pub(crate) fn checked_file(path: &Path) -> Result<(), Error> {
+    match crate::files::open_regular(path) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => Err(Error::Usage(
+            crate::files::user_file_error("--replay", path, &e),
+        )),
+        Err(source) => Err(Error::File {
+            path: path.display().to_string(),
+            source,
+        }),
     }
-    if !kind.is_file() {
-        return Err(Error::Usage(format!(
-            "{}: not a regular file, not a recording",
-            path.display()
-        )));
-    }
-    Ok(())
 }
 
 fn read_with(path: &Path, timeline: bool) -> Result<Recording, Error> {
@@ -648,13 +663,22 @@ fn read_with(path: &Path, timeline: bool) -> Result<Recording, Error> {
     Ok(read_from(Input::File(path.to_path_buf()), timeline))
 }
 
+/// The most samples a recording's index holds: the index (a few bytes a sample, with the
+/// timeline's count of waiting threads) within the outputs' memory budget. 5.6 million at 128
+/// MB: a 5,000-session instance recorded for three days; a bomb of tiny lines no more.
+fn max_entries() -> usize {
+    let per = std::mem::size_of::<Entry>() + std::mem::size_of::<(f64, u64)>();
+    usize::try_from(line_cap() / per as u64).unwrap_or(usize::MAX)
+}
+
 /// Problems kept word for word; past them only counted (a garbage file of a gigabyte has
 /// millions of bad lines).
 const MAX_PROBLEMS: usize = 100;
 
 /// The latest time a sample may carry: about ten years of recording. Beyond it (`t: 1e300`) the
-/// time cannot be a position in a recording, and sorted last it hid every other sample.
-const MAX_T: f64 = 10.0 * 365.0 * 86_400.0;
+/// time cannot be a position in a recording, and sorted last it hid every other sample. The
+/// latest moment a command line may name too (`format::When`).
+pub const MAX_T: f64 = crate::format::MAX_MOMENT.as_secs() as f64;
 
 /// Base page sizes a header may name, in KB.
 const PAGE_SIZES_KB: [u32; 5] = [1, 2, 4, 8, 16];
@@ -732,16 +756,62 @@ fn read_from(input: Input, timeline: bool) -> Recording {
 enum LineRead {
     End,
     Line,
+    /// A line longer than the cap, of this many bytes: read past, none of it kept.
+    Long(u64),
     Failed(std::io::Error),
 }
 
-/// The next line into `buf` (its newline kept, when it has one).
-fn read_line(input: &mut Lines, buf: &mut Vec<u8>) -> LineRead {
-    match input.read_until(b'\n', buf) {
-        Ok(0) => LineRead::End,
-        Ok(_) => LineRead::Line,
-        Err(e) => LineRead::Failed(e),
+/// The longest line of a recording kept: one output with its JSON around it can be no longer
+/// than the memory budget of the outputs being read (`source/budget.rs`, 128 MB unless a larger
+/// output cap raised it), since no output ifxtop reads is. A longer line (damage, or a
+/// decompression bomb: 123 kB of zstd unpack to a 4 GB line) is read past and never held.
+pub(crate) fn line_cap() -> u64 {
+    crate::source::budget::limit()
+}
+
+/// The next line into `buf` (its newline kept, when it has one), at most `cap` bytes of it: a
+/// longer line is read to its end but not kept (`buf` is left empty and its memory given back).
+fn read_line(input: &mut Lines, buf: &mut Vec<u8>, cap: u64) -> LineRead {
+    let mut total = 0u64;
+    loop {
+        let chunk = match input.fill_buf() {
+            Ok(c) => c,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return LineRead::Failed(e),
+        };
+        if chunk.is_empty() {
+            break;
+        }
+        let (n, ends) = match memchr::memchr(b'\n', chunk) {
+            Some(i) => (i + 1, true),
+            None => (chunk.len(), false),
+        };
+        total += n as u64;
+        if total <= cap {
+            buf.extend_from_slice(&chunk[..n]);
+        } else if !buf.is_empty() {
+            *buf = Vec::new();
+        }
+        input.consume(n);
+        if ends {
+            break;
+        }
     }
+    match total {
+        0 => LineRead::End,
+        n if n > cap => LineRead::Long(n),
+        _ => LineRead::Line,
+    }
+}
+
+/// The problem of a line past the cap.
+fn long_line(no: u64, len: u64, cap: u64) -> String {
+    format!(
+        "line {no}: {} long, past the {} memory budget of an output: skipped (damaged, or a \
+         decompression bomb)",
+        crate::format::human_bytes(len),
+        crate::files::cap_text(cap)
+    )
 }
 
 /// What one line of a recording is.
@@ -792,63 +862,68 @@ fn classify(no: u64, buf: &[u8], keep_output: bool) -> Line {
     if line.is_empty() {
         return Line::Blank;
     }
-    // A sample, read straight into its type: through a `Value` first, every output was copied
-    // twice (a replay of a 5,000-session recording spent a sixth of its time copying).
-    let sample = if line.contains("\"ifxtop_recording\"") {
-        None
-    } else if keep_output {
-        serde_json::from_str::<RawSample>(line).ok()
-    } else {
-        serde_json::from_str::<SampleHead>(line)
-            .ok()
-            .map(|h| RawSample {
-                t: h.t,
-                source: h.source,
-                argv: Vec::new(),
-                exit: h.exit,
-                stdout: String::new(),
-                stderr: String::new(),
-            })
-    };
-    if let Some(sample) = sample {
-        return sample_line(no, sample);
-    }
-    let value: serde_json::Value = match serde_json::from_str(line) {
-        Ok(v) => v,
-        Err(e) => {
-            return Line::Problem(if complete {
-                format!("line {no}: not JSON ({e})")
-            } else {
-                format!("line {no}: cut off (the recording ended mid-line)")
-            })
-        }
-    };
-    if value.get("ifxtop_recording").is_some() {
-        return match serde_json::from_value::<RecordingHeader>(value) {
-            Ok(mut h) => {
-                let mut problems = Vec::new();
-                if let Some(kb) = h.base_page_kb.filter(|kb| !PAGE_SIZES_KB.contains(kb)) {
-                    // 0 was taken and resolved hot pages to the wrong table.
-                    problems.push(format!(
-                        "line {no}: header base_page_kb {kb} is no base page size (1, 2, 4, 8 or 16): ignored"
-                    ));
-                    h.base_page_kb = None;
-                }
-                if h.ifxtop_recording != FORMAT_VERSION {
-                    problems.push(format!(
-                        "format version {} (this ifxtop writes {FORMAT_VERSION}): replaying what it understands",
-                        h.ifxtop_recording
-                    ));
-                }
-                Line::Header(Box::new(h), problems)
-            }
+    // A header: its key at the top level (a sample's output may hold the words too), read
+    // without building the line's tree (a line of a hundred megabytes of `[0,0,...]` built
+    // into a `Value` took twenty times its size).
+    if line.contains("\"ifxtop_recording\"")
+        && serde_json::from_str::<HeaderProbe>(line).is_ok_and(|p| p.ifxtop_recording.is_some())
+    {
+        return match serde_json::from_str::<RecordingHeader>(line) {
+            Ok(h) => header_line(no, h),
             Err(e) => Line::Problem(format!("line {no}: bad header ({e})")),
         };
     }
-    match serde_json::from_value::<RawSample>(value) {
-        Ok(s) => sample_line(no, s),
-        Err(e) => Line::Problem(format!("line {no}: not a sample ({e})")),
+    // A sample, read straight into its type (through a `Value` first, every output was copied
+    // twice: a replay of a 5,000-session recording spent a sixth of its time copying).
+    let sample = if keep_output {
+        serde_json::from_str::<RawSample>(line)
+    } else {
+        serde_json::from_str::<SampleHead>(line).map(|h| RawSample {
+            t: h.t,
+            source: h.source,
+            argv: Vec::new(),
+            exit: h.exit,
+            stdout: String::new(),
+            stderr: String::new(),
+        })
+    };
+    match sample {
+        Ok(sample) => sample_line(no, sample),
+        Err(e) if e.classify() == serde_json::error::Category::Data => {
+            Line::Problem(format!("line {no}: not a sample ({e})"))
+        }
+        Err(e) => Line::Problem(if complete {
+            format!("line {no}: not JSON ({e})")
+        } else {
+            format!("line {no}: cut off (the recording ended mid-line)")
+        }),
     }
+}
+
+/// Whether a line is a header: its top-level key, every other field passed over unbuilt.
+#[derive(Deserialize)]
+struct HeaderProbe {
+    #[serde(default)]
+    ifxtop_recording: Option<serde::de::IgnoredAny>,
+}
+
+/// A header line checked: its page size and format version.
+fn header_line(no: u64, mut h: RecordingHeader) -> Line {
+    let mut problems = Vec::new();
+    if let Some(kb) = h.base_page_kb.filter(|kb| !PAGE_SIZES_KB.contains(kb)) {
+        // 0 was taken and resolved hot pages to the wrong table.
+        problems.push(format!(
+            "line {no}: header base_page_kb {kb} is no base page size (1, 2, 4, 8 or 16): ignored"
+        ));
+        h.base_page_kb = None;
+    }
+    if h.ifxtop_recording != FORMAT_VERSION {
+        problems.push(format!(
+            "format version {} (this ifxtop writes {FORMAT_VERSION}): replaying what it understands",
+            h.ifxtop_recording
+        ));
+    }
+    Line::Header(Box::new(h), problems)
 }
 
 /// A sample line checked: its time in range, its source known.
@@ -893,11 +968,18 @@ fn waiting_threads(raw: RawSample) -> Option<u64> {
 fn read_lines(mut input: Lines, rec: &mut Recording, compressed: bool, timeline: bool) {
     let mut buf = Vec::new();
     let mut no = 0;
+    let cap = line_cap();
+    let max_entries = max_entries();
     loop {
         buf.clear();
-        match read_line(&mut input, &mut buf) {
+        match read_line(&mut input, &mut buf, cap) {
             LineRead::End => break,
             LineRead::Line => {}
+            LineRead::Long(len) => {
+                no += 1;
+                rec.problem(long_line(no, len, cap));
+                continue;
+            }
             LineRead::Failed(e) => {
                 // A recording cut off mid-write: keep every complete block before the cut.
                 rec.problem(if compressed {
@@ -919,6 +1001,16 @@ fn read_lines(mut input: Lines, rec: &mut Recording, compressed: bool, timeline:
                 rec.header = Some(*h);
             }
             Line::Sample(source, raw) => {
+                if rec.entries.len() >= max_entries {
+                    rec.problem(format!(
+                        "more than {} samples (what the index of a replay may hold in the \
+                         memory budget): replaying the first {}, up to line {}",
+                        crate::format::thousands(max_entries as u64),
+                        crate::format::thousands(max_entries as u64),
+                        rec.last_line
+                    ));
+                    break;
+                }
                 let t = raw.t;
                 rec.entries.push(Entry {
                     t,

@@ -120,6 +120,13 @@ impl Played {
         }
     }
 
+    /// Why the recording gave no more samples, once it stopped (it changed on disk since it
+    /// was read: cut short, replaced): the store is at [`Played::reached`], not further.
+    pub(crate) fn broken(&self) -> Option<String> {
+        let (_, cursor, _) = self.samples.as_ref()?;
+        lock(cursor).broken.clone()
+    }
+
     /// The time of the last sample it applied (`None` before the first).
     pub(crate) fn reached(&self) -> Option<Duration> {
         let (rec, cursor, _) = self.samples.as_ref()?;
@@ -245,10 +252,16 @@ impl Player {
     }
 
     /// The moment the store is at: the position, or while a seek is part way (samples up to
-    /// the position not applied yet), the last sample applied.
+    /// the position not applied yet), the last sample applied; and when the recording stopped
+    /// giving samples (it changed on disk), the last one it gave, however far a seek went: its
+    /// data is never labelled as a later moment's.
     pub(crate) fn shown(&self) -> Duration {
         let c = lock(&self.cursor);
-        if due(&self.rec, &c, self.position) && c.broken.is_none() {
+        if c.broken.is_some() {
+            reached(&self.rec, &c)
+                .unwrap_or_default()
+                .min(self.position)
+        } else if due(&self.rec, &c, self.position) {
             reached(&self.rec, &c).unwrap_or_default()
         } else {
             self.position
@@ -270,10 +283,12 @@ impl Player {
     }
 
     pub(crate) fn ui(&self) -> ReplayUi {
+        let broken = lock(&self.cursor).broken.is_some();
         ReplayUi {
-            position: self.position,
+            // Stopped by a recording that changed on disk: where it stopped.
+            position: if broken { self.shown() } else { self.position },
             length: self.length(),
-            paused: self.paused,
+            paused: self.paused || broken,
             speed: self.speed,
             seeking: None,
             spikes: self.spikes.clone(),

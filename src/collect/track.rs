@@ -17,6 +17,12 @@ use std::path::Path;
 /// frame per second grew it 65 %); a crash loses the track of the frame being written.
 pub(crate) const FRAME_S: f64 = 10.0;
 
+/// The largest zstd window a recording's reader accepts, its raw lines' frames and its track's
+/// (2^27 = 128 MB, zstd's own default limit and the outputs' memory budget): a frame asking for
+/// more is refused, not allocated. ifxtop writes level 3 (a 2 MB window); `zstd -19` asks 8 MB,
+/// `--ultra -22` and `--long` 128 MB.
+pub(crate) const WINDOW_LOG_MAX: u32 = 27;
+
 /// A zstd frame's magic number.
 const ZSTD_FRAME: u32 = 0xFD2F_B528;
 /// The skippable frame's magic number the track uses (RFC 8878 allows 0x184D2A50-5F).
@@ -59,6 +65,9 @@ pub struct TrackRead {
     pub complete: bool,
     /// Why reading stopped early.
     pub problem: Option<String>,
+    /// The frame that could not be unpacked, when one stopped it (damaged, or unpacking past
+    /// the memory budget): its lines are not all known.
+    pub damaged: Option<String>,
 }
 
 /// Where a recording's track frames are (each one's content: offset and length), and how the
@@ -129,15 +138,49 @@ fn frames(f: &mut File, len: u64) -> std::io::Result<Option<Frames>> {
     Ok((!out.at.is_empty()).then_some(out))
 }
 
-/// The text of the track frame whose content is at `(at, size)`.
-fn unpack(f: &mut File, (at, size): (u64, u64)) -> Result<String, String> {
-    let mut content = vec![0u8; usize::try_from(size).unwrap_or(usize::MAX)];
-    f.seek(SeekFrom::Start(at))
-        .and_then(|_| f.read_exact(&mut content))
+/// Hands each line of the track frame whose content is at `(at, size)` to `each`, unpacked as
+/// it is read: at most the outputs' memory budget (`source/budget.rs`, 128 MB) unpacked from
+/// one frame, one line held at a time (a frame of 124 kB that unpacks to 2 GB cost `ifxtop ash`
+/// 2 GB). How many lines, or why the frame is damaged; `Ok(None)` when `each` said stop.
+fn unpack(
+    f: &mut File,
+    (at, size): (u64, u64),
+    each: &mut dyn FnMut(&str) -> bool,
+) -> Result<Option<usize>, String> {
+    let cap = crate::source::budget::limit();
+    let damaged = |e: std::io::Error| format!("a damaged track frame at byte {at}: {e}");
+    f.seek(SeekFrom::Start(at + TAG.len() as u64))
         .map_err(|e| format!("cannot read the track frame at byte {at}: {e}"))?;
-    let text = zstd::stream::decode_all(&content[TAG.len()..])
-        .map_err(|e| format!("a damaged track frame at byte {at}: {e}"))?;
-    String::from_utf8(text).map_err(|_| format!("a track frame not UTF-8 at byte {at}"))
+    let packed = Read::take(&mut *f, size.saturating_sub(TAG.len() as u64));
+    let mut d = zstd::stream::read::Decoder::new(packed).map_err(damaged)?;
+    d.window_log_max(WINDOW_LOG_MAX).map_err(damaged)?;
+    // One byte past the cap tells a frame that is too big from one that fits.
+    let mut text = std::io::BufReader::new(Read::take(d, cap.saturating_add(1)));
+    let mut line = Vec::new();
+    let mut unpacked = 0u64;
+    let mut n = 0;
+    loop {
+        line.clear();
+        let got = std::io::BufRead::read_until(&mut text, b'\n', &mut line).map_err(damaged)?;
+        if got == 0 {
+            return Ok(Some(n));
+        }
+        unpacked += got as u64;
+        if unpacked > cap {
+            return Err(format!(
+                "the track frame at byte {at} unpacks to more than {} (the memory budget of \
+                 outputs): damaged, or a decompression bomb",
+                crate::files::cap_text(cap)
+            ));
+        }
+        let text = std::str::from_utf8(&line)
+            .map_err(|_| format!("a track frame not UTF-8 at byte {at}"))?;
+        let text = text.strip_suffix('\n').unwrap_or(text);
+        n += 1;
+        if !each(text.strip_suffix('\r').unwrap_or(text)) {
+            return Ok(None);
+        }
+    }
 }
 
 /// The file's track frames, found, with what reading them has given so far.
@@ -150,7 +193,7 @@ struct Reader {
 impl Reader {
     /// None when the file is not zstd or holds no track.
     fn open(path: &Path) -> std::io::Result<Option<Reader>> {
-        let mut f = std::io::BufReader::with_capacity(64 * 1024, std::fs::File::open(path)?);
+        let mut f = std::io::BufReader::with_capacity(64 * 1024, crate::files::open_regular(path)?);
         let len = f.get_ref().metadata()?.len();
         Ok(frames(&mut f, len)?.map(|found| Reader {
             f,
@@ -160,6 +203,7 @@ impl Reader {
                 lines: 0,
                 complete: found.complete,
                 problem: found.problem,
+                damaged: None,
             },
         }))
     }
@@ -167,20 +211,27 @@ impl Reader {
     /// Hands the lines of frame `i` to `each`: how many, or none when reading stopped (the
     /// frame damaged, or `each` said so).
     fn frame(&mut self, i: usize, each: &mut dyn FnMut(&str) -> bool) -> Option<usize> {
-        let text = match unpack(&mut self.f, self.at[i]) {
-            Ok(t) => t,
-            Err(e) => return self.stop(e),
+        let mut lines = 0;
+        let mut counted = |line: &str| {
+            lines += 1;
+            each(line)
         };
-        self.read.frames += 1;
-        let mut n = 0;
-        for line in text.lines() {
-            n += 1;
-            self.read.lines += 1;
-            if !each(line) {
-                return self.stop("stopped".into());
+        let done = unpack(&mut self.f, self.at[i], &mut counted);
+        self.read.lines += lines;
+        match done {
+            Ok(Some(n)) => {
+                self.read.frames += 1;
+                Some(n)
+            }
+            Ok(None) => {
+                self.read.frames += 1;
+                self.stop("stopped".into())
+            }
+            Err(e) => {
+                self.read.damaged = Some(e.clone());
+                self.stop(e)
             }
         }
-        Some(n)
     }
 
     fn stop(&mut self, why: String) -> Option<usize> {

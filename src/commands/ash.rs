@@ -54,18 +54,24 @@ fn window(
     };
     let from = match args.from {
         Some(f) => on("--from", f)?,
-        None => {
-            let w = args.snapshot.window.unwrap_or(DEFAULT_WINDOW);
-            to.saturating_sub(Duration::try_from_secs_f64(w).map_err(|_| {
-                Error::Usage(format!("--window {w}: a number of seconds, more than 0"))
-            })?)
-        }
+        None => to.saturating_sub(crate::commands::snapshot::window_len(
+            args.snapshot.window.unwrap_or(DEFAULT_WINDOW),
+        )?),
     };
     if from >= to {
         return Err(Error::Usage(format!(
             "the window ends ({:.0} s) before it begins ({:.0} s)",
             to.as_secs_f64(),
             from.as_secs_f64()
+        )));
+    }
+    let hour = crate::model::activity::HISTORY;
+    if (to - from).as_secs_f64() > hour {
+        return Err(Error::Usage(format!(
+            "--from {:.0} --to {:.0}: a window of at most {hour:.0} s (database time keeps an \
+             hour)",
+            from.as_secs_f64(),
+            to.as_secs_f64()
         )));
     }
     Ok((from, to))
@@ -147,7 +153,11 @@ fn from_track(
     args: &AshArgs,
     keys: &[Key],
 ) -> Result<Result<Ash, String>, Error> {
-    let Some((_, last, complete)) = crate::instance::walk::track_span(path)? else {
+    let span = match crate::instance::walk::track_span(path)? {
+        Ok(span) => span,
+        Err(why) => return Ok(Err(format!("the recording's database-time track: {why}"))),
+    };
+    let Some((_, last, complete)) = span else {
         return Ok(Err("the recording has no database-time track".into()));
     };
     // A recording cut short (a crash, a full disk) may hold outputs past its track's end: the
@@ -174,11 +184,21 @@ fn from_track(
     )? {
         return Ok(Err(format!("the recording's database-time track: {why}")));
     }
+    // Cut short (a crash, a full disk) or damaged past the track's end: said, as `snapshot
+    // --replay` says it, though the window was read whole.
+    let note = (!complete).then(|| {
+        let n = format!(
+            "the recording is cut short or damaged after {last:.0} s, where its database-time \
+             track ends"
+        );
+        warn(&format!("{}: {n}", path.display()));
+        n
+    });
     Ok(Ok(Ash {
         report: activity.report(&query(from, to, keys, args.top)),
         started,
         read_from: ReadFrom::Track,
-        note: None,
+        note,
     }))
 }
 
@@ -199,6 +219,8 @@ pub fn report_for(args: &AshArgs) -> Result<Ash, Error> {
     let keys = keys(&args.group)?;
     let settings = shared.settings.clone();
     if let Some(path) = &args.snapshot.watch.replay {
+        // A FIFO, a device or a directory is refused before the track is looked for.
+        crate::collect::record::checked_file(path)?;
         let note = if args.rederive {
             "--rederive".to_string()
         } else {
@@ -208,6 +230,10 @@ pub fn report_for(args: &AshArgs) -> Result<Ash, Error> {
             }
         };
         let rec = crate::collect::record::read_replayable_for_walk(path)?;
+        // Its problems (cut short, damaged lines), as `snapshot --replay` says them.
+        if !rec.skipped.is_empty() {
+            warn(&format!("{}: {}", path.display(), rec.problems_line()));
+        }
         let started = rec.started();
         let (from, to) = window(args, rec.length(), started, Some(rec.length()))?;
         if to > rec.length() {
@@ -270,11 +296,8 @@ fn watch(
             )));
         }
     }
-    let w = args.snapshot.window.unwrap_or(LIVE_WINDOW);
-    let window = Duration::try_from_secs_f64(w)
-        .ok()
-        .filter(|d| !d.is_zero())
-        .ok_or_else(|| Error::Usage(format!("--window {w}: a number of seconds, more than 0")))?;
+    let window =
+        crate::commands::snapshot::window_len(args.snapshot.window.unwrap_or(LIVE_WINDOW))?;
     let mut setups = crate::instance::setup::setups(live, shared)?;
     if setups.len() != 1 {
         return Err(Error::Usage(format!(
@@ -405,7 +428,7 @@ pub fn run_cli(args: &AshArgs) -> std::process::ExitCode {
                     if let Some(n) = &ash.note {
                         text.push_str(&format!(" ({n})"));
                     }
-                    Ok(text)
+                    Ok(crate::format::SafeText::new(text.trim_end()))
                 }
                 Format::Json => serde_json::to_value(&ash.report)
                     .and_then(|mut v| {
@@ -417,11 +440,12 @@ pub fn run_cli(args: &AshArgs) -> std::process::ExitCode {
                         }
                         serde_json::to_string_pretty(&v)
                     })
+                    .map(|j| crate::format::SafeText::json(j.trim_end()))
                     .map_err(|e| Error::Other(e.to_string())),
             };
             match out {
                 Ok(s) => {
-                    crate::commands::snapshot::print(&crate::format::SafeText::new(s.trim_end()));
+                    crate::commands::snapshot::print(&s);
                     std::process::ExitCode::SUCCESS
                 }
                 Err(e) => fail(&e),
@@ -429,6 +453,11 @@ pub fn run_cli(args: &AshArgs) -> std::process::ExitCode {
         }
         Err(e) => fail(&e),
     }
+}
+
+/// A line on standard error, through the sanitizer (a problem may quote a recording's text).
+fn warn(msg: &str) {
+    eprintln!("ifxtop ash: {}", crate::format::SafeText::new(msg));
 }
 
 fn fail(e: &Error) -> std::process::ExitCode {

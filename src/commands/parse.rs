@@ -2,29 +2,28 @@
 
 use crate::cli::ParseArgs;
 use crate::error::{Error, Result};
-use std::io::{Read, Write};
+use crate::format::SafeText;
+use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-/// Reads a whole file (or stdin for `None`) as text. Bytes that are not UTF-8 (user names and SQL
-/// in a legacy code set) become U+FFFD rather than failing the whole input.
+/// The most `ifxtop parse` and `ifxtop resolve` read of a capture: what ifxtop takes of the
+/// largest output it runs (the extent map's `oncheck -pe`, its cap at the default output cap).
+pub(crate) const CAPTURE_CAP: u64 =
+    crate::source::DEFAULT_MAX_OUTPUT_MB * crate::files::MB * crate::source::EXTENT_OUTPUT_FACTOR;
+
+/// Reads a whole file (or stdin for `None`) as text, at most [`CAPTURE_CAP`] bytes. Bytes that
+/// are not UTF-8 (user names and SQL in a legacy code set) become U+FFFD rather than failing
+/// the whole input. A FIFO or a device named as the file is refused at once (pipe it to
+/// standard input instead).
 pub(crate) fn read_text(path: Option<&Path>) -> Result<String> {
-    let mut buf = Vec::new();
-    match path {
-        Some(p) => {
-            buf = std::fs::read(p).map_err(|source| Error::File {
-                path: p.display().to_string(),
-                source,
-            })?;
-        }
-        None => {
-            std::io::stdin().lock().read_to_end(&mut buf)?;
-        }
-    }
-    Ok(match String::from_utf8(buf) {
-        Ok(s) => s,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-    })
+    let buf = match path {
+        Some(p) => crate::files::read_capped(p, CAPTURE_CAP)
+            .map_err(|e| Error::Usage(crate::files::user_file_error("file", p, &e)))?,
+        None => crate::files::read_all_capped(std::io::stdin().lock(), CAPTURE_CAP, 0)
+            .map_err(|e| Error::Usage(format!("standard input: {e}")))?,
+    };
+    Ok(crate::files::lossy(buf))
 }
 
 /// `ifxtop parse KIND [FILE]`: exit 0 with JSON when parsed, 2 with one line on stderr when the
@@ -33,22 +32,23 @@ pub fn run_parse(args: &ParseArgs) -> ExitCode {
     let text = match read_text(args.file.as_deref()) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("ifxtop parse: {e}");
+            eprintln!("ifxtop parse: {}", SafeText::new(&e.to_string()));
             return ExitCode::from(1);
         }
     };
     match args.kind.parse_to_json(&text) {
         Ok(v) => {
+            // Through the sanitizer: a user name or SQL in the output may hold any character.
             let mut out = std::io::stdout().lock();
-            let written = serde_json::to_writer_pretty(&mut out, &v)
+            let written = serde_json::to_string_pretty(&v)
                 .map_err(std::io::Error::from)
-                .and_then(|_| writeln!(out));
+                .and_then(|j| writeln!(out, "{}", SafeText::json(&j)));
             match written {
                 Ok(()) => ExitCode::SUCCESS,
                 // A closed pipe (`| head`) is not worth a message.
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
                 Err(e) => {
-                    eprintln!("ifxtop parse: {e}");
+                    eprintln!("ifxtop parse: {}", SafeText::new(&e.to_string()));
                     ExitCode::from(1)
                 }
             }
@@ -59,8 +59,8 @@ pub fn run_parse(args: &ParseArgs) -> ExitCode {
                 .as_ref()
                 .map_or_else(|| "<stdin>".to_string(), |p| p.display().to_string());
             eprintln!(
-                "ifxtop parse: {source} is not {} output: {e}",
-                args.kind.name
+                "ifxtop parse: {}",
+                SafeText::new(&format!("{source} is not {} output: {e}", args.kind.name))
             );
             ExitCode::from(2)
         }

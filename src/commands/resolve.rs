@@ -103,16 +103,13 @@ pub fn resolve_lines(
 /// stream cannot be read or written, 2 when the extents file is not an `oncheck -pe` report.
 pub fn run_cli(args: &crate::cli::ResolveArgs) -> ExitCode {
     let shown = args.extents.display();
-    let bytes = match std::fs::read(&args.extents) {
-        Ok(b) => b,
+    // A FIFO or a device is refused at once, a file past the cap is not read further.
+    let text = match crate::files::read_text_capped(&args.extents, super::parse::CAPTURE_CAP) {
+        Ok(t) => t,
         Err(e) => {
             eprintln!("ifxtop resolve: cannot read {shown}: {e}");
             return ExitCode::from(1);
         }
-    };
-    let text = match String::from_utf8(bytes) {
-        Ok(s) => s,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
     };
     let map = match ExtentMap::from_oncheck_pe(&text) {
         Ok(m) => m,

@@ -130,7 +130,7 @@ pub fn run_cli(args: &SnapshotArgs) -> std::process::ExitCode {
         Ok(snap) => {
             let out = match args.format {
                 crate::cli::Format::Text => Ok(text(&snap)),
-                crate::cli::Format::Json => json(&snap).map(|j| crate::format::SafeText::new(&j)),
+                crate::cli::Format::Json => json(&snap).map(|j| crate::format::SafeText::json(&j)),
             };
             match out {
                 Ok(s) => {
@@ -195,7 +195,7 @@ fn run_several(
     let out = match args.format {
         crate::cli::Format::Json => {
             serde_json::to_string_pretty(&serde_json::json!({ "instances": snaps }))
-                .map(|j| crate::format::SafeText::new(&j))
+                .map(|j| crate::format::SafeText::json(&j))
                 .map_err(|e| Error::Other(e.to_string()))
         }
         crate::cli::Format::Text => Ok(crate::format::SafeText::new(
@@ -303,15 +303,25 @@ fn demo_snapshot(
     Ok(snap)
 }
 
-/// `--window SECONDS`, checked.
+/// `--window SECONDS`, checked: more than 0 and at most the hour database time keeps (a longer
+/// window reported only its last hour, and the demo walked all of it).
+pub(crate) fn window_len(w: f64) -> Result<Duration, Error> {
+    let hour = crate::model::activity::HISTORY;
+    Duration::try_from_secs_f64(w)
+        .ok()
+        .filter(|d| !d.is_zero() && d.as_secs_f64() <= hour)
+        .ok_or_else(|| {
+            Error::Usage(format!(
+                "--window {w}: seconds, more than 0 and at most {hour:.0} (database time keeps \
+                 an hour)"
+            ))
+        })
+}
+
+/// `--window SECONDS`, checked: more than 0, at most the hour database time keeps (a longer
+/// window reported only its last hour; the demo walked it all).
 fn window_arg(w: Option<f64>) -> Result<Option<Duration>, Error> {
-    w.map(|s| {
-        Duration::try_from_secs_f64(s)
-            .ok()
-            .filter(|d| !d.is_zero())
-            .ok_or_else(|| Error::Usage(format!("--window {s}: a number of seconds, more than 0")))
-    })
-    .transpose()
+    w.map(window_len).transpose()
 }
 
 /// The top ten of every key over the `window` ending at `to`.
@@ -345,11 +355,7 @@ fn snapshot_with(args: &SnapshotArgs, shared: &Shared) -> Result<Snapshot, Error
         let rec = crate::collect::record::read_replayable_for_walk(path)?;
         // The first few problems and a count: a garbage file has one per line.
         if !rec.skipped.is_empty() {
-            eprintln!(
-                "ifxtop snapshot: {}: {}",
-                path.display(),
-                rec.problems_line()
-            );
+            warn(&format!("{}: {}", path.display(), rec.problems_line()));
         }
         if settings.ports.is_empty() {
             settings.ports = rec
@@ -435,10 +441,16 @@ pub(crate) fn live_report(
     // while the process had one thread (see `now_in_local_offset`).
     let mut settings = shared.settings.clone();
     settings.wall_start = Some(shared.started);
-    // This machine, or the host of `--ssh` (connected here, once).
+    // This machine, or the host of `--ssh` (connected here, once). The listener ports of
+    // `--port` (or an `[[instance]]`'s own), else the config's.
+    let ports = if live_args.ports.is_empty() {
+        &shared.ports
+    } else {
+        &live_args.ports
+    };
     let live = crate::instance::setup::live_target(
         server.clone(),
-        &live_args.ports,
+        ports,
         &live_args.ssh,
         live_args.extents.clone(),
         shared.max_output_mb,

@@ -87,7 +87,7 @@ pub(crate) fn instance_specs(args: &LiveArgs, config: &Config) -> Result<Vec<Ins
         // Beside the demo, hosts of --ssh too (a fleet that mixes them, as the tests use to
         // show one host failing while the others run).
         if !args.watch.ssh.ssh.is_empty() {
-            out.extend(live_specs(args)?);
+            out.extend(live_specs(args, config)?);
         }
         return check_count(out);
     }
@@ -108,16 +108,28 @@ pub(crate) fn instance_specs(args: &LiveArgs, config: &Config) -> Result<Vec<Ins
             out.push(InstanceSpec::Live {
                 server: Some(server),
                 ssh,
-                ports: t.ports.clone().unwrap_or_else(|| args.watch.ports.clone()),
+                ports: t
+                    .ports
+                    .clone()
+                    .unwrap_or_else(|| listener_ports(args, config)),
             });
         }
         return check_count(out);
     }
-    check_count(live_specs(args)?)
+    check_count(live_specs(args, config)?)
+}
+
+/// The listener ports of `--port`, else of the config's `ports` (empty: looked up in sqlhosts).
+fn listener_ports(args: &LiveArgs, config: &Config) -> Vec<u16> {
+    if args.watch.ports.is_empty() {
+        config.ports.clone().unwrap_or_default()
+    } else {
+        args.watch.ports.clone()
+    }
 }
 
 /// Each server of `--server a,b` on each `--ssh` host (or this machine).
-fn live_specs(args: &LiveArgs) -> Result<Vec<InstanceSpec>, Error> {
+fn live_specs(args: &LiveArgs, config: &Config) -> Result<Vec<InstanceSpec>, Error> {
     let servers: Vec<Option<String>> = match &args.watch.server {
         None => vec![None],
         Some(list) => list
@@ -137,7 +149,7 @@ fn live_specs(args: &LiveArgs) -> Result<Vec<InstanceSpec>, Error> {
             out.push(InstanceSpec::Live {
                 server: server.clone(),
                 ssh: ssh.clone(),
-                ports: args.watch.ports.clone(),
+                ports: listener_ports(args, config),
             });
         }
     }
@@ -672,7 +684,10 @@ pub(crate) fn sqlhosts_ports(server: Option<&str>) -> Vec<u16> {
     let path = std::env::var_os("INFORMIXSQLHOSTS")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("INFORMIXDIR").map(|d| PathBuf::from(d).join("etc/sqlhosts")));
-    let Some(text) = path.and_then(|p| std::fs::read_to_string(p).ok()) else {
+    // A regular file only, at most a megabyte (a FIFO named by the variable would hold the
+    // start forever).
+    let Some(text) = path.and_then(|p| crate::files::read_text_capped(&p, crate::files::MB).ok())
+    else {
         return Vec::new();
     };
     let services = std::fs::read_to_string("/etc/services")

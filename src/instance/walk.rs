@@ -241,9 +241,14 @@ fn walk_tracked(
     store
 }
 
+/// A track's first and last moments (session seconds), and whether it was read to the file's
+/// end.
+pub type TrackSpan = (f64, f64, bool);
+
 /// The first and last moments of the database-time track of the recording at `path`
-/// (`collect/track.rs`), and whether it was read to the file's end; none without a track.
-pub fn track_span(path: &std::path::Path) -> Result<Option<(f64, f64, bool)>, Error> {
+/// (`collect/track.rs`), and whether it was read to the file's end; none without a track; the
+/// inner error says which frame could not be unpacked (damaged, or past the memory budget).
+pub fn track_span(path: &std::path::Path) -> Result<Result<Option<TrackSpan>, String>, Error> {
     let mut span: Option<(f64, f64)> = None;
     // Its first and last frames: the frames between are stepped over, not unpacked.
     let read = crate::collect::track::read_track_ends(path, |line| {
@@ -257,7 +262,10 @@ pub fn track_span(path: &std::path::Path) -> Result<Option<(f64, f64, bool)>, Er
         path: path.display().to_string(),
         source,
     })?;
-    Ok(read.zip(span).map(|(r, (a, b))| (a, b, r.complete)))
+    if let Some(damaged) = read.as_ref().and_then(|r| r.damaged.clone()) {
+        return Ok(Err(damaged));
+    }
+    Ok(Ok(read.zip(span).map(|(r, (a, b))| (a, b, r.complete))))
 }
 
 /// Adds the samples of the recording's track from `from` to `to` (session seconds) to
@@ -273,7 +281,7 @@ pub fn track_activity(
     let mut decoder = crate::model::track::TrackDecoder::new();
     let mut bad = None;
     let lead = from - WARM.as_secs_f64();
-    crate::collect::track::read_track(path, |line| match decoder.sample(line) {
+    let read = crate::collect::track::read_track(path, |line| match decoder.sample(line) {
         Ok(s) if s.at > to => false,
         Ok(s) => {
             if s.at >= lead {
@@ -290,6 +298,10 @@ pub fn track_activity(
         path: path.display().to_string(),
         source,
     })?;
+    // A frame that could not be unpacked: the samples after it are not known.
+    if let Some(damaged) = read.and_then(|r| r.damaged).filter(|_| bad.is_none()) {
+        bad = Some(damaged);
+    }
     Ok(bad.map_or(Ok(()), Err))
 }
 

@@ -82,6 +82,11 @@ impl Watched {
         }
     }
 
+    /// Why `--log` stopped writing (a full disk), the first time it is asked after it did.
+    pub(crate) fn log_failure(&mut self) -> Option<String> {
+        self.log.as_mut()?.take_failure()
+    }
+
     /// The next build is due as soon as anything moved, whatever the gap (a key, a drill).
     pub(crate) fn force(&mut self) {
         self.rebuild.force();

@@ -38,6 +38,10 @@ pub struct Header {
     pub infrastructure_version: Option<u32>,
     /// 15.0: the parenthesised mode after the infrastructure version (`Compatibility mode`).
     pub storage_mode: Option<String>,
+    /// A line an evaluation build prints right above the banner (GBase 8s: `Your evaluation
+    /// license will expire on ...`), as printed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub license: Option<String>,
 }
 
 impl Header {
@@ -64,8 +68,10 @@ impl Header {
     }
 }
 
-/// What precedes a command's own output.
+/// What precedes a command's own output. Returned once per parse and taken apart at once
+/// (`into_parts`): the banner is not boxed, which would cost an allocation per output parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Preamble {
     /// No banner (captures often start at the table).
     None,
@@ -91,6 +97,20 @@ impl Preamble {
 pub(crate) fn parse_preamble(lines: &mut Lines<'_>) -> Preamble {
     // A capture pasted from a terminal starts with the prompt line that ran it.
     lex::skip_prompt_line(lines, &["onstat"]);
+    // An evaluation build's license line right above the banner (no blank line between): taken
+    // with it when a banner or the off-line message follows.
+    let mut license = None;
+    let mut ahead = lines.clone();
+    if let Some(l) = ahead.peek_non_blank().filter(|l| is_license_notice(l.text)) {
+        ahead.next();
+        let follows = ahead
+            .peek_non_blank()
+            .is_some_and(|b| is_offline_message(b.text) || banner(b).is_some());
+        if follows {
+            license = Some(l.text.trim().to_string());
+            *lines = ahead;
+        }
+    }
     let Some(first) = lines.peek_non_blank() else {
         return Preamble::None;
     };
@@ -101,6 +121,7 @@ pub(crate) fn parse_preamble(lines: &mut Lines<'_>) -> Preamble {
     let Some(mut header) = banner(first) else {
         return Preamble::None;
     };
+    header.license = license;
     lines.next();
     if header.uptime_s.is_none() {
         // A long banner wraps: `... -- On-Line (Prim) --` then `-- Up 3 days ... -- N Kbytes`.
@@ -125,6 +146,12 @@ pub(crate) fn parse_preamble(lines: &mut Lines<'_>) -> Preamble {
         }
     }
     Preamble::Header(header)
+}
+
+/// `Your evaluation license will expire on 2026-12-31.` (GBase 8s evaluation builds), or that
+/// it has expired.
+fn is_license_notice(text: &str) -> bool {
+    text.trim_start().starts_with("Your evaluation license ")
 }
 
 /// Takes the second line of a wrapped banner into `header`; false when `text` is not one.
@@ -333,6 +360,7 @@ pub(crate) fn banner(line: Line<'_>) -> Option<Header> {
         date: None,
         infrastructure_version: None,
         storage_mode: None,
+        license: None,
     };
     for part in parts.filter(|p| !p.is_empty()) {
         if let Ok((_, up)) = all_consuming(uptime).parse(part) {

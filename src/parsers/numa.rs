@@ -92,6 +92,21 @@ fn numbers(text: &str) -> Option<Vec<u32>> {
     text.split_whitespace().map(|w| w.parse().ok()).collect()
 }
 
+/// A piece of a `size:` or `free:` value that a terminal narrower than the line wrapped onto a
+/// line of its own: digits, blanks and the unit (`9 MB`, ` MB`, `B`).
+fn is_value_fragment(text: &str) -> bool {
+    !text.trim().is_empty()
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_digit() || matches!(b, b' ' | b'\t' | b'M' | b'B' | b'm' | b'b'))
+}
+
+/// Whether a `size:` or `free:` value is whole: numactl always ends it with its unit (`MB`).
+fn has_unit(value: &str) -> bool {
+    let v = value.trim_end();
+    v.ends_with("MB") || v.ends_with("mb")
+}
+
 /// `1234 MB` (or `1234MB`, `1234 mb`) → 1234.
 fn megabytes(text: &str) -> Option<u64> {
     let t = text.trim();
@@ -113,11 +128,33 @@ pub fn parse_numactl_h(text: &str) -> Result<NumactlH, ParseError> {
     // The node whose `cpus:` list the last line was: a line of numbers alone continues it (a
     // long list wrapped in a mail or ticket copy).
     let mut cpus_of: Option<usize> = None;
+    // A `size:` or `free:` line whose value has no unit yet (a terminal narrower than the line
+    // wrapped it, inside the number or before `MB`): its node, key, line and value so far. The
+    // pieces on the lines after it are joined as the terminal cut them (no blank added); a value
+    // still without its unit is left unparsed, never read short (`18653` of `186539 MB`).
+    let mut unfinished: Option<(usize, bool, Line<'_>, String)> = None;
     let mut rows = lines(text);
     lex::skip_prompt_line(&mut rows, &["numactl"]);
     for line in rows {
         if line.is_blank() {
             continue;
+        }
+        if let Some((idx, free, first, mut value)) = unfinished.take() {
+            if is_value_fragment(line.text) {
+                value.push_str(line.text);
+                if !has_unit(&value) {
+                    unfinished = Some((idx, free, first, value));
+                    continue;
+                }
+            }
+            match megabytes(&value).filter(|_| has_unit(&value)) {
+                Some(v) if free => out.nodes[idx].free_mb = Some(v),
+                Some(v) => out.nodes[idx].size_mb = Some(v),
+                None => Unparsed::keep(&mut out.unparsed, first),
+            }
+            if is_value_fragment(line.text) {
+                continue;
+            }
         }
         first_line.get_or_insert(line);
         let t = line.text.trim();
@@ -177,6 +214,10 @@ pub fn parse_numactl_h(text: &str) -> Result<NumactlH, ParseError> {
                     cpus_of = Some(idx);
                     numbers(value).map(|c| node.cpus = c).is_some()
                 }
+                _ if !has_unit(value) => {
+                    unfinished = Some((idx, key == "free", line, value.to_string()));
+                    true
+                }
                 "size" => megabytes(value).map(|v| node.size_mb = Some(v)).is_some(),
                 _ => megabytes(value).map(|v| node.free_mb = Some(v)).is_some(),
             };
@@ -188,6 +229,9 @@ pub fn parse_numactl_h(text: &str) -> Result<NumactlH, ParseError> {
             continue;
         }
         Unparsed::keep(&mut out.unparsed, line);
+    }
+    if let Some((_, _, first, _)) = unfinished {
+        Unparsed::keep(&mut out.unparsed, first);
     }
     if !recognised {
         return Err(match first_line {

@@ -234,7 +234,7 @@ fn chunk_io(text: &str) -> Result<ChunkIo, Miss<'_>> {
     }
     let path = trim_blanks(i);
     if !is_chunk_path(path) {
-        return Err(Miss::new(i, "one full pathname after the page counts"));
+        return Err(Miss::new(i, "one pathname after the page counts"));
     }
     Ok(ChunkIo {
         address,
@@ -247,12 +247,15 @@ fn chunk_io(text: &str) -> Result<ChunkIo, Miss<'_>> {
     })
 }
 
-/// A chunk's pathname as onspaces takes it: full (`/dev/...`, `C:\ifmxdata\...`,
-/// `\\.\PhysicalDrive1`) and one word.
+/// A chunk's pathname as onspaces takes it, one word: full (`/dev/...`, `C:\ifmxdata\...`,
+/// `\\.\PhysicalDrive1`) or relative to the directory the server started in (`./rootchunk`,
+/// `chunks/dbs1`, as the 15.0 manual's sample prints them). Not a number (another table's
+/// column) nor a flags word (`PO-B--`, an `onstat -d` row without its path).
 fn is_chunk_path(path: &str) -> bool {
-    let full = path.starts_with(['/', '\\'])
-        || matches!(path.as_bytes(), [d, b':', b'\\' | b'/', ..] if d.is_ascii_alphabetic());
-    full && !path.contains([' ', '\t'])
+    let one_word = !path.is_empty() && !path.contains([' ', '\t']);
+    let number = path.bytes().all(|b| b.is_ascii_digit());
+    let flags = path.bytes().all(|b| b.is_ascii_uppercase() || b == b'-');
+    one_word && !number && !flags
 }
 
 #[cfg(test)]
@@ -274,7 +277,17 @@ mod tests {
         assert!(chunk_io("a4e8268 3 3 0 1000 ~938 250 POB--- /ix/blob").is_err());
         // An `onstat -g ses` sqscb row: no dbspace 0, no relative path.
         assert!(chunk_io("52fda4d0 53234018 0        0           0        0           1").is_err());
-        assert!(chunk_io("a40d928 1 1 0 0 0 chunks/c1").is_err());
+        // Relative to where the server started (the 15.0 manual's sample); never a number or
+        // a flags word.
+        assert_eq!(
+            chunk_io("a40d928 1 1 0 0 0 chunks/c1")
+                .expect("relative")
+                .path,
+            "chunks/c1"
+        );
+        assert!(chunk_io("a40d928 1 1 0 0 0 ./rootchunk").is_ok());
+        assert!(chunk_io("a40d928 1 1 0 0 0 1234").is_err());
+        assert!(chunk_io("a40d928 1 1 0 0 0 PO-B--").is_err());
         assert!(chunk_io("a40d928 1 1 0 0 0 C:\\IFMXDATA\\ol\\rootdbs.000").is_ok());
     }
 

@@ -198,9 +198,13 @@ pub(super) fn collapse_blanks(text: &str) -> String {
     s
 }
 
-/// `Threads:` (and the same table's titles in `onstat -g act` / `onstat -g rea`).
+/// `Threads:` (and the same table's titles in `onstat -g act` and `onstat -g wai`, which list
+/// the running and the waiting threads in the same columns).
 fn is_title(text: &str) -> bool {
-    matches!(text.trim(), "Threads:" | "Running threads:")
+    matches!(
+        text.trim(),
+        "Threads:" | "Running threads:" | "Waiting threads:"
+    )
 }
 
 /// ` tid     tcb      rstcb    prty status                vp-class      name`

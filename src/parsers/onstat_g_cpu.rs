@@ -26,6 +26,10 @@ pub struct OnstatGCpu {
     pub threads: Vec<CpuThread>,
     /// Line numbers of lines made only of dots (`.....`): the list is known to be incomplete.
     pub elisions: Vec<usize>,
+    /// The line number of a last row cut short: the output ended inside it (no line end; onstat
+    /// ends every line), so its `#scheds` or status may be only their first characters. Kept
+    /// in `unparsed`, not read.
+    pub cut: Option<usize>,
     pub unparsed: Vec<Unparsed>,
 }
 
@@ -52,9 +56,18 @@ const EXPECTED: &str = "onstat -g cpu output: the title `Thread CPU Info:`, the 
      `tid name vp Last Run CPU Time #scheds status` or a thread row \
      (`4 aio vp 0 5aio* 06/05 11:19:00 29409.7586 9587799 IO Idle`)";
 
-/// Parses the output of `onstat -g cpu`.
+/// Parses the output of `onstat -g cpu`. A last row without its line end is where the output
+/// was cut (an output cap, a pipe closed, a copy): `6810` may have been `68104`, `sl` a longer
+/// status, so it is not taken as a thread's reading.
 pub fn parse(text: &str) -> Result<OnstatGCpu, ParseError> {
-    super::drive::<Body>(text)
+    let mut out = super::drive::<Body>(text)?;
+    let last = text.rsplit('\n').next().unwrap_or("");
+    if !last.is_empty() && thread_row(last).is_ok() && out.threads.pop().is_some() {
+        let no = text.bytes().filter(|b| *b == b'\n').count() + 1;
+        out.cut = Some(no);
+        Unparsed::keep(&mut out.unparsed, Line { no, text: last });
+    }
+    Ok(out)
 }
 
 record!(OnstatGCpu, onstat; threads);

@@ -82,6 +82,21 @@ pub struct SessionDetail {
     pub last_parsed_sql: Option<String>,
     /// `11600 byte(s) of memory is allocated from the sscpool`, where printed.
     pub sscpool_bytes: Option<u64>,
+    /// `Xadatasources participated in this session :`, printed for a session in an XA
+    /// transaction (right after the statement text, no blank line between).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub xa_datasources: Vec<XaDatasource>,
+}
+
+/// One row under `Xadatasource name  RMID  Active`:
+/// `xabasicdb@atmol10:sitaramv.xads_t3_i1  6  YES`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct XaDatasource {
+    pub name: String,
+    /// The resource manager id the XA calls name it by.
+    pub rmid: u64,
+    /// `YES` / `NO`.
+    pub active: bool,
 }
 
 /// One thread of a session: `78  sqlexec  4b4ad628  Y--P---  5840  cond wait  netnorm -`.
@@ -145,6 +160,8 @@ enum Section {
     Sql,
     /// Statement text up to a blank line.
     Text(TextBlock),
+    /// The XA data sources of the session.
+    Xa,
 }
 
 /// Which statement the text lines belong to.
@@ -191,7 +208,7 @@ impl OnstatBody for Body {
         }
         // Statement text: every line up to a blank one, unless it starts a new part.
         if let Section::Text(block) = self.section {
-            if sql_line(t).is_none() {
+            if sql_line(t).is_none() && !is_xa_title(t) {
                 let detail = out.detail.get_or_insert_with(SessionDetail::default);
                 let target = match block {
                     TextBlock::Current => &mut detail.current_sql,
@@ -244,7 +261,8 @@ fn evidence(kind: &Kind<'_>) -> Evidence {
         | Kind::Thread(_)
         | Kind::Pool
         | Kind::Pair
-        | Kind::Sqscb => Evidence::Row,
+        | Kind::Sqscb
+        | Kind::XaRow(_) => Evidence::Row,
         _ => Evidence::Own,
     }
 }
@@ -271,6 +289,9 @@ enum Kind<'a> {
     Sqscb,
     Sql(SqlLine<'a>),
     SqlRow(SqlState),
+    XaTitle,
+    XaHeader,
+    XaRow(XaDatasource),
 }
 
 /// Classifies a line: the current section's rows first, then every title and header, then the
@@ -283,6 +304,7 @@ fn line_kind(t: &str, section: Section) -> Result<Kind<'_>, Miss<'_>> {
         Section::Pairs => is_pairs_row(t).then_some(Kind::Pair),
         Section::Sqscb => is_sqscb_row(t).then_some(Kind::Sqscb),
         Section::Sql => sql_state(t).map(Kind::SqlRow).ok(),
+        Section::Xa => xa_row(t).map(Kind::XaRow),
         _ => None,
     };
     if let Some(k) = in_section {
@@ -340,6 +362,10 @@ fn title_or_header(t: &str) -> Option<Kind<'_>> {
         Kind::SqscbTitle
     } else if lex::starts_with_words(t, &["scb", "sqscb", "optofc"]) {
         Kind::SqscbHeader
+    } else if is_xa_title(t) {
+        Kind::XaTitle
+    } else if lex::starts_with_words(t, &["Xadatasource", "name", "RMID"]) {
+        Kind::XaHeader
     } else {
         return None;
     })
@@ -386,6 +412,17 @@ fn apply(out: &mut OnstatGSes, kind: Kind<'_>, section: Section) -> Option<Secti
         Kind::Pool | Kind::Pair | Kind::Sqscb => section,
         Kind::PairsHeader => Section::Pairs,
         Kind::SqscbTitle | Kind::SqscbHeader => Section::Sqscb,
+        Kind::XaTitle | Kind::XaHeader => {
+            out.detail.get_or_insert_with(SessionDetail::default);
+            Section::Xa
+        }
+        Kind::XaRow(x) => {
+            out.detail
+                .get_or_insert_with(SessionDetail::default)
+                .xa_datasources
+                .push(x);
+            Section::Xa
+        }
         Kind::SqlRow(s) => {
             let d = out.detail.get_or_insert_with(SessionDetail::default);
             if d.sql.is_some() {
@@ -429,6 +466,34 @@ fn apply(out: &mut OnstatGSes, kind: Kind<'_>, section: Section) -> Option<Secti
         }
     };
     Some(next)
+}
+
+/// `Xadatasources participated in this session :`
+fn is_xa_title(t: &str) -> bool {
+    lex::starts_with_words(
+        t,
+        &["Xadatasources", "participated", "in", "this", "session"],
+    )
+}
+
+/// `xabasicdb@atmol10:sitaramv.xads_t3_i1  6  YES`: the data source's name (one word), its
+/// RMID, whether it is active.
+fn xa_row(t: &str) -> Option<XaDatasource> {
+    let mut words = lex::header_words(t);
+    let (name, rmid, active) = (words.next()?, words.next()?, words.next()?);
+    if words.next().is_some() {
+        return None;
+    }
+    let active = match active {
+        "YES" => true,
+        "NO" => false,
+        _ => return None,
+    };
+    Some(XaDatasource {
+        name: name.to_string(),
+        rmid: rmid.parse().ok()?,
+        active,
+    })
 }
 
 /// `session           effective                            #RSAM    total      used       dynamic`

@@ -54,7 +54,8 @@ pub struct PhysicalLog {
     pub numpages: Option<u64>,
     pub numwrits: Option<u64>,
     pub pages_per_io: Option<f64>,
-    /// Where the physical log starts, `chunk:page` as printed.
+    /// Where the physical log starts, `chunk:page` as printed (an old build's packed hex,
+    /// `400035`, written the same way: `4:53`).
     pub phybegin: Option<String>,
     /// Pages.
     pub physize: Option<u64>,
@@ -96,7 +97,8 @@ pub struct LogFile {
     /// checkpoint, `A` newly added, `F` free, `D` to be dropped, `-` none.
     pub flags: String,
     pub uniqid: u64,
-    /// Where the file starts, `chunk:page` as printed.
+    /// Where the file starts, `chunk:page` as printed (an old build's packed hex, `300035`,
+    /// written the same way: `3:53`).
     pub begin: String,
     /// Pages.
     pub size: u64,
@@ -281,20 +283,27 @@ fn logical_buffer<'a>(i: &'a str, out: &mut OnstatL) -> Result<(), Miss<'a>> {
     Ok(())
 }
 
-/// `chunk:page` (`1:263`, `2:1000052`).
-fn chunk_page(i: &str) -> PResult<'_, &str> {
-    recognize((digit1, char(':'), digit1)).parse(i)
+/// A position: `chunk:page` (`1:263`, `2:1000052`) as printed; or, as old builds print it, one
+/// packed hex number (`300035`: the chunk in the bits above the low 20, the page in those, as
+/// `onstat -X`'s old page numbers are packed), written as `3:53`.
+fn chunk_page(i: &str) -> PResult<'_, String> {
+    let printed = recognize((digit1, char(':'), digit1)).map(String::from);
+    let packed = nom::combinator::map_opt(nom::character::complete::hex_digit1, |h: &str| {
+        let v = u32::from_str_radix(h, 16).ok()?;
+        Some(format!("{}:{}", v >> 20, v & 0xF_FFFF))
+    });
+    nom::branch::alt((printed, packed)).parse(i)
 }
 
 /// `1:263  500  270  0  0.00`: phybegin, physize, phypos, phyused, %used.
 fn physical_position<'a>(i: &'a str, out: &mut OnstatL) -> Result<(), Miss<'a>> {
-    let (i, phybegin) = column(i, chunk_page, "phybegin (`chunk:page`)")?;
+    let (i, phybegin) = column(i, chunk_page, "phybegin (`chunk:page` or packed hex)")?;
     let (i, physize) = column(i, dec_u64, "physize (a number)")?;
     let (i, phypos) = column(i, dec_u64, "phypos (a number)")?;
     let (i, phyused) = column(i, dec_u64, "phyused (a number)")?;
     let used_pct = last_column(i, dec_f64, "%used (a number) at the end of the row")?;
     let p = out.physical.get_or_insert_with(PhysicalLog::default);
-    p.phybegin = Some(phybegin.to_string());
+    p.phybegin = Some(phybegin);
     p.physize = Some(physize);
     p.phypos = Some(phypos);
     p.phyused = Some(phyused);
@@ -336,7 +345,7 @@ fn log_file(text: &str) -> Result<LogFile, Miss<'_>> {
     let (i, number) = column(i, dec_u64, "a log number")?;
     let (i, flags) = column(i, log_flags, "log flags (`U-B----`, 7 or 8 characters)")?;
     let (i, uniqid) = column(i, dec_u64, "a uniqid (a number)")?;
-    let (i, begin) = column(i, chunk_page, "begin (`chunk:page`)")?;
+    let (i, begin) = column(i, chunk_page, "begin (`chunk:page` or packed hex)")?;
     let (i, size) = column(i, dec_u64, "a size (pages)")?;
     let (i, used) = column(i, dec_u64, "used (pages)")?;
     let used_pct = last_column(i, dec_f64, "%used (a number) at the end of the row")?;
@@ -345,7 +354,7 @@ fn log_file(text: &str) -> Result<LogFile, Miss<'_>> {
         number,
         flags: flags.to_string(),
         uniqid,
-        begin: begin.to_string(),
+        begin,
         size,
         used,
         used_pct,

@@ -26,6 +26,9 @@ pub struct OnstatXTxn {
     pub active: Option<u64>,
     pub total: Option<u64>,
     pub max_concurrent: Option<u64>,
+    /// Line numbers of lines made only of dots (`.....`): rows were cut out there (by a
+    /// publisher or a pager), so the list is known to be incomplete.
+    pub elisions: Vec<usize>,
     pub unparsed: Vec<Unparsed>,
 }
 
@@ -148,6 +151,10 @@ impl OnstatBody for Body {
         }
         if after_header && lex::starts_with_words(t, &["logpos", "logpos"]) {
             return Seen::Known;
+        }
+        if super::onstat_g_ath::is_elision(t) {
+            out.elisions.push(line.no);
+            return Seen::Skipped;
         }
         if self.own_seen {
             if let Some((active, total, max)) = footer(t) {

@@ -14,12 +14,20 @@
 //! a fleet of several such instances. A larger `max-output-mb` raises it to twice that cap.
 //!
 //! The extent map's report (`oncheck -pe`: about 90 MB per million extents, run on demand, one at
-//! a time per instance) is counted too, but may go past the budget by its own cap (16 times the
-//! per-run cap): the polls can never take that room, and the report can never take theirs. So
-//! everything being read at once stays under the budget plus one extent cap (128 MB + 1 GB by
-//! default), the polls alone under the budget.
+//! a time per instance; or a captured one read with `--extents FILE`) lives within the same
+//! budget, less the polls' room (a quarter: `oncheck -pe` prints for minutes on a large
+//! instance, and the polls go on meanwhile): 96 MB by default, a little over a million extents.
+//! A larger report fails with the budget's message, and ifxtop goes on without the map (it once
+//! had a cap of its own, 1 GB past the budget, and a big report under a 1 GB `ulimit -v` aborted
+//! ifxtop). So everything being read at once stays under the budget; a larger `max-output-mb`
+//! raises it for a larger report.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The share of the budget (one part in this many: 32 MB of 128) an extent map's report never
+/// takes, so that the polls go on while a report of minutes is read: three times what every
+/// source of a 20,000-session instance prints at once.
+pub const POLL_ROOM: u64 = 4;
 
 /// The budget unless a larger output cap raises it, in MB.
 pub const DEFAULT_BUDGET_MB: u64 = 128;
@@ -52,37 +60,55 @@ pub fn peak() -> u64 {
 #[derive(Debug)]
 pub(crate) struct Reservation {
     held: u64,
-    /// Above the budget by this much for the extent map's report.
-    beyond: u64,
+    /// An extent map's report: it may not take the polls' room.
+    report: bool,
 }
 
 impl Reservation {
-    /// For an ordinary run: within the budget.
+    /// For an ordinary run: nothing held yet, the whole budget open to it.
     pub(crate) fn poll() -> Reservation {
-        Reservation { held: 0, beyond: 0 }
-    }
-
-    /// For the extent map's report, whose cap is `cap`: within the budget and that cap.
-    pub(crate) fn extent_report(cap: u64) -> Reservation {
         Reservation {
             held: 0,
-            beyond: cap,
+            report: false,
+        }
+    }
+
+    /// For the extent map's report: nothing held yet; it grows only while the runs in flight
+    /// leave the polls their room ([`POLL_ROOM`]).
+    pub(crate) fn extent_report() -> Reservation {
+        Reservation {
+            held: 0,
+            report: true,
         }
     }
 
     /// Takes `more` bytes of the budget, or nothing and `false` when that would pass it.
     pub(crate) fn grow(&mut self, more: u64) -> bool {
-        let limit = limit().saturating_add(self.beyond);
+        self.grow_between(more, more).is_some()
+    }
+
+    /// Takes `want` bytes of the budget, or as much of it as is left when that is at least
+    /// `least`; else nothing. Returns what it took. (A buffer that doubles would otherwise fail
+    /// at its last doubling with half the budget still free.)
+    pub(crate) fn grow_between(&mut self, least: u64, want: u64) -> Option<u64> {
+        let limit = if self.report {
+            limit() - limit() / POLL_ROOM
+        } else {
+            limit()
+        };
+        let want = want.max(least);
         let mut now = IN_FLIGHT.load(Ordering::Relaxed);
         loop {
-            let Some(next) = now.checked_add(more).filter(|&n| n <= limit) else {
-                return false;
-            };
+            let take = want.min(limit.saturating_sub(now));
+            if take < least || now.checked_add(take).is_none() {
+                return None;
+            }
+            let next = now + take;
             match IN_FLIGHT.compare_exchange_weak(now, next, Ordering::AcqRel, Ordering::Relaxed) {
                 Ok(_) => {
-                    self.held += more;
+                    self.held += take;
                     PEAK.fetch_max(next, Ordering::Relaxed);
-                    return true;
+                    return Some(take);
                 }
                 Err(actual) => now = actual,
             }
@@ -112,10 +138,15 @@ mod tests {
         assert!(in_flight() >= 8192);
         assert!(peak() >= 8192 && peak() <= limit());
         assert!(!a.grow(u64::MAX));
+        // Short of what it wants, it takes what is left when that is enough, and no more.
+        assert_eq!(a.grow_between(limit() + 1, u64::MAX), None);
+        let took = a.grow_between(1, u64::MAX).expect("what is left");
+        assert!(took >= 1 && a.held == 8192 + took);
+        assert!(in_flight() <= limit() && peak() <= limit());
         drop(a);
-        // The extent map's report may go past the budget by its cap, no further.
-        let mut r = Reservation::extent_report(1 << 20);
-        assert!(r.grow(1 << 20));
-        assert!(!r.grow(limit() + 1));
+        // A report leaves the polls their room: never the whole budget, even when it is free.
+        let mut r = Reservation::extent_report();
+        assert!(!r.grow(limit()));
+        assert!(r.grow_between(1, limit()).expect("some") <= limit() - limit() / POLL_ROOM);
     }
 }

@@ -2,7 +2,7 @@
 
 use super::budget::{self, Reservation};
 use super::{
-    BoxFuture, CommandRunner, Output, Request, DEFAULT_MAX_OUTPUT_MB, EXTENT_OUTPUT_FACTOR,
+    BoxFuture, CommandRunner, Cut, Output, Request, DEFAULT_MAX_OUTPUT_MB, EXTENT_OUTPUT_FACTOR,
 };
 use crate::error::SourceError;
 use crate::files::MB;
@@ -33,6 +33,9 @@ pub struct LocalRunner {
     pub(crate) path: Option<std::ffi::OsString>,
     /// The output cap in MB (the extent map's report gets `EXTENT_OUTPUT_FACTOR` times this).
     pub(crate) max_output_mb: u64,
+    /// No run waits longer than this, whatever it is allowed (tests: a hang costs a second, not
+    /// onstat's ten).
+    pub(crate) max_timeout: Option<Duration>,
 }
 
 impl Default for LocalRunner {
@@ -41,6 +44,7 @@ impl Default for LocalRunner {
             informixserver: None,
             path: None,
             max_output_mb: DEFAULT_MAX_OUTPUT_MB,
+            max_timeout: None,
         }
     }
 }
@@ -64,9 +68,6 @@ pub(crate) enum Input<'a> {
     Null,
     /// This text, then the end of input.
     Text(&'a str),
-    /// A pipe held open and never written, closed when the run ends however it ends: the remote
-    /// side of an ssh run watches it to know when ssh is gone (`ssh.rs`).
-    Held,
 }
 
 /// The process group of one command (its own: `process_group(0)`). Dropped, it kills what is
@@ -82,40 +83,42 @@ impl Drop for Group {
     }
 }
 
-/// Reads a pipe to its end, counting what it read in `used` (shared by stdout and stderr);
-/// stops as soon as `used` passes `cap`. The buffer grows by doubling but never past what the
-/// cap allows; each growth is first reserved from the process's one budget (`budget.rs`), in
-/// `held`, which comes back with the buffer and is held until the run is done.
+/// Reads a pipe to its end into `buf`, counting what it read in `used` (shared by stdout and
+/// stderr); stops as soon as `used` passes `cap`. The buffer grows by doubling but never past
+/// what the cap or the budget allows; each growth is first reserved from the process's one budget
+/// (`budget.rs`), in `held`, which comes back at the end and is held until the run is done.
 async fn read_pipe<R: tokio::io::AsyncRead + Unpin>(
     pipe: Option<R>,
     used: &AtomicU64,
     cap: u64,
     mut held: Reservation,
-) -> Result<(Vec<u8>, Reservation), PipeEnd> {
+    buf: &mut Vec<u8>,
+) -> Result<Reservation, PipeEnd> {
     use tokio::io::AsyncReadExt;
     let Some(mut pipe) = pipe else {
-        return Ok((Vec::new(), held));
+        return Ok(held);
     };
     let most = usize::try_from(cap)
         .unwrap_or(usize::MAX)
         .saturating_add(CHUNK);
-    let mut buf: Vec<u8> = Vec::new();
     loop {
         if buf.capacity() - buf.len() < CHUNK {
-            let want = buf.capacity().saturating_mul(2).max(CHUNK).min(most);
-            let extra = want.saturating_sub(buf.len()).max(CHUNK);
-            let grows = buf
-                .len()
-                .saturating_add(extra)
-                .saturating_sub(buf.capacity());
-            if !held.grow(grows as u64) {
+            // Twice the capacity, or what the budget has left when less (one more chunk at
+            // least): a report can fill the budget, not just the last doubling below it.
+            let (len, had) = (buf.len(), buf.capacity());
+            let want = had
+                .saturating_mul(2)
+                .min(most)
+                .max(len.saturating_add(CHUNK));
+            let least = len.saturating_add(CHUNK) - had;
+            let Some(took) = held.grow_between(least as u64, (want - had) as u64) else {
                 return Err(PipeEnd::OverBudget);
-            }
-            buf.reserve_exact(extra);
+            };
+            buf.reserve_exact(had + took as usize - len);
         }
-        let n = pipe.read_buf(&mut buf).await.map_err(PipeEnd::Io)?;
+        let n = pipe.read_buf(buf).await.map_err(PipeEnd::Io)?;
         if n == 0 {
-            return Ok((buf, held));
+            return Ok(held);
         }
         let n = n as u64;
         if used.fetch_add(n, Ordering::Relaxed) + n > cap {
@@ -143,6 +146,12 @@ impl LocalRunner {
     pub fn with_max_output_mb(mut self, mb: u64) -> Self {
         self.max_output_mb = mb.max(1);
         budget::raise_to(self.cap().saturating_mul(2));
+        self
+    }
+
+    /// Waits at most `limit` for any run, whatever its own timeout (tests).
+    pub fn with_max_timeout(mut self, limit: Duration) -> Self {
+        self.max_timeout = Some(limit);
         self
     }
 
@@ -176,14 +185,29 @@ impl LocalRunner {
         timeout: Duration,
         cap: u64,
     ) -> Result<Output, SourceError> {
+        self.run_command_keeping(argv, stdin, timeout, cap)
+            .await
+            .map_err(|c| c.error)
+    }
+
+    /// `run_command_capped`, keeping what the command had printed on its standard output when
+    /// it is killed at its timeout.
+    pub(crate) async fn run_command_keeping(
+        &self,
+        argv: &[String],
+        stdin: Input<'_>,
+        timeout: Duration,
+        cap: u64,
+    ) -> Result<Output, Cut> {
+        let timeout = self.max_timeout.map_or(timeout, |m| timeout.min(m));
         let Some((program, args)) = argv.split_first() else {
-            return Err(SourceError::Other("empty command".into()));
+            return Err(Cut::bare(SourceError::Other("empty command".into())));
         };
         let mut cmd = tokio::process::Command::new(program);
         cmd.args(args)
             .stdin(match stdin {
                 Input::Null => Stdio::null(),
-                Input::Text(_) | Input::Held => Stdio::piped(),
+                Input::Text(_) => Stdio::piped(),
             })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -200,7 +224,7 @@ impl LocalRunner {
             cmd.env("PATH", path);
         }
         let mut child = cmd.spawn().map_err(|e| {
-            if e.kind() == std::io::ErrorKind::NotFound {
+            Cut::bare(if e.kind() == std::io::ErrorKind::NotFound {
                 SourceError::NotFound {
                     program: program.clone(),
                 }
@@ -209,7 +233,7 @@ impl LocalRunner {
                     program: program.clone(),
                     reason: e.to_string(),
                 }
-            }
+            })
         })?;
         super::cost::started();
         // Declared after `child`, so dropped before it: the group is killed while the child is
@@ -221,24 +245,24 @@ impl LocalRunner {
                 .map(nix::unistd::Pid::from_raw),
         );
         let used = AtomicU64::new(0);
-        // Ordinary runs share the process's budget; the extent map's report, with its own far
-        // larger cap, may pass it by that cap (`budget.rs`).
+        // Every run shares the process's budget; the extent map's report (the larger cap) leaves
+        // the polls their room in it (`budget.rs`).
+        let report = cap > self.cap();
         let held = || {
-            if cap <= self.cap() {
-                Reservation::poll()
+            if report {
+                Reservation::extent_report()
             } else {
-                Reservation::extent_report(cap)
+                Reservation::poll()
             }
         };
         let stdout = child.stdout.take();
         let stderr = child.stderr.take();
-        let input = child.stdin.take();
-        // Held open until the run ends (dropped before the group is killed).
-        let (input, _held) = match stdin {
-            Input::Text(text) => (input.map(|pipe| (text, pipe)), None),
-            Input::Held => (None, input),
-            Input::Null => (None, None),
+        let input = match stdin {
+            Input::Text(text) => child.stdin.take().map(|pipe| (text, pipe)),
+            Input::Null => None,
         };
+        // Read into buffers that outlive the reading: what came before a timeout is kept.
+        let (mut out, mut err) = (Vec::new(), Vec::new());
         let work = async {
             let feed = async {
                 if let Some((text, mut pipe)) = input {
@@ -249,39 +273,50 @@ impl LocalRunner {
                 }
                 Ok(())
             };
-            let (_, out, err) = tokio::try_join!(
+            let (_, out_held, err_held) = tokio::try_join!(
                 feed,
-                read_pipe(stdout, &used, cap, held()),
-                read_pipe(stderr, &used, cap, held())
+                read_pipe(stdout, &used, cap, held(), &mut out),
+                read_pipe(stderr, &used, cap, held(), &mut err)
             )?;
             let status = child.wait().await.map_err(PipeEnd::Io)?;
             super::cost::reaped();
-            Ok::<_, PipeEnd>((status, out, err))
+            Ok::<_, PipeEnd>((status, out_held, err_held))
         };
-        match tokio::time::timeout(timeout, work).await {
-            Err(_) => Err(SourceError::Timeout { after: timeout }),
-            Ok(Err(PipeEnd::Exceeded)) => Err(SourceError::OutputTooLarge {
+        let error = match tokio::time::timeout(timeout, work).await {
+            // What was read goes back to the caller; its reservation went with the reading.
+            Err(_) => {
+                return Err(Cut {
+                    error: SourceError::Timeout { after: timeout },
+                    stdout: lossy(out),
+                })
+            }
+            Ok(Err(PipeEnd::Exceeded)) => SourceError::OutputTooLarge {
                 limit_mb: cap.div_ceil(MB),
-            }),
-            Ok(Err(PipeEnd::OverBudget)) => Err(SourceError::MemoryBudget {
+            },
+            Ok(Err(PipeEnd::OverBudget)) => SourceError::MemoryBudget {
                 budget_mb: budget::limit().div_ceil(MB),
-            }),
-            Ok(Err(PipeEnd::Io(e))) => Err(SourceError::Spawn {
+            },
+            Ok(Err(PipeEnd::Io(e))) => SourceError::Spawn {
                 program: program.clone(),
                 reason: e.to_string(),
-            }),
+            },
             // The reservations go back once the text is made (dropped at the end of the arm).
-            Ok(Ok((status, (out, _out_held), (err, _err_held)))) => Ok(Output {
-                exit: status.code(),
-                stdout: lossy(out),
-                stderr: lossy(err),
-            }),
-        }
+            Ok(Ok((status, _out_held, _err_held))) => {
+                return Ok(Output {
+                    exit: status.code(),
+                    stdout: lossy(out),
+                    stderr: lossy(err),
+                })
+            }
+        };
+        Err(Cut::bare(error))
     }
 
     /// Reads a regular file, at most `cap` bytes, off the async workers. A FIFO, a device or a
     /// directory is refused without blocking; a read that hangs (a dead NFS server) times out
     /// here, and its thread never holds up the exit (the runtimes shut down without waiting).
+    /// What the file holds is taken from the process's one budget before it is read (a
+    /// captured `oncheck -pe` of hundreds of MB as much as a command's output).
     async fn read_file(
         &self,
         path: &std::path::Path,
@@ -289,7 +324,30 @@ impl LocalRunner {
         cap: u64,
     ) -> Result<Output, SourceError> {
         let owned = path.to_path_buf();
-        let read = tokio::task::spawn_blocking(move || crate::files::read_capped(&owned, cap));
+        let report = cap > self.cap();
+        let read = tokio::task::spawn_blocking(move || {
+            let over = || SourceError::MemoryBudget {
+                budget_mb: budget::limit().div_ceil(MB),
+            };
+            // What the file says it holds is taken first; /proc and /sys files say 0 (they are
+            // small), and a file that grew since is counted once read.
+            let len = std::fs::metadata(&owned).map(|m| m.len()).unwrap_or(0);
+            let mut held = if report {
+                Reservation::extent_report()
+            } else {
+                Reservation::poll()
+            };
+            if len <= cap && !held.grow(len) {
+                return Ok(Err(over()));
+            }
+            crate::files::read_capped(&owned, cap).map(|bytes| {
+                let more = (bytes.len() as u64).saturating_sub(len);
+                if more > 0 && !held.grow(more) {
+                    return Err(over());
+                }
+                Ok((bytes, held))
+            })
+        });
         match tokio::time::timeout(timeout, read).await {
             Err(_) => Err(SourceError::Timeout { after: timeout }),
             Ok(Err(e)) => Err(SourceError::Other(format!(
@@ -300,7 +358,9 @@ impl LocalRunner {
                 path: path.display().to_string(),
                 reason: e.to_string(),
             }),
-            Ok(Ok(Ok(bytes))) => Ok(Output::ok(lossy(bytes))),
+            Ok(Ok(Ok(Err(e)))) => Err(e),
+            // The reservation goes back once the text is made.
+            Ok(Ok(Ok(Ok((bytes, _held))))) => Ok(Output::ok(lossy(bytes))),
         }
     }
 
@@ -310,14 +370,43 @@ impl LocalRunner {
         timeout: Duration,
         cap: u64,
     ) -> Result<Output, SourceError> {
+        self.run_keeping_capped(request, timeout, cap)
+            .await
+            .map_err(|c| c.error)
+    }
+
+    async fn run_keeping_capped(
+        &self,
+        request: &Request,
+        timeout: Duration,
+        cap: u64,
+    ) -> Result<Output, Cut> {
         match request {
             Request::Command(argv) => {
-                self.run_command_capped(argv, Input::Null, timeout, cap)
+                self.run_command_keeping(argv, Input::Null, timeout, cap)
                     .await
             }
             Request::CommandInput { argv, stdin } => {
-                self.run_command_capped(argv, Input::Text(stdin), timeout, cap)
+                self.run_command_keeping(argv, Input::Text(stdin), timeout, cap)
                     .await
+            }
+            _ => self
+                .run_file(request, timeout, cap)
+                .await
+                .map_err(Cut::bare),
+        }
+    }
+
+    async fn run_file(
+        &self,
+        request: &Request,
+        timeout: Duration,
+        cap: u64,
+    ) -> Result<Output, SourceError> {
+        let timeout = self.max_timeout.map_or(timeout, |m| timeout.min(m));
+        match request {
+            Request::Command(_) | Request::CommandInput { .. } => {
+                Err(SourceError::Other("a command is not a file".into()))
             }
             Request::ReadFile(path) => self.read_file(path, timeout, cap).await,
             Request::ListDir(path) => {
@@ -363,5 +452,13 @@ impl CommandRunner for LocalRunner {
         timeout: Duration,
     ) -> BoxFuture<'a, Result<Output, SourceError>> {
         Box::pin(self.run_capped(request, timeout, self.extent_cap()))
+    }
+
+    fn run_keeping<'a>(
+        &'a self,
+        request: &'a Request,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<Output, Cut>> {
+        Box::pin(self.run_keeping_capped(request, timeout, self.cap()))
     }
 }

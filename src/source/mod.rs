@@ -85,6 +85,24 @@ impl Output {
     }
 }
 
+/// A run that failed part way (killed at its timeout), with what the command had printed on its
+/// standard output by then.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cut {
+    pub error: SourceError,
+    pub stdout: String,
+}
+
+impl Cut {
+    /// A failure with nothing kept.
+    pub(crate) fn bare(error: SourceError) -> Cut {
+        Cut {
+            error,
+            stdout: String::new(),
+        }
+    }
+}
+
 /// How to read a command's exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ExitPolicy {
@@ -174,6 +192,17 @@ pub trait CommandRunner: Send + Sync {
         timeout: Duration,
     ) -> BoxFuture<'a, Result<Output, SourceError>> {
         self.run(request, timeout)
+    }
+
+    /// `run`, keeping what the command had printed on its standard output when it is killed at
+    /// its timeout: `onstat -i` answers one option after another, and what it answered before
+    /// one hung is good. A runner that cannot tell keeps nothing.
+    fn run_keeping<'a>(
+        &'a self,
+        request: &'a Request,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<Output, Cut>> {
+        Box::pin(async move { self.run(request, timeout).await.map_err(Cut::bare) })
     }
 
     /// Seconds since the runner's start on its own clock, when it has one (demo, replay).

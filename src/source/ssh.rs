@@ -8,18 +8,21 @@
 //! kills on timeout and drop are the same as for local commands.
 //!
 //! The remote command of a run is `env INFORMIXSERVER=… onstat -u` inside a small POSIX-sh
-//! wrapper (`wrapped`): it runs the command in a process group of its own and kills that group
-//! when its standard input ends (the local ssh is gone: killed at the timeout, or the connection
-//! dropped) or when its own time is up, so nothing of a run outlives it on the host. It frames
-//! both output streams between lines holding a random marker, so whatever the remote shell's
-//! startup files print (a `.bashrc` greeting) is dropped, and ends standard error with the
-//! command's exit status: `ssh` exits 255 both when the connection fails and when the remote
-//! command does (onstat exits 255 when the server is off-line), and that line tells the two
-//! apart. The remote login shell must be a POSIX shell (sh, bash, ksh).
+//! wrapper (`wrapped`), which the login shell, whatever it is (sh, dash, bash, ksh93, csh,
+//! tcsh), only hands to `/bin/sh` (`login_line`). The wrapper runs the command in a process
+//! group of its own and kills that group when ssh is gone (killed at the timeout, or the
+//! connection dropped: its heartbeat on standard output fails) or when its own time is up, so
+//! nothing of a run outlives it on the host. It frames both output streams between lines
+//! holding a random marker, so whatever the remote shell's startup files print (a `.bashrc`
+//! greeting) is dropped, and ends standard error with the command's exit status: `ssh` exits 255
+//! both when the connection fails and when the remote command does (onstat exits 255 when the
+//! server is off-line), and that line tells the two apart. ssh runs with no input (`-n`), so a
+//! startup file that reads some does not hold the run up.
 
 use super::local::{Input, LocalRunner};
-use super::{BoxFuture, CommandRunner, Output, Request};
+use super::{BoxFuture, CommandRunner, Cut, Output, Request};
 use crate::error::SourceError;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use tokio::time::Instant;
@@ -172,9 +175,7 @@ pub fn parse_env_assignment(s: &str) -> Result<(String, String), String> {
 }
 
 fn sanitize(s: &str) -> String {
-    s.chars()
-        .map(|c| if c.is_control() { '?' } else { c })
-        .collect()
+    crate::format::printable(s)
 }
 
 /// One word for a POSIX shell: always single-quoted, a `'` written as `'\''`. Nothing inside
@@ -220,38 +221,80 @@ fn frame_marker() -> String {
     format!("ifxtop-frame-{a:016x}{b:016x}")
 }
 
-/// The text between the line `marker` and the last `\n` + `marker` (exclusive), and what
-/// follows that end marker on its line. Whatever came before the start line (the remote
+/// Where the text between the line `marker` and the last `\n` + `marker` (exclusive) lies, and
+/// what follows that end marker on its line. Whatever came before the start line (the remote
 /// shell's startup files) and after the end line (an exit trap) is dropped.
-fn framed<'a>(text: &'a str, marker: &str) -> Option<(&'a str, Option<&'a str>)> {
+fn framed(text: &str, marker: &str) -> Option<(Range<usize>, Option<Range<usize>>)> {
     let start = text.find(&format!("{marker}\n"))? + marker.len() + 1;
     let rest = text.get(start..)?;
     match rest.rfind(&format!("\n{marker}")) {
         Some(end) => {
-            let tail = rest.get(end + 1 + marker.len()..)?;
-            let tail = tail.split('\n').next().unwrap_or("");
-            Some((rest.get(..end)?, Some(tail)))
+            let tail_at = start + end + 1 + marker.len();
+            let tail_len = text[tail_at..].find('\n').unwrap_or(text.len() - tail_at);
+            Some((start..start + end, Some(tail_at..tail_at + tail_len)))
         }
         // Cut short (a run that did not end): what came after the start.
-        None => Some((rest, None)),
+        None => Some((start..text.len(), None)),
     }
 }
 
-/// A run's output without the wrapper's frames: the command's own stdout and stderr and its
-/// exit status. `None` when standard error carries no end line with a status (the connection
-/// failed, or the remote side ran something else than the wrapper: a forced command).
-fn unframe(out: &Output, marker: &str) -> Option<Output> {
-    let (stderr, tail) = framed(&out.stderr, marker)?;
-    let code: i32 = tail?.trim().parse().ok()?;
-    let stdout = framed(&out.stdout, marker)
-        .map(|(body, _)| body)
-        .unwrap_or(&out.stdout);
-    Some(Output {
+/// `text` cut to `range`, in place.
+fn keep(mut text: String, range: Range<usize>) -> String {
+    text.truncate(range.end);
+    text.drain(..range.start);
+    text
+}
+
+/// Takes every `pat` out of `text` in one pass, in place: an `oncheck -pe` that runs for
+/// minutes carries a heartbeat a second through a hundred MB.
+fn remove_all(text: String, pat: &str) -> String {
+    let finder = memchr::memmem::Finder::new(pat.as_bytes());
+    if pat.is_empty() || finder.find(text.as_bytes()).is_none() {
+        return text;
+    }
+    let mut bytes = text.into_bytes();
+    let (mut write, mut read) = (0, 0);
+    while let Some(at) = finder.find(&bytes[read..]) {
+        let at = read + at;
+        bytes.copy_within(read..at, write);
+        write += at - read;
+        read = at + pat.len();
+    }
+    let len = bytes.len();
+    bytes.copy_within(read..len, write);
+    bytes.truncate(write + len - read);
+    // Whole ASCII lines came out between characters: still UTF-8.
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// A run's output without the wrapper's frames and heartbeats: the command's own stdout and
+/// stderr and its exit status. What ssh gave (its heartbeats taken out) when standard error
+/// carries no end line with a status (the connection failed, or the remote side ran something
+/// else than the wrapper: a forced command).
+fn unframe(out: Output, marker: &str) -> Result<Output, Output> {
+    let out = Output {
+        stdout: remove_all(out.stdout, &heartbeat(marker)),
+        ..out
+    };
+    let code = match framed(&out.stderr, marker) {
+        Some((body, Some(tail))) => match out.stderr[tail].trim().parse::<i32>() {
+            Ok(code) => (code, body),
+            Err(_) => return Err(out),
+        },
+        _ => return Err(out),
+    };
+    let (code, err_body) = code;
+    let stdout = match framed(&out.stdout, marker) {
+        Some((body, _)) => keep(out.stdout, body),
+        None => out.stdout,
+    };
+    Ok(Output {
         exit: Some(code),
-        stdout: stdout.to_string(),
-        stderr: stderr.to_string(),
+        stdout,
+        stderr: keep(out.stderr, err_body),
     })
 }
+
 /// What ssh said when it failed: its last line (the verdict after any warning banner).
 fn ssh_message(stderr: &str) -> String {
     let line = stderr
@@ -334,6 +377,8 @@ pub struct SshRunner {
     connecting: tokio::sync::Mutex<()>,
     /// At most [`MAX_SESSIONS`] remote commands at once; the others wait their turn.
     sessions: tokio::sync::Semaphore,
+    /// ssh's `ConnectTimeout` ([`CONNECT_TIMEOUT`]).
+    connect_timeout: Duration,
 }
 
 impl SshRunner {
@@ -352,7 +397,20 @@ impl SshRunner {
             link: std::sync::Mutex::new(Link::default()),
             connecting: tokio::sync::Mutex::new(()),
             sessions: tokio::sync::Semaphore::new(MAX_SESSIONS),
+            connect_timeout: CONNECT_TIMEOUT,
         })
+    }
+
+    /// Another `ConnectTimeout` than [`CONNECT_TIMEOUT`] (whole seconds, at least one); the
+    /// first run, which opens the connection, gets half as long again to log in and start.
+    pub fn with_connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = Duration::from_secs(timeout.as_secs().max(1));
+        self
+    }
+
+    /// How long the first run (`uname -n`) may take: the connection, the login, the command.
+    fn probe_timeout(&self) -> Duration {
+        self.connect_timeout + self.connect_timeout / 2
     }
 
     /// `ssh -F FILE`: another client configuration than `~/.ssh/config`.
@@ -404,7 +462,7 @@ impl SshRunner {
         }
         for o in [
             "BatchMode=yes".to_string(),
-            format!("ConnectTimeout={}", CONNECT_TIMEOUT.as_secs()),
+            format!("ConnectTimeout={}", self.connect_timeout.as_secs()),
             "ControlMaster=auto".into(),
             format!("ControlPersist={CONTROL_PERSIST_SECS}"),
             format!("ControlPath={}", self.control.control_path()),
@@ -421,7 +479,9 @@ impl SshRunner {
     pub(crate) fn ssh_argv(&self, remote: &str) -> Vec<String> {
         let mut v = vec![self.program.clone()];
         v.extend(self.ssh_options());
-        // No terminal: output comes back byte for byte, and nothing waits for a key.
+        // No terminal: output comes back byte for byte, and nothing waits for a key. No input
+        // either (`-n`): a remote startup file that reads some gets the end of input at once.
+        v.push("-n".into());
         v.push("-T".into());
         v.extend(self.target.args());
         v.push(remote.to_string());
@@ -462,18 +522,32 @@ impl SshRunner {
         timeout: Duration,
         cap: u64,
     ) -> Result<Output, SourceError> {
+        self.exec_keeping(remote, stdin, timeout, cap)
+            .await
+            .map_err(|c| c.error)
+    }
+
+    /// `exec`, keeping what the command had printed on its standard output when it was killed
+    /// at its timeout.
+    async fn exec_keeping(
+        &self,
+        remote: &str,
+        stdin: Option<&str>,
+        timeout: Duration,
+        cap: u64,
+    ) -> Result<Output, Cut> {
         let timeout = timeout.max(MIN_RUN_TIMEOUT);
         let started = tokio::time::Instant::now();
         // Waiting for a session counts against the run's time, like the run itself.
         let _session = match tokio::time::timeout(timeout, self.sessions.acquire()).await {
             Ok(Ok(permit)) => permit,
-            Ok(Err(_)) => return Err(SourceError::Other("ssh runner closed".into())),
-            Err(_) => return Err(SourceError::Timeout { after: timeout }),
+            Ok(Err(_)) => return Err(Cut::bare(SourceError::Other("ssh runner closed".into()))),
+            Err(_) => return Err(Cut::bare(SourceError::Timeout { after: timeout })),
         };
         let timeout = timeout
             .saturating_sub(started.elapsed())
             .max(Duration::from_secs(1));
-        self.ensure_connected(timeout).await?;
+        self.ensure_connected(timeout).await.map_err(Cut::bare)?;
         self.exec_now(remote, stdin, timeout, cap).await
     }
 
@@ -485,36 +559,61 @@ impl SshRunner {
         stdin: Option<&str>,
         timeout: Duration,
         cap: u64,
-    ) -> Result<Output, SourceError> {
+    ) -> Result<Output, Cut> {
         let marker = frame_marker();
-        let argv = self.ssh_argv(&wrapped(remote, stdin, timeout, &marker));
-        // ssh's input stays open for as long as the run: its end tells the host that ssh is
-        // gone. What the command reads travels in the script.
+        let argv = self.ssh_argv(&login_line(&wrapped(remote, stdin, timeout, &marker)));
+        // Nothing on ssh's input (`-n` too): what the command reads travels in the script.
         let out = self
             .local
-            .run_command_capped(&argv, Input::Held, timeout, cap)
+            .run_command_keeping(&argv, Input::Null, timeout, cap)
             .await;
         self.settle(out, &marker).await
     }
 
-    /// Reads the end of one run: a success resets the link, a failed connection backs off.
-    async fn settle(
+    /// Reads the end of one run: a success resets the link, a failed connection backs off. A
+    /// run killed at its timeout keeps what the command printed before (its frame and
+    /// heartbeats taken off).
+    async fn settle(&self, out: Result<Output, Cut>, marker: &str) -> Result<Output, Cut> {
+        let out = match out {
+            Ok(o) => Ok(o),
+            Err(Cut {
+                error: SourceError::Timeout { after },
+                stdout,
+            }) => {
+                self.mark_timeout().await;
+                let stdout = remove_all(stdout, &heartbeat(marker));
+                let stdout = match framed(&stdout, marker) {
+                    Some((body, _)) => keep(stdout, body),
+                    // Nothing of the command's: the login shell's noise at most.
+                    None => String::new(),
+                };
+                return Err(Cut {
+                    error: SourceError::Timeout { after },
+                    stdout,
+                });
+            }
+            Err(c) => Err(c.error),
+        };
+        self.settle_plain(out, marker).await.map_err(Cut::bare)
+    }
+
+    async fn settle_plain(
         &self,
         out: Result<Output, SourceError>,
         marker: &str,
     ) -> Result<Output, SourceError> {
         match out {
-            Ok(o) => match unframe(&o, marker) {
-                Some(framed) => {
+            Ok(o) => match unframe(o, marker) {
+                Ok(framed) => {
                     self.mark_up();
                     Ok(framed)
                 }
-                None if o.exit == Some(255) || o.exit.is_none() => {
+                Err(o) if o.exit == Some(255) || o.exit.is_none() => {
                     Err(self.mark_down(ssh_message(&o.stderr)).await)
                 }
                 // The remote shell ran something else than the line (a forced command):
                 // its exit code is all there is.
-                None => {
+                Err(o) => {
                     self.mark_up();
                     Ok(o)
                 }
@@ -615,24 +714,45 @@ impl SshRunner {
     /// One run of `uname -n` (the remote host name): it becomes the master connection.
     async fn probe(&self) -> Result<String, SourceError> {
         let line = self.remote_line(&["uname".to_string(), "-n".to_string()], false);
+        let limit = self.probe_timeout();
         let out = self
-            .exec_now(
-                &line,
-                None,
-                CONNECT_TIMEOUT + Duration::from_secs(5),
-                self.local.cap(),
-            )
-            .await;
+            .exec_now(&line, None, limit, self.local.cap())
+            .await
+            .map_err(|c| c.error);
         let out = match out {
-            Err(SourceError::Timeout { .. }) => Err(self
-                .mark_down(format!(
-                    "no connection after {}s",
-                    CONNECT_TIMEOUT.as_secs() + 5
-                ))
-                .await),
+            Err(SourceError::Timeout { .. }) => {
+                let why = self.why_no_answer(limit).await;
+                Err(self.mark_down(why).await)
+            }
             other => other,
         }?;
         Ok(out.stdout.trim().to_string())
+    }
+
+    /// Why the first run did not answer within `limit`: no connection, or a connection whose
+    /// login shell never started the command (a startup file that waits: for input it no
+    /// longer gets, for a terminal, a network share). The master answers `ssh -O check` once
+    /// logged in: ControlPersist puts it in the background before the session's command runs.
+    async fn why_no_answer(&self, limit: Duration) -> String {
+        let secs = limit.as_secs();
+        let mut argv = vec![self.program.clone()];
+        argv.extend(self.ssh_options());
+        argv.extend(["-O".to_string(), "check".to_string()]);
+        argv.extend(self.target.args());
+        let check = self
+            .local
+            .run_command(&argv, Input::Null, Duration::from_secs(2))
+            .await;
+        if check.is_ok_and(|o| o.exit == Some(0)) {
+            format!(
+                "logged in to {}, but the remote login shell did not start the command within \
+                 {secs}s: does a startup file of that account (~/.bashrc, ~/.cshrc) wait for \
+                 something?",
+                self.target
+            )
+        } else {
+            format!("no connection after {secs}s")
+        }
     }
 
     /// The remote host's name (`uname -n`); connects when not connected yet.
@@ -776,30 +896,31 @@ impl SshRunner {
         stdin: Option<&str>,
         timeout: Duration,
         cap: u64,
-    ) -> Result<Output, SourceError> {
+    ) -> Result<Output, Cut> {
         let Some(program) = argv.first() else {
-            return Err(SourceError::Other("empty command".into()));
+            return Err(Cut::bare(SourceError::Other("empty command".into())));
         };
         if argv.iter().any(|w| w.contains('\0')) || program.contains('=') {
-            return Err(SourceError::Other(format!(
+            return Err(Cut::bare(SourceError::Other(format!(
                 "{}: not a command ifxtop runs remotely",
                 sanitize(program)
-            )));
+            ))));
         }
         let line = self.remote_line(argv, true);
-        let out = self.exec(&line, stdin, timeout, cap).await?;
+        let out = self.exec_keeping(&line, stdin, timeout, cap).await?;
         // env's own verdict: the program is not on the remote PATH.
         if out.exit == Some(127) && out.stdout.is_empty() {
-            return Err(SourceError::NotFound {
+            return Err(Cut::bare(SourceError::NotFound {
                 program: format!("{program} (on {})", self.target.host),
-            });
+            }));
         }
         Ok(out)
     }
 }
 
 /// The remote script around one command line (`line`, its words already quoted), in plain
-/// POSIX sh for old hosts (AIX's ksh, dash, bash):
+/// POSIX sh (dash, bash, ksh93 are tested as the `/bin/sh` that runs it; [`login_line`] makes
+/// every login shell hand it to `/bin/sh`):
 ///
 /// - the start of each stream is a line holding `marker`, so what the shell's startup files
 ///   printed before it is known for noise; the end of standard output is another, the end of
@@ -809,20 +930,26 @@ impl SshRunner {
 /// - the command runs in a process group of its own: through job control (`set -m`: bash, ksh),
 ///   else `setsid` where there is one (Linux: dash has no job control without a terminal), else
 ///   as a plain child, then killed alone;
-/// - a watcher reads the script's standard input (ssh's, held open and never written by
-///   ifxtop) and kills the group when it ends: ssh was killed at the timeout, or the
-///   connection dropped; a timer kills it past the run's time and [`REMOTE_GRACE`], for a
-///   connection that hangs without ending;
+/// - a watcher, a shell of its own started the same way (so its `sleep` is in its group, whatever
+///   the shell does with job control in subshells: ksh93 keeps it on and puts a subshell's
+///   `sleep` in a group of its own, which was left behind), writes a heartbeat line on standard
+///   output every second after the first, and kills the command's group when the write fails
+///   (sshd stopped reading the stream: ssh was killed at the timeout, or the connection
+///   dropped) or past the run's time and [`REMOTE_GRACE`]; ifxtop takes the heartbeats out
+///   ([`unframe`]). A run of less than a second has none. Standard input cannot tell it (it is
+///   `/dev/null`: ssh runs with `-n`, so a startup file that reads input reads nothing instead
+///   of blocking, and sshd keeps a session's input open after its client is gone);
+/// - when the command ends, the watcher's group and what the command left in its own go;
 /// - the command's input, if any, is a here-document ending at a line holding the marker.
 fn wrapped(line: &str, stdin: Option<&str>, timeout: Duration, marker: &str) -> String {
     let limit = (timeout + REMOTE_GRACE).as_secs().max(1);
     let mut s = format!(
         "m='{marker}'\n\
          printf '%s\\n' \"$m\"; printf '%s\\n' \"$m\" >&2\n\
-         exec 3<&0 4>&2 </dev/null 2>/dev/null\n\
+         exec 4>&2 2>/dev/null\n\
          set -m; g=\n\
          case $- in *m*) ;; *) command -v setsid >/dev/null && g=setsid;; esac\n\
-         $g {line} 2>&4 3<&- 4>&-"
+         $g {line} 2>&4 4>&-"
     );
     match stdin {
         Some(text) => {
@@ -834,20 +961,47 @@ fn wrapped(line: &str, stdin: Option<&str>, timeout: Duration, marker: &str) -> 
         }
         None => s.push_str(" </dev/null &\n"),
     }
+    // The watcher writes with `echo`: ksh93's `printf` says nothing of a failed write.
     s.push_str(&format!(
         "c=$!\n\
-         {{ while read -r _; do :; done; kill -9 -$c $c; }} <&3 >/dev/null 4>&- &\n\
+         $g \"$0\" -c 'trap \"\" PIPE; n=1; while sleep 1 && [ $n -lt \"$2\" ] && echo \"$1+\"; do \
+         n=$((n+1)); done; kill -9 -\"$3\" \"$3\"' w \"$m\" {limit} \"$c\" </dev/null 4>&- &\n\
          w=$!\n\
-         {{ trap 'kill -9 $p; exit' TERM; sleep {limit} & p=$!; wait $p && kill -9 -$c $c; }} \
-         </dev/null >/dev/null 3<&- 4>&- &\n\
-         t=$!\n\
-         exec 3<&-\n\
-         wait $c; s=$?\n\
-         kill -9 -$c -$w -$t $w; kill -s TERM $t\n\
+         wait \"$c\"; s=$?\n\
+         kill -9 -\"$w\" \"$w\" -\"$c\"\n\
          printf '\\n%s\\n' \"$m\"; printf '\\n%s %s\\n' \"$m\" \"$s\" >&4\n\
          exit \"$s\"\n"
     ));
     s
+}
+
+/// The heartbeat line the wrapper's watcher writes on standard output.
+fn heartbeat(marker: &str) -> String {
+    format!("{marker}+\n")
+}
+
+/// The command line ssh gives the remote login shell for `script`: `exec /bin/sh -c '…'`, read
+/// alike by the POSIX shells (sh, dash, bash, ksh) and by csh and tcsh. So the login shell only
+/// starts `/bin/sh`, and the script never meets csh's syntax nor a ksh93 that runs its last
+/// command by `exec`. Inside the quotes csh takes `!` for history and refuses a newline, so
+/// the script travels as a `printf` format with those (and `'`, `\`, `%`, every control
+/// character) written as escapes: `eval "$(printf '…')"` gives it back to `/bin/sh` byte for
+/// byte.
+fn login_line(script: &str) -> String {
+    let mut format = String::with_capacity(script.len() + script.len() / 8);
+    for c in script.chars() {
+        match c {
+            '\\' => format.push_str("\\\\"),
+            '%' => format.push_str("%%"),
+            '\'' | '!' | '\u{7f}' => format.push_str(&format!("\\{:03o}", c as u32)),
+            c if (c as u32) < 0x20 => format.push_str(&format!("\\{:03o}", c as u32)),
+            c => format.push(c),
+        }
+    }
+    format!(
+        "exec /bin/sh -c {}",
+        quote(&format!("eval \"$(printf '{format}')\""))
+    )
 }
 
 fn backoff(failures: u32) -> Duration {
@@ -892,21 +1046,20 @@ impl SshRunner {
         timeout: Duration,
         cap: u64,
         extent_report: bool,
-    ) -> Result<Output, SourceError> {
+    ) -> Result<Output, Cut> {
         match request {
-            Request::ReadFile(path) if self.local_files.contains(path) => {
-                if extent_report {
-                    self.local.run_extent_report(request, timeout).await
-                } else {
-                    self.local.run(request, timeout).await
-                }
+            Request::ReadFile(path) if self.local_files.contains(path) => if extent_report {
+                self.local.run_extent_report(request, timeout).await
+            } else {
+                self.local.run(request, timeout).await
             }
+            .map_err(Cut::bare),
             Request::Command(argv) => self.command(argv, None, timeout, cap).await,
             Request::CommandInput { argv, stdin } => {
                 self.command(argv, Some(stdin), timeout, cap).await
             }
-            Request::ReadFile(path) => self.read_file(path, timeout, cap).await,
-            Request::ListDir(path) => self.list_dir(path, timeout).await,
+            Request::ReadFile(path) => self.read_file(path, timeout, cap).await.map_err(Cut::bare),
+            Request::ListDir(path) => self.list_dir(path, timeout).await.map_err(Cut::bare),
         }
     }
 }
@@ -917,7 +1070,11 @@ impl CommandRunner for SshRunner {
         request: &'a Request,
         timeout: Duration,
     ) -> BoxFuture<'a, Result<Output, SourceError>> {
-        Box::pin(self.run_capped(request, timeout, self.local.cap(), false))
+        Box::pin(async move {
+            self.run_capped(request, timeout, self.local.cap(), false)
+                .await
+                .map_err(|c| c.error)
+        })
     }
 
     fn run_extent_report<'a>(
@@ -925,7 +1082,19 @@ impl CommandRunner for SshRunner {
         request: &'a Request,
         timeout: Duration,
     ) -> BoxFuture<'a, Result<Output, SourceError>> {
-        Box::pin(self.run_capped(request, timeout, self.local.extent_cap(), true))
+        Box::pin(async move {
+            self.run_capped(request, timeout, self.local.extent_cap(), true)
+                .await
+                .map_err(|c| c.error)
+        })
+    }
+
+    fn run_keeping<'a>(
+        &'a self,
+        request: &'a Request,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<Output, Cut>> {
+        Box::pin(self.run_capped(request, timeout, self.local.cap(), false))
     }
 }
 
@@ -1015,20 +1184,32 @@ mod tests {
             stderr: format!("noise\n{m}\noops\n\n{m} 255\nbye\n"),
         };
         assert_eq!(
-            unframe(&out, &m),
-            Some(Output {
+            unframe(out, &m),
+            Ok(Output {
                 exit: Some(255),
                 stdout: "line 1\nlast".into(),
                 stderr: "oops\n".into(),
             })
         );
+        // Heartbeats anywhere in standard output, the first line's end and the end line's
+        // start too, come out; a line of the command's that looks alike stays.
+        let hb = heartbeat(&m);
+        let out = Output {
+            exit: Some(0),
+            stdout: format!("{m}\n{hb}ab{hb}c\n{hb}{hb}{m}+x\n{hb}\n{m}\n"),
+            stderr: format!("{m}\n\n{m} 0\n"),
+        };
+        let back = unframe(out, &m).expect("framed");
+        assert_eq!(back.stdout, format!("abc\n{m}+x\n"));
+        assert_eq!(remove_all(format!("{hb}é{hb}"), &hb), "é");
+        assert_eq!(remove_all("é".into(), &hb), "é");
         // Empty outputs stay empty.
         let out = Output {
             exit: Some(0),
             stdout: format!("{m}\n\n{m}\n"),
             stderr: format!("{m}\n\n{m} 0\n"),
         };
-        let back = unframe(&out, &m).expect("framed");
+        let back = unframe(out, &m).expect("framed");
         assert_eq!((back.stdout.as_str(), back.stderr.as_str()), ("", ""));
         // No end line with a status: not the wrapper's output (a failed connection).
         for stderr in [
@@ -1042,7 +1223,7 @@ mod tests {
                 stdout: String::new(),
                 stderr,
             };
-            assert_eq!(unframe(&out, &m), None, "{out:?}");
+            assert_eq!(unframe(out.clone(), &m), Err(out));
         }
     }
 
@@ -1055,92 +1236,175 @@ mod tests {
         })
     }
 
-    /// The wrapper under each POSIX shell here (dash has no job control without a terminal and
-    /// takes the `setsid` way; bash takes `set -m`): the output comes back framed, and when its
-    /// input ends (ssh gone) the command and its children are killed.
+    /// Runs `script` with `shell -c`, no input; returns its output.
+    fn run_under(shell: &str, script: &str) -> Output {
+        let out = std::process::Command::new(shell)
+            .arg("-c")
+            .arg(script)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("runs");
+        Output {
+            exit: out.status.code(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    /// The shells here of those given (a machine without ksh93 or tcsh checks the others).
+    fn shells<'a>(all: &[&'a str]) -> Vec<&'a str> {
+        all.iter()
+            .copied()
+            .filter(|s| Path::new(s).exists())
+            .collect()
+    }
+
+    /// Words and an input that sh, csh and the encoding would love to interpret.
+    const HOSTILE: [&str; 10] = [
+        "a!b !! !$",
+        "it's",
+        "x\ny",
+        "$HOME `id` $(id)",
+        "\\n\\",
+        "%d %% %s",
+        "é 日本",
+        "\t\r\u{7f}",
+        "",
+        "-n",
+    ];
+
+    /// The wrapper under each shell that may be `/bin/sh` (dash has no job control without a
+    /// terminal and takes the `setsid` way; bash and ksh93 take `set -m`): the output comes
+    /// back framed, the heartbeats taken out, and when ssh goes (the streams' readers close)
+    /// the command, its children and the watcher are killed.
     #[test]
     fn the_wrapper_frames_and_kills_its_group_under_each_shell() {
-        use std::io::Write;
-        use std::process::{Command, Stdio};
-        for shell in ["/bin/sh", "/bin/dash", "/bin/bash"] {
-            if !Path::new(shell).exists() {
-                continue;
+        // One thread a shell: each waits out a heartbeat.
+        let all = shells(&["/bin/sh", "/bin/dash", "/bin/bash", "/bin/ksh93"]);
+        let threads: Vec<_> = all
+            .into_iter()
+            .map(|shell| std::thread::spawn(move || wrapper_under(shell)))
+            .collect();
+        for t in threads {
+            if let Err(panic) = t.join() {
+                std::panic::resume_unwind(panic);
             }
-            let m = frame_marker();
-            let line = quote_words(&["sh", "-c", "cat; echo err >&2; exit 3"]);
-            // Its input held open, as ssh's is while it runs.
-            let mut child = Command::new(shell)
-                .arg("-c")
-                .arg(wrapped(
-                    &line,
-                    Some("it's\nfed"),
-                    Duration::from_secs(5),
-                    &m,
-                ))
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("runs");
-            let held = child.stdin.take();
-            let out = child.wait_with_output().expect("ends");
-            drop(held);
-            let out = Output {
-                exit: out.status.code(),
-                stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-                stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-            };
-            let back = unframe(&out, &m).unwrap_or_else(|| panic!("{shell}: {out:?}"));
-            assert_eq!(back.exit, Some(3), "{shell}: {out:?}");
-            assert_eq!(back.stdout, "it's\nfed\n", "{shell}");
-            assert_eq!(back.stderr, "err\n", "{shell}");
-
-            let dir = tempfile::tempdir().expect("dir");
-            let pids = dir.path().join("pids");
-            let hang = format!(
-                "sleep 600 </dev/null >/dev/null 2>&1 & echo \"$$ $!\" > '{}'; wait",
-                pids.display()
-            );
-            let line = quote_words(&["sh", "-c", &hang]);
-            let mut child = Command::new(shell)
-                .arg("-c")
-                .arg(wrapped(&line, None, Duration::from_secs(60), &m))
-                .stdin(Stdio::piped())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("starts");
-            let until = std::time::Instant::now() + Duration::from_secs(10);
-            let recorded: Vec<i32> = loop {
-                let text = std::fs::read_to_string(&pids).unwrap_or_default();
-                let v: Vec<i32> = text
-                    .split_whitespace()
-                    .filter_map(|p| p.parse().ok())
-                    .collect();
-                if v.len() == 2 {
-                    break v;
-                }
-                assert!(std::time::Instant::now() < until, "{shell}: never started");
-                std::thread::sleep(Duration::from_millis(20));
-            };
-            // ssh goes: the wrapper's input ends.
-            let mut input = child.stdin.take().expect("stdin");
-            let _ = input.flush();
-            drop(input);
-            let status = child.wait().expect("the wrapper ends");
-            let until = std::time::Instant::now() + Duration::from_secs(5);
-            while recorded.iter().any(|&p| alive(p)) && std::time::Instant::now() < until {
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            let left: Vec<i32> = recorded.iter().copied().filter(|&p| alive(p)).collect();
-            for &p in &left {
-                let _ = nix::sys::signal::kill(
-                    nix::unistd::Pid::from_raw(p),
-                    nix::sys::signal::Signal::SIGKILL,
-                );
-            }
-            assert!(left.is_empty(), "{shell}: {left:?} left running ({status})");
         }
+    }
+
+    fn wrapper_under(shell: &str) {
+        use std::process::{Command, Stdio};
+        let m = frame_marker();
+        let line = quote_words(&["sh", "-c", "cat; echo err >&2; exit 3"]);
+        let out = run_under(
+            shell,
+            &wrapped(&line, Some("it's\nfed"), Duration::from_secs(5), &m),
+        );
+        let back = unframe(out.clone(), &m).unwrap_or_else(|_| panic!("{shell}: {out:?}"));
+        assert_eq!(back.exit, Some(3), "{shell}: {out:?}");
+        assert_eq!(back.stdout, "it's\nfed\n", "{shell}");
+        assert_eq!(back.stderr, "err\n", "{shell}");
+
+        // A command that outlives a heartbeat: its output, cut by the heartbeat, comes back
+        // whole.
+        let slow = "printf 'a'; printf 'b' >&2; sleep 1.8; printf 'c' >&2; echo d";
+        let line = quote_words(&["sh", "-c", slow]);
+        let out = run_under(shell, &wrapped(&line, None, Duration::from_secs(5), &m));
+        assert!(
+            out.stdout.contains(&format!("a{}", heartbeat(&m))),
+            "{shell}: {out:?}"
+        );
+        let back = unframe(out.clone(), &m).unwrap_or_else(|_| panic!("{shell}: {out:?}"));
+        assert_eq!((back.stdout.as_str(), back.stderr.as_str()), ("ad\n", "bc"));
+
+        let dir = tempfile::tempdir().expect("dir");
+        let pids = dir.path().join("pids");
+        let hang = format!(
+            "sleep 600 </dev/null >/dev/null 2>&1 & echo \"$$ $!\" > '{}'; wait",
+            pids.display()
+        );
+        let line = quote_words(&["sh", "-c", &hang]);
+        let mut child = Command::new(shell)
+            .arg("-c")
+            .arg(wrapped(&line, None, Duration::from_secs(60), &m))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("starts");
+        let until = std::time::Instant::now() + Duration::from_secs(10);
+        let recorded: Vec<i32> = loop {
+            let text = std::fs::read_to_string(&pids).unwrap_or_default();
+            let v: Vec<i32> = text
+                .split_whitespace()
+                .filter_map(|p| p.parse().ok())
+                .collect();
+            if v.len() == 2 {
+                break v;
+            }
+            assert!(std::time::Instant::now() < until, "{shell}: never started");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        // ssh goes: sshd closes the wrapper's streams.
+        drop(child.stdout.take());
+        drop(child.stderr.take());
+        let status = child.wait().expect("the wrapper ends");
+        let until = std::time::Instant::now() + Duration::from_secs(5);
+        while recorded.iter().any(|&p| alive(p)) && std::time::Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let left: Vec<i32> = recorded.iter().copied().filter(|&p| alive(p)).collect();
+        for &p in &left {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(p),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+        assert!(left.is_empty(), "{shell}: {left:?} left running ({status})");
+    }
+
+    /// What ssh gives the login shell reaches `/bin/sh` as it is, whatever the login shell:
+    /// csh and tcsh (which would take `!` for history and refuse a newline inside quotes) as
+    /// well as the POSIX ones. Any words and any input come back exact.
+    #[test]
+    fn every_login_shell_hands_the_wrapper_to_sh_unchanged() {
+        let mut argv = vec!["printf", "%s|"];
+        argv.extend(HOSTILE);
+        let line = quote_words(&argv);
+        let input = HOSTILE.join("\n");
+        for shell in shells(&[
+            "/bin/sh",
+            "/bin/dash",
+            "/bin/bash",
+            "/bin/ksh93",
+            "/bin/tcsh",
+            "/bin/csh",
+        ]) {
+            let m = frame_marker();
+            let script = wrapped(&line, None, Duration::from_secs(5), &m);
+            let out = run_under(shell, &login_line(&script));
+            let back = unframe(out.clone(), &m).unwrap_or_else(|_| panic!("{shell}: {out:?}"));
+            assert_eq!(back.exit, Some(0), "{shell}: {out:?}");
+            let want: String = HOSTILE.iter().map(|w| format!("{w}|")).collect();
+            assert_eq!(back.stdout, want, "{shell}");
+            let script = wrapped("'cat'", Some(&input), Duration::from_secs(5), &m);
+            let out = run_under(shell, &login_line(&script));
+            let back = unframe(out.clone(), &m).unwrap_or_else(|_| panic!("{shell}: {out:?}"));
+            assert_eq!(back.stdout, format!("{input}\n"), "{shell}");
+        }
+    }
+
+    #[test]
+    fn the_login_line_has_nothing_csh_reads_in_quotes() {
+        let m = frame_marker();
+        let line = login_line(&wrapped(
+            &quote_words(&HOSTILE),
+            Some("a\nb!"),
+            Duration::from_secs(5),
+            &m,
+        ));
+        assert!(line.starts_with("exec /bin/sh -c 'eval "), "{line}");
+        assert!(!line.contains(['!', '\n', '\r']), "{line}");
     }
 
     #[test]

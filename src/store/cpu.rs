@@ -5,9 +5,11 @@
 //! session's by then, and no session is named.
 //!
 //! What is not known is said: a thread whose CPU seconds went down (a restart, `onstat -z`)
-//! or that was missing from a sample that was cut leaves its session unknown; a thread that
-//! ended between the samples takes its last seconds with it, so its session's figure is a lower
-//! bound.
+//! or that was missing from a sample that was cut leaves its session unknown; so does a thread
+//! whose seconds grew by more than the interval allows (one thread runs on one VP at a time, so
+//! it uses at most one core: a wrapped or garbled counter, or a new thread that took an old
+//! one's tid, would otherwise give its session thousands of cores); a thread that ended between
+//! the samples takes its last seconds with it, so its session's figure is a lower bound.
 
 use crate::ids::{Sid, Tid};
 use crate::parsers::onstat_g_ath::OnstatGAth;
@@ -25,10 +27,17 @@ pub struct CpuUse {
     pub at_least: bool,
 }
 
+/// Above the interval's length, how much more a thread's CPU seconds may grow and still be
+/// believed: the counters are printed to the hundredth of a second or finer, and the server
+/// adds a running thread's time when it yields.
+const GROWTH_SLACK: Duration = Duration::from_millis(500);
+
 /// One `onstat -g cpu` sample as kept for the next one.
 #[derive(Debug, Clone, Default)]
 struct Sample {
+    /// When its run started, and how long it took: onstat read the counters in between.
     t: Duration,
+    took: Duration,
     cpu: FxHashMap<Tid, f64>,
     /// Each user thread's session, when `-g ath` and `-u` were read at its moment.
     sid: Option<FxHashMap<Tid, Sid>>,
@@ -76,12 +85,13 @@ pub(crate) struct SessionCpu {
 }
 
 impl SessionCpu {
-    /// Takes the sample of `onstat -g cpu` at `t`. `ath` and `u` are given only when they were
-    /// read at the same moment.
+    /// Takes the sample of `onstat -g cpu` whose run started at `t` and took `took`. `ath` and
+    /// `u` are given only when they were read at the same moment.
     pub(crate) fn observe(
         &mut self,
         g: &OnstatGCpu,
         t: Duration,
+        took: Duration,
         ath: Option<&OnstatGAth>,
         u: Option<&OnstatU>,
     ) {
@@ -91,6 +101,7 @@ impl SessionCpu {
         };
         let now = Sample {
             t,
+            took,
             cpu: g.threads.iter().map(|th| (th.tid, th.cpu_s)).collect(),
             sid,
             max_tid: g.threads.iter().map(|th| th.tid.0).max().unwrap_or(0),
@@ -138,6 +149,11 @@ impl SessionCpu {
 /// The use per session between `prev` and `now` (`now.t > prev.t`).
 fn uses(prev: &Sample, now: &Sample, sid_of: &FxHashMap<Tid, Sid>) -> FxHashMap<Sid, CpuUse> {
     let dt = now.t.saturating_sub(prev.t).as_secs_f64();
+    // The longest the two reads can be apart (each is within its run), and so the most one
+    // thread can have used in between: one core all that time.
+    let most = (now.t + now.took + GROWTH_SLACK)
+        .saturating_sub(prev.t)
+        .as_secs_f64();
     // Per session: CPU seconds, a lower bound, unknown.
     let mut acc: FxHashMap<Sid, (f64, bool, bool)> = FxHashMap::default();
     for (tid, cpu) in &now.cpu {
@@ -145,14 +161,21 @@ fn uses(prev: &Sample, now: &Sample, sid_of: &FxHashMap<Tid, Sid>) -> FxHashMap<
             continue;
         };
         let e = acc.entry(*sid).or_insert((0.0, false, false));
-        match prev.cpu.get(tid) {
-            Some(p) if cpu >= p => e.0 += cpu - p,
+        let grew = match prev.cpu.get(tid) {
+            Some(p) if cpu >= p => cpu - p,
             // Went down: the counters were reset, or the tid is another thread's.
-            Some(_) => e.2 = true,
+            Some(_) => f64::NAN,
             // Started since: all its seconds are of the interval.
-            None if prev.complete && tid.0 > prev.max_tid => e.0 += cpu,
+            None if prev.complete && tid.0 > prev.max_tid => *cpu,
             // Left out of a cut sample, or listed below the highest tid: not known.
-            None => e.2 = true,
+            None => f64::NAN,
+        };
+        // More than one core the whole time (or no number at all): not a use, a counter that
+        // jumped.
+        if grew.is_finite() && grew <= most {
+            e.0 += grew;
+        } else {
+            e.2 = true;
         }
     }
     // Threads that ended between the samples took their last seconds with them.
@@ -227,6 +250,7 @@ mod tests {
     }
 
     const S: fn(u64) -> Duration = Duration::from_secs;
+    const TOOK: Duration = Duration::from_millis(30);
 
     #[test]
     fn use_is_the_growth_of_the_sessions_threads_over_the_interval() {
@@ -238,6 +262,7 @@ mod tests {
         c.observe(
             &cpu(&[(2, 100.0), (50, 1.0), (51, 2.0), (52, 3.0)]),
             S(10),
+            TOOK,
             Some(&a),
             Some(&uu),
         );
@@ -246,6 +271,7 @@ mod tests {
         c.observe(
             &cpu(&[(2, 300.0), (50, 6.0), (51, 4.5), (52, 3.0)]),
             S(20),
+            TOOK,
             Some(&a),
             Some(&uu),
         );
@@ -268,12 +294,14 @@ mod tests {
         c.observe(
             &cpu(&[(50, 1.0), (51, 2.0)]),
             S(0),
+            TOOK,
             Some(&ath(&[(50, 0xa000), (51, 0xa100)])),
             Some(&u(&[(0xa000, 7), (0xa100, 7)])),
         );
         c.observe(
             &cpu(&[(50, 2.0), (60, 3.0)]),
             S(10),
+            TOOK,
             Some(&ath(&[(50, 0xa000), (60, 0xa100)])),
             Some(&u(&[(0xa000, 7), (0xa100, 7)])),
         );
@@ -287,14 +315,14 @@ mod tests {
         let (a, uu) = (ath(&[(50, 0xa000)]), u(&[(0xa000, 7)]));
         // Not read at the moment of -g ath and -u: no session is named.
         let mut c = SessionCpu::default();
-        c.observe(&cpu(&[(50, 1.0)]), S(0), Some(&a), Some(&uu));
-        c.observe(&cpu(&[(50, 2.0)]), S(10), None, Some(&uu));
+        c.observe(&cpu(&[(50, 1.0)]), S(0), TOOK, Some(&a), Some(&uu));
+        c.observe(&cpu(&[(50, 2.0)]), S(10), TOOK, None, Some(&uu));
         assert_eq!(c.get(Sid(7)), None);
         assert_eq!(c.unknown(), Some(CpuUnknown::NotJoined));
         // CPU seconds that went down: reset counters.
         let mut c = SessionCpu::default();
-        c.observe(&cpu(&[(50, 5.0)]), S(0), Some(&a), Some(&uu));
-        c.observe(&cpu(&[(50, 2.0)]), S(10), Some(&a), Some(&uu));
+        c.observe(&cpu(&[(50, 5.0)]), S(0), TOOK, Some(&a), Some(&uu));
+        c.observe(&cpu(&[(50, 2.0)]), S(10), TOOK, Some(&a), Some(&uu));
         assert_eq!(c.get(Sid(7)), None);
         // A thread missing from the sample before, with a lower tid than one listed there: it
         // was left out, not started since.
@@ -303,9 +331,58 @@ mod tests {
             ath(&[(40, 0xa000), (50, 0xb000)]),
             u(&[(0xa000, 7), (0xb000, 8)]),
         );
-        c.observe(&cpu(&[(50, 1.0)]), S(0), Some(&a2), Some(&u2));
-        c.observe(&cpu(&[(40, 9.0), (50, 2.0)]), S(10), Some(&a2), Some(&u2));
+        c.observe(&cpu(&[(50, 1.0)]), S(0), TOOK, Some(&a2), Some(&u2));
+        c.observe(
+            &cpu(&[(40, 9.0), (50, 2.0)]),
+            S(10),
+            TOOK,
+            Some(&a2),
+            Some(&u2),
+        );
         assert_eq!(c.get(Sid(7)), None);
         assert!(c.get(Sid(8)).is_some());
+    }
+
+    /// A counter that jumps (wrapped, reset to garbage, a new thread on an old tid) would give
+    /// its session thousands of cores: a thread above one core over the interval leaves its
+    /// session unknown, while one at one core, read a little late, is believed.
+    #[test]
+    fn a_thread_above_one_core_over_the_interval_is_not_believed() {
+        let (a, uu) = (
+            ath(&[(50, 0xa000), (51, 0xa100), (52, 0xb000), (60, 0xc000)]),
+            u(&[(0xa000, 7), (0xa100, 7), (0xb000, 8), (0xc000, 9)]),
+        );
+        let mut c = SessionCpu::default();
+        c.observe(
+            &cpu(&[(50, 1.0), (51, 2.0), (52, 5.0)]),
+            S(0),
+            TOOK,
+            Some(&a),
+            Some(&uu),
+        );
+        // 50 jumped by 10^12 s; 52 ran the whole 10 s, read 0.3 s into a slow run; 60 began
+        // since with more seconds than the interval holds.
+        c.observe(
+            &cpu(&[(50, 1e12), (51, 3.0), (52, 15.3), (60, 11.0)]),
+            S(10),
+            Duration::from_millis(300),
+            Some(&a),
+            Some(&uu),
+        );
+        assert_eq!(c.get(Sid(7)), None, "a session of a thread that jumped");
+        let eight = c.get(Sid(8)).expect("one core the whole interval");
+        assert!((eight.cores - 1.03).abs() < 1e-9, "{eight:?}");
+        assert_eq!(c.get(Sid(9)), None, "a new thread older than the interval");
+        // The next interval is judged on its own.
+        c.observe(
+            &cpu(&[(50, 1e12 + 2.0), (51, 3.5), (52, 15.3), (60, 12.0)]),
+            S(20),
+            TOOK,
+            Some(&a),
+            Some(&uu),
+        );
+        let seven = c.get(Sid(7)).expect("7 again");
+        assert!((seven.cores - 0.25).abs() < 1e-9, "{seven:?}");
+        assert!(c.get(Sid(9)).is_some());
     }
 }

@@ -502,7 +502,7 @@ impl Store {
                     if late {
                         cpu.observe_late();
                     } else {
-                        cpu.observe(g, u.t, ath, users);
+                        cpu.observe(g, u.t, u.took, ath, users);
                     }
                     self.cpu = cpu;
                 }

@@ -533,7 +533,7 @@ fn export<B: Backend>(
         views::provenance(app, app.shown()),
         views::buffer_text(&buf)
     ));
-    let json = crate::format::SafeText::new(
+    let json = crate::format::SafeText::json(
         &serde_json::to_string_pretty(app.shown().as_ref()).unwrap_or_default(),
     );
     // Named after the moment shown (a replay's recorded time), not the time of the export.
@@ -566,10 +566,15 @@ pub fn session_for(
     size: (u16, u16),
 ) -> Result<Session, Error> {
     let log = match &setup.log {
-        Some(p) => Some(DebugLog::open(p).map_err(|source| Error::File {
-            path: p.display().to_string(),
-            source,
-        })?),
+        // The screen says it when the log cannot be written (a full disk).
+        Some(p) => Some(
+            DebugLog::open(p)
+                .map(DebugLog::for_screen)
+                .map_err(|source| Error::File {
+                    path: p.display().to_string(),
+                    source,
+                })?,
+        ),
         None => None,
     };
     let mut app = App::new(keymap.clone(), theme, setup.mode.clone(), setup.interval);

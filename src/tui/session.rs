@@ -111,6 +111,21 @@ impl Session {
         }
         self.app.extents = replay_extent_status(&self.watched.store);
         self.dirty = true;
+        if let Some(why) = played.broken() {
+            // The recording changed on disk (cut short while replayed): the screen stays at
+            // the last moment read, labelled as that moment, and says why.
+            let reached = played.reached().unwrap_or_default();
+            if let Some(ui) = self.app.replay.as_mut() {
+                ui.position = ui.position.min(reached);
+                ui.paused = true;
+                ui.seeking = None;
+                if !ui.skipped.contains(&why) {
+                    ui.skipped.push(why.clone());
+                }
+            }
+            self.app.say(why, reached);
+            return Some(reached);
+        }
         if done {
             return self.app.replay.as_ref().map(|ui| ui.position);
         }
@@ -228,6 +243,11 @@ impl Session {
                 self.app.recording = Some(crate::tui::app::RecordingUi { bytes, stopped });
                 self.dirty = true;
             }
+        }
+        // `--log` stopped writing (a full disk): said once, on the status line.
+        if let Some(why) = self.watched.log_failure() {
+            self.app.say(why, now);
+            self.dirty = true;
         }
         // Freezing keeps the moment's data too; resuming lets it go.
         match (&self.app.frozen, &self.frozen_store) {

@@ -59,38 +59,88 @@ pub(crate) fn copy_note(bytes: usize, in_tmux: bool) -> String {
 /// Writes the screen text and the snapshot JSON next to each other in `dir`; returns the paths.
 /// Each is a new file, 0600 (they may hold SQL), never written through a link or over a file:
 /// the stem (the moment shown, chosen by whoever made a replayed recording) is followed by six
-/// random characters, so a name cannot be planted in advance.
+/// random characters, so a name cannot be planted in advance. Each is written whole under a
+/// hidden temporary name, synced, then renamed to its own (never over a file): a full disk or a
+/// failed write leaves neither file, not an empty one, and the error says why.
 pub(crate) fn export(
     dir: &Path,
     stem: &str,
     screen: &crate::format::SafeText,
     snapshot_json: &crate::format::SafeText,
 ) -> std::io::Result<(PathBuf, PathBuf)> {
-    use std::io::Write;
     // The stem names no directory: only its last part is used.
     let stem: String = stem
         .chars()
-        .map(|c| if c == '/' || c.is_control() { '_' } else { c })
+        .map(|c| {
+            if c == '/' || crate::format::is_unsafe(c) {
+                '_'
+            } else {
+                c
+            }
+        })
         .collect();
-    let f = tempfile::Builder::new()
-        .prefix(&format!("{stem}-"))
-        .suffix(".txt")
-        .rand_bytes(6)
+    let txt = written(
+        tempfile::Builder::new()
+            .prefix(&format!(".{stem}-"))
+            .suffix(".txt.part")
+            .rand_bytes(6),
+        dir,
+        screen,
+    )?;
+    // The final names: the temporary one without its dot and `.part`.
+    let name = txt
+        .path()
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let base = name.trim_start_matches('.').trim_end_matches(".part");
+    let txt_path = dir.join(base);
+    let json_path = txt_path.with_extension("json");
+    // The JSON beside it, with the same random part: new, 0600, no link followed.
+    let json = written(
+        tempfile::Builder::new()
+            .prefix(&format!(
+                ".{}.part",
+                json_path
+                    .file_name()
+                    .map(|n| n.to_string_lossy())
+                    .unwrap_or_default()
+            ))
+            .rand_bytes(0),
+        dir,
+        snapshot_json,
+    )?;
+    txt.persist_noclobber(&txt_path).map_err(|e| e.error)?;
+    if let Err(e) = json.persist_noclobber(&json_path) {
+        // Both or neither.
+        let _ = std::fs::remove_file(&txt_path);
+        return Err(e.error);
+    }
+    // The renames themselves on disk.
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok((txt_path, json_path))
+}
+
+/// `text` written to a new temporary file in `dir` (0600) and synced; removed again if that
+/// fails.
+fn written(
+    builder: &mut tempfile::Builder<'_, '_>,
+    dir: &Path,
+    text: &crate::format::SafeText,
+) -> std::io::Result<tempfile::NamedTempFile> {
+    use std::io::Write;
+    let mut f = builder
         .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))
         .tempfile_in(dir)?;
-    let (mut file, txt) = f.keep().map_err(|e| e.error)?;
-    file.write_all(screen.as_str().as_bytes())?;
-    file.sync_all()?;
-    // The JSON beside it, with the same random part: new, 0600, no link followed.
-    let json = txt.with_extension("json");
-    let mut file = crate::files::create_new_private(&json)?;
-    file.write_all(snapshot_json.as_str().as_bytes())?;
-    file.sync_all()?;
-    Ok((txt, json))
+    f.write_all(text.as_str().as_bytes())?;
+    f.as_file().sync_all()?;
+    Ok(f)
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// The reliability test's planted files: exports are new files, 0600, under names nobody
@@ -120,6 +170,41 @@ mod tests {
         // A stem with a slash names no other directory.
         let (t2, _) = export(dir.path(), "../../etc/x", &safe("s"), &safe("{}")).expect("export");
         assert_eq!(t2.parent(), Some(dir.path()));
+    }
+
+    /// An export into a full disk (a 64 kB tmpfs, filled): it fails, says why, and leaves no
+    /// file behind (it left a 0-byte one); once there is room, it is written whole.
+    #[test]
+    fn an_export_into_a_full_disk_leaves_no_file() {
+        crate::files::test_mounts::in_own_mounts("tui::share::tests::export_into_a_full_tmpfs");
+    }
+
+    #[test]
+    #[ignore = "run by an_export_into_a_full_disk_leaves_no_file, in a namespace of its own"]
+    fn export_into_a_full_tmpfs() {
+        let dir = crate::files::test_mounts::small_tmpfs();
+        let filler = dir.path().join("filler");
+        let mut f = std::fs::File::create(&filler).expect("create");
+        let _ = std::io::Write::write_all(&mut f, &[b'x'; 60 * 1024]);
+        drop(f);
+        let screen = crate::format::SafeText::new(&"screen line\n".repeat(2000));
+        let json = crate::format::SafeText::new("{}");
+        let e = export(dir.path(), "ifxtop-x", &screen, &json).expect_err("the disk is full");
+        assert!(e.to_string().contains("No space left on device"), "{e}");
+        let left: Vec<String> = std::fs::read_dir(dir.path())
+            .expect("list")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(left, ["filler"], "{left:?}");
+        // Room again: both files, whole.
+        std::fs::remove_file(&filler).expect("rm");
+        let (txt, json_path) = export(dir.path(), "ifxtop-x", &screen, &json).expect("export");
+        assert_eq!(
+            std::fs::read_to_string(&txt).expect("read"),
+            screen.as_str()
+        );
+        assert_eq!(std::fs::read_to_string(&json_path).expect("read"), "{}");
+        assert_eq!(std::fs::read_dir(dir.path()).expect("list").count(), 2);
     }
 
     #[test]

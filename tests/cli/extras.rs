@@ -149,12 +149,28 @@ fn onstat_d_prints_spaces_chunks_and_notes() {
 fn onstat_d_lists_the_lines_it_did_not_understand() {
     let rel = "onstat-d/gbase8s-12.10-csdn-sbspace-metadata-collapsed-truncated.txt";
     let v = json_of(&ifxtop_parse(&["onstat-d", &fixture_path(rel)], None));
-    assert_eq!(v["unparsed"][0]["line"], 1);
+    // GBase's licence notice is read with the banner it stands above.
+    assert_eq!(v["unparsed"], serde_json::json!([]));
     assert_eq!(
-        v["unparsed"][0]["text"],
+        v["header"]["license"],
         "Your evaluation license will expire on 2021-08-27 00:00:00"
     );
     assert_eq!(v["chunks"][5]["metadata"]["free"], 25057);
+    // A line it does not understand (here after the last chunk) is listed with its number.
+    let text = std::fs::read_to_string(fixture_path(rel)).expect("fixture");
+    let odd: String = text
+        .lines()
+        .enumerate()
+        .flat_map(|(i, l)| {
+            let extra = (i == 19).then_some("not a chunk row at all\n");
+            [format!("{l}\n")]
+                .into_iter()
+                .chain(extra.map(String::from))
+        })
+        .collect();
+    let v = json_of(&ifxtop_parse(&["onstat-d"], Some(&odd)));
+    assert_eq!(v["unparsed"][0]["line"], 21);
+    assert_eq!(v["unparsed"][0]["text"], "not a chunk row at all");
 }
 
 #[test]
@@ -431,7 +447,7 @@ fn snapshot_replay_of_garbage_says_so_briefly() {
     for (path, want) in [
         (garbage.clone(), "20002 problems: line 1: not JSON"),
         (empty, "nothing to replay"),
-        (dir.path().to_path_buf(), "is a directory"),
+        (dir.path().to_path_buf(), "a directory, not a regular file"),
     ] {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_ifxtop"))
             .arg("snapshot")

@@ -671,3 +671,39 @@ fn a_live_ash_interrupted_prints_what_it_has_and_off_line_is_an_error() {
     assert!(stderr.contains("off-line"), "{stderr}");
     assert!(text(&out.stdout).is_empty());
 }
+
+/// A live snapshot without `--port` watches the ports of the config file's `ports`, as the
+/// live screen does (its JSON said `"ports": []`).
+#[test]
+fn the_config_files_ports_are_a_live_snapshots_ports() {
+    let f = fake_server(|_| {});
+    let config = f.home.join("ifxtop.toml");
+    std::fs::write(&config, "ports = [9099, 9100]\n").expect("config");
+    let out = Command::new(env!("CARGO_BIN_EXE_ifxtop"))
+        .args(["snapshot", "--server", "ol_test", "--format", "json"])
+        .arg("--config")
+        .arg(&config)
+        .env("PATH", f.path())
+        .env("HOME", &f.home)
+        .env("XDG_CACHE_HOME", f.home.join("cache"))
+        .env_remove("INFORMIXSERVER")
+        .output()
+        .expect("ifxtop runs");
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).expect("json");
+    assert_eq!(v["ports"], serde_json::json!([9099, 9100]), "{stdout}");
+    // `--port` still comes first.
+    let out = Command::new(env!("CARGO_BIN_EXE_ifxtop"))
+        .args(["snapshot", "--server", "ol_test", "--port", "9088"])
+        .args(["--format", "json", "--config"])
+        .arg(&config)
+        .env("PATH", f.path())
+        .env("HOME", &f.home)
+        .env("XDG_CACHE_HOME", f.home.join("cache"))
+        .env_remove("INFORMIXSERVER")
+        .output()
+        .expect("ifxtop runs");
+    let v: serde_json::Value = serde_json::from_str(&text(&out.stdout)).expect("json");
+    assert_eq!(v["ports"], serde_json::json!([9088]));
+}

@@ -3,6 +3,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod bidi;
 mod call;
 mod config;
 mod drill;
@@ -11,4 +12,5 @@ mod live;
 mod parse;
 mod resolve;
 mod run;
+mod special;
 mod when;

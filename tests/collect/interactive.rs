@@ -47,20 +47,45 @@ fn answers(dir: &Path) {
     }
 }
 
+/// Where a fake onstat hangs.
+#[derive(Clone, Copy, PartialEq)]
+enum Hang<'a> {
+    Never,
+    /// `onstat -i` hangs before its first prompt (plain calls answer).
+    BeforePrompt,
+    /// On this option (`g ath`): in `onstat -i` after its prompt, and as a plain call.
+    On(&'a str),
+}
+
 /// A fake onstat: command-line calls answer from `a/`; `onstat -i` (when `interactive`) reads
-/// one option a line and answers with `quirk`'s banner rule, `last_prompt` or not, and
-/// `onstat: invalid option` for an option in `unknown`.
-fn script(interactive: bool, banner_once: bool, last_prompt: bool, unknown: &str) -> String {
+/// one option a line (each logged as `i: OPTION`) and answers with `quirk`'s banner rule,
+/// `last_prompt` or not, and `onstat: invalid option` for an option in `unknown`; it hangs
+/// where `hang` says.
+fn script(
+    interactive: bool,
+    banner_once: bool,
+    last_prompt: bool,
+    unknown: &str,
+    hang: Hang,
+) -> String {
     let banner = "IBM Informix Dynamic Server Version 12.10.FC8 -- On-Line (Prim) -- Up 00:10:00 -- 2457600 Kbytes";
+    let before_prompt = hang == Hang::BeforePrompt;
+    let on = match hang {
+        Hang::On(o) => o,
+        _ => "",
+    };
     format!(
         r#"d="$(dirname "$0")"
 echo "$*" >> "$d/calls"
 if [ "$1" = -i ]; then
   if [ {interactive} = false ]; then echo "onstat: illegal option -- i" >&2; exit 1; fi
+  if [ {before_prompt} = true ]; then exec sleep 600; fi
   if [ {banner_once} = true ]; then printf '\n%s\n\n' '{banner}'; fi
   while IFS= read -r line; do
+    echo "i: $line" >> "$d/calls"
     k=$(echo "$line" | sed 's/ /_/g')
     printf 'onstat> '
+    if [ "$line" = "{on}" ]; then exec sleep 600; fi
     if [ "$line" = "{unknown}" ]; then echo "onstat: invalid option: $line"
     elif [ {banner_once} = true ] && [ -f "$d/b/$k" ]; then echo; cat "$d/b/$k"
     elif [ -f "$d/a/$k" ]; then cat "$d/a/$k"
@@ -70,6 +95,7 @@ if [ "$1" = -i ]; then
   exit 5
 fi
 k=$(echo "$*" | sed 's/^-//; s/ /_/g')
+if [ "$k" = "$(echo "{on}" | sed 's/ /_/g')" ]; then exec sleep 600; fi
 if [ -f "$d/a/$k" ]; then cat "$d/a/$k"; exit 5; fi
 echo "onstat: cannot do $*" >&2
 exit 1"#
@@ -129,7 +155,7 @@ fn assert_interactive(updates: &[Update], calls: &[String]) {
 
 #[tokio::test]
 async fn a_banner_per_option_and_a_last_prompt() {
-    let (updates, calls) = first_updates(&script(true, false, true, "")).await;
+    let (updates, calls) = first_updates(&script(true, false, true, "", Hang::Never)).await;
     assert_interactive(&updates, &calls);
     // Each source's bytes are its own part of the one call: what onstat printed for it.
     let demo = DemoInstance::new(1);
@@ -148,13 +174,13 @@ async fn a_banner_per_option_and_a_last_prompt() {
 
 #[tokio::test]
 async fn a_banner_once_and_no_prompt_at_end_of_input() {
-    let (updates, calls) = first_updates(&script(true, true, false, "")).await;
+    let (updates, calls) = first_updates(&script(true, true, false, "", Hang::Never)).await;
     assert_interactive(&updates, &calls);
 }
 
 #[tokio::test]
 async fn an_option_it_does_not_know_runs_alone_and_says_so() {
-    let (updates, calls) = first_updates(&script(true, false, true, "g con")).await;
+    let (updates, calls) = first_updates(&script(true, false, true, "g con", Hang::Never)).await;
     let u = updates
         .iter()
         .find(|u| u.source == Source::OnstatU)
@@ -175,7 +201,7 @@ async fn an_option_it_does_not_know_runs_alone_and_says_so() {
 
 #[tokio::test]
 async fn an_onstat_without_interactive_mode_falls_back_and_says_why() {
-    let (updates, calls) = first_updates(&script(false, false, true, "")).await;
+    let (updates, calls) = first_updates(&script(false, false, true, "", Hang::Never)).await;
     assert_eq!(calls.first().map(String::as_str), Some("-i"), "{calls:?}");
     for u in &updates {
         assert!(
@@ -192,4 +218,186 @@ async fn an_onstat_without_interactive_mode_falls_back_and_says_why() {
         );
     }
     assert!(calls.iter().any(|c| c == "-g con"), "{calls:?}");
+}
+
+/// Every update of every collector against the fake `body` for `secs`, with when it came (since
+/// the start), with runs cut at `hang` (a hang costs that, not onstat's 10 s) and periods scaled
+/// by `interval`; and the onstat command lines and `onstat -i` option lines seen.
+async fn updates_for(
+    body: &str,
+    interval: Duration,
+    hang: Duration,
+    secs: f64,
+) -> (Vec<(Duration, Update)>, Vec<String>) {
+    let (_d, dir) = fake_onstat(body);
+    answers(&dir);
+    let runner = Arc::new(
+        LocalRunner::new(Some("ol_test".into()))
+            .with_path(path_with(&dir))
+            .with_max_timeout(hang),
+    );
+    let mut collection = Collection::start(
+        runner,
+        interval,
+        None,
+        ExtentSource::default(),
+        SessionClock::start(),
+    );
+    let started = tokio::time::Instant::now();
+    let end = started + Duration::from_secs_f64(secs);
+    let mut got = Vec::new();
+    while let Ok(Some(u)) = tokio::time::timeout_at(end, collection.next_update()).await {
+        got.push((started.elapsed(), u));
+    }
+    drop(collection);
+    let calls = std::fs::read_to_string(dir.join("calls")).unwrap_or_default();
+    (got, calls.lines().map(str::to_string).collect())
+}
+
+fn timed_out(u: &Update) -> bool {
+    matches!(u.result, Err(ifxtop::error::SourceError::Timeout { .. }))
+}
+
+/// An `onstat -i` that never prompts (it hangs before its first prompt) while plain calls
+/// answer at once: killed at its timeout, it is taken for an onstat without interactive mode,
+/// and the sources run as plain calls at once, then on every tick; `onstat -i` is not tried
+/// again before the retry.
+#[tokio::test]
+async fn an_onstat_i_that_never_prompts_falls_back_to_plain_calls() {
+    let body = script(true, false, true, "", Hang::BeforePrompt);
+    let (updates, calls) =
+        updates_for(&body, Duration::from_secs(1), Duration::from_secs(1), 5.0).await;
+    let u: Vec<&(Duration, Update)> = updates
+        .iter()
+        .filter(|(_, u)| u.source == Source::OnstatU)
+        .collect();
+    let ok: Vec<Duration> = u
+        .iter()
+        .filter(|(_, u)| u.result.is_ok())
+        .map(|(at, _)| *at)
+        .collect();
+    // Data within a tick or two of the hung call's second, then every tick.
+    assert!(
+        ok.first()
+            .is_some_and(|at| *at < Duration::from_millis(2500)),
+        "{u:?}"
+    );
+    assert!(ok.len() >= 3, "{u:?}");
+    let first = &u.iter().find(|(_, u)| u.result.is_ok()).expect("data").1;
+    assert_eq!(
+        note(first),
+        "one call per option: onstat -i hung before its first `onstat>` prompt (timed out after 1s (killed))"
+    );
+    assert_eq!(
+        calls.iter().filter(|c| *c == "-i").count(),
+        1,
+        "interactive mode tried again: {calls:?}"
+    );
+    // The killed call's timeout is said at once, once per source it carried (where everything
+    // hangs, that is all there is to show); no plain call timed out.
+    let killed: Vec<&Update> = updates
+        .iter()
+        .map(|(_, u)| u)
+        .filter(|u| timed_out(u))
+        .collect();
+    let first_t = killed.first().map(|u| u.t);
+    assert!(
+        killed
+            .iter()
+            .all(|u| Some(u.t) == first_t && note(u).starts_with("onstat -i: one process for")),
+        "{killed:?}"
+    );
+    for (i, u) in killed.iter().enumerate() {
+        assert!(
+            !killed[..i].iter().any(|k| k.source == u.source),
+            "{killed:?}"
+        );
+    }
+}
+
+/// One option that hangs (`-g ath` in the first tick's `onstat -i`, and as a plain call) costs
+/// only itself: the options answered before it keep their answers, it gets the timeout and
+/// from then runs alone, in a task of its own, while the others go on grouped and on time; the
+/// options the killed call never reached are asked at the next tick, not marked timed out
+/// until their own period comes round.
+#[tokio::test]
+async fn a_hung_option_costs_only_itself() {
+    let body = script(true, false, true, "", Hang::On("g ath"));
+    // Periods a fifth (the fast tick 0.2 s, `-g ath` 2 s, `-g seg` 12 s); a hang 1.5 s.
+    let (updates, calls) = updates_for(
+        &body,
+        Duration::from_millis(200),
+        Duration::from_millis(1500),
+        7.0,
+    )
+    .await;
+    let of = |s: Source| -> Vec<&(Duration, Update)> {
+        updates.iter().filter(|(_, u)| u.source == s).collect()
+    };
+    // The first call: -u, before -g ath, answered in it; -g ath timed out there.
+    let u = of(Source::OnstatU);
+    let first_u = &u.first().expect("-u").1;
+    assert!(first_u.result.is_ok(), "{first_u:?}");
+    assert!(
+        note(first_u).starts_with("onstat -i: one process for "),
+        "{}",
+        note(first_u)
+    );
+    let ath = of(Source::OnstatGAth);
+    let first_ath = &ath.first().expect("-g ath").1;
+    assert!(timed_out(first_ath), "{first_ath:?}");
+    assert!(note(first_ath).ends_with("it hung on this option, which runs alone from now"));
+    // Nothing else ever timed out.
+    let others: Vec<&(Duration, Update)> = updates
+        .iter()
+        .filter(|(_, u)| timed_out(u) && u.source != Source::OnstatGAth)
+        .collect();
+    assert!(others.is_empty(), "{others:?}");
+    // Past -g ath in the call, never reached: asked at the next tick, not at their period
+    // (-g seg's is 12 s here).
+    let seg = of(Source::OnstatGSeg);
+    let first_seg = seg.first().expect("-g seg");
+    assert!(first_seg.1.result.is_ok(), "{first_seg:?}");
+    assert!(first_seg.0 < Duration::from_secs(4), "{first_seg:?}");
+    // -g ath alone from then, in a call of its own; no later onstat -i asks it.
+    let alone: Vec<&&(Duration, Update)> = ath
+        .iter()
+        .filter(|(_, u)| note(u) == "run alone: it hung a call")
+        .collect();
+    assert!(!alone.is_empty(), "{ath:?}");
+    assert!(calls.iter().any(|c| c == "-g ath"), "{calls:?}");
+    assert_eq!(
+        calls.iter().filter(|c| *c == "i: g ath").count(),
+        1,
+        "{calls:?}"
+    );
+    // The slower sources (in a call of their own once a call took long) are not held up
+    // either: each answers about every second (its period here), never 3 s apart.
+    for s in [
+        Source::OnstatK,
+        Source::OnstatP,
+        Source::OnstatL,
+        Source::OnstatS,
+        Source::OnstatXTxn,
+        Source::OnstatDUpper,
+    ] {
+        let at: Vec<Duration> = of(s)
+            .iter()
+            .filter(|(_, u)| u.result.is_ok())
+            .map(|(t, _)| *t)
+            .collect();
+        let mut gaps: Vec<Duration> = at.windows(2).map(|w| w[1] - w[0]).collect();
+        gaps.push(Duration::from_secs(7).saturating_sub(*at.last().expect("answers")));
+        let worst = gaps.iter().max().copied().unwrap_or_default();
+        assert!(worst < Duration::from_secs(3), "{s:?}: {at:?}");
+    }
+    // While it hangs alone, the others go on: -u answered every tick of that time.
+    for (at, u) in alone {
+        let from = *at - u.took;
+        let during = of(Source::OnstatU)
+            .iter()
+            .filter(|(t, u)| *t > from && *t < *at && u.result.is_ok())
+            .count();
+        assert!(during >= 3, "-u answered {during} times while -g ath hung");
+    }
 }

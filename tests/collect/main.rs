@@ -342,10 +342,15 @@ async fn an_endless_stderr_is_killed_at_the_cap() {
     assert_eq!(err, SourceError::OutputTooLarge { limit_mb: 1 });
 }
 
+/// The tests that read extent reports in this process: reports share one part of the process's
+/// one budget, and one report that fills it (as one test here does) leaves none to another.
+static REPORTS: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// The extent map's report gets `EXTENT_OUTPUT_FACTOR` times the cap: a 3 MB `oncheck -pe`
 /// passes under a 1 MB cap; a poll of the same size does not.
 #[tokio::test]
 async fn the_extent_report_gets_a_larger_cap() {
+    let _one = REPORTS.lock().await;
     let (_d, dir) = fake_onstat("head -c 3000000 /dev/zero | tr '\\0' 'x'; echo");
     let r = runner(&dir).with_max_output_mb(1);
     let req = ifxtop::source::Request::Command(vec!["onstat".into()]);
@@ -365,6 +370,7 @@ async fn the_extent_report_gets_a_larger_cap() {
 /// writer, /dev/zero and a directory are refused at once by name.
 #[tokio::test]
 async fn file_reads_refuse_what_is_not_a_regular_file() {
+    let _one = REPORTS.lock().await;
     use ifxtop::source::Request;
     let dir = tempfile::tempdir().expect("dir");
     let fifo = dir.path().join("fifo");
@@ -399,3 +405,127 @@ async fn file_reads_refuse_what_is_not_a_regular_file() {
     assert_eq!(ok.stdout.len(), 1024 * 1024 + 1);
 }
 mod interactive;
+
+/// An `oncheck -pe` larger than the one budget of outputs being read (128 MB) is stopped there
+/// with the budget's message, like any output: under a 1 GB `ulimit -v`, as on a database host,
+/// ifxtop reports it and goes on, where reading it whole once aborted it.
+#[test]
+fn an_oncheck_larger_than_the_budget_is_refused_not_an_abort() {
+    use common::fake_onstat::FakeOnstat;
+    let f = FakeOnstat::new();
+    f.answer(
+        "-u",
+        "\nUserthreads\naddress          flags   sessid   user     tty      wait             tout locks nreads   nwrites\n\
+         4b4ad628         --BP--- 812      appuser  -        0                0    3     120      45\n\
+         \x201 active, 128 total, 12 maximum concurrent\n",
+    );
+    f.install();
+    // 600 MB of chunk table lines: well past the budget, and more than half the address space
+    // it is given.
+    let oncheck = f.bin.join("oncheck");
+    std::fs::write(
+        &oncheck,
+        "#!/bin/sh\nprintf 'DBspace Usage Report: rootdbs   Owner: informix  Created: 01/01/2020\\n\\n'\n\
+         yes ' Chunk Pathname                Pagesize(k)  Size(p)  Used(p)  Free(p)' | head -c 600000000\n",
+    )
+    .expect("oncheck");
+    std::fs::set_permissions(&oncheck, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 1048576 && exec \"$0\" snapshot --server ol_test --port 9088")
+        .arg(env!("CARGO_BIN_EXE_ifxtop"))
+        .env("PATH", f.path())
+        .env("HOME", &f.home)
+        .env("XDG_CACHE_HOME", f.home.join("cache"))
+        .env_remove("INFORMIXSERVER")
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code().is_some(),
+        "ifxtop ended by a signal ({}): {stderr}",
+        out.status
+    );
+    assert!(
+        stdout.contains(
+            "oncheck -pe: output stopped at the 128 MB memory budget of all outputs being read (killed)"
+        ),
+        "{stdout}\n{stderr}"
+    );
+}
+
+/// A captured report given with `--extents FILE` is taken from the same budget before it is
+/// read: one larger than the budget is refused at once (a sparse file: nothing is written).
+#[tokio::test]
+async fn a_captured_report_larger_than_the_budget_is_refused_before_it_is_read() {
+    let _one = REPORTS.lock().await;
+    let dir = tempfile::tempdir().expect("dir");
+    let big = dir.path().join("oncheck-pe.txt");
+    std::fs::File::create(&big)
+        .and_then(|f| f.set_len(200 * 1024 * 1024))
+        .expect("sparse file");
+    let r = LocalRunner::new(None);
+    match r
+        .run_extent_report(
+            &ifxtop::source::Request::ReadFile(big),
+            Duration::from_secs(30),
+        )
+        .await
+    {
+        Err(e) => assert_eq!(e, SourceError::MemoryBudget { budget_mb: 128 }),
+        Ok(out) => panic!("read whole: {} bytes", out.stdout.len()),
+    }
+}
+
+/// A report is read whole up to what the budget lets reports take, past the last doubling of
+/// its buffer that fits: 85 MB (about 950,000 extents) of the 96 MB reports may take of the
+/// 128 MB budget (doubling alone stopped it at 64 MB: the next step, 128 MB, was over). And
+/// while it is held, the polls still have their room: a poll of 8 MB runs beside it.
+#[tokio::test]
+async fn a_report_fills_its_share_of_the_budget_and_leaves_the_polls_their_room() {
+    use ifxtop::source::{budget, Request};
+    let _one = REPORTS.lock().await;
+    // The report says when it has printed everything (all but a pipe's worth is read then), and
+    // ends when told.
+    let (d, dir) = fake_onstat(
+        "cd \"$(dirname \"$0\")\"\n\
+         case \"$1\" in\n\
+         big) head -c 85000000 /dev/zero; : > printed; while [ ! -e go ]; do sleep 0.05; done ;;\n\
+         *) head -c 8000000 /dev/zero ;;\n\
+         esac",
+    );
+    let r = runner(&dir);
+    let report = tokio::spawn({
+        let r = r.clone();
+        async move {
+            r.run_extent_report(
+                &Request::Command(vec!["onstat".into(), "big".into()]),
+                Duration::from_secs(60),
+            )
+            .await
+        }
+    });
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while !d.path().join("printed").exists() && !report.is_finished() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the report was never printed"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let poll = r
+        .run(
+            &Request::Command(vec!["onstat".into(), "-u".into()]),
+            Duration::from_secs(30),
+        )
+        .await;
+    std::fs::write(d.path().join("go"), "").expect("let the report end");
+    let out = report
+        .await
+        .expect("task")
+        .expect("within the reports' share");
+    assert_eq!(out.stdout.len(), 85_000_000);
+    assert_eq!(poll.expect("the polls' room").stdout.len(), 8_000_000);
+    assert!(budget::peak() <= budget::limit());
+}

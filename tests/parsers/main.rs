@@ -3,6 +3,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod classes;
 mod disk;
 mod drill;
 mod extras;

@@ -4,6 +4,8 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod bombs;
+mod cut;
 mod incidents;
 use common::{fixture, fixtures_dir};
 use ifxtop::collect::record::{parse_recording, read_recording};
@@ -227,7 +229,10 @@ fn absurd_times_page_sizes_directories_and_garbage_are_named() {
 
     let dir = tempfile::tempdir().expect("tempdir");
     let e = read_recording(dir.path()).expect_err("a directory");
-    assert!(e.to_string().contains("is a directory"), "{e}");
+    assert!(
+        e.to_string().contains("a directory, not a regular file"),
+        "{e}"
+    );
     assert!(!e.to_string().contains("compressed"), "{e}");
 
     // 100,000 garbage lines: the problems kept are bounded, the line to show is short and

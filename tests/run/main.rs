@@ -6,7 +6,9 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod bidi;
 mod findings_since;
+mod replay_cut;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ifxtop::collect::extents::ExtentSource;
 use ifxtop::demo::DemoRunner;
@@ -484,6 +486,7 @@ async fn a_zstd_recording_keeps_the_screens_database_time() {
     assert_eq!(code, 0);
     let (first, last, complete) = ifxtop::instance::walk::track_span(&path)
         .expect("read")
+        .expect("no damaged frame")
         .expect("a track");
     assert!(
         complete && last - first >= 20.0,

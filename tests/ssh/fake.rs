@@ -90,9 +90,13 @@ async fn ssh_gets_batch_mode_a_private_control_path_and_the_host_after_a_double_
     assert!(args.contains(&cp), "{args:?}");
     let dd = args.iter().position(|a| a == "--").expect("--");
     assert_eq!(args[dd + 1], "db01");
-    // The remote script (its lines, the command's among them) is one argument, last.
+    // The remote script (its lines, the command's among them) is one argument, last, which
+    // the login shell hands to /bin/sh.
     assert_eq!(args.len(), dd + 3, "{args:?}");
-    assert!(args[dd + 2].contains("'INFORMIXSERVER=ol'"), "{args:?}");
+    assert!(args[dd + 2].starts_with("exec /bin/sh -c '"), "{args:?}");
+    assert!(args[dd + 2].contains("INFORMIXSERVER=ol"), "{args:?}");
+    // No input: a remote startup file that reads some gets the end of it at once.
+    assert!(args[..dd].iter().any(|a| a == "-n"), "{args:?}");
 }
 
 #[tokio::test]
@@ -166,6 +170,25 @@ async fn a_remote_run_gets_at_least_five_seconds() {
         .await
         .expect("not killed");
     assert_eq!(out.stdout, "late\n");
+}
+
+/// A remote run killed at its timeout keeps what the command printed before (an `onstat -i`
+/// that answered some options, then hung): the wrapper's frame and its heartbeats taken off.
+#[tokio::test]
+async fn a_run_killed_at_its_timeout_keeps_what_it_printed_before() {
+    let f = FakeSsh::new();
+    let r = f.runner();
+    let req = Request::Command(vec![
+        "sh".into(),
+        "-c".into(),
+        "printf 'onstat> answered\\n'; sleep 1.5; printf 'onstat> half'; exec sleep 600".into(),
+    ]);
+    let cut = r
+        .run_keeping(&req, Duration::from_secs(1))
+        .await
+        .expect_err("killed at 5 s");
+    assert!(matches!(cut.error, SourceError::Timeout { .. }), "{cut:?}");
+    assert_eq!(cut.stdout, "onstat> answered\nonstat> half");
 }
 
 #[tokio::test]

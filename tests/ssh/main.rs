@@ -12,6 +12,7 @@ mod fake;
 mod quote;
 mod remote;
 mod screen;
+mod shells;
 mod sshd;
 
 use ifxtop::error::SourceError;

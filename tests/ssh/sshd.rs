@@ -36,10 +36,17 @@ impl Sshd {
             .tempdir()
             .expect("temp dir");
         let d = dir.path();
-        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o700)).expect("chmod");
+        // Entered, not listed, by the test users of other login shells (`login_user`): sshd
+        // reads their `authorized_keys` as them. The private keys stay 0600.
+        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o711)).expect("chmod");
         keygen(&d.join("host_key"));
         keygen(&d.join("client_key"));
         std::fs::copy(d.join("client_key.pub"), d.join("authorized_keys")).expect("authorize");
+        std::fs::set_permissions(
+            d.join("authorized_keys"),
+            std::fs::Permissions::from_mode(0o644),
+        )
+        .expect("chmod");
         let port = free_port();
         let host_pub = std::fs::read_to_string(d.join("host_key.pub")).expect("host key");
         let mut fields = host_pub.split_whitespace();
@@ -65,7 +72,7 @@ impl Sshd {
                  PermitRootLogin prohibit-password\n\
                  PrintMotd no\n\
                  LogLevel VERBOSE\n\
-                 SetEnv HOME={d}/remote-home\n",
+                 SetEnv HOME={d}/remote-home {MARK}={d}\n",
                 d = d.display()
             ),
         )
@@ -88,6 +95,11 @@ impl Sshd {
         // The remote sessions' HOME: an empty one, so no startup file of the user running the
         // tests (root's .bashrc may take a quarter of a second) slows every remote command.
         std::fs::create_dir_all(d.join("remote-home")).expect("remote home");
+        std::fs::set_permissions(
+            d.join("remote-home"),
+            std::fs::Permissions::from_mode(0o755),
+        )
+        .expect("chmod");
         let fake = fake_instance();
         let mut s = Sshd {
             dir,
@@ -189,6 +201,145 @@ impl Sshd {
     pub fn logins(&self) -> usize {
         self.log().matches("Accepted publickey").count()
     }
+
+    /// The `user@127.0.0.1:PORT` of a test user (`login_user`).
+    pub fn target_as(&self, user: &str) -> String {
+        format!("{user}@{}", self.target())
+    }
+
+    /// The processes sshd's sessions left running on the host: every one started in a session
+    /// of this sshd carries [`MARK`] naming its directory in its environment (`SetEnv`), the
+    /// login shell and all it starts; sshd's own processes do not. By pid, from /proc; zombies
+    /// are gone for every purpose.
+    pub fn on_host(&self) -> Vec<(i32, String)> {
+        let needle = format!("{MARK}={}\0", self.path().display());
+        let mut found = Vec::new();
+        for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else {
+                continue;
+            };
+            let env = std::fs::read(e.path().join("environ")).unwrap_or_default();
+            if !String::from_utf8_lossy(&env).contains(&needle) {
+                continue;
+            }
+            let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+            let zombie = stat
+                .rsplit_once(')')
+                .is_some_and(|(_, rest)| rest.trim_start().starts_with(['Z', 'X']));
+            if zombie {
+                continue;
+            }
+            let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            found.push((pid, cmdline));
+        }
+        found
+    }
+
+    /// Waits up to `within` for the sessions to leave nothing on the host; returns what is
+    /// left then (and kills it, by pid, so a failing test leaves nothing either).
+    pub fn left_on_host(&self, within: Duration) -> Vec<(i32, String)> {
+        let until = Instant::now() + within;
+        loop {
+            let left = self.on_host();
+            if left.is_empty() || Instant::now() >= until {
+                for (pid, _) in &left {
+                    let _ = nix::sys::signal::kill(
+                        nix::unistd::Pid::from_raw(*pid),
+                        nix::sys::signal::Signal::SIGKILL,
+                    );
+                }
+                return left;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+/// The variable every process of a session of a test sshd carries: its directory.
+const MARK: &str = "IFXTOP_TEST_SSHD";
+
+/// The uid of a user, from `getent passwd`.
+pub fn uid_of(name: &str) -> Option<u32> {
+    let out = Command::new("getent")
+        .args(["passwd", name])
+        .output()
+        .ok()?;
+    String::from_utf8_lossy(&out.stdout)
+        .split(':')
+        .nth(2)?
+        .parse()
+        .ok()
+}
+
+/// A user whose login shell is `shell`, for sshd to run sessions under: `ifxtop-t-NAME` (the
+/// shell's file name). Made for these tests with `useradd` when it does not exist (no home, a
+/// password field of `*`: not locked, no password), its shell set again with `usermod` when
+/// another was set; idempotent, so concurrent tests and runs share the same users. `None`, with
+/// a message, when the tests run unprivileged or the shell is not installed; in CI that is a
+/// failure (`.ci/run` installs ksh and tcsh, and the tests run as root there).
+pub fn login_user(shell: &str) -> Option<String> {
+    static MAKING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let skip = |why: String| {
+        if std::env::var_os("CI").is_some_and(|v| !v.is_empty()) {
+            panic!("{why}");
+        }
+        eprintln!("SKIPPED a login shell test: {why}; in CI this is a failure");
+        None
+    };
+    if !Path::new(shell).exists() {
+        return skip(format!("{shell} is not installed"));
+    }
+    if !is_root() {
+        return skip("making test users needs root".into());
+    }
+    let base = Path::new(shell).file_name()?.to_string_lossy().into_owned();
+    let name = format!("ifxtop-t-{base}");
+    let _one = MAKING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let shell_of = |name: &str| -> Option<String> {
+        let out = Command::new("getent")
+            .args(["passwd", name])
+            .output()
+            .ok()?;
+        let line = String::from_utf8_lossy(&out.stdout).into_owned();
+        line.trim_end().rsplit(':').next().map(str::to_string)
+    };
+    let run = |args: &[&str]| {
+        Command::new(args[0])
+            .args(&args[1..])
+            .stdin(Stdio::null())
+            .output()
+            .map(|o| o.status.success())
+            .unwrap_or(false)
+    };
+    match shell_of(&name).filter(|s| !s.is_empty()) {
+        Some(s) if s == shell => {}
+        Some(_) => assert!(
+            run(&["usermod", "-s", shell, &name]),
+            "usermod -s {shell} {name}"
+        ),
+        None => {
+            let made = run(&[
+                "useradd",
+                "-M",
+                "-d",
+                "/nonexistent",
+                "-s",
+                shell,
+                "-p",
+                "*",
+                &name,
+            ]);
+            // Another run may have made it meanwhile.
+            assert!(
+                made || shell_of(&name).as_deref() == Some(shell),
+                "useradd {name} with {shell} failed"
+            );
+        }
+    }
+    Some(name)
 }
 
 impl Drop for Sshd {

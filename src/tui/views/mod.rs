@@ -224,12 +224,19 @@ pub(crate) fn asciify(buf: &mut Buffer) {
 }
 
 /// What commands print (user names, SQL, host names) reaches the screen: a control character
-/// in it (an escape sequence) would drive the terminal. Every cell is checked after drawing, so
-/// no view can forget it.
+/// in it (an escape sequence) would drive the terminal, a bidirectional control turn the line
+/// around. Every cell is checked after drawing, so no view can forget it: a control character
+/// becomes `?`, a bidirectional control (no width: drawn with the cell before it) is dropped.
 pub(crate) fn strip_control(buf: &mut Buffer) {
     for cell in buf.content.iter_mut() {
-        if cell.symbol().chars().any(char::is_control) {
-            cell.set_symbol("?");
+        if cell.symbol().chars().any(crate::format::is_unsafe) {
+            let kept: String = cell
+                .symbol()
+                .chars()
+                .filter(|c| !crate::format::is_bidi_control(*c))
+                .map(|c| if c.is_control() { '?' } else { c })
+                .collect();
+            cell.set_symbol(if kept.is_empty() { " " } else { &kept });
         }
     }
 }
