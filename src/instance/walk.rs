@@ -1,12 +1,15 @@
 //! An instance walked through time without a screen: the demo on a paused clock (the real
-//! collectors, in virtual time) and a recording played from its start, each sampling the
-//! database time of every `onstat -u` moment once its data settled, as the live screen does.
-//! `ifxtop snapshot` and `ifxtop ash` are built on them.
+//! collectors, in virtual time) and a recording played from its start at its recorded times,
+//! both on the one headless loop (`headless.rs`) and its one rule, so each samples the database
+//! time of every `onstat -u` moment when the live screen does. `ifxtop snapshot` and
+//! `ifxtop ash` are built on them.
 
 use crate::collect::extents::ExtentSource;
 use crate::collect::sample::RawSample;
 use crate::collect::{Collection, SessionClock};
 use crate::error::Error;
+use crate::instance::headless::{self, Input, Recorded};
+use crate::instance::watch::{Watched, SETTLE};
 use crate::model::activity::Activity;
 use crate::store::{Store, StoreSettings};
 use std::sync::Arc;
@@ -26,8 +29,9 @@ pub fn demo_store(
 }
 
 /// `demo_store`, sampling the database time of each `onstat -u` moment into `activity` as the
-/// live screen does (a snapshot built once the moment's data settled), and each sample's line
-/// of a recording's track into `track` (`model/track.rs`).
+/// live screen does (a snapshot built when the one rule says the data settled), and each
+/// sample's line of a recording's track into `track` (`model/track.rs`). The headless loop
+/// (`headless.rs`) runs it, on a paused clock.
 pub fn demo_store_sampled(
     demo: crate::demo::DemoInstance,
     from: Duration,
@@ -35,14 +39,11 @@ pub fn demo_store_sampled(
     settings: StoreSettings,
     record: bool,
     activity: Option<&mut crate::model::activity::Activity>,
-    mut track: Option<&mut Vec<String>>,
+    track: Option<&mut Vec<String>>,
 ) -> Result<(Store, Vec<RawSample>), Error> {
-    let mut own = Activity::new();
     let sampling = activity.is_some() || track.is_some();
-    let activity = activity.unwrap_or(&mut own);
-    let mut encoder = crate::model::track::TrackEncoder::new();
     let rt = crate::instance::runtime::paused()?;
-    Ok(rt.block_on(async {
+    let (watched, samples) = rt.block_on(async {
         let demo = crate::demo::DemoRunner::new(demo).starting_at(from);
         let (raw_tx, raw_rx) = std::sync::mpsc::sync_channel::<RawSample>(1 << 20);
         let raw = record.then_some(raw_tx);
@@ -53,53 +54,76 @@ pub fn demo_store_sampled(
             ExtentSource::default(),
             SessionClock::starting_at(from),
         );
-        let mut store = Store::new(settings);
-        // Everything due at `to` runs before the clock moves on past it.
-        let t0 = tokio::time::Instant::now();
-        // Sampling, the last moment's data settles too.
-        let settle_last = if sampling {
-            crate::instance::watch::SETTLE
-        } else {
-            Duration::ZERO
+        let mut watched = Watched::new(Store::new(settings), None).in_virtual_time();
+        if track.is_some() {
+            watched.keep_track_lines();
+        }
+        // Everything due at `to` runs before the clock moves on past it; sampling, the last
+        // moment's data settles too.
+        let settle_last = if sampling { SETTLE } else { Duration::ZERO };
+        let deadline = tokio::time::Instant::now() + (to - from) + settle_last + Duration::from_millis(1);
+        let mut front = Sampling {
+            sampling,
+            from: Duration::ZERO,
         };
-        let deadline = t0 + (to - from) + settle_last + Duration::from_millis(1);
-        let mut settle: Option<tokio::time::Instant> = None;
-        loop {
-            let settled = settle.unwrap_or(deadline);
-            tokio::select! {
-                Some(u) = collection.updates.recv() => {
-                    let moment = u.source == crate::source::Source::OnstatU;
-                    store.apply(u);
-                    if moment && sampling {
-                        settle = Some(tokio::time::Instant::now() + crate::instance::watch::SETTLE);
-                    }
-                }
-                _ = tokio::time::sleep_until(settled), if settle.is_some() => {
-                    settle = None;
-                    let now = from + t0.elapsed();
-                    let snap = crate::model::snapshot::build(&store, now, None, &[]);
-                    crate::instance::watch::sample_keeping(activity, &snap, &mut |at, a| {
-                        if let Some(t) = track.as_deref_mut() {
-                            t.push(encoder.line(at, a));
-                        }
-                    });
-                    crate::instance::watch::ask_background(&collection, &snap);
-                }
-                _ = tokio::time::sleep_until(deadline) => break,
-            }
-        }
-        while let Ok(u) = collection.updates.try_recv() {
-            store.apply(u);
-        }
+        headless::run(
+            &mut Input::collectors(&mut collection),
+            &mut watched,
+            Duration::from_secs(1),
+            None,
+            tokio::time::sleep_until(deadline),
+            &mut front,
+        )
+        .await;
         collection.stop();
         drop(collection);
         let samples: Vec<RawSample> = raw_rx.try_iter().collect();
-        (store, samples)
-    }))
+        (watched, samples)
+    });
+    let mut watched = watched;
+    if let Some(t) = track {
+        *t = watched.track_lines();
+    }
+    if let Some(a) = activity {
+        *a = std::mem::take(&mut watched.activity);
+    }
+    crate::instance::runtime::finish(rt);
+    Ok((watched.store, samples))
+}
+
+/// A walk's front-end: a snapshot at each new `onstat -u` moment from `from` on, sampled by the
+/// loop; on the demo, the statements of its blockers and longest waits asked for as the screen
+/// asks for them while recording.
+struct Sampling {
+    sampling: bool,
+    from: Duration,
+}
+
+impl headless::Front for Sampling {
+    fn wants(&mut self, watched: &Watched) -> bool {
+        self.sampling
+            && watched.store.moment().is_some_and(|m| {
+                m >= self.from && Some(m.as_secs_f64()) != watched.activity.last()
+            })
+    }
+
+    fn built(
+        &mut self,
+        snap: crate::model::snapshot::Snapshot,
+        _sampled: bool,
+        _watched: &mut Watched,
+        collection: Option<&Collection>,
+    ) -> headless::Flow {
+        if let Some(c) = collection {
+            crate::instance::watch::ask_background(c, &snap);
+        }
+        headless::Flow::Go
+    }
 }
 
 /// Plays a recording into a store from its start to `to`, sampling every `onstat -u` moment
-/// from `sample_from` on, each once its data settled (as the live screen builds it).
+/// from `sample_from` on, each when the one rule says its data settled (the recorded times are
+/// when the data arrived: the screen that recorded it built then).
 pub fn replay_walk(
     rec: Arc<crate::collect::record::Recording>,
     settings: StoreSettings,
@@ -130,6 +154,8 @@ pub fn replay_activity(
     );
 }
 
+/// The recording walked by the headless loop on a paused clock: its times played as they were
+/// recorded, up to `to`.
 fn walk(
     rec: Arc<crate::collect::record::Recording>,
     settings: StoreSettings,
@@ -138,28 +164,31 @@ fn walk(
     activity: &mut Activity,
     only: Option<fn(crate::source::Source) -> bool>,
 ) -> Store {
-    let mut store = Store::new(settings);
-    let mut player = crate::collect::replay::Player::new(rec.clone());
-    let play = |store: &mut Store, played: crate::collect::replay::Played| match only {
-        Some(keep) => store.play(played.only(keep)),
-        None => store.play(played),
-    };
-    let mut ticks: Vec<Duration> = rec
-        .sources()
-        .zip(rec.times())
-        .filter(|(s, _)| *s == crate::source::Source::OnstatU)
-        .map(|(_, t)| t)
-        .filter(|t| *t >= sample_from && *t <= to)
-        .collect();
-    ticks.dedup();
-    for t in ticks {
-        let settled = t + crate::instance::watch::SETTLE;
-        play(&mut store, player.seek(settled));
-        let snap = crate::model::snapshot::build(&store, settled, None, &[]);
-        crate::instance::watch::sample_into(activity, &snap);
+    let mut watched = Watched::new(Store::new(settings), None).in_virtual_time();
+    watched.activity = std::mem::take(activity);
+    // A paused clock never fails to build; were it to, the walk is of nothing.
+    if let Ok(rt) = crate::instance::runtime::paused() {
+        rt.block_on(async {
+            let recorded = Recorded::new(rec, to, only);
+            let until = recorded.instant_of(to) + SETTLE + Duration::from_millis(1);
+            let mut front = Sampling {
+                sampling: true,
+                from: sample_from,
+            };
+            headless::run(
+                &mut Input::Recording(recorded),
+                &mut watched,
+                Duration::from_secs(1),
+                None,
+                tokio::time::sleep_until(until),
+                &mut front,
+            )
+            .await;
+        });
+        crate::instance::runtime::finish(rt);
     }
-    play(&mut store, player.seek(to));
-    store
+    *activity = std::mem::take(&mut watched.activity);
+    watched.store
 }
 
 /// The first and last moments of the database-time track of the recording at `path`
