@@ -166,8 +166,11 @@ fn walk(
 ) -> Store {
     let mut watched = Watched::new(Store::new(settings), None).in_virtual_time();
     watched.activity = std::mem::take(activity);
-    // A paused clock never fails to build; were it to, the walk is of nothing.
-    if let Ok(rt) = crate::instance::runtime::paused() {
+    let walk = |watched: &mut Watched| {
+        // A paused clock never fails to build; were it to, the walk is of nothing.
+        let Ok(rt) = crate::instance::runtime::paused() else {
+            return;
+        };
         rt.block_on(async {
             let recorded = Recorded::new(rec, to, only);
             let until = recorded.instant_of(to) + SETTLE + Duration::from_millis(1);
@@ -177,7 +180,7 @@ fn walk(
             };
             headless::run(
                 &mut Input::Recording(recorded),
-                &mut watched,
+                watched,
                 Duration::from_secs(1),
                 None,
                 tokio::time::sleep_until(until),
@@ -186,6 +189,17 @@ fn walk(
             .await;
         });
         crate::instance::runtime::finish(rt);
+    };
+    if tokio::runtime::Handle::try_current().is_ok() {
+        // Called from a task (a runtime cannot block on another): the walk's clock runs on a
+        // thread of its own.
+        std::thread::scope(|sc| {
+            if let Err(panic) = sc.spawn(|| walk(&mut watched)).join() {
+                std::panic::resume_unwind(panic);
+            }
+        });
+    } else {
+        walk(&mut watched);
     }
     *activity = std::mem::take(&mut watched.activity);
     watched.store

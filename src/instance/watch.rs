@@ -410,4 +410,33 @@ mod tests {
         assert!(report.class_secs(Class::CpuWait) > 0.0);
         assert_eq!(report.class_secs(Class::CpuOrWait), 0.0);
     }
+
+    /// Data settles `SETTLE` from its first arrival, whatever arrives after it; before then no
+    /// build is due (the screen's 1 s clock builds nothing early), a key's build is.
+    #[tokio::test(start_paused = true)]
+    async fn data_settles_from_its_first_arrival() {
+        let i = Duration::from_secs(1);
+        let mut r = Rebuild::default();
+        r.built(0);
+        tokio::time::advance(Duration::from_secs(2)).await;
+        assert_eq!(r.arrived(), SETTLE);
+        tokio::time::advance(Duration::from_millis(40)).await;
+        // A later arrival moves nothing.
+        assert_eq!(r.arrived(), Duration::from_millis(20));
+        assert_eq!(r.due(2, i), Due::In(Duration::from_millis(20)));
+        tokio::time::advance(Duration::from_millis(20)).await;
+        assert_eq!(r.due(2, i), Due::Now);
+        r.built(2);
+        // The next arrival settles, then waits out the rest of half an interval.
+        tokio::time::advance(Duration::from_millis(100)).await;
+        r.arrived();
+        assert_eq!(r.due(3, i), Due::In(SETTLE));
+        tokio::time::advance(SETTLE).await;
+        assert_eq!(
+            r.due(3, i),
+            Due::In(Duration::from_millis(500 - 100 - 60))
+        );
+        r.force();
+        assert_eq!(r.due(3, i), Due::Now);
+    }
 }
