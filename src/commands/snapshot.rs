@@ -12,9 +12,9 @@ use crate::instance::watch::Watched;
 use crate::model::snapshot::Snapshot;
 use crate::source::Source;
 use crate::store::{Store, StoreSettings};
-use std::collections::HashMap;
 /// The text report is the screen's (its panes as text): the one thing `commands` take from `tui`.
 pub(crate) use crate::tui::report::text;
+use std::collections::HashMap;
 use std::time::Duration;
 
 /// The snapshot as JSON (the shape of `ifxtop snapshot --format json`).

@@ -41,7 +41,9 @@ pub(crate) fn poll_arrival(
     cx: &mut Context<'_>,
 ) -> Poll<Arrival> {
     match collection.updates.poll_recv(cx) {
-        Poll::Ready(Some(first)) => return Poll::Ready(Arrival::Updates(collection.arrived(first))),
+        Poll::Ready(Some(first)) => {
+            return Poll::Ready(Arrival::Updates(collection.arrived(first)))
+        }
         Poll::Ready(None) => return Poll::Ready(Arrival::Closed),
         Poll::Pending => {}
     }
@@ -141,7 +143,9 @@ impl<'a> Input<'a> {
 
     async fn next(&mut self) -> Arrival {
         match self {
-            Input::Collectors(c, open) => std::future::poll_fn(|cx| poll_arrival(c, open, cx)).await,
+            Input::Collectors(c, open) => {
+                std::future::poll_fn(|cx| poll_arrival(c, open, cx)).await
+            }
             Input::Recording(r) => r.next().await,
         }
     }

@@ -61,7 +61,8 @@ pub fn demo_store_sampled(
         // Everything due at `to` runs before the clock moves on past it; sampling, the last
         // moment's data settles too.
         let settle_last = if sampling { SETTLE } else { Duration::ZERO };
-        let deadline = tokio::time::Instant::now() + (to - from) + settle_last + Duration::from_millis(1);
+        let deadline =
+            tokio::time::Instant::now() + (to - from) + settle_last + Duration::from_millis(1);
         let mut front = Sampling {
             sampling,
             from: Duration::ZERO,
@@ -102,9 +103,10 @@ struct Sampling {
 impl headless::Front for Sampling {
     fn wants(&mut self, watched: &Watched) -> bool {
         self.sampling
-            && watched.store.moment().is_some_and(|m| {
-                m >= self.from && Some(m.as_secs_f64()) != watched.activity.last()
-            })
+            && watched
+                .store
+                .moment()
+                .is_some_and(|m| m >= self.from && Some(m.as_secs_f64()) != watched.activity.last())
     }
 
     fn built(

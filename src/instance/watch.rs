@@ -330,9 +330,7 @@ impl Rebuild {
         }
         let min_gap = Self::min_gap(interval);
         match self.last_build {
-            Some(b) if b.elapsed() < min_gap => {
-                Due::In(min_gap.saturating_sub(b.elapsed()))
-            }
+            Some(b) if b.elapsed() < min_gap => Due::In(min_gap.saturating_sub(b.elapsed())),
             _ => Due::Now,
         }
     }
@@ -432,10 +430,7 @@ mod tests {
         r.arrived();
         assert_eq!(r.due(3, i), Due::In(SETTLE));
         tokio::time::advance(SETTLE).await;
-        assert_eq!(
-            r.due(3, i),
-            Due::In(Duration::from_millis(500 - 100 - 60))
-        );
+        assert_eq!(r.due(3, i), Due::In(Duration::from_millis(500 - 100 - 60)));
         r.force();
         assert_eq!(r.due(3, i), Due::Now);
     }
