@@ -166,7 +166,9 @@ fn walk(
     activity: &mut Activity,
     only: Option<fn(crate::source::Source) -> bool>,
 ) -> Store {
-    let mut watched = Watched::new(Store::new(settings), None).in_virtual_time();
+    let mut watched = Watched::new(Store::new(settings), None)
+        .in_virtual_time()
+        .calls_arrive_whole();
     watched.activity = std::mem::take(activity);
     let walk = |watched: &mut Watched| {
         // A paused clock never fails to build; were it to, the walk is of nothing.

@@ -31,6 +31,10 @@ pub struct Watched {
     /// The data arrives in real time: ifxtop's own CPU is read as it arrives (not on a walk's
     /// paused clock, where a share of a core over virtual time would be nonsense).
     real_time: bool,
+    /// Every part of a call arrives at once (a recording walked a time at a time: its parts
+    /// carry the call's time), so a moment needs no wait for the rest of its call; a walk that
+    /// parses only some sources would otherwise wait for parts it never reads.
+    calls_whole: bool,
 }
 
 /// The recording's database-time track (`model/track.rs`): each sample's line, sent to the
@@ -55,7 +59,14 @@ impl Watched {
             activity: Activity::new(),
             track: None,
             real_time: true,
+            calls_whole: false,
         }
+    }
+
+    /// Every part of a call arrives at once: see `calls_whole`.
+    pub(crate) fn calls_arrive_whole(mut self) -> Self {
+        self.calls_whole = true;
+        self
     }
 
     /// The data arrives on a paused clock (a walk): no reading of ifxtop's own CPU.
@@ -153,7 +164,7 @@ impl Watched {
     /// answer did not parse) leaves the moment out, and the next sample stands for its
     /// seconds too.
     pub(crate) fn sample(&mut self, snap: &Snapshot) -> bool {
-        if !self.store.moment_whole() {
+        if !self.calls_whole && !self.store.moment_whole() {
             return false;
         }
         let added = self.sample_moment(snap);
