@@ -338,8 +338,8 @@ async fn watch_live(
     setup: &crate::instance::setup::Setup,
     window: Duration,
 ) -> Result<(Activity, Duration, bool), Error> {
+    use crate::instance::headless;
     use crate::instance::watch::Watched;
-    use tokio::time::Instant;
     let mut ends = crate::instance::signals::listen(&crate::instance::signals::Signal::ENDS)?;
     let mut feed = crate::instance::feed::Feed::start(setup)?;
     let mut watched = Watched::new(crate::store::Store::new(setup.settings.clone()), None);
@@ -350,40 +350,23 @@ async fn watch_live(
         return Err(Error::Other("a live watch got a replay".into()));
     };
     // The last moment's data settles before the end.
-    let deadline = Instant::now() + window + crate::instance::watch::SETTLE * 2;
-    let mut settle: Option<Instant> = None;
-    let mut extents_open = true;
+    let deadline = tokio::time::Instant::now() + window + crate::instance::watch::SETTLE * 2;
     let mut interrupted = false;
-    loop {
+    let until = async {
         tokio::select! {
-            _ = tokio::time::sleep_until(deadline) => break,
-            s = ends.recv() => {
-                interrupted = s.is_some();
-                break;
-            }
-            u = collection.updates.recv() => match u {
-                Some(u) => {
-                    let wait = watched.apply(collection.arrived(u));
-                    settle.get_or_insert_with(|| Instant::now() + wait);
-                }
-                None => break,
-            },
-            st = collection.extents.recv(), if extents_open => extents_open = st.is_some(),
-            _ = tokio::time::sleep_until(settle.unwrap_or_else(Instant::now)), if settle.is_some() => {
-                if watched.build_due(&mut settle, setup.interval) {
-                    let now = collection.clock.now();
-                    let snap = crate::model::snapshot::build(
-                        &watched.store,
-                        now,
-                        setup.server.as_deref(),
-                        &[],
-                    );
-                    watched.sample(&snap);
-                    crate::instance::watch::ask_background(collection, &snap);
-                }
-            }
+            _ = tokio::time::sleep_until(deadline) => {}
+            s = ends.recv() => interrupted = s.is_some(),
         }
-    }
+    };
+    headless::run(
+        &mut headless::Input::collectors(collection),
+        &mut watched,
+        setup.interval,
+        setup.server.as_deref(),
+        until,
+        &mut Background,
+    )
+    .await;
     let to = collection.clock.now();
     let activity = std::mem::take(&mut watched.activity);
     // No sample: say why, where the store knows (the server off-line).
@@ -403,6 +386,25 @@ async fn watch_live(
             setup.instance
         ))),
         None => Ok((activity, to, interrupted)),
+    }
+}
+
+/// A live `ash`'s front-end on the loop: the statements of the blockers and the longest waits of
+/// each snapshot asked for, as the screen asks while recording.
+struct Background;
+
+impl crate::instance::headless::Front for Background {
+    fn built(
+        &mut self,
+        snap: crate::model::snapshot::Snapshot,
+        _sampled: bool,
+        _watched: &mut crate::instance::watch::Watched,
+        collection: Option<&crate::collect::Collection>,
+    ) -> crate::instance::headless::Flow {
+        if let Some(c) = collection {
+            crate::instance::watch::ask_background(c, &snap);
+        }
+        crate::instance::headless::Flow::Go
     }
 }
 

@@ -2,16 +2,19 @@
 //! point of its timeline, from a recording, or from the local instance.
 
 use crate::cli::{LiveArgs, SnapshotArgs};
-use crate::collect::extents::ExtentSource;
+use crate::collect::extents::ExtentStatus;
 use crate::collect::sample::RawSample;
 use crate::collect::{Collection, SessionClock};
 use crate::error::Error;
+use crate::instance::headless;
 use crate::instance::setup::{InstanceSpec, Shared};
+use crate::instance::watch::Watched;
 use crate::model::snapshot::Snapshot;
+use crate::source::Source;
 use crate::store::{Store, StoreSettings};
 /// The text report is the screen's (its panes as text): the one thing `commands` take from `tui`.
 pub(crate) use crate::tui::report::text;
-use std::sync::Arc;
+use std::collections::HashMap;
 use std::time::Duration;
 
 /// The snapshot as JSON (the shape of `ifxtop snapshot --format json`).
@@ -435,50 +438,19 @@ pub(crate) fn live_report(
                 .into(),
         ));
     }
-    let live_args = &args.watch;
-    let server = live_args.server.clone();
-    // The base page size and windows of the command line or the config; the time zone read
-    // while the process had one thread (see `now_in_local_offset`).
-    let mut settings = shared.settings.clone();
-    settings.wall_start = Some(shared.started);
-    // This machine, or the host of `--ssh` (connected here, once). The listener ports of
-    // `--port` (or an `[[instance]]`'s own), else the config's.
-    let ports = if live_args.ports.is_empty() {
-        &shared.ports
-    } else {
-        &live_args.ports
-    };
-    let live = crate::instance::setup::live_target(
-        server.clone(),
-        ports,
-        &live_args.ssh,
-        live_args.extents.clone(),
-        shared.max_output_mb,
-    )?;
-    settings.ports = live.ports;
-    settings.host = live.host;
-    let remote = settings
-        .host
-        .as_deref()
-        .filter(|_| !live_args.ssh.ssh.is_empty());
-    settings.instance = Some(crate::instance::setup::instance_name(
-        server.as_deref(),
-        remote,
-    ));
-    let runner = live.runner;
-    let extents = ExtentSource {
-        file: live_args.extents.clone(),
-        cache: crate::instance::setup::cache_spot(
-            crate::instance::setup::cache_key(server.as_deref(), remote).as_deref(),
-        ),
-    };
+    // The instance set up as the live screen and `serve` set theirs up: this machine, or the
+    // host of `--ssh` (connected here, once).
+    let mut setup = crate::instance::setup::setup_one(&as_live(args), shared)?;
+    // Rates need two samples of the 1 s sources, a second apart, whatever the screen's interval.
+    setup.interval = Duration::from_secs(1);
+    let server = setup.server.clone();
     let rt = crate::instance::runtime::current_thread()?;
-    let record = live_args.record.is_some();
+    let record = setup.record.is_some();
     // A signal ends the collection at once: dropping it kills every command in flight (their
     // whole process groups), which the terminal's Ctrl-C no longer reaches.
     let collected = rt.block_on(async {
         tokio::select! {
-            r = live_store(runner, settings.clone(), extents, record, LIVE_DEADLINE) => Ok(r),
+            r = live_store(&setup, record, LIVE_DEADLINE) => Ok(r),
             code = crate::instance::signals::first_end() => Err(code),
         }
     });
@@ -486,8 +458,8 @@ pub(crate) fn live_report(
     // its thread, not the process.
     crate::instance::runtime::finish(rt);
     let (store, samples, mut problems) = collected.map_err(Error::Signal)?;
-    if let Some(path) = &live_args.record {
-        write_recording(path, server.as_deref(), &settings, &samples)?;
+    if let Some((path, _)) = &setup.record {
+        write_recording(path, server.as_deref(), &setup.settings, &samples)?;
     }
     let snap = crate::model::snapshot::build(&store, store.latest, server.as_deref(), &[]);
     // The sessions whose SQL was collected (the heads, the longest waits): their screens.
@@ -504,129 +476,71 @@ pub(crate) fn live_report(
     Ok((snap, problems))
 }
 
-/// Collects every source of the live instance once (see [`live_report`]); returns the store,
-/// the raw outputs when `record` is set, and what failed or did not answer.
-pub async fn live_store(
-    runner: Arc<dyn crate::source::CommandRunner>,
-    settings: StoreSettings,
-    extents: ExtentSource,
+/// The chunk page counts (`onstat -D`, the chunk rates) and the VPs' CPU times (`onstat -g
+/// glo`: without the CPU VPs' load the findings cannot judge a saturated CPU) need two samples:
+/// each is pinned to every tick until then, so the second comes a second after the first, not
+/// at its own 5 or 10 s period. Informix's op times (`-g iof`, 10 s) are shown from one sample
+/// (as averages since its counters' reset).
+const PINNED: [Source; 2] = [Source::OnstatDUpper, Source::OnstatGGlo];
+
+/// How many answers a polled source needs: two of the 1 s sources (rates need two) and of the
+/// pinned ones, else one.
+fn need(s: &Source) -> u32 {
+    if s.period() <= Duration::from_secs(1) || PINNED.contains(s) {
+        2
+    } else {
+        1
+    }
+}
+
+/// Collects every source of the live instance of `setup` once (see [`live_report`]) on the
+/// headless loop; returns the store, the raw outputs when `record` is set, and what failed or
+/// did not answer within `deadline`.
+pub(crate) async fn live_store(
+    setup: &crate::instance::setup::Setup,
     record: bool,
     deadline: Duration,
 ) -> (Store, Vec<RawSample>, Vec<String>) {
-    use crate::collect::extents::ExtentStatus;
-    use crate::source::{Run, Source};
-    use std::collections::HashMap;
+    use crate::source::Run;
     let (raw_tx, raw_rx) = std::sync::mpsc::sync_channel::<RawSample>(1 << 16);
     let mut collection = Collection::start(
-        runner,
-        Duration::from_secs(1),
+        setup.runner.clone(),
+        setup.interval,
         record.then_some(raw_tx),
-        extents,
+        setup.extents.clone(),
         SessionClock::start(),
     );
-    let mut store = Store::new(settings);
-    let polled = Source::polled();
-    // How many answers each polled source needs: two of the 1 s sources (rates need two), and
-    // two of the chunk page counts (`onstat -D`, the chunk rates) and of the VPs' CPU times
-    // (`onstat -g glo`: without the CPU VPs' load the findings cannot judge a saturated CPU),
-    // each pinned to every tick until then, so the second comes a second after the first, not
-    // at its own 5 or 10 s period. Informix's op times (`-g iof`, 10 s) are shown from one
-    // sample (as averages since its counters' reset).
-    const PINNED: [Source; 2] = [Source::OnstatDUpper, Source::OnstatGGlo];
     for s in &PINNED {
         collection.pin(s, true);
     }
-    let need = |s: &Source| {
-        if s.period() <= Duration::from_secs(1) || PINNED.contains(s) {
-            2
-        } else {
-            1
-        }
+    let mut watched = Watched::new(Store::new(setup.settings.clone()), None);
+    let mut front = Complete {
+        polled: Source::polled(),
+        seen: HashMap::new(),
+        extents_done: false,
+        focus: None,
+        done: false,
     };
-    let mut seen: HashMap<Source, (u32, Option<String>)> = HashMap::new();
-    let mut extents_done = false;
-    let mut focus_sent: Option<Vec<crate::ids::Sid>> = None;
-    let until = tokio::time::Instant::now() + deadline;
-    loop {
-        // The sources this server has (onstat -g bth only from 14.10 on).
-        let release = store
-            .get(crate::source::key::OnstatU)
-            .and_then(|u| u.header.as_ref())
-            .and_then(|h| h.release());
-        let polled_done = polled
-            .iter()
-            .filter(|s| s.supported_by(release))
-            .all(|s| seen.get(s).is_some_and(|(n, _)| *n >= need(s)));
-        let sockets_done = [Source::ProcNetTcp, Source::Netstat]
-            .iter()
-            .any(|s| seen.contains_key(s));
-        let numa_done = seen.contains_key(&Source::Vmstat);
-        let io_done = io_collected(&store, &seen);
-        if polled_done && sockets_done && numa_done && extents_done && io_done {
-            // Then the SQL of the sessions that matter, once.
-            match &focus_sent {
-                None => {
-                    let snap = crate::model::snapshot::build(&store, store.latest, None, &[]);
-                    let sids = crate::model::snapshot::worth_recording(
-                        &snap,
-                        &[],
-                        crate::collect::Focus::MAX_BACKGROUND,
-                    );
-                    let _ = collection.focus.send(crate::collect::Focus {
-                        drilled: sids.clone(),
-                        background: Vec::new(),
-                        statements: crate::model::snapshot::statements_wanted(&snap),
-                    });
-                    focus_sent = Some(sids);
-                }
-                Some(sids) => {
-                    // Their screens are open (drilled): the plan of the query each runs
-                    // too, where the server has `onstat -g pqs`.
-                    let all_in = sids.iter().all(|sid| {
-                        let plan = Source::OnstatGPqs(*sid);
-                        seen.contains_key(&Source::OnstatGSes(*sid))
-                            && seen.contains_key(&Source::OnstatGSql(*sid))
-                            && (!plan.supported_by(release) || seen.contains_key(&plan))
-                    });
-                    if all_in {
-                        break;
-                    }
-                }
-            }
-        }
-        tokio::select! {
-            u = collection.updates.recv() => match u {
-                Some(u) => {
-                    let e = seen.entry(u.source).or_insert((0, None));
-                    e.0 += 1;
-                    e.1 = u.result.as_ref().err().map(|e| e.to_string());
-                    if PINNED.contains(&u.source) && e.0 >= need(&u.source) {
-                        collection.pin(&u.source, false);
-                    }
-                    store.apply(u);
-                }
-                None => break,
-            },
-            st = collection.extents.recv() => match st {
-                Some(ExtentStatus::Building { .. }) => {}
-                Some(_) | None => extents_done = true,
-            },
-            _ = tokio::time::sleep_until(until) => break,
-        }
-    }
-    while let Ok(u) = collection.updates.try_recv() {
-        store.apply(u);
-    }
+    headless::run(
+        &mut headless::Input::collectors(&mut collection),
+        &mut watched,
+        setup.interval,
+        setup.server.as_deref(),
+        tokio::time::sleep(deadline),
+        &mut front,
+    )
+    .await;
     collection.stop();
     drop(collection);
+    let store = watched.store;
     let mut problems = Vec::new();
     let release = store
         .get(crate::source::key::OnstatU)
         .and_then(|u| u.header.as_ref())
         .and_then(|h| h.release());
-    for s in polled.iter().filter(|s| s.supported_by(release)) {
+    for s in front.polled.iter().filter(|s| s.supported_by(release)) {
         let onstat = matches!(s.def().run, Run::Onstat(_));
-        match seen.get(s) {
+        match front.seen.get(s) {
             None if onstat => problems.push(format!(
                 "{}: no answer within {} s",
                 s.label(),
@@ -640,14 +554,144 @@ pub async fn live_store(
     (store, samples, problems)
 }
 
+/// A live snapshot's front-end on the loop: how often each source answered (and its last
+/// error); once every source a report needs is in, the statements of the sessions that matter
+/// are asked for (their screens, as if drilled into), and once those are in, the loop stops.
+struct Complete {
+    polled: Vec<Source>,
+    seen: HashMap<Source, (u32, Option<String>)>,
+    extents_done: bool,
+    /// The sessions whose statements were asked for, once asked.
+    focus: Option<Vec<crate::ids::Sid>>,
+    /// Everything is in: the next build is the last.
+    done: bool,
+}
+
+impl Complete {
+    /// Every source a report needs answered (or failed), per what this server has (`onstat -g
+    /// bth` only from 14.10 on).
+    fn collected(&self, store: &Store) -> bool {
+        let release = store
+            .get(crate::source::key::OnstatU)
+            .and_then(|u| u.header.as_ref())
+            .and_then(|h| h.release());
+        let polled_done = self
+            .polled
+            .iter()
+            .filter(|s| s.supported_by(release))
+            .all(|s| self.seen.get(s).is_some_and(|(n, _)| *n >= need(s)));
+        let sockets_done = [Source::ProcNetTcp, Source::Netstat]
+            .iter()
+            .any(|s| self.seen.contains_key(s));
+        let numa_done = self.seen.contains_key(&Source::Vmstat);
+        polled_done
+            && sockets_done
+            && numa_done
+            && self.extents_done
+            && io_collected(store, &self.seen)
+    }
+
+    /// The statements asked for are in: each session's `-g ses` and `-g sql`, and its plan
+    /// where the server has `onstat -g pqs`.
+    fn focus_in(&self, store: &Store) -> bool {
+        let release = store
+            .get(crate::source::key::OnstatU)
+            .and_then(|u| u.header.as_ref())
+            .and_then(|h| h.release());
+        self.focus.as_ref().is_some_and(|sids| {
+            sids.iter().all(|sid| {
+                let plan = Source::OnstatGPqs(*sid);
+                self.seen.contains_key(&Source::OnstatGSes(*sid))
+                    && self.seen.contains_key(&Source::OnstatGSql(*sid))
+                    && (!plan.supported_by(release) || self.seen.contains_key(&plan))
+            })
+        })
+    }
+
+    /// A report waits for nothing once what it needs is in: the build that picks the sessions,
+    /// and the last one, are at once (as what the user asks for is, by the one rule).
+    fn check(&mut self, watched: &mut Watched) {
+        if self.done || !self.collected(&watched.store) {
+            return;
+        }
+        match self.focus {
+            None => watched.force(),
+            Some(_) if self.focus_in(&watched.store) => {
+                self.done = true;
+                watched.force();
+            }
+            Some(_) => {}
+        }
+    }
+}
+
+impl headless::Front for Complete {
+    fn applied(
+        &mut self,
+        arrived: &[(Source, Option<String>)],
+        watched: &mut Watched,
+        collection: Option<&Collection>,
+    ) {
+        for (source, error) in arrived {
+            let e = self.seen.entry(*source).or_insert((0, None));
+            e.0 += 1;
+            e.1 = error.clone();
+            if PINNED.contains(source) && e.0 >= need(source) {
+                if let Some(c) = collection {
+                    c.pin(source, false);
+                }
+            }
+        }
+        self.check(watched);
+    }
+
+    fn extents(&mut self, status: Option<&ExtentStatus>, watched: &mut Watched) {
+        if !matches!(status, Some(ExtentStatus::Building { .. })) {
+            self.extents_done = true;
+        }
+        self.check(watched);
+    }
+
+    fn built(
+        &mut self,
+        snap: Snapshot,
+        _sampled: bool,
+        watched: &mut Watched,
+        collection: Option<&Collection>,
+    ) -> headless::Flow {
+        if self.done {
+            return headless::Flow::Stop;
+        }
+        if self.focus.is_none() && self.collected(&watched.store) {
+            // Then the SQL of the sessions that matter, once: their screens are open
+            // (drilled), so the plan of the query each runs too, where the server has
+            // `onstat -g pqs`.
+            let sids = crate::model::snapshot::worth_recording(
+                &snap,
+                &[],
+                crate::collect::Focus::MAX_BACKGROUND,
+            );
+            if let Some(c) = collection {
+                let _ = c.focus.send(crate::collect::Focus {
+                    drilled: sids.clone(),
+                    background: Vec::new(),
+                    statements: crate::model::snapshot::statements_wanted(&snap),
+                });
+            }
+            self.focus = Some(sids);
+            self.check(watched);
+            if self.done {
+                return headless::Flow::Stop;
+            }
+        }
+        headless::Flow::Go
+    }
+}
+
 /// The devices and replication sources have answered what a report needs: `/proc/diskstats`
 /// twice (await and %util are rates) or failed (not Linux); the chunks' devices once `onstat -D`
 /// named them; on a cluster member `onstat -g cluster`, and the commands its peers call for.
-fn io_collected(
-    store: &Store,
-    seen: &std::collections::HashMap<crate::source::Source, (u32, Option<String>)>,
-) -> bool {
-    use crate::source::Source;
+fn io_collected(store: &Store, seen: &HashMap<Source, (u32, Option<String>)>) -> bool {
     let count = |s: Source| seen.get(&s).map_or(0, |(n, _)| *n);
     let failed = |s: Source| seen.get(&s).is_some_and(|(_, e)| e.is_some());
     let diskstats = count(Source::ProcDiskstats) >= 2 || failed(Source::ProcDiskstats);

@@ -331,6 +331,19 @@ pub(crate) fn setups_unattended(args: &LiveArgs) -> Result<Vec<Setup>, Error> {
     setups_with(args, shared(args)?, false)
 }
 
+/// The setup of the one instance `args` name (`ifxtop snapshot` sets its instances up one by
+/// one, side by side): a remote one is connected here, once, so a host that cannot be reached
+/// is that instance's error before anything runs.
+pub(crate) fn setup_one(args: &LiveArgs, shared: &Shared) -> Result<Setup, Error> {
+    let mut specs = instance_specs(args, &shared.config)?;
+    if specs.len() != 1 {
+        return Err(Error::Usage(
+            "--ssh: one host here (a snapshot of several instances takes them one by one)".into(),
+        ));
+    }
+    setup_of(specs.remove(0), args, shared, false)
+}
+
 /// With `connect_one`, a single ssh instance is connected before anything starts.
 fn setups_with(args: &LiveArgs, shared: Shared, connect_one: bool) -> Result<Vec<Setup>, Error> {
     let specs = instance_specs(args, &shared.config)?;
@@ -606,24 +619,6 @@ fn connect_within(
         let _ = tx.send(runner.connect_blocking(ports_of.as_deref()));
     });
     rx.recv_timeout(wait).ok()?.ok()
-}
-
-/// The live instance `server`, local or through the one `--ssh` host (connected here, once: a
-/// host that cannot be reached is an error before anything starts).
-pub(crate) fn live_target(
-    server: Option<String>,
-    ports: &[u16],
-    ssh: &SshArgs,
-    extents: Option<PathBuf>,
-    max_output_mb: u64,
-) -> Result<LiveTarget, Error> {
-    match ssh.ssh.as_slice() {
-        [] => Ok(local_target(server, ports, max_output_mb)),
-        [target] => remote_target(target, server, ports, ssh, extents, true, max_output_mb),
-        _ => Err(Error::Usage(
-            "--ssh: one host here (a snapshot of several instances takes them one by one)".into(),
-        )),
-    }
 }
 
 /// The runner of `--ssh`: the client config and remote PATH of the arguments; `--extents FILE`

@@ -1,12 +1,15 @@
 //! An instance walked through time without a screen: the demo on a paused clock (the real
-//! collectors, in virtual time) and a recording played from its start, each sampling the
-//! database time of every `onstat -u` moment once its data settled, as the live screen does.
-//! `ifxtop snapshot` and `ifxtop ash` are built on them.
+//! collectors, in virtual time) and a recording played from its start at its recorded times,
+//! both on the one headless loop (`headless.rs`) and its one rule, so each samples the database
+//! time of every `onstat -u` moment when the live screen does. `ifxtop snapshot` and
+//! `ifxtop ash` are built on them.
 
 use crate::collect::extents::ExtentSource;
 use crate::collect::sample::RawSample;
 use crate::collect::{Collection, SessionClock};
 use crate::error::Error;
+use crate::instance::headless::{self, Input, Recorded};
+use crate::instance::watch::{Watched, SETTLE};
 use crate::model::activity::Activity;
 use crate::store::{Store, StoreSettings};
 use std::sync::Arc;
@@ -26,8 +29,9 @@ pub fn demo_store(
 }
 
 /// `demo_store`, sampling the database time of each `onstat -u` moment into `activity` as the
-/// live screen does (a snapshot built once the moment's data settled), and each sample's line
-/// of a recording's track into `track` (`model/track.rs`).
+/// live screen does (a snapshot built when the one rule says the data settled), and each
+/// sample's line of a recording's track into `track` (`model/track.rs`). The headless loop
+/// (`headless.rs`) runs it, on a paused clock.
 pub fn demo_store_sampled(
     demo: crate::demo::DemoInstance,
     from: Duration,
@@ -41,7 +45,7 @@ pub fn demo_store_sampled(
 }
 
 /// [`demo_store_sampled`], and with `findings` the history of the findings of every moment
-/// before `to`, as the screen tracks them: a snapshot of `to` tracked with it has its findings'
+/// up to `to`, as the screen tracks them: a snapshot of `to` tracked with it has its findings'
 /// ages (a hot spot whose waits rotate has held since it began, not since its oldest wait).
 #[allow(clippy::too_many_arguments)]
 pub fn demo_store_tracked(
@@ -51,15 +55,12 @@ pub fn demo_store_tracked(
     settings: StoreSettings,
     record: bool,
     activity: Option<&mut crate::model::activity::Activity>,
-    mut track: Option<&mut Vec<String>>,
-    mut findings: Option<&mut crate::model::findings::FindingsHistory>,
+    track: Option<&mut Vec<String>>,
+    findings: Option<&mut crate::model::findings::FindingsHistory>,
 ) -> Result<(Store, Vec<RawSample>), Error> {
-    let mut own = Activity::new();
     let sampling = activity.is_some() || track.is_some();
-    let activity = activity.unwrap_or(&mut own);
-    let mut encoder = crate::model::track::TrackEncoder::new();
     let rt = crate::instance::runtime::paused()?;
-    Ok(rt.block_on(async {
+    let (watched, samples) = rt.block_on(async {
         let demo = crate::demo::DemoRunner::new(demo).starting_at(from);
         let (raw_tx, raw_rx) = std::sync::mpsc::sync_channel::<RawSample>(1 << 20);
         let raw = record.then_some(raw_tx);
@@ -70,59 +71,99 @@ pub fn demo_store_tracked(
             ExtentSource::default(),
             SessionClock::starting_at(from),
         );
-        let mut store = Store::new(settings);
-        // Everything due at `to` runs before the clock moves on past it.
-        let t0 = tokio::time::Instant::now();
-        // Sampling, the last moment's data settles too.
-        let settle_last = if sampling {
-            crate::instance::watch::SETTLE
-        } else {
-            Duration::ZERO
+        let mut watched = Watched::new(Store::new(settings), None).in_virtual_time();
+        if track.is_some() {
+            watched.keep_track_lines();
+        }
+        // Everything due at `to` runs before the clock moves on past it; sampling, the last
+        // moment's data settles too.
+        let settle_last = if sampling { SETTLE } else { Duration::ZERO };
+        let deadline =
+            tokio::time::Instant::now() + (to - from) + settle_last + Duration::from_millis(1);
+        let mut front = Sampling {
+            sampling,
+            from: Duration::ZERO,
+            // The collectors' clock is the demo's, from `from`.
+            findings: findings.is_some().then_some((Duration::ZERO, to)),
+            tracked: None,
         };
-        let deadline = t0 + (to - from) + settle_last + Duration::from_millis(1);
-        let mut settle: Option<tokio::time::Instant> = None;
-        loop {
-            let settled = settle.unwrap_or(deadline);
-            tokio::select! {
-                Some(u) = collection.updates.recv() => {
-                    let moment = u.source == crate::source::Source::OnstatU;
-                    store.apply(u);
-                    if moment && (sampling || findings.is_some()) {
-                        settle = Some(tokio::time::Instant::now() + crate::instance::watch::SETTLE);
-                    }
-                }
-                _ = tokio::time::sleep_until(settled), if settle.is_some() => {
-                    settle = None;
-                    let now = from + t0.elapsed();
-                    let mut snap = crate::model::snapshot::build(&store, now, None, &[]);
-                    // Never past `to`: the snapshot of `to` is tracked after them.
-                    if let Some(h) = findings.as_deref_mut().filter(|_| now <= to) {
-                        snap.track_findings(h, store.settings.wall_start);
-                    }
-                    if sampling {
-                        crate::instance::watch::sample_keeping(activity, &snap, &mut |at, a| {
-                            if let Some(t) = track.as_deref_mut() {
-                                t.push(encoder.line(at, a));
-                            }
-                        });
-                    }
-                    crate::instance::watch::ask_background(&collection, &snap);
-                }
-                _ = tokio::time::sleep_until(deadline) => break,
-            }
-        }
-        while let Ok(u) = collection.updates.try_recv() {
-            store.apply(u);
-        }
+        headless::run(
+            &mut Input::collectors(&mut collection),
+            &mut watched,
+            Duration::from_secs(1),
+            None,
+            tokio::time::sleep_until(deadline),
+            &mut front,
+        )
+        .await;
         collection.stop();
         drop(collection);
         let samples: Vec<RawSample> = raw_rx.try_iter().collect();
-        (store, samples)
-    }))
+        (watched, samples)
+    });
+    let mut watched = watched;
+    if let Some(t) = track {
+        *t = watched.track_lines();
+    }
+    if let Some(a) = activity {
+        *a = std::mem::take(&mut watched.activity);
+    }
+    if let Some(h) = findings {
+        *h = std::mem::take(&mut watched.findings);
+    }
+    crate::instance::runtime::finish(rt);
+    Ok((watched.store, samples))
+}
+
+/// A walk's front-end: a snapshot at each new `onstat -u` moment from `from` on, sampled by the
+/// loop; with `findings` (from, to), the findings of each moment between tracked into the
+/// instance's history as the screen tracks them; on the demo, the statements of its blockers
+/// and longest waits asked for as the screen asks for them while recording.
+struct Sampling {
+    sampling: bool,
+    from: Duration,
+    findings: Option<(Duration, Duration)>,
+    /// The last moment whose findings were tracked.
+    tracked: Option<Duration>,
+}
+
+impl headless::Front for Sampling {
+    fn wants(&mut self, watched: &Watched) -> bool {
+        let Some(m) = watched.store.moment() else {
+            return false;
+        };
+        let sample =
+            self.sampling && m >= self.from && Some(m.as_secs_f64()) != watched.activity.last();
+        let track = self
+            .findings
+            .is_some_and(|(from, to)| m >= from && m <= to && self.tracked != Some(m));
+        sample || track
+    }
+
+    fn built(
+        &mut self,
+        mut snap: crate::model::snapshot::Snapshot,
+        _sampled: bool,
+        watched: &mut Watched,
+        collection: Option<&Collection>,
+    ) -> headless::Flow {
+        if let (Some((from, to)), Some(m)) = (self.findings, watched.store.moment()) {
+            if m >= from && m <= to && self.tracked != Some(m) {
+                self.tracked = Some(m);
+                let wall_start = watched.store.settings.wall_start;
+                snap.track_findings(&mut watched.findings, wall_start);
+            }
+        }
+        if let Some(c) = collection {
+            crate::instance::watch::ask_background(c, &snap);
+        }
+        headless::Flow::Go
+    }
 }
 
 /// Plays a recording into a store from its start to `to`, sampling every `onstat -u` moment
-/// from `sample_from` on, each once its data settled (as the live screen builds it).
+/// from `sample_from` on, each when the one rule says its data settled (the recorded times are
+/// when the data arrived: the screen that recorded it built then).
 pub fn replay_walk(
     rec: Arc<crate::collect::record::Recording>,
     settings: StoreSettings,
@@ -153,25 +194,15 @@ pub fn replay_activity(
     );
 }
 
-fn walk(
-    rec: Arc<crate::collect::record::Recording>,
-    settings: StoreSettings,
-    sample_from: Duration,
-    to: Duration,
-    activity: &mut Activity,
-    only: Option<fn(crate::source::Source) -> bool>,
-) -> Store {
-    walk_tracked(rec, settings, sample_from, to, activity, only, None)
-}
-
-/// How much of a recording before its moment a replayed snapshot walks, each `onstat -u` moment
-/// built as the screen builds it, so its findings have the history the screen would have given
-/// them: since when each has held, and `≥` for what held already when the walk began.
+/// How much of a recording before its moment a replayed snapshot tracks the findings of, each
+/// `onstat -u` moment built as the screen builds it, so its findings have the history the screen
+/// would have given them: since when each has held, and `≥` for what held already when the
+/// tracking began.
 pub const FINDINGS_HISTORY: Duration = Duration::from_secs(180);
 
 /// A recording's store at `to`, and the history of its findings over the
 /// [`FINDINGS_HISTORY`] before it (a snapshot of `to` tracked with it has its findings' ages);
-/// with `activity`, database time sampled from its first moment on.
+/// with `activity`, database time sampled from its given moment on.
 pub fn replay_with_findings(
     rec: Arc<crate::collect::record::Recording>,
     settings: StoreSettings,
@@ -197,6 +228,20 @@ pub fn replay_with_findings(
     (store, history)
 }
 
+/// The recording walked by the headless loop on a paused clock: its times played as they were
+/// recorded, up to `to`.
+fn walk(
+    rec: Arc<crate::collect::record::Recording>,
+    settings: StoreSettings,
+    sample_from: Duration,
+    to: Duration,
+    activity: &mut Activity,
+    only: Option<fn(crate::source::Source) -> bool>,
+) -> Store {
+    walk_tracked(rec, settings, sample_from, to, activity, only, None)
+}
+
+/// [`walk`], with the findings of the [`FINDINGS_HISTORY`] before `to` tracked into `findings`.
 fn walk_tracked(
     rec: Arc<crate::collect::record::Recording>,
     settings: StoreSettings,
@@ -204,41 +249,57 @@ fn walk_tracked(
     to: Duration,
     activity: &mut Activity,
     only: Option<fn(crate::source::Source) -> bool>,
-    mut findings: Option<&mut crate::model::findings::FindingsHistory>,
+    findings: Option<&mut crate::model::findings::FindingsHistory>,
 ) -> Store {
-    let mut store = Store::new(settings);
-    let mut player = crate::collect::replay::Player::new(rec.clone());
-    let play = |store: &mut Store, played: crate::collect::replay::Played| match only {
-        Some(keep) => store.play(played.only(keep)),
-        None => store.play(played),
+    let mut watched = Watched::new(Store::new(settings), None)
+        .in_virtual_time()
+        .calls_arrive_whole();
+    watched.activity = std::mem::take(activity);
+    let track = findings
+        .is_some()
+        .then_some((to.saturating_sub(FINDINGS_HISTORY), to));
+    let walk = |watched: &mut Watched| {
+        // A paused clock never fails to build; were it to, the walk is of nothing.
+        let Ok(rt) = crate::instance::runtime::paused() else {
+            return;
+        };
+        rt.block_on(async {
+            let recorded = Recorded::new(rec, to, only);
+            let until = recorded.instant_of(to) + SETTLE + Duration::from_millis(1);
+            let mut front = Sampling {
+                sampling: true,
+                from: sample_from,
+                findings: track,
+                tracked: None,
+            };
+            headless::run(
+                &mut Input::Recording(recorded),
+                watched,
+                Duration::from_secs(1),
+                None,
+                tokio::time::sleep_until(until),
+                &mut front,
+            )
+            .await;
+        });
+        crate::instance::runtime::finish(rt);
     };
-    let track_from = if findings.is_some() {
-        to.saturating_sub(FINDINGS_HISTORY).min(sample_from)
+    if tokio::runtime::Handle::try_current().is_ok() {
+        // Called from a task (a runtime cannot block on another): the walk's clock runs on a
+        // thread of its own.
+        std::thread::scope(|sc| {
+            if let Err(panic) = sc.spawn(|| walk(&mut watched)).join() {
+                std::panic::resume_unwind(panic);
+            }
+        });
     } else {
-        sample_from
-    };
-    let mut ticks: Vec<Duration> = rec
-        .sources()
-        .zip(rec.times())
-        .filter(|(s, _)| *s == crate::source::Source::OnstatU)
-        .map(|(_, t)| t)
-        .filter(|t| *t >= track_from && *t <= to)
-        .collect();
-    ticks.dedup();
-    for t in ticks {
-        // The moment's data settled, as the screen builds it; never past `to`.
-        let settled = (t + crate::instance::watch::SETTLE).min(to);
-        play(&mut store, player.seek(settled));
-        let mut snap = crate::model::snapshot::build(&store, settled, None, &[]);
-        if let Some(h) = findings.as_deref_mut() {
-            snap.track_findings(h, store.settings.wall_start);
-        }
-        if t >= sample_from {
-            crate::instance::watch::sample_into(activity, &snap);
-        }
+        walk(&mut watched);
     }
-    play(&mut store, player.seek(to));
-    store
+    *activity = std::mem::take(&mut watched.activity);
+    if let Some(h) = findings {
+        *h = std::mem::take(&mut watched.findings);
+    }
+    watched.store
 }
 
 /// A track's first and last moments (session seconds), and whether it was read to the file's

@@ -1,6 +1,8 @@
-//! One instance's store and the one policy for rebuilding what is built from it (the screen's
-//! snapshot, `serve`'s metrics): data arriving together settles for `SETTLE`, then one build for
-//! all of it, at most every half interval for data alone; what the user does, at once.
+//! One instance's store and the one rule for when what is built from it is due (the screen's
+//! snapshot, `serve`'s metrics, a `snapshot`'s report, the walks' samples): data arriving
+//! together settles for `SETTLE` from its first arrival, then one build for all of it, at most
+//! every half interval for data alone; what the user does, at once. Every loop follows it: the
+//! headless one (`headless.rs`) and the screen's (`tui/run.rs`).
 
 use crate::collect::log::DebugLog;
 use crate::collect::sample::Update;
@@ -10,8 +12,8 @@ use crate::store::Store;
 use std::time::Duration;
 use tokio::time::Instant;
 
-/// Data arriving together (one tick of the collectors) settles this long, so the snapshot is
-/// built once for all of it.
+/// Data arriving together (one tick of the collectors) settles this long from its first
+/// arrival, so the snapshot is built once for all of it.
 pub(crate) const SETTLE: Duration = Duration::from_millis(60);
 
 /// One instance's store, its `--log` diary, and when what is built from the store is due: the
@@ -26,13 +28,25 @@ pub struct Watched {
     pub(crate) activity: Activity,
     /// Where each sample also goes when recording: the recording's track.
     track: Option<Kept>,
+    /// The data arrives in real time: ifxtop's own CPU is read as it arrives (not on a walk's
+    /// paused clock, where a share of a core over virtual time would be nonsense).
+    real_time: bool,
+    /// Every part of a call arrives at once (a recording walked a time at a time: its parts
+    /// carry the call's time), so a moment needs no wait for the rest of its call; a walk that
+    /// parses only some sources would otherwise wait for parts it never reads.
+    calls_whole: bool,
 }
 
 /// The recording's database-time track (`model/track.rs`): each sample's line, sent to the
-/// recorder.
+/// recorder (or kept, on a walk that writes its recording at the end).
 struct Kept {
-    tx: std::sync::mpsc::SyncSender<String>,
+    to: TrackTo,
     encoder: crate::model::track::TrackEncoder,
+}
+
+enum TrackTo {
+    Recorder(std::sync::mpsc::SyncSender<String>),
+    Lines(Vec<String>),
 }
 
 impl Watched {
@@ -44,25 +58,62 @@ impl Watched {
             rebuild: Rebuild::default(),
             activity: Activity::new(),
             track: None,
+            real_time: true,
+            calls_whole: false,
         }
+    }
+
+    /// Every part of a call arrives at once: see `calls_whole`.
+    pub(crate) fn calls_arrive_whole(mut self) -> Self {
+        self.calls_whole = true;
+        self
+    }
+
+    /// The data arrives on a paused clock (a walk): no reading of ifxtop's own CPU.
+    pub(crate) fn in_virtual_time(mut self) -> Self {
+        self.real_time = false;
+        self
     }
 
     /// Each sample taken from now on also goes to the recording's track.
     pub(crate) fn keep_track(&mut self, tx: std::sync::mpsc::SyncSender<String>) {
         self.track = Some(Kept {
-            tx,
+            to: TrackTo::Recorder(tx),
             encoder: crate::model::track::TrackEncoder::new(),
         });
     }
 
-    /// Applies updates that arrived together (and writes them to the diary); what is built
-    /// from the store is due `SETTLE` later.
+    /// Each sample taken from now on also makes a line of a track, kept until
+    /// [`Watched::track_lines`] takes them (a walk writes its recording at the end).
+    pub(crate) fn keep_track_lines(&mut self) {
+        self.track = Some(Kept {
+            to: TrackTo::Lines(Vec::new()),
+            encoder: crate::model::track::TrackEncoder::new(),
+        });
+    }
+
+    /// The track's lines kept so far (see [`Watched::keep_track_lines`]).
+    pub(crate) fn track_lines(&mut self) -> Vec<String> {
+        match &mut self.track {
+            Some(Kept {
+                to: TrackTo::Lines(lines),
+                ..
+            }) => std::mem::take(lines),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Applies updates that arrived together (and writes them to the diary); returns how long
+    /// until they settle (what is built from the store is due then at the earliest).
     pub(crate) fn apply(&mut self, updates: impl IntoIterator<Item = Update>) -> Duration {
-        // ifxtop's own CPU, read as the data arrives: a watch runs in real time (a replay and
-        // a snapshot's paused clock do not come through here), so the share of a core it makes
-        // with the updates' times is true; in the demo, which starts no process, it is the
-        // only reading.
-        let reading = crate::source::cost::now();
+        // ifxtop's own CPU, read as the data arrives: a watch in real time makes a true share
+        // of a core with the updates' times (in the demo, which starts no process, it is the
+        // only reading); a walk's paused clock would make nonsense of it.
+        let reading = if self.real_time {
+            crate::source::cost::now()
+        } else {
+            None
+        };
         for mut u in updates {
             if u.how.process.is_none() {
                 u.how.process = reading;
@@ -72,7 +123,16 @@ impl Watched {
             }
             self.store.apply(u);
         }
-        SETTLE
+        self.rebuild.arrived()
+    }
+
+    /// Applies what a recording walked at its own pace played at one of its times: data that
+    /// arrived together, as `apply`. It counts as arrived even when the walk parses none of it
+    /// (`Played::only`), so the builds fall when the screen's did.
+    pub(crate) fn play(&mut self, played: crate::collect::replay::Played) {
+        self.store.play(played);
+        self.store.generation += 1;
+        self.rebuild.arrived();
     }
 
     /// A line in the diary of `--log`, if any.
@@ -109,7 +169,7 @@ impl Watched {
     /// answer did not parse) leaves the moment out, and the next sample stands for its
     /// seconds too.
     pub(crate) fn sample(&mut self, snap: &Snapshot) -> bool {
-        if !self.store.moment_whole() {
+        if !self.calls_whole && !self.store.moment_whole() {
             return false;
         }
         let added = self.sample_moment(snap);
@@ -124,11 +184,14 @@ impl Watched {
         let mut gone = false;
         let added = sample_keeping(&mut self.activity, snap, &mut |at, actives| {
             let line = kept.encoder.line(at, actives);
-            match kept.tx.try_send(line) {
-                Ok(()) => {}
-                // A lost line: the next defines its names again.
-                Err(std::sync::mpsc::TrySendError::Full(_)) => kept.encoder.restart(),
-                Err(std::sync::mpsc::TrySendError::Disconnected(_)) => gone = true,
+            match &mut kept.to {
+                TrackTo::Lines(lines) => lines.push(line),
+                TrackTo::Recorder(tx) => match tx.try_send(line) {
+                    Ok(()) => {}
+                    // A lost line: the next defines its names again.
+                    Err(std::sync::mpsc::TrySendError::Full(_)) => kept.encoder.restart(),
+                    Err(std::sync::mpsc::TrySendError::Disconnected(_)) => gone = true,
+                },
             }
         });
         if gone {
@@ -137,24 +200,29 @@ impl Watched {
         added
     }
 
-    /// At the settle timer: whether a build is due now (it then counts as built, and the timer
-    /// is off); if not, the timer moves to when one is due, or goes off when nothing moved.
-    pub(crate) fn build_due(&mut self, settle: &mut Option<Instant>, interval: Duration) -> bool {
+    /// When a loop must wake for the next build (now, later, or never while nothing moves).
+    pub(crate) fn wake_at(&self, interval: Duration) -> Option<Instant> {
         match self.due(interval) {
-            Due::In(wait) => {
-                *settle = Some(Instant::now() + wait);
-                false
-            }
-            Due::Nothing => {
-                *settle = None;
-                false
-            }
-            Due::Now => {
-                *settle = None;
-                self.built();
-                true
-            }
+            Due::Now => Some(Instant::now()),
+            Due::In(wait) => Some(Instant::now() + wait),
+            Due::Nothing => None,
         }
+    }
+
+    /// Whether a build is due now; it then counts as built.
+    pub(crate) fn take_due(&mut self, interval: Duration) -> bool {
+        let now = self.due(interval) == Due::Now;
+        if now {
+            self.built();
+        }
+        now
+    }
+
+    /// A loop without a screen starts with nothing to build: the empty store is no snapshot
+    /// (the screen builds it at once, to say it waits for data).
+    pub(crate) fn nothing_built_yet(&mut self) {
+        self.rebuild.built_generation = self.store.generation;
+        self.rebuild.force = false;
     }
 
     /// What was just built is of the store as it is now.
@@ -211,12 +279,25 @@ pub(crate) enum Due {
     Nothing,
 }
 
-/// When the store's data calls for a new build: the generation last built and when.
+/// When the store's data calls for a new build: the generation last built and when, and when
+/// the data that arrived since settles.
+///
+/// Why this rule, for every front-end: a tick's sources do not answer at one instant (one
+/// `onstat -i` for the grouped options, a task each for the rest, the focus sessions after a
+/// build asked for them), so a build at the first arrival would join a new `onstat -u` to the
+/// holders of the second before (shown as unknown) and build again and again within the second.
+/// Settling from the first arrival bounds the delay (a source that hangs does not hold the
+/// others up), the half-interval gap bounds the cost, and a walk through a recording that
+/// applies it to the recorded times takes the samples the screen took while recording. What a
+/// one-time report needs on top (every source answered, or a deadline) is that front-end's
+/// condition to stop, not another rule for when to build.
 #[derive(Debug, Clone)]
 struct Rebuild {
     built_generation: u64,
     last_build: Option<Instant>,
     force: bool,
+    /// When the data that arrived since the last build settles.
+    settle: Option<Instant>,
 }
 
 impl Default for Rebuild {
@@ -225,6 +306,7 @@ impl Default for Rebuild {
             built_generation: u64::MAX,
             last_build: None,
             force: true,
+            settle: None,
         }
     }
 }
@@ -232,6 +314,14 @@ impl Default for Rebuild {
 impl Rebuild {
     fn force(&mut self) {
         self.force = true;
+    }
+
+    /// Data arrived: it settles `SETTLE` from the first arrival since the last build (later
+    /// arrivals do not move it). Returns how long until then.
+    fn arrived(&mut self) -> Duration {
+        let now = Instant::now();
+        let at = *self.settle.get_or_insert(now + SETTLE);
+        at.saturating_duration_since(now)
     }
 
     /// The least time between two builds for data alone, half the interval (a build joins
@@ -245,11 +335,18 @@ impl Rebuild {
         if generation == self.built_generation {
             return Due::Nothing;
         }
+        if self.force {
+            return Due::Now;
+        }
+        if let Some(at) = self.settle {
+            let now = Instant::now();
+            if now < at {
+                return Due::In(at - now);
+            }
+        }
         let min_gap = Self::min_gap(interval);
         match self.last_build {
-            Some(b) if !self.force && b.elapsed() < min_gap => {
-                Due::In(min_gap.saturating_sub(b.elapsed()))
-            }
+            Some(b) if b.elapsed() < min_gap => Due::In(min_gap.saturating_sub(b.elapsed())),
             _ => Due::Now,
         }
     }
@@ -259,6 +356,7 @@ impl Rebuild {
         self.last_build = Some(Instant::now());
         self.force = false;
         self.built_generation = generation;
+        self.settle = None;
     }
 }
 
@@ -325,5 +423,31 @@ mod tests {
         assert!(report.class_secs(Class::Cpu) > 0.0);
         assert!(report.class_secs(Class::CpuWait) > 0.0);
         assert_eq!(report.class_secs(Class::CpuOrWait), 0.0);
+    }
+
+    /// Data settles `SETTLE` from its first arrival, whatever arrives after it; before then no
+    /// build is due (the screen's 1 s clock builds nothing early), a key's build is.
+    #[tokio::test(start_paused = true)]
+    async fn data_settles_from_its_first_arrival() {
+        let i = Duration::from_secs(1);
+        let mut r = Rebuild::default();
+        r.built(0);
+        tokio::time::advance(Duration::from_secs(2)).await;
+        assert_eq!(r.arrived(), SETTLE);
+        tokio::time::advance(Duration::from_millis(40)).await;
+        // A later arrival moves nothing.
+        assert_eq!(r.arrived(), Duration::from_millis(20));
+        assert_eq!(r.due(2, i), Due::In(Duration::from_millis(20)));
+        tokio::time::advance(Duration::from_millis(20)).await;
+        assert_eq!(r.due(2, i), Due::Now);
+        r.built(2);
+        // The next arrival settles, then waits out the rest of half an interval.
+        tokio::time::advance(Duration::from_millis(100)).await;
+        r.arrived();
+        assert_eq!(r.due(3, i), Due::In(SETTLE));
+        tokio::time::advance(SETTLE).await;
+        assert_eq!(r.due(3, i), Due::In(Duration::from_millis(500 - 100 - 60)));
+        r.force();
+        assert_eq!(r.due(3, i), Due::Now);
     }
 }

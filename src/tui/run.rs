@@ -96,6 +96,8 @@ pub struct Member<'a> {
     pub name: String,
     /// When its data has settled (`Msg::Settled` is due).
     settle: Option<Instant>,
+    /// Its extent job may still send.
+    extents_open: bool,
 }
 
 impl<'a> Member<'a> {
@@ -109,6 +111,7 @@ impl<'a> Member<'a> {
             feed,
             name,
             settle: None,
+            extents_open: true,
         }
     }
 }
@@ -125,23 +128,26 @@ enum Event {
 }
 
 /// The first instance (from `start` on, so none starves the others) with data or an extent-map
-/// status waiting.
+/// status waiting: each instance's arrivals taken as the headless loop takes them.
 fn poll_feeds(
     members: &mut [Member<'_>],
     start: usize,
     cx: &mut std::task::Context<'_>,
 ) -> std::task::Poll<Event> {
+    use crate::instance::headless::{poll_arrival, Arrival};
     use std::task::Poll;
     let n = members.len();
     for k in 0..n {
         let i = (start + k) % n;
-        if let Feed::Collect { collection, .. } = &mut *members[i].feed {
-            if let Poll::Ready(Some(first)) = collection.updates.poll_recv(cx) {
+        let m = &mut members[i];
+        if let Feed::Collect { collection, .. } = &mut *m.feed {
+            match poll_arrival(collection, &mut m.extents_open, cx) {
                 // This update and every other already waiting, applied together.
-                return Poll::Ready(Event::Updates(i, collection.arrived(first)));
-            }
-            if let Poll::Ready(Some(st)) = collection.extents.poll_recv(cx) {
-                return Poll::Ready(Event::Extents(i, st));
+                Poll::Ready(Arrival::Updates(u)) => return Poll::Ready(Event::Updates(i, u)),
+                Poll::Ready(Arrival::Extents(st)) => return Poll::Ready(Event::Extents(i, st)),
+                // The screen stays on what it has: its stale marks say the rest.
+                Poll::Ready(Arrival::ExtentsEnded | Arrival::Closed | Arrival::Played(_))
+                | Poll::Pending => {}
             }
         }
     }

@@ -12,6 +12,7 @@ use crate::cli::{LiveArgs, ServeArgs};
 use crate::collect::log::DebugLog;
 use crate::collect::{Collection, SessionClock};
 use crate::error::Error;
+use crate::instance::headless;
 use crate::instance::setup::Setup;
 use crate::instance::signals::Signal;
 use crate::instance::watch::Watched;
@@ -23,7 +24,6 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::watch;
-use tokio::time::Instant;
 
 /// How long the instances get to stop (their collectors killing what runs) before serve exits
 /// anyway.
@@ -207,8 +207,9 @@ pub(crate) async fn serve(
     Ok(())
 }
 
-/// One instance: its collectors feed its store; when the data settles (and at most every half
-/// interval) the snapshot and the metrics are built and published for the scrapes.
+/// One instance on the headless loop: its collectors feed its store; when the data settles
+/// (and at most every half interval) the snapshot and the metrics are built and published for
+/// the scrapes.
 async fn watch_instance(
     setup: Setup,
     publish: watch::Sender<Arc<InstanceMetrics>>,
@@ -236,59 +237,66 @@ async fn watch_instance(
             setup.interval.as_secs_f64()
         ),
     );
-    let mut counted = Counted::default();
-    let mut settle: Option<Instant> = None;
-    let mut extents_open = true;
-    loop {
-        tokio::select! {
-            _ = stop.changed() => break,
-            u = collection.updates.recv() => match u {
-                Some(u) => {
-                    let wait = watched.apply(collection.arrived(u));
-                    settle.get_or_insert_with(|| Instant::now() + wait);
-                }
-                None => break,
-            },
-            st = collection.extents.recv(), if extents_open => {
-                // No extent job runs for serve: the channel closes at once.
-                extents_open = st.is_some();
-            }
-            _ = tokio::time::sleep_until(settle.unwrap_or_else(Instant::now)), if settle.is_some() => {
-                if watched.build_due(&mut settle, setup.interval) {
-                    let store = &watched.store;
-                    let mut snap = snapshot::build(
-                        store,
-                        collection.clock.now(),
-                        setup.server.as_deref(),
-                        &[],
-                    );
-                    snap.track_findings(
-                        &mut watched.findings,
-                        watched.store.settings.wall_start,
-                    );
-                    if watched.sample(&snap) {
-                        if let Some(p) = watched.activity.latest() {
-                            counted.sampled(p);
-                            counted.statements(&snap.actives(), p.weight);
-                        }
-                    }
-                    // The statements of the sessions active on a slow client, and of the top
-                    // CPU sessions, ride with the active ones.
-                    collection.ask_statements(snapshot::statements_wanted(&snap));
-                    let store = &watched.store;
-                    let m = InstanceMetrics::build(
-                        server,
-                        host,
-                        store,
-                        &snap,
-                        &mut counted,
-                        std::time::Instant::now(),
-                    );
-                    publish.send_replace(Arc::new(m));
-                }
-            }
-        }
-    }
+    let mut front = Exporter {
+        server,
+        host,
+        counted: Counted::default(),
+        publish: &publish,
+    };
+    let stopped = async move {
+        let _ = stop.changed().await;
+    };
+    headless::run(
+        &mut headless::Input::collectors(&mut collection),
+        &mut watched,
+        setup.interval,
+        setup.server.as_deref(),
+        stopped,
+        &mut front,
+    )
+    .await;
     collection.stop();
     watched.log(collection.clock.now(), "serve: stopped");
+}
+
+/// `serve`'s front-end on the loop: each snapshot's findings tracked, its metrics built and
+/// published.
+struct Exporter<'a> {
+    server: Option<&'a str>,
+    host: Option<&'a str>,
+    counted: Counted,
+    publish: &'a watch::Sender<Arc<InstanceMetrics>>,
+}
+
+impl headless::Front for Exporter<'_> {
+    fn built(
+        &mut self,
+        mut snap: snapshot::Snapshot,
+        sampled: bool,
+        watched: &mut Watched,
+        collection: Option<&Collection>,
+    ) -> headless::Flow {
+        snap.track_findings(&mut watched.findings, watched.store.settings.wall_start);
+        if sampled {
+            if let Some(p) = watched.activity.latest() {
+                self.counted.sampled(p);
+                self.counted.statements(&snap.actives(), p.weight);
+            }
+        }
+        // The statements of the sessions active on a slow client, and of the top CPU
+        // sessions, ride with the active ones.
+        if let Some(c) = collection {
+            c.ask_statements(snapshot::statements_wanted(&snap));
+        }
+        let m = InstanceMetrics::build(
+            self.server,
+            self.host,
+            &watched.store,
+            &snap,
+            &mut self.counted,
+            std::time::Instant::now(),
+        );
+        self.publish.send_replace(Arc::new(m));
+        headless::Flow::Go
+    }
 }
