@@ -148,7 +148,9 @@ impl headless::Front for Sampling {
         collection: Option<&Collection>,
     ) -> headless::Flow {
         if let (Some((from, to)), Some(m)) = (self.findings, watched.store.moment()) {
-            if m >= from && m <= to && self.tracked != Some(m) {
+            // Never a build past `to`: the caller's snapshot of `to` is tracked after these,
+            // and a history goes forward in time only.
+            if m >= from && snap.at_s <= to.as_secs_f64() && self.tracked != Some(m) {
                 self.tracked = Some(m);
                 let wall_start = watched.store.settings.wall_start;
                 snap.track_findings(&mut watched.findings, wall_start);
