@@ -505,6 +505,7 @@ async fn run_interactive(
                         shared,
                         bytes: None,
                         process: None,
+                        live: false, // deliver_result says
                     };
                     if ctx
                         .deliver_result(s, t, took, Err(e.clone()), how)
@@ -642,6 +643,7 @@ async fn run_interactive(
             shared: u32::try_from(n).unwrap_or(u32::MAX),
             bytes,
             process: None,
+            live: false, // deliver_result says
         };
         match ctx.deliver_result(source, t, took, result, how).await {
             None => return Interactive::Gone,

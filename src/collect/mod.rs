@@ -243,6 +243,7 @@ impl Ctx {
             shared: out.shared,
             bytes: out.result.as_ref().ok().map(|o| o.stdout.len() as u64),
             process: None,
+            live: false, // deliver_result says
         };
         let result = match out.result {
             Ok(o) => parse_off_the_loop(*source, o).await,
@@ -264,6 +265,7 @@ impl Ctx {
         if how.cpu.is_some() {
             how.process = crate::source::cost::now();
         }
+        how.live = self.runner.runs_processes();
         if let (Source::OnstatU, Ok(p)) = (source, &result) {
             let header = p
                 .get::<crate::parsers::onstat_u::OnstatU>()

@@ -65,4 +65,7 @@ pub struct How {
     /// What ifxtop as a whole had cost when this sample came, when a process ran for it (the
     /// demo and a replay run none).
     pub process: Option<crate::source::cost::ProcessCost>,
+    /// Its runner runs processes on a host (live, here or over ssh), whether or not one
+    /// finished for this sample: what ifxtop costs there is measured, never simulated.
+    pub live: bool,
 }

@@ -1111,9 +1111,10 @@ fn cost(store: &Store, sources: &[SourceStatus], now: Duration) -> Option<Cost> 
         .map(|(_, st)| st.runs)
         .sum();
     let per_min = |n: f64| (over_s >= RATE_OVER_S).then(|| n * 60.0 / over_s);
-    // A process ran for a call here (its CPU was read when it was reaped): the children are
-    // measured; the demo and a replay start none.
-    let children = if sources.iter().any(|s| s.cpu_ms_per_call.is_some()) {
+    // A process ran for a call here (its CPU was read when it was reaped), or processes run
+    // here though none has finished yet (a live host whose every command hangs or fails): the
+    // children are measured; the demo and a replay start none.
+    let children = if sources.iter().any(|s| s.cpu_ms_per_call.is_some()) || store.runs_processes {
         "measured".to_string()
     } else {
         "simulated: the demo or a replay starts no onstat process".to_string()

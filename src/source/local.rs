@@ -438,6 +438,10 @@ fn lossy(bytes: Vec<u8>) -> String {
 }
 
 impl CommandRunner for LocalRunner {
+    fn runs_processes(&self) -> bool {
+        true
+    }
+
     fn run<'a>(
         &'a self,
         request: &'a Request,

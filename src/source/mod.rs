@@ -210,6 +210,13 @@ pub trait CommandRunner: Send + Sync {
     fn clock(&self) -> Option<Duration> {
         None
     }
+
+    /// Whether its requests run processes on a host (this machine's, or over ssh): what they
+    /// cost is then measured, and counted as such also while every command fails or hangs
+    /// (none finishing to have its CPU read). The demo and a replay run none.
+    fn runs_processes(&self) -> bool {
+        false
+    }
 }
 
 impl Source {

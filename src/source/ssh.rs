@@ -1065,6 +1065,10 @@ impl SshRunner {
 }
 
 impl CommandRunner for SshRunner {
+    fn runs_processes(&self) -> bool {
+        true
+    }
+
     fn run<'a>(
         &'a self,
         request: &'a Request,

@@ -152,6 +152,9 @@ pub struct Store {
     /// What ifxtop had cost at the first and the latest sample that ran a process (none on the
     /// demo or a replay).
     pub(crate) process_cost: ProcessCosts,
+    /// A sample came from a runner that runs processes on a host (live): what ifxtop costs is
+    /// measured there, also while no command finishes.
+    pub(crate) runs_processes: bool,
 }
 
 /// The parts applied of the last few calls, by the moment they share (every part of one call has
@@ -223,6 +226,7 @@ impl Store {
             calls: Calls::default(),
             latest: Duration::ZERO,
             process_cost: (None, None),
+            runs_processes: false,
         }
     }
 
@@ -369,6 +373,7 @@ impl Store {
             self.process_cost.0.get_or_insert((u.t, p));
             self.process_cost.1 = Some((u.t, p));
         }
+        self.runs_processes |= u.how.live;
         let st = self.sources.entry(u.source).or_default();
         st.first_t.get_or_insert(u.t);
         if let Some(c) = u.how.cpu {

@@ -7,6 +7,7 @@
 mod common;
 
 mod bidi;
+mod cost_live;
 mod findings_since;
 mod replay_cut;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -608,9 +609,14 @@ async fn a_checkpoint_stall_names_the_session_holding_it_up() {
 }
 
 /// A runner whose commands never finish: a host that hangs (ssh stuck, NFS, a wedged onstat).
-struct Hanging;
+pub(crate) struct Hanging;
 
 impl ifxtop::source::CommandRunner for Hanging {
+    // A live host's runner: its commands would be processes.
+    fn runs_processes(&self) -> bool {
+        true
+    }
+
     fn run<'a>(
         &'a self,
         _request: &'a ifxtop::source::Request,
