@@ -65,6 +65,7 @@ fn live_store(secs: u64) -> Store {
                     children_cpu: Duration::from_millis(500 + 8 * t),
                     processes: 100 + t,
                 }),
+                live: true,
             },
         ));
         store.apply(file_read(t));
