@@ -101,6 +101,37 @@ fn is_value_fragment(text: &str) -> bool {
             .all(|b| b.is_ascii_digit() || matches!(b, b' ' | b'\t' | b'M' | b'B' | b'm' | b'b'))
 }
 
+/// A `cpus:` list continued by the numbers of the line after it (`text`): a mail wraps it
+/// between numbers, a terminal narrower than the line may cut a number in two (`... 2` then
+/// `3 24`). numactl lists a node's CPUs in ascending order, so the reading that keeps them
+/// ascending is the one: the numbers taken apart, or the last and first joined. `None` when
+/// both readings are ascending, or neither: which it was cannot be told.
+fn continued(cpus: &[u32], more: &[u32], text: &str) -> Option<Vec<u32>> {
+    let ascending = |v: &[u32]| v.windows(2).all(|w| w[0] < w[1]);
+    let mut apart = cpus.to_vec();
+    apart.extend_from_slice(more);
+    // Joined only where the line starts with a digit (no blank before it).
+    let joined = match (cpus.split_last(), more.split_first()) {
+        (Some((last, before)), Some((_, after)))
+            if text.starts_with(|c: char| c.is_ascii_digit()) =>
+        {
+            let first = text.split_whitespace().next().unwrap_or("");
+            format!("{last}{first}").parse::<u32>().ok().map(|n| {
+                let mut v = before.to_vec();
+                v.push(n);
+                v.extend_from_slice(after);
+                v
+            })
+        }
+        _ => None,
+    };
+    match (ascending(&apart), joined.filter(|j| ascending(j))) {
+        (true, None) => Some(apart),
+        (false, Some(j)) => Some(j),
+        _ => None,
+    }
+}
+
 /// Whether a `size:` or `free:` value is whole: numactl always ends it with its unit (`MB`).
 fn has_unit(value: &str) -> bool {
     let v = value.trim_end();
@@ -160,8 +191,14 @@ pub fn parse_numactl_h(text: &str) -> Result<NumactlH, ParseError> {
         let t = line.text.trim();
         if let Some(idx) = cpus_of.take() {
             if let Some(more) = numbers(t).filter(|m| !m.is_empty()) {
-                out.nodes[idx].cpus.extend(more);
-                cpus_of = Some(idx);
+                match continued(&out.nodes[idx].cpus, &more, t) {
+                    Some(cpus) => {
+                        out.nodes[idx].cpus = cpus;
+                        cpus_of = Some(idx);
+                    }
+                    // Both readings (or neither) ascending: the list stops here, said.
+                    None => Unparsed::keep(&mut out.unparsed, line),
+                }
                 continue;
             }
         }

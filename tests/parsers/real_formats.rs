@@ -672,6 +672,32 @@ fn numactl_wrapped_cpu_lists_and_spaced_free_lines() {
     );
     assert_eq!(stray["nodes"][0]["cpus"], serde_json::json!([0, 1]));
     assert_eq!(stray["unparsed"][0]["line"], 4);
+    // A terminal narrower than the line cut a number in two: 23 read whole, never 2 and 3.
+    let cut = json(
+        "numactl-H",
+        "available: 1 nodes (0)\nnode 0 cpus: 20 21 22 2\n3 24 25\nnode 0 size: 100 MB\n",
+    );
+    assert_eq!(
+        cut["nodes"][0]["cpus"],
+        serde_json::json!([20, 21, 22, 23, 24, 25])
+    );
+    assert_eq!(cut["unparsed"], serde_json::json!([]), "{cut}");
+    // Cut between two numbers, as a mail wraps it: read apart.
+    let apart = json(
+        "numactl-H",
+        "available: 1 nodes (0)\nnode 0 cpus: 20 21 22\n23 24 25\nnode 0 size: 100 MB\n",
+    );
+    assert_eq!(
+        apart["nodes"][0]["cpus"],
+        serde_json::json!([20, 21, 22, 23, 24, 25])
+    );
+    // Both readings ascending (5 6 7 80, or 5 67 80): not guessed, the line said unparsed.
+    let either = json(
+        "numactl-H",
+        "available: 1 nodes (0)\nnode 0 cpus: 5 6\n7 80\nnode 0 size: 100 MB\n",
+    );
+    assert_eq!(either["nodes"][0]["cpus"], serde_json::json!([5, 6]));
+    assert_eq!(either["unparsed"][0]["line"], 3, "{either}");
 }
 
 // 8. Kind names as the command is typed.
