@@ -220,6 +220,9 @@ async fn an_onstat_without_interactive_mode_falls_back_and_says_why() {
     assert!(calls.iter().any(|c| c == "-g con"), "{calls:?}");
 }
 
+/// The tests of this file that run collectors on the real clock.
+static REAL_CLOCK: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// Every update of every collector against the fake `body` for `secs`, with when it came (since
 /// the start), with runs cut at `hang` (a hang costs that, not onstat's 10 s) and periods scaled
 /// by `interval`; and the onstat command lines and `onstat -i` option lines seen.
@@ -229,6 +232,9 @@ async fn updates_for(
     hang: Duration,
     secs: f64,
 ) -> (Vec<(Duration, Update)>, Vec<String>) {
+    // One at a time: these run on the real clock, each starting a fake onstat every 0.2-1 s;
+    // side by side they slow each other's processes past the gaps they check.
+    let _alone = REAL_CLOCK.lock().await;
     let (_d, dir) = fake_onstat(body);
     answers(&dir);
     let runner = Arc::new(
