@@ -45,6 +45,18 @@ fn answers(dir: &Path) {
         let body_at = out.stdout[at..].find("\n\n").map_or(0, |p| at + p + 2);
         std::fs::write(dir.join("b").join(&k), &out.stdout[body_at..]).expect("body");
     }
+    // A statement (`-g sql N`), the same for every session: the tick's call asks the active
+    // sessions' (about a hundred here), answered without a process each, as onstat -i does.
+    let sql = demo
+        .respond(
+            &Source::OnstatGSql(ifxtop::ids::Sid(812)).request(),
+            Duration::from_secs(600),
+        )
+        .expect("a statement");
+    let at = sql.stdout.find(" Version ").expect("a banner");
+    let body_at = sql.stdout[at..].find("\n\n").map_or(0, |p| at + p + 2);
+    std::fs::write(dir.join("a").join("g_sql"), &sql.stdout).expect("answer");
+    std::fs::write(dir.join("b").join("g_sql"), &sql.stdout[body_at..]).expect("body");
 }
 
 /// Where a fake onstat hangs.
@@ -81,8 +93,14 @@ if [ "$1" = -i ]; then
   if [ {interactive} = false ]; then echo "onstat: illegal option -- i" >&2; exit 1; fi
   if [ {before_prompt} = true ]; then exec sleep 600; fi
   if [ {banner_once} = true ]; then printf '\n%s\n\n' '{banner}'; fi
+  sqla=$(cat "$d/a/g_sql"); sqlb=$(cat "$d/b/g_sql")
   while IFS= read -r line; do
     echo "i: $line" >> "$d/calls"
+    case "$line" in
+      "g sql "*) printf 'onstat> '
+        if [ {banner_once} = true ]; then printf '\n%s\n' "$sqlb"; else printf '%s\n' "$sqla"; fi
+        continue;;
+    esac
     k=$(echo "$line" | sed 's/ /_/g')
     printf 'onstat> '
     if [ "$line" = "{on}" ]; then exec sleep 600; fi
