@@ -74,6 +74,10 @@ pub(crate) struct Demand {
     /// The CPU VPs of the latest `onstat -g glo` (0: not known yet).
     cpu_vps: std::sync::atomic::AtomicU64,
     statements: Mutex<Statements>,
+    /// The sessions in focus and when their options are due (focus.rs).
+    focus: Mutex<super::focus::Schedule>,
+    /// Told when a session is newly drilled into (the group task may not wait for its tick).
+    drilled: tokio::sync::Notify,
 }
 
 impl Default for Demand {
@@ -84,6 +88,8 @@ impl Default for Demand {
             since_mutex_wait: Mutex::new(None),
             cpu_vps: std::sync::atomic::AtomicU64::new(0),
             statements: Mutex::new(Statements::default()),
+            focus: Mutex::new(super::focus::Schedule::default()),
+            drilled: tokio::sync::Notify::new(),
         }
     }
 }
@@ -185,9 +191,9 @@ impl Demand {
             .collect()
     }
 
-    /// A statement read by another task at `now` (the focus task's drilled and background
-    /// sessions): not read again with the active ones within [`STATEMENT_REREAD`].
-    pub(crate) fn statement_read(&self, sid: Sid, now: std::time::Duration) {
+    /// A statement read at `now` for a session in focus: not read again with the active ones
+    /// within [`STATEMENT_REREAD`].
+    fn statement_read(&self, sid: Sid, now: std::time::Duration) {
         if let Ok(mut st) = self.statements.lock() {
             st.asked.insert(sid, now);
         }
@@ -201,6 +207,59 @@ impl Demand {
                 st.also = sids.to_vec();
             }
         }
+    }
+
+    /// Takes the sessions a front-end wants in focus (their statements read besides the active
+    /// ones too), and says when one was newly drilled into ([`Demand::drilled`]).
+    pub(crate) fn set_focus(&self, focus: &super::Focus) {
+        self.also_statements(&focus.statements);
+        let drilled = self
+            .focus
+            .lock()
+            .is_ok_and(|mut schedule| schedule.set(focus));
+        if drilled {
+            self.drilled.notify_one();
+        }
+    }
+
+    /// The options of the sessions in focus to ask in the call at `now` (focus.rs), their
+    /// statements counted as read.
+    pub(crate) fn focus_due(
+        &self,
+        now: std::time::Duration,
+        period: std::time::Duration,
+        asks: impl Fn(&Source) -> bool,
+    ) -> Vec<Source> {
+        let due = match self.focus.lock() {
+            Ok(mut schedule) => schedule.due(now, period, asks),
+            Err(_) => return Vec::new(),
+        };
+        for s in &due {
+            if let Source::OnstatGSql(sid) = s {
+                self.statement_read(*sid, now);
+            }
+        }
+        due
+    }
+
+    /// Options a killed call never reached: the focus's at the next call, and the statements
+    /// read again as not read.
+    pub(crate) fn unreached(&self, sources: &[Source]) {
+        if let Ok(mut schedule) = self.focus.lock() {
+            schedule.retry(sources);
+        }
+        if let Ok(mut st) = self.statements.lock() {
+            for s in sources {
+                if let Source::OnstatGSql(sid) = s {
+                    st.asked.remove(sid);
+                }
+            }
+        }
+    }
+
+    /// Completes when a session was newly drilled into since the last time it completed.
+    pub(crate) async fn drilled(&self) {
+        self.drilled.notified().await;
     }
 
     /// Takes an `onstat -g glo`'s count of CPU VPs.

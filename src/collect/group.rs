@@ -30,6 +30,7 @@
 
 use super::{Ctx, RawRun};
 use crate::error::SourceError;
+use crate::ids::Sid;
 use crate::parsers::onstat_g_cluster::OnstatGCluster;
 use crate::parsers::Parsed;
 use crate::source::{Collector, Cut, Output, Request, Run, Source};
@@ -128,6 +129,10 @@ const FAST_TICK: Duration = Duration::from_secs(1);
 /// A source of this period or shorter stays in the fast call when calls are split.
 const FAST: Duration = Duration::from_secs(2);
 
+/// The longest a session screen just opened waits for the next tick's call before a call of its
+/// own is started for it (at an interval over a second).
+const DRILLED_WAIT: Duration = Duration::from_secs(1);
+
 /// Starts the task; nothing runs when `sources` is empty.
 pub(crate) fn spawn(ctx: &Ctx, sources: Vec<Source>) -> JoinHandle<()> {
     let mut ctx = ctx.clone();
@@ -157,14 +162,48 @@ pub(crate) fn spawn(ctx: &Ctx, sources: Vec<Source>) -> JoinHandle<()> {
                     .filter(|s| asked(&ctx, &st, s))
                     .collect()
             };
-            let mut due = asked_now.clone();
+            let (split, interactive) = {
+                let st = lock(&state);
+                let t = Instant::now();
+                (
+                    st.split_slow.is_some_and(|u| t < u),
+                    st.not_interactive.as_ref().is_none_or(|(u, _)| t >= *u),
+                )
+            };
+            // The sessions in focus (focus.rs), before the active sessions' statements: a
+            // statement read for a session screen is not read twice.
+            let focus =
+                ctx.demand
+                    .focus_due(now, ctx.scaled(Source::OnstatGSql(Sid(0)).period()), |s| {
+                        ctx.asks(s)
+                    });
+            let (mut due, mut slow) = plan(
+                asked_now.clone(),
+                interactive,
+                split,
+                |s| ctx.demand.wants(s),
+                || {
+                    let st = lock(&state);
+                    ctx.demand
+                        .statements_due(now, super::demand::STATEMENTS_PER_TICK)
+                        .into_iter()
+                        .filter(|s| !st.runs_alone(s))
+                        .collect()
+                },
+                focus,
+            );
             // An option that hung a call runs alone, in a task of its own: its hang costs only
             // itself. One run at a time: due again while its run still hangs, it is not asked.
             let hung: Vec<Source> = {
                 let st = lock(&state);
-                due.iter().copied().filter(|s| st.is_hung(s)).collect()
+                due.iter()
+                    .chain(&slow)
+                    .copied()
+                    .filter(|s| st.is_hung(s))
+                    .collect()
             };
             due.retain(|s| !hung.contains(s));
+            slow.retain(|s| !hung.contains(s));
             isolated.0.retain(|(_, h)| !h.is_finished());
             for s in hung {
                 if isolated.0.iter().any(|(x, _)| *x == s) {
@@ -179,28 +218,6 @@ pub(crate) fn spawn(ctx: &Ctx, sources: Vec<Source>) -> JoinHandle<()> {
                 });
                 isolated.0.push((s, task));
             }
-            let (split, interactive) = {
-                let st = lock(&state);
-                let t = Instant::now();
-                (
-                    st.split_slow.is_some_and(|u| t < u),
-                    st.not_interactive.as_ref().is_none_or(|(u, _)| t >= *u),
-                )
-            };
-            let (due, slow) = plan(
-                due,
-                interactive,
-                split,
-                |s| ctx.demand.wants(s),
-                || {
-                    let st = lock(&state);
-                    ctx.demand
-                        .statements_due(now, super::demand::STATEMENTS_PER_TICK)
-                        .into_iter()
-                        .filter(|s| !st.runs_alone(s))
-                        .collect()
-                },
-            );
             let mut held: Vec<Source> = Vec::new();
             if slow_call.0.as_ref().is_some_and(|h| !h.is_finished()) {
                 // Still running: they stay due for the next tick.
@@ -216,6 +233,7 @@ pub(crate) fn spawn(ctx: &Ctx, sources: Vec<Source>) -> JoinHandle<()> {
             }
             let after = ctx.clock.now();
             let retry = std::mem::take(&mut lock(&state).retry);
+            ctx.demand.unreached(&retry);
             for (s, n) in sources.iter().zip(next.iter_mut()) {
                 if retry.contains(s) {
                     // A killed call never reached it: asked at the next tick.
@@ -229,16 +247,27 @@ pub(crate) fn spawn(ctx: &Ctx, sources: Vec<Source>) -> JoinHandle<()> {
                 }
             }
             let wake = next.iter().min().copied().unwrap_or(after);
-            tokio::select! {
-                _ = tokio::time::sleep(wake.saturating_sub(after)) => {}
-                changed = ctx.interval.changed() => {
-                    if changed.is_err() {
-                        return;
+            loop {
+                let left = wake.saturating_sub(ctx.clock.now());
+                tokio::select! {
+                    _ = tokio::time::sleep(left) => break,
+                    changed = ctx.interval.changed() => {
+                        if changed.is_err() {
+                            return;
+                        }
+                        // New periods: every source is due again on the new grid.
+                        let now = ctx.clock.now();
+                        for (s, n) in sources.iter().zip(next.iter_mut()) {
+                            *n = next_due(now, ctx.scaled(s.period()), ctx.scaled(s.phase()));
+                        }
+                        break;
                     }
-                    // New periods: every source is due again on the new grid.
-                    let now = ctx.clock.now();
-                    for (s, n) in sources.iter().zip(next.iter_mut()) {
-                        *n = next_due(now, ctx.scaled(s.period()), ctx.scaled(s.phase()));
+                    // A session screen just opened: its options ride in the next tick's call,
+                    // or in a call now when that tick is more than a second away.
+                    () = ctx.demand.drilled() => {
+                        if wake.saturating_sub(ctx.clock.now()) > DRILLED_WAIT {
+                            break;
+                        }
                     }
                 }
             }
@@ -250,13 +279,17 @@ pub(crate) fn spawn(ctx: &Ctx, sources: Vec<Source>) -> JoinHandle<()> {
 /// `interactive && split`). A source wanted at every tick (demand.rs) is read with this tick's
 /// onstat -u, not in the slow call. The active sessions' statements (`statements`, asked only
 /// then: asking counts them as read) ride in the call that carries onstat -u, never in calls
-/// of their own nor in the slow call, which a tick may skip while the previous one runs.
+/// of their own nor in the slow call, which a tick may skip while the previous one runs. The
+/// options of the sessions in focus (`focus`, already counted as asked) ride in the tick's call
+/// too, whatever it carries; without interactive mode they are calls of their own, as every
+/// option then.
 fn plan(
     mut due: Vec<Source>,
     interactive: bool,
     split: bool,
     wanted: impl Fn(&Source) -> bool,
     statements: impl FnOnce() -> Vec<Source>,
+    focus: Vec<Source>,
 ) -> (Vec<Source>, Vec<Source>) {
     let mut slow = Vec::new();
     if interactive && split {
@@ -267,8 +300,17 @@ fn plan(
             .collect();
         due.retain(|s| !slow.contains(s));
     }
+    for s in focus {
+        if !due.contains(&s) {
+            due.push(s);
+        }
+    }
     if interactive && due.contains(&Source::OnstatU) {
-        due.extend(statements());
+        for s in statements() {
+            if !due.contains(&s) {
+                due.push(s);
+            }
+        }
     }
     (due, slow)
 }
@@ -821,11 +863,11 @@ mod tests {
         let wanted = |s: &Source| *s == Source::OnstatGAth;
         let due = vec![Source::OnstatU, Source::OnstatGAth, Source::OnstatGSeg];
         assert!(Source::OnstatGSeg.period() > super::FAST);
-        let (fast, slow) = plan(due.clone(), true, true, wanted, || vec![sql]);
+        let (fast, slow) = plan(due.clone(), true, true, wanted, || vec![sql], Vec::new());
         assert_eq!(fast, [Source::OnstatU, Source::OnstatGAth, sql]);
         assert_eq!(slow, [Source::OnstatGSeg]);
         // Not split: one call.
-        let (fast, slow) = plan(due, true, false, wanted, || vec![sql]);
+        let (fast, slow) = plan(due, true, false, wanted, || vec![sql], Vec::new());
         assert_eq!(
             fast,
             [Source::OnstatU, Source::OnstatGAth, Source::OnstatGSeg, sql]
@@ -833,14 +875,56 @@ mod tests {
         assert!(slow.is_empty());
         // A tick without onstat -u: the statements are not asked for.
         let mut asked = false;
-        let (fast, _) = plan(vec![Source::OnstatGSeg], true, false, wanted, || {
-            asked = true;
-            vec![sql]
-        });
+        let (fast, _) = plan(
+            vec![Source::OnstatGSeg],
+            true,
+            false,
+            wanted,
+            || {
+                asked = true;
+                vec![sql]
+            },
+            Vec::new(),
+        );
         assert_eq!(fast, [Source::OnstatGSeg]);
         assert!(!asked);
         // Without interactive mode they would be calls of their own: none.
-        let (fast, _) = plan(vec![Source::OnstatU], false, true, wanted, || vec![sql]);
+        let (fast, _) = plan(
+            vec![Source::OnstatU],
+            false,
+            true,
+            wanted,
+            || vec![sql],
+            Vec::new(),
+        );
         assert_eq!(fast, [Source::OnstatU]);
+    }
+
+    /// The options of a session in focus ride in the tick's call whatever it carries, never in
+    /// the slow options' call (their period is the joins' 5 s), each once although the active
+    /// sessions' statements name the same session; without interactive mode they are still
+    /// asked (one call each, as every option then).
+    #[test]
+    fn the_sessions_in_focus_ride_in_the_ticks_call() {
+        let ses = Source::OnstatGSes(Sid(812));
+        let sql = Source::OnstatGSql(Sid(812));
+        let other = Source::OnstatGSql(Sid(900));
+        assert!(ses.period() > super::FAST);
+        let due = vec![Source::OnstatU, Source::OnstatGSeg];
+        let (fast, slow) = plan(
+            due.clone(),
+            true,
+            true,
+            |_| false,
+            || vec![sql, other],
+            vec![ses, sql],
+        );
+        assert_eq!(fast, [Source::OnstatU, ses, sql, other]);
+        assert_eq!(slow, [Source::OnstatGSeg]);
+        // A tick without onstat -u (a call started for a session just drilled into).
+        let (fast, _) = plan(Vec::new(), true, false, |_| false, Vec::new, vec![ses, sql]);
+        assert_eq!(fast, [ses, sql]);
+        let (fast, _) = plan(due, false, false, |_| false, Vec::new, vec![ses]);
+        assert_eq!(fast, [Source::OnstatU, Source::OnstatGSeg, ses]);
     }
 }

@@ -8,6 +8,7 @@ mod budget;
 mod demand;
 pub mod devices;
 pub mod extents;
+mod focus;
 mod group;
 mod ha;
 pub mod log;
@@ -24,6 +25,7 @@ use crate::source::{
     Collector, CommandRunner, Cut, Output, Request, Source, FILE_TIMEOUT, PERIOD_DISCOVERY,
 };
 use extents::{ExtentSource, ExtentStatus};
+pub use focus::Focus;
 use sample::{How, RawSample, Update};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -443,97 +445,15 @@ pub(crate) struct RawRun {
     pub(crate) shared: u32,
 }
 
-/// The sessions whose `onstat -g ses <sid>` and `onstat -g sql <sid>` are collected (and, for
-/// the drilled ones, `onstat -g pqs <sid>`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Focus {
-    /// Drilled into by the user: collected at once when one is added, then on the joins' period.
-    pub drilled: Vec<Sid>,
-    /// Worth having on record (a recording's blockers and long waiters, a report's heads):
-    /// collected on the joins' period only, never more often however the set changes.
-    pub background: Vec<Sid>,
-    /// Sessions whose statements ride in the tick's `onstat -i` besides the active ones the
-    /// collectors see in `onstat -u` (demand.rs): those a snapshot knows are active though
-    /// their thread waits on a condition (a slow client), the top CPU sessions. No process
-    /// of their own.
-    pub statements: Vec<Sid>,
-}
-
-impl Focus {
-    /// At most this many background sessions: each costs two onstat runs per period.
-    pub const MAX_BACKGROUND: usize = 4;
-
-    /// Every session to collect, drilled ones first, each once.
-    pub fn sids(&self) -> Vec<Sid> {
-        let mut out: Vec<Sid> = Vec::new();
-        for s in self.drilled.iter().chain(&self.background) {
-            if !out.contains(s) {
-                out.push(*s);
-            }
-        }
-        out
-    }
-}
-
-/// What the focus task asks for session `sid` of `focus`: `onstat -g ses` and `-g sql`, and for
-/// a drilled session (its screen is open) `onstat -g pqs`, the operators of the query it runs,
-/// where the server has it (`asks`). A background session's plan is not worth a process.
-pub(crate) fn focus_sources(
-    focus: &Focus,
-    sid: Sid,
-    asks: impl Fn(&Source) -> bool,
-) -> Vec<Source> {
-    let mut out = vec![Source::OnstatGSes(sid), Source::OnstatGSql(sid)];
-    let plan = Source::OnstatGPqs(sid);
-    if focus.drilled.contains(&sid) && asks(&plan) {
-        out.push(plan);
-    }
-    out
-}
-
-/// The sessions in focus: `onstat -g ses <sid>` and `onstat -g sql <sid>` for each (and
-/// `onstat -g pqs <sid>` for the drilled ones, see [`focus_sources`]), on the joins' period. A session newly drilled into is collected at once; background changes wait
-/// for the period. Nothing runs while the set is empty.
+/// The sessions in focus, as a front-end wants them, handed to the demand (focus.rs): their
+/// options ride in the tick's `onstat -i` (group.rs).
 fn spawn_focus(ctx: &Ctx, mut focus: watch::Receiver<Focus>) -> JoinHandle<()> {
     let ctx = ctx.clone();
     tokio::spawn(async move {
         loop {
-            let started = Instant::now();
-            let collected: Focus = focus.borrow_and_update().clone();
-            ctx.demand.also_statements(&collected.statements);
-            for sid in collected.sids() {
-                for source in focus_sources(&collected, sid, |s| ctx.asks(s)) {
-                    if let Source::OnstatGSql(s) = source {
-                        ctx.demand.statement_read(s, ctx.clock.now());
-                    }
-                    if ctx.collect(&source).await.is_none() {
-                        return;
-                    }
-                }
-            }
-            let idle = collected.sids().is_empty();
-            let deadline = started
-                + if idle {
-                    Duration::from_secs(3600)
-                } else {
-                    ctx.scaled(Source::OnstatGSql(Sid(0)).period())
-                };
-            loop {
-                tokio::select! {
-                    _ = tokio::time::sleep_until(deadline) => break,
-                    changed = focus.changed() => {
-                        if changed.is_err() {
-                            return;
-                        }
-                        let now = focus.borrow();
-                        ctx.demand.also_statements(&now.statements);
-                        let newly_drilled =
-                            now.drilled.iter().any(|s| !collected.drilled.contains(s));
-                        if newly_drilled || (idle && !now.sids().is_empty()) {
-                            break;
-                        }
-                    }
-                }
+            ctx.demand.set_focus(&focus.borrow_and_update());
+            if focus.changed().await.is_err() {
+                return;
             }
         }
     })
@@ -838,42 +758,5 @@ impl Collection {
 impl Drop for Collection {
     fn drop(&mut self) {
         self.stop();
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// `onstat -g pqs` only for the sessions whose screen is open, and only where the server
-    /// has it: a background session (a recording's blocker) costs ses and sql alone.
-    #[test]
-    fn the_plan_is_asked_for_drilled_sessions_only() {
-        let focus = Focus {
-            drilled: vec![Sid(812)],
-            background: vec![Sid(813), Sid(812)],
-            statements: Vec::new(),
-        };
-        let all = |sid| focus_sources(&focus, sid, |_| true);
-        assert_eq!(
-            all(Sid(812)),
-            [
-                Source::OnstatGSes(Sid(812)),
-                Source::OnstatGSql(Sid(812)),
-                Source::OnstatGPqs(Sid(812))
-            ]
-        );
-        assert_eq!(
-            all(Sid(813)),
-            [Source::OnstatGSes(Sid(813)), Source::OnstatGSql(Sid(813))]
-        );
-        // A server older than 12.10 (or not known yet) is not asked.
-        let old = focus_sources(&focus, Sid(812), |s| s.supported_by(Some((11, 70))));
-        assert_eq!(
-            old,
-            [Source::OnstatGSes(Sid(812)), Source::OnstatGSql(Sid(812))]
-        );
-        let new = focus_sources(&focus, Sid(812), |s| s.supported_by(Some((15, 0))));
-        assert_eq!(new.len(), 3);
     }
 }

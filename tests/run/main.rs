@@ -9,6 +9,7 @@ mod common;
 mod bidi;
 mod cost_live;
 mod findings_since;
+mod processes;
 mod replay_cut;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ifxtop::collect::extents::ExtentSource;
