@@ -150,6 +150,11 @@ impl CommandRunner for Counting {
 
 /// The onstat calls between `from` and `to` seconds of a run started at demo time `at`.
 async fn calls_between(at: u64, from: u64, to: u64) -> Vec<Vec<String>> {
+    calls_in_focus(at, from, to, super::Focus::default()).await
+}
+
+/// `calls_between`, with the sessions of `focus` collected.
+async fn calls_in_focus(at: u64, from: u64, to: u64, focus: super::Focus) -> Vec<Vec<String>> {
     let runner = Arc::new(Counting {
         demo: DemoRunner::new(DemoInstance::new(1)).starting_at(Duration::from_secs(at)),
         start: Instant::now(),
@@ -162,6 +167,7 @@ async fn calls_between(at: u64, from: u64, to: u64) -> Vec<Vec<String>> {
         ExtentSource::default(),
         SessionClock::starting_at(Duration::from_secs(at)),
     );
+    collection.set_focus(focus);
     let deadline = Instant::now() + Duration::from_secs(to);
     loop {
         tokio::select! {
@@ -335,4 +341,52 @@ async fn a_minute_of_mutex_contention_stays_at_most_60_onstat_processes() {
     let lmx = by_command.get("-g lmx").copied().unwrap_or(0);
     assert!(lmx >= 12, "{lmx}: {by_command:#?}");
     eprintln!("onstat processes in a minute of mutex contention: {total} ({by_command:?})");
+}
+
+/// The same budget with a session screen open and a recording's four background sessions:
+/// their `onstat -g ses`, `-g sql` and `-g pqs` ride in the ticks' calls on the joins' period
+/// (5 s), no process of their own (96 to 168 processes a minute when each had one).
+#[tokio::test(start_paused = true)]
+async fn a_minute_with_sessions_in_focus_stays_at_most_60_onstat_processes() {
+    let sid = crate::ids::Sid;
+    let focus = super::Focus {
+        drilled: vec![sid(812)],
+        background: vec![sid(813), sid(814), sid(815), sid(816)],
+        statements: Vec::new(),
+    };
+    let calls = calls_in_focus(600, 10, 70, focus).await;
+    let by_option = options_asked(&calls);
+    let count = |o: &str| by_option.get(o).copied().unwrap_or(0);
+    let total = calls.len();
+    assert!(
+        total <= 60,
+        "{total} onstat processes a minute: {by_option:#?}"
+    );
+    assert!(
+        calls.iter().all(|a| a[1] == "-i"),
+        "every call interactive: {calls:?}"
+    );
+    assert_eq!(count("-u"), 60, "{by_option:#?}");
+    for s in 812..=816 {
+        assert_eq!(count(&format!("-g ses {s}")), 12, "{by_option:#?}");
+        assert_eq!(count(&format!("-g sql {s}")), 12, "{by_option:#?}");
+    }
+    // The plan for the session whose screen is open only.
+    assert_eq!(count("-g pqs 812"), 12, "{by_option:#?}");
+    assert_eq!(
+        by_option.keys().filter(|o| o.starts_with("-g pqs")).count(),
+        1,
+        "{by_option:#?}"
+    );
+    // A session's screen and statement in one call: one moment.
+    for argv in &calls {
+        for s in 812..=816 {
+            let has = |o: String| argv.iter().any(|l| *l == o);
+            assert_eq!(
+                has(format!("g ses {s}")),
+                has(format!("g sql {s}")),
+                "{argv:?}"
+            );
+        }
+    }
 }

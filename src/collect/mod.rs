@@ -658,6 +658,16 @@ impl Collection {
         all
     }
 
+    /// Collects the sessions of `focus` (`onstat -g ses/sql/pqs <sid>`), in the tick's call
+    /// (focus.rs).
+    pub fn set_focus(&self, focus: Focus) {
+        self.focus.send_if_modified(|f| {
+            let changed = *f != focus;
+            *f = focus;
+            changed
+        });
+    }
+
     /// Reads the statements of these sessions too in every tick's call, besides those of the
     /// active sessions `onstat -u` shows (what a front-end's snapshot knows:
     /// `model::snapshot::statements_wanted`).

@@ -425,3 +425,111 @@ async fn a_hung_option_costs_only_itself() {
         assert!(during >= 3, "-u answered {during} times while -g ath hung");
     }
 }
+
+/// A session's option that hangs (`-g ses 812`, its screen open) costs only itself, as any
+/// option: it gets the call's timeout, then runs alone in a task of its own (no later
+/// `onstat -i` asks it), while the tick's other options keep their answers; the session's
+/// options the killed call never reached are asked at the next tick, not a period later.
+#[tokio::test]
+async fn a_hung_session_option_costs_only_itself() {
+    let body = script(true, false, true, "", Hang::On("g ses 812"));
+    let (_d, dir) = fake_onstat(&body);
+    answers(&dir);
+    // The session's own answers, as the demo prints them.
+    let demo = DemoInstance::new(1);
+    let sid = ifxtop::ids::Sid(812);
+    for s in [Source::OnstatGSql(sid), Source::OnstatGPqs(sid)] {
+        let request = s.request();
+        let out = demo
+            .respond(&request, Duration::from_secs(600))
+            .expect("the demo answers");
+        std::fs::write(dir.join("a").join(key(&request.argv()[1..])), &out.stdout).expect("answer");
+    }
+    let runner = Arc::new(
+        LocalRunner::new(Some("ol_test".into()))
+            .with_path(path_with(&dir))
+            .with_max_timeout(Duration::from_millis(1500)),
+    );
+    // Periods a fifth: the fast tick 0.2 s, the sessions' 1 s.
+    let collection = Collection::start(
+        runner,
+        Duration::from_millis(200),
+        None,
+        ExtentSource::default(),
+        SessionClock::start(),
+    );
+    collection.set_focus(ifxtop::collect::Focus {
+        drilled: vec![sid],
+        ..Default::default()
+    });
+    let mut collection = collection;
+    let started = tokio::time::Instant::now();
+    let end = started + Duration::from_secs(6);
+    let mut updates = Vec::new();
+    while let Ok(Some(u)) = tokio::time::timeout_at(end, collection.next_update()).await {
+        updates.push((started.elapsed(), u));
+    }
+    drop(collection);
+    let calls: Vec<String> = std::fs::read_to_string(dir.join("calls"))
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let of = |s: Source| -> Vec<&(Duration, Update)> {
+        updates.iter().filter(|(_, u)| u.source == s).collect()
+    };
+    // In the tick's call first; it hung there and got the call's timeout.
+    let ses = of(Source::OnstatGSes(sid));
+    let (hung_at, first) = ses.first().expect("-g ses 812");
+    assert!(timed_out(first), "{first:?}");
+    assert!(
+        note(first).ends_with("it hung on this option, which runs alone from now"),
+        "{}",
+        note(first)
+    );
+    // Then alone, in a call of its own; never again in an onstat -i.
+    assert!(
+        ses.iter()
+            .skip(1)
+            .any(|(_, u)| note(u) == "run alone: it hung a call"),
+        "{ses:?}"
+    );
+    assert!(calls.iter().any(|c| c == "-g ses 812"), "{calls:?}");
+    assert_eq!(
+        calls.iter().filter(|c| *c == "i: g ses 812").count(),
+        1,
+        "{calls:?}"
+    );
+    // Nothing else timed out.
+    let others: Vec<&(Duration, Update)> = updates
+        .iter()
+        .filter(|(_, u)| timed_out(u) && u.source != Source::OnstatGSes(sid))
+        .collect();
+    assert!(others.is_empty(), "{others:?}");
+    // Its statement and plan, in the tick's calls (one process for the tick's options), the
+    // first soon after the hang: asked again at the next tick.
+    for s in [Source::OnstatGSql(sid), Source::OnstatGPqs(sid)] {
+        let got: Vec<&(Duration, Update)> = of(s)
+            .into_iter()
+            .filter(|(_, u)| u.result.is_ok())
+            .collect();
+        let (at, u) = got.first().unwrap_or_else(|| panic!("{s:?}: {updates:?}"));
+        assert!(
+            note(u).starts_with("onstat -i: one process for "),
+            "{s:?}: {}",
+            note(u)
+        );
+        assert!(
+            *at < *hung_at + Duration::from_millis(1000),
+            "{s:?} first at {at:?}, the hang at {hung_at:?}"
+        );
+    }
+    // While it hangs alone, the others go on: -u answered every tick.
+    let u_ok: Vec<Duration> = of(Source::OnstatU)
+        .iter()
+        .filter(|(_, u)| u.result.is_ok())
+        .map(|(t, _)| *t)
+        .filter(|t| *t > *hung_at)
+        .collect();
+    assert!(u_ok.len() >= 10, "-u answered {u_ok:?} after the hang");
+}
