@@ -381,7 +381,7 @@ async fn a_minute_with_sessions_in_focus_stays_at_most_60_onstat_processes() {
     // A session's screen and statement in one call: one moment.
     for argv in &calls {
         for s in 812..=816 {
-            let has = |o: String| argv.iter().any(|l| *l == o);
+            let has = |o: String| argv.contains(&o);
             assert_eq!(
                 has(format!("g ses {s}")),
                 has(format!("g sql {s}")),

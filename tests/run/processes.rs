@@ -16,12 +16,16 @@ use tokio::time::Instant;
 
 type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
+/// The onstat processes asked: when (since the start), and the command line with an `onstat
+/// -i`'s input lines.
+type Calls = Arc<Mutex<Vec<(Duration, Vec<String>)>>>;
+
 /// The demo, counting the onstat processes asked of it: when (since the start) and what (the
 /// command line, and an `onstat -i`'s input lines).
 struct Counting {
     inner: Arc<dyn CommandRunner>,
     start: Instant,
-    calls: Arc<Mutex<Vec<(Duration, Vec<String>)>>>,
+    calls: Calls,
 }
 
 impl Counting {
