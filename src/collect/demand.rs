@@ -222,16 +222,16 @@ impl Demand {
         }
     }
 
-    /// The options of the sessions in focus to ask in the call at `now` (focus.rs), their
-    /// statements counted as read.
+    /// The options of the sessions in focus to ask in the call at `now` (focus.rs; the round
+    /// after one now at `next_round`), their statements counted as read.
     pub(crate) fn focus_due(
         &self,
         now: std::time::Duration,
-        period: std::time::Duration,
+        next_round: std::time::Duration,
         asks: impl Fn(&Source) -> bool,
     ) -> Vec<Source> {
         let due = match self.focus.lock() {
-            Ok(mut schedule) => schedule.due(now, period, asks),
+            Ok(mut schedule) => schedule.due(now, next_round, asks),
             Err(_) => return Vec::new(),
         };
         for s in &due {

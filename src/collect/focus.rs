@@ -11,7 +11,6 @@
 //! reached at the next call. A session whose option hung a call runs alone, as any option that
 //! hangs (group.rs).
 
-use super::group::next_due;
 use crate::ids::Sid;
 use crate::source::Source;
 use std::time::Duration;
@@ -101,12 +100,13 @@ impl Schedule {
     }
 
     /// The options to ask in the call at `now`: every session's once its round is due (then
-    /// the next round a `period` on), else those of the sessions just drilled into; and those
-    /// a killed call never reached, of sessions still in focus. They count as asked.
+    /// the next round at `next_round`, the next multiple of the joins' period), else those of
+    /// the sessions just drilled into; and those a killed call never reached, of sessions still
+    /// in focus. They count as asked.
     pub(crate) fn due(
         &mut self,
         now: Duration,
-        period: Duration,
+        next_round: Duration,
         asks: impl Fn(&Source) -> bool,
     ) -> Vec<Source> {
         let sids = self.focus.sids();
@@ -116,7 +116,7 @@ impl Schedule {
                 .next_round
                 .is_none_or(|at| at <= now + Duration::from_millis(1));
         let of_round: Vec<Sid> = if round {
-            self.next_round = Some(next_due(now, period, Duration::ZERO));
+            self.next_round = Some(next_round);
             sids.clone()
         } else {
             self.drilled_now
@@ -214,9 +214,10 @@ mod tests {
     #[test]
     fn sessions_are_read_on_the_period_and_a_drilled_one_at_the_next_call() {
         let mut s = Schedule::default();
-        let period = secs(5);
+        // The round after one at `t`: the next multiple of 5 s.
+        let period = |t: Duration| secs((t.as_secs() / 5 + 1) * 5);
         let yes = |_: &Source| true;
-        assert!(s.due(secs(1), period, yes).is_empty());
+        assert!(s.due(secs(1), period(secs(1)), yes).is_empty());
         // The first session: at the next call.
         assert!(!s.set(&Focus {
             drilled: Vec::new(),
@@ -224,20 +225,20 @@ mod tests {
             statements: Vec::new(),
         }));
         assert_eq!(
-            sids(&s.due(secs(2), period, yes)),
+            sids(&s.due(secs(2), period(secs(2)), yes)),
             ["onstat -g ses 7", "onstat -g sql 7"]
         );
         // Then at the next multiple of the period: 5 (3 s on), 10...
-        assert!(s.due(secs(3), period, yes).is_empty());
-        assert!(s.due(secs(4), period, yes).is_empty());
-        assert_eq!(s.due(secs(5), period, yes).len(), 2);
+        assert!(s.due(secs(3), period(secs(3)), yes).is_empty());
+        assert!(s.due(secs(4), period(secs(4)), yes).is_empty());
+        assert_eq!(s.due(secs(5), period(secs(5)), yes).len(), 2);
         // A background change waits for the round.
         s.set(&Focus {
             drilled: Vec::new(),
             background: vec![Sid(7), Sid(8)],
             statements: Vec::new(),
         });
-        assert!(s.due(secs(6), period, yes).is_empty());
+        assert!(s.due(secs(6), period(secs(6)), yes).is_empty());
         // A session drilled into: at the next call, alone, with its plan.
         assert!(s.set(&Focus {
             drilled: vec![Sid(9)],
@@ -245,12 +246,12 @@ mod tests {
             statements: Vec::new(),
         }));
         assert_eq!(
-            sids(&s.due(secs(7), period, yes)),
+            sids(&s.due(secs(7), period(secs(7)), yes)),
             ["onstat -g ses 9", "onstat -g sql 9", "onstat -g pqs 9"]
         );
-        assert!(s.due(secs(8), period, yes).is_empty());
+        assert!(s.due(secs(8), period(secs(8)), yes).is_empty());
         // The round: every session, each option once.
-        assert_eq!(s.due(secs(10), period, yes).len(), 7);
+        assert_eq!(s.due(secs(10), period(secs(10)), yes).len(), 7);
         // Options a killed call never reached: at the next call, while their session is in
         // focus; others are not the focus's.
         s.retry(&[
@@ -258,17 +259,20 @@ mod tests {
             Source::OnstatGSes(Sid(99)),
             Source::OnstatU,
         ]);
-        assert_eq!(sids(&s.due(secs(11), period, yes)), ["onstat -g pqs 9"]);
-        assert!(s.due(secs(12), period, yes).is_empty());
+        assert_eq!(
+            sids(&s.due(secs(11), period(secs(11)), yes)),
+            ["onstat -g pqs 9"]
+        );
+        assert!(s.due(secs(12), period(secs(12)), yes).is_empty());
         // Nothing in focus: nothing asked, its round neither.
         s.set(&Focus::default());
-        assert!(s.due(secs(15), period, yes).is_empty());
+        assert!(s.due(secs(15), period(secs(15)), yes).is_empty());
         // In focus again: at the next call.
         s.set(&Focus {
             drilled: Vec::new(),
             background: vec![Sid(7)],
             statements: Vec::new(),
         });
-        assert_eq!(s.due(secs(16), period, yes).len(), 2);
+        assert_eq!(s.due(secs(16), period(secs(16)), yes).len(), 2);
     }
 }

@@ -172,11 +172,10 @@ pub(crate) fn spawn(ctx: &Ctx, sources: Vec<Source>) -> JoinHandle<()> {
             };
             // The sessions in focus (focus.rs), before the active sessions' statements: a
             // statement read for a session screen is not read twice.
-            let focus =
-                ctx.demand
-                    .focus_due(now, ctx.scaled(Source::OnstatGSql(Sid(0)).period()), |s| {
-                        ctx.asks(s)
-                    });
+            let round = ctx.scaled(Source::OnstatGSql(Sid(0)).period());
+            let focus = ctx
+                .demand
+                .focus_due(now, next_due(now, round, Duration::ZERO), |s| ctx.asks(s));
             let (mut due, mut slow) = plan(
                 asked_now.clone(),
                 interactive,
