@@ -700,17 +700,24 @@ impl Findings {
             let sev_ok = (least..=most).contains(&f.severity)
                 || ((settling || f.for_s_at_least) && f.severity <= most)
                 || f.as_of_s.is_some();
-            r.judge("finding: severity", sev_ok, || {
-                format!(
-                    "{at} {:?}: {} shown {:?}, true {:?}..={:?} ({})",
-                    truth.incident,
-                    f.kind.as_str(),
-                    f.severity,
-                    c.least,
-                    c.most,
-                    f.summary
-                )
-            });
+            // A client network finding from one Send-Q sample has no trend yet: whether it
+            // drains (info) or not (warning) is not known, and warning is what it says.
+            let no_trend = f.kind == FindingKind::ClientNetwork && f.trend.is_none();
+            if !sev_ok && no_trend {
+                r.unknown("finding: severity");
+            } else {
+                r.judge("finding: severity", sev_ok, || {
+                    format!(
+                        "{at} {:?}: {} shown {:?}, true {:?}..={:?} ({})",
+                        truth.incident,
+                        f.kind.as_str(),
+                        f.severity,
+                        c.least,
+                        c.most,
+                        f.summary
+                    )
+                });
+            }
             self.culprit(m, f, c, r);
             self.trend(m, f, c, r);
             // Age.
