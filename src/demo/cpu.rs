@@ -16,7 +16,6 @@
 use super::instance::{Population, SYSTEM_THREADS};
 use super::moment::{Vp, World};
 use super::noise::{below, Salt};
-use super::profile::Counters;
 use super::text;
 use std::sync::Mutex;
 
@@ -40,7 +39,7 @@ pub(crate) struct Ledger {
 
 impl Ledger {
     /// Brings the sums up to second `t` (excluded).
-    fn walk_to(&mut self, pop: &Population, counters: &Counters, t: u64) {
+    fn walk_to<'a>(&mut self, pop: &'a Population, world: impl Fn(u64) -> World<'a>, t: u64) {
         let n = pop.sessions.len();
         let restart = match self.t {
             None => true,
@@ -73,7 +72,7 @@ impl Ledger {
         }
         let from = self.t.unwrap_or(t);
         for u in from..t {
-            let world = World::at(pop, counters, u);
+            let world = world(u);
             for (i, tn) in world.tenants.iter().enumerate() {
                 if self.epochs.get(i).is_some_and(|e| *e != tn.epoch) {
                     self.epochs[i] = tn.epoch;
@@ -121,7 +120,11 @@ fn row(o: &mut String, tid: u64, name: &str, vp: &str, last_run: u64, cpu: f64, 
 }
 
 /// `onstat -g cpu` at the world's moment, walking the ledger up to it.
-pub(crate) fn onstat_g_cpu(w: &World<'_>, ledger: &Mutex<Ledger>) -> String {
+pub(crate) fn onstat_g_cpu(
+    w: &World<'_>,
+    ledger: &Mutex<Ledger>,
+    worlds: &super::worlds::Worlds,
+) -> String {
     let t = w.now.t;
     let seed = w.pop.seed;
     let threads = w.threads();
@@ -159,7 +162,7 @@ pub(crate) fn onstat_g_cpu(w: &World<'_>, ledger: &Mutex<Ledger>) -> String {
     let mut ledger = ledger
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    ledger.walk_to(w.pop, w.counters, t);
+    ledger.walk_to(w.pop, |u| worlds.passing(w.pop, w.counters, u), t);
     for th in &threads {
         let vp = match th.vp {
             Vp::Cpu(n) => format!("{n}cpu"),
