@@ -37,9 +37,31 @@ pub(crate) struct Ledger {
     epochs: Vec<u64>,
 }
 
+/// What the ledger reads of one second: which session each slot has, and the CPU seconds of
+/// those that used any (`World::cpu_use`), in slot order.
+#[derive(Debug)]
+pub(crate) struct Line {
+    epochs: Vec<u64>,
+    used: Vec<(usize, f64)>,
+}
+
+impl Line {
+    pub(crate) fn of(w: &World<'_>) -> Line {
+        Line {
+            epochs: w.tenants.iter().map(|tn| tn.epoch).collect(),
+            used: w
+                .cpu_use()
+                .into_iter()
+                .enumerate()
+                .filter(|(_, c)| *c > 0.0)
+                .collect(),
+        }
+    }
+}
+
 impl Ledger {
-    /// Brings the sums up to second `t` (excluded).
-    fn walk_to<'a>(&mut self, pop: &'a Population, world: impl Fn(u64) -> World<'a>, t: u64) {
+    /// Brings the sums up to second `t` (excluded), reading each second's `line`.
+    fn walk_to(&mut self, pop: &Population, line: impl Fn(u64) -> std::sync::Arc<Line>, t: u64) {
         let n = pop.sessions.len();
         let restart = match self.t {
             None => true,
@@ -72,22 +94,20 @@ impl Ledger {
         }
         let from = self.t.unwrap_or(t);
         for u in from..t {
-            let world = world(u);
-            for (i, tn) in world.tenants.iter().enumerate() {
-                if self.epochs.get(i).is_some_and(|e| *e != tn.epoch) {
-                    self.epochs[i] = tn.epoch;
+            let line = line(u);
+            for (i, epoch) in line.epochs.iter().enumerate() {
+                if self.epochs.get(i).is_some_and(|e| e != epoch) {
+                    self.epochs[i] = *epoch;
                     self.cpu[i] = 0.0;
                     self.last_run[i] = None;
                     self.scheds[i] = 1;
                 }
             }
-            for (i, c) in world.cpu_use().into_iter().enumerate() {
-                if c > 0.0 {
-                    self.cpu[i] += c;
-                    self.last_run[i] = Some(u);
-                    // Scheduled about every 2.5 ms of CPU.
-                    self.scheds[i] += 1 + (c * 400.0) as u64;
-                }
+            for &(i, c) in &line.used {
+                self.cpu[i] += c;
+                self.last_run[i] = Some(u);
+                // Scheduled about every 2.5 ms of CPU.
+                self.scheds[i] += 1 + (c * 400.0) as u64;
             }
         }
         self.t = Some(t);
@@ -162,7 +182,8 @@ pub(crate) fn onstat_g_cpu(
     let mut ledger = ledger
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    ledger.walk_to(w.pop, |u| worlds.passing(w.pop, w.counters, u), t);
+    worlds.want_cpu_lines(w.pop, w.counters);
+    ledger.walk_to(w.pop, |u| worlds.cpu_line(w.pop, w.counters, u), t);
     for th in &threads {
         let vp = match th.vp {
             Vp::Cpu(n) => format!("{n}cpu"),

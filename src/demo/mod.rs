@@ -38,12 +38,12 @@ use crate::error::SourceError;
 use crate::source::{BoxFuture, CommandRunner, Output, Request};
 use instance::Population;
 use moment::World;
-use worlds::Worlds;
 use profile::Counters;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
+use worlds::Worlds;
 
 pub(crate) use instance::DEFAULT_SESSIONS;
 
@@ -199,7 +199,9 @@ impl DemoInstance {
                     ["onstat", "-g", "seg"] => Ok(onstat(vitals::seg(&world()))),
                     ["onstat", "-g", "con"] => Ok(onstat(onstat::onstat_g_con(&world()))),
                     ["onstat", "-g", "ath"] => Ok(onstat(onstat::onstat_g_ath(&world()))),
-                    ["onstat", "-g", "cpu"] => Ok(onstat(cpu::onstat_g_cpu(&world(), &self.cpu, &self.worlds))),
+                    ["onstat", "-g", "cpu"] => {
+                        Ok(onstat(cpu::onstat_g_cpu(&world(), &self.cpu, &self.worlds)))
+                    }
                     ["onstat", "-g", "ntt"] => Ok(onstat(onstat::onstat_g_ntt(&world()))),
                     ["onstat", "-g", "ses"] => Ok(onstat(onstat::onstat_g_ses_list(&world()))),
                     ["onstat", "-g", "ses", sid] => match sid.parse::<u64>() {
@@ -326,12 +328,8 @@ impl DemoInstance {
     fn read_file(&self, path: &Path, secs: u64) -> Option<String> {
         let p = path.to_str()?;
         match p {
-            "/proc/net/tcp" => {
-                return Some(os::proc_net_tcp(&self.world(secs)))
-            }
-            "/proc/net/tcp6" => {
-                return Some(os::proc_net_tcp6(&self.world(secs)))
-            }
+            "/proc/net/tcp" => return Some(os::proc_net_tcp(&self.world(secs))),
+            "/proc/net/tcp6" => return Some(os::proc_net_tcp6(&self.world(secs))),
             "/proc/sys/vm/zone_reclaim_mode" => return Some(os::ZONE_RECLAIM_MODE.into()),
             "/proc/vmstat" => return Some(os::vmstat(&self.pop, &timeline::now(secs))),
             "/sys/devices/system/node/online" => return Some(os::NODES_ONLINE.into()),

@@ -4,31 +4,42 @@
 //! demo's cost). A moment is a pure function of the population, its counters and the second
 //! (`moment.rs`), and an instance's population never changes, so the second alone keys it.
 //!
-//! Bounded: the `KEPT` seconds asked last. Several collector tasks may ask at once (from
+//! Bounded: the `KEPT` seconds asked last, and for `onstat -g cpu`'s ledger, which walks every
+//! second since its last ask, what it reads of the last `LINES` seconds. Several collector tasks may ask at once (from
 //! several threads): the first to ask for a second computes it, the others wait for it rather
 //! than compute it again.
 
+use super::cpu::Line;
 use super::instance::Population;
 use super::moment::{Moment, World};
 use super::profile::Counters;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// Seconds kept: the second being polled and the one after it (the messy instance prints the
 /// parts of a call a second apart), with room for a slow source read a second or two late.
 pub(crate) const KEPT: usize = 4;
 
+/// The CPU ledger's lines kept: more than the seconds between two asks of `onstat -g cpu` (its
+/// period, 10 s at an interval of 1 s).
+pub(crate) const LINES: usize = 16;
+
 /// One second's moment, computed by the first to ask for it.
 type Slot = Arc<OnceLock<Arc<Moment>>>;
 
 pub(crate) struct Worlds {
-    /// The seconds asked last, the most recent first (at most `kept`).
+    /// The seconds asked last, the most recent first (at most `capacity`).
     kept: Mutex<Vec<(u64, Slot)>>,
     /// How many seconds are kept: 0 computes every world afresh (the way it was before, kept
     /// for the equivalence test and the bench).
     capacity: usize,
     /// Moments computed so far.
     computed: AtomicU64,
+    /// The CPU ledger's lines of the last seconds computed, the most recent first (at most
+    /// `LINES`), once it asked for one (`lines_wanted`).
+    lines: Mutex<VecDeque<(u64, Arc<Line>)>>,
+    lines_wanted: AtomicBool,
 }
 
 impl std::fmt::Debug for Worlds {
@@ -47,6 +58,8 @@ impl Worlds {
             kept: Mutex::new(Vec::with_capacity(capacity + 1)),
             capacity,
             computed: AtomicU64::new(0),
+            lines: Mutex::default(),
+            lines_wanted: AtomicBool::new(false),
         }
     }
 
@@ -55,7 +68,11 @@ impl Worlds {
     pub(crate) fn at<'a>(&self, pop: &'a Population, counters: &'a Counters, t: u64) -> World<'a> {
         let compute = || {
             self.computed.fetch_add(1, Ordering::Relaxed);
-            Arc::new(Moment::at(pop, counters, t))
+            let moment = Arc::new(Moment::at(pop, counters, t));
+            if self.capacity > 0 && self.lines_wanted.load(Ordering::Relaxed) {
+                self.keep_line(t, &World::of(pop, counters, Arc::clone(&moment)));
+            }
+            moment
         };
         if self.capacity == 0 {
             return World::of(pop, counters, compute());
@@ -75,26 +92,58 @@ impl Worlds {
         World::of(pop, counters, moment)
     }
 
-    /// The instance at second `t`, shared when kept, else computed and not kept: for a walk
-    /// over past seconds (`onstat -g cpu`'s ledger), which would otherwise push out the
-    /// seconds being polled.
-    pub(crate) fn passing<'a>(
-        &self,
-        pop: &'a Population,
-        counters: &'a Counters,
-        t: u64,
-    ) -> World<'a> {
-        let kept = {
-            let kept = super::lock(&self.kept);
-            kept.iter()
-                .find(|(s, _)| *s == t)
-                .and_then(|(_, slot)| slot.get().cloned())
-        };
+    /// What `onstat -g cpu`'s ledger reads of second `t` (`cpu::Line`). Its walk goes over
+    /// every second since its last ask (10 s apart at an interval of 1 s), most of them no
+    /// longer kept: once the ledger is walked, each second's line is taken as its moment is
+    /// computed, and the last `LINES` are kept (a few bytes a session, not the moment).
+    pub(crate) fn cpu_line(&self, pop: &Population, counters: &Counters, t: u64) -> Arc<Line> {
+        if self.capacity == 0 {
+            return Arc::new(Line::of(&self.at(pop, counters, t)));
+        }
+        self.want_cpu_lines(pop, counters);
+        if let Some(line) = super::lock(&self.lines)
+            .iter()
+            .find(|(s, _)| *s == t)
+            .map(|(_, l)| Arc::clone(l))
+        {
+            return line;
+        }
+        let kept = super::lock(&self.kept)
+            .iter()
+            .find(|(s, _)| *s == t)
+            .and_then(|(_, slot)| slot.get().cloned());
         let moment = kept.unwrap_or_else(|| {
+            // Not kept: the walk over past seconds would push out the seconds being polled.
             self.computed.fetch_add(1, Ordering::Relaxed);
             Arc::new(Moment::at(pop, counters, t))
         });
-        World::of(pop, counters, moment)
+        self.keep_line(t, &World::of(pop, counters, moment))
+    }
+
+    /// The CPU ledger was asked for: from now on each second's line is taken as its moment is
+    /// computed (and now the kept ones'), for its next walk.
+    pub(crate) fn want_cpu_lines(&self, pop: &Population, counters: &Counters) {
+        if self.lines_wanted.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        let kept: Vec<(u64, Arc<Moment>)> = super::lock(&self.kept)
+            .iter()
+            .filter_map(|(t, slot)| slot.get().map(|m| (*t, Arc::clone(m))))
+            .collect();
+        for (t, moment) in kept {
+            self.keep_line(t, &World::of(pop, counters, moment));
+        }
+    }
+
+    /// Takes and keeps second `t`'s line of the ledger.
+    fn keep_line(&self, t: u64, w: &World<'_>) -> Arc<Line> {
+        let line = Arc::new(Line::of(w));
+        let mut lines = super::lock(&self.lines);
+        if !lines.iter().any(|(s, _)| *s == t) {
+            lines.push_front((t, Arc::clone(&line)));
+            lines.truncate(LINES);
+        }
+        line
     }
 
     /// How many moments were computed (the rest were shared).
@@ -125,9 +174,16 @@ mod tests {
         // 99 once, then 100..110 once each.
         assert_eq!(worlds.computed(), 11);
         assert!(super::super::lock(&worlds.kept).len() <= KEPT);
+        // The ledger's lines, once asked for, are bounded too.
+        for t in 0..3 * LINES as u64 {
+            let _ = worlds.cpu_line(&pop, &counters, t);
+            let _ = worlds.at(&pop, &counters, t + 1);
+        }
+        assert!(super::super::lock(&worlds.lines).len() <= LINES);
         // Older than the kept seconds: computed again, the same.
+        let before = worlds.computed();
         let again = worlds.at(&pop, &counters, 100);
-        assert_eq!(worlds.computed(), 12);
+        assert_eq!(worlds.computed(), before + 1);
         let fresh = World::at(&pop, &counters, 100);
         assert_eq!(again.sessions.len(), fresh.sessions.len());
         assert!(again
