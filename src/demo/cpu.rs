@@ -17,6 +17,7 @@ use super::instance::{Population, SYSTEM_THREADS};
 use super::moment::{Vp, World};
 use super::noise::{below, Salt};
 use super::text;
+use super::worlds::Line;
 use std::sync::Mutex;
 
 /// Further ahead than this, the ledger starts again rather than walk every second between.
@@ -35,28 +36,6 @@ pub(crate) struct Ledger {
     scheds: Vec<u64>,
     /// Per slot, which of its sessions the sums are of: a new session's thread starts at 0.
     epochs: Vec<u64>,
-}
-
-/// What the ledger reads of one second: which session each slot has, and the CPU seconds of
-/// those that used any (`World::cpu_use`), in slot order.
-#[derive(Debug)]
-pub(crate) struct Line {
-    epochs: Vec<u64>,
-    used: Vec<(usize, f64)>,
-}
-
-impl Line {
-    pub(crate) fn of(w: &World<'_>) -> Line {
-        Line {
-            epochs: w.tenants.iter().map(|tn| tn.epoch).collect(),
-            used: w
-                .cpu_use()
-                .into_iter()
-                .enumerate()
-                .filter(|(_, c)| *c > 0.0)
-                .collect(),
-        }
-    }
 }
 
 impl Ledger {

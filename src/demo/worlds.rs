@@ -9,7 +9,6 @@
 //! several threads): the first to ask for a second computes it, the others wait for it rather
 //! than compute it again.
 
-use super::cpu::Line;
 use super::instance::Population;
 use super::moment::{Moment, World};
 use super::profile::Counters;
@@ -149,6 +148,28 @@ impl Worlds {
     /// How many moments were computed (the rest were shared).
     pub(crate) fn computed(&self) -> u64 {
         self.computed.load(Ordering::Relaxed)
+    }
+}
+
+/// What `onstat -g cpu`'s ledger (`cpu.rs`) reads of one second: which session each slot has,
+/// and the CPU seconds of those that used any (`World::cpu_use`), in slot order.
+#[derive(Debug)]
+pub(crate) struct Line {
+    pub(crate) epochs: Vec<u64>,
+    pub(crate) used: Vec<(usize, f64)>,
+}
+
+impl Line {
+    pub(crate) fn of(w: &World<'_>) -> Line {
+        Line {
+            epochs: w.tenants.iter().map(|tn| tn.epoch).collect(),
+            used: w
+                .cpu_use()
+                .into_iter()
+                .enumerate()
+                .filter(|(_, c)| *c > 0.0)
+                .collect(),
+        }
     }
 }
 

@@ -231,7 +231,8 @@ pub async fn drive_fleet<B: Backend>(
     if members.is_empty() {
         return Err(Error::Other("no instance to watch".into()));
     }
-    let mut clock = Instant::now() + Duration::from_secs(1);
+    // The first at once, as an interval's: the recording's badge is up from the start.
+    let mut clock = Instant::now();
     let mut replay_tick = tokio::time::interval(REPLAY_STEP);
     replay_tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut inputs_open = true;
