@@ -2,7 +2,8 @@
 //! idle-cost budget of DESIGN.md §6 is measured at). `onstat -u` should take well under 10 ms.
 //! Each output is generated at a moment of the incident that makes it largest.
 //! `one_second_of_polling` is what the demo costs the live screen each second: every polled
-//! source due at that second, averaged over successive seconds. `lmx_in_the_call` is what
+//! source due at that second, averaged over successive seconds, the instance at each second
+//! computed once for all its outputs beside computed afresh for each. `lmx_in_the_call` is what
 //! `onstat -g lmx` adds to a tick's `onstat -i` while mutex waits are seen, measured beside the
 //! same call without it: the demo answering stands in for the server's side (its time and the
 //! bytes), the split and parse for ifxtop's.
@@ -54,26 +55,87 @@ fn outputs(c: &mut Criterion) {
     g.finish();
 }
 
+/// Every polled source due at second `t` asked as the collectors ask (the onstat options in
+/// one `onstat -i`, the files and commands one by one): the bytes answered.
+fn poll_second(demo: &DemoInstance, polled: &[(Source, u64)], t: u64) -> usize {
+    let due = polled.iter().filter(|(_, every)| t % every == 0);
+    let mut lines = Vec::new();
+    let mut bytes = 0;
+    for (s, _) in due {
+        match s.request() {
+            Request::Command(argv) if argv[0] == "onstat" => {
+                lines.extend(ifxtop::parsers::interactive::option_line(
+                    &argv[1..].iter().map(String::as_str).collect::<Vec<_>>(),
+                ))
+            }
+            r => {
+                let out = demo.respond(&r, Duration::from_secs(t));
+                bytes += out.map_or(0, |o| o.stdout.len());
+            }
+        }
+    }
+    lines.push(String::new());
+    let call = Request::CommandInput {
+        argv: vec!["onstat".into(), "-i".into()],
+        stdin: lines.join("\n"),
+    };
+    bytes
+        + demo
+            .respond(&call, Duration::from_secs(t))
+            .map_or(0, |o| o.stdout.len())
+}
+
+/// What the demo costs the live screen each second, its instance at the second computed once
+/// and shared by the second's outputs (`kept`) beside computed afresh for each output, as it
+/// was before (`fresh`): each iteration is the next second, every polled source due then,
+/// asked one by one (`one_source_a_call`) or as the collectors ask (`tick_call`: the onstat
+/// options in one `onstat -i`).
 fn one_second(c: &mut Criterion) {
-    let demo = DemoInstance::new(1).with_sessions(5_000);
     let polled: Vec<(Source, u64)> = Source::polled()
         .into_iter()
         .map(|s| (s, s.period().as_secs().max(1)))
         .collect();
-    let mut t = 0u64;
-    c.bench_function("demo_5000_sessions/one_second_of_polling", |b| {
-        b.iter(|| {
-            t += 1;
-            let mut bytes = 0;
-            for (s, every) in &polled {
-                if t % every == 0 {
-                    let out = demo.respond(&s.request(), Duration::from_secs(t));
-                    bytes += out.map_or(0, |o| o.stdout.len());
+    let mut g = c.benchmark_group("demo_5000_sessions/one_second_of_polling");
+    g.sample_size(20);
+    for (name, demo) in [
+        ("kept", DemoInstance::new(1).with_sessions(5_000)),
+        (
+            "fresh",
+            DemoInstance::new(1)
+                .with_sessions(5_000)
+                .without_world_cache(),
+        ),
+    ] {
+        let mut t = 0u64;
+        g.bench_function(format!("one_source_a_call/{name}"), |b| {
+            b.iter(|| {
+                t += 1;
+                let mut bytes = 0;
+                for (s, every) in &polled {
+                    if t % every == 0 {
+                        let out = demo.respond(&s.request(), Duration::from_secs(t));
+                        bytes += out.map_or(0, |o| o.stdout.len());
+                    }
                 }
-            }
-            black_box(bytes)
-        })
-    });
+                black_box(bytes)
+            })
+        });
+        let before = demo.worlds_computed();
+        let mut t = 0u64;
+        let mut seconds = 0u64;
+        g.bench_function(format!("tick_call/{name}"), |b| {
+            b.iter(|| {
+                t += 1;
+                seconds += 1;
+                black_box(poll_second(&demo, &polled, t))
+            })
+        });
+        eprintln!(
+            "tick_call/{name}: {:.2} instances computed a second",
+            (demo.worlds_computed() - before) as f64 / seconds.max(1) as f64
+        );
+    }
+    g.finish();
 }
 
 fn population(c: &mut Criterion) {

@@ -16,8 +16,8 @@
 use super::instance::{Population, SYSTEM_THREADS};
 use super::moment::{Vp, World};
 use super::noise::{below, Salt};
-use super::profile::Counters;
 use super::text;
+use super::worlds::Line;
 use std::sync::Mutex;
 
 /// Further ahead than this, the ledger starts again rather than walk every second between.
@@ -39,8 +39,8 @@ pub(crate) struct Ledger {
 }
 
 impl Ledger {
-    /// Brings the sums up to second `t` (excluded).
-    fn walk_to(&mut self, pop: &Population, counters: &Counters, t: u64) {
+    /// Brings the sums up to second `t` (excluded), reading each second's `line`.
+    fn walk_to(&mut self, pop: &Population, line: impl Fn(u64) -> std::sync::Arc<Line>, t: u64) {
         let n = pop.sessions.len();
         let restart = match self.t {
             None => true,
@@ -73,22 +73,20 @@ impl Ledger {
         }
         let from = self.t.unwrap_or(t);
         for u in from..t {
-            let world = World::at(pop, counters, u);
-            for (i, tn) in world.tenants.iter().enumerate() {
-                if self.epochs.get(i).is_some_and(|e| *e != tn.epoch) {
-                    self.epochs[i] = tn.epoch;
+            let line = line(u);
+            for (i, epoch) in line.epochs.iter().enumerate() {
+                if self.epochs.get(i).is_some_and(|e| e != epoch) {
+                    self.epochs[i] = *epoch;
                     self.cpu[i] = 0.0;
                     self.last_run[i] = None;
                     self.scheds[i] = 1;
                 }
             }
-            for (i, c) in world.cpu_use().into_iter().enumerate() {
-                if c > 0.0 {
-                    self.cpu[i] += c;
-                    self.last_run[i] = Some(u);
-                    // Scheduled about every 2.5 ms of CPU.
-                    self.scheds[i] += 1 + (c * 400.0) as u64;
-                }
+            for &(i, c) in &line.used {
+                self.cpu[i] += c;
+                self.last_run[i] = Some(u);
+                // Scheduled about every 2.5 ms of CPU.
+                self.scheds[i] += 1 + (c * 400.0) as u64;
             }
         }
         self.t = Some(t);
@@ -121,7 +119,11 @@ fn row(o: &mut String, tid: u64, name: &str, vp: &str, last_run: u64, cpu: f64, 
 }
 
 /// `onstat -g cpu` at the world's moment, walking the ledger up to it.
-pub(crate) fn onstat_g_cpu(w: &World<'_>, ledger: &Mutex<Ledger>) -> String {
+pub(crate) fn onstat_g_cpu(
+    w: &World<'_>,
+    ledger: &Mutex<Ledger>,
+    worlds: &super::worlds::Worlds,
+) -> String {
     let t = w.now.t;
     let seed = w.pop.seed;
     let threads = w.threads();
@@ -159,7 +161,8 @@ pub(crate) fn onstat_g_cpu(w: &World<'_>, ledger: &Mutex<Ledger>) -> String {
     let mut ledger = ledger
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    ledger.walk_to(w.pop, w.counters, t);
+    worlds.want_cpu_lines(w.pop, w.counters);
+    ledger.walk_to(w.pop, |u| worlds.cpu_line(w.pop, w.counters, u), t);
     for th in &threads {
         let vp = match th.vp {
             Vp::Cpu(n) => format!("{n}cpu"),

@@ -6,6 +6,8 @@
 //! Everything is a pure function of (seed, sessions, request, t): `respond` can be asked about
 //! any moment in any order, which is how `ifxtop snapshot --demo --at T` and the tests use it.
 
+#[cfg(test)]
+mod cached;
 mod checkpoints;
 mod cpu;
 mod disk;
@@ -30,6 +32,7 @@ mod text;
 pub mod timeline;
 pub mod truth;
 mod vitals;
+mod worlds;
 
 use crate::error::SourceError;
 use crate::source::{BoxFuture, CommandRunner, Output, Request};
@@ -40,6 +43,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
+use worlds::Worlds;
 
 pub(crate) use instance::DEFAULT_SESSIONS;
 
@@ -63,6 +67,9 @@ pub struct DemoInstance {
     /// The size of the last `onstat -i` answer to each set of options (its input), to size
     /// the next one at once.
     interactive_sizes: Arc<std::sync::Mutex<std::collections::HashMap<String, usize>>>,
+    /// The last few seconds of the instance, shared by the outputs of those seconds: shared by
+    /// the clones too (the same population).
+    worlds: Arc<Worlds>,
 }
 
 impl DemoInstance {
@@ -88,7 +95,26 @@ impl DemoInstance {
             counters,
             cpu: Arc::default(),
             interactive_sizes: Arc::default(),
+            worlds: Arc::new(Worlds::new(worlds::KEPT)),
         }
+    }
+
+    /// The same instance computing the instance afresh for every output, as it did before it
+    /// kept the last seconds': the same outputs, at the old cost. For the test that they are
+    /// the same and the bench that compares the costs.
+    pub fn without_world_cache(mut self) -> Self {
+        self.worlds = Arc::new(Worlds::new(0));
+        self
+    }
+
+    /// How many times the instance at a second was computed so far (the others were shared).
+    pub fn worlds_computed(&self) -> u64 {
+        self.worlds.computed()
+    }
+
+    /// The instance at second `t`.
+    fn world(&self, t: u64) -> World<'_> {
+        self.worlds.at(&self.pop, &self.counters, t)
     }
 
     /// The same seed with `n` client sessions (clamped to 1..=`MAX_SESSIONS`).
@@ -136,7 +162,7 @@ impl DemoInstance {
     /// (`cpu.rs`).
     pub fn respond(&self, request: &Request, t: Duration) -> Result<Output, SourceError> {
         let secs = self.second_of(t);
-        let world = || World::at(&self.pop, &self.counters, secs);
+        let world = || self.world(secs);
         let onstat = |text: String| Output {
             exit: Some(onstat::ONLINE),
             stdout: text,
@@ -155,7 +181,7 @@ impl DemoInstance {
                             let mut call = self.call(t, options.len());
                             grouped::onstat_options(
                                 &mut call,
-                                |at| World::at(&self.pop, &self.counters, self.second_of(at)),
+                                |at| self.world(self.second_of(at)),
                                 options,
                             )
                             .map(onstat)
@@ -173,7 +199,9 @@ impl DemoInstance {
                     ["onstat", "-g", "seg"] => Ok(onstat(vitals::seg(&world()))),
                     ["onstat", "-g", "con"] => Ok(onstat(onstat::onstat_g_con(&world()))),
                     ["onstat", "-g", "ath"] => Ok(onstat(onstat::onstat_g_ath(&world()))),
-                    ["onstat", "-g", "cpu"] => Ok(onstat(cpu::onstat_g_cpu(&world(), &self.cpu))),
+                    ["onstat", "-g", "cpu"] => {
+                        Ok(onstat(cpu::onstat_g_cpu(&world(), &self.cpu, &self.worlds)))
+                    }
                     ["onstat", "-g", "ntt"] => Ok(onstat(onstat::onstat_g_ntt(&world()))),
                     ["onstat", "-g", "ses"] => Ok(onstat(onstat::onstat_g_ses_list(&world()))),
                     ["onstat", "-g", "ses", sid] => match sid.parse::<u64>() {
@@ -300,20 +328,8 @@ impl DemoInstance {
     fn read_file(&self, path: &Path, secs: u64) -> Option<String> {
         let p = path.to_str()?;
         match p {
-            "/proc/net/tcp" => {
-                return Some(os::proc_net_tcp(&World::at(
-                    &self.pop,
-                    &self.counters,
-                    secs,
-                )))
-            }
-            "/proc/net/tcp6" => {
-                return Some(os::proc_net_tcp6(&World::at(
-                    &self.pop,
-                    &self.counters,
-                    secs,
-                )))
-            }
+            "/proc/net/tcp" => return Some(os::proc_net_tcp(&self.world(secs))),
+            "/proc/net/tcp6" => return Some(os::proc_net_tcp6(&self.world(secs))),
             "/proc/sys/vm/zone_reclaim_mode" => return Some(os::ZONE_RECLAIM_MODE.into()),
             "/proc/vmstat" => return Some(os::vmstat(&self.pop, &timeline::now(secs))),
             "/sys/devices/system/node/online" => return Some(os::NODES_ONLINE.into()),

@@ -14,6 +14,7 @@ use super::profile::Counters;
 use super::schedule;
 use super::schema::{self, Placed};
 use super::timeline::{self, Incident, Now};
+use std::sync::Arc;
 
 /// What a session is doing at a moment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -174,11 +175,19 @@ pub(crate) struct BufRow {
 /// The instance at one moment.
 ///
 /// What every output needs (each session's activity, the locks held, the incident's hot
-/// buffer) is computed up front; threads, lock rows and buffer rows only by the printers that
-/// print them.
+/// buffer) is computed up front ([`Moment`], shared: `worlds.rs` keeps the last few seconds'
+/// for every printer of those seconds); threads, lock rows and buffer rows only by the printers
+/// that print them.
 pub(crate) struct World<'a> {
     pub(crate) pop: &'a Population,
     pub(crate) counters: &'a Counters,
+    moment: Arc<Moment>,
+}
+
+/// What `World::at` computes for one second of a population: all a `World` is but the
+/// population and counters it was computed from (it reads nothing else, so a second's is the
+/// same whenever it is computed).
+pub(crate) struct Moment {
     pub(crate) now: Now,
     /// Who is on each slot (`Population::tenant`).
     pub(crate) tenants: Vec<Tenant>,
@@ -190,6 +199,14 @@ pub(crate) struct World<'a> {
     /// Per session: where it is at the instant when it has work in hand (`None` when it waits
     /// or is idle).
     pub(crate) dispatch: Vec<Option<Dispatch>>,
+}
+
+impl std::ops::Deref for World<'_> {
+    type Target = Moment;
+
+    fn deref(&self) -> &Moment {
+        &self.moment
+    }
 }
 
 /// Rolling back, between log records or writing one.
@@ -313,9 +330,9 @@ fn hot_group(
     (owner, waiters)
 }
 
-impl<'a> World<'a> {
-    /// The instance at `t` seconds.
-    pub(crate) fn at(pop: &'a Population, counters: &'a Counters, t: u64) -> World<'a> {
+impl Moment {
+    /// The moment at `t` seconds of `pop`.
+    pub(crate) fn at(pop: &Population, counters: &Counters, t: u64) -> Moment {
         let now = timeline::now(t);
         let seed = pop.seed;
         let n = pop.sessions.len();
@@ -349,9 +366,7 @@ impl<'a> World<'a> {
         } = scene;
         let mutexes = held_mutexes(pop, &now, &sessions, contended_holder);
         let dispatch = dispatch(pop, counters, &now, &sessions);
-        World {
-            pop,
-            counters,
+        Moment {
             now,
             tenants,
             sessions,
@@ -359,6 +374,22 @@ impl<'a> World<'a> {
             hot,
             mutexes,
             dispatch,
+        }
+    }
+}
+
+impl<'a> World<'a> {
+    /// The instance at `t` seconds, computed afresh (`Worlds::at` shares one a second).
+    pub(crate) fn at(pop: &'a Population, counters: &'a Counters, t: u64) -> World<'a> {
+        World::of(pop, counters, Arc::new(Moment::at(pop, counters, t)))
+    }
+
+    /// The instance at a moment computed before from the same population and counters.
+    pub(crate) fn of(pop: &'a Population, counters: &'a Counters, moment: Arc<Moment>) -> Self {
+        World {
+            pop,
+            counters,
+            moment,
         }
     }
 

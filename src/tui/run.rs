@@ -155,11 +155,11 @@ fn poll_feeds(
 }
 
 /// Waits for the next thing to happen: data or the extent job of any instance, a settle timer,
-/// the replay clock, an input, or the 1 s age clock.
+/// the replay clock, an input, or the 1 s clock (at `clock`).
 async fn next_event(
     members: &mut [Member<'_>],
     inputs: Option<&mut mpsc::Receiver<Input>>,
-    tick: &mut tokio::time::Interval,
+    clock: Instant,
     replay_tick: &mut tokio::time::Interval,
     turn: usize,
 ) -> Event {
@@ -199,7 +199,7 @@ async fn next_event(
                 None => std::future::pending().await,
             }
         } => Event::Input(input),
-        _ = tick.tick() => Event::Tick,
+        _ = tokio::time::sleep_until(clock) => Event::Tick,
     }
 }
 
@@ -231,8 +231,8 @@ pub async fn drive_fleet<B: Backend>(
     if members.is_empty() {
         return Err(Error::Other("no instance to watch".into()));
     }
-    let mut tick = tokio::time::interval(Duration::from_secs(1));
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    // The first at once, as an interval's: the recording's badge is up from the start.
+    let mut clock = Instant::now();
     let mut replay_tick = tokio::time::interval(REPLAY_STEP);
     replay_tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut inputs_open = true;
@@ -290,6 +290,7 @@ pub async fn drive_fleet<B: Backend>(
                         .draw(|f| views::draw(f, &m.session.app, now))
                         .map_err(|e| Error::Other(format!("terminal: {e}")))?;
                     m.session.dirty = false;
+                    m.session.drawn = Some(views::time_face(&m.session.app, now));
                 }
             }
             None => {
@@ -333,7 +334,7 @@ pub async fn drive_fleet<B: Backend>(
         let event = next_event(
             members,
             inputs_open.then_some(&mut *inputs),
-            &mut tick,
+            clock,
             &mut replay_tick,
             turn,
         )
@@ -411,6 +412,7 @@ pub async fn drive_fleet<B: Backend>(
                 (target, Msg::Signal(Signal::Hangup))
             }
             Event::Tick => {
+                clock = next_clock(&members[target]);
                 for (j, m) in members.iter_mut().enumerate() {
                     if j == target {
                         continue;
@@ -427,6 +429,19 @@ pub async fn drive_fleet<B: Backend>(
         let now = m.feed.now();
         effects.extend(m.session.update(msg, now).into_iter().map(|e| (i, e)));
     }
+}
+
+/// How long after the header's clock shows the next second the 1 s clock wakes: the data of
+/// that second (polled on the second, settled `watch::SETTLE` after it arrives) has been drawn
+/// with the new second by then, and the clock has nothing left to draw; with no data, the new
+/// second shows this late.
+const CLOCK_GRACE: Duration = Duration::from_millis(250);
+
+/// When the 1 s clock next wakes: `CLOCK_GRACE` after the second shown on `m`'s screen next
+/// changes.
+fn next_clock(m: &Member<'_>) -> Instant {
+    let till = views::till_next_second(&m.session.app, m.feed.now());
+    Instant::now() + till + CLOCK_GRACE
 }
 
 /// The 1 s clock's message: with the recording's progress when recording.

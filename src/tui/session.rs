@@ -11,6 +11,7 @@ use crate::instance::watch::{Due, Watched};
 use crate::model::snapshot;
 use crate::store::Store;
 use crate::tui::app::{App, Effect};
+use crate::tui::views;
 use crossterm::event::KeyEvent;
 use std::sync::Arc;
 use std::time::Duration;
@@ -88,6 +89,9 @@ pub struct Session {
     seeking: Option<Played>,
     /// Something changed since the last draw.
     pub dirty: bool,
+    /// What moved with time alone on the screen when it was last drawn: the 1 s clock draws
+    /// again only when it moved on (`views::time_face`).
+    pub drawn: Option<views::TimeFace>,
 }
 
 /// How long one slice of a replay seek reads and parses before keys are looked at again.
@@ -155,6 +159,7 @@ impl Session {
             started: Instant::now(),
             seeking: None,
             dirty: true,
+            drawn: None,
         }
     }
 
@@ -208,7 +213,14 @@ impl Session {
                 self.app.extents = st;
                 self.dirty = true;
             }
-            Msg::Settled | Msg::Tick => self.dirty = true,
+            Msg::Settled => self.dirty = true,
+            // The clock draws the screen again when what moves with time alone moved on (the
+            // data drawn since may have drawn it already).
+            Msg::Tick => {
+                if self.drawn.as_ref() != Some(&views::time_face(&self.app, now)) {
+                    self.dirty = true;
+                }
+            }
             Msg::Signal(s) => {
                 self.log(now, &format!("signal {s:?}"));
                 effects.push(match (s, s.exit_code()) {

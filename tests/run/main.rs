@@ -308,7 +308,13 @@ async fn redraw_suspend_and_continue_repaint_every_cell() {
         .count();
     // The first frame, then one for each of Ctrl-L, Ctrl-Z, SIGTSTP and SIGCONT.
     assert!(repaints >= 5, "{repaints} full repaints: {painted:?}");
-    let ordinary = painted.iter().filter(|n| **n < 200).count();
+    // An ordinary frame (the second's data and clock, drawn together) paints what changed:
+    // under half of what a repaint paints.
+    let ordinary = frames
+        .iter()
+        .zip(&painted)
+        .filter(|(f, n)| 2 * **n < full(f))
+        .count();
     assert!(ordinary > 5, "every frame repainted: {painted:?}");
 }
 
@@ -1033,4 +1039,60 @@ async fn a_long_replay_seek_goes_in_slices_and_q_is_seen_before_it_ends() {
     // What it shows is the moment the seek has reached, with its own ages: the `-u` sample
     // just applied is 0 s old (measured from the seek's target it read as over a minute).
     assert!(last.contains(" -u 0s "), "{last}");
+}
+
+/// The header's clock (`13:35:47`, the wall clock of the moment shown) on a frame's first line.
+fn header_clock(frame: &str) -> Option<String> {
+    let first = frame.lines().next()?;
+    first.split_whitespace().find_map(|w| {
+        let b = w.as_bytes();
+        (b.len() == 8
+            && b[2] == b':'
+            && b[5] == b':'
+            && w.replace(':', "").bytes().all(|c| c.is_ascii_digit()))
+        .then(|| w.to_string())
+    })
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_calm_screen_is_drawn_once_a_second_and_the_clock_ticks_each_second() {
+    // The demo's calm from 345 s to 375 s: 20 s without a key.
+    let (_, frames, _) = play(demo_setup(346), vec![(20_000, key('q'))]).await;
+    let clocks: Vec<u32> = frames
+        .iter()
+        .filter_map(|f| header_clock(f))
+        .map(|c| {
+            c.split(':')
+                .map(|n| n.parse::<u32>().expect("a clock"))
+                .fold(0, |s, n| s * 60 + n)
+        })
+        .collect();
+    assert_eq!(clocks.len(), frames.len(), "every frame has the clock");
+    // The first seconds draw what arrives as it arrives (the first answers, the extent map).
+    let steady: Vec<u32> = clocks
+        .iter()
+        .copied()
+        .skip_while(|c| *c < clocks[0] + 2)
+        .collect();
+    assert!(steady.len() >= 17, "{clocks:?}");
+    // Then each second is drawn once, the data and the clock together: not a frame for each,
+    // and no second left out.
+    assert!(
+        steady.windows(2).all(|w| w[1] == w[0] + 1),
+        "{} frames in 20 s: {clocks:?}",
+        frames.len()
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn with_no_data_the_clock_still_draws_each_second() {
+    // A host that hangs: nothing arrives but the timeouts, and the clock goes on.
+    let mut hung = demo_setup(346);
+    hung.mode = Mode::Live;
+    hung.runner = Arc::new(Hanging);
+    hung.note = None;
+    let (_, frames, _) = play(hung, vec![(8_000, key('q'))]).await;
+    let mut clocks: Vec<String> = frames.iter().filter_map(|f| header_clock(f)).collect();
+    clocks.dedup();
+    assert!(clocks.len() >= 8, "{clocks:?}");
 }

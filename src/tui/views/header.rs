@@ -407,12 +407,7 @@ fn title_line<'a>(
             3,
         ));
     }
-    // The server's clock at the moment shown (frozen: when frozen; replay: as recorded).
-    let shown_at = match &app.frozen {
-        Some((_, at)) => *at,
-        None => now,
-    };
-    if let Some(wall) = app.wall_clock(shown_at) {
+    if let Some(wall) = app.wall_clock(shown_at(app, now)) {
         let text = if width >= 120 {
             crate::format::local_date_time(wall)
         } else {
@@ -595,6 +590,20 @@ fn sources_line<'a>(
         spans.push(Span::styled(e, theme.error));
     }
     Line::from(spans)
+}
+
+/// The moment whose server clock the header shows: when frozen, when it was frozen; in a
+/// replay, as recorded.
+pub(super) fn shown_at(app: &App, now: Duration) -> Duration {
+    match &app.frozen {
+        Some((_, at)) => *at,
+        None => now,
+    }
+}
+
+/// The extent map's part of the sources line, as text.
+pub(super) fn map_text(app: &App, now: Duration) -> String {
+    extent_span(app, now, &app.theme).content.into_owned()
 }
 
 fn extent_span(app: &App, now: Duration, theme: &Theme) -> Span<'static> {

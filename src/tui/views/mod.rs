@@ -32,6 +32,40 @@ pub(crate) fn draw(frame: &mut Frame, app: &App, now: Duration) {
     render(app, now, area, frame.buffer_mut());
 }
 
+/// What a frame shows that moves with time alone: the header's clock (its second), the demo's
+/// note, the extent map's age, the status message (until it expires). The rest changes only
+/// with the data, a key or the terminal's size: while these are the same as when the screen
+/// was drawn, a frame drawn again would be the same.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TimeFace {
+    clock: Option<i64>,
+    note: Option<String>,
+    map: String,
+    message: Option<String>,
+}
+
+/// The [`TimeFace`] of a frame drawn at `now`.
+pub fn time_face(app: &App, now: Duration) -> TimeFace {
+    TimeFace {
+        clock: app
+            .wall_clock(header::shown_at(app, now))
+            .map(time::OffsetDateTime::unix_timestamp),
+        note: app.note.as_ref().map(|(note, start)| note(*start + now)),
+        map: header::map_text(app, now),
+        message: app.current_message().map(str::to_string),
+    }
+}
+
+/// How long after `now` the header's clock next shows another second (the other things of
+/// [`TimeFace`] move on whole seconds too, most of them of the same clock).
+pub fn till_next_second(app: &App, now: Duration) -> Duration {
+    let into = match app.wall_clock(header::shown_at(app, now)) {
+        Some(wall) => Duration::from_nanos(u64::from(wall.nanosecond())),
+        None => Duration::from_nanos(u64::from(now.subsec_nanos())),
+    };
+    Duration::from_secs(1).saturating_sub(into)
+}
+
 /// Renders the whole screen into a buffer (the terminal, a test backend, an export).
 pub fn render(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
