@@ -14,6 +14,11 @@ use std::time::{Duration, Instant};
 const LINE: &str = "IBM Informix Dynamic Server Version 12.10.FC8 -- On-Line -- Up 3 days 04:05:06";
 
 /// A directory with an `onstat` that prints forever (as a wedged wrapper script could).
+/// One test at a time: each writes an executable and starts processes, and a file being written
+/// while another thread forks is held open in the child until it execs (`Text file busy` when
+/// the other test then runs its own).
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 fn endless_onstat() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("onstat");
@@ -28,6 +33,7 @@ fn path_with(dir: &Path) -> String {
 
 #[tokio::test]
 async fn outputs_being_read_at_once_never_pass_the_one_budget() {
+    let _alone = ONE_AT_A_TIME.lock().await;
     let dir = endless_onstat();
     let r =
         std::sync::Arc::new(LocalRunner::new(Some("ol".into())).with_path(path_with(dir.path())));
@@ -116,6 +122,7 @@ fn watch_peak(child: &mut std::process::Child) -> u64 {
 
 #[test]
 fn a_snapshot_with_every_onstat_printing_forever_stays_small_and_says_why() {
+    let _alone = ONE_AT_A_TIME.blocking_lock();
     let dir = endless_onstat();
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ifxtop"))
         .args(["snapshot", "--server", "ol"])
