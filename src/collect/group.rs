@@ -393,7 +393,14 @@ async fn tick(ctx: &Ctx, state: &Mutex<State>, due: &[Source], why: &str) -> Opt
                     st.isolate(h);
                 }
                 st.retry.extend(unreached);
-                rest = unread;
+                // The active sessions' statements it did not answer are not each run as a
+                // process of their own now (up to a few hundred a tick): they stay unread until
+                // the call is tried again; a session in focus has its own asked alone at its
+                // next round.
+                rest = unread
+                    .into_iter()
+                    .filter(|s| !matches!(s, Source::OnstatGSql(_)))
+                    .collect();
                 note_alone = "run alone: onstat -i did not answer this option".into();
             }
             Interactive::Unsplit(reason) => {

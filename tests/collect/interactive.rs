@@ -217,6 +217,36 @@ async fn an_option_it_does_not_know_runs_alone_and_says_so() {
     assert!(calls.iter().any(|c| c == "-g con"), "{calls:?}");
 }
 
+/// An `onstat -i` that does not answer `-g sql N`: the active sessions' statements it left
+/// unread (about a hundred here) are not each run as a process of their own; the other options
+/// go on in the call.
+#[tokio::test]
+async fn statements_it_does_not_answer_are_not_a_process_each() {
+    let body = script(true, false, true, "", Hang::Never).replacen(
+        "\"g sql \"*) printf 'onstat> '",
+        "\"g sql \"*) printf 'onstat> '; echo \"onstat: invalid option: $line\"; continue;;\n      \"never\") printf 'onstat> '",
+        1,
+    );
+    assert!(
+        body.contains("invalid option: $line\"; continue;;"),
+        "{body}"
+    );
+    let (updates, calls) =
+        updates_for(&body, Duration::from_secs(1), Duration::from_secs(5), 4.0).await;
+    let asked_in_call = calls.iter().filter(|c| c.starts_with("i: g sql ")).count();
+    assert!(
+        asked_in_call >= 10,
+        "statements asked in the call: {calls:?}"
+    );
+    let plain = calls.iter().filter(|c| c.starts_with("-g sql ")).count();
+    assert_eq!(plain, 0, "a process for each statement: {calls:?}");
+    let u_ok = updates
+        .iter()
+        .filter(|(_, u)| u.source == Source::OnstatU && u.result.is_ok())
+        .count();
+    assert!(u_ok >= 3, "-u answered {u_ok} times");
+}
+
 #[tokio::test]
 async fn an_onstat_without_interactive_mode_falls_back_and_says_why() {
     let (updates, calls) = first_updates(&script(false, false, true, "", Hang::Never)).await;
