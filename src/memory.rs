@@ -29,12 +29,19 @@ pub const MMAP_THRESHOLD: usize = 512 * 1024;
 /// mmap threshold (before `tune`) also raised this one, up to 64 MiB.
 pub const TRIM_THRESHOLD: usize = 2 * MMAP_THRESHOLD;
 
+/// Malloc arenas at most. glibc gives threads that allocate at once arenas of their own, up to
+/// 8 per core, and each reserves 64 MiB of address space, which a `ulimit -v` counts: 16 of
+/// them on two cores are the whole of a 1 GB limit, as database hosts set it. ifxtop's work is
+/// on one thread; the few that parse beside it share two.
+pub const ARENA_MAX: usize = 2;
+
 /// Fixes glibc malloc's mmap threshold at [`MMAP_THRESHOLD`] (blocks that large go back to
 /// the system when freed, for as long as the process runs) and its trim threshold at
-/// [`TRIM_THRESHOLD`]. Call once at start (the binary's `main`, the benches). Does nothing on
-/// other C libraries. A threshold the user chose through glibc's own environment
-/// (`MALLOC_MMAP_THRESHOLD_`, `MALLOC_TRIM_THRESHOLD_`, or `glibc.malloc.*` in
-/// `GLIBC_TUNABLES`) is left as they set it. Returns whether every setting took.
+/// [`TRIM_THRESHOLD`], and its arenas at [`ARENA_MAX`]. Call once at start (the binary's `main`,
+/// the benches). Does nothing on other C libraries. A setting the user chose through glibc's
+/// own environment (`MALLOC_MMAP_THRESHOLD_`, `MALLOC_TRIM_THRESHOLD_`, `MALLOC_ARENA_MAX`, or
+/// `glibc.malloc.*` in `GLIBC_TUNABLES`) is left as they set it. Returns whether every setting
+/// took.
 pub fn tune() -> bool {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
@@ -53,6 +60,9 @@ pub fn tune() -> bool {
         }
         if !chosen_by_user(Threshold::Trim, env) {
             ok &= set(libc::M_TRIM_THRESHOLD, TRIM_THRESHOLD);
+        }
+        if !chosen_by_user(Threshold::Arenas, env) {
+            ok &= set(libc::M_ARENA_MAX, ARENA_MAX);
         }
         ok
     }
@@ -144,6 +154,7 @@ fn trim() -> bool {
 enum Threshold {
     Mmap,
     Trim,
+    Arenas,
 }
 
 /// Whether the environment (`env` looks a variable up) sets `which` for glibc: its own
@@ -152,6 +163,7 @@ fn chosen_by_user(which: Threshold, env: impl Fn(&str) -> Option<String>) -> boo
     let (var, tunable) = match which {
         Threshold::Mmap => ("MALLOC_MMAP_THRESHOLD_", "glibc.malloc.mmap_threshold"),
         Threshold::Trim => ("MALLOC_TRIM_THRESHOLD_", "glibc.malloc.trim_threshold"),
+        Threshold::Arenas => ("MALLOC_ARENA_MAX", "glibc.malloc.arena_max"),
     };
     if env(var).is_some_and(|v| !v.is_empty()) {
         return true;
@@ -403,6 +415,12 @@ mod tests {
         )]);
         assert!(chosen_by_user(Threshold::Trim, &tunables));
         assert!(!chosen_by_user(Threshold::Mmap, &tunables));
+        assert!(chosen_by_user(Threshold::Arenas, &tunables));
+        assert!(!chosen_by_user(Threshold::Arenas, &none));
+        assert!(chosen_by_user(
+            Threshold::Arenas,
+            &lookup(&[("MALLOC_ARENA_MAX", "4")])
+        ));
 
         // Empty values and look-alike names choose nothing.
         let empty = lookup(&[
@@ -414,6 +432,78 @@ mod tests {
         ]);
         assert!(!chosen_by_user(Threshold::Mmap, &empty));
         assert!(!chosen_by_user(Threshold::Trim, &empty));
+    }
+
+    /// Threads that allocate share [`ARENA_MAX`] arenas: twenty threads, each allocating while
+    /// the others live, reserve well under what twenty arenas of 64 MiB would (most of a 1 GB
+    /// `ulimit -v`). In a child process: the address space measured is its own.
+    #[test]
+    fn threads_that_allocate_share_a_few_arenas() {
+        const CHILD: &str = "IFXTOP_MEMORY_ARENA_CHILD";
+        if std::env::var_os(CHILD).is_some() {
+            assert!(tune(), "the settings took");
+            let vm = || -> usize {
+                std::fs::read_to_string("/proc/self/status")
+                    .ok()
+                    .and_then(|s| {
+                        s.lines()
+                            .find_map(|l| l.strip_prefix("VmSize:"))
+                            .and_then(|v| {
+                                v.trim().trim_end_matches("kB").trim().parse::<usize>().ok()
+                            })
+                    })
+                    .unwrap_or(0)
+                    * 1024
+            };
+            let before = vm();
+            let threads = 20;
+            let barrier = std::sync::Arc::new(std::sync::Barrier::new(threads + 1));
+            let handles: Vec<_> = (0..threads)
+                .map(|_| {
+                    let b = barrier.clone();
+                    std::thread::Builder::new()
+                        .stack_size(64 * 1024)
+                        .spawn(move || {
+                            let v: Vec<u8> = std::hint::black_box(vec![1u8; 4096]);
+                            b.wait();
+                            b.wait();
+                            drop(v);
+                        })
+                        .expect("a thread")
+                })
+                .collect();
+            barrier.wait();
+            let grown = vm().saturating_sub(before);
+            barrier.wait();
+            for h in handles {
+                h.join().expect("joined");
+            }
+            assert!(
+                grown < 256 * 1024 * 1024,
+                "{} MB of address space for {threads} threads",
+                grown / 1024 / 1024
+            );
+            return;
+        }
+        let exe = std::env::current_exe().expect("the test binary");
+        let out = std::process::Command::new(exe)
+            .args([
+                "--exact",
+                "memory::tests::threads_that_allocate_share_a_few_arenas",
+                "--test-threads=1",
+                "--nocapture",
+            ])
+            .env(CHILD, "1")
+            .env_remove("MALLOC_ARENA_MAX")
+            .env_remove("GLIBC_TUNABLES")
+            .output()
+            .expect("the child runs");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && text.contains("1 passed"),
+            "{text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 
     /// malloc's state is the process's: other tests running beside this one free large blocks
