@@ -419,7 +419,7 @@ mod tests {
         assert!(!chosen_by_user(Threshold::Arenas, &none));
         assert!(chosen_by_user(
             Threshold::Arenas,
-            &lookup(&[("MALLOC_ARENA_MAX", "4")])
+            lookup(&[("MALLOC_ARENA_MAX", "4")])
         ));
 
         // Empty values and look-alike names choose nothing.
