@@ -5,67 +5,27 @@
 //! the timeline plays it.
 
 use super::Report;
-use ifxtop::collect::{extents::ExtentSource, Collection, SessionClock};
 use ifxtop::demo::timeline::{Incident, TIMELINE};
-use ifxtop::demo::truth::{Dispatch, SessionTruth, State, Truth, TruthWalk};
-use ifxtop::demo::{DemoInstance, DemoRunner};
+use ifxtop::demo::truth::{Dispatch, SessionTruth, State, Truth};
 use ifxtop::model::activity::{Activity, Class, Key, Query};
-use ifxtop::model::snapshot::{build, Snapshot};
-use ifxtop::source::Source;
-use ifxtop::store::{Store, StoreSettings};
+use ifxtop::model::snapshot::Snapshot;
 use std::collections::BTreeMap;
-use std::sync::Arc;
-use std::time::Duration;
 
-/// The pipeline against the demo from `start` for `len` seconds, as a front-end runs it: a
-/// snapshot a second, its sessions active on a slow client and its top CPU sessions asked for
-/// their statements with the active ones (`Collection::ask_statements`), each moment judged
-/// against the truth at the moment of its `onstat -u`.
+/// The pipeline against the demo from `start` for `len` seconds (`walk::run_with`), as a
+/// front-end runs it: its sessions active on a slow client and its top CPU sessions asked for
+/// their statements with the active ones, each moment judged against the truth at the moment of
+/// its `onstat -u`.
 fn run(seed: u64, sessions: usize, start: u64, len: u64, judge: &mut Judge) -> Report {
-    let demo = DemoInstance::new(seed).with_sessions(sessions).messy();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .start_paused(true)
-        .build()
-        .expect("runtime");
-    let from = Duration::from_secs(start);
-    let mut report = Report::default();
-    rt.block_on(async {
-        let runner = DemoRunner::new(demo.clone()).starting_at(from);
-        let mut collection = Collection::start(
-            Arc::new(runner),
-            Duration::from_secs(1),
-            None,
-            ExtentSource::default(),
-            SessionClock::starting_at(from),
-        );
-        let mut store = Store::new(StoreSettings::default());
-        let mut walk = TruthWalk::new(&demo, start);
-        let mut truth = walk.next();
-        let t0 = tokio::time::Instant::now();
-        for k in 0..len {
-            // Half a second into each second: what was taken at its start has arrived.
-            let deadline = t0 + Duration::from_secs(k) + Duration::from_millis(500);
-            loop {
-                tokio::select! {
-                    Some(u) = collection.next_update() => store.apply(u),
-                    _ = tokio::time::sleep_until(deadline) => break,
-                }
-            }
-            let Some(u_t) = store.observed(Source::OnstatU) else {
-                continue;
-            };
-            let now = from + Duration::from_secs(k) + Duration::from_millis(500);
-            let snap = build(&store, now, None, &[]);
-            collection.ask_statements(ifxtop::model::snapshot::statements_wanted(&snap));
-            while truth.t < u_t.as_secs() {
-                truth = walk.next();
-            }
-            let at = format!("seed {seed} n {sessions} t={}", truth.t);
-            judge.moment(&snap, &truth, &at, &mut report);
-        }
-    });
-    report
+    crate::walk::run_with(seed, sessions, start, len, judge)
+}
+
+impl crate::walk::Check for Judge {
+    fn check(&mut self, m: &crate::walk::Moment<'_>, r: &mut Report) {
+        self.moment(m.snap, m.truth, &m.at, r);
+    }
+    fn asks_statements(&self) -> bool {
+        true
+    }
 }
 
 /// Points a class's share of a window may be off the truth's.

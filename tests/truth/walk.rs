@@ -64,6 +64,11 @@ impl Moment<'_> {
 pub trait Check {
     fn truth(&mut self, _truth: &Truth) {}
     fn check(&mut self, m: &Moment<'_>, r: &mut Report);
+    /// Whether the walk asks for statements as a front-end does each second (its sessions
+    /// active on a slow client, its top CPU sessions: `Collection::ask_statements`).
+    fn asks_statements(&self) -> bool {
+        false
+    }
 }
 
 impl<F: FnMut(&Moment<'_>, &mut Report)> Check for F {
@@ -85,6 +90,9 @@ impl Check for All<'_> {
         for c in &mut self.0 {
             c.check(m, r);
         }
+    }
+    fn asks_statements(&self) -> bool {
+        self.0.iter().any(|c| c.asks_statements())
     }
 }
 
@@ -133,6 +141,9 @@ pub fn run_with(seed: u64, sessions: usize, start: u64, len: u64, check: &mut dy
             let now = from + Duration::from_secs(k) + Duration::from_millis(500);
             let mut snap = build(&store, now, None, &[]);
             snap.track_findings(&mut findings, None);
+            if check.asks_statements() {
+                collection.ask_statements(ifxtop::model::snapshot::statements_wanted(&snap));
+            }
             while truth.t < u_t.as_secs() {
                 truth = walk.next();
                 check.truth(&truth);
