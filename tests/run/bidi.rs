@@ -3,9 +3,7 @@
 //! the screen (and the exported screen text) draws no cell for it.
 
 use super::{demo_setup, key, play_with, Fake, Mode};
-use ifxtop::store::StoreSettings;
 use std::sync::Arc;
-use std::time::Duration;
 
 const RLO: char = '\u{202e}';
 
@@ -16,48 +14,22 @@ fn has_bidi(text: &str) -> bool {
 
 #[tokio::test(start_paused = true)]
 async fn a_right_to_left_override_leaves_neither_screen_nor_clipboard_nor_export() {
-    use ifxtop::collect::sample::RawSample;
-    use ifxtop::source::Source;
-    let demo = ifxtop::demo::DemoInstance::new(1).with_sessions(50);
-    let req = Source::OnstatU.request();
     // Every user of every `onstat -u` holds the override, so the selected row does.
-    let samples: Vec<RawSample> = (0..20u64)
-        .map(|t| {
-            let out = demo
-                .respond(&req, Duration::from_secs(t))
-                .expect("demo output");
-            let mut stdout = String::new();
-            for line in out.stdout.lines() {
-                let mut words: Vec<String> = line.split(' ').map(String::from).collect();
-                // The user is the fourth field of a thread's row (after address, flags, sessid).
-                let fields: Vec<usize> =
-                    (0..words.len()).filter(|i| !words[*i].is_empty()).collect();
-                if fields.len() >= 10 && words[fields[2]].parse::<u64>().is_ok() {
-                    words[fields[3]] = format!("e{RLO}vil");
-                }
-                stdout.push_str(&words.join(" "));
-                stdout.push('\n');
+    let (_dir, path, samples) = super::demo_u_recording(50, 20, "bidi.jsonl", |out| {
+        let mut stdout = String::new();
+        for line in out.lines() {
+            let mut words: Vec<String> = line.split(' ').map(String::from).collect();
+            // The user is the fourth field of a thread's row (after address, flags, sessid).
+            let fields: Vec<usize> = (0..words.len()).filter(|i| !words[*i].is_empty()).collect();
+            if fields.len() >= 10 && words[fields[2]].parse::<u64>().is_ok() {
+                words[fields[3]] = format!("e{RLO}vil");
             }
-            RawSample {
-                t: t as f64,
-                source: Source::OnstatU.label(),
-                argv: req.argv(),
-                exit: out.exit,
-                stdout,
-                stderr: out.stderr,
-            }
-        })
-        .collect();
+            stdout.push_str(&words.join(" "));
+            stdout.push('\n');
+        }
+        stdout
+    });
     assert!(samples[5].stdout.contains(RLO));
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("bidi.jsonl");
-    ifxtop::commands::snapshot::write_recording(
-        &path,
-        Some("ol_demo"),
-        &StoreSettings::default(),
-        &samples,
-    )
-    .expect("recording written");
     let rec = ifxtop::collect::record::read_recording(&path).expect("readable");
     let mut setup = demo_setup(0);
     setup.mode = Mode::Replay {

@@ -615,6 +615,49 @@ async fn a_checkpoint_stall_names_the_session_holding_it_up() {
     );
 }
 
+/// The demo's `onstat -u` (`sessions` sessions) at seconds 0 to `secs` - 1, each output passed
+/// through `edit`, written as a recording named `name` in a new directory: the directory, the
+/// recording's path and what it holds.
+pub(crate) fn demo_u_recording(
+    sessions: usize,
+    secs: u64,
+    name: &str,
+    edit: impl Fn(String) -> String,
+) -> (
+    tempfile::TempDir,
+    std::path::PathBuf,
+    Vec<ifxtop::collect::sample::RawSample>,
+) {
+    use ifxtop::source::Source;
+    let demo = ifxtop::demo::DemoInstance::new(1).with_sessions(sessions);
+    let req = Source::OnstatU.request();
+    let samples: Vec<ifxtop::collect::sample::RawSample> = (0..secs)
+        .map(|t| {
+            let out = demo
+                .respond(&req, Duration::from_secs(t))
+                .expect("demo output");
+            ifxtop::collect::sample::RawSample {
+                t: t as f64,
+                source: Source::OnstatU.label(),
+                argv: req.argv(),
+                exit: out.exit,
+                stdout: edit(out.stdout),
+                stderr: out.stderr,
+            }
+        })
+        .collect();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join(name);
+    ifxtop::commands::snapshot::write_recording(
+        &path,
+        Some("ol_demo"),
+        &StoreSettings::default(),
+        &samples,
+    )
+    .expect("recording written");
+    (dir, path, samples)
+}
+
 /// A runner whose commands never finish: a host that hangs (ssh stuck, NFS, a wedged onstat).
 pub(crate) struct Hanging;
 
@@ -979,36 +1022,9 @@ async fn y_copies_no_escape_a_database_user_wrote() {
 /// instance.
 #[tokio::test(start_paused = true)]
 async fn a_long_replay_seek_goes_in_slices_and_q_is_seen_before_it_ends() {
-    use ifxtop::collect::sample::RawSample;
-    use ifxtop::source::Source;
     // 2,000-session `onstat -u` outputs, 100 of them: each takes milliseconds to read and parse
     // (a test build), several times the 50 ms slice in all.
-    let demo = ifxtop::demo::DemoInstance::new(1).with_sessions(2000);
-    let req = Source::OnstatU.request();
-    let samples: Vec<RawSample> = (0..100u64)
-        .map(|t| {
-            let out = demo
-                .respond(&req, Duration::from_secs(t))
-                .expect("demo output");
-            RawSample {
-                t: t as f64,
-                source: Source::OnstatU.label(),
-                argv: req.argv(),
-                exit: out.exit,
-                stdout: out.stdout,
-                stderr: out.stderr,
-            }
-        })
-        .collect();
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("long.jsonl.zst");
-    ifxtop::commands::snapshot::write_recording(
-        &path,
-        Some("ol_demo"),
-        &StoreSettings::default(),
-        &samples,
-    )
-    .expect("recording written");
+    let (_dir, path, samples) = demo_u_recording(2000, 100, "long.jsonl.zst", |o| o);
     let rec = ifxtop::collect::record::read_recording(&path).expect("readable");
     assert_eq!(rec.len(), samples.len());
     let mut setup = demo_setup(0);

@@ -4,41 +4,13 @@
 
 use super::{demo_setup, key, play, Mode};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ifxtop::store::StoreSettings;
 use ifxtop::tui::run::Input;
 use std::sync::Arc;
 use std::time::Duration;
 
 #[tokio::test(start_paused = true)]
 async fn a_recording_cut_while_replayed_stops_there_and_says_so() {
-    use ifxtop::collect::sample::RawSample;
-    use ifxtop::source::Source;
-    let demo = ifxtop::demo::DemoInstance::new(1).with_sessions(50);
-    let req = Source::OnstatU.request();
-    let samples: Vec<RawSample> = (0..100u64)
-        .map(|t| {
-            let out = demo
-                .respond(&req, Duration::from_secs(t))
-                .expect("demo output");
-            RawSample {
-                t: t as f64,
-                source: Source::OnstatU.label(),
-                argv: req.argv(),
-                exit: out.exit,
-                stdout: out.stdout,
-                stderr: out.stderr,
-            }
-        })
-        .collect();
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("long.jsonl");
-    ifxtop::commands::snapshot::write_recording(
-        &path,
-        Some("ol_demo"),
-        &StoreSettings::default(),
-        &samples,
-    )
-    .expect("recording written");
+    let (_dir, path, _) = super::demo_u_recording(50, 100, "long.jsonl", |o| o);
     let rec = ifxtop::collect::record::read_recording(&path).expect("readable");
     let text = std::fs::read_to_string(&path).expect("read");
     // The header and the samples of 0 to 49 s stay.
