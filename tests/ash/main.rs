@@ -5,6 +5,9 @@
 //! it the head blocker with the most database time is the truth's; calm stretches stay at their
 //! baseline. `ifxtop ash` over a recording gives the same table as the live sampling did.
 
+#[path = "../common/mod.rs"]
+mod common;
+
 use ifxtop::commands::ash::demo_activity;
 use ifxtop::demo::timeline::{Incident, CYCLE, TIMELINE};
 use ifxtop::demo::truth::{Dispatch, SessionTruth, State, Truth, TruthWalk};
@@ -401,36 +404,13 @@ fn a_cut_recording_reads_its_end_from_the_outputs() {
 /// statements' seconds can differ by one a session, the classes' cannot).
 #[test]
 fn reading_only_what_activity_needs_changes_no_sample() {
-    let dir = tempfile::tempdir().expect("as the test set it up");
-    let path = dir.path().join("demo.jsonl.zst");
-    let settings = ifxtop::store::StoreSettings {
-        wall_start: Some(ifxtop::demo::EPOCH),
-        ..ifxtop::store::StoreSettings::default()
-    };
-    let mut track = Vec::new();
-    let mut live = Activity::new();
-    let (_, samples) = ifxtop::instance::walk::demo_store_sampled(
-        DemoInstance::new(1),
-        Duration::from_secs(280),
-        Duration::from_secs(520),
-        settings.clone(),
-        true,
-        Some(&mut live),
-        Some(&mut track),
-    )
-    .expect("the demo");
-    ifxtop::commands::snapshot::write_recording_tracked(
-        &path,
-        Some("ol_demo"),
-        &settings,
-        samples.iter().cloned(),
-        Some(&track),
-    )
-    .expect("written");
-    let rec = std::sync::Arc::new(
-        ifxtop::collect::record::read_replayable_for_walk(&path).expect("read"),
-    );
-    let settings = ifxtop::instance::walk::replay_settings(&rec, settings);
+    let common::RecordedDemo {
+        dir: _dir,
+        path,
+        rec,
+        settings,
+        live,
+    } = common::recorded_demo();
     let mut every = Activity::new();
     ifxtop::instance::walk::replay_walk(
         rec.clone(),

@@ -162,3 +162,56 @@ pub fn have(program: &str, package: &str, test: &str) -> bool {
     );
     false
 }
+
+/// The demo of seed 1 from 280 s to 520 s (the lock chain, the checkpoint stall, the mutex
+/// contention) watched while recording, as the screen records: the recording (its outputs and
+/// its database-time track), read back for a walk, with the settings a replay takes and the
+/// samples the watch kept.
+pub struct RecordedDemo {
+    pub dir: tempfile::TempDir,
+    pub path: PathBuf,
+    pub rec: std::sync::Arc<ifxtop::collect::record::Recording>,
+    pub settings: ifxtop::store::StoreSettings,
+    pub live: ifxtop::model::activity::Activity,
+}
+
+pub fn recorded_demo() -> RecordedDemo {
+    use std::time::Duration;
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("demo.jsonl.zst");
+    let settings = ifxtop::store::StoreSettings {
+        wall_start: Some(ifxtop::demo::EPOCH),
+        ..ifxtop::store::StoreSettings::default()
+    };
+    let mut track = Vec::new();
+    let mut live = ifxtop::model::activity::Activity::new();
+    let (_, samples) = ifxtop::instance::walk::demo_store_sampled(
+        ifxtop::demo::DemoInstance::new(1),
+        Duration::from_secs(280),
+        Duration::from_secs(520),
+        settings.clone(),
+        true,
+        Some(&mut live),
+        Some(&mut track),
+    )
+    .expect("the demo runs");
+    ifxtop::commands::snapshot::write_recording_tracked(
+        &path,
+        Some("ol_demo"),
+        &settings,
+        samples.iter().cloned(),
+        Some(&track),
+    )
+    .expect("the recording is written");
+    let rec = std::sync::Arc::new(
+        ifxtop::collect::record::read_replayable_for_walk(&path).expect("the recording reads"),
+    );
+    let settings = ifxtop::instance::walk::replay_settings(&rec, settings);
+    RecordedDemo {
+        dir,
+        path,
+        rec,
+        settings,
+        live,
+    }
+}

@@ -2,7 +2,9 @@
 //! src/instance/watch.rs): a watch that records and a walk through that recording afterwards
 //! build at the same moments, so they take the same samples of database time.
 
-use ifxtop::demo::DemoInstance;
+#[path = "../common/mod.rs"]
+mod common;
+
 use ifxtop::model::activity::{Activity, Key, Query};
 use std::time::Duration;
 
@@ -14,37 +16,13 @@ use std::time::Duration;
 /// whatever arrived in between) counted them one moment early.
 #[test]
 fn a_recording_walked_again_samples_what_its_watch_sampled() {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let path = dir.path().join("demo.jsonl.zst");
-    let settings = ifxtop::store::StoreSettings {
-        wall_start: Some(ifxtop::demo::EPOCH),
-        ..ifxtop::store::StoreSettings::default()
-    };
-    let mut track = Vec::new();
-    let mut watched = Activity::new();
-    // The lock chain, the checkpoint stall and the mutex contention of seed 1.
-    let (_, samples) = ifxtop::instance::walk::demo_store_sampled(
-        DemoInstance::new(1),
-        Duration::from_secs(280),
-        Duration::from_secs(520),
-        settings.clone(),
-        true,
-        Some(&mut watched),
-        Some(&mut track),
-    )
-    .expect("the demo runs");
-    ifxtop::commands::snapshot::write_recording_tracked(
-        &path,
-        Some("ol_demo"),
-        &settings,
-        samples.iter().cloned(),
-        Some(&track),
-    )
-    .expect("the recording is written");
-    let rec = std::sync::Arc::new(
-        ifxtop::collect::record::read_replayable_for_walk(&path).expect("the recording reads"),
-    );
-    let settings = ifxtop::instance::walk::replay_settings(&rec, settings);
+    let common::RecordedDemo {
+        dir: _dir,
+        rec,
+        settings,
+        live: watched,
+        ..
+    } = common::recorded_demo();
     let mut walked = Activity::new();
     ifxtop::instance::walk::replay_walk(
         rec.clone(),
