@@ -171,17 +171,25 @@ pub(crate) fn onstat_g_cpu(
         let status = th.status.text();
         match th.session {
             Some(i) if w.tenants.get(i).is_some_and(|tn| tn.tid == th.tid) => {
+                // The ledger's sums run up to `t` (excluded): a session that connected at `t`
+                // is not in them yet, and its thread starts from nothing (never from the
+                // slot's last session's seconds).
+                let fresh = w
+                    .tenants
+                    .get(i)
+                    .is_some_and(|tn| ledger.epochs.get(i) != Some(&tn.epoch));
                 let last = ledger.last_run.get(i).copied().flatten();
-                row(
-                    &mut o,
-                    th.tid,
-                    th.name,
-                    &vp,
-                    // Never ran since the ledger began.
-                    last.unwrap_or(ledger.start),
-                    ledger.cpu.get(i).copied().unwrap_or(0.0),
-                    ledger.scheds.get(i).copied().unwrap_or(1),
-                );
+                let (last, cpu, scheds) = if fresh {
+                    (t, 0.0, 1)
+                } else {
+                    (
+                        // Never ran since the ledger began.
+                        last.unwrap_or(ledger.start),
+                        ledger.cpu.get(i).copied().unwrap_or(0.0),
+                        ledger.scheds.get(i).copied().unwrap_or(1),
+                    )
+                };
+                row(&mut o, th.tid, th.name, &vp, last, cpu, scheds);
                 o.push_str(&status);
                 o.push('\n');
             }

@@ -1473,3 +1473,35 @@ fn the_session_list_agrees_with_each_session() {
     assert!(out.contains("#RSAM"), "{out}");
     assert!(!out.contains("invalid option"), "{out}");
 }
+
+/// A thread that started within the last second has used at most that second (one thread runs
+/// on one VP at a time): when a churning slot's next session connects, its new thread starts
+/// from nothing, never from the CPU seconds of the slot's last session (ifxtop takes a new
+/// thread's seconds as all used since the last sample, so a carried sum read as up to ~100 %
+/// of a core for a session that barely ran).
+#[test]
+fn a_new_sessions_thread_starts_with_no_cpu_seconds() {
+    use ifxtop::parsers::onstat_g_cpu;
+    let mut fresh = 0;
+    for seed in 1..=3 {
+        let d = DemoInstance::new(seed).with_sessions(300).messy();
+        let mut prev: Option<BTreeMap<u64, f64>> = None;
+        for t in 0..400 {
+            let g = onstat_g_cpu::parse(&text(&d, &Source::OnstatGCpu, t)).expect("parses");
+            let now: BTreeMap<u64, f64> = g.threads.iter().map(|th| (th.tid.0, th.cpu_s)).collect();
+            if let Some(prev) = &prev {
+                let max = prev.keys().max().copied().unwrap_or(0);
+                for (tid, cpu) in now.range(max + 1..) {
+                    fresh += 1;
+                    assert!(
+                        *cpu <= 1.0,
+                        "seed {seed} t={t}: thread {tid}, new since t={}, shows {cpu} CPU seconds",
+                        t - 1
+                    );
+                }
+            }
+            prev = Some(now);
+        }
+    }
+    assert!(fresh > 20, "sessions connected: {fresh}");
+}
