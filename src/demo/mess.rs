@@ -330,3 +330,30 @@ fn the_tidy_instance_stays_tidy() {
         assert_eq!(banners.len(), 1, "{out}");
     }
 }
+
+/// The truth's oldest transaction is the session on the slot now (the churn's tenant): its sid
+/// is one of the sessions of that second, never the slot's first session's when another has
+/// taken it.
+#[test]
+fn the_oldest_transaction_is_named_by_the_session_that_holds_it() {
+    let d = DemoInstance::new(2).messy();
+    let p = phase(Incident::LongTransaction);
+    let mut walk = TruthWalk::new(&d, p.start.saturating_sub(30));
+    let mut named = 0;
+    loop {
+        let t = walk.next();
+        if t.t > p.end {
+            break;
+        }
+        if let Some(x) = &t.oldest_txn {
+            assert!(
+                t.sessions.get(&x.sid).is_some_and(|s| s.txn),
+                "t={}: oldest transaction's sid {} is no session in a transaction",
+                t.t,
+                x.sid
+            );
+            named += 1;
+        }
+    }
+    assert!(named > 30, "{named}");
+}

@@ -509,7 +509,7 @@ fn oldest_txn(world: &World<'_>) -> Option<TxnTruth> {
         .min_by_key(|(i, _, pos)| (*pos, *i))?;
     let current = logs::pos_at(c, t as i64);
     Some(TxnTruth {
-        sid: world.pop.sessions[i].sid,
+        sid: world.sid(i),
         began,
         logs_spanned: current.uniq.saturating_sub(pos.uniq) + 1,
         rolling_back: matches!(world.sessions[i].activity, Activity::Rollback { .. }),

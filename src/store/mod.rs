@@ -483,7 +483,15 @@ impl Store {
             }
             Source::OnstatGGlo => {
                 if let Some(g) = parsed.get::<crate::parsers::onstat_g_glo::OnstatGGlo>() {
-                    self.vitals.vps.observe(g, u.t);
+                    // Printed in a later second than the onstat -u of its call: its CPU
+                    // seconds are of another moment than its time says.
+                    let late = self.get_at(crate::source::key::OnstatU, u.t).is_some()
+                        && !self.in_step(&Source::OnstatGGlo, &Source::OnstatU);
+                    if late {
+                        self.vitals.vps.observe_late();
+                    } else {
+                        self.vitals.vps.observe(g, u.t);
+                    }
                 }
             }
             Source::OnstatGSeg => {

@@ -99,6 +99,15 @@ pub struct VpBusy {
 }
 
 impl VpBusy {
+    /// Takes a sample of `onstat -g glo` printed in a later second of the server's clock than
+    /// the `onstat -u` of its call (the call stalled between them): its CPU seconds run to
+    /// another moment than its time says, so no busy % now (a second off in ten reads 100 %
+    /// then 89 % for a class busy 95 % throughout), and the next sample is measured from the
+    /// last one in step.
+    pub(crate) fn observe_late(&mut self) {
+        self.busy.clear();
+    }
+
     pub(crate) fn observe(&mut self, g: &OnstatGGlo, t: Duration) {
         let now: ClassCpu = g
             .classes

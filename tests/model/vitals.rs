@@ -424,3 +424,68 @@ fn the_json_names_the_vital_signs() {
         assert!(v.get(key).is_some(), "{key}");
     }
 }
+
+/// An `onstat -g glo` printed a second after the `onstat -u` of its call (the banner's uptime
+/// one more) sums CPU seconds to another moment than its time: no busy % from it, and the next
+/// sample in step is measured from the last one in step (over 20 s, not from the late one).
+#[test]
+fn vp_busy_from_a_glo_printed_a_second_late_is_not_known() {
+    let glo = fixture("onstat-g-glo/ifxtop-14.10-16-cpu-vps-wide-times.txt");
+    let banner = "Up 23 days 19:02:44";
+    assert!(glo.contains(banner));
+    let u = |uptime: &str| {
+        format!(
+            "\nHCL Informix Dynamic Server Version 14.10.FC9 -- On-Line -- {uptime} -- 25165824 Kbytes\n\n\
+             Userthreads\n\
+             address          flags   sessid   user     tty      wait             tout locks nreads   nwrites\n\
+             4b4ad628         ---P--- 901      appuser  -        0                0    3     120      45\n \
+             1 active, 128 total, 12 maximum concurrent\n"
+        )
+    };
+    // The cpu class's CPU seconds (user, sys, total) plus `more` user seconds.
+    let glo_at = |uptime: &str, more: f64| {
+        glo.replace(banner, uptime).replace(
+            " cpu         16        4542663.11 257580.43 4800243.54",
+            &format!(
+                " cpu         16        {:.2} 257580.43 {:.2}",
+                4542663.11 + more,
+                4800243.54 + more
+            ),
+        )
+    };
+    let busy = |s: &Store| {
+        build(s)
+            .vitals
+            .vps
+            .into_iter()
+            .find(|v| v.class == "cpu")
+            .and_then(|v| v.busy_pct)
+    };
+    let mut s = Store::new(StoreSettings::default());
+    apply(&mut s, Source::OnstatU, 0, &u("Up 23 days 19:02:44"));
+    apply(
+        &mut s,
+        Source::OnstatGGlo,
+        0,
+        &glo_at("Up 23 days 19:02:44", 0.0),
+    );
+    // 10 s later its -g glo was printed a second after its -u, 80 CPU seconds on.
+    apply(&mut s, Source::OnstatU, 10, &u("Up 23 days 19:02:54"));
+    apply(
+        &mut s,
+        Source::OnstatGGlo,
+        10,
+        &glo_at("Up 23 days 19:02:55", 80.0),
+    );
+    assert_eq!(busy(&s), None, "a late sample's busy % was given");
+    // 20 s after the first, in step: 160 CPU seconds over 20 s on 16 VPs = 50 %.
+    apply(&mut s, Source::OnstatU, 20, &u("Up 23 days 19:03:04"));
+    apply(
+        &mut s,
+        Source::OnstatGGlo,
+        20,
+        &glo_at("Up 23 days 19:03:04", 160.0),
+    );
+    let b = busy(&s).expect("busy from the last sample in step");
+    assert!((b - 50.0).abs() < 1e-6, "{b}");
+}

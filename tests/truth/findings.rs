@@ -149,6 +149,9 @@ type SeverityAt = (u64, Severity, Severity);
 struct Run {
     began: u64,
     last: u64,
+    /// The oldest wait's start at any second of the run: a finding's start, once known, stays
+    /// while it holds (its waits may end and others begin).
+    oldest_wait: Option<u64>,
     /// The walk saw it begin (not already on at the walk's first second).
     seen_begin: bool,
 }
@@ -212,13 +215,20 @@ impl Check for Findings {
         for c in &self.now {
             let key = (c.kind, c.id.clone());
             match self.runs.get_mut(&key) {
-                Some(r) if r.last + 1 == truth.t => r.last = truth.t,
+                Some(r) if r.last + 1 == truth.t => {
+                    r.last = truth.t;
+                    r.oldest_wait = match (r.oldest_wait, c.oldest_wait) {
+                        (Some(a), Some(b)) => Some(a.min(b)),
+                        (a, b) => a.or(b),
+                    };
+                }
                 _ => {
                     self.runs.insert(
                         key,
                         Run {
                             began: truth.t,
                             last: truth.t,
+                            oldest_wait: c.oldest_wait,
                             seen_begin: truth.t > first,
                         },
                     );
@@ -735,7 +745,7 @@ impl Findings {
                         r.unknown("finding: age");
                         continue;
                     };
-                    let since = c.oldest_wait.map_or(run.began, |w| w.min(run.began));
+                    let since = run.oldest_wait.map_or(run.began, |w| w.min(run.began));
                     (truth.t - since) as f64 + grow
                 }
                 Age::Transaction(ref txns) => {
@@ -801,6 +811,12 @@ impl Findings {
             } else if snap.sources.iter().any(|s| s.late) {
                 // An output the rules join was printed a second after the onstat -u of its
                 // call: the rule could not judge this moment.
+                r.unknown("finding: shown");
+            } else if c.kind == FindingKind::CpuSaturation
+                && !ifxtop::model::findings::not_yet_judged(&snap.vitals).is_empty()
+            {
+                // The CPU VPs' load is not known now (a late `onstat -g glo` gave no busy %):
+                // the rule cannot judge, and ifxtop says so.
                 r.unknown("finding: shown");
             } else if c.most == Severity::Info && c.kind == FindingKind::MutexContention {
                 // A mutex wait past an instant is info: its holder's row may have gone.

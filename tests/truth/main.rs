@@ -149,8 +149,16 @@ fn oracle_slice_from_40s_in() {
 fn oracle_full() {
     let mut total = Report::default();
     let mut confusion = Confusion::default();
-    for seed in [1, 2, 3] {
-        for sessions in [300, 5_000] {
+    // `IFXTOP_ORACLE_SEEDS=2` and `IFXTOP_ORACLE_SIZES=5000` narrow it, to diagnose.
+    let pick = |var: &str, all: &[u64]| -> Vec<u64> {
+        std::env::var(var)
+            .ok()
+            .map(|v| v.split(',').filter_map(|x| x.trim().parse().ok()).collect())
+            .unwrap_or_else(|| all.to_vec())
+    };
+    for seed in pick("IFXTOP_ORACLE_SEEDS", &[1, 2, 3]) {
+        for sessions in pick("IFXTOP_ORACLE_SIZES", &[300, 5_000]) {
+            let sessions = sessions as usize;
             for (_, start) in incident_starts() {
                 for offset in [0, 10, 40] {
                     let (r, c) = everything(seed, sessions, start + offset, 60);

@@ -45,9 +45,17 @@ pub struct Report {
     pub incident: &'static str,
 }
 
-const EXAMPLES: usize = 80;
+/// Wrong answers kept in all (`IFXTOP_ORACLE_EXAMPLES` raises both caps, to diagnose a run).
+fn examples_cap() -> usize {
+    examples_env().map_or(80, |n| n.max(80))
+}
 /// Wrong answers kept per kind and incident.
-const PER_KIND: usize = 2;
+fn per_kind_cap() -> usize {
+    examples_env().unwrap_or(2)
+}
+fn examples_env() -> Option<usize> {
+    std::env::var("IFXTOP_ORACLE_EXAMPLES").ok()?.parse().ok()
+}
 const SILENCES: usize = 4;
 
 impl Report {
@@ -90,8 +98,10 @@ impl Report {
         }
         let tag = format!("{kind} [{}]", self.incident);
         let n = self.examples.iter().filter(|e| e.starts_with(&tag)).count();
-        if self.examples.len() < EXAMPLES && n < PER_KIND {
-            self.examples.push(format!("{tag}: {what}"));
+        let e = format!("{tag}: {what}");
+        if self.examples.len() < examples_cap() && n < per_kind_cap() && !self.examples.contains(&e)
+        {
+            self.examples.push(e);
         }
     }
 
@@ -124,7 +134,7 @@ impl Report {
             }
         }
         for e in other.examples {
-            if self.examples.len() < EXAMPLES {
+            if self.examples.len() < examples_cap() && !self.examples.contains(&e) {
                 self.examples.push(e);
             }
         }
