@@ -357,3 +357,46 @@ fn the_oldest_transaction_is_named_by_the_session_that_holds_it() {
     }
     assert!(named > 30, "{named}");
 }
+
+/// A lock's address is the server's, not a session's: the hot counter row's lock is taken from
+/// the free list by each holder in turn, so one address waited on is held by one session and,
+/// seconds later, by another (an `onstat -k` of another moment names the wrong holder).
+#[test]
+fn one_lock_address_waited_on_changes_hands_within_seconds() {
+    let d = demo();
+    let mut last: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
+    let mut changed = 0;
+    for t in 0..CYCLE {
+        let w = World::at(&d.pop, &d.counters, t);
+        let sid_of: BTreeMap<u64, u64> = d
+            .pop
+            .sessions
+            .iter()
+            .filter(|s| w.present(s.idx))
+            .map(|s| (s.rstcb, w.sid(s.idx)))
+            .collect();
+        let waited: BTreeSet<u64> = w
+            .sessions
+            .iter()
+            .filter_map(|s| match s.activity {
+                Activity::Lock { lock } => Some(lock),
+                _ => None,
+            })
+            .collect();
+        for l in w.locks().iter().filter(|l| waited.contains(&l.address)) {
+            let Some(&sid) = sid_of.get(&l.owner) else {
+                continue;
+            };
+            if let Some(&(was, at)) = last.get(&l.address) {
+                if was != sid && t - at <= 5 {
+                    changed += 1;
+                }
+            }
+            last.insert(l.address, (sid, t));
+        }
+    }
+    assert!(
+        changed >= 50,
+        "{changed} waited-on lock addresses changed hands within 5 s"
+    );
+}

@@ -223,6 +223,9 @@ struct Held {
     rowid: u64,
     kind: &'static str,
     waiter: u64,
+    /// Its address when not the session's own lock slot: a lock taken from the server's free
+    /// list (the hot counter row's).
+    at: Option<u64>,
 }
 
 /// A transaction's locks on a table: its intent lock (`HDR+IX`), then a lock on each row.
@@ -242,6 +245,7 @@ impl Held {
             rowid,
             kind: "HDR+X",
             waiter: 0,
+            at: None,
         }
     }
 }
@@ -753,9 +757,9 @@ impl Scene<'_> {
         if h.waiter == 0 {
             h.waiter = self.pop.sessions[waiter].rstcb;
         }
-        self.sessions[waiter] = waiting(Activity::Lock {
-            lock: lock_address(self.pop, owner, k as u64 + 1),
-        });
+        let lock =
+            h.at.unwrap_or_else(|| lock_address(self.pop, owner, k as u64 + 1));
+        self.sessions[waiter] = waiting(Activity::Lock { lock });
     }
 
     /// The long transaction runs, then rolls back; while the server is blocked, sessions that
@@ -945,6 +949,12 @@ impl Scene<'_> {
             schema::partnum(schema::STOCK),
             [HOT_ROW_ID],
         );
+        // Its lock comes from the server's free list, as every lock does: the one the last
+        // holder freed, so one address is held by one session, then the next, the same
+        // second its waiters see it change hands.
+        if let Some(h) = self.held[holder].last_mut() {
+            h.at = Some(hot_row_lock(pop));
+        }
         for k in 1..g.min(3) {
             // Lock slot 2: after its intent lock on the table.
             self.wait_for_lock(members[(at + k) % g], holder, 1);
@@ -1358,6 +1368,11 @@ pub(crate) fn lock_address(pop: &Population, idx: usize, j: u64) -> u64 {
     pop.layout.lock + ((idx as u64) * LOCKS_PER_SESSION + j) * LOCK_SIZE
 }
 
+/// The hot counter row's lock: past every session's lock slots, taken by each holder in turn.
+fn hot_row_lock(pop: &Population) -> u64 {
+    lock_address(pop, pop.sessions.len(), 0)
+}
+
 /// `onstat -k`: each session's database lock, then the locks it holds, chained through lklist.
 /// An empty slot's locks are free (the next session on it takes the same lock slots).
 fn lock_rows(pop: &Population, tenants: &[Tenant], held: &[Vec<Held>]) -> Vec<LockRow> {
@@ -1374,10 +1389,11 @@ fn lock_rows(pop: &Population, tenants: &[Tenant], held: &[Vec<Held>]) -> Vec<Lo
             rowid: schema::STORES_DB_ROWID,
             kind: "HDR+S",
             waiter: 0,
+            at: None,
         };
         let mine = held.get(s.idx).map(Vec::as_slice).unwrap_or(&[]);
         for (j, h) in std::iter::once(&db).chain(mine).enumerate() {
-            let address = lock_address(pop, s.idx, j as u64);
+            let address = h.at.unwrap_or_else(|| lock_address(pop, s.idx, j as u64));
             rows.push(LockRow {
                 address,
                 wtlist: h.waiter,

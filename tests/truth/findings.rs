@@ -152,6 +152,8 @@ struct Run {
     /// The oldest wait's start at any second of the run: a finding's start, once known, stays
     /// while it holds (its waits may end and others begin).
     oldest_wait: Option<u64>,
+    /// A second of the run had a wait on since before the walk: its start is not known.
+    start_unknown: bool,
     /// The walk saw it begin (not already on at the walk's first second).
     seen_begin: bool,
 }
@@ -217,6 +219,7 @@ impl Check for Findings {
             match self.runs.get_mut(&key) {
                 Some(r) if r.last + 1 == truth.t => {
                     r.last = truth.t;
+                    r.start_unknown |= c.age == Age::Waits && c.oldest_wait.is_none();
                     r.oldest_wait = match (r.oldest_wait, c.oldest_wait) {
                         (Some(a), Some(b)) => Some(a.min(b)),
                         (a, b) => a.or(b),
@@ -229,6 +232,7 @@ impl Check for Findings {
                             began: truth.t,
                             last: truth.t,
                             oldest_wait: c.oldest_wait,
+                            start_unknown: c.age == Age::Waits && c.oldest_wait.is_none(),
                             seen_begin: truth.t > first,
                         },
                     );
@@ -274,7 +278,11 @@ fn causes(truth: &Truth, seconds: &VecDeque<Second>) -> Vec<Cause> {
         age,
         oldest_wait: None,
     };
-    let oldest = |sids: &[u64]| sids.iter().filter_map(|s| wait_start(truth, *s)).min();
+    // The oldest wait's start; not known when one of them was on already when the walk began.
+    let oldest = |sids: &[u64]| -> Option<u64> {
+        let starts: Option<Vec<u64>> = sids.iter().map(|s| wait_start(truth, *s)).collect();
+        starts?.into_iter().min()
+    };
     // The checkpoint: blocked, or sessions waiting for it; the sessions in critical sections it
     // waits for.
     let ckpt: Vec<u64> = truth
@@ -740,8 +748,9 @@ impl Findings {
             };
             let truth_s = match c.age {
                 Age::Waits => {
-                    let Some(run) = run.filter(|r| r.seen_begin) else {
-                        // Already on when the walk began: its start is not known.
+                    let Some(run) = run.filter(|r| r.seen_begin && !r.start_unknown) else {
+                        // Already on when the walk began, or a wait of it was: its start is
+                        // not known.
                         r.unknown("finding: age");
                         continue;
                     };
