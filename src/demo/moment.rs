@@ -955,6 +955,12 @@ impl Scene<'_> {
         if let Some(h) = self.held[holder].last_mut() {
             h.at = Some(hot_row_lock(pop));
         }
+        // Now and then nobody comes for it for a second; the next second the new holder has
+        // it and the next in line wait again: waits that begin with no lock wait the second
+        // before (so no `onstat -k` was asked for with that second's `onstat -u`).
+        if t % HOT_ROW_PAUSE_EVERY == HOT_ROW_PAUSE_AT {
+            return;
+        }
         for k in 1..g.min(3) {
             // Lock slot 2: after its intent lock on the table.
             self.wait_for_lock(members[(at + k) % g], holder, 1);
@@ -1017,6 +1023,10 @@ const CONTENTION_AT_ONCE: usize = 20;
 /// how long each holds its lock.
 const HOT_ROW_MEMBERS: u64 = 6;
 const HOT_ROW_TURN: u64 = 2;
+/// A second in this many nobody waits for the counter row: the one before a turn (odd), so the
+/// waits after it are on the lock the next holder took.
+const HOT_ROW_PAUSE_EVERY: u64 = 30;
+const HOT_ROW_PAUSE_AT: u64 = 21;
 /// The counter row's rowid in `stock`.
 const HOT_ROW_ID: u64 = 0x101;
 /// The contended mutex passes from holder to holder: every `ROTATION` s one of the first
