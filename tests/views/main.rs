@@ -131,7 +131,10 @@ fn vitals(s: &mut Store) {
     );
     assert_ne!(later, p);
     apply(s, Source::OnstatP, 30, &format!("{BANNER}{later}"), 5);
-    let glo = fixture("onstat-g-glo/ifxtop-14.10-16-cpu-vps-wide-times.txt");
+    // Printed in the same second of the server's clock as the onstat -u beside it (a -g glo
+    // of another second gives no busy %).
+    let glo = fixture("onstat-g-glo/ifxtop-14.10-16-cpu-vps-wide-times.txt")
+        .replace("Up 23 days 19:02:44", "Up 3 days 04:05:06");
     apply(s, Source::OnstatGGlo, 20, &glo, 5);
     let busier = glo.replace(
         " cpu         16        4542663.11 257580.43 4800243.54",
