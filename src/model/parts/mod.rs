@@ -260,3 +260,129 @@ mod tests {
         assert_eq!(parts.counts().reused, reused, "nothing reused after a gap");
     }
 }
+
+#[cfg(test)]
+mod inputs {
+    use super::*;
+    use crate::collect::sample::Update;
+    use crate::demo::DemoInstance;
+    use crate::source::Source;
+
+    /// Every source the demo answers, with a few of each per-node kind.
+    fn sources(demo: &DemoInstance) -> Vec<Source> {
+        let mut all = Source::candidates_for_tests(None);
+        for n in 0..4 {
+            all.extend([
+                Source::NodeMeminfo(n),
+                Source::NodeCpulist(n),
+                Source::NumaMaps(n),
+            ]);
+        }
+        all.retain(|s| demo.respond(&s.request(), Duration::from_secs(1)).is_ok());
+        all
+    }
+
+    fn apply(store: &mut Store, demo: &DemoInstance, s: Source, t: u64) {
+        let at = Duration::from_secs(t);
+        let Ok(out) = demo.respond(&s.request(), at) else {
+            return;
+        };
+        store.apply(Update {
+            source: s,
+            t: at,
+            took: Duration::ZERO,
+            result: s.parse(out),
+            how: Default::default(),
+        });
+    }
+
+    /// Each part as built whole from `store`, as JSON (a part's equality, NaN-proof).
+    fn parts_of(store: &Store) -> [(&'static str, &'static [Source], String); 3] {
+        let flags = store
+            .get(crate::source::key::OnstatU)
+            .and_then(|u| u.header.as_ref())
+            .map(|h| h.mode_flags.clone());
+        let json = |v: &dyn erased::Json| v.json();
+        [
+            ("numa", numa::INPUTS, json(&numa::build(store))),
+            (
+                "io",
+                io::IO_INPUTS,
+                json(&crate::model::io::build_io(store)),
+            ),
+            (
+                "replication",
+                io::REPLICATION_INPUTS,
+                json(&crate::model::io::build_replication(
+                    store,
+                    flags.as_deref(),
+                )),
+            ),
+        ]
+    }
+
+    mod erased {
+        pub(super) trait Json {
+            fn json(&self) -> String;
+        }
+        impl<T: serde::Serialize> Json for T {
+            fn json(&self) -> String {
+                serde_json::to_string(self).expect("serializes")
+            }
+        }
+    }
+
+    /// A part reads nothing but the sources it names: from a store with a minute of every
+    /// source, one more sample of any other source (another phase of the demo) leaves the part
+    /// as it was; and one of its own moves it (the check has teeth).
+    #[test]
+    fn parts_read_only_what_they_name() {
+        for demo in [
+            DemoInstance::new(1).with_sessions(40),
+            DemoInstance::new(2).with_sessions(40).messy(),
+        ] {
+            let all = sources(&demo);
+            let mut store = Store::new(crate::store::StoreSettings {
+                ports: vec![crate::demo::LISTENER_PORT],
+                ..Default::default()
+            });
+            for t in 540..600 {
+                for s in &all {
+                    apply(&mut store, &demo, *s, t);
+                }
+            }
+            let before = parts_of(&store);
+            let mut moved = [false; 3];
+            // Two samples a second apart (rates are of the last two) at other phases of the
+            // demo's next cycle: a checkpoint stall with zone reclaim, a lock chain, a replica
+            // lagging.
+            let cycle = crate::demo::timeline::CYCLE;
+            for (s, t) in all
+                .iter()
+                .flat_map(|s| [230, 300, 680].map(|t| (s, cycle + t)))
+            {
+                let mut one = store.clone();
+                apply(&mut one, &demo, *s, t);
+                apply(&mut one, &demo, *s, t + 1);
+                for (i, ((name, inputs, was), (_, _, now))) in
+                    before.iter().zip(parts_of(&one)).enumerate()
+                {
+                    let named = inputs
+                        .iter()
+                        .any(|k| std::mem::discriminant(k) == std::mem::discriminant(s));
+                    if named {
+                        moved[i] |= *was != now;
+                    } else {
+                        assert_eq!(
+                            *was,
+                            now,
+                            "{name} changed with {} at {t}s, which it does not name",
+                            s.label()
+                        );
+                    }
+                }
+            }
+            assert_eq!(moved, [true; 3], "each part moves with one of its sources");
+        }
+    }
+}
