@@ -276,20 +276,26 @@ fn cycle(c: &mut Criterion) {
     // as the second before the ten left them (a build of that second, not timed).
     let mut g = c.benchmark_group(format!("rebuild_{sessions}_sessions"));
     g.sample_size(20);
+    // Each second applied, then built from `parts` (kept from second to second), or whole.
+    let seconds = |st: &mut Store,
+                   ten: Vec<(u64, Vec<(Source, ifxtop::source::Output)>)>,
+                   mut parts: Option<&mut snapshot::Parts>| {
+        let mut snaps = Vec::with_capacity(ten.len());
+        for (t, outs) in ten {
+            apply(st, t, outs);
+            let at = Duration::from_secs(t);
+            snaps.push(match parts.as_deref_mut() {
+                Some(p) => snapshot::build_from(st, at, Some("ol_demo"), &[], None, p),
+                None => snapshot::build(st, at, Some("ol_demo"), &[]),
+            });
+        }
+        snaps
+    };
     g.bench_function("ten_seconds_whole", |b| {
         b.iter_batched(
             || (store.clone(), ten.clone()),
             |(mut st, ten)| {
-                let mut snaps = Vec::with_capacity(ten.len());
-                for (t, outs) in ten {
-                    apply(&mut st, t, outs);
-                    snaps.push(snapshot::build(
-                        &st,
-                        Duration::from_secs(t),
-                        Some("ol_demo"),
-                        &[],
-                    ));
-                }
+                let snaps = seconds(&mut st, ten, None);
                 (st, snaps)
             },
             criterion::BatchSize::LargeInput,
@@ -300,29 +306,12 @@ fn cycle(c: &mut Criterion) {
             || {
                 let st = store.clone();
                 let mut parts = snapshot::Parts::default();
-                let _ = snapshot::build_from(
-                    &st,
-                    Duration::from_secs(149),
-                    Some("ol_demo"),
-                    &[],
-                    None,
-                    &mut parts,
-                );
+                let at = Duration::from_secs(149);
+                let _ = snapshot::build_from(&st, at, Some("ol_demo"), &[], None, &mut parts);
                 (st, ten.clone(), parts)
             },
             |(mut st, ten, mut parts)| {
-                let mut snaps = Vec::with_capacity(ten.len());
-                for (t, outs) in ten {
-                    apply(&mut st, t, outs);
-                    snaps.push(snapshot::build_from(
-                        &st,
-                        Duration::from_secs(t),
-                        Some("ol_demo"),
-                        &[],
-                        None,
-                        &mut parts,
-                    ));
-                }
+                let snaps = seconds(&mut st, ten, Some(&mut parts));
                 (st, snaps, parts)
             },
             criterion::BatchSize::LargeInput,

@@ -85,7 +85,7 @@ fn parts_equal_whole_over_the_timeline_messy_300() {
     }
 }
 
-/// The same at 5,000 sessions: minutes in a debug build (`cargo test --release -- --ignored`).
+/// The same at 5,000 sessions: minutes (`cargo test --lib parts_equal_whole -- --ignored`).
 #[test]
 #[ignore = "minutes: run with --ignored"]
 fn parts_equal_whole_over_the_timeline_5000() {

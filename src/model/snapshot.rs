@@ -399,3 +399,122 @@ impl Snapshot {
         })
     }
 }
+
+#[cfg(test)]
+mod parts {
+    //! The parts kept between snapshots: shared while their sources hold, built whole after
+    //! any break.
+    use super::*;
+    use crate::collect::sample::Update;
+    use crate::model::parts::GAP;
+
+    fn update(source: Source, text: &str, t: u64) -> Update {
+        Update {
+            source,
+            t: Duration::from_secs(t),
+            took: Duration::ZERO,
+            result: Ok(source.parse_str(text).expect("parses")),
+            how: Default::default(),
+        }
+    }
+
+    /// A store with the demo's `onstat -u` at `t` and zone reclaim `zone`.
+    fn store(zone: &str, t: u64) -> Store {
+        let demo = crate::demo::DemoInstance::new(1).with_sessions(20);
+        let u = demo
+            .respond(&Source::OnstatU.request(), Duration::from_secs(t))
+            .expect("onstat -u");
+        let mut s = Store::new(Default::default());
+        s.apply(update(Source::ZoneReclaimMode, zone, t));
+        s.apply(update(Source::OnstatU, &u.stdout, t));
+        s
+    }
+
+    fn at(t: u64) -> Duration {
+        Duration::from_secs(t)
+    }
+
+    /// A part whose sources were not applied since it was built is the same part (shared, not
+    /// built again); one whose source was applied is built again.
+    #[test]
+    fn unmoved_parts_are_shared() {
+        let mut parts = Parts::default();
+        let mut s = store("0\n", 1);
+        let a = build_from(&s, at(1), None, &[], None, &mut parts);
+        let demo = crate::demo::DemoInstance::new(1).with_sessions(20);
+        let u = demo
+            .respond(&Source::OnstatU.request(), at(2))
+            .expect("onstat -u");
+        s.apply(update(Source::OnstatU, &u.stdout, 2));
+        let b = build_from(&s, at(2), None, &[], None, &mut parts);
+        assert!(Arc::ptr_eq(&a.numa, &b.numa), "NUMA read nothing new");
+        assert!(Arc::ptr_eq(&a.io, &b.io));
+        assert_eq!(b, build_with(&s, at(2), None, &[], None));
+        s.apply(update(Source::ZoneReclaimMode, "1\n", 3));
+        let c = build_from(&s, at(3), None, &[], None, &mut parts);
+        assert!(
+            !Arc::ptr_eq(&b.numa, &c.numa),
+            "zone reclaim was read again"
+        );
+        assert_eq!(c.numa.zone_reclaim_mode, Some(1));
+        assert_eq!(c, build_with(&s, at(3), None, &[], None));
+    }
+
+    /// A new store (a replay's seek back starts one) counts its stamps anew: what was built
+    /// from the old one at the same stamps is not taken for its.
+    #[test]
+    fn a_new_store_is_built_whole() {
+        let mut parts = Parts::default();
+        let old = store("0\n", 1);
+        let _ = build_from(&old, at(1), None, &[], None, &mut parts);
+        // The same sources applied in the same order: the same generations, other values.
+        let new = store("1\n", 1);
+        let snap = build_from(&new, at(1), None, &[], None, &mut parts);
+        assert_eq!(snap.numa.zone_reclaim_mode, Some(1));
+        assert_eq!(snap, build_with(&new, at(1), None, &[], None));
+    }
+
+    /// A copy of a store (the frozen moment) goes its own way: its stamps are its own.
+    #[test]
+    fn a_copy_is_built_whole() {
+        let mut parts = Parts::default();
+        let mut live = store("0\n", 1);
+        let mut frozen = live.clone();
+        frozen.apply(update(Source::ZoneReclaimMode, "1\n", 2));
+        live.apply(update(Source::ZoneReclaimMode, "0\n", 2));
+        let _ = build_from(&live, at(2), None, &[], None, &mut parts);
+        let snap = build_from(&frozen, at(2), None, &[], None, &mut parts);
+        assert_eq!(snap.numa.zone_reclaim_mode, Some(1));
+    }
+
+    /// A clock that goes back (a seek back, a restart) or jumps (a gap) starts over: nothing
+    /// kept is used.
+    #[test]
+    fn the_clock_going_back_or_jumping_starts_over() {
+        let mut parts = Parts::default();
+        let s = store("0\n", 1);
+        let _ = build_from(&s, at(10), None, &[], None, &mut parts);
+        let _ = build_from(&s, at(11), None, &[], None, &mut parts);
+        assert_eq!(parts.counts().restarts, 0);
+        let reused = parts.counts().reused;
+        assert!(reused > 0, "{:?}", parts.counts());
+        let back = build_from(&s, at(5), None, &[], None, &mut parts);
+        assert_eq!(parts.counts().restarts, 1);
+        assert_eq!(
+            parts.counts().reused,
+            reused,
+            "nothing reused after going back"
+        );
+        assert_eq!(back, build_with(&s, at(5), None, &[], None));
+        let _ = build_from(
+            &s,
+            at(5) + GAP + Duration::from_secs(1),
+            None,
+            &[],
+            None,
+            &mut parts,
+        );
+        assert_eq!(parts.counts().restarts, 2);
+        assert_eq!(parts.counts().reused, reused, "nothing reused after a gap");
+    }
+}
