@@ -270,6 +270,55 @@ fn cycle(c: &mut Criterion) {
     });
     g.finish();
 
+    // The same ten seconds with each second's snapshot built from the parts kept from the
+    // second before (those whose sources did not move shared), against built whole: the
+    // parsing and applying are the same in both, the difference is the builds'. The parts start
+    // as the second before the ten left them (a build of that second, not timed).
+    let mut g = c.benchmark_group(format!("rebuild_{sessions}_sessions"));
+    g.sample_size(20);
+    // Each second applied, then built from `parts` (kept from second to second), or whole.
+    let seconds = |st: &mut Store,
+                   ten: Vec<(u64, Vec<(Source, ifxtop::source::Output)>)>,
+                   mut parts: Option<&mut snapshot::Parts>| {
+        let mut snaps = Vec::with_capacity(ten.len());
+        for (t, outs) in ten {
+            apply(st, t, outs);
+            let at = Duration::from_secs(t);
+            snaps.push(match parts.as_deref_mut() {
+                Some(p) => snapshot::build_from(st, at, Some("ol_demo"), &[], None, p),
+                None => snapshot::build(st, at, Some("ol_demo"), &[]),
+            });
+        }
+        snaps
+    };
+    g.bench_function("ten_seconds_whole", |b| {
+        b.iter_batched(
+            || (store.clone(), ten.clone()),
+            |(mut st, ten)| {
+                let snaps = seconds(&mut st, ten, None);
+                (st, snaps)
+            },
+            criterion::BatchSize::LargeInput,
+        )
+    });
+    g.bench_function("ten_seconds_from_parts", |b| {
+        b.iter_batched(
+            || {
+                let st = store.clone();
+                let mut parts = snapshot::Parts::default();
+                let at = Duration::from_secs(149);
+                let _ = snapshot::build_from(&st, at, Some("ol_demo"), &[], None, &mut parts);
+                (st, ten.clone(), parts)
+            },
+            |(mut st, ten, mut parts)| {
+                let snaps = seconds(&mut st, ten, Some(&mut parts));
+                (st, snaps, parts)
+            },
+            criterion::BatchSize::LargeInput,
+        )
+    });
+    g.finish();
+
     let mut g = c.benchmark_group(format!("poll_cycle_{sessions}_sessions"));
     g.throughput(Throughput::Bytes(bytes as u64));
     g.bench_function("parse_apply_join", |b| {

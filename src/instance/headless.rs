@@ -217,7 +217,7 @@ pub(crate) async fn run(
                 if !watched.take_due(interval) || !front.wants(watched) {
                     continue;
                 }
-                let snap = crate::model::snapshot::build(&watched.store, input.now(), server, &[]);
+                let snap = watched.build(input.now(), server, &[], None);
                 let sampled = watched.sample(&snap);
                 if front.built(snap, sampled, watched, input.collection()) == Flow::Stop {
                     break;

@@ -5,6 +5,8 @@
 //! `ifxtop serve`, `ifxtop snapshot` and `ifxtop ash` are front-ends on it.
 
 pub mod config;
+#[cfg(test)]
+mod equivalence;
 pub mod feed;
 pub mod headless;
 pub mod runtime;

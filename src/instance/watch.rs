@@ -35,6 +35,9 @@ pub struct Watched {
     /// carry the call's time), so a moment needs no wait for the rest of its call; a walk that
     /// parses only some sources would otherwise wait for parts it never reads.
     calls_whole: bool,
+    /// The snapshot's parts kept from the last build: the ones whose sources did not move
+    /// are shared with the next (`model/parts/`).
+    parts: crate::model::parts::Parts,
 }
 
 /// The recording's database-time track (`model/track.rs`): each sample's line, sent to the
@@ -60,6 +63,7 @@ impl Watched {
             track: None,
             real_time: true,
             calls_whole: false,
+            parts: Default::default(),
         }
     }
 
@@ -147,6 +151,31 @@ impl Watched {
         self.log.as_mut()?.take_failure()
     }
 
+    /// The snapshot of the store at `now` (of `server`, with the screens of the sessions in
+    /// `focus` and of the buffer hot spot `hotspot`), sharing the parts whose sources did not
+    /// move since the last one.
+    pub(crate) fn build(
+        &mut self,
+        now: Duration,
+        server: Option<&str>,
+        focus: &[crate::ids::Sid],
+        hotspot: Option<&str>,
+    ) -> Snapshot {
+        let snap = crate::model::snapshot::build_from(
+            &self.store,
+            now,
+            server,
+            focus,
+            hotspot,
+            &mut self.parts,
+        );
+        #[cfg(test)]
+        check::compare(&self.store, &snap, &self.parts, |store| {
+            crate::model::snapshot::build_with(store, now, server, focus, hotspot)
+        });
+        snap
+    }
+
     /// The next build is due as soon as anything moved, whatever the gap (a key, a drill).
     pub(crate) fn force(&mut self) {
         self.rebuild.force();
@@ -228,6 +257,64 @@ impl Watched {
     /// What was just built is of the store as it is now.
     pub(crate) fn built(&mut self) {
         self.rebuild.built(self.store.generation);
+    }
+}
+
+/// The guard of the parts (tests only): while a thread turns it on, every snapshot a watch
+/// builds on that thread from the parts it kept is compared with the one built whole.
+#[cfg(test)]
+pub(crate) mod check {
+    use crate::model::snapshot::Snapshot;
+    use crate::store::Store;
+    use std::cell::RefCell;
+
+    /// What the builds compared showed.
+    #[derive(Debug, Default)]
+    pub(crate) struct Checked {
+        pub(crate) builds: u64,
+        /// The first few builds that differed: their time and both snapshots' JSON.
+        pub(crate) differed: Vec<(f64, String, String)>,
+        pub(crate) differences: u64,
+        /// The parts' counts at the last build.
+        pub(crate) parts: crate::model::parts::Counts,
+    }
+
+    thread_local! {
+        static ON: RefCell<Option<Checked>> = const { RefCell::new(None) };
+    }
+
+    /// Compares the builds of this thread from now on.
+    pub(crate) fn start() {
+        ON.with(|c| *c.borrow_mut() = Some(Checked::default()));
+    }
+
+    /// What the builds since [`start`] showed; comparing stops.
+    pub(crate) fn finish() -> Checked {
+        ON.with(|c| c.borrow_mut().take()).unwrap_or_default()
+    }
+
+    pub(super) fn compare(
+        store: &Store,
+        snap: &Snapshot,
+        parts: &crate::model::parts::Parts,
+        whole: impl FnOnce(&Store) -> Snapshot,
+    ) {
+        ON.with(|c| {
+            let mut c = c.borrow_mut();
+            let Some(checked) = c.as_mut() else {
+                return;
+            };
+            checked.builds += 1;
+            checked.parts = parts.counts();
+            let full = whole(store);
+            if full != *snap {
+                checked.differences += 1;
+                if checked.differed.len() < 3 {
+                    let json = |s: &Snapshot| serde_json::to_string_pretty(s).unwrap_or_default();
+                    checked.differed.push((snap.at_s, json(snap), json(&full)));
+                }
+            }
+        });
     }
 }
 

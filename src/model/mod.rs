@@ -10,6 +10,7 @@ pub mod harm;
 pub mod hotspot;
 pub mod io;
 pub mod numa;
+pub mod parts;
 pub mod session;
 pub mod sessions;
 pub mod snapshot;

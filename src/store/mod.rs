@@ -142,6 +142,13 @@ pub struct Store {
     condition_names: rustc_hash::FxHashMap<crate::ids::Addr, compact_str::CompactString>,
     /// Bumped by every applied update: derived views are rebuilt when it moves.
     pub(crate) generation: u64,
+    /// Per kind of source (`onstat -g sql` of every session is one kind), the generation at
+    /// which it was last applied or forgotten: what was built from sources whose stamps did not
+    /// move is still what they would build (`model/parts/`).
+    stamps: rustc_hash::FxHashMap<std::mem::Discriminant<Source>, u64>,
+    /// Which store the stamps count in: a new store (a replay's seek back starts one) or a
+    /// copy (the frozen moment) counts anew, so nothing built from another is taken for its.
+    epoch: Epoch,
     /// Statements applied (every so many, the old ones are forgotten).
     statements_applied: u64,
     /// The parts applied of the latest calls (by their moment) and how many parts the call of
@@ -198,6 +205,32 @@ impl Calls {
     }
 }
 
+/// Where some sources of one store stand ([`Store::stamp`]): the same stamp, the same values
+/// (any apply moves it, whether or not the value differs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    epoch: u64,
+    at: u64,
+}
+
+/// A store's own number: every new store and every copy gets another.
+#[derive(Debug)]
+struct Epoch(u64);
+
+impl Epoch {
+    fn new() -> Self {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        Epoch(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    }
+}
+
+impl Clone for Epoch {
+    /// A copy goes its own way from here: its stamps are not the original's.
+    fn clone(&self) -> Self {
+        Epoch::new()
+    }
+}
+
 /// The first and the latest reading of what ifxtop costs, with their times.
 pub(crate) type ProcessCosts = (
     Option<(Duration, crate::source::cost::ProcessCost)>,
@@ -222,6 +255,8 @@ impl Store {
             mutex_names: rustc_hash::FxHashMap::default(),
             condition_names: rustc_hash::FxHashMap::default(),
             generation: 0,
+            stamps: rustc_hash::FxHashMap::default(),
+            epoch: Epoch::new(),
             statements_applied: 0,
             calls: Calls::default(),
             latest: Duration::ZERO,
@@ -238,6 +273,7 @@ impl Store {
         if self.statements_applied % 256 != 0 {
             return;
         }
+        let before = self.sources.len();
         self.sources.retain(|s, st| {
             let read = st
                 .last_ok
@@ -247,6 +283,28 @@ impl Store {
             !matches!(s, Source::OnstatGSql(_))
                 || read.is_some_and(|t| now.saturating_sub(t) <= STATEMENTS_KEPT)
         });
+        if self.sources.len() != before {
+            self.generation += 1;
+            self.stamps.insert(
+                std::mem::discriminant(&Source::OnstatGSql(crate::ids::Sid(0))),
+                self.generation,
+            );
+        }
+    }
+
+    /// Where the sources of `kinds` (one of a kind stands for every source of that kind:
+    /// `NodeMeminfo(0)` for every node's) stand: equal stamps, equal values.
+    pub(crate) fn stamp(&self, kinds: &[Source]) -> Stamp {
+        let at = kinds
+            .iter()
+            .filter_map(|k| self.stamps.get(&std::mem::discriminant(k)))
+            .copied()
+            .max()
+            .unwrap_or(0);
+        Stamp {
+            epoch: self.epoch.0,
+            at,
+        }
     }
 
     pub fn source(&self, s: &Source) -> Option<&SourceState> {
@@ -368,6 +426,8 @@ impl Store {
     pub fn apply(&mut self, u: Update) {
         self.latest = self.latest.max(u.t);
         self.generation += 1;
+        self.stamps
+            .insert(std::mem::discriminant(&u.source), self.generation);
         self.calls.part(&u);
         if let Some(p) = u.how.process {
             self.process_cost.0.get_or_insert((u.t, p));

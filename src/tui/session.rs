@@ -313,13 +313,9 @@ impl Session {
         if due == Due::Now || focus_moved {
             self.watched.built();
             self.app.release_live();
-            let mut snap = snapshot::build_with(
-                &self.watched.store,
-                now,
-                self.server.as_deref(),
-                &focus,
-                hot.as_deref(),
-            );
+            let mut snap = self
+                .watched
+                .build(now, self.server.as_deref(), &focus, hot.as_deref());
             snap.track_findings(
                 &mut self.watched.findings,
                 self.watched.store.settings.wall_start,

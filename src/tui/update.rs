@@ -1092,14 +1092,16 @@ mod tests {
     fn a_report_pane_keeps_its_own_order() {
         let mut snap = Snapshot::default();
         for node in 0..3 {
-            snap.numa.nodes.push(crate::model::numa::NodeRow {
-                node,
-                cpus: None,
-                total_kb: None,
-                free_kb: None,
-                used_kb: None,
-                oninit_kb: None,
-            });
+            std::sync::Arc::make_mut(&mut snap.numa)
+                .nodes
+                .push(crate::model::numa::NodeRow {
+                    node,
+                    cpus: None,
+                    total_kb: None,
+                    free_kb: None,
+                    used_kb: None,
+                    oninit_kb: None,
+                });
             snap.sockets.push(crate::tui::panes::tests::socket(
                 "10.1.1.1",
                 "40000",

@@ -52,7 +52,9 @@ fn repeated(base: &Snapshot, times: usize) -> Arc<Snapshot> {
         s.waiters.extend(base.waiters.iter().cloned());
         s.hotspots.extend(base.hotspots.iter().cloned());
         s.sockets.extend(base.sockets.iter().cloned());
-        s.io.chunks.extend(base.io.chunks.iter().cloned());
+        Arc::make_mut(&mut s.io)
+            .chunks
+            .extend(base.io.chunks.iter().cloned());
     }
     Arc::new(s)
 }

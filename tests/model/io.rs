@@ -758,7 +758,7 @@ fn a_secondary_says_how_far_it_is_and_a_standard_server_has_no_replication() {
     );
     let r = io_of(&s).replication;
     assert_eq!(r.role.as_deref(), Some("RSS secondary"));
-    let sec = r.secondary.expect("secondary");
+    let sec = r.secondary.clone().expect("secondary");
     assert_eq!(sec.source.as_deref(), Some("ol_east"));
     assert_eq!(sec.connection.as_deref(), Some("Connected"));
     assert_eq!(sec.received.map(|p| (p.log, p.page)), Some((1871, 40102)));
@@ -778,7 +778,7 @@ fn a_secondary_says_how_far_it_is_and_a_standard_server_has_no_replication() {
     );
     let r = io_of(&s).replication;
     assert_eq!(r.role.as_deref(), Some("HDR secondary"));
-    let sec = r.secondary.expect("secondary");
+    let sec = r.secondary.clone().expect("secondary");
     assert_eq!(sec.source.as_deref(), Some("ol_prod_a"));
     assert_eq!(sec.dr_state.as_deref(), Some("on"));
 }

@@ -678,7 +678,7 @@ mod tests {
 
     fn line_of(c: ChunkRow) -> String {
         let mut snap = Snapshot::default();
-        snap.io.chunks.push(c);
+        std::sync::Arc::make_mut(&mut snap.io).chunks.push(c);
         vitals_line(&snap, &Theme::plain(), 80)
             .spans
             .iter()

@@ -1,0 +1,277 @@
+//! The health part: each source's age, errors and cost, and what ifxtop costs the server; the
+//! findings read from a late source marked as of its moment. Built every time (ages run on
+//! with the clock).
+
+use crate::source::Source;
+use crate::store::Store;
+use serde::Serialize;
+use std::time::Duration;
+
+/// A period in seconds, or `null` for none: a one-shot or on-demand source's period is
+/// `Duration::MAX` (1.8e19 s), which says "never again", not a number to show or compute with.
+fn period_or_null<S: serde::Serializer>(period_s: &f64, s: S) -> Result<S::Ok, S::Error> {
+    // A year: no polled source has a period anywhere near it.
+    if period_s.is_finite() && *period_s < 365.0 * 86_400.0 {
+        s.serialize_f64(*period_s)
+    } else {
+        s.serialize_none()
+    }
+}
+
+/// Health of one source, for the header and the status line.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SourceStatus {
+    pub source: String,
+    /// Its short name in the header (`-u`, `con`), from the registry.
+    #[serde(skip)]
+    pub(crate) short: &'static str,
+    pub(crate) age_s: Option<f64>,
+    /// How often it is collected at an interval of 1 s: data older than a few periods is stale.
+    /// A source collected once or on demand has no period (`Duration::MAX`): `null` in JSON.
+    #[serde(serialize_with = "period_or_null")]
+    pub(crate) period_s: f64,
+    pub error: Option<String>,
+    /// What kind of failure `error` is.
+    pub(crate) failure: Option<crate::error::Failure>,
+    pub(crate) took_ms: u64,
+    pub(crate) runs: u64,
+    pub(crate) failures: u64,
+    /// How it was collected: in one `onstat -i` with other options, or one call per option
+    /// and why (an onstat without interactive mode).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) via: Option<String>,
+    /// Milliseconds of CPU a call (its share of a call shared with other sources), when a
+    /// process ran for it here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) cpu_ms_per_call: Option<f64>,
+    /// Runs a minute, once it has been collected for a full minute and run twice (a rate
+    /// over less says nothing: an `oncheck -pe` run once in 25 s is not 2.4 calls a minute).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) calls_per_min: Option<f64>,
+
+    /// Bytes of output a call (its part of a call shared with other sources), once one
+    /// answered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) bytes_per_call: Option<f64>,
+    /// Read at the moment of the latest `onstat -u` but printed a second later by the server's
+    /// clock (the call stalled between the two): what changes within a second (the holders it
+    /// names, its waits' ages) is not joined at this moment.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub late: bool,
+}
+
+/// What ifxtop costs the server it runs on (`source::cost`): its own CPU, and the processes
+/// and file reads it asks of the server, as rates once there is a full minute to count over.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct Cost {
+    /// ifxtop's own CPU time since it started, and its share of one core since the first
+    /// reading (the demo's simulation runs inside ifxtop: it is counted in).
+    pub self_cpu_s: Option<f64>,
+    pub self_core_share: Option<f64>,
+    /// Its children's (onstat, cat, ssh) CPU time, and their share of one core.
+    pub children_cpu_s: Option<f64>,
+    pub children_core_share: Option<f64>,
+    /// `measured`, or why not (the demo and a replay start no process).
+    pub children: String,
+    /// The seconds the counts below are over (since the first source ran).
+    pub over_s: f64,
+    /// Processes started: onstat (one `onstat -i` for several options is one), other commands
+    /// (oncheck, dbaccess, ...); and files read (`/proc`, `/sys`).
+    pub onstat_processes: f64,
+    pub other_processes: f64,
+    pub file_reads: u64,
+    /// The same a minute, once `over_s` is a full minute (none before).
+    pub onstat_processes_per_min: Option<f64>,
+    pub other_processes_per_min: Option<f64>,
+    pub file_reads_per_min: Option<f64>,
+}
+
+/// The findings read from a source older than its period (it failed or stopped answering),
+/// marked `as of` that source's moment: a replica's `blocked` from a `-g rss` read minutes ago
+/// is not said to be so now.
+pub(crate) fn mark_late(
+    findings: &mut [crate::model::findings::Finding],
+    sources: &[SourceStatus],
+) {
+    for f in findings.iter_mut() {
+        let late = f
+            .kind
+            .sources()
+            .iter()
+            .filter_map(|src| {
+                let label = src.label();
+                let st = sources.iter().find(|s| s.source == label)?;
+                let age = st.age_s?;
+                // Its period, or the spacing its runs have had (a slower interval scales it).
+                let every = st
+                    .calls_per_min
+                    .filter(|c| *c > 0.0)
+                    .map_or(st.period_s, |c| st.period_s.max(60.0 / c));
+                (every.is_finite() && age > every + crate::model::findings::LATE_AFTER_S)
+                    .then_some((age, label))
+            })
+            .max_by(|a, b| a.0.total_cmp(&b.0));
+        if let Some((age, label)) = late {
+            f.mark_as_of(age, &label);
+        }
+    }
+}
+
+/// Each source's health, age and cost, for the header and the status line; the per-node NUMA
+/// sources are left out.
+pub(crate) fn source_statuses(store: &Store, now: Duration) -> Vec<SourceStatus> {
+    let mut out: Vec<SourceStatus> = Vec::new();
+    // The statements as one source, where the first of them sorts.
+    let mut statements_at: Option<usize> = None;
+    for (s, st) in store.sources() {
+        match s {
+            Source::NodeMeminfo(_) | Source::NodeCpulist(_) | Source::NumaMaps(_) => {}
+            Source::OnstatGSql(_) => {
+                statements_at.get_or_insert(out.len());
+            }
+            _ => {
+                let mut status = source_status(s, st, now);
+                status.late = store.late_for_moment(s);
+                out.push(status);
+            }
+        }
+    }
+    if let (Some(at), Some(sql)) = (statements_at, statements_status(store, now)) {
+        out.insert(at, sql);
+    }
+    out
+}
+
+/// The statements read (`onstat -g sql <sid>`, those of the active sessions in turn, hundreds
+/// of sessions on a busy server) as one source: the newest read's age, error and how it ran,
+/// the runs, calls and bytes of them all.
+fn statements_status(store: &Store, now: Duration) -> Option<SourceStatus> {
+    let mut all = store
+        .sources()
+        .filter(|(s, _)| matches!(s, Source::OnstatGSql(_)));
+    let (first, st) = all.next()?;
+    let mut sum = source_status(first, st, now);
+    let mut newest = st.last_ok.as_ref().map(|(t, _)| *t);
+    let mut per_min = sum.calls_per_min;
+    let (mut bytes, mut byte_calls, mut cpu, mut cpu_calls) =
+        (st.bytes, st.byte_calls, st.cpu, st.cpu_calls);
+    for (s, st) in all {
+        let one = source_status(s, st, now);
+        sum.runs += one.runs;
+        sum.failures += one.failures;
+        per_min = match (per_min, one.calls_per_min) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
+        bytes = bytes.saturating_add(st.bytes);
+        byte_calls += st.byte_calls;
+        cpu += st.cpu;
+        cpu_calls += st.cpu_calls;
+        let t = st.last_ok.as_ref().map(|(t, _)| *t);
+        if t > newest {
+            newest = t;
+            sum.age_s = one.age_s;
+            sum.error = one.error;
+            sum.failure = one.failure;
+            sum.took_ms = one.took_ms;
+            sum.via = one.via;
+        }
+    }
+    sum.source = "onstat -g sql".to_string();
+    sum.calls_per_min = per_min;
+    sum.bytes_per_call = (byte_calls > 0).then(|| bytes as f64 / byte_calls as f64);
+    sum.cpu_ms_per_call = (cpu_calls > 0).then(|| cpu.as_secs_f64() * 1000.0 / cpu_calls as f64);
+    Some(sum)
+}
+
+fn source_status(s: &Source, st: &crate::store::SourceState, now: Duration) -> SourceStatus {
+    SourceStatus {
+        source: s.label(),
+        short: s.short(),
+        age_s: st.age(now).map(|a| a.as_secs_f64()),
+        period_s: s.period().as_secs_f64(),
+        error: st.failing().map(|e| e.to_string()),
+        failure: st.failing().map(|e| e.failure()),
+        took_ms: u64::try_from(st.last_took.as_millis()).unwrap_or(u64::MAX),
+        runs: st.runs,
+        failures: st.failures,
+        via: st.note.clone(),
+        cpu_ms_per_call: (st.cpu_calls > 0)
+            .then(|| st.cpu.as_secs_f64() * 1000.0 / st.cpu_calls as f64),
+        calls_per_min: st
+            .first_t
+            .map(|f| now.saturating_sub(f).as_secs_f64())
+            .filter(|span| *span >= RATE_OVER_S && st.runs >= 2)
+            .map(|span| st.runs as f64 * 60.0 / span),
+        bytes_per_call: (st.byte_calls > 0).then(|| st.bytes as f64 / st.byte_calls as f64),
+        late: false,
+    }
+}
+
+/// A rate a minute is given over a full minute at least.
+const RATE_OVER_S: f64 = 60.0;
+
+/// What ifxtop costs, from the sources' counts and the store's first and latest readings of the
+/// process's CPU (`None` before any source ran).
+pub(crate) fn cost(store: &Store, sources: &[SourceStatus], now: Duration) -> Option<Cost> {
+    use crate::source::CallKind;
+    if sources.is_empty() {
+        return None;
+    }
+    // Every source counts here, the per-node NUMA files too.
+    let over_s = store
+        .sources()
+        .filter_map(|(_, st)| st.first_t)
+        .min()
+        .map_or(0.0, |f| now.saturating_sub(f).as_secs_f64());
+    let processes = |kind: CallKind| {
+        store
+            .sources()
+            .filter(|(s, _)| s.call_kind() == kind)
+            .map(|(_, st)| st.processes)
+            .sum::<f64>()
+    };
+    let file_reads: u64 = store
+        .sources()
+        .filter(|(s, _)| s.call_kind() == CallKind::FileRead)
+        .map(|(_, st)| st.runs)
+        .sum();
+    let per_min = |n: f64| (over_s >= RATE_OVER_S).then(|| n * 60.0 / over_s);
+    // A process ran for a call here (its CPU was read when it was reaped), or processes run
+    // here though none has finished yet (a live host whose every command hangs or fails): the
+    // children are measured; the demo and a replay start none.
+    let children = if sources.iter().any(|s| s.cpu_ms_per_call.is_some()) || store.runs_processes {
+        "measured".to_string()
+    } else {
+        "simulated: the demo or a replay starts no onstat process".to_string()
+    };
+    let mut cost = Cost {
+        children,
+        over_s,
+        onstat_processes: processes(CallKind::Onstat),
+        other_processes: processes(CallKind::Command),
+        file_reads,
+        onstat_processes_per_min: per_min(processes(CallKind::Onstat)),
+        other_processes_per_min: per_min(processes(CallKind::Command)),
+        file_reads_per_min: per_min(file_reads as f64),
+        ..Cost::default()
+    };
+    let (first, last) = store.process_cost;
+    if let Some((t1, last)) = last {
+        cost.self_cpu_s = Some(last.self_cpu.as_secs_f64());
+        if cost.children == "measured" {
+            cost.children_cpu_s = Some(last.children_cpu.as_secs_f64());
+        }
+        if let Some((t0, first)) =
+            first.filter(|(t0, _)| t1.saturating_sub(*t0) >= Duration::from_secs(10))
+        {
+            let span = t1.saturating_sub(t0).as_secs_f64();
+            let share = |a: Duration, b: Duration| a.saturating_sub(b).as_secs_f64() / span;
+            cost.self_core_share = Some(share(last.self_cpu, first.self_cpu));
+            if cost.children == "measured" {
+                cost.children_core_share = Some(share(last.children_cpu, first.children_cpu));
+            }
+        }
+    }
+    Some(cost)
+}

@@ -1,0 +1,133 @@
+//! The sessions part: each session of `onstat -u` with its client, statement, memory and CPU.
+
+use crate::ids::Sid;
+use crate::model::waiters::WaiterRow;
+use crate::parsers::onstat_u::OnstatU;
+use crate::source::Source;
+use crate::store::Store;
+use compact_str::CompactString;
+use serde::Serialize;
+use std::time::Duration;
+
+/// Each session's memory, total and used, from the last `onstat -g ses` (the list): empty
+/// before it is read. A session it does not name has no figure (unknown, not 0).
+fn session_memory(store: &Store) -> rustc_hash::FxHashMap<Sid, (u64, u64)> {
+    store
+        .get(crate::source::key::OnstatGSesList)
+        .map(|l| {
+            l.sessions
+                .iter()
+                .map(|r| (r.sid, (r.total_memory, r.used_memory)))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// What the sessions' CPU figures cover (`None` before any `onstat -g cpu`).
+pub(crate) fn session_cpu_span(store: &Store) -> Option<SessionCpuSpan> {
+    if let Some((from, to)) = store.cpu.interval() {
+        return Some(SessionCpuSpan {
+            from_s: Some(from.as_secs_f64()),
+            to_s: Some(to.as_secs_f64()),
+            unknown: None,
+        });
+    }
+    store.cpu.unknown().map(|why| SessionCpuSpan {
+        from_s: None,
+        to_s: None,
+        unknown: Some(why.words()),
+    })
+}
+
+/// The interval the sessions' CPU figures cover (two `onstat -g cpu` samples), or why they are
+/// not known.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SessionCpuSpan {
+    /// Session seconds of the two samples.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub to_s: Option<f64>,
+    /// Why no session has a figure.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unknown: Option<&'static str>,
+}
+
+/// The client host of each session, from `onstat -g ntt`.
+fn client_hosts(store: &Store) -> rustc_hash::FxHashMap<Sid, CompactString> {
+    let mut out = rustc_hash::FxHashMap::default();
+    if let Some(n) = store.get(crate::source::key::OnstatGNtt) {
+        for t in &n.threads {
+            if let Some(c) = &t.client {
+                out.insert(t.sid, CompactString::new(&c.host));
+            }
+        }
+    }
+    out
+}
+
+/// The client program of the sessions whose `onstat -g ses <sid>` was collected.
+fn client_programs(store: &Store) -> rustc_hash::FxHashMap<Sid, String> {
+    // A session's program does not change: any `onstat -g ses <sid>` read names it.
+    store
+        .sources()
+        .filter_map(|(s, _)| match s {
+            Source::OnstatGSes(sid) => {
+                let ses = store.get(crate::source::key::OnstatGSes(*sid))?;
+                Some((*sid, ses.detail.as_ref()?.program.clone()?))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Each session's current statement, where an `onstat -g sql <sid>` read within
+/// [`crate::model::activity::SQL_FRESH_S`] of the moment tells it (a statement changes; an
+/// older one is not said to be the session's).
+fn current_statements(store: &Store) -> rustc_hash::FxHashMap<Sid, String> {
+    let Some(moment) = store.moment() else {
+        return Default::default();
+    };
+    store
+        .sources()
+        .filter_map(|(s, _)| match s {
+            Source::OnstatGSql(sid) => {
+                let seen = store.observed(*s)?;
+                if moment.abs_diff(seen).as_secs_f64() > crate::model::activity::SQL_FRESH_S {
+                    return None;
+                }
+                let q = store.get(crate::source::key::OnstatGSql(*sid))?;
+                let text = q.current_sql.as_ref().or(q.last_parsed_sql.as_ref())?;
+                Some((*sid, text.clone()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The Sessions pane's rows: each session of `u` with its client, SQL, memory and CPU.
+pub(crate) fn session_rows(
+    store: &Store,
+    u: &OnstatU,
+    waiters: &[WaiterRow],
+    now: Duration,
+) -> Vec<crate::model::sessions::SessionRow> {
+    let hosts = client_hosts(store);
+    let programs = client_programs(store);
+    let sql = current_statements(store);
+    let memory = session_memory(store);
+    crate::model::sessions::build(
+        u,
+        &crate::model::sessions::SessionInputs {
+            waiters,
+            tracker: &store.tracker,
+            rates: &store.rates,
+            cpu: &store.cpu,
+            memory: &memory,
+            hosts: &hosts,
+            programs: &programs,
+            sql: &sql,
+            now,
+        },
+    )
+}

@@ -1,0 +1,360 @@
+//! The waits part: each waiting thread of `onstat -u` joined to what it waits on (conditions,
+//! buffers, locks, latches of the same moment), its chain to the head blocker and a verdict in
+//! words; the head blockers, and the sessions built on the waiters.
+
+use crate::ids::{Addr, Sid};
+use crate::model::waiters::{join_chains, verdict, SocketRef, WaitIndex, WaitTarget, WaiterRow};
+use crate::parsers::onstat_u::{OnstatU, WaitReason};
+use crate::source::Source;
+use crate::store::Store;
+use compact_str::CompactString;
+use serde::Serialize;
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// A head blocker: the root of a blocker tree.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HeadBlocker {
+    pub sid: Sid,
+    pub user: String,
+    /// `running`, `in a read`, `waiting: condition`...
+    pub state: String,
+    pub locks: u64,
+    /// Waiters whose chain ends at this session.
+    pub blocked: usize,
+    /// The harm it causes: heads are ranked by it.
+    pub harm: crate::model::harm::Harm,
+    /// What helps, in the words the session screen shows (`onmode -z 812 ends the session...`
+    /// only where ending it frees what others wait for).
+    pub action: Option<String>,
+    /// `onmode -z SID`, only where ending the session frees what others wait for.
+    pub command: Option<String>,
+    /// Its current statement, where one was read lately (its screen's `onstat -g sql`, or the
+    /// active sessions' read in turn); `null` when not read.
+    pub sql: Option<String>,
+}
+
+/// Counts for the Waiters pane's summary line.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct WaitSummary {
+    /// Per reason letter (B C G L S T Y X D): number of threads waiting.
+    pub by_reason: BTreeMap<char, usize>,
+    pub threads: usize,
+    /// User sessions (the daemons' session 0 is none), as the Sessions pane counts them.
+    pub sessions: usize,
+    pub idle: usize,
+}
+
+/// What holds the checkpoint up, in words: `server Blocked:CKPT; in a critical section: sid 882`.
+/// In `CKPT INP` with nobody in a critical section, the checkpoint itself is what the waiters
+/// wait for: `the checkpoint is flushing, 12s so far` (from its oldest waiter's wait).
+fn checkpoint_words(u: &OnstatU, waiters: &[WaiterRow]) -> String {
+    let mut why = Vec::new();
+    if let Some(h) = &u.header {
+        if let Some(b) = &h.blocked {
+            why.push(format!("server Blocked:{b}"));
+        } else if let Some(f) = h.checkpoint_flag() {
+            why.push(format!("server {f}"));
+        }
+    }
+    let mut critical: Vec<String> = crate::model::waiters::critical_section_threads(u)
+        .iter()
+        .map(|(s, _)| s.to_string())
+        .collect();
+    critical.dedup();
+    if !critical.is_empty() {
+        why.push(format!(
+            "held up by sid {} in a critical section",
+            critical.join(", ")
+        ));
+    } else if u
+        .header
+        .as_ref()
+        .and_then(|h| h.checkpoint_flag())
+        .is_some_and(|f| f.contains("INP"))
+    {
+        let oldest = waiters
+            .iter()
+            .filter(|w| w.reason == WaitReason::Checkpoint)
+            .max_by(|a, b| a.in_wait_s.total_cmp(&b.in_wait_s));
+        why.push(match oldest {
+            Some(w) => format!(
+                "no session holds it up: the checkpoint is flushing, {} so far",
+                crate::format::human_duration_bound(w.in_wait_s, w.in_wait_s_at_least)
+            ),
+            None => "no session holds it up: the checkpoint is flushing".to_string(),
+        });
+    }
+    why.join("; ")
+}
+
+/// What the thread lists read at the moment of the `onstat -u` (whose addresses name the
+/// sessions) say of each session: `onstat -g ath`'s status of its primary thread (else of any
+/// of its threads), and `onstat -g rea`'s ready queue. A list of another moment says nothing.
+pub(crate) fn run_states(store: &Store) -> crate::model::activity::RunStates {
+    let mut out = crate::model::activity::RunStates::default();
+    let Some(u) = store.get(crate::source::key::OnstatU) else {
+        return out;
+    };
+    let rea = store.get_at_moment(crate::source::key::OnstatGRea);
+    let ath = store.get_at_moment(crate::source::key::OnstatGAth);
+    if rea.is_none() && ath.is_none() {
+        return out;
+    }
+    let sid_of: rustc_hash::FxHashMap<Addr, (Sid, bool)> = u
+        .threads
+        .iter()
+        .filter(|t| t.sessid.0 != 0)
+        .map(|t| (t.address, (t.sessid, t.flags.is_primary())))
+        .collect();
+    if let Some(rea) = rea {
+        out.ready = rea
+            .threads
+            .iter()
+            .filter_map(|t| sid_of.get(&t.rstcb?).map(|(s, _)| *s))
+            .collect();
+    }
+    if let Some(ath) = ath {
+        let mut threads: rustc_hash::FxHashMap<Sid, crate::model::activity::Class> =
+            rustc_hash::FxHashMap::default();
+        for t in &ath.threads {
+            let Some(&(sid, primary)) = t.rstcb.as_ref().and_then(|a| sid_of.get(a)) else {
+                continue;
+            };
+            let class = crate::model::activity::class_of_thread(&t.state);
+            if primary {
+                threads.insert(sid, class);
+            } else {
+                threads.entry(sid).or_insert(class);
+            }
+        }
+        out.threads = Some(threads);
+    }
+    out
+}
+
+/// What each waiting thread waits on: conditions, buffers, locks and latches by address.
+pub(crate) fn wait_index(store: &Store) -> WaitIndex<'_> {
+    // Holders and waits change within a second: only what was read at the moment of the
+    // onstat -u joins its waiters. Names (of conditions, mutexes, tables) and thread ids do
+    // not change that fast and may come from older outputs.
+    WaitIndex::new(
+        store.get(crate::source::key::OnstatGCon),
+        store
+            .get_at_moment(crate::source::key::OnstatGCon)
+            .is_some(),
+        store.get_at_moment(crate::source::key::OnstatX),
+    )
+    .with_locks(
+        store.get_at_moment(crate::source::key::OnstatK),
+        store.get(crate::source::key::Systabnames),
+    )
+    .with_latches(&crate::model::waiters::LatchSources {
+        lmx: store.get_at_moment(crate::source::key::OnstatGLmx),
+        wmx: store.get_at_moment(crate::source::key::OnstatGWmx),
+        latches: store.get_at_moment(crate::source::key::OnstatS),
+        ath: store.get(crate::source::key::OnstatGAth),
+    })
+    .with_mutex_names(store.mutex_names())
+    .with_condition_names(store.condition_names())
+    .with_waits(store.get(crate::source::key::OnstatU))
+}
+
+/// What the threads of onstat -u join into: empty when there is no onstat -u yet.
+#[derive(Default)]
+pub(crate) struct Waits {
+    pub(crate) summary: WaitSummary,
+    pub(crate) waiters: Vec<WaiterRow>,
+    pub(crate) heads: Vec<HeadBlocker>,
+    pub(crate) sessions: Vec<crate::model::sessions::SessionRow>,
+}
+
+/// The waiters with their chains and verdicts, the head blockers they lead to and the
+/// sessions, from the threads of `u`.
+pub(crate) fn waits(
+    store: &Store,
+    u: &OnstatU,
+    index: &WaitIndex<'_>,
+    now: Duration,
+    socket_of: &impl Fn(Sid) -> Option<SocketRef>,
+    io: &crate::model::io::IoView,
+) -> Waits {
+    let mut summary = WaitSummary {
+        threads: u.threads.len(),
+        ..WaitSummary::default()
+    };
+    // User sessions, as the Sessions pane counts them (the daemons' session 0 is none).
+    let mut sids: Vec<Sid> = u
+        .threads
+        .iter()
+        .map(|t| t.sessid)
+        .filter(|s| s.0 != 0)
+        .collect();
+    sids.sort_unstable();
+    sids.dedup();
+    summary.sessions = sids.len();
+    let mut waiters = waiter_rows(store, u, index, now, socket_of, &mut summary);
+    let engine = crate::model::waiters::engine_blockers(
+        store.get_at_moment(crate::source::key::OnstatGBth),
+        store.get(crate::source::key::OnstatGAth),
+    );
+    let log_holder = crate::model::waiters::long_transaction_thread(
+        u,
+        store.get_at_moment(crate::source::key::OnstatXTxn),
+    );
+    join_chains(u, &mut waiters, &engine, log_holder);
+    for row in &mut waiters {
+        row.idle = row.is_idle_client_wait();
+        // How long it had waited at the moment (the sockets are read with onstat -u), not
+        // counted on to `now`.
+        let at_moment = now
+            .saturating_sub(store.moment().unwrap_or(now))
+            .as_secs_f64();
+        row.idle_unknown = row.is_unjudged_client_wait(row.in_wait_s - at_moment);
+        if row.idle {
+            summary.idle += 1;
+        }
+    }
+    explain_waits(store, u, &mut waiters, io);
+    let heads = head_blockers(u, &waiters);
+    let sessions = super::sessions::session_rows(store, u, &waiters, now);
+    Waits {
+        summary,
+        waiters,
+        heads,
+        sessions,
+    }
+}
+
+/// A row for each waiting thread of `u`, counted by reason in `summary`; chains, idleness and
+/// verdicts are joined later.
+fn waiter_rows(
+    store: &Store,
+    u: &OnstatU,
+    index: &WaitIndex<'_>,
+    now: Duration,
+    socket_of: &impl Fn(Sid) -> Option<SocketRef>,
+    summary: &mut WaitSummary,
+) -> Vec<WaiterRow> {
+    let base = store.settings.base_page_kb;
+    let extents = store.extents();
+    // A row for each waiting thread, sized once (most of 5,000 sessions wait: pushed one
+    // by one, the rows took up to twice their size at the heaviest second).
+    let mut waiters = Vec::new();
+    waiters.reserve_exact(u.threads.iter().filter(|t| t.wait_reason.is_some()).count());
+    for th in &u.threads {
+        let Some(reason) = th.wait_reason else {
+            continue;
+        };
+        *summary.by_reason.entry(reason.letter()).or_default() += 1;
+        let target = index.target(th, reason, extents, base);
+        let (since, at_least) = store.tracker.since(th.address).unwrap_or((now, true));
+        let tracked = now.saturating_sub(since).as_secs_f64();
+        // onstat -g con, read at this moment, knows how long a condition wait has lasted:
+        // from before ifxtop ran, and since it began again between two samples (the same
+        // condition, a new wait). Counted on to `now` as the tracked time is.
+        let reported = match &target {
+            WaitTarget::Condition {
+                waittime: Some(w), ..
+            } => Some(
+                *w as f64
+                    + now
+                        .saturating_sub(store.moment().unwrap_or(now))
+                        .as_secs_f64(),
+            ),
+            _ => None,
+        };
+        let rates = store.rates.get(th.address);
+        waiters.push(WaiterRow {
+            rstcb: th.address,
+            sessid: th.sessid,
+            user: th.user.clone(),
+            flags: CompactString::new(th.flags.as_str()),
+            reason,
+            waiting_on: target,
+            in_wait_s: reported.unwrap_or(tracked),
+            // onstat -g con's count is the wait's whole age.
+            in_wait_s_at_least: reported.is_none() && at_least,
+            locks: th.locks,
+            reads_per_s: rates.map(|r| r.0),
+            writes_per_s: rates.map(|r| r.1),
+            idle: false,
+            idle_unknown: false,
+            socket: socket_of(th.sessid),
+            blockers: Vec::new(),
+            head_blocker: None,
+            deadlock: false,
+            engine_blocker: None,
+            verdict: Cow::Borrowed(""),
+        });
+    }
+    waiters
+}
+
+/// Each waiter's verdict in words, and the waits on a slow chunk noted.
+fn explain_waits(
+    store: &Store,
+    u: &OnstatU,
+    waiters: &mut [WaiterRow],
+    io: &crate::model::io::IoView,
+) {
+    let checkpoint = checkpoint_words(u, waiters);
+    let moment = store.moment();
+    let note = |label: &str, s: Source| {
+        crate::model::waiters::HolderNotes::note(
+            label,
+            store.observed(s),
+            moment,
+            store.late_for_moment(&s),
+        )
+    };
+    let notes = crate::model::waiters::HolderNotes {
+        lock: note("onstat -k", Source::OnstatK),
+        buffer: note("onstat -X", Source::OnstatX),
+        mutex: note("onstat -g lmx", Source::OnstatGLmx),
+    };
+    for row in waiters.iter_mut() {
+        row.verdict = verdict(row, u, &checkpoint, &notes);
+    }
+    crate::model::io::note_slow_chunks(waiters, io);
+}
+
+/// The sessions at the end of the waiters' chains, with how many wait for each and the harm
+/// it causes.
+fn head_blockers(u: &OnstatU, waiters: &[WaiterRow]) -> Vec<HeadBlocker> {
+    let mut counts: BTreeMap<Sid, usize> = BTreeMap::new();
+    for w in waiters {
+        if let Some(h) = w.head_blocker {
+            *counts.entry(h).or_default() += 1;
+        }
+    }
+    let mut heads: Vec<HeadBlocker> = counts
+        .into_iter()
+        .map(|(sid, blocked)| {
+            let (state, locks, user) = crate::model::waiters::state_words(u, sid);
+            let action = crate::model::harm::action_for(u, waiters, sid);
+            HeadBlocker {
+                sid,
+                user,
+                state,
+                locks,
+                blocked,
+                harm: crate::model::harm::harm_of(waiters, sid),
+                action: action.as_ref().map(|a| a.words.clone()),
+                command: action.and_then(|a| a.command),
+                sql: None,
+            }
+        })
+        .collect();
+    // The most harmful first: the oldest wait caused, then how many wait; sub-second
+    // mutex waits last (background of any busy server).
+    heads.sort_by(|a, b| {
+        b.harm
+            .rank_key()
+            .cmp(&a.harm.rank_key())
+            .then(b.blocked.cmp(&a.blocked))
+            .then(a.sid.cmp(&b.sid))
+    });
+    heads
+}
