@@ -7,6 +7,7 @@
 pub mod config;
 pub mod feed;
 pub mod headless;
+pub mod ring;
 pub mod runtime;
 pub mod setup;
 pub mod signals;

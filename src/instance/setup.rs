@@ -44,6 +44,8 @@ pub struct Setup {
     pub replay: Option<Arc<crate::collect::record::Recording>>,
     /// `--log FILE`.
     pub log: Option<PathBuf>,
+    /// `--ring DIR`: the flight recorder (`collect/ring.rs`).
+    pub ring: Option<crate::collect::ring::RingConfig>,
 }
 
 /// One instance to watch, as the command line and the config name it.
@@ -394,7 +396,11 @@ fn setup_of(
     let mut remote = false;
     let (mode, runner, server, note): Chosen = match &spec {
         InstanceSpec::Replay(path) => {
-            let rec = crate::collect::record::read_replayable(path)?;
+            let rec = if path.is_dir() {
+                crate::instance::ring::replay_window(path, &args.ring, true)?
+            } else {
+                crate::collect::record::read_replayable(path)?
+            };
             let header = rec.header.clone();
             settings.ports = if ports.is_empty() {
                 header.as_ref().map(|h| h.ports.clone()).unwrap_or_default()
@@ -484,6 +490,10 @@ fn setup_of(
         settings.host.as_deref().filter(|_| remote),
     );
     settings.instance = Some(instance.clone());
+    let ring = match mode {
+        Mode::Replay { .. } => None,
+        _ => crate::instance::ring::config_for(args, shared.config(), &instance, several)?,
+    };
     Ok(Setup {
         instance,
         mode,
@@ -504,6 +514,7 @@ fn setup_of(
             };
             (file, args.record_max)
         }),
+        ring,
         note,
         replay,
         log: args.log.clone(),

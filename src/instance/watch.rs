@@ -35,6 +35,12 @@ pub struct Watched {
     /// carry the call's time), so a moment needs no wait for the rest of its call; a walk that
     /// parses only some sources would otherwise wait for parts it never reads.
     calls_whole: bool,
+    /// The flight recorder's incidents: the findings of each moment sampled, and where their
+    /// beginnings and ends go (`collect/ring.rs`).
+    incidents: Option<(
+        crate::model::incidents::IncidentWatch,
+        std::sync::mpsc::Sender<crate::collect::ring::Event>,
+    )>,
 }
 
 /// The recording's database-time track (`model/track.rs`): each sample's line, sent to the
@@ -60,6 +66,7 @@ impl Watched {
             track: None,
             real_time: true,
             calls_whole: false,
+            incidents: None,
         }
     }
 
@@ -81,6 +88,12 @@ impl Watched {
             to: TrackTo::Recorder(tx),
             encoder: crate::model::track::TrackEncoder::new(),
         });
+    }
+
+    /// The findings of each moment sampled from now on make the ring's incidents (sent to
+    /// `tx`).
+    pub(crate) fn keep_incidents(&mut self, tx: std::sync::mpsc::Sender<crate::collect::ring::Event>) {
+        self.incidents = Some((Default::default(), tx));
     }
 
     /// Each sample taken from now on also makes a line of a track, kept until
@@ -171,6 +184,11 @@ impl Watched {
     pub(crate) fn sample(&mut self, snap: &Snapshot) -> bool {
         if !self.calls_whole && !self.store.moment_whole() {
             return false;
+        }
+        if let Some((watch, tx)) = &mut self.incidents {
+            for e in watch.observe(snap) {
+                let _ = tx.send(e);
+            }
         }
         let added = self.sample_moment(snap);
         crate::memory::give_back();
