@@ -97,9 +97,9 @@ pub fn text(dir: &std::path::Path, listed: &[Listed]) -> String {
         Ok(idx) => {
             let bytes: u64 = idx.segments.iter().map(|s| s.bytes).sum();
             out.push_str(&format!(
-                "ring {}: {} segments, {} to {} UTC, {}\n",
+                "ring {}: {}, {} to {} UTC, {}\n",
                 dir.display(),
-                idx.segments.len(),
+                crate::format::count(idx.segments.len() as u64, "segment", "segments"),
                 short(&rfc(idx.start())),
                 short(&rfc(idx.end)),
                 crate::format::human_bytes(bytes)
@@ -112,7 +112,7 @@ pub fn text(dir: &std::path::Path, listed: &[Listed]) -> String {
         return out;
     }
     out.push_str(&format!(
-        "{:<19}  {:<16} {:<8} {:<24} {}\n",
+        "{:<19}  {:<18} {:<8} {:<24} {}\n",
         "WHEN (UTC)", "WHAT", "SEVERITY", "CULPRIT / NOTE", "FILE"
     ));
     for l in listed {
@@ -122,7 +122,7 @@ pub fn text(dir: &std::path::Path, listed: &[Listed]) -> String {
             (None, None) => String::new(),
         };
         out.push_str(&format!(
-            "{:<19}  {:<16} {:<8} {:<24} {}\n",
+            "{:<19}  {:<18} {:<8} {:<24} {}\n",
             short(&l.when),
             l.what,
             l.severity,

@@ -380,7 +380,8 @@ fn snapshot_with(args: &SnapshotArgs, shared: &Shared) -> Result<Snapshot, Error
         let rec = std::sync::Arc::new(rec);
         let end = rec.length();
         let at = match ring_at {
-            Some(at) => Some(at),
+            // The window ends at the moment: its last sample at most a second before.
+            Some(at) => Some(at.min(end)),
             None => at_arg(args.at, rec.started(), Some(end))?,
         };
         if let Some(t) = at.filter(|t| *t > end) {

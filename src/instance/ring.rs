@@ -18,33 +18,11 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// The ring's settings from the command line, else the config, else the defaults; with several
-/// instances each has a directory of its own in DIR, named after it.
-pub(crate) fn config_for(
-    args: &LiveArgs,
-    config: &Config,
-    instance: &str,
-    several: bool,
-) -> Result<Option<RingConfig>, Error> {
+/// The ring's settings from the command line, else the config, else the defaults.
+pub(crate) fn config_for(args: &LiveArgs, config: &Config) -> Result<Option<RingConfig>, Error> {
     let r = &args.ring;
     let Some(dir) = r.ring.clone().or_else(|| config.ring.clone()) else {
         return Ok(None);
-    };
-    let dir = if several {
-        let name: String = instance
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || "-_.@".contains(c) {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        crate::collect::ring::prepare_dir(&dir)?;
-        dir.join(name)
-    } else {
-        dir
     };
     let mut cfg = RingConfig::new(dir);
     let hours = r.ring_hours.or(config.ring_hours);
@@ -76,6 +54,24 @@ pub(crate) fn config_for(
         cfg.incidents_max_bytes = mb.saturating_mul(crate::files::MB);
     }
     Ok(Some(cfg))
+}
+
+/// One of several instances keeps its ring in a directory of its own in the one named, after
+/// the instance's name.
+pub(crate) fn per_instance(cfg: &mut RingConfig, instance: &str) -> Result<(), Error> {
+    let name: String = instance
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.@".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    crate::collect::ring::prepare_dir(&cfg.dir)?;
+    cfg.dir = cfg.dir.join(name);
+    Ok(())
 }
 
 /// What the ring's segments of `setup` say of where they come from.

@@ -363,7 +363,7 @@ fn setups_with(args: &LiveArgs, shared: Shared, connect_one: bool) -> Result<Vec
     }
     // Several: set up side by side, so hosts that hang delay the start once, not once each.
     let shared = &shared;
-    std::thread::scope(|sc| {
+    let setups: Vec<Setup> = std::thread::scope(|sc| {
         let handles: Vec<_> = specs
             .into_iter()
             .map(|spec| sc.spawn(move || setup_of(spec, args, shared, true)))
@@ -374,8 +374,18 @@ fn setups_with(args: &LiveArgs, shared: Shared, connect_one: bool) -> Result<Vec
                 h.join()
                     .unwrap_or_else(|_| Err(Error::Other("instance setup panicked".into())))
             })
-            .collect()
-    })
+            .collect::<Result<Vec<Setup>, Error>>()
+    })?;
+    // Several instances: a ring each, in a directory of its own in the one named.
+    setups
+        .into_iter()
+        .map(|mut s| {
+            if let Some(r) = &mut s.ring {
+                crate::instance::ring::per_instance(r, &s.instance)?;
+            }
+            Ok(s)
+        })
+        .collect()
 }
 
 fn setup_of(
@@ -492,7 +502,7 @@ fn setup_of(
     settings.instance = Some(instance.clone());
     let ring = match mode {
         Mode::Replay { .. } => None,
-        _ => crate::instance::ring::config_for(args, shared.config(), &instance, several)?,
+        _ => crate::instance::ring::config_for(args, shared.config())?,
     };
     Ok(Setup {
         instance,
