@@ -198,9 +198,7 @@ pub fn segments(dir: &Path) -> Result<Vec<Segment>, Error> {
 
 /// The file name of a segment or a cut starting at `at`: its UTC time, sortable.
 fn stamp(at: time::OffsetDateTime) -> String {
-    let f = time::macros::format_description!(
-        "[year][month][day]T[hour][minute][second]Z"
-    );
+    let f = time::macros::format_description!("[year][month][day]T[hour][minute][second]Z");
     at.to_offset(time::UtcOffset::UTC)
         .format(&f)
         .unwrap_or_else(|_| "00000000T000000Z".into())
@@ -227,7 +225,9 @@ fn create_named(dir: &Path, stem: &str) -> std::io::Result<(PathBuf, std::fs::Fi
 }
 
 /// A zstd writer of one frame with the ring's long window.
-fn encoder(file: std::fs::File) -> std::io::Result<zstd::stream::write::Encoder<'static, std::fs::File>> {
+fn encoder(
+    file: std::fs::File,
+) -> std::io::Result<zstd::stream::write::Encoder<'static, std::fs::File>> {
     let mut enc = zstd::stream::write::Encoder::new(file, ZSTD_LEVEL)?;
     enc.long_distance_matching(true)?;
     enc.window_log(WINDOW_LOG)?;
@@ -304,7 +304,11 @@ pub enum Event {
         summary: String,
     },
     /// It cleared (or ifxtop stopped) at `t`.
-    Ended { t: f64, kind: String, culprit: String },
+    Ended {
+        t: f64,
+        kind: String,
+        culprit: String,
+    },
 }
 
 /// An incident line of `incidents/index.jsonl`.
@@ -493,10 +497,7 @@ impl RingWriter {
         };
         if rotate {
             if let Err(e) = self.rotate(t) {
-                self.stop(format!(
-                    "ring stopped: {}: {e}",
-                    self.cfg.dir.display()
-                ));
+                self.stop(format!("ring stopped: {}: {e}", self.cfg.dir.display()));
                 return;
             }
         }
@@ -566,8 +567,8 @@ impl RingWriter {
         let started = self.origin.wall(base);
         let (path, file) = create_named(&self.cfg.dir, &stamp(started))?;
         let mut enc = encoder(file)?;
-        let header = serde_json::to_string(&self.origin.header(started))
-            .map_err(std::io::Error::other)?;
+        let header =
+            serde_json::to_string(&self.origin.header(started)).map_err(std::io::Error::other)?;
         enc.write_all(header.as_bytes())?;
         enc.write_all(b"\n")?;
         enc.flush()?;
@@ -590,11 +591,7 @@ impl RingWriter {
         let path = o.path.clone();
         let _ = o.enc.finish().and_then(|mut f| f.flush());
         let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-        self.closed.push(Closed {
-            path,
-            ended,
-            bytes,
-        });
+        self.closed.push(Closed { path, ended, bytes });
         self.recount();
     }
 
@@ -706,7 +703,9 @@ impl RingWriter {
         if let Some(c) = &mut self.cur {
             let _ = c.enc.flush();
         }
-        let from = self.origin.wall((o.began_t - self.cfg.before.as_secs_f64()).max(0.0));
+        let from = self
+            .origin
+            .wall((o.began_t - self.cfg.before.as_secs_f64()).max(0.0));
         let to = self.origin.wall(end);
         let mut line = o.line;
         line.event = "cut".into();
@@ -777,12 +776,14 @@ fn free_bytes(dir: &Path) -> Option<u64> {
 }
 
 /// The ring's segments that hold moments between `from` and `to`, in order.
-fn covering(segs: &[Segment], from: time::OffsetDateTime, to: time::OffsetDateTime) -> Vec<Segment> {
+fn covering(
+    segs: &[Segment],
+    from: time::OffsetDateTime,
+    to: time::OffsetDateTime,
+) -> Vec<Segment> {
     segs.iter()
         .enumerate()
-        .filter(|(i, s)| {
-            s.started <= to && segs.get(i + 1).is_none_or(|n| n.started > from)
-        })
+        .filter(|(i, s)| s.started <= to && segs.get(i + 1).is_none_or(|n| n.started > from))
         .map(|(_, s)| s.clone())
         .collect()
 }
@@ -893,8 +894,9 @@ impl Joined {
                         continue;
                     }
                     self.out.extend_from_slice(b"{\"t\":");
-                    self.out
-                        .extend_from_slice(serde_json::to_string(&t).unwrap_or_default().as_bytes());
+                    self.out.extend_from_slice(
+                        serde_json::to_string(&t).unwrap_or_default().as_bytes(),
+                    );
                     self.out.extend_from_slice(&self.line[rest..]);
                 }
                 // Not a sample ifxtop wrote: left for the recording's reader to judge.
@@ -951,10 +953,7 @@ impl RingIndex {
 
     /// The ring's first moment.
     pub fn start(&self) -> time::OffsetDateTime {
-        self.segments
-            .first()
-            .map(|s| s.started)
-            .unwrap_or(self.end)
+        self.segments.first().map(|s| s.started).unwrap_or(self.end)
     }
 
     /// A moment of the ring as a DBA types it: seconds from the ring's start, a share of it, or
@@ -1002,7 +1001,8 @@ impl RingIndex {
         );
         header.started = fresh.started;
         header.utc_offset = fresh.utc_offset;
-        let mut header_line = serde_json::to_vec(&header).map_err(|e| Error::Other(e.to_string()))?;
+        let mut header_line =
+            serde_json::to_vec(&header).map_err(|e| Error::Other(e.to_string()))?;
         header_line.push(b'\n');
         let parts: Arc<[(PathBuf, f64)]> = segs
             .iter()

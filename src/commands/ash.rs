@@ -210,7 +210,8 @@ fn from_ring(
     keys: &[Key],
     settings: crate::store::StoreSettings,
 ) -> Result<Ash, Error> {
-    let len = crate::commands::snapshot::window_len(args.snapshot.window.unwrap_or(DEFAULT_WINDOW))?;
+    let len =
+        crate::commands::snapshot::window_len(args.snapshot.window.unwrap_or(DEFAULT_WINDOW))?;
     let (rec, from, to) = crate::instance::ring::window_between(
         dir,
         args.from,

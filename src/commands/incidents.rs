@@ -35,7 +35,8 @@ pub fn list(dir: &std::path::Path) -> Vec<Listed> {
     let lines: Vec<IncidentLine> = ring::incident_lines(dir);
     let mut out: Vec<Listed> = Vec::new();
     for l in &lines {
-        let same = |o: &IncidentLine| o.began == l.began && o.kind == l.kind && o.culprit == l.culprit;
+        let same =
+            |o: &IncidentLine| o.began == l.began && o.kind == l.kind && o.culprit == l.culprit;
         match l.event.as_str() {
             "began" if !lines.iter().any(|o| o.event == "cut" && same(o)) => out.push(Listed {
                 when: l.began.clone(),
@@ -87,7 +88,11 @@ pub fn list(dir: &std::path::Path) -> Vec<Listed> {
 
 /// `2026-11-22 03:12:05` of an RFC 3339 time.
 fn short(when: &str) -> String {
-    when.replace('T', " ").trim_end_matches('Z').chars().take(19).collect()
+    when.replace('T', " ")
+        .trim_end_matches('Z')
+        .chars()
+        .take(19)
+        .collect()
 }
 
 /// The list as text, one line each.

@@ -362,7 +362,10 @@ fn snapshot_with(args: &SnapshotArgs, shared: &Shared) -> Result<Snapshot, Error
             let (rec, at) = crate::instance::ring::window_to(path, args.at, warm)?;
             (rec, Some(at))
         } else {
-            (crate::collect::record::read_replayable_for_walk(path)?, None)
+            (
+                crate::collect::record::read_replayable_for_walk(path)?,
+                None,
+            )
         };
         // The first few problems and a count: a garbage file has one per line.
         if !rec.skipped.is_empty() {

@@ -44,9 +44,7 @@ pub(crate) fn config_for(args: &LiveArgs, config: &Config) -> Result<Option<Ring
     }
     if let Some(m) = r.ring_before.or(config.ring_before) {
         if !(0.0..=120.0).contains(&m) {
-            return Err(Error::Usage(format!(
-                "ring-before {m}: minutes, 0 to 120"
-            )));
+            return Err(Error::Usage(format!("ring-before {m}: minutes, 0 to 120")));
         }
         cfg.before = Duration::from_secs_f64(m * 60.0);
     }

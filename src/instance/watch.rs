@@ -92,7 +92,10 @@ impl Watched {
 
     /// The findings of each moment sampled from now on make the ring's incidents (sent to
     /// `tx`).
-    pub(crate) fn keep_incidents(&mut self, tx: std::sync::mpsc::Sender<crate::collect::ring::Event>) {
+    pub(crate) fn keep_incidents(
+        &mut self,
+        tx: std::sync::mpsc::Sender<crate::collect::ring::Event>,
+    ) {
         self.incidents = Some((Default::default(), tx));
     }
 

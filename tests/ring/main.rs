@@ -95,10 +95,7 @@ fn a_ring_replays_as_the_plain_recording_of_the_same_run() {
     // Before the lock chain, in it (its culprit), in the second segment.
     for t in [250, 300, 1300] {
         let t = Duration::from_secs(t);
-        let a = snapshot_at(
-            index.window(index.start(), index.end, false).expect("w"),
-            t,
-        );
+        let a = snapshot_at(index.window(index.start(), index.end, false).expect("w"), t);
         let b = snapshot_at(read_replayable_for_walk(&plain).expect("p"), t);
         assert_eq!(a, b, "the snapshots at {t:?}");
     }
@@ -125,14 +122,17 @@ fn a_lock_chain_is_cut_out_on_its_own_and_replays_to_the_same_culprit() {
     w.close();
     let lines = ring::incident_lines(&ring_dir);
     let began_s = |l: &ring::IncidentLine| {
-        let t = time::OffsetDateTime::parse(&l.began, &time::format_description::well_known::Rfc3339)
-            .expect("began");
+        let t =
+            time::OffsetDateTime::parse(&l.began, &time::format_description::well_known::Rfc3339)
+                .expect("began");
         (t - ifxtop::demo::EPOCH).as_seconds_f64()
     };
     // The chain of the demo's lock chain (275 s on, before the long transaction at 375 s).
     let chain = lines
         .iter()
-        .find(|l| l.event == "cut" && l.kind == "lock_chain" && (275.0..330.0).contains(&began_s(l)))
+        .find(|l| {
+            l.event == "cut" && l.kind == "lock_chain" && (275.0..330.0).contains(&began_s(l))
+        })
         .unwrap_or_else(|| panic!("no lock chain cut: {lines:#?}"));
     assert!(chain.culprit.starts_with("sid "), "{chain:?}");
     let began_s = began_s(chain);
@@ -168,7 +168,11 @@ fn a_lock_chain_is_cut_out_on_its_own_and_replays_to_the_same_culprit() {
         .map(|s| s.to_string())
         .collect();
     let named = format!("sid {}", sids.join(", "));
-    assert!(chain.culprit.starts_with(&named), "{named} / {}", chain.culprit);
+    assert!(
+        chain.culprit.starts_with(&named),
+        "{named} / {}",
+        chain.culprit
+    );
 }
 
 /// Incompressible outputs, a sample every 0.1 s: what fills a ring fast.
@@ -238,14 +242,19 @@ fn retention_and_the_cap_remove_the_oldest_first() {
         .iter()
         .map(|s| s.bytes)
         .sum();
-    assert!(on_disk <= cfg.max_bytes && on_disk > cfg.max_bytes / 2, "{on_disk}");
+    assert!(
+        on_disk <= cfg.max_bytes && on_disk > cfg.max_bytes / 2,
+        "{on_disk}"
+    );
     let starts = segment_starts(&capped);
     assert!(starts.windows(2).all(|p| p[0] < p[1]), "{starts:?}");
     // The oldest went first: what is left is the last of the hour.
     assert!(starts[0] > 1200.0, "{starts:?}");
     // What is left replays to its end.
     let index = RingIndex::open(&capped).expect("index");
-    let rec = index.window(index.start(), index.end, false).expect("window");
+    let rec = index
+        .window(index.start(), index.end, false)
+        .expect("window");
     // Nothing dropped (the outputs here are all `onstat -k`: the rest is said missing).
     let problems: Vec<&String> = rec
         .skipped
@@ -274,7 +283,9 @@ fn a_torn_ring_replays_up_to_the_tear() {
     let bytes = std::fs::read(last).expect("read");
     std::fs::write(last, &bytes[..bytes.len() * 2 / 3]).expect("tear");
     let index = RingIndex::open(&ring_dir).expect("index");
-    let rec = index.window(index.start(), index.end, false).expect("window");
+    let rec = index
+        .window(index.start(), index.end, false)
+        .expect("window");
     let end = rec.length().as_secs_f64();
     // The first segment whole (0 to 1,260 s), the second up to about two thirds.
     assert!((1300.0..1750.0).contains(&end), "{end}");
@@ -308,7 +319,9 @@ fn the_ring_is_a_directory_of_its_own() {
     let open = dir.path().join("open");
     std::fs::create_dir(&open).expect("mkdir");
     std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    let err = RingWriter::open(config(&open), origin()).err().expect("refused");
+    let err = RingWriter::open(config(&open), origin())
+        .err()
+        .expect("refused");
     assert!(err.to_string().contains("chmod 700"), "{err}");
     let link = dir.path().join("link");
     std::os::unix::fs::symlink(&ring_dir, &link).expect("symlink");
