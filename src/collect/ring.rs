@@ -770,6 +770,8 @@ impl RingWriter {
 }
 
 /// The free bytes of the file system holding `dir` (for an unprivileged user).
+// `fsblkcnt_t` and `c_ulong` are 32 bits on some targets.
+#[allow(clippy::useless_conversion)]
 fn free_bytes(dir: &Path) -> Option<u64> {
     let st = nix::sys::statvfs::statvfs(dir).ok()?;
     Some(u64::from(st.blocks_available()).saturating_mul(u64::from(st.fragment_size())))
