@@ -938,7 +938,8 @@ impl RingIndex {
         let segments = segments(dir)?;
         let Some(last) = segments.last() else {
             return Err(Error::Usage(format!(
-                "{}: no segment of a ring in it (a ring is what `--ring DIR` writes)",
+                "{}: a directory, not a regular file, and no ring in it (a ring is what \
+                 `--ring DIR` writes)",
                 dir.display()
             )));
         };
