@@ -938,8 +938,7 @@ impl RingIndex {
         let segments = segments(dir)?;
         let Some(last) = segments.last() else {
             return Err(Error::Usage(format!(
-                "{}: a directory, not a regular file, and no ring in it (a ring is what \
-                 `--ring DIR` writes)",
+                "{}: no ring in it (a ring is what `--ring DIR` writes)",
                 dir.display()
             )));
         };

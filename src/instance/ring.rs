@@ -98,10 +98,23 @@ pub fn start(
     Ok((Ring::start(writer, rx, also), tx))
 }
 
+/// The ring in `dir` given to `--replay`: a directory with no ring in it is refused as a
+/// directory given for a recording file is.
+fn open_for_replay(dir: &Path) -> Result<RingIndex, Error> {
+    if crate::collect::ring::segments(dir)?.is_empty() {
+        return Err(Error::Usage(format!(
+            "--replay {}: a directory, not a regular file, and no ring in it (a ring is what \
+             `--ring DIR` writes)",
+            dir.display()
+        )));
+    }
+    RingIndex::open(dir)
+}
+
 /// The window of the ring in `dir` that `--from`/`--to` name (default: the last hour), as one
 /// recording.
 pub(crate) fn replay_window(dir: &Path, r: &RingArgs, timeline: bool) -> Result<Recording, Error> {
-    let index = RingIndex::open(dir)?;
+    let index = open_for_replay(dir)?;
     let moment = |flag: &str, w: When| {
         index
             .moment(w)
@@ -128,7 +141,7 @@ pub fn window_to(
     at: Option<When>,
     warm: Duration,
 ) -> Result<(Recording, Duration), Error> {
-    let index = RingIndex::open(dir)?;
+    let index = open_for_replay(dir)?;
     let at = match at {
         Some(w) => index
             .moment(w)
@@ -150,7 +163,7 @@ pub fn window_between(
     len: Duration,
     warm: Duration,
 ) -> Result<(Recording, Duration, Duration), Error> {
-    let index = RingIndex::open(dir)?;
+    let index = open_for_replay(dir)?;
     let to = match to {
         Some(w) => index
             .moment(w)
