@@ -45,6 +45,38 @@ pub struct LiveArgs {
     /// Write a debug log to FILE (nothing is logged otherwise).
     #[arg(long, value_name = "FILE")]
     pub(crate) log: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) ring: RingArgs,
+}
+
+/// The flight recorder (`--ring DIR`) and a replay of a window of one (`--replay DIR --from
+/// 03:05 --to 03:20`): docs/recording.md.
+#[derive(Debug, Clone, Args, Default)]
+pub struct RingArgs {
+    /// Keep every collected output in the ring directory DIR (created 0700): the last
+    /// --ring-hours within --ring-max-mb, oldest out first, any minute replayable with
+    /// `--replay DIR`; an incident's minutes are cut out on their own (`ifxtop incidents`).
+    #[arg(long, value_name = "DIR", conflicts_with = "replay")]
+    pub(crate) ring: Option<PathBuf>,
+    /// How long the ring keeps what it collected (default 24).
+    #[arg(long, value_name = "HOURS", requires = "ring")]
+    pub(crate) ring_hours: Option<f64>,
+    /// The ring's segments' size at most (default 2048).
+    #[arg(long, value_name = "MB", requires = "ring")]
+    pub(crate) ring_max_mb: Option<u64>,
+    /// Minutes before an incident its cut keeps (default 5).
+    #[arg(long, value_name = "MINUTES", requires = "ring")]
+    pub(crate) ring_before: Option<f64>,
+    /// The incidents' cuts' size at most, beyond the segments' (default 512).
+    #[arg(long, value_name = "MB", requires = "ring")]
+    pub(crate) ring_incidents_mb: Option<u64>,
+    /// With --replay DIR (a ring): replay from this moment (a time of day on the ring's clock,
+    /// 03:05; seconds from its start); default: an hour before --to.
+    #[arg(long, value_name = "WHEN", requires = "replay")]
+    pub(crate) from: Option<When>,
+    /// With --replay DIR (a ring): replay up to this moment; default: the ring's end.
+    #[arg(long, value_name = "WHEN", requires = "replay")]
+    pub(crate) to: Option<When>,
 }
 
 /// The default of `--record-max`.
@@ -60,6 +92,7 @@ impl LiveArgs {
             interval: None,
             record_max: RECORD_MAX_MB,
             log: None,
+            ring: RingArgs::default(),
         }
     }
 }
@@ -158,6 +191,12 @@ pub enum Command {
     /// a,b`, `--ssh`, `[[instance]]` in the config, `--demo`). Ends cleanly on SIGTERM or
     /// SIGINT.
     Serve(Box<ServeArgs>),
+    /// List the incidents the flight recorder (`--ring DIR`) cut out on its own, and its
+    /// bookmarks: when, what, culprit, file.
+    Incidents(IncidentsArgs),
+    /// Bookmark this moment in a ring with a note (`ifxtop mark --ring DIR "slow batch"`): it
+    /// shows in `ifxtop incidents` and on a replay's timeline.
+    Mark(MarkArgs),
     /// Print a shell completion script: `ifxtop completions bash > /etc/bash_completion.d/ifxtop`.
     Completions {
         #[arg(value_enum)]
@@ -282,6 +321,25 @@ fn parse_listen(s: &str) -> std::result::Result<std::net::SocketAddr, String> {
     s.parse().map_err(|_| {
         format!("'{s}': an IP address and a port, such as {SERVE_DEFAULT_LISTEN} or [::1]:19088")
     })
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct IncidentsArgs {
+    /// The ring directory (`--ring DIR` of `serve` or the screen).
+    #[arg(long, value_name = "DIR")]
+    pub ring: PathBuf,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct MarkArgs {
+    /// The ring directory.
+    #[arg(long, value_name = "DIR")]
+    pub ring: PathBuf,
+    /// What happened (shown with the mark).
+    #[arg(value_name = "NOTE")]
+    pub note: String,
 }
 
 #[derive(Debug, Args)]

@@ -19,6 +19,8 @@ fn main() -> ExitCode {
         Some(Command::Snapshot(args)) => ifxtop::commands::snapshot::run_cli(args),
         Some(Command::Ash(args)) => ifxtop::commands::ash::run_cli(args),
         Some(Command::Serve(args)) => ifxtop::commands::serve::run_cli(args),
+        Some(Command::Incidents(args)) => ifxtop::commands::incidents::run_cli(args),
+        Some(Command::Mark(args)) => ifxtop::commands::incidents::run_mark(args),
         Some(Command::Completions { shell }) => ifxtop::commands::manual::run_completions(*shell),
         Some(Command::Man { command }) => ifxtop::commands::manual::run_man(command.as_deref()),
         None => match ifxtop::tui::run::run(&cli.live) {

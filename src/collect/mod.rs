@@ -14,6 +14,7 @@ mod ha;
 pub mod log;
 pub mod record;
 pub mod replay;
+pub mod ring;
 pub mod sample;
 pub mod track;
 

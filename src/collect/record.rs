@@ -350,10 +350,25 @@ fn write_loop(
 /// Where a recording's lines come from, read again each time a replay starts over: a replay
 /// keeps none of the outputs in memory (an hour of a 5,000-session instance is gigabytes of
 /// text; even compressed one by one it held about twice the file).
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 enum Input {
     File(PathBuf),
     Bytes(Arc<[u8]>),
+    /// Lines another module opens again at each start (the ring's segments, joined).
+    Opened(Opener),
+}
+
+/// Opens a recording's lines from the start, each time it is asked (`collect/ring.rs`).
+pub(crate) type Opener = Arc<dyn Fn() -> Result<Lines, String> + Send + Sync>;
+
+impl std::fmt::Debug for Input {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Input::File(p) => f.debug_tuple("File").field(p).finish(),
+            Input::Bytes(b) => f.debug_tuple("Bytes").field(&b.len()).finish(),
+            Input::Opened(_) => f.write_str("Opened"),
+        }
+    }
 }
 
 impl Default for Input {
@@ -362,7 +377,7 @@ impl Default for Input {
     }
 }
 
-type Lines = Box<dyn BufRead + Send>;
+pub(crate) type Lines = Box<dyn BufRead + Send>;
 
 impl Input {
     /// The recording's lines from the start, unpacked when the content is zstd (and whether it
@@ -374,6 +389,7 @@ impl Input {
                 crate::files::open_regular(path).map_err(|e| format!("cannot open: {e}"))?,
             )),
             Input::Bytes(b) => Box::new(std::io::Cursor::new(b.clone())),
+            Input::Opened(open) => return open().map(|l| (l, false)),
         };
         if raw.fill_buf().is_ok_and(|b| b.starts_with(&ZSTD_MAGIC)) {
             let mut d = zstd::stream::read::Decoder::with_buffer(raw)
@@ -712,6 +728,17 @@ impl Recording {
             self.problems_not_kept += 1;
         }
     }
+}
+
+/// The lines of the recording file at `path` from its start, unpacked when it is zstd.
+pub(crate) fn file_lines(path: &Path) -> Result<Lines, String> {
+    Input::File(path.to_path_buf()).lines().map(|(l, _)| l)
+}
+
+/// `read_recording` on lines `open` gives again at each start (the ring's segments joined),
+/// with the replay timeline's waits counted or not.
+pub(crate) fn read_opened(open: Opener, timeline: bool) -> Recording {
+    read_from(Input::Opened(open), timeline)
 }
 
 /// `read_recording` on bytes already in memory.

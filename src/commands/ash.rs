@@ -202,6 +202,44 @@ fn from_track(
     }))
 }
 
+/// The database time of a window of a ring (`--ring DIR` of `serve` or the screen): the
+/// segments that hold it and a minute before it (`walk::WARM`), their outputs parsed again.
+fn from_ring(
+    dir: &std::path::Path,
+    args: &AshArgs,
+    keys: &[Key],
+    settings: crate::store::StoreSettings,
+) -> Result<Ash, Error> {
+    let len =
+        crate::commands::snapshot::window_len(args.snapshot.window.unwrap_or(DEFAULT_WINDOW))?;
+    let (rec, from, to) = crate::instance::ring::window_between(
+        dir,
+        args.from,
+        args.to.or(args.snapshot.at),
+        len,
+        crate::instance::walk::WARM,
+    )?;
+    let hour = crate::model::activity::HISTORY;
+    if (to - from).as_secs_f64() > hour {
+        return Err(Error::Usage(format!(
+            "--from --to: a window of at most {hour:.0} s (database time keeps an hour)"
+        )));
+    }
+    if !rec.skipped.is_empty() {
+        warn(&format!("{}: {}", dir.display(), rec.problems_line()));
+    }
+    let started = rec.started();
+    let settings = crate::instance::walk::replay_settings(&rec, settings);
+    let mut activity = Activity::new();
+    crate::instance::walk::replay_activity(Arc::new(rec), settings, from, to, &mut activity);
+    Ok(Ash {
+        report: activity.report(&query(from, to, keys, args.top)),
+        started,
+        read_from: ReadFrom::Outputs,
+        note: Some("a ring: its outputs parsed again".into()),
+    })
+}
+
 fn query(from: Duration, to: Duration, keys: &[Key], top: usize) -> Query {
     Query {
         from: from.as_secs_f64(),
@@ -218,6 +256,9 @@ pub fn report_for(args: &AshArgs) -> Result<Ash, Error> {
     let shared = crate::instance::setup::checked(&live)?;
     let keys = keys(&args.group)?;
     let settings = shared.settings.clone();
+    if let Some(path) = args.snapshot.watch.replay.as_ref().filter(|p| p.is_dir()) {
+        return from_ring(path, args, &keys, settings);
+    }
     if let Some(path) = &args.snapshot.watch.replay {
         // A FIFO, a device or a directory is refused before the track is looked for.
         crate::collect::record::checked_file(path)?;

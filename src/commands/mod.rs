@@ -1,7 +1,8 @@
 //! The commands besides the live screen: `parse`, `resolve`, `snapshot`, `serve` (the
-//! Prometheus exporter), and the shell completions and manual page (`manual`).
+//! Prometheus exporter), `incidents` and `mark` (the flight recorder's), and the shell completions and manual page (`manual`).
 
 pub mod ash;
+pub mod incidents;
 pub mod manual;
 pub mod parse;
 pub mod resolve;

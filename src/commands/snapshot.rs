@@ -355,7 +355,18 @@ fn snapshot_with(args: &SnapshotArgs, shared: &Shared) -> Result<Snapshot, Error
     let mut settings = shared.settings.clone();
     settings.ports = shared.ports.clone();
     if let Some(path) = &args.watch.replay {
-        let rec = crate::collect::record::read_replayable_for_walk(path)?;
+        // A ring (a directory): only the minutes before the moment, read from the segments
+        // that hold them.
+        let (rec, ring_at) = if path.is_dir() {
+            let warm = RING_WARM.max(window_arg(args.window)?.unwrap_or_default() + RING_WARM);
+            let (rec, at) = crate::instance::ring::window_to(path, args.at, warm)?;
+            (rec, Some(at))
+        } else {
+            (
+                crate::collect::record::read_replayable_for_walk(path)?,
+                None,
+            )
+        };
         // The first few problems and a count: a garbage file has one per line.
         if !rec.skipped.is_empty() {
             warn(&format!("{}: {}", path.display(), rec.problems_line()));
@@ -371,7 +382,11 @@ fn snapshot_with(args: &SnapshotArgs, shared: &Shared) -> Result<Snapshot, Error
         let settings = crate::instance::walk::replay_settings(&rec, settings);
         let rec = std::sync::Arc::new(rec);
         let end = rec.length();
-        let at = at_arg(args.at, rec.started(), Some(end))?;
+        let at = match ring_at {
+            // The window ends at the moment: its last sample at most a second before.
+            Some(at) => Some(at.min(end)),
+            None => at_arg(args.at, rec.started(), Some(end))?,
+        };
         if let Some(t) = at.filter(|t| *t > end) {
             return Err(Error::Usage(format!(
                 "--at {}: {} ends at {} ({:.0} s in)",
@@ -413,6 +428,10 @@ fn snapshot_with(args: &SnapshotArgs, shared: &Shared) -> Result<Snapshot, Error
     }
     live_report(args, shared).map(|(snap, _)| snap)
 }
+
+/// How far before the moment a snapshot of a ring starts its walk: the findings' history of
+/// the moment (`walk::FINDINGS_HISTORY`) and a minute more for rates and windows.
+const RING_WARM: Duration = Duration::from_secs(300);
 
 /// How long a live snapshot waits for its sources at most (the slowest regular source,
 /// `dbaccess` on sysmaster, may take 30 s); what has not answered by then is reported missing.

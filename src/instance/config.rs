@@ -22,6 +22,13 @@ pub(crate) struct Config {
     pub(crate) socket_window: Option<u64>,
     /// The output cap in MB (`--max-output-mb`).
     pub(crate) max_output_mb: Option<u64>,
+    /// The flight recorder's directory (`--ring`), and its limits (`--ring-hours`,
+    /// `--ring-max-mb`, `--ring-before`, `--ring-incidents-mb`).
+    pub(crate) ring: Option<PathBuf>,
+    pub(crate) ring_hours: Option<f64>,
+    pub(crate) ring_max_mb: Option<u64>,
+    pub(crate) ring_before: Option<f64>,
+    pub(crate) ring_incidents_mb: Option<u64>,
     /// Action name → keys, replacing that action's default keys: `quit = ["q", "ctrl-c"]`.
     #[serde(default)]
     pub(crate) keys: BTreeMap<String, Vec<String>>,

@@ -15,6 +15,8 @@ pub enum Feed {
     Collect {
         collection: Collection,
         recorder: Option<Recorder>,
+        /// The flight recorder (`--ring DIR`).
+        ring: Option<crate::collect::ring::Ring>,
     },
     Replay {
         player: Player,
@@ -56,6 +58,19 @@ impl Feed {
             }
             None => (None, None),
         };
+        // The ring takes every output first, and hands each on to the recording.
+        let (raw, ring) = match &setup.ring {
+            Some(cfg) => {
+                let (ring, tx) = crate::instance::ring::start(
+                    cfg,
+                    &setup.settings,
+                    setup.server.as_deref(),
+                    raw,
+                )?;
+                (Some(tx), Some(ring))
+            }
+            None => (raw, None),
+        };
         let collection = Collection::start(
             setup.runner.clone(),
             setup.interval,
@@ -66,6 +81,7 @@ impl Feed {
         Ok(Feed::Collect {
             collection,
             recorder,
+            ring,
         })
     }
 
@@ -88,15 +104,29 @@ impl Feed {
         }
     }
 
+    /// The flight recorder, when it keeps one.
+    pub fn ring(&self) -> Option<&crate::collect::ring::Ring> {
+        match self {
+            Feed::Collect { ring, .. } => ring.as_ref(),
+            Feed::Replay { .. } => None,
+        }
+    }
+
     /// Stops collecting; a recording is finished and its summary returned.
     pub async fn finish(self) -> Option<Result<String, Error>> {
         match self {
             Feed::Collect {
                 mut collection,
                 recorder,
+                ring,
             } => {
                 collection.stop();
                 drop(collection);
+                tokio::task::yield_now().await;
+                // The ring ends first: it hands its last outputs on to the recording.
+                if let Some(r) = ring {
+                    r.finish();
+                }
                 let rec = recorder?;
                 // Aborted collectors drop their senders; the recorder then writes what it has.
                 tokio::task::yield_now().await;

@@ -9,6 +9,7 @@ pub mod config;
 mod equivalence;
 pub mod feed;
 pub mod headless;
+pub mod ring;
 pub mod runtime;
 pub mod setup;
 pub mod signals;

@@ -44,6 +44,8 @@ pub struct Setup {
     pub replay: Option<Arc<crate::collect::record::Recording>>,
     /// `--log FILE`.
     pub log: Option<PathBuf>,
+    /// `--ring DIR`: the flight recorder (`collect/ring.rs`).
+    pub ring: Option<crate::collect::ring::RingConfig>,
 }
 
 /// One instance to watch, as the command line and the config name it.
@@ -361,7 +363,7 @@ fn setups_with(args: &LiveArgs, shared: Shared, connect_one: bool) -> Result<Vec
     }
     // Several: set up side by side, so hosts that hang delay the start once, not once each.
     let shared = &shared;
-    std::thread::scope(|sc| {
+    let setups: Vec<Setup> = std::thread::scope(|sc| {
         let handles: Vec<_> = specs
             .into_iter()
             .map(|spec| sc.spawn(move || setup_of(spec, args, shared, true)))
@@ -372,8 +374,18 @@ fn setups_with(args: &LiveArgs, shared: Shared, connect_one: bool) -> Result<Vec
                 h.join()
                     .unwrap_or_else(|_| Err(Error::Other("instance setup panicked".into())))
             })
-            .collect()
-    })
+            .collect::<Result<Vec<Setup>, Error>>()
+    })?;
+    // Several instances: a ring each, in a directory of its own in the one named.
+    setups
+        .into_iter()
+        .map(|mut s| {
+            if let Some(r) = &mut s.ring {
+                crate::instance::ring::per_instance(r, &s.instance)?;
+            }
+            Ok(s)
+        })
+        .collect()
 }
 
 fn setup_of(
@@ -394,7 +406,11 @@ fn setup_of(
     let mut remote = false;
     let (mode, runner, server, note): Chosen = match &spec {
         InstanceSpec::Replay(path) => {
-            let rec = crate::collect::record::read_replayable(path)?;
+            let rec = if path.is_dir() {
+                crate::instance::ring::replay_window(path, &args.ring, true)?
+            } else {
+                crate::collect::record::read_replayable(path)?
+            };
             let header = rec.header.clone();
             settings.ports = if ports.is_empty() {
                 header.as_ref().map(|h| h.ports.clone()).unwrap_or_default()
@@ -484,6 +500,10 @@ fn setup_of(
         settings.host.as_deref().filter(|_| remote),
     );
     settings.instance = Some(instance.clone());
+    let ring = match mode {
+        Mode::Replay { .. } => None,
+        _ => crate::instance::ring::config_for(args, shared.config())?,
+    };
     Ok(Setup {
         instance,
         mode,
@@ -504,6 +524,7 @@ fn setup_of(
             };
             (file, args.record_max)
         }),
+        ring,
         note,
         replay,
         log: args.log.clone(),

@@ -38,6 +38,12 @@ pub struct Watched {
     /// The snapshot's parts kept from the last build: the ones whose sources did not move
     /// are shared with the next (`model/parts/`).
     parts: crate::model::parts::Parts,
+    /// The flight recorder's incidents: the findings of each moment sampled, and where their
+    /// beginnings and ends go (`collect/ring.rs`).
+    incidents: Option<(
+        crate::model::incidents::IncidentWatch,
+        std::sync::mpsc::Sender<crate::collect::ring::Event>,
+    )>,
 }
 
 /// The recording's database-time track (`model/track.rs`): each sample's line, sent to the
@@ -64,6 +70,7 @@ impl Watched {
             real_time: true,
             calls_whole: false,
             parts: Default::default(),
+            incidents: None,
         }
     }
 
@@ -85,6 +92,15 @@ impl Watched {
             to: TrackTo::Recorder(tx),
             encoder: crate::model::track::TrackEncoder::new(),
         });
+    }
+
+    /// The findings of each moment sampled from now on make the ring's incidents (sent to
+    /// `tx`).
+    pub(crate) fn keep_incidents(
+        &mut self,
+        tx: std::sync::mpsc::Sender<crate::collect::ring::Event>,
+    ) {
+        self.incidents = Some((Default::default(), tx));
     }
 
     /// Each sample taken from now on also makes a line of a track, kept until
@@ -200,6 +216,11 @@ impl Watched {
     pub(crate) fn sample(&mut self, snap: &Snapshot) -> bool {
         if !self.calls_whole && !self.store.moment_whole() {
             return false;
+        }
+        if let Some((watch, tx)) = &mut self.incidents {
+            for e in watch.observe(snap) {
+                let _ = tx.send(e);
+            }
         }
         let added = self.sample_moment(snap);
         crate::memory::give_back();

@@ -8,6 +8,7 @@ pub mod fingerprint;
 pub mod fleet;
 pub mod harm;
 pub mod hotspot;
+pub mod incidents;
 pub mod io;
 pub mod numa;
 pub mod parts;

@@ -106,6 +106,10 @@ impl<'a> Member<'a> {
         if let Some(tx) = feed.track() {
             session.watched.keep_track(tx);
         }
+        // Keeping a ring, the findings of each moment make its incidents.
+        if let Some(ring) = feed.ring() {
+            session.watched.keep_incidents(ring.events());
+        }
         Member {
             session,
             feed,

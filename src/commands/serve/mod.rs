@@ -188,11 +188,22 @@ pub(crate) async fn serve(
             })?),
             None => None,
         };
+        // The flight recorder (`--ring DIR`): a bad directory is said before serving.
+        let ring = match &setup.ring {
+            Some(cfg) => Some(crate::instance::ring::start(
+                cfg,
+                &setup.settings,
+                setup.server.as_deref(),
+                None,
+            )?),
+            None => None,
+        };
         tasks.push(tokio::spawn(watch_instance(
             setup,
             tx,
             stop_rx.clone(),
             log,
+            ring,
         )));
     }
     let http = http::HttpServer::start(listener, latest, web)?;
@@ -215,16 +226,24 @@ async fn watch_instance(
     publish: watch::Sender<Arc<InstanceMetrics>>,
     mut stop: watch::Receiver<bool>,
     log: Option<DebugLog>,
+    ring: Option<(
+        crate::collect::ring::Ring,
+        std::sync::mpsc::SyncSender<crate::collect::sample::RawSample>,
+    )>,
 ) {
     let (server, host) = labels_of(&setup);
+    let (ring, raw) = ring.unzip();
     let mut collection = Collection::start_with(
         setup.runner.clone(),
         setup.interval,
-        None,
+        raw,
         None,
         SessionClock::start(),
     );
     let mut watched = Watched::new(Store::new(setup.settings.clone()), log);
+    if let Some(r) = &ring {
+        watched.keep_incidents(r.events());
+    }
     // The exporter reads only the latest counts by class: no session's row is kept.
     watched.activity = crate::model::activity::Activity::counts_only();
     watched.log(
@@ -257,6 +276,13 @@ async fn watch_instance(
     .await;
     collection.stop();
     watched.log(collection.clock.now(), "serve: stopped");
+    drop(collection);
+    drop(watched);
+    if let Some(r) = ring {
+        // Its collectors gone, the ring writes what it has and cuts the incidents still open.
+        tokio::task::yield_now().await;
+        let _ = tokio::task::spawn_blocking(move || r.finish()).await;
+    }
 }
 
 /// `serve`'s front-end on the loop: each snapshot's findings tracked, its metrics built and

@@ -1,0 +1,1180 @@
+//! The flight recorder: every collected output kept in a ring directory, always on and bounded
+//! (a retention in time and a cap in bytes, oldest out first), so any minute of the last day
+//! replays as a recording does; the minutes around an incident cut out on their own and kept
+//! beyond the retention; bookmarks.
+//!
+//! The ring is a directory of its own (0700) of segments, each a recording (header + samples,
+//! zstd, files 0600 created new): `20261122T033000Z.jsonl.zst`, named after its first moment
+//! (UTC). A segment holds [`SEGMENT_S`] seconds (less when it reaches an eighth of the byte
+//! cap); its header's `started` is its own second 0, its samples' `t` count from there. What is
+//! stored is what changed, by compression: one zstd frame per segment with a long window
+//! ([`WINDOW_LOG`]) and long-distance matching, so an output that repeats most of the one a
+//! second before costs the bytes that differ (measured against the other ways in
+//! docs/recording.md). Every output is still there whole: a replay's store sees exactly what it
+//! would have seen. The segment being written is flushed every second: a crash loses the
+//! second being written, and the torn tail is dropped when read.
+//!
+//! `incidents/` holds the cuts (`<UTC>-<finding>.jsonl.zst`, recordings of the minutes before a
+//! finding reached warning until it cleared) and `index.jsonl` (one line when one begins, one
+//! when it is cut); `marks.jsonl` the bookmarks.
+
+use crate::collect::record::{Lines, Recording, RecordingHeader};
+use crate::collect::sample::RawSample;
+use crate::error::Error;
+use serde::{Deserialize, Serialize};
+use std::io::{BufRead, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Seconds of collection per segment.
+pub const SEGMENT_S: f64 = 600.0;
+/// A segment's time origin is this long before the first second it holds, so a slow command
+/// that finishes after the segment changed (its sample carries the moment it ran) still has its
+/// place in time.
+const LATE_S: f64 = 60.0;
+/// The zstd window of a segment: 2^25 = 32 MB, a second of a 5,000-session instance many times
+/// over (level 3's own 2 MB window held less than one: measured in docs/recording.md). The
+/// replay's reader accepts windows up to `track::WINDOW_LOG_MAX`.
+pub(crate) const WINDOW_LOG: u32 = 25;
+const ZSTD_LEVEL: i32 = 3;
+/// The extension of every file of the ring.
+const EXT: &str = ".jsonl.zst";
+/// The default retention.
+pub const DEFAULT_RETENTION_H: f64 = 24.0;
+/// The default byte cap of the segments.
+pub const DEFAULT_MAX_MB: u64 = 2048;
+/// The default minutes kept before an incident.
+pub const DEFAULT_BEFORE_MIN: f64 = 5.0;
+/// The default byte cap of the incidents' cuts (beyond the segments' cap).
+pub const DEFAULT_INCIDENTS_MB: u64 = 512;
+/// An incident still holding this long after it began is cut there (a finding that holds for
+/// hours, logs not backed up, would otherwise never be cut).
+pub const INCIDENT_MAX_S: f64 = 1800.0;
+/// The free space under which the ring stops writing (and says so): a database host's disk
+/// must not fill because ifxtop records.
+pub const MIN_FREE_MB: u64 = 512;
+
+/// Where the ring is and what it keeps.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RingConfig {
+    pub dir: PathBuf,
+    /// How long a segment is kept after its last moment.
+    pub retention: Duration,
+    /// The segments' bytes at most.
+    pub max_bytes: u64,
+    /// How much before an incident its cut keeps.
+    pub before: Duration,
+    /// The incidents' cuts' bytes at most (the oldest removed first).
+    pub incidents_max_bytes: u64,
+    /// The file system's free bytes under which the ring stops writing.
+    pub min_free_bytes: u64,
+}
+
+impl RingConfig {
+    /// The defaults: 24 h within 2 GB, 5 minutes before an incident.
+    pub fn new(dir: PathBuf) -> Self {
+        RingConfig {
+            dir,
+            retention: Duration::from_secs_f64(DEFAULT_RETENTION_H * 3600.0),
+            max_bytes: DEFAULT_MAX_MB * crate::files::MB,
+            before: Duration::from_secs_f64(DEFAULT_BEFORE_MIN * 60.0),
+            incidents_max_bytes: DEFAULT_INCIDENTS_MB * crate::files::MB,
+            min_free_bytes: MIN_FREE_MB * crate::files::MB,
+        }
+    }
+}
+
+/// What every segment's header says besides its start.
+#[derive(Debug, Clone)]
+pub struct Origin {
+    pub server: Option<String>,
+    pub host: Option<String>,
+    /// The wall time of session second 0.
+    pub wall_start: time::OffsetDateTime,
+    pub ports: Vec<u16>,
+    pub base_page_kb: u32,
+}
+
+impl Origin {
+    fn header(&self, started: time::OffsetDateTime) -> RecordingHeader {
+        RecordingHeader::new(
+            self.server.as_deref(),
+            self.host.as_deref(),
+            started,
+            &self.ports,
+            self.base_page_kb,
+        )
+    }
+
+    fn wall(&self, t: f64) -> time::OffsetDateTime {
+        self.wall_start + time::Duration::seconds_f64(t)
+    }
+}
+
+/// Creates the ring's directory 0700 (and `incidents/` in it), or checks one already there: a
+/// directory (not a link to one), with no access for group or others.
+pub fn prepare_dir(dir: &Path) -> Result<(), Error> {
+    for d in [dir.to_path_buf(), dir.join("incidents")] {
+        own_dir(&d)?;
+    }
+    Ok(())
+}
+
+fn own_dir(dir: &Path) -> Result<(), Error> {
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    let err = |source: std::io::Error| Error::File {
+        path: dir.display().to_string(),
+        source,
+    };
+    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+        Ok(()) => return Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(err(e)),
+    }
+    let meta = std::fs::symlink_metadata(dir).map_err(err)?;
+    if !meta.file_type().is_dir() {
+        return Err(Error::Usage(format!(
+            "--ring {}: not a directory of its own (a ring is a directory ifxtop creates, 0700)",
+            dir.display()
+        )));
+    }
+    let mode = meta.permissions().mode() & 0o7777;
+    if mode & 0o077 != 0 {
+        return Err(Error::Usage(format!(
+            "--ring {}: mode {mode:o}: group or others have access to it (it holds SQL text): \
+             chmod 700 it, or give a new directory",
+            dir.display()
+        )));
+    }
+    Ok(())
+}
+
+/// One segment of a ring, as found on disk.
+#[derive(Debug, Clone)]
+pub struct Segment {
+    pub path: PathBuf,
+    /// Its second 0 (its header's `started`), in the server's offset.
+    pub started: time::OffsetDateTime,
+    pub header: RecordingHeader,
+    pub bytes: u64,
+}
+
+fn is_segment_name(name: &str) -> bool {
+    name.len() > EXT.len() && name.ends_with(EXT) && name.as_bytes()[0].is_ascii_digit()
+}
+
+/// The segments of the ring in `dir`, oldest first (by their headers' start). A file without a
+/// readable header is passed over.
+pub fn segments(dir: &Path) -> Result<Vec<Segment>, Error> {
+    let read = std::fs::read_dir(dir).map_err(|source| Error::File {
+        path: dir.display().to_string(),
+        source,
+    })?;
+    let mut out = Vec::new();
+    for entry in read.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !is_segment_name(&name) || !entry.file_type().is_ok_and(|t| t.is_file()) {
+            continue;
+        }
+        let path = entry.path();
+        let Ok(Some(header)) = crate::collect::record::read_header(&path) else {
+            continue;
+        };
+        let Some(started) = header.started_at() else {
+            continue;
+        };
+        let bytes = entry.metadata().map(|m| m.len()).unwrap_or(0);
+        out.push(Segment {
+            path,
+            started,
+            header,
+            bytes,
+        });
+    }
+    out.sort_by(|a, b| a.started.cmp(&b.started).then(a.path.cmp(&b.path)));
+    Ok(out)
+}
+
+/// The file name of a segment or a cut starting at `at`: its UTC time, sortable.
+fn stamp(at: time::OffsetDateTime) -> String {
+    let f = time::macros::format_description!("[year][month][day]T[hour][minute][second]Z");
+    at.to_offset(time::UtcOffset::UTC)
+        .format(&f)
+        .unwrap_or_else(|_| "00000000T000000Z".into())
+}
+
+/// A new file in `dir` named `stem` (`stem-2`, `stem-3` when taken): 0600, never through a link.
+fn create_named(dir: &Path, stem: &str) -> std::io::Result<(PathBuf, std::fs::File)> {
+    for n in 1..1000 {
+        let name = if n == 1 {
+            format!("{stem}{EXT}")
+        } else {
+            format!("{stem}-{n}{EXT}")
+        };
+        let path = dir.join(name);
+        match crate::files::create_new_private(&path) {
+            Ok(f) => return Ok((path, f)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::other(format!(
+        "{stem}: a thousand files of that name already"
+    )))
+}
+
+/// A zstd writer of one frame with the ring's long window.
+fn encoder(
+    file: std::fs::File,
+) -> std::io::Result<zstd::stream::write::Encoder<'static, std::fs::File>> {
+    let mut enc = zstd::stream::write::Encoder::new(file, ZSTD_LEVEL)?;
+    enc.long_distance_matching(true)?;
+    enc.window_log(WINDOW_LOG)?;
+    Ok(enc)
+}
+
+/// The session time at which the segment whose origin is `base` ends. Its samples' times are
+/// written less its origin; from 2 segments on the origin is at least half of every time in it,
+/// so the subtraction is exact (Sterbenz) and a replay adds it back to the very time collected:
+/// the first segment, from 0, needs no subtraction and runs two segments long.
+fn segment_end(base: f64) -> f64 {
+    if base == 0.0 {
+        2.0 * SEGMENT_S + LATE_S
+    } else {
+        base + LATE_S + SEGMENT_S
+    }
+}
+
+/// The segment being written.
+struct Open {
+    path: PathBuf,
+    /// Its second 0 in session time.
+    base: f64,
+    enc: zstd::stream::write::Encoder<'static, std::fs::File>,
+    /// The whole seconds of session time up to which it was flushed.
+    flushed_s: f64,
+    /// Until when its samples run (session time).
+    last_t: f64,
+}
+
+impl Open {
+    fn bytes(&self) -> u64 {
+        self.enc.get_ref().metadata().map(|m| m.len()).unwrap_or(0)
+    }
+}
+
+/// A closed segment the writer keeps track of.
+#[derive(Debug, Clone)]
+struct Closed {
+    path: PathBuf,
+    /// Its last moment (the next one's start, for segments of an earlier run).
+    ended: time::OffsetDateTime,
+    bytes: u64,
+}
+
+/// What the ring did, for the cost line and `serve`'s metrics.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RingStats {
+    /// Bytes written to segments since it started (compressed).
+    pub written: u64,
+    /// Bytes the segments hold on disk now.
+    pub segments_bytes: u64,
+    /// Bytes the incidents' cuts hold.
+    pub incidents_bytes: u64,
+    /// Samples written.
+    pub samples: u64,
+    /// Why it stopped writing (a full disk, an error), when it did.
+    pub stopped: Option<String>,
+    /// The latest session time written.
+    pub last_t: f64,
+    /// Incidents cut so far.
+    pub cuts: u64,
+}
+
+/// What the instance tells the ring besides the outputs: incidents and bookmarks.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// A finding reached warning at session time `t`.
+    Began {
+        t: f64,
+        kind: String,
+        severity: String,
+        culprit: String,
+        summary: String,
+    },
+    /// It cleared (or ifxtop stopped) at `t`.
+    Ended {
+        t: f64,
+        kind: String,
+        culprit: String,
+    },
+}
+
+/// An incident line of `incidents/index.jsonl`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IncidentLine {
+    /// `began` or `cut`.
+    pub event: String,
+    /// When it began (RFC 3339, UTC).
+    pub began: String,
+    pub kind: String,
+    #[serde(default)]
+    pub severity: String,
+    #[serde(default)]
+    pub culprit: String,
+    #[serde(default)]
+    pub summary: String,
+    /// When it cleared (a cut).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended: Option<String>,
+    /// The cut's file name in `incidents/`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
+    /// Why the cut is short or missing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// A bookmark line of `marks.jsonl`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MarkLine {
+    /// RFC 3339, UTC.
+    pub at: String,
+    pub note: String,
+}
+
+fn rfc3339(t: time::OffsetDateTime) -> String {
+    t.to_offset(time::UtcOffset::UTC)
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
+}
+
+/// Appends one JSON line to `path` (created 0600, never through a link).
+fn append_line(path: &Path, line: &impl Serialize) -> std::io::Result<()> {
+    let mut text = serde_json::to_string(line).map_err(std::io::Error::other)?;
+    text.push('\n');
+    let mut f = crate::files::open_append_private(path)?;
+    f.write_all(text.as_bytes())
+}
+
+/// Appends a bookmark at `at` to the ring in `dir`.
+pub fn mark(dir: &Path, at: time::OffsetDateTime, note: &str) -> Result<(), Error> {
+    prepare_dir(dir)?;
+    let path = dir.join("marks.jsonl");
+    append_line(
+        &path,
+        &MarkLine {
+            at: rfc3339(at),
+            note: note.to_string(),
+        },
+    )
+    .map_err(|source| Error::File {
+        path: path.display().to_string(),
+        source,
+    })
+}
+
+/// The bookmarks of the ring in `dir`, in the file's order (lines that are no mark skipped).
+pub fn marks(dir: &Path) -> Vec<MarkLine> {
+    read_lines(&dir.join("marks.jsonl"))
+}
+
+/// The incident lines of the ring in `dir`.
+pub fn incident_lines(dir: &Path) -> Vec<IncidentLine> {
+    read_lines(&dir.join("incidents").join("index.jsonl"))
+}
+
+fn read_lines<T: for<'de> Deserialize<'de>>(path: &Path) -> Vec<T> {
+    let Ok(text) = crate::files::read_text_capped(path, 64 * crate::files::MB) else {
+        return Vec::new();
+    };
+    text.lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// An incident not cut yet.
+#[derive(Debug, Clone)]
+struct OpenIncident {
+    began_t: f64,
+    line: IncidentLine,
+}
+
+/// Writes the ring: segments, retention, the byte caps, incidents' cuts. Synchronous: the
+/// production thread ([`Ring`]) and the tests on a paused clock drive the same writer.
+pub struct RingWriter {
+    cfg: RingConfig,
+    origin: Origin,
+    cur: Option<Open>,
+    closed: Vec<Closed>,
+    stats: RingStats,
+    incidents: Vec<OpenIncident>,
+    /// The free space checked last at this session second.
+    free_checked: f64,
+    /// The origin of the last segment started.
+    last_base: Option<f64>,
+}
+
+impl RingWriter {
+    /// Opens the ring in `cfg.dir` (created 0700 when absent): the segments an earlier run left
+    /// stay, counted in the cap and the retention.
+    pub fn open(cfg: RingConfig, origin: Origin) -> Result<RingWriter, Error> {
+        prepare_dir(&cfg.dir)?;
+        let found = segments(&cfg.dir)?;
+        let mut closed: Vec<Closed> = Vec::with_capacity(found.len());
+        for (i, s) in found.iter().enumerate() {
+            let ended = found
+                .get(i + 1)
+                .map(|n| n.started)
+                .or_else(|| {
+                    std::fs::metadata(&s.path)
+                        .and_then(|m| m.modified())
+                        .ok()
+                        .map(time::OffsetDateTime::from)
+                })
+                .unwrap_or(s.started);
+            closed.push(Closed {
+                path: s.path.clone(),
+                ended,
+                bytes: s.bytes,
+            });
+        }
+        let mut w = RingWriter {
+            cfg,
+            origin,
+            cur: None,
+            closed,
+            stats: RingStats::default(),
+            incidents: Vec::new(),
+            free_checked: f64::NEG_INFINITY,
+            last_base: None,
+        };
+        w.stats.incidents_bytes = w.incidents_bytes();
+        w.recount();
+        Ok(w)
+    }
+
+    pub fn stats(&self) -> &RingStats {
+        &self.stats
+    }
+
+    pub fn config(&self) -> &RingConfig {
+        &self.cfg
+    }
+
+    fn recount(&mut self) {
+        self.stats.segments_bytes = self.closed.iter().map(|c| c.bytes).sum::<u64>()
+            + self.cur.as_ref().map_or(0, Open::bytes);
+    }
+
+    fn stop(&mut self, why: String) {
+        if self.stats.stopped.is_none() {
+            self.stats.stopped = Some(why);
+        }
+        self.close_current();
+    }
+
+    /// Writes one collected output.
+    pub fn write(&mut self, mut sample: RawSample) {
+        if self.stats.stopped.is_some() {
+            return;
+        }
+        let t = sample.t;
+        if !t.is_finite() || t < 0.0 {
+            return;
+        }
+        self.check_free(t);
+        if self.stats.stopped.is_some() {
+            return;
+        }
+        let seg_cap = (self.cfg.max_bytes / 8).max(1);
+        let rotate = match &self.cur {
+            None => true,
+            Some(o) => t >= segment_end(o.base) || o.bytes() >= seg_cap,
+        };
+        if rotate {
+            if let Err(e) = self.rotate(t) {
+                self.stop(format!("ring stopped: {}: {e}", self.cfg.dir.display()));
+                return;
+            }
+        }
+        let Some(o) = self.cur.as_mut() else {
+            return;
+        };
+        // A sample from before the segment's origin (later than LATE_S): at its origin.
+        sample.t = (t - o.base).max(0.0);
+        o.last_t = o.last_t.max(t);
+        let line = match serde_json::to_string(&sample) {
+            Ok(l) => l,
+            Err(_) => return,
+        };
+        let mut res = o
+            .enc
+            .write_all(line.as_bytes())
+            .and_then(|()| o.enc.write_all(b"\n"));
+        // Flushed at each new second of the data: what is on disk replays, a crash loses the
+        // second being written.
+        if res.is_ok() && t.floor() > o.flushed_s {
+            o.flushed_s = t.floor();
+            res = o.enc.flush();
+        }
+        if let Err(e) = res {
+            let why = format!("ring stopped: {}: {e}", o.path.display());
+            self.stop(why);
+            return;
+        }
+        self.stats.samples += 1;
+        self.stats.last_t = self.stats.last_t.max(t);
+        let before = self.stats.segments_bytes;
+        self.recount();
+        self.stats.written += self.stats.segments_bytes.saturating_sub(before);
+        self.prune();
+        self.due_cuts(t);
+    }
+
+    /// Flushes what was written (the production thread, once a second).
+    pub fn flush(&mut self) {
+        if let Some(o) = &mut self.cur {
+            if let Err(e) = o.enc.flush() {
+                let why = format!("ring stopped: {}: {e}", o.path.display());
+                self.stop(why);
+            }
+        }
+        self.recount();
+    }
+
+    fn rotate(&mut self, t: f64) -> std::io::Result<()> {
+        self.close_current();
+        // The segment's origin: whole segments of session time, LATE_S before (the first
+        // from 0, two segments long).
+        let start = (t / SEGMENT_S).floor() * SEGMENT_S;
+        let base = if start >= 2.0 * SEGMENT_S {
+            start - LATE_S
+        } else {
+            0.0
+        };
+        // Cut early (past its bytes), the next starts at the sample's second.
+        let early = t < segment_end(base) && self.last_base.is_some_and(|b| b >= base);
+        let base = if early || t >= segment_end(base) {
+            t.floor()
+        } else {
+            base
+        };
+        self.last_base = Some(base);
+        let started = self.origin.wall(base);
+        let (path, file) = create_named(&self.cfg.dir, &stamp(started))?;
+        let mut enc = encoder(file)?;
+        let header =
+            serde_json::to_string(&self.origin.header(started)).map_err(std::io::Error::other)?;
+        enc.write_all(header.as_bytes())?;
+        enc.write_all(b"\n")?;
+        enc.flush()?;
+        self.cur = Some(Open {
+            path,
+            base,
+            enc,
+            flushed_s: t.floor(),
+            last_t: t,
+        });
+        Ok(())
+    }
+
+    /// Ends the segment being written (its zstd frame finished).
+    fn close_current(&mut self) {
+        let Some(o) = self.cur.take() else {
+            return;
+        };
+        let ended = self.origin.wall(o.last_t);
+        let path = o.path.clone();
+        let _ = o.enc.finish().and_then(|mut f| f.flush());
+        let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        self.closed.push(Closed { path, ended, bytes });
+        self.recount();
+    }
+
+    /// The oldest segments out: those past the retention, then while the segments pass the cap.
+    fn prune(&mut self) {
+        let now = self.origin.wall(self.stats.last_t);
+        let keep_from = now - time::Duration::try_from(self.cfg.retention).unwrap_or_default();
+        let mut removed = false;
+        while let Some(first) = self.closed.first() {
+            let total = self.stats.segments_bytes;
+            if first.ended >= keep_from && total <= self.cfg.max_bytes {
+                break;
+            }
+            let first = self.closed.remove(0);
+            let _ = std::fs::remove_file(&first.path);
+            self.stats.segments_bytes = total.saturating_sub(first.bytes);
+            removed = true;
+        }
+        // The segment being written alone past the cap: it ends, and goes.
+        if self.closed.is_empty() && self.stats.segments_bytes > self.cfg.max_bytes {
+            self.close_current();
+            if let Some(c) = self.closed.pop() {
+                let _ = std::fs::remove_file(&c.path);
+            }
+            removed = true;
+        }
+        if removed {
+            self.recount();
+        }
+    }
+
+    /// Stops writing when the file system holds less than the configured free space (checked
+    /// once a minute of data).
+    fn check_free(&mut self, t: f64) {
+        if t - self.free_checked < 60.0 {
+            return;
+        }
+        self.free_checked = t;
+        if let Some(free) = free_bytes(&self.cfg.dir) {
+            if free < self.cfg.min_free_bytes {
+                self.stop(format!(
+                    "ring stopped: {} has {} free, under the {} the ring leaves (disk nearly \
+                     full): nothing more is recorded",
+                    self.cfg.dir.display(),
+                    crate::format::human_bytes(free),
+                    crate::format::human_bytes(self.cfg.min_free_bytes)
+                ));
+            }
+        }
+    }
+
+    /// An incident began or ended.
+    pub fn event(&mut self, ev: Event) {
+        match ev {
+            Event::Began {
+                t,
+                kind,
+                severity,
+                culprit,
+                summary,
+            } => {
+                let line = IncidentLine {
+                    event: "began".into(),
+                    began: rfc3339(self.origin.wall(t)),
+                    kind,
+                    severity,
+                    culprit,
+                    summary,
+                    ended: None,
+                    file: None,
+                    bytes: None,
+                    note: None,
+                };
+                let _ = append_line(&self.index_path(), &line);
+                self.incidents.push(OpenIncident { began_t: t, line });
+            }
+            Event::Ended { t, kind, culprit } => {
+                if let Some(i) = self
+                    .incidents
+                    .iter()
+                    .position(|o| o.line.kind == kind && o.line.culprit == culprit)
+                {
+                    let o = self.incidents.remove(i);
+                    self.cut(o, t);
+                }
+            }
+        }
+    }
+
+    fn index_path(&self) -> PathBuf {
+        self.cfg.dir.join("incidents").join("index.jsonl")
+    }
+
+    /// Incidents held past [`INCIDENT_MAX_S`] are cut at that length.
+    fn due_cuts(&mut self, t: f64) {
+        while let Some(i) = self
+            .incidents
+            .iter()
+            .position(|o| t - o.began_t >= INCIDENT_MAX_S)
+        {
+            let o = self.incidents.remove(i);
+            let end = o.began_t + INCIDENT_MAX_S;
+            self.cut(o, end);
+        }
+    }
+
+    /// Writes the cut of one incident: its recording from `before` ahead of its start to `end`.
+    fn cut(&mut self, o: OpenIncident, end: f64) {
+        if let Some(c) = &mut self.cur {
+            let _ = c.enc.flush();
+        }
+        let from = self
+            .origin
+            .wall((o.began_t - self.cfg.before.as_secs_f64()).max(0.0));
+        let to = self.origin.wall(end);
+        let mut line = o.line;
+        line.event = "cut".into();
+        line.ended = Some(rfc3339(to));
+        let stem = format!("{}-{}", stamp(self.origin.wall(o.began_t)), line.kind);
+        let dir = self.cfg.dir.join("incidents");
+        match write_window(&self.cfg.dir, from, to, &dir, &stem) {
+            Ok((path, bytes)) => {
+                line.file = path.file_name().map(|n| n.to_string_lossy().into_owned());
+                line.bytes = Some(bytes);
+                self.stats.cuts += 1;
+            }
+            Err(e) => line.note = Some(format!("not cut: {e}")),
+        }
+        let _ = append_line(&self.index_path(), &line);
+        self.stats.incidents_bytes = self.incidents_bytes();
+        self.prune_incidents();
+    }
+
+    fn incident_files(&self) -> Vec<(PathBuf, u64)> {
+        let mut files: Vec<(PathBuf, u64)> = std::fs::read_dir(self.cfg.dir.join("incidents"))
+            .map(|r| {
+                r.flatten()
+                    .filter(|e| {
+                        let n = e.file_name().to_string_lossy().into_owned();
+                        is_segment_name(&n) && e.file_type().is_ok_and(|t| t.is_file())
+                    })
+                    .map(|e| (e.path(), e.metadata().map(|m| m.len()).unwrap_or(0)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        files.sort();
+        files
+    }
+
+    fn incidents_bytes(&self) -> u64 {
+        self.incident_files().iter().map(|(_, b)| b).sum()
+    }
+
+    /// The oldest cuts out while they pass their cap.
+    fn prune_incidents(&mut self) {
+        let mut files = self.incident_files();
+        let mut total: u64 = files.iter().map(|(_, b)| b).sum();
+        while total > self.cfg.incidents_max_bytes && !files.is_empty() {
+            let (p, b) = files.remove(0);
+            let _ = std::fs::remove_file(&p);
+            total -= b;
+        }
+        self.stats.incidents_bytes = total;
+    }
+
+    /// Ends the ring: the incidents still open are cut at the last moment, the segment being
+    /// written is finished.
+    pub fn close(mut self) -> RingStats {
+        let t = self.stats.last_t;
+        for o in std::mem::take(&mut self.incidents) {
+            self.cut(o, t);
+        }
+        self.close_current();
+        self.stats.clone()
+    }
+}
+
+/// The free bytes of the file system holding `dir` (for an unprivileged user).
+// `fsblkcnt_t` and `c_ulong` are 32 bits on some targets.
+#[allow(clippy::useless_conversion)]
+fn free_bytes(dir: &Path) -> Option<u64> {
+    let st = nix::sys::statvfs::statvfs(dir).ok()?;
+    Some(u64::from(st.blocks_available()).saturating_mul(u64::from(st.fragment_size())))
+}
+
+/// The ring's segments that hold moments between `from` and `to`, in order.
+fn covering(
+    segs: &[Segment],
+    from: time::OffsetDateTime,
+    to: time::OffsetDateTime,
+) -> Vec<Segment> {
+    segs.iter()
+        .enumerate()
+        .filter(|(i, s)| s.started <= to && segs.get(i + 1).is_none_or(|n| n.started > from))
+        .map(|(_, s)| s.clone())
+        .collect()
+}
+
+/// The first sample of a line, `{"t":12.5,...`: its time and where the rest starts.
+fn lead_t(line: &[u8]) -> Option<(f64, usize)> {
+    let rest = line.strip_prefix(b"{\"t\":")?;
+    let end = rest.iter().position(|&b| b == b',' || b == b'}')?;
+    let t: f64 = std::str::from_utf8(&rest[..end]).ok()?.parse().ok()?;
+    Some((t, 5 + end))
+}
+
+/// Segments read one after another as one recording: one header (`started` the window's
+/// start), each sample's time moved onto the window's clock, those outside the window left out.
+struct Joined {
+    segs: Arc<[(PathBuf, f64)]>,
+    next: usize,
+    cur: Option<Lines>,
+    header: Option<Vec<u8>>,
+    out: Vec<u8>,
+    pos: usize,
+    line: Vec<u8>,
+    /// The window's length (seconds).
+    end_t: f64,
+    /// What was dropped (a torn tail), said once per segment.
+    notes: Arc<Mutex<Vec<String>>>,
+    /// The segment being read; whether it starts with its header.
+    offset: f64,
+    first_line: bool,
+}
+
+impl Joined {
+    fn note(&self, what: String) {
+        if let Ok(mut n) = self.notes.lock() {
+            if !n.contains(&what) {
+                n.push(what);
+            }
+        }
+    }
+
+    /// The next line of the joined recording into `out`; false at the end.
+    fn refill(&mut self) -> bool {
+        self.out.clear();
+        self.pos = 0;
+        if let Some(h) = self.header.take() {
+            self.out = h;
+            return true;
+        }
+        loop {
+            if self.cur.is_none() {
+                let Some((path, offset)) = self.segs.get(self.next).cloned() else {
+                    return false;
+                };
+                self.next += 1;
+                match crate::collect::record::file_lines(&path) {
+                    Ok(l) => {
+                        self.cur = Some(l);
+                        self.offset = offset;
+                        self.first_line = true;
+                    }
+                    Err(e) => {
+                        self.note(format!("{}: {e}: passed over", path.display()));
+                        continue;
+                    }
+                }
+            }
+            let Some(lines) = self.cur.as_mut() else {
+                continue;
+            };
+            self.line.clear();
+            let cap = crate::collect::record::line_cap();
+            let read = Read::take(&mut **lines, cap).read_until(b'\n', &mut self.line);
+            let name = self
+                .segs
+                .get(self.next - 1)
+                .map(|(p, _)| p.display().to_string())
+                .unwrap_or_default();
+            match read {
+                Ok(0) => {
+                    self.cur = None;
+                    continue;
+                }
+                Err(e) => {
+                    self.note(format!(
+                        "{name}: ends early ({e}): a torn tail (ifxtop stopped mid-write), \
+                         replayed up to it"
+                    ));
+                    self.cur = None;
+                    continue;
+                }
+                Ok(_) => {}
+            }
+            if self.line.last() != Some(&b'\n') {
+                self.note(format!(
+                    "{name}: its last line is cut (ifxtop stopped mid-write): dropped"
+                ));
+                self.cur = None;
+                continue;
+            }
+            let first = std::mem::replace(&mut self.first_line, false);
+            if first && self.line.windows(18).any(|w| w == b"\"ifxtop_recording\"") {
+                continue;
+            }
+            match lead_t(&self.line) {
+                Some((t, rest)) => {
+                    let t = t + self.offset;
+                    if !(0.0..=self.end_t).contains(&t) {
+                        continue;
+                    }
+                    self.out.extend_from_slice(b"{\"t\":");
+                    self.out.extend_from_slice(
+                        serde_json::to_string(&t).unwrap_or_default().as_bytes(),
+                    );
+                    self.out.extend_from_slice(&self.line[rest..]);
+                }
+                // Not a sample ifxtop wrote: left for the recording's reader to judge.
+                None => self.out.extend_from_slice(&self.line),
+            }
+            return true;
+        }
+    }
+}
+
+impl Read for Joined {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while self.pos >= self.out.len() {
+            if !self.refill() {
+                return Ok(0);
+            }
+        }
+        let n = buf.len().min(self.out.len() - self.pos);
+        buf[..n].copy_from_slice(&self.out[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+/// The ring in `dir` as found: its segments, its span, its marks.
+#[derive(Debug, Clone)]
+pub struct RingIndex {
+    pub dir: PathBuf,
+    pub segments: Vec<Segment>,
+    /// The last moment of the last segment.
+    pub end: time::OffsetDateTime,
+}
+
+impl RingIndex {
+    /// Reads the ring in `dir`: an error when it holds no segment.
+    pub fn open(dir: &Path) -> Result<RingIndex, Error> {
+        let segments = segments(dir)?;
+        let Some(last) = segments.last() else {
+            return Err(Error::Usage(format!(
+                "{}: no ring in it (a ring is what `--ring DIR` writes)",
+                dir.display()
+            )));
+        };
+        let rec = crate::collect::record::read_replayable_for_walk(&last.path)
+            .map(|r| r.length())
+            .unwrap_or_default();
+        let end = last.started + time::Duration::try_from(rec).unwrap_or_default();
+        Ok(RingIndex {
+            dir: dir.to_path_buf(),
+            end,
+            segments,
+        })
+    }
+
+    /// The ring's first moment.
+    pub fn start(&self) -> time::OffsetDateTime {
+        self.segments.first().map(|s| s.started).unwrap_or(self.end)
+    }
+
+    /// A moment of the ring as a DBA types it: seconds from the ring's start, a share of it, or
+    /// a time of day (the first such moment from its start on), clamped to the ring.
+    pub fn moment(&self, when: crate::format::When) -> Result<time::OffsetDateTime, String> {
+        let start = self.start();
+        let length = Duration::try_from(self.end - start).unwrap_or_default();
+        let d = when.into_timeline(Some(start), Some(length))?;
+        let at = start + time::Duration::try_from(d).unwrap_or_default();
+        if at > self.end {
+            return Err(format!(
+                "{when}: the ring ends at {} ({})",
+                clock_of(self.end),
+                self.dir.display()
+            ));
+        }
+        Ok(at)
+    }
+
+    /// The ring from `from` to `to` as one recording (its second 0 is `from`, or the first
+    /// segment's start when later), reading only the segments that hold those moments.
+    pub fn window(
+        &self,
+        from: time::OffsetDateTime,
+        to: time::OffsetDateTime,
+        timeline: bool,
+    ) -> Result<Recording, Error> {
+        let segs = covering(&self.segments, from, to);
+        let Some(first) = segs.first() else {
+            return Err(Error::Usage(format!(
+                "{}: nothing between {} and {}",
+                self.dir.display(),
+                clock_of(from),
+                clock_of(to)
+            )));
+        };
+        let base = from.max(first.started);
+        let mut header = first.header.clone();
+        let fresh = RecordingHeader::new(
+            header.server.as_deref(),
+            header.host.as_deref(),
+            base,
+            &header.ports,
+            header.base_page_kb.unwrap_or(2),
+        );
+        header.started = fresh.started;
+        header.utc_offset = fresh.utc_offset;
+        let mut header_line =
+            serde_json::to_vec(&header).map_err(|e| Error::Other(e.to_string()))?;
+        header_line.push(b'\n');
+        let parts: Arc<[(PathBuf, f64)]> = segs
+            .iter()
+            .map(|s| (s.path.clone(), (s.started - base).as_seconds_f64()))
+            .collect();
+        let end_t = (to - base).as_seconds_f64();
+        let notes = Arc::new(Mutex::new(Vec::new()));
+        let n2 = notes.clone();
+        let open: crate::collect::record::Opener = Arc::new(move || {
+            let j = Joined {
+                segs: parts.clone(),
+                next: 0,
+                cur: None,
+                header: Some(header_line.clone()),
+                out: Vec::new(),
+                pos: 0,
+                line: Vec::new(),
+                end_t,
+                notes: n2.clone(),
+                offset: 0.0,
+                first_line: false,
+            };
+            Ok(Box::new(std::io::BufReader::with_capacity(1 << 16, j)) as Lines)
+        });
+        let mut rec = crate::collect::record::read_opened(open, timeline);
+        if let Ok(n) = notes.lock() {
+            rec.skipped.extend(n.iter().cloned());
+        }
+        if rec.is_empty() {
+            return Err(Error::Usage(format!(
+                "{}: nothing to replay between {} and {}: {}",
+                self.dir.display(),
+                clock_of(from),
+                clock_of(to),
+                rec.problems_line()
+            )));
+        }
+        Ok(rec)
+    }
+}
+
+/// `13:34:50` of a wall time.
+fn clock_of(t: time::OffsetDateTime) -> String {
+    format!("{:02}:{:02}:{:02}", t.hour(), t.minute(), t.second())
+}
+
+/// Writes the ring's moments from `from` to `to` into a new recording `stem.jsonl.zst` in
+/// `dir`: its path and bytes.
+fn write_window(
+    ring: &Path,
+    from: time::OffsetDateTime,
+    to: time::OffsetDateTime,
+    dir: &Path,
+    stem: &str,
+) -> Result<(PathBuf, u64), Error> {
+    let index = RingIndex {
+        dir: ring.to_path_buf(),
+        segments: segments(ring)?,
+        end: to,
+    };
+    let rec = index.window(from, to, false)?;
+    let (path, file) = create_named(dir, stem)?;
+    let mut enc = encoder(file)?;
+    if let Some(h) = &rec.header {
+        let line = serde_json::to_string(h).map_err(|e| Error::Other(e.to_string()))?;
+        writeln!(enc, "{line}")?;
+    }
+    for (_, s) in rec.samples() {
+        let line = serde_json::to_string(&s).map_err(|e| Error::Other(e.to_string()))?;
+        writeln!(enc, "{line}")?;
+    }
+    enc.finish()?.flush()?;
+    let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    Ok((path, bytes))
+}
+
+/// The ring written on its own thread: outputs arrive on a channel (the recorder's), events on
+/// another; flushed every second; its stats shared.
+pub struct Ring {
+    thread: std::thread::JoinHandle<RingStats>,
+    stats: Arc<Mutex<RingStats>>,
+    events: std::sync::mpsc::Sender<Event>,
+    dir: PathBuf,
+}
+
+impl Ring {
+    /// Starts writing `writer` from `rx` (until every sender is gone), forwarding each output
+    /// to `also` (a `--record` file) when given.
+    pub fn start(
+        writer: RingWriter,
+        rx: std::sync::mpsc::Receiver<RawSample>,
+        also: Option<std::sync::mpsc::SyncSender<RawSample>>,
+    ) -> Ring {
+        let stats = Arc::new(Mutex::new(writer.stats().clone()));
+        let (events, ev_rx) = std::sync::mpsc::channel::<Event>();
+        let shared = stats.clone();
+        let dir = writer.config().dir.clone();
+        let thread = std::thread::spawn(move || {
+            let mut w = writer;
+            let mut last_flush = std::time::Instant::now();
+            loop {
+                match rx.recv_timeout(Duration::from_millis(250)) {
+                    Ok(s) => {
+                        if let Some(a) = &also {
+                            let _ = a.try_send(s.clone());
+                        }
+                        w.write(s);
+                    }
+                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                    Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+                }
+                while let Ok(ev) = ev_rx.try_recv() {
+                    w.event(ev);
+                }
+                if last_flush.elapsed() >= Duration::from_secs(1) {
+                    w.flush();
+                    last_flush = std::time::Instant::now();
+                    if let Ok(mut s) = shared.lock() {
+                        *s = w.stats().clone();
+                    }
+                }
+            }
+            while let Ok(ev) = ev_rx.try_recv() {
+                w.event(ev);
+            }
+            let end = w.close();
+            if let Ok(mut s) = shared.lock() {
+                *s = end.clone();
+            }
+            end
+        });
+        Ring {
+            thread,
+            stats,
+            events,
+            dir,
+        }
+    }
+
+    /// Where incidents go.
+    pub fn events(&self) -> std::sync::mpsc::Sender<Event> {
+        self.events.clone()
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// What it did so far (updated every second).
+    pub fn stats(&self) -> RingStats {
+        self.stats.lock().map(|s| s.clone()).unwrap_or_default()
+    }
+
+    /// Waits for the thread (every sender gone) and returns what it did.
+    pub fn finish(self) -> RingStats {
+        drop(self.events);
+        self.thread.join().unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sample_line_keeps_its_text_with_its_time_moved() {
+        let line = br#"{"t":12.5,"source":"onstat -u","stdout":"x"}"#;
+        let (t, rest) = lead_t(line).expect("a sample");
+        assert_eq!(t, 12.5);
+        assert_eq!(&line[rest..], br#","source":"onstat -u","stdout":"x"}"#);
+        assert!(lead_t(br#"{"ifxtop_recording":1}"#).is_none());
+    }
+}

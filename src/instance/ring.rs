@@ -1,0 +1,273 @@
+//! The flight recorder for one watched instance (`collect/ring.rs` writes it): its settings from
+//! the command line and the config, started beside the collectors, its incidents from the
+//! findings of each moment sampled (`Watched::sample`), a window of it replayed as a recording;
+//! and the demo walked on a paused clock into a ring (the tests' and the measurements' way).
+
+use crate::cli::{LiveArgs, RingArgs};
+use crate::collect::record::Recording;
+use crate::collect::ring::{Event, Origin, Ring, RingConfig, RingIndex, RingWriter};
+use crate::collect::sample::RawSample;
+use crate::collect::{Collection, SessionClock};
+use crate::error::Error;
+use crate::format::When;
+use crate::instance::config::Config;
+use crate::instance::headless::{self, Input};
+use crate::instance::watch::Watched;
+use crate::store::{Store, StoreSettings};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The ring's settings from the command line, else the config, else the defaults.
+pub(crate) fn config_for(args: &LiveArgs, config: &Config) -> Result<Option<RingConfig>, Error> {
+    let r = &args.ring;
+    let Some(dir) = r.ring.clone().or_else(|| config.ring.clone()) else {
+        return Ok(None);
+    };
+    let mut cfg = RingConfig::new(dir);
+    let hours = r.ring_hours.or(config.ring_hours);
+    if let Some(h) = hours {
+        if !(h > 0.0 && h <= 24.0 * 366.0) {
+            return Err(Error::Usage(format!(
+                "ring-hours {h}: more than 0, at most a year"
+            )));
+        }
+        cfg.retention = Duration::from_secs_f64(h * 3600.0);
+    }
+    if let Some(mb) = r.ring_max_mb.or(config.ring_max_mb) {
+        if mb < 16 {
+            return Err(Error::Usage(format!(
+                "ring-max-mb {mb}: at least 16 (a segment is an eighth of it)"
+            )));
+        }
+        cfg.max_bytes = mb.saturating_mul(crate::files::MB);
+    }
+    if let Some(m) = r.ring_before.or(config.ring_before) {
+        if !(0.0..=120.0).contains(&m) {
+            return Err(Error::Usage(format!("ring-before {m}: minutes, 0 to 120")));
+        }
+        cfg.before = Duration::from_secs_f64(m * 60.0);
+    }
+    if let Some(mb) = r.ring_incidents_mb.or(config.ring_incidents_mb) {
+        cfg.incidents_max_bytes = mb.saturating_mul(crate::files::MB);
+    }
+    Ok(Some(cfg))
+}
+
+/// One of several instances keeps its ring in a directory of its own in the one named, after
+/// the instance's name.
+pub(crate) fn per_instance(cfg: &mut RingConfig, instance: &str) -> Result<(), Error> {
+    let name: String = instance
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.@".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    crate::collect::ring::prepare_dir(&cfg.dir)?;
+    cfg.dir = cfg.dir.join(name);
+    Ok(())
+}
+
+/// What the ring's segments of `setup` say of where they come from.
+fn origin(settings: &StoreSettings, server: Option<&str>) -> Origin {
+    Origin {
+        server: server.map(String::from),
+        host: settings.host.clone(),
+        wall_start: settings
+            .wall_start
+            .unwrap_or_else(time::OffsetDateTime::now_utc),
+        ports: settings.ports.clone(),
+        base_page_kb: settings.base_page_kb,
+    }
+}
+
+/// Starts the ring `cfg` of an instance (its settings, its server): the sender its collectors
+/// record to (each output also goes on to `also`, a `--record` file).
+pub fn start(
+    cfg: &RingConfig,
+    settings: &StoreSettings,
+    server: Option<&str>,
+    also: Option<std::sync::mpsc::SyncSender<RawSample>>,
+) -> Result<(Ring, std::sync::mpsc::SyncSender<RawSample>), Error> {
+    let writer = RingWriter::open(cfg.clone(), origin(settings, server))?;
+    let (tx, rx) = std::sync::mpsc::sync_channel::<RawSample>(4096);
+    Ok((Ring::start(writer, rx, also), tx))
+}
+
+/// The ring in `dir` given to `--replay`: a directory with no ring in it is refused as a
+/// directory given for a recording file is.
+fn open_for_replay(dir: &Path) -> Result<RingIndex, Error> {
+    if crate::collect::ring::segments(dir)?.is_empty() {
+        return Err(Error::Usage(format!(
+            "--replay {}: a directory, not a regular file, and no ring in it (a ring is what \
+             `--ring DIR` writes)",
+            dir.display()
+        )));
+    }
+    RingIndex::open(dir)
+}
+
+/// The window of the ring in `dir` that `--from`/`--to` name (default: the last hour), as one
+/// recording.
+pub(crate) fn replay_window(dir: &Path, r: &RingArgs, timeline: bool) -> Result<Recording, Error> {
+    let index = open_for_replay(dir)?;
+    let moment = |flag: &str, w: When| {
+        index
+            .moment(w)
+            .map_err(|e| Error::Usage(format!("--{flag} {e}")))
+    };
+    let to = match r.to {
+        Some(w) => moment("to", w)?,
+        None => index.end,
+    };
+    let from = match r.from {
+        Some(w) => moment("from", w)?,
+        None => to - time::Duration::hours(1),
+    };
+    if from > to {
+        return Err(Error::Usage("--from: after --to".into()));
+    }
+    index.window(from, to, timeline)
+}
+
+/// The ring in `dir` up to `at` (default its end), from `warm` before it, as a recording for a
+/// walk: the recording and `at` on its clock.
+pub fn window_to(
+    dir: &Path,
+    at: Option<When>,
+    warm: Duration,
+) -> Result<(Recording, Duration), Error> {
+    let index = open_for_replay(dir)?;
+    let at = match at {
+        Some(w) => index
+            .moment(w)
+            .map_err(|e| Error::Usage(format!("--at {e}")))?,
+        None => index.end,
+    };
+    let from = at - time::Duration::try_from(warm).unwrap_or_default();
+    let rec = index.window(from, at, false)?;
+    let start = rec.started().unwrap_or(from);
+    Ok((rec, Duration::try_from(at - start).unwrap_or_default()))
+}
+
+/// The ring in `dir` from `from` to `to` (defaults: `len` before the end, the end), from `warm`
+/// before `from`: the recording and the window on its clock.
+pub fn window_between(
+    dir: &Path,
+    from: Option<When>,
+    to: Option<When>,
+    len: Duration,
+    warm: Duration,
+) -> Result<(Recording, Duration, Duration), Error> {
+    let index = open_for_replay(dir)?;
+    let to = match to {
+        Some(w) => index
+            .moment(w)
+            .map_err(|e| Error::Usage(format!("--to {e}")))?,
+        None => index.end,
+    };
+    let from = match from {
+        Some(w) => index
+            .moment(w)
+            .map_err(|e| Error::Usage(format!("--from {e}")))?,
+        None => to - time::Duration::try_from(len).unwrap_or_default(),
+    };
+    if from > to {
+        return Err(Error::Usage("--from: after --to".into()));
+    }
+    let rec = index.window(
+        from - time::Duration::try_from(warm).unwrap_or_default(),
+        to,
+        false,
+    )?;
+    let start = rec.started().unwrap_or(from);
+    let on = |t: time::OffsetDateTime| Duration::try_from(t - start).unwrap_or_default();
+    Ok((rec, on(from), on(to)))
+}
+
+/// The demo walked on a paused clock from `from` to `to` into `ring`, as `serve --ring` would
+/// have written it: every output collected, and the incidents of the findings of each moment
+/// (`Watched::sample`, as on the screen and in `serve`). The outputs are handed to the writer
+/// after each build, on the loop's thread, so none is dropped however fast the clock runs.
+pub fn demo_ring(
+    demo: crate::demo::DemoInstance,
+    from: Duration,
+    to: Duration,
+    settings: StoreSettings,
+    ring: &mut RingWriter,
+) -> Result<(), Error> {
+    let rt = crate::instance::runtime::paused()?;
+    rt.block_on(async {
+        let runner = crate::demo::DemoRunner::new(demo).starting_at(from);
+        let (raw_tx, raw_rx) = std::sync::mpsc::sync_channel::<RawSample>(1 << 16);
+        let mut collection = Collection::start(
+            Arc::new(runner),
+            Duration::from_secs(1),
+            Some(raw_tx),
+            crate::collect::extents::ExtentSource::default(),
+            SessionClock::starting_at(from),
+        );
+        let (ev_tx, ev_rx) = std::sync::mpsc::channel::<Event>();
+        let mut watched = Watched::new(Store::new(settings), None).in_virtual_time();
+        watched.keep_incidents(ev_tx);
+        let deadline = tokio::time::Instant::now() + (to - from) + Duration::from_millis(1);
+        let mut front = Writing {
+            ring,
+            raw: &raw_rx,
+            events: &ev_rx,
+        };
+        headless::run(
+            &mut Input::collectors(&mut collection),
+            &mut watched,
+            Duration::from_secs(1),
+            None,
+            tokio::time::sleep_until(deadline),
+            &mut front,
+        )
+        .await;
+        collection.stop();
+        drop(collection);
+        front.drain();
+    });
+    crate::instance::runtime::finish(rt);
+    Ok(())
+}
+
+/// The walk's front-end: the outputs and incidents so far into the ring, and the statements
+/// asked for as the screen asks for them.
+struct Writing<'a> {
+    ring: &'a mut RingWriter,
+    raw: &'a std::sync::mpsc::Receiver<RawSample>,
+    events: &'a std::sync::mpsc::Receiver<Event>,
+}
+
+impl Writing<'_> {
+    fn drain(&mut self) {
+        while let Ok(s) = self.raw.try_recv() {
+            self.ring.write(s);
+        }
+        while let Ok(e) = self.events.try_recv() {
+            self.ring.event(e);
+        }
+    }
+}
+
+impl headless::Front for Writing<'_> {
+    fn built(
+        &mut self,
+        snap: crate::model::snapshot::Snapshot,
+        _sampled: bool,
+        _watched: &mut Watched,
+        collection: Option<&Collection>,
+    ) -> headless::Flow {
+        self.drain();
+        if let Some(c) = collection {
+            crate::instance::watch::ask_background(c, &snap);
+        }
+        headless::Flow::Go
+    }
+}
