@@ -45,6 +45,34 @@ pub struct LiveArgs {
     /// Write a debug log to FILE (nothing is logged otherwise).
     #[arg(long, value_name = "FILE")]
     pub(crate) log: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) share: ShareArgs,
+}
+
+/// Watch together: what `--share` and its options ask for.
+#[derive(Debug, Clone, Args, Default)]
+pub struct ShareArgs {
+    /// Share what is collected, live, with other DBAs on this host (`ifxtop attach`) or over
+    /// ssh (`ifxtop --attach HOST`): a Unix socket, by default
+    /// $XDG_RUNTIME_DIR/ifxtop/INSTANCE.sock (else /tmp/ifxtop-UID/INSTANCE.sock, in a
+    /// directory 0700 of its own). Nothing more is run for the viewers.
+    #[arg(long, value_name = "SOCKET", num_args = 0..=1, default_missing_value = "")]
+    pub(crate) share: Option<PathBuf>,
+    /// The group that may attach to the shared feed (the socket 0660, its directory 0750).
+    #[arg(long, value_name = "GROUP", requires = "share")]
+    pub(crate) share_group: Option<String>,
+    /// The shared feed's socket mode, in octal (0600; 0660 with --share-group).
+    #[arg(long, value_name = "MODE", requires = "share", value_parser = parse_mode)]
+    pub(crate) share_mode: Option<u32>,
+    /// The most viewers attached at once.
+    #[arg(long, value_name = "N", requires = "share",
+          value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub(crate) share_viewers: Option<u16>,
+}
+
+fn parse_mode(s: &str) -> std::result::Result<u32, String> {
+    u32::from_str_radix(s.trim_start_matches("0o"), 8)
+        .map_err(|_| format!("'{s}': a mode in octal, such as 0660"))
 }
 
 /// The default of `--record-max`.
@@ -60,6 +88,7 @@ impl LiveArgs {
             interval: None,
             record_max: RECORD_MAX_MB,
             log: None,
+            share: ShareArgs::default(),
         }
     }
 }
@@ -158,6 +187,13 @@ pub enum Command {
     /// a,b`, `--ssh`, `[[instance]]` in the config, `--demo`). Ends cleanly on SIGTERM or
     /// SIGINT.
     Serve(Box<ServeArgs>),
+    /// Join a shared feed on this host (`ifxtop --share`, `ifxtop serve --share`) and copy it
+    /// to standard output, and standard input to it: `ifxtop --attach HOST` runs
+    /// `ssh HOST ifxtop attach` and shows it. Without SOCKET, the one shared feed found.
+    Attach {
+        #[arg(value_name = "SOCKET")]
+        socket: Option<PathBuf>,
+    },
     /// Print a shell completion script: `ifxtop completions bash > /etc/bash_completion.d/ifxtop`.
     Completions {
         #[arg(value_enum)]

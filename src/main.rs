@@ -19,6 +19,7 @@ fn main() -> ExitCode {
         Some(Command::Snapshot(args)) => ifxtop::commands::snapshot::run_cli(args),
         Some(Command::Ash(args)) => ifxtop::commands::ash::run_cli(args),
         Some(Command::Serve(args)) => ifxtop::commands::serve::run_cli(args),
+        Some(Command::Attach { socket }) => ifxtop::commands::attach::run_cli(socket.as_deref()),
         Some(Command::Completions { shell }) => ifxtop::commands::manual::run_completions(*shell),
         Some(Command::Man { command }) => ifxtop::commands::manual::run_man(command.as_deref()),
         None => match ifxtop::tui::run::run(&cli.live) {

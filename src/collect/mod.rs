@@ -16,6 +16,7 @@ pub mod record;
 pub mod replay;
 pub mod sample;
 pub mod track;
+pub mod wire;
 
 use crate::error::SourceError;
 use crate::ids::Sid;

@@ -15,6 +15,8 @@ pub enum Feed {
     Collect {
         collection: Collection,
         recorder: Option<Recorder>,
+        /// The live feed other viewers attach to (`--share`).
+        share: Option<crate::instance::share::Share>,
     },
     Replay {
         player: Player,
@@ -32,19 +34,10 @@ impl Feed {
                 last: Instant::now(),
             });
         }
+        let header = header_of(setup);
         let (raw, recorder) = match &setup.record {
             Some((path, max_mb)) => {
                 let (tx, rx) = std::sync::mpsc::sync_channel::<RawSample>(4096);
-                let header = RecordingHeader::new(
-                    setup.server.as_deref(),
-                    setup.settings.host.as_deref(),
-                    setup
-                        .settings
-                        .wall_start
-                        .unwrap_or_else(time::OffsetDateTime::now_utc),
-                    &setup.settings.ports,
-                    setup.settings.base_page_kb,
-                );
                 let rec = Recorder::start(
                     path,
                     *max_mb,
@@ -56,16 +49,32 @@ impl Feed {
             }
             None => (None, None),
         };
+        let clock = crate::collect::SessionClock::start();
+        // Sharing taps the outputs on their way to the recorder (when recording).
+        let (raw, share) = match &setup.share {
+            Some(opts) => {
+                let (share, tx) = crate::instance::share::Share::start(
+                    opts.clone(),
+                    &setup.instance,
+                    &header,
+                    clock,
+                    raw,
+                )?;
+                (Some(tx), Some(share))
+            }
+            None => (raw, None),
+        };
         let collection = Collection::start(
             setup.runner.clone(),
             setup.interval,
             raw,
             setup.extents.clone(),
-            crate::collect::SessionClock::start(),
+            clock,
         );
         Ok(Feed::Collect {
             collection,
             recorder,
+            share,
         })
     }
 
@@ -94,9 +103,11 @@ impl Feed {
             Feed::Collect {
                 mut collection,
                 recorder,
+                share,
             } => {
                 collection.stop();
                 drop(collection);
+                drop(share);
                 let rec = recorder?;
                 // Aborted collectors drop their senders; the recorder then writes what it has.
                 tokio::task::yield_now().await;
@@ -105,4 +116,18 @@ impl Feed {
             Feed::Replay { .. } => None,
         }
     }
+}
+
+/// The recording's header of `setup` (a recording's first line, and the shared feed's).
+pub(crate) fn header_of(setup: &Setup) -> RecordingHeader {
+    RecordingHeader::new(
+        setup.server.as_deref(),
+        setup.settings.host.as_deref(),
+        setup
+            .settings
+            .wall_start
+            .unwrap_or_else(time::OffsetDateTime::now_utc),
+        &setup.settings.ports,
+        setup.settings.base_page_kb,
+    )
 }

@@ -9,6 +9,7 @@ pub mod feed;
 pub mod headless;
 pub mod runtime;
 pub mod setup;
+pub mod share;
 pub mod signals;
 #[cfg(test)]
 mod toy;

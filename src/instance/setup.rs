@@ -44,6 +44,8 @@ pub struct Setup {
     pub replay: Option<Arc<crate::collect::record::Recording>>,
     /// `--log FILE`.
     pub log: Option<PathBuf>,
+    /// `--share`: the live feed for other viewers.
+    pub share: Option<crate::instance::share::ShareOptions>,
 }
 
 /// One instance to watch, as the command line and the config name it.
@@ -347,6 +349,12 @@ pub(crate) fn setup_one(args: &LiveArgs, shared: &Shared) -> Result<Setup, Error
 /// With `connect_one`, a single ssh instance is connected before anything starts.
 fn setups_with(args: &LiveArgs, shared: Shared, connect_one: bool) -> Result<Vec<Setup>, Error> {
     let specs = instance_specs(args, &shared.config)?;
+    if specs.len() > 1 && args.share.share.is_some() {
+        return Err(Error::Usage(format!(
+            "--share: shares one instance, and {} are named",
+            specs.len()
+        )));
+    }
     if specs.len() > 1 && args.watch.record.is_some() {
         return Err(Error::Usage(format!(
             "--record: records one instance, and {} are named",
@@ -505,6 +513,7 @@ fn setup_of(
             (file, args.record_max)
         }),
         note,
+        share: crate::instance::share::options(&args.share, replay.is_some())?,
         replay,
         log: args.log.clone(),
     })

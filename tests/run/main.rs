@@ -139,6 +139,7 @@ fn demo_setup(at: u64) -> Setup {
         note: Some((ifxtop::demo::describe_phase, Duration::from_secs(at))),
         replay: None,
         log: None,
+        share: None,
     }
 }
 

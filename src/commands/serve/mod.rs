@@ -188,8 +188,21 @@ pub(crate) async fn serve(
             })?),
             None => None,
         };
+        // Sharing starts with the instance, so a socket that cannot be made stops serve now.
+        let clock = SessionClock::start();
+        let share = shared(&setup, clock)?;
+        if let Some(p) = share.as_ref().and_then(|(s, _)| s.path()) {
+            eprintln!(
+                "ifxtop serve: sharing {} at {} (`ifxtop attach {}`)",
+                setup.instance,
+                p.display(),
+                p.display()
+            );
+        }
         tasks.push(tokio::spawn(watch_instance(
             setup,
+            clock,
+            share,
             tx,
             stop_rx.clone(),
             log,
@@ -212,18 +225,19 @@ pub(crate) async fn serve(
 /// the scrapes.
 async fn watch_instance(
     setup: Setup,
+    clock: SessionClock,
+    shared: Option<Shared>,
     publish: watch::Sender<Arc<InstanceMetrics>>,
     mut stop: watch::Receiver<bool>,
     log: Option<DebugLog>,
 ) {
     let (server, host) = labels_of(&setup);
-    let mut collection = Collection::start_with(
-        setup.runner.clone(),
-        setup.interval,
-        None,
-        None,
-        SessionClock::start(),
-    );
+    let (raw, share) = match shared {
+        Some((share, tx)) => (Some(tx), Some(share)),
+        None => (None, None),
+    };
+    let mut collection =
+        Collection::start_with(setup.runner.clone(), setup.interval, raw, None, clock);
     let mut watched = Watched::new(Store::new(setup.settings.clone()), log);
     // The exporter reads only the latest counts by class: no session's row is kept.
     watched.activity = crate::model::activity::Activity::counts_only();
@@ -256,7 +270,24 @@ async fn watch_instance(
     )
     .await;
     collection.stop();
+    drop(share);
     watched.log(collection.clock.now(), "serve: stopped");
+}
+
+/// A shared feed and where its outputs go.
+type Shared = (
+    crate::instance::share::Share,
+    std::sync::mpsc::SyncSender<crate::collect::sample::RawSample>,
+);
+
+/// The shared feed of `setup`, when `--share` asks for one.
+fn shared(setup: &Setup, clock: SessionClock) -> Result<Option<Shared>, Error> {
+    let Some(opts) = &setup.share else {
+        return Ok(None);
+    };
+    let header = crate::instance::feed::header_of(setup);
+    crate::instance::share::Share::start(opts.clone(), &setup.instance, &header, clock, None)
+        .map(Some)
 }
 
 /// `serve`'s front-end on the loop: each snapshot's findings tracked, its metrics built and
