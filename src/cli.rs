@@ -68,6 +68,24 @@ pub struct ShareArgs {
     #[arg(long, value_name = "N", requires = "share",
           value_parser = clap::value_parser!(u16).range(1..=256))]
     pub(crate) share_viewers: Option<u16>,
+    /// Watch what another ifxtop shares (`--share`): over ssh (`[USER@]HOST[:PORT]`: runs
+    /// `ssh HOST ifxtop attach`, BatchMode, your ~/.ssh/config), or a socket here (a path).
+    /// Nothing is run on the server for you but the collector's own polls; a session screen
+    /// you open asks it to read that session too.
+    #[arg(long, value_name = "TARGET", value_parser = crate::source::attach::AttachTarget::parse,
+          conflicts_with_all = ["demo", "replay", "ssh", "share"])]
+    pub(crate) attach: Option<crate::source::attach::AttachTarget>,
+    /// The shared feed's socket on the attached host, when it has several.
+    #[arg(long, value_name = "SOCKET", requires = "attach")]
+    pub(crate) attach_socket: Option<String>,
+    /// The ifxtop to run on the attached host (its path, when not on the remote PATH).
+    #[arg(
+        long,
+        value_name = "PATH",
+        requires = "attach",
+        default_value = "ifxtop"
+    )]
+    pub(crate) attach_ifxtop: String,
 }
 
 fn parse_mode(s: &str) -> std::result::Result<u32, String> {

@@ -73,7 +73,7 @@ pub enum Control {
     /// What the collector refused of this viewer, and why.
     Refused(String),
     /// The sessions this viewer's asks have read, as the collector bounded them.
-    Focus(Vec<u32>),
+    Focus(Vec<u64>),
 }
 
 /// A control line as written: `{"share": {...}}`.
@@ -105,7 +105,7 @@ pub enum ViewerMsg {
     },
     /// The sessions it has open (a session screen): read their `onstat -g ses/sql/pqs` too.
     Focus {
-        sids: Vec<u32>,
+        sids: Vec<u64>,
     },
     Mark {
         at: f64,

@@ -17,6 +17,8 @@ pub enum Feed {
         recorder: Option<Recorder>,
         /// The live feed other viewers attach to (`--share`).
         share: Option<crate::instance::share::Share>,
+        /// The feed this viewer follows (`--attach`): its collection collects nothing.
+        follow: Option<crate::collect::follow::Follower>,
     },
     Replay {
         player: Player,
@@ -49,6 +51,20 @@ impl Feed {
             }
             None => (None, None),
         };
+        if let Some(joined) = &setup.follow {
+            let joined = joined
+                .lock()
+                .ok()
+                .and_then(|mut j| j.take())
+                .ok_or_else(|| Error::Other("the shared feed is already followed".into()))?;
+            let (collection, follower) = Collection::following(joined, setup.interval, raw);
+            return Ok(Feed::Collect {
+                collection,
+                recorder,
+                share: None,
+                follow: Some(follower),
+            });
+        }
         let clock = crate::collect::SessionClock::start();
         // Sharing taps the outputs on their way to the recorder (when recording).
         let (raw, share) = match &setup.share {
@@ -75,6 +91,7 @@ impl Feed {
             collection,
             recorder,
             share,
+            follow: None,
         })
     }
 
@@ -104,6 +121,7 @@ impl Feed {
                 mut collection,
                 recorder,
                 share,
+                ..
             } => {
                 collection.stop();
                 drop(collection);

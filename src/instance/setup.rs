@@ -46,6 +46,8 @@ pub struct Setup {
     pub log: Option<PathBuf>,
     /// `--share`: the live feed for other viewers.
     pub share: Option<crate::instance::share::ShareOptions>,
+    /// `--attach`: the feed joined, taken when the watch starts.
+    pub follow: Option<std::sync::Mutex<Option<crate::collect::follow::Joined>>>,
 }
 
 /// One instance to watch, as the command line and the config name it.
@@ -348,6 +350,13 @@ pub(crate) fn setup_one(args: &LiveArgs, shared: &Shared) -> Result<Setup, Error
 
 /// With `connect_one`, a single ssh instance is connected before anything starts.
 fn setups_with(args: &LiveArgs, shared: Shared, connect_one: bool) -> Result<Vec<Setup>, Error> {
+    if let Some(target) = &args.share.attach {
+        return Ok(vec![crate::instance::share::attach::setup(
+            args,
+            target,
+            shared.settings.clone(),
+        )?]);
+    }
     let specs = instance_specs(args, &shared.config)?;
     if specs.len() > 1 && args.share.share.is_some() {
         return Err(Error::Usage(format!(
@@ -514,6 +523,7 @@ fn setup_of(
         }),
         note,
         share: crate::instance::share::options(&args.share, replay.is_some())?,
+        follow: None,
         replay,
         log: args.log.clone(),
     })

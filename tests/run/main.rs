@@ -140,6 +140,7 @@ fn demo_setup(at: u64) -> Setup {
         replay: None,
         log: None,
         share: None,
+        follow: None,
     }
 }
 

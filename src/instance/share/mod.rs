@@ -6,6 +6,7 @@
 //! queue in bytes (one that stops reading is dropped; the collector never waits for a viewer),
 //! the history in bytes; what a viewer may send is a few small messages (`collect::wire`).
 
+pub(crate) mod attach;
 mod history;
 pub mod socket;
 
@@ -126,7 +127,7 @@ struct Viewer {
     host: Mutex<Option<String>>,
     /// The latest sample time it said it has shown.
     at: Mutex<Option<f64>>,
-    focus: Mutex<Vec<u32>>,
+    focus: Mutex<Vec<u64>>,
     queue: Mutex<Queue>,
     ready: Condvar,
     close: Box<dyn Fn() + Send + Sync>,
@@ -222,7 +223,7 @@ struct Hub {
     /// Marks, for the front-end to put in the history (the flight recorder's bookmarks).
     marks: Mutex<Option<SyncSender<Mark>>>,
     /// The sessions viewers ask to be read, bounded, for the front-end to add to its focus.
-    focus: Mutex<Vec<u32>>,
+    focus: Mutex<Vec<u64>>,
     focus_changed: AtomicBool,
 }
 
@@ -268,7 +269,7 @@ impl Hub {
 
     /// The sessions all viewers ask for, bounded (`focus_total`), for the front-end.
     fn refocus(&self) {
-        let mut all: Vec<u32> = Vec::new();
+        let mut all: Vec<u64> = Vec::new();
         for v in &lock(&self.inner).viewers {
             for s in lock(&v.focus).iter() {
                 if !all.contains(s) && all.len() < self.opts.focus_total {
@@ -422,7 +423,7 @@ impl Hub {
             }
             ViewerMsg::At { t } => *lock(&v.at) = Some(t),
             ViewerMsg::Focus { sids } => {
-                let mut kept: Vec<u32> = Vec::new();
+                let mut kept: Vec<u64> = Vec::new();
                 for s in sids {
                     if !kept.contains(&s) && kept.len() < self.opts.focus_per_viewer {
                         kept.push(s);
@@ -430,7 +431,7 @@ impl Hub {
                 }
                 *lock(&v.focus) = kept.clone();
                 self.refocus();
-                let granted: Vec<u32> = kept
+                let granted: Vec<u64> = kept
                     .into_iter()
                     .filter(|s| lock(&self.focus).contains(s))
                     .collect();
@@ -567,7 +568,7 @@ impl Share {
 
     /// The sessions viewers ask to be read with every tick, when that changed since last
     /// asked: bounded by the options (per viewer, in all).
-    pub fn focus_asked(&self) -> Option<Vec<u32>> {
+    pub fn focus_asked(&self) -> Option<Vec<u64>> {
         self.hub
             .focus_changed
             .swap(false, Ordering::Relaxed)
