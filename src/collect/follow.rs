@@ -4,10 +4,10 @@
 //! collector's own screen. Nothing here runs anything: a drill-down becomes a small message
 //! asking the collector to read that session in its next tick.
 
-use crate::collect::focus::Focus;
 use crate::collect::record::RecordingHeader;
 use crate::collect::sample::RawSample;
 use crate::collect::wire::{self, Control, FeedLine, Mark, Presence, ViewerMsg};
+use crate::collect::Focus;
 use crate::collect::{Collection, SessionClock};
 use crate::source::Source;
 use std::io::{BufRead, Read, Write};

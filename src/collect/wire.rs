@@ -133,7 +133,7 @@ pub fn viewer_msg(line: &[u8]) -> Result<ViewerMsg, String> {
     }
     let msg: ViewerMsg = serde_json::from_slice(line).map_err(|e| {
         let what = String::from_utf8_lossy(&line[..line.len().min(40)]).into_owned();
-        format!("not a viewer message ({e}): {}", what.escape_debug())
+        format!("not a viewer message ({e}): {what}")
     })?;
     match &msg {
         ViewerMsg::Mark { text, at } if text.chars().count() > MAX_MARK_TEXT || !at.is_finite() => {

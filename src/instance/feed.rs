@@ -104,6 +104,52 @@ impl Feed {
         }
     }
 
+    /// Watching together: the feed followed (`--attach`) or shared (`--share`), if either.
+    pub fn watching(&self) -> Option<crate::instance::share::Watching> {
+        let Feed::Collect {
+            collection,
+            share,
+            follow,
+            ..
+        } = self
+        else {
+            return None;
+        };
+        if let Some(share) = share {
+            return Some(share.watching());
+        }
+        let st = follow.as_ref()?.state();
+        Some(crate::instance::share::Watching {
+            following: Some(format!("{} ({})", st.target, st.collector)),
+            behind_s: Some((collection.clock.now().as_secs_f64() - st.latest_t).max(0.0)),
+            ended: st.ended,
+            sharing: None,
+            viewers: st.viewers,
+            marks: st.marks,
+        })
+    }
+
+    /// Collects the sessions of `focus` (a front-end's drill stack), and those the viewers of
+    /// a shared feed ask for (bounded); `None` applies the viewers' asks again when they
+    /// changed. A viewer's feed asks its collector instead.
+    pub fn set_focus(&self, focus: Option<crate::collect::Focus>) {
+        let Feed::Collect {
+            collection, share, ..
+        } = self
+        else {
+            return;
+        };
+        match (share, focus) {
+            (Some(share), focus) => {
+                if focus.is_some() || share.focus_asked().is_some() {
+                    collection.set_focus(share.merged_focus(focus));
+                }
+            }
+            (None, Some(focus)) => collection.set_focus(focus),
+            (None, None) => {}
+        }
+    }
+
     /// Where the database-time track of the recording goes, when recording one.
     pub fn track(&self) -> Option<std::sync::mpsc::SyncSender<String>> {
         match self {

@@ -254,6 +254,7 @@ async fn watch_instance(
     let mut front = Exporter {
         server,
         host,
+        share: share.as_ref(),
         counted: Counted::default(),
         publish: &publish,
     };
@@ -294,6 +295,8 @@ fn shared(setup: &Setup, clock: SessionClock) -> Result<Option<Shared>, Error> {
 /// published.
 struct Exporter<'a> {
     server: Option<&'a str>,
+    /// The shared feed (`--share`): its viewers' asks are read with the next tick.
+    share: Option<&'a crate::instance::share::Share>,
     host: Option<&'a str>,
     counted: Counted,
     publish: &'a watch::Sender<Arc<InstanceMetrics>>,
@@ -318,6 +321,17 @@ impl headless::Front for Exporter<'_> {
         // sessions, ride with the active ones.
         if let Some(c) = collection {
             c.ask_statements(snapshot::statements_wanted(&snap));
+            // What viewers of the shared feed drill into (bounded by the share): serve drills
+            // into nothing of its own.
+            if let Some(sids) = self.share.and_then(|s| s.focus_asked()) {
+                // (The watch's value read apart: a borrow held while sending would deadlock.)
+                let statements = c.focus.borrow().statements.clone();
+                c.set_focus(crate::collect::Focus {
+                    drilled: sids.into_iter().map(crate::ids::Sid).collect(),
+                    statements,
+                    ..Default::default()
+                });
+            }
         }
         let m = InstanceMetrics::build(
             self.server,

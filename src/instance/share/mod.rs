@@ -29,7 +29,7 @@ pub(crate) const LEVEL: i32 = 3;
 /// Outputs arriving within this of the first go in one frame.
 const BATCH_WAIT: Duration = Duration::from_millis(20);
 /// A frame is closed at this many bytes of text however soon.
-const BATCH_MAX: usize = 8 << 20;
+const BATCH_MAX: usize = 1 << 20;
 /// The presence list goes to everyone this often (how far behind each is moves).
 const PRESENCE_EVERY: Duration = Duration::from_secs(2);
 /// Refused lines before a viewer is dropped.
@@ -95,6 +95,24 @@ pub fn options(args: &crate::cli::ShareArgs, replay: bool) -> Result<Option<Shar
     Ok(Some(o))
 }
 
+/// Watching together, as a screen shows it: whom a viewer follows, or where this one shares,
+/// and who watches.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Watching {
+    /// Following another's feed: the target and the collector (`db01 (informix@db01)`).
+    pub following: Option<String>,
+    /// How far the latest sample received is behind the collector's clock, in seconds.
+    pub behind_s: Option<f64>,
+    /// Why the followed feed ended, once it did.
+    pub ended: Option<String>,
+    /// Sharing: the socket.
+    pub sharing: Option<String>,
+    /// Everyone attached to the feed.
+    pub viewers: Vec<Presence>,
+    /// Marks seen, oldest first.
+    pub marks: Vec<Mark>,
+}
+
 /// What a viewer's end of the feed is: where its frames are written, what it sends (if it
 /// may), and how to cut it off (a writer blocked on a viewer that stopped reading is woken).
 pub struct Transport {
@@ -140,13 +158,14 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Viewer {
     /// Queues `frame`; false (and the viewer cut off) when that would leave more than `limit`
-    /// bytes unread.
+    /// bytes unread. A frame bigger than `limit` (one `oncheck -pe` of a big instance) is
+    /// taken when nothing else waits.
     fn push(&self, frame: Arc<[u8]>, limit: u64) -> bool {
         let mut q = lock(&self.queue);
         if q.closed {
             return false;
         }
-        if q.bytes + frame.len() as u64 > limit {
+        if q.bytes > 0 && q.bytes + frame.len() as u64 > limit {
             q.closed = true;
             drop(q);
             self.ready.notify_all();
@@ -459,6 +478,8 @@ impl Hub {
 /// socket.
 pub struct Share {
     hub: Arc<Hub>,
+    /// The front-end's own focus, which the viewers' asks are added to.
+    own_focus: Mutex<crate::collect::Focus>,
     bound: Option<socket::Bound>,
     stop: Arc<AtomicBool>,
     accept: Option<std::thread::JoinHandle<()>>,
@@ -525,6 +546,7 @@ impl Share {
         Ok((
             Share {
                 hub,
+                own_focus: Mutex::default(),
                 bound: Some(bound),
                 stop,
                 accept: Some(accept),
@@ -556,6 +578,15 @@ impl Share {
         lock(&self.hub.inner).history.bytes()
     }
 
+    /// Sharing, as a screen shows it.
+    pub fn watching(&self) -> Watching {
+        Watching {
+            sharing: self.path().map(|p| p.display().to_string()),
+            viewers: self.viewers(),
+            ..Watching::default()
+        }
+    }
+
     /// Attaches a viewer over another transport (serve's `/feed`).
     pub fn attach(&self, who: Who, t: Transport) -> Result<(), String> {
         self.hub.attach(who, t)
@@ -572,7 +603,29 @@ impl Share {
         self.hub
             .focus_changed
             .swap(false, Ordering::Relaxed)
-            .then(|| lock(&self.hub.focus).clone())
+            .then(|| self.focus_now())
+    }
+
+    /// The sessions viewers ask to be read now.
+    pub fn focus_now(&self) -> Vec<u64> {
+        lock(&self.hub.focus).clone()
+    }
+
+    /// `own` (what this front-end drills into) with the viewers' sessions added to what is
+    /// drilled; `own` is kept, to add the viewers' to again when they change.
+    pub fn merged_focus(&self, own: Option<crate::collect::Focus>) -> crate::collect::Focus {
+        let mut kept = lock(&self.own_focus);
+        if let Some(own) = own {
+            *kept = own;
+        }
+        let mut f = kept.clone();
+        for s in self.focus_now() {
+            let sid = crate::ids::Sid(s);
+            if !f.drilled.contains(&sid) {
+                f.drilled.push(sid);
+            }
+        }
+        f
     }
 }
 
@@ -665,5 +718,179 @@ fn hub_loop(hub: &Hub, rx: &Receiver<RawSample>, tee: Option<&SyncSender<RawSamp
     for v in viewers {
         lock(&v.queue).ended = true;
         v.ready.notify_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+    use std::os::unix::net::UnixStream;
+
+    fn sample(t: f64, stdout: String) -> RawSample {
+        RawSample {
+            t,
+            source: "onstat -u".into(),
+            argv: vec!["onstat".into(), "-u".into()],
+            exit: Some(5),
+            stdout,
+            stderr: String::new(),
+        }
+    }
+
+    fn start(dir: &std::path::Path, queue_bytes: u64) -> (Share, SyncSender<RawSample>) {
+        let mut o = ShareOptions::new(
+            Some(dir.join("feed.sock")),
+            socket::Access::new(None, None).unwrap(),
+        );
+        o.queue_bytes = queue_bytes;
+        o.max_viewers = 3;
+        let header = RecordingHeader::new(
+            Some("ol_test"),
+            Some("db01"),
+            time::OffsetDateTime::now_utc(),
+            &[],
+            2,
+        );
+        Share::start(o, "ol_test", &header, SessionClock::start(), None).unwrap()
+    }
+
+    /// Reads the feed on `s` for a while: its lines (as text).
+    fn lines_of(s: UnixStream, for_: Duration) -> Vec<String> {
+        s.set_read_timeout(Some(Duration::from_millis(100)))
+            .unwrap();
+        let mut raw = Vec::new();
+        let end = Instant::now() + for_;
+        let mut s = s;
+        let mut buf = [0u8; 65536];
+        while Instant::now() < end {
+            match s.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => raw.extend_from_slice(&buf[..n]),
+                Err(_) => {}
+            }
+        }
+        let mut out = Vec::new();
+        let mut d = zstd::stream::read::Decoder::new(&raw[..]).unwrap();
+        let _ = d.read_to_end(&mut out);
+        String::from_utf8_lossy(&out)
+            .lines()
+            .map(String::from)
+            .collect()
+    }
+
+    fn wait_for(mut f: impl FnMut() -> bool) {
+        let end = Instant::now() + Duration::from_secs(20);
+        while !f() {
+            assert!(Instant::now() < end, "never happened");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// A viewer that stops reading is dropped once its queue passes its bound; the collector's
+    /// sends never wait for it, and the viewer who reads gets every frame.
+    #[test]
+    fn a_viewer_that_stops_reading_is_dropped_and_nobody_waits_for_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (share, tx) = start(dir.path(), 1 << 20);
+        let path = share.path().unwrap().to_path_buf();
+        let stalled = UnixStream::connect(&path).unwrap();
+        let reader = UnixStream::connect(&path).unwrap();
+        wait_for(|| share.viewers().len() == 2);
+        let got = std::thread::spawn(move || lines_of(reader, Duration::from_secs(10)));
+        // Outputs that compress badly (each different), megabytes in all: far past the stalled
+        // viewer's socket buffers and queue.
+        let mut seed = 1u64;
+        let noise: String = (0..4_000_000)
+            .map(|_| {
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+                char::from(b'a' + (seed >> 60) as u8)
+            })
+            .collect();
+        for i in 0..400 {
+            // Paced by the reading viewer (however loaded the machine): only the stalled one
+            // falls behind.
+            wait_for(|| {
+                share
+                    .viewers()
+                    .iter()
+                    .all(|v| v.id != 2 || v.queued_bytes < 256 << 10)
+            });
+            let text = noise[i * 9000..i * 9000 + 20_000].to_string();
+            // The collectors' own call: it never waits, and the hub keeps up.
+            tx.try_send(sample(i as f64, text))
+                .expect("the feed's queue never fills");
+        }
+        wait_for(|| share.sent().1 == 1);
+        assert_eq!(
+            share.viewers().iter().map(|v| v.id).collect::<Vec<_>>(),
+            [2]
+        );
+        let lines = got.join().unwrap();
+        let samples = lines.iter().filter(|l| l.starts_with("{\"t\":")).count();
+        assert_eq!(samples, 400, "the reading viewer got every output");
+        drop(stalled);
+    }
+
+    /// Junk and commands from a viewer are refused and said back; a focus ask is bounded per
+    /// viewer; a mark reaches every viewer, marked by who sent it as the socket says; the
+    /// presence list names both.
+    #[test]
+    fn viewers_see_each_other_marks_travel_and_junk_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let (share, tx) = start(dir.path(), 16 << 20);
+        let path = share.path().unwrap().to_path_buf();
+        let mut a = UnixStream::connect(&path).unwrap();
+        let b = UnixStream::connect(&path).unwrap();
+        wait_for(|| share.viewers().len() == 2);
+        tx.try_send(sample(1.0, "x".into())).unwrap();
+        a.write_all(b"{\"hello\":{\"host\":\"10.0.0.5\"}}\n")
+            .unwrap();
+        a.write_all(b"{\"run\":\"onmode -z 812\"}\nonstat -g ses 812\n")
+            .unwrap();
+        a.write_all(b"{\"focus\":{\"sids\":[812,813,814,815]}}\n")
+            .unwrap();
+        a.write_all(b"{\"mark\":{\"at\":1.0,\"text\":\"look at sid 812\"}}\n")
+            .unwrap();
+        wait_for(|| share.focus_now() == vec![812, 813]);
+        assert_eq!(share.focus_asked(), Some(vec![812, 813]));
+        let b_lines = std::thread::spawn(move || lines_of(b, Duration::from_secs(3)));
+        let a_lines = lines_of(a, Duration::from_secs(3));
+        let b_lines = b_lines.join().unwrap();
+        let user = socket::own_user();
+        let mark = format!(
+            r#"{{"share":{{"mark":{{"at":1.0,"text":"look at sid 812","by":"{user}"}}}}}}"#
+        );
+        assert!(b_lines.contains(&mark), "{b_lines:?}");
+        assert!(a_lines.contains(&mark));
+        let refused: Vec<&String> = a_lines.iter().filter(|l| l.contains("refused")).collect();
+        assert_eq!(refused.len(), 2, "{refused:?}");
+        assert!(a_lines.contains(&r#"{"share":{"focus":[812,813]}}"#.to_string()));
+        assert!(!b_lines.iter().any(|l| l.contains("refused")));
+        let presence = b_lines
+            .iter()
+            .rev()
+            .find(|l| l.contains("\"viewers\""))
+            .unwrap();
+        assert!(presence.contains("\"host\":\"10.0.0.5\""), "{presence}");
+        assert_eq!(presence.matches("\"via\":\"socket\"").count(), 2);
+        // Both saw the header and the sample.
+        assert!(b_lines[0].starts_with("{\"ifxtop_recording\":1"));
+        assert!(b_lines.iter().any(|l| l.starts_with("{\"t\":1.0")));
+    }
+
+    /// Past the most viewers, one more is told why and let go.
+    #[test]
+    fn past_the_most_viewers_one_more_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let (share, _tx) = start(dir.path(), 16 << 20);
+        let path = share.path().unwrap().to_path_buf();
+        let _kept: Vec<UnixStream> = (0..3)
+            .map(|_| UnixStream::connect(&path).unwrap())
+            .collect();
+        wait_for(|| share.viewers().len() == 3);
+        let lines = lines_of(UnixStream::connect(&path).unwrap(), Duration::from_secs(1));
+        assert!(lines[1].contains("3 viewers are attached"), "{lines:?}");
+        assert_eq!(share.viewers().len(), 3);
     }
 }
