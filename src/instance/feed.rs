@@ -16,7 +16,7 @@ pub enum Feed {
         collection: Collection,
         recorder: Option<Recorder>,
         /// The live feed other viewers attach to (`--share`).
-        share: Option<crate::instance::share::Share>,
+        share: Option<Box<crate::instance::share::Share>>,
         /// The feed this viewer follows (`--attach`): its collection collects nothing.
         follow: Option<crate::collect::follow::Follower>,
     },
@@ -76,7 +76,7 @@ impl Feed {
                     clock,
                     raw,
                 )?;
-                (Some(tx), Some(share))
+                (Some(tx), Some(Box::new(share)))
             }
             None => (raw, None),
         };

@@ -31,7 +31,7 @@ fn reader(mut from: Box<dyn Read + Send>) -> Arc<Mutex<Vec<String>>> {
         let mut r = std::io::BufReader::new(d);
         let mut line = String::new();
         while std::io::BufRead::read_line(&mut r, &mut line).is_ok_and(|n| n > 0) {
-            out.lock().unwrap().push(line.trim_end().to_string());
+            out.lock().expect("lines").push(line.trim_end().to_string());
             line.clear();
         }
     });
@@ -88,15 +88,16 @@ fn two_viewers_one_over_ssh_see_the_feed_each_other_and_a_mark() {
     let here = std::os::unix::net::UnixStream::connect(&sock).expect("connect");
     let mut to_here = here.try_clone().expect("clone");
     let local = reader(Box::new(here));
-    let has =
-        |l: &Arc<Mutex<Vec<String>>>, s: &str| l.lock().unwrap().iter().any(|x| x.contains(s));
+    let has = |l: &Arc<Mutex<Vec<String>>>, s: &str| {
+        l.lock().expect("lines").iter().any(|x| x.contains(s))
+    };
     for l in [&over_ssh, &local] {
         wait_for("the header", || has(l, "\"ifxtop_recording\":1"));
         wait_for("onstat -u", || has(l, "\"source\":\"onstat -u\""));
     }
     // The presence list: two viewers, the one over ssh from where sshd says it came.
     wait_for("both in the presence list", || {
-        local.lock().unwrap().iter().any(|l| {
+        local.lock().expect("lines").iter().any(|l| {
             l.contains("\"viewers\"")
                 && l.matches("\"via\":\"socket\"").count() == 2
                 && l.contains("\"host\":\"127.0.0.1\"")
