@@ -351,11 +351,7 @@ pub(crate) fn setup_one(args: &LiveArgs, shared: &Shared) -> Result<Setup, Error
 /// With `connect_one`, a single ssh instance is connected before anything starts.
 fn setups_with(args: &LiveArgs, shared: Shared, connect_one: bool) -> Result<Vec<Setup>, Error> {
     if let Some(target) = &args.share.attach {
-        return Ok(vec![crate::instance::share::attach::setup(
-            args,
-            target,
-            shared.settings.clone(),
-        )?]);
+        return Ok(vec![attach_setup(args, target, shared.settings.clone())?]);
     }
     let specs = instance_specs(args, &shared.config)?;
     if specs.len() > 1 && args.share.share.is_some() {
@@ -709,6 +705,46 @@ pub(crate) fn sqlhosts_ports(server: Option<&str>) -> Vec<u16> {
         .unwrap_or_default();
     let entries = crate::source::sqlhosts::parse_sqlhosts(&text);
     crate::source::sqlhosts::listener_ports(&entries, &[server], &services)
+}
+
+/// The setup of a viewer of the feed at `target`.
+fn attach_setup(
+    args: &LiveArgs,
+    target: &crate::source::attach::AttachTarget,
+    mut settings: StoreSettings,
+) -> Result<Setup, Error> {
+    let joined = crate::instance::share::attach::join(args, target)?;
+    let h = &joined.header;
+    settings.ports = h.ports.clone();
+    if let Some(kb) = h.base_page_kb {
+        settings.base_page_kb = kb;
+    }
+    settings.wall_start = h.started_at();
+    settings.host = h.host.clone();
+    let server = h.server.clone();
+    let instance = instance_name(server.as_deref(), h.host.as_deref());
+    settings.instance = Some(instance.clone());
+    let interval = args
+        .interval
+        .and_then(|s| Duration::try_from_secs_f64(s).ok())
+        .filter(|d| !d.is_zero())
+        .unwrap_or(Duration::from_secs(1));
+    Ok(Setup {
+        instance,
+        mode: Mode::Live,
+        // Nothing runs for a viewer: the runner is never asked.
+        runner: Arc::new(LocalRunner::new(None)),
+        settings,
+        interval,
+        server,
+        extents: Default::default(),
+        record: args.watch.record.clone().map(|p| (p, args.record_max)),
+        note: None,
+        replay: None,
+        log: args.log.clone(),
+        share: None,
+        follow: Some(std::sync::Mutex::new(Some(joined))),
+    })
 }
 
 #[cfg(test)]
