@@ -47,6 +47,8 @@ pub struct LiveArgs {
     pub(crate) log: Option<PathBuf>,
     #[command(flatten)]
     pub(crate) ring: RingArgs,
+    #[command(flatten)]
+    pub(crate) share: ShareArgs,
 }
 
 /// The flight recorder (`--ring DIR`) and a replay of a window of one (`--replay DIR --from
@@ -79,6 +81,50 @@ pub struct RingArgs {
     pub(crate) to: Option<When>,
 }
 
+/// Watch together: what `--share` and its options ask for.
+#[derive(Debug, Clone, Args, Default)]
+pub struct ShareArgs {
+    /// Share what is collected, live, with other DBAs on this host (`ifxtop attach`) or over
+    /// ssh (`ifxtop --attach HOST`): a Unix socket, by default
+    /// $XDG_RUNTIME_DIR/ifxtop/INSTANCE.sock (else /tmp/ifxtop-UID/INSTANCE.sock, in a
+    /// directory 0700 of its own). Nothing more is run for the viewers.
+    #[arg(long, value_name = "SOCKET", num_args = 0..=1, default_missing_value = "")]
+    pub(crate) share: Option<PathBuf>,
+    /// The group that may attach to the shared feed (the socket 0660, its directory 0750).
+    #[arg(long, value_name = "GROUP", requires = "share")]
+    pub(crate) share_group: Option<String>,
+    /// The shared feed's socket mode, in octal (0600; 0660 with --share-group).
+    #[arg(long, value_name = "MODE", requires = "share", value_parser = parse_mode)]
+    pub(crate) share_mode: Option<u32>,
+    /// The most viewers attached at once.
+    #[arg(long, value_name = "N", requires = "share",
+          value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub(crate) share_viewers: Option<u16>,
+    /// Watch what another ifxtop shares (`--share`): over ssh (`[USER@]HOST[:PORT]`: runs
+    /// `ssh HOST ifxtop attach`, BatchMode, your ~/.ssh/config), or a socket here (a path).
+    /// Nothing is run on the server for you but the collector's own polls; a session screen
+    /// you open asks it to read that session too.
+    #[arg(long, value_name = "TARGET", value_parser = crate::source::attach::AttachTarget::parse,
+          conflicts_with_all = ["demo", "replay", "ssh", "share"])]
+    pub(crate) attach: Option<crate::source::attach::AttachTarget>,
+    /// The shared feed's socket on the attached host, when it has several.
+    #[arg(long, value_name = "SOCKET", requires = "attach")]
+    pub(crate) attach_socket: Option<String>,
+    /// The ifxtop to run on the attached host (its path, when not on the remote PATH).
+    #[arg(
+        long,
+        value_name = "PATH",
+        requires = "attach",
+        default_value = "ifxtop"
+    )]
+    pub(crate) attach_ifxtop: String,
+}
+
+fn parse_mode(s: &str) -> std::result::Result<u32, String> {
+    u32::from_str_radix(s.trim_start_matches("0o"), 8)
+        .map_err(|_| format!("'{s}': a mode in octal, such as 0660"))
+}
+
 /// The default of `--record-max`.
 const RECORD_MAX_MB: u64 = 512;
 
@@ -93,6 +139,7 @@ impl LiveArgs {
             record_max: RECORD_MAX_MB,
             log: None,
             ring: RingArgs::default(),
+            share: ShareArgs::default(),
         }
     }
 }
@@ -197,6 +244,13 @@ pub enum Command {
     /// Bookmark this moment in a ring with a note (`ifxtop mark --ring DIR "slow batch"`): it
     /// shows in `ifxtop incidents` and on a replay's timeline.
     Mark(MarkArgs),
+    /// Join a shared feed on this host (`ifxtop --share`, `ifxtop serve --share`) and copy it
+    /// to standard output, and standard input to it: `ifxtop --attach HOST` runs
+    /// `ssh HOST ifxtop attach` and shows it. Without SOCKET, the one shared feed found.
+    Attach {
+        #[arg(value_name = "SOCKET")]
+        socket: Option<PathBuf>,
+    },
     /// Print a shell completion script: `ifxtop completions bash > /etc/bash_completion.d/ifxtop`.
     Completions {
         #[arg(value_enum)]

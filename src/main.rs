@@ -21,6 +21,7 @@ fn main() -> ExitCode {
         Some(Command::Serve(args)) => ifxtop::commands::serve::run_cli(args),
         Some(Command::Incidents(args)) => ifxtop::commands::incidents::run_cli(args),
         Some(Command::Mark(args)) => ifxtop::commands::incidents::run_mark(args),
+        Some(Command::Attach { socket }) => ifxtop::commands::attach::run_cli(socket.as_deref()),
         Some(Command::Completions { shell }) => ifxtop::commands::manual::run_completions(*shell),
         Some(Command::Man { command }) => ifxtop::commands::manual::run_man(command.as_deref()),
         None => match ifxtop::tui::run::run(&cli.live) {

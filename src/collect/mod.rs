@@ -9,6 +9,7 @@ mod demand;
 pub mod devices;
 pub mod extents;
 mod focus;
+pub mod follow;
 mod group;
 mod ha;
 pub mod log;
@@ -17,6 +18,7 @@ pub mod replay;
 pub mod ring;
 pub mod sample;
 pub mod track;
+pub mod wire;
 
 use crate::error::SourceError;
 use crate::ids::Sid;
@@ -749,6 +751,28 @@ impl Collection {
             updates,
             extents,
             demand,
+            tasks,
+        }
+    }
+
+    /// A collection of `tasks` that are not collectors (a viewer's feed: `follow.rs`).
+    pub(crate) fn from_parts(
+        clock: SessionClock,
+        interval: watch::Sender<Duration>,
+        focus: watch::Sender<Focus>,
+        rebuild: mpsc::Sender<()>,
+        updates: mpsc::Receiver<Update>,
+        extents: mpsc::Receiver<ExtentStatus>,
+        tasks: Vec<JoinHandle<()>>,
+    ) -> Collection {
+        Collection {
+            clock,
+            interval,
+            focus,
+            rebuild,
+            updates,
+            extents,
+            demand: Arc::default(),
             tasks,
         }
     }

@@ -1,7 +1,9 @@
-//! The commands besides the live screen: `parse`, `resolve`, `snapshot`, `serve` (the
-//! Prometheus exporter), `incidents` and `mark` (the flight recorder's), and the shell completions and manual page (`manual`).
+//! The commands besides the live screen: `parse`, `resolve`, `snapshot`, `attach` (a shared
+//! feed to standard output), `serve` (the Prometheus exporter), `incidents` and `mark` (the
+//! flight recorder's), and the shell completions and manual page (`manual`).
 
 pub mod ash;
+pub mod attach;
 pub mod incidents;
 pub mod manual;
 pub mod parse;

@@ -17,6 +17,10 @@ pub enum Feed {
         recorder: Option<Recorder>,
         /// The flight recorder (`--ring DIR`).
         ring: Option<crate::collect::ring::Ring>,
+        /// The live feed other viewers attach to (`--share`).
+        share: Option<Box<crate::instance::share::Share>>,
+        /// The feed this viewer follows (`--attach`): its collection collects nothing.
+        follow: Option<crate::collect::follow::Follower>,
     },
     Replay {
         player: Player,
@@ -34,19 +38,10 @@ impl Feed {
                 last: Instant::now(),
             });
         }
+        let header = header_of(setup);
         let (raw, recorder) = match &setup.record {
             Some((path, max_mb)) => {
                 let (tx, rx) = std::sync::mpsc::sync_channel::<RawSample>(4096);
-                let header = RecordingHeader::new(
-                    setup.server.as_deref(),
-                    setup.settings.host.as_deref(),
-                    setup
-                        .settings
-                        .wall_start
-                        .unwrap_or_else(time::OffsetDateTime::now_utc),
-                    &setup.settings.ports,
-                    setup.settings.base_page_kb,
-                );
                 let rec = Recorder::start(
                     path,
                     *max_mb,
@@ -58,7 +53,22 @@ impl Feed {
             }
             None => (None, None),
         };
-        // The ring takes every output first, and hands each on to the recording.
+        if let Some(joined) = &setup.follow {
+            let joined = joined
+                .lock()
+                .ok()
+                .and_then(|mut j| j.take())
+                .ok_or_else(|| Error::Other("the shared feed is already followed".into()))?;
+            let (collection, follower) = Collection::following(joined, setup.interval, raw);
+            return Ok(Feed::Collect {
+                collection,
+                recorder,
+                ring: None,
+                share: None,
+                follow: Some(follower),
+            });
+        }
+        // The ring takes every output, and hands each on to the recording.
         let (raw, ring) = match &setup.ring {
             Some(cfg) => {
                 let (ring, tx) = crate::instance::ring::start(
@@ -71,17 +81,34 @@ impl Feed {
             }
             None => (raw, None),
         };
+        let clock = crate::collect::SessionClock::start();
+        // Sharing taps the outputs on their way to the ring and the recorder.
+        let (raw, share) = match &setup.share {
+            Some(opts) => {
+                let (share, tx) = crate::instance::share::Share::start(
+                    opts.clone(),
+                    &setup.instance,
+                    &header,
+                    clock,
+                    raw,
+                )?;
+                (Some(tx), Some(Box::new(share)))
+            }
+            None => (raw, None),
+        };
         let collection = Collection::start(
             setup.runner.clone(),
             setup.interval,
             raw,
             setup.extents.clone(),
-            crate::collect::SessionClock::start(),
+            clock,
         );
         Ok(Feed::Collect {
             collection,
             recorder,
             ring,
+            share,
+            follow: None,
         })
     }
 
@@ -91,6 +118,52 @@ impl Feed {
         match self {
             Feed::Collect { collection, .. } => collection.clock.now(),
             Feed::Replay { player, .. } => player.shown(),
+        }
+    }
+
+    /// Watching together: the feed followed (`--attach`) or shared (`--share`), if either.
+    pub fn watching(&self) -> Option<crate::instance::share::Watching> {
+        let Feed::Collect {
+            collection,
+            share,
+            follow,
+            ..
+        } = self
+        else {
+            return None;
+        };
+        if let Some(share) = share {
+            return Some(share.watching());
+        }
+        let st = follow.as_ref()?.state();
+        Some(crate::instance::share::Watching {
+            following: Some(format!("{} ({})", st.target, st.collector)),
+            behind_s: Some((collection.clock.now().as_secs_f64() - st.latest_t).max(0.0)),
+            ended: st.ended,
+            sharing: None,
+            viewers: st.viewers,
+            marks: st.marks,
+        })
+    }
+
+    /// Collects the sessions of `focus` (a front-end's drill stack), and those the viewers of
+    /// a shared feed ask for (bounded); `None` applies the viewers' asks again when they
+    /// changed. A viewer's feed asks its collector instead.
+    pub fn set_focus(&self, focus: Option<crate::collect::Focus>) {
+        let Feed::Collect {
+            collection, share, ..
+        } = self
+        else {
+            return;
+        };
+        match (share, focus) {
+            (Some(share), focus) => {
+                if focus.is_some() || share.focus_asked().is_some() {
+                    collection.set_focus(share.merged_focus(focus));
+                }
+            }
+            (None, Some(focus)) => collection.set_focus(focus),
+            (None, None) => {}
         }
     }
 
@@ -119,11 +192,14 @@ impl Feed {
                 mut collection,
                 recorder,
                 ring,
+                share,
+                ..
             } => {
                 collection.stop();
                 drop(collection);
+                // The share hands what it has on to the ring, the ring then to the recording.
+                drop(share);
                 tokio::task::yield_now().await;
-                // The ring ends first: it hands its last outputs on to the recording.
                 if let Some(r) = ring {
                     r.finish();
                 }
@@ -135,4 +211,18 @@ impl Feed {
             Feed::Replay { .. } => None,
         }
     }
+}
+
+/// The recording's header of `setup` (a recording's first line, and the shared feed's).
+pub(crate) fn header_of(setup: &Setup) -> RecordingHeader {
+    RecordingHeader::new(
+        setup.server.as_deref(),
+        setup.settings.host.as_deref(),
+        setup
+            .settings
+            .wall_start
+            .unwrap_or_else(time::OffsetDateTime::now_utc),
+        &setup.settings.ports,
+        setup.settings.base_page_kb,
+    )
 }

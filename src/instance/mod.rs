@@ -12,6 +12,7 @@ pub mod headless;
 pub mod ring;
 pub mod runtime;
 pub mod setup;
+pub mod share;
 pub mod signals;
 #[cfg(test)]
 mod toy;

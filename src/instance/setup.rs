@@ -46,6 +46,10 @@ pub struct Setup {
     pub log: Option<PathBuf>,
     /// `--ring DIR`: the flight recorder (`collect/ring.rs`).
     pub ring: Option<crate::collect::ring::RingConfig>,
+    /// `--share`: the live feed for other viewers.
+    pub share: Option<crate::instance::share::ShareOptions>,
+    /// `--attach`: the feed joined, taken when the watch starts.
+    pub follow: Option<std::sync::Mutex<Option<crate::collect::follow::Joined>>>,
 }
 
 /// One instance to watch, as the command line and the config name it.
@@ -348,7 +352,16 @@ pub(crate) fn setup_one(args: &LiveArgs, shared: &Shared) -> Result<Setup, Error
 
 /// With `connect_one`, a single ssh instance is connected before anything starts.
 fn setups_with(args: &LiveArgs, shared: Shared, connect_one: bool) -> Result<Vec<Setup>, Error> {
+    if let Some(target) = &args.share.attach {
+        return Ok(vec![attach_setup(args, target, shared.settings.clone())?]);
+    }
     let specs = instance_specs(args, &shared.config)?;
+    if specs.len() > 1 && args.share.share.is_some() {
+        return Err(Error::Usage(format!(
+            "--share: shares one instance, and {} are named",
+            specs.len()
+        )));
+    }
     if specs.len() > 1 && args.watch.record.is_some() {
         return Err(Error::Usage(format!(
             "--record: records one instance, and {} are named",
@@ -526,6 +539,8 @@ fn setup_of(
         }),
         ring,
         note,
+        share: crate::instance::share::options(&args.share, replay.is_some())?,
+        follow: None,
         replay,
         log: args.log.clone(),
     })
@@ -711,6 +726,47 @@ pub(crate) fn sqlhosts_ports(server: Option<&str>) -> Vec<u16> {
         .unwrap_or_default();
     let entries = crate::source::sqlhosts::parse_sqlhosts(&text);
     crate::source::sqlhosts::listener_ports(&entries, &[server], &services)
+}
+
+/// The setup of a viewer of the feed at `target`.
+fn attach_setup(
+    args: &LiveArgs,
+    target: &crate::source::attach::AttachTarget,
+    mut settings: StoreSettings,
+) -> Result<Setup, Error> {
+    let joined = crate::instance::share::attach::join(args, target)?;
+    let h = &joined.header;
+    settings.ports = h.ports.clone();
+    if let Some(kb) = h.base_page_kb {
+        settings.base_page_kb = kb;
+    }
+    settings.wall_start = h.started_at();
+    settings.host = h.host.clone();
+    let server = h.server.clone();
+    let instance = instance_name(server.as_deref(), h.host.as_deref());
+    settings.instance = Some(instance.clone());
+    let interval = args
+        .interval
+        .and_then(|s| Duration::try_from_secs_f64(s).ok())
+        .filter(|d| !d.is_zero())
+        .unwrap_or(Duration::from_secs(1));
+    Ok(Setup {
+        instance,
+        mode: Mode::Live,
+        // Nothing runs for a viewer: the runner is never asked.
+        runner: Arc::new(LocalRunner::new(None)),
+        settings,
+        interval,
+        server,
+        extents: Default::default(),
+        record: args.watch.record.clone().map(|p| (p, args.record_max)),
+        note: None,
+        replay: None,
+        log: args.log.clone(),
+        ring: None,
+        share: None,
+        follow: Some(std::sync::Mutex::new(Some(joined))),
+    })
 }
 
 #[cfg(test)]

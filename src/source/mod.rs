@@ -2,6 +2,7 @@
 //! `CommandRunner` trait — the only door to processes and files. Local, demo and replay runners
 //! implement it, so every mode runs the same pipeline.
 
+pub mod attach;
 pub mod budget;
 pub mod cost;
 pub mod kinds;

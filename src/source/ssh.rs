@@ -126,7 +126,7 @@ impl SshTarget {
     }
 
     /// The destination arguments: `-p PORT`, `-l USER`, then `--` and the host.
-    fn args(&self) -> Vec<String> {
+    pub(crate) fn args(&self) -> Vec<String> {
         let mut v = Vec::new();
         if let Some(p) = self.port {
             v.push("-p".into());

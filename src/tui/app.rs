@@ -273,6 +273,8 @@ pub struct App {
     pub host: Option<String>,
     /// The recording under way (`--record`), for the header.
     pub recording: Option<RecordingUi>,
+    /// Watching together (`--share`, `--attach`), for the header and the help.
+    pub watching: Option<Box<crate::instance::share::Watching>>,
 }
 
 /// A recording under way, as the header shows it.
@@ -356,6 +358,7 @@ impl App {
             wall_start: None,
             host: None,
             recording: None,
+            watching: None,
         }
     }
 

@@ -426,6 +426,18 @@ pub async fn drive_fleet<B: Backend>(
                     effects.extend(m.session.update(msg, now).into_iter().map(|e| (j, e)));
                 }
                 fleet_dirty = true;
+                // Watching together: the viewers' asks, and who watches, once a second.
+                let m = &mut members[target];
+                m.feed.set_focus(None);
+                if let Some(w) = m.feed.watching() {
+                    let now = m.feed.now();
+                    effects.extend(
+                        m.session
+                            .update(Msg::Watching(Box::new(w)), now)
+                            .into_iter()
+                            .map(|e| (target, e)),
+                    );
+                }
                 (target, tick_msg(members[target].feed))
             }
         };
@@ -484,9 +496,7 @@ fn carry_out<B: Backend>(
             None
         }
         Effect::Focus(focus) => {
-            if let Feed::Collect { collection, .. } = feed {
-                let _ = collection.focus.send(focus);
-            }
+            feed.set_focus(Some(focus));
             None
         }
         Effect::Copy(text) => {

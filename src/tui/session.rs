@@ -55,6 +55,8 @@ pub enum Msg {
         bytes: u64,
         stopped: Option<String>,
     },
+    /// Watching together: whom this screen follows or where it shares, and who watches.
+    Watching(Box<crate::instance::share::Watching>),
 }
 
 /// The live screen's state.
@@ -254,6 +256,31 @@ impl Session {
                 }
                 self.app.recording = Some(crate::tui::app::RecordingUi { bytes, stopped });
                 self.dirty = true;
+            }
+            Msg::Watching(w) => {
+                // A mark from another viewer, or the feed's end, is said once.
+                let seen = self.app.watching.as_ref().map_or(0, |o| o.marks.len());
+                if let Some(m) = w.marks.last().filter(|_| w.marks.len() > seen) {
+                    let at = self
+                        .app
+                        .wall_clock(
+                            std::time::Duration::try_from_secs_f64(m.at).unwrap_or_default(),
+                        )
+                        .map(crate::format::local_time)
+                        .unwrap_or_else(|| format!("{:.0}s", m.at));
+                    self.app.say(
+                        crate::format::printable(&format!("mark by {}: {at} {}", m.by, m.text)),
+                        now,
+                    );
+                }
+                if w.ended.is_some() && self.app.watching.as_ref().is_none_or(|o| o.ended.is_none())
+                {
+                    self.app.say(w.ended.clone().unwrap_or_default(), now);
+                }
+                if self.app.watching.as_deref() != Some(&*w) {
+                    self.app.watching = Some(w);
+                    self.dirty = true;
+                }
             }
         }
         // `--log` stopped writing (a full disk): said once, on the status line.

@@ -140,6 +140,8 @@ fn demo_setup(at: u64) -> Setup {
         replay: None,
         log: None,
         ring: None,
+        share: None,
+        follow: None,
     }
 }
 

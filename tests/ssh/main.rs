@@ -12,6 +12,7 @@ mod fake;
 mod quote;
 mod remote;
 mod screen;
+mod share;
 mod shells;
 mod sshd;
 

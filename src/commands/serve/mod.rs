@@ -198,12 +198,28 @@ pub(crate) async fn serve(
             )?),
             None => None,
         };
+        let (ring, ring_raw) = ring.unzip();
+        // Sharing starts with the instance, so a socket that cannot be made stops serve now;
+        // it taps the outputs on their way to the ring.
+        let clock = SessionClock::start();
+        let share = shared(&setup, clock, ring_raw.clone())?;
+        if let Some(p) = share.as_ref().and_then(|(s, _)| s.path()) {
+            eprintln!(
+                "ifxtop serve: sharing {} at {} (`ifxtop attach {}`)",
+                setup.instance,
+                p.display(),
+                p.display()
+            );
+        }
         tasks.push(tokio::spawn(watch_instance(
             setup,
+            clock,
+            share,
             tx,
             stop_rx.clone(),
             log,
             ring,
+            ring_raw,
         )));
     }
     let http = http::HttpServer::start(listener, latest, web)?;
@@ -223,23 +239,21 @@ pub(crate) async fn serve(
 /// the scrapes.
 async fn watch_instance(
     setup: Setup,
+    clock: SessionClock,
+    shared: Option<Shared>,
     publish: watch::Sender<Arc<InstanceMetrics>>,
     mut stop: watch::Receiver<bool>,
     log: Option<DebugLog>,
-    ring: Option<(
-        crate::collect::ring::Ring,
-        std::sync::mpsc::SyncSender<crate::collect::sample::RawSample>,
-    )>,
+    ring: Option<crate::collect::ring::Ring>,
+    raw: Option<std::sync::mpsc::SyncSender<crate::collect::sample::RawSample>>,
 ) {
     let (server, host) = labels_of(&setup);
-    let (ring, raw) = ring.unzip();
-    let mut collection = Collection::start_with(
-        setup.runner.clone(),
-        setup.interval,
-        raw,
-        None,
-        SessionClock::start(),
-    );
+    let (raw, share) = match shared {
+        Some((share, tx)) => (Some(tx), Some(share)),
+        None => (raw, None),
+    };
+    let mut collection =
+        Collection::start_with(setup.runner.clone(), setup.interval, raw, None, clock);
     let mut watched = Watched::new(Store::new(setup.settings.clone()), log);
     if let Some(r) = &ring {
         watched.keep_incidents(r.events());
@@ -259,6 +273,7 @@ async fn watch_instance(
     let mut front = Exporter {
         server,
         host,
+        share: share.as_ref(),
         counted: Counted::default(),
         publish: &publish,
     };
@@ -275,6 +290,7 @@ async fn watch_instance(
     )
     .await;
     collection.stop();
+    drop(share);
     watched.log(collection.clock.now(), "serve: stopped");
     drop(collection);
     drop(watched);
@@ -285,10 +301,32 @@ async fn watch_instance(
     }
 }
 
+/// A shared feed and where its outputs go.
+type Shared = (
+    crate::instance::share::Share,
+    std::sync::mpsc::SyncSender<crate::collect::sample::RawSample>,
+);
+
+/// The shared feed of `setup`, when `--share` asks for one.
+fn shared(
+    setup: &Setup,
+    clock: SessionClock,
+    tee: Option<std::sync::mpsc::SyncSender<crate::collect::sample::RawSample>>,
+) -> Result<Option<Shared>, Error> {
+    let Some(opts) = &setup.share else {
+        return Ok(None);
+    };
+    let header = crate::instance::feed::header_of(setup);
+    crate::instance::share::Share::start(opts.clone(), &setup.instance, &header, clock, tee)
+        .map(Some)
+}
+
 /// `serve`'s front-end on the loop: each snapshot's findings tracked, its metrics built and
 /// published.
 struct Exporter<'a> {
     server: Option<&'a str>,
+    /// The shared feed (`--share`): its viewers' asks are read with the next tick.
+    share: Option<&'a crate::instance::share::Share>,
     host: Option<&'a str>,
     counted: Counted,
     publish: &'a watch::Sender<Arc<InstanceMetrics>>,
@@ -313,6 +351,17 @@ impl headless::Front for Exporter<'_> {
         // sessions, ride with the active ones.
         if let Some(c) = collection {
             c.ask_statements(snapshot::statements_wanted(&snap));
+            // What viewers of the shared feed drill into (bounded by the share): serve drills
+            // into nothing of its own.
+            if let Some(sids) = self.share.and_then(|s| s.focus_asked()) {
+                // (The watch's value read apart: a borrow held while sending would deadlock.)
+                let statements = c.focus.borrow().statements.clone();
+                c.set_focus(crate::collect::Focus {
+                    drilled: sids.into_iter().map(crate::ids::Sid).collect(),
+                    statements,
+                    ..Default::default()
+                });
+            }
         }
         let m = InstanceMetrics::build(
             self.server,

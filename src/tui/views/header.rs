@@ -429,6 +429,23 @@ fn title_line<'a>(
         spans.push((Span::styled(text, style), 7));
         spans.push((Span::styled(" ", bar), 7));
     }
+    if let Some(w) = &app.watching {
+        let watching = match w.viewers.len() {
+            0 => String::new(),
+            n => format!(" · {n} watching"),
+        };
+        let text = match (&w.following, &w.ended, w.behind_s) {
+            (Some(_), Some(_), _) => " FEED ENDED ".to_string(),
+            (Some(f), None, behind) => format!(
+                " ATTACHED {}{}{watching} ",
+                crate::format::printable(f),
+                behind.map_or(String::new(), |b| format!(" +{b:.1}s"))
+            ),
+            (None, _, _) => format!(" SHARED{watching} "),
+        };
+        spans.push((Span::styled(text, theme.badge_frozen), 7));
+        spans.push((Span::styled(" ", bar), 7));
+    }
     let badge = match (&app.frozen, &app.replay) {
         (Some((_, at)), _) => Span::styled(
             format!(

@@ -1,0 +1,190 @@
+//! The shared feed's wire: what one collector sends the viewers that watch with it (a
+//! recording's lines, in zstd frames, with a few control lines of its own) and the little a
+//! viewer may send back (one JSON line each, bounded; anything else is refused).
+//!
+//! Collector → viewer: a stream of zstd frames (any zstd reader reads their concatenation as
+//! one stream). Its lines are, in order: the recording's header (`{"ifxtop_recording": 1,
+//! ...}`), a `{"share": {"hello": ...}}` line, then recorded samples (`{"t": .., "source": ..,
+//! ...}`, the lines of a recording) from the recent history on, and control lines
+//! (`{"share": ...}`: who watches, marks, what was refused) as they happen.
+
+use crate::collect::sample::RawSample;
+use serde::{Deserialize, Serialize};
+
+/// The version of this wire (the hello says it).
+pub const VERSION: u64 = 1;
+/// The longest line a viewer may send (bytes, the newline included): a longer one is refused
+/// and the viewer dropped.
+pub const MAX_VIEWER_LINE: usize = 4096;
+/// The longest text of a mark, in characters.
+pub const MAX_MARK_TEXT: usize = 200;
+
+/// One viewer, as the presence list shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Presence {
+    /// The collector's number for this viewer (its `you` in the hello).
+    pub id: u64,
+    /// The user the collector saw connect (the socket's peer; basic auth's user over HTTP).
+    pub user: String,
+    /// Where the viewer says it is (the ssh client's address, its host name), when it says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    /// How it is attached: `socket` (here or through `ssh host ifxtop attach`) or `http`.
+    pub via: String,
+    /// Since when (UTC, RFC 3339).
+    pub since: String,
+    /// How far behind the collector's latest sample the viewer last said it was, in seconds
+    /// (`None` until it says).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub behind_s: Option<f64>,
+    /// Feed bytes waiting for it to read them.
+    pub queued_bytes: u64,
+}
+
+/// A mark: "look at 13:34:50, sid 812", sent to every viewer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Mark {
+    /// The collector's session time the mark points at, in seconds.
+    pub at: f64,
+    /// What to look at, in words (sanitized when shown).
+    pub text: String,
+    /// Who marked (the collector fills it in: a viewer cannot speak for another).
+    #[serde(default)]
+    pub by: String,
+}
+
+/// A control line of the feed: `{"share": ...}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Control {
+    /// First after the header: the wire's version, the collector's session time when the
+    /// viewer joined, who collects, and the viewer's own number.
+    Hello {
+        version: u64,
+        now: f64,
+        collector: String,
+        you: u64,
+        /// What the collector lets each viewer ask for (sessions read for it each tick).
+        max_focus: usize,
+    },
+    /// Everyone attached, sent when it changes and every few seconds.
+    Viewers(Vec<Presence>),
+    Mark(Mark),
+    /// What the collector refused of this viewer, and why.
+    Refused(String),
+    /// The sessions this viewer's asks have read, as the collector bounded them.
+    Focus(Vec<u64>),
+}
+
+/// A control line as written: `{"share": {...}}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ControlLine {
+    pub share: Control,
+}
+
+/// One line of the feed after the header.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum FeedLine {
+    Control(ControlLine),
+    Sample(RawSample),
+}
+
+/// What a viewer may send, one JSON line each. Nothing else is read: an unknown message, a
+/// line too long or not JSON is refused (said back to that viewer) and reaches nothing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum ViewerMsg {
+    /// Who it is beyond what the collector sees: its host (`SSH_CLIENT`'s address).
+    Hello {
+        host: Option<String>,
+    },
+    /// The collector's session time of the latest sample it has shown.
+    At {
+        t: f64,
+    },
+    /// The sessions it has open (a session screen): read their `onstat -g ses/sql/pqs` too.
+    Focus {
+        sids: Vec<u64>,
+    },
+    Mark {
+        at: f64,
+        text: String,
+    },
+}
+
+/// The bytes of one line (JSON and a newline) of `value`.
+pub fn line<T: Serialize>(value: &T) -> Vec<u8> {
+    // Serializing plain structs and strings cannot fail.
+    let mut v = serde_json::to_vec(value).unwrap_or_default();
+    v.push(b'\n');
+    v
+}
+
+/// A control line's bytes.
+pub fn control(c: Control) -> Vec<u8> {
+    line(&ControlLine { share: c })
+}
+
+/// Reads one viewer line: the message, or why it is refused.
+pub fn viewer_msg(line: &[u8]) -> Result<ViewerMsg, String> {
+    if line.len() > MAX_VIEWER_LINE {
+        return Err(format!("a line longer than {MAX_VIEWER_LINE} bytes"));
+    }
+    let msg: ViewerMsg = serde_json::from_slice(line).map_err(|e| {
+        let what = String::from_utf8_lossy(&line[..line.len().min(40)]).into_owned();
+        format!("not a viewer message ({e}): {what}")
+    })?;
+    match &msg {
+        ViewerMsg::Mark { text, at } if text.chars().count() > MAX_MARK_TEXT || !at.is_finite() => {
+            Err(format!(
+                "a mark's text is at most {MAX_MARK_TEXT} characters, its moment a number"
+            ))
+        }
+        ViewerMsg::At { t } if !t.is_finite() => Err("`at` must be a number".into()),
+        _ => Ok(msg),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_viewer_may_send_only_its_four_messages() {
+        assert_eq!(
+            viewer_msg(br#"{"focus":{"sids":[812]}}"#),
+            Ok(ViewerMsg::Focus { sids: vec![812] })
+        );
+        for junk in [
+            &br#"{"run":"onmode -z 812"}"#[..],
+            br#"{"focus":{"sids":[812],"argv":["onmode","-z"]}}"#,
+            br#"{"interval":0.1}"#,
+            b"onstat -g ses 812",
+            b"\x00\xff\xfe",
+            br#"{"mark":{"at":1e999,"text":"x"}}"#,
+        ] {
+            assert!(
+                viewer_msg(junk).is_err(),
+                "{:?}",
+                String::from_utf8_lossy(junk)
+            );
+        }
+        let long = format!(r#"{{"mark":{{"at":1,"text":"{}"}}}}"#, "x".repeat(300));
+        assert!(viewer_msg(long.as_bytes()).is_err());
+    }
+
+    #[test]
+    fn the_feed_tells_its_control_lines_from_samples() {
+        let c = control(Control::Refused("no".into()));
+        assert!(matches!(
+            serde_json::from_slice::<FeedLine>(&c),
+            Ok(FeedLine::Control(_))
+        ));
+        let s = br#"{"t":1.5,"source":"onstat -u","argv":["onstat","-u"],"exit":5,"stdout":"x","stderr":""}"#;
+        assert!(matches!(
+            serde_json::from_slice::<FeedLine>(s),
+            Ok(FeedLine::Sample(RawSample { t, .. })) if t == 1.5
+        ));
+    }
+}
