@@ -218,8 +218,7 @@ pub(crate) async fn serve(
             tx,
             stop_rx.clone(),
             log,
-            ring,
-            ring_raw,
+            (ring, ring_raw),
         )));
     }
     let http = http::HttpServer::start(listener, latest, web)?;
@@ -244,8 +243,7 @@ async fn watch_instance(
     publish: watch::Sender<Arc<InstanceMetrics>>,
     mut stop: watch::Receiver<bool>,
     log: Option<DebugLog>,
-    ring: Option<crate::collect::ring::Ring>,
-    raw: Option<std::sync::mpsc::SyncSender<crate::collect::sample::RawSample>>,
+    (ring, raw): RingTap,
 ) {
     let (server, host) = labels_of(&setup);
     let (raw, share) = match shared {
@@ -302,6 +300,12 @@ async fn watch_instance(
 }
 
 /// A shared feed and where its outputs go.
+/// The flight recorder of an instance (`--ring DIR`) and where its outputs go to reach it.
+type RingTap = (
+    Option<crate::collect::ring::Ring>,
+    Option<std::sync::mpsc::SyncSender<crate::collect::sample::RawSample>>,
+);
+
 type Shared = (
     crate::instance::share::Share,
     std::sync::mpsc::SyncSender<crate::collect::sample::RawSample>,
