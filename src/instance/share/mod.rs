@@ -160,10 +160,12 @@ impl Viewer {
     /// Queues `frame`; false (and the viewer cut off) when that would leave more than `limit`
     /// bytes unread. A frame bigger than `limit` (one `oncheck -pe` of a big instance) is
     /// taken when nothing else waits.
+    /// Queues `frame`: false when this frame cut the viewer off (it fell `limit` bytes
+    /// behind). A viewer already cut off or gone is passed over, and not counted again.
     fn push(&self, frame: Arc<[u8]>, limit: u64) -> bool {
         let mut q = lock(&self.queue);
         if q.closed {
-            return false;
+            return true;
         }
         if q.bytes > 0 && q.bytes + frame.len() as u64 > limit {
             q.closed = true;
@@ -757,16 +759,23 @@ mod tests {
 
     /// Reads the feed on `s` for a while: its lines (as text).
     fn lines_of(s: UnixStream, for_: Duration) -> Vec<String> {
+        let end = Instant::now() + for_;
+        read_lines(s, || Instant::now() >= end)
+    }
+
+    /// The lines read until `done` says so and nothing more is waiting (or the feed ends).
+    fn read_lines(s: UnixStream, mut done: impl FnMut() -> bool) -> Vec<String> {
         s.set_read_timeout(Some(Duration::from_millis(100)))
             .unwrap();
         let mut raw = Vec::new();
-        let end = Instant::now() + for_;
         let mut s = s;
         let mut buf = [0u8; 65536];
-        while Instant::now() < end {
+        loop {
             match s.read(&mut buf) {
                 Ok(0) => break,
                 Ok(n) => raw.extend_from_slice(&buf[..n]),
+                // Nothing for 100 ms: the end, once asked for.
+                Err(_) if done() => break,
                 Err(_) => {}
             }
         }
@@ -797,7 +806,13 @@ mod tests {
         let stalled = UnixStream::connect(&path).unwrap();
         let reader = UnixStream::connect(&path).unwrap();
         wait_for(|| share.viewers().len() == 2);
-        let got = std::thread::spawn(move || lines_of(reader, Duration::from_secs(10)));
+        // It reads until told the test has sent everything and its queue is empty: however
+        // slow the machine, it never stops reading before the end.
+        let finished = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let done = std::sync::Arc::clone(&finished);
+        let got = std::thread::spawn(move || {
+            read_lines(reader, || done.load(std::sync::atomic::Ordering::SeqCst))
+        });
         // Outputs that compress badly (each different), megabytes in all: far past the stalled
         // viewer's socket buffers and queue.
         let mut seed = 1u64;
@@ -821,11 +836,27 @@ mod tests {
             tx.try_send(sample(i as f64, text))
                 .expect("the feed's queue never fills");
         }
-        wait_for(|| share.sent().1 == 1);
+        let end = Instant::now() + Duration::from_secs(20);
+        while share.sent().1 != 1 {
+            assert!(
+                Instant::now() < end,
+                "not dropped: {:?} sent {:?} history {}",
+                share
+                    .viewers()
+                    .iter()
+                    .map(|v| (v.id, v.queued_bytes))
+                    .collect::<Vec<_>>(),
+                share.sent(),
+                share.history_bytes()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
         assert_eq!(
             share.viewers().iter().map(|v| v.id).collect::<Vec<_>>(),
             [2]
         );
+        wait_for(|| share.viewers().iter().all(|v| v.queued_bytes == 0));
+        finished.store(true, std::sync::atomic::Ordering::SeqCst);
         let lines = got.join().unwrap();
         let samples = lines.iter().filter(|l| l.starts_with("{\"t\":")).count();
         assert_eq!(samples, 400, "the reading viewer got every output");
