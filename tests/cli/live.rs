@@ -650,7 +650,13 @@ fn a_live_ash_interrupted_prints_what_it_has_and_off_line_is_an_error() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("ifxtop runs");
-    std::thread::sleep(std::time::Duration::from_millis(2_500));
+    // Interrupted once it has polled a few times (a loaded machine takes longer to get there
+    // than any fixed sleep allows).
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while f.calls().lines().count() < 3 && std::time::Instant::now() < end {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(500));
     let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("a pid"));
     nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).expect("signalled");
     let out = child.wait_with_output().expect("it ends");
