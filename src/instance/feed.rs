@@ -96,6 +96,12 @@ impl Feed {
             }
             None => (raw, None),
         };
+        // A mark from a viewer is a bookmark of the ring.
+        crate::instance::ring::share_marks(
+            share.as_deref(),
+            ring.as_ref(),
+            setup.settings.wall_start,
+        );
         let collection = Collection::start(
             setup.runner.clone(),
             setup.interval,

@@ -271,3 +271,68 @@ impl headless::Front for Writing<'_> {
         headless::Flow::Go
     }
 }
+
+/// The marks viewers of the shared feed send (`instance/share`), written into the ring in `dir`
+/// as its bookmarks (`ifxtop incidents` lists them): at the collector's moment they point at
+/// (on its clock, `wall_start` + the session time), with who marked. On a thread of its own
+/// that ends when the feed does.
+pub(crate) fn marks_into(
+    marks: std::sync::mpsc::Receiver<crate::collect::wire::Mark>,
+    dir: std::path::PathBuf,
+    wall_start: Option<time::OffsetDateTime>,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        for m in marks {
+            let at = wall_start
+                .and_then(|w| w.checked_add(time::Duration::seconds_f64(m.at.max(0.0))))
+                .unwrap_or_else(time::OffsetDateTime::now_utc);
+            let note = if m.by.is_empty() {
+                m.text
+            } else {
+                format!("{} ({})", m.text, m.by)
+            };
+            let _ = crate::collect::ring::mark(&dir, at, &note);
+        }
+    })
+}
+
+/// Joins a shared feed's marks to the ring, when the instance has both.
+pub(crate) fn share_marks(
+    share: Option<&crate::instance::share::Share>,
+    ring: Option<&Ring>,
+    wall_start: Option<time::OffsetDateTime>,
+) {
+    if let (Some(share), Some(ring)) = (share, ring) {
+        let (tx, rx) = std::sync::mpsc::sync_channel(64);
+        share.marks_to(tx);
+        let _ = marks_into(rx, ring.dir().to_path_buf(), wall_start);
+    }
+}
+
+#[cfg(test)]
+mod marks_tests {
+    use super::*;
+
+    /// A viewer's mark lands in the ring's marks at the collector's moment it points at, with
+    /// who marked.
+    #[test]
+    fn a_viewers_mark_is_a_bookmark_of_the_ring() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let ring = dir.path().join("ring");
+        let start = time::macros::datetime!(2026-11-22 13:30:00 UTC);
+        let (tx, rx) = std::sync::mpsc::sync_channel(4);
+        let t = marks_into(rx, ring.clone(), Some(start));
+        tx.send(crate::collect::wire::Mark {
+            at: 290.0,
+            text: "look at sid 812".into(),
+            by: "anna".into(),
+        })
+        .expect("sent");
+        drop(tx);
+        t.join().expect("the thread ends with the feed");
+        let marks = crate::collect::ring::marks(&ring);
+        assert_eq!(marks.len(), 1, "{marks:?}");
+        assert_eq!(marks[0].note, "look at sid 812 (anna)");
+        assert_eq!(marks[0].at, "2026-11-22T13:34:50Z");
+    }
+}

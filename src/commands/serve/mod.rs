@@ -203,6 +203,12 @@ pub(crate) async fn serve(
         // it taps the outputs on their way to the ring.
         let clock = SessionClock::start();
         let share = shared(&setup, clock, ring_raw.clone())?;
+        // A mark from a viewer is a bookmark of the ring.
+        crate::instance::ring::share_marks(
+            share.as_ref().map(|(s, _)| s),
+            ring.as_ref(),
+            setup.settings.wall_start,
+        );
         if let Some(p) = share.as_ref().and_then(|(s, _)| s.path()) {
             eprintln!(
                 "ifxtop serve: sharing {} at {} (`ifxtop attach {}`)",
