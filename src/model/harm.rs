@@ -187,14 +187,25 @@ pub(crate) fn action_for(u: &OnstatU, waiters: &[WaiterRow], sid: Sid) -> Option
             WaitTarget::Latch { name, .. } => name.as_deref().map(str::to_string),
             _ => None,
         });
-        return words(&mutex_advice(&MutexFacts {
+        let advice = mutex_advice(&MutexFacts {
             name: name.as_deref(),
             holder: Some(sid),
             holder_state: None,
             waiting: held.len(),
             longest_s: longest.map_or(0.0, |w| w.in_wait_s),
             longest_at_least: longest.is_some_and(|w| w.in_wait_s_at_least),
-        }));
+        });
+        // Lock waits whose holder is not known at this moment may be on its locks: ending it
+        // may help after all, and nothing says so.
+        let locks_unknown = waiters
+            .iter()
+            .any(|w| w.reason == WaitReason::Lock && w.blockers.is_empty() && !w.idle);
+        return match advice.strip_suffix("; ending it does not help") {
+            Some(brief) if locks_unknown => words(&format!(
+                "{brief}; whether it holds a lock others wait for is not known at this moment                  (onstat -k was not read with this onstat -u)"
+            )),
+            _ => words(&advice),
+        };
     }
     if first_of(WaitReason::Checkpoint) {
         return words("holds up the checkpoint: wait for it, and find why it crawls");

@@ -489,3 +489,59 @@ fn vp_busy_from_a_glo_printed_a_second_late_is_not_known() {
     let b = busy(&s).expect("busy from the last sample in step");
     assert!((b - 50.0).abs() < 1e-6, "{b}");
 }
+
+/// A head holding a mutex others wait an instant for is the background of a busy server, and
+/// ending it does not help; unless lock waits of this moment have no holder known (no
+/// `onstat -k` read with the `onstat -u`): they may be on its locks, and the advice says so.
+#[test]
+fn a_brief_mutex_holder_is_not_said_harmless_beside_lock_waits_of_unknown_holder() {
+    let store = |lock_waiter: bool| {
+        let extra = if lock_waiter {
+            "4b4af000         L--P--- 904      appuser  -        44a1b000         0    1     3        0\n"
+        } else {
+            ""
+        };
+        let u = format!(
+            "{BANNER}Userthreads
+address          flags   sessid   user     tty      wait             tout locks nreads   nwrites
+4b4ad628         ---P--- 901      appuser  -        0                0    3     120      45
+4b4adc40         S--P--- 902      appuser  -        4b0f1d28         0    1     10       2
+4b4ae258         S--P--- 903      batch    -        4b0f1d28         0    0     5        0
+{extra} 4 active, 128 total, 12 maximum concurrent
+"
+        );
+        let lmx = format!(
+            "{BANNER}Locked mutexes:
+mid      addr             name               holder   lkcnt  waiter   waittime
+4011     4b0f1d28         lockhash[12]       5118     0      5120     0
+                                                             5121     0
+"
+        );
+        let ath = format!(
+            "{BANNER}Threads:
+ tid     tcb      rstcb    prty status                vp-class      name
+ 5118    141c9270 4b4ad628 2    running                 1cpu        sqlexec
+ 5120    141e3138 4b4adc40 2    mutex wait lockhash[12] 1cpu        sqlexec
+ 5121    141f8138 4b4ae258 2    mutex wait lockhash[12] 1cpu        sqlexec
+"
+        );
+        let mut s = Store::new(StoreSettings::default());
+        apply(&mut s, Source::OnstatU, 0, &u);
+        apply(&mut s, Source::OnstatGAth, 0, &ath);
+        apply(&mut s, Source::OnstatGLmx, 0, &lmx);
+        s
+    };
+    let action = |s: &Store| {
+        build(s)
+            .heads
+            .iter()
+            .find(|h| h.sid == Sid(901))
+            .and_then(|h| h.action.clone())
+            .expect("901 heads the mutex waits, with advice")
+    };
+    let alone = action(&store(false));
+    assert!(alone.ends_with("ending it does not help"), "{alone}");
+    let beside = action(&store(true));
+    assert!(!beside.contains("does not help"), "{beside}");
+    assert!(beside.contains("not known at this moment"), "{beside}");
+}

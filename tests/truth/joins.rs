@@ -250,6 +250,37 @@ fn heads(m: &Moment<'_>, r: &mut Report) {
             .values()
             .any(|w| w.state == State::Lock && w.head == Some(h.sid.0));
         let killable = !matches!(st.state, State::Critical | State::Rollback);
+        // Its lock waiters' holder not known at this moment (no `onstat -k` read with the
+        // `-u`): ifxtop cannot offer to end it, and must not say ending it does not help.
+        let lock_waits_unjoined = holds_locks_others_wait_for
+            && truth
+                .sessions
+                .values()
+                .filter(|w| w.state == State::Lock && w.head == Some(h.sid.0))
+                .all(|w| {
+                    snap.waiters
+                        .iter()
+                        .filter(|x| x.sessid.0 == w.sid)
+                        .all(|x| x.blockers.is_empty())
+                });
+        if lock_waits_unjoined && !offers_kill {
+            let says_no_help = h
+                .action
+                .as_deref()
+                .is_some_and(|a| a.contains("does not help"));
+            if says_no_help {
+                r.wrong(
+                    "action",
+                    format!(
+                        "{at} head sid {}: {:?} while its lock waiters' holder is not known",
+                        h.sid, h.action
+                    ),
+                );
+            } else {
+                r.unknown("action");
+            }
+            continue;
+        }
         r.judge(
             "action",
             offers_kill == (holds_locks_others_wait_for && killable),
