@@ -271,3 +271,39 @@ mod tests {
         assert_eq!(e.kind(), io::ErrorKind::FileTooLarge);
     }
 }
+
+/// An instance's name as one file name of its own (`ol_prod@db01`): what is not a letter, a
+/// digit or `-_.@` becomes `_`, and a name that is empty or starts with a dot is prefixed
+/// `ifxtop` (never `.`, `..` or a hidden file).
+pub fn name_of_instance(instance: &str) -> String {
+    let name: String = instance
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.@".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if name.is_empty() || name.starts_with('.') {
+        format!("ifxtop{name}")
+    } else {
+        name
+    }
+}
+
+#[cfg(test)]
+mod name_tests {
+    /// An instance's name never leaves the directory it is kept in: no separator, never `.`
+    /// or `..` (a ring per instance once used the name as it was).
+    #[test]
+    fn an_instance_name_is_one_plain_file_name() {
+        use super::name_of_instance as n;
+        assert_eq!(n("ol_prod@db01"), "ol_prod@db01");
+        assert_eq!(n("ol/../prod"), "ol_.._prod");
+        assert_eq!(n(".."), "ifxtop..");
+        assert_eq!(n(""), "ifxtop");
+        assert_eq!(n(".hidden"), "ifxtop.hidden");
+    }
+}

@@ -57,16 +57,7 @@ pub(crate) fn config_for(args: &LiveArgs, config: &Config) -> Result<Option<Ring
 /// One of several instances keeps its ring in a directory of its own in the one named, after
 /// the instance's name.
 pub(crate) fn per_instance(cfg: &mut RingConfig, instance: &str) -> Result<(), Error> {
-    let name: String = instance
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-_.@".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let name = crate::files::name_of_instance(instance);
     crate::collect::ring::prepare_dir(&cfg.dir)?;
     cfg.dir = cfg.dir.join(name);
     Ok(())

@@ -44,21 +44,7 @@ impl Access {
 /// The default socket of `instance`: `$XDG_RUNTIME_DIR/ifxtop/NAME.sock`, else
 /// `/tmp/ifxtop-UID/NAME.sock`.
 pub fn default_path(instance: &str) -> PathBuf {
-    let name: String = instance
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-_.@".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    let name = if name.is_empty() || name.starts_with('.') {
-        format!("ifxtop{name}")
-    } else {
-        name
-    };
+    let name = crate::files::name_of_instance(instance);
     default_dir().join(format!("{name}.sock"))
 }
 
