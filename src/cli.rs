@@ -88,8 +88,8 @@ pub struct ShareArgs {
     /// ssh (`ifxtop --attach HOST`): a Unix socket, by default
     /// $XDG_RUNTIME_DIR/ifxtop/INSTANCE.sock (else /tmp/ifxtop-UID/INSTANCE.sock, in a
     /// directory 0700 of its own). Nothing more is run for the viewers.
-    #[arg(long, value_name = "SOCKET", num_args = 0..=1, default_missing_value = "")]
-    pub(crate) share: Option<PathBuf>,
+    #[arg(long, value_name = "SOCKET", num_args = 0..=1)]
+    pub(crate) share: Option<Option<PathBuf>>,
     /// The group that may attach to the shared feed (the socket 0660, its directory 0750).
     #[arg(long, value_name = "GROUP", requires = "share")]
     pub(crate) share_group: Option<String>,

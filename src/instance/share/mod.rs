@@ -87,7 +87,7 @@ pub fn options(args: &crate::cli::ShareArgs, replay: bool) -> Result<Option<Shar
     }
     let access =
         socket::Access::new(args.share_mode, args.share_group.as_deref()).map_err(Error::Usage)?;
-    let path = (!path.as_os_str().is_empty()).then(|| path.clone());
+    let path = path.clone().filter(|p| !p.as_os_str().is_empty());
     let mut o = ShareOptions::new(path, access);
     if let Some(n) = args.share_viewers {
         o.max_viewers = usize::from(n);
@@ -923,5 +923,28 @@ mod tests {
         let lines = lines_of(UnixStream::connect(&path).unwrap(), Duration::from_secs(1));
         assert!(lines[1].contains("3 viewers are attached"), "{lines:?}");
         assert_eq!(share.viewers().len(), 3);
+    }
+}
+
+#[cfg(test)]
+mod option_tests {
+    use clap::Parser;
+
+    /// `--share` alone shares at the default socket; `--share PATH` at PATH (a bare `--share`
+    /// was once refused: "a value is required").
+    #[test]
+    fn share_takes_a_socket_or_none() {
+        let parse = |a: &[&str]| {
+            let cli = crate::cli::Cli::try_parse_from(a.iter().copied()).expect("parses");
+            super::options(&cli.live.share, false).expect("options")
+        };
+        let bare = parse(&["ifxtop", "--demo", "--share"]).expect("shared");
+        assert_eq!(bare.path, None);
+        let at = parse(&["ifxtop", "--demo", "--share", "/tmp/x.sock"]).expect("shared");
+        assert_eq!(
+            at.path.as_deref(),
+            Some(std::path::Path::new("/tmp/x.sock"))
+        );
+        assert!(parse(&["ifxtop", "--demo"]).is_none());
     }
 }
