@@ -184,6 +184,24 @@ async fn calls_in_focus(at: u64, from: u64, to: u64, focus: super::Focus) -> Vec
         .collect()
 }
 
+/// The options asked over a minute of `calls`, once it is checked that they were one
+/// `onstat -i` a second (at most 60 processes), each with its `onstat -u`.
+fn one_call_a_second(calls: &[Vec<String>]) -> std::collections::BTreeMap<String, usize> {
+    let by_option = options_asked(calls);
+    let total = calls.len();
+    // One `onstat -i` a tick answers every option due (179 processes a minute before it).
+    assert!(
+        total <= 60,
+        "{total} onstat processes a minute: {by_option:#?}"
+    );
+    assert!(
+        calls.iter().all(|a| a[1] == "-i"),
+        "every call interactive: {calls:?}"
+    );
+    assert_eq!(by_option.get("-u").copied(), Some(60), "{by_option:#?}");
+    by_option
+}
+
 /// How often each option was asked in `calls` (an `onstat -i` call's options are its input
 /// lines, dash added; a command line's are its words).
 fn options_asked(calls: &[Vec<String>]) -> BTreeMap<String, usize> {
@@ -205,19 +223,8 @@ async fn a_minute_of_every_source_starts_at_most_60_onstat_processes() {
     // Demo time 600: the slow device; the server is a primary with an RSS secondary. The first
     // 10 s (start-up: every source at once) are left out; then one minute.
     let calls = calls_between(600, 10, 70).await;
-    let by_option = options_asked(&calls);
+    let by_option = one_call_a_second(&calls);
     let count = |o: &str| by_option.get(o).copied().unwrap_or(0);
-    let total = calls.len();
-    // One `onstat -i` a tick answers every option due (179 processes a minute before it).
-    assert!(
-        total <= 60,
-        "{total} onstat processes a minute: {by_option:#?}"
-    );
-    assert!(
-        calls.iter().all(|a| a[1] == "-i"),
-        "every call interactive: {calls:?}"
-    );
-    assert_eq!(count("-u"), 60, "{by_option:#?}");
     assert_eq!(count("-g con"), 60, "{by_option:#?}");
     // Each on its own period, inside the tick's call: -D every 5 s, `-g iof` and the
     // replication commands every 10 s, only those the role asks for.
@@ -252,7 +259,10 @@ async fn a_minute_of_every_source_starts_at_most_60_onstat_processes() {
         by_option.keys().all(|o| !o.contains('z') && o != "-r"),
         "{by_option:#?}"
     );
-    eprintln!("onstat processes in one minute: {total} ({by_option:?})");
+    eprintln!(
+        "onstat processes in one minute: {} ({by_option:?})",
+        calls.len()
+    );
 }
 
 /// The parts of one `onstat -i` reach the store one at a time: each is applied (its source's
@@ -355,18 +365,8 @@ async fn a_minute_with_sessions_in_focus_stays_at_most_60_onstat_processes() {
         statements: Vec::new(),
     };
     let calls = calls_in_focus(600, 10, 70, focus).await;
-    let by_option = options_asked(&calls);
+    let by_option = one_call_a_second(&calls);
     let count = |o: &str| by_option.get(o).copied().unwrap_or(0);
-    let total = calls.len();
-    assert!(
-        total <= 60,
-        "{total} onstat processes a minute: {by_option:#?}"
-    );
-    assert!(
-        calls.iter().all(|a| a[1] == "-i"),
-        "every call interactive: {calls:?}"
-    );
-    assert_eq!(count("-u"), 60, "{by_option:#?}");
     for s in 812..=816 {
         assert_eq!(count(&format!("-g ses {s}")), 12, "{by_option:#?}");
         assert_eq!(count(&format!("-g sql {s}")), 12, "{by_option:#?}");

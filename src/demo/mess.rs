@@ -14,6 +14,16 @@ fn demo() -> DemoInstance {
     DemoInstance::new(1).messy()
 }
 
+/// The session on each rstcb at a moment (a slot's next session takes its rstcb).
+fn sids_by_rstcb(d: &DemoInstance, w: &World<'_>) -> BTreeMap<u64, u64> {
+    d.pop
+        .sessions
+        .iter()
+        .filter(|s| w.present(s.idx))
+        .map(|s| (s.rstcb, w.sid(s.idx)))
+        .collect()
+}
+
 fn phase(i: Incident) -> timeline::Phase {
     timeline::first(i).expect("in the timeline")
 }
@@ -109,13 +119,7 @@ fn a_lock_slot_is_held_by_another_session_later() {
     let mut owners: BTreeMap<u64, BTreeSet<u64>> = BTreeMap::new();
     for t in (0..CYCLE).step_by(3) {
         let w = World::at(&d.pop, &d.counters, t);
-        let sid_of: BTreeMap<u64, u64> = d
-            .pop
-            .sessions
-            .iter()
-            .filter(|s| w.present(s.idx))
-            .map(|s| (s.rstcb, w.sid(s.idx)))
-            .collect();
+        let sid_of = sids_by_rstcb(&d, &w);
         for l in w.locks() {
             if let Some(sid) = sid_of.get(&l.owner) {
                 owners.entry(l.address).or_default().insert(*sid);
@@ -368,13 +372,7 @@ fn one_lock_address_waited_on_changes_hands_within_seconds() {
     let mut changed = 0;
     for t in 0..CYCLE {
         let w = World::at(&d.pop, &d.counters, t);
-        let sid_of: BTreeMap<u64, u64> = d
-            .pop
-            .sessions
-            .iter()
-            .filter(|s| w.present(s.idx))
-            .map(|s| (s.rstcb, w.sid(s.idx)))
-            .collect();
+        let sid_of = sids_by_rstcb(&d, &w);
         let waited: BTreeSet<u64> = w
             .sessions
             .iter()
