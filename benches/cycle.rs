@@ -301,6 +301,59 @@ fn cycle(c: &mut Criterion) {
             criterion::BatchSize::LargeInput,
         )
     });
+    // Each second's snapshot let go before the next is built, as the screen and `serve` do:
+    // dropped, or its rows' room handed to the next build (`Snapshot::recycle`).
+    let let_go = |st: &mut Store,
+                  ten: Vec<(u64, Vec<(Source, ifxtop::source::Output)>)>,
+                  parts: &mut snapshot::Parts,
+                  recycle: bool| {
+        let mut last: Option<std::sync::Arc<snapshot::Snapshot>> = None;
+        for (t, outs) in ten {
+            apply(st, t, outs);
+            if let Some(old) = last.take() {
+                if recycle {
+                    snapshot::Snapshot::recycle(old, parts);
+                } else {
+                    drop(old);
+                }
+            }
+            let at = Duration::from_secs(t);
+            last = Some(std::sync::Arc::new(snapshot::build_from(
+                st,
+                at,
+                Some("ol_demo"),
+                &[],
+                None,
+                parts,
+            )));
+        }
+        last
+    };
+    for (name, recycle) in [
+        ("ten_seconds_dropped", false),
+        ("ten_seconds_recycled", true),
+    ] {
+        g.bench_function(name, |b| {
+            b.iter_batched(
+                || {
+                    let st = store.clone();
+                    let mut parts = snapshot::Parts::default();
+                    let at = Duration::from_secs(149);
+                    let first =
+                        snapshot::build_from(&st, at, Some("ol_demo"), &[], None, &mut parts);
+                    if recycle {
+                        snapshot::Snapshot::recycle(std::sync::Arc::new(first), &mut parts);
+                    }
+                    (st, ten.clone(), parts)
+                },
+                |(mut st, ten, mut parts)| {
+                    let last = let_go(&mut st, ten, &mut parts, recycle);
+                    (st, last, parts)
+                },
+                criterion::BatchSize::LargeInput,
+            )
+        });
+    }
     g.bench_function("ten_seconds_from_parts", |b| {
         b.iter_batched(
             || {

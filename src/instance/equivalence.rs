@@ -63,6 +63,12 @@ fn walk_compared(demo: DemoInstance, label: &str) {
         checked.parts.reused > checked.parts.built / 2,
         "{label}: the parts were rarely shared: {checked:?}"
     );
+    // And the rows of nearly every build filled the room of the snapshot before (the walk
+    // lets each go before the next, as the screen and `serve` do).
+    assert!(
+        checked.parts.rooms + 10 >= checked.builds,
+        "{label}: the rows' room was rarely kept: {checked:?}"
+    );
 }
 
 #[test]

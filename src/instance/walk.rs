@@ -159,6 +159,7 @@ impl headless::Front for Sampling {
         if let Some(c) = collection {
             crate::instance::watch::ask_background(c, &snap);
         }
+        watched.recycle(std::sync::Arc::new(snap));
         headless::Flow::Go
     }
 }

@@ -192,6 +192,11 @@ impl Watched {
         snap
     }
 
+    /// Gives the room of a snapshot let go to the next build (see `Snapshot::recycle`).
+    pub(crate) fn recycle(&mut self, old: std::sync::Arc<Snapshot>) {
+        Snapshot::recycle(old, &mut self.parts);
+    }
+
     /// The next build is due as soon as anything moved, whatever the gap (a key, a drill).
     pub(crate) fn force(&mut self) {
         self.rebuild.force();

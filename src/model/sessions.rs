@@ -117,12 +117,18 @@ pub(crate) struct SessionInputs<'a> {
 }
 
 /// Every user session of `onstat -u` (session 0, the daemons, left out), in session order.
-pub(crate) fn build(u: &OnstatU, inp: &SessionInputs<'_>) -> Vec<SessionRow> {
+/// The rows fill the room of `rows` (emptied first).
+pub(crate) fn build(
+    u: &OnstatU,
+    inp: &SessionInputs<'_>,
+    mut rows: Vec<SessionRow>,
+) -> Vec<SessionRow> {
     // The rows in a Vec, found through a small index: a map of 200-byte rows, rebuilt every
     // second for thousands of sessions, was this function's largest allocation.
     // Sized once (at most a row a thread): grown by doubling, 5,000 rows held twice their size
     // while the snapshot was built.
-    let mut rows: Vec<SessionRow> = Vec::with_capacity(u.threads.len());
+    rows.clear();
+    rows.reserve_exact(u.threads.len());
     let mut index: FxHashMap<Sid, usize> =
         FxHashMap::with_capacity_and_hasher(u.threads.len(), Default::default());
     // The waiter of each session that speaks for it: the primary thread's, else any.

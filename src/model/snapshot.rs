@@ -152,6 +152,18 @@ pub fn worth_recording(snap: &Snapshot, except: &[Sid], max: usize) -> Vec<Sid> 
 }
 
 impl Snapshot {
+    /// Hands the room of this snapshot's row vectors (waiters, sessions, sockets) to `parts`
+    /// for the next build, when nothing else holds the snapshot; else it is only let go.
+    pub fn recycle(this: Arc<Snapshot>, parts: &mut crate::model::parts::Parts) {
+        use crate::model::parts::Spare;
+        let Ok(s) = Arc::try_unwrap(this) else {
+            return;
+        };
+        Spare::keep(&mut parts.spare.waiters, s.waiters);
+        Spare::keep(&mut parts.spare.sessions, s.sessions);
+        Spare::keep(&mut parts.spare.sockets, s.sockets);
+    }
+
     /// A session's current statement where one was read lately: its screen's (drilled into,
     /// read with the rest of the screen), else the one read in turn for the active sessions.
     pub fn statement_of(&self, sid: Sid) -> Option<&str> {
@@ -243,7 +255,7 @@ pub fn build_from(
     let sockets::Sockets {
         rows: mut sockets,
         of_session,
-    } = sockets::build(store);
+    } = sockets::build(store, std::mem::take(&mut parts.spare.sockets));
     let socket_of = |sid: Sid| -> Option<SocketRef> {
         sockets.get(*of_session.get(&sid)?).map(SocketRef::from)
     };
@@ -256,7 +268,7 @@ pub fn build_from(
         heads,
         sessions,
     } = match store.get(crate::source::key::OnstatU) {
-        Some(u) => waits::waits(store, u, &index, now, &socket_of, &io),
+        Some(u) => waits::waits(store, u, &index, now, &socket_of, &io, &mut parts.spare),
         None => waits::Waits::default(),
     };
     let head_sids: Vec<Sid> = heads.iter().map(|h| h.sid).collect();

@@ -199,9 +199,18 @@ impl SocketHistory {
     }
 
     /// Connections present in the latest sample, largest Send-Q first.
+    #[cfg(test)]
     pub(crate) fn rows(&self) -> Vec<SocketRow> {
+        let mut rows = Vec::new();
+        self.rows_into(&mut rows);
+        rows
+    }
+
+    /// [`Self::rows`] into `out` (emptied first), using its room.
+    pub(crate) fn rows_into(&self, out: &mut Vec<SocketRow>) {
+        out.clear();
         let Some(latest) = self.latest else {
-            return Vec::new();
+            return;
         };
         // Sort references with the keys computed once (thousands of connections on a big
         // instance, rebuilt every second), then build the rows in order.
@@ -219,8 +228,9 @@ impl SocketHistory {
                 .then(bmax.cmp(amax))
                 .then(a.seq.cmp(&b.seq))
         });
-        live.into_iter()
-            .map(|(local, remote, h, max)| SocketRow {
+        out.reserve_exact(live.len());
+        out.extend(live.into_iter().map(|(local, remote, h, max)| {
+            SocketRow {
                 local: local.clone(),
                 remote: remote.clone(),
                 state: h.state,
@@ -239,8 +249,8 @@ impl SocketHistory {
                     .map(|q| latest.saturating_sub(q) as f64 / 1e9),
                 sessid: None,
                 user: None,
-            })
-            .collect()
+            }
+        }));
     }
 }
 

@@ -339,7 +339,9 @@ impl Session {
         }
         if due == Due::Now || focus_moved {
             self.watched.built();
-            self.app.release_live();
+            if let Some(old) = self.app.release_live() {
+                self.watched.recycle(old);
+            }
             let mut snap = self
                 .watched
                 .build(now, self.server.as_deref(), &focus, hot.as_deref());

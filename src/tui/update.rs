@@ -61,14 +61,18 @@ impl App {
     /// (about 4.5 MB each at 5,000 sessions): every table keeps its selected row's identity
     /// instead, and the next snapshot's order follows it. Not while frozen: the tables are of
     /// the frozen snapshot then.
-    pub fn release_live(&mut self) {
+    /// Returns the snapshot let go (its rows' room is kept for the next build).
+    pub fn release_live(&mut self) -> Option<Arc<Snapshot>> {
         if self.frozen.is_some() {
-            return;
+            return None;
         }
         for pane in Pane::ALL {
             self.let_go(pane);
         }
-        self.live = Arc::new(Snapshot::default());
+        Some(std::mem::replace(
+            &mut self.live,
+            Arc::new(Snapshot::default()),
+        ))
     }
 
     /// Marks a pane off screen stale, keeping its selected row's identity and letting go of

@@ -382,6 +382,8 @@ impl headless::Front for Exporter<'_> {
             std::time::Instant::now(),
         );
         self.publish.send_replace(Arc::new(m));
+        // The snapshot's rows' room serves the next build.
+        watched.recycle(Arc::new(snap));
         headless::Flow::Go
     }
 }

@@ -72,6 +72,8 @@ pub struct Counts {
     pub built: u64,
     pub reused: u64,
     pub restarts: u64,
+    /// Builds whose rows filled the room of a snapshot let go (`Snapshot::recycle`).
+    pub rooms: u64,
 }
 
 /// The parts kept between snapshots of one store (the owner of the store keeps one, next to
@@ -84,12 +86,46 @@ pub struct Parts {
     /// The time of the last snapshot built.
     last: Option<Duration>,
     counts: Counts,
+    /// The row vectors of the snapshot let go before this one, for the next build to fill.
+    pub(crate) spare: Spare,
+}
+
+/// The row vectors of a snapshot let go (`Snapshot::recycle`), emptied, for the next build to
+/// fill. At 5,000 sessions each is a block of one to two MB, above the allocator's mmap
+/// threshold (`memory::MMAP_THRESHOLD`): a fresh one each second is mapped, faulted in page by
+/// page as it fills, and unmapped when the snapshot goes, every second. What they hold is not
+/// kept, only their room.
+#[derive(Default)]
+pub(crate) struct Spare {
+    pub(crate) waiters: Vec<crate::model::waiters::WaiterRow>,
+    pub(crate) sessions: Vec<crate::model::sessions::SessionRow>,
+    pub(crate) sockets: Vec<crate::store::sockets::SocketRow>,
+}
+
+impl Spare {
+    /// Keeps the room of `v` (emptied) in `slot`, unless `slot` has more.
+    pub(crate) fn keep<T>(slot: &mut Vec<T>, mut v: Vec<T>) {
+        if v.capacity() > slot.capacity() {
+            v.clear();
+            *slot = v;
+        }
+    }
 }
 
 impl Parts {
     /// What was built and reused so far.
     pub fn counts(&self) -> Counts {
         self.counts
+    }
+
+    /// The room kept for the next build's rows: waiters, sessions and sockets (for tests and
+    /// benches: how much was handed back).
+    pub fn spare_room(&self) -> [usize; 3] {
+        [
+            self.spare.waiters.capacity(),
+            self.spare.sessions.capacity(),
+            self.spare.sockets.capacity(),
+        ]
     }
 
     /// A snapshot at `now` begins: after a jump of the clock (back, or beyond [`GAP`]), nothing
@@ -141,6 +177,9 @@ impl Parts {
 /// The parts of a snapshot at `now`, kept in `parts` for the next.
 pub(crate) fn begin(parts: &mut Parts, now: Duration) {
     parts.begin(now);
+    if parts.spare.waiters.capacity() > 0 || parts.spare.sessions.capacity() > 0 {
+        parts.counts.rooms += 1;
+    }
 }
 
 #[cfg(test)]

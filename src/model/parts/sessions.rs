@@ -111,6 +111,7 @@ pub(crate) fn session_rows(
     u: &OnstatU,
     waiters: &[WaiterRow],
     now: Duration,
+    room: Vec<crate::model::sessions::SessionRow>,
 ) -> Vec<crate::model::sessions::SessionRow> {
     let hosts = client_hosts(store);
     let programs = client_programs(store);
@@ -129,5 +130,6 @@ pub(crate) fn session_rows(
             sql: &sql,
             now,
         },
+        room,
     )
 }

@@ -15,8 +15,10 @@ pub(crate) struct Sockets {
 
 /// The rows joined to their sessions; their users are named by [`name_users`] (after the waits
 /// have read the rows, as they always did).
-pub(crate) fn build(store: &Store) -> Sockets {
-    let mut rows = store.sockets.rows();
+/// `room` is an empty vector whose room the rows fill (a snapshot's let go, or a new one).
+pub(crate) fn build(store: &Store, room: Vec<SocketRow>) -> Sockets {
+    let mut rows = room;
+    store.sockets.rows_into(&mut rows);
     let of_session = match store.get(crate::source::key::OnstatGNtt) {
         Some(n) => crate::model::sockets::join_sessions(&mut rows, n),
         None => Default::default(),

@@ -179,6 +179,7 @@ pub(crate) fn waits(
     now: Duration,
     socket_of: &impl Fn(Sid) -> Option<SocketRef>,
     io: &crate::model::io::IoView,
+    spare: &mut super::Spare,
 ) -> Waits {
     let mut summary = WaitSummary {
         threads: u.threads.len(),
@@ -194,7 +195,15 @@ pub(crate) fn waits(
     sids.sort_unstable();
     sids.dedup();
     summary.sessions = sids.len();
-    let mut waiters = waiter_rows(store, u, index, now, socket_of, &mut summary);
+    let mut waiters = waiter_rows(
+        store,
+        u,
+        index,
+        now,
+        socket_of,
+        &mut summary,
+        std::mem::take(&mut spare.waiters),
+    );
     let engine = crate::model::waiters::engine_blockers(
         store.get_at_moment(crate::source::key::OnstatGBth),
         store.get(crate::source::key::OnstatGAth),
@@ -218,7 +227,8 @@ pub(crate) fn waits(
     }
     explain_waits(store, u, &mut waiters, io);
     let heads = head_blockers(u, &waiters);
-    let sessions = super::sessions::session_rows(store, u, &waiters, now);
+    let sessions =
+        super::sessions::session_rows(store, u, &waiters, now, std::mem::take(&mut spare.sessions));
     Waits {
         summary,
         waiters,
@@ -227,8 +237,8 @@ pub(crate) fn waits(
     }
 }
 
-/// A row for each waiting thread of `u`, counted by reason in `summary`; chains, idleness and
-/// verdicts are joined later.
+/// A row for each waiting thread of `u`, counted by reason in `summary`, in the room of
+/// `waiters` (emptied first); chains, idleness and verdicts are joined later.
 fn waiter_rows(
     store: &Store,
     u: &OnstatU,
@@ -236,12 +246,13 @@ fn waiter_rows(
     now: Duration,
     socket_of: &impl Fn(Sid) -> Option<SocketRef>,
     summary: &mut WaitSummary,
+    mut waiters: Vec<WaiterRow>,
 ) -> Vec<WaiterRow> {
     let base = store.settings.base_page_kb;
     let extents = store.extents();
     // A row for each waiting thread, sized once (most of 5,000 sessions wait: pushed one
     // by one, the rows took up to twice their size at the heaviest second).
-    let mut waiters = Vec::new();
+    waiters.clear();
     waiters.reserve_exact(u.threads.iter().filter(|t| t.wait_reason.is_some()).count());
     for th in &u.threads {
         let Some(reason) = th.wait_reason else {
