@@ -382,8 +382,8 @@ impl headless::Front for Exporter<'_> {
             std::time::Instant::now(),
         );
         self.publish.send_replace(Arc::new(m));
-        // The snapshot's rows' room serves the next build.
-        watched.recycle(Arc::new(snap));
+        // The snapshot's rows' room is not kept for the next build here (as the screen keeps
+        // it): 32 instances of 5,000 sessions held 150 MB more for it, for no CPU measured.
         headless::Flow::Go
     }
 }
