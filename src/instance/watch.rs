@@ -37,7 +37,7 @@ pub struct Watched {
     calls_whole: bool,
     /// The snapshot's parts kept from the last build: the ones whose sources did not move
     /// are shared with the next (`model/parts/`).
-    parts: crate::model::parts::Parts,
+    pub(crate) parts: crate::model::parts::Parts,
     /// The flight recorder's incidents: the findings of each moment sampled, and where their
     /// beginnings and ends go (`collect/ring.rs`).
     incidents: Option<(

@@ -537,3 +537,61 @@ fn attach_activity(
         .copied()
         .collect();
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collect::sample::Update;
+    use crate::source::Source;
+
+    /// The demo's sources answered at `t`, as the collectors deliver them.
+    fn second(demo: &crate::demo::DemoInstance, t: Duration) -> Vec<Update> {
+        [
+            Source::OnstatU,
+            Source::OnstatGAth,
+            Source::OnstatGNtt,
+            Source::ProcNetTcp,
+        ]
+        .into_iter()
+        .map(|source| Update {
+            source,
+            t,
+            took: Duration::ZERO,
+            result: source.parse(demo.respond(&source.request(), t).expect("answers")),
+            how: Default::default(),
+        })
+        .collect()
+    }
+
+    /// The screen lets the live snapshot go before it builds the next, and that build's rows
+    /// fill the room of the one let go (nothing else held it): no fresh vectors each second.
+    #[tokio::test(start_paused = true)]
+    async fn each_build_fills_the_room_of_the_snapshot_let_go() {
+        let demo = crate::demo::DemoInstance::new(1).with_sessions(300);
+        let app = App::new(
+            crate::tui::keymap::Keymap::default(),
+            crate::tui::theme::Theme::plain(),
+            crate::tui::app::Mode::Demo { seed: 1 },
+            Duration::from_secs(1),
+        );
+        let settings = crate::store::StoreSettings {
+            ports: vec![crate::demo::LISTENER_PORT],
+            ..Default::default()
+        };
+        let mut s = Session::new(app, Store::new(settings), None, None);
+        for t in 100..104 {
+            let t = Duration::from_secs(t);
+            s.update(Msg::Data(second(&demo, t)), t);
+            tokio::time::advance(Duration::from_secs(1)).await;
+            s.update(Msg::Settled, t);
+        }
+        let counts = s.watched.parts.counts();
+        assert!(counts.built > 0, "nothing was built: {counts:?}");
+        assert!(counts.rooms >= 3, "the rows' room was not kept: {counts:?}");
+        assert!(
+            s.app.live.sessions.len() > 100,
+            "{}",
+            s.app.live.sessions.len()
+        );
+    }
+}
