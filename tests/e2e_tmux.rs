@@ -684,6 +684,9 @@ fn ascii_fallbacks_say_what_they_mean() {
     assert!(!s.contains("(v/PgDn)") && !s.contains("v/PgDn"), "{s}");
     assert!(s.contains("Up/Down"), "{s}");
     t.keys(&["Escape"]);
+    // The help closed before the next key: an Escape and a `q` arriving together are one
+    // Alt+q to the terminal's parser, as they would be for a user typing that fast.
+    t.wait_for("by activity", wait);
     t.keys(&["q"]);
     t.wait_for("IFXTOP-EXIT=0", wait);
 }
