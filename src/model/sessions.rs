@@ -110,9 +110,9 @@ pub(crate) struct SessionInputs<'a> {
     /// Client host per session (onstat -g ntt).
     pub(crate) hosts: &'a FxHashMap<Sid, CompactString>,
     /// Client program per session, where known.
-    pub(crate) programs: &'a FxHashMap<Sid, String>,
+    pub(crate) programs: &'a FxHashMap<Sid, &'a str>,
     /// Current statement per session, where read lately.
-    pub(crate) sql: &'a FxHashMap<Sid, String>,
+    pub(crate) sql: &'a FxHashMap<Sid, &'a str>,
     pub(crate) now: Duration,
 }
 
@@ -156,8 +156,8 @@ pub(crate) fn build(
                 sessid: th.sessid,
                 user: th.user.clone(),
                 host: inp.hosts.get(&th.sessid).cloned(),
-                program: inp.programs.get(&th.sessid).cloned(),
-                sql: inp.sql.get(&th.sessid).cloned(),
+                program: inp.programs.get(&th.sessid).map(|p| (*p).to_string()),
+                sql: inp.sql.get(&th.sessid).map(|q| (*q).to_string()),
                 state: SessionState::Running,
                 wait: None,
                 waiting_on: None,

@@ -315,6 +315,24 @@ impl Store {
         self.sources.iter()
     }
 
+    /// The per-session sources of one kind (`Source::OnstatGSql` for every sid read), in sid
+    /// order: a range of the sources, not a walk through all of them (thousands of sessions
+    /// each have theirs).
+    pub(crate) fn per_session(
+        &self,
+        kind: fn(crate::ids::Sid) -> Source,
+    ) -> impl Iterator<Item = (crate::ids::Sid, &SourceState)> {
+        use crate::ids::Sid;
+        self.sources
+            .range(kind(Sid(0))..=kind(Sid(u64::MAX)))
+            .filter_map(move |(s, st)| match (s, kind(Sid(0))) {
+                (Source::OnstatGSql(sid), Source::OnstatGSql(_))
+                | (Source::OnstatGSes(sid), Source::OnstatGSes(_))
+                | (Source::OnstatGPqs(sid), Source::OnstatGPqs(_)) => Some((*sid, st)),
+                _ => None,
+            })
+    }
+
     /// The last good value of a source.
     pub(crate) fn parsed(&self, s: &Source) -> Option<&Parsed> {
         self.sources
@@ -680,6 +698,28 @@ mod tests {
                 .expect("parses")),
             how: How::default(),
         }
+    }
+
+    /// The per-session sources of one kind are every sid read of that kind, and only those:
+    /// not another kind's of the same sid, not a source without one.
+    #[test]
+    fn per_session_takes_one_kind_whole() {
+        let mut store = Store::new(StoreSettings::default());
+        for sid in [0, 7, 812, u64::MAX] {
+            store.apply(statement(sid, 1));
+        }
+        let mut other = statement(7, 1);
+        other.source = Source::OnstatGSes(Sid(7));
+        store.apply(other);
+        let mut u = statement(3, 1);
+        u.source = Source::OnstatU;
+        store.apply(u);
+        let sids = |kind: fn(Sid) -> Source| -> Vec<u64> {
+            store.per_session(kind).map(|(s, _)| s.0).collect()
+        };
+        assert_eq!(sids(Source::OnstatGSql), vec![0, 7, 812, u64::MAX]);
+        assert_eq!(sids(Source::OnstatGSes), vec![7]);
+        assert!(sids(Source::OnstatGPqs).is_empty());
     }
 
     /// The statements of sessions not read again for STATEMENTS_KEPT are forgotten: reading

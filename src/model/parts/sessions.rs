@@ -67,16 +67,13 @@ fn client_hosts(store: &Store) -> rustc_hash::FxHashMap<Sid, CompactString> {
 }
 
 /// The client program of the sessions whose `onstat -g ses <sid>` was collected.
-fn client_programs(store: &Store) -> rustc_hash::FxHashMap<Sid, String> {
+fn client_programs(store: &Store) -> rustc_hash::FxHashMap<Sid, &str> {
     // A session's program does not change: any `onstat -g ses <sid>` read names it.
     store
-        .sources()
-        .filter_map(|(s, _)| match s {
-            Source::OnstatGSes(sid) => {
-                let ses = store.get(crate::source::key::OnstatGSes(*sid))?;
-                Some((*sid, ses.detail.as_ref()?.program.clone()?))
-            }
-            _ => None,
+        .per_session(Source::OnstatGSes)
+        .filter_map(|(sid, _)| {
+            let ses = store.get(crate::source::key::OnstatGSes(sid))?;
+            Some((sid, ses.detail.as_ref()?.program.as_deref()?))
         })
         .collect()
 }
@@ -84,23 +81,20 @@ fn client_programs(store: &Store) -> rustc_hash::FxHashMap<Sid, String> {
 /// Each session's current statement, where an `onstat -g sql <sid>` read within
 /// [`crate::model::activity::SQL_FRESH_S`] of the moment tells it (a statement changes; an
 /// older one is not said to be the session's).
-fn current_statements(store: &Store) -> rustc_hash::FxHashMap<Sid, String> {
+fn current_statements(store: &Store) -> rustc_hash::FxHashMap<Sid, &str> {
     let Some(moment) = store.moment() else {
         return Default::default();
     };
     store
-        .sources()
-        .filter_map(|(s, _)| match s {
-            Source::OnstatGSql(sid) => {
-                let seen = store.observed(*s)?;
-                if moment.abs_diff(seen).as_secs_f64() > crate::model::activity::SQL_FRESH_S {
-                    return None;
-                }
-                let q = store.get(crate::source::key::OnstatGSql(*sid))?;
-                let text = q.current_sql.as_ref().or(q.last_parsed_sql.as_ref())?;
-                Some((*sid, text.clone()))
+        .per_session(Source::OnstatGSql)
+        .filter_map(|(sid, _)| {
+            let seen = store.observed(Source::OnstatGSql(sid))?;
+            if moment.abs_diff(seen).as_secs_f64() > crate::model::activity::SQL_FRESH_S {
+                return None;
             }
-            _ => None,
+            let q = store.get(crate::source::key::OnstatGSql(sid))?;
+            let text = q.current_sql.as_ref().or(q.last_parsed_sql.as_ref())?;
+            Some((sid, text.as_str()))
         })
         .collect()
 }
