@@ -42,12 +42,17 @@ pub enum AttachTarget {
     Socket(PathBuf),
     /// `ssh HOST ifxtop attach`.
     Ssh(SshTarget),
+    /// `ifxtop serve`'s feed over HTTPS (`super::attach_http`).
+    Http(super::attach_http::HttpTarget),
 }
 
 impl AttachTarget {
-    /// A path (it holds a `/`) is a socket here; anything else `[user@]host[:port]` for ssh.
+    /// A URL (`https://`) is serve's feed; a path (it holds a `/`) a socket here; anything
+    /// else `[user@]host[:port]` for ssh.
     pub fn parse(s: &str) -> Result<AttachTarget, String> {
-        if s.contains('/') {
+        if s.contains("://") {
+            super::attach_http::HttpTarget::parse(s).map(AttachTarget::Http)
+        } else if s.contains('/') {
             Ok(AttachTarget::Socket(PathBuf::from(s)))
         } else {
             SshTarget::parse(s)
@@ -62,6 +67,7 @@ impl std::fmt::Display for AttachTarget {
         match self {
             AttachTarget::Socket(p) => write!(f, "{}", p.display()),
             AttachTarget::Ssh(t) => write!(f, "{t}"),
+            AttachTarget::Http(t) => write!(f, "{t}"),
         }
     }
 }
@@ -96,7 +102,7 @@ pub fn ssh_argv(
     v
 }
 
-/// Opens the feed at `target`.
+/// Opens the feed at `target` (serve's HTTP feed: `attach_http::open`, with its credentials).
 pub fn open(
     target: &AttachTarget,
     config: Option<&Path>,
@@ -114,6 +120,10 @@ pub fn open(
                 said: Arc::default(),
             })
         }
+        AttachTarget::Http(t) => Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            format!("{t}: opened with its credentials (attach_http::open)"),
+        )),
         AttachTarget::Ssh(t) => {
             let argv = ssh_argv(t, config, remote_ifxtop, socket);
             let mut child = Command::new(&argv[0])

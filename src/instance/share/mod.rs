@@ -594,6 +594,15 @@ impl Share {
         self.hub.attach(who, t)
     }
 
+    /// A way in for viewers over another transport (serve's `/feed`) that does not keep the
+    /// feed up: once the share is dropped, it refuses.
+    pub fn door(&self) -> Door {
+        Door {
+            hub: Arc::downgrade(&self.hub),
+            stop: self.stop.clone(),
+        }
+    }
+
     /// Marks from viewers go to `tx` too (the flight recorder's bookmarks).
     pub fn marks_to(&self, tx: SyncSender<Mark>) {
         *lock(&self.hub.marks) = Some(tx);
@@ -628,6 +637,41 @@ impl Share {
             }
         }
         f
+    }
+}
+
+/// A way in to a shared feed for another transport (serve's `/feed`), held apart from the
+/// [`Share`] itself: it refuses once the share stopped.
+#[derive(Clone)]
+pub struct Door {
+    hub: std::sync::Weak<Hub>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Door {
+    /// Attaches a viewer: the history, then the live frames, written to `t.writer` on a thread
+    /// of the share's (a write may block); what it sends read from `t.reader`.
+    pub fn attach(&self, who: Who, t: Transport) -> Result<(), String> {
+        match self.hub.upgrade() {
+            Some(hub) if !self.stop.load(Ordering::Relaxed) => hub.attach(who, t),
+            _ => {
+                (t.close)();
+                Err("the feed has stopped".to_string())
+            }
+        }
+    }
+
+    /// Viewers attached now, compressed bytes written to viewers so far and viewers dropped
+    /// for not reading (zeros once the share stopped).
+    pub fn counts(&self) -> (usize, u64, u64) {
+        match self.hub.upgrade() {
+            Some(hub) => (
+                lock(&hub.inner).viewers.len(),
+                hub.sent.load(Ordering::Relaxed),
+                hub.dropped.load(Ordering::Relaxed),
+            ),
+            None => (0, 0, 0),
+        }
     }
 }
 
