@@ -4,7 +4,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 pub const USER: &str = "dba";
 pub const PASSWORD: &str = "correct horse";
@@ -28,7 +28,7 @@ pub fn web_config(dir: &Path, pki: &super::pki::Pki) -> PathBuf {
 
 /// The feed's lines (decompressed) read so far, on a thread of their own, and when each came.
 #[derive(Clone, Default)]
-pub struct Lines(pub Arc<Mutex<Vec<(Instant, String)>>>);
+pub struct Lines(pub Arc<Mutex<Vec<(SystemTime, String)>>>);
 
 impl Lines {
     pub fn read(mut from: Box<dyn Read + Send>) -> Lines {
@@ -44,7 +44,7 @@ impl Lines {
                 out.0
                     .lock()
                     .expect("lines")
-                    .push((Instant::now(), line.trim_end().to_string()));
+                    .push((SystemTime::now(), line.trim_end().to_string()));
                 line.clear();
             }
         });
@@ -79,5 +79,17 @@ pub fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
     while !f() {
         assert!(Instant::now() < end, "never: {what}");
         std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+impl Lines {
+    /// When the first line holding `s` came.
+    pub fn when(&self, s: &str) -> Option<SystemTime> {
+        self.0
+            .lock()
+            .expect("lines")
+            .iter()
+            .find(|(_, l)| l.contains(s))
+            .map(|(t, _)| *t)
     }
 }
