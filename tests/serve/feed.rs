@@ -161,6 +161,25 @@ fn a_wrong_password_gets_nothing_of_the_feed_and_the_right_one_watches() {
         !lines.any(|l| l.starts_with("{\"t\":") && l.contains("\"argv\":[\"onmode\"")),
         "nothing the viewer sent ran"
     );
+    // serve's metrics count the viewer and what it was sent.
+    let scrape = || {
+        String::from_utf8_lossy(&https(
+            addr,
+            &pki.ca,
+            &get("/metrics", addr, Some((USER, PASSWORD))),
+        ))
+        .to_string()
+    };
+    wait_for("the viewer counted", || {
+        scrape().contains("ifxtop_share_viewers{server=\"ol_demo\"} 1")
+    });
+    let metrics = scrape();
+    let sent = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("ifxtop_share_sent_bytes_total{server=\"ol_demo\"} "))
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .expect("bytes sent");
+    assert!(sent > 0.0, "{metrics}");
     // A POST naming no feed of this user's is refused.
     let raw = https(
         addr,

@@ -82,15 +82,6 @@ impl Feeds {
         }
     }
 
-    /// Viewers attached over every transport, compressed bytes sent, viewers dropped for not
-    /// reading: each shared instance's, by its name.
-    pub(crate) fn counts(&self) -> Vec<(&str, (usize, u64, u64))> {
-        self.doors
-            .iter()
-            .map(|(n, d)| (n.as_str(), d.counts()))
-            .collect()
-    }
-
     /// Whether `path` is a feed's (`/feed`, `/feed/INSTANCE`).
     pub(crate) fn is_feed(path: &str) -> bool {
         path == FEED_PATH
@@ -408,7 +399,10 @@ mod tests {
         assert!(!Feeds::is_feed("/feeds"));
         assert!(!Feeds::is_feed("/metrics"));
         let f = Feeds::new(Vec::new(), None);
-        assert!(f.door("/feed").unwrap_err().contains("nothing is shared"));
+        assert!(f
+            .door("/feed")
+            .err()
+            .is_some_and(|e| e.contains("nothing is shared")));
         assert_eq!(why_off(true, true), None);
         assert!(why_off(true, false).is_some() && why_off(false, true).is_some());
     }

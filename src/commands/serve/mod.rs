@@ -389,7 +389,7 @@ impl headless::Front for Exporter<'_> {
                 });
             }
         }
-        let m = InstanceMetrics::build(
+        let mut m = InstanceMetrics::build(
             self.server,
             self.host,
             &watched.store,
@@ -397,6 +397,10 @@ impl headless::Front for Exporter<'_> {
             &mut self.counted,
             std::time::Instant::now(),
         );
+        if let Some(s) = self.share {
+            let (viewers, sent, dropped) = s.door().counts();
+            m = m.with_share(viewers, sent, dropped);
+        }
         self.publish.send_replace(Arc::new(m));
         // The snapshot's rows' room is not kept for the next build here (as the screen keeps
         // it): 32 instances of 5,000 sessions held 150 MB more for it, for no CPU measured.

@@ -111,6 +111,12 @@ pub struct Watching {
     pub viewers: Vec<Presence>,
     /// Marks seen, oldest first.
     pub marks: Vec<Mark>,
+    /// Following: this viewer's number in the presence list.
+    pub you: Option<u64>,
+    /// The feed's compressed bytes: sent to viewers (sharing), received (following).
+    pub bytes: u64,
+    /// The same a second, over the last seconds.
+    pub bytes_per_s: Option<f64>,
 }
 
 /// What a viewer's end of the feed is: where its frames are written, what it sends (if it
@@ -482,6 +488,8 @@ pub struct Share {
     hub: Arc<Hub>,
     /// The front-end's own focus, which the viewers' asks are added to.
     own_focus: Mutex<crate::collect::Focus>,
+    /// Bytes sent a second, for the cost line.
+    rate: Mutex<wire::Rate>,
     bound: Option<socket::Bound>,
     stop: Arc<AtomicBool>,
     accept: Option<std::thread::JoinHandle<()>>,
@@ -549,6 +557,7 @@ impl Share {
             Share {
                 hub,
                 own_focus: Mutex::default(),
+                rate: Mutex::default(),
                 bound: Some(bound),
                 stop,
                 accept: Some(accept),
@@ -582,9 +591,12 @@ impl Share {
 
     /// Sharing, as a screen shows it.
     pub fn watching(&self) -> Watching {
+        let bytes = self.sent().0;
         Watching {
             sharing: self.path().map(|p| p.display().to_string()),
             viewers: self.viewers(),
+            bytes,
+            bytes_per_s: lock(&self.rate).per_s(bytes, Instant::now()),
             ..Watching::default()
         }
     }
