@@ -121,7 +121,14 @@ impl Feeds {
     }
 
     /// The answer to a request of a feed's path by `user` (whose password serve checked).
-    pub(crate) async fn answer<B>(self: &Arc<Self>, req: Request<B>, user: String) -> Answer
+    /// `kill` ends the connection it came on: a viewer the share lets go (it fell too far
+    /// behind) is cut off at once, whether or not its connection is being written.
+    pub(crate) async fn answer<B>(
+        self: &Arc<Self>,
+        req: Request<B>,
+        user: String,
+        kill: Arc<tokio::sync::Notify>,
+    ) -> Answer
     where
         B: Body<Data = Bytes> + Send + 'static,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
@@ -130,7 +137,7 @@ impl Feeds {
             return text(StatusCode::FORBIDDEN, why);
         }
         match *req.method() {
-            Method::GET => self.get(req.uri().path(), user).await,
+            Method::GET => self.get(req.uri().path(), user, kill).await,
             Method::POST => self.post(req, &user).await,
             _ => {
                 let mut r = text(StatusCode::METHOD_NOT_ALLOWED, "GET the feed, POST to it");
@@ -142,7 +149,12 @@ impl Feeds {
     }
 
     /// A viewer attaches: the feed streams from its share (the history, then the live frames).
-    async fn get(self: &Arc<Self>, path: &str, user: String) -> Answer {
+    async fn get(
+        self: &Arc<Self>,
+        path: &str,
+        user: String,
+        kill: Arc<tokio::sync::Notify>,
+    ) -> Answer {
         let door = match self.door(path) {
             Ok(d) => d.clone(),
             Err(why) => return text(StatusCode::NOT_FOUND, &why),
@@ -172,6 +184,10 @@ impl Feeds {
                 if let Some(c) = cut_tx.lock().unwrap_or_else(|p| p.into_inner()).take() {
                     let _ = c.send(());
                 }
+                // A client that stopped reading is not written to, so the body is not asked
+                // for its next frame: the connection itself is ended (its response dropped,
+                // the share's writer blocked on it let go).
+                kill.notify_one();
             }),
         };
         let who = Who { user, via: "http" };
@@ -391,6 +407,88 @@ impl Drop for Feeding {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::collect::sample::RawSample;
+    use crate::instance::share::{socket, Share, ShareOptions};
+    use std::time::{Duration, Instant};
+
+    fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
+        let end = Instant::now() + Duration::from_secs(30);
+        while !f() {
+            assert!(Instant::now() < end, "never: {what}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// A viewer over HTTP that stops reading (its response never polled, as hyper does not
+    /// poll a body whose client does not read) is let go once its queue passes the bound:
+    /// its connection is ended, and once its response is gone it leaves the presence list and
+    /// its POSTs are no longer taken. The collector's sends never wait for it.
+    #[test]
+    fn a_viewer_over_http_that_stops_reading_is_let_go_and_its_connection_ended() {
+        let dir = tempfile::tempdir().expect("dir");
+        let mut o = ShareOptions::new(
+            Some(dir.path().join("feed.sock")),
+            socket::Access::new(None, None).expect("access"),
+        );
+        o.queue_bytes = 256 << 10;
+        let header = crate::collect::record::RecordingHeader::new(
+            Some("ol_test"),
+            Some("db01"),
+            time::OffsetDateTime::now_utc(),
+            &[],
+            2,
+        );
+        let (share, tx) = Share::start(
+            o,
+            "ol_test",
+            &header,
+            crate::collect::SessionClock::start(),
+            None,
+        )
+        .expect("shares");
+        let feeds = Arc::new(Feeds::new(vec![("ol_test".into(), share.door())], None));
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let kill = Arc::new(tokio::sync::Notify::new());
+        let req = Request::builder()
+            .method(Method::GET)
+            .uri("/feed")
+            .body(http_body_util::Full::new(Bytes::new()))
+            .expect("request");
+        let answer = rt.block_on(feeds.answer(req, "dba".into(), kill.clone()));
+        assert_eq!(answer.status(), StatusCode::OK);
+        assert_eq!(share.door().counts().0, 1);
+        assert_eq!(feeds.lock().len(), 1);
+        // Outputs that compress badly, megabytes in all: far past the bound.
+        let mut seed = 7u64;
+        let noise: String = (0..2_000_000)
+            .map(|_| {
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+                char::from(b'a' + (seed >> 60) as u8)
+            })
+            .collect();
+        for i in 0..100 {
+            let sample = RawSample {
+                t: f64::from(i),
+                source: "onstat -u".into(),
+                argv: vec!["onstat".into(), "-u".into()],
+                exit: Some(5),
+                stdout: noise[i as usize * 9000..i as usize * 9000 + 20_000].to_string(),
+                stderr: String::new(),
+            };
+            tx.try_send(sample).expect("the collectors never wait");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        wait_for("the viewer dropped", || share.door().counts().2 == 1);
+        rt.block_on(async { tokio::time::timeout(Duration::from_secs(10), kill.notified()).await })
+            .expect("its connection is ended");
+        // The connection ended drops its response: the share's writer is let go.
+        drop(answer);
+        wait_for("the viewer gone", || share.door().counts().0 == 0);
+        assert!(feeds.lock().is_empty(), "its POSTs are no longer taken");
+    }
 
     #[test]
     fn feed_paths() {

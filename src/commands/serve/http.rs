@@ -337,13 +337,17 @@ where
 {
     let feeding = Arc::new(AtomicUsize::new(0));
     let feeds = feeding.clone();
+    // Ends the connection: a feed's viewer that the share lets go.
+    let kill = Arc::new(tokio::sync::Notify::new());
+    let killer = kill.clone();
     let service = hyper::service::service_fn(move |req: Request<hyper::body::Incoming>| {
         let serving = Serving::start(id, &all);
         let latest = latest.clone();
         let web = web.clone();
         let feeding = feeds.clone();
+        let kill = killer.clone();
         async move {
-            let mut response = respond(req, &latest, &web).await;
+            let mut response = respond(req, &latest, &web, kill).await;
             if let http_body_util::Either::Right(feed) = response.body_mut() {
                 feed.hold(Box::new(serving));
                 feed.hold(Box::new(Feeding::new(&feeding)));
@@ -357,6 +361,12 @@ where
         .timer(hyper_util::rt::TokioTimer::new())
         .header_read_timeout(HEADER_TIMEOUT)
         .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+    let conn = async move {
+        tokio::select! {
+            r = conn => r,
+            () = kill.notified() => Ok(()),
+        }
+    };
     let mut conn = std::pin::pin!(conn);
     if tokio::time::timeout(CONNECTION_LIFETIME, conn.as_mut())
         .await
@@ -401,7 +411,12 @@ fn text(status: StatusCode, body: String) -> Answer {
 }
 
 /// The answer to one request.
-pub(crate) async fn respond<B>(req: Request<B>, latest: &Latest, web: &Web) -> Answer
+pub(crate) async fn respond<B>(
+    req: Request<B>,
+    latest: &Latest,
+    web: &Web,
+    kill: Arc<tokio::sync::Notify>,
+) -> Answer
 where
     B: hyper::body::Body<Data = Bytes> + Send + 'static,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
@@ -437,7 +452,7 @@ where
     if Feeds::is_feed(req.uri().path()) {
         // Only behind basic auth (`Feeds` is off without it): the user its password proved.
         let user = user.unwrap_or_default();
-        return web.feeds.answer(req, user).await;
+        return web.feeds.answer(req, user, kill).await;
     }
     if req.method() != Method::GET && req.method() != Method::HEAD {
         let mut r = text(
