@@ -4,6 +4,7 @@
 //! answered the GET with ([`VIEWER_HEADER`]). Over TLS only (the feed holds the server's SQL),
 //! with basic auth: the password comes from a file or the environment, never the command line.
 
+pub use super::attach::{HttpTarget, FEED_PATH};
 use hyper::body::Bytes;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
@@ -17,10 +18,6 @@ use tokio_rustls::rustls::pki_types::{CertificateDer, ServerName};
 /// The header of serve's answer to the feed's GET: the token that names this viewer's feed in
 /// its POSTs (a random number, good only with the same user's password).
 pub const VIEWER_HEADER: &str = "x-ifxtop-viewer";
-/// The feed's path on serve.
-pub const FEED_PATH: &str = "/feed";
-/// serve's default port (`--web.listen-address`).
-const DEFAULT_PORT: u16 = 19088;
 /// Connecting and the TLS handshake, each.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// The CA bundles looked for when no `--attach-ca` is given (Debian's, Red Hat's).
@@ -32,98 +29,6 @@ const SYSTEM_CAS: [&str; 2] = [
 const PEM_CAP: u64 = 4 << 20;
 /// Frames read ahead of the viewer.
 const AHEAD: usize = 16;
-
-/// `https://[USER@]HOST[:PORT][/feed[/INSTANCE]]`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct HttpTarget {
-    pub host: String,
-    pub port: u16,
-    pub path: String,
-    pub user: Option<String>,
-}
-
-impl HttpTarget {
-    pub fn parse(s: &str) -> Result<HttpTarget, String> {
-        let rest = match s.split_once("://") {
-            Some(("https", rest)) => rest,
-            Some(("http", _)) => {
-                return Err(format!(
-                    "{s}: the feed is served over TLS only (it holds the server's SQL): https://"
-                ))
-            }
-            _ => return Err(format!("{s}: https://HOST:PORT")),
-        };
-        let (authority, path) = match rest.find('/') {
-            Some(i) => (&rest[..i], &rest[i..]),
-            None => (rest, ""),
-        };
-        let (user, hostport) = match authority.rsplit_once('@') {
-            Some((u, h)) if !u.is_empty() => (Some(u.to_string()), h),
-            Some(_) => return Err(format!("{s}: an empty user")),
-            None => (None, authority),
-        };
-        let (host, port) = if let Some(v6) = hostport.strip_prefix('[') {
-            let (h, after) = v6
-                .split_once(']')
-                .ok_or_else(|| format!("{s}: an IPv6 address in [ ] without its ]"))?;
-            (h, after.strip_prefix(':'))
-        } else {
-            match hostport.rsplit_once(':') {
-                Some((h, p)) => (h, Some(p)),
-                None => (hostport, None),
-            }
-        };
-        let port = match port {
-            None => DEFAULT_PORT,
-            Some(p) => p
-                .parse::<u16>()
-                .ok()
-                .filter(|p| *p != 0)
-                .ok_or_else(|| format!("{s}: port {p:?} is not a port"))?,
-        };
-        let name_ok = |c: char| c.is_ascii_alphanumeric() || "-._:".contains(c);
-        if host.is_empty() || !host.chars().all(name_ok) {
-            return Err(format!("{s}: {host:?} is not a host name or address"));
-        }
-        let path = if path.is_empty() || path == "/" {
-            FEED_PATH.to_string()
-        } else {
-            path.to_string()
-        };
-        let path_ok = |c: char| c.is_ascii_alphanumeric() || "/-._~".contains(c);
-        if !(path == FEED_PATH || path.starts_with("/feed/")) || !path.chars().all(path_ok) {
-            return Err(format!(
-                "{s}: the feed's path is {FEED_PATH} (or {FEED_PATH}/INSTANCE), not {path:?}"
-            ));
-        }
-        Ok(HttpTarget {
-            host: host.to_string(),
-            port,
-            path,
-            user,
-        })
-    }
-
-    /// The `Host` header's value.
-    fn authority(&self) -> String {
-        if self.host.contains(':') {
-            format!("[{}]:{}", self.host, self.port)
-        } else {
-            format!("{}:{}", self.host, self.port)
-        }
-    }
-}
-
-impl std::fmt::Display for HttpTarget {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let user = self
-            .user
-            .as_deref()
-            .map(|u| format!("{u}@"))
-            .unwrap_or_default();
-        write!(f, "https://{user}{}{}", self.authority(), self.path)
-    }
-}
 
 /// A user and password for basic auth (never printed).
 #[derive(Clone)]
@@ -462,7 +367,7 @@ mod tests {
             ("db01", 9443, "/feed", Some("dba"))
         );
         let t = HttpTarget::parse("https://[::1]/feed/ol_prod").expect("parses");
-        assert_eq!((t.host.as_str(), t.port), ("::1", DEFAULT_PORT));
+        assert_eq!((t.host.as_str(), t.port), ("::1", 19088));
         assert_eq!(t.path, "/feed/ol_prod");
         assert_eq!(t.to_string(), "https://[::1]:19088/feed/ol_prod");
         for bad in [

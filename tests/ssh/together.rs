@@ -5,7 +5,8 @@
 //! `ifxtop --attach` screens in tmux. Both screens show the lock chain's finding; every
 //! viewer is in the presence list; a mark from one reaches the other; what the collector's
 //! onstat printed reaches each viewer within a second of its end; with one screen drilled
-//! into session 812 the collector still runs one `onstat -i` a tick and nothing else.
+//! into session 812 the collector still runs one `onstat -i` a tick and nothing else; a
+//! screen pauses (space) and comes back to the live end.
 
 use crate::common::feed::{wait_for, web_config, Lines, PASSWORD, USER};
 use crate::common::pki::pki;
@@ -262,6 +263,28 @@ fn two_viewers_over_ssh_and_https_watch_one_collector_together() {
         "{} onstat processes in {elapsed:.1} s with a screen drilled into 812 ({drilled} of them read it)",
         new.len()
     );
+
+    // A viewer pauses (space, as the live screen freezes): its moment stays while the feed
+    // goes on, and space again takes it back to the live end.
+    let clock = |screen: &str| -> String {
+        let head = screen.lines().next().unwrap_or_default();
+        head.split_whitespace()
+            .find(|w| w.len() == 8 && w.as_bytes()[2] == b':' && w.as_bytes()[5] == b':')
+            .unwrap_or_else(|| panic!("no clock in {head:?}"))
+            .to_string()
+    };
+    ssh_screen.keys(&["Space"]);
+    let frozen = ssh_screen.wait_for("FROZEN");
+    assert!(frozen.contains("ATTACHED"), "{frozen}");
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(
+        clock(&ssh_screen.screen()),
+        clock(&frozen),
+        "the moment stays"
+    );
+    ssh_screen.keys(&["Space"]);
+    let live = ssh_screen.wait_for("RUNNING");
+    assert_ne!(clock(&live), clock(&frozen), "back to the live end");
     drop(over_ssh.keep);
     drop(over_https.keep);
 }
