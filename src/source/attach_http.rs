@@ -116,7 +116,18 @@ async fn connect(t: &HttpTarget, tls: &tokio_rustls::TlsConnector) -> io::Result
     let stream = tokio::time::timeout(CONNECT_TIMEOUT, tls.connect(name, tcp))
         .await
         .map_err(timed("the TLS handshake timed out"))?
-        .map_err(|e| io::Error::new(e.kind(), format!("TLS: {e}")))?;
+        .map_err(|e| {
+            let said = e.to_string();
+            let hint = if said.contains("UnknownIssuer") {
+                " (trust the CA of serve's certificate: --attach-ca FILE)"
+            } else if said.contains("CaUsedAsEndEntity") {
+                " (serve's certificate is marked as a CA: make it with \
+                 basicConstraints=critical,CA:FALSE, or sign it with a CA and give that CA)"
+            } else {
+                ""
+            };
+            io::Error::new(e.kind(), format!("TLS: {said}{hint}"))
+        })?;
     let (sender, conn) =
         hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
             .await
