@@ -118,6 +118,17 @@ pub struct ShareArgs {
         default_value = "ifxtop"
     )]
     pub(crate) attach_ifxtop: String,
+    /// The user for serve's basic auth (`--attach https://...`; or `https://USER@HOST`). The
+    /// password: `--attach-password-file`, else $IFXTOP_ATTACH_PASSWORD (never an argument).
+    #[arg(long, value_name = "USER", requires = "attach")]
+    pub(crate) attach_user: Option<String>,
+    /// A file holding the password for serve's basic auth (its first line).
+    #[arg(long, value_name = "FILE", requires = "attach")]
+    pub(crate) attach_password_file: Option<PathBuf>,
+    /// The CA certificate (PEM) that signed serve's (a self-signed one: the certificate
+    /// itself); by default the system's bundle.
+    #[arg(long, value_name = "FILE", requires = "attach")]
+    pub(crate) attach_ca: Option<PathBuf>,
 }
 
 fn parse_mode(s: &str) -> std::result::Result<u32, String> {

@@ -38,6 +38,23 @@ pub struct Joined {
     to_collector: Box<dyn Write + Send>,
     /// What keeps the transport up (the ssh process): dropped with the follower.
     keep: Box<dyn Send>,
+    /// The feed's compressed bytes read so far.
+    received: Arc<std::sync::atomic::AtomicU64>,
+}
+
+/// Counts the bytes read through it.
+struct Counted<R> {
+    inner: R,
+    n: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.n
+            .fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+        Ok(n)
+    }
 }
 
 /// What a viewer knows of the others and of the feed, for its screen.
@@ -87,6 +104,11 @@ pub fn join(
     target: &str,
     keep: Box<dyn Send>,
 ) -> Result<Joined, String> {
+    let received = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let from = Counted {
+        inner: from,
+        n: received.clone(),
+    };
     let mut d = zstd::stream::read::Decoder::new(from).map_err(|e| e.to_string())?;
     d.window_log_max(crate::collect::track::WINDOW_LOG_MAX)
         .map_err(|e| e.to_string())?;
@@ -135,6 +157,7 @@ pub fn join(
         lines,
         to_collector: to,
         keep,
+        received,
     })
 }
 
@@ -165,6 +188,8 @@ impl Collection {
         let follower = Follower {
             state: state.clone(),
             say: say.clone(),
+            received: joined.received.clone(),
+            rate: Arc::default(),
         };
         let Joined {
             lines,
@@ -294,12 +319,25 @@ fn follow(
 pub struct Follower {
     pub state: Arc<Mutex<FollowState>>,
     say: std::sync::mpsc::SyncSender<ViewerMsg>,
+    received: Arc<std::sync::atomic::AtomicU64>,
+    rate: Arc<Mutex<wire::Rate>>,
 }
 
 impl Follower {
     /// What the viewer knows now.
     pub fn state(&self) -> FollowState {
         self.state.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The feed's compressed bytes received so far, and a second over the last seconds.
+    pub fn received(&self) -> (u64, Option<f64>) {
+        let n = self.received.load(std::sync::atomic::Ordering::Relaxed);
+        let rate = self
+            .rate
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .per_s(n, std::time::Instant::now());
+        (n, rate)
     }
 
     /// Sends a mark to the collector (and so to every viewer).

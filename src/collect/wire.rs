@@ -113,6 +113,34 @@ pub enum ViewerMsg {
     },
 }
 
+/// Bytes a second over the last few seconds, from a running total read now and then (the feed's
+/// bytes, sent or received, for the cost line).
+#[derive(Debug, Default)]
+pub struct Rate {
+    seen: std::collections::VecDeque<(std::time::Instant, u64)>,
+}
+
+impl Rate {
+    /// Over about this long.
+    const WINDOW: std::time::Duration = std::time::Duration::from_secs(10);
+
+    /// The rate up to `total` at `now`: `None` until a second has been seen.
+    pub fn per_s(&mut self, total: u64, now: std::time::Instant) -> Option<f64> {
+        self.seen.push_back((now, total));
+        while self.seen.len() > 2
+            && self
+                .seen
+                .get(1)
+                .is_some_and(|(t, _)| now.saturating_duration_since(*t) >= Self::WINDOW)
+        {
+            self.seen.pop_front();
+        }
+        let (t0, n0) = *self.seen.front()?;
+        let over = now.saturating_duration_since(t0).as_secs_f64();
+        (over >= 1.0).then(|| total.saturating_sub(n0) as f64 / over)
+    }
+}
+
 /// The bytes of one line (JSON and a newline) of `value`.
 pub fn line<T: Serialize>(value: &T) -> Vec<u8> {
     // Serializing plain structs and strings cannot fail.
@@ -172,6 +200,21 @@ mod tests {
         }
         let long = format!(r#"{{"mark":{{"at":1,"text":"{}"}}}}"#, "x".repeat(300));
         assert!(viewer_msg(long.as_bytes()).is_err());
+    }
+
+    #[test]
+    fn a_rate_is_over_the_last_seconds_and_none_before_one() {
+        let t0 = std::time::Instant::now();
+        let at = |s: u64| t0 + std::time::Duration::from_secs(s);
+        let mut r = Rate::default();
+        assert_eq!(r.per_s(0, t0), None);
+        assert_eq!(r.per_s(1000, at(1)), Some(1000.0));
+        // A burst long ago (the history at join) leaves the window.
+        for s in 2..=30 {
+            r.per_s(1000 + (s - 1) * 10, at(s));
+        }
+        let now = r.per_s(1000 + 30 * 10, at(31)).expect("a rate");
+        assert!((now - 10.0).abs() < 0.01, "{now}");
     }
 
     #[test]

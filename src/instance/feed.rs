@@ -141,7 +141,9 @@ impl Feed {
         if let Some(share) = share {
             return Some(share.watching());
         }
-        let st = follow.as_ref()?.state();
+        let follow = follow.as_ref()?;
+        let st = follow.state();
+        let (bytes, bytes_per_s) = follow.received();
         Some(crate::instance::share::Watching {
             following: Some(format!("{} ({})", st.target, st.collector)),
             behind_s: Some((collection.clock.now().as_secs_f64() - st.latest_t).max(0.0)),
@@ -149,6 +151,9 @@ impl Feed {
             sharing: None,
             viewers: st.viewers,
             marks: st.marks,
+            you: Some(st.you),
+            bytes,
+            bytes_per_s,
         })
     }
 

@@ -35,6 +35,102 @@ impl Drop for Killed {
     }
 }
 
+/// The feed's path on serve.
+pub const FEED_PATH: &str = "/feed";
+/// serve's default port (`--web.listen-address`).
+const DEFAULT_PORT: u16 = 19088;
+/// `https://[USER@]HOST[:PORT][/feed[/INSTANCE]]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpTarget {
+    pub host: String,
+    pub port: u16,
+    pub path: String,
+    pub user: Option<String>,
+}
+
+impl HttpTarget {
+    pub fn parse(s: &str) -> Result<HttpTarget, String> {
+        let rest = match s.split_once("://") {
+            Some(("https", rest)) => rest,
+            Some(("http", _)) => {
+                return Err(format!(
+                    "{s}: the feed is served over TLS only (it holds the server's SQL): https://"
+                ))
+            }
+            _ => return Err(format!("{s}: https://HOST:PORT")),
+        };
+        let (authority, path) = match rest.find('/') {
+            Some(i) => (&rest[..i], &rest[i..]),
+            None => (rest, ""),
+        };
+        let (user, hostport) = match authority.rsplit_once('@') {
+            Some((u, h)) if !u.is_empty() => (Some(u.to_string()), h),
+            Some(_) => return Err(format!("{s}: an empty user")),
+            None => (None, authority),
+        };
+        let (host, port) = if let Some(v6) = hostport.strip_prefix('[') {
+            let (h, after) = v6
+                .split_once(']')
+                .ok_or_else(|| format!("{s}: an IPv6 address in [ ] without its ]"))?;
+            (h, after.strip_prefix(':'))
+        } else {
+            match hostport.rsplit_once(':') {
+                Some((h, p)) => (h, Some(p)),
+                None => (hostport, None),
+            }
+        };
+        let port = match port {
+            None => DEFAULT_PORT,
+            Some(p) => p
+                .parse::<u16>()
+                .ok()
+                .filter(|p| *p != 0)
+                .ok_or_else(|| format!("{s}: port {p:?} is not a port"))?,
+        };
+        let name_ok = |c: char| c.is_ascii_alphanumeric() || "-._:".contains(c);
+        if host.is_empty() || !host.chars().all(name_ok) {
+            return Err(format!("{s}: {host:?} is not a host name or address"));
+        }
+        let path = if path.is_empty() || path == "/" {
+            FEED_PATH.to_string()
+        } else {
+            path.to_string()
+        };
+        let path_ok = |c: char| c.is_ascii_alphanumeric() || "/-._~".contains(c);
+        if !(path == FEED_PATH || path.starts_with("/feed/")) || !path.chars().all(path_ok) {
+            return Err(format!(
+                "{s}: the feed's path is {FEED_PATH} (or {FEED_PATH}/INSTANCE), not {path:?}"
+            ));
+        }
+        Ok(HttpTarget {
+            host: host.to_string(),
+            port,
+            path,
+            user,
+        })
+    }
+
+    /// The `Host` header's value.
+    pub(crate) fn authority(&self) -> String {
+        if self.host.contains(':') {
+            format!("[{}]:{}", self.host, self.port)
+        } else {
+            format!("{}:{}", self.host, self.port)
+        }
+    }
+}
+
+impl std::fmt::Display for HttpTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let user = self
+            .user
+            .as_deref()
+            .map(|u| format!("{u}@"))
+            .unwrap_or_default();
+        write!(f, "https://{user}{}{}", self.authority(), self.path)
+    }
+}
+
 /// Where a viewer attaches.
 #[derive(Debug, Clone, PartialEq)]
 pub enum AttachTarget {
@@ -42,12 +138,17 @@ pub enum AttachTarget {
     Socket(PathBuf),
     /// `ssh HOST ifxtop attach`.
     Ssh(SshTarget),
+    /// `ifxtop serve`'s feed over HTTPS (`super::attach_http` opens it).
+    Http(HttpTarget),
 }
 
 impl AttachTarget {
-    /// A path (it holds a `/`) is a socket here; anything else `[user@]host[:port]` for ssh.
+    /// A URL (`https://`) is serve's feed; a path (it holds a `/`) a socket here; anything
+    /// else `[user@]host[:port]` for ssh.
     pub fn parse(s: &str) -> Result<AttachTarget, String> {
-        if s.contains('/') {
+        if s.contains("://") {
+            HttpTarget::parse(s).map(AttachTarget::Http)
+        } else if s.contains('/') {
             Ok(AttachTarget::Socket(PathBuf::from(s)))
         } else {
             SshTarget::parse(s)
@@ -62,6 +163,7 @@ impl std::fmt::Display for AttachTarget {
         match self {
             AttachTarget::Socket(p) => write!(f, "{}", p.display()),
             AttachTarget::Ssh(t) => write!(f, "{t}"),
+            AttachTarget::Http(t) => write!(f, "{t}"),
         }
     }
 }
@@ -96,7 +198,7 @@ pub fn ssh_argv(
     v
 }
 
-/// Opens the feed at `target`.
+/// Opens the feed at `target` (serve's HTTP feed: `attach_http::open`, with its credentials).
 pub fn open(
     target: &AttachTarget,
     config: Option<&Path>,
@@ -114,6 +216,10 @@ pub fn open(
                 said: Arc::default(),
             })
         }
+        AttachTarget::Http(t) => Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            format!("{t}: opened with its credentials (attach_http::open)"),
+        )),
         AttachTarget::Ssh(t) => {
             let argv = ssh_argv(t, config, remote_ifxtop, socket);
             let mut child = Command::new(&argv[0])

@@ -3,6 +3,7 @@
 //! implement it, so every mode runs the same pipeline.
 
 pub mod attach;
+pub mod attach_http;
 pub mod budget;
 pub mod cost;
 pub mod kinds;

@@ -143,6 +143,31 @@ pub(crate) fn cost_words(c: &crate::model::snapshot::Cost) -> String {
     parts.join("; ")
 }
 
+/// What watching together costs, for the cost line: a collector sharing (`--share`) says how
+/// many watch and the feed's bytes a second; a viewer (`--attach`) that it runs nothing on
+/// the server and what it receives. `None` when neither.
+pub(crate) fn watch_words(w: &crate::instance::share::Watching) -> Option<String> {
+    let rate = match w.bytes_per_s {
+        Some(r) => format!("{}/s", crate::format::human_bytes(r.round() as u64)),
+        None => crate::format::human_bytes(w.bytes),
+    };
+    let n = w.viewers.len();
+    let viewers = if n == 1 {
+        "1 viewer".to_string()
+    } else {
+        format!("{n} viewers")
+    };
+    if w.following.is_some() {
+        Some(format!(
+            "a viewer: nothing run on the server for it, the feed {rate} ({viewers} of the collector)"
+        ))
+    } else if w.sharing.is_some() {
+        Some(format!("shared with {viewers}, the feed {rate} sent"))
+    } else {
+        None
+    }
+}
+
 /// What ifxtop costs this server: itself, its onstat children, and per source (the busiest
 /// first) its calls a minute, CPU and bytes of output a call.
 fn cost(out: &mut Vec<ServerLine>, snap: &Snapshot, theme: &Theme) {
@@ -561,4 +586,39 @@ pub(crate) fn report_text(snap: &Snapshot) -> String {
         s.push('\n');
     }
     s
+}
+
+#[cfg(test)]
+mod watch_tests {
+    use super::watch_words;
+    use crate::instance::share::Watching;
+
+    #[test]
+    fn the_cost_line_says_who_shares_and_who_views() {
+        let mut w = Watching {
+            sharing: Some("/run/ifxtop/ol.sock".into()),
+            bytes: 3 << 20,
+            bytes_per_s: Some(358_400.0),
+            ..Watching::default()
+        };
+        assert_eq!(
+            watch_words(&w).as_deref(),
+            Some("shared with 0 viewers, the feed 350 KB/s sent")
+        );
+        w.bytes_per_s = None;
+        assert_eq!(
+            watch_words(&w).as_deref(),
+            Some("shared with 0 viewers, the feed 3.0 MB sent")
+        );
+        let v = Watching {
+            following: Some("db01 (informix@db01)".into()),
+            bytes_per_s: Some(1024.0),
+            ..Watching::default()
+        };
+        assert_eq!(
+            watch_words(&v).as_deref(),
+            Some("a viewer: nothing run on the server for it, the feed 1 KB/s (0 viewers of the collector)")
+        );
+        assert_eq!(watch_words(&Watching::default()), None);
+    }
 }

@@ -98,6 +98,38 @@ impl FakeOnstat {
         self
     }
 
+    /// `onstat -i` answers as the real one does (Administrator's Reference, "onstat -i"): an
+    /// `onstat>` prompt, then each option read from its input (one a line, no dash) printed
+    /// with the banner, prompts between, all in one process (bash, one `cat`: fast, so the
+    /// collector keeps one process a tick). Each run also logs, after it printed everything, a
+    /// line `i: OPTIONS start=WALL done=WALL` (seconds since the epoch). Without this, `-i`
+    /// is an unknown option and the collectors run the options one by one.
+    pub fn interactive(&self) -> &Self {
+        std::fs::write(self.data.join("prompt"), "onstat> ").expect("prompt");
+        let text = format!(
+            "#!/bin/bash\n\
+             start=$EPOCHREALTIME\n\
+             d='{d}'\n\
+             files=()\n\
+             opts=\n\
+             while IFS= read -r line; do\n\
+               [ -z \"$line\" ] && continue\n\
+               k=\"-$line\"; k=\"${{k//[^A-Za-z0-9]/_}}\"\n\
+               files+=(\"$d/prompt\" \"$d/banner\")\n\
+               [ -f \"$d/$k\" ] && files+=(\"$d/$k\")\n\
+               opts=\"$opts,$line\"\n\
+             done\n\
+             files+=(\"$d/prompt\")\n\
+             cat \"${{files[@]}}\"\n\
+             echo \"i: ${{opts#,}} start=$start done=$EPOCHREALTIME\" >> '{log}'\n\
+             exit 5\n",
+            d = self.data.display(),
+            log = self.log.display()
+        );
+        script(&self.data.join("interactive"), &text);
+        self
+    }
+
     /// Writes the executables.
     pub fn install(&self) {
         let d = self.data.display();
@@ -114,6 +146,7 @@ impl FakeOnstat {
             "#!/bin/sh\n\
              echo \"onstat $* INFORMIXSERVER=$INFORMIXSERVER\" >> '{log}'\n\
              case \"$*\" in\n{cases}esac\n\
+             if [ \"$*\" = -i ] && [ -x '{d}/interactive' ]; then exec '{d}/interactive'; fi\n\
              k=$(printf '%s' \"$*\" | tr -c 'A-Za-z0-9' '_')\n\
              if [ -f '{d}'/\"$k\" ]; then cat '{d}/banner' '{d}'/\"$k\"; exit 5; fi\n\
              if [ \"$1\" = -g ]; then cat '{d}/banner'; exit 5; fi\n\

@@ -2,6 +2,8 @@
 #![allow(dead_code)]
 
 pub mod fake_onstat;
+pub mod feed;
+pub mod pki;
 
 use std::path::{Path, PathBuf};
 

@@ -9,6 +9,7 @@
 mod common;
 
 mod exposition;
+mod feed;
 mod load;
 mod mixin;
 mod prometheus;

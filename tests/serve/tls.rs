@@ -3,13 +3,10 @@
 //! (rcgen); serve and a real Prometheus run on loopback only, every wait is bounded and every
 //! process is ended by the test, by its own handle.
 
+use crate::common::pki::{pki, Pki};
 use crate::prometheus::query;
 use crate::run::{address_in, http, serve_command, start, Running};
 use crate::{available, samples, PROMETHEUS};
-use rcgen::{
-    BasicConstraints, CertificateParams, CertifiedIssuer, DnType, ExtendedKeyUsagePurpose, IsCa,
-    KeyPair, SanType,
-};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
@@ -22,52 +19,6 @@ use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName}
 
 const USER: &str = "prometheus";
 const PASSWORD: &str = "correct horse";
-
-/// A CA, a server certificate for 127.0.0.1 and a client certificate, as PEM files in `dir`.
-struct Pki {
-    ca: PathBuf,
-    server_cert: PathBuf,
-    server_key: PathBuf,
-    client_cert: PathBuf,
-    client_key: PathBuf,
-}
-
-fn pki(dir: &Path) -> Pki {
-    let mut ca_params = CertificateParams::new(Vec::<String>::new()).expect("params");
-    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    ca_params
-        .distinguished_name
-        .push(DnType::CommonName, "ifxtop test CA");
-    let ca =
-        CertifiedIssuer::self_signed(ca_params, KeyPair::generate().expect("key")).expect("the CA");
-    let leaf = |name: &str, usage: ExtendedKeyUsagePurpose| {
-        let mut p = CertificateParams::new(vec!["localhost".to_string()]).expect("params");
-        p.subject_alt_names
-            .push(SanType::IpAddress(std::net::Ipv4Addr::LOCALHOST.into()));
-        p.distinguished_name.push(DnType::CommonName, name);
-        p.extended_key_usages = vec![usage];
-        let key = KeyPair::generate().expect("key");
-        let cert = p.signed_by(&key, &ca).expect("signed");
-        (cert.pem(), key.serialize_pem())
-    };
-    let (server_cert, server_key) = leaf("ifxtop serve", ExtendedKeyUsagePurpose::ServerAuth);
-    let (client_cert, client_key) = leaf("prometheus", ExtendedKeyUsagePurpose::ClientAuth);
-    // Written 0600, as a key must be (serve warns of one others can read).
-    let write = |name: &str, text: &str| {
-        use std::os::unix::fs::PermissionsExt;
-        let p = dir.join(name);
-        std::fs::write(&p, text).expect("write");
-        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600)).expect("chmod");
-        p
-    };
-    Pki {
-        ca: write("ca.pem", &ca.pem()),
-        server_cert: write("server.pem", &server_cert),
-        server_key: write("server-key.pem", &server_key),
-        client_cert: write("client.pem", &client_cert),
-        client_key: write("client-key.pem", &client_key),
-    }
-}
 
 /// The toolkit's web configuration: TLS requiring a client certificate of the CA, one user.
 fn web_config(dir: &Path, pki: &Pki) -> PathBuf {

@@ -15,6 +15,7 @@ mod screen;
 mod share;
 mod shells;
 mod sshd;
+mod together;
 
 use ifxtop::error::SourceError;
 use ifxtop::parsers::onstat_u::OnstatU;

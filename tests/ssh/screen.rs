@@ -6,12 +6,12 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// A detached tmux session on a server of its own (`-L`), killed on drop.
-struct Tmux {
+pub(crate) struct Tmux {
     socket: String,
 }
 
 impl Tmux {
-    fn start(cmd: &str, env: &[(&str, String)]) -> Option<Tmux> {
+    pub(crate) fn start(cmd: &str, env: &[(&str, String)]) -> Option<Tmux> {
         if !crate::common::have("tmux", "tmux", "the screen over ssh") {
             return None;
         }
@@ -31,7 +31,7 @@ impl Tmux {
         Some(Tmux { socket })
     }
 
-    fn keys(&self, keys: &[&str]) {
+    pub(crate) fn keys(&self, keys: &[&str]) {
         Command::new("tmux")
             .args(["-L", &self.socket, "send-keys"])
             .args(keys)
@@ -39,7 +39,7 @@ impl Tmux {
             .expect("send-keys");
     }
 
-    fn screen(&self) -> String {
+    pub(crate) fn screen(&self) -> String {
         let out = Command::new("tmux")
             .args(["-L", &self.socket, "capture-pane", "-p"])
             .output()
@@ -47,7 +47,7 @@ impl Tmux {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    fn wait_for(&self, needle: &str) -> String {
+    pub(crate) fn wait_for(&self, needle: &str) -> String {
         let start = Instant::now();
         loop {
             let s = self.screen();

@@ -3,13 +3,12 @@
 //! one on the socket here: both get the feed, each sees the other in the presence list, a
 //! mark from one reaches the other, and junk sent over ssh is refused.
 
+use crate::common::feed::{wait_for, Lines};
 use crate::sshd::{self, Sshd};
 use ifxtop::source::attach::{open, AttachTarget, Transport};
 use ifxtop::source::ssh::SshTarget;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
 
 struct Killed(Child);
 
@@ -17,32 +16,6 @@ impl Drop for Killed {
     fn drop(&mut self) {
         let _ = self.0.kill();
         let _ = self.0.wait();
-    }
-}
-
-/// The feed's lines read so far on a thread of their own.
-fn reader(mut from: Box<dyn Read + Send>) -> Arc<Mutex<Vec<String>>> {
-    let lines = Arc::new(Mutex::new(Vec::new()));
-    let out = lines.clone();
-    std::thread::spawn(move || {
-        let Ok(d) = zstd::stream::read::Decoder::new(&mut from) else {
-            return;
-        };
-        let mut r = std::io::BufReader::new(d);
-        let mut line = String::new();
-        while std::io::BufRead::read_line(&mut r, &mut line).is_ok_and(|n| n > 0) {
-            out.lock().expect("lines").push(line.trim_end().to_string());
-            line.clear();
-        }
-    });
-    lines
-}
-
-fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
-    let end = Instant::now() + Duration::from_secs(60);
-    while !f() {
-        assert!(Instant::now() < end, "never: {what}");
-        std::thread::sleep(Duration::from_millis(50));
     }
 }
 
@@ -83,21 +56,19 @@ fn two_viewers_one_over_ssh_see_the_feed_each_other_and_a_mark() {
         Some(&sock.display().to_string()),
     )
     .expect("ssh");
-    let over_ssh = reader(from);
+    let over_ssh = Lines::read(from);
     // On the socket here.
     let here = std::os::unix::net::UnixStream::connect(&sock).expect("connect");
     let mut to_here = here.try_clone().expect("clone");
-    let local = reader(Box::new(here));
-    let has = |l: &Arc<Mutex<Vec<String>>>, s: &str| {
-        l.lock().expect("lines").iter().any(|x| x.contains(s))
-    };
+    let local = Lines::read(Box::new(here));
+    let has = |l: &Lines, s: &str| l.has(s);
     for l in [&over_ssh, &local] {
         wait_for("the header", || has(l, "\"ifxtop_recording\":1"));
         wait_for("onstat -u", || has(l, "\"source\":\"onstat -u\""));
     }
     // The presence list: two viewers, the one over ssh from where sshd says it came.
     wait_for("both in the presence list", || {
-        local.lock().expect("lines").iter().any(|l| {
+        local.any(|l| {
             l.contains("\"viewers\"")
                 && l.matches("\"via\":\"socket\"").count() == 2
                 && l.contains("\"host\":\"127.0.0.1\"")
@@ -115,10 +86,7 @@ fn two_viewers_one_over_ssh_see_the_feed_each_other_and_a_mark() {
     // Nothing it sent ran: no output of the feed was of a command it named.
     for l in [&over_ssh, &local] {
         assert!(
-            !l.lock()
-                .unwrap()
-                .iter()
-                .any(|x| x.starts_with("{\"t\":") && x.contains("\"argv\":[\"onmode\"")),
+            !l.any(|x| x.starts_with("{\"t\":") && x.contains("\"argv\":[\"onmode\"")),
             "nothing the viewer sent ran"
         );
     }

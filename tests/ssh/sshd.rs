@@ -395,7 +395,7 @@ fn keygen(path: &Path) {
 pub const REMOTE_HOST: &str = "db-remote-01";
 
 /// A lock chain: 812 holds, 813 and 815 wait for it, 814 for 813.
-const U: &str = "Userthreads
+pub const U: &str = "Userthreads
 address          flags   sessid   user     tty      wait             tout locks nreads   nwrites
 4b4ad628         --BP--- 812      appuser  -        0                0    3     120      45
 4b4adc40         L-BP--- 813      appuser  -        44a1b000         0    1     10       2

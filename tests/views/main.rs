@@ -1486,3 +1486,87 @@ fn sessions_by_memory() {
         );
     }
 }
+
+/// Watching together, as a viewer sees it: the header keeps `ATTACHED +0.4s · 2 watching` at
+/// 80 columns (whom it follows goes first), and the help lists who watches (user, how, from
+/// where, since when, how far behind, which is you), the last mark, and what the feed costs.
+#[test]
+fn a_viewer_sees_who_watches_in_the_help_and_how_far_behind_in_the_header() {
+    use ifxtop::collect::wire::{Mark, Presence};
+    use ifxtop::instance::share::Watching;
+    let viewer = |id: u64, user: &str, via: &str, host: &str, behind: f64| Presence {
+        id,
+        user: user.into(),
+        host: Some(host.into()),
+        via: via.into(),
+        since: "2026-11-22T13:30:05Z".into(),
+        behind_s: Some(behind),
+        queued_bytes: 0,
+    };
+    for (w, h) in [(80, 24), (160, 48)] {
+        let mut a = app(w, h, &[]);
+        a.watching = Some(Box::new(Watching {
+            following: Some("https://dba@db01:19088/feed (informix@db01)".into()),
+            behind_s: Some(0.4),
+            viewers: vec![
+                viewer(1, "informix", "socket", "10.0.0.5", 0.2),
+                viewer(2, "dba", "http", "laptop7", 1.5),
+            ],
+            marks: vec![Mark {
+                at: 30.0,
+                text: "sid 812 holds the chain".into(),
+                by: "informix".into(),
+            }],
+            you: Some(2),
+            bytes: 4 << 20,
+            bytes_per_s: Some(350_000.0),
+            ..Watching::default()
+        }));
+        let text = screen(&a, w, h);
+        let header = text.lines().next().unwrap_or_default();
+        assert!(header.contains("ATTACHED +0.4s · 2 watching"), "{header}");
+        assert_eq!(header.contains("informix@db01"), w >= 160, "{header}");
+        a.handle(Action::Help, NOW);
+        for _ in 0..10 {
+            a.on_key(
+                crossterm::event::KeyEvent::new(
+                    crossterm::event::KeyCode::PageDown,
+                    crossterm::event::KeyModifiers::NONE,
+                ),
+                NOW,
+            );
+        }
+        let help = screen(&a, w, h);
+        assert!(help.contains("Watching together: following"), "{help}");
+        let row = |who: &str| {
+            help.lines()
+                .find(|l| l.contains(who) && l.contains(" since "))
+                .unwrap_or_else(|| panic!("no row of {who}:\n{help}"))
+                .to_string()
+        };
+        let informix = row("informix ");
+        assert!(
+            informix.contains("socket") && informix.contains("10.0.0.5"),
+            "{informix}"
+        );
+        assert!(informix.contains("0.2s behind") && !informix.contains("(you)"));
+        let dba = row("dba ");
+        assert!(dba.contains("http") && dba.contains("laptop7"), "{dba}");
+        assert!(
+            dba.contains("1.5s behind") && dba.contains("(you)"),
+            "{dba}"
+        );
+        assert!(help.contains("mark by informix:"), "{help}");
+        assert!(help.contains("sid 812 holds the chain"), "{help}");
+        let flat: String = help
+            .replace('│', " ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(flat.contains("0.4s behind the collector"), "{help}");
+        assert!(
+            flat.contains("a viewer: nothing run on the server for it, the feed 342 KB/s"),
+            "{help}"
+        );
+    }
+}

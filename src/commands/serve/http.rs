@@ -6,6 +6,7 @@
 //! is taken, the connection that has waited longest without a request in progress is closed to
 //! make room: idle and trickling clients, however many, cannot lock a scraper out.
 
+use super::feed::{Answer, Feeding, Feeds};
 use super::metrics::{exposition, Format, InstanceMetrics};
 use super::web::{Verdict, WebConfig};
 use crate::error::Error;
@@ -17,6 +18,7 @@ use hyper::header::{
 use hyper::{Method, Request, Response, StatusCode};
 use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{oneshot, watch};
@@ -54,6 +56,8 @@ pub(crate) struct Web {
     pub(crate) config: WebConfig,
     /// `--web.telemetry-path`: `/metrics` unless told.
     pub(crate) telemetry_path: String,
+    /// The shared feeds (`--share`): `/feed`.
+    pub(crate) feeds: Arc<Feeds>,
 }
 
 /// A listening socket on `addr` with room for a burst of connections ([`BACKLOG`]), as the
@@ -325,18 +329,31 @@ async fn connection(
 }
 
 /// HTTP/1.1 on one connection (plain or TLS), within its lifetime. While a request is answered
-/// the connection is marked serving ([`Serving`]).
+/// the connection is marked serving ([`Serving`]); a feed's answer (`/feed`) is being answered
+/// as long as it streams, and its connection lives past the lifetime while it does.
 async fn serve_connection<S>(stream: S, id: u64, all: Shared, latest: Arc<Latest>, web: Arc<Web>)
 where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
+    let feeding = Arc::new(AtomicUsize::new(0));
+    let feeds = feeding.clone();
+    // Ends the connection: a feed's viewer that the share lets go.
+    let kill = Arc::new(tokio::sync::Notify::new());
+    let killer = kill.clone();
     let service = hyper::service::service_fn(move |req: Request<hyper::body::Incoming>| {
         let serving = Serving::start(id, &all);
         let latest = latest.clone();
         let web = web.clone();
+        let feeding = feeds.clone();
+        let kill = killer.clone();
         async move {
-            let response = respond(&req, &latest, &web).await;
-            drop(serving);
+            let mut response = respond(req, &latest, &web, kill).await;
+            if let http_body_util::Either::Right(feed) = response.body_mut() {
+                feed.hold(Box::new(serving));
+                feed.hold(Box::new(Feeding::new(&feeding)));
+            } else {
+                drop(serving);
+            }
             Ok::<_, Infallible>(response)
         }
     });
@@ -344,7 +361,28 @@ where
         .timer(hyper_util::rt::TokioTimer::new())
         .header_read_timeout(HEADER_TIMEOUT)
         .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
-    let _ = tokio::time::timeout(CONNECTION_LIFETIME, conn).await;
+    let conn = async move {
+        tokio::select! {
+            r = conn => r,
+            () = kill.notified() => Ok(()),
+        }
+    };
+    let mut conn = std::pin::pin!(conn);
+    if tokio::time::timeout(CONNECTION_LIFETIME, conn.as_mut())
+        .await
+        .is_ok()
+    {
+        return;
+    }
+    // Past its lifetime, a connection goes on only while it sends a feed.
+    while feeding.load(Ordering::SeqCst) > 0 {
+        if tokio::time::timeout(Duration::from_secs(1), conn.as_mut())
+            .await
+            .is_ok()
+        {
+            return;
+        }
+    }
 }
 
 /// The latest metrics of every instance; an instance whose task has ended is `informix_up` 0.
@@ -362,8 +400,8 @@ fn latest_metrics(latest: &Latest) -> Vec<Arc<InstanceMetrics>> {
         .collect()
 }
 
-fn text(status: StatusCode, body: String) -> Response<Full<Bytes>> {
-    let mut r = Response::new(Full::new(Bytes::from(body)));
+fn text(status: StatusCode, body: String) -> Answer {
+    let mut r = Response::new(http_body_util::Either::Left(Full::new(Bytes::from(body))));
     *r.status_mut() = status;
     r.headers_mut().insert(
         CONTENT_TYPE,
@@ -374,18 +412,24 @@ fn text(status: StatusCode, body: String) -> Response<Full<Bytes>> {
 
 /// The answer to one request.
 pub(crate) async fn respond<B>(
-    req: &Request<B>,
+    req: Request<B>,
     latest: &Latest,
     web: &Web,
-) -> Response<Full<Bytes>> {
+    kill: Arc<tokio::sync::Notify>,
+) -> Answer
+where
+    B: hyper::body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
     // Every path needs the user and password when there are users, as the toolkit has it.
+    let mut user = None;
     if let Some(auth) = &web.config.auth {
         let given = req
             .headers()
             .get(AUTHORIZATION)
             .and_then(|v| v.to_str().ok());
         match auth.check(given).await {
-            Verdict::Allowed => {}
+            Verdict::Allowed => user = given.and_then(super::web::credentials).map(|c| c.0),
             Verdict::Refused => {
                 let mut r = text(StatusCode::UNAUTHORIZED, "unauthorized\n".to_string());
                 r.headers_mut().insert(
@@ -404,6 +448,11 @@ pub(crate) async fn respond<B>(
                 return r;
             }
         }
+    }
+    if Feeds::is_feed(req.uri().path()) {
+        // Only behind basic auth (`Feeds` is off without it): the user its password proved.
+        let user = user.unwrap_or_default();
+        return web.feeds.answer(req, user, kill).await;
     }
     if req.method() != Method::GET && req.method() != Method::HEAD {
         let mut r = text(

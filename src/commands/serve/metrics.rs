@@ -205,6 +205,12 @@ metrics! {
         "CPU time ifxtop has used since it started: itself (part=self) and the onstat and other processes it ran (part=children); absent on the demo, whose onstat is simulated";
     SourceRuns => Counter "ifxtop_source_runs_total"
         "Runs of each of ifxtop's sources (calls made; several share one onstat -i process)";
+    ShareViewers => Gauge "ifxtop_share_viewers"
+        "Viewers attached to the instance's shared feed (--share), on its socket and over HTTPS; absent when not sharing";
+    ShareSentBytes => Counter "ifxtop_share_sent_bytes_total"
+        "Compressed feed bytes written to viewers of the shared feed since serve started";
+    ShareDroppedViewers => Counter "ifxtop_share_dropped_viewers_total"
+        "Viewers of the shared feed let go for leaving too much of it unread (a viewer never slows the collector)";
 }
 
 /// How a series' value is encoded.
@@ -555,6 +561,18 @@ impl InstanceMetrics {
 
     pub fn up(&self) -> bool {
         self.up
+    }
+
+    /// With the shared feed's counts (`--share`): viewers attached, compressed bytes sent to
+    /// them, viewers dropped for not reading.
+    pub fn with_share(mut self, viewers: usize, sent_bytes: u64, dropped: u64) -> InstanceMetrics {
+        let mut out = Out(std::mem::take(&mut self.series));
+        out.gauge(Metric::ShareViewers, vec![], viewers as f64);
+        out.push(Metric::ShareSentBytes, vec![], Value::Count(sent_bytes));
+        out.push(Metric::ShareDroppedViewers, vec![], Value::Count(dropped));
+        self.series = out.0;
+        self.series.sort_by_key(|s| s.metric);
+        self
     }
 
     /// Every series but `informix_up` and `informix_data_age_seconds`.

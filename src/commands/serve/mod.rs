@@ -4,6 +4,7 @@
 //! on a thread of its own, only encodes the latest metrics of every instance: it never waits
 //! for an onstat, and an instance that fails or hangs holds up neither the others nor a scrape.
 
+pub mod feed;
 pub mod http;
 pub mod metrics;
 pub mod web;
@@ -89,6 +90,7 @@ fn run(args: &ServeArgs) -> Result<(), Error> {
     let web = http::Web {
         config,
         telemetry_path: args.telemetry_path.clone(),
+        feeds: Arc::default(),
     };
     rt.block_on(async {
         let stop = async move {
@@ -171,9 +173,11 @@ pub(crate) fn labels_of(setup: &Setup) -> (Option<&str>, Option<&str>) {
 pub(crate) async fn serve(
     setups: Vec<Setup>,
     listener: std::net::TcpListener,
-    web: http::Web,
+    mut web: http::Web,
     stop: impl Future<Output = ()>,
 ) -> Result<(), Error> {
+    let feed_off = feed::why_off(web.config.tls.is_some(), web.config.auth.is_some());
+    let mut doors = Vec::new();
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut latest = Vec::with_capacity(setups.len());
     let mut tasks = Vec::with_capacity(setups.len());
@@ -211,11 +215,22 @@ pub(crate) async fn serve(
         );
         if let Some(p) = share.as_ref().and_then(|(s, _)| s.path()) {
             eprintln!(
-                "ifxtop serve: sharing {} at {} (`ifxtop attach {}`)",
+                "ifxtop serve: sharing {} at {} (`ifxtop attach {}`); over HTTP: {}",
                 setup.instance,
                 p.display(),
-                p.display()
+                p.display(),
+                match &feed_off {
+                    None => format!(
+                        "{}/{}",
+                        crate::source::attach_http::FEED_PATH,
+                        crate::files::name_of_instance(&setup.instance)
+                    ),
+                    Some(why) => format!("no ({why})"),
+                }
             );
+        }
+        if let Some((s, _)) = &share {
+            doors.push((setup.instance.clone(), s.door()));
         }
         tasks.push(tokio::spawn(watch_instance(
             setup,
@@ -227,6 +242,7 @@ pub(crate) async fn serve(
             (ring, ring_raw),
         )));
     }
+    web.feeds = Arc::new(feed::Feeds::new(doors, feed_off));
     let http = http::HttpServer::start(listener, latest, web)?;
     stop.await;
     let _ = stop_tx.send(true);
@@ -373,7 +389,7 @@ impl headless::Front for Exporter<'_> {
                 });
             }
         }
-        let m = InstanceMetrics::build(
+        let mut m = InstanceMetrics::build(
             self.server,
             self.host,
             &watched.store,
@@ -381,6 +397,10 @@ impl headless::Front for Exporter<'_> {
             &mut self.counted,
             std::time::Instant::now(),
         );
+        if let Some(s) = self.share {
+            let (viewers, sent, dropped) = s.door().counts();
+            m = m.with_share(viewers, sent, dropped);
+        }
         self.publish.send_replace(Arc::new(m));
         // The snapshot's rows' room is not kept for the next build here (as the screen keeps
         // it): 32 instances of 5,000 sessions held 150 MB more for it, for no CPU measured.

@@ -153,7 +153,7 @@ impl Drop for Waiting<'_> {
 }
 
 /// The user and password of a `Basic` `Authorization` value (the scheme in any case, RFC 7617).
-fn credentials(value: &str) -> Option<(String, String)> {
+pub(crate) fn credentials(value: &str) -> Option<(String, String)> {
     let (scheme, encoded) = value.trim().split_once(' ')?;
     if !scheme.eq_ignore_ascii_case("basic") {
         return None;

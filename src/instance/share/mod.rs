@@ -111,6 +111,12 @@ pub struct Watching {
     pub viewers: Vec<Presence>,
     /// Marks seen, oldest first.
     pub marks: Vec<Mark>,
+    /// Following: this viewer's number in the presence list.
+    pub you: Option<u64>,
+    /// The feed's compressed bytes: sent to viewers (sharing), received (following).
+    pub bytes: u64,
+    /// The same a second, over the last seconds.
+    pub bytes_per_s: Option<f64>,
 }
 
 /// What a viewer's end of the feed is: where its frames are written, what it sends (if it
@@ -482,6 +488,8 @@ pub struct Share {
     hub: Arc<Hub>,
     /// The front-end's own focus, which the viewers' asks are added to.
     own_focus: Mutex<crate::collect::Focus>,
+    /// Bytes sent a second, for the cost line.
+    rate: Mutex<wire::Rate>,
     bound: Option<socket::Bound>,
     stop: Arc<AtomicBool>,
     accept: Option<std::thread::JoinHandle<()>>,
@@ -549,6 +557,7 @@ impl Share {
             Share {
                 hub,
                 own_focus: Mutex::default(),
+                rate: Mutex::default(),
                 bound: Some(bound),
                 stop,
                 accept: Some(accept),
@@ -582,9 +591,12 @@ impl Share {
 
     /// Sharing, as a screen shows it.
     pub fn watching(&self) -> Watching {
+        let bytes = self.sent().0;
         Watching {
             sharing: self.path().map(|p| p.display().to_string()),
             viewers: self.viewers(),
+            bytes,
+            bytes_per_s: lock(&self.rate).per_s(bytes, Instant::now()),
             ..Watching::default()
         }
     }
@@ -592,6 +604,15 @@ impl Share {
     /// Attaches a viewer over another transport (serve's `/feed`).
     pub fn attach(&self, who: Who, t: Transport) -> Result<(), String> {
         self.hub.attach(who, t)
+    }
+
+    /// A way in for viewers over another transport (serve's `/feed`) that does not keep the
+    /// feed up: once the share is dropped, it refuses.
+    pub fn door(&self) -> Door {
+        Door {
+            hub: Arc::downgrade(&self.hub),
+            stop: self.stop.clone(),
+        }
     }
 
     /// Marks from viewers go to `tx` too (the flight recorder's bookmarks).
@@ -628,6 +649,41 @@ impl Share {
             }
         }
         f
+    }
+}
+
+/// A way in to a shared feed for another transport (serve's `/feed`), held apart from the
+/// [`Share`] itself: it refuses once the share stopped.
+#[derive(Clone)]
+pub struct Door {
+    hub: std::sync::Weak<Hub>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Door {
+    /// Attaches a viewer: the history, then the live frames, written to `t.writer` on a thread
+    /// of the share's (a write may block); what it sends read from `t.reader`.
+    pub fn attach(&self, who: Who, t: Transport) -> Result<(), String> {
+        match self.hub.upgrade() {
+            Some(hub) if !self.stop.load(Ordering::Relaxed) => hub.attach(who, t),
+            _ => {
+                (t.close)();
+                Err("the feed has stopped".to_string())
+            }
+        }
+    }
+
+    /// Viewers attached now, compressed bytes written to viewers so far and viewers dropped
+    /// for not reading (zeros once the share stopped).
+    pub fn counts(&self) -> (usize, u64, u64) {
+        match self.hub.upgrade() {
+            Some(hub) => (
+                lock(&hub.inner).viewers.len(),
+                hub.sent.load(Ordering::Relaxed),
+                hub.dropped.load(Ordering::Relaxed),
+            ),
+            None => (0, 0, 0),
+        }
     }
 }
 

@@ -436,15 +436,21 @@ fn title_line<'a>(
         };
         let text = match (&w.following, &w.ended, w.behind_s) {
             (Some(_), Some(_), _) => " FEED ENDED ".to_string(),
-            (Some(f), None, behind) => format!(
-                " ATTACHED {}{}{watching} ",
-                crate::format::printable(f),
+            (Some(_), None, behind) => format!(
+                " ATTACHED{}{watching} ",
                 behind.map_or(String::new(), |b| format!(" +{b:.1}s"))
             ),
             (None, _, _) => format!(" SHARED{watching} "),
         };
         spans.push((Span::styled(text, theme.badge_frozen), 7));
         spans.push((Span::styled(" ", bar), 7));
+        // Whom it follows goes before the badge does: how far behind stays on a narrow screen.
+        if let Some(f) = &w.following {
+            spans.push((
+                Span::styled(format!("{}  ", crate::format::printable(f)), bar),
+                3,
+            ));
+        }
     }
     let badge = match (&app.frozen, &app.replay) {
         (Some((_, at)), _) => Span::styled(

@@ -170,11 +170,22 @@ fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
             }
         }
     }
+    // Watching together: who watches, from where, since when, how far behind.
+    if let Some(w) = app.watching.as_deref() {
+        out.extend(watching_lines(app, w, w_usize(width)));
+    }
     // Last, what ifxtop costs this server (the Server pane has it per source).
-    let cost = app.shown().cost.as_ref().map_or_else(
+    let mut cost = app.shown().cost.as_ref().map_or_else(
         || "not measured yet".to_string(),
         crate::tui::server_lines::cost_words,
     );
+    if let Some(words) = app
+        .watching
+        .as_deref()
+        .and_then(crate::tui::server_lines::watch_words)
+    {
+        cost.push_str(&format!("; {words}"));
+    }
     for (i, part) in crate::tui::table::wrap(
         &format!("ifxtop's cost: {cost} (6: per source)"),
         w.saturating_sub(2).max(20),
@@ -183,6 +194,85 @@ fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
     .enumerate()
     {
         out.push(Line::from(if i == 0 { part } else { format!("  {part}") }));
+    }
+    out
+}
+
+fn w_usize(width: u16) -> usize {
+    usize::from(width)
+}
+
+/// The help's section on watching together: whom this screen follows or where it shares, then
+/// one line a viewer (who, how, from where, since when, how far behind), then the last marks.
+fn watching_lines(
+    app: &App,
+    w: &crate::instance::share::Watching,
+    width: usize,
+) -> Vec<Line<'static>> {
+    let mut out = vec![Line::from("")];
+    let head = match (&w.following, &w.sharing) {
+        (Some(f), _) => format!(
+            "Watching together: following {}{}",
+            crate::format::printable(f),
+            w.behind_s
+                .map_or(String::new(), |b| format!(", {b:.1}s behind the collector"))
+        ),
+        (None, Some(s)) => format!(
+            "Watching together: shared at {}",
+            crate::format::printable(s)
+        ),
+        (None, None) => "Watching together".to_string(),
+    };
+    for (i, part) in crate::tui::table::wrap(&head, width.saturating_sub(2).max(20))
+        .into_iter()
+        .enumerate()
+    {
+        out.push(Line::from(if i == 0 { part } else { format!("  {part}") }));
+    }
+    if w.viewers.is_empty() {
+        out.push(Line::from("  nobody attached"));
+    }
+    for v in &w.viewers {
+        let since =
+            time::OffsetDateTime::parse(&v.since, &time::format_description::well_known::Rfc3339)
+                .map(|t| {
+                    let offset = app
+                        .wall_clock(std::time::Duration::ZERO)
+                        .map_or(time::UtcOffset::UTC, |w| w.offset());
+                    crate::format::local_time(t.to_offset(offset))
+                })
+                .unwrap_or_else(|_| "?".to_string());
+        let behind = v
+            .behind_s
+            .map_or("behind ?".to_string(), |b| format!("{b:.1}s behind"));
+        let you = if w.you == Some(v.id) { "  (you)" } else { "" };
+        let text = format!(
+            "  {:<10} {:<6} {:<16} since {since}  {behind}{you}",
+            crate::tui::table::fit(&crate::format::printable(&v.user), 10, false),
+            v.via,
+            crate::tui::table::fit(
+                &crate::format::printable(v.host.as_deref().unwrap_or("-")),
+                16,
+                false
+            ),
+        );
+        out.push(Line::from(crate::tui::table::fit(
+            &text,
+            u16::try_from(width).unwrap_or(u16::MAX),
+            false,
+        )));
+    }
+    for m in w.marks.iter().rev().take(3) {
+        let at = app
+            .wall_clock(std::time::Duration::try_from_secs_f64(m.at).unwrap_or_default())
+            .map(crate::format::local_time)
+            .unwrap_or_else(|| format!("{:.0}s", m.at));
+        let text = crate::format::printable(&format!("  mark by {}: {at} {}", m.by, m.text));
+        out.push(Line::from(crate::tui::table::fit(
+            &text,
+            u16::try_from(width).unwrap_or(u16::MAX),
+            false,
+        )));
     }
     out
 }

@@ -8,7 +8,24 @@ use ratatui::layout::Rect;
 
 pub(crate) fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let snap = app.shown();
-    let lines = lines(snap, &app.theme);
+    let mut lines = lines(snap, &app.theme);
+    // Watching together: what the feed costs, on the IFXTOP line.
+    if let Some(words) = app
+        .watching
+        .as_deref()
+        .and_then(crate::tui::server_lines::watch_words)
+    {
+        if let Some(l) = lines.iter_mut().find(|l| {
+            l.line
+                .spans
+                .first()
+                .is_some_and(|s| s.content.starts_with("IFXTOP"))
+        }) {
+            l.line
+                .spans
+                .push(ratatui::text::Span::raw(format!("; {words}")));
+        }
+    }
     let t = app.table();
     let selected = t.selected.min(lines.len().saturating_sub(1));
     let h = usize::from(area.height);
