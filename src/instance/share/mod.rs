@@ -259,13 +259,18 @@ fn frame_of(text: &[u8]) -> Arc<[u8]> {
 }
 
 impl Hub {
-    /// Queues `frame` for every viewer; those who fell too far behind are cut off.
-    fn broadcast(&self, inner: &Inner, frame: &Arc<[u8]>) {
-        for v in &inner.viewers {
-            if !v.push(frame.clone(), self.opts.queue_bytes) {
-                self.dropped.fetch_add(1, Ordering::Relaxed);
-                self.changed.store(true, Ordering::Relaxed);
-            }
+    /// Queues `frame` for every viewer; those who fell too far behind are cut off and leave
+    /// the list at once (not when their writer's blocked write gives up): counted dropped and
+    /// listed are never both.
+    fn broadcast(&self, inner: &mut Inner, frame: &Arc<[u8]>) {
+        let before = inner.viewers.len();
+        inner
+            .viewers
+            .retain(|v| v.push(frame.clone(), self.opts.queue_bytes));
+        let cut = before - inner.viewers.len();
+        if cut > 0 {
+            self.dropped.fetch_add(cut as u64, Ordering::Relaxed);
+            self.changed.store(true, Ordering::Relaxed);
         }
     }
 
@@ -273,13 +278,13 @@ impl Hub {
         let bytes = frame.bytes.clone();
         let mut inner = lock(&self.inner);
         inner.history.push(frame);
-        self.broadcast(&inner, &bytes);
+        self.broadcast(&mut inner, &bytes);
     }
 
     fn control(&self, c: Control) {
         let f = frame_of(&wire::control(c));
-        let inner = lock(&self.inner);
-        self.broadcast(&inner, &f);
+        let mut inner = lock(&self.inner);
+        self.broadcast(&mut inner, &f);
     }
 
     fn presence(&self) -> Vec<Presence> {
