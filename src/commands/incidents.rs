@@ -62,7 +62,10 @@ pub fn list(dir: &std::path::Path) -> Vec<Listed> {
                     when: l.began.clone(),
                     what: l.kind.clone(),
                     severity: l.severity.clone(),
-                    culprit: l.culprit.clone(),
+                    culprit: match &l.named {
+                        Some(n) if l.culprit.is_empty() => n.clone(),
+                        _ => l.culprit.clone(),
+                    },
                     ended: l.ended.clone(),
                     file: path.map(|p| p.display().to_string()),
                     note,
@@ -95,8 +98,14 @@ fn short(when: &str) -> String {
         .collect()
 }
 
-/// The list as text, one line each.
-pub fn text(dir: &std::path::Path, listed: &[Listed]) -> String {
+/// Where the culprit column starts: after the time (19), the kind (18: `checkpoint_blocked`,
+/// `logs_not_backed_up`) and the severity (8), with their gaps.
+const CULPRIT_AT: usize = 19 + 2 + 18 + 1 + 8 + 1;
+
+/// The list as text for a terminal `width` columns wide: one line each, the culprit or note
+/// whole (wrapped under its column when it does not fit, never cut), the cut's file on a line
+/// of its own below.
+pub fn text(dir: &std::path::Path, listed: &[Listed], width: usize) -> String {
     let mut out = String::new();
     match ring::RingIndex::open(dir) {
         Ok(idx) => {
@@ -117,23 +126,28 @@ pub fn text(dir: &std::path::Path, listed: &[Listed]) -> String {
         return out;
     }
     out.push_str(&format!(
-        "{:<19}  {:<18} {:<8} {:<24} {}\n",
-        "WHEN (UTC)", "WHAT", "SEVERITY", "CULPRIT / NOTE", "FILE"
+        "{:<19}  {:<18} {:<8} {}\n",
+        "WHEN (UTC)", "WHAT", "SEVERITY", "CULPRIT / NOTE"
     ));
+    let room = width.saturating_sub(CULPRIT_AT).max(20);
     for l in listed {
-        let file = match (&l.file, &l.note) {
-            (Some(f), _) => f.clone(),
-            (None, Some(n)) => format!("({n})"),
-            (None, None) => String::new(),
-        };
+        let culprit = crate::tui::table::wrap(&l.culprit, room);
+        let mut parts = culprit.iter();
         out.push_str(&format!(
-            "{:<19}  {:<18} {:<8} {:<24} {}\n",
+            "{:<19}  {:<18} {:<8} {}\n",
             short(&l.when),
             l.what,
             l.severity,
-            crate::format::cut(&l.culprit, 24),
-            file
+            parts.next().map_or("", String::as_str)
         ));
+        for more in parts {
+            out.push_str(&format!("{:CULPRIT_AT$}{more}\n", ""));
+        }
+        match (&l.file, &l.note) {
+            (Some(f), _) => out.push_str(&format!("  file: {f}\n")),
+            (None, Some(n)) => out.push_str(&format!("  ({n})\n")),
+            (None, None) => {}
+        }
     }
     out
 }
@@ -154,7 +168,17 @@ pub fn run_cli(args: &IncidentsArgs) -> ExitCode {
     }
     let listed = list(&args.ring);
     match args.format {
-        Format::Text => print!("{}", SafeText::new(&text(&args.ring, &listed)).as_str()),
+        Format::Text => {
+            // The terminal's width; 80 when it is not a terminal (a pipe, a file).
+            let width = crossterm::terminal::size()
+                .ok()
+                .filter(|_| std::io::IsTerminal::is_terminal(&std::io::stdout()))
+                .map_or(80, |(w, _)| usize::from(w));
+            print!(
+                "{}",
+                SafeText::new(&text(&args.ring, &listed, width)).as_str()
+            )
+        }
         Format::Json => match serde_json::to_string_pretty(&listed) {
             Ok(j) => println!("{}", SafeText::json(&j).as_str()),
             Err(e) => {

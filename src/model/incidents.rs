@@ -1,6 +1,7 @@
 //! When a finding is an incident for the flight recorder (`collect/ring.rs`): it reached
 //! warning (the findings' own severities, docs/findings.md: no threshold of its own), and it
-//! ends when no finding of its kind and culprit has been at warning for [`CLEAR_AFTER_S`].
+//! ends when no finding of its kind about the same thing ([`subject`]) has been at warning for
+//! [`CLEAR_AFTER_S`].
 
 use crate::collect::ring::Event;
 use crate::model::findings::{Culprit, FindingKind, Severity};
@@ -10,10 +11,22 @@ use crate::model::snapshot::Snapshot;
 /// whose oldest wait goes under the warning's 5 s for a sample is one incident, not two.
 pub const CLEAR_AFTER_S: f64 = 10.0;
 
-/// The incidents open, by kind and culprit, with the last moment each was at warning.
+/// An incident open: its kind and subject, the culprit it was first named with (the first
+/// named one, when it began with none), and the last moment it was at warning.
+#[derive(Debug)]
+struct Open {
+    kind: FindingKind,
+    subject: String,
+    culprit: String,
+    /// The culprit was named after the incident began (its line has none).
+    named_later: bool,
+    last: f64,
+}
+
+/// The incidents open, by kind and subject.
 #[derive(Debug, Default)]
 pub struct IncidentWatch {
-    open: Vec<(FindingKind, String, f64)>,
+    open: Vec<Open>,
     /// Only these kinds make incidents (all when empty).
     kinds: Vec<FindingKind>,
 }
@@ -43,6 +56,39 @@ pub fn culprit_text(c: &Culprit) -> String {
     parts.join(" ")
 }
 
+/// What a finding is about, the key of its incident: the thing it names (a mutex, a table, a
+/// device, a replica, a client), not who is to blame at the moment, which may change while it
+/// holds (a mutex's holder passes from session to session; a long transaction's session is
+/// named from its waiters, or from `onstat -x` when they are gone, or not at all for a second).
+/// A lock chain is about its head blocker: another head is another chain. A finding there is
+/// one of at a time (a blocked checkpoint, the oldest transaction, the CPU VPs, the server
+/// blocked or off-line) is about the server: its kind alone.
+pub fn subject(kind: FindingKind, c: &Culprit) -> String {
+    match kind {
+        FindingKind::LockChain => match c.sids.first() {
+            Some(head) => format!("sid {head}"),
+            None => c.object.clone().unwrap_or_default(),
+        },
+        FindingKind::Offline
+        | FindingKind::CheckpointBlocked
+        | FindingKind::LongTransaction
+        | FindingKind::ServerBlocked
+        | FindingKind::CpuSaturation
+        | FindingKind::MemoryReclaim
+        | FindingKind::LogsNotBackedUp
+        | FindingKind::RingStopped => String::new(),
+        FindingKind::ReplicaLag
+        | FindingKind::SlowDevice
+        | FindingKind::BufferHotSpot
+        | FindingKind::MutexContention
+        | FindingKind::ClientNetwork => culprit_text(&Culprit {
+            sids: Vec::new(),
+            hosts: Vec::new(),
+            ..c.clone()
+        }),
+    }
+}
+
 impl IncidentWatch {
     /// Incidents of `kinds` only (every kind when empty).
     pub fn new(kinds: Vec<FindingKind>) -> Self {
@@ -63,30 +109,45 @@ impl IncidentWatch {
                 continue;
             }
             let culprit = culprit_text(&f.culprit);
+            let subject = subject(f.kind, &f.culprit);
             match self
                 .open
                 .iter_mut()
-                .find(|(k, c, _)| *k == f.kind && *c == culprit)
+                .find(|o| o.kind == f.kind && o.subject == subject)
             {
-                Some(o) => o.2 = t,
+                Some(o) => {
+                    o.last = t;
+                    if o.culprit.is_empty() && !culprit.is_empty() {
+                        o.culprit = culprit;
+                        o.named_later = true;
+                    }
+                }
                 None => {
                     events.push(Event::Began {
                         t,
                         kind: f.kind.as_str().to_string(),
+                        subject: subject.clone(),
                         severity: f.severity.as_str().to_string(),
                         culprit: culprit.clone(),
                         summary: f.summary.clone(),
                     });
-                    self.open.push((f.kind, culprit, t));
+                    self.open.push(Open {
+                        kind: f.kind,
+                        subject,
+                        culprit,
+                        named_later: false,
+                        last: t,
+                    });
                 }
             }
         }
-        self.open.retain(|(k, c, last)| {
-            if t - *last >= CLEAR_AFTER_S {
+        self.open.retain(|o| {
+            if t - o.last >= CLEAR_AFTER_S {
                 events.push(Event::Ended {
                     t,
-                    kind: k.as_str().to_string(),
-                    culprit: c.clone(),
+                    kind: o.kind.as_str().to_string(),
+                    subject: o.subject.clone(),
+                    culprit: o.named_later.then(|| o.culprit.clone()),
                 });
                 false
             } else {
