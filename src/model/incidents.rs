@@ -157,3 +157,117 @@ impl IncidentWatch {
         events
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collect::ring::Event;
+    use crate::ids::Sid;
+    use crate::model::findings::Finding;
+
+    fn finding(kind: FindingKind, sids: &[u64], object: Option<&str>) -> Finding {
+        let mut f = Finding::of(kind, "x");
+        f.culprit.sids = sids.iter().map(|s| Sid(*s)).collect();
+        f.culprit.object = object.map(String::from);
+        f
+    }
+
+    fn at(t: f64, findings: Vec<Finding>) -> Snapshot {
+        Snapshot {
+            at_s: t,
+            moment_s: Some(t),
+            findings,
+            ..Snapshot::default()
+        }
+    }
+
+    fn kinds(events: &[Event]) -> Vec<String> {
+        events
+            .iter()
+            .map(|e| match e {
+                Event::Began { kind, culprit, .. } => format!("began {kind} {culprit}"),
+                Event::Ended { kind, culprit, .. } => {
+                    format!("ended {kind} {}", culprit.clone().unwrap_or_default())
+                }
+            })
+            .collect()
+    }
+
+    /// One long transaction whose culprit is named from its waiters, then from `onstat -x`,
+    /// then not at all for a second, is one incident; one mutex whose holder changes every
+    /// second is one incident. Two lock chains of two heads are two.
+    #[test]
+    fn an_incident_is_its_findings_run_whatever_its_culprit() {
+        let mut w = IncidentWatch::default();
+        let mut events = Vec::new();
+        let steps: [(&[u64], &[u64]); 6] = [
+            (&[811], &[52]),
+            (&[], &[61]),
+            (&[811], &[70]),
+            (&[900], &[52]),
+            (&[811], &[61]),
+            (&[811], &[]),
+        ];
+        for (i, (txn, holder)) in steps.iter().enumerate() {
+            let mut fs = vec![
+                finding(FindingKind::LongTransaction, txn, None),
+                finding(FindingKind::LockChain, &[812], Some("stores:customer")),
+            ];
+            if !holder.is_empty() {
+                fs.push(finding(
+                    FindingKind::MutexContention,
+                    holder,
+                    Some("free_lock"),
+                ));
+            }
+            if i >= 3 {
+                fs.push(finding(
+                    FindingKind::LockChain,
+                    &[813],
+                    Some("stores:orders"),
+                ));
+            }
+            events.extend(w.observe(&at(100.0 + i as f64, fs)));
+        }
+        assert_eq!(
+            kinds(&events),
+            [
+                "began long_transaction sid 811",
+                "began lock_chain sid 812 stores:customer",
+                "began mutex_contention sid 52 free_lock",
+                "began lock_chain sid 813 stores:orders",
+            ]
+        );
+        // All clear: each ends once, 10 s after it was last at warning.
+        let ended = w.observe(&at(116.0, Vec::new()));
+        assert_eq!(
+            kinds(&ended),
+            [
+                "ended long_transaction ",
+                "ended lock_chain ",
+                "ended mutex_contention ",
+                "ended lock_chain ",
+            ]
+        );
+    }
+
+    /// An incident that began with its culprit not known yet (a long transaction before its
+    /// `onstat -x`) is named when it is: its end says whom.
+    #[test]
+    fn a_culprit_named_later_is_said_at_the_end() {
+        let mut w = IncidentWatch::default();
+        let began = w.observe(&at(
+            10.0,
+            vec![finding(FindingKind::LongTransaction, &[], None)],
+        ));
+        assert_eq!(kinds(&began), ["began long_transaction "]);
+        assert!(w
+            .observe(&at(
+                11.0,
+                vec![finding(FindingKind::LongTransaction, &[811], None)]
+            ))
+            .is_empty());
+        let ended = w.observe(&at(30.0, Vec::new()));
+        assert_eq!(kinds(&ended), ["ended long_transaction sid 811"]);
+    }
+}
