@@ -461,7 +461,7 @@ fn status_line(app: &App, _now: Duration, area: Rect, buf: &mut Buffer) {
             prompt(
                 "mark",
                 text,
-                &format!("(a note for {when}; Enter marks it, Esc cancels)"),
+                &format!("(for {when}; Enter marks, Esc cancels)"),
             )
         }
         Some(Prompt::Seek(text)) => prompt(
