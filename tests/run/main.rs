@@ -128,10 +128,8 @@ fn demo_setup(at: u64) -> Setup {
         mode: Mode::Demo { seed: 1 },
         runner: Arc::new(DemoRunner::wall(1, 300).starting_at(Duration::from_secs(at))),
         settings: StoreSettings {
-            ports: vec![ifxtop::demo::LISTENER_PORT],
             wall_start: Some(ifxtop::demo::EPOCH + Duration::from_secs(at)),
-            host: Some(ifxtop::demo::HOST.into()),
-            ..StoreSettings::default()
+            ..demo_settings()
         },
         interval: Duration::from_secs(1),
         server: Some("ol_demo".into()),
@@ -146,7 +144,7 @@ fn demo_setup(at: u64) -> Setup {
     }
 }
 
-/// The demo's store settings (as `demo_setup`'s, from the demo's second 0).
+/// The demo's store settings from the demo's second 0.
 fn demo_settings() -> StoreSettings {
     StoreSettings {
         ports: vec![ifxtop::demo::LISTENER_PORT],
