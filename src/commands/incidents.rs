@@ -105,8 +105,23 @@ const CULPRIT_AT: usize = 19 + 2 + 18 + 1 + 8 + 1;
 /// `text` in lines of at most `width` cells, broken at blanks, a word longer than a line
 /// broken where the line ends: nothing cut.
 fn lines_of(text: &str, width: usize) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for word in text.split_whitespace() {
+        let len = crate::format::cells(&cur);
+        if len > 0 && len + 1 + crate::format::cells(word) > width {
+            words.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(word);
+    }
+    if !cur.is_empty() {
+        words.push(cur);
+    }
     let mut out = Vec::new();
-    for line in crate::tui::table::wrap(text, width) {
+    for line in words {
         let mut rest = line.as_str();
         while crate::format::cells(rest) > width {
             let at = rest
@@ -184,7 +199,8 @@ fn rfc(t: time::OffsetDateTime) -> String {
         .unwrap_or_default()
 }
 
-pub fn run_cli(args: &IncidentsArgs) -> ExitCode {
+/// `ifxtop incidents`, its text for a terminal `width` columns wide.
+pub fn run_cli(args: &IncidentsArgs, width: usize) -> ExitCode {
     if !args.ring.is_dir() {
         eprintln!(
             "ifxtop incidents: --ring {}: no such directory",
@@ -195,11 +211,6 @@ pub fn run_cli(args: &IncidentsArgs) -> ExitCode {
     let listed = list(&args.ring);
     match args.format {
         Format::Text => {
-            // The terminal's width; 80 when it is not a terminal (a pipe, a file).
-            let width = crossterm::terminal::size()
-                .ok()
-                .filter(|_| std::io::IsTerminal::is_terminal(&std::io::stdout()))
-                .map_or(80, |(w, _)| usize::from(w));
             print!(
                 "{}",
                 SafeText::new(&text(&args.ring, &listed, width)).as_str()

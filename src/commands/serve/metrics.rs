@@ -192,7 +192,7 @@ metrics! {
     ReplicationBlocked => Gauge "informix_replication_transmission_blocked"
         "1 when log transmission to a secondary is blocked";
     FindingSeverity => Gauge "informix_finding_severity"
-        "The worst severity of ifxtop's findings of a kind (lock_chain, checkpoint_blocked, ... docs/findings.md): 0 none holds, 1 info, 2 warning, 3 critical; every kind always, so a finding that comes, goes or worsens changes a value, never the series (cpu_saturation is absent until the CPU VPs' load is known)";
+        "The worst severity of ifxtop's findings of a kind (lock_chain, checkpoint_blocked, ... docs/findings.md): 0 none holds, 1 info, 2 warning, 3 critical; every kind always, so a finding that comes, goes or worsens changes a value, never the series (cpu_saturation is absent until the CPU VPs' load is known, ring_stopped where no --ring is kept)";
     Sessions => Gauge "informix_sessions"
         "User sessions by state in the latest onstat -u: running, waiting (for the server), idle (waiting for their client), idle_in_txn (idle in an open transaction); the server's own daemons not counted";
     ActiveSessions => Gauge "informix_active_sessions"
@@ -803,6 +803,10 @@ fn findings(out: &mut Out, snap: &Snapshot) {
         if kind == FindingKind::CpuSaturation && cpu_unknown && value == FINDING_NONE {
             continue;
         }
+        // ifxtop's own ring: a series only where one is kept.
+        if kind == FindingKind::RingStopped && snap.ring.is_none() {
+            continue;
+        }
         out.gauge(
             Metric::FindingSeverity,
             vec![("kind", kind.as_str().into())],
@@ -1331,8 +1335,18 @@ mod tests {
             series(&snap).last(),
             Some(&(Metric::RingWriting, vec![], 0.0))
         );
+        // The ring's finding is a series where a ring is kept, none where none is.
+        let ring_kind = |snap: &Snapshot| {
+            let mut out = Out(Vec::new());
+            findings(&mut out, snap);
+            out.0
+                .iter()
+                .any(|s| s.labels.iter().any(|(_, v)| v == "ring_stopped"))
+        };
+        assert!(ring_kind(&snap));
         snap.ring = None;
         assert!(series(&snap).is_empty());
+        assert!(!ring_kind(&snap));
     }
 
     /// Node 0 answers, node 1 does not: one `node_meminfo` series, 0.
