@@ -450,6 +450,8 @@ pub struct RingWriter {
     /// It stopped for want of room: it looks again once a minute of data, and writes again
     /// when there is.
     stopped_for_room: bool,
+    /// The bytes of the segments this writer finished (`written` is these and the open one's).
+    finished_bytes: u64,
 }
 
 impl RingWriter {
@@ -487,6 +489,7 @@ impl RingWriter {
             last_base: None,
             minute: std::collections::VecDeque::new(),
             stopped_for_room: false,
+            finished_bytes: 0,
         };
         w.stats.incidents_bytes = w.incidents_bytes();
         w.recount();
@@ -502,8 +505,9 @@ impl RingWriter {
     }
 
     fn recount(&mut self) {
-        self.stats.segments_bytes = self.closed.iter().map(|c| c.bytes).sum::<u64>()
-            + self.cur.as_ref().map_or(0, Open::bytes);
+        let open = self.cur.as_ref().map_or(0, Open::bytes);
+        self.stats.segments_bytes = self.closed.iter().map(|c| c.bytes).sum::<u64>() + open;
+        self.stats.written = self.finished_bytes + open;
     }
 
     fn stop(&mut self, why: String) {
@@ -564,9 +568,7 @@ impl RingWriter {
         }
         self.stats.samples += 1;
         self.stats.last_t = self.stats.last_t.max(t);
-        let before = self.stats.segments_bytes;
         self.recount();
-        self.stats.written += self.stats.segments_bytes.saturating_sub(before);
         self.count_minute(t);
         self.prune();
         self.due_cuts(t);
@@ -645,6 +647,7 @@ impl RingWriter {
         let path = o.path.clone();
         let _ = o.enc.finish().and_then(|mut f| f.flush());
         let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        self.finished_bytes += bytes;
         self.closed.push(Closed { path, ended, bytes });
         self.recount();
     }
@@ -1329,6 +1332,15 @@ mod tests {
         }
         let quiet = w.stats().written_per_min.expect("a minute");
         assert!(quiet < 20_000.0, "{quiet}");
+        // What it wrote is what is on disk, to the byte: flushes and the frame's end counted.
+        let stats = w.close();
+        assert_eq!(stats.written, stats.segments_bytes);
+        let on_disk: u64 = segments(&dir.path().join("ring"))
+            .expect("segments")
+            .iter()
+            .map(|s| s.bytes)
+            .sum();
+        assert_eq!(stats.written, on_disk);
     }
 
     /// A nearly full disk (a 64 kB tmpfs, filled but for less than the 15 % the ring leaves):
