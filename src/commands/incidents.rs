@@ -175,12 +175,14 @@ pub fn text(dir: &std::path::Path, listed: &[Listed], width: usize) -> String {
         } else {
             ("", lines_of(&l.culprit, width.saturating_sub(2).max(20)))
         };
-        out.push_str(&format!(
-            "{:<19}  {:<18} {:<8} {first}\n",
+        let line = format!(
+            "{:<19}  {:<18} {:<8} {first}",
             short(&l.when),
             l.what,
             l.severity,
-        ));
+        );
+        out.push_str(line.trim_end());
+        out.push('\n');
         for more in below {
             out.push_str(&format!("  {more}\n"));
         }
