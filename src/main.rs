@@ -19,7 +19,14 @@ fn main() -> ExitCode {
         Some(Command::Snapshot(args)) => ifxtop::commands::snapshot::run_cli(args),
         Some(Command::Ash(args)) => ifxtop::commands::ash::run_cli(args),
         Some(Command::Serve(args)) => ifxtop::commands::serve::run_cli(args),
-        Some(Command::Incidents(args)) => ifxtop::commands::incidents::run_cli(args),
+        Some(Command::Incidents(args)) => {
+            // The terminal's width; 80 when the output is not a terminal (a pipe, a file).
+            let width = crossterm::terminal::size()
+                .ok()
+                .filter(|_| std::io::IsTerminal::is_terminal(&std::io::stdout()))
+                .map_or(80, |(w, _)| usize::from(w));
+            ifxtop::commands::incidents::run_cli(args, width)
+        }
         Some(Command::Mark(args)) => ifxtop::commands::incidents::run_mark(args),
         Some(Command::Attach { socket }) => ifxtop::commands::attach::run_cli(socket.as_deref()),
         Some(Command::Completions { shell }) => ifxtop::commands::manual::run_completions(*shell),

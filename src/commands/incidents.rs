@@ -62,7 +62,10 @@ pub fn list(dir: &std::path::Path) -> Vec<Listed> {
                     when: l.began.clone(),
                     what: l.kind.clone(),
                     severity: l.severity.clone(),
-                    culprit: l.culprit.clone(),
+                    culprit: match &l.named {
+                        Some(n) if l.culprit.is_empty() => n.clone(),
+                        _ => l.culprit.clone(),
+                    },
                     ended: l.ended.clone(),
                     file: path.map(|p| p.display().to_string()),
                     note,
@@ -95,8 +98,52 @@ fn short(when: &str) -> String {
         .collect()
 }
 
-/// The list as text, one line each.
-pub fn text(dir: &std::path::Path, listed: &[Listed]) -> String {
+/// Where the culprit column starts: after the time (19), the kind (18: `checkpoint_blocked`,
+/// `logs_not_backed_up`) and the severity (8), with their gaps.
+const CULPRIT_AT: usize = 19 + 2 + 18 + 1 + 8 + 1;
+
+/// `text` in lines of at most `width` cells, broken at blanks, a word longer than a line
+/// broken where the line ends: nothing cut.
+fn lines_of(text: &str, width: usize) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for word in text.split_whitespace() {
+        let len = crate::format::cells(&cur);
+        if len > 0 && len + 1 + crate::format::cells(word) > width {
+            words.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(word);
+    }
+    if !cur.is_empty() {
+        words.push(cur);
+    }
+    let mut out = Vec::new();
+    for line in words {
+        let mut rest = line.as_str();
+        while crate::format::cells(rest) > width {
+            let at = rest
+                .char_indices()
+                .scan(0, |w, (i, c)| {
+                    *w += unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+                    Some((i, *w))
+                })
+                .find(|(_, w)| *w > width)
+                .map_or(rest.len(), |(i, _)| i);
+            out.push(rest[..at].to_string());
+            rest = &rest[at..];
+        }
+        out.push(rest.to_string());
+    }
+    out
+}
+
+/// The list as text for a terminal `width` columns wide: one line each, the culprit or note
+/// whole (on lines of its own below when it does not fit, never cut), the cut's file on a
+/// line of its own below.
+pub fn text(dir: &std::path::Path, listed: &[Listed], width: usize) -> String {
     let mut out = String::new();
     match ring::RingIndex::open(dir) {
         Ok(idx) => {
@@ -117,23 +164,33 @@ pub fn text(dir: &std::path::Path, listed: &[Listed]) -> String {
         return out;
     }
     out.push_str(&format!(
-        "{:<19}  {:<18} {:<8} {:<24} {}\n",
-        "WHEN (UTC)", "WHAT", "SEVERITY", "CULPRIT / NOTE", "FILE"
+        "{:<19}  {:<18} {:<8} {}\n",
+        "WHEN (UTC)", "WHAT", "SEVERITY", "CULPRIT / NOTE"
     ));
+    let room = width.saturating_sub(CULPRIT_AT);
     for l in listed {
-        let file = match (&l.file, &l.note) {
-            (Some(f), _) => f.clone(),
-            (None, Some(n)) => format!("({n})"),
-            (None, None) => String::new(),
+        // On the incident's line when it fits, else on lines of its own below it.
+        let (first, below) = if crate::format::cells(&l.culprit) <= room {
+            (l.culprit.as_str(), Vec::new())
+        } else {
+            ("", lines_of(&l.culprit, width.saturating_sub(2).max(20)))
         };
-        out.push_str(&format!(
-            "{:<19}  {:<18} {:<8} {:<24} {}\n",
+        let line = format!(
+            "{:<19}  {:<18} {:<8} {first}",
             short(&l.when),
             l.what,
             l.severity,
-            crate::format::cut(&l.culprit, 24),
-            file
-        ));
+        );
+        out.push_str(line.trim_end());
+        out.push('\n');
+        for more in below {
+            out.push_str(&format!("  {more}\n"));
+        }
+        match (&l.file, &l.note) {
+            (Some(f), _) => out.push_str(&format!("  file: {f}\n")),
+            (None, Some(n)) => out.push_str(&format!("  ({n})\n")),
+            (None, None) => {}
+        }
     }
     out
 }
@@ -144,7 +201,8 @@ fn rfc(t: time::OffsetDateTime) -> String {
         .unwrap_or_default()
 }
 
-pub fn run_cli(args: &IncidentsArgs) -> ExitCode {
+/// `ifxtop incidents`, its text for a terminal `width` columns wide.
+pub fn run_cli(args: &IncidentsArgs, width: usize) -> ExitCode {
     if !args.ring.is_dir() {
         eprintln!(
             "ifxtop incidents: --ring {}: no such directory",
@@ -154,7 +212,12 @@ pub fn run_cli(args: &IncidentsArgs) -> ExitCode {
     }
     let listed = list(&args.ring);
     match args.format {
-        Format::Text => print!("{}", SafeText::new(&text(&args.ring, &listed)).as_str()),
+        Format::Text => {
+            print!(
+                "{}",
+                SafeText::new(&text(&args.ring, &listed, width)).as_str()
+            )
+        }
         Format::Json => match serde_json::to_string_pretty(&listed) {
             Ok(j) => println!("{}", SafeText::json(&j).as_str()),
             Err(e) => {
@@ -191,4 +254,90 @@ fn mark(args: &MarkArgs) -> Result<(), Error> {
         return Err(Error::Usage("the note: at most 4096 bytes".into()));
     }
     ring::mark(&args.ring, time::OffsetDateTime::now_utc(), &args.note)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The culprit (a session and the table it holds) is whole at 80 columns and wider: wrapped
+    /// under its column when it does not fit, never cut; the cut's file on a line of its own.
+    #[test]
+    fn the_culprit_is_whole_at_80_columns_and_wider() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let ring_dir = dir.path().join("ring");
+        ring::prepare_dir(&ring_dir).expect("ring");
+        let culprit = "sid 812 stores:'informix'.customer_order_history_2026";
+        let began = IncidentLine {
+            event: "began".into(),
+            began: "2026-11-22T13:34:40Z".into(),
+            kind: "lock_chain".into(),
+            severity: "warning".into(),
+            culprit: culprit.into(),
+            summary: String::new(),
+            ended: None,
+            file: None,
+            bytes: None,
+            note: None,
+            named: None,
+        };
+        let cut = IncidentLine {
+            event: "cut".into(),
+            ended: Some("2026-11-22T13:36:00Z".into()),
+            file: Some("20261122T133440Z-lock_chain.jsonl.zst".into()),
+            ..began.clone()
+        };
+        let index = ring_dir.join("incidents").join("index.jsonl");
+        let lines: String = [&began, &cut]
+            .iter()
+            .map(|l| serde_json::to_string(l).expect("json") + "\n")
+            .collect();
+        std::fs::write(&index, lines).expect("index");
+        std::fs::write(
+            ring_dir
+                .join("incidents")
+                .join("20261122T133440Z-lock_chain.jsonl.zst"),
+            b"",
+        )
+        .expect("cut file");
+        let listed = list(&ring_dir);
+        assert_eq!(listed.len(), 1, "{listed:?}");
+        for width in [80, 160] {
+            let t = text(&ring_dir, &listed, width);
+            let body: Vec<&str> = t
+                .lines()
+                .skip_while(|l| !l.starts_with("WHEN"))
+                .skip(1)
+                .collect();
+            assert!(
+                body.iter().any(|l| l.trim_end().ends_with(culprit)),
+                "{width}:\n{t}"
+            );
+            for l in &body {
+                if !l.trim_start().starts_with("file:") {
+                    assert!(crate::format::cells(l) <= width, "{width}: {l}");
+                }
+            }
+            assert!(
+                body.iter()
+                    .any(|l| l.contains("file: ") && l.ends_with("-lock_chain.jsonl.zst")),
+                "{t}"
+            );
+        }
+        // A word longer than a line is broken, not cut.
+        let long = "x".repeat(200);
+        let parts = lines_of(&format!("sid 1 {long}"), 78);
+        assert!(
+            parts.iter().all(|p| crate::format::cells(p) <= 78),
+            "{parts:?}"
+        );
+        assert_eq!(parts.concat(), format!("sid 1{long}"));
+        // At 160 columns the culprit is on the incident's own line.
+        let wide = text(&ring_dir, &listed, 160);
+        assert!(
+            wide.lines()
+                .any(|l| l.starts_with("2026-11-22 13:34:40") && l.ends_with(culprit)),
+            "{wide}"
+        );
+    }
 }

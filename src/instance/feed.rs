@@ -26,6 +26,8 @@ pub enum Feed {
         player: Player,
         /// When the player last moved (its speed is relative to this clock).
         last: Instant,
+        /// The flight recorder's ring replayed (`--replay DIR`): where a bookmark goes.
+        ring: Option<std::path::PathBuf>,
     },
 }
 
@@ -33,9 +35,16 @@ impl Feed {
     /// Starts the collectors of `setup` (or its replay), and the recorder when recording.
     pub fn start(setup: &Setup) -> Result<Feed, Error> {
         if let Some(rec) = &setup.replay {
+            let ring = match &setup.mode {
+                crate::instance::setup::Mode::Replay { file } => {
+                    Some(std::path::PathBuf::from(file)).filter(|p| p.is_dir())
+                }
+                _ => None,
+            };
             return Ok(Feed::Replay {
                 player: Player::new(rec.clone()),
                 last: Instant::now(),
+                ring,
             });
         }
         let header = header_of(setup);
@@ -193,6 +202,51 @@ impl Feed {
         match self {
             Feed::Collect { ring, .. } => ring.as_ref(),
             Feed::Replay { .. } => None,
+        }
+    }
+
+    /// Marks the moment `at` (session time; `wall` on the wall clock) with `note`: a viewer's
+    /// mark goes to the collector (which keeps it in its ring and tells everyone), a shared
+    /// screen's to its viewers and its ring, else into the ring kept or replayed. Where it
+    /// went, in words, or why it went nowhere.
+    pub fn mark(
+        &self,
+        at: Duration,
+        wall: Option<time::OffsetDateTime>,
+        note: &str,
+    ) -> Result<String, String> {
+        let into_ring = |dir: &std::path::Path| {
+            let wall = wall.unwrap_or_else(time::OffsetDateTime::now_utc);
+            crate::collect::ring::mark(dir, wall, note)
+                .map(|()| format!("into the ring {}", dir.display()))
+                .map_err(|e| format!("mark not kept: {e}"))
+        };
+        match self {
+            Feed::Collect {
+                follow: Some(f), ..
+            } => {
+                f.mark(at.as_secs_f64(), note);
+                Ok("to the collector, for everyone watching".into())
+            }
+            Feed::Collect {
+                share: Some(s),
+                ring,
+                ..
+            } => {
+                // The share hands it on to the ring (`ring::share_marks`).
+                let viewers = s.mark(at.as_secs_f64(), note);
+                let to = crate::format::count(viewers as u64, "viewer", "viewers");
+                Ok(match ring {
+                    Some(r) => format!("into the ring {} and to {to}", r.dir().display()),
+                    None => format!("to {to} (no ring keeps it: --ring DIR)"),
+                })
+            }
+            Feed::Collect { ring: Some(r), .. } => into_ring(r.dir()),
+            Feed::Replay { ring: Some(dir), .. } => into_ring(dir),
+            _ => Err(
+                "no ring to mark into: `--ring DIR` keeps one (`ifxtop mark --ring DIR` adds to it)"
+                    .into(),
+            ),
         }
     }
 

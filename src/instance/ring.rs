@@ -326,4 +326,53 @@ mod marks_tests {
         assert_eq!(marks[0].note, "look at sid 812 (anna)");
         assert_eq!(marks[0].at, "2026-11-22T13:34:50Z");
     }
+
+    /// A ring that stopped writing (its file system under what it leaves free) is on every
+    /// snapshot built beside it: a `ring_stopped` finding saying why, and its cost with the
+    /// stop, for the cost line and `serve`'s metrics.
+    #[test]
+    fn a_stopped_ring_is_a_finding_and_on_the_cost_line() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let mut cfg = RingConfig::new(dir.path().join("ring"));
+        cfg.min_free_bytes = Some(u64::MAX);
+        let origin = Origin {
+            server: Some("ol_demo".into()),
+            host: None,
+            wall_start: time::macros::datetime!(2026-11-22 13:30:00 UTC),
+            ports: Vec::new(),
+            base_page_kb: 2,
+        };
+        let writer = RingWriter::open(cfg, origin).expect("ring");
+        let (tx, rx) = std::sync::mpsc::sync_channel::<RawSample>(4);
+        let ring = Ring::start(writer, rx, None);
+        tx.send(RawSample {
+            t: 0.0,
+            source: "onstat -u".into(),
+            argv: vec!["onstat".into(), "-u".into()],
+            exit: Some(0),
+            stdout: String::new(),
+            stderr: String::new(),
+        })
+        .expect("sent");
+        // The thread shares its stats once a second.
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        while ring.stats().stopped.is_none() {
+            assert!(std::time::Instant::now() < deadline, "{:?}", ring.stats());
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let mut watched = Watched::new(Store::new(StoreSettings::default()), None);
+        watched.keep_ring(&ring);
+        let snap = watched.build(Duration::from_secs(1), Some("ol_demo"), &[], None);
+        let f = snap
+            .findings
+            .iter()
+            .find(|f| f.kind == crate::model::findings::FindingKind::RingStopped)
+            .unwrap_or_else(|| panic!("{:#?}", snap.findings));
+        assert_eq!(f.severity, crate::model::findings::Severity::Warning);
+        assert!(f.summary.contains("disk nearly full"), "{}", f.summary);
+        let stats = snap.ring.as_ref().expect("the ring's cost");
+        assert!(stats.stopped.is_some());
+        drop(tx);
+        ring.finish();
+    }
 }

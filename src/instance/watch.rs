@@ -44,6 +44,9 @@ pub struct Watched {
         crate::model::incidents::IncidentWatch,
         std::sync::mpsc::Sender<crate::collect::ring::Event>,
     )>,
+    /// The flight recorder's stats, for each snapshot built: its cost, and a finding when it
+    /// stopped writing.
+    ring: Option<std::sync::Arc<std::sync::Mutex<crate::collect::ring::RingStats>>>,
 }
 
 /// The recording's database-time track (`model/track.rs`): each sample's line, sent to the
@@ -71,6 +74,7 @@ impl Watched {
             calls_whole: false,
             parts: Default::default(),
             incidents: None,
+            ring: None,
         }
     }
 
@@ -101,6 +105,13 @@ impl Watched {
         tx: std::sync::mpsc::Sender<crate::collect::ring::Event>,
     ) {
         self.incidents = Some((Default::default(), tx));
+    }
+
+    /// Keeping the ring `ring`: the findings of each moment sampled make its incidents, and
+    /// each snapshot built shows what it costs (and a finding when it stopped writing).
+    pub(crate) fn keep_ring(&mut self, ring: &crate::collect::ring::Ring) {
+        self.keep_incidents(ring.events());
+        self.ring = Some(ring.stats_handle());
     }
 
     /// Each sample taken from now on also makes a line of a track, kept until
@@ -189,6 +200,17 @@ impl Watched {
         check::compare(&self.store, &snap, &self.parts, |store| {
             crate::model::snapshot::build_with(store, now, server, focus, hotspot)
         });
+        let mut snap = snap;
+        if let Some(r) = &self.ring {
+            let stats = r.lock().map(|s| s.clone()).unwrap_or_default();
+            if let Some(why) = &stats.stopped {
+                crate::model::findings::insert(
+                    &mut snap.findings,
+                    crate::model::findings::ring_stopped(why),
+                );
+            }
+            snap.ring = Some(stats);
+        }
         snap
     }
 

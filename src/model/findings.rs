@@ -112,10 +112,13 @@ pub enum FindingKind {
     ClientNetwork,
     MemoryReclaim,
     LogsNotBackedUp,
+    /// ifxtop's flight recorder stopped writing (a nearly full disk): not the server's, but
+    /// the host's disk and the evidence of the next incident.
+    RingStopped,
 }
 
 impl FindingKind {
-    pub const ALL: [FindingKind; 13] = [
+    pub const ALL: [FindingKind; 14] = [
         FindingKind::Offline,
         FindingKind::CheckpointBlocked,
         FindingKind::LongTransaction,
@@ -129,6 +132,7 @@ impl FindingKind {
         FindingKind::ClientNetwork,
         FindingKind::MemoryReclaim,
         FindingKind::LogsNotBackedUp,
+        FindingKind::RingStopped,
     ];
 
     /// The name in the JSON and the exporter's label: `lock_chain`.
@@ -147,6 +151,7 @@ impl FindingKind {
             FindingKind::ClientNetwork => "client_network",
             FindingKind::MemoryReclaim => "memory_reclaim",
             FindingKind::LogsNotBackedUp => "logs_not_backed_up",
+            FindingKind::RingStopped => "ring_stopped",
         }
     }
 }
@@ -180,6 +185,8 @@ impl FindingKind {
             ],
             FindingKind::MemoryReclaim => &[Source::Vmstat, Source::ZoneReclaimMode],
             FindingKind::LogsNotBackedUp => &[Source::OnstatL],
+            // Read from the ring itself, not the server.
+            FindingKind::RingStopped => &[],
         }
     }
 }
@@ -752,6 +759,27 @@ pub fn build(snap: &Facts<'_>) -> Vec<Finding> {
             .then(b.impact.wait_s.total_cmp(&a.impact.wait_s))
     });
     out
+}
+
+/// The flight recorder stopped writing, `why` in its words (`collect/ring.rs`: a nearly full
+/// disk, a write that failed).
+pub(crate) fn ring_stopped(why: &str) -> Finding {
+    Finding::new(
+        FindingKind::RingStopped,
+        Severity::Warning,
+        why.to_string(),
+        "free space on the ring's file system (or give --ring a directory on another); the ring \
+         writes again once it has room",
+    )
+    .fact("ifxtop --ring", why.to_string())
+}
+
+/// Adds `f` to `findings` where their order puts it (the worst first).
+pub(crate) fn insert(findings: &mut Vec<Finding>, f: Finding) {
+    let at = findings.partition_point(|g| {
+        g.severity > f.severity || (g.severity == f.severity && g.kind <= f.kind)
+    });
+    findings.insert(at, f);
 }
 
 /// `the top finding's line`, or the calm line when none is above info.

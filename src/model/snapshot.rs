@@ -40,6 +40,10 @@ pub struct Snapshot {
     /// What ifxtop costs the server (`None` before any source ran).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cost: Option<Cost>,
+    /// What the flight recorder costs (`--ring`): set by the snapshot's owner, which keeps
+    /// the ring.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ring: Option<crate::collect::ring::RingStats>,
     /// Share of buffer pages with waiters that did not resolve through the extent map.
     pub unresolved_share: Option<f64>,
     pub extents_loaded: bool,
@@ -326,6 +330,7 @@ pub fn build_from(
         numa,
         sources,
         cost,
+        ring: None,
         unresolved_share: store.hotspots.unresolved_share(),
         ports: store.settings.ports.clone(),
         extents_loaded: extents.is_some(),

@@ -206,6 +206,11 @@ pub enum Effect {
     /// Continued (SIGCONT) after a stop: take the terminal again (raw mode, the alternate
     /// screen) and draw the whole screen.
     Resume,
+    /// Mark the moment `at` (session time) with a note: into the ring, to the viewers.
+    Mark {
+        at: Duration,
+        note: String,
+    },
 }
 
 /// What a line of input at the bottom is for.
@@ -219,6 +224,8 @@ pub enum Prompt {
     Session(String),
     /// `:` in a replay: go to a time.
     Seek(String),
+    /// `b`: a note for the moment on screen (session time), a bookmark.
+    Mark(Duration, String),
 }
 
 pub struct App {
@@ -275,6 +282,17 @@ pub struct App {
     pub recording: Option<RecordingUi>,
     /// Watching together (`--share`, `--attach`), for the header and the help.
     pub watching: Option<Box<crate::instance::share::Watching>>,
+    /// Bookmarks on the session's clock, in time order: the ring's (a replay of one) and those
+    /// made here (`b`); the replay's timeline shows them.
+    pub marks: Vec<MarkUi>,
+}
+
+/// A bookmark as the screen shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MarkUi {
+    /// Session time.
+    pub at: Duration,
+    pub note: String,
 }
 
 /// A recording under way, as the header shows it.
@@ -359,6 +377,7 @@ impl App {
             host: None,
             recording: None,
             watching: None,
+            marks: Vec::new(),
         }
     }
 
@@ -380,6 +399,12 @@ impl App {
     /// The wall-clock time at session time `at`, when known.
     pub fn wall_clock(&self, at: Duration) -> Option<time::OffsetDateTime> {
         self.wall_start.map(|w| w + at)
+    }
+
+    /// Adds a bookmark, kept in time order.
+    pub(crate) fn add_mark(&mut self, at: Duration, note: String) {
+        let i = self.marks.partition_point(|m| m.at <= at);
+        self.marks.insert(i, MarkUi { at, note });
     }
 
     /// The message still worth showing.

@@ -66,6 +66,9 @@ pub enum Action {
     ReplaySeekForward,
     ReplaySeekBack,
     ReplaySeek,
+    /// Mark the moment on screen with a note (`b`, a bookmark): into the flight recorder's
+    /// ring, and to everyone watching a shared screen.
+    Bookmark,
     /// Draw the whole screen again (Ctrl-L).
     Redraw,
     /// Stop ifxtop and give the shell back, as Ctrl-Z does everywhere (`fg` resumes).
@@ -263,6 +266,7 @@ const DEFAULTS: &[(&str, Action)] = &[
     ("right", Action::ReplaySeekForward),
     ("left", Action::ReplaySeekBack),
     (":", Action::ReplaySeek),
+    ("b", Action::Bookmark),
     ("ctrl-l", Action::Redraw),
     ("ctrl-z", Action::Suspend),
 ];

@@ -108,7 +108,7 @@ impl<'a> Member<'a> {
         }
         // Keeping a ring, the findings of each moment make its incidents.
         if let Some(ring) = feed.ring() {
-            session.watched.keep_incidents(ring.events());
+            session.watched.keep_ring(ring);
         }
         Member {
             session,
@@ -360,7 +360,7 @@ pub async fn drive_fleet<B: Backend>(
                 else {
                     continue;
                 };
-                let Feed::Replay { player, last } = &mut *members[i].feed else {
+                let Feed::Replay { player, last, .. } = &mut *members[i].feed else {
                     continue;
                 };
                 let wall = last.elapsed();
@@ -516,13 +516,20 @@ fn carry_out<B: Backend>(
             outside,
         ))),
         Effect::Replay(cmd) => match feed {
-            Feed::Replay { player, last } => {
+            Feed::Replay { player, last, .. } => {
                 let played = player.command(cmd);
                 *last = Instant::now();
                 Some(Msg::Played(played, player.ui()))
             }
             Feed::Collect { .. } => None,
         },
+        Effect::Mark { at, note } => {
+            let wall = session.app.wall_clock(at);
+            Some(Msg::Done(match feed.mark(at, wall, &note) {
+                Ok(to) => Outcome::Marked { at, note, to },
+                Err(e) => Outcome::Failed(e),
+            }))
+        }
         Effect::Redraw => {
             // A full repaint: whatever the terminal shows now is forgotten.
             repaint(terminal);
@@ -619,6 +626,7 @@ pub fn session_for(
     app.host = setup.settings.host.clone();
     app.size = size;
     if let Some(rec) = &setup.replay {
+        ring_marks(&mut app, setup, rec);
         if !rec.skipped.is_empty() {
             app.say(
                 format!("recording: {}", rec.problems_line()),
@@ -644,6 +652,29 @@ pub fn session_for(
         ),
     );
     Ok(session)
+}
+
+/// A replay of a ring: its bookmarks within the window replayed, on the replay's clock.
+fn ring_marks(app: &mut App, setup: &Setup, rec: &crate::collect::record::Recording) {
+    let crate::instance::setup::Mode::Replay { file } = &setup.mode else {
+        return;
+    };
+    let dir = std::path::Path::new(file);
+    let Some(start) = app.wall_start.filter(|_| dir.is_dir()) else {
+        return;
+    };
+    let length = rec.length();
+    for m in crate::collect::ring::marks(dir) {
+        let Ok(at) =
+            time::OffsetDateTime::parse(&m.at, &time::format_description::well_known::Rfc3339)
+        else {
+            continue;
+        };
+        match Duration::try_from(at - start) {
+            Ok(d) if d <= length => app.add_mark(d, m.note),
+            _ => {}
+        }
+    }
 }
 
 /// Runs the TUI on the real terminal until the user quits or a signal arrives.

@@ -168,13 +168,37 @@ pub(crate) fn watch_words(w: &crate::instance::share::Watching) -> Option<String
     }
 }
 
+/// The flight recorder's part of the cost line (`--ring`): `ring 1.2 MB/min, 310 MB on disk`
+/// (the bytes written so far before a minute of it); when it stopped writing, that it did (the
+/// finding says why).
+pub(crate) fn ring_words(r: &crate::collect::ring::RingStats) -> String {
+    let disk = crate::format::human_bytes(r.segments_bytes + r.incidents_bytes);
+    if r.stopped.is_some() {
+        return format!("ring stopped writing (a finding says why), {disk} on disk");
+    }
+    let rate = match r.written_per_min {
+        Some(b) => format!("{}/min", crate::format::human_bytes(b.round() as u64)),
+        None => format!("{} so far", crate::format::human_bytes(r.written)),
+    };
+    format!("ring {rate}, {disk} on disk")
+}
+
+/// `cost_words`, and the ring's when one is kept.
+pub(crate) fn cost_and_ring(snap: &Snapshot) -> Option<String> {
+    let mut text = snap.cost.as_ref().map(cost_words)?;
+    if let Some(r) = &snap.ring {
+        text.push_str("; ");
+        text.push_str(&ring_words(r));
+    }
+    Some(text)
+}
+
 /// What ifxtop costs this server: itself, its onstat children, and per source (the busiest
 /// first) its calls a minute, CPU and bytes of output a call.
 fn cost(out: &mut Vec<ServerLine>, snap: &Snapshot, theme: &Theme) {
-    let Some(c) = &snap.cost else {
+    let Some(text) = cost_and_ring(snap) else {
         return;
     };
-    let text = cost_words(c);
     out.push(plain(Line::from("")));
     out.push(plain(Line::from(vec![
         Span::styled("IFXTOP    ", theme.column_header),
@@ -620,5 +644,25 @@ mod watch_tests {
             Some("a viewer: nothing run on the server for it, the feed 1 KB/s (0 viewers of the collector)")
         );
         assert_eq!(watch_words(&Watching::default()), None);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The ring on the cost line: bytes a minute once a minute is written (the bytes so far
+    /// before), and what it holds on disk, segments and incidents together.
+    #[test]
+    fn the_ring_costs_bytes_a_minute_and_disk() {
+        let mut r = crate::collect::ring::RingStats {
+            written: 3 << 20,
+            segments_bytes: 300 << 20,
+            incidents_bytes: 10 << 20,
+            ..Default::default()
+        };
+        assert_eq!(ring_words(&r), "ring 3.0 MB so far, 310.0 MB on disk");
+        r.written_per_min = Some(1.2 * 1024.0 * 1024.0);
+        assert_eq!(ring_words(&r), "ring 1.2 MB/min, 310.0 MB on disk");
     }
 }

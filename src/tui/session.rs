@@ -26,8 +26,20 @@ pub use crate::instance::signals::Signal;
 /// What a side effect the loop carried out came to, for the status line.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
-    Copied { bytes: usize, tmux: bool },
-    Exported { files: Vec<String>, dir: String },
+    Copied {
+        bytes: usize,
+        tmux: bool,
+    },
+    Exported {
+        files: Vec<String>,
+        dir: String,
+    },
+    /// A bookmark made at `at` (session time), and where it went.
+    Marked {
+        at: Duration,
+        note: String,
+        to: String,
+    },
     Failed(String),
 }
 
@@ -238,6 +250,15 @@ impl Session {
                     // where, on an 80-column status line too.
                     Outcome::Exported { files, dir } => {
                         crate::tui::share::export_note(&files, &dir, usize::from(self.app.size.0))
+                    }
+                    Outcome::Marked { at, note, to } => {
+                        let when = self
+                            .app
+                            .wall_clock(at)
+                            .map(crate::format::local_time)
+                            .unwrap_or_else(|| crate::format::clock(at));
+                        self.app.add_mark(at, note.clone());
+                        crate::format::printable(&format!("marked {when} {note}: {to}"))
                     }
                     Outcome::Failed(e) => e,
                 };

@@ -543,6 +543,21 @@ impl App {
                 }
                 Vec::new()
             }
+            Prompt::Mark(at, mut text) => match edit(&mut text) {
+                Some(KeyCode::Enter) => vec![Effect::Mark {
+                    at,
+                    note: text.trim().to_string(),
+                }],
+                Some(_) => Vec::new(),
+                None => {
+                    // A note is a line: as long as a viewer's mark may be.
+                    if text.chars().count() > crate::collect::wire::MAX_MARK_TEXT {
+                        text.pop();
+                    }
+                    self.prompt = Some(Prompt::Mark(at, text));
+                    Vec::new()
+                }
+            },
             Prompt::Seek(mut text) => match edit(&mut text) {
                 Some(KeyCode::Enter) => {
                     let started = self.replay.as_ref().and_then(|r| r.started);
@@ -738,6 +753,11 @@ impl App {
                 }
             }
             Action::Export => return vec![Effect::Export],
+            Action::Bookmark => {
+                // The moment on screen now: the note is for it, however long the typing takes.
+                let at = crate::tui::views::moment_shown(self, now);
+                self.prompt = Some(Prompt::Mark(at, String::new()));
+            }
             Action::Redraw => return vec![Effect::Redraw],
             Action::Suspend => return vec![Effect::Suspend],
             Action::ReplayPause

@@ -35,7 +35,7 @@ fn config(dir: &Path) -> RingConfig {
     RingConfig {
         // The machine's disk may be fuller than a server's: the free-space stop is tested on
         // its own.
-        min_free_bytes: 0,
+        min_free_bytes: Some(0),
         ..RingConfig::new(dir.to_path_buf())
     }
 }
@@ -333,7 +333,7 @@ fn the_ring_is_a_directory_of_its_own() {
 fn a_nearly_full_disk_stops_the_ring() {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut cfg = config(&dir.path().join("ring"));
-    cfg.min_free_bytes = u64::MAX;
+    cfg.min_free_bytes = Some(u64::MAX);
     let mut w = RingWriter::open(cfg, origin()).expect("ring");
     for s in noise_samples(0, 5, 16) {
         w.write(s);

@@ -7,6 +7,7 @@
 mod common;
 
 mod bidi;
+mod bookmarks;
 mod cost_live;
 mod findings_since;
 mod processes;
@@ -127,10 +128,8 @@ fn demo_setup(at: u64) -> Setup {
         mode: Mode::Demo { seed: 1 },
         runner: Arc::new(DemoRunner::wall(1, 300).starting_at(Duration::from_secs(at))),
         settings: StoreSettings {
-            ports: vec![ifxtop::demo::LISTENER_PORT],
             wall_start: Some(ifxtop::demo::EPOCH + Duration::from_secs(at)),
-            host: Some(ifxtop::demo::HOST.into()),
-            ..StoreSettings::default()
+            ..demo_settings()
         },
         interval: Duration::from_secs(1),
         server: Some("ol_demo".into()),
@@ -142,6 +141,27 @@ fn demo_setup(at: u64) -> Setup {
         ring: None,
         share: None,
         follow: None,
+    }
+}
+
+/// The demo's store settings from the demo's second 0.
+fn demo_settings() -> StoreSettings {
+    StoreSettings {
+        ports: vec![ifxtop::demo::LISTENER_PORT],
+        wall_start: Some(ifxtop::demo::EPOCH),
+        host: Some(ifxtop::demo::HOST.into()),
+        ..StoreSettings::default()
+    }
+}
+
+/// Where a ring of the demo comes from, as its segments' headers say.
+fn origin() -> ifxtop::collect::ring::Origin {
+    ifxtop::collect::ring::Origin {
+        server: Some("ol_demo".into()),
+        host: Some(ifxtop::demo::HOST.into()),
+        wall_start: ifxtop::demo::EPOCH,
+        ports: vec![ifxtop::demo::LISTENER_PORT],
+        base_page_kb: 2,
     }
 }
 

@@ -192,7 +192,7 @@ metrics! {
     ReplicationBlocked => Gauge "informix_replication_transmission_blocked"
         "1 when log transmission to a secondary is blocked";
     FindingSeverity => Gauge "informix_finding_severity"
-        "The worst severity of ifxtop's findings of a kind (lock_chain, checkpoint_blocked, ... docs/findings.md): 0 none holds, 1 info, 2 warning, 3 critical; every kind always, so a finding that comes, goes or worsens changes a value, never the series (cpu_saturation is absent until the CPU VPs' load is known)";
+        "The worst severity of ifxtop's findings of a kind (lock_chain, checkpoint_blocked, ... docs/findings.md): 0 none holds, 1 info, 2 warning, 3 critical; every kind always, so a finding that comes, goes or worsens changes a value, never the series (cpu_saturation is absent until the CPU VPs' load is known, ring_stopped where no --ring is kept)";
     Sessions => Gauge "informix_sessions"
         "User sessions by state in the latest onstat -u: running, waiting (for the server), idle (waiting for their client), idle_in_txn (idle in an open transaction); the server's own daemons not counted";
     ActiveSessions => Gauge "informix_active_sessions"
@@ -211,6 +211,12 @@ metrics! {
         "Compressed feed bytes written to viewers of the shared feed since serve started";
     ShareDroppedViewers => Counter "ifxtop_share_dropped_viewers_total"
         "Viewers of the shared feed let go for leaving too much of it unread (a viewer never slows the collector)";
+    RingWritten => Counter "ifxtop_ring_written_bytes_total"
+        "Bytes the flight recorder (--ring) has written to its segments since serve started (compressed)";
+    RingDisk => Gauge "ifxtop_ring_disk_bytes"
+        "Bytes the flight recorder's ring holds on disk: its segments (part=segments) and the incidents cut out (part=incidents)";
+    RingWriting => Gauge "ifxtop_ring_writing"
+        "1 while the flight recorder writes, 0 once it stopped (a nearly full disk: the ring_stopped finding says why)";
 }
 
 /// How a series' value is encoded.
@@ -797,6 +803,10 @@ fn findings(out: &mut Out, snap: &Snapshot) {
         if kind == FindingKind::CpuSaturation && cpu_unknown && value == FINDING_NONE {
             continue;
         }
+        // ifxtop's own ring: a series only where one is kept.
+        if kind == FindingKind::RingStopped && snap.ring.is_none() {
+            continue;
+        }
         out.gauge(
             Metric::FindingSeverity,
             vec![("kind", kind.as_str().into())],
@@ -1015,6 +1025,17 @@ fn cost(out: &mut Out, snap: &Snapshot) {
     }
     for (name, n) in runs {
         out.push(Metric::SourceRuns, vec![("source", name)], Value::Count(n));
+    }
+    if let Some(r) = &snap.ring {
+        out.push(Metric::RingWritten, vec![], Value::Count(r.written));
+        for (part, b) in [
+            ("segments", r.segments_bytes),
+            ("incidents", r.incidents_bytes),
+        ] {
+            out.gauge(Metric::RingDisk, vec![("part", part.into())], b as f64);
+        }
+        let writing = if r.stopped.is_some() { 0.0 } else { 1.0 };
+        out.gauge(Metric::RingWriting, vec![], writing);
     }
 }
 
@@ -1268,6 +1289,64 @@ mod tests {
         ] {
             assert_eq!(source_name(label), name, "{label}");
         }
+    }
+
+    /// The flight recorder's cost and whether it writes: the bytes written, its disk by part,
+    /// 0 once it stopped.
+    #[test]
+    fn the_rings_cost_and_stop_are_series() {
+        let mut snap = Snapshot {
+            ring: Some(crate::collect::ring::RingStats {
+                written: 4096,
+                segments_bytes: 3000,
+                incidents_bytes: 500,
+                ..Default::default()
+            }),
+            ..Snapshot::default()
+        };
+        let series = |snap: &Snapshot| {
+            let mut out = Out(Vec::new());
+            cost(&mut out, snap);
+            out.0
+                .iter()
+                .map(|s| {
+                    let v = match s.value {
+                        Value::Gauge(v) | Value::Counter(v) => v,
+                        Value::Count(n) => n as f64,
+                    };
+                    let labels: Vec<String> = s.labels.iter().map(|(_, v)| v.clone()).collect();
+                    (s.metric, labels, v)
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            series(&snap),
+            [
+                (Metric::RingWritten, vec![], 4096.0),
+                (Metric::RingDisk, vec!["segments".to_string()], 3000.0),
+                (Metric::RingDisk, vec!["incidents".to_string()], 500.0),
+                (Metric::RingWriting, vec![], 1.0),
+            ]
+        );
+        if let Some(r) = &mut snap.ring {
+            r.stopped = Some("ring stopped: disk nearly full".into());
+        }
+        assert_eq!(
+            series(&snap).last(),
+            Some(&(Metric::RingWriting, vec![], 0.0))
+        );
+        // The ring's finding is a series where a ring is kept, none where none is.
+        let ring_kind = |snap: &Snapshot| {
+            let mut out = Out(Vec::new());
+            findings(&mut out, snap);
+            out.0
+                .iter()
+                .any(|s| s.labels.iter().any(|(_, v)| v == "ring_stopped"))
+        };
+        assert!(ring_kind(&snap));
+        snap.ring = None;
+        assert!(series(&snap).is_empty());
+        assert!(!ring_kind(&snap));
     }
 
     /// Node 0 answers, node 1 does not: one `node_meminfo` series, 0.

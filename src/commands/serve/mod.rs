@@ -276,7 +276,7 @@ async fn watch_instance(
         Collection::start_with(setup.runner.clone(), setup.interval, raw, None, clock);
     let mut watched = Watched::new(Store::new(setup.settings.clone()), log);
     if let Some(r) = &ring {
-        watched.keep_incidents(r.events());
+        watched.keep_ring(r);
     }
     // The exporter reads only the latest counts by class: no session's row is kept.
     watched.activity = crate::model::activity::Activity::counts_only();

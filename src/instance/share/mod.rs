@@ -472,18 +472,22 @@ impl Hub {
                     self.opts.queue_bytes,
                 );
             }
-            ViewerMsg::Mark { at, text } => {
-                let mark = Mark {
-                    at,
-                    text: crate::format::SafeText::new(&text).as_str().to_string(),
-                    by: v.who.user.clone(),
-                };
-                if let Some(tx) = lock(&self.marks).as_ref() {
-                    let _ = tx.try_send(mark.clone());
-                }
-                self.control(Control::Mark(mark));
-            }
+            ViewerMsg::Mark { at, text } => self.mark(Mark {
+                at,
+                text: crate::format::SafeText::new(&text).as_str().to_string(),
+                by: v.who.user.clone(),
+            }),
         }
+    }
+}
+
+impl Hub {
+    /// A mark to everyone, and to the front-end's history (the ring's bookmarks).
+    fn mark(&self, mark: Mark) {
+        if let Some(tx) = lock(&self.marks).as_ref() {
+            let _ = tx.try_send(mark.clone());
+        }
+        self.control(Control::Mark(mark));
     }
 }
 
@@ -618,6 +622,21 @@ impl Share {
             hub: Arc::downgrade(&self.hub),
             stop: self.stop.clone(),
         }
+    }
+
+    /// The collector's own mark (its screen's `b`): to every viewer and to the marks' `tx`, as
+    /// a viewer's is; how many viewers it went to.
+    pub fn mark(&self, at: f64, text: &str) -> usize {
+        self.hub.mark(Mark {
+            at,
+            text: crate::format::SafeText::new(
+                &text.chars().take(wire::MAX_MARK_TEXT).collect::<String>(),
+            )
+            .as_str()
+            .to_string(),
+            by: socket::own_user(),
+        });
+        self.hub.presence().len()
     }
 
     /// Marks from viewers go to `tx` too (the flight recorder's bookmarks).
@@ -969,6 +988,28 @@ mod tests {
         // Both saw the header and the sample.
         assert!(b_lines[0].starts_with("{\"ifxtop_recording\":1"));
         assert!(b_lines.iter().any(|l| l.starts_with("{\"t\":1.0")));
+    }
+
+    /// The collector's own mark (its screen's `b`) reaches every viewer, by the collector's
+    /// user, and the marks' sender (the ring's bookmarks), as a viewer's does.
+    #[test]
+    fn the_collectors_mark_reaches_the_viewers_and_the_ring() {
+        let dir = tempfile::tempdir().unwrap();
+        let (share, _tx) = start(dir.path(), 16 << 20);
+        let (marks_tx, marks_rx) = std::sync::mpsc::sync_channel(4);
+        share.marks_to(marks_tx);
+        let path = share.path().unwrap().to_path_buf();
+        let a = UnixStream::connect(&path).unwrap();
+        wait_for(|| share.viewers().len() == 1);
+        assert_eq!(share.mark(290.0, "sid 812 \u{1b}[2Jholds it"), 1);
+        let lines = lines_of(a, Duration::from_secs(2));
+        let user = socket::own_user();
+        let mark = format!(
+            r#"{{"share":{{"mark":{{"at":290.0,"text":"sid 812 ?[2Jholds it","by":"{user}"}}}}}}"#
+        );
+        assert!(lines.contains(&mark), "{lines:?}");
+        let kept = marks_rx.try_recv().expect("the ring's copy");
+        assert_eq!((kept.at, kept.by.as_str()), (290.0, user.as_str()));
     }
 
     /// Past the most viewers, one more is told why and let go.

@@ -54,7 +54,10 @@ const GROUPS: &[(&[Action], &str)] = &[
     (&[Action::ToggleIdle], "hide / show idle waits"),
     (&[Action::ToggleTree], "blocker tree / list"),
     (&[Action::RebuildExtents], "rebuild extent map"),
-    (&[Action::Copy, Action::Export], "copy (OSC 52) / export"),
+    (
+        &[Action::Copy, Action::Export, Action::Bookmark],
+        "copy / export / mark",
+    ),
     (&[Action::ReplayPause], "replay: pause / play"),
     (
         &[Action::ReplayStepBack, Action::ReplayStepForward],
@@ -175,10 +178,8 @@ fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
         out.extend(watching_lines(app, w, w_usize(width)));
     }
     // Last, what ifxtop costs this server (the Server pane has it per source).
-    let mut cost = app.shown().cost.as_ref().map_or_else(
-        || "not measured yet".to_string(),
-        crate::tui::server_lines::cost_words,
-    );
+    let mut cost = crate::tui::server_lines::cost_and_ring(app.shown())
+        .unwrap_or_else(|| "not measured yet".to_string());
     if let Some(words) = app
         .watching
         .as_deref()

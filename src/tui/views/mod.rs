@@ -92,6 +92,7 @@ pub fn render(app: &App, now: Duration, area: Rect, buf: &mut Buffer) {
     if let Some(r) = &app.replay {
         timeline(
             r,
+            &app.marks,
             &app.theme,
             Rect {
                 y: area.y + area.height - 2,
@@ -288,19 +289,46 @@ fn too_small(area: Rect, buf: &mut Buffer) {
     }
 }
 
-/// The replay timeline: non-condition waiters over the whole recording, the position marked.
+/// The session time of the moment on screen: when frozen, when it was frozen; in a replay,
+/// the moment played.
+pub(crate) fn moment_shown(app: &App, now: Duration) -> Duration {
+    header::shown_at(app, now)
+}
+
+/// The replay timeline: non-condition waiters over the whole recording, the position marked,
+/// bookmarks as `◆`; when the position is at a bookmark (within the time one cell of the bar
+/// stands for, 2 s at least), its note after the clock.
 fn timeline(
     r: &crate::collect::replay::ReplayUi,
+    marks: &[crate::tui::app::MarkUi],
     theme: &crate::tui::theme::Theme,
     area: Rect,
     buf: &mut Buffer,
 ) {
-    let label = format!(
+    let clock = format!(
         " {} / {} ",
         crate::format::clock(r.position),
         crate::format::clock(r.length)
     );
-    let width = usize::from(area.width).saturating_sub(label.chars().count() + 1);
+    let len = r.length.as_secs_f64();
+    // The bar's width with no note: what one of its cells stands for.
+    let full = usize::from(area.width).saturating_sub(clock.chars().count() + 1);
+    let cell_s = if full > 0 { len / full as f64 } else { len };
+    let pos_s = r.position.as_secs_f64();
+    let near = marks
+        .iter()
+        .filter(|m| (m.at.as_secs_f64() - pos_s).abs() <= cell_s.max(2.0))
+        .min_by(|a, b| {
+            let d = |m: &crate::tui::app::MarkUi| (m.at.as_secs_f64() - pos_s).abs();
+            d(a).total_cmp(&d(b))
+        });
+    // The note takes at most half the line: the bar stays readable.
+    let note = near.map(|m| {
+        let room = usize::from(area.width) / 2;
+        format!("◆ {} ", table::fit(&m.note, room as u16, false).trim_end())
+    });
+    let note_w = note.as_deref().map_or(0, crate::format::cells);
+    let width = full.saturating_sub(note_w);
     if width == 0 {
         return;
     }
@@ -316,17 +344,27 @@ fn timeline(
                 .unwrap_or(0)
         })
         .collect();
-    let bars: Vec<char> = table::sparkline(&cells, width)
+    let mut bars: Vec<char> = table::sparkline(&cells, width)
         .chars()
         .map(|c| if c == ' ' { '·' } else { c })
         .collect();
-    let len = r.length.as_secs_f64();
-    let pos = if len > 0.0 {
-        ((r.position.as_secs_f64() / len) * (width as f64 - 1.0)).round() as usize
-    } else {
-        0
+    let cell_of = |t: f64| {
+        if len > 0.0 {
+            ((t / len) * (width as f64 - 1.0)).round() as usize
+        } else {
+            0
+        }
     };
-    let mut spans = vec![Span::styled(label, theme.key)];
+    for m in marks {
+        if let Some(c) = bars.get_mut(cell_of(m.at.as_secs_f64())) {
+            *c = '◆';
+        }
+    }
+    let pos = cell_of(pos_s);
+    let mut spans = vec![Span::styled(clock, theme.key)];
+    if let Some(n) = note {
+        spans.push(Span::styled(n, theme.warn));
+    }
     let before: String = bars.iter().take(pos).collect();
     let at: String = bars.get(pos).map(|c| c.to_string()).unwrap_or_default();
     let after: String = bars.iter().skip(pos + 1).collect();
@@ -415,6 +453,17 @@ fn status_line(app: &App, _now: Duration, area: Rect, buf: &mut Buffer) {
             "(Enter jumps to the next row holding it; n: again)",
         ),
         Some(Prompt::Session(text)) => prompt("session", text, "(its number; Enter opens it)"),
+        Some(Prompt::Mark(at, text)) => {
+            let when = app
+                .wall_clock(*at)
+                .map(crate::format::local_time)
+                .unwrap_or_else(|| crate::format::clock(*at));
+            prompt(
+                "mark",
+                text,
+                &format!("(for {when}; Enter marks, Esc cancels)"),
+            )
+        }
         Some(Prompt::Seek(text)) => prompt(
             "seek to",
             text,
@@ -504,6 +553,7 @@ fn hints(app: &App) -> &'static [Hint] {
             (&[Action::ReplaySlower, Action::ReplayFaster], "speed"),
             (&[Action::DrillDown], "drill"),
             (&[Action::GotoSession], "sid"),
+            (&[Action::Bookmark], "mark"),
         ]
     } else if !app.drill.is_empty() {
         &[
