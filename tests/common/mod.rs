@@ -7,6 +7,16 @@ pub mod pki;
 
 use std::path::{Path, PathBuf};
 
+/// The store settings of the demo's instance from its second 0: its listener, clock and host.
+pub fn demo_settings() -> ifxtop::store::StoreSettings {
+    ifxtop::store::StoreSettings {
+        ports: vec![ifxtop::demo::LISTENER_PORT],
+        wall_start: Some(ifxtop::demo::EPOCH),
+        host: Some(ifxtop::demo::HOST.into()),
+        ..ifxtop::store::StoreSettings::default()
+    }
+}
+
 pub fn fixtures_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }

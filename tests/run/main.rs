@@ -144,15 +144,7 @@ fn demo_setup(at: u64) -> Setup {
     }
 }
 
-/// The demo's store settings from the demo's second 0.
-fn demo_settings() -> StoreSettings {
-    StoreSettings {
-        ports: vec![ifxtop::demo::LISTENER_PORT],
-        wall_start: Some(ifxtop::demo::EPOCH),
-        host: Some(ifxtop::demo::HOST.into()),
-        ..StoreSettings::default()
-    }
-}
+use common::demo_settings;
 
 /// Where a ring of the demo comes from, as its segments' headers say.
 fn origin() -> ifxtop::collect::ring::Origin {

@@ -546,17 +546,7 @@ fn the_header_names_the_host() {
     assert!(first.contains("ol_oninit@db07"), "{first}");
 }
 
-/// The demo at demo time `at` through the real collectors (paused clock), as the live screen
-/// would have it, on a `w`x`h` terminal.
-/// The store settings of the demo's instance: its listener, clock and host.
-fn demo_settings() -> StoreSettings {
-    StoreSettings {
-        ports: vec![ifxtop::demo::LISTENER_PORT],
-        wall_start: Some(ifxtop::demo::EPOCH),
-        host: Some(ifxtop::demo::HOST.into()),
-        ..StoreSettings::default()
-    }
-}
+use common::demo_settings;
 
 /// A screen of the demo's server at `w`x`h`, nothing shown yet.
 fn demo_screen_app(w: u16, h: u16) -> App {
