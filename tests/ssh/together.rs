@@ -188,6 +188,14 @@ fn two_viewers_over_ssh_and_https_watch_one_collector_together() {
     wait_for("the https viewer's mark over ssh", || {
         ssh_lines.has(&format!("\"text\":\"look at customer\",\"by\":\"{USER}\""))
     });
+    // A mark made on a viewer's screen (`b`, a note, Enter) goes to its collector, which
+    // sends it to every viewer.
+    https_screen.keys(&["b"]);
+    https_screen.wait_for("Enter marks");
+    https_screen.keys(&["screen-mark-812", "Enter"]);
+    wait_for("the screen's mark at the other viewer", || {
+        ssh_lines.has("screen-mark-812")
+    });
 
     // Within a second: the sessions change (815's user becomes `tk0001`); the first onstat -i
     // after that prints it; each wire viewer has that output less than a second after the
