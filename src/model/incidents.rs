@@ -77,6 +77,13 @@ pub fn subject(kind: FindingKind, c: &Culprit) -> String {
         | FindingKind::MemoryReclaim
         | FindingKind::LogsNotBackedUp
         | FindingKind::RingStopped => String::new(),
+        // A hot spot not resolved to its table is named by its page (`3:280003`), and the
+        // page of last-page inserts moves on every few seconds: the same hot spot, so its
+        // chunk is what it is about.
+        FindingKind::BufferHotSpot if c.object.as_deref().and_then(unresolved_chunk).is_some() => {
+            let chunk = c.object.as_deref().and_then(unresolved_chunk);
+            format!("chunk {}", chunk.unwrap_or_default())
+        }
         FindingKind::ReplicaLag
         | FindingKind::SlowDevice
         | FindingKind::BufferHotSpot
@@ -87,6 +94,14 @@ pub fn subject(kind: FindingKind, c: &Culprit) -> String {
             ..c.clone()
         }),
     }
+}
+
+/// The chunk of a page named as `chunk:page` (a buffer wait's page the extent map did not
+/// resolve), `None` for a table's or an index's name.
+fn unresolved_chunk(object: &str) -> Option<&str> {
+    let (chunk, page) = object.split_once(':')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    (digits(chunk) && digits(page)).then_some(chunk)
 }
 
 impl IncidentWatch {
@@ -191,6 +206,39 @@ mod tests {
                 }
             })
             .collect()
+    }
+
+    /// A hot spot of last-page inserts not resolved to its table moves from page to page
+    /// every few seconds (`3:280003`, `3:280004`, ...): one incident, not one a page (each
+    /// cut writes minutes of the ring again). Another chunk's, or a table's, is another.
+    #[test]
+    fn an_unresolved_hot_spot_moving_page_to_page_is_one_incident() {
+        let mut w = IncidentWatch::default();
+        let mut events = Vec::new();
+        for i in 0..6u64 {
+            let page = format!("3:{}", 280_003 + i);
+            let mut fs = vec![finding(FindingKind::BufferHotSpot, &[819 + i], Some(&page))];
+            if i >= 4 {
+                fs.push(finding(FindingKind::BufferHotSpot, &[900], Some("5:1200")));
+                fs.push(finding(
+                    FindingKind::BufferHotSpot,
+                    &[901],
+                    Some("order_log (stores)"),
+                ));
+            }
+            events.extend(w.observe(&at(100.0 + 4.0 * i as f64, fs)));
+        }
+        assert_eq!(
+            kinds(&events),
+            [
+                "began buffer_hot_spot sid 819 3:280003",
+                "began buffer_hot_spot sid 900 5:1200",
+                "began buffer_hot_spot sid 901 order_log (stores)",
+            ]
+        );
+        assert_eq!(unresolved_chunk("3:280003"), Some("3"));
+        assert_eq!(unresolved_chunk("stores:customer"), None);
+        assert_eq!(unresolved_chunk("3:"), None);
     }
 
     /// One long transaction whose culprit is named from its waiters, then from `onstat -x`,
