@@ -1268,14 +1268,7 @@ mod tests {
     use super::*;
 
     fn sample(t: f64, stdout: String) -> RawSample {
-        RawSample {
-            t,
-            source: "onstat -u".into(),
-            argv: vec!["onstat".into(), "-u".into()],
-            exit: Some(0),
-            stdout,
-            stderr: String::new(),
-        }
+        RawSample::onstat_u(t, stdout)
     }
 
     fn origin() -> Origin {

@@ -28,6 +28,21 @@ pub struct RawSample<T = String> {
     pub stderr: T,
 }
 
+#[cfg(test)]
+impl RawSample {
+    /// An `onstat -u` of an on-line server (exit 5) at `t` printing `stdout`: a test's sample.
+    pub(crate) fn onstat_u(t: f64, stdout: String) -> Self {
+        RawSample {
+            t,
+            source: "onstat -u".into(),
+            argv: vec!["onstat".into(), "-u".into()],
+            exit: Some(5),
+            stdout,
+            stderr: String::new(),
+        }
+    }
+}
+
 pub(crate) fn exit_ok() -> Option<i32> {
     Some(0)
 }

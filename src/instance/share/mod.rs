@@ -810,14 +810,7 @@ mod tests {
     use std::os::unix::net::UnixStream;
 
     fn sample(t: f64, stdout: String) -> RawSample {
-        RawSample {
-            t,
-            source: "onstat -u".into(),
-            argv: vec!["onstat".into(), "-u".into()],
-            exit: Some(5),
-            stdout,
-            stderr: String::new(),
-        }
+        RawSample::onstat_u(t, stdout)
     }
 
     fn start(dir: &std::path::Path, queue_bytes: u64) -> (Share, SyncSender<RawSample>) {
