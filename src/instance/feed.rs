@@ -242,11 +242,10 @@ impl Feed {
                 })
             }
             Feed::Collect { ring: Some(r), .. } => into_ring(r.dir()),
-            Feed::Replay { ring: Some(dir), .. } => into_ring(dir),
-            _ => Err(
-                "no ring to mark into: `--ring DIR` keeps one (`ifxtop mark --ring DIR` adds to it)"
-                    .into(),
-            ),
+            Feed::Replay {
+                ring: Some(dir), ..
+            } => into_ring(dir),
+            _ => Err("no ring to mark into: start ifxtop with `--ring DIR` to keep one".into()),
         }
     }
 

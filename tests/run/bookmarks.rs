@@ -72,7 +72,8 @@ async fn b_marks_the_moment_on_screen_into_the_ring() {
     );
 }
 
-/// Without a ring (and nobody watching), `b` says where a mark could go instead of losing it.
+/// Without a ring (and nobody watching), `b` says where a mark could go instead of losing it,
+/// whole on an 80-column screen.
 #[tokio::test(start_paused = true)]
 async fn b_without_a_ring_says_why_nothing_was_marked() {
     let mut script = typed(2_000, "x");
@@ -80,7 +81,8 @@ async fn b_without_a_ring_says_why_nothing_was_marked() {
     script.push((1_000, key('q')));
     let (_, frames, _) = play(demo_setup(278), script).await;
     assert!(
-        frames.iter().any(|f| f.contains("no ring to mark into")),
+        frames.iter().any(|f| f
+            .contains("no ring to mark into: start ifxtop with `--ring DIR` to keep one")),
         "{}",
         frames.last().expect("frames")
     );
