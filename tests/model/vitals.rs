@@ -32,6 +32,45 @@ fn apply(store: &mut Store, source: Source, t: u64, text: &str) {
     });
 }
 
+/// `onstat -u` with `banner`, these thread rows (each ending in a newline) and an `N active`
+/// footer.
+fn onstat_u(banner: &str, rows: &str, active: usize) -> String {
+    format!(
+        "{banner}Userthreads
+address          flags   sessid   user     tty      wait             tout locks nreads   nwrites
+{rows} {active} active, 128 total, 12 maximum concurrent
+"
+    )
+}
+
+/// `onstat -g ath` with `banner` and these thread rows.
+fn onstat_g_ath(banner: &str, rows: &str) -> String {
+    format!(
+        "{banner}Threads:
+ tid     tcb      rstcb    prty status                vp-class      name
+{rows}"
+    )
+}
+
+/// `onstat -g lmx` with `banner` and these mutex rows.
+fn onstat_g_lmx(banner: &str, rows: &str) -> String {
+    format!(
+        "{banner}Locked mutexes:
+mid      addr             name               holder   lkcnt  waiter   waittime
+{rows}"
+    )
+}
+
+/// `onstat -k` with `banner`, these lock rows and a `1 active` footer.
+fn onstat_k(banner: &str, rows: &str) -> String {
+    format!(
+        "{banner}Locks
+address          wtlist           owner            lklist           type     tblsnum  rowid    key#/bsiz
+{rows} 1 active, 20000 total, 16384 hash buckets, 0 lock table overflows
+"
+    )
+}
+
 fn build(store: &Store) -> Snapshot {
     snapshot::build(store, store.latest, Some("test"), &[])
 }
@@ -138,31 +177,28 @@ fn vp_cpu_seconds_become_busy_percent_per_class() {
 /// An instance where session 901 holds mutex `lockhash[12]` and 902, 903 wait for it (S), and
 /// session 905's transaction began 4 logs ago.
 fn mutex_and_long_txn_store() -> Store {
-    let u = format!(
-        "{BANNER}Userthreads
-address          flags   sessid   user     tty      wait             tout locks nreads   nwrites
-4b4ad628         ---P--- 901      appuser  -        0                0    3     120      45
+    let u = onstat_u(
+        BANNER,
+        "4b4ad628         ---P--- 901      appuser  -        0                0    3     120      45
 4b4adc40         S--P--- 902      appuser  -        4b0f1d28         0    1     10       2
 4b4ae258         S--P--- 903      batch    -        4b0f1d28         0    0     5        0
 4b4ae870         ---P--- 905      loader   -        0                0    9000  7        800
- 4 active, 128 total, 12 maximum concurrent
-"
+",
+        4,
     );
-    let ath = format!(
-        "{BANNER}Threads:
- tid     tcb      rstcb    prty status                vp-class      name
- 5118    141c9270 4b4ad628 2    running                 1cpu        sqlexec
+    let ath = onstat_g_ath(
+        BANNER,
+        " 5118    141c9270 4b4ad628 2    running                 1cpu        sqlexec
  5120    141e3138 4b4adc40 2    mutex wait lockhash[12] 1cpu        sqlexec
  5121    141f8138 4b4ae258 2    mutex wait lockhash[12] 1cpu        sqlexec
  5122    1420d138 4b4ae870 2    running                 1cpu        sqlexec
-"
+",
     );
-    let lmx = format!(
-        "{BANNER}Locked mutexes:
-mid      addr             name               holder   lkcnt  waiter   waittime
-4011     4b0f1d28         lockhash[12]       5118     0      5120     4
+    let lmx = onstat_g_lmx(
+        BANNER,
+        "4011     4b0f1d28         lockhash[12]       5118     0      5120     4
                                                              5121     2
-"
+",
     );
     let x = format!(
         "{BANNER}Transactions
@@ -259,31 +295,27 @@ fn memory_growth_counts_from_the_first_sample() {
 #[test]
 fn the_engine_blocker_graph_fills_in_what_locks_cannot_see() {
     let banner = "\nIBM Informix Dynamic Server Version 14.10.FC9 -- On-Line -- Up 2 days 03:04:05 -- 2395548 Kbytes\n\n";
-    let u = format!(
-        "{banner}Userthreads
-address          flags   sessid   user     tty      wait             tout locks nreads   nwrites
-4b4ad628         --BP--- 26       appuser  -        0                0    3     120      45
+    let u = onstat_u(
+        banner,
+        "4b4ad628         --BP--- 26       appuser  -        0                0    3     120      45
 4b4adc40         Y-BP--- 27       appuser  -        4c000100         0    1     10       2
 4b4ae258         L--P--- 28       batch    -        4411e578         0    0     5        0
 4b4ae870         L--P--- 29       batch    -        4411e578         0    0     5        0
- 4 active, 128 total, 12 maximum concurrent
-"
+",
+        4,
     );
-    let ath = format!(
-        "{banner}Threads:
- tid     tcb      rstcb    prty status                vp-class      name
- 48      141c9270 4b4ad628 2    running                 1cpu        sqlexec
+    let ath = onstat_g_ath(
+        banner,
+        " 48      141c9270 4b4ad628 2    running                 1cpu        sqlexec
  49      141e3138 4b4adc40 2    cond wait  mgm          1cpu        sqlexec
  50      141f8138 4b4ae258 2    lock wait               1cpu        sqlexec
  51      1420d138 4b4ae870 2    lock wait               1cpu        sqlexec
-"
+",
     );
-    let k = format!(
-        "{banner}Locks
-address          wtlist           owner            lklist           type     tblsnum  rowid    key#/bsiz
-4411e578         4b4ae258         4b4adc40         0                HDR+X    100105   68           0
- 1 active, 20000 total, 16384 hash buckets, 0 lock table overflows
-"
+    let k = onstat_k(
+        banner,
+        "4411e578         4b4ae258         4b4adc40         0                HDR+X    100105   68           0
+",
     );
     let bth = format!(
         "{banner}{}",
@@ -320,30 +352,26 @@ address          wtlist           owner            lklist           type     tbl
 #[test]
 fn a_disagreement_with_the_engine_graph_is_said() {
     let banner = "\nIBM Informix Dynamic Server Version 14.10.FC9 -- On-Line -- Up 2 days 03:04:05 -- 2395548 Kbytes\n\n";
-    let u = format!(
-        "{banner}Userthreads
-address          flags   sessid   user     tty      wait             tout locks nreads   nwrites
-4b4ad628         --BP--- 26       appuser  -        0                0    3     120      45
+    let u = onstat_u(
+        banner,
+        "4b4ad628         --BP--- 26       appuser  -        0                0    3     120      45
 4b4adc40         ---P--- 27       appuser  -        0                0    1     10       2
 4b4ae258         L--P--- 28       batch    -        4411e578         0    0     5        0
- 3 active, 128 total, 12 maximum concurrent
-"
+",
+        3,
     );
-    let ath = format!(
-        "{banner}Threads:
- tid     tcb      rstcb    prty status                vp-class      name
- 48      141c9270 4b4ad628 2    running                 1cpu        sqlexec
+    let ath = onstat_g_ath(
+        banner,
+        " 48      141c9270 4b4ad628 2    running                 1cpu        sqlexec
  49      141e3138 4b4adc40 2    running                 1cpu        sqlexec
  50      141f8138 4b4ae258 2    lock wait               1cpu        sqlexec
-"
+",
     );
     // -k: the lock is 26's; the graph (tid 50 blocked by 49): 27's.
-    let k = format!(
-        "{banner}Locks
-address          wtlist           owner            lklist           type     tblsnum  rowid    key#/bsiz
-4411e578         4b4ae258         4b4ad628         0                HDR+X    100105   68           0
- 1 active, 20000 total, 16384 hash buckets, 0 lock table overflows
-"
+    let k = onstat_k(
+        banner,
+        "4411e578         4b4ae258         4b4ad628         0                HDR+X    100105   68           0
+",
     );
     let bth = format!(
         "{banner}{}",
@@ -501,29 +529,28 @@ fn a_brief_mutex_holder_is_not_said_harmless_beside_lock_waits_of_unknown_holder
         } else {
             ""
         };
-        let u = format!(
-            "{BANNER}Userthreads
-address          flags   sessid   user     tty      wait             tout locks nreads   nwrites
-4b4ad628         ---P--- 901      appuser  -        0                0    3     120      45
+        let u = onstat_u(
+            BANNER,
+            &format!(
+                "4b4ad628         ---P--- 901      appuser  -        0                0    3     120      45
 4b4adc40         S--P--- 902      appuser  -        4b0f1d28         0    1     10       2
 4b4ae258         S--P--- 903      batch    -        4b0f1d28         0    0     5        0
-{extra} 4 active, 128 total, 12 maximum concurrent
-"
+{extra}"
+            ),
+            4,
         );
-        let lmx = format!(
-            "{BANNER}Locked mutexes:
-mid      addr             name               holder   lkcnt  waiter   waittime
-4011     4b0f1d28         lockhash[12]       5118     0      5120     0
+        let lmx = onstat_g_lmx(
+            BANNER,
+            "4011     4b0f1d28         lockhash[12]       5118     0      5120     0
                                                              5121     0
-"
+",
         );
-        let ath = format!(
-            "{BANNER}Threads:
- tid     tcb      rstcb    prty status                vp-class      name
- 5118    141c9270 4b4ad628 2    running                 1cpu        sqlexec
+        let ath = onstat_g_ath(
+            BANNER,
+            " 5118    141c9270 4b4ad628 2    running                 1cpu        sqlexec
  5120    141e3138 4b4adc40 2    mutex wait lockhash[12] 1cpu        sqlexec
  5121    141f8138 4b4ae258 2    mutex wait lockhash[12] 1cpu        sqlexec
-"
+",
         );
         let mut s = Store::new(StoreSettings::default());
         apply(&mut s, Source::OnstatU, 0, &u);
