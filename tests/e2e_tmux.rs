@@ -887,3 +887,98 @@ fn the_cost_line_shows_ifxtops_cpu_and_processes_apart_from_file_reads() {
     t.keys(&["q"]);
     t.wait_for("IFXTOP-EXIT=0", wait);
 }
+
+/// The wall clock `HH:MM:SS` of the title line.
+fn clock_of(screen: &str) -> String {
+    let title = screen.lines().next().unwrap_or_default();
+    title
+        .as_bytes()
+        .windows(8)
+        .find(|w| has_clock(&String::from_utf8_lossy(w)))
+        .map(|w| String::from_utf8_lossy(w).into_owned())
+        .unwrap_or_else(|| panic!("no clock on the title line: {title}"))
+}
+
+/// A viewer (`ifxtop --attach SOCKET` of a `serve --demo --share SOCKET`) seeks back over what
+/// it received, as a replay seeks: `:` to the first moment received, `.` a step on, the header
+/// says how far behind the live end it stands and stays on that moment while the feed goes on;
+/// space comes back to the live end.
+#[test]
+fn a_viewer_seeks_back_over_what_it_received_and_space_is_live_again() {
+    let bin = env!("CARGO_BIN_EXE_ifxtop");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sock = dir.path().join("feed.sock");
+    struct Killed(std::process::Child);
+    impl Drop for Killed {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let _serve = Killed(
+        Command::new(bin)
+            .args([
+                "serve",
+                "--demo",
+                "--demo-at",
+                "280",
+                "--listen",
+                "127.0.0.1:0",
+            ])
+            .arg("--share")
+            .arg(&sock)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("serve"),
+    );
+    let start = Instant::now();
+    while !sock.exists() {
+        assert!(start.elapsed() < Duration::from_secs(30), "no socket");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let cmd = format!(
+        "{bin} --attach {}; echo IFXTOP-EXIT=$?; sleep 30",
+        sock.display()
+    );
+    let Some(t) = Tmux::start(&cmd, 80, 24) else {
+        return;
+    };
+    let wait = Duration::from_secs(30);
+    t.wait_for("RUNNING", wait);
+    // Some seconds received.
+    std::thread::sleep(Duration::from_secs(6));
+    let live = clock_of(&t.screen());
+    t.keys(&[":"]);
+    t.keys(&["0%", "Enter"]);
+    let s = t.wait_for("behind the live end", wait);
+    assert!(s.contains("BEHIND"), "{s}");
+    let first = clock_of(&s);
+    assert!(first < live, "the first moment {first} is before {live}");
+    // The screen stays on that moment while the feed goes on, further behind.
+    std::thread::sleep(Duration::from_secs(2));
+    let s = t.screen();
+    assert_eq!(clock_of(&s), first, "{s}");
+    // Steps on (an `onstat -u` each: the first may be in the same second): a later moment,
+    // still behind.
+    let mut steps = 0;
+    let stepped = loop {
+        let s = t.screen();
+        if clock_of(&s) != first {
+            break s;
+        }
+        assert!(steps < 5, "the steps never moved: {s}");
+        steps += 1;
+        t.keys(&["."]);
+        std::thread::sleep(Duration::from_secs(1));
+    };
+    assert!(clock_of(&stepped) > first, "{stepped}");
+    assert!(stepped.contains("BEHIND"), "{stepped}");
+    // Space: back to the live end.
+    t.keys(&["Space"]);
+    let s = t.wait_for("back to the live end", wait);
+    assert!(!s.contains("BEHIND"), "{s}");
+    assert!(clock_of(&s) >= live, "{s}");
+    t.keys(&["q"]);
+    t.wait_for("IFXTOP-EXIT=0", wait);
+}

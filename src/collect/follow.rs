@@ -185,11 +185,17 @@ impl Collection {
             ..FollowState::default()
         }));
         let (say, said) = std::sync::mpsc::sync_channel::<ViewerMsg>(64);
+        // What arrives is kept for seeking back over it.
+        let history = Arc::new(crate::collect::received::Received::new(
+            joined.header.clone(),
+            crate::collect::received::DEFAULT_MAX_BYTES,
+        ));
         let follower = Follower {
             state: state.clone(),
             say: say.clone(),
             received: joined.received.clone(),
             rate: Arc::default(),
+            history: history.clone(),
         };
         let Joined {
             lines,
@@ -218,7 +224,7 @@ impl Collection {
             .name("follow-in".into())
             .spawn(move || {
                 let _keep = keep;
-                follow(lines, &upd_tx, raw.as_ref(), &st, &say_at);
+                follow(lines, &upd_tx, raw.as_ref(), &st, &say_at, &history);
             });
         let mut tasks = Vec::new();
         // A session screen opened asks the collector for it, within what it allows a viewer.
@@ -257,6 +263,7 @@ fn follow(
     raw: Option<&std::sync::mpsc::SyncSender<RawSample>>,
     state: &Mutex<FollowState>,
     say: &std::sync::mpsc::SyncSender<ViewerMsg>,
+    history: &crate::collect::received::Received,
 ) {
     let mut buf = Vec::new();
     let mut last_said = std::time::Instant::now();
@@ -275,6 +282,7 @@ fn follow(
                 };
                 let update = crate::collect::replay::to_update(&source, &sample);
                 let t = sample.t;
+                history.push(&buf, source, t);
                 if let Some(raw) = raw {
                     let _ = raw.try_send(sample);
                 }
@@ -321,6 +329,8 @@ pub struct Follower {
     say: std::sync::mpsc::SyncSender<ViewerMsg>,
     received: Arc<std::sync::atomic::AtomicU64>,
     rate: Arc<Mutex<wire::Rate>>,
+    /// What arrived since it joined, kept on disk for seeking back.
+    history: Arc<crate::collect::received::Received>,
 }
 
 impl Follower {
@@ -338,6 +348,16 @@ impl Follower {
             .unwrap_or_else(|p| p.into_inner())
             .per_s(n, std::time::Instant::now());
         (n, rate)
+    }
+
+    /// What arrived since it joined, as a recording to seek over (`None`: nothing yet).
+    pub fn history(&self) -> Option<Arc<crate::collect::record::Recording>> {
+        self.history.recording()
+    }
+
+    /// The history's bytes on disk, and why it stopped being kept if it did.
+    pub fn kept(&self) -> crate::collect::received::Kept {
+        self.history.kept()
     }
 
     /// Sends a mark to the collector (and so to every viewer).

@@ -13,6 +13,7 @@ pub mod follow;
 mod group;
 mod ha;
 pub mod log;
+pub mod received;
 pub mod record;
 pub mod replay;
 pub mod ring;

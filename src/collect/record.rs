@@ -478,6 +478,31 @@ impl Recording {
             + self.waiting.capacity() * std::mem::size_of::<(f64, u64)>()
     }
 
+    /// A recording indexed by whoever wrote it, as it wrote it (a viewer's received history,
+    /// `collect/received.rs`): `open` gives its lines from the start, `index` each sample's time,
+    /// source and line (counted from 1 over what `open` gives), `lines` how many lines there are.
+    /// Nothing is read now: the samples are read from `open` as they are played.
+    pub(crate) fn indexed(
+        header: Option<RecordingHeader>,
+        open: Opener,
+        index: impl IntoIterator<Item = (f64, Source, u64)>,
+        lines: u64,
+    ) -> Recording {
+        let mut entries: Vec<Entry> = index
+            .into_iter()
+            .map(|(t, source, line)| Entry { t, source, line })
+            .collect();
+        // Stable: samples of one time stay in the order they were written.
+        entries.sort_by(|a, b| a.t.total_cmp(&b.t));
+        Recording {
+            header,
+            input: Input::Opened(open),
+            entries,
+            last_line: lines,
+            ..Recording::default()
+        }
+    }
+
     /// Every sample, in time order, read again from the recording.
     pub fn samples(&self) -> Samples<'_> {
         Samples {

@@ -285,6 +285,19 @@ pub struct App {
     /// Bookmarks on the session's clock, in time order: the ring's (a replay of one) and those
     /// made here (`b`); the replay's timeline shows them.
     pub marks: Vec<MarkUi>,
+    /// A viewer back in what it received (the replay keys), shown as a frozen moment.
+    pub past: Option<PastUi>,
+}
+
+/// Where a viewer stands in what it received, for the header: at `at`, between `from` and
+/// `to` (the first and the last sample kept), on the collector's session clock.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PastUi {
+    pub at: Duration,
+    pub from: Duration,
+    pub to: Duration,
+    /// Still reading its way to `at`, this far (the screen shows the moment before).
+    pub seeking: Option<f64>,
 }
 
 /// A bookmark as the screen shows it.
@@ -378,7 +391,15 @@ impl App {
             recording: None,
             watching: None,
             marks: Vec::new(),
+            past: None,
         }
+    }
+
+    /// A viewer of a shared feed (`--attach`): it follows a collector.
+    pub(crate) fn is_viewer(&self) -> bool {
+        self.watching
+            .as_ref()
+            .is_some_and(|w| w.following.is_some())
     }
 
     /// The snapshot on screen: the frozen one, else the live one.

@@ -521,6 +521,10 @@ fn carry_out<B: Backend>(
                 *last = Instant::now();
                 Some(Msg::Played(played, player.ui()))
             }
+            // A viewer seeks over what it received.
+            Feed::Collect {
+                follow: Some(f), ..
+            } => Some(Msg::Past(cmd, f.history())),
             Feed::Collect { .. } => None,
         },
         Effect::Mark { at, note } => {

@@ -54,6 +54,11 @@ pub enum Msg {
     Played(Played, ReplayUi),
     /// Go on with a replay seek that is part way.
     SeekMore,
+    /// A viewer's seek over what it received (`None`: nothing received yet).
+    Past(
+        crate::collect::replay::ReplayCommand,
+        Option<Arc<crate::collect::record::Recording>>,
+    ),
     Extents(ExtentStatus),
     /// The data settled (or the rate limit passed): the snapshot may be rebuilt.
     Settled,
@@ -101,6 +106,9 @@ pub struct Session {
     /// What is left of a replay seek through a long recording: applied a slice at a time, so
     /// keys (another seek, `q`) are seen in between.
     seeking: Option<Played>,
+    /// A viewer back in what it received: a replay of it in a store of its own, shown as a
+    /// frozen moment while the live data goes on into the live store.
+    past: Option<Past>,
     /// Something changed since the last draw.
     pub dirty: bool,
     /// What moved with time alone on the screen when it was last drawn: the 1 s clock draws
@@ -111,10 +119,200 @@ pub struct Session {
 /// How long one slice of a replay seek reads and parses before keys are looked at again.
 pub(crate) const SEEK_SLICE: Duration = Duration::from_millis(50);
 
+/// A viewer's moment in what it received, replayed (see [`crate::collect::received`]).
+struct Past {
+    player: crate::collect::replay::Player,
+    /// What the player plays: kept while the moments sought are within it.
+    rec: Arc<crate::collect::record::Recording>,
+    store: Store,
+    findings: crate::model::findings::FindingsHistory,
+    /// What is left of the seek (a slice at a time).
+    played: Option<Played>,
+}
+
 impl Session {
     /// A replay seek is part way: the loop sends `Msg::SeekMore` once no key is waiting.
     pub(crate) fn is_seeking(&self) -> bool {
-        self.seeking.is_some()
+        self.seeking.is_some() || self.past.as_ref().is_some_and(|p| p.played.is_some())
+    }
+
+    /// A viewer's seek: where `cmd` leads from the moment on screen, within what was received
+    /// (`rec`); past its end, back to the live end.
+    fn past_command(
+        &mut self,
+        cmd: crate::collect::replay::ReplayCommand,
+        rec: Option<Arc<crate::collect::record::Recording>>,
+        now: Duration,
+    ) {
+        use crate::collect::replay::ReplayCommand;
+        let Some(rec) = rec.filter(|r| !r.is_empty()) else {
+            self.app.say("nothing received yet to go back over", now);
+            return;
+        };
+        let from = rec.time_of(0).unwrap_or_default().as_secs_f64();
+        let to = rec.length().as_secs_f64();
+        let here = match &self.past {
+            Some(p) => p.player.position(),
+            None => self.app.frozen.as_ref().map_or(now, |(_, at)| *at),
+        }
+        .as_secs_f64();
+        let span = (to - from).max(0.0);
+        let target = match cmd {
+            ReplayCommand::SeekBy(f) => {
+                let by = f * span;
+                here + if by.abs() < 1.0 { f.signum() } else { by }
+            }
+            ReplayCommand::Step(n) => {
+                let ticks = rec
+                    .sources()
+                    .zip(rec.times())
+                    .filter(|(s, _)| *s == crate::source::Source::OnstatU)
+                    .map(|(_, t)| t.as_secs_f64());
+                if n >= 0 {
+                    ticks.filter(|t| *t > here).fold(f64::INFINITY, f64::min)
+                } else {
+                    ticks.filter(|t| *t < here).fold(from, f64::max)
+                }
+            }
+            ReplayCommand::SeekTo(t) => t.as_secs_f64(),
+            ReplayCommand::SeekPercent(p) => from + p.clamp(0.0, 1.0) * span,
+            ReplayCommand::TogglePause | ReplayCommand::Speed(_) => return,
+        };
+        if target >= to {
+            if self.past.is_some() || self.app.frozen.is_some() {
+                self.leave_past(now);
+            } else {
+                self.app.say("at the live end", now);
+            }
+            return;
+        }
+        if target < from {
+            let when = self.moment_text(Duration::from_secs_f64(from));
+            self.app
+                .say(format!("the first moment received here is {when}"), now);
+        }
+        let target = Duration::from_secs_f64(target.max(from));
+        let mut past = match self.past.take() {
+            // Within what the player has: on from where it is (back: from its start).
+            Some(p) if target <= p.rec.length() => p,
+            _ => Past {
+                player: crate::collect::replay::Player::new(rec.clone()),
+                rec: rec.clone(),
+                store: Store::new(self.watched.store.settings.clone()),
+                findings: Default::default(),
+                played: None,
+            },
+        };
+        let played = past.player.seek(target);
+        if played.restart {
+            // The store starts over: the findings' starts with it (lower bounds again).
+            past.findings = Default::default();
+        }
+        past.played = Some(played);
+        self.past = Some(past);
+        self.app.past = Some(crate::tui::app::PastUi {
+            at: target,
+            from: Duration::from_secs_f64(from),
+            to: rec.length(),
+            seeking: Some(0.0),
+        });
+        // Frozen on screen from now on: the live snapshots are kept aside as they come.
+        if self.app.frozen.is_none() {
+            self.app.frozen = Some((self.app.live.clone(), target));
+        }
+        self.frozen_store = None;
+        self.frozen_findings = None;
+        self.past_slice(now);
+    }
+
+    /// Applies the next slice of a viewer's seek; once there, shows that moment.
+    fn past_slice(&mut self, now: Duration) {
+        let Some(past) = self.past.as_mut() else {
+            return;
+        };
+        let Some(mut played) = past.played.take() else {
+            return;
+        };
+        let done = past.store.play_for(&mut played, SEEK_SLICE);
+        self.dirty = true;
+        if !done && played.broken().is_none() {
+            if let Some(ui) = self.app.past.as_mut() {
+                ui.seeking = Some(played.progress());
+            }
+            past.played = Some(played);
+            return;
+        }
+        let at = match played.broken() {
+            // The history's file could not be read back: the moment it reached, said.
+            Some(why) => {
+                self.app.say(why, now);
+                played.reached().unwrap_or_default()
+            }
+            None => past.player.shown(),
+        };
+        if let Some(ui) = self.app.past.as_mut() {
+            ui.seeking = None;
+            ui.at = at;
+        }
+        self.show_past(at);
+        let behind = human(now.saturating_sub(at));
+        let when = self.moment_text(at);
+        let keys = self.app.key_phrases(
+            &[
+                (
+                    &[
+                        crate::tui::keymap::Action::ReplaySeekBack,
+                        crate::tui::keymap::Action::ReplaySeekForward,
+                    ],
+                    "move",
+                ),
+                (&[crate::tui::keymap::Action::ToggleFreeze], "live"),
+            ],
+            ", ",
+        );
+        self.app
+            .say(format!("{when}, {behind} behind the live end: {keys}"), now);
+    }
+
+    /// Builds the moment `at` of the viewer's past store and shows it frozen.
+    fn show_past(&mut self, at: Duration) {
+        let Some(past) = self.past.as_mut() else {
+            return;
+        };
+        let focus: Vec<Sid> = self.app.drill.iter().map(|d| d.sid).collect();
+        let hot = self.app.hotspot.as_ref().map(|h| h.object.clone());
+        let mut snap = snapshot::build_with(
+            &past.store,
+            at,
+            self.server.as_deref(),
+            &focus,
+            hot.as_deref(),
+        );
+        snap.track_findings(&mut past.findings, past.store.settings.wall_start);
+        self.app.frozen = Some((Arc::new(snap), at));
+        self.app.refresh_orders();
+        self.built_focus = (focus, hot);
+        self.dirty = true;
+    }
+
+    /// Back to the live end: the past's store let go.
+    fn leave_past(&mut self, now: Duration) {
+        self.past = None;
+        self.app.past = None;
+        self.app.frozen = None;
+        self.frozen_store = None;
+        self.frozen_findings = None;
+        self.app.refresh_orders();
+        self.app.say("back to the live end", now);
+        self.dirty = true;
+    }
+
+    /// A moment as the header's clock says it (else as session time).
+    fn moment_text(&self, at: Duration) -> String {
+        self.app
+            .wall_clock(at)
+            .map(crate::format::local_time)
+            .unwrap_or_else(|| crate::format::clock(at))
     }
 
     /// Applies the next slice of what the replay played (what is left waits for
@@ -172,6 +370,7 @@ impl Session {
             frozen_findings: None,
             started: Instant::now(),
             seeking: None,
+            past: None,
             dirty: true,
             drawn: None,
         }
@@ -217,7 +416,15 @@ impl Session {
                 }
                 now = self.play_slice().unwrap_or(now);
             }
+            Msg::SeekMore if self.past.as_ref().is_some_and(|p| p.played.is_some()) => {
+                self.past_slice(now)
+            }
             Msg::SeekMore => now = self.play_slice().unwrap_or(now),
+            Msg::Past(cmd, rec) => {
+                self.watched.force();
+                self.past_command(cmd, rec, now);
+                self.dirty = true;
+            }
             Msg::Extents(mut st) => {
                 self.log(now, &format!("extent map: {st:?}"));
                 // A failed rebuild leaves the older map in the store: say it is still used.
@@ -309,8 +516,14 @@ impl Session {
             self.app.say(why, now);
             self.dirty = true;
         }
-        // Freezing keeps the moment's data too; resuming lets it go.
+        // Space in the past: back to the live end.
+        if self.past.is_some() && self.app.frozen.is_none() {
+            self.leave_past(now);
+        }
+        // Freezing keeps the moment's data too; resuming lets it go (a viewer's past has a
+        // store of its own).
         match (&self.app.frozen, &self.frozen_store) {
+            _ if self.past.is_some() => {}
             (Some(_), None) => {
                 self.frozen_store = Some(self.watched.store.clone());
                 self.frozen_findings = Some(self.watched.findings.clone());
@@ -334,7 +547,12 @@ impl Session {
         let focus: Vec<Sid> = self.app.drill.iter().map(|d| d.sid).collect();
         let hot = self.app.hotspot.as_ref().map(|h| h.object.clone());
         let focus_moved = (&focus, &hot) != (&self.built_focus.0, &self.built_focus.1);
-        if focus_moved {
+        if focus_moved && self.past.as_ref().is_some_and(|p| p.played.is_none()) {
+            // The viewer's past moment, with the sessions drilled into now.
+            if let Some(at) = self.app.past.map(|p| p.at) {
+                self.show_past(at);
+            }
+        } else if focus_moved {
             if let (Some(frozen), Some((snap, _))) = (&self.frozen_store, &self.app.frozen) {
                 // The frozen moment, with the sessions drilled into now.
                 let at = Duration::from_secs_f64(snap.at_s);
@@ -483,6 +701,11 @@ impl Session {
         }
         false
     }
+}
+
+/// A time span as the header says it (`1m12s`).
+fn human(d: Duration) -> String {
+    crate::format::human_duration(d.as_secs_f64())
 }
 
 /// In a replay the map comes from the recording's `oncheck -pe` sample, if it has one.

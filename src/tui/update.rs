@@ -560,7 +560,11 @@ impl App {
             },
             Prompt::Seek(mut text) => match edit(&mut text) {
                 Some(KeyCode::Enter) => {
-                    let started = self.replay.as_ref().and_then(|r| r.started);
+                    let started = match &self.replay {
+                        Some(r) => r.started,
+                        // A viewer: times of day on the collector's clock.
+                        None => self.wall_start,
+                    };
                     match parse_seek(&text, started) {
                         Some(cmd) => vec![Effect::Replay(cmd)],
                         None => {
@@ -950,6 +954,31 @@ impl App {
 
     /// A replay's keys: pause, step, speed, seek (nothing outside a replay).
     fn replay_key(&mut self, action: Action, now: Duration) -> Vec<Effect> {
+        if self.replay.is_none() && self.is_viewer() {
+            // A viewer seeks over what it received: the same keys, no speed (it is not played).
+            let cmd = match action {
+                Action::ReplayStepForward => ReplayCommand::Step(1),
+                Action::ReplayStepBack => ReplayCommand::Step(-1),
+                Action::ReplaySeekForward => ReplayCommand::SeekBy(0.1),
+                Action::ReplaySeekBack => ReplayCommand::SeekBy(-0.1),
+                Action::ReplaySeek => {
+                    self.prompt = Some(Prompt::Seek(String::new()));
+                    return Vec::new();
+                }
+                _ => {
+                    let back = self.key_phrases(
+                        &[
+                            (&[Action::ReplaySeekBack, Action::ReplayStepBack], "go back"),
+                            (&[Action::ToggleFreeze], "live"),
+                        ],
+                        ", ",
+                    );
+                    self.say(format!("a viewer is not played: {back}"), now);
+                    return Vec::new();
+                }
+            };
+            return vec![Effect::Replay(cmd)];
+        }
         if self.replay.is_none() {
             if action == Action::ReplayPause {
                 let freeze = self.hint(Action::ToggleFreeze, "freezes the screen");

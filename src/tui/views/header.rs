@@ -452,15 +452,25 @@ fn title_line<'a>(
             ));
         }
     }
-    let badge = match (&app.frozen, &app.replay) {
-        (Some((_, at)), _) => Span::styled(
+    let badge = match (&app.frozen, &app.replay, app.past) {
+        // A viewer back in what it received: how far behind the live end it stands.
+        (Some(_), None, Some(p)) => Span::styled(
+            format!(
+                " BEHIND {}{} ",
+                human_duration(now.saturating_sub(p.at).as_secs_f64()),
+                p.seeking
+                    .map_or(String::new(), |f| format!(" seeking {:.0}%", f * 100.0))
+            ),
+            theme.badge_frozen,
+        ),
+        (Some((_, at)), _, _) => Span::styled(
             format!(
                 " FROZEN {} ",
                 human_duration(now.saturating_sub(*at).as_secs_f64())
             ),
             theme.badge_frozen,
         ),
-        (None, Some(r)) => Span::styled(
+        (None, Some(r), _) => Span::styled(
             format!(
                 " REPLAY {}/{} {}{} ",
                 crate::format::clock(r.position),
@@ -479,7 +489,7 @@ fn title_line<'a>(
             ),
             theme.badge_frozen,
         ),
-        (None, None) => Span::styled(" RUNNING ", bar.patch(theme.badge_running)),
+        (None, None, _) => Span::styled(" RUNNING ", bar.patch(theme.badge_running)),
     };
     spans.push((badge, 9));
     let width = usize::from(width);
