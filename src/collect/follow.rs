@@ -76,6 +76,8 @@ pub struct FollowState {
     pub ended: Option<String>,
     /// Lines of the feed that were neither a sample nor a control line.
     pub unread: u64,
+    /// What the collector's own screen shows, when it shares one.
+    pub screen: Option<wire::View>,
 }
 
 /// Reads one line of at most `cap` bytes (without its newline); `None` at the end.
@@ -196,6 +198,7 @@ impl Collection {
             received: joined.received.clone(),
             rate: Arc::default(),
             history: history.clone(),
+            view: Arc::default(),
         };
         let Joined {
             lines,
@@ -313,6 +316,7 @@ fn follow(
                         }
                     }
                     Control::Focus(sids) => s.focus = sids,
+                    Control::Screen(v) => s.screen = Some(v),
                     Control::Hello { .. } => {}
                 }
             }
@@ -331,6 +335,8 @@ pub struct Follower {
     rate: Arc<Mutex<wire::Rate>>,
     /// What arrived since it joined, kept on disk for seeking back.
     history: Arc<crate::collect::received::Received>,
+    /// The view last said to the collector.
+    view: Arc<Mutex<Option<wire::View>>>,
 }
 
 impl Follower {
@@ -348,6 +354,16 @@ impl Follower {
             .unwrap_or_else(|p| p.into_inner())
             .per_s(n, std::time::Instant::now());
         (n, rate)
+    }
+
+    /// Tells the collector what this screen shows (when it changed since last said), for
+    /// the others to follow.
+    pub fn say_view(&self, view: wire::View) {
+        let mut last = self.view.lock().unwrap_or_else(|p| p.into_inner());
+        if last.as_ref() != Some(&view) && self.say.try_send(ViewerMsg::View(view.clone())).is_ok()
+        {
+            *last = Some(view);
+        }
     }
 
     /// What arrived since it joined, as a recording to seek over (`None`: nothing yet).

@@ -39,6 +39,30 @@ pub struct Presence {
     pub behind_s: Option<f64>,
     /// Feed bytes waiting for it to read them.
     pub queued_bytes: u64,
+    /// What its screen shows, as it last said (for others to follow).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub view: Option<View>,
+}
+
+/// What a screen shows, for others to follow (`F`): its pane, the session it has open or
+/// selected, and its moment when that is not the live end.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct View {
+    /// The pane, as its number key says it (1 to 8).
+    pub pane: u8,
+    /// The session on screen: open (`open`) or selected in the pane.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sid: Option<u64>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub open: bool,
+    /// The moment shown (the collector's session time) when not the live end: frozen, back
+    /// in what it received.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<f64>,
+    /// Whom it follows itself (a presence id; 0: the collector's screen).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub follows: Option<u64>,
 }
 
 /// A mark: "look at 13:34:50, sid 812", sent to every viewer.
@@ -74,6 +98,8 @@ pub enum Control {
     Refused(String),
     /// The sessions this viewer's asks have read, as the collector bounded them.
     Focus(Vec<u64>),
+    /// What the collector's own screen shows (`ifxtop --share`), for viewers to follow.
+    Screen(View),
 }
 
 /// A control line as written: `{"share": {...}}`.
@@ -111,6 +137,8 @@ pub enum ViewerMsg {
         at: f64,
         text: String,
     },
+    /// What its screen shows, for the others to follow: kept in the presence list, nothing run.
+    View(View),
 }
 
 /// Bytes a second over the last few seconds, from a running total read now and then (the feed's
@@ -170,6 +198,11 @@ pub fn viewer_msg(line: &[u8]) -> Result<ViewerMsg, String> {
             ))
         }
         ViewerMsg::At { t } if !t.is_finite() => Err("`at` must be a number".into()),
+        ViewerMsg::View(v)
+            if !(1..=8).contains(&v.pane) || v.at.is_some_and(|t| !t.is_finite()) =>
+        {
+            Err("a view's pane is 1 to 8, its moment a number".into())
+        }
         _ => Ok(msg),
     }
 }
@@ -179,10 +212,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_viewer_may_send_only_its_four_messages() {
+    fn a_viewer_may_send_only_its_five_messages() {
         assert_eq!(
             viewer_msg(br#"{"focus":{"sids":[812]}}"#),
             Ok(ViewerMsg::Focus { sids: vec![812] })
+        );
+        assert_eq!(
+            viewer_msg(br#"{"view":{"pane":2,"sid":812,"open":true,"at":290.5}}"#),
+            Ok(ViewerMsg::View(View {
+                pane: 2,
+                sid: Some(812),
+                open: true,
+                at: Some(290.5),
+                follows: None
+            }))
         );
         for junk in [
             &br#"{"run":"onmode -z 812"}"#[..],
@@ -191,6 +234,8 @@ mod tests {
             b"onstat -g ses 812",
             b"\x00\xff\xfe",
             br#"{"mark":{"at":1e999,"text":"x"}}"#,
+            br#"{"view":{"pane":9}}"#,
+            br#"{"view":{"pane":1,"argv":["onmode","-z"]}}"#,
         ] {
             assert!(
                 viewer_msg(junk).is_err(),

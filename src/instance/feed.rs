@@ -163,7 +163,19 @@ impl Feed {
             you: Some(st.you),
             bytes,
             bytes_per_s,
+            screen: st.screen,
         })
+    }
+
+    /// Tells the others what this screen shows (watching together), for them to follow.
+    pub fn say_view(&self, view: crate::collect::wire::View) {
+        match self {
+            Feed::Collect {
+                follow: Some(f), ..
+            } => f.say_view(view),
+            Feed::Collect { share: Some(s), .. } => s.set_view(view),
+            _ => {}
+        }
     }
 
     /// Collects the sessions of `focus` (a front-end's drill stack), and those the viewers of

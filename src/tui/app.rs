@@ -226,6 +226,8 @@ pub enum Prompt {
     Seek(String),
     /// `b`: a note for the moment on screen (session time), a bookmark.
     Mark(Duration, String),
+    /// `F`: whose view to follow (a number of the help's list of who watches).
+    Follow(String),
 }
 
 pub struct App {
@@ -287,6 +289,11 @@ pub struct App {
     pub marks: Vec<MarkUi>,
     /// A viewer back in what it received (the replay keys), shown as a frozen moment.
     pub past: Option<PastUi>,
+    /// Whose view this screen follows (`F`): a presence id (0: the collector's screen), and
+    /// how the screen names them.
+    pub following: Option<(u64, String)>,
+    /// `F` chose whom to follow: the session starts following at once.
+    pub(crate) follow_asked: Option<u64>,
 }
 
 /// Where a viewer stands in what it received, for the header: at `at`, between `from` and
@@ -392,6 +399,8 @@ impl App {
             watching: None,
             marks: Vec::new(),
             past: None,
+            following: None,
+            follow_asked: None,
         }
     }
 

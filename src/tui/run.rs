@@ -429,6 +429,8 @@ pub async fn drive_fleet<B: Backend>(
                 // Watching together: the viewers' asks, and who watches, once a second.
                 let m = &mut members[target];
                 m.feed.set_focus(None);
+                // What this screen shows, for the others to follow.
+                m.feed.say_view(m.session.view());
                 if let Some(w) = m.feed.watching() {
                     let now = m.feed.now();
                     effects.extend(

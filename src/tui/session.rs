@@ -109,6 +109,8 @@ pub struct Session {
     /// A viewer back in what it received: a replay of it in a store of its own, shown as a
     /// frozen moment while the live data goes on into the live store.
     past: Option<Past>,
+    /// Following another's view: this screen's own, to come back to.
+    own: Option<Own>,
     /// Something changed since the last draw.
     pub dirty: bool,
     /// What moved with time alone on the screen when it was last drawn: the 1 s clock draws
@@ -118,6 +120,14 @@ pub struct Session {
 
 /// How long one slice of a replay seek reads and parses before keys are looked at again.
 pub(crate) const SEEK_SLICE: Duration = Duration::from_millis(50);
+
+/// Following another's view (`F`): this screen's own, to come back to.
+struct Own {
+    pane: crate::tui::panes::Pane,
+    drill: Vec<crate::tui::app::DrillUi>,
+    /// Its moment when not the live end.
+    at: Option<Duration>,
+}
 
 /// A viewer's moment in what it received, replayed (see [`crate::collect::received`]).
 struct Past {
@@ -307,6 +317,133 @@ impl Session {
         self.dirty = true;
     }
 
+    /// What this screen shows, for others to follow.
+    pub(crate) fn view(&self) -> crate::collect::wire::View {
+        let open = self.app.drill.last().map(|d| d.sid);
+        crate::collect::wire::View {
+            pane: u8::try_from(self.app.pane.index() + 1).unwrap_or(1),
+            sid: open.or_else(|| self.app.selected_sid()).map(|s| s.0),
+            open: open.is_some(),
+            at: self.app.frozen.as_ref().map(|(_, at)| at.as_secs_f64()),
+            follows: self.app.following.as_ref().map(|f| f.0),
+        }
+    }
+
+    /// Starts following `id`'s view (0: the collector's screen), keeping this one's own.
+    fn start_following(&mut self, id: u64, now: Duration) -> Vec<Effect> {
+        let name = crate::tui::views::help::followable(&self.app)
+            .into_iter()
+            .find(|f| f.1 == id)
+            .map_or_else(|| format!("viewer {id}"), |f| f.2);
+        self.own = Some(Own {
+            pane: self.app.pane,
+            drill: self.app.drill.clone(),
+            at: self.app.frozen.as_ref().map(|(_, at)| *at),
+        });
+        self.app.following = Some((id, name.clone()));
+        self.app.say(
+            format!("following {name}: any key comes back to your view"),
+            now,
+        );
+        self.follow_step(now)
+    }
+
+    /// Back to this screen's own view (its pane, sessions open and moment), saying `why`.
+    fn stop_following(&mut self, now: Duration, why: String) -> Vec<Effect> {
+        self.app.following = None;
+        let mut effects = Vec::new();
+        if let Some(own) = self.own.take() {
+            if self.app.pane != own.pane {
+                self.app.pane = own.pane;
+            }
+            self.app.drill = own.drill;
+            match own.at {
+                Some(at) => effects.push(Effect::Replay(
+                    crate::collect::replay::ReplayCommand::SeekTo(at),
+                )),
+                None if self.past.is_some() => self.leave_past(now),
+                None => self.app.frozen = None,
+            }
+            self.app.refresh_orders();
+        }
+        self.app.say(why, now);
+        self.dirty = true;
+        effects
+    }
+
+    /// Moves this screen to the view it follows, as last said; the one followed gone (or the
+    /// feed ended), back to its own.
+    fn follow_step(&mut self, now: Duration) -> Vec<Effect> {
+        let Some((id, name)) = self.app.following.clone() else {
+            return Vec::new();
+        };
+        let Some(w) = self.app.watching.as_deref() else {
+            return Vec::new();
+        };
+        if w.ended.is_some() {
+            return self.stop_following(now, "the feed ended: no longer following".into());
+        }
+        let view = if id == 0 {
+            Some(w.screen.clone())
+        } else {
+            w.viewers
+                .iter()
+                .find(|v| v.id == id)
+                .map(|v| v.view.clone())
+        };
+        let view = match view {
+            None => return self.stop_following(now, format!("{name} left: back to your own view")),
+            // Nothing said yet: as it is.
+            Some(None) => return Vec::new(),
+            Some(Some(v)) => v,
+        };
+        if let Some(p) = crate::tui::panes::Pane::ALL.get(usize::from(view.pane).saturating_sub(1))
+        {
+            if self.app.pane != *p {
+                self.app.pane = *p;
+                self.app.refresh_orders();
+                self.dirty = true;
+            }
+        }
+        match (view.sid, view.open) {
+            (Some(sid), true) => {
+                if self.app.drill.last().map(|d| d.sid) != Some(Sid(sid)) {
+                    self.app.drill = vec![crate::tui::app::DrillUi::new(Sid(sid))];
+                    self.dirty = true;
+                }
+            }
+            (sid, _) => {
+                if !self.app.drill.is_empty() {
+                    self.app.drill.clear();
+                    self.dirty = true;
+                }
+                if let Some(sid) = sid {
+                    self.app.select_sid(Sid(sid));
+                    self.dirty = true;
+                }
+            }
+        }
+        let mine = self.app.frozen.as_ref().map(|(_, at)| at.as_secs_f64());
+        match (view.at, mine) {
+            (None, Some(_)) => {
+                if self.past.is_some() {
+                    self.leave_past(now);
+                } else {
+                    self.app.frozen = None;
+                    self.app.refresh_orders();
+                }
+                Vec::new()
+            }
+            (Some(at), mine) if mine.is_none_or(|m| (m - at).abs() >= 0.5) => {
+                let at = Duration::try_from_secs_f64(at).unwrap_or_default();
+                vec![Effect::Replay(
+                    crate::collect::replay::ReplayCommand::SeekTo(at),
+                )]
+            }
+            _ => Vec::new(),
+        }
+    }
+
     /// A moment as the header's clock says it (else as session time).
     fn moment_text(&self, at: Duration) -> String {
         self.app
@@ -371,6 +508,7 @@ impl Session {
             started: Instant::now(),
             seeking: None,
             past: None,
+            own: None,
             dirty: true,
             drawn: None,
         }
@@ -386,10 +524,19 @@ impl Session {
         self.app.clock = self.started.elapsed();
         let mut effects = Vec::new();
         match msg {
+            Msg::Key(_) if self.app.following.is_some() => {
+                // Any key: back to this screen's own view.
+                self.watched.force();
+                effects = self.stop_following(now, "back to your own view".into());
+                self.dirty = true;
+            }
             Msg::Key(k) => {
                 // What a key changes (a replay seek, a drill) shows at once.
                 self.watched.force();
                 effects = self.app.on_key(k, now);
+                if let Some(id) = self.app.follow_asked.take() {
+                    effects.extend(self.start_following(id, now));
+                }
                 if self.app.quit {
                     effects.push(Effect::Quit(0));
                 }
@@ -509,6 +656,7 @@ impl Session {
                     self.app.watching = Some(w);
                     self.dirty = true;
                 }
+                effects.extend(self.follow_step(now));
             }
         }
         // `--log` stopped writing (a full disk): said once, on the status line.
@@ -805,6 +953,112 @@ mod tests {
             how: Default::default(),
         })
         .collect()
+    }
+
+    fn key(c: char) -> Msg {
+        Msg::Key(KeyEvent::new(
+            crossterm::event::KeyCode::Char(c),
+            crossterm::event::KeyModifiers::NONE,
+        ))
+    }
+
+    fn enter() -> Msg {
+        Msg::Key(KeyEvent::new(
+            crossterm::event::KeyCode::Enter,
+            crossterm::event::KeyModifiers::NONE,
+        ))
+    }
+
+    /// Who watches, as a viewer's screen hears it: itself (2) and one other (1) showing `view`.
+    fn watching(view: Option<crate::collect::wire::View>, with_other: bool) -> Msg {
+        let p = |id: u64, view| crate::collect::wire::Presence {
+            id,
+            user: format!("dba{id}"),
+            host: None,
+            via: "socket".into(),
+            since: "2026-11-22T13:30:05Z".into(),
+            behind_s: None,
+            queued_bytes: 0,
+            view,
+        };
+        let mut viewers = vec![p(2, None)];
+        if with_other {
+            viewers.insert(0, p(1, view));
+        }
+        Msg::Watching(Box::new(crate::instance::share::Watching {
+            following: Some("db01 (informix@db01)".into()),
+            viewers,
+            you: Some(2),
+            ..Default::default()
+        }))
+    }
+
+    /// Follow-me: `F 1 Enter` follows viewer 1's view (its pane, the session it has open, its
+    /// moment: a seek over what this viewer received); any key comes back to this screen's own
+    /// view; the one followed leaving ends it with a plain message.
+    #[test]
+    fn a_viewer_follows_anothers_view_and_any_key_brings_its_own_back() {
+        use crate::collect::wire::View;
+        use crate::tui::panes::Pane;
+        let app = App::new(
+            crate::tui::keymap::Keymap::default(),
+            crate::tui::theme::Theme::plain(),
+            crate::tui::app::Mode::Demo { seed: 1 },
+            Duration::from_secs(1),
+        );
+        let mut s = Session::new(app, Store::new(Default::default()), None, None);
+        let now = Duration::from_secs(300);
+        let theirs = View {
+            pane: 2,
+            sid: Some(812),
+            open: true,
+            at: None,
+            follows: None,
+        };
+        s.update(watching(Some(theirs.clone()), true), now);
+        assert_eq!(s.app.pane, Pane::Sessions);
+        for m in [key('F'), key('1'), enter()] {
+            s.update(m, now);
+        }
+        assert_eq!(s.app.following.as_ref().map(|f| f.0), Some(1));
+        assert_eq!(s.app.pane, Pane::Waiters);
+        assert_eq!(s.app.drill.last().map(|d| d.sid), Some(Sid(812)));
+        assert_eq!(s.view().follows, Some(1), "the others see whom it follows");
+        // It goes back in time: this screen seeks there too.
+        let back = View {
+            at: Some(290.0),
+            ..theirs.clone()
+        };
+        let effects = s.update(watching(Some(back), true), now);
+        assert!(
+            effects.contains(&Effect::Replay(
+                crate::collect::replay::ReplayCommand::SeekTo(Duration::from_secs(290))
+            )),
+            "{effects:?}"
+        );
+        // Any key: its own pane, no session open, and nothing of the key's own doing.
+        s.update(key('3'), now);
+        assert_eq!(s.app.following, None);
+        assert_eq!(s.app.pane, Pane::Sessions);
+        assert!(s.app.drill.is_empty());
+        assert_eq!(s.app.current_message(), Some("back to your own view"));
+        // Following again; the one followed leaves.
+        for m in [key('F'), key('1'), enter()] {
+            s.update(m, now);
+        }
+        assert_eq!(s.app.pane, Pane::Waiters);
+        s.update(watching(None, false), now);
+        assert_eq!(s.app.following, None);
+        assert_eq!(s.app.pane, Pane::Sessions);
+        assert_eq!(
+            s.app.current_message(),
+            Some("dba1 left: back to your own view")
+        );
+        // Itself is not followed.
+        for m in [key('F'), key('1'), enter()] {
+            s.update(m, now);
+        }
+        assert_eq!(s.app.following, None);
     }
 
     /// The screen lets the live snapshot go before it builds the next, and that build's rows

@@ -558,6 +558,29 @@ impl App {
                     Vec::new()
                 }
             },
+            Prompt::Follow(mut text) => {
+                match edit(&mut text) {
+                    Some(KeyCode::Enter) => match text.trim().parse::<usize>() {
+                        Ok(n) => {
+                            let you = self.watching.as_ref().and_then(|w| w.you);
+                            match crate::tui::views::help::followable(self)
+                                .into_iter()
+                                .find(|f| f.0 == n)
+                            {
+                                Some((_, id, _)) if Some(id) == you => self.say("that is you", now),
+                                Some((_, id, _)) => self.follow_asked = Some(id),
+                                None => {
+                                    self.say(format!("nobody is {n} in the list (? shows it)"), now)
+                                }
+                            }
+                        }
+                        Err(_) => self.say(format!("'{text}' is not a number of the list"), now),
+                    },
+                    Some(_) => {}
+                    None => self.prompt = Some(Prompt::Follow(text)),
+                }
+                Vec::new()
+            }
             Prompt::Seek(mut text) => match edit(&mut text) {
                 Some(KeyCode::Enter) => {
                     let started = match &self.replay {
@@ -586,6 +609,28 @@ impl App {
                 }
             },
         }
+    }
+
+    /// Selects the row of session `sid` in the pane on screen, when it has one (a view
+    /// followed).
+    pub(crate) fn select_sid(&mut self, sid: Sid) {
+        if self.selected_sid() == Some(sid) {
+            return;
+        }
+        let n = self.table().order.len();
+        let page = self.page_rows();
+        let before = (self.table().selected, self.table().offset);
+        for pos in 0..n {
+            self.table_mut().selected = pos;
+            if self.selected_sid() == Some(sid) {
+                let t = self.table_mut();
+                t.follow = true;
+                t.offset = scroll_offset(pos, t.offset, page, n);
+                return;
+            }
+        }
+        let t = self.table_mut();
+        (t.selected, t.offset) = before;
     }
 
     /// Moves the selection to the next row (after the selected one, wrapping) whose text holds
@@ -761,6 +806,13 @@ impl App {
                 // The moment on screen now: the note is for it, however long the typing takes.
                 let at = crate::tui::views::moment_shown(self, now);
                 self.prompt = Some(Prompt::Mark(at, String::new()));
+            }
+            Action::Follow => {
+                if self.is_viewer() {
+                    self.prompt = Some(Prompt::Follow(String::new()));
+                } else {
+                    self.say("follow: a viewer's key (ifxtop --attach)", now);
+                }
             }
             Action::Redraw => return vec![Effect::Redraw],
             Action::Suspend => return vec![Effect::Suspend],

@@ -1492,6 +1492,7 @@ fn a_viewer_sees_who_watches_in_the_help_and_how_far_behind_in_the_header() {
         since: "2026-11-22T13:30:05Z".into(),
         behind_s: Some(behind),
         queued_bytes: 0,
+        view: None,
     };
     for (w, h) in [(80, 24), (160, 48)] {
         let mut a = app(w, h, &[]);

@@ -117,6 +117,8 @@ pub struct Watching {
     pub bytes: u64,
     /// The same a second, over the last seconds.
     pub bytes_per_s: Option<f64>,
+    /// Following: what the collector's own screen shows, when it shares one.
+    pub screen: Option<crate::collect::wire::View>,
 }
 
 /// What a viewer's end of the feed is: where its frames are written, what it sends (if it
@@ -152,6 +154,8 @@ struct Viewer {
     /// The latest sample time it said it has shown.
     at: Mutex<Option<f64>>,
     focus: Mutex<Vec<u64>>,
+    /// What its screen shows, as it last said.
+    view: Mutex<Option<wire::View>>,
     queue: Mutex<Queue>,
     ready: Condvar,
     close: Box<dyn Fn() + Send + Sync>,
@@ -223,6 +227,7 @@ impl Viewer {
                 _ => None,
             },
             queued_bytes: lock(&self.queue).bytes,
+            view: lock(&self.view).clone(),
         }
     }
 }
@@ -252,6 +257,8 @@ struct Hub {
     /// The sessions viewers ask to be read, bounded, for the front-end to add to its focus.
     focus: Mutex<Vec<u64>>,
     focus_changed: AtomicBool,
+    /// What the collector's own screen shows (`ifxtop --share`), for viewers to follow.
+    screen: Mutex<Option<wire::View>>,
 }
 
 fn frame_of(text: &[u8]) -> Arc<[u8]> {
@@ -330,6 +337,7 @@ impl Hub {
             host: Mutex::new(None),
             at: Mutex::new(None),
             focus: Mutex::new(Vec::new()),
+            view: Mutex::new(None),
             queue: Mutex::new(Queue::default()),
             ready: Condvar::new(),
             close: t.close,
@@ -472,6 +480,13 @@ impl Hub {
                     self.opts.queue_bytes,
                 );
             }
+            ViewerMsg::View(view) => {
+                let mut kept = lock(&v.view);
+                if kept.as_ref() != Some(&view) {
+                    *kept = Some(view);
+                    self.changed.store(true, Ordering::Relaxed);
+                }
+            }
             ViewerMsg::Mark { at, text } => self.mark(Mark {
                 at,
                 text: crate::format::SafeText::new(&text).as_str().to_string(),
@@ -538,6 +553,7 @@ impl Share {
             marks: Mutex::new(None),
             focus: Mutex::new(Vec::new()),
             focus_changed: AtomicBool::new(false),
+            screen: Mutex::new(None),
         });
         {
             let hub = hub.clone();
@@ -637,6 +653,17 @@ impl Share {
             by: socket::own_user(),
         });
         self.hub.presence().len()
+    }
+
+    /// What the collector's own screen shows now: sent to the viewers when it changed, for
+    /// them to follow.
+    pub fn set_view(&self, view: wire::View) {
+        let mut kept = lock(&self.hub.screen);
+        if kept.as_ref() != Some(&view) {
+            *kept = Some(view.clone());
+            drop(kept);
+            self.hub.control(Control::Screen(view));
+        }
     }
 
     /// Marks from viewers go to `tx` too (the flight recorder's bookmarks).
@@ -793,6 +820,11 @@ fn hub_loop(hub: &Hub, rx: &Receiver<RawSample>, tee: Option<&SyncSender<RawSamp
         if hub.changed.swap(false, Ordering::Relaxed) || last_presence.elapsed() >= PRESENCE_EVERY {
             last_presence = Instant::now();
             hub.control(Control::Viewers(hub.presence()));
+            // The collector's screen too, for a viewer who joined since it last changed.
+            let screen = lock(&hub.screen).clone();
+            if let Some(v) = screen {
+                hub.control(Control::Screen(v));
+            }
         }
     }
     // The collectors stopped: every viewer is let go once what it was sent is written.
@@ -981,6 +1013,46 @@ mod tests {
         // Both saw the header and the sample.
         assert!(b_lines[0].starts_with("{\"ifxtop_recording\":1"));
         assert!(b_lines.iter().any(|l| l.starts_with("{\"t\":1.0")));
+    }
+
+    /// A viewer's view (pane, session, moment) reaches the others in the presence list, and
+    /// the collector's screen's as a line of its own: what follow-me reads; nothing runs.
+    #[test]
+    fn views_travel_to_the_other_viewers_for_them_to_follow() {
+        let dir = tempfile::tempdir().unwrap();
+        let (share, tx) = start(dir.path(), 16 << 20);
+        let path = share.path().unwrap().to_path_buf();
+        let mut a = UnixStream::connect(&path).unwrap();
+        let b = UnixStream::connect(&path).unwrap();
+        wait_for(|| share.viewers().len() == 2);
+        a.write_all(b"{\"view\":{\"pane\":2,\"sid\":812,\"open\":true,\"at\":290.5}}\n")
+            .unwrap();
+        wait_for(|| share.viewers().iter().any(|v| v.view.is_some()));
+        share.set_view(wire::View {
+            pane: 6,
+            ..wire::View::default()
+        });
+        // A sample: the hub's loop sends the presence list with it.
+        tx.try_send(sample(1.0, "x".into())).unwrap();
+        let b_lines = lines_of(b, Duration::from_secs(3));
+        let presence = b_lines
+            .iter()
+            .rev()
+            .find(|l| l.contains("\"viewers\""))
+            .expect("a presence list");
+        assert!(
+            presence.contains(r#""view":{"pane":2,"sid":812,"open":true,"at":290.5}"#),
+            "{presence}"
+        );
+        assert!(
+            b_lines.contains(&r#"{"share":{"screen":{"pane":6}}}"#.to_string()),
+            "{b_lines:?}"
+        );
+        assert_eq!(
+            share.focus_now(),
+            Vec::<u64>::new(),
+            "a view asks for nothing"
+        );
     }
 
     /// The collector's own mark (its screen's `b`) reaches every viewer, by the collector's

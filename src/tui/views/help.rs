@@ -58,6 +58,7 @@ const GROUPS: &[(&[Action], &str)] = &[
         &[Action::Copy, Action::Export, Action::Bookmark],
         "copy / export / mark",
     ),
+    (&[Action::Follow], "follow another's view"),
     (&[Action::ReplayPause], "replay: pause / play"),
     (
         &[Action::ReplayStepBack, Action::ReplayStepForward],
@@ -233,7 +234,20 @@ fn watching_lines(
     if w.viewers.is_empty() {
         out.push(Line::from("  nobody attached"));
     }
-    for v in &w.viewers {
+    let fit = |text: &str| {
+        Line::from(crate::tui::table::fit(
+            text,
+            u16::try_from(width).unwrap_or(u16::MAX),
+            false,
+        ))
+    };
+    if let Some(v) = &w.screen {
+        out.push(fit(&format!(
+            "  0 the collector's screen: {}",
+            view_words(app, v)
+        )));
+    }
+    for (i, v) in w.viewers.iter().enumerate() {
         let since =
             time::OffsetDateTime::parse(&v.since, &time::format_description::well_known::Rfc3339)
                 .map(|t| {
@@ -247,8 +261,17 @@ fn watching_lines(
             .behind_s
             .map_or("behind ?".to_string(), |b| format!("{b:.1}s behind"));
         let you = if w.you == Some(v.id) { "  (you)" } else { "" };
+        let follows = match v.view.as_ref().and_then(|v| v.follows) {
+            Some(0) => "  follows the collector's screen".to_string(),
+            Some(id) => match w.viewers.iter().position(|o| o.id == id) {
+                Some(k) => format!("  follows {}", k + 1),
+                None => String::new(),
+            },
+            None => String::new(),
+        };
         let text = format!(
-            "  {:<10} {:<6} {:<16} since {since}  {behind}{you}",
+            "  {} {:<10} {:<6} {:<16} since {since}  {behind}{you}{follows}",
+            i + 1,
             crate::tui::table::fit(&crate::format::printable(&v.user), 10, false),
             v.via,
             crate::tui::table::fit(
@@ -263,6 +286,33 @@ fn watching_lines(
             false,
         )));
     }
+    // Follow-me: whom this screen follows, and how to.
+    let follow = match &app.following {
+        Some((_, name)) => format!("  following {name}'s view: any key comes back to yours"),
+        None => app.key_of(Action::Follow).map_or(String::new(), |k| {
+            format!("  {k} and a number: follow that one's view (pane, session, moment)")
+        }),
+    };
+    if !follow.is_empty() {
+        out.push(fit(&follow));
+    }
+    if w.following.is_some() {
+        let back = app.key_phrases(
+            &[
+                (
+                    &[
+                        Action::ReplaySeekBack,
+                        Action::ReplayStepBack,
+                        Action::ReplaySeek,
+                    ],
+                    "go back over what was received",
+                ),
+                (&[Action::ToggleFreeze], "the live end"),
+            ],
+            ", ",
+        );
+        out.push(fit(&format!("  {back}")));
+    }
     for m in w.marks.iter().rev().take(3) {
         let at = app
             .wall_clock(std::time::Duration::try_from_secs_f64(m.at).unwrap_or_default())
@@ -276,6 +326,51 @@ fn watching_lines(
         )));
     }
     out
+}
+
+/// Whose view may be followed (`F`), as numbered in the help: the collector's screen 0 (when
+/// it shares one), then every viewer from 1, in the presence list's order; with how each is
+/// named.
+pub(crate) fn followable(app: &App) -> Vec<(usize, u64, String)> {
+    let Some(w) = app.watching.as_deref() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if w.screen.is_some() {
+        out.push((0, 0, "the collector's screen".to_string()));
+    }
+    for (i, v) in w.viewers.iter().enumerate() {
+        let host = v.host.as_deref().map_or(String::new(), |h| format!("@{h}"));
+        out.push((
+            i + 1,
+            v.id,
+            crate::format::printable(&format!("{}{host}", v.user)),
+        ));
+    }
+    out
+}
+
+/// How a view followed is said: `pane 2, sid 812 open, at 13:34:50`.
+pub(crate) fn view_words(app: &App, v: &crate::collect::wire::View) -> String {
+    let pane = crate::tui::panes::Pane::ALL
+        .get(usize::from(v.pane).saturating_sub(1))
+        .map_or("?", |p| p.short_title());
+    let mut s = pane.to_string();
+    if let Some(sid) = v.sid {
+        s.push_str(&format!(", sid {sid}{}", if v.open { " open" } else { "" }));
+    }
+    match v.at {
+        Some(at) => {
+            let at = std::time::Duration::try_from_secs_f64(at).unwrap_or_default();
+            let when = app
+                .wall_clock(at)
+                .map(crate::format::local_time)
+                .unwrap_or_else(|| crate::format::clock(at));
+            s.push_str(&format!(", at {when}"));
+        }
+        None => s.push_str(", live"),
+    }
+    s
 }
 
 /// How far the help can scroll on a screen of `area`: the lines below the box.

@@ -464,6 +464,17 @@ fn status_line(app: &App, _now: Duration, area: Rect, buf: &mut Buffer) {
                 &format!("(for {when}; Enter marks, Esc cancels)"),
             )
         }
+        Some(Prompt::Follow(text)) => {
+            let whom: Vec<String> = help::followable(app)
+                .into_iter()
+                .map(|(n, _, name)| format!("{n} {name}"))
+                .collect();
+            prompt(
+                "follow",
+                text,
+                &format!("({}; Enter follows, Esc cancels)", whom.join(", ")),
+            )
+        }
         Some(Prompt::Seek(text)) => prompt(
             "seek to",
             text,
