@@ -982,3 +982,103 @@ fn a_viewer_seeks_back_over_what_it_received_and_space_is_live_again() {
     t.keys(&["q"]);
     t.wait_for("IFXTOP-EXIT=0", wait);
 }
+
+/// Follow-me between two viewers of one `serve --demo --share`: B follows A (`F`, A's number,
+/// Enter) and shows A's pane, the session A opened and, when A goes back in time, A's moment;
+/// any key brings B's own view back; A leaving ends the following with a plain message.
+#[test]
+fn a_viewer_follows_another_and_comes_back_to_its_own_view() {
+    let bin = env!("CARGO_BIN_EXE_ifxtop");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sock = dir.path().join("feed.sock");
+    struct Killed(std::process::Child);
+    impl Drop for Killed {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let _serve = Killed(
+        Command::new(bin)
+            .args([
+                "serve",
+                "--demo",
+                "--demo-at",
+                "280",
+                "--listen",
+                "127.0.0.1:0",
+            ])
+            .arg("--share")
+            .arg(&sock)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("serve"),
+    );
+    let start = Instant::now();
+    while !sock.exists() {
+        assert!(start.elapsed() < Duration::from_secs(30), "no socket");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let cmd = format!(
+        "{bin} --attach {}; echo IFXTOP-EXIT=$?; sleep 30",
+        sock.display()
+    );
+    let Some(a) = Tmux::start(&cmd, 80, 24) else {
+        return;
+    };
+    let Some(b) = Tmux::start(&cmd, 80, 24) else {
+        return;
+    };
+    let wait = Duration::from_secs(30);
+    a.wait_for("2 watching", wait);
+    b.wait_for("2 watching", wait);
+    // A: the Waiters pane, then session 812's screen.
+    a.keys(&["2"]);
+    a.wait_for("BLOCKER", wait);
+    a.keys(&["#"]);
+    a.keys(&["812", "Enter"]);
+    a.wait_for("session 812", wait);
+    // B: whom to follow, as the prompt lists them (B itself is "(you)").
+    b.keys(&["F"]);
+    let s = b.wait_for("Enter follows", wait);
+    let prompt = s
+        .lines()
+        .rev()
+        .find(|l| l.contains("follow:"))
+        .unwrap_or_default();
+    let other = prompt
+        .split(['(', ',', ';'])
+        .map(str::trim)
+        .find(|p| p.starts_with(|c: char| c.is_ascii_digit()) && !p.contains("you"))
+        .and_then(|p| p.split_whitespace().next())
+        .unwrap_or_else(|| panic!("nobody else in the prompt: {prompt}"))
+        .to_string();
+    b.keys(&[&other, "Enter"]);
+    let s = b.wait_for("session 812", wait);
+    assert!(s.contains("FOLLOWING"), "{s}");
+    // A goes back to the first moment it received: B goes there too.
+    a.keys(&[":"]);
+    a.keys(&["0%", "Enter"]);
+    let s = a.wait_for("BEHIND", wait);
+    let moment = clock_of(&s);
+    let s = b.wait_for("BEHIND", wait);
+    assert_eq!(clock_of(&s), moment, "{s}");
+    assert!(s.contains("session 812"), "{s}");
+    // Any key: B's own view (the Sessions pane, live).
+    b.keys(&["x"]);
+    let s = b.wait_for("back to your own view", wait);
+    assert!(!s.contains("BEHIND") && !s.contains("session 812"), "{s}");
+    assert!(!s.contains("FOLLOWING"), "{s}");
+    // Following again; A quits.
+    b.keys(&["F"]);
+    b.wait_for("Enter follows", wait);
+    b.keys(&[&other, "Enter"]);
+    b.wait_for("FOLLOWING", wait);
+    a.keys(&["q"]);
+    a.wait_for("IFXTOP-EXIT=0", wait);
+    let s = b.wait_for("left: back to your own view", wait);
+    assert!(!s.contains("FOLLOWING") && !s.contains("BEHIND"), "{s}");
+    b.keys(&["q"]);
+    b.wait_for("IFXTOP-EXIT=0", wait);
+}

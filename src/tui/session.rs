@@ -111,6 +111,8 @@ pub struct Session {
     past: Option<Past>,
     /// Following another's view: this screen's own, to come back to.
     own: Option<Own>,
+    /// The moment of the view followed last sought.
+    follow_sought: Option<f64>,
     /// Something changed since the last draw.
     pub dirty: bool,
     /// What moved with time alone on the screen when it was last drawn: the 1 s clock draws
@@ -341,6 +343,7 @@ impl Session {
             at: self.app.frozen.as_ref().map(|(_, at)| *at),
         });
         self.app.following = Some((id, name.clone()));
+        self.follow_sought = None;
         self.app.say(
             format!("following {name}: any key comes back to your view"),
             now,
@@ -424,6 +427,9 @@ impl Session {
             }
         }
         let mine = self.app.frozen.as_ref().map(|(_, at)| at.as_secs_f64());
+        if view.at.is_none() {
+            self.follow_sought = None;
+        }
         match (view.at, mine) {
             (None, Some(_)) => {
                 if self.past.is_some() {
@@ -434,7 +440,12 @@ impl Session {
                 }
                 Vec::new()
             }
-            (Some(at), mine) if mine.is_none_or(|m| (m - at).abs() >= 0.5) => {
+            // Sought once per moment it shows (one before what was received here stays where
+            // the seek got: the start).
+            (Some(at), mine)
+                if mine.is_none_or(|m| (m - at).abs() >= 0.5) && self.follow_sought != Some(at) =>
+            {
+                self.follow_sought = Some(at);
                 let at = Duration::try_from_secs_f64(at).unwrap_or_default();
                 vec![Effect::Replay(
                     crate::collect::replay::ReplayCommand::SeekTo(at),
@@ -509,6 +520,7 @@ impl Session {
             seeking: None,
             past: None,
             own: None,
+            follow_sought: None,
             dirty: true,
             drawn: None,
         }
@@ -1029,12 +1041,18 @@ mod tests {
             at: Some(290.0),
             ..theirs.clone()
         };
-        let effects = s.update(watching(Some(back), true), now);
+        let effects = s.update(watching(Some(back.clone()), true), now);
         assert!(
             effects.contains(&Effect::Replay(
                 crate::collect::replay::ReplayCommand::SeekTo(Duration::from_secs(290))
             )),
             "{effects:?}"
+        );
+        // Sought once (this screen may not get there: nothing received that early).
+        let again = s.update(watching(Some(back), true), now);
+        assert!(
+            !again.iter().any(|e| matches!(e, Effect::Replay(_))),
+            "{again:?}"
         );
         // Any key: its own pane, no session open, and nothing of the key's own doing.
         s.update(key('3'), now);

@@ -444,6 +444,17 @@ fn title_line<'a>(
         };
         spans.push((Span::styled(text, theme.badge_frozen), 7));
         spans.push((Span::styled(" ", bar), 7));
+        // Following another viewer's view (`F`): whose, above whom it follows.
+        if let Some((_, name)) = &app.following {
+            spans.push((
+                Span::styled(
+                    format!(" FOLLOWING {} ", crate::format::printable(name)),
+                    theme.badge_frozen,
+                ),
+                8,
+            ));
+            spans.push((Span::styled(" ", bar), 8));
+        }
         // Whom it follows goes before the badge does: how far behind stays on a narrow screen.
         if let Some(f) = &w.following {
             spans.push((

@@ -341,10 +341,11 @@ pub(crate) fn followable(app: &App) -> Vec<(usize, u64, String)> {
     }
     for (i, v) in w.viewers.iter().enumerate() {
         let host = v.host.as_deref().map_or(String::new(), |h| format!("@{h}"));
+        let you = if w.you == Some(v.id) { " (you)" } else { "" };
         out.push((
             i + 1,
             v.id,
-            crate::format::printable(&format!("{}{host}", v.user)),
+            crate::format::printable(&format!("{}{host}{you}", v.user)),
         ));
     }
     out
