@@ -983,7 +983,7 @@ fn a_viewer_seeks_back_over_what_it_received_and_space_is_live_again() {
     t.wait_for("IFXTOP-EXIT=0", wait);
 }
 
-/// Follow-me between two viewers of one `serve --demo --share`: B follows A (`F`, A's number,
+/// Follow-me between two viewers of one `serve --demo --share`: B follows A (`@`, A's number,
 /// Enter) and shows A's pane, the session A opened and, when A goes back in time, A's moment;
 /// any key brings B's own view back; A leaving ends the following with a plain message.
 #[test]
@@ -1040,7 +1040,7 @@ fn a_viewer_follows_another_and_comes_back_to_its_own_view() {
     a.keys(&["812", "Enter"]);
     a.wait_for("session 812", wait);
     // B: whom to follow, as the prompt lists them (B itself is "(you)").
-    b.keys(&["F"]);
+    b.keys(&["@"]);
     let s = b.wait_for("Enter follows", wait);
     let prompt = s
         .lines()
@@ -1071,7 +1071,7 @@ fn a_viewer_follows_another_and_comes_back_to_its_own_view() {
     assert!(!s.contains("BEHIND") && !s.contains("session 812"), "{s}");
     assert!(!s.contains("FOLLOWING"), "{s}");
     // Following again; A quits.
-    b.keys(&["F"]);
+    b.keys(&["@"]);
     b.wait_for("Enter follows", wait);
     b.keys(&[&other, "Enter"]);
     b.wait_for("FOLLOWING", wait);

@@ -44,7 +44,7 @@ pub struct Presence {
     pub view: Option<View>,
 }
 
-/// What a screen shows, for others to follow (`F`): its pane, the session it has open or
+/// What a screen shows, for others to follow (`@`): its pane, the session it has open or
 /// selected, and its moment when that is not the live end.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -226,7 +226,7 @@ pub enum Prompt {
     Seek(String),
     /// `b`: a note for the moment on screen (session time), a bookmark.
     Mark(Duration, String),
-    /// `F`: whose view to follow (a number of the help's list of who watches).
+    /// `@`: whose view to follow (a number of the help's list of who watches).
     Follow(String),
 }
 
@@ -289,10 +289,10 @@ pub struct App {
     pub marks: Vec<MarkUi>,
     /// A viewer back in what it received (the replay keys), shown as a frozen moment.
     pub past: Option<PastUi>,
-    /// Whose view this screen follows (`F`): a presence id (0: the collector's screen), and
+    /// Whose view this screen follows (`@`): a presence id (0: the collector's screen), and
     /// how the screen names them.
     pub following: Option<(u64, String)>,
-    /// `F` chose whom to follow: the session starts following at once.
+    /// `@` chose whom to follow: the session starts following at once.
     pub(crate) follow_asked: Option<u64>,
 }
 

@@ -69,7 +69,7 @@ pub enum Action {
     /// Mark the moment on screen with a note (`b`, a bookmark): into the flight recorder's
     /// ring, and to everyone watching a shared screen.
     Bookmark,
-    /// Watching together: follow another's view (pane, session, moment) as it moves (`F`);
+    /// Watching together: follow another's view (pane, session, moment) as it moves (`@`);
     /// any key comes back to one's own.
     Follow,
     /// Draw the whole screen again (Ctrl-L).
@@ -270,7 +270,7 @@ const DEFAULTS: &[(&str, Action)] = &[
     ("left", Action::ReplaySeekBack),
     (":", Action::ReplaySeek),
     ("b", Action::Bookmark),
-    ("F", Action::Follow),
+    ("@", Action::Follow),
     ("ctrl-l", Action::Redraw),
     ("ctrl-z", Action::Suspend),
 ];

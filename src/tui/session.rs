@@ -123,7 +123,7 @@ pub struct Session {
 /// How long one slice of a replay seek reads and parses before keys are looked at again.
 pub(crate) const SEEK_SLICE: Duration = Duration::from_millis(50);
 
-/// Following another's view (`F`): this screen's own, to come back to.
+/// Following another's view (`@`): this screen's own, to come back to.
 struct Own {
     pane: crate::tui::panes::Pane,
     drill: Vec<crate::tui::app::DrillUi>,
@@ -228,9 +228,11 @@ impl Session {
             to: rec.length(),
             seeking: Some(0.0),
         });
-        // Frozen on screen from now on: the live snapshots are kept aside as they come.
+        // Frozen on screen from now on (the live snapshots kept aside as they come): until the
+        // seek gets there, the moment it leaves, labelled as that moment.
         if self.app.frozen.is_none() {
-            self.app.frozen = Some((self.app.live.clone(), target));
+            let at = Duration::try_from_secs_f64(self.app.live.at_s).unwrap_or(now);
+            self.app.frozen = Some((self.app.live.clone(), at));
         }
         self.frozen_store = None;
         self.frozen_findings = None;
@@ -1029,7 +1031,7 @@ mod tests {
         };
         s.update(watching(Some(theirs.clone()), true), now);
         assert_eq!(s.app.pane, Pane::Sessions);
-        for m in [key('F'), key('1'), enter()] {
+        for m in [key('@'), key('1'), enter()] {
             s.update(m, now);
         }
         assert_eq!(s.app.following.as_ref().map(|f| f.0), Some(1));
@@ -1061,7 +1063,7 @@ mod tests {
         assert!(s.app.drill.is_empty());
         assert_eq!(s.app.current_message(), Some("back to your own view"));
         // Following again; the one followed leaves.
-        for m in [key('F'), key('1'), enter()] {
+        for m in [key('@'), key('1'), enter()] {
             s.update(m, now);
         }
         assert_eq!(s.app.pane, Pane::Waiters);
@@ -1073,7 +1075,7 @@ mod tests {
             Some("dba1 left: back to your own view")
         );
         // Itself is not followed.
-        for m in [key('F'), key('1'), enter()] {
+        for m in [key('@'), key('1'), enter()] {
             s.update(m, now);
         }
         assert_eq!(s.app.following, None);

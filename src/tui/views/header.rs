@@ -444,7 +444,7 @@ fn title_line<'a>(
         };
         spans.push((Span::styled(text, theme.badge_frozen), 7));
         spans.push((Span::styled(" ", bar), 7));
-        // Following another viewer's view (`F`): whose, above whom it follows.
+        // Following another viewer's view (`@`): whose, above whom it follows.
         if let Some((_, name)) = &app.following {
             spans.push((
                 Span::styled(
@@ -465,10 +465,11 @@ fn title_line<'a>(
     }
     let badge = match (&app.frozen, &app.replay, app.past) {
         // A viewer back in what it received: how far behind the live end it stands.
-        (Some(_), None, Some(p)) => Span::styled(
+        // The moment on screen: while a seek reads its way, the one it left.
+        (Some((_, at)), None, Some(p)) => Span::styled(
             format!(
                 " BEHIND {}{} ",
-                human_duration(now.saturating_sub(p.at).as_secs_f64()),
+                human_duration(now.saturating_sub(*at).as_secs_f64()),
                 p.seeking
                     .map_or(String::new(), |f| format!(" seeking {:.0}%", f * 100.0))
             ),

@@ -328,7 +328,7 @@ fn watching_lines(
     out
 }
 
-/// Whose view may be followed (`F`), as numbered in the help: the collector's screen 0 (when
+/// Whose view may be followed (`@`), as numbered in the help: the collector's screen 0 (when
 /// it shares one), then every viewer from 1, in the presence list's order; with how each is
 /// named.
 pub(crate) fn followable(app: &App) -> Vec<(usize, u64, String)> {
