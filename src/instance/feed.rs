@@ -164,6 +164,7 @@ impl Feed {
             bytes,
             bytes_per_s,
             screen: st.screen,
+            kept: Some(follow.kept()),
         })
     }
 

@@ -662,6 +662,15 @@ impl Session {
                         now,
                     );
                 }
+                // The history stopped being kept (a full disk): said once.
+                let stopped = |w: &crate::instance::share::Watching| {
+                    w.kept.as_ref().and_then(|k| k.stopped.clone())
+                };
+                if let Some(why) =
+                    stopped(&w).filter(|_| self.app.watching.as_deref().and_then(stopped).is_none())
+                {
+                    self.app.say(why, now);
+                }
                 if w.ended.is_some() && self.app.watching.as_ref().is_none_or(|o| o.ended.is_none())
                 {
                     self.app.say(w.ended.clone().unwrap_or_default(), now);

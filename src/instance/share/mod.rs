@@ -119,6 +119,8 @@ pub struct Watching {
     pub bytes_per_s: Option<f64>,
     /// Following: what the collector's own screen shows, when it shares one.
     pub screen: Option<crate::collect::wire::View>,
+    /// Following: what is kept of what was received, for seeking back.
+    pub kept: Option<crate::collect::received::Kept>,
 }
 
 /// What a viewer's end of the feed is: where its frames are written, what it sends (if it

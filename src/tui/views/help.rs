@@ -311,7 +311,14 @@ fn watching_lines(
             ],
             ", ",
         );
-        out.push(fit(&format!("  {back}")));
+        let kept = match &w.kept {
+            Some(k) => match &k.stopped {
+                Some(why) => format!(" ({}; {why})", crate::format::human_bytes(k.bytes)),
+                None => format!(" ({} kept)", crate::format::human_bytes(k.bytes)),
+            },
+            None => String::new(),
+        };
+        out.push(fit(&format!("  {back}{kept}")));
     }
     for m in w.marks.iter().rev().take(3) {
         let at = app
