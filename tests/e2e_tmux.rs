@@ -888,6 +888,62 @@ fn the_cost_line_shows_ifxtops_cpu_and_processes_apart_from_file_reads() {
     t.wait_for("IFXTOP-EXIT=0", wait);
 }
 
+/// A `serve --demo --demo-at 280 --share SOCKET` of its own (killed when dropped), for viewers.
+struct Shared {
+    serve: std::process::Child,
+    sock: std::path::PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Shared {
+    fn start() -> Shared {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let sock = dir.path().join("feed.sock");
+        let serve = Command::new(env!("CARGO_BIN_EXE_ifxtop"))
+            .args([
+                "serve",
+                "--demo",
+                "--demo-at",
+                "280",
+                "--listen",
+                "127.0.0.1:0",
+            ])
+            .arg("--share")
+            .arg(&sock)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("serve");
+        let shared = Shared {
+            serve,
+            sock,
+            _dir: dir,
+        };
+        let start = Instant::now();
+        while !shared.sock.exists() {
+            assert!(start.elapsed() < Duration::from_secs(30), "no socket");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        shared
+    }
+
+    /// The shell command of a viewer in tmux: `ifxtop --attach SOCKET`, its exit code said.
+    fn viewer(&self) -> String {
+        format!(
+            "{} --attach {}; echo IFXTOP-EXIT=$?; sleep 30",
+            env!("CARGO_BIN_EXE_ifxtop"),
+            self.sock.display()
+        )
+    }
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        let _ = self.serve.kill();
+        let _ = self.serve.wait();
+    }
+}
+
 /// The wall clock `HH:MM:SS` of the title line.
 fn clock_of(screen: &str) -> String {
     let title = screen.lines().next().unwrap_or_default();
@@ -905,42 +961,8 @@ fn clock_of(screen: &str) -> String {
 /// space comes back to the live end.
 #[test]
 fn a_viewer_seeks_back_over_what_it_received_and_space_is_live_again() {
-    let bin = env!("CARGO_BIN_EXE_ifxtop");
-    let dir = tempfile::tempdir().expect("tempdir");
-    let sock = dir.path().join("feed.sock");
-    struct Killed(std::process::Child);
-    impl Drop for Killed {
-        fn drop(&mut self) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-    let _serve = Killed(
-        Command::new(bin)
-            .args([
-                "serve",
-                "--demo",
-                "--demo-at",
-                "280",
-                "--listen",
-                "127.0.0.1:0",
-            ])
-            .arg("--share")
-            .arg(&sock)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("serve"),
-    );
-    let start = Instant::now();
-    while !sock.exists() {
-        assert!(start.elapsed() < Duration::from_secs(30), "no socket");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let cmd = format!(
-        "{bin} --attach {}; echo IFXTOP-EXIT=$?; sleep 30",
-        sock.display()
-    );
+    let shared = Shared::start();
+    let cmd = shared.viewer();
     let Some(t) = Tmux::start(&cmd, 80, 24) else {
         return;
     };
@@ -988,42 +1010,8 @@ fn a_viewer_seeks_back_over_what_it_received_and_space_is_live_again() {
 /// any key brings B's own view back; A leaving ends the following with a plain message.
 #[test]
 fn a_viewer_follows_another_and_comes_back_to_its_own_view() {
-    let bin = env!("CARGO_BIN_EXE_ifxtop");
-    let dir = tempfile::tempdir().expect("tempdir");
-    let sock = dir.path().join("feed.sock");
-    struct Killed(std::process::Child);
-    impl Drop for Killed {
-        fn drop(&mut self) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-    let _serve = Killed(
-        Command::new(bin)
-            .args([
-                "serve",
-                "--demo",
-                "--demo-at",
-                "280",
-                "--listen",
-                "127.0.0.1:0",
-            ])
-            .arg("--share")
-            .arg(&sock)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("serve"),
-    );
-    let start = Instant::now();
-    while !sock.exists() {
-        assert!(start.elapsed() < Duration::from_secs(30), "no socket");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let cmd = format!(
-        "{bin} --attach {}; echo IFXTOP-EXIT=$?; sleep 30",
-        sock.display()
-    );
+    let shared = Shared::start();
+    let cmd = shared.viewer();
     let Some(a) = Tmux::start(&cmd, 80, 24) else {
         return;
     };

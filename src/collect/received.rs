@@ -322,6 +322,19 @@ mod tests {
         .expect("json")
     }
 
+    /// `len` letters that do not compress, different for each `seed`.
+    fn noise(seed: u64, len: usize) -> String {
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        (0..len)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                char::from(b'a' + (x % 26) as u8)
+            })
+            .collect()
+    }
+
     fn played(rec: Arc<Recording>, to: f64) -> Vec<(f64, String)> {
         let mut p = Player::new(rec);
         let mut played = p.seek(Duration::from_secs_f64(to));
@@ -363,17 +376,6 @@ mod tests {
     #[test]
     fn it_is_bounded_and_replays_whole_after_the_oldest_went() {
         // Outputs that do not compress: each second takes its bytes on disk.
-        let noise = |t: u64| -> String {
-            let mut x = t.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-            (0..2000)
-                .map(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    char::from(b'a' + (x % 26) as u8)
-                })
-                .collect()
-        };
         let cap = 64 * 1024;
         let r = Received::new(header(), cap);
         r.push(
@@ -438,20 +440,13 @@ mod tests {
     fn keeping_into_a_full_tmpfs() {
         let dir = crate::files::test_mounts::small_tmpfs();
         let r = Received::new(header(), DEFAULT_MAX_BYTES).in_dir(dir.path());
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
-        let mut noise = || -> String {
-            (0..4000)
-                .map(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    char::from(b'a' + (x % 26) as u8)
-                })
-                .collect()
-        };
         for t in 1..200u64 {
             let t = t as f64;
-            r.push(&line(Source::OnstatU, t, &noise()), Source::OnstatU, t);
+            r.push(
+                &line(Source::OnstatU, t, &noise(t as u64, 4000)),
+                Source::OnstatU,
+                t,
+            );
         }
         let kept = r.kept();
         let why = kept.stopped.clone().expect("stopped");
