@@ -386,7 +386,7 @@ mod tests {
         for t in 2..400u64 {
             let t = t as f64;
             r.push(
-                &line(Source::OnstatU, t, &noise(t as u64)),
+                &line(Source::OnstatU, t, &noise(t as u64, 2000)),
                 Source::OnstatU,
                 t,
             );
