@@ -899,21 +899,7 @@ impl Shared {
     fn start() -> Shared {
         let dir = tempfile::tempdir().expect("tempdir");
         let sock = dir.path().join("feed.sock");
-        let serve = Command::new(env!("CARGO_BIN_EXE_ifxtop"))
-            .args([
-                "serve",
-                "--demo",
-                "--demo-at",
-                "280",
-                "--listen",
-                "127.0.0.1:0",
-            ])
-            .arg("--share")
-            .arg(&sock)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("serve");
+        let serve = common::feed::serve_sharing(&sock);
         let shared = Shared {
             serve,
             sock,

@@ -26,6 +26,26 @@ pub fn web_config(dir: &Path, pki: &super::pki::Pki) -> PathBuf {
     p
 }
 
+/// `ifxtop serve` on the demo's lock chain (its second 280), its feed shared on the socket
+/// `sock`, its output dropped.
+pub fn serve_sharing(sock: &Path) -> std::process::Child {
+    std::process::Command::new(env!("CARGO_BIN_EXE_ifxtop"))
+        .args([
+            "serve",
+            "--demo",
+            "--demo-at",
+            "280",
+            "--listen",
+            "127.0.0.1:0",
+        ])
+        .arg("--share")
+        .arg(sock)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("serve")
+}
+
 /// The feed's lines (decompressed) read so far, on a thread of their own, and when each came.
 #[derive(Clone, Default)]
 pub struct Lines(pub Arc<Mutex<Vec<(SystemTime, String)>>>);

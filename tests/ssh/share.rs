@@ -8,7 +8,7 @@ use crate::sshd::{self, Sshd};
 use ifxtop::source::attach::{open, AttachTarget, Transport};
 use ifxtop::source::ssh::SshTarget;
 use std::io::Write;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 
 struct Killed(Child);
 
@@ -27,23 +27,7 @@ fn two_viewers_one_over_ssh_see_the_feed_each_other_and_a_mark() {
     let sshd = Sshd::start();
     let dir = tempfile::tempdir().expect("dir");
     let sock = dir.path().join("feed.sock");
-    let _serve = Killed(
-        Command::new(env!("CARGO_BIN_EXE_ifxtop"))
-            .args([
-                "serve",
-                "--demo",
-                "--demo-at",
-                "280",
-                "--listen",
-                "127.0.0.1:0",
-            ])
-            .arg("--share")
-            .arg(&sock)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("serve"),
-    );
+    let _serve = Killed(crate::common::feed::serve_sharing(&sock));
     wait_for("the socket", || sock.exists());
     // Over ssh, as `ifxtop --attach 127.0.0.1:PORT --attach-socket SOCK` runs it.
     let target = AttachTarget::Ssh(SshTarget::parse(&sshd.target()).expect("target"));
