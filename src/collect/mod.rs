@@ -7,6 +7,7 @@
 mod budget;
 mod demand;
 pub mod devices;
+mod edits;
 pub mod extents;
 mod focus;
 pub mod follow;

@@ -391,14 +391,17 @@ impl Input {
             Input::Bytes(b) => Box::new(std::io::Cursor::new(b.clone())),
             Input::Opened(open) => return open().map(|l| (l, false)),
         };
+        // A ring's outputs written as edits of their source's last one are made whole again
+        // (`edits.rs`); any other recording passes through as it is.
+        let whole = |l: Lines| -> Lines { Box::new(crate::collect::edits::Expand::new(l, line_cap())) };
         if raw.fill_buf().is_ok_and(|b| b.starts_with(&ZSTD_MAGIC)) {
             let mut d = zstd::stream::read::Decoder::with_buffer(raw)
                 .map_err(|e| format!("cannot decompress: {e}"))?;
             d.window_log_max(crate::collect::track::WINDOW_LOG_MAX)
                 .map_err(|e| format!("cannot decompress: {e}"))?;
-            Ok((Box::new(BufReader::new(d)), true))
+            Ok((whole(Box::new(BufReader::new(d))), true))
         } else {
-            Ok((raw, false))
+            Ok((whole(raw), false))
         }
     }
 }
@@ -941,6 +944,10 @@ fn classify(no: u64, buf: &[u8], keep_output: bool) -> Line {
     };
     match sample {
         Ok(sample) => sample_line(no, sample),
+        Err(_) if crate::collect::edits::is_edit(buf) => Line::Problem(format!(
+            "line {no}: an output written as its changes against an earlier one that was not \
+             read back: skipped"
+        )),
         Err(e) if e.classify() == serde_json::error::Category::Data => {
             Line::Problem(format!("line {no}: not a sample ({e})"))
         }

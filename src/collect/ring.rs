@@ -33,10 +33,6 @@ pub const SEGMENT_S: f64 = 600.0;
 /// that finishes after the segment changed (its sample carries the moment it ran) still has its
 /// place in time.
 const LATE_S: f64 = 60.0;
-/// The zstd window of a segment: 2^25 = 32 MB, a second of a 5,000-session instance many times
-/// over (level 3's own 2 MB window held less than one: measured in docs/recording.md). The
-/// replay's reader accepts windows up to `track::WINDOW_LOG_MAX`.
-pub(crate) const WINDOW_LOG: u32 = 25;
 const ZSTD_LEVEL: i32 = 3;
 /// The extension of every file of the ring.
 const EXT: &str = ".jsonl.zst";
@@ -237,14 +233,100 @@ fn create_named(dir: &Path, stem: &str) -> std::io::Result<(PathBuf, std::fs::Fi
     )))
 }
 
-/// A zstd writer of one frame with the ring's long window.
-fn encoder(
+/// A file of the ring: one zstd frame of lines, written as a stream, flushed at will (what is on
+/// disk then decompresses up to there). zstd's own context (not the `zstd` crate's writer), so
+/// the memory it holds can be told ([`Frame::held`]).
+pub(crate) struct Frame {
+    cctx: zstd::zstd_safe::CCtx<'static>,
     file: std::fs::File,
-) -> std::io::Result<zstd::stream::write::Encoder<'static, std::fs::File>> {
-    let mut enc = zstd::stream::write::Encoder::new(file, ZSTD_LEVEL)?;
-    enc.long_distance_matching(true)?;
-    enc.window_log(WINDOW_LOG)?;
-    Ok(enc)
+    out: Vec<u8>,
+    packer: crate::collect::edits::Packer,
+}
+
+fn zstd_err(code: usize) -> std::io::Error {
+    std::io::Error::other(zstd::zstd_safe::get_error_name(code))
+}
+
+impl Frame {
+    fn new(file: std::fs::File) -> std::io::Result<Frame> {
+        let mut cctx = zstd::zstd_safe::CCtx::create();
+        cctx.set_parameter(zstd::zstd_safe::CParameter::CompressionLevel(ZSTD_LEVEL))
+            .map_err(zstd_err)?;
+        Ok(Frame {
+            cctx,
+            file,
+            out: Vec::with_capacity(zstd::zstd_safe::CCtx::out_size()),
+            packer: Default::default(),
+        })
+    }
+
+    /// Writes `bytes` (whole lines) into the frame.
+    fn write_all(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        let mut input = zstd::zstd_safe::InBuffer::around(bytes);
+        while input.pos() < bytes.len() {
+            self.out.clear();
+            let mut out = zstd::zstd_safe::OutBuffer::around(&mut self.out);
+            self.cctx
+                .compress_stream2(
+                    &mut out,
+                    &mut input,
+                    zstd::zstd_safe::zstd_sys::ZSTD_EndDirective::ZSTD_e_continue,
+                )
+                .map_err(zstd_err)?;
+            self.file.write_all(&self.out)?;
+        }
+        Ok(())
+    }
+
+    /// Writes one output: whole, or as the lines that changed since its source's last one.
+    /// False when it could not be put in JSON (nothing written).
+    fn sample(&mut self, sample: RawSample) -> std::io::Result<bool> {
+        let mut packer = std::mem::take(&mut self.packer);
+        let res = match packer.line(sample) {
+            Ok(line) => self.write_all(line).map(|()| true),
+            Err(_) => Ok(false),
+        };
+        self.packer = packer;
+        res
+    }
+
+    /// What was written so far to disk, decompressible.
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.drain(false)
+    }
+
+    fn drain(&mut self, end: bool) -> std::io::Result<()> {
+        loop {
+            self.out.clear();
+            let mut out = zstd::zstd_safe::OutBuffer::around(&mut self.out);
+            let left = if end {
+                self.cctx.end_stream(&mut out)
+            } else {
+                self.cctx.flush_stream(&mut out)
+            }
+            .map_err(zstd_err)?;
+            self.file.write_all(&self.out)?;
+            if left == 0 {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Ends the frame.
+    fn finish(mut self) -> std::io::Result<std::fs::File> {
+        self.drain(true)?;
+        self.file.flush()?;
+        Ok(self.file)
+    }
+
+    fn file(&self) -> &std::fs::File {
+        &self.file
+    }
+
+    /// The memory it holds: zstd's context, the outputs kept to write the next ones as edits.
+    pub(crate) fn held(&self) -> usize {
+        self.cctx.sizeof() + self.packer.held() + self.out.capacity()
+    }
 }
 
 /// The session time at which the segment whose origin is `base` ends. Its samples' times are
@@ -264,7 +346,7 @@ struct Open {
     path: PathBuf,
     /// Its second 0 in session time.
     base: f64,
-    enc: zstd::stream::write::Encoder<'static, std::fs::File>,
+    enc: Frame,
     /// The whole seconds of session time up to which it was flushed.
     flushed_s: f64,
     /// Until when its samples run (session time).
@@ -273,7 +355,7 @@ struct Open {
 
 impl Open {
     fn bytes(&self) -> u64 {
-        self.enc.get_ref().metadata().map(|m| m.len()).unwrap_or(0)
+        self.enc.file().metadata().map(|m| m.len()).unwrap_or(0)
     }
 }
 
@@ -504,6 +586,12 @@ impl RingWriter {
         &self.cfg
     }
 
+    /// The memory the segment being written holds (zstd's context, the outputs kept to write
+    /// the next ones as edits).
+    pub fn held(&self) -> usize {
+        self.cur.as_ref().map_or(0, |o| o.enc.held())
+    }
+
     fn recount(&mut self) {
         let open = self.cur.as_ref().map_or(0, Open::bytes);
         self.stats.segments_bytes = self.closed.iter().map(|c| c.bytes).sum::<u64>() + open;
@@ -547,14 +635,11 @@ impl RingWriter {
         // A sample from before the segment's origin (later than LATE_S): at its origin.
         sample.t = (t - o.base).max(0.0);
         o.last_t = o.last_t.max(t);
-        let line = match serde_json::to_string(&sample) {
-            Ok(l) => l,
-            Err(_) => return,
+        let mut res = match o.enc.sample(sample) {
+            Ok(true) => Ok(()),
+            Ok(false) => return,
+            Err(e) => Err(e),
         };
-        let mut res = o
-            .enc
-            .write_all(line.as_bytes())
-            .and_then(|()| o.enc.write_all(b"\n"));
         // Flushed at each new second of the data: what is on disk replays, a crash loses the
         // second being written.
         if res.is_ok() && t.floor() > o.flushed_s {
@@ -622,11 +707,11 @@ impl RingWriter {
         self.last_base = Some(base);
         let started = self.origin.wall(base);
         let (path, file) = create_named(&self.cfg.dir, &stamp(started))?;
-        let mut enc = encoder(file)?;
-        let header =
-            serde_json::to_string(&self.origin.header(started)).map_err(std::io::Error::other)?;
-        enc.write_all(header.as_bytes())?;
-        enc.write_all(b"\n")?;
+        let mut enc = Frame::new(file)?;
+        let mut header =
+            serde_json::to_vec(&self.origin.header(started)).map_err(std::io::Error::other)?;
+        header.push(b'\n');
+        enc.write_all(&header)?;
         enc.flush()?;
         self.cur = Some(Open {
             path,
@@ -1160,16 +1245,16 @@ fn write_window(
     };
     let rec = index.window(from, to, false)?;
     let (path, file) = create_named(dir, stem)?;
-    let mut enc = encoder(file)?;
+    let mut enc = Frame::new(file)?;
     if let Some(h) = &rec.header {
-        let line = serde_json::to_string(h).map_err(|e| Error::Other(e.to_string()))?;
-        writeln!(enc, "{line}")?;
+        let mut line = serde_json::to_vec(h).map_err(|e| Error::Other(e.to_string()))?;
+        line.push(b'\n');
+        enc.write_all(&line)?;
     }
     for (_, s) in rec.samples() {
-        let line = serde_json::to_string(&s).map_err(|e| Error::Other(e.to_string()))?;
-        writeln!(enc, "{line}")?;
+        enc.sample(s)?;
     }
-    enc.finish()?.flush()?;
+    enc.finish()?;
     let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
     Ok((path, bytes))
 }
