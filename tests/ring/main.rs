@@ -402,3 +402,32 @@ fn an_hour_at_5000_sessions_stays_within_the_budget() {
     let (on_disk, _) = bytes_of_demo(5000, 3600);
     assert!(on_disk <= 600 * 1024 * 1024, "{on_disk}");
 }
+
+/// The memory the ring's writer holds while it writes a 5,000-session instance (35 s of the
+/// demo: every source, those of 30 s included, has printed at least once): zstd's context and
+/// the last output of each source, within 16 MB. A compression window reaching back to each
+/// source's last output held 35 MB, which put `serve --ring` over its memory budget.
+#[test]
+fn the_ring_writer_holds_little_memory_at_5000_sessions() {
+    let (_, samples) = ifxtop::instance::walk::demo_store(
+        DemoInstance::new(1).with_sessions(5000),
+        Duration::ZERO,
+        Duration::from_secs(35),
+        settings(),
+        true,
+    )
+    .expect("demo");
+    let raw: usize = samples.iter().map(|s| s.stdout.len()).sum();
+    assert!(raw > 60 << 20, "{raw} bytes of outputs: a 5,000-session instance's");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut w = RingWriter::open(config(&dir.path().join("ring")), origin()).expect("ring");
+    let mut most = 0;
+    for s in samples {
+        w.write(s);
+        most = most.max(w.held());
+    }
+    let stats = w.close();
+    assert!(stats.stopped.is_none(), "{stats:?}");
+    eprintln!("the ring writer held at most {most} bytes");
+    assert!(most <= 16 << 20, "the writer held {most} bytes");
+}
