@@ -158,7 +158,10 @@ impl<'de: 'a, 'a> Deserialize<'de> for Op<'a> {
             fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Op<'de>, E> {
                 Ok(Op::Lit(Cow::Owned(v)))
             }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Op<'de>, A::Error> {
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<Op<'de>, A::Error> {
                 let first = a
                     .next_element::<u32>()?
                     .ok_or_else(|| serde::de::Error::invalid_length(0, &self))?;
@@ -595,7 +598,11 @@ mod tests {
         let text = String::from_utf8(packed.clone()).expect("utf-8");
         // The first of each source whole and kept, the rest edits.
         assert_eq!(text.matches("\"keep\":true").count(), 2, "{text}");
-        assert_eq!(text.matches("\"edit\":").count(), samples.len() - 2, "{text}");
+        assert_eq!(
+            text.matches("\"edit\":").count(),
+            samples.len() - 2,
+            "{text}"
+        );
         assert_eq!(unpack(&packed), samples);
     }
 
@@ -618,7 +625,11 @@ mod tests {
         let out: Vec<&str> = text.lines().collect();
         assert_eq!(out.len(), 2);
         assert!(is_edit(out[1].as_bytes()), "{}", out[1]);
-        assert!(serde_json::from_str::<RawSample>(out[1]).is_err(), "{}", out[1]);
+        assert!(
+            serde_json::from_str::<RawSample>(out[1]).is_err(),
+            "{}",
+            out[1]
+        );
     }
 
     /// The writer's and the reader's bases stay within their cap, the least recently written

@@ -393,7 +393,8 @@ impl Input {
         };
         // A ring's outputs written as edits of their source's last one are made whole again
         // (`edits.rs`); any other recording passes through as it is.
-        let whole = |l: Lines| -> Lines { Box::new(crate::collect::edits::Expand::new(l, line_cap())) };
+        let whole =
+            |l: Lines| -> Lines { Box::new(crate::collect::edits::Expand::new(l, line_cap())) };
         if raw.fill_buf().is_ok_and(|b| b.starts_with(&ZSTD_MAGIC)) {
             let mut d = zstd::stream::read::Decoder::with_buffer(raw)
                 .map_err(|e| format!("cannot decompress: {e}"))?;

@@ -7,15 +7,14 @@ use crate::cli::{LiveArgs, RingArgs};
 use crate::collect::record::Recording;
 use crate::collect::ring::{Event, Origin, Ring, RingConfig, RingIndex, RingWriter};
 use crate::collect::sample::RawSample;
-use crate::collect::{Collection, SessionClock};
+use crate::collect::Collection;
 use crate::error::Error;
 use crate::format::When;
 use crate::instance::config::Config;
-use crate::instance::headless::{self, Input};
+use crate::instance::headless;
 use crate::instance::watch::Watched;
 use crate::store::{Store, StoreSettings};
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Duration;
 
 /// The ring's settings from the command line, else the config, else the defaults.
@@ -191,40 +190,25 @@ pub fn demo_ring(
     settings: StoreSettings,
     ring: &mut RingWriter,
 ) -> Result<(), Error> {
-    let rt = crate::instance::runtime::paused()?;
-    rt.block_on(async {
-        let runner = crate::demo::DemoRunner::new(demo).starting_at(from);
-        let (raw_tx, raw_rx) = std::sync::mpsc::sync_channel::<RawSample>(1 << 16);
-        let mut collection = Collection::start(
-            Arc::new(runner),
-            Duration::from_secs(1),
-            Some(raw_tx),
-            crate::collect::extents::ExtentSource::default(),
-            SessionClock::starting_at(from),
-        );
-        let (ev_tx, ev_rx) = std::sync::mpsc::channel::<Event>();
-        let mut watched = Watched::new(Store::new(settings), None).in_virtual_time();
-        watched.keep_incidents(ev_tx);
-        let deadline = tokio::time::Instant::now() + (to - from) + Duration::from_millis(1);
-        let mut front = Writing {
-            ring,
-            raw: &raw_rx,
-            events: &ev_rx,
-        };
-        headless::run(
-            &mut Input::collectors(&mut collection),
-            &mut watched,
-            Duration::from_secs(1),
-            None,
-            tokio::time::sleep_until(deadline),
-            &mut front,
-        )
-        .await;
-        collection.stop();
-        drop(collection);
-        front.drain();
-    });
-    crate::instance::runtime::finish(rt);
+    let (raw_tx, raw_rx) = std::sync::mpsc::sync_channel::<RawSample>(1 << 16);
+    let (ev_tx, ev_rx) = std::sync::mpsc::channel::<Event>();
+    let mut watched = Watched::new(Store::new(settings), None).in_virtual_time();
+    watched.keep_incidents(ev_tx);
+    let mut front = Writing {
+        ring,
+        raw: &raw_rx,
+        events: &ev_rx,
+    };
+    crate::instance::walk::demo_walk(
+        demo,
+        from,
+        to - from,
+        Some(raw_tx),
+        &mut watched,
+        &mut front,
+    )?;
+    // What the collectors sent after the last build.
+    front.drain();
     Ok(())
 }
 

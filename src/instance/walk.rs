@@ -59,48 +59,30 @@ pub fn demo_store_tracked(
     findings: Option<&mut crate::model::findings::FindingsHistory>,
 ) -> Result<(Store, Vec<RawSample>), Error> {
     let sampling = activity.is_some() || track.is_some();
-    let rt = crate::instance::runtime::paused()?;
-    let (watched, samples) = rt.block_on(async {
-        let demo = crate::demo::DemoRunner::new(demo).starting_at(from);
-        let (raw_tx, raw_rx) = std::sync::mpsc::sync_channel::<RawSample>(1 << 20);
-        let raw = record.then_some(raw_tx);
-        let mut collection = Collection::start(
-            Arc::new(demo),
-            Duration::from_secs(1),
-            raw,
-            ExtentSource::default(),
-            SessionClock::starting_at(from),
-        );
-        let mut watched = Watched::new(Store::new(settings), None).in_virtual_time();
-        if track.is_some() {
-            watched.keep_track_lines();
-        }
-        // Everything due at `to` runs before the clock moves on past it; sampling, the last
-        // moment's data settles too.
-        let settle_last = if sampling { SETTLE } else { Duration::ZERO };
-        let deadline =
-            tokio::time::Instant::now() + (to - from) + settle_last + Duration::from_millis(1);
-        let mut front = Sampling {
-            sampling,
-            from: Duration::ZERO,
-            // The collectors' clock is the demo's, from `from`.
-            findings: findings.is_some().then_some((Duration::ZERO, to)),
-            tracked: None,
-        };
-        headless::run(
-            &mut Input::collectors(&mut collection),
-            &mut watched,
-            Duration::from_secs(1),
-            None,
-            tokio::time::sleep_until(deadline),
-            &mut front,
-        )
-        .await;
-        collection.stop();
-        drop(collection);
-        let samples: Vec<RawSample> = raw_rx.try_iter().collect();
-        (watched, samples)
-    });
+    let (raw_tx, raw_rx) = std::sync::mpsc::sync_channel::<RawSample>(1 << 20);
+    let mut watched = Watched::new(Store::new(settings), None).in_virtual_time();
+    if track.is_some() {
+        watched.keep_track_lines();
+    }
+    // Everything due at `to` runs before the clock moves on past it; sampling, the last
+    // moment's data settles too.
+    let settle_last = if sampling { SETTLE } else { Duration::ZERO };
+    let mut front = Sampling {
+        sampling,
+        from: Duration::ZERO,
+        // The collectors' clock is the demo's, from `from`.
+        findings: findings.is_some().then_some((Duration::ZERO, to)),
+        tracked: None,
+    };
+    demo_walk(
+        demo,
+        from,
+        (to - from) + settle_last,
+        record.then_some(raw_tx),
+        &mut watched,
+        &mut front,
+    )?;
+    let samples: Vec<RawSample> = raw_rx.try_iter().collect();
     let mut watched = watched;
     if let Some(t) = track {
         *t = watched.track_lines();
@@ -111,8 +93,45 @@ pub fn demo_store_tracked(
     if let Some(h) = findings {
         *h = std::mem::take(&mut watched.findings);
     }
-    crate::instance::runtime::finish(rt);
     Ok((watched.store, samples))
+}
+
+/// The demo walked on a paused clock from demo time `from` for `span`: the real collectors in
+/// virtual time, every output also sent to `raw` when given, on the one headless loop, each
+/// build handed to `front` (a store sampled, `snapshot` and `ash`; a ring written,
+/// `instance/ring.rs`). The collectors are stopped when it returns.
+pub(crate) fn demo_walk(
+    demo: crate::demo::DemoInstance,
+    from: Duration,
+    span: Duration,
+    raw: Option<std::sync::mpsc::SyncSender<RawSample>>,
+    watched: &mut Watched,
+    front: &mut impl headless::Front,
+) -> Result<(), Error> {
+    let rt = crate::instance::runtime::paused()?;
+    rt.block_on(async {
+        let demo = crate::demo::DemoRunner::new(demo).starting_at(from);
+        let mut collection = Collection::start(
+            Arc::new(demo),
+            Duration::from_secs(1),
+            raw,
+            ExtentSource::default(),
+            SessionClock::starting_at(from),
+        );
+        let deadline = tokio::time::Instant::now() + span + Duration::from_millis(1);
+        headless::run(
+            &mut Input::collectors(&mut collection),
+            watched,
+            Duration::from_secs(1),
+            None,
+            tokio::time::sleep_until(deadline),
+            front,
+        )
+        .await;
+        collection.stop();
+    });
+    crate::instance::runtime::finish(rt);
+    Ok(())
 }
 
 /// A walk's front-end: a snapshot at each new `onstat -u` moment from `from` on, sampled by the

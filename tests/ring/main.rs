@@ -418,7 +418,10 @@ fn the_ring_writer_holds_little_memory_at_5000_sessions() {
     )
     .expect("demo");
     let raw: usize = samples.iter().map(|s| s.stdout.len()).sum();
-    assert!(raw > 60 << 20, "{raw} bytes of outputs: a 5,000-session instance's");
+    assert!(
+        raw > 60 << 20,
+        "{raw} bytes of outputs: a 5,000-session instance's"
+    );
     let dir = tempfile::tempdir().expect("tempdir");
     let mut w = RingWriter::open(config(&dir.path().join("ring")), origin()).expect("ring");
     let mut most = 0;
