@@ -133,12 +133,43 @@ impl Bases {
     }
 }
 
-/// A piece of an edit: lines of the base (first, count) or new lines (joined by newlines).
+/// A piece of an edit: lines of the base (first, count); one line of the base changed in its
+/// middle (the line, the bytes kept before, the new middle, the bytes kept after: a session's
+/// counters moved); or new lines (joined by newlines).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 enum Op<'a> {
     Copy(u32, u32),
+    Change(u32, u32, Cow<'a, str>, u32),
     Lit(Cow<'a, str>),
+}
+
+/// A changed line is written as its change when this much of it is kept.
+const CHANGE_MIN: usize = 16;
+
+/// A string, borrowed from the line when it can be.
+struct Text<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Text<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Owned(v.to_string())))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(V)
+    }
 }
 
 impl<'de: 'a, 'a> Deserialize<'de> for Op<'a> {
@@ -147,7 +178,9 @@ impl<'de: 'a, 'a> Deserialize<'de> for Op<'a> {
         impl<'de> serde::de::Visitor<'de> for V {
             type Value = Op<'de>;
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("[first line, lines] or new lines")
+                f.write_str(
+                    "[first line, lines], [line, kept before, middle, kept after] or new lines",
+                )
             }
             fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Op<'de>, E> {
                 Ok(Op::Lit(Cow::Borrowed(v)))
@@ -168,10 +201,16 @@ impl<'de: 'a, 'a> Deserialize<'de> for Op<'a> {
                 let n = a
                     .next_element::<u32>()?
                     .ok_or_else(|| serde::de::Error::invalid_length(1, &self))?;
+                let Some(Text(middle)) = a.next_element::<Text<'de>>()? else {
+                    return Ok(Op::Copy(first, n));
+                };
+                let after = a
+                    .next_element::<u32>()?
+                    .ok_or_else(|| serde::de::Error::invalid_length(3, &self))?;
                 if a.next_element::<serde::de::IgnoredAny>()?.is_some() {
-                    return Err(serde::de::Error::invalid_length(3, &self));
+                    return Err(serde::de::Error::invalid_length(5, &self));
                 }
-                Ok(Op::Copy(first, n))
+                Ok(Op::Change(first, n, middle, after))
             }
         }
         d.deserialize_any(V)
@@ -236,9 +275,21 @@ fn edit<'a>(base: &Base, new: &'a str) -> Vec<Op<'a>> {
                 }
                 j = k + 1;
             }
-            None => {
-                lit_start.get_or_insert(offset);
-            }
+            None => match change(base, j, line) {
+                Some((before, after)) => {
+                    flush_lit(&mut ops, &mut lit_start, offset);
+                    ops.push(Op::Change(
+                        j as u32,
+                        before as u32,
+                        Cow::Borrowed(&line[before..line.len() - after]),
+                        after as u32,
+                    ));
+                    j += 1;
+                }
+                None => {
+                    lit_start.get_or_insert(offset);
+                }
+            },
         }
         if !more {
             flush_lit(&mut ops, &mut lit_start, new.len() + 1);
@@ -248,6 +299,30 @@ fn edit<'a>(base: &Base, new: &'a str) -> Vec<Op<'a>> {
         rest = &rest[line.len() + 1..];
     }
     ops
+}
+
+/// How much of line `j` of the base `line` keeps before and after what changed, when that is
+/// enough to write it as its change ([`CHANGE_MIN`]); on character boundaries.
+fn change(base: &Base, j: usize, line: &str) -> Option<(usize, usize)> {
+    if j >= base.lines() {
+        return None;
+    }
+    let old = base.line(j).as_bytes();
+    let new = line.as_bytes();
+    let mut before = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    while !line.is_char_boundary(before) {
+        before -= 1;
+    }
+    let mut after = old[before..]
+        .iter()
+        .rev()
+        .zip(new[before..].iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    while !line.is_char_boundary(line.len() - after) {
+        after -= 1;
+    }
+    (before + after >= CHANGE_MIN).then_some((before, after))
 }
 
 /// The output an edit makes of its base; `None` when it points past the base.
@@ -264,6 +339,20 @@ fn apply(base: &Base, ops: &[Op<'_>]) -> Option<String> {
                     return None;
                 }
                 out.push_str(&base.text[base.starts[s] as usize..base.end(s + c - 1)]);
+            }
+            Op::Change(j, before, middle, after) => {
+                let (j, before, after) = (*j as usize, *before as usize, *after as usize);
+                if j >= base.lines() {
+                    return None;
+                }
+                let old = base.line(j);
+                let tail = old.len().checked_sub(after)?;
+                if before > tail {
+                    return None;
+                }
+                out.push_str(old.get(..before)?);
+                out.push_str(middle);
+                out.push_str(old.get(tail..)?);
             }
             Op::Lit(t) => out.push_str(t),
         }
@@ -582,6 +671,11 @@ mod tests {
             "\n\n\n",
             "other\nentirely",
             a,
+            "head\n\nsid 1 x counters 0000012 0000034 ok\nsid 2 y\n",
+            "head\n\nsid 1 x counters 0000013 0000034 ok\nsid 2 y\n",
+            "head\n\nsid 1 x counters 00000é3 0000034 ok\nsid 2 y\n",
+            "head\n\nsid 1 x counters 00000è3 0000034 ok\nsid 2 y\n",
+            "head\n\nsid 1 x counters 00000è3 0000034 ok\nsid 2 y\n",
             a,
         ];
         let samples: Vec<RawSample> = outputs
@@ -603,6 +697,8 @@ mod tests {
             samples.len() - 2,
             "{text}"
         );
+        // A line whose counter moved is written as its change.
+        assert!(text.contains(r#"[2,23,"3",11]"#), "{text}");
         assert_eq!(unpack(&packed), samples);
     }
 
