@@ -344,8 +344,9 @@ fn segment_end(base: f64) -> f64 {
 /// The segment being written.
 struct Open {
     path: PathBuf,
-    /// Its second 0 in session time.
+    /// Its second 0 in session time, and on the clock.
     base: f64,
+    started: time::OffsetDateTime,
     enc: Frame,
     /// The whole seconds of session time up to which it was flushed.
     flushed_s: f64,
@@ -363,6 +364,9 @@ impl Open {
 #[derive(Debug, Clone)]
 struct Closed {
     path: PathBuf,
+    /// Its second 0, and its header.
+    started: time::OffsetDateTime,
+    header: RecordingHeader,
     /// Its last moment (the next one's start, for segments of an earlier run).
     ended: time::OffsetDateTime,
     bytes: u64,
@@ -556,6 +560,8 @@ impl RingWriter {
                 .unwrap_or(s.started);
             closed.push(Closed {
                 path: s.path.clone(),
+                started: s.started,
+                header: s.header.clone(),
                 ended,
                 bytes: s.bytes,
             });
@@ -716,6 +722,7 @@ impl RingWriter {
         self.cur = Some(Open {
             path,
             base,
+            started,
             enc,
             flushed_s: t.floor(),
             last_t: t,
@@ -733,7 +740,13 @@ impl RingWriter {
         let _ = o.enc.finish().and_then(|mut f| f.flush());
         let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
         self.finished_bytes += bytes;
-        self.closed.push(Closed { path, ended, bytes });
+        self.closed.push(Closed {
+            path,
+            started: o.started,
+            header: self.origin.header(o.started),
+            ended,
+            bytes,
+        });
         self.recount();
     }
 
@@ -886,7 +899,32 @@ impl RingWriter {
         line.ended = Some(rfc3339(to));
         let stem = format!("{}-{}", stamp(self.origin.wall(o.began_t)), line.kind);
         let dir = self.cfg.dir.join("incidents");
-        match write_window(&self.cfg.dir, from, to, &dir, &stem) {
+        // The segments as this writer knows them (every header read again from disk at each
+        // cut was most of the cost of a day's incidents).
+        let mut segs: Vec<Segment> = self
+            .closed
+            .iter()
+            .map(|c| Segment {
+                path: c.path.clone(),
+                started: c.started,
+                header: c.header.clone(),
+                bytes: c.bytes,
+            })
+            .collect();
+        if let Some(o) = &self.cur {
+            segs.push(Segment {
+                path: o.path.clone(),
+                started: o.started,
+                header: self.origin.header(o.started),
+                bytes: o.bytes(),
+            });
+        }
+        let ring = RingIndex {
+            dir: self.cfg.dir.clone(),
+            segments: segs,
+            end: to,
+        };
+        match write_window(&ring, from, to, &dir, &stem) {
             Ok((path, bytes)) => {
                 line.file = path.file_name().map(|n| n.to_string_lossy().into_owned());
                 line.bytes = Some(bytes);
@@ -1161,6 +1199,31 @@ impl RingIndex {
         to: time::OffsetDateTime,
         timeline: bool,
     ) -> Result<Recording, Error> {
+        let (open, notes) = self.opener(from, to)?;
+        let mut rec = crate::collect::record::read_opened(open, timeline);
+        if let Ok(n) = notes.lock() {
+            rec.skipped.extend(n.iter().cloned());
+        }
+        if rec.is_empty() {
+            return Err(Error::Usage(format!(
+                "{}: nothing to replay between {} and {}: {}",
+                self.dir.display(),
+                clock_of(from),
+                clock_of(to),
+                rec.problems_line()
+            )));
+        }
+        Ok(rec)
+    }
+
+    /// The lines of the ring from `from` to `to`, opened again at each call, and where what
+    /// they dropped (a torn tail) is said.
+    #[allow(clippy::type_complexity)]
+    fn opener(
+        &self,
+        from: time::OffsetDateTime,
+        to: time::OffsetDateTime,
+    ) -> Result<(crate::collect::record::Opener, Arc<Mutex<Vec<String>>>), Error> {
         let segs = covering(&self.segments, from, to);
         let Some(first) = segs.first() else {
             return Err(Error::Usage(format!(
@@ -1207,20 +1270,7 @@ impl RingIndex {
             };
             Ok(Box::new(std::io::BufReader::with_capacity(1 << 16, j)) as Lines)
         });
-        let mut rec = crate::collect::record::read_opened(open, timeline);
-        if let Ok(n) = notes.lock() {
-            rec.skipped.extend(n.iter().cloned());
-        }
-        if rec.is_empty() {
-            return Err(Error::Usage(format!(
-                "{}: nothing to replay between {} and {}: {}",
-                self.dir.display(),
-                clock_of(from),
-                clock_of(to),
-                rec.problems_line()
-            )));
-        }
-        Ok(rec)
+        Ok((open, notes))
     }
 }
 
@@ -1231,30 +1281,51 @@ fn clock_of(t: time::OffsetDateTime) -> String {
 
 /// Writes the ring's moments from `from` to `to` into a new recording `stem.jsonl.zst` in
 /// `dir`: its path and bytes.
+/// The ring's lines read once, in the order written, each sample as it was collected (the cut's
+/// reader puts them in time order, as any recording's).
 fn write_window(
-    ring: &Path,
+    index: &RingIndex,
     from: time::OffsetDateTime,
     to: time::OffsetDateTime,
     dir: &Path,
     stem: &str,
 ) -> Result<(PathBuf, u64), Error> {
-    let index = RingIndex {
-        dir: ring.to_path_buf(),
-        segments: segments(ring)?,
-        end: to,
-    };
-    let rec = index.window(from, to, false)?;
+    let (open, _) = index.opener(from, to)?;
+    let mut lines = open().map_err(Error::Other)?;
     let (path, file) = create_named(dir, stem)?;
     let mut enc = Frame::new(file)?;
-    if let Some(h) = &rec.header {
-        let mut line = serde_json::to_vec(h).map_err(|e| Error::Other(e.to_string()))?;
-        line.push(b'\n');
-        enc.write_all(&line)?;
-    }
-    for (_, s) in rec.samples() {
-        enc.sample(s)?;
+    let mut line = Vec::new();
+    let mut written = 0u64;
+    let mut first = true;
+    loop {
+        line.clear();
+        let n = Read::take(&mut *lines, crate::collect::record::line_cap())
+            .read_until(b'\n', &mut line);
+        // The end, or a torn tail (dropped as a replay drops it).
+        if !matches!(n, Ok(n) if n > 0) || line.last() != Some(&b'\n') {
+            break;
+        }
+        if std::mem::take(&mut first) {
+            // The window's header.
+            enc.write_all(&line)?;
+            continue;
+        }
+        if let Ok(s) = serde_json::from_slice::<RawSample>(&line) {
+            if enc.sample(s)? {
+                written += 1;
+            }
+        }
     }
     enc.finish()?;
+    if written == 0 {
+        let _ = std::fs::remove_file(&path);
+        return Err(Error::Usage(format!(
+            "{}: nothing between {} and {}",
+            index.dir.display(),
+            clock_of(from),
+            clock_of(to)
+        )));
+    }
     let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
     Ok((path, bytes))
 }

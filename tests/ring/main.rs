@@ -146,6 +146,22 @@ fn a_lock_chain_is_cut_out_on_its_own_and_replays_to_the_same_culprit() {
         (cut_start - (began_s - 120.0)).abs() < 1.0,
         "{cut_start} {began_s}"
     );
+    // The cut holds what the ring holds over its minutes, output for output.
+    let ended = time::OffsetDateTime::parse(
+        chain.ended.as_deref().expect("ended"),
+        &time::format_description::well_known::Rfc3339,
+    )
+    .expect("ended");
+    let index = RingIndex::open(&ring_dir).expect("ring index");
+    let minutes = index
+        .window(cut.started().expect("started"), ended, false)
+        .expect("the ring's minutes");
+    assert_eq!(minutes.started(), cut.started());
+    assert_eq!(minutes.len(), cut.len());
+    assert!(
+        minutes.samples().eq(cut.samples()),
+        "the cut differs from the ring"
+    );
     let listed = ifxtop::commands::incidents::list(&ring_dir);
     assert!(
         listed
