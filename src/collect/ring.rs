@@ -7,12 +7,12 @@
 //! zstd, files 0600 created new): `20261122T033000Z.jsonl.zst`, named after its first moment
 //! (UTC). A segment holds [`SEGMENT_S`] seconds (less when it reaches an eighth of the byte
 //! cap); its header's `started` is its own second 0, its samples' `t` count from there. What is
-//! stored is what changed, by compression: one zstd frame per segment with a long window
-//! ([`WINDOW_LOG`]) and long-distance matching, so an output that repeats most of the one a
-//! second before costs the bytes that differ (measured against the other ways in
-//! docs/recording.md). Every output is still there whole: a replay's store sees exactly what it
-//! would have seen. The segment being written is flushed every second: a crash loses the
-//! second being written, and the torn tail is dropped when read.
+//! stored is what changed: each output after the first of its source in a segment as the lines
+//! that changed against its source's last one (`edits.rs`), in one zstd frame per segment
+//! (measured against the other ways in docs/recording.md). Every output is made whole again
+//! when read: a replay's store sees exactly what it would have seen. The segment being written
+//! is flushed every second: a crash loses the second being written, and the torn tail is
+//! dropped when read.
 //!
 //! `incidents/` holds the cuts (`<UTC>-<finding>.jsonl.zst`, recordings of the minutes before a
 //! finding reached warning until it cleared) and `index.jsonl` (one line when one begins, one
