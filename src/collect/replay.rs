@@ -225,16 +225,7 @@ pub struct Player {
 
 impl Player {
     pub(crate) fn new(rec: Arc<Recording>) -> Self {
-        let mut ticks: Vec<Duration> = rec
-            .sources()
-            .zip(rec.times())
-            .filter(|(s, _)| *s == Source::OnstatU)
-            .map(|(_, t)| t)
-            .collect();
-        if ticks.is_empty() {
-            ticks = rec.times().collect();
-        }
-        ticks.dedup();
+        let ticks = ticks_of(&rec);
         let spikes = spikes(&rec, TIMELINE_BUCKETS);
         Player {
             rec,
@@ -349,16 +340,7 @@ impl Player {
             }
             ReplayCommand::Step(n) => {
                 self.paused = true;
-                let target = if n >= 0 {
-                    self.ticks.iter().copied().find(|t| *t > self.position)
-                } else {
-                    self.ticks
-                        .iter()
-                        .copied()
-                        .rev()
-                        .find(|t| *t < self.position)
-                };
-                if let Some(t) = target {
+                if let Some(t) = step_from(&self.ticks, self.position, n) {
                     played.merge(self.seek(t));
                 }
             }
@@ -375,6 +357,32 @@ impl Player {
             }
         }
         played
+    }
+}
+
+/// The moments a step moves between: each `onstat -u` of `rec` (each sample's, when it has
+/// none), in order.
+pub(crate) fn ticks_of(rec: &Recording) -> Vec<Duration> {
+    let mut ticks: Vec<Duration> = rec
+        .sources()
+        .zip(rec.times())
+        .filter(|(s, _)| *s == Source::OnstatU)
+        .map(|(_, t)| t)
+        .collect();
+    if ticks.is_empty() {
+        ticks = rec.times().collect();
+    }
+    ticks.dedup();
+    ticks
+}
+
+/// Where a step of `n` from `at` lands: the first tick after it (`n` ≥ 0) or the last before
+/// it; `None` past either end.
+pub(crate) fn step_from(ticks: &[Duration], at: Duration, n: i32) -> Option<Duration> {
+    if n >= 0 {
+        ticks.iter().copied().find(|t| *t > at)
+    } else {
+        ticks.iter().copied().rev().find(|t| *t < at)
     }
 }
 

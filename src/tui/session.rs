@@ -174,16 +174,13 @@ impl Session {
                 let by = f * span;
                 here + if by.abs() < 1.0 { f.signum() } else { by }
             }
+            // Past the last tick is the live end; before the first, the first moment.
             ReplayCommand::Step(n) => {
-                let ticks = rec
-                    .sources()
-                    .zip(rec.times())
-                    .filter(|(s, _)| *s == crate::source::Source::OnstatU)
-                    .map(|(_, t)| t.as_secs_f64());
-                if n >= 0 {
-                    ticks.filter(|t| *t > here).fold(f64::INFINITY, f64::min)
-                } else {
-                    ticks.filter(|t| *t < here).fold(from, f64::max)
+                let ticks = crate::collect::replay::ticks_of(&rec);
+                match crate::collect::replay::step_from(&ticks, Duration::from_secs_f64(here), n) {
+                    Some(t) => t.as_secs_f64(),
+                    None if n >= 0 => f64::INFINITY,
+                    None => from,
                 }
             }
             ReplayCommand::SeekTo(t) => t.as_secs_f64(),
