@@ -105,23 +105,8 @@ const CULPRIT_AT: usize = 19 + 2 + 18 + 1 + 8 + 1;
 /// `text` in lines of at most `width` cells, broken at blanks, a word longer than a line
 /// broken where the line ends: nothing cut.
 fn lines_of(text: &str, width: usize) -> Vec<String> {
-    let mut words: Vec<String> = Vec::new();
-    let mut cur = String::new();
-    for word in text.split_whitespace() {
-        let len = crate::format::cells(&cur);
-        if len > 0 && len + 1 + crate::format::cells(word) > width {
-            words.push(std::mem::take(&mut cur));
-        }
-        if !cur.is_empty() {
-            cur.push(' ');
-        }
-        cur.push_str(word);
-    }
-    if !cur.is_empty() {
-        words.push(cur);
-    }
     let mut out = Vec::new();
-    for line in words {
+    for line in crate::tui::table::wrap(text, width) {
         let mut rest = line.as_str();
         while crate::format::cells(rest) > width {
             let at = rest
