@@ -250,6 +250,27 @@ pub(crate) fn thousands(n: u64) -> String {
     out
 }
 
+/// Splits `text` into lines of at most `width` characters at blanks (a longer word gets a line
+/// of its own); no line for empty text.
+pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for word in text.split_whitespace() {
+        let len = crate::format::cells(&cur);
+        if len > 0 && len + 1 + crate::format::cells(word) > width {
+            out.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(word);
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
 /// The terminal cells `text` takes: a CJK character two, a combining mark none (what the
 /// terminal draws, not the characters counted).
 pub fn cells(text: &str) -> usize {

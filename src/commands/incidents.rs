@@ -106,7 +106,7 @@ const CULPRIT_AT: usize = 19 + 2 + 18 + 1 + 8 + 1;
 /// broken where the line ends: nothing cut.
 fn lines_of(text: &str, width: usize) -> Vec<String> {
     let mut out = Vec::new();
-    for line in crate::tui::table::wrap(text, width) {
+    for line in crate::format::wrap(text, width) {
         let mut rest = line.as_str();
         while crate::format::cells(rest) > width {
             let at = rest

@@ -220,26 +220,8 @@ pub(crate) fn fit(text: &str, width: u16, right: bool) -> String {
     }
 }
 
-/// Splits `text` into lines of at most `width` characters at blanks (a longer word gets a line
-/// of its own); no line for empty text.
-pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    for word in text.split_whitespace() {
-        let len = crate::format::cells(&cur);
-        if len > 0 && len + 1 + crate::format::cells(word) > width {
-            out.push(std::mem::take(&mut cur));
-        }
-        if !cur.is_empty() {
-            cur.push(' ');
-        }
-        cur.push_str(word);
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
-}
+/// Word wrap for the screen's texts (kept with the other text helpers in `format`).
+pub(crate) use crate::format::wrap;
 
 /// What a table needs from its rows: only the visible ones are asked for.
 pub trait TableRows {
