@@ -37,16 +37,72 @@ pub(crate) const SEEN_BEGIN_WITHIN: Duration = Duration::from_millis(1_500);
 /// wait states (for the session screen's history).
 #[derive(Debug, Default, Clone)]
 pub(crate) struct WaitTracker {
-    current: FxHashMap<Addr, Tracked>,
+    /// The waiting threads by rstcb, in address order: `onstat -u` lists its threads in that
+    /// order, so the next sample and the snapshot's waiters read it front to back
+    /// ([`SinceCursor`]) rather than through a hash table's scattered slots, a cache miss each
+    /// at 5,000 sessions.
+    current: Vec<(Addr, Tracked)>,
+    /// Each session's recent wait states.
+    history: FxHashMap<Sid, SessionTrack>,
+    last_t: Option<Duration>,
+}
+
+/// One session's wait history, with what the next sample compares against kept inline (one
+/// cache line read a session each second, not its spans on the heap as well).
+#[derive(Debug, Clone)]
+struct SessionTrack {
+    /// When it was last in a sample.
+    seen: Duration,
+    /// Its current wait address: a new address is a new wait (a hot page moved on), a new
+    /// span, so the history and the screen's `WAITS ON ... for` agree.
+    wait: Option<Addr>,
+    /// The latest span (the back of `spans`).
+    last: Span,
     /// Compact spans (8 bytes, not the 24 of a `WaitSpan`): 5,000 sessions with ten minutes of
     /// history each held 15 MB this way before, the most of the resident memory's growth.
-    history: FxHashMap<Sid, VecDeque<Span>>,
-    /// Each session's current wait address: a new address is a new wait (a hot page moved on),
-    /// a new span, so the history and the screen's `WAITS ON ... for` agree.
-    history_wait: FxHashMap<Sid, Option<Addr>>,
-    /// When each session of the history was last in a sample.
-    seen: FxHashMap<Sid, Duration>,
-    last_t: Option<Duration>,
+    /// Those older than the history span are dropped when the next is added; until then
+    /// [`WaitTracker::history`] leaves them out.
+    spans: VecDeque<Span>,
+}
+
+impl SessionTrack {
+    fn push(&mut self, span: Span, horizon: Duration) {
+        self.last = span;
+        self.spans.push_back(span);
+        while self.spans.len() > 1 && self.spans.get(1).is_some_and(|s| s.from() <= horizon) {
+            self.spans.pop_front();
+        }
+        while self.spans.len() > HISTORY_MAX_SPANS {
+            self.spans.pop_front();
+        }
+    }
+}
+
+/// Reads the threads' waits in the order they were kept (rstcb order), each lookup starting
+/// where the last one ended; a thread out of that order is found by a binary search. The
+/// same answers as a lookup by address.
+pub(crate) struct SinceCursor<'a> {
+    current: &'a [(Addr, Tracked)],
+    at: usize,
+}
+
+impl SinceCursor<'_> {
+    fn get(&mut self, rstcb: Addr) -> Option<&Tracked> {
+        let found = match self.current.get(self.at) {
+            Some((a, _)) if *a == rstcb => Some(self.at),
+            _ => self.current.binary_search_by_key(&rstcb, |(a, _)| *a).ok(),
+        };
+        found.map(|i| {
+            self.at = i + 1;
+            &self.current[i].1
+        })
+    }
+
+    /// Since when the thread at `rstcb` has been in its current wait, and whether that is
+    /// only when ifxtop first saw it (the wait is older: a lower bound).
+    pub(crate) fn since(&mut self, rstcb: Addr) -> Option<(Duration, bool)> {
+        self.get(rstcb).map(|t| (t.since, t.at_least))
+    }
 }
 
 /// One stretch of a session's wait history: from `from` on, it was in `reason` (None = running).
@@ -103,14 +159,18 @@ const HISTORY_MAX_SPANS: usize = 128;
 impl WaitTracker {
     /// Takes one `onstat -u` sample taken at `t`.
     pub(crate) fn observe(&mut self, u: &OnstatU, t: Duration) {
-        let mut next: FxHashMap<Addr, Tracked> =
-            FxHashMap::with_capacity_and_hasher(u.threads.len(), Default::default());
+        let mut next: Vec<(Addr, Tracked)> = Vec::with_capacity(self.current.len().max(16));
         let mut session_state: FxHashMap<Sid, (Option<WaitReason>, Option<Addr>)> =
             FxHashMap::default();
         // What is new in this sample began since the previous one, if that one is recent.
         let seen_begin = self
             .last_t
             .is_some_and(|last| t.saturating_sub(last) <= SEEN_BEGIN_WITHIN);
+        let mut prev = SinceCursor {
+            current: &self.current,
+            at: 0,
+        };
+        let mut ordered = true;
         for th in &u.threads {
             if th.flags.is_primary() || th.sessid.0 != 0 {
                 // The primary thread speaks for its session; a waiting helper thread does too.
@@ -127,7 +187,7 @@ impl WaitTracker {
                 wait: th.wait,
             };
             let counts = (th.nreads, th.nwrites);
-            let (since, at_least) = match self.current.get(&th.address) {
+            let (since, at_least) = match prev.get(th.address) {
                 Some(prev)
                     if prev.state == state
                         && prev.sessid == th.sessid
@@ -138,7 +198,8 @@ impl WaitTracker {
                 }
                 _ => (t, !seen_begin),
             };
-            next.insert(
+            ordered &= next.last().is_none_or(|(a, _)| *a < th.address);
+            next.push((
                 th.address,
                 Tracked {
                     sessid: th.sessid,
@@ -147,53 +208,73 @@ impl WaitTracker {
                     since,
                     at_least,
                 },
-            );
+            ));
+        }
+        if !ordered {
+            // Out of address order, or an rstcb listed twice: the later row counts, as it did
+            // when they were kept by address.
+            next.sort_by_key(|(a, _)| *a);
+            let mut kept: Vec<(Addr, Tracked)> = Vec::with_capacity(next.len());
+            for row in next {
+                match kept.last_mut() {
+                    Some(last) if last.0 == row.0 => *last = row,
+                    _ => kept.push(row),
+                }
+            }
+            next = kept;
         }
         self.current = next;
+        let horizon = t.saturating_sub(HISTORY_SPAN);
         for (sid, (reason, wait)) in session_state {
             if sid.0 == 0 {
                 continue;
             }
-            // A session missing from the last sample ended: a session seen again with its sid
-            // is a new one (the server gives a freed sid out again), its history starts anew.
-            if self
-                .last_t
-                .is_some_and(|last| self.seen.get(&sid) != Some(&last))
-            {
-                self.history.remove(&sid);
-                self.history_wait.remove(&sid);
-            }
-            self.seen.insert(sid, t);
-            let h = self.history.entry(sid).or_default();
-            let same_wait = self.history_wait.get(&sid) == Some(&wait);
-            self.history_wait.insert(sid, wait);
-            if h.back().map(|s| s.reason) != Some(reason) || !same_wait {
-                let mut span = Span::new(t, reason);
-                span.at_least = !seen_begin;
-                h.push_back(span);
-            }
-            while h.len() > HISTORY_MAX_SPANS {
-                h.pop_front();
+            let mut span = Span::new(t, reason);
+            span.at_least = !seen_begin;
+            let fresh = || SessionTrack {
+                seen: t,
+                wait,
+                last: span,
+                spans: VecDeque::from([span]),
+            };
+            match self.history.entry(sid) {
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(fresh());
+                }
+                std::collections::hash_map::Entry::Occupied(mut e) => {
+                    let track = e.get_mut();
+                    // A session missing from the last sample ended: a session seen again
+                    // with its sid is a new one (the server gives a freed sid out again), its
+                    // history starts anew.
+                    if self.last_t.is_some_and(|last| track.seen != last) {
+                        *track = fresh();
+                        continue;
+                    }
+                    track.seen = t;
+                    if track.last.reason != reason || track.wait != wait {
+                        track.push(span, horizon);
+                    }
+                    track.wait = wait;
+                }
             }
         }
-        // Forget sessions not seen for the whole history span.
-        let horizon = t.saturating_sub(HISTORY_SPAN);
-        self.history.retain(|_, h| {
-            while h.len() > 1 && h.get(1).is_some_and(|s| s.from() <= horizon) {
-                h.pop_front();
-            }
-            !h.is_empty()
-        });
-        let history = &self.history;
-        self.history_wait.retain(|sid, _| history.contains_key(sid));
-        self.seen.retain(|sid, _| history.contains_key(sid));
+        // Forget the sessions gone for the whole history span.
+        self.history.retain(|_, track| track.seen >= horizon);
         self.last_t = Some(t);
+    }
+
+    /// The threads' waits, to be read in rstcb order ([`SinceCursor::since`]).
+    pub(crate) fn cursor(&self) -> SinceCursor<'_> {
+        SinceCursor {
+            current: &self.current,
+            at: 0,
+        }
     }
 
     /// Since when the thread at `rstcb` has been in its current wait, and whether that is
     /// only when ifxtop first saw it (the wait is older: a lower bound).
     pub(crate) fn since(&self, rstcb: Addr) -> Option<(Duration, bool)> {
-        self.current.get(&rstcb).map(|t| (t.since, t.at_least))
+        self.cursor().since(rstcb)
     }
 
     /// Since when the session is in its current state (running, or waiting on one reason), and
@@ -201,16 +282,29 @@ impl WaitTracker {
     pub(crate) fn session_state_since(&self, sid: Sid) -> Option<(Duration, bool)> {
         self.history
             .get(&sid)
-            .and_then(|h| h.back())
-            .map(|s| (s.from(), s.at_least))
+            .map(|h| (h.last.from(), h.last.at_least))
+    }
+
+    /// How many sessions' histories are kept.
+    #[cfg(test)]
+    fn sessions_kept(&self) -> usize {
+        self.history.len()
     }
 
     /// The session's wait states over the last `HISTORY_SPAN`, oldest first.
     pub(crate) fn history(&self, sid: Sid) -> Vec<WaitSpan> {
-        self.history
-            .get(&sid)
-            .map(|h| h.iter().map(Span::span).collect())
-            .unwrap_or_default()
+        let Some(h) = self.history.get(&sid) else {
+            return Vec::new();
+        };
+        let horizon = self
+            .last_t
+            .map_or(Duration::ZERO, |t| t.saturating_sub(HISTORY_SPAN));
+        // Spans that ended before the horizon, as when they are dropped: the one in force
+        // at the horizon stays.
+        let skip = (1..h.spans.len())
+            .take_while(|&i| h.spans[i].from() <= horizon)
+            .count();
+        h.spans.iter().skip(skip).map(Span::span).collect()
     }
 }
 
@@ -304,6 +398,90 @@ mod tests {
         let h = w.history(Sid(900));
         assert_eq!(h.len(), 1, "{h:?}");
         assert_eq!(h[0].from, s(4));
+    }
+
+    /// A session that left is forgotten once it has been gone for the whole history span:
+    /// sids keep coming (a busy server gives out thousands a day), and one kept for every sid
+    /// ever seen is memory without end. Until then its screen still shows its history.
+    #[test]
+    fn a_session_gone_for_the_history_span_is_forgotten() {
+        let s = Duration::from_secs;
+        let mut w = WaitTracker::default();
+        for sid in 0..50 {
+            w.observe(&u(&[(0x1000 + sid, 900 + sid, 0x9000, 5)]), s(1 + sid));
+        }
+        w.observe(&u(&[]), s(100));
+        assert_eq!(w.history(Sid(949)).len(), 1, "still shown while recent");
+        let step = 30;
+        let mut t = 100;
+        while t <= 100 + HISTORY_SPAN.as_secs() + step {
+            w.observe(&u(&[(0x2000, 7, 0x9000, 5)]), s(t));
+            t += step;
+        }
+        assert!(w.history(Sid(949)).is_empty());
+        assert_eq!(w.sessions_kept(), 1, "only the session still there");
+    }
+
+    /// Threads listed out of rstcb order, and an rstcb listed twice (a torn read): each is
+    /// found as a lookup by address finds it, the later of two rows counting.
+    #[test]
+    fn threads_out_of_order_or_listed_twice_are_found_as_by_address() {
+        let s = Duration::from_secs;
+        let mut w = WaitTracker::default();
+        w.observe(
+            &u(&[
+                (0x3000, 3, 0x9000, 5),
+                (0x1000, 1, 0x9000, 5),
+                (0x2000, 2, 0x9000, 5),
+            ]),
+            s(1),
+        );
+        w.observe(
+            &u(&[
+                (0x2000, 2, 0x9000, 6),
+                (0x3000, 3, 0x9100, 6),
+                (0x1000, 1, 0x9000, 6),
+                (0x2000, 2, 0x9200, 7),
+            ]),
+            s(2),
+        );
+        assert_eq!(w.since(Addr(0x1000)), Some((s(1), true)));
+        // The second row of 0x2000 (another wait) is the one kept.
+        assert_eq!(w.since(Addr(0x2000)), Some((s(2), false)));
+        assert_eq!(w.since(Addr(0x3000)), Some((s(2), false)));
+        assert_eq!(w.since(Addr(0x4000)), None);
+        let mut c = w.cursor();
+        for (addr, want) in [
+            (0x3000, s(2)),
+            (0x1000, s(1)),
+            (0x2000, s(2)),
+            (0x1000, s(1)),
+        ] {
+            assert_eq!(c.since(Addr(addr)).map(|(t, _)| t), Some(want), "{addr:x}");
+        }
+    }
+
+    /// A session whose state changes often keeps only the spans of the last history span:
+    /// those that ended before it are left out as soon as they are, whether or not dropped yet.
+    #[test]
+    fn history_reaches_back_the_history_span() {
+        let s = Duration::from_secs;
+        let mut w = WaitTracker::default();
+        // A new wait (another lock address) every 100 s, then the same one for 20 minutes.
+        for t in 1..=1800u64 {
+            let lock = 0x9000 + (t.min(300) / 100);
+            w.observe(&u(&[(0x1000, 900, lock, t)]), s(t));
+        }
+        let h = w.history(Sid(900));
+        assert_eq!(h.len(), 1, "{h:?}");
+        assert_eq!(h[0].from, s(300));
+        // Its screen still shows the wait in force at the horizon, from when it began.
+        for t in 1801..=1805u64 {
+            w.observe(&u(&[(0x1000, 900, 0x9010, t)]), s(t));
+        }
+        let h = w.history(Sid(900));
+        assert_eq!(h.len(), 2, "{h:?}");
+        assert_eq!((h[0].from, h[1].from), (s(300), s(1801)));
     }
 
     /// Ten minutes of history for 5,000 sessions, up to 128 spans each: at 24 bytes a span (a

@@ -254,13 +254,15 @@ fn waiter_rows(
     // by one, the rows took up to twice their size at the heaviest second).
     waiters.clear();
     waiters.reserve_exact(u.threads.iter().filter(|t| t.wait_reason.is_some()).count());
+    // The tracker keeps the waits in rstcb order, as onstat -u lists its threads.
+    let mut tracked_waits = store.tracker.cursor();
     for th in &u.threads {
         let Some(reason) = th.wait_reason else {
             continue;
         };
         *summary.by_reason.entry(reason.letter()).or_default() += 1;
         let target = index.target(th, reason, extents, base);
-        let (since, at_least) = store.tracker.since(th.address).unwrap_or((now, true));
+        let (since, at_least) = tracked_waits.since(th.address).unwrap_or((now, true));
         let tracked = now.saturating_sub(since).as_secs_f64();
         // onstat -g con, read at this moment, knows how long a condition wait has lasted:
         // from before ifxtop ran, and since it began again between two samples (the same
