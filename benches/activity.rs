@@ -1,4 +1,4 @@
-//! Budgets of database time (issue 22, docs/activity.md) at 5,000 sessions:
+//! Budgets of database time (docs/activity.md) at 5,000 sessions:
 //! - sampling and aggregation, and the Activity pane's report, at most 3 ms more per second of
 //!   the cycle (`sample_5000`: one sample added and the chart taken, every second;
 //!   `pane_5min_by_class_5000`: the pane's table over its default window, built every 5 s);

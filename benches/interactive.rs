@@ -1,4 +1,4 @@
-//! The `onstat -i` splitter's throughput (issue 23): one interactive answer with every polled
+//! The `onstat -i` splitter's throughput: one interactive answer with every polled
 //! onstat option the demo prints at 5,000 sessions (the banner before each option, a last
 //! prompt), cut at the prompts into each option's text, as every tick does before parsing.
 

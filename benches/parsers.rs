@@ -487,7 +487,7 @@ fn disk_parsers(c: &mut Criterion) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Vital signs (issue 11): one throughput figure per parser, on generated text of `n` rows in the
+// Vital signs: one throughput figure per parser, on generated text of `n` rows in the
 // layout of the real samples (or, for the banner and the profile, `n` repeats).
 
 /// `head` then `n` rows made by `row`.

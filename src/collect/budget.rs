@@ -1,4 +1,4 @@
-//! The onstat budget (issue 23: at most 60 onstat processes a minute with every source, every
+//! The onstat budget (at most 60 onstat processes a minute with every source, every
 //! option due in a tick answered by one `onstat -i`; 179 before, with the non-`-g` options
 //! grouped on one command line and the others one process each), counted rather than timed: every
 //! collector runs for a minute of virtual time against the demo's primary (an RSS secondary

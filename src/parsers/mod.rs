@@ -110,7 +110,7 @@ pub mod onstat_g_rss;
 pub mod onstat_g_sds;
 pub mod proc_diskstats;
 pub mod sysblock;
-// Vital signs (issue 11): the banner, profile, logs, VPs, mutexes, latches, memory segments,
+// Vital signs: the banner, profile, logs, VPs, mutexes, latches, memory segments,
 // blockers, thread profiles, transactions, the ready queue.
 pub mod onstat_banner;
 pub mod onstat_g_bth;

@@ -475,7 +475,7 @@ registry! {
             collector: Collector::Extents,
             ..SourceDef::BASE
         },
-    // Chunk I/O, devices and replication (issue 12).
+    // Chunk I/O, devices and replication.
     /// Per chunk: pages read and written (rates between two samples). Not a `-g` option: it
     /// joins the grouped onstat call.
     OnstatDUpper: parsers::onstat_d_upper::OnstatDUpper as "-D" = parsers::onstat_d_upper::parse,

@@ -19,5 +19,5 @@ mod robust;
 mod sockets;
 mod tight;
 mod wrong_kind;
-// Vital signs (issue 11).
+// Vital signs.
 mod vitals;

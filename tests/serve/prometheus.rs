@@ -89,7 +89,7 @@ fn an_unreachable_ssh_host_is_down_with_its_host_label_and_stalls_nothing() {
     assert_eq!(far_up.number(), 0.0);
     assert_eq!(far_up.label("host"), Some("127.0.0.1"));
     // Of the far instance, nothing but what says it is down, and the calls ifxtop made for it
-    // (what it costs, issue 23: each a run that failed).
+    // (what it costs: each a run that failed).
     for s in all.iter().filter(|s| s.label("server") == Some("ol_far")) {
         assert_eq!(s.label("host"), Some("127.0.0.1"), "{s:?}");
         if s.name == "ifxtop_source_runs_total" {
