@@ -172,3 +172,62 @@ fn without_a_process_the_children_are_simulated_not_zero() {
     assert!(u.get("cpu_ms_per_call").is_none(), "{u}");
     assert!(u.get("bytes_per_call").is_none(), "nothing read: {u}");
 }
+
+/// The statements read (`onstat -g sql <sid>`, one source a session) are one line: the runs,
+/// failures and bytes of them all; the age, error and how it ran of the newest read.
+#[test]
+fn the_statements_read_are_one_source_summed_and_described_by_the_newest() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/onstat-g-sql/",
+        "ifxtop-sql-812.txt"
+    ))
+    .expect("fixture");
+    let mut store = Store::new(StoreSettings::default());
+    store.apply(update(100, How::default()));
+    // Sessions 10, 11 and 12 read at 90, 97 and 95 s, 1,000, 2,000 and 3,000 bytes each;
+    // session 11 read twice.
+    for (sid, t, bytes, note) in [
+        (10, 90, 1_000, "first"),
+        (11, 96, 2_000, "older of 11"),
+        (11, 97, 2_000, "newest"),
+        (12, 95, 3_000, "middle"),
+    ] {
+        let source = Source::OnstatGSql(ifxtop::ids::Sid(sid));
+        store.apply(Update {
+            source,
+            t: Duration::from_secs(t),
+            took: Duration::ZERO,
+            result: source.parse(Output {
+                exit: Some(5),
+                stdout: text.clone(),
+                stderr: String::new(),
+            }),
+            how: How {
+                note: Some(note.into()),
+                bytes: Some(bytes),
+                ..How::default()
+            },
+        });
+    }
+    let j = serde_json::to_value(snapshot::build(
+        &store,
+        Duration::from_secs(100),
+        Some("test"),
+        &[],
+    ))
+    .expect("json");
+    let sql: Vec<&serde_json::Value> = j["sources"]
+        .as_array()
+        .expect("sources")
+        .iter()
+        .filter(|s| s["source"].as_str().is_some_and(|l| l.contains("-g sql")))
+        .collect();
+    assert_eq!(sql.len(), 1, "{sql:?}");
+    let s = sql[0];
+    assert_eq!(s["source"], "onstat -g sql", "{s}");
+    assert_eq!(s["runs"], 4, "{s}");
+    assert_eq!(s["via"], "newest", "{s}");
+    assert!(close(&s["age_s"], 3.0), "{s}");
+    assert_eq!(s["bytes_per_call"], 2_000.0, "{s}");
+}

@@ -146,20 +146,19 @@ pub(crate) fn source_statuses(store: &Store, now: Duration) -> Vec<SourceStatus>
 /// of sessions on a busy server) as one source: the newest read's age, error and how it ran,
 /// the runs, calls and bytes of them all.
 fn statements_status(store: &Store, now: Duration) -> Option<SourceStatus> {
-    let mut all = store
+    // Summed over them all, and only the newest read described (each described in full was
+    // a label, an error and a note copied for every session read, every second).
+    let mut newest: Option<(&Source, &crate::store::SourceState)> = None;
+    let (mut runs, mut failures) = (0, 0);
+    let mut per_min: Option<f64> = None;
+    let (mut bytes, mut byte_calls, mut cpu, mut cpu_calls) = (0u64, 0, Duration::ZERO, 0);
+    for (s, st) in store
         .sources()
-        .filter(|(s, _)| matches!(s, Source::OnstatGSql(_)));
-    let (first, st) = all.next()?;
-    let mut sum = source_status(first, st, now);
-    let mut newest = st.last_ok.as_ref().map(|(t, _)| *t);
-    let mut per_min = sum.calls_per_min;
-    let (mut bytes, mut byte_calls, mut cpu, mut cpu_calls) =
-        (st.bytes, st.byte_calls, st.cpu, st.cpu_calls);
-    for (s, st) in all {
-        let one = source_status(s, st, now);
-        sum.runs += one.runs;
-        sum.failures += one.failures;
-        per_min = match (per_min, one.calls_per_min) {
+        .filter(|(s, _)| matches!(s, Source::OnstatGSql(_)))
+    {
+        runs += st.runs;
+        failures += st.failures;
+        per_min = match (per_min, calls_per_min(st, now)) {
             (Some(a), Some(b)) => Some(a + b),
             (a, b) => a.or(b),
         };
@@ -168,20 +167,27 @@ fn statements_status(store: &Store, now: Duration) -> Option<SourceStatus> {
         cpu += st.cpu;
         cpu_calls += st.cpu_calls;
         let t = st.last_ok.as_ref().map(|(t, _)| *t);
-        if t > newest {
-            newest = t;
-            sum.age_s = one.age_s;
-            sum.error = one.error;
-            sum.failure = one.failure;
-            sum.took_ms = one.took_ms;
-            sum.via = one.via;
+        if newest.is_none_or(|(_, n)| t > n.last_ok.as_ref().map(|(t, _)| *t)) {
+            newest = Some((s, st));
         }
     }
+    let (s, st) = newest?;
+    let mut sum = source_status(s, st, now);
+    sum.runs = runs;
+    sum.failures = failures;
     sum.source = "onstat -g sql".to_string();
     sum.calls_per_min = per_min;
     sum.bytes_per_call = (byte_calls > 0).then(|| bytes as f64 / byte_calls as f64);
     sum.cpu_ms_per_call = (cpu_calls > 0).then(|| cpu.as_secs_f64() * 1000.0 / cpu_calls as f64);
     Some(sum)
+}
+
+/// How often the source ran a minute, over a minute at least of its runs.
+fn calls_per_min(st: &crate::store::SourceState, now: Duration) -> Option<f64> {
+    st.first_t
+        .map(|f| now.saturating_sub(f).as_secs_f64())
+        .filter(|span| *span >= RATE_OVER_S && st.runs >= 2)
+        .map(|span| st.runs as f64 * 60.0 / span)
 }
 
 fn source_status(s: &Source, st: &crate::store::SourceState, now: Duration) -> SourceStatus {
@@ -198,11 +204,7 @@ fn source_status(s: &Source, st: &crate::store::SourceState, now: Duration) -> S
         via: st.note.clone(),
         cpu_ms_per_call: (st.cpu_calls > 0)
             .then(|| st.cpu.as_secs_f64() * 1000.0 / st.cpu_calls as f64),
-        calls_per_min: st
-            .first_t
-            .map(|f| now.saturating_sub(f).as_secs_f64())
-            .filter(|span| *span >= RATE_OVER_S && st.runs >= 2)
-            .map(|span| st.runs as f64 * 60.0 / span),
+        calls_per_min: calls_per_min(st, now),
         bytes_per_call: (st.byte_calls > 0).then(|| st.bytes as f64 / st.byte_calls as f64),
         late: false,
     }
