@@ -447,6 +447,64 @@ pub mod reuse {
         false
     }
 
+    /// A large block: a kept one, else a fresh one asked [`ROOM`] larger. Out of line (and
+    /// cold): every allocation in the program inlines the allocator's test for this path.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn alloc(size: usize) -> *mut u8 {
+        if let Some(p) = take(size) {
+            return p;
+        }
+        // SAFETY: malloc of a non-zero size; its blocks are aligned to 16.
+        #[allow(unsafe_code)]
+        let p = unsafe { libc::malloc(size.saturating_add(size / ROOM)) }.cast::<u8>();
+        if p.is_null() {
+            super::allocation_failed(size);
+        }
+        p
+    }
+
+    /// A large block freed: kept, or given back.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn dealloc(ptr: *mut u8) {
+        if !keep(ptr) {
+            // SAFETY: a live block of malloc's (System uses malloc at this alignment), freed
+            // once.
+            #[allow(unsafe_code)]
+            unsafe {
+                libc::free(ptr.cast())
+            };
+        }
+    }
+
+    /// A block of `old` bytes grown (or shrunk) to a large `new`: in place where it has the
+    /// room, else into a kept block; `None` leaves it to malloc's realloc.
+    ///
+    /// # Safety
+    /// `ptr` is a live block of malloc's holding `old` bytes.
+    #[cold]
+    #[inline(never)]
+    #[allow(unsafe_code)]
+    pub(super) unsafe fn realloc(ptr: *mut u8, old: usize, new: usize) -> Option<*mut u8> {
+        // SAFETY: `ptr` is a live block of malloc's (the caller's contract).
+        let usable = unsafe { libc::malloc_usable_size(ptr.cast()) };
+        if fits(usable, new) {
+            return Some(ptr);
+        }
+        let q = take(new)?;
+        // SAFETY: both blocks are live and distinct; the old one holds `old` bytes, the new
+        // one at least `new`.
+        unsafe { std::ptr::copy_nonoverlapping(ptr, q, old.min(new)) };
+        if applies(old, 16) {
+            dealloc(ptr);
+        } else {
+            // SAFETY: a small block of malloc's, freed once.
+            unsafe { libc::free(ptr.cast()) };
+        }
+        Some(q)
+    }
+
     /// The blocks and bytes kept now.
     pub fn kept() -> (usize, usize) {
         KEPT.lock().map_or((0, 0), |k| {
@@ -468,16 +526,7 @@ unsafe impl std::alloc::GlobalAlloc for Allocator {
     unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
         #[cfg(all(target_os = "linux", target_env = "gnu"))]
         if reuse::applies(layout.size(), layout.align()) {
-            if let Some(p) = reuse::take(layout.size()) {
-                return p;
-            }
-            let size = layout.size();
-            // SAFETY: malloc of a non-zero size; its blocks are aligned to 16.
-            let p = unsafe { libc::malloc(size.saturating_add(size / reuse::ROOM)) }.cast::<u8>();
-            if p.is_null() {
-                allocation_failed(size);
-            }
-            return p;
+            return reuse::alloc(layout.size());
         }
         // SAFETY: the caller's contract (a non-zero-sized layout) is passed on as it is.
         let p = unsafe { std::alloc::System.alloc(layout) };
@@ -499,10 +548,7 @@ unsafe impl std::alloc::GlobalAlloc for Allocator {
     unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
         #[cfg(all(target_os = "linux", target_env = "gnu"))]
         if reuse::applies(layout.size(), layout.align()) {
-            if !reuse::keep(ptr) {
-                // SAFETY: a block of malloc's (System uses malloc at this alignment).
-                unsafe { libc::free(ptr.cast()) };
-            }
+            reuse::dealloc(ptr);
             return;
         }
         // SAFETY: `ptr` came from this allocator, that is from System, with this layout.
@@ -511,19 +557,9 @@ unsafe impl std::alloc::GlobalAlloc for Allocator {
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new: usize) -> *mut u8 {
         #[cfg(all(target_os = "linux", target_env = "gnu"))]
-        if layout.align() <= 16 && reuse::applies(new, layout.align()) {
-            // SAFETY: `ptr` is a live block of malloc's.
-            let usable = unsafe { libc::malloc_usable_size(ptr.cast()) };
-            if reuse::fits(usable, new) {
-                return ptr;
-            }
-            if let Some(q) = reuse::take(new) {
-                // SAFETY: both blocks are live and distinct; the old one holds
-                // `layout.size()` bytes, the new one at least `new`.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(ptr, q, layout.size().min(new));
-                    self.dealloc(ptr, layout);
-                }
+        if reuse::applies(new, layout.align()) {
+            // SAFETY: the caller's: `ptr` is live with `layout`.
+            if let Some(q) = unsafe { reuse::realloc(ptr, layout.size(), new) } {
                 return q;
             }
         }
@@ -632,13 +668,15 @@ mod tests {
     fn kept_blocks_are_bounded_and_given_back() {
         let _one = REUSE.lock().unwrap_or_else(|e| e.into_inner());
         drain();
-        let large = big(4 << 20);
+        let large = big(2 << 20);
         let at = large.0;
         free(large);
+        assert_eq!(reuse::kept().0, 1);
         let small = big(1 << 20);
-        assert_ne!(small.0, at, "a 4 MiB block is not given to 1 MiB");
+        assert_ne!(small.0, at, "a 2 MiB block is not given to 1 MiB");
+        assert_eq!(reuse::kept().0, 1, "the 2 MiB block still kept");
         free(small);
-        let many: Vec<_> = (0..12).map(|i| big((1 << 20) + i * 4096)).collect();
+        let many: Vec<_> = (0..12).map(|i| big((600 << 10) + i * 4096)).collect();
         for b in many {
             free(b);
         }
