@@ -163,7 +163,7 @@ pub(crate) fn onstat_g_cpu(
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     worlds.want_cpu_lines(w.pop, w.counters);
     ledger.walk_to(w.pop, |u| worlds.cpu_line(w.pop, w.counters, u), t);
-    for th in &threads {
+    for th in threads.iter() {
         let vp = match th.vp {
             Vp::Cpu(n) => format!("{n}cpu"),
             Vp::Named(s) => s.to_string(),

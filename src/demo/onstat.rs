@@ -65,7 +65,7 @@ pub(crate) fn users(w: &World<'_>, o: &mut String) {
     o.push_str(
         "address          flags   sessid   user     tty      wait             tout locks nreads   nwrites\n",
     );
-    for th in &threads {
+    for th in threads.iter() {
         text::lhex(o, th.rstcb, 17);
         text::left(o, flags_str(&th.flags), 8);
         text::ldec(o, th.sid, 9);
@@ -95,7 +95,7 @@ pub(crate) fn onstat_g_con(w: &World<'_>) -> String {
     o.reserve(64 * threads.len());
     o.push_str("Conditions with waiters:\n");
     o.push_str("cid      addr             name               waiter   waittime\n");
-    for th in &threads {
+    for th in threads.iter() {
         if let Status::Cond { name, cid, waited } = th.status {
             text::ldec(&mut o, cid, 9);
             text::lhex(&mut o, th.wait, 17);
@@ -161,7 +161,7 @@ pub(crate) fn onstat_g_ath(w: &World<'_>) -> String {
             name,
         );
     }
-    for th in &threads {
+    for th in threads.iter() {
         ath_row(
             &mut o,
             (th.tid, tcb(w.pop, th.tid), th.rstcb, th.prty),
@@ -319,7 +319,7 @@ pub(crate) fn locks(w: &World<'_>, o: &mut String) {
     o.push_str(
         "address          wtlist           owner            lklist           type     tblsnum  rowid    key#/bsiz\n",
     );
-    for l in &locks {
+    for l in locks.iter() {
         text::lhex(o, l.address, 17);
         text::lhex(o, l.wtlist, 17);
         text::lhex(o, l.owner, 17);
@@ -350,7 +350,8 @@ pub(crate) fn buffers(w: &World<'_>, o: &mut String) {
     );
     // Modified buffers pile up between checkpoints.
     let dirty = super::checkpoints::since_last(w.now.t);
-    let (pool2k, pool8k) = w.buffers();
+    let pools = w.buffers();
+    let (pool2k, pool8k) = (&pools.0, &pools.1);
     let pools: [(u64, &[BufRow], u64, u64, u64); 2] = [
         (
             2048,
@@ -722,7 +723,7 @@ pub(crate) fn onstat_g_ses(w: &World<'_>, sid: u64) -> String {
         let _ = writeln!(o, "\nProgram :\n{}", s.program);
     }
     o.push_str("\ntid      name     rstcb            flags    curstk   status\n");
-    for th in &threads {
+    for th in threads.iter() {
         let curstk = 4_000 + below(w.pop.seed, Salt::Memory, th.tid, 0, 3_000);
         ses_thread_row(&mut o, th, curstk);
     }
