@@ -355,12 +355,12 @@ pub(crate) fn buffers(w: &World<'_>, o: &mut String) {
     let pools: [(u64, &[BufRow], u64, u64, u64); 2] = [
         (
             2048,
-            &pool2k,
+            pool2k,
             POOL_2K_BUFFERS,
             1_048_576,
             4_000 + 37 * dirty,
         ),
-        (8192, &pool8k, POOL_8K_BUFFERS, 262_144, 900 + 9 * dirty),
+        (8192, pool8k, POOL_8K_BUFFERS, 262_144, 900 + 9 * dirty),
     ];
     for (size, rows, total, hash, modified) in pools {
         let _ = writeln!(o, "\nBuffer pool page size: {size}");
