@@ -20,12 +20,6 @@ pub(crate) fn left(o: &mut String, s: &str, width: usize) {
     pad(o, width.saturating_sub(s.len()));
 }
 
-/// `s` right-aligned in `width` (never cut).
-pub(crate) fn right(o: &mut String, s: &str, width: usize) {
-    pad(o, width.saturating_sub(s.len()));
-    o.push_str(s);
-}
-
 /// Decimal digits of `v` in `buf`.
 pub(crate) fn dec(v: u64, buf: &mut [u8; 20]) -> &str {
     let at = dec_digits(v, buf);
