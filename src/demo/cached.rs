@@ -63,17 +63,21 @@ fn text(r: Result<crate::source::Output, crate::error::SourceError>) -> String {
     }
 }
 
-/// Asks both instances the same things in the same order (the CPU ledger of `onstat -g cpu`
-/// depends on what was asked before) at each of `seconds`, at moments spread through each
-/// second (the messy instance's calls straddle its seconds near `skew::SERVER_TICK`); returns
-/// how many answers were compared.
-fn compare(kept: &DemoInstance, fresh: &DemoInstance, seconds: impl Iterator<Item = u64>) -> usize {
+/// Asks both instances the same things (`requests` of each second) in the same order (the CPU
+/// ledger of `onstat -g cpu` depends on what was asked before) at each of `seconds`, at
+/// `moments` (ms) spread through each second (the messy instance's calls straddle its seconds
+/// near `skew::SERVER_TICK`); returns how many answers were compared.
+fn compare(
+    kept: &DemoInstance,
+    fresh: &DemoInstance,
+    seconds: impl Iterator<Item = u64>,
+    requests: impl Fn(&DemoInstance, u64) -> Vec<Request>,
+    moments: &[u64],
+) -> usize {
     let mut compared = 0;
     for s in seconds {
-        let sources = every_source(kept, s);
-        let mut requests: Vec<Request> = sources.iter().map(Source::request).collect();
-        requests.extend(calls(&sources));
-        for ms in [0, 45, 49, 50, 400, 990] {
+        let requests = requests(kept, s);
+        for ms in moments {
             let t = Duration::from_millis(s * 1000 + ms);
             for r in &requests {
                 let (a, b) = (text(kept.respond(r, t)), text(fresh.respond(r, t)));
@@ -85,6 +89,17 @@ fn compare(kept: &DemoInstance, fresh: &DemoInstance, seconds: impl Iterator<Ite
     compared
 }
 
+/// Every source at second `t`, and the grouped call and the `onstat -i` of them all.
+fn sources_and_calls(demo: &DemoInstance, t: u64) -> Vec<Request> {
+    let sources = every_source(demo, t);
+    let mut requests: Vec<Request> = sources.iter().map(Source::request).collect();
+    requests.extend(calls(&sources));
+    requests
+}
+
+/// Moments of a second: its start, around the messy instance's server tick, later on.
+const SPREAD: [u64; 6] = [0, 45, 49, 50, 400, 990];
+
 #[test]
 fn kept_moments_answer_as_fresh_ones_at_300_sessions() {
     for messy in [false, true] {
@@ -95,7 +110,13 @@ fn kept_moments_answer_as_fresh_ones_at_300_sessions() {
         // not taken for others).
         let stretch = (100..400).step_by(3);
         let back = [399, 12, 13, 12, 700, 5];
-        let n = compare(&kept, &fresh, stretch.chain(back));
+        let n = compare(
+            &kept,
+            &fresh,
+            stretch.chain(back),
+            sources_and_calls,
+            &SPREAD,
+        );
         assert!(n > 10_000, "{n}");
         assert!(kept.worlds_computed() < fresh.worlds_computed() / 5);
     }
@@ -114,7 +135,13 @@ fn kept_moments_answer_as_fresh_ones_at_5000_sessions() {
             at(Incident::SendQFill),
             at(Incident::CheckpointRequested),
         ];
-        compare(&kept, &fresh, seconds.into_iter());
+        compare(
+            &kept,
+            &fresh,
+            seconds.into_iter(),
+            sources_and_calls,
+            &SPREAD,
+        );
     }
 }
 
@@ -218,23 +245,8 @@ fn every_request(demo: &DemoInstance, t: u64) -> Vec<Request> {
     requests
 }
 
-/// Asks both instances every request at each of `seconds`, at moments spread through the
-/// second, in the same order; returns how many answers were compared.
-fn compare_all(kept: &DemoInstance, fresh: &DemoInstance, seconds: &[u64]) -> usize {
-    let mut compared = 0;
-    for &s in seconds {
-        let requests = every_request(kept, s);
-        for ms in [0, 49, 50, 990] {
-            let t = Duration::from_millis(s * 1000 + ms);
-            for r in &requests {
-                let (a, b) = (text(kept.respond(r, t)), text(fresh.respond(r, t)));
-                assert!(a == b, "{r:?} at {t:?} differs:\n{a}\n---\n{b}");
-                compared += 1;
-            }
-        }
-    }
-    compared
-}
+/// Moments of a second the sweep asks at (fewer than `SPREAD`: more seconds).
+const SWEEP: [u64; 4] = [0, 49, 50, 990];
 
 /// The instance kept a second at a time, its derived tables computed once a second, answers as
 /// the instance computed afresh for every output and every table: seeds 1 to 3, tidy and
@@ -246,7 +258,13 @@ fn every_output_through_the_incidents_is_the_same_kept_or_fresh_at_300_sessions(
         for messy in [false, true] {
             let kept = DemoInstance::build(seed, 300, messy);
             let fresh = DemoInstance::build(seed, 300, messy).without_world_cache();
-            let n = compare_all(&kept, &fresh, &seconds);
+            let n = compare(
+                &kept,
+                &fresh,
+                seconds.iter().copied(),
+                every_request,
+                &SWEEP,
+            );
             assert!(n > 20_000, "seed {seed} messy {messy}: {n}");
         }
     }
@@ -261,7 +279,13 @@ fn every_output_through_the_incidents_is_the_same_kept_or_fresh_at_5000_sessions
         for messy in [false, true] {
             let kept = DemoInstance::build(seed, 5_000, messy);
             let fresh = DemoInstance::build(seed, 5_000, messy).without_world_cache();
-            compare_all(&kept, &fresh, &seconds);
+            compare(
+                &kept,
+                &fresh,
+                seconds.iter().copied(),
+                every_request,
+                &SWEEP,
+            );
         }
     }
 }
@@ -284,7 +308,7 @@ fn digests() {
             let demo = DemoInstance::build(seed, 300, messy);
             for &s in &seconds {
                 let requests = every_request(&demo, s);
-                for ms in [0, 49, 50, 990] {
+                for ms in SWEEP {
                     let t = Duration::from_millis(s * 1000 + ms);
                     for r in &requests {
                         let answer = text(demo.respond(r, t));
