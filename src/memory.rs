@@ -523,6 +523,7 @@ pub mod reuse {
 // A null result is noted in an atomic.
 #[allow(unsafe_code)]
 unsafe impl std::alloc::GlobalAlloc for Allocator {
+    #[inline(never)]
     unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
         #[cfg(all(target_os = "linux", target_env = "gnu"))]
         if reuse::applies(layout.size(), layout.align()) {
@@ -536,6 +537,7 @@ unsafe impl std::alloc::GlobalAlloc for Allocator {
         p
     }
 
+    #[inline(never)]
     unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
         // SAFETY: as for `alloc`. (A fresh mapping is zero already: nothing kept is used.)
         let p = unsafe { std::alloc::System.alloc_zeroed(layout) };
@@ -545,6 +547,7 @@ unsafe impl std::alloc::GlobalAlloc for Allocator {
         p
     }
 
+    #[inline(never)]
     unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
         #[cfg(all(target_os = "linux", target_env = "gnu"))]
         if reuse::applies(layout.size(), layout.align()) {
@@ -555,6 +558,7 @@ unsafe impl std::alloc::GlobalAlloc for Allocator {
         unsafe { std::alloc::System.dealloc(ptr, layout) }
     }
 
+    #[inline(never)]
     unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new: usize) -> *mut u8 {
         #[cfg(all(target_os = "linux", target_env = "gnu"))]
         if reuse::applies(new, layout.align()) {
