@@ -218,14 +218,6 @@ struct Derived {
 }
 
 impl Derived {
-    /// Lets the kept tables go (computed again if asked: the same rows).
-    fn shed(&mut self) {
-        self.threads.take();
-        self.locks.take();
-        self.buffers.take();
-        self.cpu_use.take();
-    }
-
     /// The kept table, or computed now (and kept when `keep`).
     fn get<'m, T: Clone>(&self, cell: &'m OnceLock<T>, compute: impl FnOnce() -> T) -> Cow<'m, T> {
         if self.keep {
@@ -370,18 +362,6 @@ fn hot_group(
 }
 
 impl Moment {
-    /// Lets its derived tables go: an older second kept for the few outputs that still ask
-    /// for it (each megabytes at 5,000 sessions).
-    pub(crate) fn shed_tables(&mut self) {
-        self.derived.shed();
-    }
-
-    /// Whether its threads' table is kept now.
-    #[cfg(test)]
-    pub(crate) fn threads_kept(&self) -> bool {
-        self.derived.threads.get().is_some()
-    }
-
     /// The moment at `t` seconds of `pop`, its derived tables computed once.
     pub(crate) fn at(pop: &Population, counters: &Counters, t: u64) -> Moment {
         Moment::computing(pop, counters, t, true)

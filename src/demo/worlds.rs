@@ -20,9 +20,6 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// parts of a call a second apart), with room for a slow source read a second or two late.
 pub(crate) const KEPT: usize = 4;
 
-/// Of them, the seconds whose derived tables are kept (`Moment::shed_tables`).
-pub(crate) const TABLES_KEPT: usize = 2;
-
 /// The CPU ledger's lines kept: more than the seconds between two asks of `onstat -g cpu` (its
 /// period, 10 s at an interval of 1 s).
 pub(crate) const LINES: usize = 16;
@@ -93,17 +90,6 @@ impl Worlds {
             };
             kept.insert(0, (t, Arc::clone(&slot)));
             kept.truncate(self.capacity);
-            // Only the latest seconds keep their derived tables: the others are asked for
-            // rarely (a messy instance's part printed late), and their tables held 1.5 MB a
-            // second at 5,000 sessions. Those in use now (shared) keep them till dropped.
-            for (_, older) in kept.iter_mut().skip(TABLES_KEPT) {
-                if let Some(moment) = Arc::get_mut(older)
-                    .and_then(OnceLock::get_mut)
-                    .and_then(Arc::get_mut)
-                {
-                    moment.shed_tables();
-                }
-            }
             slot
         };
         // Outside the list's lock: another second is served while this one is computed.
@@ -287,41 +273,6 @@ mod tests {
             format!("{:?}", a.buffers())
         );
         assert_eq!(kept.cpu_use(), a.cpu_use());
-    }
-
-    /// Only the latest seconds keep their derived tables (megabytes each at 5,000 sessions);
-    /// an older one asked again computes them anew, the same rows; one still in use keeps
-    /// them.
-    #[test]
-    fn only_the_latest_seconds_keep_their_tables() {
-        let (pop, counters) = instance();
-        let worlds = Worlds::new(KEPT);
-        let tables_of = |t: u64| {
-            super::super::lock(&worlds.kept)
-                .iter()
-                .find(|(s, _)| *s == t)
-                .and_then(|(_, slot)| slot.get().map(|m| m.threads_kept()))
-        };
-        let first = format!("{:?}", &*worlds.at(&pop, &counters, 290).threads());
-        let held = worlds.at(&pop, &counters, 291);
-        let _ = held.threads();
-        for t in 292..292 + TABLES_KEPT as u64 {
-            let _ = worlds.at(&pop, &counters, t).threads();
-        }
-        assert_eq!(
-            tables_of(290),
-            Some(false),
-            "an older second let its tables go"
-        );
-        assert_eq!(tables_of(291), Some(true), "one in use keeps them");
-        assert_eq!(tables_of(292 + TABLES_KEPT as u64 - 1), Some(true));
-        let again = format!("{:?}", &*worlds.at(&pop, &counters, 290).threads());
-        assert_eq!(first, again);
-        assert_eq!(
-            worlds.computed(),
-            2 + TABLES_KEPT as u64,
-            "the moment itself kept"
-        );
     }
 
     #[test]
