@@ -18,7 +18,6 @@ use super::moment::{Vp, World};
 use super::noise::{below, Salt};
 use super::text;
 use super::worlds::Line;
-use std::fmt::Write as _;
 use std::sync::Mutex;
 
 /// Further ahead than this, the ledger starts again rather than walk every second between.
@@ -113,8 +112,7 @@ fn row(o: &mut String, tid: u64, name: &str, vp: &str, last_run: u64, cpu: f64, 
     text::left(o, vp, 8);
     o.push_str(&month_day_time(last_run));
     o.push(' ');
-    // Right-aligned in 13, never cut: as `text::right`, without a String a row.
-    let _ = write!(o, "{cpu:>13.4}");
+    text::right(o, &format!("{cpu:.4}"), 13);
     o.push(' ');
     text::rdec(o, scheds, 10);
     o.push_str("    ");
@@ -165,7 +163,7 @@ pub(crate) fn onstat_g_cpu(
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     worlds.want_cpu_lines(w.pop, w.counters);
     ledger.walk_to(w.pop, |u| worlds.cpu_line(w.pop, w.counters, u), t);
-    for th in threads.iter() {
+    for th in &threads {
         let vp = match th.vp {
             Vp::Cpu(n) => format!("{n}cpu"),
             Vp::Named(s) => s.to_string(),

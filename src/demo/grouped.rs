@@ -28,9 +28,9 @@ pub(crate) fn groupable(option: &str) -> bool {
     GROUPABLE.iter().any(|(name, _)| *name == option)
 }
 
-/// `onstat OPTIONS...` written onto `o`: the banner once, then each option's part in the order
-/// asked, a blank line between them (what `parsers::group::split` cuts back). `None` (and `o`
-/// untouched) for an option not in `GROUPABLE`.
+/// `onstat OPTIONS...`: the banner once, then each option's part in the order asked, a blank
+/// line between them (what `parsers::group::split` cuts back). `None` for an option not in
+/// `GROUPABLE`.
 ///
 /// The parts are printed one after the other (`skew.rs`): `world(at)` is the instance when a
 /// part is printed. The banner is the first part's.
@@ -38,8 +38,7 @@ pub(crate) fn onstat_options<'a>(
     call: &mut super::skew::Call,
     world: impl Fn(std::time::Duration) -> World<'a>,
     options: &[&str],
-    o: &mut String,
-) -> Option<()> {
+) -> Option<String> {
     let bodies: Vec<Body> = options
         .iter()
         .map(|option| {
@@ -49,16 +48,17 @@ pub(crate) fn onstat_options<'a>(
                 .map(|g| g.1)
         })
         .collect::<Option<_>>()?;
+    let mut o = String::new();
     for (k, body) in bodies.into_iter().enumerate() {
         let w = world(call.part_at());
         let at = o.len();
         if k == 0 {
-            onstat::banner_into(&w, o);
+            o.push_str(&onstat::banner(&w));
         } else {
             o.push('\n');
         }
-        body(&w, o);
+        body(&w, &mut o);
         call.printed(o.len() - at);
     }
-    Some(())
+    Some(o)
 }

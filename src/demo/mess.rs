@@ -120,7 +120,7 @@ fn a_lock_slot_is_held_by_another_session_later() {
     for t in (0..CYCLE).step_by(3) {
         let w = World::at(&d.pop, &d.counters, t);
         let sid_of = sids_by_rstcb(&d, &w);
-        for l in w.locks().iter() {
+        for l in w.locks() {
             if let Some(sid) = sid_of.get(&l.owner) {
                 owners.entry(l.address).or_default().insert(*sid);
             }

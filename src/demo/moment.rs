@@ -14,8 +14,7 @@ use super::profile::Counters;
 use super::schedule;
 use super::schema::{self, Placed};
 use super::timeline::{self, Incident, Now};
-use std::borrow::Cow;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 /// What a session is doing at a moment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -177,8 +176,8 @@ pub(crate) struct BufRow {
 ///
 /// What every output needs (each session's activity, the locks held, the incident's hot
 /// buffer) is computed up front ([`Moment`], shared: `worlds.rs` keeps the last few seconds'
-/// for every printer of those seconds); threads, lock rows, buffer rows and CPU use by the
-/// first printer that prints them, then kept in the moment for the others of that second.
+/// for every printer of those seconds); threads, lock rows and buffer rows only by the printers
+/// that print them.
 pub(crate) struct World<'a> {
     pub(crate) pop: &'a Population,
     pub(crate) counters: &'a Counters,
@@ -200,32 +199,6 @@ pub(crate) struct Moment {
     /// Per session: where it is at the instant when it has work in hand (`None` when it waits
     /// or is idle).
     pub(crate) dispatch: Vec<Option<Dispatch>>,
-    /// The tables derived from the above, computed once (`Derived`).
-    derived: Derived,
-}
-
-/// The tables derived from a moment (a function of it alone), computed by the first printer
-/// that asks for one and kept for the others of the second: `onstat -u`, `-g ath`, `-g con`,
-/// `-g ses`, `-g sql`, `-g cpu`, `-g rea` each read every thread. Not kept (`keep` false) for
-/// the reference the tests compare against: computed afresh on every ask, as it was.
-#[derive(Default)]
-struct Derived {
-    keep: bool,
-    threads: OnceLock<Vec<Thread>>,
-    locks: OnceLock<Vec<LockRow>>,
-    buffers: OnceLock<(Vec<BufRow>, Vec<BufRow>)>,
-    cpu_use: OnceLock<Vec<f64>>,
-}
-
-impl Derived {
-    /// The kept table, or computed now (and kept when `keep`).
-    fn get<'m, T: Clone>(&self, cell: &'m OnceLock<T>, compute: impl FnOnce() -> T) -> Cow<'m, T> {
-        if self.keep {
-            Cow::Borrowed(cell.get_or_init(compute))
-        } else {
-            Cow::Owned(compute())
-        }
-    }
 }
 
 impl std::ops::Deref for World<'_> {
@@ -362,18 +335,8 @@ fn hot_group(
 }
 
 impl Moment {
-    /// The moment at `t` seconds of `pop`, its derived tables computed once.
+    /// The moment at `t` seconds of `pop`.
     pub(crate) fn at(pop: &Population, counters: &Counters, t: u64) -> Moment {
-        Moment::computing(pop, counters, t, true)
-    }
-
-    /// The moment at `t` seconds of `pop`, its derived tables computed afresh on every ask (the
-    /// reference for the tests and the bench: what the demo did before it kept them).
-    pub(crate) fn unkept(pop: &Population, counters: &Counters, t: u64) -> Moment {
-        Moment::computing(pop, counters, t, false)
-    }
-
-    fn computing(pop: &Population, counters: &Counters, t: u64, keep: bool) -> Moment {
         let now = timeline::now(t);
         let seed = pop.seed;
         let n = pop.sessions.len();
@@ -415,10 +378,6 @@ impl Moment {
             hot,
             mutexes,
             dispatch,
-            derived: Derived {
-                keep,
-                ..Derived::default()
-            },
         }
     }
 }
@@ -443,15 +402,7 @@ impl<'a> World<'a> {
     /// second (`onstat -g glo`'s `cpu` class) are shared out, 90 % to the client sessions (the
     /// rest is the server's own threads'), by what each wants: a running session its own pace, a
     /// spinning mutex waiter some, a reader little, a waiter nothing; never more than a core.
-    pub(crate) fn cpu_use(&self) -> Cow<'_, [f64]> {
-        let m = &*self.moment;
-        match m.derived.get(&m.derived.cpu_use, || self.compute_cpu_use()) {
-            Cow::Borrowed(v) => Cow::Borrowed(v.as_slice()),
-            Cow::Owned(v) => Cow::Owned(v),
-        }
-    }
-
-    fn compute_cpu_use(&self) -> Vec<f64> {
+    pub(crate) fn cpu_use(&self) -> Vec<f64> {
         use super::profile::Q;
         let seed = self.pop.seed;
         let want: Vec<f64> = self
@@ -480,31 +431,18 @@ impl<'a> World<'a> {
     }
 
     /// Every thread with an rstcb, in rstcb order: `onstat -u`'s rows.
-    pub(crate) fn threads(&self) -> Cow<'_, [Thread]> {
-        let m = &*self.moment;
-        match m.derived.get(&m.derived.threads, || threads(self)) {
-            Cow::Borrowed(v) => Cow::Borrowed(v.as_slice()),
-            Cow::Owned(v) => Cow::Owned(v),
-        }
+    pub(crate) fn threads(&self) -> Vec<Thread> {
+        threads(self)
     }
 
     /// `onstat -k`'s rows.
-    pub(crate) fn locks(&self) -> Cow<'_, [LockRow]> {
-        let m = &*self.moment;
-        match m.derived.get(&m.derived.locks, || {
-            lock_rows(self.pop, &m.tenants, &m.held)
-        }) {
-            Cow::Borrowed(v) => Cow::Borrowed(v.as_slice()),
-            Cow::Owned(v) => Cow::Owned(v),
-        }
+    pub(crate) fn locks(&self) -> Vec<LockRow> {
+        lock_rows(self.pop, &self.tenants, &self.held)
     }
 
     /// `onstat -X`'s rows: the 2 KB pool's, then the 8 KB pool's.
-    pub(crate) fn buffers(&self) -> Cow<'_, (Vec<BufRow>, Vec<BufRow>)> {
-        let m = &*self.moment;
-        m.derived.get(&m.derived.buffers, || {
-            buffers(self.pop, &m.now, &m.sessions, m.hot.as_ref())
-        })
+    pub(crate) fn buffers(&self) -> (Vec<BufRow>, Vec<BufRow>) {
+        buffers(self.pop, &self.now, &self.sessions, self.hot.as_ref())
     }
 
     /// The banner's mode qualifier: a checkpoint requested or in progress, a long transaction

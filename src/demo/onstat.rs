@@ -34,13 +34,6 @@ fn flags_str(f: &[u8; 7]) -> &str {
 /// (the segments' total), the `Blocked:` line while the server is blocked, and the blank line
 /// after.
 pub(crate) fn banner(w: &World<'_>) -> String {
-    let mut o = String::new();
-    banner_into(w, &mut o);
-    o
-}
-
-/// [`banner`], written onto `out`.
-pub(crate) fn banner_into(w: &World<'_>, out: &mut String) {
     let up = UPTIME_AT_ZERO + w.now.t;
     let days = up / 86_400;
     let (h, m, s) = (up / 3_600 % 24, up / 60 % 60, up % 60);
@@ -51,10 +44,9 @@ pub(crate) fn banner_into(w: &World<'_>, out: &mut String) {
         None => "On-Line (Prim)".to_string(),
     };
     let kb = super::segments::total_kb(w.now.t);
-    let _ = writeln!(
-        out,
+    let mut out = format!(
         "IBM Informix Dynamic Server Version {VERSION} -- {mode} -- Up {days} {day_word} \
-         {h:02}:{m:02}:{s:02} -- {kb} Kbytes"
+         {h:02}:{m:02}:{s:02} -- {kb} Kbytes\n"
     );
     if let Some(b) = w.blocked() {
         out.push_str("Blocked:");
@@ -62,6 +54,7 @@ pub(crate) fn banner_into(w: &World<'_>, out: &mut String) {
         out.push('\n');
     }
     out.push('\n');
+    out
 }
 
 /// `onstat -u`.
@@ -72,7 +65,7 @@ pub(crate) fn users(w: &World<'_>, o: &mut String) {
     o.push_str(
         "address          flags   sessid   user     tty      wait             tout locks nreads   nwrites\n",
     );
-    for th in threads.iter() {
+    for th in &threads {
         text::lhex(o, th.rstcb, 17);
         text::left(o, flags_str(&th.flags), 8);
         text::ldec(o, th.sid, 9);
@@ -96,22 +89,23 @@ pub(crate) fn users(w: &World<'_>, o: &mut String) {
 }
 
 /// `onstat -g con`: one condition per thread waiting on one.
-pub(crate) fn onstat_g_con(w: &World<'_>, o: &mut String) {
+pub(crate) fn onstat_g_con(w: &World<'_>) -> String {
     let threads = w.threads();
-    banner_into(w, o);
+    let mut o = banner(w);
     o.reserve(64 * threads.len());
     o.push_str("Conditions with waiters:\n");
     o.push_str("cid      addr             name               waiter   waittime\n");
-    for th in threads.iter() {
+    for th in &threads {
         if let Status::Cond { name, cid, waited } = th.status {
-            text::ldec(o, cid, 9);
-            text::lhex(o, th.wait, 17);
-            text::left(o, name, 19);
-            text::ldec(o, th.tid, 9);
-            text::ldec(o, waited, 0);
+            text::ldec(&mut o, cid, 9);
+            text::lhex(&mut o, th.wait, 17);
+            text::left(&mut o, name, 19);
+            text::ldec(&mut o, th.tid, 9);
+            text::ldec(&mut o, waited, 0);
             o.push('\n');
         }
     }
+    o
 }
 
 pub(crate) fn tcb(pop: &Population, tid: u64) -> u64 {
@@ -149,9 +143,9 @@ pub(crate) fn ath_row(
 }
 
 /// `onstat -g ath`: every thread; user threads carry their `onstat -u` address as rstcb.
-pub(crate) fn onstat_g_ath(w: &World<'_>, o: &mut String) {
+pub(crate) fn onstat_g_ath(w: &World<'_>) -> String {
     let threads = w.threads();
-    banner_into(w, o);
+    let mut o = banner(w);
     o.reserve(110 * (threads.len() + SYSTEM_THREADS.len() + 4));
     o.push_str("Threads:\n");
     o.push_str(
@@ -159,17 +153,24 @@ pub(crate) fn onstat_g_ath(w: &World<'_>, o: &mut String) {
     );
     for (i, (status, vp, name)) in SYSTEM_THREADS.iter().enumerate() {
         let tid = 2 + i as u64;
-        ath_row(o, (tid, tcb(w.pop, tid), 0, 2), status, Vp::Named(vp), name);
-    }
-    for th in threads.iter() {
         ath_row(
-            o,
+            &mut o,
+            (tid, tcb(w.pop, tid), 0, 2),
+            status,
+            Vp::Named(vp),
+            name,
+        );
+    }
+    for th in &threads {
+        ath_row(
+            &mut o,
             (th.tid, tcb(w.pop, th.tid), th.rstcb, th.prty),
             &th.status,
             th.vp,
             th.name,
         );
     }
+    o
 }
 
 /// The demo clock's time of day at demo second `t` (`13:33:35`).
@@ -222,10 +223,10 @@ pub(crate) fn ntt_address_into(o: &mut String, link: Link) {
 
 /// `onstat -g ntt`: a network thread per session; the address column is the client's end of
 /// the socket (`host|port|proto`), the join from a session to its Send-Q.
-pub(crate) fn onstat_g_ntt(w: &World<'_>, o: &mut String) {
+pub(crate) fn onstat_g_ntt(w: &World<'_>) -> String {
     let t = w.now.t as i64;
     let n = w.pop.sessions.len() as u64;
-    banner_into(w, o);
+    let mut o = banner(w);
     o.reserve(90 * (w.pop.sessions.len() + 8));
     o.push_str("global network information:\n");
     o.push_str(
@@ -265,18 +266,18 @@ pub(crate) fn onstat_g_ntt(w: &World<'_>, o: &mut String) {
             Activity::Idle { waited } | Activity::SlowFetch { waited } => t - waited as i64,
             _ => t,
         };
-        text::lhex(o, s.netscb, 11);
-        text::left(o, "sqlexec", 12);
-        text::rdec(o, tn.sid, 6);
+        text::lhex(&mut o, s.netscb, 11);
+        text::left(&mut o, "sqlexec", 12);
+        text::rdec(&mut o, tn.sid, 6);
         for at in [opened, last, last] {
             o.push_str("   ");
-            text::hms(o, tod(at));
+            text::hms(&mut o, tod(at));
         }
         o.push(' ');
-        ntt_address_into(o, w.client(s.idx).1);
+        ntt_address_into(&mut o, w.client(s.idx).1);
         o.push('\n');
         if day(opened) != day(t) {
-            text::pad(o, 24);
+            text::pad(&mut o, 24);
             o.push_str(&clock(opened).0);
             o.push('\n');
         }
@@ -307,6 +308,7 @@ pub(crate) fn onstat_g_ntt(w: &World<'_>, o: &mut String) {
         );
         let _ = writeln!(o, "{:24}{boot_date}", "");
     }
+    o
 }
 
 /// `onstat -k`.
@@ -317,7 +319,7 @@ pub(crate) fn locks(w: &World<'_>, o: &mut String) {
     o.push_str(
         "address          wtlist           owner            lklist           type     tblsnum  rowid    key#/bsiz\n",
     );
-    for l in locks.iter() {
+    for l in &locks {
         text::lhex(o, l.address, 17);
         text::lhex(o, l.wtlist, 17);
         text::lhex(o, l.owner, 17);
@@ -348,11 +350,16 @@ pub(crate) fn buffers(w: &World<'_>, o: &mut String) {
     );
     // Modified buffers pile up between checkpoints.
     let dirty = super::checkpoints::since_last(w.now.t);
-    let pools = w.buffers();
-    let (pool2k, pool8k) = (&pools.0, &pools.1);
+    let (pool2k, pool8k) = w.buffers();
     let pools: [(u64, &[BufRow], u64, u64, u64); 2] = [
-        (2048, pool2k, POOL_2K_BUFFERS, 1_048_576, 4_000 + 37 * dirty),
-        (8192, pool8k, POOL_8K_BUFFERS, 262_144, 900 + 9 * dirty),
+        (
+            2048,
+            &pool2k,
+            POOL_2K_BUFFERS,
+            1_048_576,
+            4_000 + 37 * dirty,
+        ),
+        (8192, &pool8k, POOL_8K_BUFFERS, 262_144, 900 + 9 * dirty),
     ];
     for (size, rows, total, hash, modified) in pools {
         let _ = writeln!(o, "\nBuffer pool page size: {size}");
@@ -612,8 +619,8 @@ fn memory_of(w: &World<'_>, th: &Thread) -> (u64, u64) {
 
 /// `onstat -g ses`, the list: every session with a thread, the newest first (as onstat prints
 /// them), each with its threads and the memory its `-g ses <sid>` prints at that moment.
-pub(crate) fn onstat_g_ses_list(w: &World<'_>, o: &mut String) {
-    banner_into(w, o);
+pub(crate) fn onstat_g_ses_list(w: &World<'_>) -> String {
+    let mut o = banner(w);
     let all = w.threads();
     let mut by_sid: std::collections::BTreeMap<u64, (&Thread, usize)> =
         std::collections::BTreeMap::new();
@@ -638,6 +645,7 @@ pub(crate) fn onstat_g_ses_list(w: &World<'_>, o: &mut String) {
             sid, first.user, "-", pid, host, n, total, used
         );
     }
+    o
 }
 
 /// The `Sess SQL ...` table and the statements: the part `onstat -g sql <sid>` prints.
@@ -714,7 +722,7 @@ pub(crate) fn onstat_g_ses(w: &World<'_>, sid: u64) -> String {
         let _ = writeln!(o, "\nProgram :\n{}", s.program);
     }
     o.push_str("\ntid      name     rstcb            flags    curstk   status\n");
-    for th in threads.iter() {
+    for th in &threads {
         let curstk = 4_000 + below(w.pop.seed, Salt::Memory, th.tid, 0, 3_000);
         ses_thread_row(&mut o, th, curstk);
     }

@@ -287,11 +287,10 @@ fn holder_sid(world: &World<'_>, h: Holder) -> u64 {
 fn truth_of(world: &World<'_>, ages: &[Option<u64>]) -> Truth {
     let pop = world.pop;
     let sid = |i: usize| world.sid(i);
-    let pools = world.buffers();
-    let (p2, p8) = (&pools.0, &pools.1);
+    let (p2, p8) = world.buffers();
     let buffer_owner: BTreeMap<u64, u64> = p2
         .iter()
-        .chain(p8)
+        .chain(&p8)
         .filter(|b| b.owner != 0 && b.owner != u64::MAX)
         .map(|b| (b.address, b.owner))
         .collect();

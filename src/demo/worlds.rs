@@ -30,8 +30,8 @@ type Slot = Arc<OnceLock<Arc<Moment>>>;
 pub(crate) struct Worlds {
     /// The seconds asked last, the most recent first (at most `capacity`).
     kept: Mutex<Vec<(u64, Slot)>>,
-    /// How many seconds are kept: 0 computes every world afresh, and every table derived from
-    /// it at each ask (the way it was before, kept for the equivalence test and the bench).
+    /// How many seconds are kept: 0 computes every world afresh (the way it was before, kept
+    /// for the equivalence test and the bench).
     capacity: usize,
     /// Moments computed so far.
     computed: AtomicU64,
@@ -67,13 +67,7 @@ impl Worlds {
     pub(crate) fn at<'a>(&self, pop: &'a Population, counters: &'a Counters, t: u64) -> World<'a> {
         let compute = || {
             self.computed.fetch_add(1, Ordering::Relaxed);
-            // Without a cache, the derived tables are not kept either: the reference of the
-            // tests and the bench, the demo as it was.
-            let moment = Arc::new(if self.capacity == 0 {
-                Moment::unkept(pop, counters, t)
-            } else {
-                Moment::at(pop, counters, t)
-            });
+            let moment = Arc::new(Moment::at(pop, counters, t));
             if self.capacity > 0 && self.lines_wanted.load(Ordering::Relaxed) {
                 self.keep_line(t, &World::of(pop, counters, Arc::clone(&moment)));
             }
@@ -171,8 +165,7 @@ impl Line {
             epochs: w.tenants.iter().map(|tn| tn.epoch).collect(),
             used: w
                 .cpu_use()
-                .iter()
-                .copied()
+                .into_iter()
                 .enumerate()
                 .filter(|(_, c)| *c > 0.0)
                 .collect(),
@@ -236,43 +229,6 @@ mod tests {
             }
         });
         assert_eq!(worlds.computed(), KEPT as u64);
-    }
-
-    #[test]
-    fn a_seconds_derived_tables_are_computed_once_for_all_its_printers() {
-        let (pop, counters) = instance();
-        let worlds = Worlds::new(KEPT);
-        // Two printers of the same second (`onstat -u`, then `-g ath` in the same call): the
-        // same rows, not a copy.
-        let (a, b) = (
-            worlds.at(&pop, &counters, 290),
-            worlds.at(&pop, &counters, 290),
-        );
-        let (ta, tb) = (a.threads(), b.threads());
-        assert!(!ta.is_empty());
-        assert!(std::ptr::eq(ta.as_ptr(), tb.as_ptr()));
-        assert!(std::ptr::eq(a.locks().as_ptr(), b.locks().as_ptr()));
-        assert!(std::ptr::eq(&*a.buffers(), &*b.buffers()));
-        assert!(std::ptr::eq(a.cpu_use().as_ptr(), b.cpu_use().as_ptr()));
-        // The reference computes them at every ask.
-        let fresh = Worlds::new(0);
-        let (a, b) = (
-            fresh.at(&pop, &counters, 290),
-            fresh.at(&pop, &counters, 290),
-        );
-        let (fa, fb) = (a.threads(), a.threads());
-        assert!(!std::ptr::eq(fa.as_ptr(), fb.as_ptr()));
-        assert!(!std::ptr::eq(a.locks().as_ptr(), a.locks().as_ptr()));
-        assert!(!std::ptr::eq(a.threads().as_ptr(), b.threads().as_ptr()));
-        // And they are the same rows.
-        assert_eq!(format!("{:?}", &*ta), format!("{:?}", &*fa));
-        let kept = worlds.at(&pop, &counters, 290);
-        assert_eq!(format!("{:?}", kept.locks()), format!("{:?}", a.locks()));
-        assert_eq!(
-            format!("{:?}", kept.buffers()),
-            format!("{:?}", a.buffers())
-        );
-        assert_eq!(kept.cpu_use(), a.cpu_use());
     }
 
     #[test]
