@@ -97,23 +97,16 @@ pub(crate) fn build(store: &Store, row: &HotspotRow, now: Duration) -> HotspotVi
             }
             let since = store.hotspots.page_since(&row.object, (b.chunk, b.page));
             let person = |addr: Addr, holds: bool| {
+                let waits = (!holds).then(|| store.tracker.since(addr)).flatten();
                 Some(HotSession {
                     sid: *sid_of.get(&addr)?,
                     user: user_of.get(&addr).cloned().unwrap_or_default(),
                     holds,
                     chunk: b.chunk,
                     page: b.page,
-                    in_wait_s: (!holds).then(|| {
-                        store
-                            .tracker
-                            .since(addr)
-                            .map_or(0.0, |(s, _)| now.saturating_sub(s).as_secs_f64())
-                    }),
-                    in_wait_s_at_least: !holds
-                        && store
-                            .tracker
-                            .since(addr)
-                            .is_none_or(|(_, at_least)| at_least),
+                    in_wait_s: (!holds)
+                        .then(|| waits.map_or(0.0, |(s, _)| now.saturating_sub(s).as_secs_f64())),
+                    in_wait_s_at_least: !holds && waits.is_none_or(|(_, at_least)| at_least),
                 })
             };
             people.extend(b.owner.and_then(|o| person(o, true)));
