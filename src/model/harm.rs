@@ -38,12 +38,18 @@ impl Harm {
 
 /// The harm `sid` causes, from the waiters whose chains name it.
 pub(crate) fn harm_of(waiters: &[WaiterRow], sid: Sid) -> Harm {
+    harm_to(waiters.iter().filter(|w| w.blockers.contains(&sid)))
+}
+
+/// The harm done to `held_up`, the waiters whose chains name one session, in the waiters'
+/// order.
+pub(crate) fn harm_to<'a>(held_up: impl Iterator<Item = &'a WaiterRow>) -> Harm {
     let mut h = Harm {
         background: true,
         ..Harm::default()
     };
     let mut any = false;
-    for w in waiters.iter().filter(|w| w.blockers.contains(&sid)) {
+    for w in held_up {
         any = true;
         h.held_up += 1;
         if w.in_wait_s > h.oldest_wait_s || h.held_up == 1 {

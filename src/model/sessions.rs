@@ -9,6 +9,7 @@ use crate::store::waits::{Rates, WaitTracker};
 use compact_str::CompactString;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
+use std::fmt::Write as _;
 use std::time::Duration;
 
 /// What a session is doing.
@@ -106,9 +107,9 @@ pub(crate) struct SessionInputs<'a> {
     /// CPU use per session (onstat -g cpu).
     pub(crate) cpu: &'a crate::store::cpu::SessionCpu,
     /// Memory per session, total and used (onstat -g ses, the list).
-    pub(crate) memory: &'a FxHashMap<Sid, (u64, u64)>,
+    pub(crate) memory: &'a BySid<(u64, u64)>,
     /// Client host per session (onstat -g ntt).
-    pub(crate) hosts: &'a FxHashMap<Sid, CompactString>,
+    pub(crate) hosts: &'a BySid<&'a str>,
     /// Client program per session, where known.
     pub(crate) programs: &'a FxHashMap<Sid, &'a str>,
     /// Current statement per session, where read lately.
@@ -116,48 +117,191 @@ pub(crate) struct SessionInputs<'a> {
     pub(crate) now: Duration,
 }
 
+/// Values by session in session order, a session named twice counted once (its later value,
+/// as a map it was inserted into kept it): the sessions' rows, in that order too, read them
+/// front to back ([`BySid::cursor`]), not through a hash table's scattered slots (a cache miss
+/// each at 5,000 sessions).
+#[derive(Debug, Default)]
+pub(crate) struct BySid<T>(Vec<(Sid, T)>);
+
+impl<T> FromIterator<(Sid, T)> for BySid<T> {
+    fn from_iter<I: IntoIterator<Item = (Sid, T)>>(iter: I) -> Self {
+        let mut v: Vec<(Sid, T)> = iter.into_iter().collect();
+        if !v.windows(2).all(|w| w[0].0 < w[1].0) {
+            v.sort_by_key(|(sid, _)| *sid);
+            // `dedup_by` hands the later of two equal entries first: its value moves into the
+            // one kept.
+            v.dedup_by(|later, kept| {
+                let same = later.0 == kept.0;
+                if same {
+                    std::mem::swap(&mut later.1, &mut kept.1);
+                }
+                same
+            });
+        }
+        BySid(v)
+    }
+}
+
+impl<T> BySid<T> {
+    /// Reads the values in session order, each lookup starting where the last ended.
+    pub(crate) fn cursor(&self) -> SidCursor<'_, T> {
+        SidCursor {
+            values: &self.0,
+            at: 0,
+        }
+    }
+}
+
+/// A reader of a [`BySid`] for sessions asked in order; a session out of that order is found by
+/// a binary search (the same answers as a lookup by sid).
+pub(crate) struct SidCursor<'a, T> {
+    values: &'a [(Sid, T)],
+    at: usize,
+}
+
+impl<'a, T> SidCursor<'a, T> {
+    pub(crate) fn get(&mut self, sid: Sid) -> Option<&'a T> {
+        let values = self.values;
+        // Forward from where the last lookup ended: the next session is at most a few entries
+        // on (sessions without a value in between).
+        let ahead = values.get(self.at..).unwrap_or_default();
+        let found = match ahead.iter().take(4).position(|(s, _)| *s >= sid) {
+            Some(i) if ahead[i].0 == sid => Some(self.at + i),
+            Some(_) => None,
+            None => values.binary_search_by_key(&sid, |(s, _)| *s).ok(),
+        };
+        found.map(|i| {
+            self.at = i + 1;
+            &values[i].1
+        })
+    }
+}
+
+/// What one session's threads of `onstat -u` add up to.
+struct Threads<'u> {
+    sid: Sid,
+    /// Its first thread's user.
+    user: &'u CompactString,
+    threads: u32,
+    system: bool,
+    in_txn: bool,
+    locks: u64,
+    critical_section: bool,
+    reads_per_s: Option<f64>,
+    writes_per_s: Option<f64>,
+}
+
 /// Every user session of `onstat -u` (session 0, the daemons, left out), in session order.
-/// The rows fill the room of `rows` (emptied first).
+/// The rows are made in `rows`: the room of the previous build's, whose strings (program,
+/// statement, what it waits on) are written over in place rather than made anew.
 pub(crate) fn build(
     u: &OnstatU,
     inp: &SessionInputs<'_>,
     mut rows: Vec<SessionRow>,
 ) -> Vec<SessionRow> {
-    // The rows in a Vec, found through a small index: a map of 200-byte rows, rebuilt every
-    // second for thousands of sessions, was this function's largest allocation.
-    // Sized once (at most a row a thread): grown by doubling, 5,000 rows held twice their size
-    // while the snapshot was built.
-    rows.clear();
-    rows.reserve_exact(u.threads.len());
-    let mut index: FxHashMap<Sid, usize> =
-        FxHashMap::with_capacity_and_hasher(u.threads.len(), Default::default());
-    // The waiter of each session that speaks for it: the primary thread's, else any.
-    let mut waiter_of: FxHashMap<Sid, &WaiterRow> = FxHashMap::default();
-    for w in inp.waiters {
-        let primary = w.flags.as_bytes().get(3) == Some(&b'P');
-        let e = waiter_of.entry(w.sessid).or_insert(w);
-        if primary {
-            *e = w;
+    // Each session's threads added up, in session order: the threads sorted by session (their
+    // `onstat -u` order kept within one), each thread's rates read in rstcb order first.
+    let mut rates = inp.rates.cursor();
+    // (session, index in `u`, the thread's reads and writes per second)
+    type Thread = (Sid, u32, Option<(f64, f64)>);
+    let mut order: Vec<Thread> = Vec::with_capacity(u.threads.len());
+    for (i, th) in u.threads.iter().enumerate() {
+        if th.sessid.0 != 0 {
+            order.push((th.sessid, i as u32, rates.get(th.address)));
         }
     }
-    // Whom each session holds up: every waiter whose chain names it.
-    let mut blocks: FxHashMap<Sid, Vec<Sid>> = FxHashMap::default();
-    for w in inp.waiters {
-        for b in &w.blockers {
-            blocks.entry(*b).or_default().push(w.sessid);
-        }
-    }
-    for th in &u.threads {
-        if th.sessid.0 == 0 {
+    order.sort_unstable_by_key(|(sid, i, _)| (*sid, *i));
+    let mut sessions: Vec<Threads<'_>> = Vec::with_capacity(order.len());
+    for &(sid, i, rates) in &order {
+        let Some(th) = u.threads.get(i as usize) else {
             continue;
+        };
+        if sessions.last().is_none_or(|s| s.sid != sid) {
+            sessions.push(Threads {
+                sid,
+                user: &th.user,
+                threads: 0,
+                system: true,
+                in_txn: false,
+                locks: 0,
+                critical_section: false,
+                reads_per_s: None,
+                writes_per_s: None,
+            });
         }
-        let at = *index.entry(th.sessid).or_insert_with(|| {
-            rows.push(SessionRow {
-                sessid: th.sessid,
-                user: th.user.clone(),
-                host: inp.hosts.get(&th.sessid).cloned(),
-                program: inp.programs.get(&th.sessid).map(|p| (*p).to_string()),
-                sql: inp.sql.get(&th.sessid).map(|q| (*q).to_string()),
+        let Some(s) = sessions.last_mut() else {
+            continue;
+        };
+        s.threads += 1;
+        s.system &= matches!(th.flags.thread_kind(), Some('B' | 'D' | 'F' | 'M'));
+        if th.flags.is_primary() {
+            s.in_txn = th.flags.txn_state() == Some('B');
+        }
+        s.locks += th.locks;
+        s.critical_section |= th.flags.in_critical_section();
+        if let Some((r, w)) = rates {
+            s.reads_per_s = Some(s.reads_per_s.unwrap_or(0.0) + r);
+            s.writes_per_s = Some(s.writes_per_s.unwrap_or(0.0) + w);
+        }
+    }
+    drop(order);
+    // The waiter of each session that speaks for it: its last primary thread's, else its
+    // first.
+    let waiter_of: BySid<&WaiterRow> = {
+        let mut v: Vec<(Sid, u32, u32)> = inp
+            .waiters
+            .iter()
+            .enumerate()
+            .map(|(i, w)| {
+                let i = i as u32;
+                match w.flags.as_bytes().get(3) == Some(&b'P') {
+                    true => (w.sessid, 0, u32::MAX - i),
+                    false => (w.sessid, 1, i),
+                }
+            })
+            .collect();
+        v.sort_unstable();
+        v.dedup_by_key(|(sid, _, _)| *sid);
+        BySid(
+            v.into_iter()
+                .filter_map(|(sid, rank, key)| {
+                    let i = if rank == 0 { u32::MAX - key } else { key };
+                    Some((sid, inp.waiters.get(i as usize)?))
+                })
+                .collect(),
+        )
+    };
+    // Whom each session holds up: every waiter whose chain names it, in the waiters' order.
+    let mut held_up: Vec<(Sid, u32)> = Vec::new();
+    for (i, w) in inp.waiters.iter().enumerate() {
+        for b in &w.blockers {
+            held_up.push((*b, i as u32));
+        }
+    }
+    held_up.sort_unstable();
+    held_up.dedup();
+    let mut held_up = held_up.as_slice();
+
+    let mut old = std::mem::take(&mut rows).into_iter().peekable();
+    rows = Vec::with_capacity(sessions.len());
+    let mut hosts = inp.hosts.cursor();
+    let mut memory = inp.memory.cursor();
+    let mut states = inp.tracker.states();
+    let mut waiters = waiter_of.cursor();
+    let mut scratch = String::new();
+    for s in &sessions {
+        let sid = s.sid;
+        // The previous build's row of this session lends its strings.
+        while old.next_if(|r| r.sessid < sid).is_some() {}
+        let mut row = old
+            .next_if(|r| r.sessid == sid)
+            .unwrap_or_else(|| SessionRow {
+                sessid: sid,
+                user: CompactString::default(),
+                host: None,
+                program: None,
+                sql: None,
                 state: SessionState::Running,
                 wait: None,
                 waiting_on: None,
@@ -177,71 +321,109 @@ pub(crate) fn build(
                 memory_bytes: None,
                 memory_used_bytes: None,
             });
-            rows.len() - 1
-        });
-        let Some(row) = rows.get_mut(at) else {
-            continue;
+        row.sessid = sid;
+        if row.user != *s.user {
+            row.user.clone_from(s.user);
+        }
+        let host = hosts.get(sid).copied();
+        if row.host.as_deref() != host {
+            row.host = host.map(CompactString::new);
+        }
+        write_over(&mut row.program, inp.programs.get(&sid).copied());
+        write_over(&mut row.sql, inp.sql.get(&sid).copied());
+        row.threads = s.threads;
+        row.system = s.system;
+        row.in_txn = s.in_txn;
+        row.locks = s.locks;
+        row.critical_section = s.critical_section;
+        row.reads_per_s = s.reads_per_s;
+        row.writes_per_s = s.writes_per_s;
+        (row.cpu_percent, row.cpu_at_least) = match inp.cpu.get(sid) {
+            Some(c) => (Some(c.cores * 100.0), c.at_least),
+            None => (None, false),
         };
-        row.threads += 1;
-        row.system &= matches!(th.flags.thread_kind(), Some('B' | 'D' | 'F' | 'M'));
-        if th.flags.is_primary() {
-            row.in_txn = th.flags.txn_state() == Some('B');
+        (row.memory_bytes, row.memory_used_bytes) = match memory.get(sid) {
+            Some(&(total, used)) => (Some(total), Some(used)),
+            None => (None, None),
+        };
+        let waiter = waiters.get(sid).copied();
+        match waiter {
+            Some(w) => {
+                row.wait = Some(w.reason);
+                // A client wait with data queued to the client is the Send-Q story: say so
+                // here, where no Send-Q column is.
+                scratch.clear();
+                w.write_waiting_on_short(&mut scratch);
+                if let Some(s) = w.socket.as_ref().filter(|s| s.send_q > 0 && !w.idle) {
+                    let _ = write!(scratch, ", {} queued", crate::format::human_bytes(s.send_q));
+                }
+                write_over(&mut row.waiting_on, Some(&scratch));
+                row.state = if w.idle {
+                    SessionState::Idle
+                } else {
+                    SessionState::Waiting
+                };
+            }
+            None => {
+                row.wait = None;
+                row.waiting_on = None;
+                row.state = SessionState::Running;
+            }
         }
-        row.locks += th.locks;
-        row.critical_section |= th.flags.in_critical_section();
-        if let Some((r, w)) = inp.rates.get(th.address) {
-            row.reads_per_s = Some(row.reads_per_s.unwrap_or(0.0) + r);
-            row.writes_per_s = Some(row.writes_per_s.unwrap_or(0.0) + w);
+        // Whom it holds up, and the harm done to them.
+        while let [(b, _), rest @ ..] = held_up {
+            if *b >= sid {
+                break;
+            }
+            held_up = rest;
         }
-    }
-    drop(index);
-    rows.sort_unstable_by_key(|r| r.sessid);
-    for row in &mut rows {
-        let sid = row.sessid;
-        if let Some(c) = inp.cpu.get(sid) {
-            row.cpu_percent = Some(c.cores * 100.0);
-            row.cpu_at_least = c.at_least;
+        let n = held_up.iter().take_while(|(b, _)| *b == sid).count();
+        let (mine, rest) = held_up.split_at(n);
+        held_up = rest;
+        row.blocks.clear();
+        if mine.is_empty() {
+            row.harm = crate::model::harm::Harm::default();
+        } else {
+            row.blocks.extend(
+                mine.iter()
+                    .filter_map(|(_, i)| inp.waiters.get(*i as usize))
+                    .map(|w| w.sessid),
+            );
+            row.blocks.sort_unstable();
+            row.blocks.dedup();
+            row.harm = crate::model::harm::harm_to(
+                mine.iter()
+                    .filter_map(|(_, i)| inp.waiters.get(*i as usize)),
+            );
         }
-        if let Some(&(total, used)) = inp.memory.get(&sid) {
-            row.memory_bytes = Some(total);
-            row.memory_used_bytes = Some(used);
-        }
-        if let Some(w) = waiter_of.get(&sid) {
-            row.wait = Some(w.reason);
-            // A client wait with data queued to the client is the Send-Q story: say so here,
-            // where no Send-Q column is.
-            row.waiting_on = Some(match w.socket.as_ref().filter(|s| s.send_q > 0) {
-                Some(s) if !w.idle => format!(
-                    "{}, {} queued",
-                    w.waiting_on_short(),
-                    crate::format::human_bytes(s.send_q)
-                ),
-                _ => w.waiting_on_short(),
-            });
-            row.state = if w.idle {
-                SessionState::Idle
-            } else {
-                SessionState::Waiting
-            };
-        }
-        if let Some(mut b) = blocks.remove(&sid) {
-            b.sort_unstable();
-            b.dedup();
-            row.blocks = b;
-            row.harm = crate::model::harm::harm_of(inp.waiters, sid);
-        }
-        let tracked = inp.tracker.session_state_since(sid);
+        let tracked = states.since(sid);
         row.in_state_s = tracked.map(|(since, _)| inp.now.saturating_sub(since).as_secs_f64());
         row.in_state_s_at_least = tracked.is_some_and(|(_, at_least)| at_least);
         // A wait knows better how long it lasts than ifxtop's watching does: onstat -g con
         // counts from before ifxtop started.
-        if let Some(w) = waiter_of.get(&sid) {
+        if let Some(w) = waiter {
             let state = row.in_state_s.unwrap_or(0.0);
             if w.in_wait_s >= state {
                 row.in_state_s = Some(w.in_wait_s);
                 row.in_state_s_at_least = w.in_wait_s_at_least;
             }
         }
+        rows.push(row);
     }
     rows
+}
+
+/// Sets `slot` to `value`, writing over the string already there (its room kept) rather than
+/// making a new one.
+fn write_over(slot: &mut Option<String>, value: Option<&str>) {
+    match (slot.as_mut(), value) {
+        (Some(old), Some(v)) => {
+            if old != v {
+                old.clear();
+                old.push_str(v);
+            }
+        }
+        (None, Some(v)) => *slot = Some(v.to_string()),
+        (_, None) => *slot = None,
+    }
 }

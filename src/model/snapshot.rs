@@ -164,7 +164,7 @@ impl Snapshot {
             return;
         };
         Spare::keep(&mut parts.spare.waiters, s.waiters);
-        Spare::keep(&mut parts.spare.sessions, s.sessions);
+        Spare::keep_rows(&mut parts.spare.sessions, s.sessions);
         Spare::keep(&mut parts.spare.sockets, s.sockets);
     }
 

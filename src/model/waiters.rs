@@ -15,6 +15,7 @@ use compact_str::CompactString;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::borrow::Cow;
+use std::fmt::Write as _;
 
 /// What a waiter waits on, joined from the other sources.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -81,23 +82,38 @@ impl WaitTarget {
     /// (`HDR+X on customer (stores)`), so a narrow column still shows what is locked. The full
     /// `db:'owner'.name` is in the verdict and on the session screen.
     pub fn describe_short(&self) -> String {
-        let short = |o: &str| match crate::parsers::oncheck_pe::split_object(o) {
-            Some(n) => format!("{} ({})", n.name, n.database),
-            None => o.to_string(),
+        let mut out = String::new();
+        self.write_short(&mut out);
+        out
+    }
+
+    /// [`Self::describe_short`] written at the end of `out`.
+    pub(crate) fn write_short(&self, out: &mut String) {
+        let short = |out: &mut String, o: &str| match crate::parsers::oncheck_pe::split_object(o) {
+            Some(n) => {
+                let _ = write!(out, "{} ({})", n.name, n.database);
+            }
+            None => out.push_str(o),
         };
         match self {
             WaitTarget::Lock {
                 lock_type: Some(t),
                 object: Some(o),
                 ..
-            } => format!("{t} on {}", short(o)),
+            } => {
+                let _ = write!(out, "{t} on ");
+                short(out, o);
+            }
             WaitTarget::Buffer {
                 chunk,
                 page,
                 object: Some(o),
                 ..
-            } => format!("{} {chunk}:{page}", short(o)),
-            other => other.describe(),
+            } => {
+                short(out, o);
+                let _ = write!(out, " {chunk}:{page}");
+            }
+            other => other.write_long(out),
         }
     }
 
@@ -129,10 +145,20 @@ impl WaitTarget {
 
     /// One line for the Waiters pane.
     pub fn describe(&self) -> String {
-        match self {
+        let mut out = String::new();
+        self.write_long(&mut out);
+        out
+    }
+
+    /// [`Self::describe`] written at the end of `out`.
+    fn write_long(&self, out: &mut String) {
+        let _ = match self {
             WaitTarget::Condition { address, name, .. } => match name {
-                Some(n) => n.to_string(),
-                None => format!("cond {address}"),
+                Some(n) => {
+                    out.push_str(n);
+                    Ok(())
+                }
+                None => write!(out, "cond {address}"),
             },
             WaitTarget::Lock {
                 address,
@@ -142,16 +168,15 @@ impl WaitTarget {
                 ..
             } => {
                 // What is locked first (a narrow column shows that), the address last.
-                let on = match (object, partnum) {
-                    (Some(o), _) => Some(o.clone()),
-                    (None, Some(p)) => Some(format!("partnum {p:x}")),
-                    _ => None,
-                };
-                match (lock_type, on) {
-                    (Some(t), Some(on)) => format!("{t} on {on} (lock {address})"),
-                    (None, Some(on)) => format!("lock on {on} ({address})"),
-                    (Some(t), None) => format!("{t} lock {address}"),
-                    (None, None) => format!("lock {address}"),
+                match (lock_type, object, partnum) {
+                    (Some(t), Some(o), _) => write!(out, "{t} on {o} (lock {address})"),
+                    (Some(t), None, Some(p)) => {
+                        write!(out, "{t} on partnum {p:x} (lock {address})")
+                    }
+                    (None, Some(o), _) => write!(out, "lock on {o} ({address})"),
+                    (None, None, Some(p)) => write!(out, "lock on partnum {p:x} ({address})"),
+                    (Some(t), None, None) => write!(out, "{t} lock {address}"),
+                    (None, None, None) => write!(out, "lock {address}"),
                 }
             }
             WaitTarget::Buffer {
@@ -160,20 +185,20 @@ impl WaitTarget {
                 object,
                 ..
             } => match object {
-                Some(o) => format!("{o} ({chunk}:{page})"),
-                None => format!("buffer {chunk}:{page}"),
+                Some(o) => write!(out, "{o} ({chunk}:{page})"),
+                None => write!(out, "buffer {chunk}:{page}"),
             },
             WaitTarget::Latch {
                 name: Some(n),
                 address,
                 ..
-            } => format!("mutex {n} ({address})"),
-            WaitTarget::Latch { address, .. } => format!("mutex {address}"),
+            } => write!(out, "mutex {n} ({address})"),
+            WaitTarget::Latch { address, .. } => write!(out, "mutex {address}"),
             WaitTarget::Other { address } => match address {
-                Some(a) => format!("{a}"),
-                None => String::new(),
+                Some(a) => write!(out, "{a}"),
+                None => Ok(()),
             },
-        }
+        };
     }
 }
 
@@ -610,26 +635,36 @@ impl WaiterRow {
     /// What it waits on, short, for a list: `HDR+X on customer (stores)`, `sm_read`,
     /// `the checkpoint` (a wait with only an address says what kind of wait it is).
     pub fn waiting_on_short(&self) -> String {
-        match &self.waiting_on {
+        let mut out = String::new();
+        self.write_waiting_on_short(&mut out);
+        out
+    }
+
+    /// [`Self::waiting_on_short`] written at the end of `out`.
+    pub(crate) fn write_waiting_on_short(&self, out: &mut String) {
+        let _ = match &self.waiting_on {
             WaitTarget::Other { .. } => match self.reason {
                 // The lists name the wait (checkpoint) beside this: say who holds it up, the
                 // sessions inside critical sections, when there are any.
                 WaitReason::Checkpoint => match self.blockers.as_slice() {
-                    [] => "the checkpoint to complete".into(),
-                    [one] => format!("held up by sid {one}"),
-                    [one, more @ ..] => format!("held up by sid {one} +{}", more.len()),
+                    [] => write!(out, "the checkpoint to complete"),
+                    [one] => write!(out, "held up by sid {one}"),
+                    [one, more @ ..] => write!(out, "held up by sid {one} +{}", more.len()),
                 },
                 WaitReason::LogBuffer => match self.blockers.first() {
-                    Some(sid) => format!("the logs: held by sid {sid}"),
-                    None => "a log buffer write".into(),
+                    Some(sid) => write!(out, "the logs: held by sid {sid}"),
+                    None => write!(out, "a log buffer write"),
                 },
-                WaitReason::Transaction => "a transaction".into(),
-                WaitReason::Rollback => "rollback cleanup".into(),
-                WaitReason::Buffer => "a buffer (not in onstat -X)".into(),
-                r => r.words().into(),
+                WaitReason::Transaction => write!(out, "a transaction"),
+                WaitReason::Rollback => write!(out, "rollback cleanup"),
+                WaitReason::Buffer => write!(out, "a buffer (not in onstat -X)"),
+                r => write!(out, "{}", r.words()),
             },
-            t => t.describe_short(),
-        }
+            t => {
+                t.write_short(out);
+                Ok(())
+            }
+        };
     }
 
     /// The session holding it up directly.

@@ -44,6 +44,9 @@ pub(crate) struct WaitTracker {
     current: Vec<(Addr, Tracked)>,
     /// Each session's recent wait states.
     history: FxHashMap<Sid, SessionTrack>,
+    /// The latest span of each session of the last sample, in session order: the snapshot's
+    /// sessions (in that order too) read it front to back ([`StateCursor`]).
+    states: Vec<(Sid, Span)>,
     last_t: Option<Duration>,
 }
 
@@ -102,6 +105,32 @@ impl SinceCursor<'_> {
     /// only when ifxtop first saw it (the wait is older: a lower bound).
     pub(crate) fn since(&mut self, rstcb: Addr) -> Option<(Duration, bool)> {
         self.get(rstcb).map(|t| (t.since, t.at_least))
+    }
+}
+
+/// Reads the sessions' states in session order, each lookup starting where the last one ended;
+/// a session out of that order, or not in the last sample, is looked up by its sid. The same
+/// answers as [`WaitTracker::session_state_since`].
+pub(crate) struct StateCursor<'a> {
+    tracker: &'a WaitTracker,
+    at: usize,
+}
+
+impl StateCursor<'_> {
+    pub(crate) fn since(&mut self, sid: Sid) -> Option<(Duration, bool)> {
+        let states = &self.tracker.states;
+        let found = match states.get(self.at) {
+            Some((s, _)) if *s == sid => Some(self.at),
+            _ => states.binary_search_by_key(&sid, |(s, _)| *s).ok(),
+        };
+        match found {
+            Some(i) => {
+                self.at = i + 1;
+                let span = states[i].1;
+                Some((span.from(), span.at_least))
+            }
+            None => self.tracker.session_state_since(sid),
+        }
     }
 }
 
@@ -225,6 +254,7 @@ impl WaitTracker {
         }
         self.current = next;
         let horizon = t.saturating_sub(HISTORY_SPAN);
+        self.states.clear();
         for (sid, (reason, wait)) in session_state {
             if sid.0 == 0 {
                 continue;
@@ -237,10 +267,8 @@ impl WaitTracker {
                 last: span,
                 spans: VecDeque::from([span]),
             };
-            match self.history.entry(sid) {
-                std::collections::hash_map::Entry::Vacant(e) => {
-                    e.insert(fresh());
-                }
+            let last = match self.history.entry(sid) {
+                std::collections::hash_map::Entry::Vacant(e) => e.insert(fresh()).last,
                 std::collections::hash_map::Entry::Occupied(mut e) => {
                     let track = e.get_mut();
                     // A session missing from the last sample ended: a session seen again
@@ -248,16 +276,19 @@ impl WaitTracker {
                     // history starts anew.
                     if self.last_t.is_some_and(|last| track.seen != last) {
                         *track = fresh();
-                        continue;
+                    } else {
+                        track.seen = t;
+                        if track.last.reason != reason || track.wait != wait {
+                            track.push(span, horizon);
+                        }
+                        track.wait = wait;
                     }
-                    track.seen = t;
-                    if track.last.reason != reason || track.wait != wait {
-                        track.push(span, horizon);
-                    }
-                    track.wait = wait;
+                    track.last
                 }
-            }
+            };
+            self.states.push((sid, last));
         }
+        self.states.sort_unstable_by_key(|(sid, _)| *sid);
         // Forget the sessions gone for the whole history span.
         self.history.retain(|_, track| track.seen >= horizon);
         self.last_t = Some(t);
@@ -275,6 +306,14 @@ impl WaitTracker {
     /// only when ifxtop first saw it (the wait is older: a lower bound).
     pub(crate) fn since(&self, rstcb: Addr) -> Option<(Duration, bool)> {
         self.cursor().since(rstcb)
+    }
+
+    /// The sessions' states, to be read in session order ([`StateCursor::since`]).
+    pub(crate) fn states(&self) -> StateCursor<'_> {
+        StateCursor {
+            tracker: self,
+            at: 0,
+        }
     }
 
     /// Since when the session is in its current state (running, or waiting on one reason), and
@@ -309,33 +348,68 @@ impl WaitTracker {
 }
 
 /// Reads and writes per second per thread, from two consecutive `onstat -u` samples.
-/// Per thread (nreads, nwrites) of one sample.
-type Counters = FxHashMap<Addr, (u64, u64)>;
-
+///
+/// Both samples are kept by rstcb in address order, the order `onstat -u` lists its threads:
+/// the rates are a merge of the two lists, and the snapshot reads them front to back
+/// ([`RatesCursor`]) rather than through a hash table's scattered slots (a cache miss each at
+/// 5,000 sessions).
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Rates {
+    /// The previous sample: (rstcb, (nreads, nwrites)) in address order, one per rstcb.
     prev: Option<(Duration, Counters)>,
-    rates: FxHashMap<Addr, (f64, f64)>,
+    rates: Vec<(Addr, (f64, f64))>,
+}
+
+/// Per thread (nreads, nwrites) of one sample, by rstcb in address order.
+type Counters = Vec<(Addr, (u64, u64))>;
+
+/// Each thread's (nreads, nwrites) of `u` in address order, an rstcb listed twice counted once
+/// (its later row, as a map keyed by address kept it), in the room of `into`.
+fn counters(u: &OnstatU, mut into: Counters) -> Counters {
+    into.clear();
+    into.reserve(u.threads.len());
+    let mut ordered = true;
+    for th in &u.threads {
+        ordered &= into.last().is_none_or(|(a, _)| *a < th.address);
+        into.push((th.address, (th.nreads, th.nwrites)));
+    }
+    if !ordered {
+        into.sort_by_key(|(a, _)| *a);
+        // `dedup_by` hands the later of two equal rows first: its counts move into the one
+        // kept.
+        into.dedup_by(|later, kept| {
+            let same = later.0 == kept.0;
+            if same {
+                kept.1 = later.1;
+            }
+            same
+        });
+    }
+    into
 }
 
 impl Rates {
     pub(crate) fn observe(&mut self, u: &OnstatU, t: Duration) {
-        let now: Counters = u
-            .threads
-            .iter()
-            .map(|th| (th.address, (th.nreads, th.nwrites)))
-            .collect();
+        let prev = self.prev.take();
+        let now = counters(
+            u,
+            Vec::with_capacity(prev.as_ref().map_or(0, |(_, p)| p.len())),
+        );
         self.rates.clear();
-        if let Some((pt, prev)) = &self.prev {
+        if let Some((pt, prev)) = &prev {
             let dt = t.saturating_sub(*pt).as_secs_f64();
             if dt > 0.0 {
-                for (addr, (r, w)) in &now {
-                    if let Some((pr, pw)) = prev.get(addr) {
-                        // A counter that went down means a new thread reused the rstcb.
-                        if r >= pr && w >= pw {
-                            self.rates
-                                .insert(*addr, ((r - pr) as f64 / dt, (w - pw) as f64 / dt));
-                        }
+                // Both lists in address order: a merge.
+                let mut before = prev.iter().peekable();
+                for &(addr, (r, w)) in &now {
+                    while before.next_if(|(a, _)| *a < addr).is_some() {}
+                    let Some(&&(_, (pr, pw))) = before.peek().filter(|(a, _)| *a == addr) else {
+                        continue;
+                    };
+                    // A counter that went down means a new thread reused the rstcb.
+                    if r >= pr && w >= pw {
+                        self.rates
+                            .push((addr, ((r - pr) as f64 / dt, (w - pw) as f64 / dt)));
                     }
                 }
             }
@@ -343,8 +417,42 @@ impl Rates {
         self.prev = Some((t, now));
     }
 
+    /// A thread's rates, by its rstcb.
+    #[cfg(test)]
     pub(crate) fn get(&self, rstcb: Addr) -> Option<(f64, f64)> {
-        self.rates.get(&rstcb).copied()
+        self.rates
+            .binary_search_by_key(&rstcb, |(a, _)| *a)
+            .ok()
+            .map(|i| self.rates[i].1)
+    }
+
+    /// Reads the rates in address order, each lookup starting where the last one ended.
+    pub(crate) fn cursor(&self) -> RatesCursor<'_> {
+        RatesCursor {
+            rates: &self.rates,
+            at: 0,
+        }
+    }
+}
+
+/// Reads a thread's rates in the order they are kept (rstcb order), each lookup starting where
+/// the last one ended; a thread out of that order is found by a binary search. The same answers
+/// as [`Rates::get`].
+pub(crate) struct RatesCursor<'a> {
+    rates: &'a [(Addr, (f64, f64))],
+    at: usize,
+}
+
+impl RatesCursor<'_> {
+    pub(crate) fn get(&mut self, rstcb: Addr) -> Option<(f64, f64)> {
+        let found = match self.rates.get(self.at) {
+            Some((a, _)) if *a == rstcb => Some(self.at),
+            _ => self.rates.binary_search_by_key(&rstcb, |(a, _)| *a).ok(),
+        };
+        found.map(|i| {
+            self.at = i + 1;
+            self.rates[i].1
+        })
     }
 }
 
@@ -459,6 +567,108 @@ mod tests {
         ] {
             assert_eq!(c.since(Addr(addr)).map(|(t, _)| t), Some(want), "{addr:x}");
         }
+    }
+
+    /// The rates as a map keyed by address computed them: the later row of an rstcb listed
+    /// twice counts, a counter gone down gives no rate.
+    fn rates_by_map(prev: &OnstatU, now: &OnstatU, dt: f64) -> Vec<(Addr, (f64, f64))> {
+        let counts = |u: &OnstatU| -> FxHashMap<Addr, (u64, u64)> {
+            u.threads
+                .iter()
+                .map(|th| (th.address, (th.nreads, th.nwrites)))
+                .collect()
+        };
+        let (before, after) = (counts(prev), counts(now));
+        let mut out: Vec<_> = after
+            .iter()
+            .filter_map(|(a, (r, w))| {
+                let (pr, pw) = before.get(a)?;
+                (r >= pr && w >= pw).then(|| (*a, ((r - pr) as f64 / dt, (w - pw) as f64 / dt)))
+            })
+            .collect();
+        out.sort_by_key(|(a, _)| *a);
+        out
+    }
+
+    proptest::proptest! {
+        /// Threads in any order, listed twice, come and gone, counters reset: the rates read
+        /// by address and through the cursor (in any order) are those of a map keyed by
+        /// address.
+        #[test]
+        fn rates_are_those_of_a_map_by_address(
+            first in proptest::collection::vec((0u64..12, 0u64..50), 0..20),
+            second in proptest::collection::vec((0u64..12, 0u64..50), 0..20),
+            dt in 1u64..5,
+        ) {
+            let sample = |rows: &[(u64, u64)]| {
+                let rows: Vec<_> = rows
+                    .iter()
+                    .map(|&(slot, n)| (0x1000 + slot * 0x100, 7, 0, n))
+                    .collect();
+                u(&rows)
+            };
+            let (a, b) = (sample(&first), sample(&second));
+            let s = Duration::from_secs;
+            let mut r = Rates::default();
+            r.observe(&a, s(10));
+            r.observe(&b, s(10 + dt));
+            let want = rates_by_map(&a, &b, dt as f64);
+            proptest::prop_assert_eq!(&r.rates, &want);
+            let mut c = r.cursor();
+            for th in &b.threads {
+                let by_map = want.iter().find(|(a, _)| *a == th.address).map(|x| x.1);
+                proptest::prop_assert_eq!(r.get(th.address), by_map);
+                proptest::prop_assert_eq!(c.get(th.address), by_map);
+            }
+        }
+    }
+
+    /// A thread's reads per second over the interval; none for its first sample, none when its
+    /// counter went down (another thread on the rstcb).
+    #[test]
+    fn a_thread_reads_per_second_and_a_reset_counter_has_no_rate() {
+        let s = Duration::from_secs;
+        let mut r = Rates::default();
+        r.observe(&u(&[(0x1000, 1, 0, 100), (0x2000, 2, 0, 500)]), s(1));
+        assert_eq!(r.get(Addr(0x1000)), None, "one sample has no rate");
+        r.observe(&u(&[(0x1000, 1, 0, 160), (0x2000, 2, 0, 10)]), s(3));
+        assert_eq!(r.get(Addr(0x1000)), Some((30.0, 0.0)));
+        assert_eq!(r.get(Addr(0x2000)), None, "its counter went down");
+    }
+
+    /// The sessions' states read in session order, out of it, and for a session gone from the
+    /// last sample (still kept): the same as a lookup by sid.
+    #[test]
+    fn session_states_read_in_any_order_are_those_looked_up_by_sid() {
+        let s = Duration::from_secs;
+        let mut w = WaitTracker::default();
+        w.observe(&u(&[(0x1000, 5, 0x9000, 1), (0x2000, 9, 0, 1)]), s(1));
+        w.observe(
+            &u(&[
+                (0x3000, 7, 0x9100, 1),
+                (0x1000, 5, 0x9200, 2),
+                (0x2000, 9, 0, 2),
+            ]),
+            s(2),
+        );
+        w.observe(&u(&[(0x3000, 7, 0x9100, 1), (0x1000, 5, 0x9200, 2)]), s(3));
+        for order in [[5, 7, 9, 11], [9, 7, 5, 11], [11, 9, 5, 7]] {
+            let mut c = w.states();
+            for sid in order {
+                let sid = Sid(sid);
+                assert_eq!(
+                    c.since(sid),
+                    w.session_state_since(sid),
+                    "{sid:?} in {order:?}"
+                );
+            }
+        }
+        assert_eq!(w.states().since(Sid(5)), Some((s(2), false)));
+        assert!(
+            w.states().since(Sid(9)).is_some(),
+            "gone a second: still kept"
+        );
+        assert_eq!(w.states().since(Sid(11)), None);
     }
 
     /// A session whose state changes often keeps only the spans of the last history span:

@@ -103,6 +103,14 @@ pub(crate) struct Spare {
 }
 
 impl Spare {
+    /// Keeps `v` with its rows in `slot` (for a build that writes over them), unless `slot`
+    /// has more room.
+    pub(crate) fn keep_rows<T>(slot: &mut Vec<T>, v: Vec<T>) {
+        if v.capacity() > slot.capacity() {
+            *slot = v;
+        }
+    }
+
     /// Keeps the room of `v` (emptied) in `slot`, unless `slot` has more.
     pub(crate) fn keep<T>(slot: &mut Vec<T>, mut v: Vec<T>) {
         if v.capacity() > slot.capacity() {

@@ -1,17 +1,17 @@
 //! The sessions part: each session of `onstat -u` with its client, statement, memory and CPU.
 
 use crate::ids::Sid;
+use crate::model::sessions::BySid;
 use crate::model::waiters::WaiterRow;
 use crate::parsers::onstat_u::OnstatU;
 use crate::source::Source;
 use crate::store::Store;
-use compact_str::CompactString;
 use serde::Serialize;
 use std::time::Duration;
 
 /// Each session's memory, total and used, from the last `onstat -g ses` (the list): empty
 /// before it is read. A session it does not name has no figure (unknown, not 0).
-fn session_memory(store: &Store) -> rustc_hash::FxHashMap<Sid, (u64, u64)> {
+fn session_memory(store: &Store) -> BySid<(u64, u64)> {
     store
         .get(crate::source::key::OnstatGSesList)
         .map(|l| {
@@ -54,16 +54,16 @@ pub struct SessionCpuSpan {
 }
 
 /// The client host of each session, from `onstat -g ntt`.
-fn client_hosts(store: &Store) -> rustc_hash::FxHashMap<Sid, CompactString> {
-    let mut out = rustc_hash::FxHashMap::default();
-    if let Some(n) = store.get(crate::source::key::OnstatGNtt) {
-        for t in &n.threads {
-            if let Some(c) = &t.client {
-                out.insert(t.sid, CompactString::new(&c.host));
-            }
-        }
-    }
-    out
+fn client_hosts(store: &Store) -> BySid<&str> {
+    store
+        .get(crate::source::key::OnstatGNtt)
+        .map(|n| {
+            n.threads
+                .iter()
+                .filter_map(|t| Some((t.sid, t.client.as_ref()?.host.as_str())))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// The client program of the sessions whose `onstat -g ses <sid>` was collected.
@@ -126,4 +126,74 @@ pub(crate) fn session_rows(
         },
         room,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collect::sample::Update;
+    use crate::demo::DemoInstance;
+
+    /// A store fed every source the demo answers for the minute before `t`.
+    fn store_at(demo: &DemoInstance, t: u64) -> Store {
+        let mut store = Store::new(crate::store::StoreSettings {
+            ports: vec![crate::demo::LISTENER_PORT],
+            ..Default::default()
+        });
+        let mut sources = Source::candidates_for_tests(None);
+        sources.extend((0..60).map(|n| Source::OnstatGSql(Sid(n))));
+        sources.retain(|s| demo.respond(&s.request(), Duration::from_secs(1)).is_ok());
+        for t in t - 60..=t {
+            let at = Duration::from_secs(t);
+            for s in &sources {
+                let Ok(out) = demo.respond(&s.request(), at) else {
+                    continue;
+                };
+                store.apply(Update {
+                    source: *s,
+                    t: at,
+                    took: Duration::ZERO,
+                    result: s.parse(out),
+                    how: Default::default(),
+                });
+            }
+        }
+        store
+    }
+
+    fn rows(
+        store: &Store,
+        t: u64,
+        room: Vec<crate::model::sessions::SessionRow>,
+    ) -> Vec<crate::model::sessions::SessionRow> {
+        let now = Duration::from_secs(t);
+        let snap = crate::model::snapshot::build(store, now, None, &[]);
+        let u = store.get(crate::source::key::OnstatU).expect("onstat -u");
+        session_rows(store, u, &snap.waiters, now, room)
+    }
+
+    /// Rows written over the rows of another moment (other states, waits, statements, blocks,
+    /// sessions gone and new) are the rows built from nothing.
+    #[test]
+    fn rows_written_over_another_moments_are_the_rows_built_anew() {
+        let demo = DemoInstance::new(1).with_sessions(40);
+        for (before, after) in [(278, 455), (455, 278), (230, 300), (300, 300)] {
+            let old = rows(&store_at(&demo, before), before, Vec::new());
+            let store = store_at(&demo, after);
+            let fresh = rows(&store, after, Vec::new());
+            // The check has teeth: sessions of both moments whose rows differ.
+            if before != after {
+                let differ = fresh
+                    .iter()
+                    .filter(|r| old.iter().any(|o| o.sessid == r.sessid && o != *r))
+                    .count();
+                assert!(differ > 5, "{before} -> {after}: {differ} rows differ");
+            }
+            let over = rows(&store, after, old);
+            let json = |r: &[crate::model::sessions::SessionRow]| {
+                serde_json::to_string_pretty(r).expect("serializes")
+            };
+            assert_eq!(json(&over), json(&fresh), "{before} -> {after}");
+        }
+    }
 }

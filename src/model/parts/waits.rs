@@ -256,6 +256,7 @@ fn waiter_rows(
     waiters.reserve_exact(u.threads.iter().filter(|t| t.wait_reason.is_some()).count());
     // The tracker keeps the waits in rstcb order, as onstat -u lists its threads.
     let mut tracked_waits = store.tracker.cursor();
+    let mut thread_rates = store.rates.cursor();
     for th in &u.threads {
         let Some(reason) = th.wait_reason else {
             continue;
@@ -278,7 +279,7 @@ fn waiter_rows(
             ),
             _ => None,
         };
-        let rates = store.rates.get(th.address);
+        let rates = thread_rates.get(th.address);
         waiters.push(WaiterRow {
             rstcb: th.address,
             sessid: th.sessid,
