@@ -608,20 +608,34 @@ pub fn actives<'a>(
 /// The first words of a statement, blanks collapsed, at most `max` characters (the key's text).
 pub fn statement_words(sql: &str, max: usize) -> String {
     let mut out = String::new();
+    statement_words_into(sql, max, &mut out);
+    out
+}
+
+/// [`statement_words`] into `out` (emptied first), in its room: the characters are counted as
+/// the words are added, not again for each word.
+pub fn statement_words_into(sql: &str, max: usize, out: &mut String) {
+    out.clear();
+    let mut chars = 0;
     for w in sql.split_whitespace() {
         if !out.is_empty() {
             out.push(' ');
+            chars += 1;
         }
         out.push_str(w);
-        if out.chars().count() >= max {
+        chars += w.chars().count();
+        if chars >= max {
             break;
         }
     }
-    if out.chars().count() > max {
-        out = out.chars().take(max.saturating_sub(1)).collect();
+    if chars > max {
+        let cut = out
+            .char_indices()
+            .nth(max.saturating_sub(1))
+            .map_or(out.len(), |(i, _)| i);
+        out.truncate(cut);
         out.push('…');
     }
-    out
 }
 
 impl Activity {
@@ -659,6 +673,7 @@ impl Activity {
         self.last_moment = Some(at);
         let mut counts = [0u16; Class::COUNT];
         let mut rows = Vec::with_capacity(if self.counts_only { 0 } else { actives.len() });
+        let mut words = String::new();
         for a in actives {
             counts[a.class.index()] = counts[a.class.index()].saturating_add(1);
             if self.counts_only {
@@ -673,7 +688,7 @@ impl Activity {
                     // The row keeps the statement's first words (what a recording's track
                     // keeps, so a track gives the same rows); reports group them by their
                     // fingerprint, made once per text.
-                    let words = statement_words(q, SQL_KEY_CHARS);
+                    statement_words_into(q, SQL_KEY_CHARS, &mut words);
                     let text = self.names.id(&words);
                     if text != NONE && !self.fp_of.contains_key(&text) {
                         let fp = crate::model::fingerprint::fingerprint(&words);
@@ -1728,5 +1743,42 @@ mod tests {
             "select * from t"
         );
         assert_eq!(statement_words("select a, b from t", 8), "select …");
+    }
+
+    /// The words cut as counting every word's characters again cut them: any statement, any
+    /// limit, with multi-byte characters.
+    #[test]
+    fn statement_words_are_those_counted_again_for_each_word() {
+        fn counted_again(sql: &str, max: usize) -> String {
+            let mut out = String::new();
+            for w in sql.split_whitespace() {
+                if !out.is_empty() {
+                    out.push(' ');
+                }
+                out.push_str(w);
+                if out.chars().count() >= max {
+                    break;
+                }
+            }
+            if out.chars().count() > max {
+                out = out.chars().take(max.saturating_sub(1)).collect();
+                out.push('…');
+            }
+            out
+        }
+        let sqls = [
+            "",
+            "   ",
+            "select",
+            "select *\n  from t where a = 'été' and b = '東京'",
+            "update  orders set x = 1\twhere id in (1, 2, 3)",
+        ];
+        let mut out = String::from("left over");
+        for sql in sqls {
+            for max in 0..60 {
+                statement_words_into(sql, max, &mut out);
+                assert_eq!(out, counted_again(sql, max), "{sql:?} at {max}");
+            }
+        }
     }
 }

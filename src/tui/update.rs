@@ -1126,7 +1126,8 @@ fn list_order(
     for &i in &order {
         keys[i] = list.sort_key(snap, i, sort);
     }
-    order.sort_by(|a, b| keys[*a].compare_dir(&keys[*b], desc).then(a.cmp(b)));
+    // Ties broken by the row index: a total order, so an unstable sort gives the stable one.
+    order.sort_unstable_by(|a, b| keys[*a].compare_dir(&keys[*b], desc).then(a.cmp(b)));
     order
 }
 

@@ -71,8 +71,9 @@ fn client_programs(store: &Store) -> rustc_hash::FxHashMap<Sid, &str> {
     // A session's program does not change: any `onstat -g ses <sid>` read names it.
     store
         .per_session(Source::OnstatGSes)
-        .filter_map(|(sid, _)| {
-            let ses = store.get(crate::source::key::OnstatGSes(sid))?;
+        .filter_map(|(sid, st)| {
+            let (_, parsed) = st.last_ok.as_ref()?;
+            let ses = parsed.get::<crate::parsers::onstat_g_ses::OnstatGSes>()?;
             Some((sid, ses.detail.as_ref()?.program.as_deref()?))
         })
         .collect()
@@ -87,12 +88,13 @@ fn current_statements(store: &Store) -> rustc_hash::FxHashMap<Sid, &str> {
     };
     store
         .per_session(Source::OnstatGSql)
-        .filter_map(|(sid, _)| {
-            let seen = store.observed(Source::OnstatGSql(sid))?;
-            if moment.abs_diff(seen).as_secs_f64() > crate::model::activity::SQL_FRESH_S {
+        .filter_map(|(sid, st)| {
+            // The source's state as listed: not looked up again by its key.
+            let (seen, parsed) = st.last_ok.as_ref()?;
+            if moment.abs_diff(*seen).as_secs_f64() > crate::model::activity::SQL_FRESH_S {
                 return None;
             }
-            let q = store.get(crate::source::key::OnstatGSql(sid))?;
+            let q = parsed.get::<crate::parsers::onstat_g_sql::OnstatGSql>()?;
             let text = q.current_sql.as_ref().or(q.last_parsed_sql.as_ref())?;
             Some((sid, text.as_str()))
         })
