@@ -283,44 +283,14 @@ pub(crate) fn build(
     held_up.dedup();
     let mut held_up = held_up.as_slice();
 
-    let mut old = std::mem::take(&mut rows).into_iter().peekable();
-    rows = Vec::with_capacity(sessions.len());
+    place_rows(&mut rows, &sessions);
     let mut hosts = inp.hosts.cursor();
     let mut memory = inp.memory.cursor();
     let mut states = inp.tracker.states();
     let mut waiters = waiter_of.cursor();
     let mut scratch = String::new();
-    for s in &sessions {
+    for (row, s) in rows.iter_mut().zip(&sessions) {
         let sid = s.sid;
-        // The previous build's row of this session lends its strings.
-        while old.next_if(|r| r.sessid < sid).is_some() {}
-        let mut row = old
-            .next_if(|r| r.sessid == sid)
-            .unwrap_or_else(|| SessionRow {
-                sessid: sid,
-                user: CompactString::default(),
-                host: None,
-                program: None,
-                sql: None,
-                state: SessionState::Running,
-                wait: None,
-                waiting_on: None,
-                reads_per_s: None,
-                writes_per_s: None,
-                locks: 0,
-                blocks: Vec::new(),
-                harm: crate::model::harm::Harm::default(),
-                critical_section: false,
-                in_state_s: None,
-                in_state_s_at_least: false,
-                threads: 0,
-                system: true,
-                in_txn: false,
-                cpu_percent: None,
-                cpu_at_least: false,
-                memory_bytes: None,
-                memory_used_bytes: None,
-            });
         row.sessid = sid;
         if row.user != *s.user {
             row.user.clone_from(s.user);
@@ -408,9 +378,63 @@ pub(crate) fn build(
                 row.in_state_s_at_least = w.in_wait_s_at_least;
             }
         }
-        rows.push(row);
     }
     rows
+}
+
+/// Puts the previous build's rows where this build's sessions (`sessions`, in session order)
+/// want them, in the same vector: the rows of sessions gone dropped, an empty row for each new
+/// session. The rows kept lend their strings to the build, which writes every field over.
+fn place_rows(rows: &mut Vec<SessionRow>, sessions: &[Threads<'_>]) {
+    // The rows of sessions still there, in session order (a row out of order or twice is
+    // dropped too: it cannot be placed).
+    let mut wanted = sessions.iter().map(|s| s.sid).peekable();
+    rows.retain(|r| {
+        while wanted.next_if(|&sid| sid < r.sessid).is_some() {}
+        wanted.next_if_eq(&r.sessid).is_some()
+    });
+    // Then spread out from the back: the rows kept are a subsequence of the sessions, so each
+    // moves back to its place, over an empty row, never over a row not placed yet.
+    let mut unplaced = rows.len();
+    rows.resize_with(sessions.len(), || empty_row(Sid(0)));
+    for (at, s) in sessions.iter().enumerate().rev() {
+        match unplaced.checked_sub(1) {
+            Some(last) if rows[last].sessid == s.sid => {
+                rows.swap(last, at);
+                unplaced = last;
+            }
+            _ => rows[at] = empty_row(s.sid),
+        }
+    }
+}
+
+/// A row of `sid` with nothing known yet.
+fn empty_row(sid: Sid) -> SessionRow {
+    SessionRow {
+        sessid: sid,
+        user: CompactString::default(),
+        host: None,
+        program: None,
+        sql: None,
+        state: SessionState::Running,
+        wait: None,
+        waiting_on: None,
+        reads_per_s: None,
+        writes_per_s: None,
+        locks: 0,
+        blocks: Vec::new(),
+        harm: crate::model::harm::Harm::default(),
+        critical_section: false,
+        in_state_s: None,
+        in_state_s_at_least: false,
+        threads: 0,
+        system: true,
+        in_txn: false,
+        cpu_percent: None,
+        cpu_at_least: false,
+        memory_bytes: None,
+        memory_used_bytes: None,
+    }
 }
 
 /// Sets `slot` to `value`, writing over the string already there (its room kept) rather than
@@ -425,5 +449,64 @@ fn write_over(slot: &mut Option<String>, value: Option<&str>) {
         }
         (None, Some(v)) => *slot = Some(v.to_string()),
         (_, None) => *slot = None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// Whatever the previous rows (in order or not, twice, gone, new), each session gets
+        /// a row of its own in its place, and a row kept is the previous row of that session.
+        #[test]
+        fn rows_are_placed_where_the_sessions_want_them(
+            old in proptest::collection::vec(0u64..40, 0..30),
+            new in proptest::collection::btree_set(0u64..40, 0..30),
+        ) {
+            let user = CompactString::default();
+            let sessions: Vec<Threads<'_>> = new
+                .iter()
+                .map(|&sid| Threads {
+                    sid: Sid(sid),
+                    user: &user,
+                    threads: 1,
+                    system: false,
+                    in_txn: false,
+                    locks: 0,
+                    critical_section: false,
+                    reads_per_s: None,
+                    writes_per_s: None,
+                })
+                .collect();
+            // Each old row marked with its place in the old vector.
+            let mut rows: Vec<SessionRow> = old
+                .iter()
+                .enumerate()
+                .map(|(i, &sid)| SessionRow {
+                    locks: i as u64 + 1,
+                    ..empty_row(Sid(sid))
+                })
+                .collect();
+            place_rows(&mut rows, &sessions);
+            proptest::prop_assert_eq!(rows.len(), sessions.len());
+            for (r, s) in rows.iter().zip(&sessions) {
+                proptest::prop_assert_eq!(r.sessid, s.sid);
+                if r.locks > 0 {
+                    proptest::prop_assert_eq!(Sid(old[r.locks as usize - 1]), s.sid);
+                }
+            }
+            // When the old rows are in order and once each, every session in both keeps its row.
+            let sorted: std::collections::BTreeSet<u64> = old.iter().copied().collect();
+            let mut rows: Vec<SessionRow> = sorted
+                .iter()
+                .map(|&sid| SessionRow { locks: sid + 1, ..empty_row(Sid(sid)) })
+                .collect();
+            place_rows(&mut rows, &sessions);
+            for r in &rows {
+                let kept = sorted.contains(&r.sessid.0);
+                proptest::prop_assert_eq!(r.locks, if kept { r.sessid.0 + 1 } else { 0 });
+            }
+        }
     }
 }
