@@ -166,10 +166,12 @@ impl<'a, T> SidCursor<'a, T> {
         // Forward from where the last lookup ended: the next session is at most a few entries
         // on (sessions without a value in between).
         let ahead = values.get(self.at..).unwrap_or_default();
+        let after_last = self.at == 0 || values[self.at - 1].0 < sid;
         let found = match ahead.iter().take(4).position(|(s, _)| *s >= sid) {
             Some(i) if ahead[i].0 == sid => Some(self.at + i),
-            Some(_) => None,
-            None => values.binary_search_by_key(&sid, |(s, _)| *s).ok(),
+            // Between the last session asked and one further on: no value.
+            Some(_) if after_last => None,
+            _ => values.binary_search_by_key(&sid, |(s, _)| *s).ok(),
         };
         found.map(|i| {
             self.at = i + 1;
@@ -455,6 +457,27 @@ fn write_over(slot: &mut Option<String>, value: Option<&str>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// Values named in any order and twice, asked for in any order: those of a map they
+        /// were inserted into (the later value of a session named twice).
+        #[test]
+        fn a_cursor_finds_what_a_map_finds(
+            values in proptest::collection::vec((0u64..30, 0u32..1000), 0..40),
+            asked in proptest::collection::vec(0u64..32, 0..60),
+        ) {
+            let map: FxHashMap<Sid, u32> = values.iter().map(|&(s, v)| (Sid(s), v)).collect();
+            let by_sid: BySid<u32> = values.iter().map(|&(s, v)| (Sid(s), v)).collect();
+            let mut c = by_sid.cursor();
+            for sid in asked {
+                proptest::prop_assert_eq!(c.get(Sid(sid)), map.get(&Sid(sid)), "{}", sid);
+            }
+            let mut c = by_sid.cursor();
+            for sid in 0..32 {
+                proptest::prop_assert_eq!(c.get(Sid(sid)), map.get(&Sid(sid)), "{}", sid);
+            }
+        }
+    }
 
     proptest::proptest! {
         /// Whatever the previous rows (in order or not, twice, gone, new), each session gets

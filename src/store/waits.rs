@@ -3,7 +3,6 @@
 
 use crate::ids::{Addr, Sid};
 use crate::parsers::onstat_u::{OnstatU, WaitReason};
-use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -42,11 +41,10 @@ pub(crate) struct WaitTracker {
     /// ([`SinceCursor`]) rather than through a hash table's scattered slots, a cache miss each
     /// at 5,000 sessions.
     current: Vec<(Addr, Tracked)>,
-    /// Each session's recent wait states.
-    history: FxHashMap<Sid, SessionTrack>,
-    /// The latest span of each session of the last sample, in session order: the snapshot's
-    /// sessions (in that order too) read it front to back ([`StateCursor`]).
-    states: Vec<(Sid, Span)>,
+    /// Each session's recent wait states, in session order: each sample is merged into it
+    /// front to back, and the snapshot's sessions (in that order too) read it so
+    /// ([`StateCursor`]), rather than through a hash table (a cache miss a session).
+    history: Vec<(Sid, SessionTrack)>,
     last_t: Option<Duration>,
 }
 
@@ -108,29 +106,30 @@ impl SinceCursor<'_> {
     }
 }
 
-/// Reads the sessions' states in session order, each lookup starting where the last one ended;
-/// a session out of that order, or not in the last sample, is looked up by its sid. The same
-/// answers as [`WaitTracker::session_state_since`].
+/// Reads the sessions' states in session order, each lookup starting where the last one ended
+/// (a few sessions on at most: those gone but still kept); a session out of that order is found
+/// by a binary search. The same answers as [`WaitTracker::session_state_since`].
 pub(crate) struct StateCursor<'a> {
-    tracker: &'a WaitTracker,
+    history: &'a [(Sid, SessionTrack)],
     at: usize,
 }
 
 impl StateCursor<'_> {
     pub(crate) fn since(&mut self, sid: Sid) -> Option<(Duration, bool)> {
-        let states = &self.tracker.states;
-        let found = match states.get(self.at) {
-            Some((s, _)) if *s == sid => Some(self.at),
-            _ => states.binary_search_by_key(&sid, |(s, _)| *s).ok(),
+        let history = self.history;
+        let ahead = history.get(self.at..).unwrap_or_default();
+        let after_last = self.at == 0 || history[self.at - 1].0 < sid;
+        let found = match ahead.iter().take(4).position(|(s, _)| *s >= sid) {
+            Some(i) if ahead[i].0 == sid => Some(self.at + i),
+            // Between the last session asked and one further on: not kept.
+            Some(_) if after_last => None,
+            _ => history.binary_search_by_key(&sid, |(s, _)| *s).ok(),
         };
-        match found {
-            Some(i) => {
-                self.at = i + 1;
-                let span = states[i].1;
-                Some((span.from(), span.at_least))
-            }
-            None => self.tracker.session_state_since(sid),
-        }
+        found.map(|i| {
+            self.at = i + 1;
+            let span = history[i].1.last;
+            (span.from(), span.at_least)
+        })
     }
 }
 
@@ -189,8 +188,10 @@ impl WaitTracker {
     /// Takes one `onstat -u` sample taken at `t`.
     pub(crate) fn observe(&mut self, u: &OnstatU, t: Duration) {
         let mut next: Vec<(Addr, Tracked)> = Vec::with_capacity(self.current.len().max(16));
-        let mut session_state: FxHashMap<Sid, (Option<WaitReason>, Option<Addr>)> =
-            FxHashMap::default();
+        // (session, thread's place in `u`, its wait reason, its wait address) of the threads
+        // that speak for a session.
+        type Speaker = (Sid, u32, Option<WaitReason>, Option<Addr>);
+        let mut speakers: Vec<Speaker> = Vec::with_capacity(u.threads.len());
         // What is new in this sample began since the previous one, if that one is recent.
         let seen_begin = self
             .last_t
@@ -200,13 +201,12 @@ impl WaitTracker {
             at: 0,
         };
         let mut ordered = true;
-        for th in &u.threads {
-            if th.flags.is_primary() || th.sessid.0 != 0 {
-                // The primary thread speaks for its session; a waiting helper thread does too.
-                let e = session_state.entry(th.sessid).or_insert((None, None));
-                if e.0.is_none() {
-                    *e = (th.wait_reason, th.wait_reason.and(th.wait));
-                }
+        for (i, th) in u.threads.iter().enumerate() {
+            // The primary thread speaks for its session; a waiting helper thread does too.
+            // Session 0 (the server's own threads) has no history.
+            if th.sessid.0 != 0 {
+                let wait = th.wait_reason.and(th.wait);
+                speakers.push((th.sessid, i as u32, th.wait_reason, wait));
             }
             let Some(reason) = th.wait_reason else {
                 continue;
@@ -254,10 +254,26 @@ impl WaitTracker {
         }
         self.current = next;
         let horizon = t.saturating_sub(HISTORY_SPAN);
-        self.states.clear();
-        for (sid, (reason, wait)) in session_state {
-            if sid.0 == 0 {
-                continue;
+        // Each session's state: that of its first thread (in `u`'s order) that waits, else
+        // running.
+        speakers.sort_unstable_by_key(|&(sid, i, _, _)| (sid, i));
+        speakers.dedup_by(|later, first| {
+            let same = later.0 == first.0;
+            if same && first.2.is_none() {
+                *first = *later;
+            }
+            same
+        });
+        // Merged into the histories, both in session order: a session not in the sample is
+        // kept until it has been gone the whole history span.
+        let old = std::mem::take(&mut self.history);
+        let mut history = Vec::with_capacity(old.len().max(speakers.len()));
+        let mut old = old.into_iter().peekable();
+        for &(sid, _, reason, wait) in &speakers {
+            while let Some(gone) = old.next_if(|(s, _)| *s < sid) {
+                if gone.1.seen >= horizon {
+                    history.push(gone);
+                }
             }
             let mut span = Span::new(t, reason);
             span.at_least = !seen_begin;
@@ -267,30 +283,26 @@ impl WaitTracker {
                 last: span,
                 spans: VecDeque::from([span]),
             };
-            let last = match self.history.entry(sid) {
-                std::collections::hash_map::Entry::Vacant(e) => e.insert(fresh()).last,
-                std::collections::hash_map::Entry::Occupied(mut e) => {
-                    let track = e.get_mut();
-                    // A session missing from the last sample ended: a session seen again
-                    // with its sid is a new one (the server gives a freed sid out again), its
-                    // history starts anew.
-                    if self.last_t.is_some_and(|last| track.seen != last) {
-                        *track = fresh();
-                    } else {
-                        track.seen = t;
-                        if track.last.reason != reason || track.wait != wait {
-                            track.push(span, horizon);
-                        }
-                        track.wait = wait;
+            let track = match old.next_if(|(s, _)| *s == sid) {
+                // A session missing from the last sample ended: a session seen again with its
+                // sid is a new one (the server gives a freed sid out again), its history
+                // starts anew.
+                Some((_, track)) if self.last_t.is_some_and(|last| track.seen != last) => fresh(),
+                Some((_, mut track)) => {
+                    track.seen = t;
+                    if track.last.reason != reason || track.wait != wait {
+                        track.push(span, horizon);
                     }
-                    track.last
+                    track.wait = wait;
+                    track
                 }
+                None => fresh(),
             };
-            self.states.push((sid, last));
+            history.push((sid, track));
         }
-        self.states.sort_unstable_by_key(|(sid, _)| *sid);
         // Forget the sessions gone for the whole history span.
-        self.history.retain(|_, track| track.seen >= horizon);
+        history.extend(old.filter(|(_, track)| track.seen >= horizon));
+        self.history = history;
         self.last_t = Some(t);
     }
 
@@ -311,17 +323,24 @@ impl WaitTracker {
     /// The sessions' states, to be read in session order ([`StateCursor::since`]).
     pub(crate) fn states(&self) -> StateCursor<'_> {
         StateCursor {
-            tracker: self,
+            history: &self.history,
             at: 0,
         }
     }
 
+    /// A session's history, by its sid.
+    fn track(&self, sid: Sid) -> Option<&SessionTrack> {
+        self.history
+            .binary_search_by_key(&sid, |(s, _)| *s)
+            .ok()
+            .map(|i| &self.history[i].1)
+    }
+
     /// Since when the session is in its current state (running, or waiting on one reason), and
     /// whether that is only when ifxtop first saw it.
+    #[cfg(test)]
     pub(crate) fn session_state_since(&self, sid: Sid) -> Option<(Duration, bool)> {
-        self.history
-            .get(&sid)
-            .map(|h| (h.last.from(), h.last.at_least))
+        self.track(sid).map(|h| (h.last.from(), h.last.at_least))
     }
 
     /// How many sessions' histories are kept.
@@ -332,7 +351,7 @@ impl WaitTracker {
 
     /// The session's wait states over the last `HISTORY_SPAN`, oldest first.
     pub(crate) fn history(&self, sid: Sid) -> Vec<WaitSpan> {
-        let Some(h) = self.history.get(&sid) else {
+        let Some(h) = self.track(sid) else {
             return Vec::new();
         };
         let horizon = self
@@ -459,6 +478,7 @@ impl RatesCursor<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rustc_hash::FxHashMap;
 
     /// `onstat -u` of lock waiters: (rstcb, sid, lock address, nreads).
     fn u(rows: &[(u64, u64, u64, u64)]) -> OnstatU {
