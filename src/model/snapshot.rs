@@ -535,3 +535,76 @@ mod parts {
         assert_eq!(parts.counts().reused, reused, "nothing reused after a gap");
     }
 }
+
+#[cfg(test)]
+mod session_rows {
+    //! The sessions' rows written over the previous snapshot's.
+    use super::*;
+    use crate::collect::sample::Update;
+    use crate::demo::DemoInstance;
+    use crate::model::parts::sessions::session_rows;
+    use crate::source::Source;
+
+    /// A store fed every source the demo answers for the minute before `t`.
+    fn store_at(demo: &DemoInstance, t: u64) -> Store {
+        let mut store = Store::new(crate::store::StoreSettings {
+            ports: vec![crate::demo::LISTENER_PORT],
+            ..Default::default()
+        });
+        let mut sources = Source::candidates_for_tests(None);
+        sources.extend((0..60).map(|n| Source::OnstatGSql(Sid(n))));
+        sources.retain(|s| demo.respond(&s.request(), Duration::from_secs(1)).is_ok());
+        for t in t - 60..=t {
+            let at = Duration::from_secs(t);
+            for s in &sources {
+                let Ok(out) = demo.respond(&s.request(), at) else {
+                    continue;
+                };
+                store.apply(Update {
+                    source: *s,
+                    t: at,
+                    took: Duration::ZERO,
+                    result: s.parse(out),
+                    how: Default::default(),
+                });
+            }
+        }
+        store
+    }
+
+    fn rows(
+        store: &Store,
+        t: u64,
+        room: Vec<crate::model::sessions::SessionRow>,
+    ) -> Vec<crate::model::sessions::SessionRow> {
+        let now = Duration::from_secs(t);
+        let snap = build(store, now, None, &[]);
+        let u = store.get(crate::source::key::OnstatU).expect("onstat -u");
+        session_rows(store, u, &snap.waiters, now, room)
+    }
+
+    /// Rows written over the rows of another moment (other states, waits, statements, blocks,
+    /// sessions gone and new) are the rows built from nothing.
+    #[test]
+    fn rows_written_over_another_moments_are_the_rows_built_anew() {
+        let demo = DemoInstance::new(1).with_sessions(40);
+        for (before, after) in [(278, 455), (455, 278), (230, 300), (300, 300)] {
+            let old = rows(&store_at(&demo, before), before, Vec::new());
+            let store = store_at(&demo, after);
+            let fresh = rows(&store, after, Vec::new());
+            // The check has teeth: sessions of both moments whose rows differ.
+            if before != after {
+                let differ = fresh
+                    .iter()
+                    .filter(|r| old.iter().any(|o| o.sessid == r.sessid && o != *r))
+                    .count();
+                assert!(differ > 5, "{before} -> {after}: {differ} rows differ");
+            }
+            let over = rows(&store, after, old);
+            let json = |r: &[crate::model::sessions::SessionRow]| {
+                serde_json::to_string_pretty(r).expect("serializes")
+            };
+            assert_eq!(json(&over), json(&fresh), "{before} -> {after}");
+        }
+    }
+}
