@@ -34,6 +34,9 @@ pub struct Snapshot {
     pub waiters: Vec<WaiterRow>,
     pub hotspots: Vec<HotspotRow>,
     pub sockets: Vec<SocketRow>,
+    /// Which build the socket rows are, for the next to keep those that did not change.
+    #[serde(skip)]
+    pub sockets_tag: crate::store::sockets::RowsTag,
     /// Shared with the snapshots before while its sources do not move.
     pub numa: Arc<NumaView>,
     pub sources: Vec<SourceStatus>,
@@ -165,7 +168,8 @@ impl Snapshot {
         };
         Spare::keep(&mut parts.spare.waiters, s.waiters);
         Spare::keep_rows(&mut parts.spare.sessions, s.sessions);
-        Spare::keep(&mut parts.spare.sockets, s.sockets);
+        let kept = parts.sockets.tag();
+        parts.spare.keep_sockets(s.sockets, s.sockets_tag, kept);
     }
 
     /// A session's current statement where one was read lately: its screen's (drilled into,
@@ -258,8 +262,14 @@ pub fn build_from(
     let index = waits::wait_index(store);
     let sockets::Sockets {
         rows: mut sockets,
+        tag: sockets_tag,
         of_session,
-    } = sockets::build(store, std::mem::take(&mut parts.spare.sockets));
+    } = sockets::build(
+        store,
+        std::mem::take(&mut parts.spare.sockets),
+        std::mem::take(&mut parts.spare.sockets_tag),
+        &mut parts.sockets,
+    );
     let socket_of = |sid: Sid| -> Option<SocketRef> {
         sockets.get(*of_session.get(&sid)?).map(SocketRef::from)
     };
@@ -327,6 +337,7 @@ pub fn build_from(
         waiters,
         hotspots,
         sockets,
+        sockets_tag,
         numa,
         sources,
         cost,

@@ -1,18 +1,12 @@
 //! Sessions joined to their client connections (`onstat -g ntt`'s `host|port` = a socket's
 //! remote end).
 
-use crate::store::sockets::SocketRow;
+use crate::store::sockets::{plain_host, RowsKept, SocketHistory, SocketRow};
 use rustc_hash::FxHashMap;
 
 /// True for a host printed as an IP address (so it can be compared with a socket table's).
 fn is_ip(host: &str) -> bool {
     host.parse::<std::net::IpAddr>().is_ok()
-}
-
-/// A socket table's host with the IPv4-mapped prefix of `/proc/net/tcp6` taken off, so
-/// `::ffff:10.1.2.3` compares equal to `onstat -g ntt`'s `10.1.2.3`.
-fn plain_host(host: &str) -> &str {
-    host.strip_prefix("::ffff:").unwrap_or(host)
 }
 
 /// Joins sessions to their client connections: the `host|port` of a session's `onstat -g ntt`
@@ -21,6 +15,47 @@ fn plain_host(host: &str) -> &str {
 /// with the socket table's addresses; it is matched by its port when only one connection has
 /// that remote port.
 pub(crate) fn join_sessions(
+    rows: &mut [SocketRow],
+    ntt: &crate::parsers::onstat_g_ntt::OnstatGNtt,
+    history: &SocketHistory,
+    kept: &RowsKept,
+) -> FxHashMap<crate::ids::Sid, usize> {
+    // The history keeps its connections indexed by remote end and by remote port between
+    // samples; `kept` says which row each is.
+    let mut matches: Vec<(crate::ids::Sid, usize)> = Vec::new();
+    for t in &ntt.threads {
+        let Some(c) = &t.client else { continue };
+        if t.sid.0 == 0 {
+            continue;
+        }
+        let host = plain_host(&c.host);
+        let hit = history
+            .row_of_remote(kept, host, c.port.as_str())
+            .or_else(|| {
+                if is_ip(host) {
+                    None
+                } else {
+                    history.row_of_port(kept, c.port.as_str())
+                }
+            });
+        if let Some(i) = hit {
+            matches.push((t.sid, i));
+        }
+    }
+    let mut out = FxHashMap::default();
+    for (sid, i) in matches {
+        if let Some(r) = rows.get_mut(i) {
+            r.sessid = Some(sid);
+        }
+        out.insert(sid, i);
+    }
+    out
+}
+
+/// The join as it was written first, over the rows alone (maps of them built each time): what
+/// [`join_sessions`] must answer.
+#[cfg(test)]
+pub(crate) fn join_sessions_whole(
     rows: &mut [SocketRow],
     ntt: &crate::parsers::onstat_g_ntt::OnstatGNtt,
 ) -> FxHashMap<crate::ids::Sid, usize> {
@@ -63,4 +98,95 @@ pub(crate) fn join_sessions(
         out.insert(sid, i);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::Sid;
+    use crate::parsers::onstat_g_ntt::{ClientAddr, NetThread, OnstatGNtt};
+    use crate::parsers::sockets::{Endpoint, Socket, TcpState};
+    use crate::store::sockets::RowsTag;
+    use proptest::prelude::*;
+    use std::time::Duration;
+
+    /// Socket table hosts: addresses, one IPv4-mapped as `/proc/net/tcp6` may print it, a name
+    /// (netstat without -n).
+    const HOSTS: [&str; 4] = ["10.0.0.2", "::ffff:10.0.0.3", "10.0.0.3", "appsrv"];
+    /// `onstat -g ntt` hosts: addresses and names.
+    const NTT_HOSTS: [&str; 5] = ["10.0.0.2", "10.0.0.3", "::ffff:10.0.0.2", "appsrv", "web1"];
+
+    fn socket(local: u16, host: usize, port: u16) -> Socket {
+        Socket {
+            proto: "tcp".into(),
+            recv_q: 0,
+            send_q: u64::from(port % 3) * 100,
+            local: Endpoint {
+                host: "10.0.0.1".into(),
+                port: local.to_string().into(),
+            },
+            remote: Endpoint {
+                host: HOSTS[host].into(),
+                port: port.to_string().into(),
+            },
+            state: Some(TcpState::Established),
+            process: None,
+        }
+    }
+
+    fn ntt(threads: &[(u64, usize, u16)]) -> OnstatGNtt {
+        OnstatGNtt {
+            threads: threads
+                .iter()
+                .map(|&(sid, host, port)| NetThread {
+                    netscb: Default::default(),
+                    thread: "sqlexec".into(),
+                    sid: Sid(sid),
+                    open: None,
+                    read: None,
+                    write: None,
+                    date: None,
+                    client: Some(ClientAddr {
+                        host: NTT_HOSTS[host].into(),
+                        port: port.to_string().into(),
+                        proto: "soctcp".into(),
+                    }),
+                })
+                .collect(),
+            ..Default::default()
+        }
+    }
+
+    proptest! {
+        /// The join through the history's indexes answers what the join over the rows alone
+        /// does: the last row of an endpoint, a host name matched by a port only one row has,
+        /// `::ffff:` taken off, sid 0 skipped, over samples with connections coming and going.
+        #[test]
+        fn the_kept_join_answers_as_the_whole_one(
+            samples in proptest::collection::vec(
+                (
+                    proptest::collection::vec((9088u16..9090, 0usize..4, 40000u16..40006), 0..12),
+                    proptest::collection::vec((0u64..8, 0usize..5, 40000u16..40007), 0..12),
+                ),
+                1..12,
+            ),
+        ) {
+            let mut h = SocketHistory::new(Duration::from_secs(60));
+            let mut kept = RowsKept::default();
+            let mut rows = Vec::new();
+            let mut tag = RowsTag(0);
+            for (t, (sockets, threads)) in samples.iter().enumerate() {
+                let sockets: Vec<Socket> =
+                    sockets.iter().map(|&(l, h, p)| socket(l, h, p)).collect();
+                h.observe(&sockets, Duration::from_secs(t as u64 + 1), &[]);
+                tag = h.rows_kept(&mut kept, &mut rows, tag);
+                let ntt = ntt(threads);
+                let mut whole = rows.clone();
+                let want = join_sessions_whole(&mut whole, &ntt);
+                let got = join_sessions(&mut rows, &ntt, &h, &kept);
+                prop_assert_eq!(&got, &want);
+                prop_assert_eq!(&rows, &whole);
+            }
+        }
+    }
 }

@@ -34,7 +34,7 @@ pub struct Socket {
 
 /// One end of a connection. `host` is an IP address, a (possibly cut) host name, or `*`;
 /// `port` is a number, a service name (netstat without -n) or `*`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct Endpoint {
     pub host: CompactString,
     pub port: CompactString,

@@ -2,9 +2,11 @@
 //! maximum over the window and its trend, per connection.
 
 use crate::parsers::sockets::{Endpoint, Socket, TcpState};
-use rustc_hash::FxHashMap;
+use hashbrown::HashTable;
+use rustc_hash::FxBuildHasher;
 use serde::Serialize;
 use std::collections::VecDeque;
+use std::hash::BuildHasher;
 use std::time::Duration;
 
 /// One Send-Q sample: when (milliseconds since ifxtop started, modulo 2^32: two are compared
@@ -52,6 +54,8 @@ struct ConnHistory {
     /// order reads it for every connection each second, and reading it from `peaks` took a
     /// cache miss per connection (5,000 of them, their samples on the heap).
     max: u32,
+    /// The last sample that changed its row ([`SocketHistory::rows_kept`]).
+    changed: u64,
 }
 
 impl ConnHistory {
@@ -89,18 +93,85 @@ impl ConnHistory {
 pub(crate) const TREND_SAMPLES: usize = 24;
 
 /// Send-Q history per connection. Feed it every socket sample.
+///
+/// Each connection has a number (its place in `conns`, used again once it is gone) and the
+/// indexes hold only that number, found by the endpoints it points at: a map keyed by the
+/// endpoints held each twice, and rebuilding string-keyed maps each second was a good part of
+/// the sockets' cost at thousands of connections.
 #[derive(Debug, Clone)]
 pub(crate) struct SocketHistory {
     window: Duration,
-    /// Local end (a listener address: a handful) → remote end → history. Two levels, so a
-    /// sample's lookups borrow its endpoints instead of cloning a key per connection.
-    conns: FxHashMap<Endpoint, FxHashMap<Endpoint, ConnHistory>>,
+    conns: Vec<Option<Conn>>,
+    /// The numbers of `conns` free for the next new connection.
+    free: Vec<u32>,
+    /// Local and remote end → connection.
+    by_ends: HashTable<u32>,
+    /// The connections of the latest sample by remote end (`plain_host`, port), and by remote
+    /// port: what sessions are joined by (`onstat -g ntt`'s client address). Several may share
+    /// a key.
+    by_remote: HashTable<u32>,
+    by_port: HashTable<u32>,
+    /// The connections in the latest sample, by number.
+    live: Vec<u32>,
     latest: Option<Duration>,
     next_seq: u64,
+    /// Samples taken: a connection's `changed` is one of these.
+    samples: u64,
+    id: HistoryId,
+}
+
+#[derive(Debug, Clone)]
+struct Conn {
+    local: Endpoint,
+    remote: Endpoint,
+    h: ConnHistory,
+    /// In `by_remote` and `by_port` (it was in the latest sample).
+    joined: bool,
+}
+
+/// A history's own number: a new history and every copy of one get another, so rows kept from
+/// one are never taken for another's.
+#[derive(Debug)]
+struct HistoryId(u64);
+
+static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+fn next_id() -> u64 {
+    NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+impl HistoryId {
+    fn new() -> Self {
+        HistoryId(next_id())
+    }
+}
+
+impl Clone for HistoryId {
+    fn clone(&self) -> Self {
+        HistoryId::new()
+    }
+}
+
+fn hash_ends(local: &Endpoint, remote: &Endpoint) -> u64 {
+    FxBuildHasher.hash_one((local, remote))
+}
+
+fn hash_remote(host: &str, port: &str) -> u64 {
+    FxBuildHasher.hash_one((plain_host(host), port))
+}
+
+fn hash_port(port: &str) -> u64 {
+    FxBuildHasher.hash_one(port)
+}
+
+/// A socket table's host with the IPv4-mapped prefix of `/proc/net/tcp6` taken off, so
+/// `::ffff:10.1.2.3` compares equal to `onstat -g ntt`'s `10.1.2.3`.
+pub(crate) fn plain_host(host: &str) -> &str {
+    host.strip_prefix("::ffff:").unwrap_or(host)
 }
 
 /// One row of the Sockets pane.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct SocketRow {
     pub local: Endpoint,
     pub remote: Endpoint,
@@ -118,6 +189,47 @@ pub struct SocketRow {
     pub user: Option<compact_str::CompactString>,
 }
 
+/// Which rows a snapshot's `sockets` are: the build that made them (0: none). Not data: two
+/// snapshots are equal whatever their rows' build was.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RowsTag(pub(crate) u64);
+
+impl PartialEq for RowsTag {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+/// What the last rows built from a history were, so the next build keeps the rows of the
+/// connections that did not change ([`SocketHistory::rows_kept`]).
+#[derive(Debug, Default)]
+pub(crate) struct RowsKept {
+    history: u64,
+    /// The history's sample count when they were built.
+    sample: u64,
+    tag: u64,
+    /// Per row, its connection: number and order of appearance (a number is used again).
+    rows: Vec<(u32, u64)>,
+    /// Per connection number, its row (checked against `rows`).
+    pos: Vec<u32>,
+    /// Room for the next build: the rows' order keys, where each new row comes from, where
+    /// each old row goes.
+    order: Vec<(u64, u64, u64, u32)>,
+    from: Vec<u32>,
+    dest: Vec<u32>,
+    /// Rows made or refreshed by the last build (the others were kept as they were).
+    pub(crate) refreshed: usize,
+}
+
+impl RowsKept {
+    /// The tag of the rows last built.
+    pub(crate) fn tag(&self) -> RowsTag {
+        RowsTag(self.tag)
+    }
+}
+
+const NONE: u32 = u32::MAX;
+
 /// Which sockets belong to the instance: those whose local port is a listener port (the server
 /// end of a client connection). With no known port, every TCP connection is shown.
 pub(crate) fn is_client_connection(s: &Socket, ports: &[u16]) -> bool {
@@ -131,10 +243,72 @@ impl SocketHistory {
     pub(crate) fn new(window: Duration) -> Self {
         SocketHistory {
             window,
-            conns: FxHashMap::default(),
+            conns: Vec::new(),
+            free: Vec::new(),
+            by_ends: HashTable::new(),
+            by_remote: HashTable::new(),
+            by_port: HashTable::new(),
+            live: Vec::new(),
             latest: None,
             next_seq: 0,
+            samples: 0,
+            id: HistoryId::new(),
         }
+    }
+
+    fn conn(&self, i: u32) -> Option<&Conn> {
+        self.conns.get(i as usize).and_then(Option::as_ref)
+    }
+
+    /// The number of the connection `local` → `remote`, a new one if it is not known.
+    fn number(&mut self, s: &Socket, now: u64) -> u32 {
+        let hash = hash_ends(&s.local, &s.remote);
+        let conns = &self.conns;
+        let same = |i: &u32| {
+            conns
+                .get(*i as usize)
+                .and_then(Option::as_ref)
+                .is_some_and(|c| c.local == s.local && c.remote == s.remote)
+        };
+        if let Some(&i) = self.by_ends.find(hash, same) {
+            return i;
+        }
+        self.next_seq += 1;
+        let conn = Conn {
+            local: s.local.clone(),
+            remote: s.remote.clone(),
+            h: ConnHistory {
+                recent: VecDeque::with_capacity(TREND_SAMPLES),
+                peaks: VecDeque::new(),
+                send_q: s.send_q,
+                recv_q: s.recv_q,
+                state: s.state,
+                last_seen: now,
+                queued_since: None,
+                seq: self.next_seq,
+                max: 0,
+                changed: self.samples,
+            },
+            joined: false,
+        };
+        let i = match self.free.pop() {
+            Some(i) => {
+                self.conns[i as usize] = Some(conn);
+                i
+            }
+            None => {
+                self.conns.push(Some(conn));
+                u32::try_from(self.conns.len() - 1).unwrap_or(NONE)
+            }
+        };
+        let conns = &self.conns;
+        self.by_ends.insert_unique(hash, i, |j| {
+            conns
+                .get(*j as usize)
+                .and_then(Option::as_ref)
+                .map_or(0, |c| hash_ends(&c.local, &c.remote))
+        });
+        i
     }
 
     /// Takes one sample of the socket table(s) at `t`; only the instance's connections are kept.
@@ -149,42 +323,29 @@ impl SocketHistory {
         let window = u32::try_from(self.window.as_millis())
             .unwrap_or(u32::MAX)
             .min(MAX_WINDOW_MS);
+        self.samples += 1;
+        let sample = self.samples;
+        let latest = self.latest.map(nanos);
         for s in sockets {
             if !is_client_connection(s, ports) {
                 continue;
             }
-            let by_remote = match self.conns.get_mut(&s.local) {
-                Some(m) => m,
-                None => self.conns.entry(s.local.clone()).or_default(),
+            let i = self.number(s, now);
+            let Some(c) = self.conns.get_mut(i as usize).and_then(Option::as_mut) else {
+                continue;
             };
-            let h = match by_remote.get_mut(&s.remote) {
-                Some(h) => h,
-                None => {
-                    self.next_seq += 1;
-                    by_remote.entry(s.remote.clone()).or_insert(ConnHistory {
-                        recent: VecDeque::with_capacity(TREND_SAMPLES),
-                        peaks: VecDeque::new(),
-                        send_q: s.send_q,
-                        recv_q: s.recv_q,
-                        state: s.state,
-                        last_seen: now,
-                        queued_since: None,
-                        seq: self.next_seq,
-                        max: 0,
-                    })
-                }
-            };
+            let h = &mut c.h;
             if h.last_seen == now && !h.recent.is_empty() {
                 continue;
             }
+            let was = (h.send_q, h.recv_q, h.state, h.max);
             h.push(now_ms, s.send_q);
             // Its old samples dropped now, while its samples are in the cache (a second pass
             // over 5,000 connections found each evicted).
             h.expire(now_ms, window);
             // Bytes seen in the sample before this one (of the connection as it was: a
             // connection missing from a sample starts again).
-            let queued_before =
-                h.send_q > 0 && self.latest.is_some_and(|l| nanos(l) == h.last_seen);
+            let queued_before = h.send_q > 0 && latest == Some(h.last_seen);
             h.queued_since = match (s.send_q > 0, queued_before) {
                 (false, _) => None,
                 (true, true) => h.queued_since.or(Some(now)),
@@ -195,19 +356,78 @@ impl SocketHistory {
             h.recv_q = s.recv_q;
             h.state = s.state;
             h.last_seen = now;
+            // Its row changes when a field of it does, and every sample while its window
+            // holds bytes (the trend moves, and so does the time bytes have been queued).
+            if was != (h.send_q, h.recv_q, h.state, h.max) || h.max > 0 {
+                h.changed = sample;
+            }
         }
         let horizon = nanos(t.saturating_sub(self.window));
-        for by_remote in self.conns.values_mut() {
-            by_remote.retain(|_, h| {
+        self.live.clear();
+        for i in 0..self.conns.len() {
+            let Some(c) = self.conns[i].as_mut() else {
+                continue;
+            };
+            let number = u32::try_from(i).unwrap_or(NONE);
+            let seen = c.h.last_seen == now;
+            if !seen {
                 // Those in this sample were expired as they were pushed.
-                if h.last_seen != now {
-                    h.expire(now_ms, window);
+                c.h.expire(now_ms, window);
+                // Out of the rows: back in them, it is a row made anew.
+                c.h.changed = sample;
+            }
+            let gone = c.h.last_seen < horizon;
+            let joined = c.joined;
+            c.joined = seen;
+            if seen {
+                self.live.push(number);
+            }
+            if seen != joined {
+                self.join(number, seen);
+            }
+            if gone {
+                if let Some(c) = self.conns[i].take() {
+                    let hash = hash_ends(&c.local, &c.remote);
+                    if let Ok(e) = self.by_ends.find_entry(hash, |j| *j == number) {
+                        e.remove();
+                    }
                 }
-                h.last_seen >= horizon
-            });
+                self.free.push(number);
+            }
         }
-        self.conns.retain(|_, m| !m.is_empty());
         self.latest = Some(t);
+    }
+
+    /// Puts connection `i` into the indexes sessions are joined by (`on`), or takes it out.
+    fn join(&mut self, i: u32, on: bool) {
+        let Some(c) = self.conn(i) else { return };
+        let remote = hash_remote(&c.remote.host, &c.remote.port);
+        let port = hash_port(&c.remote.port);
+        let conns = &self.conns;
+        let rehash = |by: fn(&Endpoint) -> u64| {
+            move |j: &u32| {
+                conns
+                    .get(*j as usize)
+                    .and_then(Option::as_ref)
+                    .map_or(0, |c| by(&c.remote))
+            }
+        };
+        if on {
+            self.by_remote.insert_unique(
+                remote,
+                i,
+                rehash(|e: &Endpoint| hash_remote(&e.host, &e.port)),
+            );
+            self.by_port
+                .insert_unique(port, i, rehash(|e: &Endpoint| hash_port(&e.port)));
+        } else {
+            if let Ok(e) = self.by_remote.find_entry(remote, |j| *j == i) {
+                e.remove();
+            }
+            if let Ok(e) = self.by_port.find_entry(port, |j| *j == i) {
+                e.remove();
+            }
+        }
     }
 
     /// Connections present in the latest sample, largest Send-Q first.
@@ -218,51 +438,160 @@ impl SocketHistory {
         rows
     }
 
-    /// [`Self::rows`] into `out` (emptied first), using its room.
+    /// [`Self::rows`] into `out` (emptied first), every row made anew.
+    #[cfg(test)]
     pub(crate) fn rows_into(&self, out: &mut Vec<SocketRow>) {
-        out.clear();
-        let Some(latest) = self.latest else {
-            return;
-        };
-        // Sort references with the keys computed once (thousands of connections on a big
-        // instance, rebuilt every second), then build the rows in order.
-        let latest = nanos(latest);
-        let mut live: Vec<(&Endpoint, &Endpoint, &ConnHistory, u64)> = self
-            .conns
-            .iter()
-            .flat_map(|(local, m)| m.iter().map(move |(remote, h)| (local, remote, h)))
-            .filter(|(_, _, h)| h.last_seen == latest)
-            .map(|(local, remote, h)| (local, remote, h, h.max()))
-            .collect();
-        live.sort_unstable_by(|(_, _, a, amax), (_, _, b, bmax)| {
-            b.send_q
-                .cmp(&a.send_q)
-                .then(bmax.cmp(amax))
-                .then(a.seq.cmp(&b.seq))
-        });
-        out.reserve_exact(live.len());
-        out.extend(live.into_iter().map(|(local, remote, h, max)| {
-            SocketRow {
-                local: local.clone(),
-                remote: remote.clone(),
-                state: h.state,
-                send_q: h.send_q,
-                recv_q: h.recv_q,
-                max_send_q: max,
-                // A connection that never queued anything in the window draws a blank
-                // sparkline: no samples needed (most of thousands of connections).
-                trend: if max == 0 {
-                    Vec::new()
-                } else {
-                    h.recent.iter().map(|&(_, q)| u64::from(q)).collect()
-                },
-                queued_for_s: h
-                    .queued_since
-                    .map(|q| latest.saturating_sub(q) as f64 / 1e9),
-                sessid: None,
-                user: None,
-            }
+        self.rows_kept(&mut RowsKept::default(), out, RowsTag(0));
+    }
+
+    /// The rows of the connections in the latest sample, largest Send-Q first (then the
+    /// largest in the window, then the first seen), into `rows`. When `rows` are the ones
+    /// `kept` says were built last (`tag`), the row of a connection that did not change since
+    /// is kept as it was and the others are moved into place and refreshed; else every row is
+    /// made anew. Every row's session and user are left unknown (the joins fill them).
+    /// Returns the new rows' tag.
+    pub(crate) fn rows_kept(
+        &self,
+        kept: &mut RowsKept,
+        rows: &mut Vec<SocketRow>,
+        tag: RowsTag,
+    ) -> RowsTag {
+        let valid = tag.0 != 0
+            && tag.0 == kept.tag
+            && kept.history == self.id.0
+            && rows.len() == kept.rows.len();
+        if !valid {
+            rows.clear();
+            kept.rows.clear();
+        }
+        let latest = self.latest.map_or(0, nanos);
+        let order = &mut kept.order;
+        order.clear();
+        order.extend(self.live.iter().filter_map(|&i| {
+            let h = &self.conn(i)?.h;
+            Some((h.send_q, u64::from(h.max), h.seq, i))
         }));
+        order.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+        // Where each new row comes from (the old row of the same connection) and where each
+        // old row goes: a permutation of the rows in place, so that the rows kept are moved,
+        // not made again, and no second vector of rows is held.
+        let (n, m) = (order.len(), rows.len());
+        let total = n.max(m);
+        kept.from.clear();
+        kept.from.resize(n, NONE);
+        kept.dest.clear();
+        kept.dest.resize(total, NONE);
+        for (new, &(_, _, seq, i)) in order.iter().enumerate() {
+            let old = kept.pos.get(i as usize).copied().unwrap_or(NONE) as usize;
+            if old < m && kept.rows.get(old) == Some(&(i, seq)) {
+                kept.from[new] = old as u32;
+                kept.dest[old] = new as u32;
+            }
+        }
+        // The rows of connections gone, and blank ones for rows added, fill the places left.
+        rows.resize_with(total, SocketRow::default);
+        let mut free = (0..total).filter(|&p| p >= n || kept.from[p] == NONE);
+        for d in kept.dest.iter_mut() {
+            if *d == NONE {
+                *d = free.next().map_or(NONE, |p| p as u32);
+            }
+        }
+        for j in 0..total {
+            loop {
+                let d = kept.dest[j] as usize;
+                if d == j || d >= total {
+                    break;
+                }
+                rows.swap(j, d);
+                kept.dest.swap(j, d);
+            }
+        }
+        kept.refreshed = 0;
+        for (p, &(_, _, _, i)) in order.iter().enumerate() {
+            let Some(c) = self.conn(i) else { continue };
+            let row = &mut rows[p];
+            if kept.from[p] == NONE {
+                // The trend's room of the row that was here (gone, or a blank) is kept.
+                let trend = std::mem::take(&mut row.trend);
+                *row = SocketRow {
+                    local: c.local.clone(),
+                    remote: c.remote.clone(),
+                    trend,
+                    ..SocketRow::default()
+                };
+                c.h.fill(row, latest);
+                kept.refreshed += 1;
+            } else if c.h.changed > kept.sample {
+                c.h.fill(row, latest);
+                kept.refreshed += 1;
+            }
+            row.sessid = None;
+            row.user = None;
+        }
+        rows.truncate(n);
+        kept.rows.clear();
+        kept.rows
+            .extend(order.iter().map(|&(_, _, seq, i)| (i, seq)));
+        kept.pos.resize(self.conns.len(), NONE);
+        for (p, &(_, _, _, i)) in order.iter().enumerate() {
+            if let Some(slot) = kept.pos.get_mut(i as usize) {
+                *slot = p as u32;
+            }
+        }
+        kept.history = self.id.0;
+        kept.sample = self.samples;
+        kept.tag = next_id();
+        RowsTag(kept.tag)
+    }
+
+    /// The row (of the rows `kept` describes, built from this history last) of the connection
+    /// whose remote end is `host`:`port`; the last of them in the rows' order when several
+    /// are.
+    pub(crate) fn row_of_remote(&self, kept: &RowsKept, host: &str, port: &str) -> Option<usize> {
+        let host = plain_host(host);
+        self.by_remote
+            .iter_hash(hash_remote(host, port))
+            .filter(|&&i| {
+                self.conn(i)
+                    .is_some_and(|c| plain_host(&c.remote.host) == host && c.remote.port == port)
+            })
+            .filter_map(|&i| kept.pos.get(i as usize).map(|&p| p as usize))
+            .max()
+    }
+
+    /// The row of the one connection whose remote port is `port`; `None` when several are.
+    pub(crate) fn row_of_port(&self, kept: &RowsKept, port: &str) -> Option<usize> {
+        let mut hits = self
+            .by_port
+            .iter_hash(hash_port(port))
+            .filter(|&&i| self.conn(i).is_some_and(|c| c.remote.port == port));
+        let first = hits.next()?;
+        if hits.next().is_some() {
+            return None;
+        }
+        kept.pos.get(*first as usize).map(|&p| p as usize)
+    }
+}
+
+impl ConnHistory {
+    /// Writes what a row shows of this connection (all but its endpoints and session) at
+    /// `latest`, into `row`, keeping the room of its trend.
+    fn fill(&self, row: &mut SocketRow, latest: u64) {
+        let max = self.max();
+        row.state = self.state;
+        row.send_q = self.send_q;
+        row.recv_q = self.recv_q;
+        row.max_send_q = max;
+        row.trend.clear();
+        // A connection that never queued anything in the window draws a blank sparkline: no
+        // samples needed (most of thousands of connections).
+        if max > 0 {
+            row.trend
+                .extend(self.recent.iter().map(|&(_, q)| u64::from(q)));
+        }
+        row.queued_for_s = self
+            .queued_since
+            .map(|q| latest.saturating_sub(q) as f64 / 1e9);
     }
 }
 
@@ -358,7 +687,7 @@ mod tests {
             let q = if i < 300 { i } else { 600 - i };
             h.observe([&socket(40000, q)], Duration::from_secs(i), &[]);
         }
-        let conn = h.conns.values().flat_map(|m| m.values()).next();
+        let conn = h.conns.iter().flatten().map(|c| &c.h).next();
         let conn = conn.expect("the connection is kept");
         assert_eq!(conn.recent.len(), TREND_SAMPLES);
         // A falling queue keeps every sample of the window as a possible maximum: 61 at most.
@@ -399,10 +728,214 @@ mod tests {
         for i in 0..120u64 {
             h.observe([&socket(40000, 0)], Duration::from_secs(i), &[]);
         }
-        let conn = h.conns.values().flat_map(|m| m.values()).next();
+        let conn = h.conns.iter().flatten().map(|c| &c.h).next();
         assert_eq!(conn.map(|c| c.peaks.len()), Some(1));
         let rows = h.rows();
         assert_eq!(rows[0].max_send_q, 0);
         assert!(rows[0].trend.is_empty());
+    }
+
+    fn conn(remote_port: u16, send_q: u64) -> Socket {
+        socket(remote_port, send_q)
+    }
+
+    /// Rows built by keeping the last build's, next to rows made anew each time: they must be
+    /// equal at every step.
+    struct Kept {
+        kept: RowsKept,
+        rows: Vec<SocketRow>,
+        tag: RowsTag,
+    }
+
+    impl Kept {
+        fn new() -> Self {
+            Kept {
+                kept: RowsKept::default(),
+                rows: Vec::new(),
+                tag: RowsTag(0),
+            }
+        }
+
+        /// Builds from `h` with the rows of the last build handed back; returns how many rows
+        /// were made or refreshed.
+        fn build(&mut self, h: &SocketHistory) -> usize {
+            self.tag = h.rows_kept(&mut self.kept, &mut self.rows, self.tag);
+            assert_eq!(self.rows, h.rows(), "kept rows equal rows made anew");
+            self.kept.refreshed
+        }
+    }
+
+    fn ports(rows: &[SocketRow]) -> Vec<(String, u64)> {
+        rows.iter()
+            .map(|r| (r.remote.port.to_string(), r.send_q))
+            .collect()
+    }
+
+    #[test]
+    fn only_a_connection_whose_queue_changed_is_refreshed() {
+        let mut h = SocketHistory::new(Duration::from_secs(60));
+        let mut k = Kept::new();
+        let at = Duration::from_secs;
+        let quiet: Vec<Socket> = (1..=5).map(|p| conn(40000 + p, 0)).collect();
+        h.observe(&quiet, at(1), &[]);
+        assert_eq!(k.build(&h), 5, "the first build makes every row");
+        h.observe(&quiet, at(2), &[]);
+        assert_eq!(k.build(&h), 0, "nothing changed: every row kept");
+        let mut busy = quiet.clone();
+        busy[2].send_q = 7_000;
+        h.observe(&busy, at(3), &[]);
+        assert_eq!(k.build(&h), 1, "one queue changed");
+        assert_eq!(ports(&k.rows)[0], ("40003".to_string(), 7_000));
+        // Drained, the queue's window still holds its bytes: its row moves each second (the
+        // trend), the others are kept.
+        h.observe(&quiet, at(4), &[]);
+        assert_eq!(k.build(&h), 1);
+        assert_eq!(k.rows[0].max_send_q, 7_000);
+        // A receive queue alone changes a row too.
+        let mut recv = quiet.clone();
+        recv[4].recv_q = 12;
+        h.observe(&recv, at(5), &[]);
+        assert_eq!(k.build(&h), 2);
+    }
+
+    #[test]
+    fn a_connection_gone_a_new_one_and_one_back_after_going() {
+        let mut h = SocketHistory::new(Duration::from_secs(60));
+        let mut k = Kept::new();
+        let at = Duration::from_secs;
+        h.observe(
+            &[conn(40001, 0), conn(40002, 0), conn(40003, 0)],
+            at(1),
+            &[],
+        );
+        k.build(&h);
+        // 40002 gone, 40004 new (with bytes: it goes first).
+        h.observe(
+            &[conn(40001, 0), conn(40003, 0), conn(40004, 500)],
+            at(2),
+            &[],
+        );
+        assert_eq!(k.build(&h), 1, "only the new connection's row is made");
+        assert_eq!(
+            ports(&k.rows),
+            [
+                ("40004".into(), 500),
+                ("40001".into(), 0),
+                ("40003".into(), 0)
+            ]
+        );
+        // 40002 back, within the window: its history goes on, its row is made again.
+        h.observe(
+            &[
+                conn(40001, 0),
+                conn(40002, 0),
+                conn(40003, 0),
+                conn(40004, 500),
+            ],
+            at(3),
+            &[],
+        );
+        assert_eq!(k.build(&h), 2, "40002 back, 40004 queued");
+        // Gone past the window, its number is used again by a new connection: the rows never
+        // take one for the other.
+        let mut t = 3;
+        for _ in 0..70 {
+            t += 1;
+            h.observe(&[conn(40001, 0)], at(t), &[]);
+            k.build(&h);
+        }
+        assert_eq!(h.conns.iter().flatten().count(), 1);
+        h.observe(
+            &[
+                conn(40001, 0),
+                conn(40005, 0),
+                conn(40006, 9),
+                conn(40002, 0),
+            ],
+            at(t + 1),
+            &[],
+        );
+        assert_eq!(k.build(&h), 3);
+    }
+
+    #[test]
+    fn the_windows_maximum_sliding_out_refreshes_the_row() {
+        let mut h = SocketHistory::new(Duration::from_secs(60));
+        let mut k = Kept::new();
+        let at = Duration::from_secs;
+        h.observe(&[conn(40001, 9_000), conn(40002, 0)], at(0), &[]);
+        k.build(&h);
+        for s in 1..=60 {
+            h.observe(&[conn(40001, 0), conn(40002, 0)], at(s), &[]);
+            k.build(&h);
+            assert_eq!(k.rows[0].max_send_q, 9_000, "at {s}s");
+        }
+        h.observe(&[conn(40001, 0), conn(40002, 0)], at(61), &[]);
+        assert_eq!(k.build(&h), 1, "the maximum left the window");
+        assert_eq!(k.rows[0].max_send_q, 0);
+        assert!(k.rows[0].trend.is_empty());
+        h.observe(&[conn(40001, 0), conn(40002, 0)], at(62), &[]);
+        assert_eq!(k.build(&h), 0, "quiet again: kept");
+    }
+
+    #[test]
+    fn rows_from_another_build_or_history_are_not_kept() {
+        let mut h = SocketHistory::new(Duration::from_secs(60));
+        let at = Duration::from_secs;
+        h.observe(&[conn(40001, 0), conn(40002, 0)], at(1), &[]);
+        let mut k = Kept::new();
+        k.build(&h);
+        let stale = k.rows.clone();
+        let stale_tag = k.tag;
+        h.observe(&[conn(40001, 0), conn(40002, 300)], at(2), &[]);
+        k.build(&h);
+        h.observe(&[conn(40001, 0), conn(40002, 300)], at(3), &[]);
+        // The rows of the build before last handed back: made anew, not trusted.
+        let mut rows = stale.clone();
+        h.rows_kept(&mut k.kept, &mut rows, stale_tag);
+        assert_eq!(rows, h.rows());
+        assert_eq!(k.kept.refreshed, 2);
+        // A copy of the history (a store cloned) is another history.
+        let copy = h.clone();
+        let tag = h.rows_kept(&mut k.kept, &mut rows, RowsTag(0));
+        assert_eq!(k.kept.refreshed, 2, "no tag: every row");
+        h.observe(&[conn(40001, 0), conn(40002, 300)], at(4), &[]);
+        let tag = h.rows_kept(&mut k.kept, &mut rows, tag);
+        assert_eq!(k.kept.refreshed, 1, "the queued row only");
+        copy.rows_kept(&mut k.kept, &mut rows, tag);
+        assert_eq!(k.kept.refreshed, 2, "another history: every row");
+        assert_eq!(rows, copy.rows());
+    }
+
+    proptest! {
+        /// Over random samples of a few connections (queues changing, connections going,
+        /// coming and coming back, gaps longer than the window), rows kept from the last
+        /// build equal rows made anew, whether or not a build happens at every sample.
+        #[test]
+        fn kept_rows_equal_rows_made_anew(
+            steps in proptest::collection::vec(
+                (proptest::collection::vec((0u16..12, 0u64..3, 0u64..2), 0..10), 1u64..40, any::<bool>()),
+                1..80,
+            ),
+        ) {
+            let mut h = SocketHistory::new(Duration::from_secs(60));
+            let mut k = Kept::new();
+            let mut t = Duration::ZERO;
+            for (sockets, gap, build) in steps {
+                t += Duration::from_secs(gap);
+                let sample: Vec<Socket> = sockets
+                    .iter()
+                    .map(|&(p, q, r)| {
+                        let mut s = conn(40000 + p, q * 1000);
+                        s.recv_q = r;
+                        s
+                    })
+                    .collect();
+                h.observe(&sample, t, &[]);
+                if build {
+                    k.build(&h);
+                }
+            }
+        }
     }
 }

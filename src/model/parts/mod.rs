@@ -88,6 +88,9 @@ pub struct Parts {
     counts: Counts,
     /// The row vectors of the snapshot let go before this one, for the next build to fill.
     pub(crate) spare: Spare,
+    /// What the socket rows last built were: the next build keeps those of the connections
+    /// that did not change, when they come back with the snapshot let go.
+    pub(crate) sockets: crate::store::sockets::RowsKept,
 }
 
 /// The row vectors of a snapshot let go (`Snapshot::recycle`), emptied, for the next build to
@@ -99,7 +102,10 @@ pub struct Parts {
 pub(crate) struct Spare {
     pub(crate) waiters: Vec<crate::model::waiters::WaiterRow>,
     pub(crate) sessions: Vec<crate::model::sessions::SessionRow>,
+    /// The sockets' rows come back as they were when they are the last build's (`sockets_tag`):
+    /// the next build keeps the rows of the connections that did not change.
     pub(crate) sockets: Vec<crate::store::sockets::SocketRow>,
+    pub(crate) sockets_tag: crate::store::sockets::RowsTag,
 }
 
 impl Spare {
@@ -108,6 +114,25 @@ impl Spare {
     pub(crate) fn keep_rows<T>(slot: &mut Vec<T>, v: Vec<T>) {
         if v.capacity() > slot.capacity() {
             *slot = v;
+        }
+    }
+
+    /// Keeps the socket rows of a snapshot let go: whole when they are the last build's
+    /// (`kept`), else only their room, unless the rows kept now are the last build's or have
+    /// more room.
+    pub(crate) fn keep_sockets(
+        &mut self,
+        rows: Vec<crate::store::sockets::SocketRow>,
+        tag: crate::store::sockets::RowsTag,
+        kept: crate::store::sockets::RowsTag,
+    ) {
+        if tag.0 != 0 && tag.0 == kept.0 {
+            self.sockets = rows;
+            self.sockets_tag = tag;
+        } else if self.sockets_tag.0 == 0 || self.sockets_tag.0 != kept.0 {
+            self.sockets.clear();
+            self.sockets_tag = Default::default();
+            Spare::keep(&mut self.sockets, rows);
         }
     }
 
@@ -153,6 +178,7 @@ impl Parts {
         self.numa.forget();
         self.io.forget();
         self.replication.forget();
+        self.sockets = Default::default();
         self.counts.restarts += 1;
     }
 

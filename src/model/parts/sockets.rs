@@ -3,27 +3,39 @@
 
 use crate::ids::Sid;
 use crate::source::Source;
-use crate::store::sockets::SocketRow;
+use crate::store::sockets::{RowsKept, RowsTag, SocketRow};
 use crate::store::Store;
 use compact_str::CompactString;
 
 /// The rows, and the row of each session's client connection.
 pub(crate) struct Sockets {
     pub(crate) rows: Vec<SocketRow>,
+    /// Which build the rows are (handed back with them by `Snapshot::recycle`).
+    pub(crate) tag: RowsTag,
     pub(crate) of_session: rustc_hash::FxHashMap<Sid, usize>,
 }
 
 /// The rows joined to their sessions; their users are named by [`name_users`] (after the waits
 /// have read the rows, as they always did).
-/// `room` is an empty vector whose room the rows fill (a snapshot's let go, or a new one).
-pub(crate) fn build(store: &Store, room: Vec<SocketRow>) -> Sockets {
+/// `room` holds the rows of a snapshot let go (`tag`: which build they are), or is empty: the
+/// rows of the connections that did not change since the build `kept` describes are kept.
+pub(crate) fn build(
+    store: &Store,
+    room: Vec<SocketRow>,
+    tag: RowsTag,
+    kept: &mut RowsKept,
+) -> Sockets {
     let mut rows = room;
-    store.sockets.rows_into(&mut rows);
+    let tag = store.sockets.rows_kept(kept, &mut rows, tag);
     let of_session = match store.get(crate::source::key::OnstatGNtt) {
-        Some(n) => crate::model::sockets::join_sessions(&mut rows, n),
+        Some(n) => crate::model::sockets::join_sessions(&mut rows, n, &store.sockets, kept),
         None => Default::default(),
     };
-    Sockets { rows, of_session }
+    Sockets {
+        rows,
+        tag,
+        of_session,
+    }
 }
 
 /// The user of each socket's session.
