@@ -151,3 +151,109 @@ fn polling_computes_the_instance_once_a_second() {
         );
     }
 }
+
+/// What a collector asks of a session: its `-g ses`, `-g sql` and `-g pqs`, for sessions
+/// present at `t`: the lock chain's, a spread of the others, and those running parallel
+/// queries.
+fn session_sources(demo: &DemoInstance, t: u64) -> Vec<Source> {
+    let present = demo.sids_at(t);
+    let mut sids: Vec<u64> = vec![812, 813, 814, 815];
+    sids.extend(present.iter().step_by(41).take(8));
+    let pdq = demo
+        .pop
+        .sessions
+        .iter()
+        .filter(|s| s.pdq)
+        .map(|s| demo.pop.tenant(s.idx, t))
+        .filter(|tn| tn.present)
+        .map(|tn| tn.sid);
+    sids.extend(pdq.take(4));
+    sids.into_iter()
+        .flat_map(|sid| {
+            let sid = crate::ids::Sid(sid);
+            [
+                Source::OnstatGSes(sid),
+                Source::OnstatGSql(sid),
+                Source::OnstatGPqs(sid),
+            ]
+        })
+        .collect()
+}
+
+/// Every request at second `t`: every source (files, commands, the per-session ones), the
+/// grouped `onstat` and an `onstat -i` with every option, and the tick's `onstat -i` as the
+/// live screen sends it (the polled onstat sources due at `t` with a session screen's).
+fn every_request(demo: &DemoInstance, t: u64) -> Vec<Request> {
+    let mut sources = every_source(demo, t);
+    sources.extend(session_sources(demo, t));
+    let mut requests: Vec<Request> = sources.iter().map(Source::request).collect();
+    requests.extend(calls(&sources));
+    let mut tick: Vec<Source> = Source::polled()
+        .into_iter()
+        .filter(|s| t % s.period().as_secs().max(1) == 0)
+        .collect();
+    tick.extend(session_sources(demo, t).into_iter().take(3));
+    requests.extend(calls(&tick).into_iter().skip(1));
+    requests
+}
+
+/// A digest of every answer the demo gives through a whole cycle of its timeline, to compare
+/// two versions of the demo's printing (they must print the same bytes): seeds 1 to 3, tidy
+/// and messy, 300 and 5,000 sessions, every second of the cycle, every request of
+/// `every_request` asked at moments spread through the second (fewer at 5,000 sessions, for
+/// time). Writes one line a (seed, sessions, messy, second): the SHA-256 of that second's
+/// answers in order, and how many; the last line the total. Minutes even in a release build:
+///
+/// `DEMO_DIGESTS=/tmp/d.txt cargo test --release --lib demo::cached::digests -- --ignored`
+///
+/// `DEMO_DIGESTS_SESSIONS=300` limits it to one size.
+#[test]
+#[ignore]
+fn digests() {
+    use std::fmt::Write as _;
+    let Some(path) = std::env::var_os("DEMO_DIGESTS") else {
+        return;
+    };
+    let only: Option<usize> = std::env::var("DEMO_DIGESTS_SESSIONS")
+        .ok()
+        .and_then(|v| v.parse().ok());
+    let mut out = String::new();
+    let mut total = 0usize;
+    for sessions in [300, 5_000] {
+        if only.is_some_and(|n| n != sessions) {
+            continue;
+        }
+        // The messy instance's calls straddle its seconds near 50 ms (`skew::SERVER_TICK`).
+        let moments: &[u64] = if sessions == 300 {
+            &[0, 49, 50, 990]
+        } else {
+            &[0, 50]
+        };
+        for seed in 1..=3 {
+            for messy in [false, true] {
+                let demo = DemoInstance::build(seed, sessions, messy);
+                for s in 0..super::timeline::CYCLE {
+                    let requests = every_request(&demo, s);
+                    let mut d = ring::digest::Context::new(&ring::digest::SHA256);
+                    let mut n = 0usize;
+                    for &ms in moments {
+                        let t = Duration::from_millis(s * 1000 + ms);
+                        for r in &requests {
+                            d.update(text(demo.respond(r, t)).as_bytes());
+                            d.update(b"\0");
+                            n += 1;
+                        }
+                    }
+                    total += n;
+                    let _ = write!(out, "{sessions} {seed} {messy} {s} {n} ");
+                    for b in d.finish().as_ref() {
+                        let _ = write!(out, "{b:02x}");
+                    }
+                    out.push('\n');
+                }
+            }
+        }
+    }
+    let _ = writeln!(out, "answers {total}");
+    std::fs::write(path, out).expect("the digests written");
+}

@@ -547,17 +547,19 @@ fn dispatch(
             _ => None,
         })
         .collect();
-    let mut candidates: Vec<(u64, usize)> = sessions
-        .iter()
-        .enumerate()
-        .filter(|(_, sn)| {
-            matches!(
-                sn.activity,
-                Activity::Running | Activity::Critical | Activity::Rollback { .. }
-            )
-        })
-        .map(|(i, _)| (below(seed, Salt::State, i as u64, t * 7 + 5, 1 << 30), i))
-        .collect();
+    let mut candidates: Vec<(u64, usize)> = Vec::with_capacity(sessions.len());
+    candidates.extend(
+        sessions
+            .iter()
+            .enumerate()
+            .filter(|(_, sn)| {
+                matches!(
+                    sn.activity,
+                    Activity::Running | Activity::Critical | Activity::Rollback { .. }
+                )
+            })
+            .map(|(i, _)| (below(seed, Salt::State, i as u64, t * 7 + 5, 1 << 30), i)),
+    );
     candidates.sort_unstable();
     let ti = i64::try_from(t).unwrap_or(i64::MAX);
     let busy = |q: Q| counters.at(q, ti) - counters.at(q, ti - 1);
@@ -1074,12 +1076,14 @@ fn held_mutexes(
     let seed = pop.seed;
     let t = now.t;
     let mut out: Vec<HeldMutex> = Vec::new();
-    let running: Vec<usize> = sessions
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| s.activity == Activity::Running)
-        .map(|(i, _)| i)
-        .collect();
+    let mut running: Vec<usize> = Vec::with_capacity(sessions.len());
+    running.extend(
+        sessions
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.activity == Activity::Running)
+            .map(|(i, _)| i),
+    );
     let pick = |salt_entity: u64| -> Holder {
         match running.get(below(seed, Salt::Mutex, salt_entity, t, running.len() as u64) as usize) {
             Some(&i) => Holder::Session(i),
@@ -1450,7 +1454,10 @@ fn flags_of(sn: &SessionNow, primary: bool) -> [u8; 7] {
 fn threads(w: &World<'_>) -> Vec<Thread> {
     let (pop, now, sessions, held) = (w.pop, &w.now, &w.sessions, &w.held);
     let t = now.t;
-    let mut out = Vec::with_capacity(pop.daemons.len() + sessions.len() + 16);
+    // Sized for every row at once (a parallel query's session has two helper threads): grown
+    // by doubling, the 5,000-session table was copied on the way.
+    let helpers = 2 * pop.sessions.iter().filter(|s| s.pdq).count();
+    let mut out = Vec::with_capacity(pop.daemons.len() + sessions.len() + helpers);
     let ckpt_inp = now.incident() == Incident::CheckpointInProgress;
     let ckpt_secs = timeline::seconds_in(Incident::CheckpointInProgress, t);
     for (i, d) in pop.daemons.iter().enumerate() {
@@ -1630,12 +1637,14 @@ fn buffers(
         }
     }
     // Noise: running sessions hold a page of a table or an index for a moment.
-    let running: Vec<usize> = sessions
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| matches!(s.activity, Activity::Running | Activity::Reading))
-        .map(|(i, _)| i)
-        .collect();
+    let mut running: Vec<usize> = Vec::with_capacity(sessions.len());
+    running.extend(
+        sessions
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| matches!(s.activity, Activity::Running | Activity::Reading))
+            .map(|(i, _)| i),
+    );
     let tables = [
         schema::CUSTOMER,
         schema::ORDERS,

@@ -698,7 +698,7 @@ pub(crate) fn tpf(w: &World<'_>) -> String {
         ];
         let start = o.len();
         for (v, col) in values.iter().zip(&cols) {
-            let mut b = [0u8; 20];
+            let mut b = itoa::Buffer::new();
             at_col(&mut o, start, *col, 1, text::dec(*v, &mut b));
         }
         o.push('\n');
