@@ -189,7 +189,7 @@ pub(crate) fn onstat_g_cpu(
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     worlds.want_cpu_lines(w.pop, w.counters);
     ledger.walk_to(w.pop, |u| worlds.cpu_line(w.pop, w.counters, u), t);
-    for th in &threads {
+    for th in threads {
         let (vp, status) = (th.vp, &th.status);
         match th.session {
             Some(i) if w.tenants.get(i).is_some_and(|tn| tn.tid == th.tid) => {
@@ -211,7 +211,9 @@ pub(crate) fn onstat_g_cpu(
                         ledger.scheds.get(i).copied().unwrap_or(1),
                     )
                 };
-                row(&mut o, th.tid, th.name, vp, false, last, cpu, scheds, status);
+                row(
+                    &mut o, th.tid, th.name, vp, false, last, cpu, scheds, status,
+                );
             }
             // A parallel query's helper: see the module's note.
             Some(_) => {

@@ -36,7 +36,7 @@ pub(crate) fn groupable(option: &str) -> bool {
 /// part is printed. The banner is the first part's.
 pub(crate) fn onstat_options<'a>(
     call: &mut super::skew::Call,
-    world: impl Fn(std::time::Duration) -> World<'a>,
+    world: impl Fn(std::time::Duration) -> std::rc::Rc<World<'a>>,
     options: &[&str],
     o: &mut String,
 ) -> Option<()> {

@@ -174,7 +174,7 @@ impl DemoInstance {
                 match args.as_slice() {
                     ["onstat", ..] => {
                         let mut o = String::new();
-                        self.onstat_into(&args, t, &mut o)
+                        self.onstat_into(&args, t, &mut o, &CallWorlds::new(self))
                             .map(|()| onstat(o))
                             .ok_or_else(|| not_found(request))
                     }
@@ -224,9 +224,15 @@ impl DemoInstance {
     /// What `onstat ARGS...` prints at `t`, written onto `o` (`None`, `o` untouched, for an
     /// option the demo does not print): the tick's `onstat -i` writes each option's answer
     /// straight after its prompt.
-    fn onstat_into(&self, args: &[&str], t: Duration, o: &mut String) -> Option<()> {
+    fn onstat_into(
+        &self,
+        args: &[&str],
+        t: Duration,
+        o: &mut String,
+        worlds: &CallWorlds<'_>,
+    ) -> Option<()> {
         let secs = self.second_of(t);
-        let world = || self.world(secs);
+        let world = || worlds.at(secs);
         match args {
             // `onstat -u`, and several options in one call: `onstat -u -X -k -p`.
             ["onstat", options @ ..]
@@ -236,7 +242,7 @@ impl DemoInstance {
                 let mut call = self.call(t, options.len());
                 return grouped::onstat_options(
                     &mut call,
-                    |at| self.world(self.second_of(at)),
+                    |at| worlds.at(self.second_of(at)),
                     options,
                     o,
                 );
@@ -245,14 +251,14 @@ impl DemoInstance {
             ["onstat", "-g", "ath"] => onstat::onstat_g_ath(&world(), o),
             ["onstat", "-g", "ntt"] => onstat::onstat_g_ntt(&world(), o),
             ["onstat", "-g", "ses"] => onstat::onstat_g_ses_list(&world(), o),
-            _ => o.push_str(&self.onstat_text(args, secs)?),
+            _ => o.push_str(&self.onstat_text(args, &world())?),
         }
         Some(())
     }
 
-    /// What the options `onstat_into` does not write in place print at second `secs`.
-    fn onstat_text(&self, args: &[&str], secs: u64) -> Option<String> {
-        let world = || self.world(secs);
+    /// What the options `onstat_into` does not write in place print in `world`.
+    fn onstat_text(&self, args: &[&str], world: &World<'_>) -> Option<String> {
+        let world = || world;
         Some(match args {
             // `onstat -`: the banner alone (and the `Blocked:` line under it).
             ["onstat", "-"] => onstat::banner(&world()),
@@ -295,6 +301,7 @@ impl DemoInstance {
             .collect();
         // Each option is printed a little after the one before (`skew.rs`).
         let mut call = self.call(t, lines.len());
+        let worlds = CallWorlds::new(self);
         for line in lines {
             let part = out.len();
             out.push_str(crate::parsers::interactive::PROMPT);
@@ -318,7 +325,7 @@ impl DemoInstance {
                 None
             } else {
                 let args: Vec<&str> = argv.iter().map(String::as_str).collect();
-                self.onstat_into(&args, call.part_at(), &mut out)
+                self.onstat_into(&args, call.part_at(), &mut out, &worlds)
             };
             if written.is_none() {
                 out.push_str("onstat: invalid option: ");
@@ -371,6 +378,38 @@ impl DemoInstance {
             "numa_maps" => os::numa_maps(&self.pop, pid, secs),
             _ => None,
         }
+    }
+}
+
+/// The worlds one call prints from, one a second it reaches (a call's parts span a second or
+/// two), so its printers share each world's threads; gone with the call (nothing of them kept
+/// between calls).
+struct CallWorlds<'a> {
+    demo: &'a DemoInstance,
+    seen: std::cell::RefCell<Vec<(u64, std::rc::Rc<World<'a>>)>>,
+}
+
+impl<'a> CallWorlds<'a> {
+    fn new(demo: &'a DemoInstance) -> Self {
+        CallWorlds {
+            demo,
+            seen: std::cell::RefCell::new(Vec::with_capacity(2)),
+        }
+    }
+
+    /// The instance at second `secs`, the one this call saw before if it did.
+    fn at(&self, secs: u64) -> std::rc::Rc<World<'a>> {
+        let mut seen = self.seen.borrow_mut();
+        if let Some((_, w)) = seen.iter().find(|(s, _)| *s == secs) {
+            return std::rc::Rc::clone(w);
+        }
+        let w = std::rc::Rc::new(self.demo.world(secs));
+        // The seconds of a call follow each other: the oldest is not asked again.
+        if seen.len() >= 2 {
+            seen.remove(0);
+        }
+        seen.push((secs, std::rc::Rc::clone(&w)));
+        w
     }
 }
 

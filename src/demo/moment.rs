@@ -182,6 +182,10 @@ pub(crate) struct World<'a> {
     pub(crate) pop: &'a Population,
     pub(crate) counters: &'a Counters,
     moment: Arc<Moment>,
+    /// Its threads, computed by the first printer that asks: the printers of one call (a
+    /// tick's `onstat -i` prints `-u`, `-g con`, `-x`, `-g ath`, ... from one world) share
+    /// them, and they go with the world at the end of the call (never kept between calls).
+    threads: std::cell::OnceCell<Vec<Thread>>,
 }
 
 /// What `World::at` computes for one second of a population: all a `World` is but the
@@ -394,6 +398,7 @@ impl<'a> World<'a> {
             pop,
             counters,
             moment,
+            threads: std::cell::OnceCell::new(),
         }
     }
 
@@ -430,9 +435,9 @@ impl<'a> World<'a> {
         want.into_iter().map(|w| (w * share).min(1.0)).collect()
     }
 
-    /// Every thread with an rstcb, in rstcb order: `onstat -u`'s rows.
-    pub(crate) fn threads(&self) -> Vec<Thread> {
-        threads(self)
+    /// Every thread with an rstcb, in rstcb order: `onstat -u`'s rows (computed once a world).
+    pub(crate) fn threads(&self) -> &[Thread] {
+        self.threads.get_or_init(|| threads(self))
     }
 
     /// `onstat -k`'s rows.

@@ -72,7 +72,7 @@ pub(crate) fn users(w: &World<'_>, o: &mut String) {
     o.push_str(
         "address          flags   sessid   user     tty      wait             tout locks nreads   nwrites\n",
     );
-    for th in &threads {
+    for th in threads {
         text::lhex(o, th.rstcb, 17);
         text::left(o, flags_str(&th.flags), 8);
         text::ldec(o, th.sid, 9);
@@ -102,7 +102,7 @@ pub(crate) fn onstat_g_con(w: &World<'_>, o: &mut String) {
     o.reserve(64 * threads.len());
     o.push_str("Conditions with waiters:\n");
     o.push_str("cid      addr             name               waiter   waittime\n");
-    for th in &threads {
+    for th in threads {
         if let Status::Cond { name, cid, waited } = th.status {
             text::ldec(o, cid, 9);
             text::lhex(o, th.wait, 17);
@@ -161,7 +161,7 @@ pub(crate) fn onstat_g_ath(w: &World<'_>, o: &mut String) {
         let tid = 2 + i as u64;
         ath_row(o, (tid, tcb(w.pop, tid), 0, 2), status, Vp::Named(vp), name);
     }
-    for th in &threads {
+    for th in threads {
         ath_row(
             o,
             (th.tid, tcb(w.pop, th.tid), th.rstcb, th.prty),

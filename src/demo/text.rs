@@ -178,7 +178,11 @@ mod tests {
                 let mut o = String::from("x");
                 zhex(&mut o, v, digits);
                 let full = format!("{v:0digits$X}");
-                assert_eq!(o, format!("x{}", &full[full.len() - digits..]), "{v} {digits}");
+                assert_eq!(
+                    o,
+                    format!("x{}", &full[full.len() - digits..]),
+                    "{v} {digits}"
+                );
             }
         }
     }
