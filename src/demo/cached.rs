@@ -152,6 +152,29 @@ fn polling_computes_the_instance_once_a_second() {
     }
 }
 
+/// A tick's `onstat -i` builds the threads of its second once for all the options that print
+/// them (`-u`, `-g con`, `-g ath`, `-x`, `-g glo`), and a grouped call once for its parts: as
+/// many times as asked alone would build them once each.
+#[test]
+fn one_call_builds_its_threads_once() {
+    use super::moment::THREADS_BUILT;
+    let demo = DemoInstance::build(1, 300, false);
+    let built = |r: &Request| {
+        let before = THREADS_BUILT.with(std::cell::Cell::get);
+        demo.respond(r, Duration::from_secs(280)).expect("answered");
+        THREADS_BUILT.with(std::cell::Cell::get) - before
+    };
+    let tick = Request::CommandInput {
+        argv: vec!["onstat".into(), "-i".into()],
+        stdin: "u\ng con\ng ath\nx\ng glo\n".into(),
+    };
+    assert_eq!(built(&tick), 1);
+    let grouped = Request::Command(["onstat", "-u", "-k", "-x"].map(String::from).to_vec());
+    assert_eq!(built(&grouped), 1);
+    let alone = Request::Command(["onstat", "-g", "con"].map(String::from).to_vec());
+    assert_eq!(built(&alone), 1);
+}
+
 /// What a collector asks of a session: its `-g ses`, `-g sql` and `-g pqs`, for sessions
 /// present at `t`: the lock chain's, a spread of the others, and those running parallel
 /// queries.

@@ -258,27 +258,26 @@ impl DemoInstance {
 
     /// What the options `onstat_into` does not write in place print in `world`.
     fn onstat_text(&self, args: &[&str], world: &World<'_>) -> Option<String> {
-        let world = || world;
         Some(match args {
             // `onstat -`: the banner alone (and the `Blocked:` line under it).
-            ["onstat", "-"] => onstat::banner(&world()),
-            ["onstat", "-g", "glo"] => vitals::glo(&world()),
-            ["onstat", "-g", "rea"] => vitals::rea(&world()),
-            ["onstat", "-g", "lmx"] => vitals::mutexes(&world(), false),
-            ["onstat", "-g", "wmx"] => vitals::mutexes(&world(), true),
-            ["onstat", "-g", "tpf"] => vitals::tpf(&world()),
-            ["onstat", "-g", "ckp"] => vitals::ckp(&world()),
-            ["onstat", "-g", "seg"] => vitals::seg(&world()),
-            ["onstat", "-g", "cpu"] => cpu::onstat_g_cpu(&world(), &self.cpu, &self.worlds),
-            ["onstat", "-g", "ses", sid] => onstat::onstat_g_ses(&world(), sid.parse().ok()?),
-            ["onstat", "-g", "sql", sid] => onstat::onstat_g_sql(&world(), sid.parse().ok()?),
-            ["onstat", "-g", "pqs", sid] => onstat::onstat_g_pqs(&world(), sid.parse().ok()?),
+            ["onstat", "-"] => onstat::banner(world),
+            ["onstat", "-g", "glo"] => vitals::glo(world),
+            ["onstat", "-g", "rea"] => vitals::rea(world),
+            ["onstat", "-g", "lmx"] => vitals::mutexes(world, false),
+            ["onstat", "-g", "wmx"] => vitals::mutexes(world, true),
+            ["onstat", "-g", "tpf"] => vitals::tpf(world),
+            ["onstat", "-g", "ckp"] => vitals::ckp(world),
+            ["onstat", "-g", "seg"] => vitals::seg(world),
+            ["onstat", "-g", "cpu"] => cpu::onstat_g_cpu(world, &self.cpu, &self.worlds),
+            ["onstat", "-g", "ses", sid] => onstat::onstat_g_ses(world, sid.parse().ok()?),
+            ["onstat", "-g", "sql", sid] => onstat::onstat_g_sql(world, sid.parse().ok()?),
+            ["onstat", "-g", "pqs", sid] => onstat::onstat_g_pqs(world, sid.parse().ok()?),
             // Chunk I/O and replication (disk.rs, ha.rs). `-D` answers alone here; in a
             // grouped call it is cut out like the others.
-            ["onstat", "-D"] => disk::onstat_d_upper(&world()),
-            ["onstat", "-g", "iof"] => disk::onstat_g_iof(&world()),
-            ["onstat", "-g", "cluster"] => ha::onstat_g_cluster(&world()),
-            ["onstat", "-g", "rss", "verbose"] => ha::onstat_g_rss_verbose(&world()),
+            ["onstat", "-D"] => disk::onstat_d_upper(world),
+            ["onstat", "-g", "iof"] => disk::onstat_g_iof(world),
+            ["onstat", "-g", "cluster"] => ha::onstat_g_cluster(world),
+            ["onstat", "-g", "rss", "verbose"] => ha::onstat_g_rss_verbose(world),
             _ => return None,
         })
     }

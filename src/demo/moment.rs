@@ -1456,7 +1456,16 @@ fn flags_of(sn: &SessionNow, primary: bool) -> [u8; 7] {
     f
 }
 
+#[cfg(test)]
+thread_local! {
+    /// How many times this thread built a world's threads (the test that one call builds them
+    /// once).
+    pub(crate) static THREADS_BUILT: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
 fn threads(w: &World<'_>) -> Vec<Thread> {
+    #[cfg(test)]
+    THREADS_BUILT.with(|n| n.set(n.get() + 1));
     let (pop, now, sessions, held) = (w.pop, &w.now, &w.sessions, &w.held);
     let t = now.t;
     // Sized for every row at once (a parallel query's session has two helper threads): grown
