@@ -151,3 +151,140 @@ fn polling_computes_the_instance_once_a_second() {
         );
     }
 }
+
+/// A tick's `onstat -i` builds the threads of its second once for all the options that print
+/// them (`-u`, `-g con`, `-g ath`, `-x`, `-g glo`), and a grouped call once for its parts: as
+/// many times as asked alone would build them once each.
+#[test]
+fn one_call_builds_its_threads_once() {
+    use super::moment::THREADS_BUILT;
+    let demo = DemoInstance::build(1, 300, false);
+    let built = |r: &Request| {
+        let before = THREADS_BUILT.with(std::cell::Cell::get);
+        demo.respond(r, Duration::from_secs(280)).expect("answered");
+        THREADS_BUILT.with(std::cell::Cell::get) - before
+    };
+    let tick = Request::CommandInput {
+        argv: vec!["onstat".into(), "-i".into()],
+        stdin: "u\ng con\ng ath\nx\ng glo\n".into(),
+    };
+    assert_eq!(built(&tick), 1);
+    let grouped = Request::Command(["onstat", "-u", "-k", "-x"].map(String::from).to_vec());
+    assert_eq!(built(&grouped), 1);
+    let alone = Request::Command(["onstat", "-g", "con"].map(String::from).to_vec());
+    assert_eq!(built(&alone), 1);
+}
+
+/// What a collector asks of a session: its `-g ses`, `-g sql` and `-g pqs`, for sessions
+/// present at `t`: the lock chain's, a spread of the others, and those running parallel
+/// queries.
+fn session_sources(demo: &DemoInstance, t: u64) -> Vec<Source> {
+    let present = demo.sids_at(t);
+    let mut sids: Vec<u64> = vec![812, 813, 814, 815];
+    sids.extend(present.iter().step_by(41).take(8));
+    let pdq = demo
+        .pop
+        .sessions
+        .iter()
+        .filter(|s| s.pdq)
+        .map(|s| demo.pop.tenant(s.idx, t))
+        .filter(|tn| tn.present)
+        .map(|tn| tn.sid);
+    sids.extend(pdq.take(4));
+    sids.into_iter()
+        .flat_map(|sid| {
+            let sid = crate::ids::Sid(sid);
+            [
+                Source::OnstatGSes(sid),
+                Source::OnstatGSql(sid),
+                Source::OnstatGPqs(sid),
+            ]
+        })
+        .collect()
+}
+
+/// Every request at second `t`: every source (files, commands, the per-session ones), the
+/// grouped `onstat` and an `onstat -i` with every option, and the tick's `onstat -i` as the
+/// live screen sends it (the polled onstat sources due at `t` with a session screen's).
+fn every_request(demo: &DemoInstance, t: u64) -> Vec<Request> {
+    let mut sources = every_source(demo, t);
+    sources.extend(session_sources(demo, t));
+    let mut requests: Vec<Request> = sources.iter().map(Source::request).collect();
+    requests.extend(calls(&sources));
+    let mut tick: Vec<Source> = Source::polled()
+        .into_iter()
+        .filter(|s| t % s.period().as_secs().max(1) == 0)
+        .collect();
+    tick.extend(session_sources(demo, t).into_iter().take(3));
+    requests.extend(calls(&tick).into_iter().skip(1));
+    requests
+}
+
+/// A digest of every answer the demo gives through a whole cycle of its timeline, to compare
+/// two versions of the demo's printing (they must print the same bytes): seeds 1 to 3, tidy
+/// and messy, 300 and 5,000 sessions, every second of the cycle, every request of
+/// `every_request` asked at moments spread through the second (fewer at 5,000 sessions, for
+/// time). Writes one line a (seed, sessions, messy, second): the SHA-256 of that second's
+/// answers in order, and how many; the last line the total. Minutes even in a release build:
+///
+/// `DEMO_DIGESTS=/tmp/d.txt cargo test --release --lib demo::cached::digests -- --ignored`
+///
+/// `DEMO_DIGESTS_SESSIONS=300` limits it to one size; `DEMO_DIGESTS_STRIDE=N` asks at every
+/// `N`th second of the 5,000-session instance only (the whole cycle at opt-level 1 is most of
+/// an hour).
+#[test]
+#[ignore]
+fn digests() {
+    use std::fmt::Write as _;
+    let Some(path) = std::env::var_os("DEMO_DIGESTS") else {
+        return;
+    };
+    let only: Option<usize> = std::env::var("DEMO_DIGESTS_SESSIONS")
+        .ok()
+        .and_then(|v| v.parse().ok());
+    let stride: u64 = std::env::var("DEMO_DIGESTS_STRIDE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1)
+        .max(1);
+    let mut out = String::new();
+    let mut total = 0usize;
+    for sessions in [300, 5_000] {
+        if only.is_some_and(|n| n != sessions) {
+            continue;
+        }
+        // The messy instance's calls straddle its seconds near 50 ms (`skew::SERVER_TICK`).
+        let moments: &[u64] = if sessions == 300 {
+            &[0, 49, 50, 990]
+        } else {
+            &[0, 50]
+        };
+        for seed in 1..=3 {
+            for messy in [false, true] {
+                let demo = DemoInstance::build(seed, sessions, messy);
+                let every = if sessions == 300 { 1 } else { stride };
+                for s in (0..super::timeline::CYCLE).step_by(every as usize) {
+                    let requests = every_request(&demo, s);
+                    let mut d = ring::digest::Context::new(&ring::digest::SHA256);
+                    let mut n = 0usize;
+                    for &ms in moments {
+                        let t = Duration::from_millis(s * 1000 + ms);
+                        for r in &requests {
+                            d.update(text(demo.respond(r, t)).as_bytes());
+                            d.update(b"\0");
+                            n += 1;
+                        }
+                    }
+                    total += n;
+                    let _ = write!(out, "{sessions} {seed} {messy} {s} {n} ");
+                    for b in d.finish().as_ref() {
+                        let _ = write!(out, "{b:02x}");
+                    }
+                    out.push('\n');
+                }
+            }
+        }
+    }
+    let _ = writeln!(out, "answers {total}");
+    std::fs::write(path, out).expect("the digests written");
+}

@@ -13,11 +13,12 @@
 //! helpers of a parallel query show no CPU seconds: the demo gives a helper the same tid each
 //! time its query runs, which a real server never does (its tids are never reused).
 
-use super::instance::{Population, SYSTEM_THREADS};
+use super::instance::{Population, Status, SYSTEM_THREADS};
 use super::moment::{Vp, World};
 use super::noise::{below, Salt};
 use super::text;
 use super::worlds::Line;
+use std::fmt::Write as _;
 use std::sync::Mutex;
 
 /// Further ahead than this, the ledger starts again rather than walk every second between.
@@ -98,24 +99,55 @@ fn steady_rate(seed: u64, tid: u64) -> f64 {
     below(seed, Salt::Cpu, tid, 2, 50) as f64 / 10_000.0
 }
 
-/// The demo clock's `MM/DD HH:MM:SS` at demo second `t`.
-fn month_day_time(t: u64) -> String {
-    let (date, time) = super::onstat::clock(i64::try_from(t).unwrap_or(i64::MAX));
-    format!("{} {time}", date.get(..5).unwrap_or(&date))
+/// The demo clock's `MM/DD HH:MM:SS` at demo second `t`, written onto `o`.
+fn month_day_time(o: &mut String, t: u64) {
+    let (month, day, tod) = super::onstat::civil(i64::try_from(t).unwrap_or(i64::MAX));
+    text::zdec(o, month, 2);
+    o.push('/');
+    text::zdec(o, day, 2);
+    o.push(' ');
+    text::hms(o, tod);
 }
 
 /// One row: ` 4      aio vp 0          5aio*   06/05 11:19:00    29409.7586    9587799    IO Idle`.
-fn row(o: &mut String, tid: u64, name: &str, vp: &str, last_run: u64, cpu: f64, scheds: u64) {
+/// The vp column is `vp` and a `*` when `star` (a VP's own poll thread).
+#[allow(clippy::too_many_arguments)]
+fn row(
+    o: &mut String,
+    tid: u64,
+    name: &str,
+    vp: Vp,
+    star: bool,
+    last_run: u64,
+    cpu: f64,
+    scheds: u64,
+    status: &Status,
+) {
     o.push(' ');
     text::ldec(o, tid, 7);
     text::left(o, name, 18);
-    text::left(o, vp, 8);
-    o.push_str(&month_day_time(last_run));
+    let at = o.len();
+    match vp {
+        Vp::Cpu(n) => {
+            text::ldec(o, u64::from(n), 0);
+            o.push_str("cpu");
+        }
+        Vp::Named(s) => o.push_str(s),
+    }
+    if star {
+        o.push('*');
+    }
+    text::pad(o, 8usize.saturating_sub(o.len() - at));
+    month_day_time(o, last_run);
     o.push(' ');
-    text::right(o, &format!("{cpu:.4}"), 13);
+    // Straight into the row (no String a row): the same digits as `format!("{cpu:.4}")`
+    // right-aligned in 13.
+    let _ = write!(o, "{cpu:>13.4}");
     o.push(' ');
     text::rdec(o, scheds, 10);
     o.push_str("    ");
+    status.write(o);
+    o.push('\n');
 }
 
 /// `onstat -g cpu` at the world's moment, walking the ledger up to it.
@@ -133,7 +165,7 @@ pub(crate) fn onstat_g_cpu(
     o.push_str(
         " tid    name              vp       Last Run           CPU Time     #scheds    status\n",
     );
-    let steady = |o: &mut String, tid: u64, name: &str, vp: &str, status: &str| {
+    let steady = |o: &mut String, tid: u64, name: &str, vp: Vp, star: bool, status: &Status| {
         let rate = steady_rate(seed, tid);
         // Up since an hour before time 0.
         let secs = (t + 3_600) as f64 * rate;
@@ -142,33 +174,23 @@ pub(crate) fn onstat_g_cpu(
             tid,
             name,
             vp,
+            star,
             t.saturating_sub(1),
             secs,
             1 + (secs * 400.0) as u64,
+            status,
         );
-        o.push_str(status);
-        o.push('\n');
     };
     for (i, (status, vp, name)) in SYSTEM_THREADS.iter().enumerate() {
-        steady(
-            &mut o,
-            2 + i as u64,
-            name,
-            &format!("{vp}*"),
-            &status.text(),
-        );
+        steady(&mut o, 2 + i as u64, name, Vp::Named(vp), true, status);
     }
     let mut ledger = ledger
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     worlds.want_cpu_lines(w.pop, w.counters);
     ledger.walk_to(w.pop, |u| worlds.cpu_line(w.pop, w.counters, u), t);
-    for th in &threads {
-        let vp = match th.vp {
-            Vp::Cpu(n) => format!("{n}cpu"),
-            Vp::Named(s) => s.to_string(),
-        };
-        let status = th.status.text();
+    for th in threads {
+        let (vp, status) = (th.vp, &th.status);
         match th.session {
             Some(i) if w.tenants.get(i).is_some_and(|tn| tn.tid == th.tid) => {
                 // The ledger's sums run up to `t` (excluded): a session that connected at `t`
@@ -189,17 +211,16 @@ pub(crate) fn onstat_g_cpu(
                         ledger.scheds.get(i).copied().unwrap_or(1),
                     )
                 };
-                row(&mut o, th.tid, th.name, &vp, last, cpu, scheds);
-                o.push_str(&status);
-                o.push('\n');
+                row(
+                    &mut o, th.tid, th.name, vp, false, last, cpu, scheds, status,
+                );
             }
             // A parallel query's helper: see the module's note.
             Some(_) => {
-                row(&mut o, th.tid, th.name, &vp, t.saturating_sub(1), 0.0, 1);
-                o.push_str(&status);
-                o.push('\n');
+                let last = t.saturating_sub(1);
+                row(&mut o, th.tid, th.name, vp, false, last, 0.0, 1, status);
             }
-            None => steady(&mut o, th.tid, th.name, &vp, &status),
+            None => steady(&mut o, th.tid, th.name, vp, false, status),
         }
     }
     o

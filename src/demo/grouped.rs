@@ -28,17 +28,18 @@ pub(crate) fn groupable(option: &str) -> bool {
     GROUPABLE.iter().any(|(name, _)| *name == option)
 }
 
-/// `onstat OPTIONS...`: the banner once, then each option's part in the order asked, a blank
-/// line between them (what `parsers::group::split` cuts back). `None` for an option not in
-/// `GROUPABLE`.
+/// `onstat OPTIONS...` written onto `o`: the banner once, then each option's part in the order
+/// asked, a blank line between them (what `parsers::group::split` cuts back). `None` (and `o`
+/// untouched) for an option not in `GROUPABLE`.
 ///
 /// The parts are printed one after the other (`skew.rs`): `world(at)` is the instance when a
 /// part is printed. The banner is the first part's.
 pub(crate) fn onstat_options<'a>(
     call: &mut super::skew::Call,
-    world: impl Fn(std::time::Duration) -> World<'a>,
+    world: impl Fn(std::time::Duration) -> std::rc::Rc<World<'a>>,
     options: &[&str],
-) -> Option<String> {
+    o: &mut String,
+) -> Option<()> {
     let bodies: Vec<Body> = options
         .iter()
         .map(|option| {
@@ -48,17 +49,16 @@ pub(crate) fn onstat_options<'a>(
                 .map(|g| g.1)
         })
         .collect::<Option<_>>()?;
-    let mut o = String::new();
     for (k, body) in bodies.into_iter().enumerate() {
         let w = world(call.part_at());
         let at = o.len();
         if k == 0 {
-            o.push_str(&onstat::banner(&w));
+            onstat::banner_into(&w, o);
         } else {
             o.push('\n');
         }
-        body(&w, &mut o);
+        body(&w, o);
         call.printed(o.len() - at);
     }
-    Some(o)
+    Some(())
 }

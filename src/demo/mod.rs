@@ -172,57 +172,11 @@ impl DemoInstance {
             Request::Command(argv) => {
                 let args: Vec<&str> = argv.iter().map(String::as_str).collect();
                 match args.as_slice() {
-                    // `onstat -u`, and several options in one call: `onstat -u -X -k -p`.
-                    ["onstat", options @ ..]
-                        if !options.is_empty() && options.iter().all(|o| grouped::groupable(o)) =>
-                    {
-                        {
-                            // Each option's part is printed a little after the one before.
-                            let mut call = self.call(t, options.len());
-                            grouped::onstat_options(
-                                &mut call,
-                                |at| self.world(self.second_of(at)),
-                                options,
-                            )
-                            .map(onstat)
+                    ["onstat", ..] => {
+                        let mut o = String::new();
+                        self.onstat_into(&args, t, &mut o, &CallWorlds::new(self))
+                            .map(|()| onstat(o))
                             .ok_or_else(|| not_found(request))
-                        }
-                    }
-                    // `onstat -`: the banner alone (and the `Blocked:` line under it).
-                    ["onstat", "-"] => Ok(onstat(onstat::banner(&world()))),
-                    ["onstat", "-g", "glo"] => Ok(onstat(vitals::glo(&world()))),
-                    ["onstat", "-g", "rea"] => Ok(onstat(vitals::rea(&world()))),
-                    ["onstat", "-g", "lmx"] => Ok(onstat(vitals::mutexes(&world(), false))),
-                    ["onstat", "-g", "wmx"] => Ok(onstat(vitals::mutexes(&world(), true))),
-                    ["onstat", "-g", "tpf"] => Ok(onstat(vitals::tpf(&world()))),
-                    ["onstat", "-g", "ckp"] => Ok(onstat(vitals::ckp(&world()))),
-                    ["onstat", "-g", "seg"] => Ok(onstat(vitals::seg(&world()))),
-                    ["onstat", "-g", "con"] => Ok(onstat(onstat::onstat_g_con(&world()))),
-                    ["onstat", "-g", "ath"] => Ok(onstat(onstat::onstat_g_ath(&world()))),
-                    ["onstat", "-g", "cpu"] => {
-                        Ok(onstat(cpu::onstat_g_cpu(&world(), &self.cpu, &self.worlds)))
-                    }
-                    ["onstat", "-g", "ntt"] => Ok(onstat(onstat::onstat_g_ntt(&world()))),
-                    ["onstat", "-g", "ses"] => Ok(onstat(onstat::onstat_g_ses_list(&world()))),
-                    ["onstat", "-g", "ses", sid] => match sid.parse::<u64>() {
-                        Ok(sid) => Ok(onstat(onstat::onstat_g_ses(&world(), sid))),
-                        Err(_) => Err(not_found(request)),
-                    },
-                    ["onstat", "-g", "sql", sid] => match sid.parse::<u64>() {
-                        Ok(sid) => Ok(onstat(onstat::onstat_g_sql(&world(), sid))),
-                        Err(_) => Err(not_found(request)),
-                    },
-                    ["onstat", "-g", "pqs", sid] => match sid.parse::<u64>() {
-                        Ok(sid) => Ok(onstat(onstat::onstat_g_pqs(&world(), sid))),
-                        Err(_) => Err(not_found(request)),
-                    },
-                    // Chunk I/O and replication (disk.rs, ha.rs). `-D` answers alone here; in a
-                    // grouped call it is cut out like the others.
-                    ["onstat", "-D"] => Ok(onstat(disk::onstat_d_upper(&world()))),
-                    ["onstat", "-g", "iof"] => Ok(onstat(disk::onstat_g_iof(&world()))),
-                    ["onstat", "-g", "cluster"] => Ok(onstat(ha::onstat_g_cluster(&world()))),
-                    ["onstat", "-g", "rss", "verbose"] => {
-                        Ok(onstat(ha::onstat_g_rss_verbose(&world())))
                     }
                     ["stat", "-L", "-c", format, "--", paths @ ..]
                         if *format == crate::parsers::chunk_devices::STAT_FORMAT =>
@@ -267,6 +221,67 @@ impl DemoInstance {
         }
     }
 
+    /// What `onstat ARGS...` prints at `t`, written onto `o` (`None`, `o` untouched, for an
+    /// option the demo does not print): the tick's `onstat -i` writes each option's answer
+    /// straight after its prompt.
+    fn onstat_into(
+        &self,
+        args: &[&str],
+        t: Duration,
+        o: &mut String,
+        worlds: &CallWorlds<'_>,
+    ) -> Option<()> {
+        let secs = self.second_of(t);
+        let world = || worlds.at(secs);
+        match args {
+            // `onstat -u`, and several options in one call: `onstat -u -X -k -p`.
+            ["onstat", options @ ..]
+                if !options.is_empty() && options.iter().all(|o| grouped::groupable(o)) =>
+            {
+                // Each option's part is printed a little after the one before.
+                let mut call = self.call(t, options.len());
+                return grouped::onstat_options(
+                    &mut call,
+                    |at| worlds.at(self.second_of(at)),
+                    options,
+                    o,
+                );
+            }
+            ["onstat", "-g", "con"] => onstat::onstat_g_con(&world(), o),
+            ["onstat", "-g", "ath"] => onstat::onstat_g_ath(&world(), o),
+            ["onstat", "-g", "ntt"] => onstat::onstat_g_ntt(&world(), o),
+            ["onstat", "-g", "ses"] => onstat::onstat_g_ses_list(&world(), o),
+            _ => o.push_str(&self.onstat_text(args, &world())?),
+        }
+        Some(())
+    }
+
+    /// What the options `onstat_into` does not write in place print in `world`.
+    fn onstat_text(&self, args: &[&str], world: &World<'_>) -> Option<String> {
+        Some(match args {
+            // `onstat -`: the banner alone (and the `Blocked:` line under it).
+            ["onstat", "-"] => onstat::banner(world),
+            ["onstat", "-g", "glo"] => vitals::glo(world),
+            ["onstat", "-g", "rea"] => vitals::rea(world),
+            ["onstat", "-g", "lmx"] => vitals::mutexes(world, false),
+            ["onstat", "-g", "wmx"] => vitals::mutexes(world, true),
+            ["onstat", "-g", "tpf"] => vitals::tpf(world),
+            ["onstat", "-g", "ckp"] => vitals::ckp(world),
+            ["onstat", "-g", "seg"] => vitals::seg(world),
+            ["onstat", "-g", "cpu"] => cpu::onstat_g_cpu(world, &self.cpu, &self.worlds),
+            ["onstat", "-g", "ses", sid] => onstat::onstat_g_ses(world, sid.parse().ok()?),
+            ["onstat", "-g", "sql", sid] => onstat::onstat_g_sql(world, sid.parse().ok()?),
+            ["onstat", "-g", "pqs", sid] => onstat::onstat_g_pqs(world, sid.parse().ok()?),
+            // Chunk I/O and replication (disk.rs, ha.rs). `-D` answers alone here; in a
+            // grouped call it is cut out like the others.
+            ["onstat", "-D"] => disk::onstat_d_upper(world),
+            ["onstat", "-g", "iof"] => disk::onstat_g_iof(world),
+            ["onstat", "-g", "cluster"] => ha::onstat_g_cluster(world),
+            ["onstat", "-g", "rss", "verbose"] => ha::onstat_g_rss_verbose(world),
+            _ => return None,
+        })
+    }
+
     /// `onstat -i` fed `stdin`: each option as `onstat -OPTION` answers it alone (its banner
     /// first), after a prompt. An option the demo does not print gets onstat's complaint.
     fn interactive(&self, stdin: &str, t: Duration) -> String {
@@ -285,6 +300,7 @@ impl DemoInstance {
             .collect();
         // Each option is printed a little after the one before (`skew.rs`).
         let mut call = self.call(t, lines.len());
+        let worlds = CallWorlds::new(self);
         for line in lines {
             let part = out.len();
             out.push_str(crate::parsers::interactive::PROMPT);
@@ -302,13 +318,18 @@ impl DemoInstance {
                 &argv[1..].iter().map(String::as_str).collect::<Vec<_>>(),
             )
             .is_none();
-            match self.respond(&Request::Command(argv), call.part_at()) {
-                Ok(o) if !refused => out.push_str(&o.stdout),
-                _ => {
-                    out.push_str("onstat: invalid option: ");
-                    out.push_str(line);
-                    out.push('\n');
-                }
+            let written = if refused {
+                // Asked all the same, as before (`-g cpu`'s ledger counts what was asked).
+                let _ = self.respond(&Request::Command(argv), call.part_at());
+                None
+            } else {
+                let args: Vec<&str> = argv.iter().map(String::as_str).collect();
+                self.onstat_into(&args, call.part_at(), &mut out, &worlds)
+            };
+            if written.is_none() {
+                out.push_str("onstat: invalid option: ");
+                out.push_str(line);
+                out.push('\n');
             }
             call.printed(out.len() - part);
         }
@@ -356,6 +377,38 @@ impl DemoInstance {
             "numa_maps" => os::numa_maps(&self.pop, pid, secs),
             _ => None,
         }
+    }
+}
+
+/// The worlds one call prints from, one a second it reaches (a call's parts span a second or
+/// two), so its printers share each world's threads; gone with the call (nothing of them kept
+/// between calls).
+struct CallWorlds<'a> {
+    demo: &'a DemoInstance,
+    seen: std::cell::RefCell<Vec<(u64, std::rc::Rc<World<'a>>)>>,
+}
+
+impl<'a> CallWorlds<'a> {
+    fn new(demo: &'a DemoInstance) -> Self {
+        CallWorlds {
+            demo,
+            seen: std::cell::RefCell::new(Vec::with_capacity(2)),
+        }
+    }
+
+    /// The instance at second `secs`, the one this call saw before if it did.
+    fn at(&self, secs: u64) -> std::rc::Rc<World<'a>> {
+        let mut seen = self.seen.borrow_mut();
+        if let Some((_, w)) = seen.iter().find(|(s, _)| *s == secs) {
+            return std::rc::Rc::clone(w);
+        }
+        let w = std::rc::Rc::new(self.demo.world(secs));
+        // The seconds of a call follow each other: the oldest is not asked again.
+        if seen.len() >= 2 {
+            seen.remove(0);
+        }
+        seen.push((secs, std::rc::Rc::clone(&w)));
+        w
     }
 }
 

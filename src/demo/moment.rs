@@ -182,6 +182,10 @@ pub(crate) struct World<'a> {
     pub(crate) pop: &'a Population,
     pub(crate) counters: &'a Counters,
     moment: Arc<Moment>,
+    /// Its threads, computed by the first printer that asks: the printers of one call (a
+    /// tick's `onstat -i` prints `-u`, `-g con`, `-x`, `-g ath`, ... from one world) share
+    /// them, and they go with the world at the end of the call (never kept between calls).
+    threads: std::cell::OnceCell<Vec<Thread>>,
 }
 
 /// What `World::at` computes for one second of a population: all a `World` is but the
@@ -394,6 +398,7 @@ impl<'a> World<'a> {
             pop,
             counters,
             moment,
+            threads: std::cell::OnceCell::new(),
         }
     }
 
@@ -430,9 +435,9 @@ impl<'a> World<'a> {
         want.into_iter().map(|w| (w * share).min(1.0)).collect()
     }
 
-    /// Every thread with an rstcb, in rstcb order: `onstat -u`'s rows.
-    pub(crate) fn threads(&self) -> Vec<Thread> {
-        threads(self)
+    /// Every thread with an rstcb, in rstcb order: `onstat -u`'s rows (computed once a world).
+    pub(crate) fn threads(&self) -> &[Thread] {
+        self.threads.get_or_init(|| threads(self))
     }
 
     /// `onstat -k`'s rows.
@@ -547,17 +552,19 @@ fn dispatch(
             _ => None,
         })
         .collect();
-    let mut candidates: Vec<(u64, usize)> = sessions
-        .iter()
-        .enumerate()
-        .filter(|(_, sn)| {
-            matches!(
-                sn.activity,
-                Activity::Running | Activity::Critical | Activity::Rollback { .. }
-            )
-        })
-        .map(|(i, _)| (below(seed, Salt::State, i as u64, t * 7 + 5, 1 << 30), i))
-        .collect();
+    let mut candidates: Vec<(u64, usize)> = Vec::with_capacity(sessions.len());
+    candidates.extend(
+        sessions
+            .iter()
+            .enumerate()
+            .filter(|(_, sn)| {
+                matches!(
+                    sn.activity,
+                    Activity::Running | Activity::Critical | Activity::Rollback { .. }
+                )
+            })
+            .map(|(i, _)| (below(seed, Salt::State, i as u64, t * 7 + 5, 1 << 30), i)),
+    );
     candidates.sort_unstable();
     let ti = i64::try_from(t).unwrap_or(i64::MAX);
     let busy = |q: Q| counters.at(q, ti) - counters.at(q, ti - 1);
@@ -1074,12 +1081,14 @@ fn held_mutexes(
     let seed = pop.seed;
     let t = now.t;
     let mut out: Vec<HeldMutex> = Vec::new();
-    let running: Vec<usize> = sessions
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| s.activity == Activity::Running)
-        .map(|(i, _)| i)
-        .collect();
+    let mut running: Vec<usize> = Vec::with_capacity(sessions.len());
+    running.extend(
+        sessions
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.activity == Activity::Running)
+            .map(|(i, _)| i),
+    );
     let pick = |salt_entity: u64| -> Holder {
         match running.get(below(seed, Salt::Mutex, salt_entity, t, running.len() as u64) as usize) {
             Some(&i) => Holder::Session(i),
@@ -1447,10 +1456,22 @@ fn flags_of(sn: &SessionNow, primary: bool) -> [u8; 7] {
     f
 }
 
+#[cfg(test)]
+thread_local! {
+    /// How many times this thread built a world's threads (the test that one call builds them
+    /// once).
+    pub(crate) static THREADS_BUILT: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
 fn threads(w: &World<'_>) -> Vec<Thread> {
+    #[cfg(test)]
+    THREADS_BUILT.with(|n| n.set(n.get() + 1));
     let (pop, now, sessions, held) = (w.pop, &w.now, &w.sessions, &w.held);
     let t = now.t;
-    let mut out = Vec::with_capacity(pop.daemons.len() + sessions.len() + 16);
+    // Sized for every row at once (a parallel query's session has two helper threads): grown
+    // by doubling, the 5,000-session table was copied on the way.
+    let helpers = 2 * pop.sessions.iter().filter(|s| s.pdq).count();
+    let mut out = Vec::with_capacity(pop.daemons.len() + sessions.len() + helpers);
     let ckpt_inp = now.incident() == Incident::CheckpointInProgress;
     let ckpt_secs = timeline::seconds_in(Incident::CheckpointInProgress, t);
     for (i, d) in pop.daemons.iter().enumerate() {
@@ -1630,12 +1651,14 @@ fn buffers(
         }
     }
     // Noise: running sessions hold a page of a table or an index for a moment.
-    let running: Vec<usize> = sessions
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| matches!(s.activity, Activity::Running | Activity::Reading))
-        .map(|(i, _)| i)
-        .collect();
+    let mut running: Vec<usize> = Vec::with_capacity(sessions.len());
+    running.extend(
+        sessions
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| matches!(s.activity, Activity::Running | Activity::Reading))
+            .map(|(i, _)| i),
+    );
     let tables = [
         schema::CUSTOMER,
         schema::ORDERS,

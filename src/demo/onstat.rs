@@ -34,6 +34,13 @@ fn flags_str(f: &[u8; 7]) -> &str {
 /// (the segments' total), the `Blocked:` line while the server is blocked, and the blank line
 /// after.
 pub(crate) fn banner(w: &World<'_>) -> String {
+    let mut o = String::new();
+    banner_into(w, &mut o);
+    o
+}
+
+/// [`banner`], written onto `out`.
+pub(crate) fn banner_into(w: &World<'_>, out: &mut String) {
     let up = UPTIME_AT_ZERO + w.now.t;
     let days = up / 86_400;
     let (h, m, s) = (up / 3_600 % 24, up / 60 % 60, up % 60);
@@ -44,9 +51,10 @@ pub(crate) fn banner(w: &World<'_>) -> String {
         None => "On-Line (Prim)".to_string(),
     };
     let kb = super::segments::total_kb(w.now.t);
-    let mut out = format!(
+    let _ = writeln!(
+        out,
         "IBM Informix Dynamic Server Version {VERSION} -- {mode} -- Up {days} {day_word} \
-         {h:02}:{m:02}:{s:02} -- {kb} Kbytes\n"
+         {h:02}:{m:02}:{s:02} -- {kb} Kbytes"
     );
     if let Some(b) = w.blocked() {
         out.push_str("Blocked:");
@@ -54,7 +62,6 @@ pub(crate) fn banner(w: &World<'_>) -> String {
         out.push('\n');
     }
     out.push('\n');
-    out
 }
 
 /// `onstat -u`.
@@ -65,7 +72,7 @@ pub(crate) fn users(w: &World<'_>, o: &mut String) {
     o.push_str(
         "address          flags   sessid   user     tty      wait             tout locks nreads   nwrites\n",
     );
-    for th in &threads {
+    for th in threads {
         text::lhex(o, th.rstcb, 17);
         text::left(o, flags_str(&th.flags), 8);
         text::ldec(o, th.sid, 9);
@@ -89,23 +96,22 @@ pub(crate) fn users(w: &World<'_>, o: &mut String) {
 }
 
 /// `onstat -g con`: one condition per thread waiting on one.
-pub(crate) fn onstat_g_con(w: &World<'_>) -> String {
+pub(crate) fn onstat_g_con(w: &World<'_>, o: &mut String) {
     let threads = w.threads();
-    let mut o = banner(w);
+    banner_into(w, o);
     o.reserve(64 * threads.len());
     o.push_str("Conditions with waiters:\n");
     o.push_str("cid      addr             name               waiter   waittime\n");
-    for th in &threads {
+    for th in threads {
         if let Status::Cond { name, cid, waited } = th.status {
-            text::ldec(&mut o, cid, 9);
-            text::lhex(&mut o, th.wait, 17);
-            text::left(&mut o, name, 19);
-            text::ldec(&mut o, th.tid, 9);
-            text::ldec(&mut o, waited, 0);
+            text::ldec(o, cid, 9);
+            text::lhex(o, th.wait, 17);
+            text::left(o, name, 19);
+            text::ldec(o, th.tid, 9);
+            text::ldec(o, waited, 0);
             o.push('\n');
         }
     }
-    o
 }
 
 pub(crate) fn tcb(pop: &Population, tid: u64) -> u64 {
@@ -143,9 +149,9 @@ pub(crate) fn ath_row(
 }
 
 /// `onstat -g ath`: every thread; user threads carry their `onstat -u` address as rstcb.
-pub(crate) fn onstat_g_ath(w: &World<'_>) -> String {
+pub(crate) fn onstat_g_ath(w: &World<'_>, o: &mut String) {
     let threads = w.threads();
-    let mut o = banner(w);
+    banner_into(w, o);
     o.reserve(110 * (threads.len() + SYSTEM_THREADS.len() + 4));
     o.push_str("Threads:\n");
     o.push_str(
@@ -153,24 +159,17 @@ pub(crate) fn onstat_g_ath(w: &World<'_>) -> String {
     );
     for (i, (status, vp, name)) in SYSTEM_THREADS.iter().enumerate() {
         let tid = 2 + i as u64;
-        ath_row(
-            &mut o,
-            (tid, tcb(w.pop, tid), 0, 2),
-            status,
-            Vp::Named(vp),
-            name,
-        );
+        ath_row(o, (tid, tcb(w.pop, tid), 0, 2), status, Vp::Named(vp), name);
     }
-    for th in &threads {
+    for th in threads {
         ath_row(
-            &mut o,
+            o,
             (th.tid, tcb(w.pop, th.tid), th.rstcb, th.prty),
             &th.status,
             th.vp,
             th.name,
         );
     }
-    o
 }
 
 /// The demo clock's time of day at demo second `t` (`13:33:35`).
@@ -180,6 +179,22 @@ pub(crate) fn time_of_day(t: i64) -> String {
 
 /// Civil date and time of a moment of the demo clock: (MM/DD/YYYY, HH:MM:SS).
 pub(crate) fn clock(t: i64) -> (String, String) {
+    let (y, m, d, tod) = civil_date(t);
+    (
+        format!("{m:02}/{d:02}/{y:04}"),
+        format!("{:02}:{:02}:{:02}", tod / 3_600, tod / 60 % 60, tod % 60),
+    )
+}
+
+/// The month, day and second of the day of a moment of the demo clock (what [`clock`]
+/// prints, as numbers for the rows that write them in place).
+pub(crate) fn civil(t: i64) -> (u64, u64, u64) {
+    let (_, m, d, tod) = civil_date(t);
+    (m as u64, d as u64, tod as u64)
+}
+
+/// (year, month, day, second of the day) of a moment of the demo clock.
+fn civil_date(t: i64) -> (i64, i64, i64, i64) {
     let secs = CLOCK_AT_ZERO + t;
     let days = secs.div_euclid(86_400);
     let tod = secs.rem_euclid(86_400);
@@ -193,10 +208,7 @@ pub(crate) fn clock(t: i64) -> (String, String) {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
-    (
-        format!("{m:02}/{d:02}/{y:04}"),
-        format!("{:02}:{:02}:{:02}", tod / 3_600, tod / 60 % 60, tod % 60),
-    )
+    (y, m, d, tod)
 }
 
 /// The client end of a session's connection as `onstat -g ntt` prints it
@@ -223,10 +235,10 @@ pub(crate) fn ntt_address_into(o: &mut String, link: Link) {
 
 /// `onstat -g ntt`: a network thread per session; the address column is the client's end of
 /// the socket (`host|port|proto`), the join from a session to its Send-Q.
-pub(crate) fn onstat_g_ntt(w: &World<'_>) -> String {
+pub(crate) fn onstat_g_ntt(w: &World<'_>, o: &mut String) {
     let t = w.now.t as i64;
     let n = w.pop.sessions.len() as u64;
-    let mut o = banner(w);
+    banner_into(w, o);
     o.reserve(90 * (w.pop.sessions.len() + 8));
     o.push_str("global network information:\n");
     o.push_str(
@@ -266,18 +278,18 @@ pub(crate) fn onstat_g_ntt(w: &World<'_>) -> String {
             Activity::Idle { waited } | Activity::SlowFetch { waited } => t - waited as i64,
             _ => t,
         };
-        text::lhex(&mut o, s.netscb, 11);
-        text::left(&mut o, "sqlexec", 12);
-        text::rdec(&mut o, tn.sid, 6);
+        text::lhex(o, s.netscb, 11);
+        text::left(o, "sqlexec", 12);
+        text::rdec(o, tn.sid, 6);
         for at in [opened, last, last] {
             o.push_str("   ");
-            text::hms(&mut o, tod(at));
+            text::hms(o, tod(at));
         }
         o.push(' ');
-        ntt_address_into(&mut o, w.client(s.idx).1);
+        ntt_address_into(o, w.client(s.idx).1);
         o.push('\n');
         if day(opened) != day(t) {
-            text::pad(&mut o, 24);
+            text::pad(o, 24);
             o.push_str(&clock(opened).0);
             o.push('\n');
         }
@@ -308,7 +320,6 @@ pub(crate) fn onstat_g_ntt(w: &World<'_>) -> String {
         );
         let _ = writeln!(o, "{:24}{boot_date}", "");
     }
-    o
 }
 
 /// `onstat -k`.
@@ -619,8 +630,8 @@ fn memory_of(w: &World<'_>, th: &Thread) -> (u64, u64) {
 
 /// `onstat -g ses`, the list: every session with a thread, the newest first (as onstat prints
 /// them), each with its threads and the memory its `-g ses <sid>` prints at that moment.
-pub(crate) fn onstat_g_ses_list(w: &World<'_>) -> String {
-    let mut o = banner(w);
+pub(crate) fn onstat_g_ses_list(w: &World<'_>, o: &mut String) {
+    banner_into(w, o);
     let all = w.threads();
     let mut by_sid: std::collections::BTreeMap<u64, (&Thread, usize)> =
         std::collections::BTreeMap::new();
@@ -633,19 +644,29 @@ pub(crate) fn onstat_g_ses_list(w: &World<'_>) -> String {
     o.push_str(
         "id       user     tty      pid      hostname threads  memory     memory     explain\n",
     );
+    o.reserve(90 * by_sid.len());
     for (sid, (first, n)) in by_sid.iter().rev() {
         let (pid, host) = match first.session.and_then(|i| w.pop.sessions.get(i)) {
-            Some(s) => (s.pid.to_string(), w.client(s.idx).0),
-            None => ("0".to_string(), "-"),
+            Some(s) => (u64::from(s.pid), w.client(s.idx).0),
+            None => (0, "-"),
         };
         let (total, used) = memory_of(w, first);
-        let _ = writeln!(
-            o,
-            "{:<8} {:<8} {:<8} {:<8} {:<8} {:<8} {:<10} {:<10} off",
-            sid, first.user, "-", pid, host, n, total, used
-        );
+        // `{:<8} {:<8} {:<8} {:<8} {:<8} {:<8} {:<10} {:<10} off`, in place.
+        text::ldec(o, *sid, 8);
+        o.push(' ');
+        text::left(o, first.user, 8);
+        o.push_str(" -        ");
+        text::ldec(o, pid, 8);
+        o.push(' ');
+        text::left(o, host, 8);
+        o.push(' ');
+        text::ldec(o, *n as u64, 8);
+        o.push(' ');
+        text::ldec(o, total, 10);
+        o.push(' ');
+        text::ldec(o, used, 10);
+        o.push_str(" off\n");
     }
-    o
 }
 
 /// The `Sess SQL ...` table and the statements: the part `onstat -g sql <sid>` prints.

@@ -20,71 +20,71 @@ pub(crate) fn left(o: &mut String, s: &str, width: usize) {
     pad(o, width.saturating_sub(s.len()));
 }
 
-/// `s` right-aligned in `width` (never cut).
-pub(crate) fn right(o: &mut String, s: &str, width: usize) {
-    pad(o, width.saturating_sub(s.len()));
-    o.push_str(s);
+/// Decimal digits of `v`, written in `buf` (itoa: two digits a step, no UTF-8 check).
+pub(crate) fn dec(v: u64, buf: &mut itoa::Buffer) -> &str {
+    buf.format(v)
 }
 
-/// Decimal digits of `v` in `buf`.
-pub(crate) fn dec(v: u64, buf: &mut [u8; 20]) -> &str {
-    let mut i = buf.len();
-    let mut v = v;
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    std::str::from_utf8(&buf[i..]).unwrap_or("0")
+const LOWER: &[u8; 16] = b"0123456789abcdef";
+const UPPER: &[u8; 16] = b"0123456789ABCDEF";
+
+/// How many hex digits `v` has (0 has one).
+fn hex_len(v: u64) -> usize {
+    (64 - (v | 1).leading_zeros() as usize).div_ceil(4)
 }
 
-/// Lowercase hex digits of `v` in `buf`, as onstat prints addresses.
-pub(crate) fn hex(v: u64, buf: &mut [u8; 20]) -> &str {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut i = buf.len();
-    let mut v = v;
-    loop {
-        i -= 1;
-        buf[i] = DIGITS[(v & 0xf) as usize];
-        v >>= 4;
-        if v == 0 {
-            break;
-        }
+/// The `n` low hex digits of `v` onto `o`, the highest first, each an ASCII char pushed as it
+/// is (no digits gathered in a buffer and checked as UTF-8 first).
+fn push_hex(o: &mut String, v: u64, n: usize, digits: &[u8; 16]) {
+    for k in (0..n).rev() {
+        let nibble = (v >> (4 * k)) & 0xf;
+        o.push(char::from(digits[nibble as usize]));
     }
-    std::str::from_utf8(&buf[i..]).unwrap_or("0")
 }
 
 /// A number left-aligned in `width`.
 pub(crate) fn ldec(o: &mut String, v: u64, width: usize) {
-    let mut b = [0u8; 20];
-    left(o, dec(v, &mut b), width);
+    let mut b = itoa::Buffer::new();
+    let s = b.format(v);
+    o.push_str(s);
+    pad(o, width.saturating_sub(s.len()));
 }
 
 /// A number right-aligned in `width`.
 pub(crate) fn rdec(o: &mut String, v: u64, width: usize) {
-    let mut b = [0u8; 20];
-    right(o, dec(v, &mut b), width);
+    let mut b = itoa::Buffer::new();
+    let s = b.format(v);
+    pad(o, width.saturating_sub(s.len()));
+    o.push_str(s);
 }
 
 /// An address (lowercase hex) left-aligned in `width`.
 pub(crate) fn lhex(o: &mut String, v: u64, width: usize) {
-    let mut b = [0u8; 20];
-    left(o, hex(v, &mut b), width);
+    let n = hex_len(v);
+    o.reserve(n.max(width));
+    push_hex(o, v, n, LOWER);
+    pad(o, width.saturating_sub(n));
 }
 
 /// Uppercase hex, zero-padded to `digits` (as /proc/net/tcp prints).
 pub(crate) fn zhex(o: &mut String, v: u64, digits: usize) {
-    const DIGITS: &[u8; 16] = b"0123456789ABCDEF";
-    for k in (0..digits).rev() {
-        let nibble = u32::try_from(4 * k)
-            .ok()
-            .and_then(|sh| v.checked_shr(sh))
-            .unwrap_or(0);
-        o.push(DIGITS[(nibble & 0xf) as usize] as char);
+    // A u64 has 16 digits: any more are leading zeros.
+    let n = digits.min(16);
+    o.reserve(digits);
+    for _ in n..digits {
+        o.push('0');
     }
+    push_hex(o, v, n, UPPER);
+}
+
+/// A number zero-padded to `width` digits (more digits if it has them).
+pub(crate) fn zdec(o: &mut String, v: u64, width: usize) {
+    let mut b = itoa::Buffer::new();
+    let s = b.format(v);
+    for _ in s.len()..width {
+        o.push('0');
+    }
+    o.push_str(s);
 }
 
 /// `HH:MM:SS` of a second of the day.
@@ -125,8 +125,65 @@ mod tests {
         let mut o = String::new();
         pad(&mut o, 300);
         assert_eq!(o.len(), 300);
-        let mut b = [0u8; 20];
+        let mut b = itoa::Buffer::new();
         assert_eq!(dec(u64::MAX, &mut b), u64::MAX.to_string());
-        assert_eq!(hex(u64::MAX, &mut b), "ffffffffffffffff");
+        assert_eq!(dec(0, &mut b), "0");
+        let mut o = String::new();
+        lhex(&mut o, u64::MAX, 0);
+        assert_eq!(o, "ffffffffffffffff");
+    }
+
+    #[test]
+    fn numbers_of_every_length_match_format() {
+        let mut values = vec![
+            0,
+            1,
+            9,
+            10,
+            15,
+            16,
+            99,
+            100,
+            255,
+            256,
+            u64::MAX,
+            u64::MAX - 1,
+        ];
+        for k in 1..20 {
+            values.extend([10u64.pow(k) - 1, 10u64.pow(k), 10u64.pow(k) + 7]);
+        }
+        for k in 1..16 {
+            values.extend([(1u64 << (4 * k)) - 1, 1u64 << (4 * k)]);
+        }
+        for v in values {
+            for width in [0, 1, 5, 9, 17, 25] {
+                let mut o = String::from("x");
+                ldec(&mut o, v, width);
+                rdec(&mut o, v, width);
+                lhex(&mut o, v, width);
+                assert_eq!(
+                    o,
+                    format!("x{v:<width$}{v:>width$}{v:<width$x}"),
+                    "{v} {width}"
+                );
+            }
+            for width in [0, 1, 2, 4, 20, 22] {
+                let mut o = String::from("x");
+                zdec(&mut o, v, width);
+                assert_eq!(o, format!("x{v:0width$}"), "{v} {width}");
+            }
+            // Zero-padded upper-case hex, narrower than the number (its low digits, as the
+            // kernel's fixed-width columns never are), as wide, and wider than a u64.
+            for digits in 0..=34 {
+                let mut o = String::from("x");
+                zhex(&mut o, v, digits);
+                let full = format!("{v:0digits$X}");
+                assert_eq!(
+                    o,
+                    format!("x{}", &full[full.len() - digits..]),
+                    "{v} {digits}"
+                );
+            }
+        }
     }
 }

@@ -562,9 +562,9 @@ fn vp_number(vp: Vp) -> u64 {
 /// `onstat -g rea`: the threads ready to run, by VP, highest priority first.
 pub(crate) fn rea(w: &World<'_>) -> String {
     let mut o = super::onstat::banner(w);
-    let mut ready: Vec<Thread> = w
+    let mut ready: Vec<&Thread> = w
         .threads()
-        .into_iter()
+        .iter()
         .filter(|th| th.status == Status::Ready)
         .collect();
     ready.sort_by_key(|th| (vp_number(th.vp), std::cmp::Reverse(th.prty), th.tid));
@@ -642,7 +642,7 @@ pub(crate) fn tpf(w: &World<'_>) -> String {
     let cols = text_words(HEADER);
     let threads = w.threads();
     let stage = longtx::stage(&w.now);
-    for th in &threads {
+    for th in threads {
         let r = th.nreads;
         let wr = th.nwrites;
         let u = |k: u64| unit(seed, Salt::Tpf, th.tid, k);
@@ -698,7 +698,7 @@ pub(crate) fn tpf(w: &World<'_>) -> String {
         ];
         let start = o.len();
         for (v, col) in values.iter().zip(&cols) {
-            let mut b = [0u8; 20];
+            let mut b = itoa::Buffer::new();
             at_col(&mut o, start, *col, 1, text::dec(*v, &mut b));
         }
         o.push('\n');
