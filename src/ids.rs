@@ -92,6 +92,24 @@ pub(crate) fn hex_u32<S: Serializer>(v: &u32, s: S) -> Result<S::Ok, S::Error> {
     s.collect_str(&format_args!("{v:x}"))
 }
 
+/// Sorts (key, number) pairs: an address or a session with a row's place, or with a rank. Every
+/// such sort of the per-second path goes through this one instantiation of the sort (each
+/// element type sorted costs the binary its own copy of the sort's code). A row's place as the
+/// number makes the sort a stable sort by key.
+pub(crate) fn sort_pairs(pairs: &mut [(u64, u32)]) {
+    pairs.sort_unstable();
+}
+
+/// The last place of each key in `pairs` sorted by [`sort_pairs`] (the later of rows with one
+/// key counts, as a map they were inserted into keeps it).
+pub(crate) fn last_of_each(pairs: &[(u64, u32)]) -> impl Iterator<Item = u32> + '_ {
+    pairs
+        .iter()
+        .enumerate()
+        .filter(|&(i, (k, _))| pairs.get(i + 1).is_none_or(|(next, _)| next != k))
+        .map(|(_, &(_, at))| at)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

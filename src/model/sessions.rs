@@ -124,22 +124,19 @@ pub(crate) struct SessionInputs<'a> {
 #[derive(Debug, Default)]
 pub(crate) struct BySid<T>(Vec<(Sid, T)>);
 
-impl<T> FromIterator<(Sid, T)> for BySid<T> {
+impl<T: Copy> FromIterator<(Sid, T)> for BySid<T> {
     fn from_iter<I: IntoIterator<Item = (Sid, T)>>(iter: I) -> Self {
-        let mut v: Vec<(Sid, T)> = iter.into_iter().collect();
-        if !v.windows(2).all(|w| w[0].0 < w[1].0) {
-            v.sort_by_key(|(sid, _)| *sid);
-            // `dedup_by` hands the later of two equal entries first: its value moves into the
-            // one kept.
-            v.dedup_by(|later, kept| {
-                let same = later.0 == kept.0;
-                if same {
-                    std::mem::swap(&mut later.1, &mut kept.1);
-                }
-                same
-            });
+        let v: Vec<(Sid, T)> = iter.into_iter().collect();
+        if v.windows(2).all(|w| w[0].0 < w[1].0) {
+            return BySid(v);
         }
-        BySid(v)
+        let mut places: Vec<(u64, u32)> = (0u32..).zip(&v).map(|(i, (s, _))| (s.0, i)).collect();
+        crate::ids::sort_pairs(&mut places);
+        BySid(
+            crate::ids::last_of_each(&places)
+                .filter_map(|i| v.get(i as usize).copied())
+                .collect(),
+        )
     }
 }
 
@@ -205,18 +202,20 @@ pub(crate) fn build(
     // Each session's threads added up, in session order: the threads sorted by session (their
     // `onstat -u` order kept within one), each thread's rates read in rstcb order first.
     let mut rates = inp.rates.cursor();
-    // (session, index in `u`, the thread's reads and writes per second)
-    type Thread = (Sid, u32, Option<(f64, f64)>);
-    let mut order: Vec<Thread> = Vec::with_capacity(u.threads.len());
-    for (i, th) in u.threads.iter().enumerate() {
-        if th.sessid.0 != 0 {
-            order.push((th.sessid, i as u32, rates.get(th.address)));
-        }
-    }
-    order.sort_unstable_by_key(|(sid, i, _)| (*sid, *i));
+    let thread_rates: Vec<Option<(f64, f64)>> =
+        u.threads.iter().map(|th| rates.get(th.address)).collect();
+    // (session, place in `u`) of each thread of a user session.
+    let mut order: Vec<(u64, u32)> = (0u32..)
+        .zip(&u.threads)
+        .filter(|(_, th)| th.sessid.0 != 0)
+        .map(|(i, th)| (th.sessid.0, i))
+        .collect();
+    crate::ids::sort_pairs(&mut order);
     let mut sessions: Vec<Threads<'_>> = Vec::with_capacity(order.len());
-    for &(sid, i, rates) in &order {
-        let Some(th) = u.threads.get(i as usize) else {
+    for &(sid, i) in &order {
+        let sid = Sid(sid);
+        let (Some(th), Some(&rates)) = (u.threads.get(i as usize), thread_rates.get(i as usize))
+        else {
             continue;
         };
         if sessions.last().is_none_or(|s| s.sid != sid) {
@@ -250,38 +249,39 @@ pub(crate) fn build(
     drop(order);
     // The waiter of each session that speaks for it: its last primary thread's, else its
     // first.
+    // Ranked within a session: primaries first, the last first; then the others, the first
+    // first (a place below 2^31: a snapshot holds far fewer rows).
+    const OTHERS: u32 = 1 << 31;
     let waiter_of: BySid<&WaiterRow> = {
-        let mut v: Vec<(Sid, u32, u32)> = inp
-            .waiters
-            .iter()
-            .enumerate()
-            .map(|(i, w)| {
-                let i = i as u32;
-                match w.flags.as_bytes().get(3) == Some(&b'P') {
-                    true => (w.sessid, 0, u32::MAX - i),
-                    false => (w.sessid, 1, i),
-                }
+        let mut v: Vec<(u64, u32)> = (0u32..)
+            .zip(inp.waiters)
+            .map(|(i, w)| match w.flags.as_bytes().get(3) == Some(&b'P') {
+                true => (w.sessid.0, OTHERS - 1 - i.min(OTHERS - 1)),
+                false => (w.sessid.0, OTHERS | i),
             })
             .collect();
-        v.sort_unstable();
-        v.dedup_by_key(|(sid, _, _)| *sid);
+        crate::ids::sort_pairs(&mut v);
+        v.dedup_by_key(|(sid, _)| *sid);
         BySid(
             v.into_iter()
-                .filter_map(|(sid, rank, key)| {
-                    let i = if rank == 0 { u32::MAX - key } else { key };
-                    Some((sid, inp.waiters.get(i as usize)?))
+                .filter_map(|(sid, rank)| {
+                    let i = match rank & OTHERS {
+                        0 => OTHERS - 1 - rank,
+                        _ => rank & !OTHERS,
+                    };
+                    Some((Sid(sid), inp.waiters.get(i as usize)?))
                 })
                 .collect(),
         )
     };
     // Whom each session holds up: every waiter whose chain names it, in the waiters' order.
-    let mut held_up: Vec<(Sid, u32)> = Vec::new();
-    for (i, w) in inp.waiters.iter().enumerate() {
+    let mut held_up: Vec<(u64, u32)> = Vec::new();
+    for (i, w) in (0u32..).zip(inp.waiters) {
         for b in &w.blockers {
-            held_up.push((*b, i as u32));
+            held_up.push((b.0, i));
         }
     }
-    held_up.sort_unstable();
+    crate::ids::sort_pairs(&mut held_up);
     held_up.dedup();
     let mut held_up = held_up.as_slice();
 
@@ -344,12 +344,12 @@ pub(crate) fn build(
         }
         // Whom it holds up, and the harm done to them.
         while let [(b, _), rest @ ..] = held_up {
-            if *b >= sid {
+            if *b >= sid.0 {
                 break;
             }
             held_up = rest;
         }
-        let n = held_up.iter().take_while(|(b, _)| *b == sid).count();
+        let n = held_up.iter().take_while(|(b, _)| *b == sid.0).count();
         let (mine, rest) = held_up.split_at(n);
         held_up = rest;
         row.blocks.clear();

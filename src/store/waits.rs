@@ -188,10 +188,8 @@ impl WaitTracker {
     /// Takes one `onstat -u` sample taken at `t`.
     pub(crate) fn observe(&mut self, u: &OnstatU, t: Duration) {
         let mut next: Vec<(Addr, Tracked)> = Vec::with_capacity(self.current.len().max(16));
-        // (session, thread's place in `u`, its wait reason, its wait address) of the threads
-        // that speak for a session.
-        type Speaker = (Sid, u32, Option<WaitReason>, Option<Addr>);
-        let mut speakers: Vec<Speaker> = Vec::with_capacity(u.threads.len());
+        // (session, thread's place in `u`) of the threads that speak for a session.
+        let mut speakers: Vec<(u64, u32)> = Vec::with_capacity(u.threads.len());
         // What is new in this sample began since the previous one, if that one is recent.
         let seen_begin = self
             .last_t
@@ -205,8 +203,7 @@ impl WaitTracker {
             // The primary thread speaks for its session; a waiting helper thread does too.
             // Session 0 (the server's own threads) has no history.
             if th.sessid.0 != 0 {
-                let wait = th.wait_reason.and(th.wait);
-                speakers.push((th.sessid, i as u32, th.wait_reason, wait));
+                speakers.push((th.sessid.0, i as u32));
             }
             let Some(reason) = th.wait_reason else {
                 continue;
@@ -256,20 +253,29 @@ impl WaitTracker {
         let horizon = t.saturating_sub(HISTORY_SPAN);
         // Each session's state: that of its first thread (in `u`'s order) that waits, else
         // running.
-        speakers.sort_unstable_by_key(|&(sid, i, _, _)| (sid, i));
-        speakers.dedup_by(|later, first| {
-            let same = later.0 == first.0;
-            if same && first.2.is_none() {
-                *first = *later;
+        crate::ids::sort_pairs(&mut speakers);
+        let mut states: Vec<(Sid, Option<WaitReason>, Option<Addr>)> =
+            Vec::with_capacity(speakers.len());
+        for &(sid, i) in &speakers {
+            let Some(th) = u.threads.get(i as usize) else {
+                continue;
+            };
+            let state = (Sid(sid), th.wait_reason, th.wait_reason.and(th.wait));
+            match states.last_mut() {
+                Some(first) if first.0 == state.0 => {
+                    if first.1.is_none() {
+                        *first = state;
+                    }
+                }
+                _ => states.push(state),
             }
-            same
-        });
+        }
         // Merged into the histories, both in session order: a session not in the sample is
         // kept until it has been gone the whole history span.
         let old = std::mem::take(&mut self.history);
-        let mut history = Vec::with_capacity(old.len().max(speakers.len()));
+        let mut history = Vec::with_capacity(old.len().max(states.len()));
         let mut old = old.into_iter().peekable();
-        for &(sid, _, reason, wait) in &speakers {
+        for &(sid, reason, wait) in &states {
             while let Some(gone) = old.next_if(|(s, _)| *s < sid) {
                 if gone.1.seen >= horizon {
                     history.push(gone);
@@ -393,16 +399,12 @@ fn counters(u: &OnstatU, mut into: Counters) -> Counters {
         into.push((th.address, (th.nreads, th.nwrites)));
     }
     if !ordered {
-        into.sort_by_key(|(a, _)| *a);
-        // `dedup_by` hands the later of two equal rows first: its counts move into the one
-        // kept.
-        into.dedup_by(|later, kept| {
-            let same = later.0 == kept.0;
-            if same {
-                kept.1 = later.1;
-            }
-            same
-        });
+        let mut places: Vec<(u64, u32)> = (0u32..).zip(&into).map(|(i, (a, _))| (a.0, i)).collect();
+        crate::ids::sort_pairs(&mut places);
+        let sorted = crate::ids::last_of_each(&places)
+            .filter_map(|i| into.get(i as usize).copied())
+            .collect();
+        into = sorted;
     }
     into
 }
