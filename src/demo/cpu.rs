@@ -127,13 +127,7 @@ fn row(
     text::ldec(o, tid, 7);
     text::left(o, name, 18);
     let at = o.len();
-    match vp {
-        Vp::Cpu(n) => {
-            text::ldec(o, u64::from(n), 0);
-            o.push_str("cpu");
-        }
-        Vp::Named(s) => o.push_str(s),
-    }
+    vp.write(o);
     if star {
         o.push('*');
     }

@@ -114,6 +114,20 @@ pub(crate) enum Vp {
     Named(&'static str),
 }
 
+impl Vp {
+    /// Its name (`3cpu`, `adm`) at the end of `o`, without `fmt`: the demo's rows print it
+    /// for every thread.
+    pub(crate) fn write(&self, o: &mut String) {
+        match self {
+            Vp::Cpu(n) => {
+                super::text::ldec(o, u64::from(*n), 0);
+                o.push_str("cpu");
+            }
+            Vp::Named(s) => o.push_str(s),
+        }
+    }
+}
+
 impl std::fmt::Display for Vp {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

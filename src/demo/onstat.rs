@@ -136,13 +136,7 @@ pub(crate) fn ath_row(
     status.write(o);
     text::pad(o, 24usize.saturating_sub(o.len() - at).max(1));
     let at = o.len();
-    match vp {
-        Vp::Cpu(n) => {
-            text::ldec(o, u64::from(n), 0);
-            o.push_str("cpu");
-        }
-        Vp::Named(s) => o.push_str(s),
-    }
+    vp.write(o);
     text::pad(o, 12usize.saturating_sub(o.len() - at));
     o.push_str(name);
     o.push('\n');

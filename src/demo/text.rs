@@ -20,11 +20,6 @@ pub(crate) fn left(o: &mut String, s: &str, width: usize) {
     pad(o, width.saturating_sub(s.len()));
 }
 
-/// Decimal digits of `v`, written in `buf` (itoa: two digits a step, no UTF-8 check).
-pub(crate) fn dec(v: u64, buf: &mut itoa::Buffer) -> &str {
-    buf.format(v)
-}
-
 const LOWER: &[u8; 16] = b"0123456789abcdef";
 const UPPER: &[u8; 16] = b"0123456789ABCDEF";
 
@@ -44,10 +39,7 @@ fn push_hex(o: &mut String, v: u64, n: usize, digits: &[u8; 16]) {
 
 /// A number left-aligned in `width`.
 pub(crate) fn ldec(o: &mut String, v: u64, width: usize) {
-    let mut b = itoa::Buffer::new();
-    let s = b.format(v);
-    o.push_str(s);
-    pad(o, width.saturating_sub(s.len()));
+    left(o, itoa::Buffer::new().format(v), width);
 }
 
 /// A number right-aligned in `width`.
@@ -125,9 +117,12 @@ mod tests {
         let mut o = String::new();
         pad(&mut o, 300);
         assert_eq!(o.len(), 300);
-        let mut b = itoa::Buffer::new();
-        assert_eq!(dec(u64::MAX, &mut b), u64::MAX.to_string());
-        assert_eq!(dec(0, &mut b), "0");
+        let mut o = String::new();
+        ldec(&mut o, u64::MAX, 0);
+        assert_eq!(o, u64::MAX.to_string());
+        let mut o = String::new();
+        ldec(&mut o, 0, 0);
+        assert_eq!(o, "0");
         let mut o = String::new();
         lhex(&mut o, u64::MAX, 0);
         assert_eq!(o, "ffffffffffffffff");

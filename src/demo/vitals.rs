@@ -699,7 +699,7 @@ pub(crate) fn tpf(w: &World<'_>) -> String {
         let start = o.len();
         for (v, col) in values.iter().zip(&cols) {
             let mut b = itoa::Buffer::new();
-            at_col(&mut o, start, *col, 1, text::dec(*v, &mut b));
+            at_col(&mut o, start, *col, 1, b.format(*v));
         }
         o.push('\n');
     }

@@ -84,6 +84,35 @@ pub struct SessionRow {
 }
 
 impl SessionRow {
+    /// A row of `sid` with nothing known yet (no thread counted: a daemon's until one is).
+    pub(crate) fn empty(sid: Sid) -> SessionRow {
+        SessionRow {
+            sessid: sid,
+            user: CompactString::default(),
+            host: None,
+            program: None,
+            sql: None,
+            state: SessionState::Running,
+            wait: None,
+            waiting_on: None,
+            reads_per_s: None,
+            writes_per_s: None,
+            locks: 0,
+            blocks: Vec::new(),
+            harm: crate::model::harm::Harm::default(),
+            critical_section: false,
+            in_state_s: None,
+            in_state_s_at_least: false,
+            threads: 0,
+            system: true,
+            in_txn: false,
+            cpu_percent: None,
+            cpu_at_least: false,
+            memory_bytes: None,
+            memory_used_bytes: None,
+        }
+    }
+
     /// The state in a word or two, at most 10 characters: `running`, `idle`, `idle txn` (idle
     /// in an open transaction), what it waits on
     /// (`lock`, `checkpoint`, `condition`...), `crit.sect.` (running inside a critical section).
@@ -124,56 +153,20 @@ pub(crate) struct SessionInputs<'a> {
 #[derive(Debug, Default)]
 pub(crate) struct BySid<T>(Vec<(Sid, T)>);
 
-impl<T: Copy> FromIterator<(Sid, T)> for BySid<T> {
+impl<T: Clone> FromIterator<(Sid, T)> for BySid<T> {
     fn from_iter<I: IntoIterator<Item = (Sid, T)>>(iter: I) -> Self {
         let v: Vec<(Sid, T)> = iter.into_iter().collect();
         if v.windows(2).all(|w| w[0].0 < w[1].0) {
             return BySid(v);
         }
-        let mut places: Vec<(u64, u32)> = (0u32..).zip(&v).map(|(i, (s, _))| (s.0, i)).collect();
-        crate::ids::sort_pairs(&mut places);
-        BySid(
-            crate::ids::last_of_each(&places)
-                .filter_map(|i| v.get(i as usize).copied())
-                .collect(),
-        )
+        BySid(crate::ids::sorted_last_wins(&v, |(s, _)| s.0))
     }
 }
 
 impl<T> BySid<T> {
-    /// Reads the values in session order, each lookup starting where the last ended.
-    pub(crate) fn cursor(&self) -> SidCursor<'_, T> {
-        SidCursor {
-            values: &self.0,
-            at: 0,
-        }
-    }
-}
-
-/// A reader of a [`BySid`] for sessions asked in order; a session out of that order is found by
-/// a binary search (the same answers as a lookup by sid).
-pub(crate) struct SidCursor<'a, T> {
-    values: &'a [(Sid, T)],
-    at: usize,
-}
-
-impl<'a, T> SidCursor<'a, T> {
-    pub(crate) fn get(&mut self, sid: Sid) -> Option<&'a T> {
-        let values = self.values;
-        // Forward from where the last lookup ended: the next session is at most a few entries
-        // on (sessions without a value in between).
-        let ahead = values.get(self.at..).unwrap_or_default();
-        let after_last = self.at == 0 || values[self.at - 1].0 < sid;
-        let found = match ahead.iter().take(4).position(|(s, _)| *s >= sid) {
-            Some(i) if ahead[i].0 == sid => Some(self.at + i),
-            // Between the last session asked and one further on: no value.
-            Some(_) if after_last => None,
-            _ => values.binary_search_by_key(&sid, |(s, _)| *s).ok(),
-        };
-        found.map(|i| {
-            self.at = i + 1;
-            &values[i].1
-        })
+    /// Reads the values in session order ([`crate::ids::Cursor`]).
+    pub(crate) fn cursor(&self) -> crate::ids::Cursor<'_, Sid, T> {
+        crate::ids::Cursor::new(&self.0)
     }
 }
 
@@ -191,19 +184,15 @@ struct Threads<'u> {
     writes_per_s: Option<f64>,
 }
 
-/// Every user session of `onstat -u` (session 0, the daemons, left out), in session order.
-/// The rows are made in `rows`: the room of the previous build's, whose strings (program,
-/// statement, what it waits on) are written over in place rather than made anew.
-pub(crate) fn build(
-    u: &OnstatU,
-    inp: &SessionInputs<'_>,
-    mut rows: Vec<SessionRow>,
-) -> Vec<SessionRow> {
-    // Each session's threads added up, in session order: the threads sorted by session (their
-    // `onstat -u` order kept within one), each thread's rates read in rstcb order first.
-    let mut rates = inp.rates.cursor();
-    let thread_rates: Vec<Option<(f64, f64)>> =
-        u.threads.iter().map(|th| rates.get(th.address)).collect();
+/// Each user session's threads of `u` added up, in session order (their `onstat -u` order
+/// kept within one), each thread's rates read in rstcb order first.
+fn session_threads<'u>(u: &'u OnstatU, rates: &Rates) -> Vec<Threads<'u>> {
+    let mut rate_of = rates.cursor();
+    let thread_rates: Vec<Option<(f64, f64)>> = u
+        .threads
+        .iter()
+        .map(|th| rate_of.get(th.address).copied())
+        .collect();
     // (session, place in `u`) of each thread of a user session.
     let mut order: Vec<(u64, u32)> = (0u32..)
         .zip(&u.threads)
@@ -211,13 +200,13 @@ pub(crate) fn build(
         .map(|(i, th)| (th.sessid.0, i))
         .collect();
     crate::ids::sort_pairs(&mut order);
-    let mut sessions: Vec<Threads<'_>> = Vec::with_capacity(order.len());
+    let mut sessions: Vec<Threads<'u>> = Vec::with_capacity(order.len());
     for &(sid, i) in &order {
-        let sid = Sid(sid);
         let (Some(th), Some(&rates)) = (u.threads.get(i as usize), thread_rates.get(i as usize))
         else {
             continue;
         };
+        let sid = Sid(sid);
         if sessions.last().is_none_or(|s| s.sid != sid) {
             sessions.push(Threads {
                 sid,
@@ -246,50 +235,73 @@ pub(crate) fn build(
             s.writes_per_s = Some(s.writes_per_s.unwrap_or(0.0) + w);
         }
     }
-    drop(order);
-    // The waiter of each session that speaks for it: its last primary thread's, else its
-    // first.
-    // Ranked within a session: primaries first, the last first; then the others, the first
-    // first (a place below 2^31: a snapshot holds far fewer rows).
-    const OTHERS: u32 = 1 << 31;
-    let waiter_of: BySid<&WaiterRow> = {
-        let mut v: Vec<(u64, u32)> = (0u32..)
-            .zip(inp.waiters)
-            .map(|(i, w)| match w.flags.as_bytes().get(3) == Some(&b'P') {
-                true => (w.sessid.0, OTHERS - 1 - i.min(OTHERS - 1)),
-                false => (w.sessid.0, OTHERS | i),
+    sessions
+}
+
+/// The waiter of each session that speaks for it: its last primary thread's, else its first.
+fn speaking_waiters(waiters: &[WaiterRow]) -> BySid<&WaiterRow> {
+    // (session, place in `waiters`): the waiters of each session together, in their order.
+    let mut by_session: Vec<(u64, u32)> = (0u32..)
+        .zip(waiters)
+        .map(|(i, w)| (w.sessid.0, i))
+        .collect();
+    crate::ids::sort_pairs(&mut by_session);
+    let is_primary = |w: &&WaiterRow| w.flags.as_bytes().get(3) == Some(&b'P');
+    BySid(
+        by_session
+            .chunk_by(|a, b| a.0 == b.0)
+            .filter_map(|group| {
+                let rows = group.iter().filter_map(|(_, i)| waiters.get(*i as usize));
+                let w = rows
+                    .clone()
+                    .rev()
+                    .find(is_primary)
+                    .or_else(|| rows.clone().next())?;
+                Some((w.sessid, w))
             })
-            .collect();
-        crate::ids::sort_pairs(&mut v);
-        v.dedup_by_key(|(sid, _)| *sid);
-        BySid(
-            v.into_iter()
-                .filter_map(|(sid, rank)| {
-                    let i = match rank & OTHERS {
-                        0 => OTHERS - 1 - rank,
-                        _ => rank & !OTHERS,
-                    };
-                    Some((Sid(sid), inp.waiters.get(i as usize)?))
-                })
-                .collect(),
-        )
-    };
-    // Whom each session holds up: every waiter whose chain names it, in the waiters' order.
-    let mut held_up: Vec<(u64, u32)> = Vec::new();
-    for (i, w) in (0u32..).zip(inp.waiters) {
-        for b in &w.blockers {
-            held_up.push((b.0, i));
-        }
+            .collect(),
+    )
+}
+
+/// Per session, the waiters whose chains name it (place in `waiters`, in their order): in
+/// `pairs` (room), grouped.
+fn held_up_by<'p>(
+    waiters: &[WaiterRow],
+    pairs: &'p mut Vec<(u64, u32)>,
+) -> BySid<&'p [(u64, u32)]> {
+    pairs.clear();
+    for (i, w) in (0u32..).zip(waiters) {
+        pairs.extend(w.blockers.iter().map(|b| (b.0, i)));
     }
-    crate::ids::sort_pairs(&mut held_up);
-    held_up.dedup();
-    let mut held_up = held_up.as_slice();
+    crate::ids::sort_pairs(pairs);
+    pairs.dedup();
+    BySid(
+        pairs
+            .chunk_by(|a, b| a.0 == b.0)
+            .map(|group| (Sid(group[0].0), group))
+            .collect(),
+    )
+}
+
+/// Every user session of `onstat -u` (session 0, the daemons, left out), in session order.
+/// The rows are made in `rows`: the room of the previous build's, whose strings (program,
+/// statement, what it waits on) are written over in place rather than made anew.
+pub(crate) fn build(
+    u: &OnstatU,
+    inp: &SessionInputs<'_>,
+    mut rows: Vec<SessionRow>,
+) -> Vec<SessionRow> {
+    let sessions = session_threads(u, inp.rates);
+    let waiter_of = speaking_waiters(inp.waiters);
+    let mut pairs = Vec::new();
+    let held_up = held_up_by(inp.waiters, &mut pairs);
 
     place_rows(&mut rows, &sessions);
     let mut hosts = inp.hosts.cursor();
     let mut memory = inp.memory.cursor();
     let mut states = inp.tracker.states();
     let mut waiters = waiter_of.cursor();
+    let mut held_up = held_up.cursor();
     let mut scratch = String::new();
     for (row, s) in rows.iter_mut().zip(&sessions) {
         let sid = s.sid;
@@ -343,15 +355,7 @@ pub(crate) fn build(
             }
         }
         // Whom it holds up, and the harm done to them.
-        while let [(b, _), rest @ ..] = held_up {
-            if *b >= sid.0 {
-                break;
-            }
-            held_up = rest;
-        }
-        let n = held_up.iter().take_while(|(b, _)| *b == sid.0).count();
-        let (mine, rest) = held_up.split_at(n);
-        held_up = rest;
+        let mine: &[(u64, u32)] = held_up.get(sid).copied().unwrap_or_default();
         row.blocks.clear();
         if mine.is_empty() {
             row.harm = crate::model::harm::Harm::default();
@@ -398,44 +402,15 @@ fn place_rows(rows: &mut Vec<SessionRow>, sessions: &[Threads<'_>]) {
     // Then spread out from the back: the rows kept are a subsequence of the sessions, so each
     // moves back to its place, over an empty row, never over a row not placed yet.
     let mut unplaced = rows.len();
-    rows.resize_with(sessions.len(), || empty_row(Sid(0)));
+    rows.resize_with(sessions.len(), || SessionRow::empty(Sid(0)));
     for (at, s) in sessions.iter().enumerate().rev() {
         match unplaced.checked_sub(1) {
             Some(last) if rows[last].sessid == s.sid => {
                 rows.swap(last, at);
                 unplaced = last;
             }
-            _ => rows[at] = empty_row(s.sid),
+            _ => rows[at] = SessionRow::empty(s.sid),
         }
-    }
-}
-
-/// A row of `sid` with nothing known yet.
-fn empty_row(sid: Sid) -> SessionRow {
-    SessionRow {
-        sessid: sid,
-        user: CompactString::default(),
-        host: None,
-        program: None,
-        sql: None,
-        state: SessionState::Running,
-        wait: None,
-        waiting_on: None,
-        reads_per_s: None,
-        writes_per_s: None,
-        locks: 0,
-        blocks: Vec::new(),
-        harm: crate::model::harm::Harm::default(),
-        critical_section: false,
-        in_state_s: None,
-        in_state_s_at_least: false,
-        threads: 0,
-        system: true,
-        in_txn: false,
-        cpu_percent: None,
-        cpu_at_least: false,
-        memory_bytes: None,
-        memory_used_bytes: None,
     }
 }
 
@@ -508,7 +483,7 @@ mod tests {
                 .enumerate()
                 .map(|(i, &sid)| SessionRow {
                     locks: i as u64 + 1,
-                    ..empty_row(Sid(sid))
+                    ..SessionRow::empty(Sid(sid))
                 })
                 .collect();
             place_rows(&mut rows, &sessions);
@@ -523,7 +498,7 @@ mod tests {
             let sorted: std::collections::BTreeSet<u64> = old.iter().copied().collect();
             let mut rows: Vec<SessionRow> = sorted
                 .iter()
-                .map(|&sid| SessionRow { locks: sid + 1, ..empty_row(Sid(sid)) })
+                .map(|&sid| SessionRow { locks: sid + 1, ..SessionRow::empty(Sid(sid)) })
                 .collect();
             place_rows(&mut rows, &sessions);
             for r in &rows {

@@ -563,11 +563,22 @@ mod session_rows {
             ..Default::default()
         });
         let mut sources = Source::candidates_for_tests(None);
-        sources.extend((0..60).map(|n| Source::OnstatGSql(Sid(n))));
         sources.retain(|s| demo.respond(&s.request(), Duration::from_secs(1)).is_ok());
         for t in t - 60..=t {
             let at = Duration::from_secs(t);
-            for s in &sources {
+            // Every source, then the statements of this second's first sessions.
+            let statements: Vec<Source> = store
+                .get(crate::source::key::OnstatU)
+                .map(|u| {
+                    u.threads
+                        .iter()
+                        .filter(|th| th.sessid.0 != 0)
+                        .take(30)
+                        .map(|th| Source::OnstatGSql(th.sessid))
+                        .collect()
+                })
+                .unwrap_or_default();
+            for s in sources.iter().chain(&statements) {
                 let Ok(out) = demo.respond(&s.request(), at) else {
                     continue;
                 };
@@ -603,7 +614,10 @@ mod session_rows {
             let old = rows(&store_at(&demo, before), before, Vec::new());
             let store = store_at(&demo, after);
             let fresh = rows(&store, after, Vec::new());
-            // The check has teeth: sessions of both moments whose rows differ.
+            // The check has teeth: statements to write over, and sessions of both moments
+            // whose rows differ.
+            let statements = fresh.iter().filter(|r| r.sql.is_some()).count();
+            assert!(statements > 5, "{after}: {statements} statements");
             if before != after {
                 let differ = fresh
                     .iter()

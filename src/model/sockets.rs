@@ -42,6 +42,15 @@ pub(crate) fn join_sessions(
             matches.push((t.sid, i));
         }
     }
+    name_sessions(rows, matches)
+}
+
+/// Names each matched row's session; per session, the index of its row (the later match of a
+/// session named twice).
+fn name_sessions(
+    rows: &mut [SocketRow],
+    matches: Vec<(crate::ids::Sid, usize)>,
+) -> FxHashMap<crate::ids::Sid, usize> {
     let mut out = FxHashMap::default();
     for (sid, i) in matches {
         if let Some(r) = rows.get_mut(i) {
@@ -90,14 +99,7 @@ pub(crate) fn join_sessions_whole(
             matches.push((t.sid, i));
         }
     }
-    let mut out = FxHashMap::default();
-    for (sid, i) in matches {
-        if let Some(r) = rows.get_mut(i) {
-            r.sessid = Some(sid);
-        }
-        out.insert(sid, i);
-    }
-    out
+    name_sessions(rows, matches)
 }
 
 #[cfg(test)]

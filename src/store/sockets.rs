@@ -735,10 +735,6 @@ mod tests {
         assert!(rows[0].trend.is_empty());
     }
 
-    fn conn(remote_port: u16, send_q: u64) -> Socket {
-        socket(remote_port, send_q)
-    }
-
     /// Rows built by keeping the last build's, next to rows made anew each time: they must be
     /// equal at every step.
     struct Kept {
@@ -776,7 +772,7 @@ mod tests {
         let mut h = SocketHistory::new(Duration::from_secs(60));
         let mut k = Kept::new();
         let at = Duration::from_secs;
-        let quiet: Vec<Socket> = (1..=5).map(|p| conn(40000 + p, 0)).collect();
+        let quiet: Vec<Socket> = (1..=5).map(|p| socket(40000 + p, 0)).collect();
         h.observe(&quiet, at(1), &[]);
         assert_eq!(k.build(&h), 5, "the first build makes every row");
         h.observe(&quiet, at(2), &[]);
@@ -804,14 +800,14 @@ mod tests {
         let mut k = Kept::new();
         let at = Duration::from_secs;
         h.observe(
-            &[conn(40001, 0), conn(40002, 0), conn(40003, 0)],
+            &[socket(40001, 0), socket(40002, 0), socket(40003, 0)],
             at(1),
             &[],
         );
         k.build(&h);
         // 40002 gone, 40004 new (with bytes: it goes first).
         h.observe(
-            &[conn(40001, 0), conn(40003, 0), conn(40004, 500)],
+            &[socket(40001, 0), socket(40003, 0), socket(40004, 500)],
             at(2),
             &[],
         );
@@ -827,10 +823,10 @@ mod tests {
         // 40002 back, within the window: its history goes on, its row is made again.
         h.observe(
             &[
-                conn(40001, 0),
-                conn(40002, 0),
-                conn(40003, 0),
-                conn(40004, 500),
+                socket(40001, 0),
+                socket(40002, 0),
+                socket(40003, 0),
+                socket(40004, 500),
             ],
             at(3),
             &[],
@@ -841,16 +837,16 @@ mod tests {
         let mut t = 3;
         for _ in 0..70 {
             t += 1;
-            h.observe(&[conn(40001, 0)], at(t), &[]);
+            h.observe(&[socket(40001, 0)], at(t), &[]);
             k.build(&h);
         }
         assert_eq!(h.conns.iter().flatten().count(), 1);
         h.observe(
             &[
-                conn(40001, 0),
-                conn(40005, 0),
-                conn(40006, 9),
-                conn(40002, 0),
+                socket(40001, 0),
+                socket(40005, 0),
+                socket(40006, 9),
+                socket(40002, 0),
             ],
             at(t + 1),
             &[],
@@ -863,18 +859,18 @@ mod tests {
         let mut h = SocketHistory::new(Duration::from_secs(60));
         let mut k = Kept::new();
         let at = Duration::from_secs;
-        h.observe(&[conn(40001, 9_000), conn(40002, 0)], at(0), &[]);
+        h.observe(&[socket(40001, 9_000), socket(40002, 0)], at(0), &[]);
         k.build(&h);
         for s in 1..=60 {
-            h.observe(&[conn(40001, 0), conn(40002, 0)], at(s), &[]);
+            h.observe(&[socket(40001, 0), socket(40002, 0)], at(s), &[]);
             k.build(&h);
             assert_eq!(k.rows[0].max_send_q, 9_000, "at {s}s");
         }
-        h.observe(&[conn(40001, 0), conn(40002, 0)], at(61), &[]);
+        h.observe(&[socket(40001, 0), socket(40002, 0)], at(61), &[]);
         assert_eq!(k.build(&h), 1, "the maximum left the window");
         assert_eq!(k.rows[0].max_send_q, 0);
         assert!(k.rows[0].trend.is_empty());
-        h.observe(&[conn(40001, 0), conn(40002, 0)], at(62), &[]);
+        h.observe(&[socket(40001, 0), socket(40002, 0)], at(62), &[]);
         assert_eq!(k.build(&h), 0, "quiet again: kept");
     }
 
@@ -882,14 +878,14 @@ mod tests {
     fn rows_from_another_build_or_history_are_not_kept() {
         let mut h = SocketHistory::new(Duration::from_secs(60));
         let at = Duration::from_secs;
-        h.observe(&[conn(40001, 0), conn(40002, 0)], at(1), &[]);
+        h.observe(&[socket(40001, 0), socket(40002, 0)], at(1), &[]);
         let mut k = Kept::new();
         k.build(&h);
         let stale = k.rows.clone();
         let stale_tag = k.tag;
-        h.observe(&[conn(40001, 0), conn(40002, 300)], at(2), &[]);
+        h.observe(&[socket(40001, 0), socket(40002, 300)], at(2), &[]);
         k.build(&h);
-        h.observe(&[conn(40001, 0), conn(40002, 300)], at(3), &[]);
+        h.observe(&[socket(40001, 0), socket(40002, 300)], at(3), &[]);
         // The rows of the build before last handed back: made anew, not trusted.
         let mut rows = stale.clone();
         h.rows_kept(&mut k.kept, &mut rows, stale_tag);
@@ -899,7 +895,7 @@ mod tests {
         let copy = h.clone();
         let tag = h.rows_kept(&mut k.kept, &mut rows, RowsTag(0));
         assert_eq!(k.kept.refreshed, 2, "no tag: every row");
-        h.observe(&[conn(40001, 0), conn(40002, 300)], at(4), &[]);
+        h.observe(&[socket(40001, 0), socket(40002, 300)], at(4), &[]);
         let tag = h.rows_kept(&mut k.kept, &mut rows, tag);
         assert_eq!(k.kept.refreshed, 1, "the queued row only");
         copy.rows_kept(&mut k.kept, &mut rows, tag);
@@ -926,7 +922,7 @@ mod tests {
                 let sample: Vec<Socket> = sockets
                     .iter()
                     .map(|&(p, q, r)| {
-                        let mut s = conn(40000 + p, q * 1000);
+                        let mut s = socket(40000 + p, q * 1000);
                         s.recv_q = r;
                         s
                     })

@@ -1,7 +1,7 @@
 //! Waiting threads over time: since when each thread is in its current wait (tracked across
 //! samples), each session's recent wait states, and read/write rates per thread.
 
-use crate::ids::{Addr, Sid};
+use crate::ids::{Addr, Cursor, Sid};
 use crate::parsers::onstat_u::{OnstatU, WaitReason};
 use serde::Serialize;
 use std::collections::VecDeque;
@@ -79,57 +79,24 @@ impl SessionTrack {
     }
 }
 
-/// Reads the threads' waits in the order they were kept (rstcb order), each lookup starting
-/// where the last one ended; a thread out of that order is found by a binary search. The
-/// same answers as a lookup by address.
-pub(crate) struct SinceCursor<'a> {
-    current: &'a [(Addr, Tracked)],
-    at: usize,
-}
+/// Reads the threads' waits in rstcb order ([`crate::ids::Cursor`]).
+pub(crate) struct SinceCursor<'a>(Cursor<'a, Addr, Tracked>);
 
 impl SinceCursor<'_> {
-    fn get(&mut self, rstcb: Addr) -> Option<&Tracked> {
-        let found = match self.current.get(self.at) {
-            Some((a, _)) if *a == rstcb => Some(self.at),
-            _ => self.current.binary_search_by_key(&rstcb, |(a, _)| *a).ok(),
-        };
-        found.map(|i| {
-            self.at = i + 1;
-            &self.current[i].1
-        })
-    }
-
     /// Since when the thread at `rstcb` has been in its current wait, and whether that is
     /// only when ifxtop first saw it (the wait is older: a lower bound).
     pub(crate) fn since(&mut self, rstcb: Addr) -> Option<(Duration, bool)> {
-        self.get(rstcb).map(|t| (t.since, t.at_least))
+        self.0.get(rstcb).map(|t| (t.since, t.at_least))
     }
 }
 
-/// Reads the sessions' states in session order, each lookup starting where the last one ended
-/// (a few sessions on at most: those gone but still kept); a session out of that order is found
-/// by a binary search. The same answers as [`WaitTracker::session_state_since`].
-pub(crate) struct StateCursor<'a> {
-    history: &'a [(Sid, SessionTrack)],
-    at: usize,
-}
+/// Reads the sessions' states in session order ([`crate::ids::Cursor`]): the same answers as
+/// [`WaitTracker::session_state_since`].
+pub(crate) struct StateCursor<'a>(Cursor<'a, Sid, SessionTrack>);
 
 impl StateCursor<'_> {
     pub(crate) fn since(&mut self, sid: Sid) -> Option<(Duration, bool)> {
-        let history = self.history;
-        let ahead = history.get(self.at..).unwrap_or_default();
-        let after_last = self.at == 0 || history[self.at - 1].0 < sid;
-        let found = match ahead.iter().take(4).position(|(s, _)| *s >= sid) {
-            Some(i) if ahead[i].0 == sid => Some(self.at + i),
-            // Between the last session asked and one further on: not kept.
-            Some(_) if after_last => None,
-            _ => history.binary_search_by_key(&sid, |(s, _)| *s).ok(),
-        };
-        found.map(|i| {
-            self.at = i + 1;
-            let span = history[i].1.last;
-            (span.from(), span.at_least)
-        })
+        self.0.get(sid).map(|t| (t.last.from(), t.last.at_least))
     }
 }
 
@@ -194,10 +161,7 @@ impl WaitTracker {
         let seen_begin = self
             .last_t
             .is_some_and(|last| t.saturating_sub(last) <= SEEN_BEGIN_WITHIN);
-        let mut prev = SinceCursor {
-            current: &self.current,
-            at: 0,
-        };
+        let mut prev = Cursor::new(&self.current);
         let mut ordered = true;
         for (i, th) in u.threads.iter().enumerate() {
             // The primary thread speaks for its session; a waiting helper thread does too.
@@ -239,15 +203,7 @@ impl WaitTracker {
         if !ordered {
             // Out of address order, or an rstcb listed twice: the later row counts, as it did
             // when they were kept by address.
-            next.sort_by_key(|(a, _)| *a);
-            let mut kept: Vec<(Addr, Tracked)> = Vec::with_capacity(next.len());
-            for row in next {
-                match kept.last_mut() {
-                    Some(last) if last.0 == row.0 => *last = row,
-                    _ => kept.push(row),
-                }
-            }
-            next = kept;
+            next = crate::ids::sorted_last_wins(&next, |(a, _)| a.0);
         }
         self.current = next;
         let horizon = t.saturating_sub(HISTORY_SPAN);
@@ -314,10 +270,7 @@ impl WaitTracker {
 
     /// The threads' waits, to be read in rstcb order ([`SinceCursor::since`]).
     pub(crate) fn cursor(&self) -> SinceCursor<'_> {
-        SinceCursor {
-            current: &self.current,
-            at: 0,
-        }
+        SinceCursor(Cursor::new(&self.current))
     }
 
     /// Since when the thread at `rstcb` has been in its current wait, and whether that is
@@ -328,10 +281,7 @@ impl WaitTracker {
 
     /// The sessions' states, to be read in session order ([`StateCursor::since`]).
     pub(crate) fn states(&self) -> StateCursor<'_> {
-        StateCursor {
-            history: &self.history,
-            at: 0,
-        }
+        StateCursor(Cursor::new(&self.history))
     }
 
     /// A session's history, by its sid.
@@ -376,7 +326,7 @@ impl WaitTracker {
 ///
 /// Both samples are kept by rstcb in address order, the order `onstat -u` lists its threads:
 /// the rates are a merge of the two lists, and the snapshot reads them front to back
-/// ([`RatesCursor`]) rather than through a hash table's scattered slots (a cache miss each at
+/// ([`Rates::cursor`]) rather than through a hash table's scattered slots (a cache miss each at
 /// 5,000 sessions).
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Rates {
@@ -399,12 +349,7 @@ fn counters(u: &OnstatU, mut into: Counters) -> Counters {
         into.push((th.address, (th.nreads, th.nwrites)));
     }
     if !ordered {
-        let mut places: Vec<(u64, u32)> = (0u32..).zip(&into).map(|(i, (a, _))| (a.0, i)).collect();
-        crate::ids::sort_pairs(&mut places);
-        let sorted = crate::ids::last_of_each(&places)
-            .filter_map(|i| into.get(i as usize).copied())
-            .collect();
-        into = sorted;
+        into = crate::ids::sorted_last_wins(&into, |(a, _)| a.0);
     }
     into
 }
@@ -448,32 +393,8 @@ impl Rates {
     }
 
     /// Reads the rates in address order, each lookup starting where the last one ended.
-    pub(crate) fn cursor(&self) -> RatesCursor<'_> {
-        RatesCursor {
-            rates: &self.rates,
-            at: 0,
-        }
-    }
-}
-
-/// Reads a thread's rates in the order they are kept (rstcb order), each lookup starting where
-/// the last one ended; a thread out of that order is found by a binary search. The same answers
-/// as [`Rates::get`].
-pub(crate) struct RatesCursor<'a> {
-    rates: &'a [(Addr, (f64, f64))],
-    at: usize,
-}
-
-impl RatesCursor<'_> {
-    pub(crate) fn get(&mut self, rstcb: Addr) -> Option<(f64, f64)> {
-        let found = match self.rates.get(self.at) {
-            Some((a, _)) if *a == rstcb => Some(self.at),
-            _ => self.rates.binary_search_by_key(&rstcb, |(a, _)| *a).ok(),
-        };
-        found.map(|i| {
-            self.at = i + 1;
-            self.rates[i].1
-        })
+    pub(crate) fn cursor(&self) -> Cursor<'_, Addr, (f64, f64)> {
+        Cursor::new(&self.rates)
     }
 }
 
@@ -640,7 +561,7 @@ mod tests {
             for th in &b.threads {
                 let by_map = want.iter().find(|(a, _)| *a == th.address).map(|x| x.1);
                 proptest::prop_assert_eq!(r.get(th.address), by_map);
-                proptest::prop_assert_eq!(c.get(th.address), by_map);
+                proptest::prop_assert_eq!(c.get(th.address).copied(), by_map);
             }
         }
     }

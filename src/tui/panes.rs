@@ -1107,29 +1107,10 @@ pub(crate) mod tests {
     /// A running session with nothing else known.
     pub(crate) fn session(sid: u64) -> SessionRow {
         SessionRow {
-            sessid: crate::ids::Sid(sid),
             user: "app".into(),
-            host: None,
-            program: None,
-            sql: None,
-            state: crate::model::sessions::SessionState::Running,
-            wait: None,
-            waiting_on: None,
-            reads_per_s: None,
-            writes_per_s: None,
-            locks: 0,
-            blocks: Vec::new(),
-            harm: Default::default(),
-            critical_section: false,
-            in_state_s: None,
-            in_state_s_at_least: false,
             threads: 1,
             system: false,
-            in_txn: false,
-            cpu_percent: None,
-            cpu_at_least: false,
-            memory_bytes: None,
-            memory_used_bytes: None,
+            ..SessionRow::empty(crate::ids::Sid(sid))
         }
     }
 
