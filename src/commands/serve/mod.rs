@@ -402,8 +402,65 @@ impl headless::Front for Exporter<'_> {
             m = m.with_share(viewers, sent, dropped);
         }
         self.publish.send_replace(Arc::new(m));
-        // The snapshot's rows' room is not kept for the next build here (as the screen keeps
-        // it): 32 instances of 5,000 sessions held 150 MB more for it, for no CPU measured.
+        // The rows go back to the parts, as the screen's do: the next build writes over the
+        // sessions' rows and keeps the sockets' unchanged ones instead of building, then
+        // freeing, every row again (docs/measurements.md: the CPU and memory of it).
+        watched.recycle(Arc::new(snap));
         headless::Flow::Go
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collect::sample::Update;
+    use crate::instance::headless::Front;
+    use crate::source::Source;
+
+    /// The exporter hands each snapshot's rows back once its metrics are published: the next
+    /// build writes over them instead of building (and freeing) every row anew each second.
+    #[test]
+    fn each_build_fills_the_room_of_the_snapshot_published() {
+        let demo = crate::demo::DemoInstance::new(1).with_sessions(300);
+        let settings = crate::store::StoreSettings {
+            ports: vec![crate::demo::LISTENER_PORT],
+            ..Default::default()
+        };
+        let mut watched = Watched::new(Store::new(settings), None);
+        let (publish, latest) = watch::channel(Arc::new(InstanceMetrics::waiting(None, None)));
+        let mut front = Exporter {
+            server: None,
+            host: None,
+            share: None,
+            counted: Counted::default(),
+            publish: &publish,
+        };
+        for t in 100..105 {
+            let t = Duration::from_secs(t);
+            let updates = [
+                Source::OnstatU,
+                Source::OnstatGAth,
+                Source::OnstatGNtt,
+                Source::ProcNetTcp,
+            ]
+            .map(|source| Update {
+                source,
+                t,
+                took: Duration::ZERO,
+                result: source.parse(demo.respond(&source.request(), t).expect("answers")),
+                how: Default::default(),
+            });
+            watched.apply(updates);
+            let snap = watched.build(t, None, &[], None);
+            assert!(snap.sessions.len() > 100, "{}", snap.sessions.len());
+            let _ = front.built(snap, false, &mut watched, None);
+        }
+        let counts = watched.parts.counts();
+        assert!(counts.built > 0, "nothing was built: {counts:?}");
+        assert!(counts.rooms >= 4, "the rows' room was not kept: {counts:?}");
+        assert!(
+            latest.has_changed().expect("open"),
+            "no metrics were published"
+        );
     }
 }
