@@ -212,9 +212,13 @@ pub(crate) struct RowsKept {
     rows: Vec<(u32, u64)>,
     /// Per connection number, its row (checked against `rows`).
     pos: Vec<u32>,
-    /// Room for the next build: the rows' order keys, where each new row comes from, where
-    /// each old row goes.
-    order: Vec<(u64, u64, u64, u32)>,
+    /// The rows' order keys, in the rows' order (the next build starts from them), and room
+    /// for the next build: the keys that moved, whether a connection kept its key, where each
+    /// new row comes from, where each old row goes.
+    order: Vec<Key>,
+    moved: Vec<Key>,
+    next: Vec<Key>,
+    still: Vec<bool>,
     from: Vec<u32>,
     dest: Vec<u32>,
     /// Rows made or refreshed by the last build (the others were kept as they were).
@@ -229,6 +233,15 @@ impl RowsKept {
 }
 
 const NONE: u32 = u32::MAX;
+
+/// A row's place in the pane's order: Send-Q, the window's largest Send-Q, order of first
+/// appearance, and its connection's number (not compared: the order of appearance is unique).
+type Key = (u64, u64, u64, u32);
+
+/// The pane's order: largest Send-Q first, then the largest in the window, then the first seen.
+fn by_pane_order(a: &Key, b: &Key) -> std::cmp::Ordering {
+    b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2))
+}
 
 /// Which sockets belong to the instance: those whose local port is a listener port (the server
 /// end of a client connection). With no known port, every TCP connection is shown.
@@ -465,13 +478,8 @@ impl SocketHistory {
             kept.rows.clear();
         }
         let latest = self.latest.map_or(0, nanos);
-        let order = &mut kept.order;
-        order.clear();
-        order.extend(self.live.iter().filter_map(|&i| {
-            let h = &self.conn(i)?.h;
-            Some((h.send_q, u64::from(h.max), h.seq, i))
-        }));
-        order.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+        self.order_into(kept, valid);
+        let order = &kept.order;
         // Where each new row comes from (the old row of the same connection) and where each
         // old row goes: a permutation of the rows in place, so that the rows kept are moved,
         // not made again, and no second vector of rows is held.
@@ -542,6 +550,58 @@ impl SocketHistory {
         kept.sample = self.samples;
         kept.tag = next_id();
         RowsTag(kept.tag)
+    }
+
+    /// The order of the rows of the latest sample into `kept.order`. Sorting every connection
+    /// each second was most of the rows' cost at 5,000 of them, though few move: the keys of
+    /// the last build (`kept.order`, when `last` says they are this history's) that are
+    /// unchanged are still in order, so only the others are sorted, then merged in. The order
+    /// is total (the order of appearance is unique), so this is the order a full sort gives.
+    fn order_into(&self, kept: &mut RowsKept, last: bool) {
+        let key = |i: u32| {
+            let h = &self.conn(i)?.h;
+            Some((h.send_q, u64::from(h.max), h.seq, i))
+        };
+        let mut still = std::mem::take(&mut kept.still);
+        still.clear();
+        still.resize(self.conns.len(), false);
+        // The last build's rows whose connection is in this sample with the same key, in
+        // their order.
+        let mut stayed = std::mem::take(&mut kept.next);
+        stayed.clear();
+        if last {
+            for &k in &kept.order {
+                let i = k.3;
+                let live = self.conn(i).is_some_and(|c| c.joined);
+                if live && key(i) == Some(k) {
+                    stayed.push(k);
+                    still[i as usize] = true;
+                }
+            }
+        }
+        let moved = &mut kept.moved;
+        moved.clear();
+        moved.extend(
+            self.live
+                .iter()
+                .filter(|&&i| !still.get(i as usize).copied().unwrap_or(false))
+                .filter_map(|&i| key(i)),
+        );
+        moved.sort_unstable_by(by_pane_order);
+        let order = &mut kept.order;
+        order.clear();
+        let (mut a, mut b) = (stayed.iter().peekable(), moved.iter().peekable());
+        loop {
+            let next = match (a.peek(), b.peek()) {
+                (Some(x), Some(y)) if by_pane_order(x, y).is_le() => a.next(),
+                (Some(_), None) => a.next(),
+                (_, Some(_)) => b.next(),
+                (None, None) => break,
+            };
+            order.extend(next.copied());
+        }
+        kept.next = stayed;
+        kept.still = still;
     }
 
     /// The row (of the rows `kept` describes, built from this history last) of the connection
