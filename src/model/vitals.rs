@@ -333,27 +333,84 @@ pub(crate) fn oldest_transaction(
     })
 }
 
+/// The session of each user thread of `u` at an address in `addrs` (the last row at it, as a
+/// map of every row would say).
+fn sessions_at(u: &OnstatU, mut addrs: Vec<Addr>) -> FxHashMap<Addr, Sid> {
+    addrs.sort_unstable();
+    addrs.dedup();
+    if addrs.is_empty() {
+        return FxHashMap::default();
+    }
+    u.threads
+        .iter()
+        .filter(|t| addrs.binary_search(&t.address).is_ok())
+        .map(|t| (t.address, t.sessid))
+        .collect()
+}
+
+/// The session of each thread in `tids`: tid → rstcb (`ath`) → session (`u`'s row at that
+/// address), as [`crate::parsers::onstat_g_ath::OnstatGAth::sessions`] says for every thread.
+fn sessions_of_threads(
+    ath: &crate::parsers::onstat_g_ath::OnstatGAth,
+    u: &OnstatU,
+    mut tids: Vec<Tid>,
+) -> FxHashMap<Tid, Sid> {
+    tids.sort_unstable();
+    tids.dedup();
+    if tids.is_empty() {
+        return FxHashMap::default();
+    }
+    let wanted = || {
+        ath.threads
+            .iter()
+            .filter(|t| tids.binary_search(&t.tid).is_ok())
+    };
+    let sid_of = sessions_at(u, wanted().filter_map(|t| t.rstcb).collect());
+    wanted()
+        .filter_map(|t| Some((t.tid, *sid_of.get(&t.rstcb?)?)))
+        .collect()
+}
+
 /// Mutexes with waiters or holders (`-g lmx`, `-g wmx`, merged by address) and latches with a
 /// holder (`-s`), most waiters first. Holders change within microseconds: a holder is named
 /// only from outputs read at the moment of the `onstat -u` (`Store::get_at_moment`); at any
 /// other moment the list is this `onstat -u`'s mutex waits, named from the names seen before,
 /// and the holder is unknown.
 fn mutexes(store: &Store, u: Option<&OnstatU>) -> Vec<MutexRow> {
+    let lists = [
+        crate::source::key::OnstatGLmx,
+        crate::source::key::OnstatGWmx,
+    ]
+    .map(|src| store.get_at_moment(src));
+    let latches = store
+        .get_at_moment(crate::source::key::OnstatS)
+        .map(|s| s.latches.as_slice())
+        .unwrap_or_default();
+    // Only the threads the lists name are looked up: a handful, among thousands.
+    let tids: Vec<Tid> = lists
+        .iter()
+        .flatten()
+        .flat_map(|x| &x.mutexes)
+        .flat_map(|m| m.holder.into_iter().chain(m.waiters.iter().map(|w| w.tid)))
+        .collect();
     let sid_of_tid = match (store.get(crate::source::key::OnstatGAth), u) {
-        (Some(ath), Some(u)) => ath.sessions(u),
+        (Some(ath), Some(u)) => sessions_of_threads(ath, u, tids),
         _ => FxHashMap::default(),
     };
-    let sid_of_addr: FxHashMap<Addr, Sid> = u
-        .map(|u| u.threads.iter().map(|t| (t.address, t.sessid)).collect())
+    let sid_of_addr = u
+        .map(|u| sessions_at(u, latches.iter().filter_map(|l| l.userthread).collect()))
         .unwrap_or_default();
     let moment = store.moment();
     let mut rows: BTreeMap<Addr, MutexRow> = BTreeMap::new();
     let mut read_now = false;
-    for src in [
+    for (src, x) in [
         crate::source::key::OnstatGLmx,
         crate::source::key::OnstatGWmx,
-    ] {
-        let Some(x) = store.get_at_moment(src) else {
+    ]
+    .into_iter()
+    .zip(lists)
+    {
+        let Some(x) = x else {
             continue;
         };
         read_now = true;
@@ -405,11 +462,7 @@ fn mutexes(store: &Store, u: Option<&OnstatU>) -> Vec<MutexRow> {
             }
         }
     }
-    for l in store
-        .get_at_moment(crate::source::key::OnstatS)
-        .map(|s| s.latches.as_slice())
-        .unwrap_or_default()
-    {
+    for l in latches {
         rows.entry(l.address).or_insert_with(|| MutexRow {
             name: l.name.clone(),
             address: l.address,
@@ -425,4 +478,78 @@ fn mutexes(store: &Store, u: Option<&OnstatU>) -> Vec<MutexRow> {
     let mut out: Vec<MutexRow> = rows.into_values().collect();
     out.sort_by(|a, b| b.waiters.cmp(&a.waiters).then(a.name.cmp(&b.name)));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parsers::onstat_g_ath::OnstatGAth;
+    use crate::source::Source;
+    use proptest::prelude::*;
+
+    /// One demo second's `onstat -u` and `onstat -g ath` (300 sessions).
+    fn demo_second() -> (OnstatU, OnstatGAth) {
+        let demo = crate::demo::DemoInstance::new(1).with_sessions(300);
+        let t = std::time::Duration::from_secs(280);
+        let read = |source: Source| {
+            source
+                .parse(demo.respond(&source.request(), t).expect("answers"))
+                .expect("parses")
+        };
+        let u = read(Source::OnstatU);
+        let ath = read(Source::OnstatGAth);
+        (
+            u.get::<OnstatU>().expect("-u").clone(),
+            ath.get::<OnstatGAth>().expect("-g ath").clone(),
+        )
+    }
+
+    proptest! {
+        /// The sessions of a few threads are what the map of every thread says of them, with
+        /// threads listed twice (another rstcb, or none) and addresses reused by two rows.
+        #[test]
+        fn sessions_of_a_few_threads_match_the_map_of_all(
+            twice in proptest::collection::vec((any::<prop::sample::Index>(), 0u8..3, any::<prop::sample::Index>()), 0..12),
+            reused in proptest::collection::vec((any::<prop::sample::Index>(), 0u64..50_000), 0..12),
+            picks in proptest::collection::vec(any::<prop::sample::Index>(), 0..30),
+            strangers in proptest::collection::vec(0u64..5_000, 0..5),
+        ) {
+            let (mut u, mut ath) = demo_second();
+            prop_assume!(!u.threads.is_empty() && !ath.threads.is_empty());
+            for (i, how, j) in twice {
+                let mut t = ath.threads[i.index(ath.threads.len())].clone();
+                t.rstcb = match how {
+                    0 => None,
+                    1 => Some(u.threads[j.index(u.threads.len())].address),
+                    _ => Some(Addr(0xdead_0000 + j.index(1000) as u64)),
+                };
+                ath.threads.push(t);
+            }
+            for (i, sid) in reused {
+                let mut t = u.threads[i.index(u.threads.len())].clone();
+                t.sessid = Sid(sid);
+                u.threads.push(t);
+            }
+            let tids: Vec<Tid> = picks
+                .iter()
+                .map(|p| ath.threads[p.index(ath.threads.len())].tid)
+                .chain(strangers.into_iter().map(Tid))
+                .collect();
+            let all = ath.sessions(&u);
+            let expected: FxHashMap<Tid, Sid> = all
+                .into_iter()
+                .filter(|(t, _)| tids.contains(t))
+                .collect();
+            prop_assert_eq!(sessions_of_threads(&ath, &u, tids), expected);
+
+            let addrs: Vec<Addr> = u.threads.iter().step_by(7).map(|t| t.address).collect();
+            let every: FxHashMap<Addr, Sid> =
+                u.threads.iter().map(|t| (t.address, t.sessid)).collect();
+            let expected: FxHashMap<Addr, Sid> = every
+                .into_iter()
+                .filter(|(a, _)| addrs.contains(a))
+                .collect();
+            prop_assert_eq!(sessions_at(&u, addrs), expected);
+        }
+    }
 }
