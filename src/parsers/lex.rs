@@ -204,11 +204,6 @@ pub(crate) fn is_hex(c: char) -> bool {
     c.is_ascii_hexdigit()
 }
 
-#[inline]
-pub(crate) fn is_lower_hex(c: char) -> bool {
-    c.is_ascii_digit() || ('a'..='f').contains(&c)
-}
-
 /// The value of the hex digits at the start of `i`, at most `max` of them (16 at most, so the
 /// value fits), uppercase digits only when `upper`: (their count, the value).
 #[inline]
@@ -430,7 +425,7 @@ pub(crate) fn skip_prompt_line(lines: &mut Lines<'_>, commands: &[&str]) {
 /// and errors alike.
 #[cfg(test)]
 pub(crate) mod reference {
-    use super::{is_blank, is_hex, is_lower_hex, PResult};
+    use super::{is_blank, is_hex, PResult};
     use crate::ids::Addr;
     use nom::bytes::complete::{take_till1, take_while, take_while1, take_while_m_n};
     use nom::combinator::map_res;
@@ -453,6 +448,10 @@ pub(crate) mod reference {
             u64::from_str_radix(s, 16).map(Addr)
         })
         .parse(i)
+    }
+
+    fn is_lower_hex(c: char) -> bool {
+        c.is_ascii_digit() || ('a'..='f').contains(&c)
     }
 
     pub(crate) fn lower_hex_addr(i: &str) -> PResult<'_, Addr> {

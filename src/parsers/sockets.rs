@@ -206,12 +206,17 @@ fn host_order_bytes(v: u32) -> [u8; 4] {
 }
 
 /// An IPv6 address as /proc/net/tcp6 prints it: four 32-bit words, each in host order.
-fn proc_ipv6(hex: &str) -> Option<Ipv6Addr> {
+/// Read as bytes (no UTF-8 check, no `from_str_radix` per word); a word may start with `+`, as
+/// `u32::from_str_radix` allowed when it read these.
+fn proc_ipv6(hex: &[u8]) -> Option<Ipv6Addr> {
     let mut bytes = [0u8; 16];
     for (i, chunk) in bytes.chunks_mut(4).enumerate() {
         let word = hex.get(i * 8..i * 8 + 8)?;
-        let v = u32::from_str_radix(word, 16).ok()?;
-        chunk.copy_from_slice(&host_order_bytes(v));
+        let v = match word.split_first() {
+            Some((b'+', digits)) => hex_n(digits, 7)?,
+            _ => hex_n(word, 8)?,
+        };
+        chunk.copy_from_slice(&host_order_bytes(u32::try_from(v).ok()?));
     }
     Some(Ipv6Addr::from(bytes))
 }
@@ -259,7 +264,7 @@ fn proc_endpoint(i: &str) -> PResult<'_, Endpoint> {
     let host = match ip.len() {
         // Formatted straight into the inline string: no heap allocation per address.
         8 => proc_ipv4(ip).map(dotted),
-        32 => proc_ipv6(ip).map(v6_host),
+        32 => proc_ipv6(ip.as_bytes()).map(v6_host),
         _ => None,
     };
     let port = u16::from_str_radix(port, 16).ok();
@@ -363,7 +368,7 @@ fn proc_row_fast(line: &str) -> Option<Socket> {
                 let v = u32::try_from(hex_n(rest, 8)?).ok()?;
                 dotted(Ipv4Addr::from(host_order_bytes(v)))
             }
-            32 => v6_host(proc_ipv6(std::str::from_utf8(&rest[..32]).ok()?)?),
+            32 => v6_host(proc_ipv6(&rest[..32])?),
             _ => return None,
         };
         let port = u16::try_from(hex_n(rest.get(colon + 1..)?, 4)?).ok()?;
@@ -690,11 +695,86 @@ pub(crate) mod reference {
     use super::super::lex::reference::{dec_u64, sp0, sp1};
     use super::super::lex::{lines, PResult};
     use super::super::Unparsed;
-    use super::{proc_endpoint, proc_row_fast, Socket, Sockets, TcpState};
+    use super::{
+        dotted, hex_n, host_order_bytes, proc_endpoint, v6_host, Endpoint, Socket, Sockets,
+        TcpState,
+    };
     use crate::error::ParseError;
+    use compact_str::ToCompactString;
     use nom::bytes::complete::take_while_m_n;
     use nom::character::complete::char;
     use nom::Parser;
+    use std::net::{Ipv4Addr, Ipv6Addr};
+
+    pub(crate) fn proc_ipv6(hex: &str) -> Option<Ipv6Addr> {
+        let mut bytes = [0u8; 16];
+        for (i, chunk) in bytes.chunks_mut(4).enumerate() {
+            let word = hex.get(i * 8..i * 8 + 8)?;
+            let v = u32::from_str_radix(word, 16).ok()?;
+            chunk.copy_from_slice(&host_order_bytes(v));
+        }
+        Some(Ipv6Addr::from(bytes))
+    }
+
+    fn proc_row_fast(line: &str) -> Option<Socket> {
+        let b = line.as_bytes();
+        let mut i = b.iter().position(|c| *c != b' ')?;
+        while b.get(i)?.is_ascii_digit() {
+            i += 1;
+        }
+        if b.get(i) != Some(&b':') || b.get(i + 1) != Some(&b' ') {
+            return None;
+        }
+        i += 2;
+        let v6 = b.get(i..)?.iter().position(|c| *c == b':') == Some(32);
+        let endpoint = |i: &mut usize| -> Option<Endpoint> {
+            let rest = b.get(*i..)?;
+            let colon = rest.iter().position(|c| *c == b':')?;
+            let host = match colon {
+                8 => {
+                    let v = u32::try_from(hex_n(rest, 8)?).ok()?;
+                    dotted(Ipv4Addr::from(host_order_bytes(v)))
+                }
+                32 => v6_host(proc_ipv6(std::str::from_utf8(&rest[..32]).ok()?)?),
+                _ => return None,
+            };
+            let port = u16::try_from(hex_n(rest.get(colon + 1..)?, 4)?).ok()?;
+            if rest.get(colon + 5) != Some(&b' ') {
+                return None;
+            }
+            *i += colon + 6;
+            Some(Endpoint {
+                host,
+                port: port.to_compact_string(),
+            })
+        };
+        let local = endpoint(&mut i)?;
+        let remote = endpoint(&mut i)?;
+        let st = u8::try_from(hex_n(b.get(i..)?, 2)?).ok()?;
+        if b.get(i + 2) != Some(&b' ') {
+            return None;
+        }
+        i += 3;
+        let tx = hex_n(b.get(i..)?, 8)?;
+        if b.get(i + 8) != Some(&b':') {
+            return None;
+        }
+        let rx = hex_n(b.get(i + 9..)?, 8)?;
+        // What follows the queues must be a field boundary, as the nom parser requires.
+        if !matches!(b.get(i + 17), None | Some(b' ')) {
+            return None;
+        }
+        let proto = if v6 { "tcp6" } else { "tcp" };
+        Some(Socket {
+            proto: proto.into(),
+            recv_q: rx,
+            send_q: tx,
+            local,
+            remote,
+            state: Some(TcpState::from_kernel(st)),
+            process: None,
+        })
+    }
 
     fn starts_with_words(text: &str, expected: &[&str]) -> bool {
         let mut w = super::super::lex::reference::header_words(text);
@@ -866,6 +946,21 @@ udp        0      0 0.0.0.0:68              0.0.0.0:*                           
                 same(&v).expect("line");
                 same(&format!("{header}{v}\n")).expect("line after a header");
             }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(20_000))]
+        #[test]
+        fn v6_words_read_as_from_str_radix_reads_them(
+            hex in prop_oneof![
+                3 => "[0-9A-Fa-f]{32}",
+                1 => "[0-9A-F+-]{32}",
+                1 => "(\\+[0-9A-F]{7}){4}",
+                1 => "[0-9A-F]{28,31}[gé+ ]{1,2}",
+            ]
+        ) {
+            prop_assert_eq!(proc_ipv6(hex.as_bytes()), reference::proc_ipv6(&hex), "{:?}", hex);
         }
     }
 
