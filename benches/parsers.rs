@@ -736,7 +736,9 @@ fn per_second(c: &mut Criterion) {
     let at = |incident| {
         std::time::Duration::from_secs(timeline::first(incident).map_or(0, |p| p.middle()))
     };
-    let cases: [(Source, Incident, fn(&str) -> bool); 8] = [
+    /// An output, the moment it is asked at, and its parse.
+    type Case = (Source, Incident, fn(&str) -> bool);
+    let cases: [Case; 8] = [
         (Source::OnstatGAth, Incident::CheckpointRequested, |t| {
             onstat_g_ath::parse(t).is_ok()
         }),
