@@ -722,6 +722,65 @@ fn vitals(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, parsers, vitals);
+/// The per-second outputs as the demo prints them for 5,000 sessions (the size the idle-cost
+/// budget is measured at), each at the moment of an incident that fills it: what the live
+/// screen parses every second.
+fn per_second(c: &mut Criterion) {
+    use ifxtop::demo::timeline::{self, Incident};
+    use ifxtop::demo::DemoInstance;
+    use ifxtop::ids::Sid;
+    use ifxtop::parsers::{onstat_g_ath, onstat_g_con, onstat_g_sql, onstat_k, sockets};
+    use ifxtop::source::Source;
+    let full = std::env::args().any(|a| a == "--bench");
+    let demo = DemoInstance::new(1).with_sessions(if full { 5_000 } else { 50 });
+    let at = |incident| {
+        std::time::Duration::from_secs(timeline::first(incident).map_or(0, |p| p.middle()))
+    };
+    /// An output, the moment it is asked at, and its parse.
+    type Case = (Source, Incident, fn(&str) -> bool);
+    let cases: [Case; 8] = [
+        (Source::OnstatGAth, Incident::CheckpointRequested, |t| {
+            onstat_g_ath::parse(t).is_ok()
+        }),
+        (Source::OnstatU, Incident::CheckpointRequested, |t| {
+            onstat_u::parse(t).is_ok()
+        }),
+        (Source::OnstatGCon, Incident::Calm, |t| {
+            onstat_g_con::parse(t).is_ok()
+        }),
+        (Source::OnstatK, Incident::LockChain, |t| {
+            onstat_k::parse(t).is_ok()
+        }),
+        (Source::OnstatXTxn, Incident::LockChain, |t| {
+            onstat_x_txn::parse(t).is_ok()
+        }),
+        (Source::OnstatGSql(Sid(812)), Incident::LockChain, |t| {
+            onstat_g_sql::parse(t).is_ok()
+        }),
+        (Source::ProcNetTcp, Incident::SendQFill, |t| {
+            sockets::parse_proc_net_tcp(t).is_ok()
+        }),
+        (Source::ProcNetTcp6, Incident::SendQFill, |t| {
+            sockets::parse_proc_net_tcp(t).is_ok()
+        }),
+    ];
+    let mut g = c.benchmark_group("per_second");
+    for (source, incident, parse) in cases {
+        let text = demo
+            .respond(&source.request(), at(incident))
+            .map(|o| o.stdout)
+            .unwrap_or_default();
+        assert!(parse(&text), "the demo's {} does not parse", source.label());
+        g.throughput(Throughput::Bytes(text.len() as u64));
+        g.bench_with_input(
+            BenchmarkId::from_parameter(source.label()),
+            &text,
+            |b, t| b.iter(|| parse(black_box(t))),
+        );
+    }
+    g.finish();
+}
+
+criterion_group!(benches, parsers, vitals, per_second);
 criterion_group!(disk_benches, disk_parsers);
 criterion_main!(benches, disk_benches);

@@ -3,7 +3,7 @@
 
 use crate::error::ParseError;
 use crate::ids::Addr;
-use nom::bytes::complete::{take_till1, take_while, take_while1, take_while_m_n};
+use nom::bytes::complete::take_while1;
 use nom::combinator::map_res;
 use nom::{IResult, Parser};
 
@@ -155,22 +155,48 @@ pub(crate) fn is_blank(c: char) -> bool {
     c == ' ' || c == '\t'
 }
 
+// The tokens below are byte loops rather than nom's `take_while*` over `&str`: those decode
+// UTF-8 a character at a time and then parse the run again (`from_str_radix`), and every row
+// of every per-second output goes through them. They return exactly what the nom versions
+// return, errors included (the tests keep those versions as the reference).
+
+/// nom's error for `i`: what a failed token returns.
+#[inline]
+fn token_error<T>(i: &str, kind: nom::error::ErrorKind) -> PResult<'_, T> {
+    Err(nom::Err::Error(nom::error::Error::new(i, kind)))
+}
+
+/// How many leading bytes of `s` are ASCII blanks. A blank is ASCII, so the count is a char
+/// boundary.
+#[inline]
+fn blank_run(s: &str) -> usize {
+    s.bytes().take_while(|&b| is_blank_byte(b)).count()
+}
+
 /// Zero or more blanks.
 #[inline]
 pub(crate) fn sp0(i: &str) -> PResult<'_, &str> {
-    take_while(is_blank)(i)
+    let n = blank_run(i);
+    Ok((&i[n..], &i[..n]))
 }
 
 /// One or more blanks.
 #[inline]
 pub(crate) fn sp1(i: &str) -> PResult<'_, &str> {
-    take_while1(is_blank)(i)
+    match blank_run(i) {
+        0 => token_error(i, nom::error::ErrorKind::TakeWhile1),
+        n => Ok((&i[n..], &i[..n])),
+    }
 }
 
 /// A run of non-blank characters.
 #[inline]
 pub(crate) fn word(i: &str) -> PResult<'_, &str> {
-    take_till1(is_blank)(i)
+    // Stops at an ASCII blank (a char boundary) or the end.
+    match i.bytes().position(is_blank_byte).unwrap_or(i.len()) {
+        0 => token_error(i, nom::error::ErrorKind::TakeTill1),
+        n => Ok((&i[n..], &i[..n])),
+    }
 }
 
 #[inline]
@@ -178,65 +204,108 @@ pub(crate) fn is_hex(c: char) -> bool {
     c.is_ascii_hexdigit()
 }
 
+/// The value of the hex digits at the start of `i`, at most `max` of them (16 at most, so the
+/// value fits), uppercase digits only when `upper`: (their count, the value).
 #[inline]
-pub(crate) fn is_lower_hex(c: char) -> bool {
-    c.is_ascii_digit() || ('a'..='f').contains(&c)
+fn hex_digits(i: &str, max: usize, upper: bool) -> (usize, u64) {
+    let mut v = 0u64;
+    let mut n = 0;
+    for &b in i.as_bytes().iter().take(max) {
+        let d = match b {
+            b'0'..=b'9' => b - b'0',
+            b'a'..=b'f' => b - b'a' + 10,
+            b'A'..=b'F' if upper => b - b'A' + 10,
+            _ => break,
+        };
+        v = (v << 4) | u64::from(d);
+        n += 1;
+    }
+    (n, v)
+}
+
+/// 1 to `max` hex digits (`max` <= 16) as a number.
+#[inline]
+fn hex_token(i: &str, max: usize, upper: bool) -> PResult<'_, u64> {
+    match hex_digits(i, max, upper) {
+        (0, _) => token_error(i, nom::error::ErrorKind::TakeWhileMN),
+        // Only ASCII digits were read, so `n` is a char boundary.
+        (n, v) => Ok((&i[n..], v)),
+    }
 }
 
 /// A hex address of 1 to 16 digits, either case.
 #[inline]
 pub(crate) fn hex_addr(i: &str) -> PResult<'_, Addr> {
-    map_res(take_while_m_n(1, 16, is_hex), |s: &str| {
-        u64::from_str_radix(s, 16).map(Addr)
-    })
-    .parse(i)
+    hex_token(i, 16, true).map(|(rest, v)| (rest, Addr(v)))
+}
+
+/// A hex number of 1 to 16 digits, either case.
+#[inline]
+pub(crate) fn hex_u64(i: &str) -> PResult<'_, u64> {
+    hex_token(i, 16, true)
 }
 
 /// A hex address in lowercase only: onstat prints addresses in lowercase, so an uppercase letter
 /// after the digits is the next column (flags) run into this one (`40074140Y-BP---`).
 #[inline]
 pub(crate) fn lower_hex_addr(i: &str) -> PResult<'_, Addr> {
-    map_res(take_while_m_n(1, 16, is_lower_hex), |s: &str| {
-        u64::from_str_radix(s, 16).map(Addr)
-    })
-    .parse(i)
+    hex_token(i, 16, false).map(|(rest, v)| (rest, Addr(v)))
 }
 
 /// A hex number that fits in 32 bits (flag words).
 #[inline]
 pub(crate) fn hex_u32(i: &str) -> PResult<'_, u32> {
-    map_res(take_while_m_n(1, 8, is_hex), |s: &str| {
-        u32::from_str_radix(s, 16)
-    })
-    .parse(i)
+    // 8 digits at most always fit.
+    hex_token(i, 8, true).map(|(rest, v)| (rest, v as u32))
 }
 
 /// An unsigned decimal number.
 #[inline]
 pub(crate) fn dec_u64(i: &str) -> PResult<'_, u64> {
-    map_res(take_while1(|c: char| c.is_ascii_digit()), |s: &str| {
-        s.parse::<u64>()
-    })
-    .parse(i)
+    let b = i.as_bytes();
+    let mut v = 0u64;
+    let mut fits = true;
+    let mut n = 0;
+    while let Some(d) = b.get(n).filter(|d| d.is_ascii_digit()) {
+        // A number too large is still read to its end: the error is on the whole run, as
+        // `str::parse` gives it.
+        match v
+            .checked_mul(10)
+            .and_then(|v| v.checked_add(u64::from(d - b'0')))
+        {
+            Some(x) => v = x,
+            None => fits = false,
+        }
+        n += 1;
+    }
+    match (n, fits) {
+        (0, _) => token_error(i, nom::error::ErrorKind::TakeWhile1),
+        (_, false) => token_error(i, nom::error::ErrorKind::MapRes),
+        (n, true) => Ok((&i[n..], v)),
+    }
 }
 
 /// An unsigned decimal number that fits in 32 bits.
 #[inline]
 pub(crate) fn dec_u32(i: &str) -> PResult<'_, u32> {
-    map_res(take_while1(|c: char| c.is_ascii_digit()), |s: &str| {
-        s.parse::<u32>()
-    })
-    .parse(i)
+    let (rest, v) = dec_u64(i)?;
+    match u32::try_from(v) {
+        Ok(v) => Ok((rest, v)),
+        Err(_) => token_error(i, nom::error::ErrorKind::MapRes),
+    }
 }
 
 /// A signed decimal number (`-1` appears in some timeout columns).
 #[inline]
 pub(crate) fn dec_i64(i: &str) -> PResult<'_, i64> {
-    let (rest, neg) = nom::combinator::opt(nom::character::complete::char('-')).parse(i)?;
+    let (rest, neg) = match i.strip_prefix('-') {
+        Some(rest) => (rest, true),
+        None => (i, false),
+    };
     let (rest, v) = dec_u64(rest)?;
     let v = i64::try_from(v)
         .map_err(|_| nom::Err::Error(nom::error::Error::new(i, nom::error::ErrorKind::TooLarge)))?;
-    Ok((rest, if neg.is_some() { -v } else { v }))
+    Ok((rest, if neg { -v } else { v }))
 }
 
 /// An unsigned decimal number with or without a fraction (`1551.59`, `0.00`, `42`), as onstat
@@ -278,8 +347,31 @@ pub(crate) fn is_rule(text: &str) -> bool {
 
 /// The blank-separated words of a column header line, used to recognise a header by its words
 /// whatever the padding (`address  flags   sessid ...`).
-pub(crate) fn header_words(text: &str) -> impl Iterator<Item = &str> {
-    text.split([' ', '\t']).filter(|w| !w.is_empty())
+pub(crate) fn header_words(text: &str) -> Words<'_> {
+    Words { rest: text }
+}
+
+/// The blank-separated words of a line, found byte by byte: a blank is ASCII, so no character
+/// needs decoding (every line that is no row is tried against a header's words).
+#[derive(Debug, Clone)]
+pub(crate) struct Words<'a> {
+    rest: &'a str,
+}
+
+impl<'a> Iterator for Words<'a> {
+    type Item = &'a str;
+
+    #[inline]
+    fn next(&mut self) -> Option<&'a str> {
+        let rest = trim_start_bytes(self.rest, is_blank_byte);
+        if rest.is_empty() {
+            self.rest = rest;
+            return None;
+        }
+        let end = rest.bytes().position(is_blank_byte).unwrap_or(rest.len());
+        self.rest = &rest[end..];
+        Some(&rest[..end])
+    }
 }
 
 /// True when `text`'s words start with `expected` (case-sensitive).
@@ -325,6 +417,180 @@ pub(crate) fn skip_prompt_line(lines: &mut Lines<'_>, commands: &[&str]) {
         if is_prompt_line(first.text, commands) {
             ahead.next();
             *lines = ahead;
+        }
+    }
+}
+
+/// The tokens as nom's combinators read them: what the byte loops above must give, results
+/// and errors alike.
+#[cfg(test)]
+pub(crate) mod reference {
+    use super::{is_blank, is_hex, PResult};
+    use crate::ids::Addr;
+    use nom::bytes::complete::{take_till1, take_while, take_while1, take_while_m_n};
+    use nom::combinator::map_res;
+    use nom::Parser;
+
+    pub(crate) fn sp0(i: &str) -> PResult<'_, &str> {
+        take_while(is_blank)(i)
+    }
+
+    pub(crate) fn sp1(i: &str) -> PResult<'_, &str> {
+        take_while1(is_blank)(i)
+    }
+
+    pub(crate) fn word(i: &str) -> PResult<'_, &str> {
+        take_till1(is_blank)(i)
+    }
+
+    pub(crate) fn hex_addr(i: &str) -> PResult<'_, Addr> {
+        map_res(take_while_m_n(1, 16, is_hex), |s: &str| {
+            u64::from_str_radix(s, 16).map(Addr)
+        })
+        .parse(i)
+    }
+
+    fn is_lower_hex(c: char) -> bool {
+        c.is_ascii_digit() || ('a'..='f').contains(&c)
+    }
+
+    pub(crate) fn lower_hex_addr(i: &str) -> PResult<'_, Addr> {
+        map_res(take_while_m_n(1, 16, is_lower_hex), |s: &str| {
+            u64::from_str_radix(s, 16).map(Addr)
+        })
+        .parse(i)
+    }
+
+    pub(crate) fn hex_u32(i: &str) -> PResult<'_, u32> {
+        map_res(take_while_m_n(1, 8, is_hex), |s: &str| {
+            u32::from_str_radix(s, 16)
+        })
+        .parse(i)
+    }
+
+    pub(crate) fn dec_u64(i: &str) -> PResult<'_, u64> {
+        map_res(take_while1(|c: char| c.is_ascii_digit()), |s: &str| {
+            s.parse::<u64>()
+        })
+        .parse(i)
+    }
+
+    pub(crate) fn dec_u32(i: &str) -> PResult<'_, u32> {
+        map_res(take_while1(|c: char| c.is_ascii_digit()), |s: &str| {
+            s.parse::<u32>()
+        })
+        .parse(i)
+    }
+
+    pub(crate) fn dec_i64(i: &str) -> PResult<'_, i64> {
+        let (rest, neg) = nom::combinator::opt(nom::character::complete::char('-')).parse(i)?;
+        let (rest, v) = dec_u64(rest)?;
+        let v = i64::try_from(v).map_err(|_| {
+            nom::Err::Error(nom::error::Error::new(i, nom::error::ErrorKind::TooLarge))
+        })?;
+        Ok((rest, if neg.is_some() { -v } else { v }))
+    }
+
+    pub(crate) fn header_words(text: &str) -> impl Iterator<Item = &str> {
+        text.split([' ', '\t']).filter(|w| !w.is_empty())
+    }
+}
+
+/// Text that looks like columns: digits, hex in both cases, blanks, signs, long runs that
+/// overflow, letters that end a token, and a few non-ASCII characters.
+#[cfg(test)]
+pub(crate) fn columnish() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    let piece = prop_oneof![
+        4 => "[0-9]{1,24}",
+        3 => "[0-9a-fA-F]{1,20}",
+        3 => "[ \t]{1,4}",
+        1 => "[-+:.xXgG*_]",
+        1 => "[a-zA-Z]{1,6}",
+        1 => "[é€\u{a0}]",
+        1 => Just("18446744073709551615".to_string()),
+        1 => Just("18446744073709551616".to_string()),
+        1 => Just("4294967296".to_string()),
+        1 => Just("9223372036854775808".to_string()),
+    ];
+    proptest::collection::vec(piece, 0..8).prop_map(|v| v.concat())
+}
+
+#[cfg(test)]
+mod equivalence {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Every token over `text` and each of its suffixes that starts at a char boundary.
+    fn check_all(text: &str) -> Result<(), TestCaseError> {
+        for (at, _) in text.char_indices().chain([(text.len(), ' ')]) {
+            let i = &text[at..];
+            prop_assert_eq!(sp0(i), reference::sp0(i), "sp0 {:?}", i);
+            prop_assert_eq!(sp1(i), reference::sp1(i), "sp1 {:?}", i);
+            prop_assert_eq!(word(i), reference::word(i), "word {:?}", i);
+            prop_assert_eq!(hex_addr(i), reference::hex_addr(i), "hex_addr {:?}", i);
+            prop_assert_eq!(
+                hex_u64(i),
+                reference::hex_addr(i).map(|(r, a)| (r, a.0)),
+                "hex_u64 {:?}",
+                i
+            );
+            prop_assert_eq!(
+                lower_hex_addr(i),
+                reference::lower_hex_addr(i),
+                "lower_hex_addr {:?}",
+                i
+            );
+            prop_assert_eq!(hex_u32(i), reference::hex_u32(i), "hex_u32 {:?}", i);
+            prop_assert_eq!(dec_u64(i), reference::dec_u64(i), "dec_u64 {:?}", i);
+            prop_assert_eq!(dec_u32(i), reference::dec_u32(i), "dec_u32 {:?}", i);
+            prop_assert_eq!(dec_i64(i), reference::dec_i64(i), "dec_i64 {:?}", i);
+            prop_assert_eq!(
+                header_words(i).collect::<Vec<_>>(),
+                reference::header_words(i).collect::<Vec<_>>(),
+                "header_words {:?}",
+                i
+            );
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+        #[test]
+        fn tokens_read_as_nom_reads_them(text in columnish()) {
+            check_all(&text)?;
+        }
+    }
+
+    #[test]
+    fn tokens_at_their_edges() {
+        for text in [
+            "",
+            " ",
+            "0",
+            "ffffffffffffffff",
+            "ffffffffffffffff0",
+            "FFFFFFFFFFFFFFFFFF",
+            "abcdefABCDEF",
+            "fffffffff",
+            "18446744073709551615 x",
+            "18446744073709551616",
+            "4294967295",
+            "4294967296",
+            "-9223372036854775807",
+            "-9223372036854775808",
+            "9223372036854775808",
+            "--1",
+            "-",
+            "+1",
+            "0x1f",
+            "\t\t a\tb  ",
+            "é1",
+            "1é",
+            "a\u{a0}b",
+        ] {
+            check_all(text).expect(text);
         }
     }
 }

@@ -93,6 +93,9 @@ pub mod onstat_k;
 pub mod onstat_t;
 pub mod onstat_u;
 pub mod onstat_x;
+/// Holds the byte-level row parsers to their nom references.
+#[cfg(test)]
+mod same_rows;
 pub mod sockets;
 pub mod systabnames;
 /// The test build's toy source's parser (`Source::Toy`).

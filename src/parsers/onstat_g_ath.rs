@@ -234,7 +234,11 @@ fn split_at_vp_class(i: &str) -> Option<(&str, &str, &str)> {
     let mut rest = super::lex::trim_start_bytes(i, super::lex::is_blank_byte);
     let mut first = true;
     loop {
-        let end = rest.find([' ', '\t']).unwrap_or(rest.len());
+        // Blanks are ASCII: found byte by byte, without decoding the row's characters.
+        let end = rest
+            .bytes()
+            .position(super::lex::is_blank_byte)
+            .unwrap_or(rest.len());
         let word = &rest[..end];
         if word.is_empty() {
             return None;
@@ -286,10 +290,155 @@ pub(super) fn thread_row(text: &str) -> Result<AthThread, Miss<'_>> {
     })
 }
 
+/// The row parser as nom's tokens read it, character by character: what [`thread_row`] must
+/// give, rows and misses alike.
+#[cfg(test)]
+pub(crate) mod reference {
+    use super::super::lex::reference::{dec_u32, dec_u64, header_words, hex_addr, sp1};
+    use super::super::lex::{self, PResult};
+    use super::super::Miss;
+    use super::{is_vp_class, AthThread, ThreadState};
+    use crate::ids::Tid;
+    use compact_str::CompactString;
+    use nom::Parser;
+
+    fn collapse_blanks(text: &str) -> String {
+        let mut s = String::with_capacity(text.len());
+        for w in header_words(text) {
+            if !s.is_empty() {
+                s.push(' ');
+            }
+            s.push_str(w);
+        }
+        s
+    }
+
+    fn split_at_vp_class(i: &str) -> Option<(&str, &str, &str)> {
+        let mut rest = lex::trim_start_bytes(i, lex::is_blank_byte);
+        let mut first = true;
+        loop {
+            let end = rest.find([' ', '\t']).unwrap_or(rest.len());
+            let word = &rest[..end];
+            if word.is_empty() {
+                return None;
+            }
+            if !first && is_vp_class(word) {
+                let status_end = lex::offset_in(i, rest);
+                let status = lex::trim_blanks(&i[..status_end]);
+                let name = lex::trim_blanks(&rest[end..]);
+                return Some((status, word, name));
+            }
+            first = false;
+            rest = lex::trim_start_bytes(&rest[end..], lex::is_blank_byte);
+        }
+    }
+
+    pub(crate) fn thread_row(text: &str) -> Result<AthThread, Miss<'_>> {
+        let i = lex::trim_start_bytes(text, lex::is_blank_byte);
+        let parsed: PResult<'_, _> = (dec_u64, sp1).parse(i);
+        let (j, (tid, _)) = parsed.map_err(|_| Miss::new(i, "a thread id (a number)"))?;
+        let parsed: PResult<'_, _> = (hex_addr, sp1).parse(j);
+        let (k, (tcb, _)) = parsed.map_err(|_| Miss::new(j, "a tcb address (hex)"))?;
+        let parsed: PResult<'_, _> = (hex_addr, sp1).parse(k);
+        let (j, (rstcb, _)) =
+            parsed.map_err(|_| Miss::new(k, "an rstcb address (hex, 0 for none)"))?;
+        let parsed: PResult<'_, _> = (dec_u32, sp1).parse(j);
+        let (k, (prty, _)) = parsed.map_err(|_| Miss::new(j, "a priority (a number)"))?;
+        let (status, vp_class, name) = split_at_vp_class(k).ok_or(Miss::new(
+            k,
+            "a status then a VP class (`1cpu`, `4lio`) and a thread name",
+        ))?;
+        if name.is_empty() {
+            return Err(Miss::new(
+                &k[lex::offset_in(k, vp_class) + vp_class.len()..],
+                "a thread name after the VP class",
+            ));
+        }
+        let status = collapse_blanks(status);
+        Ok(AthThread {
+            tid: Tid(tid),
+            tcb,
+            rstcb: rstcb.non_zero(),
+            prty,
+            state: ThreadState::from_status(&status),
+            status,
+            vp_class: CompactString::new(vp_class),
+            name: CompactString::new(name),
+        })
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::expect_used)]
 mod tests {
+    use super::super::lex::columnish;
+    use super::super::same_rows::{check, check_fixtures, dec_col, hex_col, mutated, row_of};
     use super::*;
+    use proptest::prelude::*;
+
+    /// A status as the versions print it, some with blanks inside, some odd.
+    fn status_col() -> BoxedStrategy<String> {
+        prop_oneof![
+            Just("running".to_string()),
+            Just("ready".to_string()),
+            Just("sleeping forever".to_string()),
+            "sleeping secs: [0-9]{1,4}",
+            "cond wait  ?[a-z_]{2,10}",
+            "cond wait\\([a-z_]{2,10}\\)",
+            "mutex wait [a-z]{2,6}( chain)?",
+            Just("lock wait".to_string()),
+            Just("IO Idle".to_string()),
+            Just("join wait".to_string()),
+            "[a-z0-9:*]{1,8}( [a-z0-9:]{1,6}){0,2}",
+        ]
+        .boxed()
+    }
+
+    fn vp_col() -> BoxedStrategy<String> {
+        prop_oneof![
+            4 => "\\*?[1-9][0-9]?(cpu|aio|lio|pio|adm|msc|soc|tli|fifo|shm)",
+            1 => "[0-9*a-z]{1,5}",
+        ]
+        .boxed()
+    }
+
+    fn name_col() -> BoxedStrategy<String> {
+        prop_oneof![
+            4 => "[a-z_]{2,12}(\\(\\)|\\([0-9]\\))?",
+            1 => "lio vp [0-9]",
+            1 => Just(String::new()),
+            1 => "[a-zA-Z0-9é_ ]{1,10}",
+        ]
+        .boxed()
+    }
+
+    fn ath_row() -> impl Strategy<Value = String> {
+        row_of(vec![
+            dec_col(),
+            hex_col(),
+            hex_col(),
+            dec_col(),
+            status_col(),
+            vp_col(),
+            name_col(),
+        ])
+    }
+
+    #[test]
+    fn fixture_rows_read_as_the_reference_reads_them() {
+        let rows = check_fixtures(thread_row, reference::thread_row);
+        assert!(rows > 50, "{rows} rows");
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(20_000))]
+        #[test]
+        fn generated_rows_read_as_the_reference_reads_them(
+            row in prop_oneof![3 => ath_row(), 3 => mutated(ath_row()), 1 => columnish()]
+        ) {
+            check(&row, thread_row, reference::thread_row)?;
+        }
+    }
 
     #[test]
     fn statuses_decode() {

@@ -104,3 +104,92 @@ fn condition(text: &str) -> Result<Condition, Miss<'_>> {
         waittime,
     })
 }
+
+/// The row parser as nom's tokens read it, character by character: what [`condition`] must
+/// give, rows and misses alike.
+#[cfg(test)]
+pub(crate) mod reference {
+    use super::super::lex::reference::{dec_u64, hex_addr, sp1};
+    use super::super::lex::{self, last_word, PResult};
+    use super::super::Miss;
+    use super::Condition;
+    use crate::ids::Tid;
+    use compact_str::CompactString;
+    use nom::Parser;
+
+    fn number_from_right<'a>(
+        rest: &'a str,
+        needs: &'static str,
+    ) -> Result<(&'a str, u64), Miss<'a>> {
+        let (before, w) = last_word(rest).ok_or(Miss::new(rest, needs))?;
+        match dec_u64(w) {
+            Ok(("", v)) => Ok((before, v)),
+            _ => Err(Miss::new(w, needs)),
+        }
+    }
+
+    pub(crate) fn condition(text: &str) -> Result<Condition, Miss<'_>> {
+        let i = lex::trim_start_bytes(text, lex::is_blank_byte);
+        let parsed: PResult<'_, _> = (dec_u64, sp1).parse(i);
+        let (j, (cid, _)) = parsed.map_err(|_| Miss::new(i, "a condition id (a number)"))?;
+        let parsed: PResult<'_, _> = (hex_addr, sp1).parse(j);
+        let (i, (addr, _)) = parsed.map_err(|_| Miss::new(j, "a condition address (hex)"))?;
+        let (rest, waittime) = number_from_right(i, "a wait time (seconds) at the end of the row")?;
+        let (rest, waiter) = number_from_right(rest, "a waiter thread id (a number)")?;
+        let name = lex::trim_blanks(rest);
+        if name.is_empty() {
+            return Err(Miss::new(rest, "a condition name"));
+        }
+        if let Some(n) = name
+            .split_ascii_whitespace()
+            .find(|w| w.bytes().all(|b| b.is_ascii_digit()))
+        {
+            return Err(Miss::new(n, "a condition name (a word, not a number)"));
+        }
+        Ok(Condition {
+            cid,
+            addr,
+            name: CompactString::new(name),
+            waiter: Tid(waiter),
+            waittime,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::lex::columnish;
+    use super::super::same_rows::{check, check_fixtures, dec_col, hex_col, mutated, row_of};
+    use super::*;
+    use proptest::prelude::*;
+
+    fn name_col() -> BoxedStrategy<String> {
+        prop_oneof![
+            4 => "[a-z_]{2,10}(:[0-9])?",
+            1 => "[a-z]{2,6} [a-z0-9]{1,4}",
+            1 => "[0-9]{1,3}",
+            1 => "[a-zA-Z0-9é_: ]{1,10}",
+        ]
+        .boxed()
+    }
+
+    fn con_row() -> impl Strategy<Value = String> {
+        row_of(vec![dec_col(), hex_col(), name_col(), dec_col(), dec_col()])
+    }
+
+    #[test]
+    fn fixture_rows_read_as_the_reference_reads_them() {
+        let rows = check_fixtures(condition, reference::condition);
+        assert!(rows > 5, "{rows} rows");
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(20_000))]
+        #[test]
+        fn generated_rows_read_as_the_reference_reads_them(
+            row in prop_oneof![3 => con_row(), 3 => mutated(con_row()), 1 => columnish()]
+        ) {
+            check(&row, condition, reference::condition)?;
+        }
+    }
+}

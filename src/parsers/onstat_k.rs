@@ -8,8 +8,8 @@ use super::{Miss, OnstatBody, Seen};
 use crate::error::ParseError;
 use crate::ids::Addr;
 use compact_str::CompactString;
-use nom::bytes::complete::{tag, take_while1, take_while_m_n};
-use nom::combinator::{all_consuming, map_res, opt};
+use nom::bytes::complete::tag;
+use nom::combinator::{all_consuming, opt};
 use nom::Parser;
 use serde::{Serialize, Serializer};
 
@@ -178,6 +178,22 @@ fn is_type_char(c: char) -> bool {
     c.is_ascii_uppercase() || c == '+'
 }
 
+/// A lock type (`S`, `HDR+IX`): uppercase letters and `+`, read as bytes (they are ASCII).
+#[inline]
+fn lock_type(i: &str) -> PResult<'_, &str> {
+    match i
+        .bytes()
+        .take_while(|&b| is_type_char(char::from(b)))
+        .count()
+    {
+        0 => Err(nom::Err::Error(nom::error::Error::new(
+            i,
+            nom::error::ErrorKind::TakeWhile1,
+        ))),
+        n => Ok((&i[n..], &i[..n])),
+    }
+}
+
 /// A hex word ending at a blank, then the blanks.
 #[inline]
 fn hex_column(i: &str) -> PResult<'_, Addr> {
@@ -195,24 +211,12 @@ fn lock_row(text: &str) -> Result<Lock, Miss<'_>> {
     let (j, owner) = hex_column(k).map_err(|_| Miss::new(k, "an owner address (hex)"))?;
     let (k, lklist) =
         hex_column(j).map_err(|_| Miss::new(j, "an lklist address (hex, 0 for none)"))?;
-    let parsed: PResult<'_, _> = (take_while1(is_type_char), sp1).parse(k);
+    let parsed: PResult<'_, _> = (lock_type, sp1).parse(k);
     let (j, (lock_type, _)) =
         parsed.map_err(|_| Miss::new(k, "a lock type (`S`, `X`, `HDR+S`, `IX`, ...)"))?;
-    let parsed: PResult<'_, _> = (
-        map_res(take_while_m_n(1, 16, lex::is_hex), |s: &str| {
-            u64::from_str_radix(s, 16)
-        }),
-        sp1,
-    )
-        .parse(j);
+    let parsed: PResult<'_, _> = (lex::hex_u64, sp1).parse(j);
     let (k, (tblsnum, _)) = parsed.map_err(|_| Miss::new(j, "a tblsnum (hex partnum)"))?;
-    let parsed: PResult<'_, _> = (
-        map_res(take_while_m_n(1, 16, lex::is_hex), |s: &str| {
-            u64::from_str_radix(s, 16)
-        }),
-        sp1,
-    )
-        .parse(k);
+    let parsed: PResult<'_, _> = (lex::hex_u64, sp1).parse(k);
     let (key, (rowid, _)) = parsed.map_err(|_| Miss::new(k, "a rowid (hex) and a key"))?;
     Ok(Lock {
         address,
@@ -226,10 +230,113 @@ fn lock_row(text: &str) -> Result<Lock, Miss<'_>> {
     })
 }
 
+/// The row parser as nom's tokens read it, character by character: what [`lock_row`] must
+/// give, rows and misses alike.
+#[cfg(test)]
+pub(crate) mod reference {
+    use super::super::lex::reference::{hex_addr, sp1};
+    use super::super::lex::{self, PResult};
+    use super::super::Miss;
+    use super::{is_type_char, Lock};
+    use crate::ids::Addr;
+    use compact_str::CompactString;
+    use nom::bytes::complete::{take_while1, take_while_m_n};
+    use nom::combinator::map_res;
+    use nom::Parser;
+
+    fn hex_column(i: &str) -> PResult<'_, Addr> {
+        let (i, (a, _)) = (hex_addr, sp1).parse(i)?;
+        Ok((i, a))
+    }
+
+    pub(crate) fn lock_row(text: &str) -> Result<Lock, Miss<'_>> {
+        let i = lex::trim_start_bytes(text, lex::is_blank_byte);
+        let (j, address) = hex_column(i).map_err(|_| Miss::new(i, "a lock address (hex)"))?;
+        let (k, wtlist) =
+            hex_column(j).map_err(|_| Miss::new(j, "a wtlist address (hex, 0 for none)"))?;
+        let (j, owner) = hex_column(k).map_err(|_| Miss::new(k, "an owner address (hex)"))?;
+        let (k, lklist) =
+            hex_column(j).map_err(|_| Miss::new(j, "an lklist address (hex, 0 for none)"))?;
+        let parsed: PResult<'_, _> = (take_while1(is_type_char), sp1).parse(k);
+        let (j, (lock_type, _)) =
+            parsed.map_err(|_| Miss::new(k, "a lock type (`S`, `X`, `HDR+S`, `IX`, ...)"))?;
+        let parsed: PResult<'_, _> = (
+            map_res(take_while_m_n(1, 16, lex::is_hex), |s: &str| {
+                u64::from_str_radix(s, 16)
+            }),
+            sp1,
+        )
+            .parse(j);
+        let (k, (tblsnum, _)) = parsed.map_err(|_| Miss::new(j, "a tblsnum (hex partnum)"))?;
+        let parsed: PResult<'_, _> = (
+            map_res(take_while_m_n(1, 16, lex::is_hex), |s: &str| {
+                u64::from_str_radix(s, 16)
+            }),
+            sp1,
+        )
+            .parse(k);
+        let (key, (rowid, _)) = parsed.map_err(|_| Miss::new(k, "a rowid (hex) and a key"))?;
+        Ok(Lock {
+            address,
+            wtlist: wtlist.non_zero(),
+            owner,
+            lklist: lklist.non_zero(),
+            lock_type: CompactString::new(lock_type),
+            tblsnum,
+            rowid,
+            key: CompactString::new(lex::trim_end_bytes(key, lex::is_blank_byte)),
+        })
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::expect_used)]
 mod tests {
+    use super::super::lex::columnish;
+    use super::super::same_rows::{check, check_fixtures, hex_col, mutated, row_of};
     use super::*;
+    use proptest::prelude::*;
+
+    fn k_row() -> impl Strategy<Value = String> {
+        let kind = prop_oneof![
+            4 => "(HDR\\+)?(S|X|IX|IS|SIX|U|B)",
+            1 => "[A-Z+]{1,6}",
+            1 => "[A-Za-z+é]{1,4}",
+        ]
+        .boxed();
+        let key = prop_oneof![
+            3 => "[0-9]{1,4}",
+            1 => "K- [0-9]",
+            1 => "[ -~]{0,10}",
+        ]
+        .boxed();
+        row_of(vec![
+            hex_col(),
+            hex_col(),
+            hex_col(),
+            hex_col(),
+            kind,
+            hex_col(),
+            hex_col(),
+            key,
+        ])
+    }
+
+    #[test]
+    fn fixture_rows_read_as_the_reference_reads_them() {
+        let rows = check_fixtures(lock_row, reference::lock_row);
+        assert!(rows > 5, "{rows} rows");
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(20_000))]
+        #[test]
+        fn generated_rows_read_as_the_reference_reads_them(
+            row in prop_oneof![3 => k_row(), 3 => mutated(k_row()), 1 => columnish()]
+        ) {
+            check(&row, lock_row, reference::lock_row)?;
+        }
+    }
 
     #[test]
     fn right_aligned_type_and_key_with_a_blank() {

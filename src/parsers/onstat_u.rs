@@ -8,7 +8,7 @@ use super::{Miss, OnstatBody, Seen, Unparsed};
 use crate::error::ParseError;
 use crate::ids::{Addr, Sid};
 use compact_str::CompactString;
-use nom::bytes::complete::{tag, take_while_m_n};
+use nom::bytes::complete::tag;
 use nom::combinator::{all_consuming, opt};
 use nom::Parser;
 use serde::{Serialize, Serializer};
@@ -295,27 +295,32 @@ fn skip_blanks(i: &str) -> &str {
 /// A flag character: a letter, `-` for "not set", `*` (position 2: transaction active during an
 /// I/O failure).
 #[inline]
-fn is_flag_char(c: char) -> bool {
-    c.is_ascii_uppercase() || c == '-' || c == '*'
+fn is_flag_byte(b: u8) -> bool {
+    b.is_ascii_uppercase() || b == b'-' || b == b'*'
 }
 
 /// Exactly 7 flag characters (`Y--P--D`, `DEFUNCT`), not followed by another flag character.
+/// Bytes, not characters: flag characters are ASCII.
 #[inline]
 fn flags(i: &str) -> PResult<'_, Flags> {
-    let (rest, f) = take_while_m_n(7, 7, is_flag_char)(i)?;
-    if rest.starts_with(is_flag_char) {
+    let b = i.as_bytes();
+    let bytes: [u8; 7] = match b.get(..7).and_then(|f| <[u8; 7]>::try_from(f).ok()) {
+        Some(f) if f.iter().all(|&c| is_flag_byte(c)) => f,
+        _ => {
+            return Err(nom::Err::Error(nom::error::Error::new(
+                i,
+                nom::error::ErrorKind::TakeWhileMN,
+            )))
+        }
+    };
+    if b.get(7).is_some_and(|&c| is_flag_byte(c)) {
         return Err(nom::Err::Error(nom::error::Error::new(
             i,
             nom::error::ErrorKind::TooLarge,
         )));
     }
-    let bytes: [u8; 7] = f.as_bytes().try_into().map_err(|_| {
-        nom::Err::Error(nom::error::Error::new(
-            i,
-            nom::error::ErrorKind::LengthValue,
-        ))
-    })?;
-    Ok((rest, Flags(bytes)))
+    // The 7 bytes are ASCII, so the rest starts at a char boundary.
+    Ok((&i[7..], Flags(bytes)))
 }
 
 /// A whole blank-separated word parsed by `p`, or the word itself as the miss.
@@ -349,7 +354,8 @@ fn user_thread(text: &str) -> Result<UserThread, Miss<'_>> {
     let (after, address) = lower_hex_addr(i).map_err(|_| Miss::new(i, ADDRESS))?;
     // No blank needed: a wide address runs into the flags, the flags into the sessid. Anything
     // else right after the digits means this word was no address (`address`, `0x1f`).
-    if !(after.is_empty() || after.starts_with([' ', '\t']) || after.starts_with(is_flag_char)) {
+    let next = after.as_bytes().first().copied();
+    if !next.is_none_or(|b| lex::is_blank_byte(b) || is_flag_byte(b)) {
         return Err(Miss::new(i, ADDRESS));
     }
     let i = skip_blanks(after);
@@ -365,7 +371,7 @@ fn user_thread(text: &str) -> Result<UserThread, Miss<'_>> {
     let (rest, wait) = from_right(rest, hex_addr, "a wait address (hex, 0 when not waiting)")?;
 
     let middle = super::lex::trim_blanks(rest);
-    let (user, tty) = match middle.find([' ', '\t']) {
+    let (user, tty) = match middle.bytes().position(lex::is_blank_byte) {
         Some(b) => (
             &middle[..b],
             Some(super::lex::trim_start_bytes(
@@ -393,10 +399,120 @@ fn user_thread(text: &str) -> Result<UserThread, Miss<'_>> {
     })
 }
 
+/// The row parser as nom's tokens read it, character by character: what [`user_thread`] must
+/// give, rows and misses alike.
+#[cfg(test)]
+pub(crate) mod reference {
+    use super::super::lex::reference::{dec_i64, dec_u64, hex_addr, lower_hex_addr};
+    use super::super::lex::{last_word, PResult};
+    use super::super::Miss;
+    use super::{Flags, UserThread};
+    use crate::ids::Sid;
+    use compact_str::CompactString;
+    use nom::bytes::complete::take_while_m_n;
+
+    fn skip_blanks(i: &str) -> &str {
+        super::super::lex::trim_start_bytes(i, super::super::lex::is_blank_byte)
+    }
+
+    fn is_flag_char(c: char) -> bool {
+        c.is_ascii_uppercase() || c == '-' || c == '*'
+    }
+
+    fn flags(i: &str) -> PResult<'_, Flags> {
+        let (rest, f) = take_while_m_n(7, 7, is_flag_char)(i)?;
+        if rest.starts_with(is_flag_char) {
+            return Err(nom::Err::Error(nom::error::Error::new(
+                i,
+                nom::error::ErrorKind::TooLarge,
+            )));
+        }
+        let bytes: [u8; 7] = f.as_bytes().try_into().map_err(|_| {
+            nom::Err::Error(nom::error::Error::new(
+                i,
+                nom::error::ErrorKind::LengthValue,
+            ))
+        })?;
+        Ok((rest, Flags(bytes)))
+    }
+
+    fn whole<'a, T>(
+        word: &'a str,
+        p: impl Fn(&'a str) -> PResult<'a, T>,
+        needs: &'static str,
+    ) -> Result<T, Miss<'a>> {
+        match p(word) {
+            Ok(("", v)) => Ok(v),
+            _ => Err(Miss::new(word, needs)),
+        }
+    }
+
+    fn from_right<'a, T>(
+        rest: &'a str,
+        p: impl Fn(&'a str) -> PResult<'a, T>,
+        needs: &'static str,
+    ) -> Result<(&'a str, T), Miss<'a>> {
+        let (before, w) = last_word(rest).ok_or(Miss::new(rest, needs))?;
+        Ok((before, whole(w, p, needs)?))
+    }
+
+    pub(crate) fn user_thread(text: &str) -> Result<UserThread, Miss<'_>> {
+        let i = skip_blanks(text);
+        const ADDRESS: &str = "a hex rstcb address";
+        let (after, address) = lower_hex_addr(i).map_err(|_| Miss::new(i, ADDRESS))?;
+        if !(after.is_empty() || after.starts_with([' ', '\t']) || after.starts_with(is_flag_char))
+        {
+            return Err(Miss::new(i, ADDRESS));
+        }
+        let i = skip_blanks(after);
+        let (i, flags) =
+            flags(i).map_err(|_| Miss::new(i, "7 flag characters (`Y--P---`) or `DEFUNCT`"))?;
+        let i = skip_blanks(i);
+        let (i, sessid) = dec_u64(i).map_err(|_| Miss::new(i, "a session id"))?;
+
+        let (rest, nwrites) = from_right(i, dec_u64, "nwrites (a number) at the end of the row")?;
+        let (rest, nreads) = from_right(rest, dec_u64, "nreads (a number)")?;
+        let (rest, locks) = from_right(rest, dec_u64, "locks (a number)")?;
+        let (rest, tout) = from_right(rest, dec_i64, "tout (a number)")?;
+        let (rest, wait) = from_right(rest, hex_addr, "a wait address (hex, 0 when not waiting)")?;
+
+        let middle = super::super::lex::trim_blanks(rest);
+        let (user, tty) = match middle.find([' ', '\t']) {
+            Some(b) => (
+                &middle[..b],
+                Some(super::super::lex::trim_start_bytes(
+                    &middle[b..],
+                    super::super::lex::is_blank_byte,
+                )),
+            ),
+            None => (middle, None),
+        };
+        if user.is_empty() {
+            return Err(Miss::new(rest, "a user name"));
+        }
+        Ok(UserThread {
+            address,
+            flags,
+            wait_reason: flags.wait_reason(),
+            sessid: Sid(sessid),
+            user: CompactString::new(user),
+            tty: tty.filter(|t| *t != "-").map(CompactString::new),
+            wait: wait.non_zero(),
+            tout,
+            locks,
+            nreads,
+            nwrites,
+        })
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::expect_used)]
 mod tests {
+    use super::super::lex::columnish;
+    use super::super::same_rows::{check, check_fixtures, dec_col, gap, hex_col, mutated, row_of};
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn run_together_columns() {
@@ -421,6 +537,66 @@ mod tests {
         assert_eq!(last_word("a b\tc  "), Some(("a b", "c")));
         assert_eq!(last_word("abc"), Some(("", "abc")));
         assert_eq!(last_word("   "), None);
+    }
+
+    /// A user name or a tty: words of letters, digits and `/`, `-` for no tty.
+    fn name_col() -> BoxedStrategy<String> {
+        prop_oneof![
+            4 => "[a-z][a-z0-9_]{0,11}",
+            2 => Just("-".to_string()),
+            1 => "pts/[0-9]{1,2}",
+            1 => "[A-Za-z0-9é/.-]{1,8}",
+        ]
+        .boxed()
+    }
+
+    fn flags_col() -> BoxedStrategy<String> {
+        prop_oneof![
+            6 => "[-BCGLSTYX][-*][-ABPXCRH][-P][-RX][-R][-BCDFM]",
+            1 => Just("DEFUNCT".to_string()),
+            1 => "[-A-Z*]{5,9}",
+        ]
+        .boxed()
+    }
+
+    /// An address, its flags and its session id, apart or run together (`40074140Y-BP---81`).
+    fn head_col() -> BoxedStrategy<String> {
+        prop_oneof![
+            3 => (hex_col(), gap(), flags_col(), gap(), dec_col())
+                .prop_map(|(a, g, f, h, s)| format!("{a}{g}{f}{h}{s}")),
+            1 => (hex_col(), flags_col(), dec_col()).prop_map(|(a, f, s)| format!("{a}{f}{s}")),
+        ]
+        .boxed()
+    }
+
+    fn u_row() -> impl Strategy<Value = String> {
+        let tout = prop_oneof![3 => dec_col(), 1 => Just("-1".to_string())].boxed();
+        row_of(vec![
+            head_col(),
+            name_col(),
+            name_col(),
+            hex_col(),
+            tout,
+            dec_col(),
+            dec_col(),
+            dec_col(),
+        ])
+    }
+
+    #[test]
+    fn fixture_rows_read_as_the_reference_reads_them() {
+        let rows = check_fixtures(user_thread, reference::user_thread);
+        assert!(rows > 50, "{rows} rows");
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(20_000))]
+        #[test]
+        fn generated_rows_read_as_the_reference_reads_them(
+            row in prop_oneof![3 => u_row(), 3 => mutated(u_row()), 1 => columnish()]
+        ) {
+            check(&row, user_thread, reference::user_thread)?;
+        }
     }
 
     #[test]

@@ -10,7 +10,7 @@ use super::{Miss, OnstatBody, Seen};
 use crate::error::ParseError;
 use crate::ids::Addr;
 use nom::branch::alt;
-use nom::bytes::complete::{tag, take_while1, take_while_m_n};
+use nom::bytes::complete::tag;
 use nom::character::complete::char;
 use nom::combinator::{all_consuming, opt};
 use nom::Parser;
@@ -181,9 +181,26 @@ fn footer(t: &str) -> Option<(u64, u64, u64)> {
         .map(|(_, ((a, ..), (t, ..), (m, ..)))| (a, t, m))
 }
 
+/// A run of the leading bytes `keep` accepts, at least `min` and at most `max` of them (nom's
+/// `take_while_m_n` for ASCII classes, without decoding characters).
+#[inline]
+fn ascii_run(i: &str, min: usize, max: usize, keep: fn(u8) -> bool) -> PResult<'_, &str> {
+    let n = i.bytes().take(max).take_while(|&b| keep(b)).count();
+    if n < min {
+        let kind = if max == usize::MAX {
+            nom::error::ErrorKind::TakeWhile1
+        } else {
+            nom::error::ErrorKind::TakeWhileMN
+        };
+        return Err(nom::Err::Error(nom::error::Error::new(i, kind)));
+    }
+    // Only ASCII bytes were taken, so `n` is a char boundary.
+    Ok((&i[n..], &i[..n]))
+}
+
 /// Five flag characters (`A-B--`).
 fn txn_flags(i: &str) -> PResult<'_, &str> {
-    take_while_m_n(5, 5, |c: char| c.is_ascii_uppercase() || c == '-').parse(i)
+    ascii_run(i, 5, 5, |b| b.is_ascii_uppercase() || b == b'-')
 }
 
 /// `-` (none) or `33:0x25018` (the `0x` is optional).
@@ -191,10 +208,7 @@ fn logpos(i: &str) -> PResult<'_, Option<LogPos>> {
     let pos = |i| {
         let (i, log) = dec_u32(i)?;
         let (i, _) = (char(':'), opt(tag("0x"))).parse(i)?;
-        let (i, pos) = nom::combinator::map_res(take_while_m_n(1, 16, lex::is_hex), |s: &str| {
-            u64::from_str_radix(s, 16)
-        })
-        .parse(i)?;
+        let (i, pos) = lex::hex_u64(i)?;
         Ok((i, Some(LogPos { log, pos })))
     };
     alt((tag("-").map(|_| None), pos)).parse(i)
@@ -202,7 +216,7 @@ fn logpos(i: &str) -> PResult<'_, Option<LogPos>> {
 
 /// An isolation level as printed: capitals and `_` (`COMMIT`, `NOTRANS`, `DIRTY`).
 fn isolation(i: &str) -> PResult<'_, &str> {
-    take_while1(|c: char| c.is_ascii_uppercase() || c == '_').parse(i)
+    ascii_run(i, 1, usize::MAX, |b| b.is_ascii_uppercase() || b == b'_')
 }
 
 /// One row: address, flags, userthread, locks, begin and current log positions and isolation
@@ -246,10 +260,154 @@ fn transaction(t: &str) -> Result<Transaction, Miss<'_>> {
     })
 }
 
+/// The row parser as nom's tokens read it, character by character: what [`transaction`] must
+/// give, rows and misses alike.
+#[cfg(test)]
+pub(crate) mod reference {
+    use super::super::lex::reference::{dec_u32, dec_u64, header_words, hex_addr, sp1};
+    use super::super::lex::{self, PResult};
+    use super::super::Miss;
+    use super::{LogPos, Transaction};
+    use nom::branch::alt;
+    use nom::bytes::complete::{tag, take_while1, take_while_m_n};
+    use nom::character::complete::char;
+    use nom::combinator::{all_consuming, opt};
+    use nom::Parser;
+
+    fn column<'a, T>(
+        i: &'a str,
+        p: impl Fn(&'a str) -> PResult<'a, T>,
+        needs: &'static str,
+    ) -> Result<(&'a str, T), Miss<'a>> {
+        let (rest, v) = p(i).map_err(|_| Miss::new(i, needs))?;
+        if rest.is_empty() {
+            return Err(Miss::new(rest, "more columns (the row ends too early)"));
+        }
+        let (rest, _) = sp1(rest).map_err(|_| Miss::new(i, needs))?;
+        Ok((rest, v))
+    }
+
+    fn txn_flags(i: &str) -> PResult<'_, &str> {
+        take_while_m_n(5, 5, |c: char| c.is_ascii_uppercase() || c == '-').parse(i)
+    }
+
+    fn logpos(i: &str) -> PResult<'_, Option<LogPos>> {
+        let pos = |i| {
+            let (i, log) = dec_u32(i)?;
+            let (i, _) = (char(':'), opt(tag("0x"))).parse(i)?;
+            let (i, pos) =
+                nom::combinator::map_res(take_while_m_n(1, 16, lex::is_hex), |s: &str| {
+                    u64::from_str_radix(s, 16)
+                })
+                .parse(i)?;
+            Ok((i, Some(LogPos { log, pos })))
+        };
+        alt((tag("-").map(|_| None), pos)).parse(i)
+    }
+
+    fn isolation(i: &str) -> PResult<'_, &str> {
+        take_while1(|c: char| c.is_ascii_uppercase() || c == '_').parse(i)
+    }
+
+    pub(crate) fn transaction(t: &str) -> Result<Transaction, Miss<'_>> {
+        let (i, address) = column(t, hex_addr, "a transaction address (hex)")?;
+        let (i, flags) = column(i, txn_flags, "5 flag characters (`A-B--`)")?;
+        let (i, userthread) = column(i, hex_addr, "a userthread (rstcb, hex)")?;
+        let (i, locks) = column(i, dec_u64, "locks (a number)")?;
+        let (i, begin_logpos) = column(i, logpos, "a begin logpos (`33:0x25018` or `-`)")?;
+        let (i, curr_logpos) = column(i, logpos, "a current logpos (`34:0x486fc` or `-`)")?;
+        let (i, isol) = column(i, isolation, "an isolation level (`COMMIT`, `DIRTY`)")?;
+        let mut words = header_words(i).peekable();
+        let rb_time = match words.peek() {
+            Some(w) if *w == "-" || w.contains(':') => {
+                words.next().map(|w| (w != "-").then_some(w))
+            }
+            _ => None,
+        }
+        .flatten();
+        let retrys_word = words
+            .next()
+            .ok_or(Miss::new(&i[i.len()..], "retrys (a number)"))?;
+        let (_, retrys) = all_consuming(dec_u64)
+            .parse(retrys_word)
+            .map_err(|_| Miss::new(&i[lex::offset_in(i, retrys_word)..], "retrys (a number)"))?;
+        let coord = words.next().map(|w| {
+            let rest = &i[lex::offset_in(i, w)..];
+            lex::trim_blanks(rest).to_string()
+        });
+        Ok(Transaction {
+            address,
+            flags: flags.to_string(),
+            userthread: userthread.non_zero(),
+            locks,
+            begin_logpos,
+            curr_logpos,
+            isolation: isol.to_string(),
+            rb_time: rb_time.map(str::to_string),
+            retrys,
+            coord,
+        })
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::expect_used)]
 mod tests {
+    use super::super::lex::columnish;
+    use super::super::same_rows::{check, check_fixtures, dec_col, hex_col, mutated, row_of};
     use super::*;
+    use proptest::prelude::*;
+
+    fn x_row() -> impl Strategy<Value = String> {
+        let flags = prop_oneof![4 => "[-A][-B][-BPXCRH][-][-C]", 1 => "[-A-Z]{3,7}"].boxed();
+        let pos = prop_oneof![
+            2 => Just("-".to_string()),
+            3 => "[0-9]{1,3}:0x[0-9a-f]{1,8}",
+            1 => "[0-9]{1,3}:[0-9a-fA-F]{1,18}",
+            1 => "[0-9:x-]{1,6}",
+        ]
+        .boxed();
+        let isol = prop_oneof![
+            4 => prop::sample::select(vec!["COMMIT", "DIRTY", "NOTRANS", "REPEAT", "CURSOR"])
+                .prop_map(str::to_string),
+            1 => "[A-Z_a-z]{1,8}",
+        ]
+        .boxed();
+        let tail = prop_oneof![
+            2 => (prop_oneof![Just("-".to_string()), "[0-9]{1,2}:[0-9]{2}".boxed()], dec_col())
+                .prop_map(|(rb, r)| format!("{rb}  {r}")),
+            1 => dec_col(),
+            1 => dec_col().prop_map(|r| format!("{r} ol_coord")),
+            1 => "[ -~]{0,12}",
+        ]
+        .boxed();
+        row_of(vec![
+            hex_col(),
+            flags,
+            hex_col(),
+            dec_col(),
+            pos.clone(),
+            pos,
+            isol,
+            tail,
+        ])
+    }
+
+    #[test]
+    fn fixture_rows_read_as_the_reference_reads_them() {
+        let rows = check_fixtures(transaction, reference::transaction);
+        assert!(rows > 5, "{rows} rows");
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(20_000))]
+        #[test]
+        fn generated_rows_read_as_the_reference_reads_them(
+            row in prop_oneof![3 => x_row(), 3 => mutated(x_row()), 1 => columnish()]
+        ) {
+            check(&row, transaction, reference::transaction)?;
+        }
+    }
 
     #[test]
     fn rows_with_and_without_log_positions() {

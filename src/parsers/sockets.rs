@@ -206,12 +206,17 @@ fn host_order_bytes(v: u32) -> [u8; 4] {
 }
 
 /// An IPv6 address as /proc/net/tcp6 prints it: four 32-bit words, each in host order.
-fn proc_ipv6(hex: &str) -> Option<Ipv6Addr> {
+/// Read as bytes (no UTF-8 check, no `from_str_radix` per word); a word may start with `+`, as
+/// `u32::from_str_radix` allowed when it read these.
+fn proc_ipv6(hex: &[u8]) -> Option<Ipv6Addr> {
     let mut bytes = [0u8; 16];
     for (i, chunk) in bytes.chunks_mut(4).enumerate() {
         let word = hex.get(i * 8..i * 8 + 8)?;
-        let v = u32::from_str_radix(word, 16).ok()?;
-        chunk.copy_from_slice(&host_order_bytes(v));
+        let v = match word.split_first() {
+            Some((b'+', digits)) => hex_n(digits, 7)?,
+            _ => hex_n(word, 8)?,
+        };
+        chunk.copy_from_slice(&host_order_bytes(u32::try_from(v).ok()?));
     }
     Some(Ipv6Addr::from(bytes))
 }
@@ -259,7 +264,7 @@ fn proc_endpoint(i: &str) -> PResult<'_, Endpoint> {
     let host = match ip.len() {
         // Formatted straight into the inline string: no heap allocation per address.
         8 => proc_ipv4(ip).map(dotted),
-        32 => proc_ipv6(ip).map(v6_host),
+        32 => proc_ipv6(ip.as_bytes()).map(v6_host),
         _ => None,
     };
     let port = u16::from_str_radix(port, 16).ok();
@@ -363,7 +368,7 @@ fn proc_row_fast(line: &str) -> Option<Socket> {
                 let v = u32::try_from(hex_n(rest, 8)?).ok()?;
                 dotted(Ipv4Addr::from(host_order_bytes(v)))
             }
-            32 => v6_host(proc_ipv6(std::str::from_utf8(&rest[..32]).ok()?)?),
+            32 => v6_host(proc_ipv6(&rest[..32])?),
             _ => return None,
         };
         let port = u16::try_from(hex_n(rest.get(colon + 1..)?, 4)?).ok()?;
@@ -404,6 +409,12 @@ fn proc_row_fast(line: &str) -> Option<Socket> {
     })
 }
 
+/// The column header: /proc/net/tcp says `rem_address`, /proc/net/tcp6 `remote_address`.
+fn is_proc_header(text: &str) -> bool {
+    starts_with_words(text, &["sl", "local_address", "rem_address", "st"])
+        || starts_with_words(text, &["sl", "local_address", "remote_address", "st"])
+}
+
 /// `/proc/net/tcp` or `/proc/net/tcp6` (told apart by the address width).
 pub fn parse_proc_net_tcp(text: &str) -> Result<Sockets, ParseError> {
     let mut out = Sockets::default();
@@ -414,16 +425,15 @@ pub fn parse_proc_net_tcp(text: &str) -> Result<Sockets, ParseError> {
         if line.is_blank() {
             continue;
         }
-        // /proc/net/tcp says `rem_address`, /proc/net/tcp6 `remote_address`.
-        if starts_with_words(line.text, &["sl", "local_address", "rem_address", "st"])
-            || starts_with_words(line.text, &["sl", "local_address", "remote_address", "st"])
-        {
-            recognised = true;
-            continue;
-        }
+        // Rows before the header's words, as nearly every line is a row: a row starts with its
+        // number (or its colon), the header with `sl`, so no line is both.
         if let Some(s) = proc_row_fast(line.text) {
             recognised = true;
             out.sockets.push(s);
+            continue;
+        }
+        if is_proc_header(line.text) {
+            recognised = true;
             continue;
         }
         match proc_row(line.text) {
@@ -678,6 +688,182 @@ fn ss_row(words: &[&str], has_netid: bool) -> Option<Socket> {
 
 record!(Sockets; sockets);
 
+/// The parse as it read a file before rows were tried first, with nom's tokens read character
+/// by character: what [`parse_proc_net_tcp`] must give.
+#[cfg(test)]
+pub(crate) mod reference {
+    use super::super::lex::reference::{dec_u64, sp0, sp1};
+    use super::super::lex::{lines, PResult};
+    use super::super::Unparsed;
+    use super::{
+        dotted, hex_n, host_order_bytes, proc_endpoint, v6_host, Endpoint, Socket, Sockets,
+        TcpState,
+    };
+    use crate::error::ParseError;
+    use compact_str::ToCompactString;
+    use nom::bytes::complete::take_while_m_n;
+    use nom::character::complete::char;
+    use nom::Parser;
+    use std::net::{Ipv4Addr, Ipv6Addr};
+
+    pub(crate) fn proc_ipv6(hex: &str) -> Option<Ipv6Addr> {
+        let mut bytes = [0u8; 16];
+        for (i, chunk) in bytes.chunks_mut(4).enumerate() {
+            let word = hex.get(i * 8..i * 8 + 8)?;
+            let v = u32::from_str_radix(word, 16).ok()?;
+            chunk.copy_from_slice(&host_order_bytes(v));
+        }
+        Some(Ipv6Addr::from(bytes))
+    }
+
+    fn proc_row_fast(line: &str) -> Option<Socket> {
+        let b = line.as_bytes();
+        let mut i = b.iter().position(|c| *c != b' ')?;
+        while b.get(i)?.is_ascii_digit() {
+            i += 1;
+        }
+        if b.get(i) != Some(&b':') || b.get(i + 1) != Some(&b' ') {
+            return None;
+        }
+        i += 2;
+        let v6 = b.get(i..)?.iter().position(|c| *c == b':') == Some(32);
+        let endpoint = |i: &mut usize| -> Option<Endpoint> {
+            let rest = b.get(*i..)?;
+            let colon = rest.iter().position(|c| *c == b':')?;
+            let host = match colon {
+                8 => {
+                    let v = u32::try_from(hex_n(rest, 8)?).ok()?;
+                    dotted(Ipv4Addr::from(host_order_bytes(v)))
+                }
+                32 => v6_host(proc_ipv6(std::str::from_utf8(&rest[..32]).ok()?)?),
+                _ => return None,
+            };
+            let port = u16::try_from(hex_n(rest.get(colon + 1..)?, 4)?).ok()?;
+            if rest.get(colon + 5) != Some(&b' ') {
+                return None;
+            }
+            *i += colon + 6;
+            Some(Endpoint {
+                host,
+                port: port.to_compact_string(),
+            })
+        };
+        let local = endpoint(&mut i)?;
+        let remote = endpoint(&mut i)?;
+        let st = u8::try_from(hex_n(b.get(i..)?, 2)?).ok()?;
+        if b.get(i + 2) != Some(&b' ') {
+            return None;
+        }
+        i += 3;
+        let tx = hex_n(b.get(i..)?, 8)?;
+        if b.get(i + 8) != Some(&b':') {
+            return None;
+        }
+        let rx = hex_n(b.get(i + 9..)?, 8)?;
+        // What follows the queues must be a field boundary, as the nom parser requires.
+        if !matches!(b.get(i + 17), None | Some(b' ')) {
+            return None;
+        }
+        let proto = if v6 { "tcp6" } else { "tcp" };
+        Some(Socket {
+            proto: proto.into(),
+            recv_q: rx,
+            send_q: tx,
+            local,
+            remote,
+            state: Some(TcpState::from_kernel(st)),
+            process: None,
+        })
+    }
+
+    fn starts_with_words(text: &str, expected: &[&str]) -> bool {
+        let mut w = super::super::lex::reference::header_words(text);
+        expected.iter().all(|e| w.next() == Some(*e))
+    }
+
+    fn hex_u64(i: &str) -> PResult<'_, u64> {
+        nom::combinator::map_res(
+            take_while_m_n(1, 16, |c: char| c.is_ascii_hexdigit()),
+            |s| u64::from_str_radix(s, 16),
+        )
+        .parse(i)
+    }
+
+    fn proc_row(i: &str) -> PResult<'_, Socket> {
+        let (i, _) = (sp0, dec_u64, char(':'), sp1).parse(i)?;
+        let v6 = i.find(':') == Some(32);
+        let (i, (local, _, remote, _, st, _, tx, _, rx)) = (
+            proc_endpoint,
+            sp1,
+            proc_endpoint,
+            sp1,
+            take_while_m_n(2, 2, |c: char| c.is_ascii_hexdigit()),
+            sp1,
+            hex_u64,
+            char(':'),
+            hex_u64,
+        )
+            .parse(i)?;
+        let state = u8::from_str_radix(st, 16).map_or(TcpState::Unknown, TcpState::from_kernel);
+        let proto = if v6 { "tcp6" } else { "tcp" };
+        Ok((
+            i,
+            Socket {
+                proto: proto.into(),
+                recv_q: rx,
+                send_q: tx,
+                local,
+                remote,
+                state: Some(state),
+                process: None,
+            },
+        ))
+    }
+
+    pub(crate) fn parse_proc_net_tcp(text: &str) -> Result<Sockets, ParseError> {
+        let mut out = Sockets::default();
+        let mut recognised = false;
+        let mut first_bad: Option<ParseError> = None;
+        for line in lines(text) {
+            if line.is_blank() {
+                continue;
+            }
+            if starts_with_words(line.text, &["sl", "local_address", "rem_address", "st"])
+                || starts_with_words(line.text, &["sl", "local_address", "remote_address", "st"])
+            {
+                recognised = true;
+                continue;
+            }
+            if let Some(s) = proc_row_fast(line.text) {
+                recognised = true;
+                out.sockets.push(s);
+                continue;
+            }
+            match proc_row(line.text) {
+                Ok((_, s)) => {
+                    recognised = true;
+                    out.sockets.push(s);
+                }
+                Err(_) => {
+                    if first_bad.is_none() {
+                        first_bad = Some(line.error_at(
+                            line.text.trim_start(),
+                            "a /proc/net/tcp row (`sl: local_address rem_address st tx_queue:rx_queue ...`)",
+                        ));
+                    }
+                    Unparsed::keep(&mut out.unparsed, line);
+                }
+            }
+        }
+        if !recognised {
+            return Err(first_bad.unwrap_or_else(|| {
+                ParseError::empty("/proc/net/tcp (header `sl local_address rem_address st ...`)")
+            }));
+        }
+        Ok(out)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     /// AIX `netstat -Aan | grep 9088`: the PCB column first, `tcp4`, `host.port`, no header.
@@ -726,7 +912,105 @@ udp        0      0 0.0.0.0:68              0.0.0.0:*                           
         let s = super::parse_netstat(&format!("{row}\n{odd}")).expect("one good row");
         assert_eq!(s.unparsed.len(), 1);
     }
+    use super::super::same_rows::{fixture_lines, gap, mutated, variants};
     use super::*;
+    use proptest::prelude::*;
+
+    /// The whole parse against the reference: results and errors, `unparsed` included.
+    fn same(text: &str) -> Result<(), TestCaseError> {
+        prop_assert_eq!(
+            parse_proc_net_tcp(text),
+            reference::parse_proc_net_tcp(text),
+            "{:?}",
+            text
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn fixtures_read_as_the_reference_reads_them() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        for dir in ["proc-net-tcp", "netstat", "proc-diskstats", "onstat-u"] {
+            for f in std::fs::read_dir(root.join(dir))
+                .expect("fixtures")
+                .flatten()
+            {
+                let text = std::fs::read_to_string(f.path()).expect("fixture");
+                same(&text).expect("whole file");
+            }
+        }
+        // Each line alone, cut and changed, and after a header.
+        let header = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n";
+        for line in fixture_lines() {
+            for v in variants(&line) {
+                same(&v).expect("line");
+                same(&format!("{header}{v}\n")).expect("line after a header");
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(20_000))]
+        #[test]
+        fn v6_words_read_as_from_str_radix_reads_them(
+            hex in prop_oneof![
+                3 => "[0-9A-Fa-f]{32}",
+                1 => "[0-9A-F+-]{32}",
+                1 => "(\\+[0-9A-F]{7}){4}",
+                1 => "[0-9A-F]{28,31}[gé+ ]{1,2}",
+            ]
+        ) {
+            prop_assert_eq!(proc_ipv6(hex.as_bytes()), reference::proc_ipv6(&hex), "{:?}", hex);
+        }
+    }
+
+    /// A row as the kernel prints it (v4 or v6, mapped or not), sometimes spaced otherwise.
+    fn tcp_row() -> impl Strategy<Value = String> {
+        let addr = prop_oneof![
+            3 => "[0-9A-F]{8}",
+            2 => "0000000000000000FFFF0000[0-9A-F]{8}",
+            1 => "[0-9A-F]{32}",
+            1 => "[0-9a-fA-F]{6,34}",
+        ];
+        let end = (addr, "[0-9A-F]{4}").prop_map(|(a, p)| format!("{a}:{p}"));
+        (
+            "[ ]{0,4}[0-9]{1,5}",
+            gap(),
+            end.clone(),
+            gap(),
+            end,
+            gap(),
+            "[0-9A-F]{2}",
+            gap(),
+            "[0-9A-F]{8}:[0-9A-F]{8}",
+            prop_oneof![
+                Just(String::new()),
+                Just(" 00:00000000 00000000     0        0 1 1 0 100 0 0 10 0".to_string()),
+                "[ ][ -~]{0,20}",
+            ],
+        )
+            .prop_map(|(sl, g1, l, g2, r, g3, st, g4, q, tail)| {
+                format!("{sl}:{g1}{l}{g2}{r}{g3}{st}{g4}{q}{tail}")
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(5_000))]
+        #[test]
+        fn generated_files_read_as_the_reference_reads_them(
+            rows in proptest::collection::vec(
+                prop_oneof![
+                    4 => tcp_row(),
+                    4 => mutated(tcp_row()),
+                    1 => Just("  sl  local_address remote_address st tx_queue".to_string()),
+                    1 => super::super::lex::columnish(),
+                ],
+                0..6,
+            )
+        ) {
+            same(&rows.join("\n"))?;
+        }
+    }
 
     #[test]
     fn the_fast_path_reads_rows_as_the_full_parser_does() {
