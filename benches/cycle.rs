@@ -372,6 +372,24 @@ fn cycle(c: &mut Criterion) {
     });
     g.finish();
 
+    // One second's build alone, from a store that holds that second (nothing parsed or
+    // applied): what the joins cost, the waits' and the sessions' rows made again as each
+    // second makes them, the parts whose sources did not move shared, and the snapshot let go
+    // into the next build's room as the screen does.
+    let mut g = c.benchmark_group(format!("build_{sessions}_sessions"));
+    g.sample_size(30);
+    g.bench_function("one_second_recycled", |b| {
+        let mut st = store.clone();
+        apply(&mut st, t, outs.clone());
+        let at = Duration::from_secs(t);
+        let mut parts = snapshot::Parts::default();
+        b.iter(|| {
+            let snap = snapshot::build_from(&st, at, Some("ol_demo"), &[], None, &mut parts);
+            snapshot::Snapshot::recycle(std::sync::Arc::new(snap), &mut parts);
+        })
+    });
+    g.finish();
+
     let mut g = c.benchmark_group(format!("poll_cycle_{sessions}_sessions"));
     g.throughput(Throughput::Bytes(bytes as u64));
     g.bench_function("parse_apply_join", |b| {

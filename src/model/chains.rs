@@ -2,7 +2,7 @@
 //! blocker; a chain that comes back to itself is a deadlock.
 
 use crate::ids::Addr;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 /// Where a waiter's chain leads.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -21,17 +21,24 @@ pub(crate) const MAX_DEPTH: usize = 64;
 /// Follows `owner_of` (waiting thread → thread holding what it waits on) from `start`.
 pub(crate) fn follow(start: Addr, owner_of: &FxHashMap<Addr, Addr>) -> Chain {
     let mut chain = Chain::default();
-    let mut seen: FxHashSet<Addr> = FxHashSet::default();
-    seen.insert(start);
+    // Most waiters (idle clients) wait on nothing a thread holds: nothing to follow, and
+    // nothing to allocate for them.
+    if !owner_of.contains_key(&start) {
+        return chain;
+    }
+    // The chain is short (at most MAX_DEPTH): a list searched end to end beats a hash set.
+    let mut seen: Vec<Addr> = Vec::with_capacity(4);
+    seen.push(start);
     let mut cur = start;
     while let Some(&next) = owner_of.get(&cur) {
         if next == cur {
             break;
         }
-        if !seen.insert(next) {
+        if seen.contains(&next) {
             chain.cycle = true;
             break;
         }
+        seen.push(next);
         chain.blockers.push(next);
         if chain.blockers.len() >= MAX_DEPTH {
             break;
@@ -47,6 +54,7 @@ pub(crate) fn follow(start: Addr, owner_of: &FxHashMap<Addr, Addr>) -> Chain {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rustc_hash::FxHashSet;
 
     fn map(pairs: &[(u64, u64)]) -> FxHashMap<Addr, Addr> {
         pairs.iter().map(|(a, b)| (Addr(*a), Addr(*b))).collect()

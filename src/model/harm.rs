@@ -4,7 +4,7 @@
 
 use crate::ids::Sid;
 use crate::model::waiters::{WaitTarget, WaiterRow};
-use crate::parsers::onstat_u::{OnstatU, WaitReason};
+use crate::parsers::onstat_u::{OnstatU, UserThread, WaitReason};
 use serde::Serialize;
 
 /// A mutex wait shorter than this (seconds) is the background of any busy server: a mutex is
@@ -34,11 +34,6 @@ impl Harm {
             self.held_up,
         )
     }
-}
-
-/// The harm `sid` causes, from the waiters whose chains name it.
-pub(crate) fn harm_of(waiters: &[WaiterRow], sid: Sid) -> Harm {
-    harm_to(waiters.iter().filter(|w| w.blockers.contains(&sid)))
 }
 
 /// The harm done to `held_up`, the waiters whose chains name one session, in the waiters'
@@ -122,11 +117,24 @@ pub struct BlockerAction {
 
 /// The action for `sid`, a session holding others up (`None` when it holds nobody up).
 pub(crate) fn action_for(u: &OnstatU, waiters: &[WaiterRow], sid: Sid) -> Option<BlockerAction> {
-    // What it holds directly: the reasons of the waits it is the first blocker of.
-    let direct: Vec<&WaiterRow> = waiters
+    let threads: Vec<&UserThread> = u.threads.iter().filter(|t| t.sessid == sid).collect();
+    let held_up: Vec<&WaiterRow> = waiters
         .iter()
         .filter(|w| w.blockers.contains(&sid))
         .collect();
+    action_with(&threads, &held_up, waiters, sid)
+}
+
+/// [`action_for`] from the session's threads (in the `onstat -u`'s order) and the waiters
+/// whose chains name it (in the waiters' order), gathered once for every head blocker.
+pub(crate) fn action_with(
+    threads: &[&UserThread],
+    held_up: &[&WaiterRow],
+    waiters: &[WaiterRow],
+    sid: Sid,
+) -> Option<BlockerAction> {
+    // What it holds directly: the reasons of the waits it is the first blocker of.
+    let direct = held_up;
     if direct.is_empty() {
         return None;
     }
@@ -135,7 +143,6 @@ pub(crate) fn action_for(u: &OnstatU, waiters: &[WaiterRow], sid: Sid) -> Option
             .iter()
             .any(|w| w.reason == r && w.direct_blocker() == Some(sid))
     };
-    let threads: Vec<_> = u.threads.iter().filter(|t| t.sessid == sid).collect();
     let critical = threads.iter().any(|t| t.flags.in_critical_section());
     let rolling_back = threads.iter().any(|t| t.flags.txn_state() == Some('R'));
     let words = |s: &str| {

@@ -4,7 +4,7 @@ use crate::extents::{ExtentMap, Lookup};
 use crate::format::human_bytes;
 use crate::ids::{Addr, Sid};
 use crate::model::chains;
-use crate::parsers::onstat_g_con::OnstatGCon;
+use crate::parsers::onstat_g_con::{Condition, OnstatGCon};
 use crate::parsers::onstat_k::{Lock, OnstatK};
 use crate::parsers::onstat_u::{Flags, OnstatU, UserThread, WaitReason};
 use crate::parsers::onstat_x::OnstatX;
@@ -206,7 +206,7 @@ impl WaitTarget {
 #[derive(Debug, Default)]
 pub(crate) struct WaitIndex<'a> {
     /// Condition name and, when `onstat -g con` is of this moment, how long it has waited.
-    conditions: FxHashMap<Addr, (&'a str, Option<u64>)>,
+    conditions: ConditionIndex<'a>,
     /// Mutex names seen before (a name does not change at an address): names a mutex wait
     /// when this moment's `onstat -g lmx` was not read.
     mutex_names: Option<&'a FxHashMap<Addr, CompactString>>,
@@ -217,14 +217,241 @@ pub(crate) struct WaitIndex<'a> {
     /// Buffer header address → buffer, for a `B` waiter whose `onstat -u` wait column names the
     /// buffer but whom the (less often polled) `onstat -X` does not list as a waiter yet.
     buffers_by_address: FxHashMap<Addr, BufferRef>,
-    locks: FxHashMap<Addr, &'a Lock>,
+    locks: LockIndex<'a>,
     tables: Option<&'a Systabnames>,
     /// Mutexes and latches by their address, and by the threads their waiter lists name.
     latches: FxHashMap<Addr, LatchRef<'a>>,
     latch_waiters: FxHashMap<Addr, LatchRef<'a>>,
     /// What each waiting thread of the `onstat -u` waits on (its reason and wait address): a
     /// holder another output names must not be waiting for the very thing it holds.
-    waits: FxHashMap<Addr, (WaitReason, Addr)>,
+    waits: ByAddress<'a, (WaitReason, Addr)>,
+    /// Some thread of the `onstat -u` waits on an address (the holders are checked against it).
+    any_waits: bool,
+}
+
+/// A value of each thread of an `onstat -u`, by the thread's address. `onstat -u` lists its
+/// threads in address order: then a binary search in its list finds one, with no table built
+/// each second for the few holders asked about; threads out of order (or an address twice) are
+/// put in a map, the later of two threads at one address kept. The same answers either way.
+#[derive(Debug)]
+pub(crate) struct ByAddress<'a, V> {
+    /// The threads, when in strictly increasing address order (else empty).
+    in_order: &'a [UserThread],
+    /// Otherwise: each thread's value, by its address.
+    map: FxHashMap<Addr, V>,
+    value: fn(&UserThread) -> Option<V>,
+    /// Where the last lookup in `in_order` ended.
+    at: std::cell::Cell<usize>,
+}
+
+impl<V> Default for ByAddress<'_, V> {
+    fn default() -> Self {
+        ByAddress {
+            in_order: &[],
+            map: FxHashMap::default(),
+            value: |_| None,
+            at: Default::default(),
+        }
+    }
+}
+
+impl<'a, V: Copy> ByAddress<'a, V> {
+    /// `value` of each of `threads` that has one, by address.
+    pub(crate) fn new(threads: &'a [UserThread], value: fn(&UserThread) -> Option<V>) -> Self {
+        if threads.windows(2).all(|w| w[0].address < w[1].address) {
+            return ByAddress {
+                in_order: threads,
+                map: FxHashMap::default(),
+                value,
+                at: Default::default(),
+            };
+        }
+        ByAddress {
+            in_order: &[],
+            map: threads
+                .iter()
+                .filter_map(|t| Some((t.address, value(t)?)))
+                .collect(),
+            value,
+            at: Default::default(),
+        }
+    }
+
+    /// The value of the thread at `address`. Threads asked in address order are found a few
+    /// places on from the last one found; others by a binary search.
+    pub(crate) fn get(&self, address: Addr) -> Option<V> {
+        if self.in_order.is_empty() {
+            return self.map.get(&address).copied();
+        }
+        let list = self.in_order;
+        let at = self.at.get();
+        let ahead = list.get(at..).unwrap_or_default();
+        let i = match ahead.iter().take(4).position(|t| t.address >= address) {
+            Some(i) if ahead[i].address == address => at + i,
+            _ => list.binary_search_by_key(&address, |t| t.address).ok()?,
+        };
+        self.at.set(i + 1);
+        (self.value)(list.get(i)?)
+    }
+}
+
+/// `onstat -g con`'s conditions by address. It lists them in its waiting threads' order, as
+/// `onstat -u` lists the threads, so their addresses usually rise: then the list itself is
+/// searched from where the last lookup ended (the waiters are joined in that order too), with no
+/// table built each second. A list out of order (or with an address twice) is put in a map, the
+/// first of one address kept. The same answers either way.
+#[derive(Debug, Default)]
+struct ConditionIndex<'a> {
+    /// The conditions, when in strictly increasing address order (else empty).
+    in_order: &'a [Condition],
+    /// Otherwise: the place in `list` of the first condition at each address.
+    map: FxHashMap<Addr, u32>,
+    list: &'a [Condition],
+    /// `onstat -g con` was read at this moment: its wait times count.
+    now: bool,
+    /// Where the last lookup in `in_order` ended.
+    at: std::cell::Cell<usize>,
+}
+
+impl<'a> ConditionIndex<'a> {
+    fn new(con: Option<&'a OnstatGCon>, now: bool) -> Self {
+        let Some(con) = con else {
+            return ConditionIndex::default();
+        };
+        let list = con.conditions.as_slice();
+        let mut index = ConditionIndex {
+            list,
+            now,
+            ..ConditionIndex::default()
+        };
+        if list.windows(2).all(|w| w[0].addr < w[1].addr) {
+            index.in_order = list;
+        } else {
+            index.map.reserve(list.len());
+            for (place, c) in (0u32..).zip(list) {
+                index.map.entry(c.addr).or_insert(place);
+            }
+        }
+        index
+    }
+
+    /// The name of the condition at `address`, and how long it has waited when read at this
+    /// moment.
+    fn get(&self, address: Addr) -> Option<(&'a str, Option<u64>)> {
+        let c = if self.in_order.is_empty() {
+            self.list.get(*self.map.get(&address)? as usize)?
+        } else {
+            self.in_order_at(address)?
+        };
+        Some((c.name.as_str(), self.now.then_some(c.waittime)))
+    }
+
+    fn in_order_at(&self, address: Addr) -> Option<&'a Condition> {
+        let list = self.in_order;
+        let at = self.at.get();
+        let ahead = list.get(at..).unwrap_or_default();
+        let i = match ahead.iter().take(4).position(|c| c.addr >= address) {
+            Some(i) if ahead[i].addr == address => at + i,
+            _ => list.binary_search_by_key(&address, |c| c.addr).ok()?,
+        };
+        self.at.set(i + 1);
+        list.get(i)
+    }
+}
+
+/// The locks of `onstat -k` by address, for the lock waiters of the `onstat -u`: of the
+/// thousands of locks a busy server holds, only those the waiters wait for are looked for, in
+/// one pass (the later of two locks at one address, as a map keeps it). An address no waiter
+/// named is looked for in the list itself.
+#[derive(Debug, Default)]
+struct LockIndex<'a> {
+    locks: &'a [Lock],
+    /// The addresses the lock waiters wait for, in order, each with 1 + the place of its lock
+    /// in `locks` (0: not there).
+    wanted: Vec<(u64, u32)>,
+}
+
+impl<'a> LockIndex<'a> {
+    fn new(k: Option<&'a OnstatK>, u: Option<&OnstatU>) -> Self {
+        let Some(k) = k else {
+            return LockIndex::default();
+        };
+        let mut wanted: Vec<(u64, u32)> = u
+            .map(|u| {
+                u.threads
+                    .iter()
+                    .filter(|t| t.wait_reason == Some(WaitReason::Lock))
+                    .map(|t| (t.wait.unwrap_or_default().0, 0))
+                    .collect()
+            })
+            .unwrap_or_default();
+        crate::ids::sort_pairs(&mut wanted);
+        wanted.dedup_by_key(|p| p.0);
+        if !wanted.is_empty() {
+            for (place, l) in (1u32..).zip(&k.locks) {
+                if let Ok(i) = wanted.binary_search_by_key(&l.address.0, |p| p.0) {
+                    wanted[i].1 = place;
+                }
+            }
+        }
+        LockIndex {
+            locks: &k.locks,
+            wanted,
+        }
+    }
+
+    fn get(&self, address: Addr) -> Option<&'a Lock> {
+        match self.wanted.binary_search_by_key(&address.0, |p| p.0) {
+            Ok(i) => match self.wanted[i].1 {
+                0 => None,
+                place => self.locks.get(place as usize - 1),
+            },
+            Err(_) => self.locks.iter().rev().find(|l| l.address == address),
+        }
+    }
+}
+
+/// The `onstat -u` address (rstcb) of a few thread ids, by `onstat -g ath`: it lists every
+/// thread (thousands), and the mutexes and the engine's blocker graph name a few, so only those
+/// asked for are kept, in one pass over it (the later of two lines of one tid, as a map keeps
+/// it).
+pub(crate) struct Rstcbs {
+    /// The tids asked for, in order, each with 1 + the place of its rstcb in `rstcbs` (0: none).
+    tids: Vec<(u64, u32)>,
+    rstcbs: Vec<Addr>,
+}
+
+impl Rstcbs {
+    pub(crate) fn new(
+        ath: Option<&crate::parsers::onstat_g_ath::OnstatGAth>,
+        tids: impl Iterator<Item = crate::ids::Tid>,
+    ) -> Self {
+        let mut asked: Vec<(u64, u32)> = tids.map(|t| (t.0, 0)).collect();
+        crate::ids::sort_pairs(&mut asked);
+        asked.dedup_by_key(|p| p.0);
+        let mut rstcbs = Vec::new();
+        if let (Some(ath), false) = (ath, asked.is_empty()) {
+            for t in &ath.threads {
+                let Some(r) = t.rstcb else { continue };
+                if let Ok(i) = asked.binary_search_by_key(&t.tid.0, |p| p.0) {
+                    rstcbs.push(r);
+                    asked[i].1 = rstcbs.len() as u32;
+                }
+            }
+        }
+        Rstcbs {
+            tids: asked,
+            rstcbs,
+        }
+    }
+
+    pub(crate) fn get(&self, tid: crate::ids::Tid) -> Option<Addr> {
+        let i = self.tids.binary_search_by_key(&tid.0, |p| p.0).ok()?;
+        match self.tids[i].1 {
+            0 => None,
+            place => self.rstcbs.get(place as usize - 1).copied(),
+        }
+    }
 }
 
 /// A mutex or latch: its name and its holder's `onstat -u` address.
@@ -257,14 +484,10 @@ impl<'a> WaitIndex<'a> {
     /// `con` gives condition names (and their waits' ages when `con_now`: read at this moment);
     /// `x` the buffers, their holders and waiters, read at this moment.
     pub(crate) fn new(con: Option<&'a OnstatGCon>, con_now: bool, x: Option<&'a OnstatX>) -> Self {
-        let mut idx = WaitIndex::default();
-        if let Some(con) = con {
-            for c in &con.conditions {
-                idx.conditions
-                    .entry(c.addr)
-                    .or_insert((c.name.as_str(), con_now.then_some(c.waittime)));
-            }
-        }
+        let mut idx = WaitIndex {
+            conditions: ConditionIndex::new(con, con_now),
+            ..WaitIndex::default()
+        };
         if let Some(x) = x {
             for b in x.pools.iter().flat_map(|p| &p.buffers) {
                 let r = BufferRef {
@@ -282,41 +505,37 @@ impl<'a> WaitIndex<'a> {
         idx
     }
 
-    /// Adds `onstat -k` (a lock waiter's wait address is a lock address) and the partnum → table
-    /// names from `sysmaster:systabnames`, when collected.
+    /// Adds `onstat -k` (a lock waiter's wait address is a lock address; `u`'s lock waiters are
+    /// the ones asked about) and the partnum → table names from `sysmaster:systabnames`, when
+    /// collected.
     pub(crate) fn with_locks(
         mut self,
         k: Option<&'a OnstatK>,
         tables: Option<&'a Systabnames>,
+        u: Option<&OnstatU>,
     ) -> Self {
-        if let Some(k) = k {
-            self.locks = k.locks.iter().map(|l| (l.address, l)).collect();
-        }
+        self.locks = LockIndex::new(k, u);
         self.tables = tables;
         self
     }
 
     /// Adds the mutexes and latches: an S waiter's mutex by name, and its holder as blocker.
     pub(crate) fn with_latches(mut self, src: &LatchSources<'a>) -> Self {
-        let rstcb_of: FxHashMap<crate::ids::Tid, Addr> = src
-            .ath
-            .map(|a| {
-                a.threads
-                    .iter()
-                    .filter_map(|t| Some((t.tid, t.rstcb?)))
-                    .collect()
-            })
-            .unwrap_or_default();
-        for m in src
-            .lmx
-            .iter()
-            .chain(src.wmx.iter())
-            .flat_map(|x| &x.mutexes)
-        {
+        let mutexes = || {
+            src.lmx
+                .iter()
+                .chain(src.wmx.iter())
+                .flat_map(|x| &x.mutexes)
+        };
+        let rstcb_of = Rstcbs::new(
+            src.ath,
+            mutexes().flat_map(|m| m.holder.into_iter().chain(m.waiters.iter().map(|w| w.tid))),
+        );
+        for m in mutexes() {
             let r = LatchRef {
                 address: m.addr,
                 name: m.name.as_str(),
-                holder: m.holder.and_then(|t| rstcb_of.get(&t).copied()),
+                holder: m.holder.and_then(|t| rstcb_of.get(t)),
             };
             // -g lmx knows the holder, -g wmx may not: keep the one that does.
             let e = self.latches.entry(m.addr).or_insert(r);
@@ -324,8 +543,8 @@ impl<'a> WaitIndex<'a> {
                 *e = r;
             }
             for w in &m.waiters {
-                if let Some(a) = rstcb_of.get(&w.tid) {
-                    let e = self.latch_waiters.entry(*a).or_insert(r);
+                if let Some(a) = rstcb_of.get(w.tid) {
+                    let e = self.latch_waiters.entry(a).or_insert(r);
                     if e.holder.is_none() {
                         *e = r;
                     }
@@ -344,13 +563,13 @@ impl<'a> WaitIndex<'a> {
 
     /// Adds what the threads of the `onstat -u` wait on, to check the holders the other
     /// outputs name against it.
-    pub(crate) fn with_waits(mut self, u: Option<&OnstatU>) -> Self {
+    pub(crate) fn with_waits(mut self, u: Option<&'a OnstatU>) -> Self {
         if let Some(u) = u {
-            self.waits = u
+            self.waits = ByAddress::new(&u.threads, |t| Some((t.wait_reason?, t.wait?)));
+            self.any_waits = u
                 .threads
                 .iter()
-                .filter_map(|t| Some((t.address, (t.wait_reason?, t.wait?))))
-                .collect();
+                .any(|t| t.wait_reason.is_some() && t.wait.is_some());
         }
         self
     }
@@ -358,7 +577,7 @@ impl<'a> WaitIndex<'a> {
     /// The thread `holder` is itself waiting (in the `onstat -u`) on `address` for `reason`:
     /// the output naming it as the holder was printed at another instant.
     fn holder_waits_on(&self, holder: Addr, reason: WaitReason, address: Addr) -> bool {
-        self.waits.get(&holder) == Some(&(reason, address))
+        self.waits.get(holder) == Some((reason, address))
     }
 
     /// The lock `l` as `onstat -k` shows it is the one `onstat -u`'s waiters wait for: its
@@ -401,13 +620,13 @@ impl<'a> WaitIndex<'a> {
         match reason {
             WaitReason::Condition => {
                 let address = th.wait.unwrap_or_default();
-                let hit = self.conditions.get(&address);
+                let hit = self.conditions.get(address);
                 WaitTarget::Condition {
                     address,
                     name: hit
-                        .map(|(n, _)| CompactString::from(*n))
+                        .map(|(n, _)| CompactString::from(n))
                         .or_else(|| self.condition_names.and_then(|n| n.get(&address)).cloned()),
-                    waittime: hit.and_then(|(_, w)| *w),
+                    waittime: hit.and_then(|(_, w)| w),
                 }
             }
             WaitReason::Buffer => match self.buffers.get(&th.address).or_else(|| {
@@ -442,9 +661,9 @@ impl<'a> WaitIndex<'a> {
                     owner: None,
                     out_of_step,
                 };
-                match self.locks.get(&address) {
+                match self.locks.get(address) {
                     // Checked against the onstat -u only when its waits were given.
-                    Some(l) if !self.waits.is_empty() && !self.lock_in_step(l) => unknown(true),
+                    Some(l) if self.any_waits && !self.lock_in_step(l) => unknown(true),
                     Some(l) => WaitTarget::Lock {
                         address,
                         lock_type: Some(l.lock_type.clone()),
@@ -730,14 +949,15 @@ pub(crate) fn engine_blockers(
     let (Some(bth), Some(ath)) = (bth, ath) else {
         return FxHashMap::default();
     };
-    let rstcb: FxHashMap<crate::ids::Tid, Addr> = ath
-        .threads
-        .iter()
-        .filter_map(|t| Some((t.tid, t.rstcb?)))
-        .collect();
+    let rstcb = Rstcbs::new(
+        Some(ath),
+        bth.waiting
+            .iter()
+            .flat_map(|w| std::iter::once(w.tid).chain(w.blocker)),
+    );
     bth.waiting
         .iter()
-        .filter_map(|w| Some((*rstcb.get(&w.tid)?, *rstcb.get(&w.blocker?)?)))
+        .filter_map(|w| Some((rstcb.get(w.tid)?, rstcb.get(w.blocker?)?)))
         .collect()
 }
 
@@ -795,8 +1015,8 @@ pub(crate) fn join_chains(
         .iter()
         .filter_map(|w| w.waiting_on.owner().map(|o| (w.rstcb, o)))
         .collect();
-    let sid_of: FxHashMap<Addr, Sid> = u.threads.iter().map(|t| (t.address, t.sessid)).collect();
-    for w in waiters.iter_mut() {
+    let sid_of = ByAddress::new(&u.threads, |t| Some(t.sessid));
+    for w in waiters.iter_mut().filter(|_| !engine.is_empty()) {
         let Some(e) = engine.get(&w.rstcb) else {
             continue;
         };
@@ -804,7 +1024,7 @@ pub(crate) fn join_chains(
             None => {
                 owner_of.insert(w.rstcb, *e);
             }
-            Some(o) if sid_of.get(o) != sid_of.get(e) => w.engine_blocker = sid_of.get(e).copied(),
+            Some(o) if sid_of.get(*o) != sid_of.get(*e) => w.engine_blocker = sid_of.get(*e),
             Some(_) => {}
         }
     }
@@ -827,11 +1047,7 @@ pub(crate) fn join_chains(
     }
     for w in waiters.iter_mut() {
         let c = chains::follow(w.rstcb, &owner_of);
-        let mut blockers: Vec<Sid> = c
-            .blockers
-            .iter()
-            .filter_map(|a| sid_of.get(a).copied())
-            .collect();
+        let mut blockers: Vec<Sid> = c.blockers.iter().filter_map(|a| sid_of.get(*a)).collect();
         if w.reason == WaitReason::Checkpoint && !blockers.is_empty() {
             // Every session in a critical section holds the checkpoint up, not only the first.
             let mut all: Vec<Sid> = critical.iter().map(|(s, _)| *s).collect();
@@ -851,7 +1067,7 @@ pub(crate) fn join_chains(
             None
         } else {
             c.head
-                .and_then(|a| sid_of.get(&a).copied())
+                .and_then(|a| sid_of.get(a))
                 .filter(|h| *h != w.sessid)
         };
         w.blockers = blockers;
@@ -1108,7 +1324,12 @@ impl WaiterRow {
 
 /// What a session is doing, in a few words, from its threads.
 pub(crate) fn state_words(u: &OnstatU, sid: Sid) -> (String, u64, String) {
-    let threads: Vec<_> = u.threads.iter().filter(|t| t.sessid == sid).collect();
+    let threads: Vec<&UserThread> = u.threads.iter().filter(|t| t.sessid == sid).collect();
+    state_words_of(&threads)
+}
+
+/// [`state_words`] of a session from its threads, in the `onstat -u`'s order.
+pub(crate) fn state_words_of(threads: &[&UserThread]) -> (String, u64, String) {
     let locks = threads.iter().map(|t| t.locks).sum();
     let user = threads
         .first()
@@ -1128,4 +1349,187 @@ pub(crate) fn state_words(u: &OnstatU, sid: Sid) -> (String, u64, String) {
         },
     };
     (state, locks, user)
+}
+
+#[cfg(test)]
+mod index {
+    //! The index's lookups against the plain maps they stand for.
+    use super::*;
+    use crate::ids::Tid;
+    use proptest::prelude::*;
+    use std::time::Duration;
+
+    /// A record of each kind the index reads, as the demo prints it, to vary.
+    fn templates() -> (UserThread, Lock, crate::parsers::onstat_g_ath::AthThread) {
+        use crate::source::{key, Source};
+        let demo = crate::demo::DemoInstance::new(1).with_sessions(20);
+        let mut store = crate::store::Store::new(Default::default());
+        for s in [Source::OnstatU, Source::OnstatK, Source::OnstatGAth] {
+            let out = demo
+                .respond(&s.request(), Duration::from_secs(278))
+                .expect("the demo answers");
+            store.apply(crate::collect::sample::Update {
+                source: s,
+                t: Duration::from_secs(278),
+                took: Duration::ZERO,
+                result: s.parse(out),
+                how: Default::default(),
+            });
+        }
+        let u = store.get(key::OnstatU).expect("onstat -u");
+        let k = store.get(key::OnstatK).expect("onstat -k");
+        let ath = store.get(key::OnstatGAth).expect("onstat -g ath");
+        (
+            u.threads[0].clone(),
+            k.locks[0].clone(),
+            ath.threads[0].clone(),
+        )
+    }
+
+    /// Threads at the addresses given (in that order), every other one waiting on a lock at
+    /// its wait address.
+    fn threads(t: &UserThread, at: &[(u64, u64)]) -> Vec<UserThread> {
+        at.iter()
+            .enumerate()
+            .map(|(i, (a, wait))| UserThread {
+                address: Addr(*a),
+                sessid: Sid(i as u64),
+                wait_reason: (i % 2 == 0).then_some(WaitReason::Lock),
+                wait: (*wait != 0).then_some(Addr(*wait)),
+                ..t.clone()
+            })
+            .collect()
+    }
+
+    proptest! {
+        /// Threads in address order or not, an address twice or not: a thread's value by its
+        /// address is the one a map of them (the later of one address kept) holds.
+        #[test]
+        fn threads_by_address_are_a_map(
+            mut at in proptest::collection::vec((1u64..40, 0u64..6), 0..30),
+            asked in proptest::collection::vec(0u64..42, 0..40),
+            in_order: bool,
+        ) {
+            let (t, _, _) = templates();
+            if in_order {
+                at.sort_unstable();
+                at.dedup_by_key(|a| a.0);
+            }
+            let threads = threads(&t, &at);
+            let waits = ByAddress::new(&threads, |t| Some((t.wait_reason?, t.wait?)));
+            let sids = ByAddress::new(&threads, |t| Some(t.sessid));
+            let plain_waits: FxHashMap<Addr, (WaitReason, Addr)> = threads
+                .iter()
+                .filter_map(|t| Some((t.address, (t.wait_reason?, t.wait?))))
+                .collect();
+            let plain_sids: FxHashMap<Addr, Sid> =
+                threads.iter().map(|t| (t.address, t.sessid)).collect();
+            for a in asked.into_iter().chain(0..42).map(Addr) {
+                prop_assert_eq!(waits.get(a), plain_waits.get(&a).copied(), "{}", a);
+                prop_assert_eq!(sids.get(a), plain_sids.get(&a).copied(), "{}", a);
+            }
+        }
+
+        /// Conditions in address order or not, an address twice or not, asked in any order
+        /// and then in address order: a condition's name and wait are the ones a map of them
+        /// (the first of one address kept) holds.
+        #[test]
+        fn conditions_by_address_are_a_map(
+            mut at in proptest::collection::vec((1u64..40, 0u64..100), 0..30),
+            asked in proptest::collection::vec(0u64..42, 0..40),
+            in_order: bool,
+            now: bool,
+        ) {
+            if in_order {
+                at.sort_unstable_by_key(|a| a.0);
+                at.dedup_by_key(|a| a.0);
+            }
+            let con = OnstatGCon {
+                conditions: at
+                    .iter()
+                    .map(|(a, w)| crate::parsers::onstat_g_con::Condition {
+                        cid: *w,
+                        addr: Addr(*a),
+                        name: CompactString::from(format!("c{w}")),
+                        waiter: crate::ids::Tid(*a),
+                        waittime: *w,
+                    })
+                    .collect(),
+                ..OnstatGCon::default()
+            };
+            let mut plain: FxHashMap<Addr, (&str, Option<u64>)> = FxHashMap::default();
+            for c in &con.conditions {
+                plain.entry(c.addr).or_insert((c.name.as_str(), now.then_some(c.waittime)));
+            }
+            let index = ConditionIndex::new(Some(&con), now);
+            for a in asked.into_iter().chain(0..42).map(Addr) {
+                prop_assert_eq!(index.get(a), plain.get(&a).copied(), "{}", a);
+            }
+            prop_assert_eq!(ConditionIndex::new(None, now).get(Addr(1)), None);
+        }
+
+        /// The lock at an address, asked by a lock waiter or not, is the one a map of
+        /// `onstat -k`'s locks (the later of one address kept) holds.
+        #[test]
+        fn locks_by_address_are_a_map(
+            locks in proptest::collection::vec((1u64..30, 0u64..1000), 0..40),
+            waits in proptest::collection::vec((1u64..40, 0u64..32), 0..20),
+        ) {
+            let (t, l, _) = templates();
+            let k = OnstatK {
+                locks: locks
+                    .iter()
+                    .map(|(a, partnum)| Lock { address: Addr(*a), tblsnum: *partnum, ..l.clone() })
+                    .collect(),
+                ..OnstatK::default()
+            };
+            let u = OnstatU { threads: threads(&t, &waits), ..OnstatU::default() };
+            let index = LockIndex::new(Some(&k), Some(&u));
+            let plain: FxHashMap<Addr, &Lock> = k.locks.iter().map(|l| (l.address, l)).collect();
+            for a in (0..34).map(Addr) {
+                prop_assert_eq!(index.get(a), plain.get(&a).copied(), "{}", a);
+            }
+            let none = LockIndex::new(None, Some(&u));
+            prop_assert_eq!(none.get(Addr(1)), None);
+        }
+
+        /// The rstcb of a thread id asked for is the one a map of `onstat -g ath`'s threads
+        /// with an rstcb (the later line of one tid kept) holds.
+        #[test]
+        fn rstcbs_by_tid_are_a_map(
+            ath in proptest::collection::vec((0u64..30, 0u64..8), 0..40),
+            asked in proptest::collection::vec(0u64..32, 0..20),
+        ) {
+            let (_, _, a) = templates();
+            let ath = crate::parsers::onstat_g_ath::OnstatGAth {
+                threads: ath
+                    .iter()
+                    .map(|(tid, rstcb)| crate::parsers::onstat_g_ath::AthThread {
+                        tid: Tid(*tid),
+                        rstcb: (*rstcb != 0).then_some(Addr(*rstcb)),
+                        ..a.clone()
+                    })
+                    .collect(),
+                ..Default::default()
+            };
+            let plain: FxHashMap<Tid, Addr> = ath
+                .threads
+                .iter()
+                .filter_map(|t| Some((t.tid, t.rstcb?)))
+                .collect();
+            let rstcbs = Rstcbs::new(Some(&ath), asked.iter().map(|t| Tid(*t)));
+            for t in asked.iter().map(|t| Tid(*t)) {
+                prop_assert_eq!(rstcbs.get(t), plain.get(&t).copied(), "{}", t);
+            }
+            prop_assert_eq!(Rstcbs::new(None, asked.iter().map(|t| Tid(*t))).get(Tid(1)), None);
+        }
+    }
+
+    /// The waits counted by reason index `WaitReason::ALL` by their place in it.
+    #[test]
+    fn reasons_are_in_their_order() {
+        for (i, r) in WaitReason::ALL.iter().enumerate() {
+            assert_eq!(*r as usize, i, "{r:?}");
+        }
+    }
 }

@@ -2,9 +2,9 @@
 //! buffers, locks, latches of the same moment), its chain to the head blocker and a verdict in
 //! words; the head blockers, and the sessions built on the waiters.
 
-use crate::ids::{Addr, Sid};
+use crate::ids::Sid;
 use crate::model::waiters::{join_chains, verdict, SocketRef, WaitIndex, WaitTarget, WaiterRow};
-use crate::parsers::onstat_u::{OnstatU, WaitReason};
+use crate::parsers::onstat_u::{OnstatU, UserThread, WaitReason};
 use crate::source::Source;
 use crate::store::Store;
 use compact_str::CompactString;
@@ -102,24 +102,22 @@ pub(crate) fn run_states(store: &Store) -> crate::model::activity::RunStates {
     if rea.is_none() && ath.is_none() {
         return out;
     }
-    let sid_of: rustc_hash::FxHashMap<Addr, (Sid, bool)> = u
-        .threads
-        .iter()
-        .filter(|t| t.sessid.0 != 0)
-        .map(|t| (t.address, (t.sessid, t.flags.is_primary())))
-        .collect();
+    // The user threads' sessions by address (the daemons' session 0 is none).
+    let sid_of = crate::model::waiters::ByAddress::new(&u.threads, |t| {
+        (t.sessid.0 != 0).then_some((t.sessid, t.flags.is_primary()))
+    });
     if let Some(rea) = rea {
         out.ready = rea
             .threads
             .iter()
-            .filter_map(|t| sid_of.get(&t.rstcb?).map(|(s, _)| *s))
+            .filter_map(|t| sid_of.get(t.rstcb?).map(|(s, _)| s))
             .collect();
     }
     if let Some(ath) = ath {
         let mut threads: rustc_hash::FxHashMap<Sid, crate::model::activity::Class> =
             rustc_hash::FxHashMap::default();
         for t in &ath.threads {
-            let Some(&(sid, primary)) = t.rstcb.as_ref().and_then(|a| sid_of.get(a)) else {
+            let Some((sid, primary)) = t.rstcb.and_then(|a| sid_of.get(a)) else {
                 continue;
             };
             let class = crate::model::activity::class_of_thread(&t.state);
@@ -149,6 +147,7 @@ pub(crate) fn wait_index(store: &Store) -> WaitIndex<'_> {
     .with_locks(
         store.get_at_moment(crate::source::key::OnstatK),
         store.get(crate::source::key::Systabnames),
+        store.get(crate::source::key::OnstatU),
     )
     .with_latches(&crate::model::waiters::LatchSources {
         lmx: store.get_at_moment(crate::source::key::OnstatGLmx),
@@ -213,13 +212,13 @@ pub(crate) fn waits(
         store.get_at_moment(crate::source::key::OnstatXTxn),
     );
     join_chains(u, &mut waiters, &engine, log_holder);
+    // How long it had waited at the moment (the sockets are read with onstat -u), not
+    // counted on to `now`.
+    let at_moment = now
+        .saturating_sub(store.moment().unwrap_or(now))
+        .as_secs_f64();
     for row in &mut waiters {
         row.idle = row.is_idle_client_wait();
-        // How long it had waited at the moment (the sockets are read with onstat -u), not
-        // counted on to `now`.
-        let at_moment = now
-            .saturating_sub(store.moment().unwrap_or(now))
-            .as_secs_f64();
         row.idle_unknown = row.is_unjudged_client_wait(row.in_wait_s - at_moment);
         if row.idle {
             summary.idle += 1;
@@ -257,11 +256,16 @@ fn waiter_rows(
     // The tracker keeps the waits in rstcb order, as onstat -u lists its threads.
     let mut tracked_waits = store.tracker.cursor();
     let mut thread_rates = store.rates.cursor();
+    let since_moment = now
+        .saturating_sub(store.moment().unwrap_or(now))
+        .as_secs_f64();
+    // Counted by reason here, put in the summary's map once.
+    let mut by_reason = [0usize; WaitReason::ALL.len()];
     for th in &u.threads {
         let Some(reason) = th.wait_reason else {
             continue;
         };
-        *summary.by_reason.entry(reason.letter()).or_default() += 1;
+        by_reason[reason as usize] += 1;
         let target = index.target(th, reason, extents, base);
         let (since, at_least) = tracked_waits.since(th.address).unwrap_or((now, true));
         let tracked = now.saturating_sub(since).as_secs_f64();
@@ -271,12 +275,7 @@ fn waiter_rows(
         let reported = match &target {
             WaitTarget::Condition {
                 waittime: Some(w), ..
-            } => Some(
-                *w as f64
-                    + now
-                        .saturating_sub(store.moment().unwrap_or(now))
-                        .as_secs_f64(),
-            ),
+            } => Some(*w as f64 + since_moment),
             _ => None,
         };
         let rates = thread_rates.get(th.address);
@@ -302,6 +301,11 @@ fn waiter_rows(
             engine_blocker: None,
             verdict: Cow::Borrowed(""),
         });
+    }
+    for (reason, n) in WaitReason::ALL.iter().zip(by_reason) {
+        if n > 0 {
+            *summary.by_reason.entry(reason.letter()).or_default() += n;
+        }
     }
     waiters
 }
@@ -343,18 +347,37 @@ fn head_blockers(u: &OnstatU, waiters: &[WaiterRow]) -> Vec<HeadBlocker> {
             *counts.entry(h).or_default() += 1;
         }
     }
+    if counts.is_empty() {
+        return Vec::new();
+    }
+    // What each head's words read, gathered in one pass over the threads and one over the
+    // waiters held up (a few of thousands), not a pass over all of them for each head.
+    let sids: Vec<Sid> = counts.keys().copied().collect();
+    let mut threads: Vec<Vec<&UserThread>> = vec![Vec::new(); sids.len()];
+    for t in &u.threads {
+        if let Ok(i) = sids.binary_search(&t.sessid) {
+            threads[i].push(t);
+        }
+    }
+    let held: Vec<&WaiterRow> = waiters.iter().filter(|w| !w.blockers.is_empty()).collect();
     let mut heads: Vec<HeadBlocker> = counts
         .into_iter()
-        .map(|(sid, blocked)| {
-            let (state, locks, user) = crate::model::waiters::state_words(u, sid);
-            let action = crate::model::harm::action_for(u, waiters, sid);
+        .zip(&threads)
+        .map(|((sid, blocked), threads)| {
+            let held_up: Vec<&WaiterRow> = held
+                .iter()
+                .copied()
+                .filter(|w| w.blockers.contains(&sid))
+                .collect();
+            let (state, locks, user) = crate::model::waiters::state_words_of(threads);
+            let action = crate::model::harm::action_with(threads, &held_up, waiters, sid);
             HeadBlocker {
                 sid,
                 user,
                 state,
                 locks,
                 blocked,
-                harm: crate::model::harm::harm_of(waiters, sid),
+                harm: crate::model::harm::harm_to(held_up.iter().copied()),
                 action: action.as_ref().map(|a| a.words.clone()),
                 command: action.and_then(|a| a.command),
                 sql: None,
@@ -371,4 +394,118 @@ fn head_blockers(u: &OnstatU, waiters: &[WaiterRow]) -> Vec<HeadBlocker> {
             .then(a.sid.cmp(&b.sid))
     });
     heads
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collect::sample::Update;
+    use crate::demo::DemoInstance;
+
+    /// The head blockers as each head's words read them, one pass over every thread and every
+    /// waiter for each head: what `head_blockers` gathers once for all heads.
+    fn plain_heads(u: &OnstatU, waiters: &[WaiterRow]) -> Vec<HeadBlocker> {
+        let mut counts: BTreeMap<Sid, usize> = BTreeMap::new();
+        for w in waiters {
+            if let Some(h) = w.head_blocker {
+                *counts.entry(h).or_default() += 1;
+            }
+        }
+        let mut heads: Vec<HeadBlocker> = counts
+            .into_iter()
+            .map(|(sid, blocked)| {
+                let (state, locks, user) = crate::model::waiters::state_words(u, sid);
+                let action = crate::model::harm::action_for(u, waiters, sid);
+                HeadBlocker {
+                    sid,
+                    user,
+                    state,
+                    locks,
+                    blocked,
+                    harm: crate::model::harm::harm_to(
+                        waiters.iter().filter(|w| w.blockers.contains(&sid)),
+                    ),
+                    action: action.as_ref().map(|a| a.words.clone()),
+                    command: action.and_then(|a| a.command),
+                    sql: None,
+                }
+            })
+            .collect();
+        heads.sort_by(|a, b| {
+            b.harm
+                .rank_key()
+                .cmp(&a.harm.rank_key())
+                .then(b.blocked.cmp(&a.blocked))
+                .then(a.sid.cmp(&b.sid))
+        });
+        heads
+    }
+
+    /// The waits by reason letter, counted thread by thread.
+    fn plain_by_reason(u: &OnstatU) -> BTreeMap<char, usize> {
+        let mut by = BTreeMap::new();
+        for r in u.threads.iter().filter_map(|t| t.wait_reason) {
+            *by.entry(r.letter()).or_default() += 1;
+        }
+        by
+    }
+
+    /// Over the demo's incidents (seeds 1-3, tidy and messy, every 9th second of its cycle
+    /// fed by every source it answers), the head blockers and the counts by reason are the
+    /// plain computation's, and the moments hold heads of every kind of action to compare.
+    #[test]
+    fn heads_and_counts_are_the_plain_computations() {
+        let mut seen_heads = 0;
+        let mut actions = std::collections::BTreeSet::new();
+        for demo in [
+            DemoInstance::new(1).with_sessions(300),
+            DemoInstance::new(2).with_sessions(300).messy(),
+            DemoInstance::new(3).with_sessions(300),
+        ] {
+            let mut store = Store::new(crate::store::StoreSettings {
+                ports: vec![crate::demo::LISTENER_PORT],
+                ..Default::default()
+            });
+            let mut sources = Source::candidates_for_tests(None);
+            sources.retain(|s| demo.respond(&s.request(), Duration::from_secs(1)).is_ok());
+            let cycle = crate::demo::timeline::CYCLE;
+            for t in 1..=cycle {
+                let at = Duration::from_secs(t);
+                for s in &sources {
+                    let Ok(out) = demo.respond(&s.request(), at) else {
+                        continue;
+                    };
+                    store.apply(Update {
+                        source: *s,
+                        t: at,
+                        took: Duration::ZERO,
+                        result: s.parse(out),
+                        how: Default::default(),
+                    });
+                }
+                if t % 9 != 0 {
+                    continue;
+                }
+                let u = store.get(crate::source::key::OnstatU).expect("onstat -u");
+                let index = wait_index(&store);
+                let io = crate::model::io::build_io(&store);
+                let w = waits(
+                    &store,
+                    u,
+                    &index,
+                    at,
+                    &|_| None,
+                    &io,
+                    &mut crate::model::parts::Spare::default(),
+                );
+                assert_eq!(w.summary.by_reason, plain_by_reason(u), "{t}s");
+                let plain = plain_heads(u, &w.waiters);
+                assert_eq!(w.heads, plain, "{t}s");
+                seen_heads += plain.len();
+                actions.extend(plain.iter().filter_map(|h| h.action.clone()));
+            }
+        }
+        assert!(seen_heads > 100, "{seen_heads} heads compared");
+        assert!(actions.len() >= 4, "{actions:?}");
+    }
 }
