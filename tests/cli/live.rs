@@ -650,9 +650,11 @@ fn a_live_ash_interrupted_prints_what_it_has_and_off_line_is_an_error() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("ifxtop runs");
-    // Interrupted once its first `onstat -u` has been answered (this fake has no interactive
-    // mode: one call per option, one run at a time, so a second `-u` begins after the first
-    // ended); a loaded machine takes longer to get there than any fixed sleep allows.
+    // Interrupted once its first `onstat -u` has been answered and sampled (this fake has no
+    // interactive mode: one call per option, one run at a time, so a third `-u` begins a whole
+    // tick after the first tick's options all ended: on a machine loaded with builds, the
+    // second's start came before that tick's sample); a loaded machine takes longer to get
+    // there than any fixed sleep allows.
     let calls_u = || {
         f.calls()
             .lines()
@@ -660,7 +662,7 @@ fn a_live_ash_interrupted_prints_what_it_has_and_off_line_is_an_error() {
             .count()
     };
     let end = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while calls_u() < 2 && std::time::Instant::now() < end {
+    while calls_u() < 3 && std::time::Instant::now() < end {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     std::thread::sleep(std::time::Duration::from_millis(500));
