@@ -65,6 +65,26 @@ pub struct Update {
     pub how: How,
 }
 
+#[cfg(test)]
+impl Update {
+    /// The demo's answer for `source` at demo time `t`, parsed, as its collector would deliver
+    /// it (`None` where the demo does not answer that source): what tests feed a store.
+    pub(crate) fn from_demo(
+        demo: &crate::demo::DemoInstance,
+        source: Source,
+        t: Duration,
+    ) -> Option<Update> {
+        let out = demo.respond(&source.request(), t).ok()?;
+        Some(Update {
+            source,
+            t,
+            took: Duration::ZERO,
+            result: source.parse(out),
+            how: Default::default(),
+        })
+    }
+}
+
 /// How a sample was collected and what its process cost.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct How {

@@ -579,16 +579,9 @@ mod session_rows {
                 })
                 .unwrap_or_default();
             for s in sources.iter().chain(&statements) {
-                let Ok(out) = demo.respond(&s.request(), at) else {
-                    continue;
-                };
-                store.apply(Update {
-                    source: *s,
-                    t: at,
-                    took: Duration::ZERO,
-                    result: s.parse(out),
-                    how: Default::default(),
-                });
+                if let Some(u) = Update::from_demo(demo, *s, at) {
+                    store.apply(u);
+                }
             }
         }
         store

@@ -1365,16 +1365,8 @@ mod index {
         let demo = crate::demo::DemoInstance::new(1).with_sessions(20);
         let mut store = crate::store::Store::new(Default::default());
         for s in [Source::OnstatU, Source::OnstatK, Source::OnstatGAth] {
-            let out = demo
-                .respond(&s.request(), Duration::from_secs(278))
-                .expect("the demo answers");
-            store.apply(crate::collect::sample::Update {
-                source: s,
-                t: Duration::from_secs(278),
-                took: Duration::ZERO,
-                result: s.parse(out),
-                how: Default::default(),
-            });
+            let u = crate::collect::sample::Update::from_demo(&demo, s, Duration::from_secs(278));
+            store.apply(u.expect("the demo answers"));
         }
         let u = store.get(key::OnstatU).expect("onstat -u");
         let k = store.get(key::OnstatK).expect("onstat -k");

@@ -965,13 +965,7 @@ mod tests {
             Source::ProcNetTcp,
         ]
         .into_iter()
-        .map(|source| Update {
-            source,
-            t,
-            took: Duration::ZERO,
-            result: source.parse(demo.respond(&source.request(), t).expect("answers")),
-            how: Default::default(),
-        })
+        .map(|source| Update::from_demo(demo, source, t).expect("answers"))
         .collect()
     }
 

@@ -443,13 +443,7 @@ mod tests {
                 Source::OnstatGNtt,
                 Source::ProcNetTcp,
             ]
-            .map(|source| Update {
-                source,
-                t,
-                took: Duration::ZERO,
-                result: source.parse(demo.respond(&source.request(), t).expect("answers")),
-                how: Default::default(),
-            });
+            .map(|source| Update::from_demo(&demo, source, t).expect("answers"));
             watched.apply(updates);
             let snap = watched.build(t, None, &[], None);
             assert!(snap.sessions.len() > 100, "{}", snap.sessions.len());

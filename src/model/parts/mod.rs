@@ -238,17 +238,9 @@ mod inputs {
     }
 
     fn apply(store: &mut Store, demo: &DemoInstance, s: Source, t: u64) {
-        let at = Duration::from_secs(t);
-        let Ok(out) = demo.respond(&s.request(), at) else {
-            return;
-        };
-        store.apply(Update {
-            source: s,
-            t: at,
-            took: Duration::ZERO,
-            result: s.parse(out),
-            how: Default::default(),
-        });
+        if let Some(u) = Update::from_demo(demo, s, Duration::from_secs(t)) {
+            store.apply(u);
+        }
     }
 
     /// Each part as built whole from `store`, as JSON (a part's equality, NaN-proof).

@@ -384,16 +384,18 @@ fn head_blockers(u: &OnstatU, waiters: &[WaiterRow]) -> Vec<HeadBlocker> {
             }
         })
         .collect();
-    // The most harmful first: the oldest wait caused, then how many wait; sub-second
-    // mutex waits last (background of any busy server).
-    heads.sort_by(|a, b| {
-        b.harm
-            .rank_key()
-            .cmp(&a.harm.rank_key())
-            .then(b.blocked.cmp(&a.blocked))
-            .then(a.sid.cmp(&b.sid))
-    });
+    heads.sort_by(most_harmful_first);
     heads
+}
+
+/// The most harmful first: the oldest wait caused, then how many wait; sub-second mutex waits
+/// last (background of any busy server).
+fn most_harmful_first(a: &HeadBlocker, b: &HeadBlocker) -> std::cmp::Ordering {
+    b.harm
+        .rank_key()
+        .cmp(&a.harm.rank_key())
+        .then(b.blocked.cmp(&a.blocked))
+        .then(a.sid.cmp(&b.sid))
 }
 
 #[cfg(test)]
@@ -431,13 +433,7 @@ mod tests {
                 }
             })
             .collect();
-        heads.sort_by(|a, b| {
-            b.harm
-                .rank_key()
-                .cmp(&a.harm.rank_key())
-                .then(b.blocked.cmp(&a.blocked))
-                .then(a.sid.cmp(&b.sid))
-        });
+        heads.sort_by(most_harmful_first);
         heads
     }
 
@@ -472,16 +468,9 @@ mod tests {
             for t in 1..=cycle {
                 let at = Duration::from_secs(t);
                 for s in &sources {
-                    let Ok(out) = demo.respond(&s.request(), at) else {
-                        continue;
-                    };
-                    store.apply(Update {
-                        source: *s,
-                        t: at,
-                        took: Duration::ZERO,
-                        result: s.parse(out),
-                        how: Default::default(),
-                    });
+                    if let Some(u) = Update::from_demo(&demo, *s, at) {
+                        store.apply(u);
+                    }
                 }
                 if t % 9 != 0 {
                     continue;
