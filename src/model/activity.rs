@@ -566,7 +566,8 @@ pub fn actives<'a>(
     waiters: &'a [WaiterRow],
     run: &RunStates,
 ) -> Vec<Active<'a>> {
-    let mut waiter_of: FxHashMap<Sid, &WaiterRow> = FxHashMap::default();
+    let mut waiter_of: FxHashMap<Sid, &WaiterRow> =
+        FxHashMap::with_capacity_and_hasher(waiters.len(), Default::default());
     for w in waiters {
         let primary = w.flags.as_bytes().get(3) == Some(&b'P');
         let e = waiter_of.entry(w.sessid).or_insert(w);

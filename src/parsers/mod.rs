@@ -180,7 +180,7 @@ impl Unparsed {
 
 /// What one parse gives: the store keeps it (shared, so a frozen screen holds on to it cheaply),
 /// `ifxtop parse` prints it. Implemented through [`record!`] for every parsed type.
-pub trait Record: Any + Send + Sync + std::fmt::Debug {
+pub trait Record: Any + Send + Sync {
     /// Lines the parser did not understand.
     fn unparsed(&self) -> usize;
     /// The onstat banner, when there was one.
@@ -201,6 +201,15 @@ pub trait Record: Any + Send + Sync + std::fmt::Debug {
 
 /// A parsed output of any kind.
 pub type Parsed = Arc<dyn Record>;
+
+/// A record of any kind shows as its JSON. Not a supertrait: a `Debug` in every record's
+/// table of functions kept each record's derived formatting code, and its rows', in the
+/// binary (about 100 KB), for what only a test or a log line prints.
+impl std::fmt::Debug for dyn Record {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.to_json())
+    }
+}
 
 impl dyn Record {
     /// The record as its own type, when it is one.

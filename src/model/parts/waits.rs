@@ -114,8 +114,10 @@ pub(crate) fn run_states(store: &Store) -> crate::model::activity::RunStates {
             .collect();
     }
     if let Some(ath) = ath {
+        // Room for every thread at once: grown by doubling, the map was rehashed a dozen
+        // times a second at 5,000 sessions.
         let mut threads: rustc_hash::FxHashMap<Sid, crate::model::activity::Class> =
-            rustc_hash::FxHashMap::default();
+            rustc_hash::FxHashMap::with_capacity_and_hasher(ath.threads.len(), Default::default());
         for t in &ath.threads {
             let Some((sid, primary)) = t.rstcb.and_then(|a| sid_of.get(a)) else {
                 continue;
