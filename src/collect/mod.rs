@@ -874,10 +874,9 @@ mod tests {
     use crate::source::Source;
     use std::time::Duration;
 
-    const MEMOISED: [Source; 7] = [
+    const MEMOISED: [Source; 6] = [
         Source::OnstatU,
         Source::OnstatGAth,
-        Source::OnstatGCon,
         Source::OnstatK,
         Source::OnstatXTxn,
         Source::ProcNetTcp,

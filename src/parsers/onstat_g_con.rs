@@ -39,14 +39,6 @@ pub fn parse(text: &str) -> Result<OnstatGCon, ParseError> {
     super::drive::<Body>(text)
 }
 
-/// [`parse`], giving again the row of a line `memo` remembers instead of parsing it.
-pub(crate) fn parse_memo(
-    text: &str,
-    memo: &super::memo::LineMemo,
-) -> super::memo::Recalled<OnstatGCon> {
-    super::drive_memo::<Body>(text, memo)
-}
-
 record!(OnstatGCon, onstat; conditions);
 
 #[derive(Default)]
@@ -58,17 +50,6 @@ impl OnstatBody for Body {
 
     fn reserve(&mut self, out: &mut OnstatGCon, lines: usize) {
         out.conditions.reserve(lines);
-    }
-
-    // A row is its line's alone: nothing but the line's text goes into it.
-    const MEMO: bool = true;
-
-    fn rows(out: &OnstatGCon) -> usize {
-        out.conditions.len()
-    }
-
-    fn copy_row(last: &OnstatGCon, i: usize, out: &mut OnstatGCon) -> bool {
-        super::memo::copy_row(&last.conditions, i, &mut out.conditions)
     }
 
     fn line<'a>(&mut self, out: &mut OnstatGCon, line: Line<'a>) -> Seen<'a> {
