@@ -777,8 +777,40 @@ fn per_second(c: &mut Criterion) {
             &text,
             |b, t| b.iter(|| parse(black_box(t))),
         );
+        if source.memoised() {
+            memo_case(&mut g, &demo, source, at(incident));
+        }
     }
     g.finish();
+}
+
+/// The output of `source` at `t` parsed with the memo of its output a second before (what the
+/// collectors do every second): `memo/<label>`.
+fn memo_case(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    demo: &ifxtop::demo::DemoInstance,
+    source: ifxtop::source::Source,
+    t: std::time::Duration,
+) {
+    use ifxtop::parsers::memo::LineMemo;
+    let before = t.saturating_sub(std::time::Duration::from_secs(1));
+    let answer = |t| demo.respond(&source.request(), t).expect("an answer");
+    let (last, out) = (answer(before), answer(t));
+    let mut memo = LineMemo::default();
+    source
+        .parse_text_memo(last.exit, &last.stdout, &last.stderr, &mut memo)
+        .expect("the second before parses");
+    g.throughput(Throughput::Bytes(out.stdout.len() as u64));
+    g.bench_with_input(BenchmarkId::new("memo", source.label()), &out, |b, out| {
+        b.iter_batched(
+            || memo.clone(),
+            |mut m| {
+                let r = source.parse_text_memo(out.exit, &out.stdout, &out.stderr, &mut m);
+                (r.is_ok(), m)
+            },
+            criterion::BatchSize::SmallInput,
+        )
+    });
 }
 
 criterion_group!(benches, parsers, vitals, per_second);

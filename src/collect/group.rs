@@ -654,7 +654,7 @@ async fn run_interactive(
         let parsed = match &part {
             // Parsed where it is (no copy of the part); an `onstat -i` option is never the
             // extent map, which alone is parsed off the loop.
-            Ok(p) => Some(source.parse_text(p.exit, &p.stdout, p.stderr)),
+            Ok(p) => Some(ctx.memos.parse_text(source, p.exit, &p.stdout, p.stderr)),
             Err(_) => None,
         };
         if let Some(Err(SourceError::Parse(_))) = &parsed {

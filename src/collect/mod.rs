@@ -24,6 +24,7 @@ pub mod wire;
 
 use crate::error::SourceError;
 use crate::ids::Sid;
+use crate::parsers::memo::LineMemo;
 use crate::parsers::numa::CpuList;
 use crate::parsers::Parsed;
 use crate::source::{
@@ -121,6 +122,8 @@ pub struct Ctx {
     chunk_paths: Arc<watch::Sender<Vec<String>>>,
     /// What the latest `onstat -u` wants read with the next one (demand.rs).
     demand: Arc<demand::Demand>,
+    /// The memoised sources' last parses, so unchanged lines are not parsed again.
+    memos: Arc<Memos>,
 }
 
 /// What the banner's mode flags say of the server's part in a cluster: `(Prim)`, `(Sec)` (an
@@ -185,6 +188,7 @@ impl Ctx {
             role: Arc::new(std::sync::atomic::AtomicU8::new(0)),
             chunk_paths: Arc::new(watch::channel(Vec::new()).0),
             demand: Arc::new(demand::Demand::default()),
+            memos: Arc::default(),
         }
     }
 
@@ -253,7 +257,7 @@ impl Ctx {
             live: false, // deliver_result says
         };
         let result = match out.result {
-            Ok(o) => parse_off_the_loop(*source, o).await,
+            Ok(o) => parse_off_the_loop(&self.memos, *source, o).await,
             Err(e) => Err(e),
         };
         self.deliver_result(source, out.t, out.took, result, how)
@@ -430,13 +434,78 @@ impl Ctx {
 
 /// Parses an output; the extent map (a big `oncheck -pe` takes a while to index) off the async
 /// workers.
-async fn parse_off_the_loop(source: Source, out: Output) -> Result<Parsed, SourceError> {
+async fn parse_off_the_loop(
+    memos: &Memos,
+    source: Source,
+    out: Output,
+) -> Result<Parsed, SourceError> {
     if source.def().collector == Collector::Extents {
         tokio::task::spawn_blocking(move || source.parse(out))
             .await
             .unwrap_or_else(|e| Err(SourceError::Other(format!("parser: {e}"))))
     } else {
-        source.parse(out)
+        memos.parse_text(&source, out.exit, &out.stdout, &out.stderr)
+    }
+}
+
+/// Per `memoised` source, the memo of its last parse (`parsers::memo`): the rows of lines
+/// unchanged since are given again, not parsed. It holds the record the store holds too (the
+/// same `Arc`), and a key of 16 bytes a row.
+#[derive(Default)]
+pub(crate) struct Memos(std::sync::Mutex<Vec<(Source, LineMemo)>>);
+
+impl Memos {
+    /// `Source::parse_text`, through the source's memo when it is `memoised`.
+    pub(crate) fn parse_text(
+        &self,
+        source: &Source,
+        exit: Option<i32>,
+        stdout: &str,
+        stderr: &str,
+    ) -> Result<Parsed, SourceError> {
+        if !source.memoised() {
+            return source.parse_text(exit, stdout, stderr);
+        }
+        // Taken out for the parse, so no lock is held through it (one run of a source is in
+        // flight at a time; a second would only parse without the memo).
+        let mut memo = self.take(source);
+        let result = source.parse_text_memo(exit, stdout, stderr, &mut memo);
+        self.put(source, memo);
+        result
+    }
+
+    /// How many rows the memo of `source` holds a line's key for.
+    #[cfg(test)]
+    fn remembered(&self, source: &Source) -> usize {
+        let all = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        all.iter()
+            .find(|(s, _)| s == source)
+            .map_or(0, |(_, m)| m.remembered())
+    }
+
+    fn take(&self, source: &Source) -> LineMemo {
+        let mut all = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        all.iter_mut()
+            .find(|(s, _)| s == source)
+            .map(|(_, m)| std::mem::take(m))
+            .unwrap_or_default()
+    }
+
+    fn put(&self, source: &Source, memo: LineMemo) {
+        let mut all = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match all.iter_mut().find(|(s, _)| s == source) {
+            Some((_, m)) => *m = memo,
+            None => all.push((*source, memo)),
+        }
     }
 }
 
@@ -795,5 +864,72 @@ impl Collection {
 impl Drop for Collection {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Memos;
+    use crate::demo::DemoInstance;
+    use crate::source::Source;
+    use std::time::Duration;
+
+    const MEMOISED: [Source; 6] = [
+        Source::OnstatU,
+        Source::OnstatGAth,
+        Source::OnstatK,
+        Source::OnstatXTxn,
+        Source::ProcNetTcp,
+        Source::ProcNetTcp6,
+    ];
+
+    /// Each memoised source's answers second after second, parsed through the memo, then
+    /// alone: the same records (or errors). Returns how many rows the memos held keys for.
+    fn same_as_alone(demo: &DemoInstance, seconds: impl Iterator<Item = u64>) -> usize {
+        let memos = Memos::default();
+        let mut rows = 0;
+        for s in seconds {
+            let t = Duration::from_secs(s);
+            for source in MEMOISED {
+                assert!(source.memoised());
+                let Ok(out) = demo.respond(&source.request(), t) else {
+                    continue;
+                };
+                let with = memos.parse_text(&source, out.exit, &out.stdout, &out.stderr);
+                let alone = source.parse_ref(&out);
+                match (&with, &alone) {
+                    (Ok(w), Ok(a)) => assert!(
+                        w.to_json() == a.to_json(),
+                        "{} at {s} s: the memo's record differs",
+                        source.label()
+                    ),
+                    (w, a) => assert_eq!(
+                        w.as_ref().err().map(ToString::to_string),
+                        a.as_ref().err().map(ToString::to_string),
+                        "{} at {s} s",
+                        source.label()
+                    ),
+                }
+                rows += memos.remembered(&source);
+            }
+        }
+        rows
+    }
+
+    /// The demo's every seed, tidy and messy, at 300 sessions over its whole timeline (every
+    /// incident, sessions coming and going, sids used again), and at 5,000 over stretches of
+    /// it (a seek between them: the memo is of a second long past).
+    #[test]
+    fn memo_parses_are_the_plain_parses_over_demo_seconds() {
+        for seed in 1..=3 {
+            for messy in [false, true] {
+                let small = DemoInstance::new(seed).with_sessions(300);
+                let small = if messy { small.messy() } else { small };
+                assert!(same_as_alone(&small, 0..crate::demo::timeline::CYCLE) > 0);
+            }
+            let big = DemoInstance::new(seed).with_sessions(5_000);
+            let stretches = [0..12, 150..162, 300..312, 455..467, 600..612, 100..104];
+            assert!(same_as_alone(&big, stretches.into_iter().flatten()) > 0);
+        }
     }
 }

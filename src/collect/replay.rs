@@ -6,7 +6,7 @@
 use crate::collect::record::{Cursor, Recording};
 use crate::collect::sample::{How, RawSample, Update};
 use crate::error::SourceError;
-use crate::source::{Output, Source};
+use crate::source::Source;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -67,6 +67,8 @@ pub struct Played {
     /// Only the samples of these sources are parsed and given; the others are passed over
     /// unparsed (a walk that needs a few sources: `ifxtop ash`).
     only: Option<fn(Source) -> bool>,
+    /// The player's memos of the last parses (as live: unchanged lines not parsed again).
+    memos: Option<Arc<super::Memos>>,
 }
 
 impl std::fmt::Debug for Played {
@@ -83,6 +85,7 @@ impl Played {
         self.restart |= other.restart;
         if other.samples.is_some() {
             self.samples = other.samples;
+            self.memos = other.memos;
         }
     }
 
@@ -115,7 +118,7 @@ impl Played {
             }
             let (src, raw) = c.next(rec)?;
             if self.only.is_none_or(|keep| keep(src)) {
-                return Some(to_update(&src, &raw));
+                return Some(update_of(&src, &raw, self.memos.as_deref()));
             }
         }
     }
@@ -156,6 +159,11 @@ pub(crate) const TIMELINE_BUCKETS: usize = 120;
 
 /// Turns one recorded line back into the update live collection would have produced.
 pub(crate) fn to_update(source: &Source, raw: &RawSample) -> Update {
+    update_of(source, raw, None)
+}
+
+/// `to_update`, through `memos` when given.
+fn update_of(source: &Source, raw: &RawSample, memos: Option<&super::Memos>) -> Update {
     let result = match raw.exit {
         // The run failed live (timeout, not found, killed): replay the failure as it was seen.
         None => Err(if raw.stderr.is_empty() {
@@ -163,11 +171,10 @@ pub(crate) fn to_update(source: &Source, raw: &RawSample) -> Update {
         } else {
             SourceError::from_recorded(&raw.stderr)
         }),
-        Some(code) => source.parse(Output {
-            exit: Some(code),
-            stdout: raw.stdout.clone(),
-            stderr: raw.stderr.clone(),
-        }),
+        Some(code) => match memos {
+            Some(m) => m.parse_text(source, Some(code), &raw.stdout, &raw.stderr),
+            None => source.parse_text(Some(code), &raw.stdout, &raw.stderr),
+        },
     };
     Update {
         source: *source,
@@ -221,6 +228,8 @@ pub struct Player {
     /// The times one step moves between: the `onstat -u` samples (else every sample).
     ticks: Vec<Duration>,
     spikes: Vec<u64>,
+    /// The memoised sources' last parses, handed to what it plays.
+    memos: Arc<super::Memos>,
 }
 
 impl Player {
@@ -235,6 +244,7 @@ impl Player {
             speed: 1.0,
             ticks,
             spikes,
+            memos: Arc::default(),
         }
     }
 
@@ -300,6 +310,7 @@ impl Player {
             restart,
             samples: Some((self.rec.clone(), self.cursor.clone(), self.position)),
             only: None,
+            memos: Some(self.memos.clone()),
         }
     }
 
@@ -437,6 +448,55 @@ mod tests {
             "{:?}",
             ui.skipped
         );
+    }
+
+    /// Played through the player's memos, forward, back to the start and forward again, each
+    /// sample reads as it does parsed alone.
+    #[test]
+    fn a_sample_played_through_the_memos_is_the_sample_parsed_alone() {
+        let demo = crate::demo::DemoInstance::new(2).with_sessions(300);
+        let sources = [
+            Source::OnstatU,
+            Source::OnstatK,
+            Source::OnstatXTxn,
+            Source::ProcNetTcp,
+        ];
+        let answer = |src: Source, t: u64| {
+            demo.respond(&src.request(), Duration::from_secs(300 + t))
+                .expect("an answer")
+        };
+        let mut text = String::new();
+        for t in 0..30 {
+            for src in sources {
+                let out = answer(src, t);
+                let line = serde_json::json!({
+                    "t": t, "source": src.label(), "exit": out.exit, "stdout": out.stdout,
+                });
+                text.push_str(&format!("{line}\n"));
+            }
+        }
+        let rec = Arc::new(crate::collect::record::parse_recording(text.as_bytes()));
+        let mut p = Player::new(rec);
+        let mut played = 0;
+        for target in [20, 5, 29] {
+            for u in p.seek(Duration::from_secs(target)).updates() {
+                let out = answer(u.source, u.t.as_secs());
+                let alone = u.source.parse_text(out.exit, &out.stdout, &out.stderr);
+                let json = |r: &Result<crate::parsers::Parsed, _>| {
+                    r.as_ref().map(|p| p.to_json()).map_err(ToString::to_string)
+                };
+                assert_eq!(
+                    json(&u.result),
+                    json(&alone),
+                    "{} at {:?}",
+                    u.source.label(),
+                    u.t
+                );
+                played += 1;
+            }
+        }
+        // To 20, from the start to 5, then on from 6 to 29.
+        assert_eq!(played, (21 + 6 + 24) * sources.len());
     }
 
     #[test]

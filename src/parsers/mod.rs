@@ -76,6 +76,7 @@ pub mod group;
 pub mod header;
 pub mod interactive;
 pub mod lex;
+pub mod memo;
 
 pub mod numa;
 pub mod oncheck_pe;
@@ -274,7 +275,7 @@ impl Serialize for NumberOrText<'_> {
 
 /// The parts every onstat record has: the banner and the off-line message (both from the
 /// preamble) and the lines not understood.
-pub(crate) trait OnstatRecord: Default {
+pub(crate) trait OnstatRecord: Default + Record {
     fn set_preamble(&mut self, header: Option<Header>, offline: Option<String>);
     fn unparsed_mut(&mut self) -> &mut Vec<Unparsed>;
 }
@@ -326,11 +327,73 @@ pub(crate) trait OnstatBody: Default {
     fn finish(&mut self, _out: &mut Self::Record) -> Result<(), ParseError> {
         Ok(())
     }
+    /// Every row is a pure function of the text of the one line it came from (no section
+    /// state, no line number in it): a [`memo::LineMemo`] may give a row again for an
+    /// identical line. Such a body also says how many rows a record holds and how one is
+    /// copied.
+    const MEMO: bool = false;
+    /// How many rows `out` holds (with `MEMO`).
+    fn rows(_out: &Self::Record) -> usize {
+        0
+    }
+    /// Adds a copy of row `i` of `last` to `out`'s rows; false when there is none (with
+    /// `MEMO`).
+    fn copy_row(_last: &Self::Record, _i: usize, _out: &mut Self::Record) -> bool {
+        false
+    }
+    /// A line was a row given again from the memo: what reading it would have left in the
+    /// body's own state.
+    fn recalled(&mut self) {}
 }
 
 /// The one onstat parse driver: preamble (banner or off-line message), then every body line
 /// through `B`, then "was this that command's output at all".
 pub(crate) fn drive<B: OnstatBody>(text: &str) -> Result<B::Record, ParseError> {
+    drive_with::<B>(text, None)
+}
+
+/// [`drive`] with a memo of the source's last parse (a body with `MEMO`): a row line identical
+/// to one of the last output is that row again, not parsed.
+pub(crate) fn drive_memo<B: OnstatBody>(
+    text: &str,
+    memo: &memo::LineMemo,
+) -> memo::Recalled<B::Record> {
+    let mut recall = memo::Recall::new(memo, lex::row_count_hint(text));
+    let result = drive_with::<B>(text, Some(&mut recall));
+    let keys = match &result {
+        Ok(r) => recall.finish(B::rows(r)),
+        Err(_) => Vec::new(),
+    };
+    memo::Recalled { result, keys }
+}
+
+/// One body line read through the memo: the remembered row of an identical line, or the line
+/// parsed and its key noted.
+fn recalled_line<'a, B: OnstatBody>(
+    body: &mut B,
+    out: &mut B::Record,
+    line: lex::Line<'a>,
+    recall: &mut memo::Recall<'_, B::Record>,
+) -> Seen<'a> {
+    let key = memo::LineKey::of(line.text);
+    if let Some((last, i)) = recall.find(key) {
+        if B::copy_row(last, i, out) {
+            body.recalled();
+            recall.note(key, true, 1);
+            return Seen::Row;
+        }
+    }
+    let before = B::rows(out);
+    let seen = body.line(out, line);
+    let added = B::rows(out).saturating_sub(before);
+    recall.note(key, matches!(seen, Seen::Row), added);
+    seen
+}
+
+fn drive_with<B: OnstatBody>(
+    text: &str,
+    mut recall: Option<&mut memo::Recall<'_, B::Record>>,
+) -> Result<B::Record, ParseError> {
     let mut lines = lex::lines(text);
     let mut out = B::Record::default();
     let mut body = B::default();
@@ -352,7 +415,10 @@ pub(crate) fn drive<B: OnstatBody>(text: &str) -> Result<B::Record, ParseError> 
             body.blank(&mut out);
             continue;
         }
-        let seen = body.line(&mut out, line);
+        let seen = match recall.as_deref_mut() {
+            Some(r) if B::MEMO => recalled_line(&mut body, &mut out, line, r),
+            _ => body.line(&mut out, line),
+        };
         body_seen |= !matches!(seen, Seen::Skipped);
         match seen {
             Seen::Known => recognised = true,

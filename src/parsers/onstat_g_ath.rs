@@ -148,6 +148,14 @@ pub fn parse(text: &str) -> Result<OnstatGAth, ParseError> {
     super::drive::<Body>(text)
 }
 
+/// [`parse`], giving again the row of a line `memo` remembers instead of parsing it.
+pub(crate) fn parse_memo(
+    text: &str,
+    memo: &super::memo::LineMemo,
+) -> super::memo::Recalled<OnstatGAth> {
+    super::drive_memo::<Body>(text, memo)
+}
+
 record!(OnstatGAth, onstat; threads);
 
 #[derive(Default)]
@@ -159,6 +167,17 @@ impl OnstatBody for Body {
 
     fn reserve(&mut self, out: &mut OnstatGAth, lines: usize) {
         out.threads.reserve(lines);
+    }
+
+    // A row is its line's alone: nothing but the line's text goes into it.
+    const MEMO: bool = true;
+
+    fn rows(out: &OnstatGAth) -> usize {
+        out.threads.len()
+    }
+
+    fn copy_row(last: &OnstatGAth, i: usize, out: &mut OnstatGAth) -> bool {
+        super::memo::copy_row(&last.threads, i, &mut out.threads)
     }
 
     fn line<'a>(&mut self, out: &mut OnstatGAth, line: Line<'a>) -> Seen<'a> {

@@ -89,6 +89,14 @@ pub fn parse(text: &str) -> Result<OnstatK, ParseError> {
     super::drive::<Body>(text)
 }
 
+/// [`parse`], giving again the row of a line `memo` remembers instead of parsing it.
+pub(crate) fn parse_memo(
+    text: &str,
+    memo: &super::memo::LineMemo,
+) -> super::memo::Recalled<OnstatK> {
+    super::drive_memo::<Body>(text, memo)
+}
+
 record!(OnstatK, onstat; locks);
 
 #[derive(Default)]
@@ -100,6 +108,17 @@ impl OnstatBody for Body {
 
     fn reserve(&mut self, out: &mut OnstatK, lines: usize) {
         out.locks.reserve(lines);
+    }
+
+    // A row is its line's alone: nothing but the line's text goes into it.
+    const MEMO: bool = true;
+
+    fn rows(out: &OnstatK) -> usize {
+        out.locks.len()
+    }
+
+    fn copy_row(last: &OnstatK, i: usize, out: &mut OnstatK) -> bool {
+        super::memo::copy_row(&last.locks, i, &mut out.locks)
     }
 
     fn line<'a>(&mut self, out: &mut OnstatK, line: Line<'a>) -> Seen<'a> {

@@ -222,6 +222,14 @@ pub fn parse(text: &str) -> Result<OnstatU, ParseError> {
     super::drive::<Body>(text)
 }
 
+/// [`parse`], giving again the row of a line `memo` remembers instead of parsing it.
+pub(crate) fn parse_memo(
+    text: &str,
+    memo: &super::memo::LineMemo,
+) -> super::memo::Recalled<OnstatU> {
+    super::drive_memo::<Body>(text, memo)
+}
+
 record!(OnstatU, onstat; threads);
 
 #[derive(Default)]
@@ -233,6 +241,17 @@ impl OnstatBody for Body {
 
     fn reserve(&mut self, out: &mut OnstatU, lines: usize) {
         out.threads.reserve(lines);
+    }
+
+    // A row is its line's alone: nothing but the line's text goes into it.
+    const MEMO: bool = true;
+
+    fn rows(out: &OnstatU) -> usize {
+        out.threads.len()
+    }
+
+    fn copy_row(last: &OnstatU, i: usize, out: &mut OnstatU) -> bool {
+        super::memo::copy_row(&last.threads, i, &mut out.threads)
     }
 
     fn line<'a>(&mut self, out: &mut OnstatU, line: Line<'a>) -> Seen<'a> {

@@ -110,6 +110,14 @@ pub fn parse(text: &str) -> Result<OnstatXTxn, ParseError> {
     super::drive::<Body>(text)
 }
 
+/// [`parse`], giving again the row of a line `memo` remembers instead of parsing it.
+pub(crate) fn parse_memo(
+    text: &str,
+    memo: &super::memo::LineMemo,
+) -> super::memo::Recalled<OnstatXTxn> {
+    super::drive_memo::<Body>(text, memo)
+}
+
 record!(OnstatXTxn, onstat; transactions);
 
 #[derive(Default)]
@@ -127,6 +135,23 @@ impl OnstatBody for Body {
 
     fn reserve(&mut self, out: &mut OnstatXTxn, lines: usize) {
         out.transactions.reserve(lines);
+    }
+
+    // A row is its line's alone: nothing but the line's text goes into it.
+    const MEMO: bool = true;
+
+    fn rows(out: &OnstatXTxn) -> usize {
+        out.transactions.len()
+    }
+
+    fn copy_row(last: &OnstatXTxn, i: usize, out: &mut OnstatXTxn) -> bool {
+        super::memo::copy_row(&last.transactions, i, &mut out.transactions)
+    }
+
+    fn recalled(&mut self) {
+        // As a row read: this command's own, and not right after the column header.
+        self.own_seen = true;
+        self.after_header = false;
     }
 
     fn line<'a>(&mut self, out: &mut OnstatXTxn, line: Line<'a>) -> Seen<'a> {

@@ -417,6 +417,29 @@ fn is_proc_header(text: &str) -> bool {
 
 /// `/proc/net/tcp` or `/proc/net/tcp6` (told apart by the address width).
 pub fn parse_proc_net_tcp(text: &str) -> Result<Sockets, ParseError> {
+    proc_net_tcp(text, None)
+}
+
+/// [`parse_proc_net_tcp`], giving again the socket of a line `memo` remembers instead of
+/// parsing it (a socket is its line's alone).
+pub(crate) fn parse_proc_net_tcp_memo(
+    text: &str,
+    memo: &super::memo::LineMemo,
+) -> super::memo::Recalled<Sockets> {
+    let mut recall = super::memo::Recall::new(memo, super::lex::row_count_hint(text));
+    let result = proc_net_tcp(text, Some(&mut recall));
+    let keys = match &result {
+        Ok(s) => recall.finish(s.sockets.len()),
+        Err(_) => Vec::new(),
+    };
+    super::memo::Recalled { result, keys }
+}
+
+/// `/proc/net/tcp` or `tcp6`, each line through the memo when there is one.
+fn proc_net_tcp(
+    text: &str,
+    mut recall: Option<&mut super::memo::Recall<'_, Sockets>>,
+) -> Result<Sockets, ParseError> {
     let mut out = Sockets::default();
     out.sockets.reserve(super::lex::row_count_hint(text));
     let mut recognised = false;
@@ -425,32 +448,23 @@ pub fn parse_proc_net_tcp(text: &str) -> Result<Sockets, ParseError> {
         if line.is_blank() {
             continue;
         }
-        // Rows before the header's words, as nearly every line is a row: a row starts with its
-        // number (or its colon), the header with `sl`, so no line is both.
-        if let Some(s) = proc_row_fast(line.text) {
-            recognised = true;
-            out.sockets.push(s);
+        let Some(r) = recall.as_deref_mut() else {
+            recognised |= proc_line(&mut out, line, &mut first_bad);
             continue;
-        }
-        if is_proc_header(line.text) {
-            recognised = true;
-            continue;
-        }
-        match proc_row(line.text) {
-            Ok((_, s)) => {
+        };
+        let key = super::memo::LineKey::of(line.text);
+        if let Some((last, i)) = r.find(key) {
+            if super::memo::copy_row(&last.sockets, i, &mut out.sockets) {
                 recognised = true;
-                out.sockets.push(s);
-            }
-            Err(_) => {
-                if first_bad.is_none() {
-                    first_bad = Some(line.error_at(
-                        line.text.trim_start(),
-                        "a /proc/net/tcp row (`sl: local_address rem_address st tx_queue:rx_queue ...`)",
-                    ));
-                }
-                Unparsed::keep(&mut out.unparsed, line);
+                r.note(key, true, 1);
+                continue;
             }
         }
+        let before = out.sockets.len();
+        let known = proc_line(&mut out, line, &mut first_bad);
+        recognised |= known;
+        let added = out.sockets.len() - before;
+        r.note(key, known, added);
     }
     if !recognised {
         return Err(first_bad.unwrap_or_else(|| {
@@ -458,6 +472,40 @@ pub fn parse_proc_net_tcp(text: &str) -> Result<Sockets, ParseError> {
         }));
     }
     Ok(out)
+}
+
+/// One non-blank line of `/proc/net/tcp`: a row (added to `out`), the header, or a line not
+/// understood (kept, the first one as the error). Whether it was a row or the header.
+fn proc_line<'a>(
+    out: &mut Sockets,
+    line: super::lex::Line<'a>,
+    first_bad: &mut Option<ParseError>,
+) -> bool {
+    // Rows before the header's words, as nearly every line is a row: a row starts with its
+    // number (or its colon), the header with `sl`, so no line is both.
+    if let Some(s) = proc_row_fast(line.text) {
+        out.sockets.push(s);
+        return true;
+    }
+    if is_proc_header(line.text) {
+        return true;
+    }
+    match proc_row(line.text) {
+        Ok((_, s)) => {
+            out.sockets.push(s);
+            true
+        }
+        Err(_) => {
+            if first_bad.is_none() {
+                *first_bad = Some(line.error_at(
+                    line.text.trim_start(),
+                    "a /proc/net/tcp row (`sl: local_address rem_address st tx_queue:rx_queue ...`)",
+                ));
+            }
+            Unparsed::keep(&mut out.unparsed, line);
+            false
+        }
+    }
 }
 
 /// Splits `host:port` (Linux netstat, ss) or `host.port` (AIX, BSD) into an endpoint. Brackets

@@ -17,6 +17,7 @@ pub use registry::{key, CallKind, Key, Source};
 pub(crate) use registry::{Collector, Run, FILE_TIMEOUT, PERIOD_DISCOVERY};
 
 use crate::error::SourceError;
+use crate::parsers::memo::LineMemo;
 use crate::parsers::Parsed;
 use std::future::Future;
 use std::path::PathBuf;
@@ -242,8 +243,38 @@ impl Source {
         stdout: &str,
         stderr: &str,
     ) -> Result<Parsed, SourceError> {
+        self.read_text(exit, stdout, stderr, None)
+    }
+
+    /// `parse_text` through `memo`, the source's memo of its last parse (`memoised` sources:
+    /// the rows of lines unchanged since are not parsed again). A run that fails, does not
+    /// parse or finds the server off-line leaves the memo empty.
+    pub fn parse_text_memo(
+        &self,
+        exit: Option<i32>,
+        stdout: &str,
+        stderr: &str,
+        memo: &mut LineMemo,
+    ) -> Result<Parsed, SourceError> {
+        let result = self.read_text(exit, stdout, stderr, Some(&mut *memo));
+        if result.is_err() {
+            memo.forget();
+        }
+        result
+    }
+
+    fn read_text(
+        &self,
+        exit: Option<i32>,
+        stdout: &str,
+        stderr: &str,
+        memo: Option<&mut LineMemo>,
+    ) -> Result<Parsed, SourceError> {
         self.exit_policy().check_text(exit, stdout, stderr)?;
-        let parsed = self.parse_str(stdout).map_err(SourceError::from)?;
+        let parsed = memo
+            .and_then(|m| self.parse_str_memo(stdout, m))
+            .unwrap_or_else(|| self.parse_str(stdout))
+            .map_err(SourceError::from)?;
         if let Some(m) = parsed.offline() {
             return Err(SourceError::Offline {
                 message: m.to_string(),

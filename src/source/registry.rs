@@ -6,6 +6,7 @@ use super::{ExitPolicy, Request};
 use crate::error::ParseError;
 use crate::extents::ExtentMap;
 use crate::ids::Sid;
+use crate::parsers::memo::LineMemo;
 use crate::parsers::{self, parsed, Parsed};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -370,6 +371,43 @@ fn complete_u(
             .into(),
         snippet: String::new(),
     })
+}
+
+impl Source {
+    /// Its rows are each one line's alone, so a [`LineMemo`] gives the rows of unchanged lines
+    /// again ([`Source::parse_str_memo`]). Not `onstat -g con`: its rows' wait times tick every
+    /// second, so hardly a line is the same (0.1 % at 5,000 sessions).
+    pub fn memoised(&self) -> bool {
+        matches!(
+            self,
+            Source::OnstatU
+                | Source::OnstatGAth
+                | Source::OnstatK
+                | Source::OnstatXTxn
+                | Source::ProcNetTcp
+                | Source::ProcNetTcp6
+        )
+    }
+
+    /// `parse_str` through the source's memo of its last parse, for a source that is
+    /// `memoised`; `None` for another.
+    pub(crate) fn parse_str_memo(
+        &self,
+        text: &str,
+        memo: &mut LineMemo,
+    ) -> Option<Result<Parsed, ParseError>> {
+        use parsers::{onstat_g_ath, onstat_k, onstat_u, onstat_x_txn, sockets};
+        Some(match self {
+            Source::OnstatU => memo.read(text, onstat_u::parse_memo, complete_u),
+            Source::OnstatGAth => memo.read(text, onstat_g_ath::parse_memo, Ok),
+            Source::OnstatK => memo.read(text, onstat_k::parse_memo, Ok),
+            Source::OnstatXTxn => memo.read(text, onstat_x_txn::parse_memo, Ok),
+            Source::ProcNetTcp | Source::ProcNetTcp6 => {
+                memo.read(text, sockets::parse_proc_net_tcp_memo, Ok)
+            }
+            _ => return None,
+        })
+    }
 }
 
 registry! {

@@ -1,0 +1,393 @@
+//! Rows not parsed again: a source's output a second later is mostly the same lines (at 5,000
+//! sessions ~94 % of `onstat -u`'s rows, ~92 % of `/proc/net/tcp`'s; not `-g con`'s, whose wait times
+//! tick), and a line identical to
+//! one of the last output gives the identical row. A [`LineMemo`] keeps, per source, the last
+//! parse's record (the `Parsed` the store keeps anyway) and, per row, the [`LineKey`] of the
+//! line it came from; never the text, which would cost its size again in memory. Only bodies
+//! whose row is a pure function of its line's text use it (no section state, no line number in
+//! the row); everything else a parse does (banner, off-line message, lines not understood,
+//! recognition, the error) is done as without it.
+
+use super::{Parsed, Record};
+use crate::error::ParseError;
+use std::hash::Hasher;
+
+/// What stands for a line: a 64-bit hash of its text and its length.
+///
+/// The hash is rustc-hash's string hash (a wyhash-like folded multiply that passes SMHasher3 on
+/// its full 64 bits; already a dependency, ~10 ns a line where std's SipHash takes several times
+/// that). A line is compared with at most `2 * (1 + LOOK_AHEAD)` remembered keys, so at 5,000
+/// sessions (about 20,000 memoised lines a second: `-u`, `/proc/net/tcp`, `-k`, `-x` and every
+/// 5 s `-g ath`) that is under 4·10^5 comparisons a second, 3.5·10^10 a day; at 2^-64 a
+/// comparison of two different lines of one length, a wrong row once in about 5·10^8 days.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LineKey {
+    hash: u64,
+    len: u32,
+}
+
+impl LineKey {
+    /// Stands for a row that came from no single line: matches no line.
+    const NONE: LineKey = LineKey {
+        hash: 0,
+        len: u32::MAX,
+    };
+
+    pub(crate) fn of(text: &str) -> LineKey {
+        // A line of 4 GiB or more (no output cap allows it) is never remembered.
+        let Ok(len) = u32::try_from(text.len()) else {
+            return LineKey::NONE;
+        };
+        if len == u32::MAX {
+            return LineKey::NONE;
+        }
+        let mut h = rustc_hash::FxHasher::default();
+        h.write(text.as_bytes());
+        LineKey {
+            hash: h.finish(),
+            len,
+        }
+    }
+}
+
+/// How many remembered lines past the next one a line is looked for: a few rows removed
+/// before it (sessions gone) still find it; a line not found is parsed.
+const LOOK_AHEAD: usize = 8;
+
+/// One source's memo: its last parse and, per row of it, the key of the row's line.
+#[derive(Debug, Default, Clone)]
+pub struct LineMemo {
+    last: Option<Parsed>,
+    /// Aligned with the last record's rows.
+    keys: Vec<LineKey>,
+}
+
+impl LineMemo {
+    /// Forgets the last parse (a failed or off-line one follows it).
+    pub(crate) fn forget(&mut self) {
+        self.last = None;
+        self.keys = Vec::new();
+    }
+
+    /// How many rows it holds a line's key for.
+    #[cfg(test)]
+    pub(crate) fn remembered(&self) -> usize {
+        self.keys.iter().filter(|k| **k != LineKey::NONE).count()
+    }
+
+    /// Parses `text` with `parse` (a parser's `parse_memo`), then the poll's `check`, and
+    /// remembers the result; a failure forgets.
+    pub(crate) fn read<T: Record>(
+        &mut self,
+        text: &str,
+        parse: fn(&str, &LineMemo) -> Recalled<T>,
+        check: fn(T) -> Result<T, ParseError>,
+    ) -> Result<Parsed, ParseError> {
+        let Recalled { result, keys } = parse(text, self);
+        match super::parsed(result.and_then(check)) {
+            Ok(p) => {
+                self.last = Some(Parsed::clone(&p));
+                self.keys = keys;
+                Ok(p)
+            }
+            Err(e) => {
+                self.forget();
+                Err(e)
+            }
+        }
+    }
+}
+
+/// A parse with a memo: the record, and the keys of its rows' lines (for the next memo).
+pub(crate) struct Recalled<T> {
+    pub(crate) result: Result<T, ParseError>,
+    pub(crate) keys: Vec<LineKey>,
+}
+
+/// One parse's use of a memo: the rows it may copy, where the next line is looked for first,
+/// and the keys of the rows read so far.
+pub(crate) struct Recall<'m, R> {
+    last: Option<&'m R>,
+    keys: &'m [LineKey],
+    /// The remembered line after the last one found.
+    at: usize,
+    /// Lines not found since: a run of changed lines stands for as many remembered ones.
+    misses: usize,
+    next: Vec<LineKey>,
+}
+
+impl<'m, R: Record> Recall<'m, R> {
+    /// The memo's last record, when it is of this parser's type.
+    pub(crate) fn new(memo: &'m LineMemo, rows: usize) -> Self {
+        let last = memo.last.as_deref().and_then(|p| p.get::<R>());
+        Recall {
+            last,
+            keys: if last.is_some() { &memo.keys } else { &[] },
+            at: 0,
+            misses: 0,
+            next: Vec::with_capacity(rows),
+        }
+    }
+}
+
+impl<'m, R> Recall<'m, R> {
+    /// The last record and its row whose line was `key`'s, looked for at the next remembered
+    /// line and a few past it (rows inserted or removed), then, after lines not found, as many
+    /// lines on (a run of changed rows): no search.
+    pub(crate) fn find(&mut self, key: LineKey) -> Option<(&'m R, usize)> {
+        let last = self.last?;
+        if key == LineKey::NONE {
+            return None;
+        }
+        let found = self.look(self.at, key).or_else(|| match self.misses {
+            0 => None,
+            n => self.look(self.at + n, key),
+        });
+        match found {
+            Some(i) => {
+                self.at = i + 1;
+                self.misses = 0;
+                Some((last, i))
+            }
+            None => {
+                self.misses += 1;
+                None
+            }
+        }
+    }
+
+    /// Where `key` is among the remembered lines `from` and `LOOK_AHEAD` after.
+    fn look(&self, from: usize, key: LineKey) -> Option<usize> {
+        let end = self.keys.len().min(from.saturating_add(1 + LOOK_AHEAD));
+        (from.min(end)..end).find(|&i| self.keys[i] == key)
+    }
+
+    /// After a line: the `added` rows it gave, remembered by `key` when it gave exactly one
+    /// row.
+    pub(crate) fn note(&mut self, key: LineKey, one_row: bool, added: usize) {
+        if one_row && added == 1 {
+            self.next.push(key);
+        } else {
+            self.next.extend(std::iter::repeat_n(LineKey::NONE, added));
+        }
+    }
+
+    /// The keys for the next memo, when they are one per row of a record of `rows` rows (a row
+    /// added but by a line leaves them unaligned: nothing is remembered then).
+    pub(crate) fn finish(self, rows: usize) -> Vec<LineKey> {
+        if self.next.len() == rows {
+            self.next
+        } else {
+            Vec::new()
+        }
+    }
+}
+
+/// Adds a copy of `from[i]` to `to`; false when there is no such row.
+pub(crate) fn copy_row<T: Clone>(from: &[T], i: usize, to: &mut Vec<T>) -> bool {
+    match from.get(i) {
+        Some(row) => {
+            to.push(row.clone());
+            true
+        }
+        None => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{LineMemo, Recalled};
+    use crate::error::ParseError;
+    use crate::parsers::{
+        onstat_g_ath, onstat_k, onstat_u, onstat_x_txn, parsed, sockets, Parsed, Record,
+    };
+    use proptest::prelude::*;
+
+    /// A memoised parser: its fixtures' folder, its plain parse, its memo parse.
+    struct Kind {
+        fixtures: &'static str,
+        plain: fn(&str) -> Result<Parsed, ParseError>,
+        memo: fn(&str, &mut LineMemo) -> Result<Parsed, ParseError>,
+    }
+
+    fn read<T: Record>(
+        text: &str,
+        memo: &mut LineMemo,
+        parse: fn(&str, &LineMemo) -> Recalled<T>,
+    ) -> Result<Parsed, ParseError> {
+        memo.read(text, parse, Ok)
+    }
+
+    const KINDS: &[Kind] = &[
+        Kind {
+            fixtures: "onstat-u",
+            plain: |t| parsed(onstat_u::parse(t)),
+            memo: |t, m| read(t, m, onstat_u::parse_memo),
+        },
+        Kind {
+            fixtures: "onstat-g-ath",
+            plain: |t| parsed(onstat_g_ath::parse(t)),
+            memo: |t, m| read(t, m, onstat_g_ath::parse_memo),
+        },
+        Kind {
+            fixtures: "onstat-k",
+            plain: |t| parsed(onstat_k::parse(t)),
+            memo: |t, m| read(t, m, onstat_k::parse_memo),
+        },
+        Kind {
+            fixtures: "onstat-x-txn",
+            plain: |t| parsed(onstat_x_txn::parse(t)),
+            memo: |t, m| read(t, m, onstat_x_txn::parse_memo),
+        },
+        Kind {
+            fixtures: "proc-net-tcp",
+            plain: |t| parsed(sockets::parse_proc_net_tcp(t)),
+            memo: |t, m| read(t, m, sockets::parse_proc_net_tcp_memo),
+        },
+    ];
+
+    /// `/proc/net/tcp` lines (its fixtures' folder is empty): the header, rows of both widths.
+    const PROC_NET_TCP: &str = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+   0: 00000000:2382 00000000:0000 0A 00000000:00000000 00:00000000 00000000   200        0 31057 1 0000000000000000 100 0 0 10 0
+   1: 0100007F:2382 0100007F:C8E2 01 00000000:00000000 00:00000000 00000000   200        0 31101 1 0000000000000000 20 4 30 10 -1
+   2: 0A000005:2382 0A010203:C852 01 0003D000:00000000 01:00000014 00000000   200        0 31102 1 0000000000000000 20 4 30 10 -1
+   3: 0A000005:2382 0A010204:D001 01 00000000:00000000 00:00000000 00000000   200        0 31103 1
+   4: 0000000000000000FFFF00000A000005:2382 0000000000000000FFFF00000A010205:E001 01 00000010:00000000 00:00000000 00000000 200 0 3 1
+";
+
+    /// Every line of the kind's fixtures, and lines of other commands and garbage.
+    fn pool(kind: &Kind) -> Vec<String> {
+        let dir = format!(
+            "{}/tests/fixtures/{}",
+            env!("CARGO_MANIFEST_DIR"),
+            kind.fixtures
+        );
+        let mut lines: Vec<String> = Vec::new();
+        if let Ok(entries) = std::fs::read_dir(&dir) {
+            let mut paths: Vec<_> = entries.filter_map(|e| e.ok()).map(|e| e.path()).collect();
+            paths.sort();
+            for p in paths
+                .iter()
+                .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+            {
+                let text = std::fs::read_to_string(p).expect("a fixture");
+                lines.extend(text.lines().map(str::to_string));
+            }
+        }
+        lines.extend(PROC_NET_TCP.lines().map(str::to_string));
+        lines.extend(
+            [
+                "",
+                "garbage",
+                ".....",
+                " 6 active, 128 total, 7 maximum concurrent",
+                "Userthreads",
+                "Transactions",
+                "  2370 14480848 netnorm 349 3682",
+                "a6dc4e8  A-B--  a69ee18  502  33:0x25018  34:0x486fc  COMMIT  0:07  0",
+            ]
+            .map(str::to_string),
+        );
+        lines
+    }
+
+    /// One edit of a list of lines; the numbers are taken modulo the list's (or the pool's)
+    /// length.
+    #[derive(Debug, Clone)]
+    enum Edit {
+        /// A byte of the line replaced (a digit, a letter, a blank).
+        Change(usize, usize, u8),
+        Insert(usize, usize),
+        Remove(usize),
+        Duplicate(usize),
+        Swap(usize, usize),
+        Garbage(usize, String),
+    }
+
+    fn edit() -> impl Strategy<Value = Edit> {
+        prop_oneof![
+            4 => (any::<usize>(), any::<usize>(), prop::sample::select(b"0179aAfZ -:".to_vec()))
+                .prop_map(|(i, at, b)| Edit::Change(i, at, b)),
+            2 => (any::<usize>(), any::<usize>()).prop_map(|(i, p)| Edit::Insert(i, p)),
+            2 => any::<usize>().prop_map(Edit::Remove),
+            1 => any::<usize>().prop_map(Edit::Duplicate),
+            1 => (any::<usize>(), any::<usize>()).prop_map(|(i, j)| Edit::Swap(i, j)),
+            1 => (any::<usize>(), "[ -~]{0,40}").prop_map(|(i, g)| Edit::Garbage(i, g)),
+        ]
+    }
+
+    fn apply(lines: &mut Vec<String>, pool: &[String], e: &Edit) {
+        let n = lines.len();
+        match e {
+            Edit::Insert(i, p) => lines.insert(i % (n + 1), pool[p % pool.len()].clone()),
+            Edit::Garbage(i, g) => lines.insert(i % (n + 1), g.clone()),
+            _ if n == 0 => {}
+            Edit::Change(i, at, b) => {
+                let line = &mut lines[i % n];
+                if !line.is_empty() {
+                    let mut bytes = std::mem::take(line).into_bytes();
+                    let at = at % bytes.len();
+                    if bytes[at].is_ascii() {
+                        bytes[at] = *b;
+                    }
+                    *line = String::from_utf8_lossy(&bytes).into_owned();
+                }
+            }
+            Edit::Remove(i) => {
+                lines.remove(i % n);
+            }
+            Edit::Duplicate(i) => {
+                let l = lines[i % n].clone();
+                lines.insert(i % n, l);
+            }
+            Edit::Swap(i, j) => lines.swap(i % n, j % n),
+        }
+    }
+
+    /// The record's JSON, or the error.
+    fn outcome(r: &Result<Parsed, ParseError>) -> Result<serde_json::Value, ParseError> {
+        r.as_ref().map(|p| p.to_json()).map_err(Clone::clone)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(600))]
+
+        /// A text parsed with the memo of the one before it (two rounds of random edits: lines
+        /// changed, inserted, removed, duplicated, swapped, garbage) reads as it does alone.
+        #[test]
+        fn a_memo_parse_is_the_plain_parse(
+            kind in 0..KINDS.len(),
+            picks in prop::collection::vec(any::<usize>(), 0..60),
+            first in prop::collection::vec(edit(), 0..12),
+            second in prop::collection::vec(edit(), 0..12),
+        ) {
+            let kind = &KINDS[kind];
+            let pool = pool(kind);
+            let mut lines: Vec<String> = picks.iter().map(|p| pool[p % pool.len()].clone()).collect();
+            let mut memo = LineMemo::default();
+            for edits in [&Vec::new(), &first, &second] {
+                for e in edits {
+                    apply(&mut lines, &pool, e);
+                }
+                let text = lines.join("\n");
+                let with = (kind.memo)(&text, &mut memo);
+                let alone = (kind.plain)(&text);
+                prop_assert_eq!(outcome(&with), outcome(&alone), "text:\n{}", text);
+            }
+        }
+    }
+
+    /// A memo of another parser's record is not used: its rows are not this parser's.
+    #[test]
+    fn a_memo_of_another_record_type_is_not_used() {
+        let u = "Userthreads\naddress  flags   sessid   user     tty      wait     tout locks nreads   nwrites\n\
+                 a4d9e68  Y--P--- 21       niraj    -        a65e5a8  0    1     0        0\n \
+                 1 active, 128 total, 1 maximum concurrent\n";
+        let mut memo = LineMemo::default();
+        read(u, &mut memo, onstat_u::parse_memo).expect("onstat -u");
+        assert_eq!(memo.keys.len(), 1);
+        let k = &KINDS[2];
+        assert_eq!(k.fixtures, "onstat-k");
+        assert_eq!(outcome(&(k.memo)(u, &mut memo)), outcome(&(k.plain)(u)));
+    }
+}
