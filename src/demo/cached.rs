@@ -231,7 +231,8 @@ fn every_request(demo: &DemoInstance, t: u64) -> Vec<Request> {
 ///
 /// `DEMO_DIGESTS_SESSIONS=300` limits it to one size; `DEMO_DIGESTS_STRIDE=N` asks at every
 /// `N`th second of the 5,000-session instance only (the whole cycle at opt-level 1 is most of
-/// an hour).
+/// an hour); with `DEMO_DIGESTS_STRIDE_ALL=1` the 300-session instance too. The last line counts
+/// the answers and their bytes.
 #[test]
 #[ignore]
 fn digests() {
@@ -247,8 +248,10 @@ fn digests() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(1)
         .max(1);
+    let all_strided = std::env::var_os("DEMO_DIGESTS_STRIDE_ALL").is_some();
     let mut out = String::new();
     let mut total = 0usize;
+    let mut bytes = 0usize;
     for sessions in [300, 5_000] {
         if only.is_some_and(|n| n != sessions) {
             continue;
@@ -262,7 +265,11 @@ fn digests() {
         for seed in 1..=3 {
             for messy in [false, true] {
                 let demo = DemoInstance::build(seed, sessions, messy);
-                let every = if sessions == 300 { 1 } else { stride };
+                let every = if sessions == 300 && !all_strided {
+                    1
+                } else {
+                    stride
+                };
                 for s in (0..super::timeline::CYCLE).step_by(every as usize) {
                     let requests = every_request(&demo, s);
                     let mut d = ring::digest::Context::new(&ring::digest::SHA256);
@@ -270,7 +277,9 @@ fn digests() {
                     for &ms in moments {
                         let t = Duration::from_millis(s * 1000 + ms);
                         for r in &requests {
-                            d.update(text(demo.respond(r, t)).as_bytes());
+                            let answer = text(demo.respond(r, t));
+                            bytes += answer.len();
+                            d.update(answer.as_bytes());
                             d.update(b"\0");
                             n += 1;
                         }
@@ -285,6 +294,58 @@ fn digests() {
             }
         }
     }
-    let _ = writeln!(out, "answers {total}");
+    let _ = writeln!(out, "answers {total} bytes {bytes}");
     std::fs::write(path, out).expect("the digests written");
+}
+
+/// A tick's `onstat -i` is sized from the last answers to its options: the second time the
+/// same options are asked, the answer is written without growing (no copy of what was
+/// written, no fresh pages), though the writers of its parts once reserved their own room.
+#[test]
+fn a_tick_call_is_written_without_growing() {
+    let demo = DemoInstance::build(1, 5_000, false);
+    let stdin = "u\ng con\ng ath\nx\nk\ng ntt\ng ses\n";
+    let first = demo.interactive(stdin, Duration::from_secs(280));
+    let room = super::lock(&demo.answer_sizes).room_for(&stdin.lines().collect::<Vec<_>>());
+    let second = demo.interactive(stdin, Duration::from_secs(281));
+    assert_eq!(second.capacity(), room, "{} bytes", second.len());
+    assert!(second.len() <= room && first.len() <= room);
+}
+
+/// A call's thread rows are written into the last call's memory, and are the rows computed
+/// afresh (none of the last call's left behind), at any size of the instance.
+#[test]
+fn thread_rows_reuse_the_last_calls_memory_and_equal_fresh_ones() {
+    use super::moment::World;
+    for sessions in [300, 40, 5_000] {
+        let demo = DemoInstance::build(2, sessions, true);
+        let mut last: Option<*const super::moment::Thread> = None;
+        for t in [278, 279, 100, 640] {
+            let w = demo.world(t);
+            let rows = format!("{:?}", w.threads());
+            let fresh = World::at(&demo.pop, &demo.counters, t);
+            assert_eq!(rows, format!("{:?}", fresh.threads()), "{sessions} at {t}");
+            if let Some(p) = last.filter(|_| sessions == 5_000) {
+                assert_eq!(w.threads().as_ptr(), p);
+            }
+            last = Some(w.threads().as_ptr());
+        }
+    }
+}
+
+/// The tenants a moment reads are every slot's `Population::tenant` at its second, shared
+/// across seconds only where no slot churns: tidy and messy, small and large.
+#[test]
+fn tenants_at_a_second_are_each_slots() {
+    for (sessions, messy) in [(300, false), (300, true), (5_000, false), (5_000, true)] {
+        let demo = DemoInstance::build(1, sessions, messy);
+        for t in [0, 1, 95, 278, 719, 5_000] {
+            let each: Vec<_> = (0..sessions).map(|i| demo.pop.tenant(i, t)).collect();
+            assert_eq!(
+                &*demo.pop.tenants_at(t),
+                each.as_slice(),
+                "{sessions} {messy} {t}"
+            );
+        }
+    }
 }

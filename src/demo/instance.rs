@@ -3,6 +3,7 @@
 //! do at a given moment is `moment::World`.
 
 use super::noise::{below, Salt};
+use std::sync::Arc;
 
 /// Client sessions when not told otherwise.
 pub(crate) const DEFAULT_SESSIONS: usize = 300;
@@ -343,6 +344,9 @@ pub(crate) struct Population {
     /// As untidy as a server (`DemoInstance::messy`): sessions come and go, the parts of one
     /// call are printed apart, idle clients' replies sit a moment in their Send-Q.
     pub(crate) messy: bool,
+    /// Every slot's tenant when none churns (then they never change): shared by every
+    /// second's moment instead of computed again for each.
+    steady_tenants: Option<Arc<[Tenant]>>,
 }
 
 impl Population {
@@ -371,7 +375,7 @@ impl Population {
         // past every thread of the slots (three each: the primary and two PDQ helpers).
         let fresh_sid = (sid / 1_000 + 2) * 1_000;
         let fresh_tid = 400 + 4 * n as u64 + 100;
-        Population {
+        let mut pop = Population {
             seed,
             layout,
             sessions,
@@ -380,7 +384,26 @@ impl Population {
             fresh_sid,
             fresh_tid,
             messy,
+            steady_tenants: None,
+        };
+        if churners == 0 {
+            pop.steady_tenants = Some(pop.tenants_of_slots(0));
         }
+        pop
+    }
+
+    /// Who is on each slot at second `t`, in slot order.
+    pub(crate) fn tenants_at(&self, t: u64) -> Arc<[Tenant]> {
+        match &self.steady_tenants {
+            Some(steady) => Arc::clone(steady),
+            None => self.tenants_of_slots(t),
+        }
+    }
+
+    fn tenants_of_slots(&self, t: u64) -> Arc<[Tenant]> {
+        (0..self.sessions.len())
+            .map(|i| self.tenant(i, t))
+            .collect()
     }
 
     /// The session on slot `idx` at second `t`.

@@ -64,9 +64,9 @@ pub struct DemoInstance {
     counters: Arc<Counters>,
     /// The client threads' CPU seconds so far (`cpu.rs`): shared by the clones.
     cpu: Arc<std::sync::Mutex<cpu::Ledger>>,
-    /// The size of the last `onstat -i` answer to each set of options (its input), to size
-    /// the next one at once.
-    interactive_sizes: Arc<std::sync::Mutex<std::collections::HashMap<String, usize>>>,
+    /// The size of the last answer to each onstat option (`u`, `g con` in an `onstat -i`;
+    /// `-u -X -k` for a call of its own), to size the next answer at once.
+    answer_sizes: Arc<std::sync::Mutex<AnswerSizes>>,
     /// The last few seconds of the instance, shared by the outputs of those seconds: shared by
     /// the clones too (the same population).
     worlds: Arc<Worlds>,
@@ -94,7 +94,7 @@ impl DemoInstance {
             pop,
             counters,
             cpu: Arc::default(),
-            interactive_sizes: Arc::default(),
+            answer_sizes: Arc::default(),
             worlds: Arc::new(Worlds::new(worlds::KEPT)),
         }
     }
@@ -172,10 +172,16 @@ impl DemoInstance {
             Request::Command(argv) => {
                 let args: Vec<&str> = argv.iter().map(String::as_str).collect();
                 match args.as_slice() {
-                    ["onstat", ..] => {
-                        let mut o = String::new();
+                    ["onstat", options @ ..] => {
+                        let key = options.join(" ");
+                        let mut o = String::with_capacity(
+                            lock(&self.answer_sizes).room_for(&[key.as_str()]),
+                        );
                         self.onstat_into(&args, t, &mut o, &CallWorlds::new(self))
-                            .map(|()| onstat(o))
+                            .map(|()| {
+                                lock(&self.answer_sizes).keep(&key, o.len());
+                                onstat(o)
+                            })
                             .ok_or_else(|| not_found(request))
                     }
                     ["stat", "-L", "-c", format, "--", paths @ ..]
@@ -285,19 +291,16 @@ impl DemoInstance {
     /// `onstat -i` fed `stdin`: each option as `onstat -OPTION` answers it alone (its banner
     /// first), after a prompt. An option the demo does not print gets onstat's complaint.
     fn interactive(&self, stdin: &str, t: Duration) -> String {
-        // Sized once, from the last answer to the same options: grown by doubling, a tick's
-        // answer of 5,000 sessions took up to twice its few megabytes (the demo's own cost,
-        // inside ifxtop's process).
-        let hint = lock(&self.interactive_sizes)
-            .get(stdin)
-            .copied()
-            .unwrap_or(0);
-        let mut out = String::with_capacity(hint + hint / 16);
         let lines: Vec<&str> = stdin
             .lines()
             .map(str::trim)
             .filter(|l| !l.is_empty())
             .collect();
+        // Sized once, from the last answers to the same options: grown by doubling, a tick's
+        // answer of 5,000 sessions took up to twice its few megabytes (the demo's own cost,
+        // inside ifxtop's process), and copied them on the way.
+        let mut out = String::with_capacity(lock(&self.answer_sizes).room_for(&lines));
+        let mut printed = Vec::with_capacity(lines.len());
         // Each option is printed a little after the one before (`skew.rs`).
         let mut call = self.call(t, lines.len());
         let worlds = CallWorlds::new(self);
@@ -332,16 +335,13 @@ impl DemoInstance {
                 out.push('\n');
             }
             call.printed(out.len() - part);
+            printed.push((line, out.len() - part));
         }
         out.push_str(crate::parsers::interactive::PROMPT);
         out.push(' ');
-        // A few option sets recur (those due together): each is a key once, updated in place;
-        // any other is one more entry, bounded.
-        let mut sizes = lock(&self.interactive_sizes);
-        if let Some(size) = sizes.get_mut(stdin) {
-            *size = out.len();
-        } else if sizes.len() < 64 {
-            sizes.insert(stdin.to_string(), out.len());
+        let mut sizes = lock(&self.answer_sizes);
+        for (line, size) in printed {
+            sizes.keep(line, size);
         }
         out
     }
@@ -376,6 +376,35 @@ impl DemoInstance {
             "comm" => os::comm(pid),
             "numa_maps" => os::numa_maps(&self.pop, pid, secs),
             _ => None,
+        }
+    }
+}
+
+/// The size of the last answer to each onstat option. The options recur (a tick's `onstat -i`
+/// asks those due then): each is a key once, updated in place; any other (a session's
+/// `g ses 812`) is one more entry, bounded.
+#[derive(Debug, Default)]
+struct AnswerSizes(std::collections::HashMap<String, usize>);
+
+impl AnswerSizes {
+    /// Options kept at most.
+    const KEPT: usize = 64;
+
+    /// Room for the answers to `options`: their last sizes and a sixteenth more (a second's
+    /// answer grows a little on the last), so the writers never grow it on the way.
+    fn room_for(&self, options: &[&str]) -> usize {
+        let last: usize = options
+            .iter()
+            .map(|o| self.0.get(*o).copied().unwrap_or(0))
+            .sum();
+        last + last / 16
+    }
+
+    fn keep(&mut self, option: &str, size: usize) {
+        if let Some(kept) = self.0.get_mut(option) {
+            *kept = size;
+        } else if self.0.len() < Self::KEPT {
+            self.0.insert(option.to_string(), size);
         }
     }
 }

@@ -198,8 +198,40 @@ pub(crate) struct World<'a> {
     moment: Arc<Moment>,
     /// Its threads, computed by the first printer that asks: the printers of one call (a
     /// tick's `onstat -i` prints `-u`, `-g con`, `-x`, `-g ath`, ... from one world) share
-    /// them, and they go with the world at the end of the call (never kept between calls).
+    /// them, and they go with the world at the end of the call (never kept between calls; only
+    /// their emptied memory is, in `spare`).
     threads: std::cell::OnceCell<Vec<Thread>>,
+    /// Where its thread rows' memory comes from and goes back to (`Worlds`): without it a
+    /// second's rows (a megabyte at 5,000 sessions) took fresh pages every call.
+    spare: Option<&'a SpareThreads>,
+}
+
+/// One emptied `Vec<Thread>` kept between calls, its capacity the largest one given back.
+#[derive(Default)]
+pub(crate) struct SpareThreads(std::sync::Mutex<Vec<Thread>>);
+
+impl SpareThreads {
+    /// The kept rows' memory (empty), or none.
+    fn take(&self) -> Vec<Thread> {
+        std::mem::take(&mut *super::lock(&self.0))
+    }
+
+    /// Keeps `rows`' memory for the next call, unless what is kept is as large.
+    fn give_back(&self, mut rows: Vec<Thread>) {
+        rows.clear();
+        let mut kept = super::lock(&self.0);
+        if kept.capacity() < rows.capacity() {
+            *kept = rows;
+        }
+    }
+}
+
+impl Drop for World<'_> {
+    fn drop(&mut self) {
+        if let (Some(spare), Some(rows)) = (self.spare, self.threads.take()) {
+            spare.give_back(rows);
+        }
+    }
 }
 
 /// What `World::at` computes for one second of a population: all a `World` is but the
@@ -207,8 +239,8 @@ pub(crate) struct World<'a> {
 /// same whenever it is computed).
 pub(crate) struct Moment {
     pub(crate) now: Now,
-    /// Who is on each slot (`Population::tenant`).
-    pub(crate) tenants: Vec<Tenant>,
+    /// Who is on each slot (`Population::tenants_at`).
+    pub(crate) tenants: Arc<[Tenant]>,
     pub(crate) sessions: Vec<SessionNow>,
     held: Vec<Vec<Held>>,
     hot: Option<HotBuffer>,
@@ -358,11 +390,11 @@ impl Moment {
         let now = timeline::now(t);
         let seed = pop.seed;
         let n = pop.sessions.len();
-        let tenants: Vec<Tenant> = (0..n).map(|i| pop.tenant(i, t)).collect();
+        let tenants = pop.tenants_at(t);
         let sessions: Vec<SessionNow> = pop
             .sessions
             .iter()
-            .zip(&tenants)
+            .zip(tenants.iter())
             .map(|(s, tn)| background(seed, pop.messy, s, tn, t))
             .collect();
         let mut scene = Scene {
@@ -413,7 +445,14 @@ impl<'a> World<'a> {
             counters,
             moment,
             threads: std::cell::OnceCell::new(),
+            spare: None,
         }
+    }
+
+    /// The same world, its thread rows written into `spare`'s memory and given back to it.
+    pub(crate) fn sparing(mut self, spare: &'a SpareThreads) -> Self {
+        self.spare = Some(spare);
+        self
     }
 
     /// CPU seconds each client session uses in this second (its primary thread's, what
@@ -1485,7 +1524,8 @@ fn threads(w: &World<'_>) -> Vec<Thread> {
     // Sized for every row at once (a parallel query's session has two helper threads): grown
     // by doubling, the 5,000-session table was copied on the way.
     let helpers = 2 * pop.sessions.iter().filter(|s| s.pdq).count();
-    let mut out = Vec::with_capacity(pop.daemons.len() + sessions.len() + helpers);
+    let mut out = w.spare.map(SpareThreads::take).unwrap_or_default();
+    out.reserve(pop.daemons.len() + sessions.len() + helpers);
     let ckpt_inp = now.incident() == Incident::CheckpointInProgress;
     let ckpt_secs = timeline::seconds_in(Incident::CheckpointInProgress, t);
     for (i, d) in pop.daemons.iter().enumerate() {
@@ -1519,7 +1559,7 @@ fn threads(w: &World<'_>) -> Vec<Thread> {
             status,
         });
     }
-    for ((s, sn), tn) in pop.sessions.iter().zip(sessions).zip(&w.tenants) {
+    for ((s, sn), tn) in pop.sessions.iter().zip(sessions).zip(w.tenants.iter()) {
         let (wait, status) = match sn.activity {
             Activity::Gone => continue,
             Activity::Idle { waited } => (

@@ -10,7 +10,7 @@
 //! than compute it again.
 
 use super::instance::Population;
-use super::moment::{Moment, World};
+use super::moment::{Moment, SpareThreads, World};
 use super::profile::Counters;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -39,6 +39,8 @@ pub(crate) struct Worlds {
     /// `LINES`), once it asked for one (`lines_wanted`).
     lines: Mutex<VecDeque<(u64, Arc<Line>)>>,
     lines_wanted: AtomicBool,
+    /// The last call's thread rows, emptied, for the next call to fill (`World::threads`).
+    spare_threads: SpareThreads,
 }
 
 impl std::fmt::Debug for Worlds {
@@ -59,12 +61,18 @@ impl Worlds {
             computed: AtomicU64::new(0),
             lines: Mutex::default(),
             lines_wanted: AtomicBool::new(false),
+            spare_threads: SpareThreads::default(),
         }
     }
 
     /// The instance at second `t`: the kept moment, or computed now (and kept). `pop` and
     /// `counters` must be the ones every earlier call passed (the instance's own).
-    pub(crate) fn at<'a>(&self, pop: &'a Population, counters: &'a Counters, t: u64) -> World<'a> {
+    pub(crate) fn at<'a>(
+        &'a self,
+        pop: &'a Population,
+        counters: &'a Counters,
+        t: u64,
+    ) -> World<'a> {
         let compute = || {
             self.computed.fetch_add(1, Ordering::Relaxed);
             let moment = Arc::new(Moment::at(pop, counters, t));
@@ -74,7 +82,7 @@ impl Worlds {
             moment
         };
         if self.capacity == 0 {
-            return World::of(pop, counters, compute());
+            return World::of(pop, counters, compute()).sparing(&self.spare_threads);
         }
         let slot = {
             let mut kept = super::lock(&self.kept);
@@ -88,7 +96,7 @@ impl Worlds {
         };
         // Outside the list's lock: another second is served while this one is computed.
         let moment = Arc::clone(slot.get_or_init(compute));
-        World::of(pop, counters, moment)
+        World::of(pop, counters, moment).sparing(&self.spare_threads)
     }
 
     /// What `onstat -g cpu`'s ledger reads of second `t` (`cpu::Line`). Its walk goes over
