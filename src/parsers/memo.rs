@@ -10,13 +10,16 @@
 
 use super::{Parsed, Record};
 use crate::error::ParseError;
-use std::hash::Hasher;
+use std::hash::{BuildHasher, Hasher};
+use std::sync::OnceLock;
 
 /// What stands for a line: a 64-bit hash of its text and its length.
 ///
-/// The hash is rustc-hash's string hash (a wyhash-like folded multiply that passes SMHasher3 on
-/// its full 64 bits; already a dependency, ~10 ns a line where std's SipHash takes several times
-/// that). A line is compared with at most `2 * (1 + LOOK_AHEAD)` remembered keys, so at 5,000
+/// The hash is foldhash (hashbrown's default hasher, already a dependency; a folded multiply
+/// that passes SMHasher3 on its full 64 bits, ~10 ns a line where std's SipHash takes several
+/// times that), seeded at random once a run: lines are text the server prints (user and host
+/// names among them), and a fixed hash would let one be written to collide with another's row.
+/// A line is compared with at most `2 * (1 + LOOK_AHEAD)` remembered keys, so at 5,000
 /// sessions (about 20,000 memoised lines a second: `-u`, `/proc/net/tcp`, `-k`, `-x` and every
 /// 5 s `-g ath`) that is under 4·10^5 comparisons a second, 3.5·10^10 a day; at 2^-64 a
 /// comparison of two different lines of one length, a wrong row once in about 5·10^8 days.
@@ -41,7 +44,8 @@ impl LineKey {
         if len == u32::MAX {
             return LineKey::NONE;
         }
-        let mut h = rustc_hash::FxHasher::default();
+        static SEED: OnceLock<hashbrown::DefaultHashBuilder> = OnceLock::new();
+        let mut h = SEED.get_or_init(Default::default).build_hasher();
         h.write(text.as_bytes());
         LineKey {
             hash: h.finish(),
