@@ -991,6 +991,34 @@ fn a_viewer_seeks_back_over_what_it_received_and_space_is_live_again() {
     t.wait_for("IFXTOP-EXIT=0", wait);
 }
 
+/// The number of another viewer in the follow prompt's list (`follow: (1 root (you), 2 root;
+/// Enter follows, Esc cancels)`), not the collector's own screen: entries are split at the
+/// commas, so "(you)" stays with its own entry whichever place this viewer has in the list.
+fn other_viewer(prompt: &str) -> Option<String> {
+    let (_, list) = prompt.split_once('(')?;
+    list.split([',', ';'])
+        .map(str::trim)
+        .filter(|p| p.starts_with(|c: char| c.is_ascii_digit()))
+        .find(|p| !p.contains("(you)") && !p.contains("the collector's screen"))
+        .and_then(|p| p.split_whitespace().next())
+        .map(str::to_string)
+}
+
+#[test]
+fn the_other_viewer_is_read_from_the_prompt_whichever_place_this_one_has() {
+    let first = "follow: (1 root (you), 2 root; Enter follows, Esc cancels)";
+    let second = "follow: (1 root, 2 root (you); Enter follows, Esc cancels)";
+    let screen =
+        "follow: (0 the collector's screen, 1 ann@h (you), 2 bob@h; Enter follows, Esc cancels)";
+    assert_eq!(other_viewer(first).as_deref(), Some("2"));
+    assert_eq!(other_viewer(second).as_deref(), Some("1"));
+    assert_eq!(other_viewer(screen).as_deref(), Some("2"));
+    assert_eq!(
+        other_viewer("follow: (1 root (you); Enter follows, Esc cancels)"),
+        None
+    );
+}
+
 /// Follow-me between two viewers of one `serve --demo --share`: B follows A (`@`, A's number,
 /// Enter) and shows A's pane, the session A opened and, when A goes back in time, A's moment;
 /// any key brings B's own view back; A leaving ends the following with a plain message.
@@ -1021,13 +1049,8 @@ fn a_viewer_follows_another_and_comes_back_to_its_own_view() {
         .rev()
         .find(|l| l.contains("follow:"))
         .unwrap_or_default();
-    let other = prompt
-        .split(['(', ',', ';'])
-        .map(str::trim)
-        .find(|p| p.starts_with(|c: char| c.is_ascii_digit()) && !p.contains("you"))
-        .and_then(|p| p.split_whitespace().next())
-        .unwrap_or_else(|| panic!("nobody else in the prompt: {prompt}"))
-        .to_string();
+    let other =
+        other_viewer(prompt).unwrap_or_else(|| panic!("nobody else in the prompt: {prompt}"));
     b.keys(&[&other, "Enter"]);
     let s = b.wait_for("session 812", wait);
     assert!(s.contains("FOLLOWING"), "{s}");
