@@ -138,7 +138,7 @@ impl<'m, R> Recall<'m, R> {
     /// The last record and its row whose line was `key`'s, looked for at the next remembered
     /// line and a few past it (rows inserted or removed), then, after lines not found, as many
     /// lines on (a run of changed rows): no search.
-    pub(crate) fn find(&mut self, key: LineKey) -> Option<(&'m R, usize)> {
+    fn find(&mut self, key: LineKey) -> Option<(&'m R, usize)> {
         let last = self.last?;
         if key == LineKey::NONE {
             return None;
@@ -166,6 +166,18 @@ impl<'m, R> Recall<'m, R> {
         (from.min(end)..end).find(|&i| self.keys[i] == key)
     }
 
+    /// The remembered row of a line whose key is `key`, given through `copy` (false: no such
+    /// row) and noted; false when there is none, and the line is to be read.
+    pub(crate) fn copied(&mut self, key: LineKey, copy: impl FnOnce(&'m R, usize) -> bool) -> bool {
+        match self.find(key) {
+            Some((last, i)) if copy(last, i) => {
+                self.note(key, true, 1);
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// After a line: the `added` rows it gave, remembered by `key` when it gave exactly one
     /// row.
     pub(crate) fn note(&mut self, key: LineKey, one_row: bool, added: usize) {
@@ -185,6 +197,23 @@ impl<'m, R> Recall<'m, R> {
             Vec::new()
         }
     }
+}
+
+/// A parse of `text` through `memo`: `parse` reads the lines through the [`Recall`] it is
+/// given, and the keys of the record's `rows` are kept for the next memo (none after an error).
+pub(crate) fn parse_with<R: Record>(
+    text: &str,
+    memo: &LineMemo,
+    parse: impl FnOnce(&mut Recall<'_, R>) -> Result<R, ParseError>,
+    rows: fn(&R) -> usize,
+) -> Recalled<R> {
+    let mut recall = Recall::new(memo, super::lex::row_count_hint(text));
+    let result = parse(&mut recall);
+    let keys = match &result {
+        Ok(r) => recall.finish(rows(r)),
+        Err(_) => Vec::new(),
+    };
+    Recalled { result, keys }
 }
 
 /// Adds a copy of `from[i]` to `to`; false when there is no such row.

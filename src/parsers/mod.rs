@@ -358,13 +358,7 @@ pub(crate) fn drive_memo<B: OnstatBody>(
     text: &str,
     memo: &memo::LineMemo,
 ) -> memo::Recalled<B::Record> {
-    let mut recall = memo::Recall::new(memo, lex::row_count_hint(text));
-    let result = drive_with::<B>(text, Some(&mut recall));
-    let keys = match &result {
-        Ok(r) => recall.finish(B::rows(r)),
-        Err(_) => Vec::new(),
-    };
-    memo::Recalled { result, keys }
+    memo::parse_with(text, memo, |r| drive_with::<B>(text, Some(r)), B::rows)
 }
 
 /// One body line read through the memo: the remembered row of an identical line, or the line
@@ -376,12 +370,9 @@ fn recalled_line<'a, B: OnstatBody>(
     recall: &mut memo::Recall<'_, B::Record>,
 ) -> Seen<'a> {
     let key = memo::LineKey::of(line.text);
-    if let Some((last, i)) = recall.find(key) {
-        if B::copy_row(last, i, out) {
-            body.recalled();
-            recall.note(key, true, 1);
-            return Seen::Row;
-        }
+    if recall.copied(key, |last, i| B::copy_row(last, i, out)) {
+        body.recalled();
+        return Seen::Row;
     }
     let before = B::rows(out);
     let seen = body.line(out, line);

@@ -426,13 +426,12 @@ pub(crate) fn parse_proc_net_tcp_memo(
     text: &str,
     memo: &super::memo::LineMemo,
 ) -> super::memo::Recalled<Sockets> {
-    let mut recall = super::memo::Recall::new(memo, super::lex::row_count_hint(text));
-    let result = proc_net_tcp(text, Some(&mut recall));
-    let keys = match &result {
-        Ok(s) => recall.finish(s.sockets.len()),
-        Err(_) => Vec::new(),
-    };
-    super::memo::Recalled { result, keys }
+    super::memo::parse_with(
+        text,
+        memo,
+        |r| proc_net_tcp(text, Some(r)),
+        |s| s.sockets.len(),
+    )
 }
 
 /// `/proc/net/tcp` or `tcp6`, each line through the memo when there is one.
@@ -453,12 +452,11 @@ fn proc_net_tcp(
             continue;
         };
         let key = super::memo::LineKey::of(line.text);
-        if let Some((last, i)) = r.find(key) {
-            if super::memo::copy_row(&last.sockets, i, &mut out.sockets) {
-                recognised = true;
-                r.note(key, true, 1);
-                continue;
-            }
+        if r.copied(key, |last, i| {
+            super::memo::copy_row(&last.sockets, i, &mut out.sockets)
+        }) {
+            recognised = true;
+            continue;
         }
         let before = out.sockets.len();
         let known = proc_line(&mut out, line, &mut first_bad);
