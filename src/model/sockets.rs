@@ -40,8 +40,15 @@ pub(crate) fn join_sessions(
             .conns
             .get(from as usize..to as usize)
             .unwrap_or_default();
+        let by_port = || {
+            if port == NONE {
+                None
+            } else {
+                kept.row_of(port)
+            }
+        };
         kept.last_row_of(by_remote)
-            .or_else(|| (port != NONE).then(|| kept.row_of(port)).flatten())
+            .or_else(by_port)
             .map(|i| (sid, i))
     });
     let of_session = name_sessions(rows, matches, join.sessions.len());
