@@ -56,29 +56,9 @@ struct ConnHistory {
     max: u32,
     /// The last sample that changed its row ([`SocketHistory::rows_kept`]).
     changed: u64,
-    /// The last sample it was in.
-    seen: u64,
-    /// Its latest samples not pushed yet: a quiet connection (nothing queued in its window)
-    /// seen again the same takes a sample of 0 bytes, one like the others, so each is
-    /// counted, not pushed (most of thousands of connections, their samples on the heap), and
-    /// pushed when they matter: when it changes or misses a sample. They are the samples up to
-    /// `seen`, their times in [`SocketHistory::times`].
-    pending: u32,
 }
 
 impl ConnHistory {
-    /// Pushes the samples counted in `pending` (of 0 bytes, at the times `times` holds):
-    /// the last [`TREND_SAMPLES`] of them are all the window keeps of them, as `recent` keeps
-    /// no more and each takes the place of the one before in `peaks`.
-    fn catch_up(&mut self, times: &[u32; TIMES]) {
-        let n = u64::from(self.pending).min(TREND_SAMPLES as u64);
-        for k in (0..n).rev() {
-            let at = self.seen.wrapping_sub(k) % TIMES as u64;
-            self.push(times[at as usize], 0);
-        }
-        self.pending = 0;
-    }
-
     fn push(&mut self, t: u32, q: u64) {
         let q = u32::try_from(q).unwrap_or(u32::MAX);
         if self.recent.len() == TREND_SAMPLES {
@@ -111,10 +91,6 @@ impl ConnHistory {
 
 /// Send-Q samples a row carries for its sparkline (the widest sparkline drawn is 20 cells).
 pub(crate) const TREND_SAMPLES: usize = 24;
-
-/// The latest samples' times a history holds (by sample number, modulo this): more than the
-/// [`TREND_SAMPLES`] a connection's uncounted samples need.
-const TIMES: usize = 32;
 
 /// Send-Q history per connection. Feed it every socket sample.
 ///
@@ -152,8 +128,6 @@ pub(crate) struct SocketHistory {
     joins: u64,
     /// Samples taken: a connection's `changed` is one of these.
     samples: u64,
-    /// The times of the latest samples, at their number modulo [`TIMES`].
-    times: [u32; TIMES],
     id: HistoryId,
 }
 
@@ -336,7 +310,6 @@ impl SocketHistory {
             latest: None,
             next_seq: 0,
             joins: 0,
-            times: [0; TIMES],
             samples: 0,
             id: HistoryId::new(),
         }
@@ -381,8 +354,6 @@ impl SocketHistory {
                 seq: self.next_seq,
                 max: 0,
                 changed: self.samples,
-                seen: self.samples,
-                pending: 0,
             },
             joined: false,
             place: NONE,
@@ -425,8 +396,6 @@ impl SocketHistory {
         let latest = self.latest.map(nanos);
         self.touched.clear();
         self.places_next.clear();
-        self.times[(sample % TIMES as u64) as usize] = now_ms;
-        let times = self.times;
         // How far the last sample's sockets moved: the place of the last connection not found
         // where it was, less its place now (rows inserted or removed before it).
         let mut shift = 0i64;
@@ -450,23 +419,9 @@ impl SocketHistory {
             }
             c.place = place;
             let h = &mut c.h;
-            if h.last_seen == now && (!h.recent.is_empty() || h.pending > 0) {
+            if h.last_seen == now && !h.recent.is_empty() {
                 continue;
             }
-            // Quiet, in the sample before and the same now: counted (its row is as it was).
-            let quiet = h.max == 0 && h.send_q == 0 && s.send_q == 0;
-            if quiet
-                && h.seen.checked_add(1) == Some(sample)
-                && (h.recv_q, h.state) == (s.recv_q, s.state)
-                && h.pending < u32::MAX
-            {
-                h.pending += 1;
-                h.seen = sample;
-                h.last_seen = now;
-                continue;
-            }
-            h.catch_up(&times);
-            h.seen = sample;
             let was = (h.send_q, h.recv_q, h.state, h.max);
             h.push(now_ms, s.send_q);
             // Its old samples dropped now, while its samples are in the cache (a second pass
@@ -503,7 +458,6 @@ impl SocketHistory {
             let seen = c.h.last_seen == now;
             if !seen {
                 // Those in this sample were expired as they were pushed.
-                c.h.catch_up(&self.times);
                 c.h.expire(now_ms, window);
                 // Out of the rows: back in them, it is a row made anew.
                 c.h.changed = sample;
@@ -1121,8 +1075,8 @@ mod tests {
         /// Built at every sample (so the rows are read from the sample's changed connections),
         /// over samples repeated unchanged for long stretches (the window slides under them),
         /// connections going and coming back, sockets listed in another order or twice: the
-        /// rows equal rows made anew, equal those of a history that finds every connection by
-        /// its endpoints alone, and say what every sample kept says of the window.
+        /// rows equal rows made anew, and equal those of a history that finds every connection
+        /// by its endpoints alone.
         #[test]
         fn rows_built_each_sample_equal_the_plain_ones(
             steps in proptest::collection::vec(
@@ -1140,9 +1094,6 @@ mod tests {
             let mut plain = SocketHistory::new(window);
             let mut k = Kept::new();
             let mut t = Duration::ZERO;
-            // Every sample of each remote port (the first of a port listed twice).
-            let mut every: std::collections::HashMap<String, Vec<(Duration, u64)>> =
-                Default::default();
             for (sockets, gap, repeats, turn) in steps {
                 let mut sample: Vec<Socket> = sockets
                     .iter()
@@ -1162,17 +1113,6 @@ mod tests {
                     plain.observe(&sample, t, &[]);
                     k.build(&h);
                     prop_assert_eq!(&k.rows, &plain.rows());
-                    let mut seen = std::collections::HashSet::new();
-                    for s in &sample {
-                        if seen.insert(s.remote.port.to_string()) {
-                            let port = s.remote.port.to_string();
-                            every.entry(port).or_default().push((t, s.send_q));
-                        }
-                    }
-                    for r in &k.rows {
-                        let (max, trend) = naive(&every[r.remote.port.as_str()], t, window);
-                        prop_assert_eq!((r.max_send_q, &r.trend), (max, &trend));
-                    }
                 }
             }
         }
