@@ -96,12 +96,13 @@ pub fn split(text: &str, asked: usize) -> Result<Vec<Cow<'_, str>>, SplitError> 
     // the lines between them only stretch the part they belong to.
     let mut before_end = 0;
     let mut pieces: Vec<std::ops::Range<usize>> = Vec::new();
-    let stretch = |pieces: &mut Vec<std::ops::Range<usize>>, before_end: &mut usize, end| {
-        match pieces.last_mut() {
+    let stretch =
+        |pieces: &mut Vec<std::ops::Range<usize>>, before_end: &mut usize, end| match pieces
+            .last_mut()
+        {
             Some(p) => p.end = end,
             None => *before_end = end,
-        }
-    };
+        };
     let bytes = text.as_bytes();
     // Where the lines read so far end.
     let mut offset = 0;
