@@ -28,6 +28,18 @@ struct Tracked {
 }
 
 impl Tracked {
+    /// Holds a place in the list while its entry is moved on; never read.
+    const HOLE: Tracked = Tracked {
+        sessid: Sid(0),
+        state: WaitState {
+            reason: WaitReason::Lock,
+            wait: None,
+        },
+        counts: (0, 0),
+        since: Duration::ZERO,
+        at_least: false,
+    };
+
     /// The wait of `th` at `t`, after `prev`, what was kept of its address: the same wait of
     /// the same thread goes on from when it began.
     fn of(
@@ -112,47 +124,60 @@ fn take_state(
     track.wait = wait;
 }
 
-/// The histories rewritten in place, front to back, in session order: a history stays where it
-/// lies unless one before it was added or forgotten; those moved on wait aside for a free place
-/// (usually none: new sessions have the highest sids, and come last).
-struct HistoryMerge<'a> {
-    list: &'a mut Vec<(Sid, SessionTrack)>,
-    aside: VecDeque<(Sid, SessionTrack)>,
-    /// Places before `write` hold this sample's histories; those from `read` on, the last's.
+/// A list in key order rewritten in place, front to back, by a sample in the same order (the
+/// waiting threads by address, the sessions' histories by sid): an entry stays where it lies
+/// unless one before it was added or forgotten; those moved on wait aside for a free place
+/// (usually none: most entries stay, new sessions have the highest sids and come last).
+struct InPlaceMerge<'a, T> {
+    list: &'a mut Vec<T>,
+    aside: VecDeque<T>,
+    /// Places before `write` hold this sample's entries; those from `read` on, the last's.
     write: usize,
     read: usize,
+    /// What holds a place while its entry is moved on.
+    hole: T,
 }
 
-impl HistoryMerge<'_> {
-    /// The last sample's next history.
-    fn next(&self) -> Option<&(Sid, SessionTrack)> {
+impl<'a, T: Clone> InPlaceMerge<'a, T> {
+    fn new(list: &'a mut Vec<T>, hole: T) -> Self {
+        InPlaceMerge {
+            list,
+            aside: VecDeque::new(),
+            write: 0,
+            read: 0,
+            hole,
+        }
+    }
+
+    /// The last sample's next entry.
+    fn next(&self) -> Option<&T> {
         self.list.get(self.read)
     }
 
-    /// Keeps the next history, updated by `update`: where it lies when nothing waits aside
-    /// and nothing before it was forgotten, else aside (its place, read, is then free).
-    fn keep(&mut self, update: impl FnOnce(&mut SessionTrack)) {
+    /// Keeps the next entry, updated by `update`: where it lies when nothing waits aside and
+    /// nothing before it was forgotten, else aside (its place, read, is then free).
+    fn keep(&mut self, update: impl FnOnce(&mut T)) {
         if self.aside.is_empty() && self.write == self.read {
-            update(&mut self.list[self.read].1);
+            update(&mut self.list[self.read]);
             self.write += 1;
             self.read += 1;
             return;
         }
-        let mut entry = std::mem::replace(&mut self.list[self.read], (Sid(0), SessionTrack::EMPTY));
+        let mut entry = std::mem::replace(&mut self.list[self.read], self.hole.clone());
         self.read += 1;
-        update(&mut entry.1);
+        update(&mut entry);
         self.aside.push_back(entry);
         self.settle();
     }
 
-    /// Forgets the next history: its place is free.
+    /// Forgets the next entry: its place is free.
     fn forget(&mut self) {
         self.read += 1;
         self.settle();
     }
 
-    /// Adds a history before the next one.
-    fn add(&mut self, entry: (Sid, SessionTrack)) {
+    /// Adds an entry before the next one.
+    fn add(&mut self, entry: T) {
         self.aside.push_back(entry);
         self.settle();
     }
@@ -362,42 +387,29 @@ impl WaitTracker {
     /// where the list has room (the places of threads no longer waiting, of those read
     /// already), the few that find none kept aside until it has.
     fn track_in_place(&mut self, u: &OnstatU, t: Duration, seen_begin: bool) {
-        let list = &mut self.current;
-        let mut aside: VecDeque<(Addr, Tracked)> = VecDeque::new();
-        // Places before `write` hold this sample's threads; those from `read` on, the last's.
-        let (mut write, mut read) = (0, 0);
+        let hole = (Addr(0), Tracked::HOLE);
+        let mut merge = InPlaceMerge::new(&mut self.current, hole);
         for th in &u.threads {
             let Some(reason) = th.wait_reason else {
                 continue;
             };
-            // The last sample's threads before it wait no longer: their places are free.
-            while list.get(read).is_some_and(|(a, _)| *a < th.address) {
-                read += 1;
+            // The last sample's threads before it wait no longer.
+            while merge.next().is_some_and(|(a, _)| *a < th.address) {
+                merge.forget();
             }
-            let prev = list
-                .get(read)
-                .filter(|(a, _)| *a == th.address)
-                .map(|(_, p)| *p);
-            read += usize::from(prev.is_some());
-            let entry = (
-                th.address,
-                Tracked::of(th, reason, prev.as_ref(), t, seen_begin),
-            );
-            if aside.is_empty() && write < read {
-                list[write] = entry;
-                write += 1;
-                continue;
-            }
-            aside.push_back(entry);
-            while write < read {
-                let Some(e) = aside.pop_front() else { break };
-                list[write] = e;
-                write += 1;
+            if merge.next().is_some_and(|(a, _)| *a == th.address) {
+                merge
+                    .keep(|(_, prev)| *prev = Tracked::of(th, reason, Some(&*prev), t, seen_begin));
+            } else {
+                let tracked = Tracked::of(th, reason, None, t, seen_begin);
+                merge.add((th.address, tracked));
             }
         }
         // What is left of the last sample's waits no longer.
-        list.truncate(write);
-        list.extend(aside);
+        while merge.next().is_some() {
+            merge.forget();
+        }
+        merge.finish();
     }
 
     /// The waiting threads of `u`, in any order, in a list built anew: each compared with the
@@ -432,12 +444,7 @@ impl WaitTracker {
     ) {
         let horizon = t.saturating_sub(HISTORY_SPAN);
         let last = self.last_t;
-        let mut merge = HistoryMerge {
-            list: &mut self.history,
-            aside: VecDeque::new(),
-            write: 0,
-            read: 0,
-        };
+        let mut merge = InPlaceMerge::new(&mut self.history, (Sid(0), SessionTrack::EMPTY));
         for &(sid, reason, wait) in states {
             // Sessions not in this sample: kept while seen within the history span.
             while let Some(gone) = merge.next().filter(|(s, _)| *s < sid) {
@@ -450,7 +457,7 @@ impl WaitTracker {
             let mut span = Span::new(t, reason);
             span.at_least = !seen_begin;
             if merge.next().is_some_and(|(s, _)| *s == sid) {
-                merge.keep(|track| take_state(track, last, reason, wait, t, horizon, span));
+                merge.keep(|(_, track)| take_state(track, last, reason, wait, t, horizon, span));
             } else {
                 merge.add((sid, SessionTrack::fresh(t, wait, span)));
             }
