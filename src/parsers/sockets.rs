@@ -351,11 +351,13 @@ fn hex_n(b: &[u8], n: usize) -> Option<u64> {
 /// which reads any spacing and says where a bad row went wrong; both give the same `Socket`.
 fn proc_row_fast(line: &str) -> Option<Socket> {
     let b = line.as_bytes();
-    let mut i = b.iter().position(|c| *c != b' ')?;
+    let start = b.iter().position(|c| *c != b' ')?;
+    let mut i = start;
     while b.get(i)?.is_ascii_digit() {
         i += 1;
     }
-    if b.get(i) != Some(&b':') || b.get(i + 1) != Some(&b' ') {
+    // The row's number, then `: ` (the full parser wants a number there too).
+    if i == start || b.get(i) != Some(&b':') || b.get(i + 1) != Some(&b' ') {
         return None;
     }
     i += 2;
@@ -764,11 +766,12 @@ pub(crate) mod reference {
 
     fn proc_row_fast(line: &str) -> Option<Socket> {
         let b = line.as_bytes();
-        let mut i = b.iter().position(|c| *c != b' ')?;
+        let start = b.iter().position(|c| *c != b' ')?;
+        let mut i = start;
         while b.get(i)?.is_ascii_digit() {
             i += 1;
         }
-        if b.get(i) != Some(&b':') || b.get(i + 1) != Some(&b' ') {
+        if i == start || b.get(i) != Some(&b':') || b.get(i + 1) != Some(&b' ') {
             return None;
         }
         i += 2;
@@ -1081,8 +1084,11 @@ udp        0      0 0.0.0.0:68              0.0.0.0:*                           
             "   1: 0500000A:2380",
             "   1: 0500000G:2380 0501140A:C822 01 0:0",
             "x",
+            // No row number before the colon: not a row to either parser.
+            "   : 0500000A:2380 0501140A:C822 01 00009000:00000000",
         ] {
             assert!(proc_row_fast(bad).is_none(), "{bad:?}");
+            assert!(proc_row(bad).is_err(), "{bad:?}");
         }
     }
 
