@@ -9,6 +9,7 @@ use super::Unparsed;
 use super::{Miss, OnstatBody, Seen};
 use crate::error::ParseError;
 use crate::ids::Addr;
+use compact_str::CompactString;
 use nom::branch::alt;
 use nom::bytes::complete::tag;
 use nom::character::complete::char;
@@ -54,7 +55,7 @@ pub struct Transaction {
     /// rollback; 2 `T` tightly / `L` loosely coupled; 3 `B` begun, `P` prepared, `X` XA
     /// prepared, `C` committing, `R` rolling back, `H` heuristically rolling back; 4 `X` XA;
     /// 5 `G` global, `C` coordinator, `S` subordinate, `B` both, `M` redirected.
-    pub flags: String,
+    pub flags: CompactString,
     /// The owning thread (rstcb): an `onstat -u` address; `None` for 0 (a suspended XA
     /// transaction has no thread).
     pub userthread: Option<Addr>,
@@ -64,10 +65,10 @@ pub struct Transaction {
     /// Where its latest log record is (it moves back while it rolls back).
     pub curr_logpos: Option<LogPos>,
     /// `COMMIT`, `DIRTY`, `CURSOR`, `REPEAT`, `NOTRANS`, ... as printed.
-    pub isolation: String,
+    pub isolation: CompactString,
     /// `est. rb_time`: estimated rollback time as printed (`0:07`); `None` for `-` or where the
     /// column is not printed.
-    pub rb_time: Option<String>,
+    pub rb_time: Option<CompactString>,
     pub retrys: u64,
     /// The coordinator of a distributed transaction, as printed.
     pub coord: Option<String>,
@@ -273,13 +274,13 @@ fn transaction(t: &str) -> Result<Transaction, Miss<'_>> {
     });
     Ok(Transaction {
         address,
-        flags: flags.to_string(),
+        flags: flags.into(),
         userthread: userthread.non_zero(),
         locks,
         begin_logpos,
         curr_logpos,
-        isolation: isol.to_string(),
-        rb_time: rb_time.map(str::to_string),
+        isolation: isol.into(),
+        rb_time: rb_time.map(CompactString::from),
         retrys,
         coord,
     })
@@ -292,7 +293,7 @@ pub(crate) mod reference {
     use super::super::lex::reference::{dec_u32, dec_u64, header_words, hex_addr, sp1};
     use super::super::lex::{self, PResult};
     use super::super::Miss;
-    use super::{LogPos, Transaction};
+    use super::{CompactString, LogPos, Transaction};
     use nom::branch::alt;
     use nom::bytes::complete::{tag, take_while1, take_while_m_n};
     use nom::character::complete::char;
@@ -362,13 +363,13 @@ pub(crate) mod reference {
         });
         Ok(Transaction {
             address,
-            flags: flags.to_string(),
+            flags: flags.into(),
             userthread: userthread.non_zero(),
             locks,
             begin_logpos,
             curr_logpos,
-            isolation: isol.to_string(),
-            rb_time: rb_time.map(str::to_string),
+            isolation: isol.into(),
+            rb_time: rb_time.map(CompactString::from),
             retrys,
             coord,
         })
