@@ -454,6 +454,13 @@ pub struct Activity {
     /// needs (`informix_active_sessions`, the database-time counter), at a fraction of the
     /// memory.
     counts_only: bool,
+    /// Each active session's statement words as last taken, by session: a statement is most
+    /// often the same text second after second, and its words are then known without being
+    /// taken and named again. Only of sessions in the last sample; emptied when names are
+    /// renumbered ([`Activity::compact`]).
+    words_seen: FxHashMap<u32, WordsSeen>,
+    /// Samples added (what [`WordsSeen::sample`] counts).
+    samples: u64,
 }
 
 /// One sample's active sessions by class (seconds of database time = count × weight).
@@ -616,8 +623,14 @@ pub fn statement_words(sql: &str, max: usize) -> String {
 /// [`statement_words`] into `out` (emptied first), in its room: the characters are counted as
 /// the words are added, not again for each word.
 pub fn statement_words_into(sql: &str, max: usize, out: &mut String) {
+    words_into(sql, max, out);
+}
+
+/// [`statement_words_into`], saying which of `sql` the words were taken from.
+fn words_into(sql: &str, max: usize, out: &mut String) -> WordsFrom {
     out.clear();
     let mut chars = 0;
+    let mut from = WordsFrom { end: 0, cut: false };
     for w in sql.split_whitespace() {
         if !out.is_empty() {
             out.push(' ');
@@ -625,7 +638,10 @@ pub fn statement_words_into(sql: &str, max: usize, out: &mut String) {
         }
         out.push_str(w);
         chars += w.chars().count();
+        // `w` is a piece of `sql`: where it ends in it.
+        from.end = w.as_ptr() as usize - sql.as_ptr() as usize + w.len();
         if chars >= max {
+            from.cut = true;
             break;
         }
     }
@@ -636,6 +652,46 @@ pub fn statement_words_into(sql: &str, max: usize, out: &mut String) {
             .map_or(out.len(), |(i, _)| i);
         out.truncate(cut);
         out.push('…');
+    }
+    from
+}
+
+/// Which part of a statement its words were taken from: up to `end` (the end of the last word
+/// taken), and whether they stopped there at the length wanted (`cut`) or took every word.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct WordsFrom {
+    end: usize,
+    cut: bool,
+}
+
+/// A session's statement as its words were last taken: the text they were taken from, how,
+/// and the words' name.
+#[derive(Debug, Clone)]
+struct WordsSeen {
+    text: Box<str>,
+    cut: bool,
+    name: NameId,
+    /// The last sample that used it.
+    sample: u64,
+}
+
+impl WordsSeen {
+    /// Whether `sql` has the words `self` was taken for: the same text up to where they were
+    /// taken, and there a word's end (a cut) or nothing but blanks (every word taken).
+    fn same_words(&self, sql: &str) -> bool {
+        let end = self.text.len();
+        if sql.as_bytes().get(..end) != Some(self.text.as_bytes()) {
+            return false;
+        }
+        // The same bytes as a whole `str` up to `end`: `end` is a character boundary of `sql`.
+        let Some(rest) = sql.get(end..) else {
+            return false;
+        };
+        if self.cut {
+            rest.chars().next().is_none_or(char::is_whitespace)
+        } else {
+            rest.chars().all(char::is_whitespace)
+        }
     }
 }
 
@@ -685,19 +741,7 @@ impl Activity {
             let program = self.names.id(a.program.unwrap_or(""));
             let ident = self.ident(user, host, program);
             let sql = match a.sql {
-                Some(q) => {
-                    // The row keeps the statement's first words (what a recording's track
-                    // keeps, so a track gives the same rows); reports group them by their
-                    // fingerprint, made once per text.
-                    statement_words_into(q, SQL_KEY_CHARS, &mut words);
-                    let text = self.names.id(&words);
-                    if text != NONE && !self.fp_of.contains_key(&text) {
-                        let fp = crate::model::fingerprint::fingerprint(&words);
-                        let fp = self.names.id(&fp);
-                        self.fp_of.insert(text, fp);
-                    }
-                    text
-                }
+                Some(q) => self.statement_name(a.sid, q, &mut words),
                 None => NONE,
             };
             let object = self.names.id(a.object.as_deref().unwrap_or(""));
@@ -712,11 +756,46 @@ impl Activity {
                 class: a.class,
             });
         }
+        if !self.counts_only {
+            let sample = self.samples;
+            self.words_seen.retain(|_, w| w.sample == sample);
+        }
+        self.samples += 1;
         self.rows += rows.len();
         self.recent.push_back(Sample { at, weight, rows });
         self.chart.push_back(ChartPoint { at, weight, counts });
         self.age(at);
         true
+    }
+
+    /// The name of session `sid`'s statement `sql` as a row keeps it: its first words (what a
+    /// recording's track keeps, so a track gives the same rows), which reports group by their
+    /// fingerprint, made once per text. Taken again only when the text differs from the
+    /// session's last where its words were taken.
+    fn statement_name(&mut self, sid: Sid, sql: &str, words: &mut String) -> NameId {
+        let sid = u32::try_from(sid.0).unwrap_or(u32::MAX);
+        let sample = self.samples;
+        if let Some(seen) = self.words_seen.get_mut(&sid) {
+            if seen.same_words(sql) {
+                seen.sample = sample;
+                return seen.name;
+            }
+        }
+        let from = words_into(sql, SQL_KEY_CHARS, words);
+        let name = self.names.id(words);
+        if name != NONE && !self.fp_of.contains_key(&name) {
+            let fp = crate::model::fingerprint::fingerprint(words);
+            let fp = self.names.id(&fp);
+            self.fp_of.insert(name, fp);
+        }
+        let seen = WordsSeen {
+            text: sql.get(..from.end).unwrap_or_default().into(),
+            cut: from.cut,
+            name,
+            sample,
+        };
+        self.words_seen.insert(sid, seen);
+        name
     }
 
     fn ident(&mut self, user: NameId, host: NameId, program: NameId) -> NameId {
@@ -807,6 +886,8 @@ impl Activity {
 
     /// Keeps only the names and idents the rows still use.
     fn compact(&mut self) {
+        // The names are numbered anew: the words' names kept by session would name others.
+        self.words_seen.clear();
         let mut names = Names::default();
         let mut idents: FxHashMap<(NameId, NameId, NameId), NameId> = FxHashMap::default();
         let mut ident_of = Vec::new();
@@ -1478,6 +1559,117 @@ pub fn truncate(s: &str, n: usize) -> String {
     let mut t: String = s.chars().take(n.saturating_sub(1)).collect();
     t.push('…');
     t
+}
+
+#[cfg(test)]
+mod words_seen {
+    //! A session's statement words known again without taking them.
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Texts of a few words, blanks of several kinds (Unicode ones too) and wide characters,
+    /// so that a cut at a small length falls inside and between words.
+    fn text() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            Just("select"),
+            Just("sel"),
+            Just("é"),
+            Just("x1"),
+            Just(" "),
+            Just("  "),
+            Just("\n"),
+            Just("\t"),
+            Just("\u{a0}"),
+            Just("\u{3000}"),
+        ];
+        proptest::collection::vec(piece, 0..12).prop_map(|p| p.concat())
+    }
+
+    /// A second text: the first with its end changed, something added, or another.
+    fn second(first: String) -> impl Strategy<Value = (String, String)> {
+        let (f1, f2, f3) = (first.clone(), first.clone(), first.clone());
+        prop_oneof![
+            Just((first.clone(), first.clone())),
+            text().prop_map(move |t| (f1.clone(), format!("{f1}{t}"))),
+            (0..=first.len(), text()).prop_map(move |(n, t)| {
+                let cut = (0..=n).rev().find(|&i| f2.is_char_boundary(i)).unwrap_or(0);
+                (f2.clone(), format!("{}{t}", &f2[..cut]))
+            }),
+            text().prop_map(move |t| (f3.clone(), t)),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(20_000))]
+        #[test]
+        fn a_text_said_the_same_has_the_same_words(
+            (a, b) in text().prop_flat_map(second),
+            max in 1usize..16,
+        ) {
+            let mut words = String::new();
+            let from = words_into(&a, max, &mut words);
+            let seen = WordsSeen {
+                text: a[..from.end].into(),
+                cut: from.cut,
+                name: NONE,
+                sample: 0,
+            };
+            if a == b {
+                prop_assert!(seen.same_words(&b), "{a:?}");
+            }
+            if seen.same_words(&b) {
+                prop_assert_eq!(statement_words(&b, max), words, "{:?} then {:?}", a, b);
+            }
+        }
+    }
+
+    /// Over samples where sessions keep, lengthen, change and lose their statements (and
+    /// names are renumbered), each row's statement is named by its own words.
+    #[test]
+    fn each_row_names_its_own_words() {
+        let long = "select a from t where b = ".repeat(12);
+        let texts: Vec<String> = vec![
+            format!("{long}1"),
+            format!("{long}2"),
+            format!("{long} 1"),
+            "select 1".into(),
+            "select 1 ".into(),
+            "select 10".into(),
+            "select  1\n".into(),
+            String::new(),
+        ];
+        let mut a = Activity::new();
+        let mut state = 7u64;
+        for t in 0..400u32 {
+            let mut actives = Vec::new();
+            for sid in 1..6u64 {
+                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let pick = (state >> 33) as usize % (texts.len() + 1);
+                let sql = texts.get(pick).map(String::as_str);
+                actives.push(Active {
+                    sid: Sid(sid),
+                    class: Class::Cpu,
+                    user: "app",
+                    host: None,
+                    program: None,
+                    sql,
+                    object: None,
+                    head: None,
+                });
+            }
+            assert!(a.add(f64::from(t), &actives));
+            if t % 97 == 96 {
+                a.compact();
+            }
+            let sample = a.recent.back().expect("a sample");
+            for (row, act) in sample.rows.iter().zip(&actives) {
+                let want = act.sql.map(|q| statement_words(q, SQL_KEY_CHARS));
+                let got = a.names.name(row.sql).map(str::to_string);
+                let want = want.filter(|w| !w.is_empty());
+                assert_eq!(got, want, "second {t}, session {}", row.sid);
+            }
+        }
+    }
 }
 
 #[cfg(test)]
