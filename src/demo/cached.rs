@@ -231,8 +231,9 @@ fn every_request(demo: &DemoInstance, t: u64) -> Vec<Request> {
 ///
 /// `DEMO_DIGESTS_SESSIONS=300` limits it to one size; `DEMO_DIGESTS_STRIDE=N` asks at every
 /// `N`th second of the 5,000-session instance only (the whole cycle at opt-level 1 is most of
-/// an hour); with `DEMO_DIGESTS_STRIDE_ALL=1` the 300-session instance too. The last line counts
-/// the answers and their bytes.
+/// an hour); with `DEMO_DIGESTS_STRIDE_ALL=1` the 300-session instance too; with
+/// `DEMO_DIGESTS_SPREAD=1` every instance at `spread_seconds` instead. The last line counts the
+/// answers and their bytes.
 #[test]
 #[ignore]
 fn digests() {
@@ -249,6 +250,7 @@ fn digests() {
         .unwrap_or(1)
         .max(1);
     let all_strided = std::env::var_os("DEMO_DIGESTS_STRIDE_ALL").is_some();
+    let spread = std::env::var_os("DEMO_DIGESTS_SPREAD").is_some();
     let mut out = String::new();
     let mut total = 0usize;
     let mut bytes = 0usize;
@@ -270,7 +272,14 @@ fn digests() {
                 } else {
                     stride
                 };
-                for s in (0..super::timeline::CYCLE).step_by(every as usize) {
+                let seconds: Vec<u64> = if spread {
+                    spread_seconds()
+                } else {
+                    (0..super::timeline::CYCLE)
+                        .step_by(every as usize)
+                        .collect()
+                };
+                for s in seconds {
                     let requests = every_request(&demo, s);
                     let mut d = ring::digest::Context::new(&ring::digest::SHA256);
                     let mut n = 0usize;
@@ -296,6 +305,29 @@ fn digests() {
     }
     let _ = writeln!(out, "answers {total} bytes {bytes}");
     std::fs::write(path, out).expect("the digests written");
+}
+
+/// The seconds `DEMO_DIGESTS_SPREAD=1` asks at, in this order: 40 spread over the cycle, 40
+/// in a row through the lock chain (what a memo of the second before serves), then a seek
+/// backwards and forwards, and a second of the next cycle.
+fn spread_seconds() -> Vec<u64> {
+    let cycle = super::timeline::CYCLE;
+    let mut seconds: Vec<u64> = (0..40).map(|k| k * cycle / 40 + k % 7).collect();
+    seconds.extend(270..310);
+    seconds.extend([
+        309,
+        150,
+        151,
+        152,
+        640,
+        641,
+        12,
+        290,
+        291,
+        cycle + 291,
+        cycle + 292,
+    ]);
+    seconds
 }
 
 /// A tick's `onstat -i` is sized from the last answers to its options: the second time the
@@ -346,6 +378,29 @@ fn tenants_at_a_second_are_each_slots() {
                 each.as_slice(),
                 "{sessions} {messy} {t}"
             );
+        }
+    }
+}
+
+/// A session's slot found by its sid is the first slot whose tenant has it, as a walk over
+/// every slot finds it: for every sid present, the ones that left and some never given, tidy
+/// and messy, at seconds where slots churn.
+#[test]
+fn a_sids_slot_is_the_walks() {
+    for (sessions, messy) in [(300, false), (300, true), (5_000, true)] {
+        let demo = DemoInstance::build(2, sessions, messy);
+        let mut asked: Vec<u64> = (0..40).collect();
+        for t in [0, 31, 277, 278, 700, 1_500] {
+            asked.extend(demo.sids_at(t));
+            asked.extend(demo.sids_at(t).iter().map(|s| s + 1));
+        }
+        asked.extend(demo.sids());
+        for t in [0, 31, 277, 278, 700, 1_500] {
+            let w = demo.world(t);
+            for &sid in &asked {
+                let walk = w.tenants.iter().position(|tn| tn.present && tn.sid == sid);
+                assert_eq!(w.slot_of_sid(sid), walk, "{sessions} {messy} {t} {sid}");
+            }
         }
     }
 }

@@ -100,20 +100,20 @@ fn steady_rate(seed: u64, tid: u64) -> f64 {
 }
 
 /// The demo clock's `MM/DD HH:MM:SS` at demo second `t`, written onto `o`.
-fn month_day_time(o: &mut String, t: u64) {
+fn month_day_time(o: &mut text::Rows<'_>, t: u64) {
     let (month, day, tod) = super::onstat::civil(i64::try_from(t).unwrap_or(i64::MAX));
-    text::zdec(o, month, 2);
-    o.push('/');
-    text::zdec(o, day, 2);
-    o.push(' ');
-    text::hms(o, tod);
+    o.zdec(month, 2);
+    o.ascii(b'/');
+    o.zdec(day, 2);
+    o.ascii(b' ');
+    o.hms(tod);
 }
 
 /// One row: ` 4      aio vp 0          5aio*   06/05 11:19:00    29409.7586    9587799    IO Idle`.
 /// The vp column is `vp` and a `*` when `star` (a VP's own poll thread).
 #[allow(clippy::too_many_arguments)]
 fn row(
-    o: &mut String,
+    o: &mut text::Rows<'_>,
     tid: u64,
     name: &str,
     vp: Vp,
@@ -123,25 +123,25 @@ fn row(
     scheds: u64,
     status: &Status,
 ) {
-    o.push(' ');
-    text::ldec(o, tid, 7);
-    text::left(o, name, 18);
+    o.ascii(b' ');
+    o.dec(tid, 7);
+    o.left(name, 18);
     let at = o.len();
     vp.write(o);
     if star {
-        o.push('*');
+        o.ascii(b'*');
     }
-    text::pad(o, 8usize.saturating_sub(o.len() - at));
+    o.pad(8usize.saturating_sub(o.len() - at));
     month_day_time(o, last_run);
-    o.push(' ');
+    o.ascii(b' ');
     // Straight into the row (no String a row): the same digits as `format!("{cpu:.4}")`
     // right-aligned in 13.
     let _ = write!(o, "{cpu:>13.4}");
-    o.push(' ');
-    text::rdec(o, scheds, 10);
-    o.push_str("    ");
+    o.ascii(b' ');
+    o.rdec(scheds, 10);
+    o.str("    ");
     status.write(o);
-    o.push('\n');
+    o.ascii(b'\n');
 }
 
 /// `onstat -g cpu` at the world's moment, walking the ledger up to it.
@@ -159,24 +159,26 @@ pub(crate) fn onstat_g_cpu(
     o.push_str(
         " tid    name              vp       Last Run           CPU Time     #scheds    status\n",
     );
-    let steady = |o: &mut String, tid: u64, name: &str, vp: Vp, star: bool, status: &Status| {
-        let rate = steady_rate(seed, tid);
-        // Up since an hour before time 0.
-        let secs = (t + 3_600) as f64 * rate;
-        row(
-            o,
-            tid,
-            name,
-            vp,
-            star,
-            t.saturating_sub(1),
-            secs,
-            1 + (secs * 400.0) as u64,
-            status,
-        );
-    };
+    let steady =
+        |o: &mut text::Rows<'_>, tid: u64, name: &str, vp: Vp, star: bool, status: &Status| {
+            let rate = steady_rate(seed, tid);
+            // Up since an hour before time 0.
+            let secs = (t + 3_600) as f64 * rate;
+            row(
+                o,
+                tid,
+                name,
+                vp,
+                star,
+                t.saturating_sub(1),
+                secs,
+                1 + (secs * 400.0) as u64,
+                status,
+            );
+        };
+    let mut r = text::Rows::new(&mut o);
     for (i, (status, vp, name)) in SYSTEM_THREADS.iter().enumerate() {
-        steady(&mut o, 2 + i as u64, name, Vp::Named(vp), true, status);
+        steady(&mut r, 2 + i as u64, name, Vp::Named(vp), true, status);
     }
     let mut ledger = ledger
         .lock()
@@ -206,16 +208,17 @@ pub(crate) fn onstat_g_cpu(
                     )
                 };
                 row(
-                    &mut o, th.tid, th.name, vp, false, last, cpu, scheds, status,
+                    &mut r, th.tid, th.name, vp, false, last, cpu, scheds, status,
                 );
             }
             // A parallel query's helper: see the module's note.
             Some(_) => {
                 let last = t.saturating_sub(1);
-                row(&mut o, th.tid, th.name, vp, false, last, 0.0, 1, status);
+                row(&mut r, th.tid, th.name, vp, false, last, 0.0, 1, status);
             }
-            None => steady(&mut o, th.tid, th.name, vp, false, status),
+            None => steady(&mut r, th.tid, th.name, vp, false, status),
         }
     }
+    drop(r);
     o
 }

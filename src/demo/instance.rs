@@ -443,6 +443,17 @@ impl Population {
         }
     }
 
+    /// The slot of the session connected all along whose sid is `sid`, if one is. No other
+    /// slot's tenant ever has its sid: the slots' own sids rise with the slot, and a slot
+    /// that churns gives its tenants fresh sids, past every slot's own.
+    pub(crate) fn steady_slot_of_sid(&self, sid: u64) -> Option<usize> {
+        if sid >= self.fresh_sid {
+            return None;
+        }
+        let k = self.sessions.binary_search_by_key(&sid, |s| s.sid).ok()?;
+        self.sessions[k].churn.is_none().then_some(k)
+    }
+
     /// Seconds the slot stays empty before the `epoch`-th session connects (the first was
     /// connected before the demo began).
     fn churn_gap(&self, s: &Session, epoch: u64) -> u64 {
@@ -654,28 +665,28 @@ pub(crate) enum Status {
 
 impl Status {
     /// As `onstat -g ath` prints it, appended to `o`.
-    pub(crate) fn write(&self, o: &mut String) {
+    pub(crate) fn write(&self, o: &mut super::text::Rows<'_>) {
         match self {
-            Status::Running => o.push_str("running"),
-            Status::Ready => o.push_str("ready"),
-            Status::IoWait => o.push_str("IO Wait"),
-            Status::IoIdle => o.push_str("IO Idle"),
+            Status::Running => o.str("running"),
+            Status::Ready => o.str("ready"),
+            Status::IoWait => o.str("IO Wait"),
+            Status::IoIdle => o.str("IO Idle"),
             Status::Sleeping(n) => {
-                o.push_str("sleeping secs: ");
-                super::text::ldec(o, *n, 0);
+                o.str("sleeping secs: ");
+                o.dec(*n, 0);
             }
-            Status::SleepingForever => o.push_str("sleeping forever"),
+            Status::SleepingForever => o.str("sleeping forever"),
             Status::Cond { name, .. } => {
-                o.push_str("cond wait  ");
-                o.push_str(name);
+                o.str("cond wait  ");
+                o.str(name);
             }
-            Status::Lock => o.push_str("lock wait"),
-            Status::Buffer => o.push_str("buffer wait"),
-            Status::Checkpoint => o.push_str("checkpoint wait"),
-            Status::LogWait => o.push_str("log wait"),
+            Status::Lock => o.str("lock wait"),
+            Status::Buffer => o.str("buffer wait"),
+            Status::Checkpoint => o.str("checkpoint wait"),
+            Status::LogWait => o.str("log wait"),
             Status::Mutex(m) => {
-                o.push_str("mutex wait ");
-                o.push_str(m);
+                o.str("mutex wait ");
+                o.str(m);
             }
         }
     }
@@ -683,7 +694,7 @@ impl Status {
     /// As `onstat -g ath` prints it.
     pub(crate) fn text(&self) -> String {
         let mut o = String::new();
-        self.write(&mut o);
+        self.write(&mut super::text::Rows::new(&mut o));
         o
     }
 }

@@ -117,13 +117,13 @@ pub(crate) enum Vp {
 impl Vp {
     /// Its name (`3cpu`, `adm`) at the end of `o`, without `fmt`: the demo's rows print it
     /// for every thread.
-    pub(crate) fn write(&self, o: &mut String) {
+    pub(crate) fn write(&self, o: &mut super::text::Rows<'_>) {
         match self {
             Vp::Cpu(n) => {
-                super::text::ldec(o, u64::from(*n), 0);
-                o.push_str("cpu");
+                o.dec(u64::from(*n), 0);
+                o.str("cpu");
             }
-            Vp::Named(s) => o.push_str(s),
+            Vp::Named(s) => o.str(s),
         }
     }
 }
@@ -540,6 +540,17 @@ impl<'a> World<'a> {
 
     /// The slot of the session `sid` now.
     pub(crate) fn slot_of_sid(&self, sid: u64) -> Option<usize> {
+        // A session connected all along is the only one with its sid (`steady_slot_of_sid`):
+        // found at once, not by a walk over every slot for each session asked about.
+        if let Some(k) = self.pop.steady_slot_of_sid(sid) {
+            if self
+                .tenants
+                .get(k)
+                .is_some_and(|t| t.present && t.sid == sid)
+            {
+                return Some(k);
+            }
+        }
         self.tenants.iter().position(|t| t.present && t.sid == sid)
     }
 

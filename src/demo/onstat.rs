@@ -71,19 +71,21 @@ pub(crate) fn users(w: &World<'_>, o: &mut String) {
     o.push_str(
         "address          flags   sessid   user     tty      wait             tout locks nreads   nwrites\n",
     );
+    let mut r = text::Rows::new(o);
     for th in threads {
-        text::lhex(o, th.rstcb, 17);
-        text::left(o, flags_str(&th.flags), 8);
-        text::ldec(o, th.sid, 9);
-        text::left(o, th.user, 9);
-        o.push_str("-        ");
-        text::lhex(o, th.wait, 17);
-        o.push_str("0    ");
-        text::ldec(o, u64::from(th.locks), 6);
-        text::ldec(o, th.nreads, 9);
-        text::ldec(o, th.nwrites, 0);
-        o.push('\n');
+        r.hex(th.rstcb, 17);
+        r.left(flags_str(&th.flags), 8);
+        r.dec(th.sid, 9);
+        r.left(th.user, 9);
+        r.str("-        ");
+        r.hex(th.wait, 17);
+        r.str("0    ");
+        r.dec(u64::from(th.locks), 6);
+        r.dec(th.nreads, 9);
+        r.dec(th.nwrites, 0);
+        r.ascii(b'\n');
     }
+    drop(r);
     let active = threads.len();
     let n = w.pop.sessions.len();
     let peak = (w.pop.daemons.len() + n + n / 10 + 7).max(active);
@@ -100,14 +102,15 @@ pub(crate) fn onstat_g_con(w: &World<'_>, o: &mut String) {
     banner_into(w, o);
     o.push_str("Conditions with waiters:\n");
     o.push_str("cid      addr             name               waiter   waittime\n");
+    let mut r = text::Rows::new(o);
     for th in threads {
         if let Status::Cond { name, cid, waited } = th.status {
-            text::ldec(o, cid, 9);
-            text::lhex(o, th.wait, 17);
-            text::left(o, name, 19);
-            text::ldec(o, th.tid, 9);
-            text::ldec(o, waited, 0);
-            o.push('\n');
+            r.dec(cid, 9);
+            r.hex(th.wait, 17);
+            r.left(name, 19);
+            r.dec(th.tid, 9);
+            r.dec(waited, 0);
+            r.ascii(b'\n');
         }
     }
 }
@@ -118,26 +121,26 @@ pub(crate) fn tcb(pop: &Population, tid: u64) -> u64 {
 
 /// One `onstat -g ath` row; `ids` is (tid, tcb, rstcb, prty).
 pub(crate) fn ath_row(
-    o: &mut String,
+    r: &mut text::Rows<'_>,
     ids: (u64, u64, u64, u8),
     status: &Status,
     vp: Vp,
     name: &str,
 ) {
     let (tid, tcb, rstcb, prty) = ids;
-    o.push(' ');
-    text::ldec(o, tid, 8);
-    text::lhex(o, tcb, 17);
-    text::lhex(o, rstcb, 17);
-    text::ldec(o, u64::from(prty), 5);
-    let at = o.len();
-    status.write(o);
-    text::pad(o, 24usize.saturating_sub(o.len() - at).max(1));
-    let at = o.len();
-    vp.write(o);
-    text::pad(o, 12usize.saturating_sub(o.len() - at));
-    o.push_str(name);
-    o.push('\n');
+    r.ascii(b' ');
+    r.dec(tid, 8);
+    r.hex(tcb, 17);
+    r.hex(rstcb, 17);
+    r.dec(u64::from(prty), 5);
+    let at = r.len();
+    status.write(r);
+    r.pad(24usize.saturating_sub(r.len() - at).max(1));
+    let at = r.len();
+    vp.write(r);
+    r.pad(12usize.saturating_sub(r.len() - at));
+    r.str(name);
+    r.ascii(b'\n');
 }
 
 /// `onstat -g ath`: every thread; user threads carry their `onstat -u` address as rstcb.
@@ -148,13 +151,20 @@ pub(crate) fn onstat_g_ath(w: &World<'_>, o: &mut String) {
     o.push_str(
         " tid     tcb              rstcb            prty status                vp-class      name\n",
     );
+    let mut r = text::Rows::new(o);
     for (i, (status, vp, name)) in SYSTEM_THREADS.iter().enumerate() {
         let tid = 2 + i as u64;
-        ath_row(o, (tid, tcb(w.pop, tid), 0, 2), status, Vp::Named(vp), name);
+        ath_row(
+            &mut r,
+            (tid, tcb(w.pop, tid), 0, 2),
+            status,
+            Vp::Named(vp),
+            name,
+        );
     }
     for th in threads {
         ath_row(
-            o,
+            &mut r,
             (th.tid, tcb(w.pop, th.tid), th.rstcb, th.prty),
             &th.status,
             th.vp,
@@ -175,6 +185,16 @@ pub(crate) fn clock(t: i64) -> (String, String) {
         format!("{m:02}/{d:02}/{y:04}"),
         format!("{:02}:{:02}:{:02}", tod / 3_600, tod / 60 % 60, tod % 60),
     )
+}
+
+/// The date [`clock`] prints (`MM/DD/YYYY`), written in place.
+fn date_into(r: &mut text::Rows<'_>, t: i64) {
+    let (y, m, d, _) = civil_date(t);
+    r.zdec(m as u64, 2);
+    r.ascii(b'/');
+    r.zdec(d as u64, 2);
+    r.ascii(b'/');
+    r.zdec(y as u64, 4);
 }
 
 /// The month, day and second of the day of a moment of the demo clock (what [`clock`]
@@ -204,24 +224,24 @@ fn civil_date(t: i64) -> (i64, i64, i64, i64) {
 
 /// The client end of a session's connection as `onstat -g ntt` prints it
 /// (`10.20.1.13|51234|soctcp`; nothing for a shared-memory connection).
-pub(crate) fn ntt_address_into(o: &mut String, link: Link) {
+pub(crate) fn ntt_address_into(o: &mut text::Rows<'_>, link: Link) {
     let (ip, port, mapped) = match link {
         Link::Tcp { ip, port } => (ip, port, false),
         Link::Tcp6Mapped { ip, port } => (ip, port, true),
         Link::Shm => return,
     };
     if mapped {
-        o.push_str("::ffff:");
+        o.str("::ffff:");
     }
     for (i, b) in ip.iter().enumerate() {
         if i > 0 {
-            o.push('.');
+            o.ascii(b'.');
         }
-        text::ldec(o, u64::from(*b), 0);
+        o.dec(u64::from(*b), 0);
     }
-    o.push('|');
-    text::ldec(o, u64::from(port), 0);
-    o.push_str("|soctcp");
+    o.ascii(b'|');
+    o.dec(u64::from(port), 0);
+    o.str("|soctcp");
 }
 
 /// `onstat -g ntt`: a network thread per session; the address column is the client's end of
@@ -259,6 +279,7 @@ pub(crate) fn onstat_g_ntt(w: &World<'_>, o: &mut String) {
     let now_hms = clock(t).1;
     let day = |t: i64| (CLOCK_AT_ZERO + t).div_euclid(86_400);
     let tod = |t: i64| (CLOCK_AT_ZERO + t).rem_euclid(86_400) as u64;
+    let mut r = text::Rows::new(o);
     for ((s, sn), tn) in w.pop.sessions.iter().zip(&w.sessions).zip(w.tenants.iter()) {
         if !tn.present {
             continue;
@@ -268,22 +289,23 @@ pub(crate) fn onstat_g_ntt(w: &World<'_>, o: &mut String) {
             Activity::Idle { waited } | Activity::SlowFetch { waited } => t - waited as i64,
             _ => t,
         };
-        text::lhex(o, s.netscb, 11);
-        text::left(o, "sqlexec", 12);
-        text::rdec(o, tn.sid, 6);
+        r.hex(s.netscb, 11);
+        r.left("sqlexec", 12);
+        r.rdec(tn.sid, 6);
         for at in [opened, last, last] {
-            o.push_str("   ");
-            text::hms(o, tod(at));
+            r.str("   ");
+            r.hms(tod(at));
         }
-        o.push(' ');
-        ntt_address_into(o, w.client(s.idx).1);
-        o.push('\n');
+        r.ascii(b' ');
+        ntt_address_into(&mut r, w.client(s.idx).1);
+        r.ascii(b'\n');
         if day(opened) != day(t) {
-            text::pad(o, 24);
-            o.push_str(&clock(opened).0);
-            o.push('\n');
+            r.pad(24);
+            date_into(&mut r, opened);
+            r.ascii(b'\n');
         }
     }
+    drop(r);
     let boot = -(UPTIME_AT_ZERO as i64);
     let (boot_date, boot_hms) = clock(boot);
     let listeners: [(u64, &str, u64, String); 4] = [
@@ -319,16 +341,18 @@ pub(crate) fn locks(w: &World<'_>, o: &mut String) {
     o.push_str(
         "address          wtlist           owner            lklist           type     tblsnum  rowid    key#/bsiz\n",
     );
+    let mut r = text::Rows::new(o);
     for l in &locks {
-        text::lhex(o, l.address, 17);
-        text::lhex(o, l.wtlist, 17);
-        text::lhex(o, l.owner, 17);
-        text::lhex(o, l.lklist, 17);
-        text::left(o, l.kind, 9);
-        text::lhex(o, u64::from(l.partnum), 9);
-        text::lhex(o, l.rowid, 9);
-        o.push_str("   0\n");
+        r.hex(l.address, 17);
+        r.hex(l.wtlist, 17);
+        r.hex(l.owner, 17);
+        r.hex(l.lklist, 17);
+        r.left(l.kind, 9);
+        r.hex(u64::from(l.partnum), 9);
+        r.hex(l.rowid, 9);
+        r.str("   0\n");
     }
+    drop(r);
     let total = (w.pop.sessions.len() as u64 * 8)
         .next_power_of_two()
         .max(20_000);

@@ -33,14 +33,14 @@ enum Ip {
     Mapped([u8; 4]),
 }
 
-fn write_ip(o: &mut String, ip: Ip) {
+fn write_ip(o: &mut text::Rows<'_>, ip: Ip) {
     match ip {
-        Ip::V4(a) => text::zhex(o, word(a), 8),
-        Ip::Any6 => text::zhex(o, 0, 32),
+        Ip::V4(a) => o.zhex(word(a), 8),
+        Ip::Any6 => o.zhex(0, 32),
         Ip::Mapped(a) => {
-            text::zhex(o, 0, 16);
-            text::zhex(o, word([0, 0, 0xff, 0xff]), 8);
-            text::zhex(o, word(a), 8);
+            o.zhex(0, 16);
+            o.zhex(word([0, 0, 0xff, 0xff]), 8);
+            o.zhex(word(a), 8);
         }
     }
 }
@@ -49,7 +49,7 @@ fn write_ip(o: &mut String, ip: Ip) {
 /// tcp4's when `pad`.
 #[allow(clippy::too_many_arguments)]
 fn tcp_row(
-    o: &mut String,
+    o: &mut text::Rows<'_>,
     sl: usize,
     (local, lport): (Ip, u16),
     (remote, rport): (Ip, u16),
@@ -67,37 +67,37 @@ fn tcp_row(
         (0x01, q) if q > 0 => (1, 0x14),
         _ => (0, 0),
     };
-    text::rdec(o, sl as u64, 4);
-    o.push_str(": ");
+    o.rdec(sl as u64, 4);
+    o.str(": ");
     write_ip(o, local);
-    o.push(':');
-    text::zhex(o, u64::from(lport), 4);
-    o.push(' ');
+    o.ascii(b':');
+    o.zhex(u64::from(lport), 4);
+    o.ascii(b' ');
     write_ip(o, remote);
-    o.push(':');
-    text::zhex(o, u64::from(rport), 4);
-    o.push(' ');
-    text::zhex(o, u64::from(st), 2);
-    o.push(' ');
-    text::zhex(o, tx, 8);
-    o.push_str(":00000000 ");
-    text::zhex(o, tr, 2);
-    o.push(':');
-    text::zhex(o, when, 8);
-    o.push_str(" 00000000 ");
-    text::rdec(o, u64::from(uid), 5);
-    o.push_str("        0 ");
-    text::ldec(o, inode, 0);
-    o.push_str(" 1 0000000000000000 ");
-    o.push_str(if st == 0x0A {
+    o.ascii(b':');
+    o.zhex(u64::from(rport), 4);
+    o.ascii(b' ');
+    o.zhex(u64::from(st), 2);
+    o.ascii(b' ');
+    o.zhex(tx, 8);
+    o.str(":00000000 ");
+    o.zhex(tr, 2);
+    o.ascii(b':');
+    o.zhex(when, 8);
+    o.str(" 00000000 ");
+    o.rdec(u64::from(uid), 5);
+    o.str("        0 ");
+    o.dec(inode, 0);
+    o.str(" 1 0000000000000000 ");
+    o.str(if st == 0x0A {
         "100 0 0 10 0"
     } else {
         "20 4 30 10 -1"
     });
     if pad {
-        text::pad(o, TCP_LINE.saturating_sub(o.len() - start));
+        o.pad(TCP_LINE.saturating_sub(o.len() - start));
     }
-    o.push('\n');
+    o.ascii(b'\n');
 }
 
 /// The sessions connected now, with what they do.
@@ -138,15 +138,16 @@ pub(crate) fn proc_net_tcp(w: &World<'_>) -> String {
         ),
     ];
     let mut sl = 0;
+    let mut r = text::Rows::new(&mut o);
     for (local, remote, st, uid, inode) in fixed {
-        tcp_row(&mut o, sl, local, remote, st, 0, uid, inode, true);
+        tcp_row(&mut r, sl, local, remote, st, 0, uid, inode, true);
         sl += 1;
     }
     for (s, sn) in connected(w) {
         if let Link::Tcp { ip, port } = w.client(s.idx).1 {
             let (local, remote) = ((me, LISTENER_PORT), (Ip::V4(ip), port));
             tcp_row(
-                &mut o,
+                &mut r,
                 sl,
                 local,
                 remote,
@@ -159,6 +160,7 @@ pub(crate) fn proc_net_tcp(w: &World<'_>) -> String {
             sl += 1;
         }
     }
+    drop(r);
     o
 }
 
@@ -169,8 +171,9 @@ pub(crate) fn proc_net_tcp6(w: &World<'_>) -> String {
     o.push_str("  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n");
     let me = Ip::Mapped(SERVER_IP);
     let any = Ip::Any6;
+    let mut r = text::Rows::new(&mut o);
     tcp_row(
-        &mut o,
+        &mut r,
         0,
         (any, LISTENER_PORT),
         (any, 0),
@@ -180,13 +183,13 @@ pub(crate) fn proc_net_tcp6(w: &World<'_>) -> String {
         31_338,
         false,
     );
-    tcp_row(&mut o, 1, (any, 22), (any, 0), 0x0A, 0, 0, 20_116, false);
+    tcp_row(&mut r, 1, (any, 22), (any, 0), 0x0A, 0, 0, 20_116, false);
     let mut sl = 2;
     for (s, sn) in connected(w) {
         if let Link::Tcp6Mapped { ip, port } = w.client(s.idx).1 {
             let (local, remote) = ((me, LISTENER_PORT), (Ip::Mapped(ip), port));
             tcp_row(
-                &mut o,
+                &mut r,
                 sl,
                 local,
                 remote,
@@ -199,6 +202,7 @@ pub(crate) fn proc_net_tcp6(w: &World<'_>) -> String {
             sl += 1;
         }
     }
+    drop(r);
     o
 }
 

@@ -58,38 +58,193 @@ pub(crate) fn lhex(o: &mut String, v: u64, width: usize) {
     pad(o, width.saturating_sub(n));
 }
 
-/// Uppercase hex, zero-padded to `digits` (as /proc/net/tcp prints).
-pub(crate) fn zhex(o: &mut String, v: u64, digits: usize) {
-    // A u64 has 16 digits: any more are leading zeros.
-    let n = digits.min(16);
-    o.reserve(digits);
-    for _ in n..digits {
-        o.push('0');
-    }
-    push_hex(o, v, n, UPPER);
+/// How many bytes [`Rows`] gathers before it pushes them onto the answer.
+const ROWS_BUF: usize = 2048;
+
+/// A table's rows written column by column into a buffer on the stack, and pushed onto the
+/// answer a couple of kilobytes at a time (and what is left when it is dropped). The functions
+/// above push each column, each run of blanks and each digit onto the `String` on its own: at
+/// thousands of rows a second those pushes were most of what the demo's printing cost.
+///
+/// Only whole `str`s and ASCII bytes go into the buffer (a `str` too long for it goes straight
+/// onto the answer), so what it pushes is always UTF-8. Its columns are `#[inline]`: each is a
+/// few instructions, called for every column of thousands of rows from the printers' modules.
+pub(crate) struct Rows<'a> {
+    o: &'a mut String,
+    buf: [u8; ROWS_BUF],
+    len: usize,
 }
 
-/// A number zero-padded to `width` digits (more digits if it has them).
-pub(crate) fn zdec(o: &mut String, v: u64, width: usize) {
-    let mut b = itoa::Buffer::new();
-    let s = b.format(v);
-    for _ in s.len()..width {
-        o.push('0');
+impl<'a> Rows<'a> {
+    /// Rows written at the end of `o`.
+    pub(crate) fn new(o: &'a mut String) -> Self {
+        Rows {
+            o,
+            buf: [0; ROWS_BUF],
+            len: 0,
+        }
     }
-    o.push_str(s);
+
+    /// How long the answer is with what is gathered (to measure a column written since).
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.o.len() + self.len
+    }
+
+    /// Whether `n` more bytes fit in the buffer, after pushing what it holds if they did not
+    /// fit behind it.
+    #[inline]
+    fn room(&mut self, n: usize) -> bool {
+        if self.len + n > ROWS_BUF {
+            self.flush();
+        }
+        n <= ROWS_BUF
+    }
+
+    /// What is gathered, pushed onto the answer.
+    fn flush(&mut self) {
+        let gathered = &self.buf[..self.len];
+        match std::str::from_utf8(gathered) {
+            Ok(s) => self.o.push_str(s),
+            Err(_) => self.o.push_str(&String::from_utf8_lossy(gathered)),
+        }
+        self.len = 0;
+    }
+
+    /// The next `n` bytes of the buffer (`n` at most `ROWS_BUF`), counted as written.
+    #[inline]
+    fn take(&mut self, n: usize) -> &mut [u8] {
+        let at = self.len;
+        self.len += n;
+        &mut self.buf[at..at + n]
+    }
+
+    #[inline]
+    pub(crate) fn str(&mut self, s: &str) {
+        if self.room(s.len()) {
+            self.take(s.len()).copy_from_slice(s.as_bytes());
+        } else {
+            self.o.push_str(s);
+        }
+    }
+
+    /// One ASCII character (`\n`, `:`).
+    #[inline]
+    pub(crate) fn ascii(&mut self, c: u8) {
+        if self.room(1) {
+            self.take(1)[0] = c;
+        }
+    }
+
+    /// `n` blanks.
+    #[inline]
+    pub(crate) fn pad(&mut self, n: usize) {
+        if self.room(n) {
+            self.take(n).fill(b' ');
+        } else {
+            pad(self.o, n);
+        }
+    }
+
+    /// `s` left-aligned in `width` (never cut).
+    #[inline]
+    pub(crate) fn left(&mut self, s: &str, width: usize) {
+        self.str(s);
+        self.pad(width.saturating_sub(s.len()));
+    }
+
+    /// A number left-aligned in `width`.
+    #[inline]
+    pub(crate) fn dec(&mut self, v: u64, width: usize) {
+        self.left(itoa::Buffer::new().format(v), width);
+    }
+
+    /// A number right-aligned in `width`.
+    #[inline]
+    pub(crate) fn rdec(&mut self, v: u64, width: usize) {
+        let mut b = itoa::Buffer::new();
+        let s = b.format(v);
+        self.pad(width.saturating_sub(s.len()));
+        self.str(s);
+    }
+
+    /// A number zero-padded to `width` digits (more digits if it has them).
+    #[inline]
+    pub(crate) fn zdec(&mut self, v: u64, width: usize) {
+        let mut b = itoa::Buffer::new();
+        let s = b.format(v);
+        if self.room(width.saturating_sub(s.len())) {
+            self.take(width.saturating_sub(s.len())).fill(b'0');
+        }
+        self.str(s);
+    }
+
+    /// An address (lowercase hex) left-aligned in `width`.
+    #[inline]
+    pub(crate) fn hex(&mut self, v: u64, width: usize) {
+        let n = hex_len(v);
+        if self.room(n) {
+            hex_digits(self.take(n), v, LOWER);
+        }
+        self.pad(width.saturating_sub(n));
+    }
+
+    /// Uppercase hex, zero-padded to `digits` (as /proc/net/tcp prints).
+    #[inline]
+    pub(crate) fn zhex(&mut self, v: u64, digits: usize) {
+        // A u64 has 16 digits: any more are leading zeros.
+        let n = digits.min(16);
+        if self.room(digits) {
+            let (zeros, low) = self.take(digits).split_at_mut(digits - n);
+            zeros.fill(b'0');
+            hex_digits(low, v, UPPER);
+        }
+    }
+
+    /// `HH:MM:SS` of a second of the day.
+    #[inline]
+    pub(crate) fn hms(&mut self, secs_of_day: u64) {
+        if self.room(8) {
+            hms_digits(self.take(8), secs_of_day);
+        }
+    }
 }
 
-/// `HH:MM:SS` of a second of the day.
-pub(crate) fn hms(o: &mut String, secs_of_day: u64) {
-    let two = |o: &mut String, v: u64| {
-        o.push((b'0' + (v / 10 % 10) as u8) as char);
-        o.push((b'0' + (v % 10) as u8) as char);
-    };
-    two(o, secs_of_day / 3_600 % 24);
-    o.push(':');
-    two(o, secs_of_day / 60 % 60);
-    o.push(':');
-    two(o, secs_of_day % 60);
+impl std::fmt::Write for Rows<'_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.str(s);
+        Ok(())
+    }
+}
+
+impl Drop for Rows<'_> {
+    fn drop(&mut self) {
+        self.flush();
+    }
+}
+
+/// The low hex digits of `v` into `out`, the highest first (as many as `out` is long).
+#[inline]
+fn hex_digits(out: &mut [u8], v: u64, digits: &[u8; 16]) {
+    for (k, b) in out.iter_mut().rev().enumerate() {
+        *b = digits[((v >> (4 * k)) & 0xf) as usize];
+    }
+}
+
+/// `HH:MM:SS` of a second of the day into `out` (8 bytes).
+fn hms_digits(out: &mut [u8], secs_of_day: u64) {
+    let fields = [
+        secs_of_day / 3_600 % 24,
+        secs_of_day / 60 % 60,
+        secs_of_day % 60,
+    ];
+    for (k, v) in fields.into_iter().enumerate() {
+        out[3 * k] = b'0' + (v / 10 % 10) as u8;
+        out[3 * k + 1] = b'0' + (v % 10) as u8;
+        if k < 2 {
+            out[3 * k + 2] = b':';
+        }
+    }
 }
 
 #[cfg(test)]
@@ -102,8 +257,10 @@ mod tests {
         ldec(&mut o, 812, 8);
         lhex(&mut o, 0x26_e8a0_1028, 17);
         rdec(&mut o, 0, 6);
-        zhex(&mut o, 0x2380, 4);
-        hms(&mut o, 9 * 3_600 + 5 * 60 + 7);
+        let mut r = Rows::new(&mut o);
+        r.zhex(0x2380, 4);
+        r.hms(9 * 3_600 + 5 * 60 + 7);
+        drop(r);
         assert_eq!(
             o,
             format!(
@@ -112,7 +269,7 @@ mod tests {
             )
         );
         let mut o = String::new();
-        zhex(&mut o, 0xff, 20);
+        Rows::new(&mut o).zhex(0xff, 20);
         assert_eq!(o, "000000000000000000FF");
         let mut o = String::new();
         pad(&mut o, 300);
@@ -126,6 +283,59 @@ mod tests {
         let mut o = String::new();
         lhex(&mut o, u64::MAX, 0);
         assert_eq!(o, "ffffffffffffffff");
+    }
+
+    /// Every column written through `Rows` is what `format!` writes, across many refills of
+    /// its buffer (a column cut by the end of the buffer, a `str` longer than it, blanks wider
+    /// than it) and after text already in the answer.
+    #[test]
+    fn rows_write_what_format_writes() {
+        use std::fmt::Write as _;
+        let long = "é".repeat(ROWS_BUF);
+        let mut plain = String::from("head\n");
+        let mut gathered = plain.clone();
+        let mut rows = Rows::new(&mut gathered);
+        let mut v: u64 = 1;
+        for k in 0..5_000usize {
+            v = v
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(k as u64);
+            let x = v >> (k % 64);
+            let w = k % 23;
+            let _ = write!(plain, "{x:<w$x}{x:<w$}{x:>w$}{x:0w$}");
+            rows.hex(x, w);
+            rows.dec(x, w);
+            rows.rdec(x, w);
+            rows.zdec(x, w);
+            let digits = k % 35;
+            let full = format!("{x:0digits$X}");
+            plain.push_str(&full[full.len() - digits..]);
+            rows.zhex(x, digits);
+            let tod = x % 90_000;
+            let (h, m, s) = (tod / 3_600 % 24, tod / 60 % 60, tod % 60);
+            let _ = write!(plain, "{h:02}:{m:02}:{s:02}{:<w$}", "sqlexec");
+            rows.hms(tod);
+            rows.left("sqlexec", w);
+            let _ = write!(plain, "{:>13.4}", x as f64 / 7.0);
+            let _ = write!(rows, "{:>13.4}", x as f64 / 7.0);
+            if k % 1_000 == 999 {
+                plain.push_str(&long);
+                rows.str(&long);
+                let n = 3 * ROWS_BUF + k;
+                let _ = write!(plain, "{:n$}", "");
+                rows.pad(n);
+            }
+            plain.push('\n');
+            rows.ascii(b'\n');
+            assert_eq!(rows.len(), plain.len());
+        }
+        drop(rows);
+        assert!(
+            gathered == plain,
+            "{} bytes against {}",
+            gathered.len(),
+            plain.len()
+        );
     }
 
     #[test]
@@ -156,22 +366,24 @@ mod tests {
                 ldec(&mut o, v, width);
                 rdec(&mut o, v, width);
                 lhex(&mut o, v, width);
-                assert_eq!(
-                    o,
-                    format!("x{v:<width$}{v:>width$}{v:<width$x}"),
-                    "{v} {width}"
-                );
+                let mut r = Rows::new(&mut o);
+                r.dec(v, width);
+                r.rdec(v, width);
+                r.hex(v, width);
+                drop(r);
+                let one = format!("{v:<width$}{v:>width$}{v:<width$x}");
+                assert_eq!(o, format!("x{one}{one}"), "{v} {width}");
             }
             for width in [0, 1, 2, 4, 20, 22] {
                 let mut o = String::from("x");
-                zdec(&mut o, v, width);
+                Rows::new(&mut o).zdec(v, width);
                 assert_eq!(o, format!("x{v:0width$}"), "{v} {width}");
             }
             // Zero-padded upper-case hex, narrower than the number (its low digits, as the
             // kernel's fixed-width columns never are), as wide, and wider than a u64.
             for digits in 0..=34 {
                 let mut o = String::from("x");
-                zhex(&mut o, v, digits);
+                Rows::new(&mut o).zhex(v, digits);
                 let full = format!("{v:0digits$X}");
                 assert_eq!(
                     o,

@@ -464,7 +464,7 @@ fn truth_of(world: &World<'_>, ages: &[Option<u64>]) -> Truth {
 /// The client's address as `onstat -g ntt` prints it, without the port.
 fn client_address(link: super::instance::Link) -> Option<String> {
     let mut a = String::new();
-    super::onstat::ntt_address_into(&mut a, link);
+    super::onstat::ntt_address_into(&mut super::text::Rows::new(&mut a), link);
     a.split('|')
         .next()
         .filter(|h| !h.is_empty())

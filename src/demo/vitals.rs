@@ -297,8 +297,13 @@ fn min_sec(secs: u64) -> String {
     format!("{}:{:02}", secs / 60, secs % 60)
 }
 
-fn logpos(p: LogPos) -> String {
-    format!("{}:0x{:x}", p.uniq, p.offset())
+/// A log position as onstat prints it (`9871:0x2f3018`), left-aligned in `width`.
+fn logpos_into(r: &mut text::Rows<'_>, p: LogPos, width: usize) {
+    let at = r.len();
+    r.dec(p.uniq, 0);
+    r.str(":0x");
+    r.hex(p.offset(), 0);
+    r.pad(width.saturating_sub(r.len() - at));
 }
 
 /// `onstat -x`: a transaction per session; those that have logged show where they began.
@@ -311,6 +316,7 @@ pub(crate) fn transactions(w: &World<'_>, o: &mut String) {
     o.push_str("                                               logpos         logpos                 rb_time\n");
     let stage = longtx::stage(&w.now);
     let mut active = 0u64;
+    let mut r = text::Rows::new(o);
     for th in threads.iter().filter(|th| th.flags[3] == b'P') {
         let Some(i) = th.session else { continue };
         let s = &w.pop.sessions[i];
@@ -364,20 +370,21 @@ pub(crate) fn transactions(w: &World<'_>, o: &mut String) {
                 String::new(),
             )
         };
-        text::lhex(o, w.pop.layout.txn + i as u64 * 0x370, 17);
-        text::left(o, std::str::from_utf8(&flags).unwrap_or("A----"), 6);
-        text::lhex(o, th.rstcb, 17);
-        text::ldec(o, u64::from(th.locks), 7);
+        r.hex(w.pop.layout.txn + i as u64 * 0x370, 17);
+        r.left(std::str::from_utf8(&flags).unwrap_or("A----"), 6);
+        r.hex(th.rstcb, 17);
+        r.dec(u64::from(th.locks), 7);
         if sn.txn {
-            text::left(o, &logpos(begin), 15);
-            text::left(o, &logpos(current), 15);
+            logpos_into(&mut r, begin, 15);
+            logpos_into(&mut r, current, 15);
         } else {
-            o.push_str("-              -              ");
+            r.str("-              -              ");
         }
-        text::left(o, isol, 8);
-        text::left(o, if sn.txn { &rb } else { "-" }, 9);
-        o.push_str("0\n");
+        r.left(isol, 8);
+        r.left(if sn.txn { &rb } else { "-" }, 9);
+        r.str("0\n");
     }
+    drop(r);
     let total = (active + 64).next_power_of_two().max(256);
     let peak = active + active / 8 + 3;
     let _ = writeln!(
@@ -573,15 +580,17 @@ pub(crate) fn rea(w: &World<'_>) -> String {
         " tid     tcb              rstcb            prty status                vp-class      name\n",
     );
     o.push('\n');
+    let mut r = text::Rows::new(&mut o);
     for th in &ready {
         super::onstat::ath_row(
-            &mut o,
+            &mut r,
             (th.tid, super::onstat::tcb(w.pop, th.tid), th.rstcb, th.prty),
             &th.status,
             th.vp,
             th.name,
         );
     }
+    drop(r);
     o
 }
 
