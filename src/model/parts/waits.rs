@@ -559,7 +559,7 @@ mod tests {
 
     /// Rows written over the rows of another second are the rows made anew: over the demo's
     /// whole cycle (seeds 1-3, tidy and messy: sessions come and go, their sids given out
-    /// again), every third second, over the last build's rows (with their chains and
+    /// again), every other second, over the last build's rows (with their chains and
     /// verdicts, more or fewer than now) and now and then over those of a far moment (a
     /// seek), every waiter, head blocker and count is the same.
     #[test]
@@ -569,7 +569,7 @@ mod tests {
         let (mut fewer, mut more) = (0, 0);
         for seed in 1..=3 {
             for messy in [false, true] {
-                let demo = DemoInstance::new(seed).with_sessions(120);
+                let demo = DemoInstance::new(seed).with_sessions(200);
                 let demo = if messy { demo.messy() } else { demo };
                 let mut store = Store::new(crate::store::StoreSettings {
                     ports: vec![crate::demo::LISTENER_PORT],
@@ -586,11 +586,11 @@ mod tests {
                             store.apply(u);
                         }
                     }
-                    if t % 3 != 0 {
+                    if t % 2 != 0 {
                         continue;
                     }
                     let fresh = waits_over(&store, at, Vec::new());
-                    let kept = if t % 51 == 0 {
+                    let kept = if t % 50 == 0 {
                         std::mem::replace(&mut far, last.clone())
                     } else {
                         last
