@@ -277,6 +277,30 @@ impl<'a, V: Copy> ByAddress<'a, V> {
         }
     }
 
+    /// `value` of each of `threads` by address, as [`Self::new`] makes it; when `threads` is the
+    /// very list this one was made of and found in order, with no second pass over thousands
+    /// of threads to check their order.
+    pub(crate) fn of_same<'b, W: Copy>(
+        &self,
+        threads: &'b [UserThread],
+        value: fn(&UserThread) -> Option<W>,
+    ) -> ByAddress<'b, W> {
+        if threads.is_empty() || !std::ptr::eq(threads, self.in_order) {
+            return ByAddress::new(threads, value);
+        }
+        ByAddress {
+            in_order: threads,
+            map: FxHashMap::default(),
+            value,
+            at: Default::default(),
+        }
+    }
+
+    /// The threads are in strictly increasing address order (each address once).
+    pub(crate) fn in_order(&self) -> bool {
+        !self.in_order.is_empty()
+    }
+
     /// The value of the thread at `address`. Threads asked in address order are found a few
     /// places on from the last one found; others by a binary search.
     pub(crate) fn get(&self, address: Addr) -> Option<V> {
@@ -336,14 +360,16 @@ impl<'a> ConditionIndex<'a> {
     }
 
     /// The name of the condition at `address`, and how long it has waited when read at this
-    /// moment.
-    fn get(&self, address: Addr) -> Option<(&'a str, Option<u64>)> {
+    /// moment. The name as the parser keeps it: a copy of it is a copy of its bytes (inline),
+    /// where one made from a `&str` is measured and checked again for each of thousands of
+    /// condition waiters a second.
+    fn get(&self, address: Addr) -> Option<(&'a CompactString, Option<u64>)> {
         let c = if self.in_order.is_empty() {
             self.list.get(*self.map.get(&address)? as usize)?
         } else {
             self.in_order_at(address)?
         };
-        Some((c.name.as_str(), self.now.then_some(c.waittime)))
+        Some((&c.name, self.now.then_some(c.waittime)))
     }
 
     fn in_order_at(&self, address: Addr) -> Option<&'a Condition> {
@@ -622,6 +648,12 @@ impl<'a> WaitIndex<'a> {
         self
     }
 
+    /// The session of each of `threads` by address (the `onstat -u` the waits were given
+    /// from: its order is known).
+    pub(crate) fn sessions_by_address<'b>(&self, threads: &'b [UserThread]) -> ByAddress<'b, Sid> {
+        self.waits.of_same(threads, |t| Some(t.sessid))
+    }
+
     /// The table a partnum names, when systabnames was read.
     pub(crate) fn table(&self, partnum: u64) -> Option<&'a str> {
         self.tables.and_then(|t| t.table(partnum))
@@ -642,7 +674,7 @@ impl<'a> WaitIndex<'a> {
                 WaitTarget::Condition {
                     address,
                     name: hit
-                        .map(|(n, _)| CompactString::from(n))
+                        .map(|(n, _)| n.clone())
                         .or_else(|| self.condition_names.and_then(|n| n.get(&address)).cloned()),
                     waittime: hit.and_then(|(_, w)| w),
                 }
@@ -826,61 +858,15 @@ impl SocketRef {
     }
 }
 
-/// A thread's seven flag characters as `onstat -u` printed them (`Y--P---`), read as a `&str`:
-/// copied into its row as they are, with no string built, nor freed, for each of thousands of
-/// waiters a second.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub struct FlagText(pub Flags);
-
-impl FlagText {
-    pub fn as_str(&self) -> &str {
-        self.0.as_str()
-    }
-}
-
-impl std::ops::Deref for FlagText {
-    type Target = str;
-    fn deref(&self) -> &str {
-        self.0.as_str()
-    }
-}
-
-/// Flags written out (`"L--P---"`), the first seven characters kept, `-` for those missing.
-impl From<&str> for FlagText {
-    fn from(s: &str) -> Self {
-        let mut flags = *b"-------";
-        for (f, b) in flags.iter_mut().zip(s.bytes().filter(u8::is_ascii)) {
-            *f = b;
-        }
-        FlagText(Flags(flags))
-    }
-}
-
-impl From<String> for FlagText {
-    fn from(s: String) -> Self {
-        FlagText::from(s.as_str())
-    }
-}
-
-impl std::fmt::Debug for FlagText {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Debug::fmt(self.as_str(), f)
-    }
-}
-
-impl Serialize for FlagText {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
-
 /// One waiting thread, joined.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct WaiterRow {
     pub rstcb: Addr,
     pub sessid: Sid,
     pub user: CompactString,
-    pub flags: FlagText,
+    /// As `onstat -u` printed them (`Y--P---`), read as a `&str`: copied into its row as they
+    /// are, with no string built, nor freed, for each of thousands of waiters a second.
+    pub flags: Flags,
     pub reason: WaitReason,
     pub waiting_on: WaitTarget,
     /// How long it has been in this wait, tracked across samples (seconds).
@@ -914,6 +900,102 @@ pub struct WaiterRow {
     /// One sentence saying why it waits (the common ones are static: thousands of idle
     /// sessions need no allocation each).
     pub verdict: Cow<'static, str>,
+}
+
+/// How long a thread has been in its wait, in seconds, and whether that is a lower bound.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct WaitAge {
+    pub(crate) seconds: f64,
+    pub(crate) at_least: bool,
+}
+
+/// What a waiting thread's row is made of before its chain, idleness and verdict are joined.
+pub(crate) struct Joined<'a> {
+    pub(crate) thread: &'a UserThread,
+    pub(crate) reason: WaitReason,
+    pub(crate) target: WaitTarget,
+    pub(crate) wait: WaitAge,
+    /// Reads and writes a second.
+    pub(crate) rates: Option<(f64, f64)>,
+    pub(crate) socket: Option<SocketRef>,
+}
+
+impl Joined<'_> {
+    /// The row, with no chain, idleness or verdict yet. Inlined where it is made: the row is
+    /// then written once, where it goes, not made on the side and copied.
+    #[inline]
+    pub(crate) fn into_row(self) -> WaiterRow {
+        WaiterRow {
+            rstcb: self.thread.address,
+            sessid: self.thread.sessid,
+            user: self.thread.user.clone(),
+            flags: self.thread.flags,
+            reason: self.reason,
+            waiting_on: self.target,
+            in_wait_s: self.wait.seconds,
+            in_wait_s_at_least: self.wait.at_least,
+            locks: self.thread.locks,
+            reads_per_s: self.rates.map(|r| r.0),
+            writes_per_s: self.rates.map(|r| r.1),
+            idle: false,
+            idle_unknown: false,
+            socket: self.socket,
+            blockers: Vec::new(),
+            head_blocker: None,
+            deadlock: false,
+            engine_blocker: None,
+            verdict: Cow::Borrowed(""),
+        }
+    }
+
+    /// [`Self::into_row`] written over `row` (a row of another second), field by field in
+    /// place: no row of thousands is made on the side, copied in and the old one freed. Every
+    /// field is named, so a field added to the row cannot be left as it was.
+    #[inline]
+    pub(crate) fn write_over(self, row: &mut WaiterRow) {
+        let WaiterRow {
+            rstcb,
+            sessid,
+            user,
+            flags,
+            reason,
+            waiting_on,
+            in_wait_s,
+            in_wait_s_at_least,
+            locks,
+            reads_per_s,
+            writes_per_s,
+            idle,
+            idle_unknown,
+            socket,
+            blockers,
+            head_blocker,
+            deadlock,
+            engine_blocker,
+            verdict,
+        } = row;
+        *rstcb = self.thread.address;
+        *sessid = self.thread.sessid;
+        if *user != self.thread.user {
+            user.clone_from(&self.thread.user);
+        }
+        *flags = self.thread.flags;
+        *reason = self.reason;
+        *waiting_on = self.target;
+        *in_wait_s = self.wait.seconds;
+        *in_wait_s_at_least = self.wait.at_least;
+        *locks = self.thread.locks;
+        *reads_per_s = self.rates.map(|r| r.0);
+        *writes_per_s = self.rates.map(|r| r.1);
+        *idle = false;
+        *idle_unknown = false;
+        *socket = self.socket;
+        blockers.clear();
+        *head_blocker = None;
+        *deadlock = false;
+        *engine_blocker = None;
+        *verdict = Cow::Borrowed("");
+    }
 }
 
 impl WaiterRow {
@@ -1065,7 +1147,7 @@ pub(crate) fn long_transaction_thread(
 }
 
 /// Follows every waiter's chain of owners to its head blocker, in rows as `waiter_rows` makes
-/// them (no chain yet). `engine` (from `onstat -g bth`) fills in the blockers the other sources
+/// them (no chain yet), and returns the places of the rows given one, in order. `engine` (from `onstat -g bth`) fills in the blockers the other sources
 /// cannot see (memory grants, conditions); where both know one and they differ, the waiter says
 /// so.
 ///
@@ -1073,50 +1155,72 @@ pub(crate) fn long_transaction_thread(
 /// `Blocked:LONGTX`: nothing but its rollback may write, so every log waiter waits for it.
 pub(crate) fn join_chains(
     u: &OnstatU,
+    index: &WaitIndex<'_>,
     waiters: &mut [WaiterRow],
     engine: &FxHashMap<Addr, Addr>,
     log_holder: Option<Addr>,
-) {
+) -> Vec<usize> {
     let critical = critical_section_threads(u);
-    let mut owner_of: FxHashMap<Addr, Addr> = waiters
-        .iter()
-        .filter_map(|w| w.waiting_on.owner().map(|o| (w.rstcb, o)))
-        .collect();
-    let sid_of = ByAddress::new(&u.threads, |t| Some(t.sessid));
-    for w in waiters.iter_mut().filter(|_| !engine.is_empty()) {
+    // The rows given an owner, by place: most waiters (idle clients) wait on no thread, and
+    // their rows keep no chain, as made.
+    let mut chained: Vec<usize> = Vec::new();
+    let mut owner_of: FxHashMap<Addr, Addr> = FxHashMap::default();
+    for (i, w) in waiters.iter().enumerate() {
+        if let Some(o) = w.waiting_on.owner() {
+            owner_of.insert(w.rstcb, o);
+            chained.push(i);
+        }
+    }
+    let sid_of = index.sessions_by_address(&u.threads);
+    for (i, w) in waiters
+        .iter_mut()
+        .enumerate()
+        .filter(|_| !engine.is_empty())
+    {
         let Some(e) = engine.get(&w.rstcb) else {
             continue;
         };
         match owner_of.get(&w.rstcb) {
             None => {
                 owner_of.insert(w.rstcb, *e);
+                chained.push(i);
             }
             Some(o) if sid_of.get(*o) != sid_of.get(*e) => w.engine_blocker = sid_of.get(*e),
             Some(_) => {}
         }
     }
     if let Some(holder) = log_holder {
-        for w in waiters.iter() {
+        for (i, w) in waiters.iter().enumerate() {
             if w.reason == WaitReason::LogBuffer && w.rstcb != holder {
                 owner_of.insert(w.rstcb, holder);
+                chained.push(i);
             }
         }
     }
     if let Some((_, first)) = critical.first() {
-        for w in waiters.iter() {
+        for (i, w) in waiters.iter().enumerate() {
             if w.reason == WaitReason::Checkpoint && w.rstcb != *first {
                 owner_of.insert(w.rstcb, *first);
+                chained.push(i);
             }
         }
     }
     if owner_of.is_empty() {
-        return;
+        return Vec::new();
     }
-    for w in waiters.iter_mut() {
-        // Most waiters (idle clients) wait on no thread: their rows keep no chain, as made.
-        if !owner_of.contains_key(&w.rstcb) {
-            continue;
-        }
+    if sid_of.in_order() {
+        // Each row is a thread of its own address: the rows given an owner are the ones whose
+        // address has one.
+        chained.sort_unstable();
+        chained.dedup();
+    } else {
+        // An address twice: every row at an address given an owner has it.
+        chained = (0..waiters.len())
+            .filter(|i| owner_of.contains_key(&waiters[*i].rstcb))
+            .collect();
+    }
+    for i in chained.iter().copied() {
+        let w = &mut waiters[i];
         let c = chains::follow(w.rstcb, &owner_of);
         let mut blockers: Vec<Sid> = c.blockers.iter().filter_map(|a| sid_of.get(*a)).collect();
         if w.reason == WaitReason::Checkpoint && !blockers.is_empty() {
@@ -1144,6 +1248,7 @@ pub(crate) fn join_chains(
         w.blockers = blockers;
         w.deadlock = c.cycle;
     }
+    chained
 }
 
 /// The thread that speaks for each head blocker in the verdicts: its first thread (in the
@@ -1560,7 +1665,8 @@ mod index {
             }
             let index = ConditionIndex::new(Some(&con), now);
             for a in asked.into_iter().chain(0..42).map(Addr) {
-                prop_assert_eq!(index.get(a), plain.get(&a).copied(), "{}", a);
+                let got = index.get(a).map(|(n, w)| (n.as_str(), w));
+                prop_assert_eq!(got, plain.get(&a).copied(), "{}", a);
             }
             prop_assert_eq!(ConditionIndex::new(None, now).get(Addr(1)), None);
         }

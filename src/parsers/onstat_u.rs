@@ -201,6 +201,32 @@ impl std::fmt::Display for Flags {
     }
 }
 
+/// The flags read as the text they were printed as: a row keeps them as they are and lists,
+/// sorts and compares them as text.
+impl std::ops::Deref for Flags {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+/// Flags written out (`"L--P---"`), the first seven characters kept, `-` for those missing.
+impl From<&str> for Flags {
+    fn from(s: &str) -> Self {
+        let mut flags = *b"-------";
+        for (f, b) in flags.iter_mut().zip(s.bytes().filter(u8::is_ascii)) {
+            *f = b;
+        }
+        Flags(flags)
+    }
+}
+
+impl From<String> for Flags {
+    fn from(s: String) -> Self {
+        Flags::from(s.as_str())
+    }
+}
+
 impl Serialize for Flags {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(self.as_str())

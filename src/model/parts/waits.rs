@@ -4,7 +4,7 @@
 
 use crate::ids::Sid;
 use crate::model::waiters::{
-    join_chains, verdict, FlagText, HeadThreads, SocketRef, WaitIndex, WaitTarget, WaiterRow,
+    join_chains, verdict, HeadThreads, Joined, SocketRef, WaitAge, WaitIndex, WaitTarget, WaiterRow,
 };
 use crate::parsers::onstat_u::{OnstatU, UserThread, WaitReason};
 use crate::source::Source;
@@ -187,16 +187,6 @@ pub(crate) fn waits(
         threads: u.threads.len(),
         ..WaitSummary::default()
     };
-    // User sessions, as the Sessions pane counts them (the daemons' session 0 is none).
-    let mut sids: Vec<Sid> = u
-        .threads
-        .iter()
-        .map(|t| t.sessid)
-        .filter(|s| s.0 != 0)
-        .collect();
-    sids.sort_unstable();
-    sids.dedup();
-    summary.sessions = sids.len();
     let mut waiters = waiter_rows(
         store,
         u,
@@ -214,21 +204,22 @@ pub(crate) fn waits(
         u,
         store.get_at_moment(crate::source::key::OnstatXTxn),
     );
-    join_chains(u, &mut waiters, &engine, log_holder);
+    let chained = join_chains(u, index, &mut waiters, &engine, log_holder);
     // How long it had waited at the moment (the sockets are read with onstat -u), not
     // counted on to `now`.
     let at_moment = now
         .saturating_sub(store.moment().unwrap_or(now))
         .as_secs_f64();
+    // Idleness and verdict in one pass over the thousands of rows.
+    let why = Explaining::new(store, u, &waiters, &chained);
     for row in &mut waiters {
         row.idle = row.is_idle_client_wait();
         row.idle_unknown = row.is_unjudged_client_wait(row.in_wait_s - at_moment);
-        if row.idle {
-            summary.idle += 1;
-        }
+        summary.idle += usize::from(row.idle);
+        row.verdict = why.verdict(row);
     }
-    explain_waits(store, u, &mut waiters, io);
-    let heads = head_blockers(u, &waiters);
+    crate::model::io::note_slow_chunks(&mut waiters, io);
+    let heads = head_blockers(u, &waiters, &chained);
     let sessions =
         super::sessions::session_rows(store, u, &waiters, now, std::mem::take(&mut spare.sessions));
     Waits {
@@ -239,8 +230,9 @@ pub(crate) fn waits(
     }
 }
 
-/// A row for each waiting thread of `u`, counted by reason in `summary`, in the room of
-/// `waiters` (emptied first); chains, idleness and verdicts are joined later.
+/// A row for each waiting thread of `u`, counted by reason in `summary` (and the sessions
+/// counted there), in `waiters`: the rows it holds (a snapshot's let go) are written over, the
+/// others made; chains, idleness and verdicts are joined later.
 fn waiter_rows(
     store: &Store,
     u: &OnstatU,
@@ -254,8 +246,9 @@ fn waiter_rows(
     let extents = store.extents();
     // A row for each waiting thread, sized once (most of 5,000 sessions wait: pushed one
     // by one, the rows took up to twice their size at the heaviest second).
-    waiters.clear();
-    waiters.reserve_exact(u.threads.iter().filter(|t| t.wait_reason.is_some()).count());
+    let waiting = count_sessions_and_waits(u, summary);
+    waiters.truncate(waiting);
+    waiters.reserve_exact(waiting - waiters.len());
     // The tracker keeps the waits in rstcb order, as onstat -u lists its threads.
     let mut tracked_waits = store.tracker.cursor();
     let mut thread_rates = store.rates.cursor();
@@ -264,6 +257,7 @@ fn waiter_rows(
         .as_secs_f64();
     // Counted by reason here, put in the summary's map once.
     let mut by_reason = [0usize; WaitReason::ALL.len()];
+    let mut place = 0;
     for th in &u.threads {
         let Some(reason) = th.wait_reason else {
             continue;
@@ -274,36 +268,33 @@ fn waiter_rows(
         let tracked = now.saturating_sub(since).as_secs_f64();
         // onstat -g con, read at this moment, knows how long a condition wait has lasted:
         // from before ifxtop ran, and since it began again between two samples (the same
-        // condition, a new wait). Counted on to `now` as the tracked time is.
-        let reported = match &target {
+        // condition, a new wait). Counted on to `now` as the tracked time is. Its count is the
+        // wait's whole age.
+        let wait = match &target {
             WaitTarget::Condition {
                 waittime: Some(w), ..
-            } => Some(*w as f64 + since_moment),
-            _ => None,
+            } => WaitAge {
+                seconds: *w as f64 + since_moment,
+                at_least: false,
+            },
+            _ => WaitAge {
+                seconds: tracked,
+                at_least,
+            },
         };
-        let rates = thread_rates.get(th.address);
-        waiters.push(WaiterRow {
-            rstcb: th.address,
-            sessid: th.sessid,
-            user: th.user.clone(),
-            flags: FlagText(th.flags),
+        let joined = Joined {
+            thread: th,
             reason,
-            waiting_on: target,
-            in_wait_s: reported.unwrap_or(tracked),
-            // onstat -g con's count is the wait's whole age.
-            in_wait_s_at_least: reported.is_none() && at_least,
-            locks: th.locks,
-            reads_per_s: rates.map(|r| r.0),
-            writes_per_s: rates.map(|r| r.1),
-            idle: false,
-            idle_unknown: false,
+            target,
+            wait,
+            rates: thread_rates.get(th.address).copied(),
             socket: socket_of(th.sessid),
-            blockers: Vec::new(),
-            head_blocker: None,
-            deadlock: false,
-            engine_blocker: None,
-            verdict: Cow::Borrowed(""),
-        });
+        };
+        match waiters.get_mut(place) {
+            Some(row) => joined.write_over(row),
+            None => waiters.push(joined.into_row()),
+        }
+        place += 1;
     }
     for (reason, n) in WaitReason::ALL.iter().zip(by_reason) {
         if n > 0 {
@@ -313,40 +304,66 @@ fn waiter_rows(
     waiters
 }
 
-/// Each waiter's verdict in words, and the waits on a slow chunk noted.
-fn explain_waits(
-    store: &Store,
-    u: &OnstatU,
-    waiters: &mut [WaiterRow],
-    io: &crate::model::io::IoView,
-) {
-    let checkpoint = checkpoint_words(u, waiters);
-    let moment = store.moment();
-    let note = |label: &str, s: Source| {
-        crate::model::waiters::HolderNotes::note(
-            label,
-            store.observed(s),
-            moment,
-            store.late_for_moment(&s),
-        )
-    };
-    let notes = crate::model::waiters::HolderNotes {
-        lock: note("onstat -k", Source::OnstatK),
-        buffer: note("onstat -X", Source::OnstatX),
-        mutex: note("onstat -g lmx", Source::OnstatGLmx),
-    };
-    let heads = HeadThreads::new(u, waiters.iter().filter_map(|w| w.head_blocker));
-    for row in waiters.iter_mut() {
-        row.verdict = verdict(row, &heads, &checkpoint, &notes);
+/// Counts the user sessions of `u` in `summary`, as the Sessions pane counts them (the daemons'
+/// session 0 is none), and returns how many of its threads wait: one pass over its thousands
+/// of threads for both.
+fn count_sessions_and_waits(u: &OnstatU, summary: &mut WaitSummary) -> usize {
+    let mut waiting = 0;
+    let mut sids: Vec<Sid> = Vec::with_capacity(u.threads.len());
+    for t in &u.threads {
+        waiting += usize::from(t.wait_reason.is_some());
+        if t.sessid.0 != 0 {
+            sids.push(t.sessid);
+        }
     }
-    crate::model::io::note_slow_chunks(waiters, io);
+    sids.sort_unstable();
+    sids.dedup();
+    summary.sessions = sids.len();
+    waiting
+}
+
+/// What the waiters' verdicts read besides their own rows: what holds the checkpoint up, why
+/// holders are not named at this moment, and the thread that speaks for each head blocker.
+struct Explaining<'u> {
+    checkpoint: String,
+    notes: crate::model::waiters::HolderNotes,
+    heads: HeadThreads<'u>,
+}
+
+impl<'u> Explaining<'u> {
+    /// For `waiters` with their chains joined (`chained`: the rows that have one).
+    fn new(store: &Store, u: &'u OnstatU, waiters: &[WaiterRow], chained: &[usize]) -> Self {
+        let moment = store.moment();
+        let note = |label: &str, s: Source| {
+            crate::model::waiters::HolderNotes::note(
+                label,
+                store.observed(s),
+                moment,
+                store.late_for_moment(&s),
+            )
+        };
+        Explaining {
+            checkpoint: checkpoint_words(u, waiters),
+            notes: crate::model::waiters::HolderNotes {
+                lock: note("onstat -k", Source::OnstatK),
+                buffer: note("onstat -X", Source::OnstatX),
+                mutex: note("onstat -g lmx", Source::OnstatGLmx),
+            },
+            heads: HeadThreads::new(u, chained.iter().filter_map(|i| waiters[*i].head_blocker)),
+        }
+    }
+
+    /// The row's verdict in words.
+    fn verdict(&self, row: &WaiterRow) -> Cow<'static, str> {
+        verdict(row, &self.heads, &self.checkpoint, &self.notes)
+    }
 }
 
 /// The sessions at the end of the waiters' chains, with how many wait for each and the harm
-/// it causes.
-fn head_blockers(u: &OnstatU, waiters: &[WaiterRow]) -> Vec<HeadBlocker> {
+/// it causes; `chained` are the rows with a chain, in order (the others have no blocker).
+fn head_blockers(u: &OnstatU, waiters: &[WaiterRow], chained: &[usize]) -> Vec<HeadBlocker> {
     let mut counts: BTreeMap<Sid, usize> = BTreeMap::new();
-    for w in waiters {
+    for w in chained.iter().map(|i| &waiters[*i]) {
         if let Some(h) = w.head_blocker {
             *counts.entry(h).or_default() += 1;
         }
@@ -363,7 +380,11 @@ fn head_blockers(u: &OnstatU, waiters: &[WaiterRow]) -> Vec<HeadBlocker> {
             threads[i].push(t);
         }
     }
-    let held: Vec<&WaiterRow> = waiters.iter().filter(|w| !w.blockers.is_empty()).collect();
+    let held: Vec<&WaiterRow> = chained
+        .iter()
+        .map(|i| &waiters[*i])
+        .filter(|w| !w.blockers.is_empty())
+        .collect();
     let mut heads: Vec<HeadBlocker> = counts
         .into_iter()
         .zip(&threads)
@@ -524,6 +545,80 @@ mod tests {
         by
     }
 
+    /// The waits of a store at `at`, built with `kept` (rows of a snapshot let go) as the
+    /// room for the waiters.
+    fn waits_over(store: &Store, at: Duration, kept: Vec<WaiterRow>) -> Waits {
+        let u = store.get(crate::source::key::OnstatU).expect("onstat -u");
+        let io = crate::model::io::build_io(store);
+        let mut spare = crate::model::parts::Spare {
+            waiters: kept,
+            ..Default::default()
+        };
+        waits(store, u, &wait_index(store), at, &|_| None, &io, &mut spare)
+    }
+
+    /// Rows written over the rows of another second are the rows made anew: over the demo's
+    /// whole cycle (seeds 1-3, tidy and messy: sessions come and go, their sids given out
+    /// again), every other second, over the last build's rows (with their chains and
+    /// verdicts, more or fewer than now) and now and then over those of a far moment (a
+    /// seek), every waiter, head blocker and count is the same.
+    #[test]
+    fn rows_written_over_are_rows_made_anew() {
+        let mut compared = 0;
+        let mut chained = 0;
+        let (mut fewer, mut more) = (0, 0);
+        for seed in 1..=3 {
+            for messy in [false, true] {
+                let demo = DemoInstance::new(seed).with_sessions(200);
+                let demo = if messy { demo.messy() } else { demo };
+                let mut store = Store::new(crate::store::StoreSettings {
+                    ports: vec![crate::demo::LISTENER_PORT],
+                    ..Default::default()
+                });
+                let mut sources = Source::candidates_for_tests(None);
+                sources.retain(|s| demo.respond(&s.request(), Duration::from_secs(1)).is_ok());
+                let mut last: Vec<WaiterRow> = Vec::new();
+                let mut far: Vec<WaiterRow> = Vec::new();
+                for t in 1..=crate::demo::timeline::CYCLE {
+                    let at = Duration::from_secs(t);
+                    for s in &sources {
+                        if let Some(u) = Update::from_demo(&demo, *s, at) {
+                            store.apply(u);
+                        }
+                    }
+                    if t % 2 != 0 {
+                        continue;
+                    }
+                    let fresh = waits_over(&store, at, Vec::new());
+                    let kept = if t % 50 == 0 {
+                        std::mem::replace(&mut far, last.clone())
+                    } else {
+                        last
+                    };
+                    fewer += usize::from(kept.len() < fresh.waiters.len());
+                    more += usize::from(kept.len() > fresh.waiters.len());
+                    let over = waits_over(&store, at, kept);
+                    assert_eq!(over.waiters, fresh.waiters, "seed {seed} {messy} {t}s");
+                    assert_eq!(over.heads, fresh.heads, "seed {seed} {messy} {t}s");
+                    assert_eq!(over.summary, fresh.summary, "seed {seed} {messy} {t}s");
+                    compared += fresh.waiters.len();
+                    chained += fresh
+                        .waiters
+                        .iter()
+                        .filter(|w| w.head_blocker.is_some())
+                        .count();
+                    last = over.waiters;
+                }
+            }
+        }
+        assert!(compared > 100_000, "{compared} rows compared");
+        assert!(chained > 1_000, "{chained} chained rows compared");
+        assert!(
+            fewer > 50 && more > 50,
+            "kept fewer {fewer}, more {more} times"
+        );
+    }
+
     /// Over the demo's incidents (seeds 1-3, tidy and messy, every 9th second of its cycle
     /// fed by every source it answers), the head blockers, the counts by reason, the chains and
     /// the threads the verdicts read for the heads are the plain computation's, and the moments
@@ -568,6 +663,11 @@ mod tests {
                     &mut crate::model::parts::Spare::default(),
                 );
                 assert_eq!(w.summary.by_reason, plain_by_reason(u), "{t}s");
+                let mut sids: Vec<Sid> = u.threads.iter().map(|t| t.sessid).collect();
+                sids.retain(|s| s.0 != 0);
+                sids.sort_unstable();
+                sids.dedup();
+                assert_eq!(w.summary.sessions, sids.len(), "{t}s");
                 // The chains, followed for every row made again.
                 let mut rows = waiter_rows(
                     &store,
