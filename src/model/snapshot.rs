@@ -166,7 +166,7 @@ impl Snapshot {
         let Ok(s) = Arc::try_unwrap(this) else {
             return;
         };
-        Spare::keep(&mut parts.spare.waiters, s.waiters);
+        Spare::keep_rows(&mut parts.spare.waiters, s.waiters);
         Spare::keep_rows(&mut parts.spare.sessions, s.sessions);
         let kept = parts.sockets.tag();
         parts.spare.keep_sockets(s.sockets, s.sockets_tag, kept);
