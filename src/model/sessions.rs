@@ -7,7 +7,6 @@ use crate::model::waiters::WaiterRow;
 use crate::parsers::onstat_u::{OnstatU, WaitReason};
 use crate::store::waits::{Rates, WaitTracker};
 use compact_str::CompactString;
-use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -35,6 +34,11 @@ pub struct SessionRow {
     /// [`crate::model::activity::SQL_FRESH_S`] of the moment told it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sql: Option<String>,
+    /// When the read `sql` came from was taken: the next build, finding the same read of the
+    /// same session, keeps the text without comparing it (a statement runs to kilobytes, and
+    /// most are the same read second after second).
+    #[serde(skip)]
+    pub(crate) sql_read: Option<Duration>,
     pub state: SessionState,
     /// What it waits on, as the Waiters pane says it (`lock`, `HDR+X on customer (stores)`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -92,6 +96,7 @@ impl SessionRow {
             host: None,
             program: None,
             sql: None,
+            sql_read: None,
             state: SessionState::Running,
             wait: None,
             waiting_on: None,
@@ -138,11 +143,11 @@ pub(crate) struct SessionInputs<'a> {
     /// Memory per session, total and used (onstat -g ses, the list).
     pub(crate) memory: &'a BySid<(u64, u64)>,
     /// Client host per session (onstat -g ntt).
-    pub(crate) hosts: &'a BySid<&'a str>,
+    pub(crate) hosts: &'a BySid<CompactString>,
     /// Client program per session, where known.
-    pub(crate) programs: &'a FxHashMap<Sid, &'a str>,
-    /// Current statement per session, where read lately.
-    pub(crate) sql: &'a FxHashMap<Sid, &'a str>,
+    pub(crate) programs: &'a BySid<&'a str>,
+    /// Current statement per session with when it was read, where read lately.
+    pub(crate) sql: &'a BySid<(Duration, &'a str)>,
     pub(crate) now: Duration,
 }
 
@@ -298,6 +303,8 @@ pub(crate) fn build(
 
     place_rows(&mut rows, &sessions);
     let mut hosts = inp.hosts.cursor();
+    let mut programs = inp.programs.cursor();
+    let mut statements = inp.sql.cursor();
     let mut memory = inp.memory.cursor();
     let mut states = inp.tracker.states();
     let mut waiters = waiter_of.cursor();
@@ -309,12 +316,12 @@ pub(crate) fn build(
         if row.user != *s.user {
             row.user.clone_from(s.user);
         }
-        let host = hosts.get(sid).copied();
-        if row.host.as_deref() != host {
-            row.host = host.map(CompactString::new);
+        let host = hosts.get(sid);
+        if row.host.as_ref() != host {
+            row.host = host.cloned();
         }
-        write_over(&mut row.program, inp.programs.get(&sid).copied());
-        write_over(&mut row.sql, inp.sql.get(&sid).copied());
+        write_over(&mut row.program, programs.get(sid).copied());
+        write_statement(row, statements.get(sid).copied());
         row.threads = s.threads;
         row.system = s.system;
         row.in_txn = s.in_txn;
@@ -406,10 +413,32 @@ fn place_rows(rows: &mut Vec<SessionRow>, sessions: &[Threads<'_>]) {
     for (at, s) in sessions.iter().enumerate().rev() {
         match unplaced.checked_sub(1) {
             Some(last) if rows[last].sessid == s.sid => {
-                rows.swap(last, at);
+                // Most rows are in their place already (no session came or went before them).
+                if last != at {
+                    rows.swap(last, at);
+                }
                 unplaced = last;
             }
             _ => rows[at] = SessionRow::empty(s.sid),
+        }
+    }
+}
+
+/// Sets the row's statement to `read` (when it was read, its text): a row holding the same
+/// read of its session keeps its text unread (the store keeps one read of a session's
+/// statement per moment, so the same moment is the same text: its length is checked all the
+/// same), any other is written over.
+fn write_statement(row: &mut SessionRow, read: Option<(Duration, &str)>) {
+    match read {
+        Some((at, text))
+            if row.sql_read == Some(at) && row.sql.as_ref().map(String::len) == Some(text.len()) => {}
+        Some((at, text)) => {
+            write_over(&mut row.sql, Some(text));
+            row.sql_read = Some(at);
+        }
+        None => {
+            row.sql = None;
+            row.sql_read = None;
         }
     }
 }
@@ -432,6 +461,7 @@ fn write_over(slot: &mut Option<String>, value: Option<&str>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rustc_hash::FxHashMap;
 
     proptest::proptest! {
         /// Values named in any order and twice, asked for in any order: those of a map they

@@ -83,6 +83,8 @@ pub struct Parts {
     numa: Slot<crate::model::numa::NumaView>,
     io: Slot<crate::model::io::IoView>,
     replication: Slot<crate::model::io::Replication, Option<Vec<String>>>,
+    session_hosts: Slot<crate::model::sessions::BySid<compact_str::CompactString>>,
+    session_memory: Slot<crate::model::sessions::BySid<(u64, u64)>>,
     /// The time of the last snapshot built.
     last: Option<Duration>,
     counts: Counts,
@@ -101,7 +103,8 @@ pub struct Parts {
 #[derive(Default)]
 pub(crate) struct Spare {
     pub(crate) waiters: Vec<crate::model::waiters::WaiterRow>,
-    pub(crate) sessions: Vec<crate::model::sessions::SessionRow>,
+    /// With the maps of slow sources the sessions' rows are joined to, as kept.
+    pub(crate) sessions: sessions::SessionRoom,
     /// The sockets' rows come back as they were when they are the last build's (`sockets_tag`):
     /// the next build keeps the rows of the connections that did not change.
     pub(crate) sockets: Vec<crate::store::sockets::SocketRow>,
@@ -156,7 +159,7 @@ impl Parts {
     pub fn spare_room(&self) -> [usize; 3] {
         [
             self.spare.waiters.capacity(),
-            self.spare.sessions.capacity(),
+            self.spare.sessions.rows.capacity(),
             self.spare.sockets.capacity(),
         ]
     }
@@ -178,6 +181,8 @@ impl Parts {
         self.numa.forget();
         self.io.forget();
         self.replication.forget();
+        self.session_hosts.forget();
+        self.session_memory.forget();
         self.sockets = Default::default();
         self.counts.restarts += 1;
     }
@@ -208,10 +213,27 @@ impl Parts {
     }
 }
 
+impl Parts {
+    /// Hands the sessions' build the maps of slow sources (client hosts, memory), kept while
+    /// those sources are not read again.
+    pub(crate) fn session_maps(&mut self, store: &Store) {
+        let hosts_at = store.stamp(sessions::HOST_INPUTS);
+        let hosts = self
+            .session_hosts
+            .get(hosts_at, (), &mut self.counts, || sessions::client_hosts(store));
+        let memory_at = store.stamp(sessions::MEMORY_INPUTS);
+        let memory = self
+            .session_memory
+            .get(memory_at, (), &mut self.counts, || sessions::session_memory(store));
+        self.spare.sessions.hosts = Some((hosts_at, hosts));
+        self.spare.sessions.memory = Some((memory_at, memory));
+    }
+}
+
 /// The parts of a snapshot at `now`, kept in `parts` for the next.
 pub(crate) fn begin(parts: &mut Parts, now: Duration) {
     parts.begin(now);
-    if parts.spare.waiters.capacity() > 0 || parts.spare.sessions.capacity() > 0 {
+    if parts.spare.waiters.capacity() > 0 || parts.spare.sessions.rows.capacity() > 0 {
         parts.counts.rooms += 1;
     }
 }

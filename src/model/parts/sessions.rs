@@ -1,17 +1,54 @@
 //! The sessions part: each session of `onstat -u` with its client, statement, memory and CPU.
 
-use crate::ids::Sid;
 use crate::model::sessions::BySid;
 use crate::model::waiters::WaiterRow;
 use crate::parsers::onstat_u::OnstatU;
 use crate::source::Source;
-use crate::store::Store;
+use crate::store::{Stamp, Store};
+use compact_str::CompactString;
 use serde::Serialize;
+use std::sync::Arc;
 use std::time::Duration;
+
+/// What the client hosts are read from (every 10 s).
+pub(crate) const HOST_INPUTS: &[Source] = &[Source::OnstatGNtt];
+/// What the sessions' memory is read from (every 30 s).
+pub(crate) const MEMORY_INPUTS: &[Source] = &[Source::OnstatGSesList];
+
+/// The room of the previous build's rows, and the maps of slow sources as kept by the parts
+/// (each with the stamp of its sources: used only while the store's stamp is still that one).
+#[derive(Default)]
+pub(crate) struct SessionRoom {
+    pub(crate) rows: Vec<crate::model::sessions::SessionRow>,
+    pub(crate) hosts: Option<(Stamp, Arc<BySid<CompactString>>)>,
+    pub(crate) memory: Option<(Stamp, Arc<BySid<(u64, u64)>>)>,
+}
+
+impl From<Vec<crate::model::sessions::SessionRow>> for SessionRoom {
+    fn from(rows: Vec<crate::model::sessions::SessionRow>) -> Self {
+        SessionRoom {
+            rows,
+            ..SessionRoom::default()
+        }
+    }
+}
+
+/// The map kept, when the store's sources stand where they stood when it was built; else one
+/// built now.
+fn kept_or<T>(
+    kept: Option<(Stamp, Arc<T>)>,
+    stamp: Stamp,
+    build: impl FnOnce() -> T,
+) -> Arc<T> {
+    match kept {
+        Some((s, v)) if s == stamp => v,
+        _ => Arc::new(build()),
+    }
+}
 
 /// Each session's memory, total and used, from the last `onstat -g ses` (the list): empty
 /// before it is read. A session it does not name has no figure (unknown, not 0).
-fn session_memory(store: &Store) -> BySid<(u64, u64)> {
+pub(crate) fn session_memory(store: &Store) -> BySid<(u64, u64)> {
     store
         .get(crate::source::key::OnstatGSesList)
         .map(|l| {
@@ -53,21 +90,23 @@ pub struct SessionCpuSpan {
     pub unknown: Option<&'static str>,
 }
 
-/// The client host of each session, from `onstat -g ntt`.
-fn client_hosts(store: &Store) -> BySid<&str> {
+/// The client host of each session, from `onstat -g ntt`: owned, to be kept while that source
+/// is not read again (most hosts fit a `CompactString` inline: no block of their own).
+pub(crate) fn client_hosts(store: &Store) -> BySid<CompactString> {
     store
         .get(crate::source::key::OnstatGNtt)
         .map(|n| {
             n.threads
                 .iter()
-                .filter_map(|t| Some((t.sid, t.client.as_ref()?.host.as_str())))
+                .filter_map(|t| Some((t.sid, CompactString::new(&t.client.as_ref()?.host))))
                 .collect()
         })
         .unwrap_or_default()
 }
 
-/// The client program of the sessions whose `onstat -g ses <sid>` was collected.
-fn client_programs(store: &Store) -> rustc_hash::FxHashMap<Sid, &str> {
+/// The client program of the sessions whose `onstat -g ses <sid>` was collected, in session
+/// order (the store lists them so).
+fn client_programs(store: &Store) -> BySid<&str> {
     // A session's program does not change: any `onstat -g ses <sid>` read names it.
     store
         .per_session(Source::OnstatGSes)
@@ -79,10 +118,10 @@ fn client_programs(store: &Store) -> rustc_hash::FxHashMap<Sid, &str> {
         .collect()
 }
 
-/// Each session's current statement, where an `onstat -g sql <sid>` read within
-/// [`crate::model::activity::SQL_FRESH_S`] of the moment tells it (a statement changes; an
-/// older one is not said to be the session's).
-fn current_statements(store: &Store) -> rustc_hash::FxHashMap<Sid, &str> {
+/// Each session's current statement with when it was read, where an `onstat -g sql <sid>` read
+/// within [`crate::model::activity::SQL_FRESH_S`] of the moment tells it (a statement changes;
+/// an older one is not said to be the session's), in session order (the store lists them so).
+fn current_statements(store: &Store) -> BySid<(Duration, &str)> {
     let Some(moment) = store.moment() else {
         return Default::default();
     };
@@ -96,7 +135,7 @@ fn current_statements(store: &Store) -> rustc_hash::FxHashMap<Sid, &str> {
             }
             let q = parsed.get::<crate::parsers::onstat_g_sql::OnstatGSql>()?;
             let text = q.current_sql.as_ref().or(q.last_parsed_sql.as_ref())?;
-            Some((sid, text.as_str()))
+            Some((sid, (*seen, text.as_str())))
         })
         .collect()
 }
@@ -107,12 +146,14 @@ pub(crate) fn session_rows(
     u: &OnstatU,
     waiters: &[WaiterRow],
     now: Duration,
-    room: Vec<crate::model::sessions::SessionRow>,
+    room: SessionRoom,
 ) -> Vec<crate::model::sessions::SessionRow> {
-    let hosts = client_hosts(store);
+    let hosts = kept_or(room.hosts, store.stamp(HOST_INPUTS), || client_hosts(store));
+    let memory = kept_or(room.memory, store.stamp(MEMORY_INPUTS), || {
+        session_memory(store)
+    });
     let programs = client_programs(store);
     let sql = current_statements(store);
-    let memory = session_memory(store);
     crate::model::sessions::build(
         u,
         &crate::model::sessions::SessionInputs {
@@ -126,6 +167,6 @@ pub(crate) fn session_rows(
             sql: &sql,
             now,
         },
-        room,
+        room.rows,
     )
 }
