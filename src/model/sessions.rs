@@ -34,11 +34,12 @@ pub struct SessionRow {
     /// [`crate::model::activity::SQL_FRESH_S`] of the moment told it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sql: Option<String>,
-    /// When the read `sql` came from was taken: the next build, finding the same read of the
-    /// same session, keeps the text without comparing it (a statement runs to kilobytes, and
-    /// most are the same read second after second).
+    /// Which read of the session's `onstat -g sql` `sql` came from (when it was taken, and the
+    /// source's runs then): the next build, finding the same read, keeps the text without
+    /// comparing it (a statement runs to kilobytes, and most are the same read second after
+    /// second).
     #[serde(skip)]
-    pub(crate) sql_read: Option<Duration>,
+    pub(crate) sql_read: Option<StatementRead>,
     pub state: SessionState,
     /// What it waits on, as the Waiters pane says it (`lock`, `HDR+X on customer (stores)`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -133,6 +134,10 @@ impl SessionRow {
     }
 }
 
+/// One read of a session's statement in one store: when it was taken, and how many runs of
+/// its source were applied then (another apply, even at the same moment, is another read).
+pub(crate) type StatementRead = (Duration, u64);
+
 /// What the sessions are built from, besides `onstat -u`.
 pub(crate) struct SessionInputs<'a> {
     pub(crate) waiters: &'a [WaiterRow],
@@ -147,7 +152,7 @@ pub(crate) struct SessionInputs<'a> {
     /// Client program per session, where known.
     pub(crate) programs: &'a BySid<&'a str>,
     /// Current statement per session with when it was read, where read lately.
-    pub(crate) sql: &'a BySid<(Duration, &'a str)>,
+    pub(crate) sql: &'a BySid<(StatementRead, &'a str)>,
     pub(crate) now: Duration,
 }
 
@@ -424,11 +429,10 @@ fn place_rows(rows: &mut Vec<SessionRow>, sessions: &[Threads<'_>]) {
     }
 }
 
-/// Sets the row's statement to `read` (when it was read, its text): a row holding the same
-/// read of its session keeps its text unread (the store keeps one read of a session's
-/// statement per moment, so the same moment is the same text: its length is checked all the
-/// same), any other is written over.
-fn write_statement(row: &mut SessionRow, read: Option<(Duration, &str)>) {
+/// Sets the row's statement to `read` (which read, its text): a row holding the same read of
+/// its session keeps its text unread (within one store a read is one text; rows of another
+/// store have their reads forgotten, `Parts::session_maps`), any other is written over.
+fn write_statement(row: &mut SessionRow, read: Option<(StatementRead, &str)>) {
     match read {
         Some((at, text))
             if row.sql_read == Some(at) && row.sql.as_ref().map(String::len) == Some(text.len()) => {}

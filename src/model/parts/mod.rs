@@ -85,6 +85,8 @@ pub struct Parts {
     replication: Slot<crate::model::io::Replication, Option<Vec<String>>>,
     session_hosts: Slot<crate::model::sessions::BySid<compact_str::CompactString>>,
     session_memory: Slot<crate::model::sessions::BySid<(u64, u64)>>,
+    /// The store the sessions' rows were last built from (`Store::stamp` of no source).
+    sessions_store: Option<Stamp>,
     /// The time of the last snapshot built.
     last: Option<Duration>,
     counts: Counts,
@@ -183,6 +185,7 @@ impl Parts {
         self.replication.forget();
         self.session_hosts.forget();
         self.session_memory.forget();
+        self.sessions_store = None;
         self.sockets = Default::default();
         self.counts.restarts += 1;
     }
@@ -217,6 +220,15 @@ impl Parts {
     /// Hands the sessions' build the maps of slow sources (client hosts, memory), kept while
     /// those sources are not read again.
     pub(crate) fn session_maps(&mut self, store: &Store) {
+        // A statement's read names a text only within its store: rows of another store, or
+        // kept over a jump of the clock, keep no read.
+        let this_store = Some(store.stamp(&[]));
+        if self.sessions_store != this_store {
+            for row in &mut self.spare.sessions.rows {
+                row.sql_read = None;
+            }
+            self.sessions_store = this_store;
+        }
         let hosts_at = store.stamp(sessions::HOST_INPUTS);
         let hosts = self
             .session_hosts

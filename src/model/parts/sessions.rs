@@ -121,7 +121,7 @@ fn client_programs(store: &Store) -> BySid<&str> {
 /// Each session's current statement with when it was read, where an `onstat -g sql <sid>` read
 /// within [`crate::model::activity::SQL_FRESH_S`] of the moment tells it (a statement changes;
 /// an older one is not said to be the session's), in session order (the store lists them so).
-fn current_statements(store: &Store) -> BySid<(Duration, &str)> {
+fn current_statements(store: &Store) -> BySid<(crate::model::sessions::StatementRead, &str)> {
     let Some(moment) = store.moment() else {
         return Default::default();
     };
@@ -135,7 +135,7 @@ fn current_statements(store: &Store) -> BySid<(Duration, &str)> {
             }
             let q = parsed.get::<crate::parsers::onstat_g_sql::OnstatGSql>()?;
             let text = q.current_sql.as_ref().or(q.last_parsed_sql.as_ref())?;
-            Some((sid, (*seen, text.as_str())))
+            Some((sid, ((*seen, st.runs), text.as_str())))
         })
         .collect()
 }
@@ -169,4 +169,111 @@ pub(crate) fn session_rows(
         },
         room.rows,
     )
+}
+
+#[cfg(test)]
+mod kept {
+    //! The sessions' rows built from what was kept (the maps of slow sources, the rows and
+    //! statements of the second before) are the rows built from nothing.
+    use crate::collect::sample::Update;
+    use crate::demo::DemoInstance;
+    use crate::model::parts::Parts;
+    use crate::model::snapshot::{self, Snapshot};
+    use crate::source::Source;
+    use crate::store::{Store, StoreSettings};
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    fn new_store() -> Store {
+        Store::new(StoreSettings {
+            ports: vec![crate::demo::LISTENER_PORT],
+            ..Default::default()
+        })
+    }
+
+    /// Feeds `store` second `t`: each source due at its period, then the statements of a
+    /// turn of the sessions (a different few each second, as the collectors read them).
+    fn feed(store: &mut Store, demo: &DemoInstance, sources: &[Source], t: u64) {
+        let at = Duration::from_secs(t);
+        let due = sources
+            .iter()
+            .filter(|s| t % s.period().as_secs().max(1) == 0)
+            .copied();
+        let turn: Vec<Source> = demo
+            .sids_at(t)
+            .iter()
+            .skip((t as usize * 7) % 40)
+            .step_by(5)
+            .take(12)
+            .map(|&sid| Source::OnstatGSql(crate::ids::Sid(sid)))
+            .collect();
+        for s in due.chain(turn) {
+            if let Some(u) = Update::from_demo(demo, s, at) {
+                store.apply(u);
+            }
+        }
+    }
+
+    /// Walks `demo` from `from` for `seconds`, with a seek (a new store, the parts and rows
+    /// kept, as a replay's seek) back and forth on the way: each second's rows from the kept
+    /// parts equal the rows built whole. Returns how many of the kept builds reused the client
+    /// hosts and how many rows kept their statement's text.
+    fn walk(demo: &DemoInstance, from: u64, seconds: u64, seeks: &[(u64, u64)]) -> (u64, usize) {
+        let mut sources = Source::candidates_for_tests(None);
+        sources.retain(|s| demo.respond(&s.request(), Duration::from_secs(1)).is_ok());
+        let mut parts = Parts::default();
+        let mut store = new_store();
+        let mut t = from;
+        let mut kept_texts = 0;
+        let mut kept_maps = 0;
+        let mut hosts_before = None;
+        for step in 0..seconds {
+            if let Some(&(_, to)) = seeks.iter().find(|(at, _)| *at == step) {
+                store = new_store();
+                t = to;
+            }
+            feed(&mut store, demo, &sources, t);
+            let now = Duration::from_secs(t);
+            let before: Vec<_> = parts
+                .spare
+                .sessions
+                .rows
+                .iter()
+                .map(|r| (r.sessid, r.sql_read))
+                .collect();
+            let kept = snapshot::build_from(&store, now, None, &[], None, &mut parts);
+            let whole = snapshot::build(&store, now, None, &[]);
+            assert_eq!(kept.sessions.len(), whole.sessions.len(), "{t}s");
+            for (k, w) in kept.sessions.iter().zip(&whole.sessions) {
+                assert_eq!(k, w, "{t}s: session {}", k.sessid);
+            }
+            kept_texts += kept
+                .sessions
+                .iter()
+                .filter(|r| r.sql.is_some() && before.contains(&(r.sessid, r.sql_read)))
+                .count();
+            let hosts = Arc::as_ptr(&parts.session_hosts.value);
+            kept_maps += u64::from(hosts_before == Some(hosts));
+            hosts_before = Some(hosts);
+            Snapshot::recycle(Arc::new(kept), &mut parts);
+            t += 1;
+        }
+        (kept_maps, kept_texts)
+    }
+
+    /// Every seed the tests use, tidy and messy, with short-lived sessions coming and going
+    /// (their sids used again) and seeks back and forth.
+    #[test]
+    fn rows_from_kept_parts_are_the_rows_built_whole() {
+        for seed in 1..=3 {
+            for messy in [false, true] {
+                let demo = DemoInstance::new(seed).with_sessions(200);
+                let demo = if messy { demo.messy() } else { demo };
+                let (reused, kept_texts) = walk(&demo, 200, 150, &[(50, 60), (90, 500)]);
+                // The check has teeth: the slow maps were kept, and texts kept unread.
+                assert!(reused > 100, "seed {seed} messy {messy}: {reused} reused");
+                assert!(kept_texts > 100, "seed {seed} messy {messy}: {kept_texts} texts");
+            }
+        }
+    }
 }
