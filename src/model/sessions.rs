@@ -435,7 +435,8 @@ fn place_rows(rows: &mut Vec<SessionRow>, sessions: &[Threads<'_>]) {
 fn write_statement(row: &mut SessionRow, read: Option<(StatementRead, &str)>) {
     match read {
         Some((at, text))
-            if row.sql_read == Some(at) && row.sql.as_ref().map(String::len) == Some(text.len()) => {}
+            if row.sql_read == Some(at)
+                && row.sql.as_ref().map(String::len) == Some(text.len()) => {}
         Some((at, text)) => {
             write_over(&mut row.sql, Some(text));
             row.sql_read = Some(at);

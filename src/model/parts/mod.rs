@@ -230,13 +230,15 @@ impl Parts {
             self.sessions_store = this_store;
         }
         let hosts_at = store.stamp(sessions::HOST_INPUTS);
-        let hosts = self
-            .session_hosts
-            .get(hosts_at, (), &mut self.counts, || sessions::client_hosts(store));
+        let hosts = self.session_hosts.get(hosts_at, (), &mut self.counts, || {
+            sessions::client_hosts(store)
+        });
         let memory_at = store.stamp(sessions::MEMORY_INPUTS);
         let memory = self
             .session_memory
-            .get(memory_at, (), &mut self.counts, || sessions::session_memory(store));
+            .get(memory_at, (), &mut self.counts, || {
+                sessions::session_memory(store)
+            });
         self.spare.sessions.hosts = Some((hosts_at, hosts));
         self.spare.sessions.memory = Some((memory_at, memory));
     }

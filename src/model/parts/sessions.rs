@@ -35,11 +35,7 @@ impl From<Vec<crate::model::sessions::SessionRow>> for SessionRoom {
 
 /// The map kept, when the store's sources stand where they stood when it was built; else one
 /// built now.
-fn kept_or<T>(
-    kept: Option<(Stamp, Arc<T>)>,
-    stamp: Stamp,
-    build: impl FnOnce() -> T,
-) -> Arc<T> {
+fn kept_or<T>(kept: Option<(Stamp, Arc<T>)>, stamp: Stamp, build: impl FnOnce() -> T) -> Arc<T> {
     match kept {
         Some((s, v)) if s == stamp => v,
         _ => Arc::new(build()),
@@ -272,7 +268,10 @@ mod kept {
                 let (reused, kept_texts) = walk(&demo, 200, 150, &[(50, 60), (90, 500)]);
                 // The check has teeth: the slow maps were kept, and texts kept unread.
                 assert!(reused > 100, "seed {seed} messy {messy}: {reused} reused");
-                assert!(kept_texts > 100, "seed {seed} messy {messy}: {kept_texts} texts");
+                assert!(
+                    kept_texts > 100,
+                    "seed {seed} messy {messy}: {kept_texts} texts"
+                );
             }
         }
     }
