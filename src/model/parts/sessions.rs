@@ -210,23 +210,31 @@ mod kept {
         }
     }
 
-    /// Walks `demo` from `from` for `seconds`, with a seek (a new store, the parts and rows
-    /// kept, as a replay's seek) back and forth on the way: each second's rows from the kept
-    /// parts equal the rows built whole. Returns how many of the kept builds reused the client
-    /// hosts and how many rows kept their statement's text.
-    fn walk(demo: &DemoInstance, from: u64, seconds: u64, seeks: &[(u64, u64)]) -> (u64, usize) {
+    /// Walks `demo` from `from` for `seconds`, with seeks on the way (at a step, to a time of
+    /// a demo: a new store, the parts and rows kept, as a replay's seek, or another recording
+    /// opened): each second's rows from the kept parts equal the rows built whole. Returns how
+    /// many of the kept builds reused the client hosts and how many rows kept their statement's
+    /// text.
+    fn walk(
+        demo: &DemoInstance,
+        from: u64,
+        seconds: u64,
+        seeks: &[(u64, u64, &DemoInstance)],
+    ) -> (u64, usize) {
         let mut sources = Source::candidates_for_tests(None);
         sources.retain(|s| demo.respond(&s.request(), Duration::from_secs(1)).is_ok());
         let mut parts = Parts::default();
         let mut store = new_store();
         let mut t = from;
+        let mut demo = demo;
         let mut kept_texts = 0;
         let mut kept_maps = 0;
         let mut hosts_before = None;
         for step in 0..seconds {
-            if let Some(&(_, to)) = seeks.iter().find(|(at, _)| *at == step) {
+            if let Some(&(_, to, other)) = seeks.iter().find(|(at, _, _)| *at == step) {
                 store = new_store();
                 t = to;
+                demo = other;
             }
             feed(&mut store, demo, &sources, t);
             let now = Duration::from_secs(t);
@@ -258,14 +266,18 @@ mod kept {
     }
 
     /// Every seed the tests use, tidy and messy, with short-lived sessions coming and going
-    /// (their sids used again) and seeks back and forth.
+    /// (their sids used again), seeks back and forth, and another instance's recording at the
+    /// same moment (the same sids read at the same times, other statements).
     #[test]
     fn rows_from_kept_parts_are_the_rows_built_whole() {
         for seed in 1..=3 {
             for messy in [false, true] {
                 let demo = DemoInstance::new(seed).with_sessions(200);
                 let demo = if messy { demo.messy() } else { demo };
-                let (reused, kept_texts) = walk(&demo, 200, 150, &[(50, 60), (90, 500)]);
+                let other = DemoInstance::new(seed + 10).with_sessions(200);
+                let other = if messy { other.messy() } else { other };
+                let seeks = [(50, 60, &demo), (90, 500, &demo), (120, 530, &other)];
+                let (reused, kept_texts) = walk(&demo, 200, 150, &seeks);
                 // The check has teeth: the slow maps were kept, and texts kept unread.
                 assert!(reused > 100, "seed {seed} messy {messy}: {reused} reused");
                 assert!(
