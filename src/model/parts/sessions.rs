@@ -51,7 +51,8 @@ pub(crate) fn session_memory(store: &Store) -> BySid<(u64, u64)> {
             l.sessions
                 .iter()
                 .map(|r| (r.sid, (r.total_memory, r.used_memory)))
-                .collect()
+                .collect::<BySid<_>>()
+                .tight()
         })
         .unwrap_or_default()
 }
@@ -95,7 +96,8 @@ pub(crate) fn client_hosts(store: &Store) -> BySid<CompactString> {
             n.threads
                 .iter()
                 .filter_map(|t| Some((t.sid, CompactString::new(&t.client.as_ref()?.host))))
-                .collect()
+                .collect::<BySid<_>>()
+                .tight()
         })
         .unwrap_or_default()
 }
@@ -131,7 +133,7 @@ fn current_statements(store: &Store) -> BySid<(crate::model::sessions::Statement
             }
             let q = parsed.get::<crate::parsers::onstat_g_sql::OnstatGSql>()?;
             let text = q.current_sql.as_ref().or(q.last_parsed_sql.as_ref())?;
-            Some((sid, ((*seen, st.runs), text.as_str())))
+            Some((sid, ((*seen, st.runs as u32), text.as_str())))
         })
         .collect()
 }
