@@ -15,13 +15,16 @@ pub(crate) const HOST_INPUTS: &[Source] = &[Source::OnstatGNtt];
 /// What the sessions' memory is read from (every 30 s).
 pub(crate) const MEMORY_INPUTS: &[Source] = &[Source::OnstatGSesList];
 
+/// A map as kept by the parts, with the stamp of the sources it was built from.
+pub(crate) type Kept<T> = Option<(Stamp, Arc<T>)>;
+
 /// The room of the previous build's rows, and the maps of slow sources as kept by the parts
 /// (each with the stamp of its sources: used only while the store's stamp is still that one).
 #[derive(Default)]
 pub(crate) struct SessionRoom {
     pub(crate) rows: Vec<crate::model::sessions::SessionRow>,
-    pub(crate) hosts: Option<(Stamp, Arc<BySid<CompactString>>)>,
-    pub(crate) memory: Option<(Stamp, Arc<BySid<(u64, u64)>>)>,
+    pub(crate) hosts: Kept<BySid<CompactString>>,
+    pub(crate) memory: Kept<BySid<(u64, u64)>>,
 }
 
 impl From<Vec<crate::model::sessions::SessionRow>> for SessionRoom {
@@ -35,7 +38,7 @@ impl From<Vec<crate::model::sessions::SessionRow>> for SessionRoom {
 
 /// The map kept, when the store's sources stand where they stood when it was built; else one
 /// built now.
-fn kept_or<T>(kept: Option<(Stamp, Arc<T>)>, stamp: Stamp, build: impl FnOnce() -> T) -> Arc<T> {
+fn kept_or<T>(kept: Kept<T>, stamp: Stamp, build: impl FnOnce() -> T) -> Arc<T> {
     match kept {
         Some((s, v)) if s == stamp => v,
         _ => Arc::new(build()),
