@@ -874,9 +874,10 @@ mod tests {
     use crate::source::Source;
     use std::time::Duration;
 
-    const MEMOISED: [Source; 6] = [
+    const MEMOISED: [Source; 7] = [
         Source::OnstatU,
         Source::OnstatGAth,
+        Source::OnstatGCon,
         Source::OnstatK,
         Source::OnstatXTxn,
         Source::ProcNetTcp,

@@ -334,7 +334,7 @@ pub(crate) fn build(
             rstcb: t.address,
             tid: a.map(|a| a.tid.0),
             name: a.map(|a| a.name.to_string()),
-            status: a.filter(|_| status_now).map(|a| a.status.clone()),
+            status: a.filter(|_| status_now).map(|a| a.status.to_string()),
             flags: t.flags.to_string(),
             in_words: flags_in_words(&t.flags),
             locks: t.locks,

@@ -1,7 +1,9 @@
 //! Sessions joined to their client connections (`onstat -g ntt`'s `host|port` = a socket's
 //! remote end).
 
-use crate::store::sockets::{plain_host, RowsKept, SocketHistory, SocketRow};
+use crate::parsers::onstat_g_ntt::OnstatGNtt;
+use crate::parsers::Parsed;
+use crate::store::sockets::{plain_host, JoinKept, RowsKept, SocketHistory, SocketRow, NONE};
 use rustc_hash::FxHashMap;
 
 /// True for a host printed as an IP address (so it can be compared with a socket table's).
@@ -16,42 +18,76 @@ fn is_ip(host: &str) -> bool {
 /// that remote port.
 pub(crate) fn join_sessions(
     rows: &mut [SocketRow],
-    ntt: &crate::parsers::onstat_g_ntt::OnstatGNtt,
+    ntt: &Parsed,
     history: &SocketHistory,
-    kept: &RowsKept,
+    kept: &mut RowsKept,
 ) -> FxHashMap<crate::ids::Sid, usize> {
+    let Some(read) = ntt.get::<OnstatGNtt>() else {
+        return FxHashMap::default();
+    };
     // The history keeps its connections indexed by remote end and by remote port between
-    // samples; `kept` says which row each is.
-    let mut matches: Vec<(crate::ids::Sid, usize)> = Vec::new();
-    for t in &ntt.threads {
+    // samples; the connections each session found there are kept while neither the read nor
+    // the indexes change, and `kept` says which row each connection is now.
+    let mut join = std::mem::take(&mut kept.join);
+    let same_read = join.ntt.as_ref().is_some_and(|n| Parsed::ptr_eq(n, ntt));
+    if !same_read || join.joined_as != history.joined_as() {
+        find_connections(&mut join, read, history);
+        join.ntt = Some(Parsed::clone(ntt));
+        join.joined_as = history.joined_as();
+    }
+    let matches = join.sessions.iter().filter_map(|&(sid, from, to, port)| {
+        let by_remote = join
+            .conns
+            .get(from as usize..to as usize)
+            .unwrap_or_default();
+        let by_port = || {
+            if port == NONE {
+                None
+            } else {
+                kept.row_of(port)
+            }
+        };
+        kept.last_row_of(by_remote)
+            .or_else(by_port)
+            .map(|i| (sid, i))
+    });
+    let of_session = name_sessions(rows, matches, join.sessions.len());
+    kept.join = join;
+    of_session
+}
+
+/// Per session with a client address in `read`, the connections of `history` it may be: those
+/// with its remote end, and the one with its remote port when its host is a name.
+fn find_connections(join: &mut JoinKept, read: &OnstatGNtt, history: &SocketHistory) {
+    join.sessions.clear();
+    join.conns.clear();
+    for t in &read.threads {
         let Some(c) = &t.client else { continue };
         if t.sid.0 == 0 {
             continue;
         }
         let host = plain_host(&c.host);
-        let hit = history
-            .row_of_remote(kept, host, c.port.as_str())
-            .or_else(|| {
-                if is_ip(host) {
-                    None
-                } else {
-                    history.row_of_port(kept, c.port.as_str())
-                }
-            });
-        if let Some(i) = hit {
-            matches.push((t.sid, i));
-        }
+        let from = u32::try_from(join.conns.len()).unwrap_or(NONE);
+        history.remote_conns(host, c.port.as_str(), &mut join.conns);
+        let to = u32::try_from(join.conns.len()).unwrap_or(NONE);
+        let port = if is_ip(host) {
+            NONE
+        } else {
+            history.port_conn(c.port.as_str()).unwrap_or(NONE)
+        };
+        join.sessions.push((t.sid, from, to, port));
     }
-    name_sessions(rows, matches)
 }
 
 /// Names each matched row's session; per session, the index of its row (the later match of a
 /// session named twice).
 fn name_sessions(
     rows: &mut [SocketRow],
-    matches: Vec<(crate::ids::Sid, usize)>,
+    matches: impl IntoIterator<Item = (crate::ids::Sid, usize)>,
+    most: usize,
 ) -> FxHashMap<crate::ids::Sid, usize> {
-    let mut out = FxHashMap::default();
+    // Sized once: grown from empty, thousands of sessions were hashed again at each doubling.
+    let mut out = FxHashMap::with_capacity_and_hasher(most, Default::default());
     for (sid, i) in matches {
         if let Some(r) = rows.get_mut(i) {
             r.sessid = Some(sid);
@@ -99,7 +135,8 @@ pub(crate) fn join_sessions_whole(
             matches.push((t.sid, i));
         }
     }
-    name_sessions(rows, matches)
+    let most = matches.len();
+    name_sessions(rows, matches, most)
 }
 
 #[cfg(test)]
@@ -162,32 +199,51 @@ mod tests {
     proptest! {
         /// The join through the history's indexes answers what the join over the rows alone
         /// does: the last row of an endpoint, a host name matched by a port only one row has,
-        /// `::ffff:` taken off, sid 0 skipped, over samples with connections coming and going.
+        /// `::ffff:` taken off, sid 0 skipped, over samples with connections coming and going,
+        /// the same sockets again (the rows move, the indexes stay) and the same `onstat -g ntt`
+        /// read kept over several samples (the connections found for it are kept).
         #[test]
         fn the_kept_join_answers_as_the_whole_one(
             samples in proptest::collection::vec(
                 (
                     proptest::collection::vec((9088u16..9090, 0usize..4, 40000u16..40006), 0..12),
                     proptest::collection::vec((0u64..8, 0usize..5, 40000u16..40007), 0..12),
+                    any::<bool>(),
+                    any::<bool>(),
                 ),
-                1..12,
+                1..16,
             ),
         ) {
             let mut h = SocketHistory::new(Duration::from_secs(60));
             let mut kept = RowsKept::default();
             let mut rows = Vec::new();
             let mut tag = RowsTag(0);
-            for (t, (sockets, threads)) in samples.iter().enumerate() {
-                let sockets: Vec<Socket> =
+            let mut last: Option<(Vec<Socket>, Parsed)> = None;
+            for (t, (sockets, threads, same_sockets, same_read)) in samples.iter().enumerate() {
+                let mut sockets: Vec<Socket> =
                     sockets.iter().map(|&(l, h, p)| socket(l, h, p)).collect();
+                let mut read: Parsed = std::sync::Arc::new(ntt(threads));
+                if let Some((s, r)) = &last {
+                    if *same_sockets {
+                        // The same connections, one queue grown: it moves in the rows.
+                        sockets = s.clone();
+                        if let Some(first) = sockets.last_mut() {
+                            first.send_q += 1_000;
+                        }
+                    }
+                    if *same_read {
+                        read = Parsed::clone(r);
+                    }
+                }
                 h.observe(&sockets, Duration::from_secs(t as u64 + 1), &[]);
                 tag = h.rows_kept(&mut kept, &mut rows, tag);
-                let ntt = ntt(threads);
                 let mut whole = rows.clone();
-                let want = join_sessions_whole(&mut whole, &ntt);
-                let got = join_sessions(&mut rows, &ntt, &h, &kept);
+                let plain = read.get::<OnstatGNtt>().expect("a read of onstat -g ntt");
+                let want = join_sessions_whole(&mut whole, plain);
+                let got = join_sessions(&mut rows, &read, &h, &mut kept);
                 prop_assert_eq!(&got, &want);
                 prop_assert_eq!(&rows, &whole);
+                last = Some((sockets, read));
             }
         }
     }

@@ -413,8 +413,8 @@ impl<'a> LockIndex<'a> {
 
 /// The `onstat -u` address (rstcb) of a few thread ids, by `onstat -g ath`: it lists every
 /// thread (thousands), and the mutexes and the engine's blocker graph name a few, so only those
-/// asked for are kept, in one pass over it (the later of two lines of one tid, as a map keeps
-/// it).
+/// asked for are kept: each found by a binary search in its list, in tid order as it prints
+/// it; else in one pass over it (the later of two lines of one tid, as a map keeps it).
 pub(crate) struct Rstcbs {
     /// The tids asked for, in order, each with 1 + the place of its rstcb in `rstcbs` (0: none).
     tids: Vec<(u64, u32)>,
@@ -430,7 +430,25 @@ impl Rstcbs {
         crate::ids::sort_pairs(&mut asked);
         asked.dedup_by_key(|p| p.0);
         let mut rstcbs = Vec::new();
-        if let (Some(ath), false) = (ath, asked.is_empty()) {
+        let Some(ath) = ath.filter(|_| !asked.is_empty()) else {
+            return Rstcbs {
+                tids: asked,
+                rstcbs,
+            };
+        };
+        if ath.threads.windows(2).all(|w| w[0].tid < w[1].tid) {
+            // It lists its threads in tid order, each once: a binary search finds each of the
+            // few asked for.
+            for (tid, place) in asked.iter_mut() {
+                let Ok(i) = ath.threads.binary_search_by_key(&*tid, |t| t.tid.0) else {
+                    continue;
+                };
+                if let Some(r) = ath.threads[i].rstcb {
+                    rstcbs.push(r);
+                    *place = rstcbs.len() as u32;
+                }
+            }
+        } else {
             for t in &ath.threads {
                 let Some(r) = t.rstcb else { continue };
                 if let Ok(i) = asked.binary_search_by_key(&t.tid.0, |p| p.0) {
@@ -808,13 +826,61 @@ impl SocketRef {
     }
 }
 
+/// A thread's seven flag characters as `onstat -u` printed them (`Y--P---`), read as a `&str`:
+/// copied into its row as they are, with no string built, nor freed, for each of thousands of
+/// waiters a second.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct FlagText(pub Flags);
+
+impl FlagText {
+    pub fn as_str(&self) -> &str {
+        self.0.as_str()
+    }
+}
+
+impl std::ops::Deref for FlagText {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.0.as_str()
+    }
+}
+
+/// Flags written out (`"L--P---"`), the first seven characters kept, `-` for those missing.
+impl From<&str> for FlagText {
+    fn from(s: &str) -> Self {
+        let mut flags = *b"-------";
+        for (f, b) in flags.iter_mut().zip(s.bytes().filter(u8::is_ascii)) {
+            *f = b;
+        }
+        FlagText(Flags(flags))
+    }
+}
+
+impl From<String> for FlagText {
+    fn from(s: String) -> Self {
+        FlagText::from(s.as_str())
+    }
+}
+
+impl std::fmt::Debug for FlagText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl Serialize for FlagText {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
 /// One waiting thread, joined.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct WaiterRow {
     pub rstcb: Addr,
     pub sessid: Sid,
     pub user: CompactString,
-    pub flags: CompactString,
+    pub flags: FlagText,
     pub reason: WaitReason,
     pub waiting_on: WaitTarget,
     /// How long it has been in this wait, tracked across samples (seconds).
@@ -998,9 +1064,10 @@ pub(crate) fn long_transaction_thread(
     })
 }
 
-/// Follows every waiter's chain of owners to its head blocker. `engine` (from `onstat -g bth`)
-/// fills in the blockers the other sources cannot see (memory grants, conditions); where both
-/// know one and they differ, the waiter says so.
+/// Follows every waiter's chain of owners to its head blocker, in rows as `waiter_rows` makes
+/// them (no chain yet). `engine` (from `onstat -g bth`) fills in the blockers the other sources
+/// cannot see (memory grants, conditions); where both know one and they differ, the waiter says
+/// so.
 ///
 /// `log_holder` is the thread of the oldest open transaction while the server is
 /// `Blocked:LONGTX`: nothing but its rollback may write, so every log waiter waits for it.
@@ -1046,6 +1113,10 @@ pub(crate) fn join_chains(
         return;
     }
     for w in waiters.iter_mut() {
+        // Most waiters (idle clients) wait on no thread: their rows keep no chain, as made.
+        if !owner_of.contains_key(&w.rstcb) {
+            continue;
+        }
         let c = chains::follow(w.rstcb, &owner_of);
         let mut blockers: Vec<Sid> = c.blockers.iter().filter_map(|a| sid_of.get(*a)).collect();
         if w.reason == WaitReason::Checkpoint && !blockers.is_empty() {
@@ -1075,18 +1146,52 @@ pub(crate) fn join_chains(
     }
 }
 
+/// The thread that speaks for each head blocker in the verdicts: its first thread (in the
+/// `onstat -u`'s order) that is primary or not waiting. Found in one pass for all heads, not a
+/// pass over every thread for each waiter held up.
+pub(crate) struct HeadThreads<'a> {
+    /// The heads' sessions in order, each with its thread.
+    heads: Vec<(Sid, Option<&'a UserThread>)>,
+}
+
+impl<'a> HeadThreads<'a> {
+    pub(crate) fn new(u: &'a OnstatU, heads: impl Iterator<Item = Sid>) -> Self {
+        let mut heads: Vec<(Sid, Option<&UserThread>)> = heads.map(|h| (h, None)).collect();
+        heads.sort_unstable_by_key(|h| h.0);
+        heads.dedup_by_key(|h| h.0);
+        let mut left = heads.len();
+        for t in &u.threads {
+            if left == 0 {
+                break;
+            }
+            if !(t.flags.is_primary() || t.wait_reason.is_none()) {
+                continue;
+            }
+            if let Ok(i) = heads.binary_search_by_key(&t.sessid, |h| h.0) {
+                if heads[i].1.is_none() {
+                    heads[i].1 = Some(t);
+                    left -= 1;
+                }
+            }
+        }
+        HeadThreads { heads }
+    }
+
+    pub(crate) fn get(&self, sid: Sid) -> Option<&'a UserThread> {
+        let i = self.heads.binary_search_by_key(&sid, |h| h.0).ok()?;
+        self.heads[i].1
+    }
+}
+
 /// "blocked by sid 812 (head blocker, holding 3 locks, running)".
-fn blocker_words(row: &WaiterRow, u: &OnstatU) -> Option<String> {
+fn blocker_words(row: &WaiterRow, heads: &HeadThreads<'_>) -> Option<String> {
     if row.deadlock {
         let sids: Vec<String> = row.blockers.iter().map(|s| s.to_string()).collect();
         return Some(format!("DEADLOCK with sid {}", sids.join(", ")));
     }
     let first = row.direct_blocker()?;
     let head = row.head_blocker?;
-    let head_th = u
-        .threads
-        .iter()
-        .find(|t| t.sessid == head && (t.flags.is_primary() || t.wait_reason.is_none()));
+    let head_th = heads.get(head);
     let mut what = Vec::new();
     if first == head {
         what.push("head blocker".to_string());
@@ -1153,7 +1258,7 @@ impl HolderNotes {
 
 pub(crate) fn verdict(
     row: &WaiterRow,
-    u: &OnstatU,
+    heads: &HeadThreads<'_>,
     checkpoint: &str,
     notes: &HolderNotes,
 ) -> Cow<'static, str> {
@@ -1164,7 +1269,7 @@ pub(crate) fn verdict(
             format!("waiting for a checkpoint to finish ({checkpoint})")
         });
     }
-    if let Some(b) = blocker_words(row, u) {
+    if let Some(b) = blocker_words(row, heads) {
         let on = match &row.waiting_on {
             WaitTarget::Lock {
                 object: Some(o), ..
@@ -1489,9 +1594,14 @@ mod index {
         /// with an rstcb (the later line of one tid kept) holds.
         #[test]
         fn rstcbs_by_tid_are_a_map(
-            ath in proptest::collection::vec((0u64..30, 0u64..8), 0..40),
+            mut ath in proptest::collection::vec((0u64..30, 0u64..8), 0..40),
             asked in proptest::collection::vec(0u64..32, 0..20),
+            in_order: bool,
         ) {
+            if in_order {
+                ath.sort_unstable_by_key(|t| t.0);
+                ath.dedup_by_key(|t| t.0);
+            }
             let (_, _, a) = templates();
             let ath = crate::parsers::onstat_g_ath::OnstatGAth {
                 threads: ath
@@ -1514,6 +1624,45 @@ mod index {
                 prop_assert_eq!(rstcbs.get(t), plain.get(&t).copied(), "{}", t);
             }
             prop_assert_eq!(Rstcbs::new(None, asked.iter().map(|t| Tid(*t))).get(Tid(1)), None);
+        }
+    }
+
+    proptest! {
+        /// The thread that speaks for a head blocker is the first of its session, in the
+        /// `onstat -u`'s order, that is primary or not waiting, as a search of every thread
+        /// for each head finds it; none for a session not asked about or with no such thread.
+        #[test]
+        fn a_head_blockers_thread_is_the_first_that_speaks_for_it(
+            rows in proptest::collection::vec((0u64..8, any::<bool>(), any::<bool>()), 0..30),
+            heads in proptest::collection::vec(0u64..10, 0..8),
+        ) {
+            let (t, _, _) = templates();
+            let u = OnstatU {
+                threads: (0u64..)
+                    .zip(&rows)
+                    .map(|(i, &(sid, primary, waiting))| UserThread {
+                        address: Addr(0x1000 + i),
+                        sessid: Sid(sid),
+                        flags: Flags(*if primary { b"---P---" } else { b"-------" }),
+                        wait_reason: waiting.then_some(WaitReason::Lock),
+                        ..t.clone()
+                    })
+                    .collect(),
+                ..OnstatU::default()
+            };
+            let index = HeadThreads::new(&u, heads.iter().map(|h| Sid(*h)));
+            for sid in (0..10).map(Sid) {
+                let plain = heads.contains(&sid.0).then(|| {
+                    u.threads.iter().find(|t| {
+                        t.sessid == sid && (t.flags.is_primary() || t.wait_reason.is_none())
+                    })
+                });
+                prop_assert_eq!(
+                    index.get(sid).map(|t| t.address),
+                    plain.flatten().map(|t| t.address),
+                    "{}", sid
+                );
+            }
         }
     }
 

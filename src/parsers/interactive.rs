@@ -91,14 +91,31 @@ fn banner_end(part: &str) -> Option<usize> {
 /// is built once, at its size.
 pub fn split(text: &str, asked: usize) -> Result<Vec<Cow<'_, str>>, SplitError> {
     // Each part is the rest of its prompt's line, then the lines up to the next prompt: one
-    // stretch of `text`.
+    // stretch of `text`. Only the lines holding the prompt's text are read (found by a
+    // vectorised search: a 5,000-session tick is megabytes of lines, a few dozen prompts);
+    // the lines between them only stretch the part they belong to.
     let mut before_end = 0;
     let mut pieces: Vec<std::ops::Range<usize>> = Vec::new();
+    let stretch =
+        |pieces: &mut Vec<std::ops::Range<usize>>, before_end: &mut usize, end| match pieces
+            .last_mut()
+        {
+            Some(p) => p.end = end,
+            None => *before_end = end,
+        };
+    let bytes = text.as_bytes();
+    // Where the lines read so far end.
     let mut offset = 0;
-    for line in text.split_inclusive('\n') {
-        let end = offset + line.len();
-        offset = end;
-        let mut rest = line;
+    for at in memchr::memmem::find_iter(bytes, PROMPT) {
+        if at < offset {
+            continue;
+        }
+        let start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |n| n + 1);
+        let end = memchr::memchr(b'\n', &bytes[at..]).map_or(text.len(), |n| at + n + 1);
+        if start > offset {
+            stretch(&mut pieces, &mut before_end, start);
+        }
+        let mut rest = &text[start..end];
         let mut prompted = false;
         loop {
             let trimmed = rest.trim_start_matches([' ', '\t']);
@@ -113,9 +130,12 @@ pub fn split(text: &str, asked: usize) -> Result<Vec<Cow<'_, str>>, SplitError> 
         }
         match pieces.last_mut() {
             Some(p) if prompted => p.start = end - rest.len(),
-            Some(p) => p.end = end,
-            None => before_end = end,
+            _ => stretch(&mut pieces, &mut before_end, end),
         }
+        offset = end;
+    }
+    if text.len() > offset {
+        stretch(&mut pieces, &mut before_end, text.len());
     }
     let before = &text[..before_end];
     let mut parts: Vec<&str> = pieces.into_iter().map(|r| &text[r]).collect();
@@ -310,7 +330,7 @@ mod tests {
 
         /// Built a part at a time, the parts are the ones pushed line by line.
         #[test]
-        fn parts_are_as_line_by_line(text in "(onstat> ?|  onstat> |IBM Informix Dynamic Server Version 12.10.FC8 -- On-Line -- Up 00:01:02 -- 1 Kbytes\n|\n| |x|\r|é)*", asked in 0usize..8) {
+        fn parts_are_as_line_by_line(text in "(onstat> ?|  onstat> |\tonstat>|IBM Informix Dynamic Server Version 12.10.FC8 -- On-Line -- Up 00:01:02 -- 1 Kbytes\n|\n| |x|\r|é)*", asked in 0usize..8) {
             let owned = split(&text, asked).map(|parts| parts.into_iter().map(Cow::into_owned).collect::<Vec<String>>());
             prop_assert_eq!(owned, split_line_by_line(&text, asked));
         }

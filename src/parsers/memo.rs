@@ -1,12 +1,13 @@
 //! Rows not parsed again: a source's output a second later is mostly the same lines (at 5,000
-//! sessions ~94 % of `onstat -u`'s rows, ~92 % of `/proc/net/tcp`'s; not `-g con`'s, whose wait times
-//! tick), and a line identical to
+//! sessions ~94 % of `onstat -u`'s rows, ~92 % of `/proc/net/tcp`'s), and a line identical to
 //! one of the last output gives the identical row. A [`LineMemo`] keeps, per source, the last
 //! parse's record (the `Parsed` the store keeps anyway) and, per row, the [`LineKey`] of the
 //! line it came from; never the text, which would cost its size again in memory. Only bodies
 //! whose row is a pure function of its line's text use it (no section state, no line number in
 //! the row); everything else a parse does (banner, off-line message, lines not understood,
-//! recognition, the error) is done as without it.
+//! recognition, the error) is done as without it. A body may key a row by less than its line
+//! (`-g con`'s rows without their wait time, which ticks every second) when it reads the rest
+//! of the row again from the line.
 
 use super::{Parsed, Record};
 use crate::error::ParseError;
@@ -19,10 +20,10 @@ use std::sync::OnceLock;
 /// that passes SMHasher3 on its full 64 bits, ~10 ns a line where std's SipHash takes several
 /// times that), seeded at random once a run: lines are text the server prints (user and host
 /// names among them), and a fixed hash would let one be written to collide with another's row.
-/// A line is compared with at most `2 * (1 + LOOK_AHEAD)` remembered keys, so at 5,000
-/// sessions (about 20,000 memoised lines a second: `-u`, `/proc/net/tcp`, `-k`, `-x` and every
-/// 5 s `-g ath`) that is under 4·10^5 comparisons a second, 3.5·10^10 a day; at 2^-64 a
-/// comparison of two different lines of one length, a wrong row once in about 5·10^8 days.
+/// A line is compared with at most `3 * LOOK_AHEAD + 2` remembered keys, so at 5,000
+/// sessions (about 30,000 memoised lines a second: `-u`, `-g con`, `-g ath`, `/proc/net/tcp`,
+/// `-k`, `-x`) that is under 8·10^5 comparisons a second, 7·10^10 a day; at 2^-64 a
+/// comparison of two different lines of one length, a wrong row once in about 2.5·10^8 days.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct LineKey {
     hash: u64,
@@ -31,7 +32,7 @@ pub(crate) struct LineKey {
 
 impl LineKey {
     /// Stands for a row that came from no single line: matches no line.
-    const NONE: LineKey = LineKey {
+    pub(crate) const NONE: LineKey = LineKey {
         hash: 0,
         len: u32::MAX,
     };
@@ -145,7 +146,7 @@ impl<'m, R> Recall<'m, R> {
         }
         let found = self.look(self.at, key).or_else(|| match self.misses {
             0 => None,
-            n => self.look(self.at + n, key),
+            n => self.look_around(self.at + n, key),
         });
         match found {
             Some(i) => {
@@ -162,7 +163,20 @@ impl<'m, R> Recall<'m, R> {
 
     /// Where `key` is among the remembered lines `from` and `LOOK_AHEAD` after.
     fn look(&self, from: usize, key: LineKey) -> Option<usize> {
-        let end = self.keys.len().min(from.saturating_add(1 + LOOK_AHEAD));
+        self.look_in(from, from.saturating_add(1 + LOOK_AHEAD), key)
+    }
+
+    /// Where `key` is among the remembered lines `LOOK_AHEAD` either side of `mid` (not before
+    /// the next one): the end of a run of changed lines, which rows inserted among them put
+    /// earlier and rows removed later.
+    fn look_around(&self, mid: usize, key: LineKey) -> Option<usize> {
+        let from = mid.saturating_sub(LOOK_AHEAD).max(self.at);
+        self.look_in(from, mid.saturating_add(1 + LOOK_AHEAD), key)
+    }
+
+    /// Where `key` is among the remembered lines `from..end`.
+    fn look_in(&self, from: usize, end: usize, key: LineKey) -> Option<usize> {
+        let end = self.keys.len().min(end);
         (from.min(end)..end).find(|&i| self.keys[i] == key)
     }
 
@@ -232,7 +246,8 @@ mod tests {
     use super::{LineMemo, Recalled};
     use crate::error::ParseError;
     use crate::parsers::{
-        onstat_g_ath, onstat_k, onstat_u, onstat_x_txn, parsed, sockets, Parsed, Record,
+        onstat_g_ath, onstat_g_con, onstat_k, onstat_u, onstat_x_txn, parsed, sockets, Parsed,
+        Record,
     };
     use proptest::prelude::*;
 
@@ -261,6 +276,11 @@ mod tests {
             fixtures: "onstat-g-ath",
             plain: |t| parsed(onstat_g_ath::parse(t)),
             memo: |t, m| read(t, m, onstat_g_ath::parse_memo),
+        },
+        Kind {
+            fixtures: "onstat-g-con",
+            plain: |t| parsed(onstat_g_con::parse(t)),
+            memo: |t, m| read(t, m, onstat_g_con::parse_memo),
         },
         Kind {
             fixtures: "onstat-k",
@@ -410,6 +430,33 @@ mod tests {
         }
     }
 
+    /// After a run of changed lines longer than the look-ahead with a row inserted among them
+    /// (a new session's row amid sessions whose counters moved), the unchanged lines after it
+    /// are still found, each at its row.
+    #[test]
+    fn rows_after_a_long_run_of_changed_lines_with_one_inserted_are_found() {
+        let key = |s: String| super::LineKey::of(&s);
+        let keys: Vec<_> = (0..40).map(|i| key(format!("row {i}"))).collect();
+        let last = onstat_u::OnstatU::default();
+        let mut recall = super::Recall {
+            last: Some(&last),
+            keys: &keys,
+            at: 0,
+            misses: 0,
+            next: Vec::new(),
+        };
+        for (i, k) in keys.iter().enumerate().take(5) {
+            assert_eq!(recall.find(*k).map(|(_, at)| at), Some(i));
+        }
+        // Rows 5..16 changed, and one more row among them: 12 lines not found.
+        for j in 0..12 {
+            assert!(recall.find(key(format!("changed {j}"))).is_none());
+        }
+        for (i, k) in keys.iter().enumerate().skip(16) {
+            assert_eq!(recall.find(*k).map(|(_, at)| at), Some(i), "row {i}");
+        }
+    }
+
     /// A memo of another parser's record is not used: its rows are not this parser's.
     #[test]
     fn a_memo_of_another_record_type_is_not_used() {
@@ -419,7 +466,7 @@ mod tests {
         let mut memo = LineMemo::default();
         read(u, &mut memo, onstat_u::parse_memo).expect("onstat -u");
         assert_eq!(memo.keys.len(), 1);
-        let k = &KINDS[2];
+        let k = &KINDS[3];
         assert_eq!(k.fixtures, "onstat-k");
         assert_eq!(outcome(&(k.memo)(u, &mut memo)), outcome(&(k.plain)(u)));
     }

@@ -344,6 +344,18 @@ pub(crate) trait OnstatBody: Default {
     /// A line was a row given again from the memo: what reading it would have left in the
     /// body's own state.
     fn recalled(&mut self) {}
+    /// What of a line its memo key stands for (with `MEMO`): the whole line, or less for a
+    /// body whose [`OnstatBody::copy_line`] reads the rest again from the line; `None`: the
+    /// line is parsed.
+    fn memo_text(text: &str) -> Option<&str> {
+        Some(text)
+    }
+    /// [`OnstatBody::copy_row`] for the line `text`, whose `memo_text` was that of the row's
+    /// line: a body that keys less than the whole line reads the rest of the row from `text`
+    /// here, and gives false (the line is parsed) when it cannot.
+    fn copy_line(last: &Self::Record, i: usize, out: &mut Self::Record, _text: &str) -> bool {
+        Self::copy_row(last, i, out)
+    }
 }
 
 /// The one onstat parse driver: preamble (banner or off-line message), then every body line
@@ -369,8 +381,8 @@ fn recalled_line<'a, B: OnstatBody>(
     line: lex::Line<'a>,
     recall: &mut memo::Recall<'_, B::Record>,
 ) -> Seen<'a> {
-    let key = memo::LineKey::of(line.text);
-    if recall.copied(key, |last, i| B::copy_row(last, i, out)) {
+    let key = B::memo_text(line.text).map_or(memo::LineKey::NONE, memo::LineKey::of);
+    if recall.copied(key, |last, i| B::copy_line(last, i, out, line.text)) {
         body.recalled();
         return Seen::Row;
     }

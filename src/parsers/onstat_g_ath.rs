@@ -51,8 +51,9 @@ pub struct AthThread {
     /// The `onstat -u` address of a user thread; `None` for 0 (a thread with no rstcb).
     pub rstcb: Option<Addr>,
     pub prty: u32,
-    /// The status exactly as printed, blanks collapsed (`cond wait sm_read`, `sleeping secs: 44`).
-    pub status: String,
+    /// The status exactly as printed, blanks collapsed (`cond wait sm_read`, `sleeping secs: 44`):
+    /// inline up to 24 bytes, so copying or dropping a row touches no heap for most statuses.
+    pub status: CompactString,
     /// The status decoded.
     pub state: ThreadState,
     /// `1cpu`, `4lio`, `8tli`, ... (the VP class with its number, as printed).
@@ -86,7 +87,7 @@ pub enum ThreadState {
     /// `join wait`, `yield ...`, `buffer wait`, `checkpoint wait`, `log buffer wait`, `terminated`,
     /// and anything newer: the words as printed.
     Other {
-        words: String,
+        words: CompactString,
     },
 }
 
@@ -120,7 +121,7 @@ impl ThreadState {
             };
         }
         ThreadState::Other {
-            words: status.to_string(),
+            words: CompactString::new(status),
         }
     }
 }
@@ -217,6 +218,18 @@ pub(super) fn collapse_blanks(text: &str) -> String {
     s
 }
 
+/// [`collapse_blanks`] as a [`CompactString`]: a short column (a status) stays off the heap.
+pub(super) fn collapse_blanks_compact(text: &str) -> CompactString {
+    let mut s = CompactString::default();
+    for w in lex::header_words(text) {
+        if !s.is_empty() {
+            s.push(' ');
+        }
+        s.push_str(w);
+    }
+    s
+}
+
 /// `Threads:` (and the same table's titles in `onstat -g act` and `onstat -g wai`, which list
 /// the running and the waiting threads in the same columns).
 fn is_title(text: &str) -> bool {
@@ -296,7 +309,7 @@ pub(super) fn thread_row(text: &str) -> Result<AthThread, Miss<'_>> {
             "a thread name after the VP class",
         ));
     }
-    let status = collapse_blanks(status);
+    let status = collapse_blanks_compact(status);
     Ok(AthThread {
         tid: Tid(tid),
         tcb,
@@ -373,7 +386,7 @@ pub(crate) mod reference {
                 "a thread name after the VP class",
             ));
         }
-        let status = collapse_blanks(status);
+        let status = CompactString::from(collapse_blanks(status));
         Ok(AthThread {
             tid: Tid(tid),
             tcb,

@@ -39,6 +39,15 @@ pub fn parse(text: &str) -> Result<OnstatGCon, ParseError> {
     super::drive::<Body>(text)
 }
 
+/// [`parse`], giving again the row of a line `memo` remembers (its wait time read again)
+/// instead of parsing it.
+pub(crate) fn parse_memo(
+    text: &str,
+    memo: &super::memo::LineMemo,
+) -> super::memo::Recalled<OnstatGCon> {
+    super::drive_memo::<Body>(text, memo)
+}
+
 record!(OnstatGCon, onstat; conditions);
 
 #[derive(Default)]
@@ -52,6 +61,25 @@ impl OnstatBody for Body {
         out.conditions.reserve(lines);
     }
 
+    // A row is its line's alone. Its wait time ticks every second, so a row is remembered by
+    // its line without the last column, which is read again from the line.
+    const MEMO: bool = true;
+
+    fn rows(out: &OnstatGCon) -> usize {
+        out.conditions.len()
+    }
+
+    fn memo_text(text: &str) -> Option<&str> {
+        last_word(text).map(|(before, _)| before)
+    }
+
+    fn copy_line(last: &OnstatGCon, i: usize, out: &mut OnstatGCon, text: &str) -> bool {
+        waittime_again(last, i, text).is_some_and(|c| {
+            out.conditions.push(c);
+            true
+        })
+    }
+
     fn line<'a>(&mut self, out: &mut OnstatGCon, line: Line<'a>) -> Seen<'a> {
         match condition(line.text) {
             Ok(c) => {
@@ -63,6 +91,19 @@ impl OnstatBody for Body {
             Err(miss) => Seen::Miss(miss),
         }
     }
+}
+
+/// Row `i` of `last` with the wait time of `text`, a line equal to that row's but for its last
+/// word: what [`condition`] reads from `text`. The columns before the last are the row's (they
+/// are read from the left and from the right up to that word, never into it); the last word is
+/// read as [`condition`] reads it, and `None` (the line is parsed) when it is no wait time.
+fn waittime_again(last: &OnstatGCon, i: usize, text: &str) -> Option<Condition> {
+    let (_, waittime) = number_from_right(text, "a wait time").ok()?;
+    let row = last.conditions.get(i)?;
+    Some(Condition {
+        waittime,
+        ..row.clone()
+    })
 }
 
 /// Pops the last word of `rest` as a decimal number.
@@ -158,7 +199,7 @@ pub(crate) mod reference {
 
 #[cfg(test)]
 mod tests {
-    use super::super::lex::columnish;
+    use super::super::lex::{columnish, last_word};
     use super::super::same_rows::{check, check_fixtures, dec_col, hex_col, mutated, row_of};
     use super::*;
     use proptest::prelude::*;
@@ -181,6 +222,64 @@ mod tests {
     fn fixture_rows_read_as_the_reference_reads_them() {
         let rows = check_fixtures(condition, reference::condition);
         assert!(rows > 5, "{rows} rows");
+    }
+
+    /// A last column a second later: a wait time, one too big for a number, or no number.
+    fn later_last_col() -> BoxedStrategy<String> {
+        prop_oneof![
+            4 => dec_col(),
+            1 => "[0-9a-fx+-]{1,3}",
+            1 => Just(String::new()),
+        ]
+        .boxed()
+    }
+
+    /// `rows` with each one's last word replaced by its new one (with the blanks given), under
+    /// the table's titles.
+    fn table(rows: &[(String, String, String, String)], later: bool) -> String {
+        let mut text = String::from("Conditions with waiters:\ncid addr name waiter waittime\n");
+        for (row, last, sep, trail) in rows {
+            match last_word(row) {
+                Some((before, _)) if later => {
+                    text.push_str(&format!("{before}{sep}{last}{trail}\n"));
+                }
+                _ => {
+                    text.push_str(row);
+                    text.push('\n');
+                }
+            }
+        }
+        text
+    }
+
+    fn outcome(r: Result<OnstatGCon, ParseError>) -> Result<serde_json::Value, ParseError> {
+        r.map(|c| serde_json::to_value(c).expect("json"))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3_000))]
+
+        /// Rows a second later with their last word changed (a wait time ticking, or no longer
+        /// one), read through the memo of the rows before: what a parse of them alone reads.
+        #[test]
+        fn rows_with_a_new_wait_time_read_through_the_memo_as_alone(
+            rows in prop::collection::vec(
+                (
+                    prop_oneof![3 => con_row(), 1 => mutated(con_row())],
+                    later_last_col(),
+                    "[ \t]{1,2}",
+                    "[ \t]{0,2}",
+                ),
+                1..12,
+            )
+        ) {
+            let mut memo = super::super::memo::LineMemo::default();
+            let before = table(&rows, false);
+            let _ = memo.read(&before, parse_memo, Ok);
+            let after = table(&rows, true);
+            let with = parse_memo(&after, &memo).result;
+            prop_assert_eq!(outcome(with), outcome(parse(&after)), "text:\n{}", after);
+        }
     }
 
     proptest! {

@@ -147,7 +147,7 @@ fn word(s: &str) -> Option<(&str, &str)> {
 fn single_blanks(text: &str) -> CompactString {
     let text = lex::trim_blanks(text);
     if text.contains("  ") || text.contains('\t') {
-        CompactString::new(super::onstat_g_ath::collapse_blanks(text))
+        super::onstat_g_ath::collapse_blanks_compact(text)
     } else {
         CompactString::new(text)
     }

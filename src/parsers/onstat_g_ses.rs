@@ -810,7 +810,7 @@ pub(super) fn push_sql_text(target: &mut Option<String>, line: &str) {
 /// is nothing to collapse.
 fn collapsed(s: &str) -> CompactString {
     if s.contains("  ") || s.contains('\t') {
-        CompactString::from(collapse_blanks(s))
+        super::onstat_g_ath::collapse_blanks_compact(s)
     } else {
         CompactString::new(s)
     }

@@ -113,8 +113,19 @@ pub(crate) struct SocketHistory {
     by_port: HashTable<u32>,
     /// The connections in the latest sample, by number.
     live: Vec<u32>,
+    /// The connections whose `changed` is the latest sample (some more than once): a build
+    /// that follows the one of the sample before reads these, not every connection.
+    touched: Vec<u32>,
+    /// Per place in the latest sample's sockets, its connection's number (`NONE` for a socket
+    /// not kept): the next sample's socket in the same place is most often the same
+    /// connection, found without hashing its endpoints.
+    places: Vec<u32>,
+    places_next: Vec<u32>,
     latest: Option<Duration>,
     next_seq: u64,
+    /// Connections put into or taken out of `by_remote` and `by_port`: while it stays, the
+    /// indexes hold the same connections and a join through them finds what it found.
+    joins: u64,
     /// Samples taken: a connection's `changed` is one of these.
     samples: u64,
     id: HistoryId,
@@ -127,6 +138,8 @@ struct Conn {
     h: ConnHistory,
     /// In `by_remote` and `by_port` (it was in the latest sample).
     joined: bool,
+    /// Its place in the sockets of the sample it was last in.
+    place: u32,
 }
 
 /// A history's own number: a new history and every copy of one get another, so rows kept from
@@ -223,6 +236,8 @@ pub(crate) struct RowsKept {
     dest: Vec<u32>,
     /// Rows made or refreshed by the last build (the others were kept as they were).
     pub(crate) refreshed: usize,
+    /// The sessions' connections, for the join of the next build.
+    pub(crate) join: JoinKept,
 }
 
 impl RowsKept {
@@ -230,9 +245,36 @@ impl RowsKept {
     pub(crate) fn tag(&self) -> RowsTag {
         RowsTag(self.tag)
     }
+
+    /// The row of connection `i` in the rows last built.
+    pub(crate) fn row_of(&self, i: u32) -> Option<usize> {
+        self.pos.get(i as usize).map(|&p| p as usize)
+    }
+
+    /// The last in the rows' order of the rows of connections `conns`.
+    pub(crate) fn last_row_of(&self, conns: &[u32]) -> Option<usize> {
+        conns.iter().filter_map(|&i| self.row_of(i)).max()
+    }
 }
 
-const NONE: u32 = u32::MAX;
+/// The connections each session's client address found in a history's join indexes
+/// (`SocketHistory::remote_conns`, `port_conn`), for one `onstat -g ntt` read: found again only
+/// when the read or the indexes change (the read every 10 s, the indexes when a connection
+/// comes or goes), while the rows they are in move every second.
+#[derive(Debug, Default)]
+pub(crate) struct JoinKept {
+    /// The read they are of (held, so that it is never taken for another).
+    pub(crate) ntt: Option<crate::parsers::Parsed>,
+    /// `SocketHistory::joined_as` when they were found.
+    pub(crate) joined_as: (u64, u64),
+    /// Per session with a client address, in the read's order: its id, the range in `conns`
+    /// of the connections with its remote end, and the one connection with its remote port
+    /// (`NONE`: none or several, or a host given as an address).
+    pub(crate) sessions: Vec<(crate::ids::Sid, u32, u32, u32)>,
+    pub(crate) conns: Vec<u32>,
+}
+
+pub(crate) const NONE: u32 = u32::MAX;
 
 /// A row's place in the pane's order: Send-Q, the window's largest Send-Q, order of first
 /// appearance, and its connection's number (not compared: the order of appearance is unique).
@@ -262,8 +304,12 @@ impl SocketHistory {
             by_remote: HashTable::new(),
             by_port: HashTable::new(),
             live: Vec::new(),
+            touched: Vec::new(),
+            places: Vec::new(),
+            places_next: Vec::new(),
             latest: None,
             next_seq: 0,
+            joins: 0,
             samples: 0,
             id: HistoryId::new(),
         }
@@ -273,8 +319,15 @@ impl SocketHistory {
         self.conns.get(i as usize).and_then(Option::as_ref)
     }
 
-    /// The number of the connection `local` → `remote`, a new one if it is not known.
-    fn number(&mut self, s: &Socket, now: u64) -> u32 {
+    /// The number of the connection `local` → `remote`, a new one if it is not known; looked
+    /// for first at `guess` (a number), then by its endpoints.
+    fn number(&mut self, s: &Socket, guess: u32, now: u64) -> u32 {
+        if self
+            .conn(guess)
+            .is_some_and(|c| c.local == s.local && c.remote == s.remote)
+        {
+            return guess;
+        }
         let hash = hash_ends(&s.local, &s.remote);
         let conns = &self.conns;
         let same = |i: &u32| {
@@ -303,6 +356,7 @@ impl SocketHistory {
                 changed: self.samples,
             },
             joined: false,
+            place: NONE,
         };
         let i = match self.free.pop() {
             Some(i) => {
@@ -314,6 +368,7 @@ impl SocketHistory {
                 u32::try_from(self.conns.len() - 1).unwrap_or(NONE)
             }
         };
+        self.touched.push(i);
         let conns = &self.conns;
         self.by_ends.insert_unique(hash, i, |j| {
             conns
@@ -339,14 +394,30 @@ impl SocketHistory {
         self.samples += 1;
         let sample = self.samples;
         let latest = self.latest.map(nanos);
-        for s in sockets {
+        self.touched.clear();
+        self.places_next.clear();
+        // How far the last sample's sockets moved: the place of the last connection not found
+        // where it was, less its place now (rows inserted or removed before it).
+        let mut shift = 0i64;
+        for (place, s) in sockets.into_iter().enumerate() {
+            let place = u32::try_from(place).unwrap_or(NONE);
             if !is_client_connection(s, ports) {
+                self.places_next.push(NONE);
                 continue;
             }
-            let i = self.number(s, now);
+            let guess = usize::try_from(i64::from(place) + shift)
+                .ok()
+                .and_then(|g| self.places.get(g).copied())
+                .unwrap_or(NONE);
+            let i = self.number(s, guess, now);
+            self.places_next.push(i);
             let Some(c) = self.conns.get_mut(i as usize).and_then(Option::as_mut) else {
                 continue;
             };
+            if i != guess && c.place != NONE {
+                shift = i64::from(c.place) - i64::from(place);
+            }
+            c.place = place;
             let h = &mut c.h;
             if h.last_seen == now && !h.recent.is_empty() {
                 continue;
@@ -373,8 +444,10 @@ impl SocketHistory {
             // holds bytes (the trend moves, and so does the time bytes have been queued).
             if was != (h.send_q, h.recv_q, h.state, h.max) || h.max > 0 {
                 h.changed = sample;
+                self.touched.push(i);
             }
         }
+        std::mem::swap(&mut self.places, &mut self.places_next);
         let horizon = nanos(t.saturating_sub(self.window));
         self.live.clear();
         for i in 0..self.conns.len() {
@@ -388,6 +461,7 @@ impl SocketHistory {
                 c.h.expire(now_ms, window);
                 // Out of the rows: back in them, it is a row made anew.
                 c.h.changed = sample;
+                self.touched.push(number);
             }
             let gone = c.h.last_seen < horizon;
             let joined = c.joined;
@@ -413,6 +487,7 @@ impl SocketHistory {
 
     /// Puts connection `i` into the indexes sessions are joined by (`on`), or takes it out.
     fn join(&mut self, i: u32, on: bool) {
+        self.joins += 1;
         let Some(c) = self.conn(i) else { return };
         let remote = hash_remote(&c.remote.host, &c.remote.port);
         let port = hash_port(&c.remote.port);
@@ -478,7 +553,7 @@ impl SocketHistory {
             kept.rows.clear();
         }
         let latest = self.latest.map_or(0, nanos);
-        self.order_into(kept, valid);
+        let quick = self.order_into(kept, valid);
         let order = &kept.order;
         // Where each new row comes from (the old row of the same connection) and where each
         // old row goes: a permutation of the rows in place, so that the rows kept are moved,
@@ -516,8 +591,15 @@ impl SocketHistory {
         }
         kept.refreshed = 0;
         for (p, &(_, _, _, i)) in order.iter().enumerate() {
-            let Some(c) = self.conn(i) else { continue };
             let row = &mut rows[p];
+            row.sessid = None;
+            row.user = None;
+            // Its connection is not read when the sample said it did not change.
+            let still = quick && kept.still.get(i as usize).copied().unwrap_or(false);
+            if kept.from[p] != NONE && still {
+                continue;
+            }
+            let Some(c) = self.conn(i) else { continue };
             if kept.from[p] == NONE {
                 // The trend's room of the row that was here (gone, or a blank) is kept.
                 let trend = std::mem::take(&mut row.trend);
@@ -533,8 +615,6 @@ impl SocketHistory {
                 c.h.fill(row, latest);
                 kept.refreshed += 1;
             }
-            row.sessid = None;
-            row.user = None;
         }
         rows.truncate(n);
         kept.rows.clear();
@@ -557,7 +637,10 @@ impl SocketHistory {
     /// the last build (`kept.order`, when `last` says they are this history's) that are
     /// unchanged are still in order, so only the others are sorted, then merged in. The order
     /// is total (the order of appearance is unique), so this is the order a full sort gives.
-    fn order_into(&self, kept: &mut RowsKept, last: bool) {
+    /// When the last build was of the sample before, the connections whose row did not change
+    /// are told by the sample's changed ones, without reading every connection; true then,
+    /// and `kept.still` says which rows did not change at all.
+    fn order_into(&self, kept: &mut RowsKept, last: bool) -> bool {
         let key = |i: u32| {
             let h = &self.conn(i)?.h;
             Some((h.send_q, u64::from(h.max), h.seq, i))
@@ -569,7 +652,26 @@ impl SocketHistory {
         // their order.
         let mut stayed = std::mem::take(&mut kept.next);
         stayed.clear();
-        if last {
+        let quick = last && kept.sample.checked_add(1) == Some(self.samples);
+        if quick {
+            // The last rows are the connections of the sample before; one that left since,
+            // or whose queues, state or window moved, is among the changed ones.
+            for k in &kept.order {
+                if let Some(s) = still.get_mut(k.3 as usize) {
+                    *s = true;
+                }
+            }
+            for &i in &self.touched {
+                if let Some(s) = still.get_mut(i as usize) {
+                    *s = false;
+                }
+            }
+            stayed.extend(
+                kept.order
+                    .iter()
+                    .filter(|k| still.get(k.3 as usize).copied().unwrap_or(false)),
+            );
+        } else if last {
             for &k in &kept.order {
                 let i = k.3;
                 let live = self.conn(i).is_some_and(|c| c.joined);
@@ -602,25 +704,26 @@ impl SocketHistory {
         }
         kept.next = stayed;
         kept.still = still;
+        quick
     }
 
-    /// The row (of the rows `kept` describes, built from this history last) of the connection
-    /// whose remote end is `host`:`port`; the last of them in the rows' order when several
-    /// are.
-    pub(crate) fn row_of_remote(&self, kept: &RowsKept, host: &str, port: &str) -> Option<usize> {
+    /// The connections of the latest sample whose remote end is `host`:`port`, onto `out`.
+    pub(crate) fn remote_conns(&self, host: &str, port: &str, out: &mut Vec<u32>) {
         let host = plain_host(host);
-        self.by_remote
-            .iter_hash(hash_remote(host, port))
-            .filter(|&&i| {
-                self.conn(i)
-                    .is_some_and(|c| plain_host(&c.remote.host) == host && c.remote.port == port)
-            })
-            .filter_map(|&i| kept.pos.get(i as usize).map(|&p| p as usize))
-            .max()
+        out.extend(
+            self.by_remote
+                .iter_hash(hash_remote(host, port))
+                .filter(|&&i| {
+                    self.conn(i).is_some_and(|c| {
+                        plain_host(&c.remote.host) == host && c.remote.port == port
+                    })
+                }),
+        );
     }
 
-    /// The row of the one connection whose remote port is `port`; `None` when several are.
-    pub(crate) fn row_of_port(&self, kept: &RowsKept, port: &str) -> Option<usize> {
+    /// The one connection of the latest sample whose remote port is `port`; `None` when
+    /// several are.
+    pub(crate) fn port_conn(&self, port: &str) -> Option<u32> {
         let mut hits = self
             .by_port
             .iter_hash(hash_port(port))
@@ -629,7 +732,12 @@ impl SocketHistory {
         if hits.next().is_some() {
             return None;
         }
-        kept.pos.get(*first as usize).map(|&p| p as usize)
+        Some(*first)
+    }
+
+    /// What the join indexes hold: the same pair, the same connections in them.
+    pub(crate) fn joined_as(&self) -> (u64, u64) {
+        (self.id.0, self.joins)
     }
 }
 
@@ -961,6 +1069,53 @@ mod tests {
         copy.rows_kept(&mut k.kept, &mut rows, tag);
         assert_eq!(k.kept.refreshed, 2, "another history: every row");
         assert_eq!(rows, copy.rows());
+    }
+
+    proptest! {
+        /// Built at every sample (so the rows are read from the sample's changed connections),
+        /// over samples repeated unchanged for long stretches (the window slides under them),
+        /// connections going and coming back, sockets listed in another order or twice: the
+        /// rows equal rows made anew, and equal those of a history that finds every connection
+        /// by its endpoints alone.
+        #[test]
+        fn rows_built_each_sample_equal_the_plain_ones(
+            steps in proptest::collection::vec(
+                (
+                    proptest::collection::vec((0u16..10, 0u64..3, 0u64..2), 0..10),
+                    1u64..30,
+                    0u64..40,
+                    0usize..4,
+                ),
+                1..40,
+            ),
+        ) {
+            let window = Duration::from_secs(20);
+            let mut h = SocketHistory::new(window);
+            let mut plain = SocketHistory::new(window);
+            let mut k = Kept::new();
+            let mut t = Duration::ZERO;
+            for (sockets, gap, repeats, turn) in steps {
+                let mut sample: Vec<Socket> = sockets
+                    .iter()
+                    .map(|&(p, q, r)| {
+                        let mut s = socket(40000 + p, q * 1000);
+                        s.recv_q = r;
+                        s
+                    })
+                    .collect();
+                let n = sample.len().max(1);
+                sample.rotate_left(turn % n);
+                t += Duration::from_secs(gap);
+                for _ in 0..=repeats {
+                    t += Duration::from_secs(1);
+                    h.observe(&sample, t, &[]);
+                    plain.places.clear();
+                    plain.observe(&sample, t, &[]);
+                    k.build(&h);
+                    prop_assert_eq!(&k.rows, &plain.rows());
+                }
+            }
+        }
     }
 
     proptest! {

@@ -2,7 +2,7 @@
 //! samples), each session's recent wait states, and read/write rates per thread.
 
 use crate::ids::{Addr, Cursor, Sid};
-use crate::parsers::onstat_u::{OnstatU, WaitReason};
+use crate::parsers::onstat_u::{OnstatU, UserThread, WaitReason};
 use serde::Serialize;
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -25,6 +25,179 @@ struct Tracked {
     /// The wait was already on when first seen (the first sample, or after a gap longer than
     /// [`SEEN_BEGIN_WITHIN`]): `since` is when ifxtop saw it, the wait is older.
     at_least: bool,
+}
+
+impl Tracked {
+    /// Holds a place in the list while its entry is moved on; never read.
+    const HOLE: Tracked = Tracked {
+        sessid: Sid(0),
+        state: WaitState {
+            reason: WaitReason::Lock,
+            wait: None,
+        },
+        counts: (0, 0),
+        since: Duration::ZERO,
+        at_least: false,
+    };
+
+    /// The wait of `th` at `t`, after `prev`, what was kept of its address: the same wait of
+    /// the same thread goes on from when it began.
+    fn of(
+        th: &UserThread,
+        reason: WaitReason,
+        prev: Option<&Tracked>,
+        t: Duration,
+        seen_begin: bool,
+    ) -> Tracked {
+        let state = WaitState {
+            reason,
+            wait: th.wait,
+        };
+        let counts = (th.nreads, th.nwrites);
+        let (since, at_least) = match prev {
+            Some(prev)
+                if prev.state == state
+                    && prev.sessid == th.sessid
+                    && counts.0 >= prev.counts.0
+                    && counts.1 >= prev.counts.1 =>
+            {
+                (prev.since, prev.at_least)
+            }
+            _ => (t, !seen_begin),
+        };
+        Tracked {
+            sessid: th.sessid,
+            state,
+            counts,
+            since,
+            at_least,
+        }
+    }
+}
+
+/// Each session's state in `u`, in session order: that of its first thread (in `u`'s order)
+/// that waits, else running. `speakers` are (session, place in `u`) of its threads.
+fn session_states(
+    u: &OnstatU,
+    mut speakers: Vec<(u64, u32)>,
+) -> Vec<(Sid, Option<WaitReason>, Option<Addr>)> {
+    crate::ids::sort_pairs(&mut speakers);
+    let mut states: Vec<(Sid, Option<WaitReason>, Option<Addr>)> =
+        Vec::with_capacity(speakers.len());
+    for &(sid, i) in &speakers {
+        let Some(th) = u.threads.get(i as usize) else {
+            continue;
+        };
+        let state = (Sid(sid), th.wait_reason, th.wait_reason.and(th.wait));
+        match states.last_mut() {
+            Some(first) if first.0 == state.0 => {
+                if first.1.is_none() {
+                    *first = state;
+                }
+            }
+            _ => states.push(state),
+        }
+    }
+    states
+}
+
+/// A session's state at `t` taken into its history, `span` its state's span should it be a
+/// new one. A session missing from the last sample (`last`) ended: a session seen again with
+/// its sid is a new one (the server gives a freed sid out again), its history starts anew.
+fn take_state(
+    track: &mut SessionTrack,
+    last: Option<Duration>,
+    reason: Option<WaitReason>,
+    wait: Option<Addr>,
+    t: Duration,
+    horizon: Duration,
+    span: Span,
+) {
+    if last.is_some_and(|last| track.seen != last) {
+        *track = SessionTrack::fresh(t, wait, span);
+        return;
+    }
+    track.seen = t;
+    if track.last.reason != reason || track.wait != wait {
+        track.push(span, horizon);
+    }
+    track.wait = wait;
+}
+
+/// A list in key order rewritten in place, front to back, by a sample in the same order (the
+/// waiting threads by address, the sessions' histories by sid): an entry stays where it lies
+/// unless one before it was added or forgotten; those moved on wait aside for a free place
+/// (usually none: most entries stay, new sessions have the highest sids and come last).
+struct InPlaceMerge<'a, T> {
+    list: &'a mut Vec<T>,
+    aside: VecDeque<T>,
+    /// Places before `write` hold this sample's entries; those from `read` on, the last's.
+    write: usize,
+    read: usize,
+    /// What holds a place while its entry is moved on.
+    hole: T,
+}
+
+impl<'a, T: Clone> InPlaceMerge<'a, T> {
+    fn new(list: &'a mut Vec<T>, hole: T) -> Self {
+        InPlaceMerge {
+            list,
+            aside: VecDeque::new(),
+            write: 0,
+            read: 0,
+            hole,
+        }
+    }
+
+    /// The last sample's next entry.
+    fn next(&self) -> Option<&T> {
+        self.list.get(self.read)
+    }
+
+    /// Keeps the next entry, updated by `update`: where it lies when nothing waits aside and
+    /// nothing before it was forgotten, else aside (its place, read, is then free).
+    fn keep(&mut self, update: impl FnOnce(&mut T)) {
+        if self.aside.is_empty() && self.write == self.read {
+            update(&mut self.list[self.read]);
+            self.write += 1;
+            self.read += 1;
+            return;
+        }
+        let mut entry = std::mem::replace(&mut self.list[self.read], self.hole.clone());
+        self.read += 1;
+        update(&mut entry);
+        self.aside.push_back(entry);
+        self.settle();
+    }
+
+    /// Forgets the next entry: its place is free.
+    fn forget(&mut self) {
+        self.read += 1;
+        self.settle();
+    }
+
+    /// Adds an entry before the next one.
+    fn add(&mut self, entry: T) {
+        self.aside.push_back(entry);
+        self.settle();
+    }
+
+    /// What waits aside written into the free places.
+    fn settle(&mut self) {
+        while self.write < self.read {
+            let Some(e) = self.aside.pop_front() else {
+                break;
+            };
+            self.list[self.write] = e;
+            self.write += 1;
+        }
+    }
+
+    /// The places left free are let go, what waits aside put last.
+    fn finish(self) {
+        self.list.truncate(self.write);
+        self.list.extend(self.aside);
+    }
 }
 
 /// A wait first seen in a sample at most this long after the previous one began between the
@@ -67,6 +240,28 @@ struct SessionTrack {
 }
 
 impl SessionTrack {
+    /// Holds a place in the list while its history is moved on.
+    const EMPTY: SessionTrack = SessionTrack {
+        seen: Duration::ZERO,
+        wait: None,
+        last: Span {
+            from_ds: 0,
+            reason: None,
+            at_least: false,
+        },
+        spans: VecDeque::new(),
+    };
+
+    /// A session first seen at `t`, in the state `span`.
+    fn fresh(t: Duration, wait: Option<Addr>, span: Span) -> SessionTrack {
+        SessionTrack {
+            seen: t,
+            wait,
+            last: span,
+            spans: VecDeque::from([span]),
+        }
+    }
+
     fn push(&mut self, span: Span, horizon: Duration) {
         self.last = span;
         self.spans.push_back(span);
@@ -152,53 +347,84 @@ pub(crate) const HISTORY_SPAN: Duration = Duration::from_secs(600);
 const HISTORY_MAX_SPANS: usize = 128;
 
 impl WaitTracker {
-    /// Takes one `onstat -u` sample taken at `t`.
+    /// Takes one `onstat -u` sample taken at `t`. The waiting threads and the sessions are
+    /// merged into their lists where they are kept: an entry whose place did not change (most,
+    /// each second) is updated where it lies, costing a comparison when its state is the same;
+    /// only those after a new one are moved on.
     pub(crate) fn observe(&mut self, u: &OnstatU, t: Duration) {
-        let mut next: Vec<(Addr, Tracked)> = Vec::with_capacity(self.current.len().max(16));
-        // (session, thread's place in `u`) of the threads that speak for a session.
-        let mut speakers: Vec<(u64, u32)> = Vec::with_capacity(u.threads.len());
         // What is new in this sample began since the previous one, if that one is recent.
         let seen_begin = self
             .last_t
             .is_some_and(|last| t.saturating_sub(last) <= SEEN_BEGIN_WITHIN);
-        let mut prev = Cursor::new(&self.current);
+        // (session, thread's place in `u`) of the threads that speak for a session.
+        let mut speakers: Vec<(u64, u32)> = Vec::with_capacity(u.threads.len());
+        // The waiting threads are listed in address order, each once (as onstat -u lists them).
         let mut ordered = true;
+        let mut last_waiting: Option<Addr> = None;
         for (i, th) in u.threads.iter().enumerate() {
             // The primary thread speaks for its session; a waiting helper thread does too.
             // Session 0 (the server's own threads) has no history.
             if th.sessid.0 != 0 {
                 speakers.push((th.sessid.0, i as u32));
             }
+            if th.wait_reason.is_some() {
+                ordered &= last_waiting.is_none_or(|a| a < th.address);
+                last_waiting = Some(th.address);
+            }
+        }
+        if ordered {
+            self.track_in_place(u, t, seen_begin);
+        } else {
+            self.track_anew(u, t, seen_begin);
+        }
+        let states = session_states(u, speakers);
+        self.merge_states(&states, t, seen_begin);
+        self.last_t = Some(t);
+    }
+
+    /// The waiting threads of `u`, listed in address order, merged into `current` (in that
+    /// order too): each compared with the same address's thread of the last sample, written
+    /// where the list has room (the places of threads no longer waiting, of those read
+    /// already), the few that find none kept aside until it has.
+    fn track_in_place(&mut self, u: &OnstatU, t: Duration, seen_begin: bool) {
+        let hole = (Addr(0), Tracked::HOLE);
+        let mut merge = InPlaceMerge::new(&mut self.current, hole);
+        for th in &u.threads {
             let Some(reason) = th.wait_reason else {
                 continue;
             };
-            let state = WaitState {
-                reason,
-                wait: th.wait,
+            // The last sample's threads before it wait no longer.
+            while merge.next().is_some_and(|(a, _)| *a < th.address) {
+                merge.forget();
+            }
+            if merge.next().is_some_and(|(a, _)| *a == th.address) {
+                merge
+                    .keep(|(_, prev)| *prev = Tracked::of(th, reason, Some(&*prev), t, seen_begin));
+            } else {
+                let tracked = Tracked::of(th, reason, None, t, seen_begin);
+                merge.add((th.address, tracked));
+            }
+        }
+        // What is left of the last sample's waits no longer.
+        while merge.next().is_some() {
+            merge.forget();
+        }
+        merge.finish();
+    }
+
+    /// The waiting threads of `u`, in any order, in a list built anew: each compared with the
+    /// same address's thread of the last sample.
+    fn track_anew(&mut self, u: &OnstatU, t: Duration, seen_begin: bool) {
+        let mut next: Vec<(Addr, Tracked)> = Vec::with_capacity(self.current.len().max(16));
+        let mut prev = Cursor::new(&self.current);
+        let mut ordered = true;
+        for th in &u.threads {
+            let Some(reason) = th.wait_reason else {
+                continue;
             };
-            let counts = (th.nreads, th.nwrites);
-            let (since, at_least) = match prev.get(th.address) {
-                Some(prev)
-                    if prev.state == state
-                        && prev.sessid == th.sessid
-                        && counts.0 >= prev.counts.0
-                        && counts.1 >= prev.counts.1 =>
-                {
-                    (prev.since, prev.at_least)
-                }
-                _ => (t, !seen_begin),
-            };
+            let tracked = Tracked::of(th, reason, prev.get(th.address), t, seen_begin);
             ordered &= next.last().is_none_or(|(a, _)| *a < th.address);
-            next.push((
-                th.address,
-                Tracked {
-                    sessid: th.sessid,
-                    state,
-                    counts,
-                    since,
-                    at_least,
-                },
-            ));
+            next.push((th.address, tracked));
         }
         if !ordered {
             // Out of address order, or an rstcb listed twice: the later row counts, as it did
@@ -206,66 +432,44 @@ impl WaitTracker {
             next = crate::ids::sorted_last_wins(&next, |(a, _)| a.0);
         }
         self.current = next;
+    }
+
+    /// The sessions' states (in session order) merged into their histories where they are
+    /// kept: a session not in the sample is kept until it has been gone the whole history span.
+    fn merge_states(
+        &mut self,
+        states: &[(Sid, Option<WaitReason>, Option<Addr>)],
+        t: Duration,
+        seen_begin: bool,
+    ) {
         let horizon = t.saturating_sub(HISTORY_SPAN);
-        // Each session's state: that of its first thread (in `u`'s order) that waits, else
-        // running.
-        crate::ids::sort_pairs(&mut speakers);
-        let mut states: Vec<(Sid, Option<WaitReason>, Option<Addr>)> =
-            Vec::with_capacity(speakers.len());
-        for &(sid, i) in &speakers {
-            let Some(th) = u.threads.get(i as usize) else {
-                continue;
-            };
-            let state = (Sid(sid), th.wait_reason, th.wait_reason.and(th.wait));
-            match states.last_mut() {
-                Some(first) if first.0 == state.0 => {
-                    if first.1.is_none() {
-                        *first = state;
-                    }
-                }
-                _ => states.push(state),
-            }
-        }
-        // Merged into the histories, both in session order: a session not in the sample is
-        // kept until it has been gone the whole history span.
-        let old = std::mem::take(&mut self.history);
-        let mut history = Vec::with_capacity(old.len().max(states.len()));
-        let mut old = old.into_iter().peekable();
-        for &(sid, reason, wait) in &states {
-            while let Some(gone) = old.next_if(|(s, _)| *s < sid) {
+        let last = self.last_t;
+        let mut merge = InPlaceMerge::new(&mut self.history, (Sid(0), SessionTrack::EMPTY));
+        for &(sid, reason, wait) in states {
+            // Sessions not in this sample: kept while seen within the history span.
+            while let Some(gone) = merge.next().filter(|(s, _)| *s < sid) {
                 if gone.1.seen >= horizon {
-                    history.push(gone);
+                    merge.keep(|_| {});
+                } else {
+                    merge.forget();
                 }
             }
             let mut span = Span::new(t, reason);
             span.at_least = !seen_begin;
-            let fresh = || SessionTrack {
-                seen: t,
-                wait,
-                last: span,
-                spans: VecDeque::from([span]),
-            };
-            let track = match old.next_if(|(s, _)| *s == sid) {
-                // A session missing from the last sample ended: a session seen again with its
-                // sid is a new one (the server gives a freed sid out again), its history
-                // starts anew.
-                Some((_, track)) if self.last_t.is_some_and(|last| track.seen != last) => fresh(),
-                Some((_, mut track)) => {
-                    track.seen = t;
-                    if track.last.reason != reason || track.wait != wait {
-                        track.push(span, horizon);
-                    }
-                    track.wait = wait;
-                    track
-                }
-                None => fresh(),
-            };
-            history.push((sid, track));
+            if merge.next().is_some_and(|(s, _)| *s == sid) {
+                merge.keep(|(_, track)| take_state(track, last, reason, wait, t, horizon, span));
+            } else {
+                merge.add((sid, SessionTrack::fresh(t, wait, span)));
+            }
         }
-        // Forget the sessions gone for the whole history span.
-        history.extend(old.filter(|(_, track)| track.seen >= horizon));
-        self.history = history;
-        self.last_t = Some(t);
+        while let Some(gone) = merge.next() {
+            if gone.1.seen >= horizon {
+                merge.keep(|_| {});
+            } else {
+                merge.forget();
+            }
+        }
+        merge.finish();
     }
 
     /// The threads' waits, to be read in rstcb order ([`SinceCursor::since`]).
@@ -418,6 +622,191 @@ mod tests {
             rows.len()
         ));
         crate::parsers::onstat_u::parse(&text).expect("parses")
+    }
+
+    /// The tracker as it was built each second, every list anew: what `observe` gives by
+    /// taking the threads and the sessions where they are kept.
+    fn observe_plain(w: &mut WaitTracker, u: &OnstatU, t: Duration) {
+        let seen_begin = w
+            .last_t
+            .is_some_and(|last| t.saturating_sub(last) <= SEEN_BEGIN_WITHIN);
+        let mut next: Vec<(Addr, Tracked)> = Vec::new();
+        let mut speakers: Vec<(u64, u32)> = Vec::new();
+        let mut prev = Cursor::new(&w.current);
+        for (i, th) in u.threads.iter().enumerate() {
+            if th.sessid.0 != 0 {
+                speakers.push((th.sessid.0, i as u32));
+            }
+            let Some(reason) = th.wait_reason else {
+                continue;
+            };
+            next.push((
+                th.address,
+                Tracked::of(th, reason, prev.get(th.address), t, seen_begin),
+            ));
+        }
+        w.current = crate::ids::sorted_last_wins(&next, |(a, _)| a.0);
+        let horizon = t.saturating_sub(HISTORY_SPAN);
+        let states = session_states(u, speakers);
+        let old = std::mem::take(&mut w.history);
+        let mut history = Vec::new();
+        let mut old = old.into_iter().peekable();
+        for &(sid, reason, wait) in &states {
+            while let Some(gone) = old.next_if(|(s, _)| *s < sid) {
+                if gone.1.seen >= horizon {
+                    history.push(gone);
+                }
+            }
+            let mut span = Span::new(t, reason);
+            span.at_least = !seen_begin;
+            let track = match old.next_if(|(s, _)| *s == sid) {
+                Some((_, track)) if w.last_t.is_some_and(|last| track.seen != last) => {
+                    SessionTrack::fresh(t, wait, span)
+                }
+                Some((_, mut track)) => {
+                    track.seen = t;
+                    if track.last.reason != reason || track.wait != wait {
+                        track.push(span, horizon);
+                    }
+                    track.wait = wait;
+                    track
+                }
+                None => SessionTrack::fresh(t, wait, span),
+            };
+            history.push((sid, track));
+        }
+        history.extend(old.filter(|(_, track)| track.seen >= horizon));
+        w.history = history;
+        w.last_t = Some(t);
+    }
+
+    /// `onstat -u` of the rows given: (rstcb slot, sid, flags, wait address, nreads).
+    fn sample(rows: &[(u64, u64, usize, u64, u64)]) -> OnstatU {
+        const FLAGS: [&str; 5] = ["L--P---", "Y--P---", "---P---", "L------", "-------"];
+        let mut text = String::from(
+            "\nIBM Informix Dynamic Server Version 12.10.FC14 -- On-Line -- Up 1 days 00:00:00 -- 1000 Kbytes\n\nUserthreads\naddress          flags   sessid   user     tty      wait             tout locks nreads   nwrites\n",
+        );
+        for &(slot, sid, flags, wait, nreads) in rows {
+            let wait = if FLAGS[flags].starts_with('-') {
+                0
+            } else {
+                0x9000 + wait
+            };
+            text.push_str(&format!(
+                "{:x} {} {sid} informix - {wait:x} 0 1 {nreads} 0\n",
+                0x1000 + slot * 0x100,
+                FLAGS[flags]
+            ));
+        }
+        text.push_str(&format!(
+            " {} active, 1024 total, 20 maximum concurrent\n",
+            rows.len()
+        ));
+        crate::parsers::onstat_u::parse(&text).expect("parses")
+    }
+
+    proptest::proptest! {
+        /// Samples that mostly repeat the last one (a few threads change wait, flags, counts
+        /// or session), listed in or out of order, a thread twice, one gone, seconds apart or
+        /// after a gap or at the same time: the tracker is the one built anew each sample.
+        #[test]
+        fn taken_in_place_it_is_the_tracker_built_anew(
+            base in proptest::collection::vec((0u64..12, 1u64..6, 0usize..5, 0u64..3, 0u64..4), 0..10),
+            steps in proptest::collection::vec(
+                (
+                    0usize..5,
+                    proptest::collection::vec((0usize..10, 0usize..5, 0u64..3, 0u64..4, 0u64..8), 0..3),
+                    0u8..8,
+                ),
+                1..10,
+            ),
+        ) {
+            let mut rows = base;
+            rows.sort_by_key(|r| r.0);
+            rows.dedup_by_key(|r| r.0);
+            let mut t = Duration::from_secs(100);
+            let mut fast = WaitTracker::default();
+            let mut plain = WaitTracker::default();
+            for (step, edits, shape) in steps {
+                t += [0, 1, 1, 2, 700][step] * Duration::from_secs(1);
+                for (i, flags, wait, nreads, sid) in edits {
+                    if let Some(r) = rows.get_mut(i) {
+                        r.1 = if sid < 6 { r.1 } else { sid };
+                        r.2 = flags;
+                        r.3 = wait;
+                        // Counts go up, or start again (another thread on the rstcb).
+                        r.4 = match nreads {
+                            0 => r.4,
+                            3 => 0,
+                            n => r.4 + n,
+                        };
+                    }
+                }
+                let mut these = rows.clone();
+                match shape {
+                    0 => these.reverse(),
+                    1 => {
+                        if let Some(&(slot, sid, flags, wait, nreads)) = these.first() {
+                            these.push((slot, sid, (flags + 1) % 5, wait, nreads));
+                        }
+                    }
+                    2 => {
+                        these.pop();
+                    }
+                    3 => these.push((20, 9, 0, 0, 0)),
+                    _ => {}
+                }
+                let u = sample(&these);
+                fast.observe(&u, t);
+                observe_plain(&mut plain, &u, t);
+                proptest::prop_assert_eq!(format!("{fast:?}"), format!("{plain:?}"));
+            }
+        }
+    }
+
+    /// Over the demo's timelines (seeds 1-3, tidy and messy, 300 sessions, its whole cycle),
+    /// the tracker is the one built anew each second, most seconds merged in place.
+    #[test]
+    fn over_the_demo_the_tracker_is_the_one_built_anew() {
+        for demo in (1..=3).flat_map(|seed| {
+            [false, true].map(|messy| {
+                let d = crate::demo::DemoInstance::new(seed).with_sessions(300);
+                if messy {
+                    d.messy()
+                } else {
+                    d
+                }
+            })
+        }) {
+            let mut fast = WaitTracker::default();
+            let mut plain = WaitTracker::default();
+            let mut in_order = 0;
+            for t in 1..=crate::demo::timeline::CYCLE {
+                let t = Duration::from_secs(t);
+                let u = crate::collect::sample::Update::from_demo(
+                    &demo,
+                    crate::source::Source::OnstatU,
+                    t,
+                )
+                .expect("onstat -u");
+                let Ok(record) = &u.result else { continue };
+                let Some(u) = record.get::<OnstatU>() else {
+                    continue;
+                };
+                let waiting: Vec<Addr> = u
+                    .threads
+                    .iter()
+                    .filter(|t| t.wait_reason.is_some())
+                    .map(|t| t.address)
+                    .collect();
+                in_order += usize::from(waiting.windows(2).all(|w| w[0] < w[1]));
+                fast.observe(u, t);
+                observe_plain(&mut plain, u, t);
+                assert_eq!(format!("{fast:?}"), format!("{plain:?}"), "{t:?}");
+            }
+            let cycle = crate::demo::timeline::CYCLE as usize;
+            assert!(in_order > cycle / 2, "{in_order} seconds merged in place");
+        }
     }
 
     /// A session that left, and another that connected on its rstcb between two samples with

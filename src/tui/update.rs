@@ -1122,6 +1122,9 @@ fn list_order(
         Order::Grouped => true,
         Order::By { desc, .. } => desc,
     };
+    if let Some(sorted) = numeric_order(&order, |i| list.sort_key(snap, i, sort), desc) {
+        return sorted;
+    }
     let mut keys = vec![SortKey::None; rows];
     for &i in &order {
         keys[i] = list.sort_key(snap, i, sort);
@@ -1129,6 +1132,42 @@ fn list_order(
     // Ties broken by the row index: a total order, so an unstable sort gives the stable one.
     order.sort_unstable_by(|a, b| keys[*a].compare_dir(&keys[*b], desc).then(a.cmp(b)));
     order
+}
+
+/// `rows` in the order of their keys when every key is a number or none (a grouped order, a
+/// numeric column: the usual case), the same order `SortKey::compare_dir` then the row index
+/// give: each row's key and index packed in one integer, and the integers sorted. Sorting
+/// 5,000 sessions through the keys' comparison was a quarter of the screen's own work each
+/// second. `None` at the first key of another kind.
+fn numeric_order<'a>(
+    rows: &[usize],
+    key: impl Fn(usize) -> SortKey<'a>,
+    desc: bool,
+) -> Option<Vec<usize>> {
+    let mut packed = Vec::with_capacity(rows.len());
+    for &i in rows {
+        let (none, bits): (u8, u64) = match key(i) {
+            SortKey::Num(v) if desc => (0, !total_order_bits(v)),
+            SortKey::Num(v) => (0, total_order_bits(v)),
+            SortKey::None => (1, 0),
+            SortKey::Text(_) | SortKey::TextNum(..) => return None,
+        };
+        let index = u32::try_from(i).ok()?;
+        packed.push((u128::from(none) << 96) | (u128::from(bits) << 32) | u128::from(index));
+    }
+    packed.sort_unstable();
+    Some(packed.into_iter().map(|p| p as u32 as usize).collect())
+}
+
+/// `v`'s bits as an integer whose order is `f64::total_cmp`'s: negative numbers' bits
+/// reversed, positive ones' above them.
+fn total_order_bits(v: f64) -> u64 {
+    let b = v.to_bits();
+    if b >> 63 == 1 {
+        !b
+    } else {
+        b | (1 << 63)
+    }
 }
 
 /// A line of the blocker tree's text for `/` and `n`, lowercase, into `out`: a waiter's row
@@ -1190,6 +1229,43 @@ pub(crate) fn parse_seek(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    fn any_key() -> impl Strategy<Value = SortKey<'static>> {
+        prop_oneof![
+            Just(SortKey::None),
+            any::<f64>().prop_map(SortKey::Num),
+            // Few distinct values: ties, broken by the row index.
+            (-3i8..3).prop_map(|v| SortKey::Num(f64::from(v))),
+            Just(SortKey::Num(-0.0)),
+            Just(SortKey::Num(f64::NAN)),
+            Just(SortKey::Num(-f64::NAN)),
+            Just(SortKey::Num(f64::NEG_INFINITY)),
+        ]
+    }
+
+    proptest! {
+        /// The packed numeric order is the comparison's order, ties by row index, in both
+        /// directions, over any subset of rows (a filter or hidden idle rows).
+        #[test]
+        fn the_numeric_order_is_the_comparisons(
+            keys in proptest::collection::vec(any_key(), 0..300),
+            desc in any::<bool>(),
+            skip in any::<u8>(),
+        ) {
+            let rows: Vec<usize> = (0..keys.len()).filter(|i| skip == 0 || i % 7 != usize::from(skip) % 7).collect();
+            let mut plain = rows.clone();
+            plain.sort_unstable_by(|a, b| keys[*a].compare_dir(&keys[*b], desc).then(a.cmp(b)));
+            prop_assert_eq!(numeric_order(&rows, |i| keys[i], desc), Some(plain));
+        }
+    }
+
+    #[test]
+    fn a_text_key_leaves_the_numeric_order_to_the_comparison() {
+        let keys = [SortKey::Num(1.0), SortKey::Text("a"), SortKey::None];
+        assert_eq!(numeric_order(&[0, 1, 2], |i| keys[i], false), None);
+        assert_eq!(numeric_order(&[0, 2], |i| keys[i], true), Some(vec![0, 2]));
+    }
 
     /// A report pane is not sorted by another pane's column: NUMA used to take the Sockets
     /// pane's SEND-Q as its default order, and so sorted its nodes by the send queues of the

@@ -27,7 +27,7 @@ pub(crate) fn build(
 ) -> Sockets {
     let mut rows = room;
     let tag = store.sockets.rows_kept(kept, &mut rows, tag);
-    let of_session = match store.get(crate::source::key::OnstatGNtt) {
+    let of_session = match store.parsed(&Source::OnstatGNtt) {
         Some(n) => crate::model::sockets::join_sessions(&mut rows, n, &store.sockets, kept),
         None => Default::default(),
     };

@@ -3,11 +3,12 @@
 //! words; the head blockers, and the sessions built on the waiters.
 
 use crate::ids::Sid;
-use crate::model::waiters::{join_chains, verdict, SocketRef, WaitIndex, WaitTarget, WaiterRow};
+use crate::model::waiters::{
+    join_chains, verdict, FlagText, HeadThreads, SocketRef, WaitIndex, WaitTarget, WaiterRow,
+};
 use crate::parsers::onstat_u::{OnstatU, UserThread, WaitReason};
 use crate::source::Source;
 use crate::store::Store;
-use compact_str::CompactString;
 use serde::Serialize;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -285,7 +286,7 @@ fn waiter_rows(
             rstcb: th.address,
             sessid: th.sessid,
             user: th.user.clone(),
-            flags: CompactString::new(th.flags.as_str()),
+            flags: FlagText(th.flags),
             reason,
             waiting_on: target,
             in_wait_s: reported.unwrap_or(tracked),
@@ -334,8 +335,9 @@ fn explain_waits(
         buffer: note("onstat -X", Source::OnstatX),
         mutex: note("onstat -g lmx", Source::OnstatGLmx),
     };
+    let heads = HeadThreads::new(u, waiters.iter().filter_map(|w| w.head_blocker));
     for row in waiters.iter_mut() {
-        row.verdict = verdict(row, u, &checkpoint, &notes);
+        row.verdict = verdict(row, &heads, &checkpoint, &notes);
     }
     crate::model::io::note_slow_chunks(waiters, io);
 }
@@ -405,6 +407,7 @@ mod tests {
     use super::*;
     use crate::collect::sample::Update;
     use crate::demo::DemoInstance;
+    use crate::ids::Addr;
 
     /// The head blockers as each head's words read them, one pass over every thread and every
     /// waiter for each head: what `head_blockers` gathers once for all heads.
@@ -439,6 +442,79 @@ mod tests {
         heads
     }
 
+    /// Every waiter's chain followed, whether it waits on a thread or not: what `join_chains`
+    /// gives by passing the rows that wait on none.
+    fn plain_chains(
+        u: &OnstatU,
+        waiters: &mut [WaiterRow],
+        engine: &rustc_hash::FxHashMap<Addr, Addr>,
+        log_holder: Option<Addr>,
+    ) {
+        let critical = crate::model::waiters::critical_section_threads(u);
+        let mut owner_of: rustc_hash::FxHashMap<Addr, Addr> = waiters
+            .iter()
+            .filter_map(|w| w.waiting_on.owner().map(|o| (w.rstcb, o)))
+            .collect();
+        let sid_of = crate::model::waiters::ByAddress::new(&u.threads, |t| Some(t.sessid));
+        for w in waiters.iter_mut().filter(|_| !engine.is_empty()) {
+            let Some(e) = engine.get(&w.rstcb) else {
+                continue;
+            };
+            match owner_of.get(&w.rstcb) {
+                None => {
+                    owner_of.insert(w.rstcb, *e);
+                }
+                Some(o) if sid_of.get(*o) != sid_of.get(*e) => w.engine_blocker = sid_of.get(*e),
+                Some(_) => {}
+            }
+        }
+        if let Some(holder) = log_holder {
+            for w in waiters.iter() {
+                if w.reason == WaitReason::LogBuffer && w.rstcb != holder {
+                    owner_of.insert(w.rstcb, holder);
+                }
+            }
+        }
+        if let Some((_, first)) = critical.first() {
+            for w in waiters.iter() {
+                if w.reason == WaitReason::Checkpoint && w.rstcb != *first {
+                    owner_of.insert(w.rstcb, *first);
+                }
+            }
+        }
+        if owner_of.is_empty() {
+            return;
+        }
+        for w in waiters.iter_mut() {
+            let c = crate::model::chains::follow(w.rstcb, &owner_of);
+            let mut blockers: Vec<Sid> = c.blockers.iter().filter_map(|a| sid_of.get(*a)).collect();
+            if w.reason == WaitReason::Checkpoint && !blockers.is_empty() {
+                // Every session in a critical section holds the checkpoint up, not only the first.
+                let mut all: Vec<Sid> = critical.iter().map(|(s, _)| *s).collect();
+                all.dedup();
+                let onward = blockers.split_off(1);
+                blockers = all;
+                blockers.extend(
+                    onward
+                        .into_iter()
+                        .filter(|s| !critical.iter().any(|c| c.0 == *s)),
+                );
+            }
+            // A session waiting on a thread of its own (a PDQ helper) is not blocked by another.
+            blockers.retain(|b| *b != w.sessid);
+            blockers.dedup();
+            w.head_blocker = if c.cycle {
+                None
+            } else {
+                c.head
+                    .and_then(|a| sid_of.get(a))
+                    .filter(|h| *h != w.sessid)
+            };
+            w.blockers = blockers;
+            w.deadlock = c.cycle;
+        }
+    }
+
     /// The waits by reason letter, counted thread by thread.
     fn plain_by_reason(u: &OnstatU) -> BTreeMap<char, usize> {
         let mut by = BTreeMap::new();
@@ -449,11 +525,13 @@ mod tests {
     }
 
     /// Over the demo's incidents (seeds 1-3, tidy and messy, every 9th second of its cycle
-    /// fed by every source it answers), the head blockers and the counts by reason are the
-    /// plain computation's, and the moments hold heads of every kind of action to compare.
+    /// fed by every source it answers), the head blockers, the counts by reason, the chains and
+    /// the threads the verdicts read for the heads are the plain computation's, and the moments
+    /// hold heads of every kind of action to compare.
     #[test]
     fn heads_and_counts_are_the_plain_computations() {
         let mut seen_heads = 0;
+        let mut chained = 0;
         let mut actions = std::collections::BTreeSet::new();
         for demo in [
             DemoInstance::new(1).with_sessions(300),
@@ -490,6 +568,55 @@ mod tests {
                     &mut crate::model::parts::Spare::default(),
                 );
                 assert_eq!(w.summary.by_reason, plain_by_reason(u), "{t}s");
+                // The chains, followed for every row made again.
+                let mut rows = waiter_rows(
+                    &store,
+                    u,
+                    &index,
+                    at,
+                    &|_| None,
+                    &mut WaitSummary::default(),
+                    Vec::new(),
+                );
+                plain_chains(
+                    u,
+                    &mut rows,
+                    &crate::model::waiters::engine_blockers(
+                        store.get_at_moment(crate::source::key::OnstatGBth),
+                        store.get(crate::source::key::OnstatGAth),
+                    ),
+                    crate::model::waiters::long_transaction_thread(
+                        u,
+                        store.get_at_moment(crate::source::key::OnstatXTxn),
+                    ),
+                );
+                let chain = |w: &WaiterRow| {
+                    (
+                        w.rstcb,
+                        w.blockers.clone(),
+                        w.head_blocker,
+                        w.deadlock,
+                        w.engine_blocker,
+                    )
+                };
+                assert_eq!(
+                    w.waiters.iter().map(chain).collect::<Vec<_>>(),
+                    rows.iter().map(chain).collect::<Vec<_>>(),
+                    "{t}s"
+                );
+                chained += rows.iter().filter(|r| !r.blockers.is_empty()).count();
+                // The thread each head's words read, as a search of every thread finds it.
+                let heads = HeadThreads::new(u, w.waiters.iter().filter_map(|r| r.head_blocker));
+                for h in w.waiters.iter().filter_map(|r| r.head_blocker) {
+                    let plain = u.threads.iter().find(|t| {
+                        t.sessid == h && (t.flags.is_primary() || t.wait_reason.is_none())
+                    });
+                    assert_eq!(
+                        heads.get(h).map(|t| t.address),
+                        plain.map(|t| t.address),
+                        "{t}s {h}"
+                    );
+                }
                 let plain = plain_heads(u, &w.waiters);
                 assert_eq!(w.heads, plain, "{t}s");
                 seen_heads += plain.len();
@@ -497,6 +624,7 @@ mod tests {
             }
         }
         assert!(seen_heads > 100, "{seen_heads} heads compared");
+        assert!(chained > 100, "{chained} chains compared");
         assert!(actions.len() >= 4, "{actions:?}");
     }
 }
