@@ -6,6 +6,7 @@ use crate::ids::Sid;
 use crate::model::waiters::WaiterRow;
 use crate::parsers::onstat_u::{OnstatU, WaitReason};
 use crate::store::waits::{Rates, WaitTracker};
+use crate::store::Read;
 use compact_str::CompactString;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -34,12 +35,11 @@ pub struct SessionRow {
     /// [`crate::model::activity::SQL_FRESH_S`] of the moment told it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sql: Option<String>,
-    /// Which read of the session's `onstat -g sql` `sql` came from (when it was taken, and the
-    /// source's runs then): the next build, finding the same read, keeps the text without
-    /// comparing it (a statement runs to kilobytes, and most are the same read second after
-    /// second).
+    /// Which read of the session's `onstat -g sql` `sql` came from, in which store: the next
+    /// build, finding the same read, keeps the text without comparing it (a statement runs to
+    /// kilobytes, and most are the same read second after second).
     #[serde(skip)]
-    pub(crate) sql_read: Option<StatementRead>,
+    pub(crate) sql_read: Option<Read>,
     pub state: SessionState,
     /// What it waits on, as the Waiters pane says it (`lock`, `HDR+X on customer (stores)`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -134,12 +134,6 @@ impl SessionRow {
     }
 }
 
-/// One read of a session's statement in one store: when it was taken, and how many runs of
-/// its source were applied then (another apply, even at the same moment, is another read).
-/// The runs' count is cut to 32 bits (the moment tells reads 2^32 runs apart): with the
-/// moment's spare bits the read fits 16 bytes, a row's size at 5,000 sessions.
-pub(crate) type StatementRead = (Duration, u32);
-
 /// What the sessions are built from, besides `onstat -u`.
 pub(crate) struct SessionInputs<'a> {
     pub(crate) waiters: &'a [WaiterRow],
@@ -154,7 +148,7 @@ pub(crate) struct SessionInputs<'a> {
     /// Client program per session, where known.
     pub(crate) programs: &'a BySid<&'a str>,
     /// Current statement per session with when it was read, where read lately.
-    pub(crate) sql: &'a BySid<(StatementRead, &'a str)>,
+    pub(crate) sql: &'a BySid<(Read, &'a str)>,
     pub(crate) now: Duration,
 }
 
@@ -162,8 +156,15 @@ pub(crate) struct SessionInputs<'a> {
 /// as a map it was inserted into kept it): the sessions' rows, in that order too, read them
 /// front to back ([`BySid::cursor`]), not through a hash table's scattered slots (a cache miss
 /// each at 5,000 sessions).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct BySid<T>(Vec<(Sid, T)>);
+
+impl<T> Default for BySid<T> {
+    /// Empty, whatever the values (a derived one would ask them to have a default).
+    fn default() -> Self {
+        BySid(Vec::new())
+    }
+}
 
 impl<T: Clone> FromIterator<(Sid, T)> for BySid<T> {
     fn from_iter<I: IntoIterator<Item = (Sid, T)>>(iter: I) -> Self {
@@ -438,9 +439,9 @@ fn place_rows(rows: &mut Vec<SessionRow>, sessions: &[Threads<'_>]) {
 }
 
 /// Sets the row's statement to `read` (which read, its text): a row holding the same read of
-/// its session keeps its text unread (within one store a read is one text; rows of another
-/// store have their reads forgotten, `Parts::session_maps`), any other is written over.
-fn write_statement(row: &mut SessionRow, read: Option<(StatementRead, &str)>) {
+/// its session keeps its text unread (a read is one text, whatever store the row was built
+/// from: [`Read`]; its length is checked all the same), any other is written over.
+fn write_statement(row: &mut SessionRow, read: Option<(Read, &str)>) {
     match read {
         Some((at, text))
             if row.sql_read == Some(at)

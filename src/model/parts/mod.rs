@@ -85,8 +85,6 @@ pub struct Parts {
     replication: Slot<crate::model::io::Replication, Option<Vec<String>>>,
     session_hosts: Slot<crate::model::sessions::BySid<compact_str::CompactString>>,
     session_memory: Slot<crate::model::sessions::BySid<(u64, u64)>>,
-    /// The store the sessions' rows were last built from (`Store::stamp` of no source).
-    sessions_store: Option<Stamp>,
     /// The time of the last snapshot built.
     last: Option<Duration>,
     counts: Counts,
@@ -185,7 +183,6 @@ impl Parts {
         self.replication.forget();
         self.session_hosts.forget();
         self.session_memory.forget();
-        self.sessions_store = None;
         self.sockets = Default::default();
         self.counts.restarts += 1;
     }
@@ -220,15 +217,6 @@ impl Parts {
     /// Hands the sessions' build the maps of slow sources (client hosts, memory), kept while
     /// those sources are not read again.
     pub(crate) fn session_maps(&mut self, store: &Store) {
-        // A statement's read names a text only within its store: rows of another store, or
-        // kept over a jump of the clock, keep no read.
-        let this_store = Some(store.stamp(&[]));
-        if self.sessions_store != this_store {
-            for row in &mut self.spare.sessions.rows {
-                row.sql_read = None;
-            }
-            self.sessions_store = this_store;
-        }
         let hosts_at = store.stamp(sessions::HOST_INPUTS);
         let hosts = self.session_hosts.get(hosts_at, (), &mut self.counts, || {
             sessions::client_hosts(store)
@@ -279,8 +267,9 @@ mod inputs {
         }
     }
 
-    /// Each part as built whole from `store`, as JSON (a part's equality, NaN-proof).
-    fn parts_of(store: &Store) -> [(&'static str, &'static [Source], String); 3] {
+    /// Each part, and each map the parts keep, as built whole from `store`, as JSON or as
+    /// printed (a part's equality, NaN-proof).
+    fn parts_of(store: &Store) -> [(&'static str, &'static [Source], String); 5] {
         let flags = store
             .get(crate::source::key::OnstatU)
             .and_then(|u| u.header.as_ref())
@@ -301,6 +290,16 @@ mod inputs {
                     flags.as_deref(),
                 )),
             ),
+            (
+                "client hosts",
+                sessions::HOST_INPUTS,
+                format!("{:?}", sessions::client_hosts(store)),
+            ),
+            (
+                "session memory",
+                sessions::MEMORY_INPUTS,
+                format!("{:?}", sessions::session_memory(store)),
+            ),
         ]
     }
 
@@ -316,8 +315,8 @@ mod inputs {
     }
 
     /// A part reads nothing but the sources it names: from a store with a minute of every
-    /// source, one more sample of any other source (another phase of the demo) leaves the part
-    /// as it was; and one of its own moves it (the check has teeth).
+    /// source, one more sample of any other source (another phase of the demo, another
+    /// instance) leaves the part as it was; and one of its own moves it (the check has teeth).
     #[test]
     fn parts_read_only_what_they_name() {
         for demo in [
@@ -335,18 +334,22 @@ mod inputs {
                 }
             }
             let before = parts_of(&store);
-            let mut moved = [false; 3];
+            let mut moved = [false; 5];
             // Two samples a second apart (rates are of the last two) at other phases of the
             // demo's next cycle: a checkpoint stall with zone reclaim, a lock chain, a replica
-            // lagging.
+            // lagging; and of another instance (the demo never moves a session's client: there
+            // other clients are on other hosts).
             let cycle = crate::demo::timeline::CYCLE;
-            for (s, t) in all
-                .iter()
-                .flat_map(|s| [230, 300, 680].map(|t| (s, cycle + t)))
-            {
+            let other = DemoInstance::new(9).with_sessions(40);
+            for (s, t, from) in all.iter().flat_map(|s| {
+                [230, 300, 680]
+                    .map(|t| (s, cycle + t, &demo))
+                    .into_iter()
+                    .chain([(s, cycle + 300, &other)])
+            }) {
                 let mut one = store.clone();
-                apply(&mut one, &demo, *s, t);
-                apply(&mut one, &demo, *s, t + 1);
+                apply(&mut one, from, *s, t);
+                apply(&mut one, from, *s, t + 1);
                 for (i, ((name, inputs, was), (_, _, now))) in
                     before.iter().zip(parts_of(&one)).enumerate()
                 {
@@ -365,7 +368,7 @@ mod inputs {
                     }
                 }
             }
-            assert_eq!(moved, [true; 3], "each part moves with one of its sources");
+            assert_eq!(moved, [true; 5], "each part moves with one of its sources");
         }
     }
 }

@@ -122,7 +122,7 @@ fn client_programs(store: &Store) -> BySid<&str> {
 /// Each session's current statement with when it was read, where an `onstat -g sql <sid>` read
 /// within [`crate::model::activity::SQL_FRESH_S`] of the moment tells it (a statement changes;
 /// an older one is not said to be the session's), in session order (the store lists them so).
-fn current_statements(store: &Store) -> BySid<(crate::model::sessions::StatementRead, &str)> {
+fn current_statements(store: &Store) -> BySid<(crate::store::Read, &str)> {
     let Some(moment) = store.moment() else {
         return Default::default();
     };
@@ -136,7 +136,7 @@ fn current_statements(store: &Store) -> BySid<(crate::model::sessions::Statement
             }
             let q = parsed.get::<crate::parsers::onstat_g_sql::OnstatGSql>()?;
             let text = q.current_sql.as_ref().or(q.last_parsed_sql.as_ref())?;
-            Some((sid, ((*seen, st.runs as u32), text.as_str())))
+            Some((sid, (store.read(st), text.as_str())))
         })
         .collect()
 }
@@ -268,6 +268,66 @@ mod kept {
             t += 1;
         }
         (kept_maps, kept_texts)
+    }
+
+    /// An `onstat -g sql` of `sid` at `t` whose statement is `sql`.
+    fn statement(sid: crate::ids::Sid, sql: &str, t: u64) -> Update {
+        let out = format!(
+            "IBM Informix Dynamic Server Version 12.10.FC8 -- On-Line -- Up 12 days 03:04:05 \
+             -- 4194304 Kbytes\n\n\
+             Sess       SQL            Current            Iso Lock       SQL  ISAM F.E.\n\
+             Id         Stmt type      Database           Lvl Mode       ERR  ERR  Vers  Explain\n\
+             {:<10} SELECT         stores             CR  Wait 30    0    0    9.24  Off\n\n\
+             Current statement name : slctcur\n\n\
+             Current SQL statement (5) :\n  {sql}\n\n\
+             Last parsed SQL statement :\n  {sql}\n",
+            sid.0
+        );
+        let source = Source::OnstatGSql(sid);
+        Update {
+            source,
+            t: Duration::from_secs(t),
+            took: Duration::ZERO,
+            result: Ok(source.parse_str(&out).expect("parses")),
+            how: Default::default(),
+        }
+    }
+
+    /// Rows of another store handed back late (a snapshot the screen held across a seek or
+    /// another recording opened) hold reads that no read of this store is: two stores fed the
+    /// same sources in the same order at the same moment, the statement of one session of the
+    /// same length and another text in each; the rows of the first, handed back as room to a
+    /// build from the second, show the second's text.
+    #[test]
+    fn rows_of_another_store_keep_no_text() {
+        let demo = DemoInstance::new(1).with_sessions(40);
+        let t = 300;
+        let u = Update::from_demo(&demo, Source::OnstatU, Duration::from_secs(t)).expect("-u");
+        let sid = demo.sids_at(t)[0];
+        let sid = crate::ids::Sid(sid);
+        let fed = |sql: &str| {
+            let mut store = new_store();
+            store.apply(u.clone());
+            store.apply(statement(sid, sql, t));
+            store
+        };
+        let a = fed("select * from customer where customer_num = 101");
+        let b = fed("select * from customer where customer_num = 102");
+        let now = Duration::from_secs(t);
+        let mut parts = Parts::default();
+        // The screen holds the snapshot of `a` while the next ones are built from `b`.
+        let held = Arc::new(snapshot::build_from(&a, now, None, &[], None, &mut parts));
+        let shown = snapshot::build_from(&b, now, None, &[], None, &mut parts);
+        Snapshot::recycle(held, &mut parts);
+        assert!(parts.spare_room()[1] > 0, "the rows of `a` came back");
+        let next = snapshot::build_from(&b, now, None, &[], None, &mut parts);
+        let whole = snapshot::build(&b, now, None, &[]);
+        assert_eq!(
+            next.statement_of(sid),
+            Some("select * from customer where customer_num = 102")
+        );
+        assert_eq!(next.sessions, whole.sessions);
+        drop(shown);
     }
 
     /// Every seed the tests use, tidy and messy, with short-lived sessions coming and going
