@@ -6,8 +6,8 @@ use crate::ids::Sid;
 use crate::model::waiters::WaiterRow;
 use crate::parsers::onstat_u::{OnstatU, WaitReason};
 use crate::store::waits::{Rates, WaitTracker};
+use crate::store::Read;
 use compact_str::CompactString;
-use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -35,6 +35,11 @@ pub struct SessionRow {
     /// [`crate::model::activity::SQL_FRESH_S`] of the moment told it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sql: Option<String>,
+    /// Which read of the session's `onstat -g sql` `sql` came from, in which store: the next
+    /// build, finding the same read, keeps the text without comparing it (a statement runs to
+    /// kilobytes, and most are the same read second after second).
+    #[serde(skip)]
+    pub(crate) sql_read: Option<Read>,
     pub state: SessionState,
     /// What it waits on, as the Waiters pane says it (`lock`, `HDR+X on customer (stores)`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -92,6 +97,7 @@ impl SessionRow {
             host: None,
             program: None,
             sql: None,
+            sql_read: None,
             state: SessionState::Running,
             wait: None,
             waiting_on: None,
@@ -138,11 +144,11 @@ pub(crate) struct SessionInputs<'a> {
     /// Memory per session, total and used (onstat -g ses, the list).
     pub(crate) memory: &'a BySid<(u64, u64)>,
     /// Client host per session (onstat -g ntt).
-    pub(crate) hosts: &'a BySid<&'a str>,
+    pub(crate) hosts: &'a BySid<CompactString>,
     /// Client program per session, where known.
-    pub(crate) programs: &'a FxHashMap<Sid, &'a str>,
-    /// Current statement per session, where read lately.
-    pub(crate) sql: &'a FxHashMap<Sid, &'a str>,
+    pub(crate) programs: &'a BySid<&'a str>,
+    /// Current statement per session with when it was read, where read lately.
+    pub(crate) sql: &'a BySid<(Read, &'a str)>,
     pub(crate) now: Duration,
 }
 
@@ -150,8 +156,15 @@ pub(crate) struct SessionInputs<'a> {
 /// as a map it was inserted into kept it): the sessions' rows, in that order too, read them
 /// front to back ([`BySid::cursor`]), not through a hash table's scattered slots (a cache miss
 /// each at 5,000 sessions).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct BySid<T>(Vec<(Sid, T)>);
+
+impl<T> Default for BySid<T> {
+    /// Empty, whatever the values (a derived one would ask them to have a default).
+    fn default() -> Self {
+        BySid(Vec::new())
+    }
+}
 
 impl<T: Clone> FromIterator<(Sid, T)> for BySid<T> {
     fn from_iter<I: IntoIterator<Item = (Sid, T)>>(iter: I) -> Self {
@@ -164,6 +177,12 @@ impl<T: Clone> FromIterator<(Sid, T)> for BySid<T> {
 }
 
 impl<T> BySid<T> {
+    /// Without room to spare: for a map kept for many seconds.
+    pub(crate) fn tight(mut self) -> Self {
+        self.0.shrink_to_fit();
+        self
+    }
+
     /// Reads the values in session order ([`crate::ids::Cursor`]).
     pub(crate) fn cursor(&self) -> crate::ids::Cursor<'_, Sid, T> {
         crate::ids::Cursor::new(&self.0)
@@ -298,6 +317,8 @@ pub(crate) fn build(
 
     place_rows(&mut rows, &sessions);
     let mut hosts = inp.hosts.cursor();
+    let mut programs = inp.programs.cursor();
+    let mut statements = inp.sql.cursor();
     let mut memory = inp.memory.cursor();
     let mut states = inp.tracker.states();
     let mut waiters = waiter_of.cursor();
@@ -309,12 +330,12 @@ pub(crate) fn build(
         if row.user != *s.user {
             row.user.clone_from(s.user);
         }
-        let host = hosts.get(sid).copied();
-        if row.host.as_deref() != host {
-            row.host = host.map(CompactString::new);
+        let host = hosts.get(sid);
+        if row.host.as_ref() != host {
+            row.host = host.cloned();
         }
-        write_over(&mut row.program, inp.programs.get(&sid).copied());
-        write_over(&mut row.sql, inp.sql.get(&sid).copied());
+        write_over(&mut row.program, programs.get(sid).copied());
+        write_statement(row, statements.get(sid).copied());
         row.threads = s.threads;
         row.system = s.system;
         row.in_txn = s.in_txn;
@@ -406,10 +427,32 @@ fn place_rows(rows: &mut Vec<SessionRow>, sessions: &[Threads<'_>]) {
     for (at, s) in sessions.iter().enumerate().rev() {
         match unplaced.checked_sub(1) {
             Some(last) if rows[last].sessid == s.sid => {
-                rows.swap(last, at);
+                // Most rows are in their place already (no session came or went before them).
+                if last != at {
+                    rows.swap(last, at);
+                }
                 unplaced = last;
             }
             _ => rows[at] = SessionRow::empty(s.sid),
+        }
+    }
+}
+
+/// Sets the row's statement to `read` (which read, its text): a row holding the same read of
+/// its session keeps its text unread (a read is one text, whatever store the row was built
+/// from: [`Read`]; its length is checked all the same), any other is written over.
+fn write_statement(row: &mut SessionRow, read: Option<(Read, &str)>) {
+    match read {
+        Some((at, text))
+            if row.sql_read == Some(at)
+                && row.sql.as_ref().map(String::len) == Some(text.len()) => {}
+        Some((at, text)) => {
+            write_over(&mut row.sql, Some(text));
+            row.sql_read = Some(at);
+        }
+        None => {
+            row.sql = None;
+            row.sql_read = None;
         }
     }
 }
@@ -432,6 +475,7 @@ fn write_over(slot: &mut Option<String>, value: Option<&str>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rustc_hash::FxHashMap;
 
     proptest::proptest! {
         /// Values named in any order and twice, asked for in any order: those of a map they

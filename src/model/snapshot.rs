@@ -167,7 +167,7 @@ impl Snapshot {
             return;
         };
         Spare::keep_rows(&mut parts.spare.waiters, s.waiters);
-        Spare::keep_rows(&mut parts.spare.sessions, s.sessions);
+        Spare::keep_rows(&mut parts.spare.sessions.rows, s.sessions);
         let kept = parts.sockets.tag();
         parts.spare.keep_sockets(s.sockets, s.sockets_tag, kept);
     }
@@ -282,6 +282,7 @@ pub fn build_from(
 
     let server = server::build(store, server_name);
     let io = parts.io(store);
+    parts.session_maps(store);
     let waits::Waits {
         summary,
         waiters,
@@ -642,7 +643,7 @@ mod session_rows {
         let now = Duration::from_secs(t);
         let snap = build(store, now, None, &[]);
         let u = store.get(crate::source::key::OnstatU).expect("onstat -u");
-        session_rows(store, u, &snap.waiters, now, room)
+        session_rows(store, u, &snap.waiters, now, room.into())
     }
 
     /// Rows written over the rows of another moment (other states, waits, statements, blocks,

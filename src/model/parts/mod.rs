@@ -83,6 +83,8 @@ pub struct Parts {
     numa: Slot<crate::model::numa::NumaView>,
     io: Slot<crate::model::io::IoView>,
     replication: Slot<crate::model::io::Replication, Option<Vec<String>>>,
+    session_hosts: Slot<crate::model::sessions::BySid<compact_str::CompactString>>,
+    session_memory: Slot<crate::model::sessions::BySid<(u64, u64)>>,
     /// The time of the last snapshot built.
     last: Option<Duration>,
     counts: Counts,
@@ -101,7 +103,8 @@ pub struct Parts {
 #[derive(Default)]
 pub(crate) struct Spare {
     pub(crate) waiters: Vec<crate::model::waiters::WaiterRow>,
-    pub(crate) sessions: Vec<crate::model::sessions::SessionRow>,
+    /// With the maps of slow sources the sessions' rows are joined to, as kept.
+    pub(crate) sessions: sessions::SessionRoom,
     /// The sockets' rows come back as they were when they are the last build's (`sockets_tag`):
     /// the next build keeps the rows of the connections that did not change.
     pub(crate) sockets: Vec<crate::store::sockets::SocketRow>,
@@ -156,7 +159,7 @@ impl Parts {
     pub fn spare_room(&self) -> [usize; 3] {
         [
             self.spare.waiters.capacity(),
-            self.spare.sessions.capacity(),
+            self.spare.sessions.rows.capacity(),
             self.spare.sockets.capacity(),
         ]
     }
@@ -178,6 +181,8 @@ impl Parts {
         self.numa.forget();
         self.io.forget();
         self.replication.forget();
+        self.session_hosts.forget();
+        self.session_memory.forget();
         self.sockets = Default::default();
         self.counts.restarts += 1;
     }
@@ -208,10 +213,29 @@ impl Parts {
     }
 }
 
+impl Parts {
+    /// Hands the sessions' build the maps of slow sources (client hosts, memory), kept while
+    /// those sources are not read again.
+    pub(crate) fn session_maps(&mut self, store: &Store) {
+        let hosts_at = store.stamp(sessions::HOST_INPUTS);
+        let hosts = self.session_hosts.get(hosts_at, (), &mut self.counts, || {
+            sessions::client_hosts(store)
+        });
+        let memory_at = store.stamp(sessions::MEMORY_INPUTS);
+        let memory = self
+            .session_memory
+            .get(memory_at, (), &mut self.counts, || {
+                sessions::session_memory(store)
+            });
+        self.spare.sessions.hosts = Some((hosts_at, hosts));
+        self.spare.sessions.memory = Some((memory_at, memory));
+    }
+}
+
 /// The parts of a snapshot at `now`, kept in `parts` for the next.
 pub(crate) fn begin(parts: &mut Parts, now: Duration) {
     parts.begin(now);
-    if parts.spare.waiters.capacity() > 0 || parts.spare.sessions.capacity() > 0 {
+    if parts.spare.waiters.capacity() > 0 || parts.spare.sessions.rows.capacity() > 0 {
         parts.counts.rooms += 1;
     }
 }
@@ -243,8 +267,9 @@ mod inputs {
         }
     }
 
-    /// Each part as built whole from `store`, as JSON (a part's equality, NaN-proof).
-    fn parts_of(store: &Store) -> [(&'static str, &'static [Source], String); 3] {
+    /// Each part, and each map the parts keep, as built whole from `store`, as JSON or as
+    /// printed (a part's equality, NaN-proof).
+    fn parts_of(store: &Store) -> [(&'static str, &'static [Source], String); 5] {
         let flags = store
             .get(crate::source::key::OnstatU)
             .and_then(|u| u.header.as_ref())
@@ -265,6 +290,16 @@ mod inputs {
                     flags.as_deref(),
                 )),
             ),
+            (
+                "client hosts",
+                sessions::HOST_INPUTS,
+                format!("{:?}", sessions::client_hosts(store)),
+            ),
+            (
+                "session memory",
+                sessions::MEMORY_INPUTS,
+                format!("{:?}", sessions::session_memory(store)),
+            ),
         ]
     }
 
@@ -280,8 +315,8 @@ mod inputs {
     }
 
     /// A part reads nothing but the sources it names: from a store with a minute of every
-    /// source, one more sample of any other source (another phase of the demo) leaves the part
-    /// as it was; and one of its own moves it (the check has teeth).
+    /// source, one more sample of any other source (another phase of the demo, another
+    /// instance) leaves the part as it was; and one of its own moves it (the check has teeth).
     #[test]
     fn parts_read_only_what_they_name() {
         for demo in [
@@ -299,18 +334,22 @@ mod inputs {
                 }
             }
             let before = parts_of(&store);
-            let mut moved = [false; 3];
+            let mut moved = [false; 5];
             // Two samples a second apart (rates are of the last two) at other phases of the
             // demo's next cycle: a checkpoint stall with zone reclaim, a lock chain, a replica
-            // lagging.
+            // lagging; and of another instance (the demo never moves a session's client: there
+            // other clients are on other hosts).
             let cycle = crate::demo::timeline::CYCLE;
-            for (s, t) in all
-                .iter()
-                .flat_map(|s| [230, 300, 680].map(|t| (s, cycle + t)))
-            {
+            let other = DemoInstance::new(9).with_sessions(40);
+            for (s, t, from) in all.iter().flat_map(|s| {
+                [230, 300, 680]
+                    .map(|t| (s, cycle + t, &demo))
+                    .into_iter()
+                    .chain([(s, cycle + 300, &other)])
+            }) {
                 let mut one = store.clone();
-                apply(&mut one, &demo, *s, t);
-                apply(&mut one, &demo, *s, t + 1);
+                apply(&mut one, from, *s, t);
+                apply(&mut one, from, *s, t + 1);
                 for (i, ((name, inputs, was), (_, _, now))) in
                     before.iter().zip(parts_of(&one)).enumerate()
                 {
@@ -329,7 +368,7 @@ mod inputs {
                     }
                 }
             }
-            assert_eq!(moved, [true; 3], "each part moves with one of its sources");
+            assert_eq!(moved, [true; 5], "each part moves with one of its sources");
         }
     }
 }
