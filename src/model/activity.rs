@@ -1643,7 +1643,9 @@ mod words_seen {
         for t in 0..400u32 {
             let mut actives = Vec::new();
             for sid in 1..6u64 {
-                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 let pick = (state >> 33) as usize % (texts.len() + 1);
                 let sql = texts.get(pick).map(String::as_str);
                 actives.push(Active {
