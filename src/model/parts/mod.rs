@@ -214,6 +214,14 @@ impl Parts {
 }
 
 impl Parts {
+    /// The client-host map as kept now (a test tells a map kept from one built again).
+    #[cfg(test)]
+    pub(crate) fn session_hosts_kept(
+        &self,
+    ) -> *const crate::model::sessions::BySid<compact_str::CompactString> {
+        Arc::as_ptr(&self.session_hosts.value)
+    }
+
     /// Hands the sessions' build the maps of slow sources (client hosts, memory), kept while
     /// those sources are not read again.
     pub(crate) fn session_maps(&mut self, store: &Store) {
