@@ -454,13 +454,9 @@ pub struct Activity {
     /// needs (`informix_active_sessions`, the database-time counter), at a fraction of the
     /// memory.
     counts_only: bool,
-    /// Each active session's statement words as last taken, by session: a statement is most
-    /// often the same text second after second, and its words are then known without being
-    /// taken and named again. Only of sessions in the last sample; emptied when names are
-    /// renumbered ([`Activity::compact`]).
-    words_seen: FxHashMap<u32, WordsSeen>,
-    /// Samples added (what [`WordsSeen::sample`] counts).
-    samples: u64,
+    /// Each active session's statement name as last made from its words: emptied when names
+    /// are renumbered ([`Activity::compact`]).
+    words_seen: WordsMemo<NameId>,
 }
 
 /// One sample's active sessions by class (seconds of database time = count × weight).
@@ -665,17 +661,17 @@ struct WordsFrom {
 }
 
 /// A session's statement as its words were last taken: the text they were taken from, how,
-/// and the words' name.
+/// and what was made of the words (`key`).
 #[derive(Debug, Clone)]
-struct WordsSeen {
+struct WordsSeen<V> {
     text: Box<str>,
     cut: bool,
-    name: NameId,
+    key: V,
     /// The last sample that used it.
     sample: u64,
 }
 
-impl WordsSeen {
+impl<V> WordsSeen<V> {
     /// Whether `sql` has the words `self` was taken for: the same text up to where they were
     /// taken, and there a word's end (a cut) or nothing but blanks (every word taken).
     fn same_words(&self, sql: &str) -> bool {
@@ -692,6 +688,82 @@ impl WordsSeen {
         } else {
             rest.chars().all(char::is_whitespace)
         }
+    }
+}
+
+/// What is made of each active session's statement words ([`SQL_KEY_CHARS`] of them), kept by
+/// session: a statement is most often the same text second after second, and its words are
+/// then known without being taken (and what was made of them made) again. Only of the sessions
+/// of the last sample.
+#[derive(Debug, Clone)]
+pub(crate) struct WordsMemo<V> {
+    seen: FxHashMap<u32, WordsSeen<V>>,
+    /// Samples ended (what [`WordsSeen::sample`] counts).
+    sample: u64,
+}
+
+impl<V> Default for WordsMemo<V> {
+    fn default() -> Self {
+        WordsMemo {
+            seen: FxHashMap::default(),
+            sample: 0,
+        }
+    }
+}
+
+impl<V> WordsMemo<V> {
+    /// What `make` made of the words of session `sid`'s statement `sql`: kept from the last
+    /// time when the words are the same, else made now from the words (taken into `words`).
+    pub(crate) fn key(
+        &mut self,
+        sid: Sid,
+        sql: &str,
+        words: &mut String,
+        make: impl FnOnce(&str) -> V,
+    ) -> &V {
+        let sid = u32::try_from(sid.0).unwrap_or(u32::MAX);
+        let sample = self.sample;
+        let seen = match self.seen.entry(sid) {
+            std::collections::hash_map::Entry::Occupied(e) => {
+                let seen = e.into_mut();
+                if !seen.same_words(sql) {
+                    let from = words_into(sql, SQL_KEY_CHARS, words);
+                    seen.key = make(words);
+                    seen.text = sql.get(..from.end).unwrap_or_default().into();
+                    seen.cut = from.cut;
+                }
+                seen
+            }
+            std::collections::hash_map::Entry::Vacant(e) => {
+                let from = words_into(sql, SQL_KEY_CHARS, words);
+                e.insert(WordsSeen {
+                    key: make(words),
+                    text: sql.get(..from.end).unwrap_or_default().into(),
+                    cut: from.cut,
+                    sample,
+                })
+            }
+        };
+        seen.sample = sample;
+        &seen.key
+    }
+
+    /// The end of a sample: the sessions it did not ask about are forgotten.
+    pub(crate) fn end_sample(&mut self) {
+        let sample = self.sample;
+        self.seen.retain(|_, w| w.sample == sample);
+        self.sample += 1;
+    }
+
+    /// Sessions kept.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.seen.len()
+    }
+
+    /// Forgets every session (what was made of their words means nothing any more).
+    pub(crate) fn clear(&mut self) {
+        self.seen.clear();
     }
 }
 
@@ -757,10 +829,8 @@ impl Activity {
             });
         }
         if !self.counts_only {
-            let sample = self.samples;
-            self.words_seen.retain(|_, w| w.sample == sample);
+            self.words_seen.end_sample();
         }
-        self.samples += 1;
         self.rows += rows.len();
         self.recent.push_back(Sample { at, weight, rows });
         self.chart.push_back(ChartPoint { at, weight, counts });
@@ -771,31 +841,18 @@ impl Activity {
     /// The name of session `sid`'s statement `sql` as a row keeps it: its first words (what a
     /// recording's track keeps, so a track gives the same rows), which reports group by their
     /// fingerprint, made once per text. Taken again only when the text differs from the
-    /// session's last where its words were taken.
+    /// session's last where its words were taken ([`WordsMemo`]).
     fn statement_name(&mut self, sid: Sid, sql: &str, words: &mut String) -> NameId {
-        let sid = u32::try_from(sid.0).unwrap_or(u32::MAX);
-        let sample = self.samples;
-        if let Some(seen) = self.words_seen.get_mut(&sid) {
-            if seen.same_words(sql) {
-                seen.sample = sample;
-                return seen.name;
+        let (names, fp_of) = (&mut self.names, &mut self.fp_of);
+        *self.words_seen.key(sid, sql, words, |words| {
+            let name = names.id(words);
+            if name != NONE && !fp_of.contains_key(&name) {
+                let fp = crate::model::fingerprint::fingerprint(words);
+                let fp = names.id(&fp);
+                fp_of.insert(name, fp);
             }
-        }
-        let from = words_into(sql, SQL_KEY_CHARS, words);
-        let name = self.names.id(words);
-        if name != NONE && !self.fp_of.contains_key(&name) {
-            let fp = crate::model::fingerprint::fingerprint(words);
-            let fp = self.names.id(&fp);
-            self.fp_of.insert(name, fp);
-        }
-        let seen = WordsSeen {
-            text: sql.get(..from.end).unwrap_or_default().into(),
-            cut: from.cut,
-            name,
-            sample,
-        };
-        self.words_seen.insert(sid, seen);
-        name
+            name
+        })
     }
 
     fn ident(&mut self, user: NameId, host: NameId, program: NameId) -> NameId {
@@ -1611,7 +1668,7 @@ mod words_seen {
             let seen = WordsSeen {
                 text: a[..from.end].into(),
                 cut: from.cut,
-                name: NONE,
+                key: NONE,
                 sample: 0,
             };
             if a == b {

@@ -251,6 +251,10 @@ pub struct Counted {
     active: Option<crate::model::activity::ChartPoint>,
     /// Database time by statement fingerprint (seconds), at most [`MAX_FINGERPRINTS`].
     sql: rustc_hash::FxHashMap<String, f64>,
+    /// Each active session's statement fingerprint, made again only when its words change.
+    fingerprints: crate::model::activity::WordsMemo<String>,
+    /// Room for a statement's words.
+    words: String,
 }
 
 /// Statements exported (`informix_sql_db_time_seconds_total`): the ones with the most time.
@@ -281,22 +285,34 @@ impl Counted {
     ) {
         for a in actives {
             let key = match a.sql {
-                Some(q) => crate::model::fingerprint::fingerprint(
-                    &crate::model::activity::statement_words(
-                        q,
-                        crate::model::activity::SQL_KEY_CHARS,
-                    ),
-                ),
-                None => crate::model::activity::NOT_READ.to_string(),
+                Some(q) => self
+                    .fingerprints
+                    .key(a.sid, q, &mut self.words, |words| {
+                        crate::model::fingerprint::fingerprint(words)
+                    })
+                    .as_str(),
+                None => crate::model::activity::NOT_READ,
             };
-            *self.sql.entry(key).or_default() += f64::from(weight);
+            match self.sql.get_mut(key) {
+                Some(secs) => *secs += f64::from(weight),
+                None => {
+                    self.sql.insert(key.to_string(), f64::from(weight));
+                }
+            }
         }
+        self.fingerprints.end_sample();
         if self.sql.len() > MAX_FINGERPRINTS {
             let mut v: Vec<(String, f64)> = self.sql.drain().collect();
             v.sort_by(|a, b| b.1.total_cmp(&a.1));
             v.truncate(MAX_FINGERPRINTS / 2);
             self.sql = v.into_iter().collect();
         }
+    }
+
+    /// Sessions whose statement fingerprint is kept from the last sample.
+    #[cfg(test)]
+    fn fingerprints_kept(&self) -> usize {
+        self.fingerprints.len()
     }
 
     /// The statements with the most database time, at most `n`, the most first.
@@ -941,14 +957,46 @@ fn memory(out: &mut Out, snap: &Snapshot) {
 /// other TCP connection of the host (an ssh, the exporter's own scrapes) has an ephemeral local
 /// port, and a series per ephemeral port is churn a Prometheus pays for.
 fn sockets(out: &mut Out, snap: &Snapshot) {
-    // Port → (connections, Send-Q summed, largest now, largest over the window).
-    let mut ports: BTreeMap<String, (usize, u64, u64, u64)> = BTreeMap::new();
+    for (port, (n, sum, max, window)) in by_port(snap) {
+        let l = || vec![("port", port.clone())];
+        out.gauge(Metric::ClientConnections, l(), n as f64);
+        out.gauge(Metric::SendQueue, l(), sum as f64);
+        out.gauge(Metric::SendQueueMax, l(), max as f64);
+        out.gauge(Metric::SendQueueWindowMax, l(), window as f64);
+    }
+}
+
+/// A socket's local port as read: a number, or the name netstat printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Port<'a> {
+    Number(u16),
+    Name(&'a str),
+}
+
+impl Port<'_> {
+    /// The `port` label. Distinct ports have distinct labels: a name is never a number's
+    /// digits (those read as the number).
+    fn label(self) -> String {
+        match self {
+            Port::Number(p) => p.to_string(),
+            Port::Name(s) => s.to_string(),
+        }
+    }
+}
+
+/// Per local port, in the labels' order: connections, Send-Q summed, the largest now and the
+/// largest over the window. The sockets are counted by the port as read and a label made once
+/// per port: a string made for each of thousands of sockets a second (and a tree of strings
+/// searched with it) was most of `serve`'s metrics of an instance.
+fn by_port(snap: &Snapshot) -> Vec<(String, (usize, u64, u64, u64))> {
+    let mut ports: rustc_hash::FxHashMap<Port<'_>, (usize, u64, u64, u64)> =
+        rustc_hash::FxHashMap::default();
     let known = !snap.ports.is_empty();
     for k in snap.sockets.iter().filter(|k| known || k.sessid.is_some()) {
         let port = k
             .local
             .port_num()
-            .map_or_else(|| k.local.port.to_string(), |p| p.to_string());
+            .map_or(Port::Name(k.local.port.as_str()), Port::Number);
         let e = ports.entry(port).or_default();
         e.0 += 1;
         e.1 = e.1.saturating_add(k.send_q);
@@ -957,15 +1005,12 @@ fn sockets(out: &mut Out, snap: &Snapshot) {
     }
     // The instance's listener ports are there even with no client connected.
     for p in &snap.ports {
-        ports.entry(p.to_string()).or_default();
+        ports.entry(Port::Number(*p)).or_default();
     }
-    for (port, (n, sum, max, window)) in ports {
-        let l = || vec![("port", port.clone())];
-        out.gauge(Metric::ClientConnections, l(), n as f64);
-        out.gauge(Metric::SendQueue, l(), sum as f64);
-        out.gauge(Metric::SendQueueMax, l(), max as f64);
-        out.gauge(Metric::SendQueueWindowMax, l(), window as f64);
-    }
+    let mut rows: Vec<(String, (usize, u64, u64, u64))> =
+        ports.into_iter().map(|(p, v)| (p.label(), v)).collect();
+    rows.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    rows
 }
 
 /// What of the host's NUMA state only ifxtop knows: zone_reclaim_mode (node_exporter's default
@@ -1393,6 +1438,112 @@ mod tests {
                 ("onstat_u".to_string(), 1.0)
             ]
         );
+    }
+
+    /// Over samples where sessions keep, lengthen, change and lose their statements, each
+    /// statement's time goes to the fingerprint of its own words, as when every fingerprint
+    /// is made anew.
+    #[test]
+    fn statements_are_counted_by_their_own_fingerprints() {
+        use crate::model::activity::{statement_words, Active, Class, SQL_KEY_CHARS};
+        let long = "select a from t where b = ".repeat(12);
+        let texts: Vec<String> = vec![
+            format!("{long}1"),
+            format!("{long}2"),
+            format!("{long} 1"),
+            "select 1".into(),
+            "select 1 ".into(),
+            "select 10".into(),
+            "insert into t values (1)".into(),
+            "select  1\n".into(),
+            String::new(),
+        ];
+        let mut counted = Counted::default();
+        let mut plain: rustc_hash::FxHashMap<String, f64> = rustc_hash::FxHashMap::default();
+        let mut state = 11u64;
+        let mut kept = 0;
+        for _ in 0..300 {
+            let mut actives = Vec::new();
+            for sid in 1..7u64 {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                // Two times in three the session's own statement (the memo is used), else
+                // any other or none.
+                let pick = (state >> 33) as usize % (texts.len() * 3);
+                let sql = if pick < texts.len() {
+                    texts.get(pick).filter(|_| pick + 1 < texts.len())
+                } else {
+                    texts.get(sid as usize % texts.len())
+                }
+                .map(String::as_str);
+                actives.push(Active {
+                    sid: crate::ids::Sid(sid),
+                    class: Class::Cpu,
+                    user: "app",
+                    host: None,
+                    program: None,
+                    sql,
+                    object: None,
+                    head: None,
+                });
+                let key = sql.map_or(crate::model::activity::NOT_READ.to_string(), |q| {
+                    crate::model::fingerprint::fingerprint(&statement_words(q, SQL_KEY_CHARS))
+                });
+                *plain.entry(key).or_default() += 0.5;
+            }
+            kept += counted.fingerprints_kept();
+            counted.statements(&actives, 0.5);
+            assert_eq!(counted.sql, plain);
+        }
+        // The check has teeth: fingerprints were kept from one sample to the next.
+        assert!(kept > 300, "{kept}");
+    }
+
+    /// The plain computation `by_port` is held to: a tree keyed by each socket's port label.
+    fn by_port_plain(snap: &Snapshot) -> Vec<(String, (usize, u64, u64, u64))> {
+        let mut ports: BTreeMap<String, (usize, u64, u64, u64)> = BTreeMap::new();
+        let known = !snap.ports.is_empty();
+        for k in snap.sockets.iter().filter(|k| known || k.sessid.is_some()) {
+            let port = k
+                .local
+                .port_num()
+                .map_or_else(|| k.local.port.to_string(), |p| p.to_string());
+            let e = ports.entry(port).or_default();
+            e.0 += 1;
+            e.1 = e.1.saturating_add(k.send_q);
+            e.2 = e.2.max(k.send_q);
+            e.3 = e.3.max(k.max_send_q);
+        }
+        for p in &snap.ports {
+            ports.entry(p.to_string()).or_default();
+        }
+        ports.into_iter().collect()
+    }
+
+    proptest::proptest! {
+        /// Ports as numbers (with leading zeros and signs, as `u16` reads them), as names, and
+        /// as numbers too large for a port; known listener ports or none.
+        #[test]
+        fn ports_are_counted_as_the_plain_tree_counts_them(
+            socks in proptest::collection::vec(
+                (proptest::sample::select(vec![
+                    "9088", "09088", "+9088", "1526", "10000", "65535", "65536", "70000",
+                    "sqlexec", "ol_demo", "*", "", "0",
+                ]), 0u64..5, 0u64..9, proptest::option::of(1u64..4)),
+                0..40,
+            ),
+            known in proptest::collection::vec(proptest::sample::select(vec![9088u16, 1526, 10000, 0]), 0..3),
+        ) {
+            let mut snap = Snapshot { ports: known, ..Snapshot::default() };
+            for (port, send_q, max, sid) in socks {
+                let mut r = row(port, "51234", sid);
+                r.send_q = send_q;
+                r.max_send_q = max;
+                snap.sockets.push(r);
+            }
+            proptest::prop_assert_eq!(by_port(&snap), by_port_plain(&snap));
+        }
     }
 
     /// The reliability test's churn: with no listener port known, 109 `port` values in 12 s,
