@@ -243,8 +243,10 @@ mod tests {
         use std::fmt::Write as _;
         let wide = 2 * ROWS_BUF + 5;
         let name = "é".repeat(ROWS_BUF);
-        let v = 0x2f30_18u64;
-        let columns: [(&str, &dyn Fn(&mut Rows<'_>), String); 9] = [
+        let v: u64 = 3_092_504;
+        // A column's name, how `Rows` writes it, and what `format!` writes.
+        type Column<'c> = (&'c str, &'c dyn Fn(&mut Rows<'_>), String);
+        let columns: [Column<'_>; 9] = [
             ("str", &|r| r.str(&name), name.clone()),
             ("pad", &|r| r.pad(wide), " ".repeat(wide)),
             (
