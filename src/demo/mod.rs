@@ -87,6 +87,17 @@ impl DemoInstance {
         DemoInstance::build(self.pop.seed, self.pop.sessions.len(), true)
     }
 
+    /// The instances the tests walk: seeds 1 to 3 of `sessions` sessions, each tidy then messy,
+    /// with the seed and whether it is messy (to name a failure).
+    #[cfg(test)]
+    pub(crate) fn seeds_tidy_and_messy(
+        sessions: usize,
+    ) -> impl Iterator<Item = (u64, bool, DemoInstance)> {
+        (1..=3).flat_map(move |seed| {
+            [false, true].map(|messy| (seed, messy, DemoInstance::build(seed, sessions, messy)))
+        })
+    }
+
     fn build(seed: u64, n: usize, messy: bool) -> Self {
         let pop = Population::new(seed, n, messy);
         let counters = Arc::new(Counters::new(seed, pop.sessions.len()));

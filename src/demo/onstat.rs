@@ -667,6 +667,7 @@ pub(crate) fn onstat_g_ses_list(w: &World<'_>, o: &mut String) {
     o.push_str(
         "id       user     tty      pid      hostname threads  memory     memory     explain\n",
     );
+    let mut r = text::Rows::new(o);
     for (sid, (first, n)) in by_sid.iter().rev() {
         let (pid, host) = match first.session.and_then(|i| w.pop.sessions.get(i)) {
             Some(s) => (u64::from(s.pid), w.client(s.idx).0),
@@ -674,20 +675,20 @@ pub(crate) fn onstat_g_ses_list(w: &World<'_>, o: &mut String) {
         };
         let (total, used) = memory_of(w, first);
         // `{:<8} {:<8} {:<8} {:<8} {:<8} {:<8} {:<10} {:<10} off`, in place.
-        text::ldec(o, *sid, 8);
-        o.push(' ');
-        text::left(o, first.user, 8);
-        o.push_str(" -        ");
-        text::ldec(o, pid, 8);
-        o.push(' ');
-        text::left(o, host, 8);
-        o.push(' ');
-        text::ldec(o, *n as u64, 8);
-        o.push(' ');
-        text::ldec(o, total, 10);
-        o.push(' ');
-        text::ldec(o, used, 10);
-        o.push_str(" off\n");
+        r.dec(*sid, 8);
+        r.ascii(b' ');
+        r.left(first.user, 8);
+        r.str(" -        ");
+        r.dec(pid, 8);
+        r.ascii(b' ');
+        r.left(host, 8);
+        r.ascii(b' ');
+        r.dec(*n as u64, 8);
+        r.ascii(b' ');
+        r.dec(total, 10);
+        r.ascii(b' ');
+        r.dec(used, 10);
+        r.str(" off\n");
     }
 }
 

@@ -121,8 +121,9 @@ fn inode(w: &World<'_>, s: &super::instance::Session) -> u64 {
 pub(crate) fn proc_net_tcp(w: &World<'_>) -> String {
     let mut o = String::with_capacity(150 * (w.pop.sessions.len() + 8));
     let header = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode";
-    text::left(&mut o, header, TCP_LINE);
-    o.push('\n');
+    let mut r = text::Rows::new(&mut o);
+    r.left(header, TCP_LINE);
+    r.ascii(b'\n');
     let any = Ip::V4([0, 0, 0, 0]);
     let me = Ip::V4(SERVER_IP);
     let fixed = [
@@ -138,7 +139,6 @@ pub(crate) fn proc_net_tcp(w: &World<'_>) -> String {
         ),
     ];
     let mut sl = 0;
-    let mut r = text::Rows::new(&mut o);
     for (local, remote, st, uid, inode) in fixed {
         tcp_row(&mut r, sl, local, remote, st, 0, uid, inode, true);
         sl += 1;
@@ -210,15 +210,22 @@ fn dotted(ip: [u8; 4]) -> String {
     format!("{}.{}.{}.{}", ip[0], ip[1], ip[2], ip[3])
 }
 
-fn netstat_row(o: &mut String, proto: &str, send_q: u64, local: &str, foreign: &str, state: &str) {
-    text::left(o, proto, 6);
-    o.push_str("     0 ");
-    text::rdec(o, send_q, 6);
-    o.push(' ');
-    text::left(o, local, 24);
-    text::left(o, foreign, 24);
-    text::left(o, state, 11);
-    o.push('\n');
+fn netstat_row(
+    r: &mut text::Rows<'_>,
+    proto: &str,
+    send_q: u64,
+    local: &str,
+    foreign: &str,
+    state: &str,
+) {
+    r.left(proto, 6);
+    r.str("     0 ");
+    r.rdec(send_q, 6);
+    r.ascii(b' ');
+    r.left(local, 24);
+    r.left(foreign, 24);
+    r.left(state, 11);
+    r.ascii(b'\n');
 }
 
 /// `netstat -an` (Linux net-tools), for hosts without `/proc/net/tcp`.
@@ -226,19 +233,20 @@ pub(crate) fn netstat_an(w: &World<'_>) -> String {
     let mut o = String::with_capacity(90 * (w.pop.sessions.len() + 16));
     o.push_str("Active Internet connections (servers and established)\n");
     o.push_str("Proto Recv-Q Send-Q Local Address           Foreign Address         State      \n");
+    let mut r = text::Rows::new(&mut o);
     let me = dotted(SERVER_IP);
     netstat_row(
-        &mut o,
+        &mut r,
         "tcp",
         0,
         &format!("0.0.0.0:{LISTENER_PORT}"),
         "0.0.0.0:*",
         "LISTEN",
     );
-    netstat_row(&mut o, "tcp", 0, "0.0.0.0:22", "0.0.0.0:*", "LISTEN");
-    netstat_row(&mut o, "tcp", 0, "127.0.0.1:25", "0.0.0.0:*", "LISTEN");
+    netstat_row(&mut r, "tcp", 0, "0.0.0.0:22", "0.0.0.0:*", "LISTEN");
+    netstat_row(&mut r, "tcp", 0, "127.0.0.1:25", "0.0.0.0:*", "LISTEN");
     netstat_row(
-        &mut o,
+        &mut r,
         "tcp",
         0,
         &format!("{me}:22"),
@@ -248,7 +256,7 @@ pub(crate) fn netstat_an(w: &World<'_>) -> String {
     for (s, sn) in connected(w) {
         if let Link::Tcp { ip, port } = w.client(s.idx).1 {
             netstat_row(
-                &mut o,
+                &mut r,
                 "tcp",
                 sn.send_q,
                 &format!("{me}:{LISTENER_PORT}"),
@@ -258,18 +266,18 @@ pub(crate) fn netstat_an(w: &World<'_>) -> String {
         }
     }
     netstat_row(
-        &mut o,
+        &mut r,
         "tcp6",
         0,
         &format!(":::{LISTENER_PORT}"),
         ":::*",
         "LISTEN",
     );
-    netstat_row(&mut o, "tcp6", 0, ":::22", ":::*", "LISTEN");
+    netstat_row(&mut r, "tcp6", 0, ":::22", ":::*", "LISTEN");
     for (s, sn) in connected(w) {
         if let Link::Tcp6Mapped { ip, port } = w.client(s.idx).1 {
             netstat_row(
-                &mut o,
+                &mut r,
                 "tcp6",
                 sn.send_q,
                 &format!("::ffff:{me}:{LISTENER_PORT}"),
@@ -278,8 +286,9 @@ pub(crate) fn netstat_an(w: &World<'_>) -> String {
             );
         }
     }
-    netstat_row(&mut o, "udp", 0, "0.0.0.0:68", "0.0.0.0:*", "");
-    netstat_row(&mut o, "udp", 0, "127.0.0.1:323", "0.0.0.0:*", "");
+    netstat_row(&mut r, "udp", 0, "0.0.0.0:68", "0.0.0.0:*", "");
+    netstat_row(&mut r, "udp", 0, "127.0.0.1:323", "0.0.0.0:*", "");
+    drop(r);
     o.push_str("Active UNIX domain sockets (servers and established)\n");
     o.push_str("Proto RefCnt Flags       Type       State         I-Node   Path\n");
     o.push_str("unix  2      [ ACC ]     STREAM     LISTENING     17310    /run/systemd/private\n");

@@ -2,24 +2,6 @@
 //! locks and sockets) are printed every second; `format!` padding would cost more than
 //! everything else the demo does.
 
-const BLANKS: &str = "                                                                                                                                ";
-
-/// `n` blanks.
-pub(crate) fn pad(o: &mut String, n: usize) {
-    let mut n = n;
-    while n > 0 {
-        let k = n.min(BLANKS.len());
-        o.push_str(&BLANKS[..k]);
-        n -= k;
-    }
-}
-
-/// `s` left-aligned in `width` (never cut).
-pub(crate) fn left(o: &mut String, s: &str, width: usize) {
-    o.push_str(s);
-    pad(o, width.saturating_sub(s.len()));
-}
-
 const LOWER: &[u8; 16] = b"0123456789abcdef";
 const UPPER: &[u8; 16] = b"0123456789ABCDEF";
 
@@ -28,51 +10,25 @@ fn hex_len(v: u64) -> usize {
     (64 - (v | 1).leading_zeros() as usize).div_ceil(4)
 }
 
-/// The `n` low hex digits of `v` onto `o`, the highest first, each an ASCII char pushed as it
-/// is (no digits gathered in a buffer and checked as UTF-8 first).
-fn push_hex(o: &mut String, v: u64, n: usize, digits: &[u8; 16]) {
-    for k in (0..n).rev() {
-        let nibble = (v >> (4 * k)) & 0xf;
-        o.push(char::from(digits[nibble as usize]));
-    }
-}
-
-/// A number left-aligned in `width`.
-pub(crate) fn ldec(o: &mut String, v: u64, width: usize) {
-    left(o, itoa::Buffer::new().format(v), width);
-}
-
-/// A number right-aligned in `width`.
-pub(crate) fn rdec(o: &mut String, v: u64, width: usize) {
-    let mut b = itoa::Buffer::new();
-    let s = b.format(v);
-    pad(o, width.saturating_sub(s.len()));
-    o.push_str(s);
-}
-
-/// An address (lowercase hex) left-aligned in `width`.
-pub(crate) fn lhex(o: &mut String, v: u64, width: usize) {
-    let n = hex_len(v);
-    o.reserve(n.max(width));
-    push_hex(o, v, n, LOWER);
-    pad(o, width.saturating_sub(n));
-}
-
 /// How many bytes [`Rows`] gathers before it pushes them onto the answer.
 const ROWS_BUF: usize = 2048;
 
 /// A table's rows written column by column into a buffer on the stack, and pushed onto the
-/// answer a couple of kilobytes at a time (and what is left when it is dropped). The functions
-/// above push each column, each run of blanks and each digit onto the `String` on its own: at
-/// thousands of rows a second those pushes were most of what the demo's printing cost.
+/// answer a couple of kilobytes at a time (and what is left when it is dropped). Pushing each
+/// column, each run of blanks and each digit onto the `String` on its own cost most of what
+/// the demo's printing did, at thousands of rows a second.
 ///
-/// Only whole `str`s and ASCII bytes go into the buffer (a `str` too long for it goes straight
-/// onto the answer), so what it pushes is always UTF-8. Its columns are `#[inline]`: each is a
-/// few instructions, called for every column of thousands of rows from the printers' modules.
+/// Only whole `str`s and ASCII bytes are written, so what it pushes is always UTF-8. Every
+/// column goes through [`Rows::take`], which never drops a byte: a request wider than the
+/// buffer is written on the heap and pushed in its place. Its columns are `#[inline]`: each is
+/// a few instructions, called for every column of thousands of rows from the printers' modules.
 pub(crate) struct Rows<'a> {
     o: &'a mut String,
     buf: [u8; ROWS_BUF],
     len: usize,
+    /// The one request wider than `buf` since the last push, written before what `buf` holds
+    /// (it was pushed first). Empty, and nothing allocated, for the tables' columns.
+    wide: Vec<u8>,
 }
 
 impl<'a> Rows<'a> {
@@ -82,68 +38,62 @@ impl<'a> Rows<'a> {
             o,
             buf: [0; ROWS_BUF],
             len: 0,
+            wide: Vec::new(),
         }
     }
 
     /// How long the answer is with what is gathered (to measure a column written since).
     #[inline]
     pub(crate) fn len(&self) -> usize {
-        self.o.len() + self.len
-    }
-
-    /// Whether `n` more bytes fit in the buffer, after pushing what it holds if they did not
-    /// fit behind it.
-    #[inline]
-    fn room(&mut self, n: usize) -> bool {
-        if self.len + n > ROWS_BUF {
-            self.flush();
-        }
-        n <= ROWS_BUF
+        self.o.len() + self.wide.len() + self.len
     }
 
     /// What is gathered, pushed onto the answer.
     fn flush(&mut self) {
-        let gathered = &self.buf[..self.len];
-        match std::str::from_utf8(gathered) {
-            Ok(s) => self.o.push_str(s),
-            Err(_) => self.o.push_str(&String::from_utf8_lossy(gathered)),
-        }
+        push_utf8(self.o, &self.wide);
+        self.wide.clear();
+        push_utf8(self.o, &self.buf[..self.len]);
         self.len = 0;
     }
 
-    /// The next `n` bytes of the buffer (`n` at most `ROWS_BUF`), counted as written.
+    /// The next `n` bytes of the answer, counted as written, for the caller to fill: in the
+    /// buffer (after pushing what it holds when they do not fit behind it), or, when `n` is
+    /// more than the whole buffer, in `wide`.
     #[inline]
     fn take(&mut self, n: usize) -> &mut [u8] {
+        if self.len + n > ROWS_BUF {
+            self.flush();
+            if n > ROWS_BUF {
+                return self.take_wide(n);
+            }
+        }
         let at = self.len;
         self.len += n;
         &mut self.buf[at..at + n]
     }
 
+    /// `n` bytes in `wide` (emptied by the push before).
+    #[cold]
+    fn take_wide(&mut self, n: usize) -> &mut [u8] {
+        self.wide.resize(n, 0);
+        &mut self.wide
+    }
+
     #[inline]
     pub(crate) fn str(&mut self, s: &str) {
-        if self.room(s.len()) {
-            self.take(s.len()).copy_from_slice(s.as_bytes());
-        } else {
-            self.o.push_str(s);
-        }
+        self.take(s.len()).copy_from_slice(s.as_bytes());
     }
 
     /// One ASCII character (`\n`, `:`).
     #[inline]
     pub(crate) fn ascii(&mut self, c: u8) {
-        if self.room(1) {
-            self.take(1)[0] = c;
-        }
+        self.take(1)[0] = c;
     }
 
     /// `n` blanks.
     #[inline]
     pub(crate) fn pad(&mut self, n: usize) {
-        if self.room(n) {
-            self.take(n).fill(b' ');
-        } else {
-            pad(self.o, n);
-        }
+        self.take(n).fill(b' ');
     }
 
     /// `s` left-aligned in `width` (never cut).
@@ -173,9 +123,7 @@ impl<'a> Rows<'a> {
     pub(crate) fn zdec(&mut self, v: u64, width: usize) {
         let mut b = itoa::Buffer::new();
         let s = b.format(v);
-        if self.room(width.saturating_sub(s.len())) {
-            self.take(width.saturating_sub(s.len())).fill(b'0');
-        }
+        self.take(width.saturating_sub(s.len())).fill(b'0');
         self.str(s);
     }
 
@@ -183,9 +131,7 @@ impl<'a> Rows<'a> {
     #[inline]
     pub(crate) fn hex(&mut self, v: u64, width: usize) {
         let n = hex_len(v);
-        if self.room(n) {
-            hex_digits(self.take(n), v, LOWER);
-        }
+        hex_digits(self.take(n), v, LOWER);
         self.pad(width.saturating_sub(n));
     }
 
@@ -194,19 +140,23 @@ impl<'a> Rows<'a> {
     pub(crate) fn zhex(&mut self, v: u64, digits: usize) {
         // A u64 has 16 digits: any more are leading zeros.
         let n = digits.min(16);
-        if self.room(digits) {
-            let (zeros, low) = self.take(digits).split_at_mut(digits - n);
-            zeros.fill(b'0');
-            hex_digits(low, v, UPPER);
-        }
+        let (zeros, low) = self.take(digits).split_at_mut(digits - n);
+        zeros.fill(b'0');
+        hex_digits(low, v, UPPER);
     }
 
     /// `HH:MM:SS` of a second of the day.
     #[inline]
     pub(crate) fn hms(&mut self, secs_of_day: u64) {
-        if self.room(8) {
-            hms_digits(self.take(8), secs_of_day);
-        }
+        hms_digits(self.take(8), secs_of_day);
+    }
+}
+
+/// `bytes` (whole `str`s and ASCII, so UTF-8) pushed onto `o`.
+fn push_utf8(o: &mut String, bytes: &[u8]) {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => o.push_str(s),
+        Err(_) => o.push_str(&String::from_utf8_lossy(bytes)),
     }
 }
 
@@ -254,10 +204,10 @@ mod tests {
     #[test]
     fn columns_match_format() {
         let mut o = String::new();
-        ldec(&mut o, 812, 8);
-        lhex(&mut o, 0x26_e8a0_1028, 17);
-        rdec(&mut o, 0, 6);
         let mut r = Rows::new(&mut o);
+        r.dec(812, 8);
+        r.hex(0x26_e8a0_1028, 17);
+        r.rdec(0, 6);
         r.zhex(0x2380, 4);
         r.hms(9 * 3_600 + 5 * 60 + 7);
         drop(r);
@@ -272,17 +222,77 @@ mod tests {
         Rows::new(&mut o).zhex(0xff, 20);
         assert_eq!(o, "000000000000000000FF");
         let mut o = String::new();
-        pad(&mut o, 300);
-        assert_eq!(o.len(), 300);
+        Rows::new(&mut o).pad(300);
+        assert_eq!(o, " ".repeat(300));
         let mut o = String::new();
-        ldec(&mut o, u64::MAX, 0);
+        Rows::new(&mut o).dec(u64::MAX, 0);
         assert_eq!(o, u64::MAX.to_string());
         let mut o = String::new();
-        ldec(&mut o, 0, 0);
+        Rows::new(&mut o).dec(0, 0);
         assert_eq!(o, "0");
         let mut o = String::new();
-        lhex(&mut o, u64::MAX, 0);
+        Rows::new(&mut o).hex(u64::MAX, 0);
         assert_eq!(o, "ffffffffffffffff");
+    }
+
+    /// Each column asked wider than the buffer (on its own, or within a column: the padding of
+    /// a number or a name) is written whole and in its place: behind what was gathered
+    /// before it, before what comes after, and counted in `len` while it waits.
+    #[test]
+    fn columns_wider_than_the_buffer_are_written_whole() {
+        use std::fmt::Write as _;
+        let wide = 2 * ROWS_BUF + 5;
+        let name = "é".repeat(ROWS_BUF);
+        let v: u64 = 3_092_504;
+        // A column's name, how `Rows` writes it, and what `format!` writes.
+        type Column<'c> = (&'c str, &'c dyn Fn(&mut Rows<'_>), String);
+        let columns: [Column<'_>; 9] = [
+            ("str", &|r| r.str(&name), name.clone()),
+            ("pad", &|r| r.pad(wide), " ".repeat(wide)),
+            (
+                "left",
+                &|r| r.left("sqlexec", wide),
+                format!("{:<wide$}", "sqlexec"),
+            ),
+            ("dec", &|r| r.dec(v, wide), format!("{v:<wide$}")),
+            ("rdec", &|r| r.rdec(v, wide), format!("{v:>wide$}")),
+            ("zdec", &|r| r.zdec(v, wide), format!("{v:0wide$}")),
+            ("hex", &|r| r.hex(v, wide), format!("{v:<wide$x}")),
+            ("zhex", &|r| r.zhex(v, wide), format!("{v:0wide$X}")),
+            (
+                "fmt",
+                &|r| {
+                    let _ = write!(r, "{v:>wide$}");
+                },
+                format!("{v:>wide$}"),
+            ),
+        ];
+        let mut wrong = Vec::new();
+        for (what, column, expected) in &columns {
+            for before in [0, 7, ROWS_BUF - 1, ROWS_BUF] {
+                let mut o = String::from("head\n");
+                let mut r = Rows::new(&mut o);
+                r.pad(before);
+                column(&mut r);
+                let counted = r.len() == 5 + before + expected.len();
+                // Narrow columns behind it, then the same column again.
+                r.ascii(b':');
+                r.hms(45_296);
+                r.ascii(b'\n');
+                column(&mut r);
+                r.ascii(b'\n');
+                drop(r);
+                let plain = format!("head\n{:before$}{expected}:12:34:56\n{expected}\n", "");
+                if !counted || o != plain {
+                    wrong.push(format!(
+                        "{what} after {before}: {} bytes, not {}",
+                        o.len(),
+                        plain.len()
+                    ));
+                }
+            }
+        }
+        assert!(wrong.is_empty(), "{wrong:#?}");
     }
 
     /// Every column written through `Rows` is what `format!` writes, across many refills of
@@ -363,16 +373,16 @@ mod tests {
         for v in values {
             for width in [0, 1, 5, 9, 17, 25] {
                 let mut o = String::from("x");
-                ldec(&mut o, v, width);
-                rdec(&mut o, v, width);
-                lhex(&mut o, v, width);
                 let mut r = Rows::new(&mut o);
                 r.dec(v, width);
                 r.rdec(v, width);
                 r.hex(v, width);
                 drop(r);
-                let one = format!("{v:<width$}{v:>width$}{v:<width$x}");
-                assert_eq!(o, format!("x{one}{one}"), "{v} {width}");
+                assert_eq!(
+                    o,
+                    format!("x{v:<width$}{v:>width$}{v:<width$x}"),
+                    "{v} {width}"
+                );
             }
             for width in [0, 1, 2, 4, 20, 22] {
                 let mut o = String::from("x");

@@ -18,28 +18,29 @@ use std::fmt::Write as _;
 
 /// `value` written so that it starts at `col` (or right after what is there, when that is
 /// already past `col`, with at least `gap` blanks).
-fn at_col(o: &mut String, line_start: usize, col: usize, gap: usize, value: &str) {
-    let pos = o.len() - line_start;
+fn at_col(r: &mut text::Rows<'_>, line_start: usize, col: usize, gap: usize, value: &str) {
+    let pos = r.len() - line_start;
     if pos < col {
-        text::pad(o, col - pos);
+        r.pad(col - pos);
     } else if pos > 0 {
-        text::pad(o, gap);
+        r.pad(gap);
     }
-    o.push_str(value);
+    r.str(value);
 }
 
 /// A header line, then one line of values, each starting where its name does on the header
 /// line. `gap` blanks at least between values (onstat -p prints none: a wide value runs into
 /// the next one).
 fn named_row(o: &mut String, header: &str, values: &[String], gap: usize) {
-    o.push_str(header);
-    o.push('\n');
+    let mut r = text::Rows::new(o);
+    r.str(header);
+    r.ascii(b'\n');
     let cols: Vec<usize> = text_words(header);
-    let start = o.len();
+    let start = r.len();
     for (v, col) in values.iter().zip(cols) {
-        at_col(o, start, col, gap, v);
+        at_col(&mut r, start, col, gap, v);
     }
-    o.push('\n');
+    r.ascii(b'\n');
 }
 
 /// The byte column where each blank-separated word of `line` starts.
@@ -247,17 +248,18 @@ pub(crate) fn logs(w: &World<'_>, o: &mut String) {
     o.push_str(
         "address          number   flags    uniqid   begin                size     used    %used\n",
     );
+    let mut r = text::Rows::new(o);
     for f in logs::files(c, ti, last) {
-        text::lhex(o, w.pop.layout.logfiles + (f.number - 1) * 0x48, 17);
-        text::ldec(o, f.number, 9);
-        text::left(o, std::str::from_utf8(&f.flags).unwrap_or("-------"), 9);
-        text::ldec(o, f.uniq, 9);
-        text::left(o, &format!("6:{}", 53 + (f.number - 1) * LOG_PAGES), 21);
-        text::ldec(o, LOG_PAGES, 9);
-        text::rdec(o, f.used, 5);
-        let _ = writeln!(o, " {:>8.2}", 100.0 * f.used as f64 / LOG_PAGES as f64);
+        r.hex(w.pop.layout.logfiles + (f.number - 1) * 0x48, 17);
+        r.dec(f.number, 9);
+        r.left(std::str::from_utf8(&f.flags).unwrap_or("-------"), 9);
+        r.dec(f.uniq, 9);
+        r.left(&format!("6:{}", 53 + (f.number - 1) * LOG_PAGES), 21);
+        r.dec(LOG_PAGES, 9);
+        r.rdec(f.used, 5);
+        let _ = writeln!(r, " {:>8.2}", 100.0 * f.used as f64 / LOG_PAGES as f64);
     }
-    let _ = writeln!(o, " {LOG_FILES} active, {LOG_FILES} total");
+    let _ = writeln!(r, " {LOG_FILES} active, {LOG_FILES} total");
 }
 
 /// The rstcb and tid of a mutex holder.
@@ -281,14 +283,15 @@ fn mutex_addr(pop: &Population, which: u64) -> u64 {
 pub(crate) fn latches(w: &World<'_>, o: &mut String) {
     o.push_str("Latches with lock or userthread set\n");
     o.push_str("name     address          lock wait userthread\n");
+    let mut r = text::Rows::new(o);
     for m in &w.mutexes {
         let (rstcb, _) = holder_ids(w, m.holder);
-        text::left(o, MUTEXES[m.which as usize % MUTEXES.len()], 8);
-        o.push(' ');
-        text::lhex(o, mutex_addr(w.pop, m.which), 17);
-        o.push_str("1    0    ");
-        text::lhex(o, rstcb, 0);
-        o.push('\n');
+        r.left(MUTEXES[m.which as usize % MUTEXES.len()], 8);
+        r.ascii(b' ');
+        r.hex(mutex_addr(w.pop, m.which), 17);
+        r.str("1    0    ");
+        r.hex(rstcb, 0);
+        r.ascii(b'\n');
     }
 }
 
@@ -603,6 +606,7 @@ pub(crate) fn mutexes(w: &World<'_>, with_waiters_only: bool) -> String {
         "Locked mutexes:\n"
     });
     o.push_str("mid      addr             name               holder   lkcnt  waiter   waittime\n");
+    let mut r = text::Rows::new(&mut o);
     for m in &w.mutexes {
         if with_waiters_only && m.waiters.is_empty() {
             continue;
@@ -620,20 +624,21 @@ pub(crate) fn mutexes(w: &World<'_>, with_waiters_only: bool) -> String {
         if let Some(&(i, waited)) = waiters.next() {
             let _ = write!(line, " {:<8} {}", session_tid(w, i), waited);
         }
-        o.push_str(&line);
-        o.push('\n');
+        r.str(&line);
+        r.ascii(b'\n');
         for &(i, waited) in waiters {
-            text::pad(&mut o, 61);
-            let _ = writeln!(o, "{:<8} {}", session_tid(w, i), waited);
+            r.pad(61);
+            let _ = writeln!(r, "{:<8} {}", session_tid(w, i), waited);
         }
     }
     if !with_waiters_only {
         let _ = writeln!(
-            o,
+            r,
             "\nNumber of mutexes on VP free lists: {}",
             280 + (w.now.t * 7) % 61
         );
     }
+    drop(r);
     o
 }
 
@@ -651,6 +656,7 @@ pub(crate) fn tpf(w: &World<'_>) -> String {
     let cols = text_words(HEADER);
     let threads = w.threads();
     let stage = longtx::stage(&w.now);
+    let mut out = text::Rows::new(&mut o);
     for th in threads {
         let r = th.nreads;
         let wr = th.nwrites;
@@ -705,13 +711,14 @@ pub(crate) fn tpf(w: &World<'_>) -> String {
             lsmx,
             (r as f64 * 0.0003) as u64,
         ];
-        let start = o.len();
+        let start = out.len();
         for (v, col) in values.iter().zip(&cols) {
             let mut b = itoa::Buffer::new();
-            at_col(&mut o, start, *col, 1, b.format(*v));
+            at_col(&mut out, start, *col, 1, b.format(*v));
         }
-        o.push('\n');
+        out.ascii(b'\n');
     }
+    drop(out);
     o
 }
 

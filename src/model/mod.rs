@@ -16,6 +16,8 @@ pub mod session;
 pub mod sessions;
 pub mod snapshot;
 pub mod sockets;
+#[cfg(test)]
+pub(crate) mod test_store;
 pub mod track;
 pub mod tree;
 pub mod vitals;

@@ -481,18 +481,8 @@ mod parts {
     //! The parts kept between snapshots: shared while their sources hold, built whole after
     //! any break.
     use super::*;
-    use crate::collect::sample::Update;
     use crate::model::parts::GAP;
-
-    fn update(source: Source, text: &str, t: u64) -> Update {
-        Update {
-            source,
-            t: Duration::from_secs(t),
-            took: Duration::ZERO,
-            result: Ok(source.parse_str(text).expect("parses")),
-            how: Default::default(),
-        }
-    }
+    use crate::model::test_store::update;
 
     /// A store with the demo's `onstat -u` at `t` and zone reclaim `zone`.
     fn store(zone: &str, t: u64) -> Store {
@@ -599,21 +589,16 @@ mod parts {
 mod session_rows {
     //! The sessions' rows written over the previous snapshot's.
     use super::*;
-    use crate::collect::sample::Update;
     use crate::demo::DemoInstance;
     use crate::model::parts::sessions::session_rows;
+    use crate::model::test_store;
     use crate::source::Source;
 
     /// A store fed every source the demo answers for the minute before `t`.
     fn store_at(demo: &DemoInstance, t: u64) -> Store {
-        let mut store = Store::new(crate::store::StoreSettings {
-            ports: vec![crate::demo::LISTENER_PORT],
-            ..Default::default()
-        });
-        let mut sources = Source::candidates_for_tests(None);
-        sources.retain(|s| demo.respond(&s.request(), Duration::from_secs(1)).is_ok());
+        let mut store = test_store::new_store();
+        let sources = test_store::sources_answered(demo);
         for t in t - 60..=t {
-            let at = Duration::from_secs(t);
             // Every source, then the statements of this second's first sessions.
             let statements: Vec<Source> = store
                 .get(crate::source::key::OnstatU)
@@ -626,11 +611,8 @@ mod session_rows {
                         .collect()
                 })
                 .unwrap_or_default();
-            for s in sources.iter().chain(&statements) {
-                if let Some(u) = Update::from_demo(demo, *s, at) {
-                    store.apply(u);
-                }
-            }
+            let every = sources.iter().chain(&statements).copied();
+            test_store::feed(&mut store, demo, every, t);
         }
         store
     }
@@ -683,22 +665,15 @@ mod sessions_kept {
     use crate::demo::DemoInstance;
     use crate::model::parts::Parts;
     use crate::model::snapshot::{self, Snapshot};
+    use crate::model::test_store::{self, new_store};
     use crate::source::Source;
-    use crate::store::{Store, StoreSettings};
+    use crate::store::Store;
     use std::sync::Arc;
     use std::time::Duration;
-
-    fn new_store() -> Store {
-        Store::new(StoreSettings {
-            ports: vec![crate::demo::LISTENER_PORT],
-            ..Default::default()
-        })
-    }
 
     /// Feeds `store` second `t`: each source due at its period, then the statements of a
     /// turn of the sessions (a different few each second, as the collectors read them).
     fn feed(store: &mut Store, demo: &DemoInstance, sources: &[Source], t: u64) {
-        let at = Duration::from_secs(t);
         let due = sources
             .iter()
             .filter(|s| t % s.period().as_secs().max(1) == 0)
@@ -711,11 +686,7 @@ mod sessions_kept {
             .take(12)
             .map(|&sid| Source::OnstatGSql(crate::ids::Sid(sid)))
             .collect();
-        for s in due.chain(turn) {
-            if let Some(u) = Update::from_demo(demo, s, at) {
-                store.apply(u);
-            }
-        }
+        test_store::feed(store, demo, due.chain(turn), t);
     }
 
     /// Walks `demo` from `from` for `seconds`, with seeks on the way (at a step, to a time of
@@ -729,8 +700,7 @@ mod sessions_kept {
         seconds: u64,
         seeks: &[(u64, u64, &DemoInstance)],
     ) -> (u64, usize) {
-        let mut sources = Source::candidates_for_tests(None);
-        sources.retain(|s| demo.respond(&s.request(), Duration::from_secs(1)).is_ok());
+        let sources = test_store::sources_answered(demo);
         let mut parts = Parts::default();
         let mut store = new_store();
         let mut t = from;
@@ -786,14 +756,7 @@ mod sessions_kept {
              Last parsed SQL statement :\n  {sql}\n",
             sid.0
         );
-        let source = Source::OnstatGSql(sid);
-        Update {
-            source,
-            t: Duration::from_secs(t),
-            took: Duration::ZERO,
-            result: Ok(source.parse_str(&out).expect("parses")),
-            how: Default::default(),
-        }
+        test_store::update(Source::OnstatGSql(sid), &out, t)
     }
 
     /// Rows of another store handed back late (a snapshot the screen held across a seek or
@@ -838,21 +801,17 @@ mod sessions_kept {
     /// same moment (the same sids read at the same times, other statements).
     #[test]
     fn rows_from_kept_parts_are_the_rows_built_whole() {
-        for seed in 1..=3 {
-            for messy in [false, true] {
-                let demo = DemoInstance::new(seed).with_sessions(200);
-                let demo = if messy { demo.messy() } else { demo };
-                let other = DemoInstance::new(seed + 10).with_sessions(200);
-                let other = if messy { other.messy() } else { other };
-                let seeks = [(50, 60, &demo), (90, 500, &demo), (120, 530, &other)];
-                let (reused, kept_texts) = walk(&demo, 200, 150, &seeks);
-                // The check has teeth: the slow maps were kept, and texts kept unread.
-                assert!(reused > 100, "seed {seed} messy {messy}: {reused} reused");
-                assert!(
-                    kept_texts > 100,
-                    "seed {seed} messy {messy}: {kept_texts} texts"
-                );
-            }
+        for (seed, messy, demo) in DemoInstance::seeds_tidy_and_messy(200) {
+            let other = DemoInstance::new(seed + 10).with_sessions(200);
+            let other = if messy { other.messy() } else { other };
+            let seeks = [(50, 60, &demo), (90, 500, &demo), (120, 530, &other)];
+            let (reused, kept_texts) = walk(&demo, 200, 150, &seeks);
+            // The check has teeth: the slow maps were kept, and texts kept unread.
+            assert!(reused > 100, "seed {seed} messy {messy}: {reused} reused");
+            assert!(
+                kept_texts > 100,
+                "seed {seed} messy {messy}: {kept_texts} texts"
+            );
         }
     }
 }

@@ -426,9 +426,9 @@ fn most_harmful_first(a: &HeadBlocker, b: &HeadBlocker) -> std::cmp::Ordering {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::collect::sample::Update;
     use crate::demo::DemoInstance;
     use crate::ids::Addr;
+    use crate::model::test_store;
 
     /// The head blockers as each head's words read them, one pass over every thread and every
     /// waiter for each head: what `head_blockers` gathers once for all heads.
@@ -567,48 +567,36 @@ mod tests {
         let mut compared = 0;
         let mut chained = 0;
         let (mut fewer, mut more) = (0, 0);
-        for seed in 1..=3 {
-            for messy in [false, true] {
-                let demo = DemoInstance::new(seed).with_sessions(200);
-                let demo = if messy { demo.messy() } else { demo };
-                let mut store = Store::new(crate::store::StoreSettings {
-                    ports: vec![crate::demo::LISTENER_PORT],
-                    ..Default::default()
-                });
-                let mut sources = Source::candidates_for_tests(None);
-                sources.retain(|s| demo.respond(&s.request(), Duration::from_secs(1)).is_ok());
-                let mut last: Vec<WaiterRow> = Vec::new();
-                let mut far: Vec<WaiterRow> = Vec::new();
-                for t in 1..=crate::demo::timeline::CYCLE {
-                    let at = Duration::from_secs(t);
-                    for s in &sources {
-                        if let Some(u) = Update::from_demo(&demo, *s, at) {
-                            store.apply(u);
-                        }
-                    }
-                    if t % 2 != 0 {
-                        continue;
-                    }
-                    let fresh = waits_over(&store, at, Vec::new());
-                    let kept = if t % 50 == 0 {
-                        std::mem::replace(&mut far, last.clone())
-                    } else {
-                        last
-                    };
-                    fewer += usize::from(kept.len() < fresh.waiters.len());
-                    more += usize::from(kept.len() > fresh.waiters.len());
-                    let over = waits_over(&store, at, kept);
-                    assert_eq!(over.waiters, fresh.waiters, "seed {seed} {messy} {t}s");
-                    assert_eq!(over.heads, fresh.heads, "seed {seed} {messy} {t}s");
-                    assert_eq!(over.summary, fresh.summary, "seed {seed} {messy} {t}s");
-                    compared += fresh.waiters.len();
-                    chained += fresh
-                        .waiters
-                        .iter()
-                        .filter(|w| w.head_blocker.is_some())
-                        .count();
-                    last = over.waiters;
+        for (seed, messy, demo) in DemoInstance::seeds_tidy_and_messy(200) {
+            let mut store = test_store::new_store();
+            let sources = test_store::sources_answered(&demo);
+            let mut last: Vec<WaiterRow> = Vec::new();
+            let mut far: Vec<WaiterRow> = Vec::new();
+            for t in 1..=crate::demo::timeline::CYCLE {
+                test_store::feed(&mut store, &demo, sources.iter().copied(), t);
+                if t % 2 != 0 {
+                    continue;
                 }
+                let at = Duration::from_secs(t);
+                let fresh = waits_over(&store, at, Vec::new());
+                let kept = if t % 50 == 0 {
+                    std::mem::replace(&mut far, last.clone())
+                } else {
+                    last
+                };
+                fewer += usize::from(kept.len() < fresh.waiters.len());
+                more += usize::from(kept.len() > fresh.waiters.len());
+                let over = waits_over(&store, at, kept);
+                assert_eq!(over.waiters, fresh.waiters, "seed {seed} {messy} {t}s");
+                assert_eq!(over.heads, fresh.heads, "seed {seed} {messy} {t}s");
+                assert_eq!(over.summary, fresh.summary, "seed {seed} {messy} {t}s");
+                compared += fresh.waiters.len();
+                chained += fresh
+                    .waiters
+                    .iter()
+                    .filter(|w| w.head_blocker.is_some())
+                    .count();
+                last = over.waiters;
             }
         }
         assert!(compared > 100_000, "{compared} rows compared");
@@ -633,23 +621,14 @@ mod tests {
             DemoInstance::new(2).with_sessions(300).messy(),
             DemoInstance::new(3).with_sessions(300),
         ] {
-            let mut store = Store::new(crate::store::StoreSettings {
-                ports: vec![crate::demo::LISTENER_PORT],
-                ..Default::default()
-            });
-            let mut sources = Source::candidates_for_tests(None);
-            sources.retain(|s| demo.respond(&s.request(), Duration::from_secs(1)).is_ok());
-            let cycle = crate::demo::timeline::CYCLE;
-            for t in 1..=cycle {
-                let at = Duration::from_secs(t);
-                for s in &sources {
-                    if let Some(u) = Update::from_demo(&demo, *s, at) {
-                        store.apply(u);
-                    }
-                }
+            let mut store = test_store::new_store();
+            let sources = test_store::sources_answered(&demo);
+            for t in 1..=crate::demo::timeline::CYCLE {
+                test_store::feed(&mut store, &demo, sources.iter().copied(), t);
                 if t % 9 != 0 {
                     continue;
                 }
+                let at = Duration::from_secs(t);
                 let u = store.get(crate::source::key::OnstatU).expect("onstat -u");
                 let index = wait_index(&store);
                 let io = crate::model::io::build_io(&store);
