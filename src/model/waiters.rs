@@ -921,36 +921,19 @@ pub(crate) struct Joined<'a> {
 }
 
 impl Joined<'_> {
-    /// The row, with no chain, idleness or verdict yet. Inlined where it is made: the row is
-    /// then written once, where it goes, not made on the side and copied.
+    /// The row, with no chain, idleness or verdict yet: a blank row of its reason written
+    /// over, so each field is set in one place ([`Self::write_over`]). Inlined where it is
+    /// made: the row is then written once, where it goes, not made on the side and copied.
     #[inline]
     pub(crate) fn into_row(self) -> WaiterRow {
-        WaiterRow {
-            rstcb: self.thread.address,
-            sessid: self.thread.sessid,
-            user: self.thread.user.clone(),
-            flags: self.thread.flags,
-            reason: self.reason,
-            waiting_on: self.target,
-            in_wait_s: self.wait.seconds,
-            in_wait_s_at_least: self.wait.at_least,
-            locks: self.thread.locks,
-            reads_per_s: self.rates.map(|r| r.0),
-            writes_per_s: self.rates.map(|r| r.1),
-            idle: false,
-            idle_unknown: false,
-            socket: self.socket,
-            blockers: Vec::new(),
-            head_blocker: None,
-            deadlock: false,
-            engine_blocker: None,
-            verdict: Cow::Borrowed(""),
-        }
+        let mut row = WaiterRow::blank(self.reason);
+        self.write_over(&mut row);
+        row
     }
 
-    /// [`Self::into_row`] written over `row` (a row of another second), field by field in
-    /// place: no row of thousands is made on the side, copied in and the old one freed. Every
-    /// field is named, so a field added to the row cannot be left as it was.
+    /// This wait's row written over `row` (a row of another second, or a blank), field by
+    /// field in place: no row of thousands is made on the side, copied in and the old one
+    /// freed. Every field is named, so a field added to the row cannot be left as it was.
     #[inline]
     pub(crate) fn write_over(self, row: &mut WaiterRow) {
         let WaiterRow {
@@ -999,6 +982,32 @@ impl Joined<'_> {
 }
 
 impl WaiterRow {
+    /// A row of no thread waiting for `reason`, on nothing known: what a wait's row is
+    /// written over when there is no row of another second to write over.
+    fn blank(reason: WaitReason) -> Self {
+        WaiterRow {
+            rstcb: Addr::default(),
+            sessid: Sid::default(),
+            user: CompactString::default(),
+            flags: Flags(*b"-------"),
+            reason,
+            waiting_on: WaitTarget::Other { address: None },
+            in_wait_s: 0.0,
+            in_wait_s_at_least: false,
+            locks: 0,
+            reads_per_s: None,
+            writes_per_s: None,
+            idle: false,
+            idle_unknown: false,
+            socket: None,
+            blockers: Vec::new(),
+            head_blocker: None,
+            deadlock: false,
+            engine_blocker: None,
+            verdict: Cow::Borrowed(""),
+        }
+    }
+
     /// What it waits on, short, for a list: `HDR+X on customer (stores)`, `sm_read`,
     /// `the checkpoint` (a wait with only an address says what kind of wait it is).
     pub fn waiting_on_short(&self) -> String {
