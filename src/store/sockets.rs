@@ -27,15 +27,165 @@ fn millis(t: Duration) -> u32 {
 /// The longest window the wrapping times can tell (24 days).
 const MAX_WINDOW_MS: u32 = i32::MAX as u32;
 
+/// Samples oldest first in a ring of `N` held where its owner is (not on the heap): observing
+/// one of thousands of connections touches its own memory only, no deque beside it.
+#[derive(Debug, Clone)]
+struct Ring<const N: usize> {
+    at: [Sample; N],
+    /// The place of the oldest sample.
+    head: u8,
+    len: u8,
+}
+
+impl<const N: usize> Ring<N> {
+    const fn new() -> Self {
+        Ring {
+            at: [(0, 0); N],
+            head: 0,
+            len: 0,
+        }
+    }
+
+    fn len(&self) -> usize {
+        usize::from(self.len)
+    }
+
+    fn is_full(&self) -> bool {
+        self.len() == N
+    }
+
+    /// The place of the `k`-th sample from the oldest.
+    fn place(&self, k: usize) -> usize {
+        (usize::from(self.head) + k) % N
+    }
+
+    fn front(&self) -> Option<&Sample> {
+        (self.len > 0).then(|| &self.at[usize::from(self.head)])
+    }
+
+    fn back(&self) -> Option<&Sample> {
+        (self.len > 0).then(|| &self.at[self.place(self.len() - 1)])
+    }
+
+    /// Adds a sample after the newest; the ring must not be full.
+    fn push_back(&mut self, s: Sample) {
+        debug_assert!(!self.is_full());
+        let p = self.place(self.len());
+        self.at[p] = s;
+        self.len += 1;
+    }
+
+    fn pop_front(&mut self) {
+        if self.len > 0 {
+            self.head = (self.place(1)) as u8;
+            self.len -= 1;
+        }
+    }
+
+    fn pop_back(&mut self) {
+        self.len = self.len.saturating_sub(1);
+    }
+
+    /// The samples, oldest first: the part from the oldest to the end of the array, then the
+    /// part that wrapped to its start.
+    fn as_slices(&self) -> (&[Sample], &[Sample]) {
+        let head = usize::from(self.head);
+        let first = (N - head).min(self.len());
+        (&self.at[head..head + first], &self.at[..self.len() - first])
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &Sample> {
+        let (a, b) = self.as_slices();
+        a.iter().chain(b)
+    }
+}
+
+/// Peaks a connection holds in its own memory: a queue that rose and fell rarely holds more
+/// (a strictly falling run of Send-Q values within the window).
+const PEAKS_HELD: usize = 6;
+
+/// The samples that can still be the window's largest Send-Q once older ones leave it:
+/// strictly decreasing from the front, so the front is the window's maximum (a sliding-window
+/// maximum). Held in the connection up to [`PEAKS_HELD`]; a longer run (a queue falling sample
+/// after sample) moves to the heap, and back once it is short again. It never holds more than
+/// the window's samples: each is pushed once and leaves when it is older than the window.
+#[derive(Debug, Clone)]
+enum Peaks {
+    Held(Ring<PEAKS_HELD>),
+    Spilt(VecDeque<Sample>),
+}
+
+impl Peaks {
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        match self {
+            Peaks::Held(r) => r.len(),
+            Peaks::Spilt(d) => d.len(),
+        }
+    }
+
+    fn front(&self) -> Option<&Sample> {
+        match self {
+            Peaks::Held(r) => r.front(),
+            Peaks::Spilt(d) => d.front(),
+        }
+    }
+
+    /// Adds sample `s` after dropping the samples at the back it is at least as large as.
+    fn push(&mut self, s: Sample) {
+        match self {
+            Peaks::Held(r) => {
+                while r.back().is_some_and(|&(_, p)| p <= s.1) {
+                    r.pop_back();
+                }
+                if r.is_full() {
+                    let mut d = VecDeque::with_capacity(2 * PEAKS_HELD);
+                    d.extend(r.iter().copied());
+                    d.push_back(s);
+                    *self = Peaks::Spilt(d);
+                } else {
+                    r.push_back(s);
+                }
+            }
+            Peaks::Spilt(d) => {
+                while d.back().is_some_and(|&(_, p)| p <= s.1) {
+                    d.pop_back();
+                }
+                d.push_back(s);
+            }
+        }
+    }
+
+    /// Drops the samples at the front that `old` says left the window.
+    fn expire(&mut self, old: impl Fn(&Sample) -> bool) {
+        match self {
+            Peaks::Held(r) => {
+                while r.front().is_some_and(&old) {
+                    r.pop_front();
+                }
+            }
+            Peaks::Spilt(d) => {
+                while d.front().is_some_and(&old) {
+                    d.pop_front();
+                }
+                // Back in the connection once short again (half full: a queue hovering at
+                // the limit does not move to and from the heap each sample).
+                if d.len() <= PEAKS_HELD / 2 {
+                    let mut r = Ring::new();
+                    d.iter().for_each(|&s| r.push_back(s));
+                    *self = Peaks::Held(r);
+                }
+            }
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 struct ConnHistory {
     /// The latest samples in the window, oldest first, at most [`TREND_SAMPLES`]: what the
     /// sparkline draws. A connection never holds the whole window (60 samples at a 1 s poll).
-    recent: VecDeque<Sample>,
-    /// The samples that can still be the window's largest Send-Q once older ones leave it:
-    /// strictly decreasing from the front, so the front is the window's maximum (a
-    /// sliding-window maximum). A connection whose queue never changes holds one.
-    peaks: VecDeque<Sample>,
+    recent: Ring<TREND_SAMPLES>,
+    peaks: Peaks,
     /// The latest sample's queues and state: the endpoints are the maps' keys, not kept
     /// again (5,000 connections held 2.5 MB of map with a whole socket in each entry, 1.25 MB
     /// without).
@@ -51,8 +201,7 @@ struct ConnHistory {
     /// Order of first appearance: a stable, cheap tie-break for the pane's order.
     seq: u64,
     /// The window's largest Send-Q (the front of `peaks`), kept beside the queues: the pane's
-    /// order reads it for every connection each second, and reading it from `peaks` took a
-    /// cache miss per connection (5,000 of them, their samples on the heap).
+    /// order reads it for every connection each second.
     max: u32,
     /// The last sample that changed its row ([`SocketHistory::rows_kept`]).
     changed: u64,
@@ -61,14 +210,11 @@ struct ConnHistory {
 impl ConnHistory {
     fn push(&mut self, t: u32, q: u64) {
         let q = u32::try_from(q).unwrap_or(u32::MAX);
-        if self.recent.len() == TREND_SAMPLES {
+        if self.recent.is_full() {
             self.recent.pop_front();
         }
         self.recent.push_back((t, q));
-        while self.peaks.back().is_some_and(|&(_, p)| p <= q) {
-            self.peaks.pop_back();
-        }
-        self.peaks.push_back((t, q));
+        self.peaks.push((t, q));
     }
 
     /// Drops the samples taken more than `window` milliseconds before `now`.
@@ -77,9 +223,7 @@ impl ConnHistory {
         while self.recent.front().is_some_and(old) {
             self.recent.pop_front();
         }
-        while self.peaks.front().is_some_and(old) {
-            self.peaks.pop_front();
-        }
+        self.peaks.expire(old);
         self.max = self.peaks.front().map_or(0, |&(_, q)| q);
     }
 
@@ -140,6 +284,17 @@ struct Conn {
     joined: bool,
     /// Its place in the sockets of the sample it was last in.
     place: u32,
+}
+
+impl Conn {
+    /// Whether socket `s` is this connection: the remote port first, where connections to
+    /// one listener differ most, so another connection is told at its first comparison.
+    fn is(&self, s: &Socket) -> bool {
+        self.remote.port == s.remote.port
+            && self.remote.host == s.remote.host
+            && self.local.port == s.local.port
+            && self.local.host == s.local.host
+    }
 }
 
 /// A history's own number: a new history and every copy of one get another, so rows kept from
@@ -285,6 +440,32 @@ fn by_pane_order(a: &Key, b: &Key) -> std::cmp::Ordering {
     b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2))
 }
 
+/// Moves the row at each place `j` of `rows` to place `dest[j]` (`dest` a permutation of the
+/// places, left as the identity). Each cycle is followed with one row in hand, so each row is
+/// read and written once: swapping along a cycle moved the row at its start at every step, and
+/// the rows are large (thousands of them move when one climbs to the top of the pane).
+fn permute(rows: &mut [SocketRow], dest: &mut [u32]) {
+    for start in 0..rows.len().min(dest.len()) {
+        let mut d = dest[start] as usize;
+        dest[start] = start as u32;
+        if d == start || d >= rows.len() {
+            continue;
+        }
+        let mut hand = std::mem::take(&mut rows[start]);
+        while d != start {
+            hand = std::mem::replace(&mut rows[d], hand);
+            let next = dest[d] as usize;
+            dest[d] = d as u32;
+            if next >= rows.len() {
+                // Not a permutation (never so): the row in hand stays at the cycle's start.
+                break;
+            }
+            d = next;
+        }
+        rows[start] = hand;
+    }
+}
+
 /// Which sockets belong to the instance: those whose local port is a listener port (the server
 /// end of a client connection). With no known port, every TCP connection is shown.
 pub(crate) fn is_client_connection(s: &Socket, ports: &[u16]) -> bool {
@@ -322,10 +503,7 @@ impl SocketHistory {
     /// The number of the connection `local` → `remote`, a new one if it is not known; looked
     /// for first at `guess` (a number), then by its endpoints.
     fn number(&mut self, s: &Socket, guess: u32, now: u64) -> u32 {
-        if self
-            .conn(guess)
-            .is_some_and(|c| c.local == s.local && c.remote == s.remote)
-        {
+        if self.conn(guess).is_some_and(|c| c.is(s)) {
             return guess;
         }
         let hash = hash_ends(&s.local, &s.remote);
@@ -334,7 +512,7 @@ impl SocketHistory {
             conns
                 .get(*i as usize)
                 .and_then(Option::as_ref)
-                .is_some_and(|c| c.local == s.local && c.remote == s.remote)
+                .is_some_and(|c| c.is(s))
         };
         if let Some(&i) = self.by_ends.find(hash, same) {
             return i;
@@ -344,8 +522,8 @@ impl SocketHistory {
             local: s.local.clone(),
             remote: s.remote.clone(),
             h: ConnHistory {
-                recent: VecDeque::with_capacity(TREND_SAMPLES),
-                peaks: VecDeque::new(),
+                recent: Ring::new(),
+                peaks: Peaks::Held(Ring::new()),
                 send_q: s.send_q,
                 recv_q: s.recv_q,
                 state: s.state,
@@ -419,7 +597,7 @@ impl SocketHistory {
             }
             c.place = place;
             let h = &mut c.h;
-            if h.last_seen == now && !h.recent.is_empty() {
+            if h.last_seen == now && h.recent.len() > 0 {
                 continue;
             }
             let was = (h.send_q, h.recv_q, h.state, h.max);
@@ -579,16 +757,7 @@ impl SocketHistory {
                 *d = free.next().map_or(NONE, |p| p as u32);
             }
         }
-        for j in 0..total {
-            loop {
-                let d = kept.dest[j] as usize;
-                if d == j || d >= total {
-                    break;
-                }
-                rows.swap(j, d);
-                kept.dest.swap(j, d);
-            }
-        }
+        permute(rows, &mut kept.dest);
         kept.refreshed = 0;
         for (p, &(_, _, _, i)) in order.iter().enumerate() {
             let row = &mut rows[p];
@@ -754,8 +923,9 @@ impl ConnHistory {
         // A connection that never queued anything in the window draws a blank sparkline: no
         // samples needed (most of thousands of connections).
         if max > 0 {
-            row.trend
-                .extend(self.recent.iter().map(|&(_, q)| u64::from(q)));
+            let (a, b) = self.recent.as_slices();
+            row.trend.extend(a.iter().map(|&(_, q)| u64::from(q)));
+            row.trend.extend(b.iter().map(|&(_, q)| u64::from(q)));
         }
         row.queued_for_s = self
             .queued_since
@@ -1147,6 +1317,149 @@ mod tests {
                     k.build(&h);
                 }
             }
+        }
+    }
+
+    /// Samples per connection as a plain list, kept while it is in the samples: what its
+    /// row must say is read from these ([`naive`]).
+    type Plain = std::collections::BTreeMap<u16, Vec<(Duration, u64)>>;
+
+    /// The next queue of a connection: mostly falling (a run of peaks longer than a
+    /// connection holds), now and then back up.
+    fn next_queue(last: u64, step: u8) -> u64 {
+        match step {
+            0 => 40_000,
+            1 => last,
+            s => last.saturating_sub(u64::from(s) * 100),
+        }
+    }
+
+    proptest! {
+        /// Connections coming and going (numbers used again), queues falling sample after
+        /// sample (their peaks held past what a connection holds in itself, then short again),
+        /// samples a millisecond apart or farther apart than the window: every row says what
+        /// keeping every sample says, the rows kept from build to build equal rows made anew,
+        /// and no connection holds more peaks than its window has samples.
+        #[test]
+        fn rows_of_many_connections_match_every_sample_kept(
+            steps in proptest::collection::vec(
+                (
+                    prop_oneof![1u64..1_500, 20_000u64..90_000],
+                    proptest::collection::btree_map(0u16..8, 0u8..6, 0..8),
+                ),
+                1..160,
+            ),
+        ) {
+            let window = Duration::from_secs(30);
+            let mut h = SocketHistory::new(window);
+            let mut k = Kept::new();
+            let mut plain = Plain::new();
+            let mut t = Duration::ZERO;
+            for (gap_ms, present) in steps {
+                t += Duration::from_millis(gap_ms);
+                let mut sample = Vec::new();
+                for (&port, &step) in &present {
+                    let kept = plain.entry(port).or_default();
+                    let q = next_queue(kept.last().map_or(0, |s| s.1), step);
+                    kept.push((t, q));
+                    sample.push(socket(40000 + port, q));
+                }
+                h.observe(&sample, t, &[]);
+                k.build(&h);
+                let rows = h.rows();
+                prop_assert_eq!(rows.len(), present.len());
+                for row in &rows {
+                    let port: u16 = row.remote.port.parse().expect("a port") ;
+                    let (max, trend) = naive(&plain[&(port - 40000)], t, window);
+                    prop_assert_eq!(row.max_send_q, max);
+                    prop_assert_eq!(&row.trend, &trend);
+                }
+                for c in h.conns.iter().flatten() {
+                    let port: u16 = c.remote.port.parse().expect("a port");
+                    let horizon = t.saturating_sub(window);
+                    let inside = plain[&(port - 40000)].iter().filter(|s| s.0 >= horizon).count();
+                    prop_assert!(c.h.peaks.len() <= inside.max(1));
+                    prop_assert!(c.h.recent.len() <= inside.min(TREND_SAMPLES));
+                }
+                // A connection gone past the window starts again when it is back.
+                let horizon = t.saturating_sub(window);
+                plain.retain(|_, s| s.last().is_some_and(|l| l.0 >= horizon));
+            }
+        }
+    }
+
+    /// A queue falling sample after sample holds every sample as a peak: past what a
+    /// connection holds in itself they go to the heap, and come back once few are left.
+    #[test]
+    fn a_long_falling_queue_spills_its_peaks_and_takes_them_back() {
+        let mut h = SocketHistory::new(Duration::from_secs(60));
+        let peaks =
+            |h: &SocketHistory| h.conns.iter().flatten().map(|c| &c.h.peaks).next().cloned();
+        for i in 0..20u64 {
+            h.observe([&socket(40000, 20_000 - i)], Duration::from_secs(i), &[]);
+        }
+        assert!(matches!(peaks(&h), Some(Peaks::Spilt(d)) if d.len() == 20));
+        assert_eq!(h.rows()[0].max_send_q, 20_000);
+        // Quiet for longer than the window: one peak left, held again.
+        for i in 20..100u64 {
+            h.observe([&socket(40000, 0)], Duration::from_secs(i), &[]);
+        }
+        assert!(matches!(peaks(&h), Some(Peaks::Held(r)) if r.len() == 1));
+        assert_eq!(h.rows()[0].max_send_q, 0);
+    }
+
+    /// Connections that share a remote port (clients on several hosts, or one client on two
+    /// listeners), listed in another order each sample: the connection found at a socket's
+    /// place of the sample before is taken only when all four of its ends are the socket's.
+    #[test]
+    fn connections_sharing_a_remote_port_are_told_apart_when_they_move() {
+        let at = |local: &str, host: &str, send_q: u64| Socket {
+            local: Endpoint::new("10.0.0.1", local),
+            remote: Endpoint::new(host, "40000"),
+            ..socket(40000, send_q)
+        };
+        let mut sample = vec![
+            at("9088", "10.0.0.2", 100),
+            at("9088", "10.0.0.3", 200),
+            at("9089", "10.0.0.2", 300),
+            at("9089", "10.0.0.3", 400),
+        ];
+        let mut h = SocketHistory::new(Duration::from_secs(60));
+        let mut plain = SocketHistory::new(Duration::from_secs(60));
+        let mut k = Kept::new();
+        for s in 1..=8u64 {
+            sample.rotate_left(1);
+            for (j, x) in sample.iter_mut().enumerate() {
+                x.send_q += 1_000 * s * j as u64;
+            }
+            h.observe(&sample, Duration::from_secs(s), &[]);
+            plain.places.clear();
+            plain.observe(&sample, Duration::from_secs(s), &[]);
+            k.build(&h);
+            assert_eq!(k.rows, plain.rows(), "at {s}s");
+            assert_eq!(h.conns.iter().flatten().count(), 4);
+        }
+    }
+
+    proptest! {
+        /// Rows moved along the permutation's cycles land where moving each to its place in
+        /// a new vector puts them, and the permutation is left as the identity.
+        #[test]
+        fn permuting_rows_in_place_puts_each_where_it_goes(
+            dest in (0usize..40).prop_flat_map(|n| Just((0..n as u32).collect::<Vec<u32>>()).prop_shuffle()),
+        ) {
+            let rows: Vec<SocketRow> = (0..dest.len())
+                .map(|j| SocketRow { send_q: j as u64, trend: vec![j as u64], ..SocketRow::default() })
+                .collect();
+            let mut want = vec![SocketRow::default(); rows.len()];
+            for (j, &d) in dest.iter().enumerate() {
+                want[d as usize] = rows[j].clone();
+            }
+            let mut got = rows.clone();
+            let mut spent = dest.clone();
+            permute(&mut got, &mut spent);
+            prop_assert_eq!(&got, &want);
+            prop_assert!(spent.iter().enumerate().all(|(j, &d)| d as usize == j));
         }
     }
 }
