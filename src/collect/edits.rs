@@ -504,8 +504,146 @@ pub(crate) fn is_edit(line: &[u8]) -> bool {
     mark_of(line) == Mark::Edit
 }
 
-/// The lines of a recording with every edit made whole again (a file without edits passes
-/// through unchanged). Lines longer than `cap` pass through unread, as they came.
+impl Bases {
+    /// A whole line of a recording read: a kept output becomes its source's base, an edit is
+    /// made whole against its base (which it then becomes). Gives the sample the line stands
+    /// for, decoded once, when that is what the recording's reader would have read from the
+    /// line written out whole; or, as `Err`, the length of that line when it is longer than
+    /// `cap` (with its newline: the reader reads past such a line). `None` leaves the line to
+    /// be read as it is (no mark, or not readable as a sample: the reader says why). Without
+    /// `keep_output` the sample holds no outputs (as an index reads it), and the base takes
+    /// the output without a copy.
+    pub(crate) fn read(
+        &mut self,
+        line: &[u8],
+        cap: u64,
+        keep_output: bool,
+    ) -> Option<Result<RawSample, u64>> {
+        let sample = match mark_of(line) {
+            Mark::Keep => self.keep(line)?,
+            Mark::Edit => {
+                let sample = self.expand(line)?;
+                if let Some(len) = line_len_past(&sample, cap) {
+                    self.put(&sample.source, sample.stdout);
+                    return Some(Err(len + 1));
+                }
+                sample
+            }
+            Mark::None => return None,
+        };
+        let RawSample {
+            t,
+            source,
+            argv,
+            exit,
+            stdout,
+            stderr,
+        } = sample;
+        if keep_output {
+            self.put(&source, stdout.clone());
+            return Some(Ok(RawSample {
+                t,
+                source,
+                argv,
+                exit,
+                stdout,
+                stderr,
+            }));
+        }
+        self.put(&source, stdout);
+        Some(Ok(RawSample {
+            t,
+            source,
+            argv: Vec::new(),
+            exit,
+            stdout: String::new(),
+            stderr: String::new(),
+        }))
+    }
+
+    /// A kept output, read once for its base and its sample. The sample is `None` when the
+    /// line is no sample, or may be a header to the reader (a top-level key it looks for): the
+    /// line is then read as it is, its base kept all the same when it has an output.
+    fn keep(&mut self, line: &[u8]) -> Option<RawSample> {
+        let sample = serde_json::from_slice::<RawSample>(line).ok();
+        let Some(sample) = sample.filter(|s| !s.stdout.is_empty() || has_stdout(line)) else {
+            // Not a sample, or one without an output (its `stdout` left out): the base is the
+            // output when there is one.
+            if let Ok(k) = serde_json::from_slice::<KeepIn>(line) {
+                let source = k.source.into_owned();
+                self.put(&source, k.stdout);
+            }
+            return None;
+        };
+        if memchr::memmem::find(line, b"\"ifxtop_recording\"").is_some() {
+            self.put(&sample.source, sample.stdout);
+            return None;
+        }
+        Some(sample)
+    }
+
+    /// The edit in `line` made whole; `None` when it cannot be (its base not read, or
+    /// another): the line then goes on as it is, and the recording's reader says it skipped
+    /// it.
+    fn expand(&self, line: &[u8]) -> Option<RawSample> {
+        let e: EditIn = serde_json::from_slice(line).ok()?;
+        let base = self.map.get(e.source.as_ref())?;
+        if (base.text.len(), base.digest) != e.of {
+            return None;
+        }
+        let stdout = apply(base, &e.edit)?;
+        Some(RawSample {
+            t: e.t,
+            source: e.source.into_owned(),
+            argv: e.argv,
+            exit: e.exit,
+            stdout,
+            stderr: e.stderr,
+        })
+    }
+}
+
+/// Whether a kept line's `stdout` is there (a string: the line was read as a sample).
+fn has_stdout(line: &[u8]) -> bool {
+    serde_json::from_slice::<KeepIn>(line).is_ok()
+}
+
+/// The bytes of `sample` written as a recording's line (its newline not counted) when they
+/// pass `cap`; counted only when a quick bound (a JSON string is at most six bytes a byte,
+/// `\u0000`, and its quotes) says they may.
+fn line_len_past(sample: &RawSample, cap: u64) -> Option<u64> {
+    let texts = sample.source.len()
+        + sample.stdout.len()
+        + sample.stderr.len()
+        + sample.argv.iter().map(|a| a.len() + 3).sum::<usize>();
+    // Braces, keys, commas, a time and an exit code.
+    const FRAME: u64 = 128;
+    if (texts as u64).saturating_mul(6).saturating_add(FRAME) <= cap {
+        return None;
+    }
+    let mut n = ByteCount(0);
+    serde_json::to_writer(&mut n, sample).ok()?;
+    (n.0 > cap).then_some(n.0)
+}
+
+/// A writer that only counts.
+struct ByteCount(u64);
+
+impl std::io::Write for ByteCount {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len() as u64;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The lines of a recording with every edit made whole again, written out as plain sample
+/// lines (a file without edits passes through unchanged), for a reader that needs the text of
+/// each line (the ring's window moves each sample's time in the text). Lines longer than
+/// `cap` pass through unread, as they came.
 pub(crate) struct Expand<R> {
     inner: R,
     bases: Bases,
@@ -552,54 +690,25 @@ impl<R: BufRead> Expand<R> {
         if !whole && self.line.len() as u64 >= self.cap {
             self.passing = true;
         }
-        if whole {
-            match mark_of(&self.line) {
-                Mark::Keep => {
-                    if let Ok(k) = serde_json::from_slice::<KeepIn>(&self.line) {
-                        let source = k.source.into_owned();
-                        self.bases.put(&source, k.stdout);
-                    }
-                }
-                Mark::Edit => {
-                    if let Some(whole) = self.expand() {
-                        self.out = whole;
-                        return Ok(());
-                    }
-                }
-                Mark::None => {}
+        // A kept output goes on as it came (a plain sample line to every reader); an edit
+        // made whole is written out as the sample it stands for.
+        let edit = whole && mark_of(&self.line) == Mark::Edit;
+        let sample = if whole {
+            self.bases.read(&self.line, u64::MAX, edit)
+        } else {
+            None
+        };
+        if let Some(Ok(sample)) = sample.filter(|_| edit) {
+            if serde_json::to_writer(&mut self.out, &sample).is_ok() {
+                self.out.push(b'\n');
+                return Ok(());
             }
+            self.out.clear();
         }
         std::mem::swap(&mut self.out, &mut self.line);
         Ok(())
     }
-
-    /// The edit in `line` made whole, as a plain sample line; `None` when it cannot be (its
-    /// base not read, or another): the line then goes on as it is, and the recording's reader
-    /// says it skipped it.
-    fn expand(&mut self) -> Option<Vec<u8>> {
-        let e: EditIn = serde_json::from_slice(&self.line).ok()?;
-        let base = self.bases.map.get(e.source.as_ref())?;
-        if (base.text.len(), base.digest) != e.of {
-            return None;
-        }
-        let stdout = apply(base, &e.edit)?;
-        let sample = RawSample {
-            t: e.t,
-            source: e.source.into_owned(),
-            argv: e.argv,
-            exit: e.exit,
-            stdout,
-            stderr: e.stderr,
-        };
-        let mut out = std::mem::take(&mut self.out);
-        out.clear();
-        serde_json::to_writer(&mut out, &sample).ok()?;
-        out.push(b'\n');
-        self.bases.put(&sample.source, sample.stdout);
-        Some(out)
-    }
 }
-
 impl<R: BufRead> Read for Expand<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let avail = self.fill_buf()?;
@@ -620,6 +729,132 @@ impl<R: BufRead> BufRead for Expand<R> {
 
     fn consume(&mut self, amt: usize) {
         self.pos = (self.pos + amt).min(self.out.len());
+    }
+}
+
+/// The reader before outputs were decoded once: each edit made whole was written out as a
+/// plain sample line and read back. What the reader must still give, kept to compare with.
+#[cfg(test)]
+pub(crate) mod reference {
+    use super::*;
+
+    /// The lines of a recording with every edit made whole again (a file without edits passes
+    /// through unchanged). Lines longer than `cap` pass through unread, as they came.
+    pub(crate) struct Expand<R> {
+        inner: R,
+        bases: Bases,
+        cap: u64,
+        line: Vec<u8>,
+        out: Vec<u8>,
+        pos: usize,
+        /// In the middle of a line longer than the cap, passed through as it comes.
+        passing: bool,
+    }
+
+    impl<R: BufRead> Expand<R> {
+        pub(crate) fn new(inner: R, cap: u64) -> Self {
+            Expand {
+                inner,
+                bases: Bases::default(),
+                cap,
+                line: Vec::new(),
+                out: Vec::new(),
+                pos: 0,
+                passing: false,
+            }
+        }
+
+        fn refill(&mut self) -> std::io::Result<()> {
+            self.out.clear();
+            self.pos = 0;
+            if self.passing {
+                let chunk = self.inner.fill_buf()?;
+                let (n, ends) = match memchr::memchr(b'\n', chunk) {
+                    Some(i) => (i + 1, true),
+                    None => (chunk.len(), false),
+                };
+                self.out.extend_from_slice(&chunk[..n]);
+                self.inner.consume(n);
+                self.passing = !ends && n > 0;
+                return Ok(());
+            }
+            self.line.clear();
+            (&mut self.inner)
+                .take(self.cap)
+                .read_until(b'\n', &mut self.line)?;
+            let whole = self.line.last() == Some(&b'\n');
+            if !whole && self.line.len() as u64 >= self.cap {
+                self.passing = true;
+            }
+            if whole {
+                match mark_of(&self.line) {
+                    Mark::Keep => {
+                        if let Ok(k) = serde_json::from_slice::<KeepIn>(&self.line) {
+                            let source = k.source.into_owned();
+                            self.bases.put(&source, k.stdout);
+                        }
+                    }
+                    Mark::Edit => {
+                        if let Some(whole) = self.expand() {
+                            self.out = whole;
+                            return Ok(());
+                        }
+                    }
+                    Mark::None => {}
+                }
+            }
+            std::mem::swap(&mut self.out, &mut self.line);
+            Ok(())
+        }
+
+        /// The edit in `line` made whole, as a plain sample line; `None` when it cannot be (its
+        /// base not read, or another): the line then goes on as it is, and the recording's reader
+        /// says it skipped it.
+        fn expand(&mut self) -> Option<Vec<u8>> {
+            let e: EditIn = serde_json::from_slice(&self.line).ok()?;
+            let base = self.bases.map.get(e.source.as_ref())?;
+            if (base.text.len(), base.digest) != e.of {
+                return None;
+            }
+            let stdout = apply(base, &e.edit)?;
+            let sample = RawSample {
+                t: e.t,
+                source: e.source.into_owned(),
+                argv: e.argv,
+                exit: e.exit,
+                stdout,
+                stderr: e.stderr,
+            };
+            let mut out = std::mem::take(&mut self.out);
+            out.clear();
+            serde_json::to_writer(&mut out, &sample).ok()?;
+            out.push(b'\n');
+            self.bases.put(&sample.source, sample.stdout);
+            Some(out)
+        }
+    }
+
+    impl<R: BufRead> Read for Expand<R> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let avail = self.fill_buf()?;
+            let n = avail.len().min(buf.len());
+            buf[..n].copy_from_slice(&avail[..n]);
+            self.consume(n);
+            Ok(n)
+        }
+    }
+
+    impl<R: BufRead> BufRead for Expand<R> {
+        fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+            if self.pos >= self.out.len() {
+                self.refill()?;
+            }
+            Ok(&self.out[self.pos..])
+        }
+
+        fn consume(&mut self, amt: usize) {
+            self.pos = (self.pos + amt).min(self.out.len());
+        }
     }
 }
 

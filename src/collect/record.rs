@@ -377,12 +377,57 @@ impl Default for Input {
     }
 }
 
+/// A recording's lines as they are in the file (or as another module gives them).
 pub(crate) type Lines = Box<dyn BufRead + Send>;
+
+/// A recording's lines read one at a time, each output decoded once: a ring's outputs kept or
+/// written as edits of their source's last one (`edits.rs`) come out as the samples they stand
+/// for, made whole against the bases this reader keeps; every other line comes out as it is.
+pub(crate) struct Reader {
+    lines: Lines,
+    /// `None` for lines that come already made whole (another module's).
+    bases: Option<crate::collect::edits::Bases>,
+}
+
+impl Reader {
+    /// The next line into `buf` (its newline kept, when it has one) or the sample it stands
+    /// for, at most `cap` bytes of it as written out whole: a longer line is read to its end
+    /// but not kept. Without `keep_output` a sample comes without its outputs.
+    fn next(&mut self, buf: &mut Vec<u8>, cap: u64, keep_output: bool) -> LineRead {
+        let read = read_line(&mut self.lines, buf, cap);
+        let Some(bases) = self.bases.as_mut() else {
+            return read;
+        };
+        if !matches!(read, LineRead::Line) || buf.last() != Some(&b'\n') {
+            return read;
+        }
+        match bases.read(buf, cap, keep_output) {
+            None => read,
+            Some(Ok(sample)) => LineRead::Sample(sample),
+            Some(Err(len)) => LineRead::Long(len),
+        }
+    }
+}
 
 impl Input {
     /// The recording's lines from the start, unpacked when the content is zstd (and whether it
     /// was).
-    fn lines(&self) -> Result<(Lines, bool), String> {
+    fn lines(&self) -> Result<(Reader, bool), String> {
+        let (lines, compressed) = match self {
+            Input::Opened(open) => {
+                return open().map(|lines| (Reader { lines, bases: None }, false))
+            }
+            _ => self.raw_lines()?,
+        };
+        // A ring's outputs written as edits of their source's last one are made whole again
+        // (`edits.rs`); any other recording's lines are read as they are.
+        let bases = Some(crate::collect::edits::Bases::default());
+        Ok((Reader { lines, bases }, compressed))
+    }
+
+    /// The lines of a file or bytes as they are, unpacked when the content is zstd (and
+    /// whether it was).
+    fn raw_lines(&self) -> Result<(Lines, bool), String> {
         let mut raw: Lines = match self {
             // Checked again at each open: the file may have been replaced since.
             Input::File(path) => Box::new(BufReader::new(
@@ -391,18 +436,14 @@ impl Input {
             Input::Bytes(b) => Box::new(std::io::Cursor::new(b.clone())),
             Input::Opened(open) => return open().map(|l| (l, false)),
         };
-        // A ring's outputs written as edits of their source's last one are made whole again
-        // (`edits.rs`); any other recording passes through as it is.
-        let whole =
-            |l: Lines| -> Lines { Box::new(crate::collect::edits::Expand::new(l, line_cap())) };
         if raw.fill_buf().is_ok_and(|b| b.starts_with(&ZSTD_MAGIC)) {
             let mut d = zstd::stream::read::Decoder::with_buffer(raw)
                 .map_err(|e| format!("cannot decompress: {e}"))?;
             d.window_log_max(crate::collect::track::WINDOW_LOG_MAX)
                 .map_err(|e| format!("cannot decompress: {e}"))?;
-            Ok((whole(Box::new(BufReader::new(d))), true))
+            Ok((Box::new(BufReader::new(d)), true))
         } else {
-            Ok((whole(raw), false))
+            Ok((raw, false))
         }
     }
 }
@@ -542,7 +583,7 @@ impl Iterator for Samples<'_> {
 /// late) waits in `pending` until its turn. In a recording ifxtop wrote, that is a few samples.
 #[derive(Default)]
 pub(crate) struct Cursor {
-    lines: Option<Lines>,
+    lines: Option<Reader>,
     /// Index (in time order) of the next sample to give.
     pub(crate) index: usize,
     /// Lines read so far.
@@ -553,6 +594,7 @@ pub(crate) struct Cursor {
     buf: Vec<u8>,
     /// The bytes of the outputs in `pending`.
     pending_bytes: u64,
+    labels: Labels,
 }
 
 /// The bytes of text a sample holds.
@@ -585,7 +627,7 @@ impl Cursor {
                 return self.fail(format!("line {} is no longer in the recording", entry.line));
             }
             self.buf.clear();
-            match read_line(lines, &mut self.buf, line_cap()) {
+            let line = match lines.next(&mut self.buf, line_cap(), true) {
                 LineRead::End | LineRead::Failed(_) => {
                     return self.fail(format!("the recording ends before line {}", entry.line))
                 }
@@ -594,10 +636,15 @@ impl Cursor {
                     self.no += 1;
                     continue;
                 }
-                LineRead::Line => {}
-            }
+                LineRead::Line => None,
+                LineRead::Sample(raw) => Some(raw),
+            };
             self.no += 1;
-            if let Line::Sample(source, raw) = classify(self.no, &self.buf, true) {
+            let line = match line {
+                Some(raw) => sample_line(self.no, raw, &mut self.labels),
+                None => classify(self.no, &self.buf, true, &mut self.labels),
+            };
+            if let Line::Sample(source, raw) = line {
                 // The sample this line was when the recording was read, or the file changed.
                 let expected = rec
                     .entries
@@ -680,7 +727,7 @@ pub fn read_recording(path: &Path) -> Result<Recording, Error> {
 pub fn read_header(path: &Path) -> Result<Option<RecordingHeader>, Error> {
     checked_file(path)?;
     let (lines, _) = Input::File(path.to_path_buf())
-        .lines()
+        .raw_lines()
         .map_err(|e| Error::Usage(format!("{}: {e}", path.display())))?;
     let mut first = String::new();
     // A header is a few hundred bytes; a file of one endless line is not read to its end.
@@ -759,9 +806,14 @@ impl Recording {
     }
 }
 
-/// The lines of the recording file at `path` from its start, unpacked when it is zstd.
+/// The lines of the recording file at `path` from its start, unpacked when it is zstd, with
+/// its edits written out whole (`edits::Expand`).
 pub(crate) fn file_lines(path: &Path) -> Result<Lines, String> {
-    Input::File(path.to_path_buf()).lines().map(|(l, _)| l)
+    let (raw, _) = Input::File(path.to_path_buf()).raw_lines()?;
+    Ok(Box::new(crate::collect::edits::Expand::new(
+        raw,
+        line_cap(),
+    )))
 }
 
 /// `read_recording` on lines `open` gives again at each start (the ring's segments joined),
@@ -812,6 +864,8 @@ fn read_from(input: Input, timeline: bool) -> Recording {
 enum LineRead {
     End,
     Line,
+    /// The sample a line stands for, decoded (`Reader`).
+    Sample(RawSample),
     /// A line longer than the cap, of this many bytes: read past, none of it kept.
     Long(u64),
     Failed(std::io::Error),
@@ -905,7 +959,7 @@ type SampleHead = RawSample<Unkept>;
 
 /// Reads line `no` of a recording: the same answer each time the file is read. Without
 /// `keep_output`, a sample's outputs are checked and dropped (its `stdout` and `stderr` empty).
-fn classify(no: u64, buf: &[u8], keep_output: bool) -> Line {
+fn classify(no: u64, buf: &[u8], keep_output: bool, labels: &mut Labels) -> Line {
     let complete = buf.last() == Some(&b'\n');
     // What ifxtop wrote is UTF-8 (serde_json's output): checked by the standard library's
     // validation, several times faster than the lossy one's (a replay of 5,000 sessions spent
@@ -921,7 +975,7 @@ fn classify(no: u64, buf: &[u8], keep_output: bool) -> Line {
     // A header: its key at the top level (a sample's output may hold the words too), read
     // without building the line's tree (a line of a hundred megabytes of `[0,0,...]` built
     // into a `Value` took twenty times its size).
-    if line.contains("\"ifxtop_recording\"")
+    if memchr::memmem::find(line.as_bytes(), b"\"ifxtop_recording\"").is_some()
         && serde_json::from_str::<HeaderProbe>(line).is_ok_and(|p| p.ifxtop_recording.is_some())
     {
         return match serde_json::from_str::<RecordingHeader>(line) {
@@ -944,7 +998,7 @@ fn classify(no: u64, buf: &[u8], keep_output: bool) -> Line {
         })
     };
     match sample {
-        Ok(sample) => sample_line(no, sample),
+        Ok(sample) => sample_line(no, sample, labels),
         Err(_) if crate::collect::edits::is_edit(buf) => Line::Problem(format!(
             "line {no}: an output written as its changes against an earlier one that was not \
              read back: skipped"
@@ -987,7 +1041,7 @@ fn header_line(no: u64, mut h: RecordingHeader) -> Line {
 }
 
 /// A sample line checked: its time in range, its source known.
-fn sample_line(no: u64, sample: RawSample) -> Line {
+fn sample_line(no: u64, sample: RawSample, labels: &mut Labels) -> Line {
     if !sample.t.is_finite() || !(0.0..=MAX_T).contains(&sample.t) {
         // `{:e}` for the absurd ones: 1e300 printed in full is 300 digits.
         let t = if sample.t.abs() < 1e9 {
@@ -999,9 +1053,33 @@ fn sample_line(no: u64, sample: RawSample) -> Line {
             "line {no}: bad time {t} (not 0 to {MAX_T:.0} s into the recording)"
         ));
     }
-    match Source::from_label(&sample.source) {
+    match labels.source(&sample.source) {
         Some(src) => Line::Sample(src, sample),
         None => Line::Problem(format!("line {no}: unknown source '{}'", sample.source)),
+    }
+}
+
+/// The source of each label read, so that a label is looked up once a reading, not once a
+/// sample: `Source::from_label` tries the labels of every source (a replay of 5,000 sessions
+/// spent a twentieth of its time there).
+#[derive(Default)]
+struct Labels(rustc_hash::FxHashMap<String, Option<Source>>);
+
+/// Labels remembered at most: a recording has a few hundred (one per process for the NUMA
+/// maps); a damaged one with a label per line starts over past this.
+const LABELS_MAX: usize = 4096;
+
+impl Labels {
+    fn source(&mut self, label: &str) -> Option<Source> {
+        if let Some(&known) = self.0.get(label) {
+            return known;
+        }
+        let source = Source::from_label(label);
+        if self.0.len() >= LABELS_MAX {
+            self.0.clear();
+        }
+        self.0.insert(label.to_string(), source);
+        source
     }
 }
 
@@ -1025,16 +1103,18 @@ fn waiting_threads(raw: RawSample) -> Option<u64> {
     )
 }
 
-fn read_lines(mut input: Lines, rec: &mut Recording, compressed: bool, timeline: bool) {
+fn read_lines(mut input: Reader, rec: &mut Recording, compressed: bool, timeline: bool) {
     let mut buf = Vec::new();
     let mut no = 0;
     let cap = line_cap();
     let max_entries = max_entries();
+    let mut labels = Labels::default();
     loop {
         buf.clear();
-        match read_line(&mut input, &mut buf, cap) {
+        let line = match input.next(&mut buf, cap, timeline) {
             LineRead::End => break,
-            LineRead::Line => {}
+            LineRead::Line => None,
+            LineRead::Sample(raw) => Some(raw),
             LineRead::Long(len) => {
                 no += 1;
                 rec.problem(long_line(no, len, cap));
@@ -1049,9 +1129,13 @@ fn read_lines(mut input: Lines, rec: &mut Recording, compressed: bool, timeline:
                 });
                 break;
             }
-        }
+        };
         no += 1;
-        match classify(no, &buf, timeline) {
+        let line = match line {
+            Some(raw) => sample_line(no, raw, &mut labels),
+            None => classify(no, &buf, timeline, &mut labels),
+        };
+        match line {
             Line::Blank => {}
             Line::Problem(p) => rec.problem(p),
             Line::Header(h, problems) => {
@@ -1170,11 +1254,190 @@ mod tests {
             l.extend_from_slice(b"\"}\n");
             l
         };
-        let stdout_of = |buf: &[u8]| match classify(1, buf, true) {
+        let stdout_of = |buf: &[u8]| match classify(1, buf, true, &mut Labels::default()) {
             Line::Sample(Source::OnstatU, raw) => raw.stdout,
             _ => panic!("not a sample: {}", String::from_utf8_lossy(buf)),
         };
         assert_eq!(stdout_of(&line(b"\xff b")), "a\u{fffd} b");
         assert_eq!(stdout_of(&line("é b".as_bytes())), "aé b");
+    }
+
+    /// What reading one line came to, to compare two readers.
+    #[derive(Debug, PartialEq)]
+    enum Seen {
+        Blank,
+        Header(Box<RecordingHeader>, Vec<String>),
+        Sample(Source, RawSample),
+        Problem(String),
+        Long(u64),
+        Failed,
+    }
+
+    fn seen(line: Line) -> Seen {
+        match line {
+            Line::Blank => Seen::Blank,
+            Line::Header(h, p) => Seen::Header(h, p),
+            Line::Sample(s, raw) => Seen::Sample(s, raw),
+            Line::Problem(p) => Seen::Problem(p),
+        }
+    }
+
+    /// Every line of `bytes` as the reader reads it: outputs decoded once.
+    fn read_now(bytes: &[u8], cap: u64, keep_output: bool) -> Vec<Seen> {
+        let (mut reader, _) = Input::Bytes(Arc::from(bytes)).lines().expect("lines");
+        let mut labels = Labels::default();
+        let mut out = Vec::new();
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            let no = out.len() as u64 + 1;
+            out.push(match reader.next(&mut buf, cap, keep_output) {
+                LineRead::End => return out,
+                LineRead::Line => seen(classify(no, &buf, keep_output, &mut labels)),
+                LineRead::Sample(raw) => seen(sample_line(no, raw, &mut labels)),
+                LineRead::Long(n) => Seen::Long(n),
+                LineRead::Failed(_) => Seen::Failed,
+            });
+        }
+    }
+
+    /// Every line of `bytes` as the reader read it before: edits made whole written out as
+    /// plain sample lines (`edits::reference`), read back and decoded again.
+    fn read_before(bytes: &[u8], cap: u64, keep_output: bool) -> Vec<Seen> {
+        let mut lines: Lines = Box::new(crate::collect::edits::reference::Expand::new(
+            std::io::Cursor::new(bytes.to_vec()),
+            cap,
+        ));
+        let mut out = Vec::new();
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            let no = out.len() as u64 + 1;
+            out.push(match read_line(&mut lines, &mut buf, cap) {
+                LineRead::End => return out,
+                LineRead::Line => seen(classify(no, &buf, keep_output, &mut Labels::default())),
+                LineRead::Sample(_) => unreachable!("the lines are text"),
+                LineRead::Long(n) => Seen::Long(n),
+                LineRead::Failed(_) => Seen::Failed,
+            });
+        }
+    }
+
+    /// A ring's file written by the real writer: outputs of three sources kept and written as
+    /// edits (counters changed, lines added and gone, quotes, tabs and control bytes to
+    /// escape, times that print in 17 digits), and damage: an edit whose base line was lost,
+    /// an unknown source, times out of range, a kept line that names the header's key, one
+    /// without an output, one not UTF-8 (so never a base), an edit that is no JSON, a blank
+    /// line, and a last line cut short.
+    fn damaged_ring_file() -> Vec<u8> {
+        let mut p = crate::collect::edits::Packer::default();
+        let mut lines: Vec<Vec<u8>> =
+            vec![format!("{{\"ifxtop_recording\":{FORMAT_VERSION}}}\n").into_bytes()];
+        let output = |i: usize, who: &str| {
+            let mut o = String::from("IBM Informix Dynamic Server Version 14.10.FC9\n\n");
+            for sid in 0..40 + i % 7 {
+                if sid % 11 != i % 11 {
+                    o.push_str(&format!(
+                        "{who} sid {sid}\t\"q\" \u{1} reads {:07} writes {:07}\n",
+                        sid * 31 + i,
+                        sid * 7 + i / 3
+                    ));
+                }
+            }
+            o
+        };
+        let mut t = 0.1f64;
+        for i in 0..30 {
+            for (k, source) in ["onstat -u", "onstat -k", "onstat -X", "onstat -q nonesuch"]
+                .iter()
+                .enumerate()
+            {
+                t += 0.1 + 0.2;
+                let time = match (i, k) {
+                    (12, 1) => -1.0,
+                    (13, 2) => 1e300,
+                    _ => t,
+                };
+                let sample = RawSample {
+                    t: time,
+                    source: (*source).into(),
+                    argv: vec!["onstat".into(), format!("-{k}")],
+                    exit: (i % 5 != 4).then_some(5),
+                    stdout: output(i + k, source),
+                    stderr: if i % 9 == 0 {
+                        "oops\n".into()
+                    } else {
+                        String::new()
+                    },
+                };
+                lines.push(p.line(sample).expect("a line").to_vec());
+            }
+        }
+        // Near the end (a source whose base is lost reads nothing more): an edit whose base
+        // (the line before of its source) is lost, and the damaged lines.
+        let at = lines.len() - 20;
+        lines.remove(at);
+        lines.insert(
+            at + 4,
+            br#"{"t":5.0,"keep":true,"ifxtop_recording":1,"source":"onstat -u","stdout":"x"}"#
+                .iter()
+                .chain(b"\n")
+                .copied()
+                .collect(),
+        );
+        lines.insert(
+            at + 5,
+            b"{\"t\":5.5,\"keep\":true,\"source\":\"onstat -k\"}\n".to_vec(),
+        );
+        lines.insert(
+            at + 9,
+            b"{\"t\":6.0,\"keep\":true,\"source\":\"onstat -X\",\"stdout\":\"a\xff\"}\n".to_vec(),
+        );
+        lines.insert(at + 10, b"{\"t\":6.5,\"edit\":[[0,\n".to_vec());
+        lines.insert(at + 11, b"\n".to_vec());
+        let last = lines.pop().expect("a line");
+        lines.push(last[..last.len() / 2].to_vec());
+        lines.concat()
+    }
+
+    /// Outputs decoded once give what writing each edit out whole and reading it back gave:
+    /// the same samples, field by field, in the same order, the same problems, the same lines
+    /// past the cap (an edit made whole past it, though its line is short), with outputs kept
+    /// and without (an index).
+    #[test]
+    fn outputs_decoded_once_are_what_the_round_trip_read() {
+        let bytes = damaged_ring_file();
+        let text = String::from_utf8_lossy(&bytes);
+        assert!(text.matches("\"edit\":").count() > 80, "{text}");
+        for cap in [1 << 20, 3000, 2500] {
+            for keep_output in [true, false] {
+                let now = read_now(&bytes, cap, keep_output);
+                let before = read_before(&bytes, cap, keep_output);
+                assert_eq!(now.len(), before.len());
+                for (i, (a, b)) in now.iter().zip(&before).enumerate() {
+                    assert_eq!(a, b, "line {}, cap {cap}, outputs {keep_output}", i + 1);
+                }
+                let count = |f: fn(&Seen) -> bool| now.iter().filter(|s| f(s)).count();
+                let samples = count(|s| matches!(s, Seen::Sample(..)));
+                assert!(samples > 60 || cap < 4096, "{samples}: {now:?}");
+                assert!(count(|s| matches!(s, Seen::Problem(..))) >= 6, "{now:?}");
+                if cap == 2500 {
+                    assert!(count(|s| matches!(s, Seen::Long(..))) > 0, "{now:?}");
+                }
+            }
+        }
+        // Played, the recording gives its samples with their outputs, in time order.
+        let rec = parse_recording(&bytes);
+        let played: Vec<(Source, RawSample)> = rec.samples().collect();
+        assert_eq!(played.len(), rec.len());
+        let mut want: Vec<(Source, RawSample)> = read_before(&bytes, line_cap(), true)
+            .into_iter()
+            .filter_map(|s| match s {
+                Seen::Sample(src, raw) => Some((src, raw)),
+                _ => None,
+            })
+            .collect();
+        want.sort_by(|a, b| a.1.t.total_cmp(&b.1.t));
+        assert_eq!(played, want);
     }
 }
