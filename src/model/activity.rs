@@ -1618,6 +1618,55 @@ pub fn truncate(s: &str, n: usize) -> String {
     t
 }
 
+/// Statements for tests of what is kept by a session's statement: texts that share their first
+/// words and differ past the cut, differ in a digit, or only in blanks, and an empty one.
+#[cfg(test)]
+pub(crate) fn changing_statements() -> Vec<String> {
+    let long = "select a from t where b = ".repeat(12);
+    vec![
+        format!("{long}1"),
+        format!("{long}2"),
+        format!("{long} 1"),
+        "select 1".into(),
+        "select 1 ".into(),
+        "select 10".into(),
+        "select  1\n".into(),
+        "insert into t values (1)".into(),
+        String::new(),
+    ]
+}
+
+/// Session `sid` active on the CPU running `sql`, the rest plain.
+#[cfg(test)]
+pub(crate) fn active_with(sid: Sid, sql: Option<&str>) -> Active<'_> {
+    Active {
+        sid,
+        class: Class::Cpu,
+        user: "app",
+        host: None,
+        program: None,
+        sql,
+        object: None,
+        head: None,
+    }
+}
+
+/// A test's picks, the same on every run (a linear congruential generator).
+#[cfg(test)]
+pub(crate) struct Picks(pub(crate) u64);
+
+#[cfg(test)]
+impl Picks {
+    /// The next pick, below `n`.
+    pub(crate) fn below(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 33) as usize % n.max(1)
+    }
+}
+
 #[cfg(test)]
 mod words_seen {
     //! A session's statement words known again without taking them.
@@ -1684,37 +1733,14 @@ mod words_seen {
     /// names are renumbered), each row's statement is named by its own words.
     #[test]
     fn each_row_names_its_own_words() {
-        let long = "select a from t where b = ".repeat(12);
-        let texts: Vec<String> = vec![
-            format!("{long}1"),
-            format!("{long}2"),
-            format!("{long} 1"),
-            "select 1".into(),
-            "select 1 ".into(),
-            "select 10".into(),
-            "select  1\n".into(),
-            String::new(),
-        ];
+        let texts = changing_statements();
         let mut a = Activity::new();
-        let mut state = 7u64;
+        let mut picks = Picks(7);
         for t in 0..400u32 {
             let mut actives = Vec::new();
             for sid in 1..6u64 {
-                state = state
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                let pick = (state >> 33) as usize % (texts.len() + 1);
-                let sql = texts.get(pick).map(String::as_str);
-                actives.push(Active {
-                    sid: Sid(sid),
-                    class: Class::Cpu,
-                    user: "app",
-                    host: None,
-                    program: None,
-                    sql,
-                    object: None,
-                    head: None,
-                });
+                let sql = texts.get(picks.below(texts.len() + 1)).map(String::as_str);
+                actives.push(active_with(Sid(sid), sql));
             }
             assert!(a.add(f64::from(t), &actives));
             if t % 97 == 96 {

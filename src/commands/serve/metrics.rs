@@ -1445,48 +1445,27 @@ mod tests {
     /// is made anew.
     #[test]
     fn statements_are_counted_by_their_own_fingerprints() {
-        use crate::model::activity::{statement_words, Active, Class, SQL_KEY_CHARS};
-        let long = "select a from t where b = ".repeat(12);
-        let texts: Vec<String> = vec![
-            format!("{long}1"),
-            format!("{long}2"),
-            format!("{long} 1"),
-            "select 1".into(),
-            "select 1 ".into(),
-            "select 10".into(),
-            "insert into t values (1)".into(),
-            "select  1\n".into(),
-            String::new(),
-        ];
+        use crate::model::activity::{
+            active_with, changing_statements, statement_words, Picks, SQL_KEY_CHARS,
+        };
+        let texts = changing_statements();
         let mut counted = Counted::default();
         let mut plain: rustc_hash::FxHashMap<String, f64> = rustc_hash::FxHashMap::default();
-        let mut state = 11u64;
+        let mut picks = Picks(11);
         let mut kept = 0;
         for _ in 0..300 {
             let mut actives = Vec::new();
             for sid in 1..7u64 {
-                state = state
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
                 // Two times in three the session's own statement (the memo is used), else
                 // any other or none.
-                let pick = (state >> 33) as usize % (texts.len() * 3);
+                let pick = picks.below(texts.len() * 3);
                 let sql = if pick < texts.len() {
                     texts.get(pick).filter(|_| pick + 1 < texts.len())
                 } else {
                     texts.get(sid as usize % texts.len())
                 }
                 .map(String::as_str);
-                actives.push(Active {
-                    sid: crate::ids::Sid(sid),
-                    class: Class::Cpu,
-                    user: "app",
-                    host: None,
-                    program: None,
-                    sql,
-                    object: None,
-                    head: None,
-                });
+                actives.push(active_with(crate::ids::Sid(sid), sql));
                 let key = sql.map_or(crate::model::activity::NOT_READ.to_string(), |q| {
                     crate::model::fingerprint::fingerprint(&statement_words(q, SQL_KEY_CHARS))
                 });
