@@ -531,34 +531,15 @@ impl Bases {
             }
             Mark::None => return None,
         };
-        let RawSample {
-            t,
-            source,
-            argv,
-            exit,
-            stdout,
-            stderr,
-        } = sample;
+        let mut sample = sample;
         if keep_output {
-            self.put(&source, stdout.clone());
-            return Some(Ok(RawSample {
-                t,
-                source,
-                argv,
-                exit,
-                stdout,
-                stderr,
-            }));
+            self.put(&sample.source, sample.stdout.clone());
+        } else {
+            self.put(&sample.source, std::mem::take(&mut sample.stdout));
+            sample.argv = Vec::new();
+            sample.stderr = String::new();
         }
-        self.put(&source, stdout);
-        Some(Ok(RawSample {
-            t,
-            source,
-            argv: Vec::new(),
-            exit,
-            stdout: String::new(),
-            stderr: String::new(),
-        }))
+        Some(Ok(sample))
     }
 
     /// A kept output, read once for its base and its sample. The sample is `None` when the

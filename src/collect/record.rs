@@ -640,11 +640,9 @@ impl Cursor {
                 LineRead::Sample(raw) => Some(raw),
             };
             self.no += 1;
-            let line = match line {
-                Some(raw) => sample_line(self.no, raw, &mut self.labels),
-                None => classify(self.no, &self.buf, true, &mut self.labels),
-            };
-            if let Line::Sample(source, raw) = line {
+            if let Line::Sample(source, raw) =
+                line_of(self.no, line, &self.buf, true, &mut self.labels)
+            {
                 // The sample this line was when the recording was read, or the file changed.
                 let expected = rec
                     .entries
@@ -1040,6 +1038,21 @@ fn header_line(no: u64, mut h: RecordingHeader) -> Line {
     Line::Header(Box::new(h), problems)
 }
 
+/// What line `no` is: the sample `decoded` from it when the reader decoded it (`Reader`),
+/// checked as any sample is; else what its text `buf` reads as.
+fn line_of(
+    no: u64,
+    decoded: Option<RawSample>,
+    buf: &[u8],
+    keep_output: bool,
+    labels: &mut Labels,
+) -> Line {
+    match decoded {
+        Some(raw) => sample_line(no, raw, labels),
+        None => classify(no, buf, keep_output, labels),
+    }
+}
+
 /// A sample line checked: its time in range, its source known.
 fn sample_line(no: u64, sample: RawSample, labels: &mut Labels) -> Line {
     if !sample.t.is_finite() || !(0.0..=MAX_T).contains(&sample.t) {
@@ -1131,11 +1144,7 @@ fn read_lines(mut input: Reader, rec: &mut Recording, compressed: bool, timeline
             }
         };
         no += 1;
-        let line = match line {
-            Some(raw) => sample_line(no, raw, &mut labels),
-            None => classify(no, &buf, timeline, &mut labels),
-        };
-        match line {
+        match line_of(no, line, &buf, timeline, &mut labels) {
             Line::Blank => {}
             Line::Problem(p) => rec.problem(p),
             Line::Header(h, problems) => {

@@ -197,6 +197,15 @@ impl Snapshot {
 /// The top CPU sessions whose statements are read (item of the Sessions pane sorted by CPU).
 pub const TOP_CPU_STATEMENTS: usize = 10;
 
+/// The user sessions using CPU, with their CPU: those whose statements may be read for it.
+fn cpu_candidates(snap: &Snapshot) -> Vec<(f64, Sid)> {
+    snap.sessions
+        .iter()
+        .filter(|s| !s.system)
+        .filter_map(|s| Some((s.cpu_percent.filter(|c| *c > 0.0)?, s.sessid)))
+        .collect()
+}
+
 /// The sessions whose statements the collectors should read besides the ones `onstat -u`
 /// shows active (their thread has no wait flag, or waits for the server): the sessions active
 /// though their thread waits on a condition (a client slow to read what it was sent: not the
@@ -209,12 +218,7 @@ pub fn statements_wanted(snap: &Snapshot) -> Vec<Sid> {
         .filter(|w| w.reason == WaitReason::Condition && !w.idle && w.sessid.0 != 0)
         .map(|w| w.sessid)
         .collect();
-    let mut cpu: Vec<(f64, Sid)> = snap
-        .sessions
-        .iter()
-        .filter(|s| !s.system)
-        .filter_map(|s| Some((s.cpu_percent.filter(|c| *c > 0.0)?, s.sessid)))
-        .collect();
+    let mut cpu = cpu_candidates(snap);
     // The first TOP_CPU_STATEMENTS by CPU (ties by session): a selection, not a sort of
     // thousands of sessions each second (their order among themselves does not matter).
     let by_cpu = |a: &(f64, Sid), b: &(f64, Sid)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
@@ -444,12 +448,7 @@ mod wanted {
 
     /// The top sessions by CPU as a whole sort names them.
     fn top_by_sort(snap: &Snapshot) -> Vec<Sid> {
-        let mut cpu: Vec<(f64, Sid)> = snap
-            .sessions
-            .iter()
-            .filter(|s| !s.system)
-            .filter_map(|s| Some((s.cpu_percent.filter(|c| *c > 0.0)?, s.sessid)))
-            .collect();
+        let mut cpu = cpu_candidates(snap);
         cpu.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         let mut top: Vec<Sid> = cpu.iter().take(TOP_CPU_STATEMENTS).map(|c| c.1).collect();
         top.sort_unstable();
