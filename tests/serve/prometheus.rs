@@ -149,6 +149,40 @@ fn live_screen_options_that_mean_nothing_to_serve_are_refused() {
     }
 }
 
+/// The first non-empty answer Prometheus gives to `promql` within 60 s of its start. It accepts
+/// connections before its storage is open and answers every query 503 until then (`/-/ready`
+/// says when it is ready), so a refused connection or a "not ready" is "not yet"; the
+/// timeout names the targets and the log.
+pub(crate) fn first_answer(
+    prom: SocketAddr,
+    promql: &str,
+    log: &std::path::Path,
+) -> Vec<serde_json::Value> {
+    let until = Instant::now() + Duration::from_secs(60);
+    loop {
+        if TcpStream::connect_timeout(&prom, Duration::from_secs(1)).is_ok()
+            && http(prom, "GET", "/-/ready", &[]).0 == 200
+        {
+            let r = query(prom, promql);
+            if !r.is_empty() {
+                return r;
+            }
+        }
+        if Instant::now() > until {
+            let targets = if TcpStream::connect_timeout(&prom, Duration::from_secs(1)).is_ok() {
+                http(prom, "GET", "/api/v1/targets", &[]).2
+            } else {
+                "(Prometheus does not listen)".to_string()
+            };
+            panic!(
+                "Prometheus has no answer to {promql} within 60 s; targets: {targets}\nlog:\n{}",
+                std::fs::read_to_string(log).unwrap_or_default()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
+}
+
 /// Prometheus's answer to an instant query: the `data.result` array.
 pub(crate) fn query(prom: SocketAddr, promql: &str) -> Vec<serde_json::Value> {
     let mut encoded = String::new();
@@ -164,6 +198,62 @@ pub(crate) fn query(prom: SocketAddr, promql: &str) -> Vec<serde_json::Value> {
     let v: serde_json::Value = serde_json::from_str(&body).expect("JSON");
     assert_eq!(v["status"], "success", "{body}");
     v["data"]["result"].as_array().cloned().unwrap_or_default()
+}
+
+/// A Prometheus still opening its storage: it listens, and answers everything 503 "Service
+/// Unavailable" (as Prometheus's web handler does until it is ready) for its first 1.5 s. Waiting
+/// for it is not a failure; the answer after it is the one returned.
+#[test]
+fn a_prometheus_not_yet_ready_is_waited_for() {
+    use std::net::TcpListener;
+    let listener = TcpListener::bind("127.0.0.1:0").expect("binds");
+    let addr = listener.local_addr().expect("addr");
+    let started = Instant::now();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stopped = stop.clone();
+    let fake = std::thread::spawn(move || {
+        let mut answered_503 = 0;
+        for conn in listener.incoming() {
+            if stopped.load(std::sync::atomic::Ordering::SeqCst) {
+                break;
+            }
+            let Ok(mut conn) = conn else { continue };
+            let mut head = Vec::new();
+            let mut byte = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") && conn.read(&mut byte).unwrap_or(0) == 1 {
+                head.push(byte[0]);
+            }
+            let head = String::from_utf8_lossy(&head);
+            let (status, body) = if started.elapsed() < Duration::from_millis(1500) {
+                answered_503 += 1;
+                ("503 Service Unavailable", "Service Unavailable".to_string())
+            } else if head.starts_with("GET /-/ready ") {
+                ("200 OK", "Prometheus Server is Ready.".to_string())
+            } else if head.starts_with("GET /api/v1/query?query=informix_up") {
+                let r = r#"{"status":"success","data":{"resultType":"vector","result":[{"metric":{"server":"ol_demo"},"value":[1,"1"]}]}}"#;
+                ("200 OK", r.to_string())
+            } else {
+                ("404 Not Found", "not here".to_string())
+            };
+            let _ = write!(
+                conn,
+                "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+        answered_503
+    });
+    let log = tempfile::NamedTempFile::new().expect("log");
+    let r = first_answer(addr, "informix_up == 1", log.path());
+    assert_eq!(r.len(), 1, "{r:?}");
+    assert_eq!(r[0]["metric"]["server"], "ol_demo");
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    let _ = TcpStream::connect(addr);
+    let answered_503 = fake.join().expect("the fake ends");
+    assert!(
+        answered_503 >= 1,
+        "the wait went through a 503 at least once"
+    );
 }
 
 #[test]
@@ -187,22 +277,8 @@ fn prometheus_scrapes_serve_and_answers_queries() {
     .expect("config");
     let (prometheus, prom_addr, log) = run::prometheus(&config, dir.path());
 
-    // Within 60 s: Prometheus up, a scrape done, the demo answered.
-    let until = Instant::now() + Duration::from_secs(60);
-    let up = loop {
-        let ready = TcpStream::connect_timeout(&prom_addr, Duration::from_secs(1)).is_ok();
-        if ready {
-            let r = query(prom_addr, "informix_up == 1");
-            if !r.is_empty() {
-                break r;
-            }
-        }
-        if Instant::now() > until {
-            let log = std::fs::read_to_string(&log).unwrap_or_default();
-            panic!("Prometheus has no informix_up 1 within 60 s; its log:\n{log}");
-        }
-        std::thread::sleep(Duration::from_millis(250));
-    };
+    // Within 60 s: Prometheus ready, a scrape done, the demo answered.
+    let up = first_answer(prom_addr, "informix_up == 1", &log);
     assert_eq!(up.len(), 1, "{up:?}");
     let metric = &up[0]["metric"];
     assert_eq!(metric["server"], "ol_demo", "{metric}");

@@ -4,7 +4,7 @@
 //! process is ended by the test, by its own handle.
 
 use crate::common::pki::{pki, Pki};
-use crate::prometheus::query;
+use crate::prometheus::first_answer;
 use crate::run::{address_in, http, serve_command, start, Running};
 use crate::{available, samples, PROMETHEUS};
 use std::io::{Read, Write};
@@ -258,23 +258,7 @@ fn prometheus_scrapes_serve_over_tls_with_basic_auth() {
     )
     .expect("config");
     let (prometheus, prom_addr, log) = crate::run::prometheus(&prom_config, dir.path());
-    let until = Instant::now() + Duration::from_secs(60);
-    let up = loop {
-        if TcpStream::connect_timeout(&prom_addr, Duration::from_secs(1)).is_ok() {
-            let r = query(prom_addr, "informix_up == 1");
-            if !r.is_empty() {
-                break r;
-            }
-        }
-        if Instant::now() > until {
-            let (_, _, targets) = http(prom_addr, "GET", "/api/v1/targets", &[]);
-            panic!(
-                "no informix_up 1 over TLS within 60 s; targets: {targets}\nlog:\n{}",
-                std::fs::read_to_string(&log).unwrap_or_default()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(250));
-    };
+    let up = first_answer(prom_addr, "informix_up == 1", &log);
     assert_eq!(up.len(), 1, "{up:?}");
     assert_eq!(up[0]["metric"]["server"], "ol_demo");
     assert_eq!(up[0]["value"][1], "1");
