@@ -539,6 +539,8 @@ pub(crate) async fn live_store(
         extents_done: false,
         focus: None,
         done: false,
+        judged: None,
+        retries: 0,
     };
     headless::run(
         &mut headless::Input::collectors(&mut collection),
@@ -584,7 +586,20 @@ struct Complete {
     focus: Option<Vec<crate::ids::Sid>>,
     /// Everything is in: the next build is the last.
     done: bool,
+    /// The last moment (its `onstat -u`) judged not to name every holder it could, and how
+    /// many such moments there were.
+    judged: Option<Duration>,
+    retries: u32,
 }
+
+/// How many moments past the first a report waits for one at which every lock and buffer
+/// holder could be named (its `onstat -k`/`-X` read at the moment of its `onstat -u`), before
+/// it reports what it has and says which holders it could not name. A holder read an instant
+/// apart is another moment's (`store::SAME_MOMENT`): plain calls over a slow connection, or a
+/// call that straddled a second of the server's clock. While threads wait on locks or buffers
+/// both ride in every tick's call, so the next moment usually has them; the report's deadline
+/// bounds the wait too.
+const MOMENT_RETRIES: u32 = 3;
 
 impl Complete {
     /// Every source a report needs answered (or failed), per what this server has (`onstat -g
@@ -625,6 +640,33 @@ impl Complete {
                     && (!plan.supported_by(release) || self.seen.contains_key(&plan))
             })
         })
+    }
+
+    /// Whether to wait for another moment: the report's snapshot has a waiter on a lock or a
+    /// buffer with no holder named, because that holder's output was not read at the moment
+    /// of the `onstat -u` (see [`MOMENT_RETRIES`]), and fewer moments than that were judged so.
+    fn another_moment(&mut self, snap: &Snapshot, store: &Store) -> bool {
+        use crate::parsers::onstat_u::WaitReason;
+        let Some(moment) = store.moment() else {
+            return false;
+        };
+        let apart = |s: Source| !store.at_moment(&s);
+        let unnamed = snap.waiters.iter().any(|w| {
+            w.blockers.is_empty()
+                && match w.reason {
+                    WaitReason::Lock => apart(Source::OnstatK),
+                    WaitReason::Buffer => apart(Source::OnstatX),
+                    _ => false,
+                }
+        });
+        if !unnamed {
+            return false;
+        }
+        if self.judged != Some(moment) {
+            self.judged = Some(moment);
+            self.retries += 1;
+        }
+        self.retries <= MOMENT_RETRIES
     }
 
     /// A report waits for nothing once what it needs is in: the build that picks the sessions,
@@ -679,6 +721,10 @@ impl headless::Front for Complete {
         collection: Option<&Collection>,
     ) -> headless::Flow {
         if self.done {
+            if self.another_moment(&snap, &watched.store) {
+                self.done = false;
+                return headless::Flow::Go;
+            }
             return headless::Flow::Stop;
         }
         if self.focus.is_none() && self.collected(&watched.store) {
@@ -700,7 +746,10 @@ impl headless::Front for Complete {
             self.focus = Some(sids);
             self.check(watched);
             if self.done {
-                return headless::Flow::Stop;
+                if !self.another_moment(&snap, &watched.store) {
+                    return headless::Flow::Stop;
+                }
+                self.done = false;
             }
         }
         headless::Flow::Go

@@ -405,6 +405,17 @@ impl Store {
         self.in_step(&k.source(), &Source::OnstatU).then_some(v)
     }
 
+    /// Whether the last good output of `source` was taken at the moment of the latest `onstat
+    /// -u` (within [`SAME_MOMENT`], printed in the same second of the server's clock): what
+    /// [`Self::get_at_moment`] asks before it joins one.
+    pub(crate) fn at_moment(&self, source: &Source) -> bool {
+        let near = self
+            .moment()
+            .zip(self.observed(*source))
+            .is_some_and(|(m, t)| m.abs_diff(t) <= SAME_MOMENT);
+        near && self.in_step(source, &Source::OnstatU)
+    }
+
     /// Whether `source` was read at the moment of the latest `onstat -u` but printed in a later
     /// second of the server's clock (its banner says so): of that moment by ifxtop's clock, not
     /// by the server's.

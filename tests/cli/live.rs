@@ -225,6 +225,41 @@ fn a_live_snapshot_collects_every_source_once_and_reports() {
     assert_eq!(runs("onstat -g bth"), 0, "{log}");
 }
 
+/// A report names a lock's holder only from an `onstat -k` read at the moment of the waiter's
+/// `onstat -u`. Here the first call's `-u` shows no lock waits, so the second call (the one
+/// whose `-u` shows them) has no `-k`: at that moment the holders cannot be named. The report
+/// waits for the next moment, whose call has `-k` (asked for by the lock waits), and names
+/// them, rather than say "holder unknown" a second before it could know.
+#[test]
+fn a_report_waits_for_a_moment_at_which_it_can_name_the_lock_holders() {
+    let calm = U
+        .replace("L-BP---", "--BP---")
+        .replace("L--P---", "---P---")
+        .replace("44a1b000", "0")
+        .replace("44a1b2c8", "0");
+    let f = fake_server(|f| {
+        f.answer_sequence("-u", &[&format!("\n{calm}"), &format!("\n{U}")]);
+    });
+    let out = snapshot(&f, &[]);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stderr}\n{stdout}");
+    let log = f.calls();
+    let grouped: Vec<&str> = log.lines().filter(|l| l.starts_with("onstat -u")).collect();
+    // The case as set up: `-k` in the first call (due at start), not in the second.
+    assert!(
+        grouped.len() >= 2 && grouped[0].contains(" -k ") && !grouped[1].contains(" -k "),
+        "{log}"
+    );
+    assert!(
+        stdout.contains("blocked by sid 813, head blocker sid 812"),
+        "{stdout}\n{log}"
+    );
+    assert!(!stdout.contains("holder unknown"), "{stdout}");
+    // The moment it named them from is the third call's, and it waited no longer.
+    assert!(grouped.len() >= 3 && grouped[2].contains(" -k "), "{log}");
+    assert!(grouped.len() <= 6, "{log}");
+}
+
 #[test]
 fn a_live_snapshot_as_json_names_time_host_and_server() {
     let f = fake_server(|_| {});

@@ -80,6 +80,20 @@ impl FakeOnstat {
         self
     }
 
+    /// The calls with `option` among their options answer `bodies` in turn, the last one from
+    /// then on: a server whose state moves between calls.
+    pub fn answer_sequence(&self, option: &str, bodies: &[&str]) -> &Self {
+        let k = key(option);
+        for (i, body) in bodies.iter().enumerate() {
+            std::fs::write(self.data.join(format!("{k}.{}", i + 1)), body).expect("answer");
+        }
+        std::fs::write(self.data.join(format!("{k}.seq")), "").expect("sequence");
+        if let Some(first) = bodies.first() {
+            self.answer(option, first);
+        }
+        self
+    }
+
     /// `answer` with a captured output of tests/fixtures, its banner cut off.
     pub fn answer_fixture(&self, options: &str, rel: &str, title: Option<&str>) -> &Self {
         let text = std::fs::read_to_string(fixtures_dir().join(rel)).expect("fixture");
@@ -145,6 +159,14 @@ impl FakeOnstat {
         let onstat = format!(
             "#!/bin/sh\n\
              echo \"onstat $* INFORMIXSERVER=$INFORMIXSERVER\" >> '{log}'\n\
+             for o in \"$@\"; do\n\
+               k=$(printf '%s' \"$o\" | tr -c 'A-Za-z0-9' '_')\n\
+               if [ -f '{d}'/\"$k.seq\" ]; then\n\
+                 n=$(( $(cat '{d}'/\"$k.n\" 2>/dev/null || echo 0) + 1 ))\n\
+                 echo \"$n\" > '{d}'/\"$k.n\"\n\
+                 if [ -f '{d}'/\"$k.$n\" ]; then cp '{d}'/\"$k.$n\" '{d}'/\"$k\"; fi\n\
+               fi\n\
+             done\n\
              case \"$*\" in\n{cases}esac\n\
              if [ \"$*\" = -i ] && [ -x '{d}/interactive' ]; then exec '{d}/interactive'; fi\n\
              k=$(printf '%s' \"$*\" | tr -c 'A-Za-z0-9' '_')\n\
