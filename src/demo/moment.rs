@@ -14,6 +14,7 @@ use super::profile::Counters;
 use super::schedule;
 use super::schema::{self, Placed};
 use super::timeline::{self, Incident, Now};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// What a session is doing at a moment.
@@ -242,7 +243,7 @@ pub(crate) struct Moment {
     /// Who is on each slot (`Population::tenants_at`).
     pub(crate) tenants: Arc<[Tenant]>,
     pub(crate) sessions: Vec<SessionNow>,
-    held: Vec<Vec<Held>>,
+    held: HeldLocks,
     hot: Option<HotBuffer>,
     /// Mutexes held, in mutex order.
     pub(crate) mutexes: Vec<HeldMutex>,
@@ -285,6 +286,25 @@ fn hold_rows(held: &mut Vec<Held>, partnum: u32, rows: impl IntoIterator<Item = 
         ..Held::row(partnum, 0)
     });
     held.extend(rows.into_iter().map(|rowid| Held::row(partnum, rowid)));
+}
+
+/// The locks every session holds at a moment, one list after the other (session `i`'s are
+/// `rows[start[i]..start[i + 1]]`): two blocks a moment, not one per session holding a lock
+/// (thousands at 5,000 sessions, each freed when the moment goes).
+#[derive(Debug, Default)]
+struct HeldLocks {
+    start: Vec<u32>,
+    rows: Vec<Held>,
+}
+
+impl HeldLocks {
+    /// Session `i`'s locks, in the order it took them.
+    fn of(&self, i: usize) -> &[Held] {
+        match (self.start.get(i), self.start.get(i + 1)) {
+            (Some(&a), Some(&b)) => self.rows.get(a as usize..b as usize).unwrap_or_default(),
+            _ => &[],
+        }
+    }
 }
 
 impl Held {
@@ -389,7 +409,6 @@ impl Moment {
     pub(crate) fn at(pop: &Population, counters: &Counters, t: u64) -> Moment {
         let now = timeline::now(t);
         let seed = pop.seed;
-        let n = pop.sessions.len();
         let tenants = pop.tenants_at(t);
         let sessions: Vec<SessionNow> = pop
             .sessions
@@ -402,7 +421,7 @@ impl Moment {
             now,
             t,
             sessions,
-            held: vec![Vec::new(); n],
+            held: BTreeMap::new(),
             hot: None,
             contended_holder: None,
         };
@@ -410,10 +429,9 @@ impl Moment {
         scene.hot_buffer();
         scene.hot_row(&tenants);
         scene.quick_checkpoint();
-        scene.background_locks();
+        let held = scene.background_locks();
         let Scene {
             sessions,
-            held,
             hot,
             contended_holder,
             ..
@@ -671,7 +689,9 @@ struct Scene<'a> {
     now: Now,
     t: u64,
     sessions: Vec<SessionNow>,
-    held: Vec<Vec<Held>>,
+    /// The locks the incident's sessions hold, by session: a few of them (every other
+    /// session's are added by `background_locks`, as the moment's list is made).
+    held: BTreeMap<usize, Vec<Held>>,
     hot: Option<HotBuffer>,
     /// Who holds the contended mutex this second, when the contention plays.
     contended_holder: Option<usize>,
@@ -809,7 +829,7 @@ impl Scene<'_> {
             };
             let log = schema::partnum(schema::ORDER_LOG);
             let rows = (0..10).map(|r| 0x4_0000 + (now.cycle * 0x100 + r) * 0x101);
-            hold_rows(&mut self.held[CRITICAL], log, rows);
+            hold_rows(self.held.entry(CRITICAL).or_default(), log, rows);
             // Two inserters want rows it has locked: they wait on a session that onmode -z
             // cannot end (its locks go when it leaves the critical section).
             for (k, w) in LOCKED_OUT_BY_CRITICAL.into_iter().enumerate() {
@@ -822,7 +842,7 @@ impl Scene<'_> {
 
     /// Session `waiter` waits for the lock `owner` holds at its `held[k]` (lock slot `k + 1`).
     fn wait_for_lock(&mut self, waiter: usize, owner: usize, k: usize) {
-        let Some(h) = self.held[owner].get_mut(k) else {
+        let Some(h) = self.held.get_mut(&owner).and_then(|l| l.get_mut(k)) else {
             return;
         };
         if h.waiter == 0 {
@@ -867,7 +887,10 @@ impl Scene<'_> {
                 send_q: 0,
             };
             // LOCK TABLE order_log IN EXCLUSIVE MODE, then the delete.
-            self.held[LONG_TXN].push(Held::row(schema::partnum(schema::ORDER_LOG), 0));
+            self.held
+                .entry(LONG_TXN)
+                .or_default()
+                .push(Held::row(schema::partnum(schema::ORDER_LOG), 0));
             // An inserter that came to order_log waits for that lock while it rolls back:
             // ending the session would not free it any sooner.
             if stage != Stage::Open && LOCKED_OUT_BY_ROLLBACK < n {
@@ -890,7 +913,7 @@ impl Scene<'_> {
         };
         let items = schema::partnum(schema::ITEMS);
         let rows = (0..10).map(|r| 0x1_0000 + (t * 10 + r) * 0x101 % 0xf_0000);
-        hold_rows(&mut self.held[MUTEX_HOLDER], items, rows);
+        hold_rows(self.held.entry(MUTEX_HOLDER).or_default(), items, rows);
         self.contended_holder = Some(MUTEX_HOLDER);
         let waiters = group(pop, MUTEX_WAITERS);
         for (k, &m) in waiters.iter().enumerate() {
@@ -942,9 +965,16 @@ impl Scene<'_> {
             waiter: rstcb(waiter),
             ..Held::row(partnum, rowid)
         };
-        self.held[s812].push(waited(customer, 0x104, s813));
-        self.held[s812].push(waited(orders, 0x2a07, s815));
-        self.held[s813].push(waited(items, 0x1f03, s814));
+        let held = &mut self.held;
+        held.entry(s812)
+            .or_default()
+            .push(waited(customer, 0x104, s813));
+        held.entry(s812)
+            .or_default()
+            .push(waited(orders, 0x2a07, s815));
+        held.entry(s813)
+            .or_default()
+            .push(waited(items, 0x1f03, s814));
         // Lock slot 0 is the database lock; the row locks follow.
         self.sessions[s813] = waiting(Activity::Lock {
             lock: lock(s812, 1),
@@ -979,7 +1009,7 @@ impl Scene<'_> {
             };
             for (k, &m) in std::iter::once(&h.owner).chain(&h.waiters).enumerate() {
                 let row = rowbase + 1 + k as u64 + below(seed, Salt::Noise, m as u64, t, 7);
-                hold_rows(&mut self.held[m], tbl, [row]);
+                hold_rows(self.held.entry(m).or_default(), tbl, [row]);
             }
         }
     }
@@ -1016,14 +1046,14 @@ impl Scene<'_> {
             send_q: 0,
         };
         hold_rows(
-            &mut self.held[holder],
+            self.held.entry(holder).or_default(),
             schema::partnum(schema::STOCK),
             [HOT_ROW_ID],
         );
         // Its lock comes from the server's free list, as every lock does: the one the last
         // holder freed, so one address is held by one session, then the next, the same
         // second its waiters see it change hands.
-        if let Some(h) = self.held[holder].last_mut() {
+        if let Some(h) = self.held.get_mut(&holder).and_then(|l| l.last_mut()) {
             h.at = Some(hot_row_lock(pop));
         }
         // Now and then nobody comes for it for a second; the next second the new holder has
@@ -1054,13 +1084,23 @@ impl Scene<'_> {
         }
     }
 
-    /// Ordinary transactions in the background hold a table and a row lock.
-    fn background_locks(&mut self) {
+    /// The moment's locks: the incident's sessions' as they took them; and a table and a row
+    /// lock held by each other session in a transaction (not waiting for a lock), as ordinary
+    /// transactions in the background do.
+    fn background_locks(&mut self) -> HeldLocks {
         let pop = self.pop;
         let t = self.t;
         let seed = pop.seed;
+        let mut out = HeldLocks {
+            start: Vec::with_capacity(self.sessions.len() + 1),
+            rows: Vec::with_capacity(self.sessions.len() * 2 + self.held.len() * 8),
+        };
         for (i, sn) in self.sessions.iter().enumerate() {
-            if sn.txn && self.held[i].is_empty() && !matches!(sn.activity, Activity::Lock { .. }) {
+            out.start.push(out.rows.len() as u32);
+            let mine = self.held.remove(&i).unwrap_or_default();
+            if !mine.is_empty() {
+                out.rows.extend(mine);
+            } else if sn.txn && !matches!(sn.activity, Activity::Lock { .. }) {
                 let s = &pop.sessions[i];
                 let table = [
                     schema::ORDERS,
@@ -1072,9 +1112,11 @@ impl Scene<'_> {
                 if table == schema::STOCK && row == HOT_ROW_ID {
                     row += 1;
                 }
-                hold_rows(&mut self.held[i], schema::partnum(table), [row]);
+                hold_rows(&mut out.rows, schema::partnum(table), [row]);
             }
         }
+        out.start.push(out.rows.len() as u32);
+        out
     }
 }
 
@@ -1458,7 +1500,7 @@ fn hot_row_lock(pop: &Population) -> u64 {
 
 /// `onstat -k`: each session's database lock, then the locks it holds, chained through lklist.
 /// An empty slot's locks are free (the next session on it takes the same lock slots).
-fn lock_rows(pop: &Population, tenants: &[Tenant], held: &[Vec<Held>]) -> Vec<LockRow> {
+fn lock_rows(pop: &Population, tenants: &[Tenant], held: &HeldLocks) -> Vec<LockRow> {
     let mut rows = Vec::with_capacity(pop.sessions.len() + 64);
     for (s, _) in pop
         .sessions
@@ -1474,7 +1516,7 @@ fn lock_rows(pop: &Population, tenants: &[Tenant], held: &[Vec<Held>]) -> Vec<Lo
             waiter: 0,
             at: None,
         };
-        let mine = held.get(s.idx).map(Vec::as_slice).unwrap_or(&[]);
+        let mine = held.of(s.idx);
         for (j, h) in std::iter::once(&db).chain(mine).enumerate() {
             let address = h.at.unwrap_or_else(|| lock_address(pop, s.idx, j as u64));
             rows.push(LockRow {
@@ -1611,7 +1653,7 @@ fn threads(w: &World<'_>) -> Vec<Thread> {
             Activity::Checkpoint => (pop.layout.ckpt_cond, Status::Checkpoint),
             Activity::Lock { lock } => (lock, Status::Lock),
         };
-        let locks = 1 + held.get(s.idx).map_or(0, Vec::len) as u32;
+        let locks = 1 + held.of(s.idx).len() as u32;
         let (nreads, nwrites) = counted(s, tn, t);
         out.push(Thread {
             rstcb: s.rstcb,
