@@ -272,17 +272,42 @@ pub(crate) const fn rolling_back(t: u64) -> Activity {
 struct Held {
     partnum: u32,
     rowid: u64,
-    kind: &'static str,
+    kind: LockKind,
     waiter: u64,
     /// Its address when not the session's own lock slot: a lock taken from the server's free
     /// list (the hot counter row's).
-    at: Option<u64>,
+    at: Option<std::num::NonZeroU64>,
+}
+
+// Four words: thousands are kept for each of the last seconds.
+const _: () = assert!(std::mem::size_of::<Held>() == 32);
+
+/// The lock types the demo's sessions hold, as `onstat -k` prints them: a byte in the 32 of a
+/// held lock (thousands of them kept for each of the last seconds), not a string's 16.
+#[derive(Debug, Clone, Copy)]
+enum LockKind {
+    /// `HDR+S`: the database lock every session holds.
+    Shared,
+    /// `HDR+IX`: a transaction's intent lock on a table.
+    IntentExclusive,
+    /// `HDR+X`: a row lock.
+    Exclusive,
+}
+
+impl LockKind {
+    const fn text(self) -> &'static str {
+        match self {
+            LockKind::Shared => "HDR+S",
+            LockKind::IntentExclusive => "HDR+IX",
+            LockKind::Exclusive => "HDR+X",
+        }
+    }
 }
 
 /// A transaction's locks on a table: its intent lock (`HDR+IX`), then a lock on each row.
 fn hold_rows(held: &mut Vec<Held>, partnum: u32, rows: impl IntoIterator<Item = u64>) {
     held.push(Held {
-        kind: "HDR+IX",
+        kind: LockKind::IntentExclusive,
         ..Held::row(partnum, 0)
     });
     held.extend(rows.into_iter().map(|rowid| Held::row(partnum, rowid)));
@@ -313,7 +338,7 @@ impl Held {
         Held {
             partnum,
             rowid,
-            kind: "HDR+X",
+            kind: LockKind::Exclusive,
             waiter: 0,
             at: None,
         }
@@ -849,7 +874,7 @@ impl Scene<'_> {
             h.waiter = self.pop.sessions[waiter].rstcb;
         }
         let lock =
-            h.at.unwrap_or_else(|| lock_address(self.pop, owner, k as u64 + 1));
+            h.at.map_or_else(|| lock_address(self.pop, owner, k as u64 + 1), |a| a.get());
         self.sessions[waiter] = waiting(Activity::Lock { lock });
     }
 
@@ -1054,7 +1079,7 @@ impl Scene<'_> {
         // holder freed, so one address is held by one session, then the next, the same
         // second its waiters see it change hands.
         if let Some(h) = self.held.get_mut(&holder).and_then(|l| l.last_mut()) {
-            h.at = Some(hot_row_lock(pop));
+            h.at = std::num::NonZeroU64::new(hot_row_lock(pop));
         }
         // Now and then nobody comes for it for a second; the next second the new holder has
         // it and the next in line wait again: waits that begin with no lock wait the second
@@ -1091,16 +1116,23 @@ impl Scene<'_> {
         let pop = self.pop;
         let t = self.t;
         let seed = pop.seed;
+        let incident = self.held.values().map(Vec::len).sum::<usize>();
+        let background = self
+            .sessions
+            .iter()
+            .enumerate()
+            .filter(|(i, sn)| Self::holds_background_locks(sn) && !self.held.contains_key(i))
+            .count();
         let mut out = HeldLocks {
             start: Vec::with_capacity(self.sessions.len() + 1),
-            rows: Vec::with_capacity(self.sessions.len() * 2 + self.held.len() * 8),
+            rows: Vec::with_capacity(incident + 2 * background),
         };
         for (i, sn) in self.sessions.iter().enumerate() {
             out.start.push(out.rows.len() as u32);
             let mine = self.held.remove(&i).unwrap_or_default();
             if !mine.is_empty() {
                 out.rows.extend(mine);
-            } else if sn.txn && !matches!(sn.activity, Activity::Lock { .. }) {
+            } else if Self::holds_background_locks(sn) {
                 let s = &pop.sessions[i];
                 let table = [
                     schema::ORDERS,
@@ -1117,6 +1149,12 @@ impl Scene<'_> {
         }
         out.start.push(out.rows.len() as u32);
         out
+    }
+
+    /// A session in a transaction, not waiting for a lock, holds a table and a row lock (when
+    /// the incident gave it none).
+    fn holds_background_locks(sn: &SessionNow) -> bool {
+        sn.txn && !matches!(sn.activity, Activity::Lock { .. })
     }
 }
 
@@ -1512,19 +1550,20 @@ fn lock_rows(pop: &Population, tenants: &[Tenant], held: &HeldLocks) -> Vec<Lock
         let db = Held {
             partnum: schema::DATABASE_TBLSPACE,
             rowid: schema::STORES_DB_ROWID,
-            kind: "HDR+S",
+            kind: LockKind::Shared,
             waiter: 0,
             at: None,
         };
         let mine = held.of(s.idx);
         for (j, h) in std::iter::once(&db).chain(mine).enumerate() {
-            let address = h.at.unwrap_or_else(|| lock_address(pop, s.idx, j as u64));
+            let address =
+                h.at.map_or_else(|| lock_address(pop, s.idx, j as u64), |a| a.get());
             rows.push(LockRow {
                 address,
                 wtlist: h.waiter,
                 owner: s.rstcb,
                 lklist: prev,
-                kind: h.kind,
+                kind: h.kind.text(),
                 partnum: h.partnum,
                 rowid: h.rowid,
             });
