@@ -409,22 +409,22 @@ impl Store {
     /// -u` (within [`SAME_MOMENT`], printed in the same second of the server's clock): what
     /// [`Self::get_at_moment`] asks before it joins one.
     pub(crate) fn at_moment(&self, source: &Source) -> bool {
-        let near = self
-            .moment()
+        self.read_at_moment(source) && self.in_step(source, &Source::OnstatU)
+    }
+
+    /// Whether the last good output of `source` was read within [`SAME_MOMENT`] of the latest
+    /// `onstat -u`, by ifxtop's clock.
+    fn read_at_moment(&self, source: &Source) -> bool {
+        self.moment()
             .zip(self.observed(*source))
-            .is_some_and(|(m, t)| m.abs_diff(t) <= SAME_MOMENT);
-        near && self.in_step(source, &Source::OnstatU)
+            .is_some_and(|(m, t)| m.abs_diff(t) <= SAME_MOMENT)
     }
 
     /// Whether `source` was read at the moment of the latest `onstat -u` but printed in a later
     /// second of the server's clock (its banner says so): of that moment by ifxtop's clock, not
     /// by the server's.
     pub(crate) fn late_for_moment(&self, source: &Source) -> bool {
-        let near = self
-            .moment()
-            .zip(self.observed(*source))
-            .is_some_and(|(m, t)| m.abs_diff(t) <= SAME_MOMENT);
-        near && !self.in_step(source, &Source::OnstatU)
+        self.read_at_moment(source) && !self.in_step(source, &Source::OnstatU)
     }
 
     /// The server's uptime in the banner of the last good output of `s` (whole seconds).
