@@ -669,6 +669,17 @@ impl Complete {
         self.retries <= MOMENT_RETRIES
     }
 
+    /// Everything is in: this build is the last, unless another moment is to be waited for
+    /// (then the next arrivals make it done again).
+    fn last_or_another(&mut self, snap: &Snapshot, store: &Store) -> headless::Flow {
+        if self.another_moment(snap, store) {
+            self.done = false;
+            headless::Flow::Go
+        } else {
+            headless::Flow::Stop
+        }
+    }
+
     /// A report waits for nothing once what it needs is in: the build that picks the sessions,
     /// and the last one, are at once (as what the user asks for is, by the one rule).
     fn check(&mut self, watched: &mut Watched) {
@@ -721,11 +732,7 @@ impl headless::Front for Complete {
         collection: Option<&Collection>,
     ) -> headless::Flow {
         if self.done {
-            if self.another_moment(&snap, &watched.store) {
-                self.done = false;
-                return headless::Flow::Go;
-            }
-            return headless::Flow::Stop;
+            return self.last_or_another(&snap, &watched.store);
         }
         if self.focus.is_none() && self.collected(&watched.store) {
             // Then the SQL of the sessions that matter, once: their screens are open
@@ -746,10 +753,7 @@ impl headless::Front for Complete {
             self.focus = Some(sids);
             self.check(watched);
             if self.done {
-                if !self.another_moment(&snap, &watched.store) {
-                    return headless::Flow::Stop;
-                }
-                self.done = false;
+                return self.last_or_another(&snap, &watched.store);
             }
         }
         headless::Flow::Go

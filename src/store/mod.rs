@@ -401,13 +401,13 @@ impl Store {
     /// after the server's clock ticked (the call stalled between two of them) may show a holder
     /// who took over after the waiters of the `onstat -u` were printed.
     pub fn get_at_moment<T: Record>(&self, k: Key<T>) -> Option<&T> {
-        let v = self.get_at(k, self.moment()?)?;
-        self.in_step(&k.source(), &Source::OnstatU).then_some(v)
+        self.at_moment(&k.source()).then(|| self.get(k)).flatten()
     }
 
     /// Whether the last good output of `source` was taken at the moment of the latest `onstat
-    /// -u` (within [`SAME_MOMENT`], printed in the same second of the server's clock): what
-    /// [`Self::get_at_moment`] asks before it joins one.
+    /// -u` (within [`SAME_MOMENT`], printed in the same second of the server's clock): the one
+    /// rule [`Self::get_at_moment`] joins by, and a report asks before it says a holder is
+    /// unknown.
     pub(crate) fn at_moment(&self, source: &Source) -> bool {
         self.read_at_moment(source) && self.in_step(source, &Source::OnstatU)
     }
