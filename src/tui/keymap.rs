@@ -4,6 +4,25 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
+/// The keys one terminal event stands for. No key of ifxtop's is an Alt chord, so an Alt-held
+/// key is read as what it almost always is: Esc, then the key. A terminal sends Alt-x as ESC
+/// then x, and two keys typed quickly (over ssh they often arrive in one packet) read the same:
+/// Esc then Space must close the help and then freeze, not just close the help.
+pub(crate) fn keys_of(ev: KeyEvent) -> impl Iterator<Item = KeyEvent> {
+    let alt = ev.modifiers.contains(KeyModifiers::ALT);
+    let esc = alt.then(|| KeyEvent {
+        code: KeyCode::Esc,
+        modifiers: KeyModifiers::NONE,
+        kind: ev.kind,
+        state: ev.state,
+    });
+    let key = KeyEvent {
+        modifiers: ev.modifiers - KeyModifiers::ALT,
+        ..ev
+    };
+    esc.into_iter().chain(std::iter::once(key))
+}
+
 /// Everything a key can ask for.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize, serde::Serialize,
@@ -443,6 +462,23 @@ mod tests {
             kind: KeyEventKind::Press,
             state: crossterm::event::KeyEventState::NONE,
         }
+    }
+
+    #[test]
+    fn an_alt_held_key_is_esc_then_the_key() {
+        let keys: Vec<KeyEvent> = keys_of(ev(KeyCode::Char(' '), KeyModifiers::ALT)).collect();
+        assert_eq!(
+            keys,
+            [
+                ev(KeyCode::Esc, KeyModifiers::NONE),
+                ev(KeyCode::Char(' '), KeyModifiers::NONE)
+            ]
+        );
+        let ctrl_alt = KeyModifiers::ALT | KeyModifiers::CONTROL;
+        let keys: Vec<KeyEvent> = keys_of(ev(KeyCode::Char('c'), ctrl_alt)).collect();
+        assert_eq!(keys[1], ev(KeyCode::Char('c'), KeyModifiers::CONTROL));
+        let plain = ev(KeyCode::Char('q'), KeyModifiers::NONE);
+        assert_eq!(keys_of(plain).collect::<Vec<_>>(), [plain]);
     }
 
     #[test]

@@ -709,12 +709,12 @@ async fn run_async(setups: Vec<Setup>, keymap: Keymap) -> Result<ExitCode, Error
         use crossterm::event::Event;
         // Blocking reads on their own thread: the async loop never waits on the terminal.
         while let Ok(ev) = crossterm::event::read() {
-            let input = match ev {
-                Event::Key(k) => Input::Key(k),
-                Event::Resize(w, h) => Input::Resize(w, h),
+            let inputs: Vec<Input> = match ev {
+                Event::Key(k) => crate::tui::keymap::keys_of(k).map(Input::Key).collect(),
+                Event::Resize(w, h) => vec![Input::Resize(w, h)],
                 _ => continue,
             };
-            if keys.blocking_send(input).is_err() {
+            if inputs.into_iter().any(|i| keys.blocking_send(i).is_err()) {
                 break;
             }
         }
