@@ -19,6 +19,9 @@ use std::time::Duration;
 /// Lines of a session screen a page key scrolls by when the terminal's height is not known.
 const SESSION_PAGE: usize = 10;
 
+/// What the status line says when the screen is frozen (taken off when it resumes).
+const FROZEN_SAID: &str = "frozen: collection goes on";
+
 impl App {
     fn table_mut(&mut self) -> &mut TableUi {
         &mut self.tables[self.pane.index()]
@@ -744,8 +747,16 @@ impl App {
                     let resume = self
                         .key_of(Action::ToggleFreeze)
                         .map_or_else(String::new, |k| format!("; {k} to resume"));
-                    self.say(format!("frozen: collection goes on{resume}"), now);
+                    self.say(format!("{FROZEN_SAID}{resume}"), now);
                 } else {
+                    // Live again: "frozen" must not stay on the status line until it expires.
+                    if self
+                        .message
+                        .as_ref()
+                        .is_some_and(|(m, _)| m.starts_with(FROZEN_SAID))
+                    {
+                        self.message = None;
+                    }
                     self.refresh_orders();
                 }
             }

@@ -408,6 +408,11 @@ fn freeze_keeps_the_screen_while_data_arrives() {
     let mut a = app();
     a.on_key(key(' '), NOW);
     assert!(a.frozen.is_some());
+    assert!(
+        a.current_message().is_some_and(|m| m.starts_with("frozen")),
+        "{:?}",
+        a.current_message()
+    );
     let mut s = snapshot();
     s.waiters.truncate(1);
     a.set_snapshot(Arc::new(s));
@@ -415,6 +420,8 @@ fn freeze_keeps_the_screen_while_data_arrives() {
     assert_eq!(a.live.waiters.len(), 1, "collection stopped while frozen");
     a.on_key(key(' '), NOW);
     assert!(a.frozen.is_none());
+    // Running again: the status line no longer says it is frozen.
+    assert_eq!(a.current_message(), None);
     assert_eq!(a.shown().waiters.len(), 1);
     assert_eq!(a.table().order.len(), 1);
 }
