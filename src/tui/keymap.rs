@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 /// Esc then Space must close the help and then freeze, not just close the help.
 pub(crate) fn keys_of(ev: KeyEvent) -> impl Iterator<Item = KeyEvent> {
     let alt = ev.modifiers.contains(KeyModifiers::ALT);
-    let esc = alt.then(|| KeyEvent {
+    let esc = alt.then_some(KeyEvent {
         code: KeyCode::Esc,
         modifiers: KeyModifiers::NONE,
         kind: ev.kind,
