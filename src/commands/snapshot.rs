@@ -650,14 +650,12 @@ impl Complete {
         let Some(moment) = store.moment() else {
             return false;
         };
-        let apart = |s: Source| !store.at_moment(&s);
+        // Not for a mutex: its waits pass in an instant, and the next moment's are others.
         let unnamed = snap.waiters.iter().any(|w| {
             w.blockers.is_empty()
-                && match w.reason {
-                    WaitReason::Lock => apart(Source::OnstatK),
-                    WaitReason::Buffer => apart(Source::OnstatX),
-                    _ => false,
-                }
+                && matches!(w.reason, WaitReason::Lock | WaitReason::Buffer)
+                && crate::model::waiters::holder_source(w.reason)
+                    .is_some_and(|s| !store.at_moment(&s))
         });
         if !unnamed {
             return false;

@@ -333,6 +333,13 @@ impl HeldLocks {
 }
 
 impl Held {
+    /// Its address: the lock it took from the server's free list, or lock slot `slot` of
+    /// session `i` (slot 0 is the database lock).
+    fn address(&self, pop: &Population, i: usize, slot: u64) -> u64 {
+        self.at
+            .map_or_else(|| lock_address(pop, i, slot), std::num::NonZeroU64::get)
+    }
+
     /// A row lock (`HDR+X`) no one waits for.
     fn row(partnum: u32, rowid: u64) -> Held {
         Held {
@@ -854,7 +861,7 @@ impl Scene<'_> {
             };
             let log = schema::partnum(schema::ORDER_LOG);
             let rows = (0..10).map(|r| 0x4_0000 + (now.cycle * 0x100 + r) * 0x101);
-            hold_rows(self.held.entry(CRITICAL).or_default(), log, rows);
+            hold_rows(self.holding(CRITICAL), log, rows);
             // Two inserters want rows it has locked: they wait on a session that onmode -z
             // cannot end (its locks go when it leaves the critical section).
             for (k, w) in LOCKED_OUT_BY_CRITICAL.into_iter().enumerate() {
@@ -865,6 +872,11 @@ impl Scene<'_> {
         }
     }
 
+    /// The locks session `i` holds for the incident (none until it takes one).
+    fn holding(&mut self, i: usize) -> &mut Vec<Held> {
+        self.held.entry(i).or_default()
+    }
+
     /// Session `waiter` waits for the lock `owner` holds at its `held[k]` (lock slot `k + 1`).
     fn wait_for_lock(&mut self, waiter: usize, owner: usize, k: usize) {
         let Some(h) = self.held.get_mut(&owner).and_then(|l| l.get_mut(k)) else {
@@ -873,8 +885,7 @@ impl Scene<'_> {
         if h.waiter == 0 {
             h.waiter = self.pop.sessions[waiter].rstcb;
         }
-        let lock =
-            h.at.map_or_else(|| lock_address(self.pop, owner, k as u64 + 1), |a| a.get());
+        let lock = h.address(self.pop, owner, k as u64 + 1);
         self.sessions[waiter] = waiting(Activity::Lock { lock });
     }
 
@@ -912,9 +923,7 @@ impl Scene<'_> {
                 send_q: 0,
             };
             // LOCK TABLE order_log IN EXCLUSIVE MODE, then the delete.
-            self.held
-                .entry(LONG_TXN)
-                .or_default()
+            self.holding(LONG_TXN)
                 .push(Held::row(schema::partnum(schema::ORDER_LOG), 0));
             // An inserter that came to order_log waits for that lock while it rolls back:
             // ending the session would not free it any sooner.
@@ -938,7 +947,7 @@ impl Scene<'_> {
         };
         let items = schema::partnum(schema::ITEMS);
         let rows = (0..10).map(|r| 0x1_0000 + (t * 10 + r) * 0x101 % 0xf_0000);
-        hold_rows(self.held.entry(MUTEX_HOLDER).or_default(), items, rows);
+        hold_rows(self.holding(MUTEX_HOLDER), items, rows);
         self.contended_holder = Some(MUTEX_HOLDER);
         let waiters = group(pop, MUTEX_WAITERS);
         for (k, &m) in waiters.iter().enumerate() {
@@ -990,16 +999,9 @@ impl Scene<'_> {
             waiter: rstcb(waiter),
             ..Held::row(partnum, rowid)
         };
-        let held = &mut self.held;
-        held.entry(s812)
-            .or_default()
-            .push(waited(customer, 0x104, s813));
-        held.entry(s812)
-            .or_default()
-            .push(waited(orders, 0x2a07, s815));
-        held.entry(s813)
-            .or_default()
-            .push(waited(items, 0x1f03, s814));
+        self.holding(s812).push(waited(customer, 0x104, s813));
+        self.holding(s812).push(waited(orders, 0x2a07, s815));
+        self.holding(s813).push(waited(items, 0x1f03, s814));
         // Lock slot 0 is the database lock; the row locks follow.
         self.sessions[s813] = waiting(Activity::Lock {
             lock: lock(s812, 1),
@@ -1034,6 +1036,7 @@ impl Scene<'_> {
             };
             for (k, &m) in std::iter::once(&h.owner).chain(&h.waiters).enumerate() {
                 let row = rowbase + 1 + k as u64 + below(seed, Salt::Noise, m as u64, t, 7);
+                // `self.hot` is borrowed: the map itself, not `holding`.
                 hold_rows(self.held.entry(m).or_default(), tbl, [row]);
             }
         }
@@ -1071,7 +1074,7 @@ impl Scene<'_> {
             send_q: 0,
         };
         hold_rows(
-            self.held.entry(holder).or_default(),
+            self.holding(holder),
             schema::partnum(schema::STOCK),
             [HOT_ROW_ID],
         );
@@ -1556,8 +1559,7 @@ fn lock_rows(pop: &Population, tenants: &[Tenant], held: &HeldLocks) -> Vec<Lock
         };
         let mine = held.of(s.idx);
         for (j, h) in std::iter::once(&db).chain(mine).enumerate() {
-            let address =
-                h.at.map_or_else(|| lock_address(pop, s.idx, j as u64), |a| a.get());
+            let address = h.address(pop, s.idx, j as u64);
             rows.push(LockRow {
                 address,
                 wtlist: h.waiter,

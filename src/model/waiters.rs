@@ -1348,7 +1348,31 @@ pub(crate) struct HolderNotes {
     pub(crate) mutex: String,
 }
 
+/// The output that names who holds what a thread of `onstat -u` waits for: `onstat -k` a
+/// lock's holder, `onstat -X` a buffer's, `onstat -g lmx` a mutex's. A holder is named only
+/// from one read at the moment of that `onstat -u`. `None` for the other waits.
+pub(crate) fn holder_source(reason: WaitReason) -> Option<crate::source::Source> {
+    use crate::source::Source;
+    match reason {
+        WaitReason::Lock => Some(Source::OnstatK),
+        WaitReason::Buffer => Some(Source::OnstatX),
+        WaitReason::Mutex => Some(Source::OnstatGLmx),
+        _ => None,
+    }
+}
+
 impl HolderNotes {
+    /// The notes of this moment, `note` saying why a holder is not named from a source (its
+    /// [`holder_source`]).
+    pub(crate) fn new(note: impl Fn(crate::source::Source) -> String) -> Self {
+        let of = |reason| holder_source(reason).map(&note).unwrap_or_default();
+        HolderNotes {
+            lock: of(WaitReason::Lock),
+            buffer: of(WaitReason::Buffer),
+            mutex: of(WaitReason::Mutex),
+        }
+    }
+
     /// The note for one source: its age at `moment`, that it was printed a second after the
     /// `onstat -u` of its call (`late`), or that it was not read yet.
     pub(crate) fn note(

@@ -334,21 +334,17 @@ impl<'u> Explaining<'u> {
     /// For `waiters` with their chains joined (`chained`: the rows that have one).
     fn new(store: &Store, u: &'u OnstatU, waiters: &[WaiterRow], chained: &[usize]) -> Self {
         let moment = store.moment();
-        let note = |label: &str, s: Source| {
+        let notes = crate::model::waiters::HolderNotes::new(|s: Source| {
             crate::model::waiters::HolderNotes::note(
-                label,
+                &s.label(),
                 store.observed(s),
                 moment,
                 store.late_for_moment(&s),
             )
-        };
+        });
         Explaining {
             checkpoint: checkpoint_words(u, waiters),
-            notes: crate::model::waiters::HolderNotes {
-                lock: note("onstat -k", Source::OnstatK),
-                buffer: note("onstat -X", Source::OnstatX),
-                mutex: note("onstat -g lmx", Source::OnstatGLmx),
-            },
+            notes,
             heads: HeadThreads::new(u, chained.iter().filter_map(|i| waiters[*i].head_blocker)),
         }
     }
