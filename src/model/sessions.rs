@@ -320,6 +320,7 @@ pub(crate) fn build(
     let mut programs = inp.programs.cursor();
     let mut statements = inp.sql.cursor();
     let mut memory = inp.memory.cursor();
+    let mut cpu = inp.cpu.cursor();
     let mut states = inp.tracker.states();
     let mut waiters = waiter_of.cursor();
     let mut held_up = held_up.cursor();
@@ -343,7 +344,7 @@ pub(crate) fn build(
         row.critical_section = s.critical_section;
         row.reads_per_s = s.reads_per_s;
         row.writes_per_s = s.writes_per_s;
-        (row.cpu_percent, row.cpu_at_least) = match inp.cpu.get(sid) {
+        (row.cpu_percent, row.cpu_at_least) = match cpu.get(sid) {
             Some(c) => (Some(c.cores * 100.0), c.at_least),
             None => (None, false),
         };

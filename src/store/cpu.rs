@@ -78,7 +78,10 @@ impl CpuUnknown {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct SessionCpu {
     last: Option<Sample>,
-    by_sid: FxHashMap<Sid, CpuUse>,
+    /// In session order: the sessions' rows, in that order too, read them front to back
+    /// ([`Self::cursor`]), not through a hash table's scattered slots (a cache miss each at
+    /// 5,000 sessions).
+    by_sid: Vec<(Sid, CpuUse)>,
     /// The interval the figures cover.
     interval: Option<(Duration, Duration)>,
     unknown: Option<CpuUnknown>,
@@ -132,7 +135,13 @@ impl SessionCpu {
 
     /// A session's CPU use over [`Self::interval`], when known.
     pub(crate) fn get(&self, sid: Sid) -> Option<CpuUse> {
-        self.by_sid.get(&sid).copied()
+        let i = self.by_sid.binary_search_by_key(&sid, |(s, _)| *s).ok()?;
+        self.by_sid.get(i).map(|(_, c)| *c)
+    }
+
+    /// The sessions' CPU use read in session order ([`crate::ids::Cursor`]).
+    pub(crate) fn cursor(&self) -> crate::ids::Cursor<'_, Sid, CpuUse> {
+        crate::ids::Cursor::new(&self.by_sid)
     }
 
     /// The interval the figures cover (the two samples' times).
@@ -147,7 +156,7 @@ impl SessionCpu {
 }
 
 /// The use per session between `prev` and `now` (`now.t > prev.t`).
-fn uses(prev: &Sample, now: &Sample, sid_of: &FxHashMap<Tid, Sid>) -> FxHashMap<Sid, CpuUse> {
+fn uses(prev: &Sample, now: &Sample, sid_of: &FxHashMap<Tid, Sid>) -> Vec<(Sid, CpuUse)> {
     let dt = now.t.saturating_sub(prev.t).as_secs_f64();
     // The longest the two reads can be apart (each is within its run), and so the most one
     // thread can have used in between: one core all that time.
@@ -192,7 +201,8 @@ fn uses(prev: &Sample, now: &Sample, sid_of: &FxHashMap<Tid, Sid>) -> FxHashMap<
             None => acc.values_mut().for_each(|e| e.1 = true),
         }
     }
-    acc.into_iter()
+    let known: Vec<(Sid, CpuUse)> = acc
+        .into_iter()
         .filter(|(_, (_, _, unknown))| !unknown)
         .map(|(sid, (secs, at_least, _))| {
             (
@@ -203,7 +213,9 @@ fn uses(prev: &Sample, now: &Sample, sid_of: &FxHashMap<Tid, Sid>) -> FxHashMap<
                 },
             )
         })
-        .collect()
+        .collect();
+    // In session order (each session once: they were a map's keys).
+    crate::ids::sorted_last_wins(&known, |(sid, _)| sid.0)
 }
 
 #[cfg(test)]
@@ -286,6 +298,33 @@ mod tests {
                 at_least: false
             })
         );
+    }
+
+    /// The figures are read in session order (the sessions' rows walk them with a cursor):
+    /// sessions whose threads' ids run against their session numbers, each given its own
+    /// thread's growth, through the cursor and one by one alike.
+    #[test]
+    fn figures_are_read_in_session_order() {
+        let n = 200u64;
+        // Session 1000 + k runs thread 500 - k at rstcb 0xa000 + k, which grew k/100 s.
+        let threads: Vec<(u64, u64)> = (0..n).map(|k| (500 - k, 0xa000 + k)).collect();
+        let users: Vec<(u64, u64)> = (0..n).map(|k| (0xa000 + k, 1000 + k)).collect();
+        let (a, uu) = (ath(&threads), u(&users));
+        let before: Vec<(u64, f64)> = threads.iter().map(|&(tid, _)| (tid, 1.0)).collect();
+        let after: Vec<(u64, f64)> = (0..n).map(|k| (500 - k, 1.0 + k as f64 / 100.0)).collect();
+        let mut c = SessionCpu::default();
+        c.observe(&cpu(&before), S(0), TOOK, Some(&a), Some(&uu));
+        c.observe(&cpu(&after), S(10), TOOK, Some(&a), Some(&uu));
+        let mut cursor = c.cursor();
+        for k in 0..n {
+            let want = k as f64 / 1000.0;
+            let got = cursor.get(Sid(1000 + k)).map(|u| u.cores);
+            assert!(got.is_some_and(|g| (g - want).abs() < 1e-9), "{k}: {got:?}");
+            let one = c.get(Sid(1000 + k)).map(|u| u.cores);
+            assert_eq!(one, got, "{k}");
+        }
+        assert_eq!(c.cursor().get(Sid(999)), None);
+        assert_eq!(c.get(Sid(1000 + n)), None);
     }
 
     #[test]

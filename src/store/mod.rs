@@ -356,6 +356,25 @@ impl Store {
             })
     }
 
+    /// Every source but the per-session ones of one kind (`Source::OnstatGSql`: hundreds of
+    /// sessions read in turn), in order: the sources before that kind's range, then those after
+    /// it, with the place where the range begins (how many came before it).
+    pub(crate) fn sources_around(
+        &self,
+        kind: fn(crate::ids::Sid) -> Source,
+    ) -> (
+        impl Iterator<Item = (&Source, &SourceState)>,
+        impl Iterator<Item = (&Source, &SourceState)>,
+    ) {
+        use crate::ids::Sid;
+        use std::ops::Bound::{Excluded, Unbounded};
+        (
+            self.sources.range(..kind(Sid(0))),
+            self.sources
+                .range((Excluded(kind(Sid(u64::MAX))), Unbounded)),
+        )
+    }
+
     /// The last good value of a source.
     pub(crate) fn parsed(&self, s: &Source) -> Option<&Parsed> {
         self.sources

@@ -121,23 +121,25 @@ pub(crate) fn mark_late(
 /// sources are left out.
 pub(crate) fn source_statuses(store: &Store, now: Duration) -> Vec<SourceStatus> {
     let mut out: Vec<SourceStatus> = Vec::new();
-    // The statements as one source, where the first of them sorts.
-    let mut statements_at: Option<usize> = None;
-    for (s, st) in store.sources() {
-        match s {
-            Source::NodeMeminfo(_) | Source::NodeCpulist(_) | Source::NumaMaps(_) => {}
-            Source::OnstatGSql(_) => {
-                statements_at.get_or_insert(out.len());
-            }
-            _ => {
-                let mut status = source_status(s, st, now);
-                status.late = store.late_for_moment(s);
-                out.push(status);
-            }
+    // The statements as one source, where they sort: the sources around them walked, not the
+    // hundreds of statements read in turn.
+    let (before, after) = store.sources_around(Source::OnstatGSql);
+    let add = |out: &mut Vec<SourceStatus>, (s, st): (&Source, &crate::store::SourceState)| {
+        if !matches!(
+            s,
+            Source::NodeMeminfo(_) | Source::NodeCpulist(_) | Source::NumaMaps(_)
+        ) {
+            let mut status = source_status(s, st, now);
+            status.late = store.late_for_moment(s);
+            out.push(status);
         }
+    };
+    for source in before {
+        add(&mut out, source);
     }
-    if let (Some(at), Some(sql)) = (statements_at, statements_status(store, now)) {
-        out.insert(at, sql);
+    out.extend(statements_status(store, now));
+    for source in after {
+        add(&mut out, source);
     }
     out
 }
@@ -148,14 +150,11 @@ pub(crate) fn source_statuses(store: &Store, now: Duration) -> Vec<SourceStatus>
 fn statements_status(store: &Store, now: Duration) -> Option<SourceStatus> {
     // Summed over them all, and only the newest read described (each described in full was
     // a label, an error and a note copied for every session read, every second).
-    let mut newest: Option<(&Source, &crate::store::SourceState)> = None;
+    let mut newest: Option<(Source, &crate::store::SourceState)> = None;
     let (mut runs, mut failures) = (0, 0);
     let mut per_min: Option<f64> = None;
     let (mut bytes, mut byte_calls, mut cpu, mut cpu_calls) = (0u64, 0, Duration::ZERO, 0);
-    for (s, st) in store
-        .sources()
-        .filter(|(s, _)| matches!(s, Source::OnstatGSql(_)))
-    {
+    for (sid, st) in store.per_session(Source::OnstatGSql) {
         runs += st.runs;
         failures += st.failures;
         per_min = match (per_min, calls_per_min(st, now)) {
@@ -168,11 +167,11 @@ fn statements_status(store: &Store, now: Duration) -> Option<SourceStatus> {
         cpu_calls += st.cpu_calls;
         let t = st.last_ok.as_ref().map(|(t, _)| *t);
         if newest.is_none_or(|(_, n)| t > n.last_ok.as_ref().map(|(t, _)| *t)) {
-            newest = Some((s, st));
+            newest = Some((Source::OnstatGSql(sid), st));
         }
     }
     let (s, st) = newest?;
-    let mut sum = source_status(s, st, now);
+    let mut sum = source_status(&s, st, now);
     sum.runs = runs;
     sum.failures = failures;
     sum.source = "onstat -g sql".to_string();
@@ -220,24 +219,21 @@ pub(crate) fn cost(store: &Store, sources: &[SourceStatus], now: Duration) -> Op
     if sources.is_empty() {
         return None;
     }
-    // Every source counts here, the per-node NUMA files too.
-    let over_s = store
-        .sources()
-        .filter_map(|(_, st)| st.first_t)
-        .min()
-        .map_or(0.0, |f| now.saturating_sub(f).as_secs_f64());
-    let processes = |kind: CallKind| {
-        store
-            .sources()
-            .filter(|(s, _)| s.call_kind() == kind)
-            .map(|(_, st)| st.processes)
-            .sum::<f64>()
-    };
-    let file_reads: u64 = store
-        .sources()
-        .filter(|(s, _)| s.call_kind() == CallKind::FileRead)
-        .map(|(_, st)| st.runs)
-        .sum();
+    // Every source counts here, the per-node NUMA files and the statements read in turn too:
+    // in one walk (hundreds of sources on a busy server, every second).
+    let (mut first, mut onstat, mut command, mut file_reads) = (None, 0.0, 0.0, 0u64);
+    for (s, st) in store.sources() {
+        first = match (first, st.first_t) {
+            (Some(a), Some(b)) => Some(std::cmp::min(a, b)),
+            (a, b) => a.or(b),
+        };
+        match s.call_kind() {
+            CallKind::Onstat => onstat += st.processes,
+            CallKind::Command => command += st.processes,
+            CallKind::FileRead => file_reads += st.runs,
+        }
+    }
+    let over_s = first.map_or(0.0, |f| now.saturating_sub(f).as_secs_f64());
     let per_min = |n: f64| (over_s >= RATE_OVER_S).then(|| n * 60.0 / over_s);
     // A process ran for a call here (its CPU was read when it was reaped), or processes run
     // here though none has finished yet (a live host whose every command hangs or fails): the
@@ -250,11 +246,11 @@ pub(crate) fn cost(store: &Store, sources: &[SourceStatus], now: Duration) -> Op
     let mut cost = Cost {
         children,
         over_s,
-        onstat_processes: processes(CallKind::Onstat),
-        other_processes: processes(CallKind::Command),
+        onstat_processes: onstat,
+        other_processes: command,
         file_reads,
-        onstat_processes_per_min: per_min(processes(CallKind::Onstat)),
-        other_processes_per_min: per_min(processes(CallKind::Command)),
+        onstat_processes_per_min: per_min(onstat),
+        other_processes_per_min: per_min(command),
         file_reads_per_min: per_min(file_reads as f64),
         ..Cost::default()
     };
@@ -276,4 +272,48 @@ pub(crate) fn cost(store: &Store, sources: &[SourceStatus], now: Duration) -> Op
         }
     }
     Some(cost)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::test_store;
+
+    /// The statements read in turn are one source, listed where they sort among the others
+    /// (every other source listed as the store orders them, the NUMA host files left out).
+    #[test]
+    fn statements_are_one_source_where_they_sort() {
+        let demo = crate::demo::DemoInstance::new(1).with_sessions(40);
+        let mut store = test_store::new_store();
+        let t = 300;
+        test_store::feed(&mut store, &demo, test_store::sources_answered(&demo), t);
+        let sids: Vec<u64> = demo.sids_at(t).iter().copied().take(5).collect();
+        test_store::feed(
+            &mut store,
+            &demo,
+            sids.iter().map(|&s| Source::OnstatGSql(crate::ids::Sid(s))),
+            t,
+        );
+        let mut want: Vec<String> = Vec::new();
+        for (s, _) in store.sources() {
+            match s {
+                Source::NodeMeminfo(_) | Source::NodeCpulist(_) | Source::NumaMaps(_) => {}
+                Source::OnstatGSql(_) if want.iter().any(|l| l == "onstat -g sql") => {}
+                Source::OnstatGSql(_) => want.push("onstat -g sql".into()),
+                _ => want.push(s.label()),
+            }
+        }
+        let got: Vec<String> = source_statuses(&store, Duration::from_secs(t))
+            .into_iter()
+            .map(|s| s.source)
+            .collect();
+        assert!(want.len() > 10, "{want:?}");
+        assert!(want.iter().any(|l| l == "onstat -g sql"), "{want:?}");
+        assert_eq!(got, want);
+        let sql = source_statuses(&store, Duration::from_secs(t))
+            .into_iter()
+            .find(|s| s.source == "onstat -g sql")
+            .expect("statements");
+        assert_eq!(sql.runs, sids.len() as u64);
+    }
 }
