@@ -1,6 +1,7 @@
 //! The layout's rules (docs/architecture.md), checked on the source: folders import only the
 //! folders before them in the data flow, the parsers and the joins know nothing of tokio or the
-//! terminal, and `src/` keeps few files at its top.
+//! terminal, and `src/` keeps few files at its top. And one rule of the CI scripts (`.ci/`): a
+//! step's output is shown without opening the log anew.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -323,4 +324,44 @@ fn the_instance_has_no_screen() {
             );
         }
     }
+}
+
+/// The CI scripts show a step's output on stderr as it comes, with `tee -a`: where stderr is a
+/// file (a CI log), `tee /dev/stderr` opens that file anew, truncated, and the log of every step
+/// before it (the tests' output) is lost.
+#[test]
+fn ci_scripts_never_open_the_log_anew() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).expect(".ci") {
+        let path = entry.expect("entry").path();
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split(" #").next().unwrap_or_default();
+            if code.trim_start().starts_with('#') {
+                continue;
+            }
+            for tee in code.split("tee ").skip(1) {
+                checked += 1;
+                let words: Vec<&str> = tee.split_whitespace().collect();
+                let to_std = words
+                    .iter()
+                    .take_while(|w| !w.starts_with('|') && !w.starts_with(')'))
+                    .any(|w| w.starts_with("/dev/std") || w.starts_with("/dev/fd/"));
+                let appends = words
+                    .iter()
+                    .take_while(|w| w.starts_with('-'))
+                    .any(|w| *w == "--append" || (!w.starts_with("--") && w.contains('a')));
+                assert!(
+                    !to_std || appends,
+                    "{}:{}: tee to stderr or stdout without -a: {line}",
+                    path.display(),
+                    n + 1
+                );
+            }
+        }
+    }
+    assert!(checked >= 2, "the tees of .ci/run were not found");
 }
