@@ -124,6 +124,56 @@ impl<'a, K: Ord + Copy, V> Cursor<'a, K, V> {
     }
 }
 
+/// Values by session in session order, a session named twice counted once (its later value,
+/// as a map it was inserted into kept it): the sessions' rows, in that order too, read them
+/// front to back ([`BySid::cursor`]), not through a hash table's scattered slots (a cache miss
+/// each at 5,000 sessions).
+#[derive(Debug, Clone)]
+pub(crate) struct BySid<T>(Vec<(Sid, T)>);
+
+impl<T> Default for BySid<T> {
+    /// Empty, whatever the values (a derived one would ask them to have a default).
+    fn default() -> Self {
+        BySid(Vec::new())
+    }
+}
+
+impl<T: Clone> FromIterator<(Sid, T)> for BySid<T> {
+    fn from_iter<I: IntoIterator<Item = (Sid, T)>>(iter: I) -> Self {
+        let v: Vec<(Sid, T)> = iter.into_iter().collect();
+        if v.windows(2).all(|w| w[0].0 < w[1].0) {
+            return BySid(v);
+        }
+        BySid(sorted_last_wins(&v, |(s, _)| s.0))
+    }
+}
+
+impl<T> BySid<T> {
+    /// Pairs already in session order, each session once (grouped from sorted pairs).
+    pub(crate) fn from_sorted(pairs: Vec<(Sid, T)>) -> Self {
+        debug_assert!(pairs.windows(2).all(|w| w[0].0 < w[1].0));
+        BySid(pairs)
+    }
+
+    /// The value of one session (a binary search: for a few, not for every session in turn,
+    /// which [`BySid::cursor`] reads).
+    pub(crate) fn get(&self, sid: Sid) -> Option<&T> {
+        let i = self.0.binary_search_by_key(&sid, |(s, _)| *s).ok()?;
+        self.0.get(i).map(|(_, v)| v)
+    }
+
+    /// Without room to spare: for a map kept for many seconds.
+    pub(crate) fn tight(mut self) -> Self {
+        self.0.shrink_to_fit();
+        self
+    }
+
+    /// Reads the values in session order ([`Cursor`]).
+    pub(crate) fn cursor(&self) -> Cursor<'_, Sid, T> {
+        Cursor::new(&self.0)
+    }
+}
+
 /// Sorts (key, number) pairs: an address or a session with a row's place, or with a rank. Every
 /// such sort of the per-second path goes through this one instantiation of the sort (each
 /// element type sorted costs the binary its own copy of the sort's code). A row's place as the

@@ -2,7 +2,7 @@
 //! waiting on something, idle — its client, its I/O rates, the locks it holds, whom it holds up,
 //! and since when it is in its state.
 
-use crate::ids::Sid;
+use crate::ids::{BySid, Sid};
 use crate::model::waiters::WaiterRow;
 use crate::parsers::onstat_u::{OnstatU, WaitReason};
 use crate::store::waits::{Rates, WaitTracker};
@@ -152,43 +152,6 @@ pub(crate) struct SessionInputs<'a> {
     pub(crate) now: Duration,
 }
 
-/// Values by session in session order, a session named twice counted once (its later value,
-/// as a map it was inserted into kept it): the sessions' rows, in that order too, read them
-/// front to back ([`BySid::cursor`]), not through a hash table's scattered slots (a cache miss
-/// each at 5,000 sessions).
-#[derive(Debug)]
-pub(crate) struct BySid<T>(Vec<(Sid, T)>);
-
-impl<T> Default for BySid<T> {
-    /// Empty, whatever the values (a derived one would ask them to have a default).
-    fn default() -> Self {
-        BySid(Vec::new())
-    }
-}
-
-impl<T: Clone> FromIterator<(Sid, T)> for BySid<T> {
-    fn from_iter<I: IntoIterator<Item = (Sid, T)>>(iter: I) -> Self {
-        let v: Vec<(Sid, T)> = iter.into_iter().collect();
-        if v.windows(2).all(|w| w[0].0 < w[1].0) {
-            return BySid(v);
-        }
-        BySid(crate::ids::sorted_last_wins(&v, |(s, _)| s.0))
-    }
-}
-
-impl<T> BySid<T> {
-    /// Without room to spare: for a map kept for many seconds.
-    pub(crate) fn tight(mut self) -> Self {
-        self.0.shrink_to_fit();
-        self
-    }
-
-    /// Reads the values in session order ([`crate::ids::Cursor`]).
-    pub(crate) fn cursor(&self) -> crate::ids::Cursor<'_, Sid, T> {
-        crate::ids::Cursor::new(&self.0)
-    }
-}
-
 /// What one session's threads of `onstat -u` add up to.
 struct Threads<'u> {
     sid: Sid,
@@ -266,7 +229,7 @@ fn speaking_waiters(waiters: &[WaiterRow]) -> BySid<&WaiterRow> {
         .collect();
     crate::ids::sort_pairs(&mut by_session);
     let is_primary = |w: &&WaiterRow| w.flags.as_bytes().get(3) == Some(&b'P');
-    BySid(
+    BySid::from_sorted(
         by_session
             .chunk_by(|a, b| a.0 == b.0)
             .filter_map(|group| {
@@ -294,7 +257,7 @@ fn held_up_by<'p>(
     }
     crate::ids::sort_pairs(pairs);
     pairs.dedup();
-    BySid(
+    BySid::from_sorted(
         pairs
             .chunk_by(|a, b| a.0 == b.0)
             .map(|group| (Sid(group[0].0), group))

@@ -11,7 +11,7 @@
 //! one's tid, would otherwise give its session thousands of cores); a thread that ended between
 //! the samples takes its last seconds with it, so its session's figure is a lower bound.
 
-use crate::ids::{Sid, Tid};
+use crate::ids::{BySid, Sid, Tid};
 use crate::parsers::onstat_g_ath::OnstatGAth;
 use crate::parsers::onstat_g_cpu::OnstatGCpu;
 use crate::parsers::onstat_u::OnstatU;
@@ -78,10 +78,8 @@ impl CpuUnknown {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct SessionCpu {
     last: Option<Sample>,
-    /// In session order: the sessions' rows, in that order too, read them front to back
-    /// ([`Self::cursor`]), not through a hash table's scattered slots (a cache miss each at
-    /// 5,000 sessions).
-    by_sid: Vec<(Sid, CpuUse)>,
+    /// In session order: the sessions' rows read them with a cursor ([`Self::cursor`]).
+    by_sid: BySid<CpuUse>,
     /// The interval the figures cover.
     interval: Option<(Duration, Duration)>,
     unknown: Option<CpuUnknown>,
@@ -110,7 +108,7 @@ impl SessionCpu {
             max_tid: g.threads.iter().map(|th| th.tid.0).max().unwrap_or(0),
             complete: g.elisions.is_empty() && g.unparsed.is_empty(),
         };
-        self.by_sid.clear();
+        self.by_sid = BySid::default();
         self.interval = None;
         self.unknown = None;
         match (&self.last, &now.sid) {
@@ -128,20 +126,19 @@ impl SessionCpu {
     /// Takes a sample of `onstat -g cpu` printed in a later second of the server's clock than
     /// its time says: no figure now, and the next sample is measured from the last one in step.
     pub(crate) fn observe_late(&mut self) {
-        self.by_sid.clear();
+        self.by_sid = BySid::default();
         self.interval = None;
         self.unknown = Some(CpuUnknown::Late);
     }
 
     /// A session's CPU use over [`Self::interval`], when known.
     pub(crate) fn get(&self, sid: Sid) -> Option<CpuUse> {
-        let i = self.by_sid.binary_search_by_key(&sid, |(s, _)| *s).ok()?;
-        self.by_sid.get(i).map(|(_, c)| *c)
+        self.by_sid.get(sid).copied()
     }
 
     /// The sessions' CPU use read in session order ([`crate::ids::Cursor`]).
     pub(crate) fn cursor(&self) -> crate::ids::Cursor<'_, Sid, CpuUse> {
-        crate::ids::Cursor::new(&self.by_sid)
+        self.by_sid.cursor()
     }
 
     /// The interval the figures cover (the two samples' times).
@@ -156,7 +153,7 @@ impl SessionCpu {
 }
 
 /// The use per session between `prev` and `now` (`now.t > prev.t`).
-fn uses(prev: &Sample, now: &Sample, sid_of: &FxHashMap<Tid, Sid>) -> Vec<(Sid, CpuUse)> {
+fn uses(prev: &Sample, now: &Sample, sid_of: &FxHashMap<Tid, Sid>) -> BySid<CpuUse> {
     let dt = now.t.saturating_sub(prev.t).as_secs_f64();
     // The longest the two reads can be apart (each is within its run), and so the most one
     // thread can have used in between: one core all that time.
@@ -201,8 +198,8 @@ fn uses(prev: &Sample, now: &Sample, sid_of: &FxHashMap<Tid, Sid>) -> Vec<(Sid, 
             None => acc.values_mut().for_each(|e| e.1 = true),
         }
     }
-    let known: Vec<(Sid, CpuUse)> = acc
-        .into_iter()
+    // In session order (`BySid` sorts them).
+    acc.into_iter()
         .filter(|(_, (_, _, unknown))| !unknown)
         .map(|(sid, (secs, at_least, _))| {
             (
@@ -213,9 +210,7 @@ fn uses(prev: &Sample, now: &Sample, sid_of: &FxHashMap<Tid, Sid>) -> Vec<(Sid, 
                 },
             )
         })
-        .collect();
-    // In session order (each session once: they were a map's keys).
-    crate::ids::sorted_last_wins(&known, |(sid, _)| sid.0)
+        .collect()
 }
 
 #[cfg(test)]

@@ -357,8 +357,8 @@ impl Store {
     }
 
     /// Every source but the per-session ones of one kind (`Source::OnstatGSql`: hundreds of
-    /// sessions read in turn), in order: the sources before that kind's range, then those after
-    /// it, with the place where the range begins (how many came before it).
+    /// sessions read in turn), in order: the sources before that kind's range, and those after
+    /// it ([`Store::per_session`] walks the range itself).
     pub(crate) fn sources_around(
         &self,
         kind: fn(crate::ids::Sid) -> Source,

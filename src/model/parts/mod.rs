@@ -83,8 +83,8 @@ pub struct Parts {
     numa: Slot<crate::model::numa::NumaView>,
     io: Slot<crate::model::io::IoView>,
     replication: Slot<crate::model::io::Replication, Option<Vec<String>>>,
-    session_hosts: Slot<crate::model::sessions::BySid<compact_str::CompactString>>,
-    session_memory: Slot<crate::model::sessions::BySid<(u64, u64)>>,
+    session_hosts: Slot<crate::ids::BySid<compact_str::CompactString>>,
+    session_memory: Slot<crate::ids::BySid<(u64, u64)>>,
     /// The time of the last snapshot built.
     last: Option<Duration>,
     counts: Counts,
@@ -218,7 +218,7 @@ impl Parts {
     #[cfg(test)]
     pub(crate) fn session_hosts_kept(
         &self,
-    ) -> *const crate::model::sessions::BySid<compact_str::CompactString> {
+    ) -> *const crate::ids::BySid<compact_str::CompactString> {
         Arc::as_ptr(&self.session_hosts.value)
     }
 

@@ -1,6 +1,6 @@
 //! The sessions part: each session of `onstat -u` with its client, statement, memory and CPU.
 
-use crate::model::sessions::BySid;
+use crate::ids::BySid;
 use crate::model::waiters::WaiterRow;
 use crate::parsers::onstat_u::OnstatU;
 use crate::source::Source;
