@@ -170,16 +170,19 @@ fn a_wrong_password_gets_nothing_of_the_feed_and_the_right_one_watches() {
         ))
         .to_string()
     };
-    wait_for("the viewer counted", || {
-        scrape().contains("ifxtop_share_viewers{server=\"ol_demo\"} 1")
+    // The metrics are published once a second: one published between the viewer's attach and
+    // its first write counts the viewer and 0 bytes, truly. So wait for one counting both.
+    let sent = |metrics: &str| {
+        metrics
+            .lines()
+            .find_map(|l| l.strip_prefix("ifxtop_share_sent_bytes_total{server=\"ol_demo\"} "))
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .expect("bytes sent")
+    };
+    wait_for("the viewer and the bytes sent to it counted", || {
+        let metrics = scrape();
+        metrics.contains("ifxtop_share_viewers{server=\"ol_demo\"} 1") && sent(&metrics) > 0.0
     });
-    let metrics = scrape();
-    let sent = metrics
-        .lines()
-        .find_map(|l| l.strip_prefix("ifxtop_share_sent_bytes_total{server=\"ol_demo\"} "))
-        .and_then(|v| v.trim().parse::<f64>().ok())
-        .expect("bytes sent");
-    assert!(sent > 0.0, "{metrics}");
     // A POST naming no feed of this user's is refused.
     let raw = https(
         addr,
