@@ -332,8 +332,8 @@ fn watch(
     ] {
         if given {
             return Err(Error::Usage(format!(
-                "{name}: only with --demo or --replay (a live server is watched from now for \
-                 --window seconds)"
+                "{name}: only with --demo or --replay (a live server is watched for --window \
+                 seconds from its first answer)"
             )));
         }
     }
@@ -390,13 +390,28 @@ async fn watch_live(
     let crate::instance::feed::Feed::Collect { collection, .. } = &mut feed else {
         return Err(Error::Other("a live watch got a replay".into()));
     };
-    // The last moment's data settles before the end.
-    let deadline = tokio::time::Instant::now() + window + crate::instance::watch::SETTLE * 2;
+    // The window counts from the server's first answer to `onstat -u` (an ssh connection or
+    // a slow first call takes none of it), and the last moment's data settles before the end.
+    // No answer at all ends the watch once an answer would have timed out, or the window passed.
+    let started = tokio::time::Instant::now();
+    let settle = crate::instance::watch::SETTLE * 2;
+    let (first_answer, mut answered) = tokio::sync::watch::channel(None);
     let mut interrupted = false;
     let until = async {
-        tokio::select! {
-            _ = tokio::time::sleep_until(deadline) => {}
-            s = ends.recv() => interrupted = s.is_some(),
+        loop {
+            let end = match *answered.borrow_and_update() {
+                Some(at) => at + window + settle,
+                None => started + window.max(crate::source::registry::ONSTAT_TIMEOUT) + settle,
+            };
+            tokio::select! {
+                _ = tokio::time::sleep_until(end) => break,
+                // The first answer came: the end moves to its window's.
+                Ok(()) = answered.changed() => {}
+                s = ends.recv() => {
+                    interrupted = s.is_some();
+                    break;
+                }
+            }
         }
     };
     headless::run(
@@ -405,7 +420,7 @@ async fn watch_live(
         setup.interval,
         setup.server.as_deref(),
         until,
-        &mut Background,
+        &mut Background { first_answer },
     )
     .await;
     let to = collection.clock.now();
@@ -432,9 +447,28 @@ async fn watch_live(
 
 /// A live `ash`'s front-end on the loop: the statements of the blockers and the longest waits of
 /// each snapshot asked for, as the screen asks while recording.
-struct Background;
+struct Background {
+    /// When the first `onstat -u` answer (data, off-line or an error) arrived.
+    first_answer: tokio::sync::watch::Sender<Option<tokio::time::Instant>>,
+}
 
 impl crate::instance::headless::Front for Background {
+    fn applied(
+        &mut self,
+        arrived: &[(crate::source::Source, Option<String>)],
+        _watched: &mut crate::instance::watch::Watched,
+        _collection: Option<&crate::collect::Collection>,
+    ) {
+        if self.first_answer.borrow().is_none()
+            && arrived
+                .iter()
+                .any(|(s, _)| *s == crate::source::Source::OnstatU)
+        {
+            self.first_answer
+                .send_replace(Some(tokio::time::Instant::now()));
+        }
+    }
+
     fn built(
         &mut self,
         snap: crate::model::snapshot::Snapshot,

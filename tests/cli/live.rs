@@ -675,6 +675,33 @@ fn a_live_ash_watches_for_the_window() {
     );
 }
 
+/// The window of a live `ifxtop ash` counts from the server's first `onstat -u` answer: a first
+/// call slower than the whole window (an ssh connection, a loaded server) still gets the
+/// window's samples, not none.
+#[test]
+fn a_live_ash_counts_its_window_from_the_first_answer() {
+    let f = fake_server(|f| {
+        let once = f.home.join("slow-once");
+        f.override_call(
+            "*",
+            &format!(
+                "case \" $* \" in *' -u '*) [ -e '{o}' ] || {{ touch '{o}'; sleep 4; }};; esac",
+                o = once.display()
+            ),
+        );
+    });
+    let out = ash(&f, &["--window", "3"]).output().expect("ifxtop runs");
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stderr}\n{stdout}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+    let samples = v["samples"].as_u64().unwrap_or_default();
+    assert!((2..=4).contains(&samples), "{v}");
+    assert!(
+        f.home.join("slow-once").exists(),
+        "the first -u call was slow"
+    );
+}
+
 /// Ctrl-C (SIGINT) ends a live `ifxtop ash` early with the table so far, saying so; an off-line
 /// server is an error that says so, never an empty table.
 #[test]
