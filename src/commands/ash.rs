@@ -392,7 +392,8 @@ async fn watch_live(
     };
     // The window counts from the server's first answer to `onstat -u` (an ssh connection or
     // a slow first call takes none of it), and the last moment's data settles before the end.
-    // No answer at all ends the watch once an answer would have timed out, or the window passed.
+    // With no answer at all, the watch ends once an answer would have timed out, or when the
+    // window has passed if that is later.
     let started = tokio::time::Instant::now();
     let settle = crate::instance::watch::SETTLE * 2;
     let (first_answer, mut answered) = tokio::sync::watch::channel(None);
