@@ -96,6 +96,11 @@ pub struct SourceState {
     /// The processes started for it: one a call, or its share of a call that answered several
     /// sources (one `onstat -i` for N options is 1/N each); none for a file read.
     pub(crate) processes: f64,
+    /// The runs, and the processes, at `first_t`: a rate counts the runs after the first
+    /// instant over the time since it (61 runs a second apart are 60 seconds of them, one a
+    /// second, not 61 a minute).
+    pub(crate) runs_at_first: u64,
+    pub(crate) processes_at_first: f64,
     /// The latest run applied failed. Order of arrival decides, not timestamps: an error and
     /// a good sample can carry the same time.
     pub(crate) latest_failed: bool,
@@ -516,8 +521,14 @@ impl Store {
             st.byte_calls += 1;
         }
         st.runs += 1;
-        if u.source.call_kind() != crate::source::CallKind::FileRead {
-            st.processes += 1.0 / f64::from(u.how.shared.max(1));
+        let share = match u.source.call_kind() {
+            crate::source::CallKind::FileRead => 0.0,
+            _ => 1.0 / f64::from(u.how.shared.max(1)),
+        };
+        st.processes += share;
+        if st.first_t == Some(u.t) {
+            st.runs_at_first += 1;
+            st.processes_at_first += share;
         }
         st.last_took = u.took;
         st.note = u.how.note.clone();

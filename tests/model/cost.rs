@@ -86,7 +86,8 @@ fn live_calls_show_their_cpu_and_ifxtop_its_share_of_a_core() {
         .and_then(|s| s.iter().find(|s| s["source"] == "onstat -u"))
         .expect("onstat -u");
     assert_eq!(u["cpu_ms_per_call"], 2.0, "{u}");
-    assert!(close(&u["calls_per_min"], 61.0), "61 runs over 60 s: {u}");
+    // 61 runs a second apart: 60 after the first, in the 60 s since it.
+    assert!(close(&u["calls_per_min"], 60.0), "61 runs over 60 s: {u}");
     assert_eq!(
         u["bytes_per_call"], 31_000.0,
         "the mean of 1,000..=61,000: {u}"
@@ -98,12 +99,72 @@ fn live_calls_show_their_cpu_and_ifxtop_its_share_of_a_core() {
     assert_eq!(c["children_cpu_s"], 0.98);
     assert!(close(&c["self_core_share"], 0.01), "{c}");
     assert!(close(&c["children_core_share"], 0.008), "{c}");
-    // Processes apart from file reads: a quarter of an onstat -i a second, two reads a second.
+    // Processes apart from file reads: a quarter of an onstat -i a second, two reads a second;
+    // the counts are all of them, the rates those after the first second in the 60 s since.
     assert!(close(&c["onstat_processes"], 61.0 / 4.0), "{c}");
-    assert!(close(&c["onstat_processes_per_min"], 61.0 / 4.0), "{c}");
+    assert!(close(&c["onstat_processes_per_min"], 60.0 / 4.0), "{c}");
     assert_eq!(c["file_reads"], 122, "{c}");
-    assert!(close(&c["file_reads_per_min"], 122.0), "{c}");
+    assert!(close(&c["file_reads_per_min"], 120.0), "{c}");
     assert!(close(&c["other_processes_per_min"], 0.0), "{c}");
+}
+
+/// A collector that starts one `onstat -i` a second reads 60 processes a minute at any moment,
+/// not 61 over its first minute and 60.5 over its second (the first instant's process counted
+/// as if it had taken a second of its own), and a source that began later counts all of its
+/// runs: its first is after the window's first instant.
+#[test]
+fn one_process_a_second_is_sixty_a_minute() {
+    let mut store = Store::new(StoreSettings::default());
+    let shared = How {
+        shared: 2,
+        live: true,
+        ..How::default()
+    };
+    for t in 0..=120u64 {
+        store.apply(update(t, shared.clone()));
+        // The other half of each second's onstat -i.
+        store.apply(Update {
+            source: Source::OnstatGCon,
+            t: Duration::from_secs(t),
+            took: Duration::ZERO,
+            result: Err(ifxtop::error::SourceError::Timeout {
+                after: Duration::from_secs(10),
+            }),
+            how: shared.clone(),
+        });
+        if t >= 30 && t % 10 == 0 {
+            // Every 10 s from 30 s on, a process of its own.
+            store.apply(Update {
+                source: Source::OnstatGSeg,
+                t: Duration::from_secs(t),
+                took: Duration::ZERO,
+                result: Err(ifxtop::error::SourceError::Timeout {
+                    after: Duration::from_secs(10),
+                }),
+                how: How {
+                    live: true,
+                    ..How::default()
+                },
+            });
+        }
+        if t >= 60 {
+            let c = json(&store)["cost"].clone();
+            // One a second from 0 s; one every 10 s from 30 s on (30, 40, ... up to t).
+            let seg = (t - 30) / 10 + 1;
+            let want = (t as f64 + seg as f64) * 60.0 / t as f64;
+            assert!(close(&c["onstat_processes_per_min"], want), "at {t} s: {c}");
+            assert!(
+                close(&c["onstat_processes"], (t + 1 + seg) as f64),
+                "at {t} s: {c}"
+            );
+        }
+    }
+    let j = json(&store);
+    let u = j["sources"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["source"] == "onstat -u"))
+        .expect("onstat -u");
+    assert!(close(&u["calls_per_min"], 60.0), "{u}");
 }
 
 /// Under a minute there is no rate a minute: a count over 20 s is not "63 a minute".
@@ -167,7 +228,7 @@ fn without_a_process_the_children_are_simulated_not_zero() {
         c["self_cpu_s"].is_null() && c["children_cpu_s"].is_null(),
         "{c}"
     );
-    assert!(close(&c["onstat_processes_per_min"], 61.0), "{c}");
+    assert!(close(&c["onstat_processes_per_min"], 60.0), "{c}");
     let u = &j["sources"][0];
     assert!(u.get("cpu_ms_per_call").is_none(), "{u}");
     assert!(u.get("bytes_per_call").is_none(), "nothing read: {u}");

@@ -181,12 +181,14 @@ fn statements_status(store: &Store, now: Duration) -> Option<SourceStatus> {
     Some(sum)
 }
 
-/// How often the source ran a minute, over a minute at least of its runs.
+/// How often the source ran a minute, over a minute at least of its runs: the runs after its
+/// first instant over the time since it (a source run each second reads 60, not 61 over its
+/// first minute).
 fn calls_per_min(st: &crate::store::SourceState, now: Duration) -> Option<f64> {
     st.first_t
         .map(|f| now.saturating_sub(f).as_secs_f64())
         .filter(|span| *span >= RATE_OVER_S && st.runs >= 2)
-        .map(|span| st.runs as f64 * 60.0 / span)
+        .map(|span| st.runs.saturating_sub(st.runs_at_first) as f64 * 60.0 / span)
 }
 
 fn source_status(s: &Source, st: &crate::store::SourceState, now: Duration) -> SourceStatus {
@@ -220,21 +222,33 @@ pub(crate) fn cost(store: &Store, sources: &[SourceStatus], now: Duration) -> Op
         return None;
     }
     // Every source counts here, the per-node NUMA files and the statements read in turn too:
-    // in one walk (hundreds of sources on a busy server, every second).
-    let (mut first, mut onstat, mut command, mut file_reads) = (None, 0.0, 0.0, 0u64);
+    // in one walk (hundreds of sources on a busy server, every second). The rates count what
+    // ran after the first instant over the time since it, so what ran at that instant is kept
+    // apart as the walk goes: [onstat processes, other processes, file reads], all of them and
+    // those at the first instant.
+    let mut first = None;
+    let (mut total, mut at_first) = ([0.0f64; 3], [0.0f64; 3]);
     for (s, st) in store.sources() {
-        first = match (first, st.first_t) {
-            (Some(a), Some(b)) => Some(std::cmp::min(a, b)),
-            (a, b) => a.or(b),
+        let (kind, n, n_at_first) = match s.call_kind() {
+            CallKind::Onstat => (0, st.processes, st.processes_at_first),
+            CallKind::Command => (1, st.processes, st.processes_at_first),
+            CallKind::FileRead => (2, st.runs as f64, st.runs_at_first as f64),
         };
-        match s.call_kind() {
-            CallKind::Onstat => onstat += st.processes,
-            CallKind::Command => command += st.processes,
-            CallKind::FileRead => file_reads += st.runs,
+        total[kind] += n;
+        let Some(t) = st.first_t else { continue };
+        if first.is_none_or(|f| t < f) {
+            first = Some(t);
+            at_first = [0.0; 3];
+        }
+        if first == Some(t) {
+            at_first[kind] += n_at_first;
         }
     }
+    let [onstat, command, file_reads] = total;
     let over_s = first.map_or(0.0, |f| now.saturating_sub(f).as_secs_f64());
-    let per_min = |n: f64| (over_s >= RATE_OVER_S).then(|| n * 60.0 / over_s);
+    let per_min = |n: f64, at_first: f64| {
+        (over_s >= RATE_OVER_S).then(|| (n - at_first).max(0.0) * 60.0 / over_s)
+    };
     // A process ran for a call here (its CPU was read when it was reaped), or processes run
     // here though none has finished yet (a live host whose every command hangs or fails): the
     // children are measured; the demo and a replay start none.
@@ -248,10 +262,10 @@ pub(crate) fn cost(store: &Store, sources: &[SourceStatus], now: Duration) -> Op
         over_s,
         onstat_processes: onstat,
         other_processes: command,
-        file_reads,
-        onstat_processes_per_min: per_min(onstat),
-        other_processes_per_min: per_min(command),
-        file_reads_per_min: per_min(file_reads as f64),
+        file_reads: file_reads as u64,
+        onstat_processes_per_min: per_min(onstat, at_first[0]),
+        other_processes_per_min: per_min(command, at_first[1]),
+        file_reads_per_min: per_min(file_reads, at_first[2]),
         ..Cost::default()
     };
     let (first, last) = store.process_cost;
