@@ -167,6 +167,46 @@ fn one_process_a_second_is_sixty_a_minute() {
     assert!(close(&u["calls_per_min"], 60.0), "{u}");
 }
 
+/// The collectors' first tick is one origin though its calls start a little apart (the
+/// socket table read at 0 ms, the `onstat -i` 250 ms later): its process is not counted as
+/// a second's worth of its own. A source that starts a tick later counts from its first run.
+#[test]
+fn the_first_tick_is_one_origin_though_its_calls_start_apart() {
+    let mut store = Store::new(StoreSettings::default());
+    let at = |ms: u64, u: Update| Update {
+        t: Duration::from_millis(ms),
+        ..u
+    };
+    for t in 0..=90u64 {
+        store.apply(at(t * 1000, file_read(t)));
+        store.apply(at(t * 1000 + 250, update(t, How::default())));
+        if t >= 1 {
+            // Asked for after the first tick's answers: from the second tick on.
+            store.apply(at(
+                t * 1000 + 250,
+                Update {
+                    source: Source::OnstatK,
+                    t: Duration::ZERO,
+                    took: Duration::ZERO,
+                    result: Err(ifxtop::error::SourceError::Timeout {
+                        after: Duration::from_secs(10),
+                    }),
+                    how: How::default(),
+                },
+            ));
+        }
+    }
+    store.latest = Duration::from_millis(90_250);
+    let j = json(&store);
+    let c = &j["cost"];
+    // -u: 90 after the first tick; -k: 90 from its first (the second tick) on; over 90.25 s.
+    assert!(
+        close(&c["onstat_processes_per_min"], 180.0 * 60.0 / 90.25),
+        "{c}"
+    );
+    assert!(close(&c["file_reads_per_min"], 90.0 * 60.0 / 90.25), "{c}");
+}
+
 /// Under a minute there is no rate a minute: a count over 20 s is not "63 a minute".
 #[test]
 fn rates_are_only_over_a_full_minute() {

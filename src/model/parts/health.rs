@@ -214,6 +214,11 @@ fn source_status(s: &Source, st: &crate::store::SourceState, now: Duration) -> S
 /// A rate a minute is given over a full minute at least.
 const RATE_OVER_S: f64 = 60.0;
 
+/// How far after the first source's first run another's still belongs to the collectors'
+/// first tick (its calls start together; the next tick is a poll interval later, 0.5 s at
+/// the shortest).
+const FIRST_TICK: Duration = Duration::from_millis(400);
+
 /// What ifxtop costs, from the sources' counts and the store's first and latest readings of the
 /// process's CPU (`None` before any source ran).
 pub(crate) fn cost(store: &Store, sources: &[SourceStatus], now: Duration) -> Option<Cost> {
@@ -221,27 +226,32 @@ pub(crate) fn cost(store: &Store, sources: &[SourceStatus], now: Duration) -> Op
     if sources.is_empty() {
         return None;
     }
-    // Every source counts here, the per-node NUMA files and the statements read in turn too:
-    // in one walk (hundreds of sources on a busy server, every second). The rates count what
-    // ran after the first instant over the time since it, so what ran at that instant is kept
-    // apart as the walk goes: [onstat processes, other processes, file reads], all of them and
-    // those at the first instant.
-    let mut first = None;
-    let (mut total, mut at_first) = ([0.0f64; 3], [0.0f64; 3]);
+    // Every source counts here, the per-node NUMA files and the statements read in turn too
+    // (hundreds of sources on a busy server, every second). The rates count what ran after
+    // the collectors' first tick over the time since it began: [onstat processes, other
+    // processes, file reads], all of them, then those of the first tick (every source whose
+    // first run came within `FIRST_TICK` of the first one: a tick's calls start together).
+    let mut first: Option<Duration> = None;
+    let mut total = [0.0f64; 3];
+    let kind_of = |s: &Source, st: &crate::store::SourceState| match s.call_kind() {
+        CallKind::Onstat => (0, st.processes, st.processes_at_first),
+        CallKind::Command => (1, st.processes, st.processes_at_first),
+        CallKind::FileRead => (2, st.runs as f64, st.runs_at_first as f64),
+    };
     for (s, st) in store.sources() {
-        let (kind, n, n_at_first) = match s.call_kind() {
-            CallKind::Onstat => (0, st.processes, st.processes_at_first),
-            CallKind::Command => (1, st.processes, st.processes_at_first),
-            CallKind::FileRead => (2, st.runs as f64, st.runs_at_first as f64),
-        };
+        let (kind, n, _) = kind_of(s, st);
         total[kind] += n;
-        let Some(t) = st.first_t else { continue };
-        if first.is_none_or(|f| t < f) {
-            first = Some(t);
-            at_first = [0.0; 3];
+        if let Some(t) = st.first_t {
+            first = Some(first.map_or(t, |f| f.min(t)));
         }
-        if first == Some(t) {
-            at_first[kind] += n_at_first;
+    }
+    let mut at_first = [0.0f64; 3];
+    if let Some(f) = first {
+        for (s, st) in store.sources() {
+            if st.first_t.is_some_and(|t| t < f + FIRST_TICK) {
+                let (kind, _, n) = kind_of(s, st);
+                at_first[kind] += n;
+            }
         }
     }
     let [onstat, command, file_reads] = total;
