@@ -108,8 +108,8 @@ fn live_calls_show_their_cpu_and_ifxtop_its_share_of_a_core() {
     assert!(close(&c["other_processes_per_min"], 0.0), "{c}");
 }
 
-/// A collector that starts one `onstat -i` a second reads 60 processes a minute at any moment,
-/// not 61 over its first minute and 60.5 over its second (the first instant's process counted
+/// A collector that starts one `onstat -i` a second reads 60 processes a minute from its first
+/// minute on, not 61 over its first minute and 60.5 over its second (the first instant's process counted
 /// as if it had taken a second of its own), and a source that began later counts all of its
 /// runs: its first is after the window's first instant.
 #[test]
