@@ -180,10 +180,12 @@ fn the_first_tick_is_one_origin_though_its_calls_start_apart() {
     for t in 0..=90u64 {
         store.apply(at(t * 1000, file_read(t)));
         store.apply(at(t * 1000 + 250, update(t, How::default())));
-        if t >= 1 {
-            // Asked for after the first tick's answers: from the second tick on.
+        if t < 90 {
+            // Asked for after the first tick's answers, 600 ms after its first call: after
+            // the first tick, though before its `onstat -i` and the first tick's window
+            // counted from there.
             store.apply(at(
-                t * 1000 + 250,
+                t * 1000 + 600,
                 Update {
                     source: Source::OnstatK,
                     t: Duration::ZERO,
@@ -199,7 +201,7 @@ fn the_first_tick_is_one_origin_though_its_calls_start_apart() {
     store.latest = Duration::from_millis(90_250);
     let j = json(&store);
     let c = &j["cost"];
-    // -u: 90 after the first tick; -k: 90 from its first (the second tick) on; over 90.25 s.
+    // -u: 90 after the first tick; -k: all of its 90, from 600 ms on; over 90.25 s.
     assert!(
         close(&c["onstat_processes_per_min"], 180.0 * 60.0 / 90.25),
         "{c}"

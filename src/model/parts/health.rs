@@ -233,23 +233,27 @@ pub(crate) fn cost(store: &Store, sources: &[SourceStatus], now: Duration) -> Op
     // first run came within `FIRST_TICK` of the first one: a tick's calls start together).
     let mut first: Option<Duration> = None;
     let mut total = [0.0f64; 3];
-    let kind_of = |s: &Source, st: &crate::store::SourceState| match s.call_kind() {
-        CallKind::Onstat => (0, st.processes, st.processes_at_first),
-        CallKind::Command => (1, st.processes, st.processes_at_first),
-        CallKind::FileRead => (2, st.runs as f64, st.runs_at_first as f64),
-    };
+    // (first run, kind, what ran then) of each source that may be of the first tick as far as
+    // the walk has seen: a few dozen, told apart once the first is known.
+    let mut early: Vec<(Duration, usize, f64)> = Vec::new();
     for (s, st) in store.sources() {
-        let (kind, n, _) = kind_of(s, st);
+        let (kind, n, n_at_first) = match s.call_kind() {
+            CallKind::Onstat => (0, st.processes, st.processes_at_first),
+            CallKind::Command => (1, st.processes, st.processes_at_first),
+            CallKind::FileRead => (2, st.runs as f64, st.runs_at_first as f64),
+        };
         total[kind] += n;
-        if let Some(t) = st.first_t {
-            first = Some(first.map_or(t, |f| f.min(t)));
+        let Some(t) = st.first_t else { continue };
+        let f = first.map_or(t, |f| f.min(t));
+        first = Some(f);
+        if t < f + FIRST_TICK {
+            early.push((t, kind, n_at_first));
         }
     }
     let mut at_first = [0.0f64; 3];
     if let Some(f) = first {
-        for (s, st) in store.sources() {
-            if st.first_t.is_some_and(|t| t < f + FIRST_TICK) {
-                let (kind, _, n) = kind_of(s, st);
+        for (t, kind, n) in early {
+            if t < f + FIRST_TICK {
                 at_first[kind] += n;
             }
         }
