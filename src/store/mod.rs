@@ -169,6 +169,9 @@ pub struct Store {
     /// A sample came from a runner that runs processes on a host (live): what ifxtop costs is
     /// measured there, also while no command finishes.
     pub(crate) runs_processes: bool,
+    /// When a source first ran again after its first run: the collectors' second tick had
+    /// begun by then, so a source whose first run came before it ran in the first tick.
+    pub(crate) first_repeat: Option<Duration>,
 }
 
 /// The parts applied of the last few calls, by the moment they share (every part of one call has
@@ -280,6 +283,7 @@ impl Store {
             calls: Calls::default(),
             latest: Duration::ZERO,
             process_cost: (None, None),
+            first_repeat: None,
             runs_processes: false,
         }
     }
@@ -526,12 +530,16 @@ impl Store {
             _ => 1.0 / f64::from(u.how.shared.max(1)),
         };
         st.processes += share;
-        if st.first_t == Some(u.t) {
+        let again = st.first_t.is_some_and(|f| u.t > f);
+        if !again {
             st.runs_at_first += 1;
             st.processes_at_first += share;
         }
         st.last_took = u.took;
         st.note = u.how.note.clone();
+        if again && self.first_repeat.is_none_or(|r| u.t < r) {
+            self.first_repeat = Some(u.t);
+        }
         let parsed = match u.result {
             Err(e) => {
                 st.failures += 1;

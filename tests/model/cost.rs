@@ -46,6 +46,19 @@ fn file_read(t: u64) -> Update {
     }
 }
 
+/// A run of `source` at `t` that timed out (a process ran, `how` says how it was shared).
+fn timed_out(source: Source, t: Duration, how: How) -> Update {
+    Update {
+        source,
+        t,
+        took: Duration::ZERO,
+        result: Err(ifxtop::error::SourceError::Timeout {
+            after: Duration::from_secs(10),
+        }),
+        how,
+    }
+}
+
 /// Each second for `secs` seconds: one `onstat -i` of 4 options (this source's share of it:
 /// a quarter of a process) that took 8 ms of CPU, and two file reads; ifxtop itself uses 10 ms
 /// a second and its children 8 ms.
@@ -123,29 +136,21 @@ fn one_process_a_second_is_sixty_a_minute() {
     for t in 0..=120u64 {
         store.apply(update(t, shared.clone()));
         // The other half of each second's onstat -i.
-        store.apply(Update {
-            source: Source::OnstatGCon,
-            t: Duration::from_secs(t),
-            took: Duration::ZERO,
-            result: Err(ifxtop::error::SourceError::Timeout {
-                after: Duration::from_secs(10),
-            }),
-            how: shared.clone(),
-        });
+        store.apply(timed_out(
+            Source::OnstatGCon,
+            Duration::from_secs(t),
+            shared.clone(),
+        ));
         if t >= 30 && t % 10 == 0 {
             // Every 10 s from 30 s on, a process of its own.
-            store.apply(Update {
-                source: Source::OnstatGSeg,
-                t: Duration::from_secs(t),
-                took: Duration::ZERO,
-                result: Err(ifxtop::error::SourceError::Timeout {
-                    after: Duration::from_secs(10),
-                }),
-                how: How {
+            store.apply(timed_out(
+                Source::OnstatGSeg,
+                Duration::from_secs(t),
+                How {
                     live: true,
                     ..How::default()
                 },
-            });
+            ));
         }
         if t >= 60 {
             let c = json(&store)["cost"].clone();
@@ -169,7 +174,8 @@ fn one_process_a_second_is_sixty_a_minute() {
 
 /// The collectors' first tick is one origin though its calls start a little apart (the
 /// socket table read at 0 ms, the `onstat -i` 250 ms later): its process is not counted as
-/// a second's worth of its own. A source that starts a tick later counts from its first run.
+/// a second's worth of its own. A source first run in a later tick (`-k`, asked for by what
+/// the first tick's `onstat -u` showed) counts all its runs, even within 400 ms of the first.
 #[test]
 fn the_first_tick_is_one_origin_though_its_calls_start_apart() {
     let mut store = Store::new(StoreSettings::default());
@@ -180,33 +186,60 @@ fn the_first_tick_is_one_origin_though_its_calls_start_apart() {
     for t in 0..=90u64 {
         store.apply(at(t * 1000, file_read(t)));
         store.apply(at(t * 1000 + 250, update(t, How::default())));
-        if t < 90 {
-            // Asked for after the first tick's answers, 600 ms after its first call: after
-            // the first tick, though before its `onstat -i` and the first tick's window
-            // counted from there.
-            store.apply(at(
-                t * 1000 + 600,
-                Update {
-                    source: Source::OnstatK,
-                    t: Duration::ZERO,
-                    took: Duration::ZERO,
-                    result: Err(ifxtop::error::SourceError::Timeout {
-                        after: Duration::from_secs(10),
-                    }),
-                    how: How::default(),
-                },
+        if t >= 1 {
+            // With the second tick's onstat -i, 1,250 ms after the first call.
+            store.apply(timed_out(
+                Source::OnstatK,
+                Duration::from_millis(t * 1000 + 250),
+                How::default(),
             ));
         }
     }
     store.latest = Duration::from_millis(90_250);
     let j = json(&store);
     let c = &j["cost"];
-    // -u: 90 after the first tick; -k: all of its 90, from 600 ms on; over 90.25 s.
+    // -u: 90 after the first tick; -k: all of its 90; over 90.25 s.
     assert!(
         close(&c["onstat_processes_per_min"], 180.0 * 60.0 / 90.25),
         "{c}"
     );
     assert!(close(&c["file_reads_per_min"], 90.0 * 60.0 / 90.25), "{c}");
+}
+
+/// At a short interval (`--interval 0.2`) the second tick begins before the first tick's
+/// `onstat -i` has been 400 ms away: the first tick ends where a source first runs again, not
+/// at a fixed time after the first call. A source first run in the second tick, 300 ms after
+/// the first call, counts all its runs.
+#[test]
+fn the_first_tick_ends_where_a_source_runs_again() {
+    let mut store = Store::new(StoreSettings::default());
+    for k in 0..=350u64 {
+        let tick = k * 200;
+        store.apply(Update {
+            t: Duration::from_millis(tick),
+            ..file_read(0)
+        });
+        store.apply(Update {
+            t: Duration::from_millis(tick + 150),
+            ..update(0, How::default())
+        });
+        if k >= 1 {
+            store.apply(timed_out(
+                Source::OnstatK,
+                Duration::from_millis(tick + 100),
+                How::default(),
+            ));
+        }
+    }
+    store.latest = Duration::from_millis(70_150);
+    let j = json(&store);
+    let c = &j["cost"];
+    // -u: 350 after the first tick; -k: all of its 350; over 70.15 s.
+    assert!(
+        close(&c["onstat_processes_per_min"], 700.0 * 60.0 / 70.15),
+        "{c}"
+    );
+    assert!(close(&c["file_reads_per_min"], 350.0 * 60.0 / 70.15), "{c}");
 }
 
 /// Under a minute there is no rate a minute: a count over 20 s is not "63 a minute".

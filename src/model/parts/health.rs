@@ -214,11 +214,6 @@ fn source_status(s: &Source, st: &crate::store::SourceState, now: Duration) -> S
 /// A rate a minute is given over a full minute at least.
 const RATE_OVER_S: f64 = 60.0;
 
-/// How far after the first source's first run another's still belongs to the collectors'
-/// first tick (its calls start together; the next tick is a poll interval later, 0.5 s at
-/// the shortest).
-const FIRST_TICK: Duration = Duration::from_millis(400);
-
 /// What ifxtop costs, from the sources' counts and the store's first and latest readings of the
 /// process's CPU (`None` before any source ran).
 pub(crate) fn cost(store: &Store, sources: &[SourceStatus], now: Duration) -> Option<Cost> {
@@ -227,15 +222,14 @@ pub(crate) fn cost(store: &Store, sources: &[SourceStatus], now: Duration) -> Op
         return None;
     }
     // Every source counts here, the per-node NUMA files and the statements read in turn too
-    // (hundreds of sources on a busy server, every second). The rates count what ran after
-    // the collectors' first tick over the time since it began: [onstat processes, other
-    // processes, file reads], all of them, then those of the first tick (every source whose
-    // first run came within `FIRST_TICK` of the first one: a tick's calls start together).
+    // (hundreds of sources on a busy server, every second), in one walk. The rates count what
+    // ran after the collectors' first tick over the time since it began: [onstat processes,
+    // other processes, file reads], all of them, then those of the first tick (every source
+    // whose first run came before any source ran again: a tick's calls start a little apart,
+    // and the next tick begins with a source's second run).
     let mut first: Option<Duration> = None;
     let mut total = [0.0f64; 3];
-    // (first run, kind, what ran then) of each source that may be of the first tick as far as
-    // the walk has seen: a few dozen, told apart once the first is known.
-    let mut early: Vec<(Duration, usize, f64)> = Vec::new();
+    let mut at_first = [0.0f64; 3];
     for (s, st) in store.sources() {
         let (kind, n, n_at_first) = match s.call_kind() {
             CallKind::Onstat => (0, st.processes, st.processes_at_first),
@@ -244,18 +238,9 @@ pub(crate) fn cost(store: &Store, sources: &[SourceStatus], now: Duration) -> Op
         };
         total[kind] += n;
         let Some(t) = st.first_t else { continue };
-        let f = first.map_or(t, |f| f.min(t));
-        first = Some(f);
-        if t < f + FIRST_TICK {
-            early.push((t, kind, n_at_first));
-        }
-    }
-    let mut at_first = [0.0f64; 3];
-    if let Some(f) = first {
-        for (t, kind, n) in early {
-            if t < f + FIRST_TICK {
-                at_first[kind] += n;
-            }
+        first = Some(first.map_or(t, |f| f.min(t)));
+        if store.first_repeat.is_none_or(|r| t < r) {
+            at_first[kind] += n_at_first;
         }
     }
     let [onstat, command, file_reads] = total;
