@@ -7,6 +7,7 @@ use crate::model::waiters::{SocketRef, WaiterRow};
 use crate::parsers::onstat_g_ath::AthThread;
 use crate::parsers::onstat_g_pqs::{OnstatGPqs, Operator};
 use crate::parsers::onstat_k::OnstatK;
+use crate::parsers::onstat_u::OnstatU;
 use crate::parsers::systabnames::Systabnames;
 use crate::source::Source;
 use crate::store::sockets::SocketRow;
@@ -167,6 +168,19 @@ pub struct SessionMemory {
 
 /// Session `sid`'s memory from the newer of the list and its own `-g ses <sid>`; else, when the
 /// list was read without it, that moment.
+/// Whether the session that owned the oldest open transaction's thread when `onstat -x` was
+/// read still has that thread in `u`: its sid at that address with counters that did not go
+/// back (a session given the freed sid and rstcb again since is another).
+fn still_owns_oldest(store: &Store, u: &OnstatU) -> bool {
+    store.logs.oldest().is_some_and(|o| {
+        o.owner.as_ref().is_some_and(|w| {
+            u.threads
+                .iter()
+                .any(|th| th.address == o.userthread && w.is(th))
+        })
+    })
+}
+
 fn memory(store: &Store, sid: Sid) -> (Option<SessionMemory>, Option<f64>) {
     use crate::source::{key, Key};
     let read = |k: Key<crate::parsers::onstat_g_ses::OnstatGSes>, by_sid: bool| {
@@ -396,10 +410,10 @@ pub(crate) fn build(
         .get(crate::source::key::OnstatL)
         .and_then(|l| {
             let current = l.logs.iter().find(|f| f.is_current());
-            crate::model::vitals::oldest_transaction(store, Some(u), current.map(|f| f.uniqid))
+            crate::model::vitals::oldest_transaction(store, current.map(|f| f.uniqid))
                 .map(|o| (o, l.logs.len()))
         })
-        .filter(|(o, _)| o.sessid == Some(sid));
+        .filter(|(o, _)| o.sessid == Some(sid) && still_owns_oldest(store, u));
     let rolling_back = v
         .threads
         .iter()

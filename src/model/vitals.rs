@@ -258,7 +258,7 @@ pub(crate) fn build(store: &Store) -> Vitals {
                 total: l.logs.len(),
                 current: current.map(|f| f.number),
                 physical_used_pct: l.physical.as_ref().and_then(|p| p.used_pct),
-                oldest_transaction: oldest_transaction(store, u, current.map(|f| f.uniqid)),
+                oldest_transaction: oldest_transaction(store, current.map(|f| f.uniqid)),
             });
         }
     }
@@ -305,29 +305,24 @@ pub(crate) fn build(store: &Store) -> Vitals {
 }
 
 /// The open transaction whose first log record is the oldest: what keeps the logs from being
-/// freed, with when it began as the log's history tells.
+/// freed, with when it began as the log's history tells. Its session is the one that owned its
+/// thread at the moment `onstat -x` was read (`store::logs::OldestOpen`), not the one at that
+/// address in a later `onstat -u`.
 pub(crate) fn oldest_transaction(
     store: &Store,
-    u: Option<&OnstatU>,
     current_log: Option<u64>,
 ) -> Option<OldestTransaction> {
-    let x = store.get(crate::source::key::OnstatXTxn)?;
-    let (t, begin) = x
-        .transactions
-        .iter()
-        .filter(|t| t.userthread.is_some())
-        .filter_map(|t| Some((t, t.begin_logpos?)))
-        .min_by_key(|(_, b)| *b)?;
-    let thread = u.and_then(|u| u.threads.iter().find(|th| Some(th.address) == t.userthread));
+    store.get(crate::source::key::OnstatXTxn)?;
+    let o = store.logs.oldest()?;
     let page_bytes = u64::from(store.settings.base_page_kb) * 1024;
-    let began = store.logs.began(t.address, begin, page_bytes);
+    let began = store.logs.began(o.address, o.begin, page_bytes);
     Some(OldestTransaction {
-        sessid: thread.map(|th| th.sessid),
-        userthread: t.userthread.unwrap_or_default(),
-        user: thread.map(|th| th.user.to_string()),
-        logs_spanned: current_log.map_or(1, |c| c.saturating_sub(u64::from(begin.log)) + 1),
-        begin_log: begin.log,
-        locks: t.locks,
+        sessid: o.owner.as_ref().map(|w| w.sid),
+        userthread: o.userthread,
+        user: o.owner.as_ref().map(|w| w.user.to_string()),
+        logs_spanned: current_log.map_or(1, |c| c.saturating_sub(u64::from(o.begin.log)) + 1),
+        begin_log: o.begin.log,
+        locks: o.locks,
         began_by_s: began.map(|b| b.by.as_secs_f64()),
         began_after_s: began.and_then(|b| b.after).map(|a| a.as_secs_f64()),
     })

@@ -2,9 +2,11 @@
 //! each open transaction was first seen (`onstat -x`): together they bound when a transaction
 //! began from where its first log record is, so its age is its own, not that of a finding.
 
-use crate::ids::Addr;
+use crate::ids::{Addr, Sid};
 use crate::parsers::onstat_l::OnstatL;
+use crate::parsers::onstat_u::{OnstatU, UserThread};
 use crate::parsers::onstat_x_txn::{LogPos, OnstatXTxn};
+use compact_str::CompactString;
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -27,12 +29,59 @@ pub struct Began {
     pub after: Option<Duration>,
 }
 
+/// The open transaction whose first log record is the oldest, as one `onstat -x` read shows
+/// it: what keeps the logs from being freed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OldestOpen {
+    pub address: Addr,
+    /// Its thread's `onstat -u` address.
+    pub userthread: Addr,
+    pub begin: LogPos,
+    pub locks: u64,
+    /// When that `onstat -x` was read (session time).
+    pub t: Duration,
+    /// The session whose thread was at `userthread` in the `onstat -u` of that read's moment;
+    /// `None` while no `onstat -u` of that moment was read (an rstcb is given to the next
+    /// session once its own ends, so a later `-u` may put another session there).
+    pub owner: Option<Owner>,
+}
+
+/// The session that owned a thread at one moment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Owner {
+    pub sid: Sid,
+    pub user: CompactString,
+    /// Its thread's reads and writes then: a thread at the same address with the same sid and
+    /// fewer of them later is a new session given the freed sid and rstcb again.
+    counts: (u64, u64),
+}
+
+impl Owner {
+    fn of(thread: &UserThread) -> Owner {
+        Owner {
+            sid: thread.sessid,
+            user: thread.user.clone(),
+            counts: (thread.nreads, thread.nwrites),
+        }
+    }
+
+    /// Whether `thread` (of a later `onstat -u`, at the same address) is still this session:
+    /// its sid, and counters that did not go back.
+    pub fn is(&self, thread: &UserThread) -> bool {
+        thread.sessid == self.sid
+            && thread.nreads >= self.counts.0
+            && thread.nwrites >= self.counts.1
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 pub(crate) struct LogHistory {
     /// (when, where the log's end was), oldest first.
     positions: VecDeque<(Duration, Pages)>,
     /// Each open transaction (its address and first record) and when it was first seen.
     first_seen: FxHashMap<(Addr, LogPos), Duration>,
+    /// The oldest open transaction of the last `onstat -x` read.
+    oldest: Option<OldestOpen>,
 }
 
 impl LogHistory {
@@ -53,8 +102,25 @@ impl LogHistory {
     }
 
     /// Takes one `onstat -x` read at `t`: transactions first seen now are remembered, those
-    /// gone forgotten.
-    pub(crate) fn observe_x(&mut self, x: &OnstatXTxn, t: Duration) {
+    /// gone forgotten, and the oldest open one is kept with its owner in `users`, the `onstat
+    /// -u` of the read's moment (`None`: none of that moment).
+    pub(crate) fn observe_x(&mut self, x: &OnstatXTxn, t: Duration, users: Option<&OnstatU>) {
+        self.oldest = x
+            .transactions
+            .iter()
+            .filter_map(|tx| Some((tx, tx.userthread?, tx.begin_logpos?)))
+            .min_by_key(|(_, _, b)| *b)
+            .map(|(tx, userthread, begin)| OldestOpen {
+                address: tx.address,
+                userthread,
+                begin,
+                locks: tx.locks,
+                t,
+                owner: None,
+            });
+        if let Some(u) = users {
+            self.name_owner(u);
+        }
         let mut now: FxHashMap<(Addr, LogPos), Duration> = FxHashMap::default();
         now.reserve(x.transactions.len());
         for tx in &x.transactions {
@@ -65,6 +131,23 @@ impl LogHistory {
             }
         }
         self.first_seen = now;
+    }
+
+    /// Names the oldest open transaction's owner from `users`, an `onstat -u` of the moment of
+    /// the `onstat -x` read it came from (the caller says so), when it is not named yet.
+    pub(crate) fn name_owner(&mut self, users: &OnstatU) {
+        if let Some(o) = self.oldest.as_mut().filter(|o| o.owner.is_none()) {
+            o.owner = users
+                .threads
+                .iter()
+                .find(|th| th.address == o.userthread)
+                .map(Owner::of);
+        }
+    }
+
+    /// The oldest open transaction of the last `onstat -x` read.
+    pub fn oldest(&self) -> Option<&OldestOpen> {
+        self.oldest.as_ref()
     }
 
     /// When the transaction at `address` whose first record is at `begin` began: by the first
@@ -152,8 +235,8 @@ address          number   flags    uniqid   begin                size     used  
             }],
             ..Default::default()
         };
-        h.observe_x(&x, secs(103));
-        h.observe_x(&x, secs(108));
+        h.observe_x(&x, secs(103), None);
+        h.observe_x(&x, secs(108), None);
         assert_eq!(
             h.began(at, pos(10, 250), 2048).map(|b| b.by),
             Some(secs(103))

@@ -270,6 +270,106 @@ fn the_oldest_transaction_names_its_session_and_the_logs_it_holds() {
     assert_eq!(t.locks, 9000);
 }
 
+/// `mutex_and_long_txn_store`'s `onstat -u` a second later with the oldest transaction's
+/// session (905, rstcb 4b4ae870) gone and `newcomer` on its rstcb, the freed address given to
+/// the next session as the server does.
+fn after_the_owner_left(newcomer: &str) -> String {
+    onstat_u(
+        BANNER,
+        &format!(
+            "4b4ad628         ---P--- 901      appuser  -        0                0    3     121      45
+{newcomer}"
+        ),
+        2,
+    )
+}
+
+/// The oldest transaction's session is the one that owned its thread when `onstat -x` was
+/// read. `-x` is read every 5 s, `-u` every second: joined to a later `-u`, its rstcb named
+/// whoever had it by then.
+#[test]
+fn the_oldest_transactions_session_is_the_one_of_its_onstat_x_read() {
+    let mut s = mutex_and_long_txn_store();
+    let u = after_the_owner_left(
+        "4b4ae870         ---P--- 977      batch    -        0                0    0     1        0\n",
+    );
+    apply(&mut s, Source::OnstatU, 2, &u);
+    let snap = build(&s);
+    let t = snap
+        .vitals
+        .logs
+        .and_then(|l| l.oldest_transaction)
+        .expect("an open transaction");
+    assert_eq!(t.sessid, Some(Sid(905)));
+    assert_eq!(t.user.as_deref(), Some("loader"));
+    assert_eq!(t.locks, 9000);
+}
+
+/// Its session's screen says it holds the oldest transaction only while the session is the
+/// one of the `onstat -x` read: a new session given the freed sid and rstcb (counters from
+/// zero) is not said to hold it.
+#[test]
+fn a_session_given_the_owners_sid_again_is_not_said_to_hold_the_oldest_transaction() {
+    let holds = |s: &Store| {
+        let snap = snapshot::build(s, s.latest, Some("test"), &[Sid(905)]);
+        let v = &snap.session_views[0];
+        v.verdict.contains("holds the oldest open transaction")
+    };
+    let mut s = mutex_and_long_txn_store();
+    assert!(holds(&s), "905 holds it at the -x read's moment");
+    // A second later, 905 still there with more reads: still it.
+    let same = after_the_owner_left(
+        "4b4ae870         ---P--- 905      loader   -        0                0    9000  9        812\n",
+    );
+    apply(&mut s, Source::OnstatU, 1, &same);
+    assert!(holds(&s), "the same session a second later");
+    // Then another session with sid 905 on the same rstcb, its counters from zero.
+    let again = after_the_owner_left(
+        "4b4ae870         ---P--- 905      batch    -        0                0    0     1        0\n",
+    );
+    apply(&mut s, Source::OnstatU, 2, &again);
+    assert!(!holds(&s), "a new session given sid 905 again");
+}
+
+/// An `onstat -x` read with no `onstat -u` of its moment names no session: the `-u` before or
+/// after it may have another session on the thread's address.
+#[test]
+fn an_onstat_x_read_apart_from_any_onstat_u_names_no_session() {
+    let mut s = mutex_and_long_txn_store();
+    let x = format!(
+        "{BANNER}Transactions
+address  flags userthread locks  begin_logpos  current_logpos isol    retrys coord
+a6d1348  A-B-- 4b4ae870   9100   3:0x25018     6:0x486fc      COMMIT  0
+ 1 active, 128 total, 9 maximum concurrent
+"
+    );
+    apply(&mut s, Source::OnstatXTxn, 3, &x);
+    let u = after_the_owner_left(
+        "4b4ae870         ---P--- 977      batch    -        0                0    0     1        0\n",
+    );
+    apply(&mut s, Source::OnstatU, 4, &u);
+    let t = build(&s)
+        .vitals
+        .logs
+        .and_then(|l| l.oldest_transaction)
+        .expect("an open transaction");
+    assert_eq!(t.locks, 9100, "the later -x read's");
+    assert_eq!(t.sessid, None);
+    assert_eq!(t.user, None);
+    // A -u of its moment read after it names the session.
+    apply(&mut s, Source::OnstatXTxn, 5, &x);
+    let u = after_the_owner_left(
+        "4b4ae870         ---P--- 977      batch    -        0                0    0     2        0\n",
+    );
+    apply(&mut s, Source::OnstatU, 5, &u);
+    let t = build(&s)
+        .vitals
+        .logs
+        .and_then(|l| l.oldest_transaction)
+        .expect("an open transaction");
+    assert_eq!(t.sessid, Some(Sid(977)));
+}
+
 #[test]
 fn memory_growth_counts_from_the_first_sample() {
     let seg = fixture("onstat-g-seg/ifxtop-64-bit-locked-vx-m.txt");
