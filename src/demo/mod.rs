@@ -510,7 +510,9 @@ impl CommandRunner for DemoRunner {
         _timeout: Duration,
     ) -> BoxFuture<'a, Result<Output, SourceError>> {
         let t = self.now();
-        Box::pin(async move { self.instance.respond(request, t) })
+        Box::pin(
+            async move { crate::source::cost::simulating(|| self.instance.respond(request, t)) },
+        )
     }
 
     fn clock(&self) -> Option<Duration> {

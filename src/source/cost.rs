@@ -8,13 +8,17 @@
 //! shares; their sum is exact). The collector that asked for the run finds it in the slot
 //! [`measured`] gave the run's future (a task-local: the runner's future runs in the
 //! collector's task). The demo and a replay start no process: their calls have no CPU time,
-//! and the screens say so rather than show zeros.
+//! and the screens say so rather than show zeros. The demo's simulation runs inside ifxtop:
+//! the CPU time its answers take (the thread's own, around each answer: [`simulating`]) is
+//! counted apart, so what ifxtop itself costs can be said without it.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 static PROCESSES: AtomicU64 = AtomicU64::new(0);
+/// The CPU time the demo's simulation has taken, nanoseconds.
+static SIMULATION_NS: AtomicU64 = AtomicU64::new(0);
 static LAST_CHILDREN: Mutex<Duration> = Mutex::new(Duration::ZERO);
 
 tokio::task_local! {
@@ -43,10 +47,46 @@ pub fn children_cpu() -> Option<Duration> {
     usage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
 }
 
+/// The calling thread's CPU time (user and system) since it started.
+fn thread_cpu() -> Option<Duration> {
+    let t = nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID).ok()?;
+    Some(
+        Duration::from_secs(u64::try_from(t.tv_sec()).ok()?)
+            + Duration::from_nanos(u64::try_from(t.tv_nsec()).ok()?),
+    )
+}
+
+/// Runs `f`, the demo's simulation answering a call, and counts the CPU time it takes (the
+/// thread's own: nothing else runs on it meanwhile) as the simulation's.
+pub fn simulating<T>(f: impl FnOnce() -> T) -> T {
+    let (out, took) = on_this_thread(f);
+    if let Some(d) = took {
+        let ns = u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
+        SIMULATION_NS.fetch_add(ns, Ordering::Relaxed);
+    }
+    out
+}
+
+/// Runs `f`, with the CPU time the calling thread spent in it.
+fn on_this_thread<T>(f: impl FnOnce() -> T) -> (T, Option<Duration>) {
+    let before = thread_cpu();
+    let out = f();
+    let took = before.zip(thread_cpu()).map(|(a, b)| b.saturating_sub(a));
+    (out, took)
+}
+
+/// The CPU time the demo's simulation has taken in this process (zero without a demo).
+pub fn simulation_cpu() -> Duration {
+    Duration::from_nanos(SIMULATION_NS.load(Ordering::Relaxed))
+}
+
 /// What the whole process has cost so far, read at one instant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ProcessCost {
+    /// The whole process's CPU time, the demo's simulation included.
     pub self_cpu: Duration,
+    /// Of that, the demo's simulation's.
+    pub simulation_cpu: Duration,
     pub children_cpu: Duration,
     pub processes: u64,
 }
@@ -55,6 +95,7 @@ pub struct ProcessCost {
 pub fn now() -> Option<ProcessCost> {
     Some(ProcessCost {
         self_cpu: self_cpu()?,
+        simulation_cpu: simulation_cpu(),
         children_cpu: children_cpu()?,
         processes: processes(),
     })
@@ -127,5 +168,28 @@ mod tests {
         assert!(cpu > Duration::ZERO, "{cpu:?}");
         assert!(children_cpu().is_some_and(|c| c >= cpu));
         assert!(self_cpu().is_some_and(|c| c > Duration::ZERO));
+    }
+
+    /// What the simulation takes is counted: a busy closure's CPU time, and not the time it
+    /// sleeps. (Other tests may simulate at the same time: the total only grows by theirs.)
+    #[test]
+    fn the_simulations_cpu_is_counted_apart() {
+        let spin = || {
+            let start = std::time::Instant::now();
+            let mut x = 0u64;
+            while start.elapsed() < Duration::from_millis(30) {
+                x = std::hint::black_box(x.wrapping_add(1));
+            }
+            x
+        };
+        let before = simulation_cpu();
+        assert!(simulating(spin) > 0);
+        let busy = simulation_cpu() - before;
+        assert!(busy >= Duration::from_millis(10), "{busy:?}");
+        let ((), slept) = on_this_thread(|| std::thread::sleep(Duration::from_millis(50)));
+        let slept = slept.expect("a thread clock");
+        assert!(slept < Duration::from_millis(25), "{slept:?}");
+        let (_, spun) = on_this_thread(spin);
+        assert!(spun.expect("a thread clock") >= Duration::from_millis(10));
     }
 }

@@ -86,22 +86,30 @@ pub(crate) fn cost_words(c: &crate::model::snapshot::Cost) -> String {
     let measured = c.children == "measured";
     let share = |v: f64| {
         let pct = v * 100.0;
-        if pct < 10.0 {
+        if pct > 0.0 && pct < 0.05 {
+            // Some, but under what one decimal shows: not "0.0 %".
+            "<0.1 %".to_string()
+        } else if pct < 10.0 {
             format!("{pct:.1} %")
         } else {
             format!("{pct:.0} %")
         }
     };
-    let mut me = match c.self_core_share {
-        Some(v) => format!("ifxtop {} of a core", share(v)),
-        None => "ifxtop's CPU not measured".to_string(),
+    // The demo's simulation (what a server's onstat would do) said apart from ifxtop's own.
+    let simulation = c.simulation_core_share.filter(|_| !measured);
+    let mut me = match (c.self_core_share, simulation) {
+        (Some(v), Some(d)) => format!(
+            "ifxtop {} of a core, the demo's simulation {} more",
+            share((v - d).max(0.0)),
+            share(d)
+        ),
+        (Some(v), None) => format!("ifxtop {} of a core", share(v)),
+        (None, _) => "ifxtop's CPU not measured".to_string(),
     };
     if measured {
         if let Some(v) = c.children_core_share {
             me.push_str(&format!(", its commands {}", share(v)));
         }
-    } else if c.self_core_share.is_some() {
-        me.push_str(" (the demo's simulation included)");
     }
     let rate = |n: f64| {
         if n >= 10.0 {
@@ -664,5 +672,49 @@ mod tests {
         assert_eq!(ring_words(&r), "ring 3.0 MB so far, 310.0 MB on disk");
         r.written_per_min = Some(1.2 * 1024.0 * 1024.0);
         assert_eq!(ring_words(&r), "ring 1.2 MB/min, 310.0 MB on disk");
+    }
+
+    /// The demo's simulation is said apart from ifxtop's own CPU; a replay (no simulation) and a
+    /// live server (its commands measured) say ifxtop's alone.
+    #[test]
+    fn the_cost_line_says_the_demos_simulation_apart() {
+        let demo = crate::model::snapshot::Cost {
+            self_core_share: Some(0.015),
+            simulation_core_share: Some(0.003),
+            children: "simulated: the demo or a replay starts no onstat process".into(),
+            ..Default::default()
+        };
+        let words = cost_words(&demo);
+        assert!(
+            words.starts_with("ifxtop 1.2 % of a core, the demo's simulation 0.3 % more; "),
+            "{words}"
+        );
+        let replay = crate::model::snapshot::Cost {
+            simulation_core_share: None,
+            ..demo.clone()
+        };
+        let words = cost_words(&replay);
+        assert!(words.starts_with("ifxtop 1.5 % of a core; "), "{words}");
+        // A share too small for one decimal is not said to be none.
+        let small = crate::model::snapshot::Cost {
+            self_core_share: Some(0.003),
+            simulation_core_share: Some(0.0002),
+            ..demo.clone()
+        };
+        let words = cost_words(&small);
+        assert!(
+            words.starts_with("ifxtop 0.3 % of a core, the demo's simulation <0.1 % more; "),
+            "{words}"
+        );
+        let live = crate::model::snapshot::Cost {
+            children: "measured".into(),
+            children_core_share: Some(0.002),
+            ..replay
+        };
+        let words = cost_words(&live);
+        assert!(
+            words.starts_with("ifxtop 1.5 % of a core, its commands 0.2 %; "),
+            "{words}"
+        );
     }
 }

@@ -20,7 +20,7 @@ async fn a_live_server_whose_commands_hang_is_measured_not_simulated() {
         .rev()
         .find(|f| f.contains("IFXTOP"))
         .unwrap_or_else(|| panic!("the cost line; last:\n{}", frames[frames.len() - 1]));
-    // Measured: never the demo's "onstat (simulated)" nor "the demo's simulation included";
+    // Measured: never the demo's "onstat (simulated)" nor "the demo's simulation";
     // its onstat processes counted as started.
     assert!(!pane.contains("simula"), "{pane}");
     assert!(pane.contains("onstat "), "{pane}");

@@ -202,7 +202,7 @@ metrics! {
     SqlDbTime => Counter "informix_sql_db_time_seconds_total"
         "Database time by statement since ifxtop serve started, for the 20 statements with the most: each keyed by its fingerprint (its text with the values replaced by ?, blanks collapsed, its first 200 characters); the time of statements not read is fingerprint=\"(not read)\"";
     IfxtopCpu => Counter "ifxtop_cpu_seconds_total"
-        "CPU time ifxtop has used since it started: itself (part=self) and the onstat and other processes it ran (part=children); absent on the demo, whose onstat is simulated";
+        "CPU time ifxtop has used since it started: itself (part=self; on the demo its simulation included, and that part alone as part=simulation) and the onstat and other processes it ran (part=children; absent on the demo, whose onstat is simulated)";
     SourceRuns => Counter "ifxtop_source_runs_total"
         "Runs of each of ifxtop's sources (calls made; several share one onstat -i process)";
     ShareViewers => Gauge "ifxtop_share_viewers"
@@ -1052,7 +1052,11 @@ fn sources(out: &mut Out, snap: &Snapshot) {
 /// What ifxtop costs: its CPU time and its children's, and each source's runs.
 fn cost(out: &mut Out, snap: &Snapshot) {
     if let Some(c) = &snap.cost {
-        for (part, v) in [("self", c.self_cpu_s), ("children", c.children_cpu_s)] {
+        for (part, v) in [
+            ("self", c.self_cpu_s),
+            ("simulation", c.simulation_cpu_s),
+            ("children", c.children_cpu_s),
+        ] {
             if let Some(v) = v {
                 out.push(
                     Metric::IfxtopCpu,
@@ -1334,6 +1338,37 @@ mod tests {
         ] {
             assert_eq!(source_name(label), name, "{label}");
         }
+    }
+
+    /// ifxtop's CPU by part: on the demo its simulation apart (within `self`), no children.
+    #[test]
+    fn the_demos_simulation_is_a_cpu_part_of_its_own() {
+        let snap = Snapshot {
+            cost: Some(crate::model::snapshot::Cost {
+                self_cpu_s: Some(12.0),
+                simulation_cpu_s: Some(3.0),
+                ..Default::default()
+            }),
+            ..Snapshot::default()
+        };
+        let mut out = Out(Vec::new());
+        cost(&mut out, &snap);
+        let parts: Vec<(String, f64)> = out
+            .0
+            .iter()
+            .filter(|s| s.metric == Metric::IfxtopCpu)
+            .map(|s| {
+                let v = match s.value {
+                    Value::Counter(v) => v,
+                    _ => f64::NAN,
+                };
+                (s.labels[0].1.clone(), v)
+            })
+            .collect();
+        assert_eq!(
+            parts,
+            [("self".to_string(), 12.0), ("simulation".to_string(), 3.0)]
+        );
     }
 
     /// The flight recorder's cost and whether it writes: the bytes written, its disk by part,

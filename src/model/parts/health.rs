@@ -65,9 +65,16 @@ pub struct SourceStatus {
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct Cost {
     /// ifxtop's own CPU time since it started, and its share of one core since the first
-    /// reading (the demo's simulation runs inside ifxtop: it is counted in).
+    /// reading (the demo's simulation runs inside ifxtop: it is counted in, and said apart
+    /// below).
     pub self_cpu_s: Option<f64>,
     pub self_core_share: Option<f64>,
+    /// Of those, the demo's simulation's (its answers to the calls: what a server's onstat
+    /// would do); none without a demo.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub simulation_cpu_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub simulation_core_share: Option<f64>,
     /// Its children's (onstat, cat, ssh) CPU time, and their share of one core.
     pub children_cpu_s: Option<f64>,
     pub children_core_share: Option<f64>,
@@ -270,6 +277,10 @@ pub(crate) fn cost(store: &Store, sources: &[SourceStatus], now: Duration) -> Op
     let (first, last) = store.process_cost;
     if let Some((t1, last)) = last {
         cost.self_cpu_s = Some(last.self_cpu.as_secs_f64());
+        let simulated = last.simulation_cpu > Duration::ZERO;
+        if simulated {
+            cost.simulation_cpu_s = Some(last.simulation_cpu.as_secs_f64());
+        }
         if cost.children == "measured" {
             cost.children_cpu_s = Some(last.children_cpu.as_secs_f64());
         }
@@ -279,6 +290,9 @@ pub(crate) fn cost(store: &Store, sources: &[SourceStatus], now: Duration) -> Op
             let span = t1.saturating_sub(t0).as_secs_f64();
             let share = |a: Duration, b: Duration| a.saturating_sub(b).as_secs_f64() / span;
             cost.self_core_share = Some(share(last.self_cpu, first.self_cpu));
+            if simulated {
+                cost.simulation_core_share = Some(share(last.simulation_cpu, first.simulation_cpu));
+            }
             if cost.children == "measured" {
                 cost.children_core_share = Some(share(last.children_cpu, first.children_cpu));
             }
