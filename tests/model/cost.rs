@@ -75,6 +75,7 @@ fn live_store(secs: u64) -> Store {
                 bytes: Some(1000 * (t + 1)),
                 process: Some(ProcessCost {
                     self_cpu: Duration::from_millis(1000 + 10 * t),
+                    simulation_cpu: Duration::ZERO,
                     children_cpu: Duration::from_millis(500 + 8 * t),
                     processes: 100 + t,
                 }),
