@@ -166,8 +166,6 @@ pub struct SessionMemory {
     pub by_sid: bool,
 }
 
-/// Session `sid`'s memory from the newer of the list and its own `-g ses <sid>`; else, when the
-/// list was read without it, that moment.
 /// Whether the session that owned the oldest open transaction's thread when `onstat -x` was
 /// read still has that thread in `u`: its sid at that address with counters that did not go
 /// back (a session given the freed sid and rstcb again since is another).
@@ -181,6 +179,8 @@ fn still_owns_oldest(store: &Store, u: &OnstatU) -> bool {
     })
 }
 
+/// Session `sid`'s memory from the newer of the list and its own `-g ses <sid>`; else, when the
+/// list was read without it, that moment.
 fn memory(store: &Store, sid: Sid) -> (Option<SessionMemory>, Option<f64>) {
     use crate::source::{key, Key};
     let read = |k: Key<crate::parsers::onstat_g_ses::OnstatGSes>, by_sid: bool| {

@@ -47,6 +47,20 @@ pub struct UserThread {
     pub nwrites: u64,
 }
 
+impl UserThread {
+    /// Its reads and writes.
+    pub fn counts(&self) -> (u64, u64) {
+        (self.nreads, self.nwrites)
+    }
+
+    /// Whether this row (of a later `onstat -u`, at the same rstcb) is still the thread that had
+    /// session `sid` and `counts` then: the server gives a freed rstcb, and now and then the
+    /// sid, to the next session, whose counters start again from zero.
+    pub fn continues(&self, sid: Sid, counts: (u64, u64)) -> bool {
+        self.sessid == sid && self.nreads >= counts.0 && self.nwrites >= counts.1
+    }
+}
+
 /// Position 1 of the flags: what the thread waits on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]

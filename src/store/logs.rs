@@ -38,8 +38,6 @@ pub struct OldestOpen {
     pub userthread: Addr,
     pub begin: LogPos,
     pub locks: u64,
-    /// When that `onstat -x` was read (session time).
-    pub t: Duration,
     /// The session whose thread was at `userthread` in the `onstat -u` of that read's moment;
     /// `None` while no `onstat -u` of that moment was read (an rstcb is given to the next
     /// session once its own ends, so a later `-u` may put another session there).
@@ -51,8 +49,7 @@ pub struct OldestOpen {
 pub struct Owner {
     pub sid: Sid,
     pub user: CompactString,
-    /// Its thread's reads and writes then: a thread at the same address with the same sid and
-    /// fewer of them later is a new session given the freed sid and rstcb again.
+    /// Its thread's reads and writes then (`UserThread::continues`).
     counts: (u64, u64),
 }
 
@@ -61,16 +58,13 @@ impl Owner {
         Owner {
             sid: thread.sessid,
             user: thread.user.clone(),
-            counts: (thread.nreads, thread.nwrites),
+            counts: thread.counts(),
         }
     }
 
-    /// Whether `thread` (of a later `onstat -u`, at the same address) is still this session:
-    /// its sid, and counters that did not go back.
+    /// Whether `thread` (of a later `onstat -u`, at the same address) is still this session.
     pub fn is(&self, thread: &UserThread) -> bool {
-        thread.sessid == self.sid
-            && thread.nreads >= self.counts.0
-            && thread.nwrites >= self.counts.1
+        thread.continues(self.sid, self.counts)
     }
 }
 
@@ -115,7 +109,6 @@ impl LogHistory {
                 userthread,
                 begin,
                 locks: tx.locks,
-                t,
                 owner: None,
             });
         if let Some(u) = users {
@@ -134,7 +127,8 @@ impl LogHistory {
     }
 
     /// Names the oldest open transaction's owner from `users`, an `onstat -u` of the moment of
-    /// the `onstat -x` read it came from (the caller says so), when it is not named yet.
+    /// the `onstat -x` read it came from (the caller says so), when it is not named yet (the
+    /// `-u` of a moment may be applied before its `-x` or after it).
     pub(crate) fn name_owner(&mut self, users: &OnstatU) {
         if let Some(o) = self.oldest.as_mut().filter(|o| o.owner.is_none()) {
             o.owner = users

@@ -563,14 +563,9 @@ impl Store {
                     self.rates.observe(v, u.t);
                     let blocked = v.header.as_ref().and_then(|h| h.blocked.as_deref());
                     self.vitals.blocked.observe(blocked, u.t);
-                    // An `onstat -x` of this moment read before it: its oldest transaction's
-                    // owner is this output's.
-                    let x_now = self
-                        .logs
-                        .oldest()
-                        .is_some_and(|o| o.owner.is_none() && o.t.abs_diff(u.t) <= SAME_MOMENT)
-                        && self.in_step(&Source::OnstatXTxn, &Source::OnstatU);
-                    if x_now {
+                    // An `onstat -x` of this moment applied before it: its oldest
+                    // transaction's owner is this output's.
+                    if self.at_moment(&Source::OnstatXTxn) {
                         self.logs.name_owner(v);
                     }
                 }
@@ -643,8 +638,9 @@ impl Store {
                     // an rstcb of another moment may be another session's.
                     let mut logs = std::mem::take(&mut self.logs);
                     let users = self
-                        .get_at(crate::source::key::OnstatU, u.t)
-                        .filter(|_| self.in_step(&Source::OnstatXTxn, &Source::OnstatU));
+                        .at_moment(&Source::OnstatXTxn)
+                        .then(|| self.get(crate::source::key::OnstatU))
+                        .flatten();
                     logs.observe_x(x, u.t, users);
                     self.logs = logs;
                 }

@@ -53,14 +53,8 @@ impl Tracked {
             reason,
             wait: th.wait,
         };
-        let counts = (th.nreads, th.nwrites);
         let (since, at_least) = match prev {
-            Some(prev)
-                if prev.state == state
-                    && prev.sessid == th.sessid
-                    && counts.0 >= prev.counts.0
-                    && counts.1 >= prev.counts.1 =>
-            {
+            Some(prev) if prev.state == state && th.continues(prev.sessid, prev.counts) => {
                 (prev.since, prev.at_least)
             }
             _ => (t, !seen_begin),
@@ -68,7 +62,7 @@ impl Tracked {
         Tracked {
             sessid: th.sessid,
             state,
-            counts,
+            counts: th.counts(),
             since,
             at_least,
         }

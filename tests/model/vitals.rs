@@ -284,6 +284,15 @@ fn after_the_owner_left(newcomer: &str) -> String {
     )
 }
 
+/// The oldest open transaction a snapshot of `s` says.
+fn oldest(s: &Store) -> ifxtop::model::vitals::OldestTransaction {
+    build(s)
+        .vitals
+        .logs
+        .and_then(|l| l.oldest_transaction)
+        .expect("an open transaction")
+}
+
 /// The oldest transaction's session is the one that owned its thread when `onstat -x` was
 /// read. `-x` is read every 5 s, `-u` every second: joined to a later `-u`, its rstcb named
 /// whoever had it by then.
@@ -294,12 +303,7 @@ fn the_oldest_transactions_session_is_the_one_of_its_onstat_x_read() {
         "4b4ae870         ---P--- 977      batch    -        0                0    0     1        0\n",
     );
     apply(&mut s, Source::OnstatU, 2, &u);
-    let snap = build(&s);
-    let t = snap
-        .vitals
-        .logs
-        .and_then(|l| l.oldest_transaction)
-        .expect("an open transaction");
+    let t = oldest(&s);
     assert_eq!(t.sessid, Some(Sid(905)));
     assert_eq!(t.user.as_deref(), Some("loader"));
     assert_eq!(t.locks, 9000);
@@ -348,11 +352,7 @@ a6d1348  A-B-- 4b4ae870   9100   3:0x25018     6:0x486fc      COMMIT  0
         "4b4ae870         ---P--- 977      batch    -        0                0    0     1        0\n",
     );
     apply(&mut s, Source::OnstatU, 4, &u);
-    let t = build(&s)
-        .vitals
-        .logs
-        .and_then(|l| l.oldest_transaction)
-        .expect("an open transaction");
+    let t = oldest(&s);
     assert_eq!(t.locks, 9100, "the later -x read's");
     assert_eq!(t.sessid, None);
     assert_eq!(t.user, None);
@@ -362,11 +362,7 @@ a6d1348  A-B-- 4b4ae870   9100   3:0x25018     6:0x486fc      COMMIT  0
         "4b4ae870         ---P--- 977      batch    -        0                0    0     2        0\n",
     );
     apply(&mut s, Source::OnstatU, 5, &u);
-    let t = build(&s)
-        .vitals
-        .logs
-        .and_then(|l| l.oldest_transaction)
-        .expect("an open transaction");
+    let t = oldest(&s);
     assert_eq!(t.sessid, Some(Sid(977)));
 }
 
